@@ -1,0 +1,5 @@
+#include <iostream>
+#include "gpusizer/catalog.h"
+int main() {
+  std::cout << gpusizer::Catalog::builtin().gpus().size() << "\n";
+}

@@ -1,0 +1,24 @@
+#pragma once
+// Errors that cross the library's surface. Faces map InputError to exit code 2 or HTTP 400.
+#include <string>
+#include <stdexcept>
+
+namespace gpusizer {
+
+/// Bad input from the user: names the field at fault (a JSON path or flag) and what is wrong.
+class InputError : public std::runtime_error {
+ public:
+  InputError(std::string field, const std::string& message, std::string code = "bad_input")
+      : std::runtime_error(field.empty() ? message : field + ": " + message),
+        field_(std::move(field)),
+        code_(std::move(code)) {}
+  const std::string& field() const { return field_; }
+  /// Machine-readable kind: bad_input, unknown_name, bad_file, out_of_range.
+  const std::string& code() const { return code_; }
+
+ private:
+  std::string field_;
+  std::string code_;
+};
+
+}  // namespace gpusizer

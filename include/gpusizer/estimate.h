@@ -1,0 +1,61 @@
+#pragma once
+// The Estimate: per-GPU memory by component at the process's peak, speed, cost, power, warnings,
+// and for every figure its basis. Keys and units as docs/contract.md defines them.
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "gpusizer/scenario.h"
+
+namespace gpusizer {
+
+/// Memory per GPU in bytes at the process's peak.
+struct MemoryEstimate {
+  double weights = 0, kv_cache = 0, activations = 0, gradients = 0, optimizer = 0,
+         master_weights = 0, overhead = 0;
+  double allocated = 0;  ///< live tensors at the peak (torch.cuda.max_memory_allocated)
+  double reserved = 0;   ///< caching allocator's peak (torch.cuda.max_memory_reserved)
+  double total = 0;      ///< what the device shows (nvidia-smi)
+  double low = 0, high = 0;  ///< uncertainty band around total
+  std::optional<double> capacity;
+  std::optional<bool> fits;
+  std::optional<int64_t> max_batch;
+  std::optional<int64_t> kv_cache_capacity_tokens;
+  double kv_bytes_per_token = 0;  ///< per GPU, all layers, at the scenario's context
+};
+
+struct PerformanceEstimate {
+  std::optional<double> prefill_tokens_per_s, decode_tokens_per_s, ttft_ms, tpot_ms,
+      max_output_tokens_per_s;
+  std::optional<double> step_time_s, train_tokens_per_s, train_tokens_per_s_per_gpu,
+      tflops_per_gpu, mfu, time_to_train_s;
+};
+
+struct CostEstimate {
+  std::optional<double> usd_per_hour;
+  std::optional<double> usd_per_million_tokens;
+};
+
+struct PowerEstimate {
+  std::optional<double> gpu_watts;   ///< all GPUs at TDP
+  std::optional<double> node_watts;  ///< per node: GPUs + host, with the design margin
+  std::optional<double> btu_per_hour;
+};
+
+struct Estimate {
+  std::string model_id;
+  int64_t params = 0;
+  int64_t active_params = 0;
+  MemoryEstimate memory;
+  std::optional<PerformanceEstimate> performance;
+  CostEstimate cost;
+  PowerEstimate power;
+  std::vector<std::string> warnings;
+  std::map<std::string, std::string> basis;  ///< figure name -> formula and source
+};
+
+/// Estimates everything for a checked scenario.
+Estimate estimate(const Scenario& scenario, const Catalog& catalog);
+
+}  // namespace gpusizer

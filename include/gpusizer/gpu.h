@@ -1,0 +1,53 @@
+#pragma once
+// The Gpu: one accelerator SKU from the catalog (data/gpus.csv), every figure with its source.
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace gpusizer {
+
+struct Gpu {
+  std::string id;  ///< e.g. "a100-sxm4-80gb"
+  std::string name;
+  std::string vendor;
+  std::string segment;  ///< datacenter, workstation, consumer, apple-soc
+  std::string architecture;
+  std::string form_factor_class;  ///< SXM, PCIe, OAM, superchip, consumer, SoC
+  std::optional<double> release_year;
+  double memory_gb = 0;  ///< marketed capacity, decimal GB
+  std::string memory_type;
+  std::optional<double> memory_bandwidth_gbps;
+  // Dense peak rates in TFLOPS (TOPS for int). Empty: unknown or unsupported (see unsupported).
+  std::optional<double> fp32_tflops, tf32_tflops, fp16_tflops, bf16_tflops, fp8_tflops, int8_tops,
+      int4_or_fp4_tops;
+  std::string int4_or_fp4_kind;
+  bool nvlink = false;
+  std::string scaleup_interconnect;
+  std::optional<double> scaleup_gbps_bidir;  ///< per-GPU NVLink/xGMI, both directions
+  std::string pcie_gen_lanes;
+  std::optional<double> tdp_w;
+  std::string ecc;  ///< "yes", "no", or a qualified note
+  std::optional<double> mig_max_instances;
+  std::optional<double> launch_price_usd;
+  std::optional<double> cloud_usd_per_gpu_hr;
+  std::string cloud_instance;
+  std::string cloud_price_date;
+  std::string china_export_note;
+  std::string confidence;
+  std::string source_urls;
+  std::vector<std::string> unsupported;  ///< columns marked NA: the hardware lacks the feature
+  std::vector<std::pair<std::string, std::string>> fields;  ///< every column as written
+
+  /// Memory capacity in bytes (decimal GB as marketed).
+  double capacity_bytes() const { return memory_gb * 1e9; }
+  /// Whether the GPU computes natively in a tensor format ("bf16", "fp8", "fp16", "tf32", "int8").
+  bool supports(const std::string& compute_dtype) const;
+  /// Dense tensor rate in FLOP/s for a compute dtype, falling back to the nearest slower path.
+  std::optional<double> dense_flops(const std::string& compute_dtype) const;
+  /// PCIe bandwidth per direction in bytes/s from the generation and lane count.
+  double pcie_bytes_per_s() const;
+  bool has_ecc() const { return ecc.rfind("yes", 0) == 0; }
+};
+
+}  // namespace gpusizer

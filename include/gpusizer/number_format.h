@@ -1,0 +1,24 @@
+#pragma once
+// Number formats (data/formats.csv): bits per value including the real overhead of scales and
+// zero points, and which tensors each format keeps in higher precision.
+#include <string>
+
+namespace gpusizer {
+
+struct NumberFormat {
+  std::string id;  ///< fp32, bf16, fp8, nf4, gptq-int4, q4_k_m, ...
+  std::string kind;  ///< float, int, quant, gguf
+  double bits_per_value = 16;
+  std::string embedding_format;  ///< format of the token embedding; empty = same as this
+  std::string lm_head_format;    ///< format of the output head; empty = same as this
+  std::string usable_for;        ///< ;-separated: weights, kv, activations, optimizer
+  std::string compute_dtype;     ///< what the matmuls run in (weight-only formats dequantize)
+  std::string needs;             ///< hardware feature needed to run it natively
+  std::string source;
+  std::string notes;
+
+  double bytes_per_value() const { return bits_per_value / 8.0; }
+  bool usable_for_role(const std::string& role) const;
+};
+
+}  // namespace gpusizer

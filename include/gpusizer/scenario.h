@@ -1,0 +1,82 @@
+#pragma once
+// A Scenario is what the user asked: Model (what) + Workload (how it is run) + System (on what),
+// checked and with every default applied. Parsed from the contract's scenario JSON
+// (docs/contract.md); every bad field is named in an InputError.
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "gpusizer/catalog.h"
+#include "gpusizer/gpu.h"
+#include "gpusizer/model.h"
+#include "gpusizer/number_format.h"
+#include "gpusizer/weights_file.h"
+
+namespace gpusizer {
+
+enum class Task { kInference, kLora, kQlora, kFull, kFreeze, kPretrain, kCvTrain };
+
+/// "inference", "lora", ... as the contract spells them.
+std::string to_string(Task task);
+bool is_training(Task task);
+
+enum class Recompute { kNone, kSelective, kFull };
+
+struct TrainingOptions {
+  std::string optimizer = "adamw";  ///< adamw adamw-8bit paged-adamw-8bit sgd sgd-momentum adafactor lion
+  std::string mixed_precision = "bf16";  ///< bf16 fp16 (AMP, fp32 master) | pure-bf16 | fp32
+  Recompute recompute = Recompute::kNone;
+  bool flash_attention = true;
+  int64_t lora_rank = 8;
+  std::vector<std::string> lora_targets;  ///< HF module names; {"all-linear"} by default
+  std::vector<std::string> modules_to_save;  ///< fully trained besides LoRA: embed_tokens, lm_head
+  int zero_stage = 0;
+  std::string offload = "none";  ///< none | optimizer | optimizer+params (ZeRO-Offload/FSDP)
+  int64_t grad_accum = 1;
+  int64_t global_batch = 0;  ///< 0: batch * grad_accum * dp
+  double tokens = 0;         ///< total training tokens, 0 = not given
+  bool chunked_loss = false;  ///< loss computed in chunks (torchtune, Liger): no full fp32 logits
+};
+
+struct Parallelism {
+  int64_t tp = 1, pp = 1, dp = 1, ep = 1;
+  bool sequence_parallel = false;
+  int64_t pp_interleave = 1;
+};
+
+struct Scenario {
+  Model model;
+  std::string model_origin;  ///< "catalog", "hf_config", "path", "params"
+  std::optional<WeightsFile> weights_file;  ///< exact bytes read from safetensors/GGUF
+  std::vector<std::string> notes;           ///< assumptions made while reading the input
+
+  Task task = Task::kInference;
+  NumberFormat weights;
+  NumberFormat kv_cache;
+  int64_t batch = 1;
+  int64_t seq_len = 2048;
+  int64_t prompt_len = 1536;
+  int64_t output_len = 512;
+  std::string engine = "hf";
+  double gpu_memory_utilization = 0.9;
+  int64_t max_num_batched_tokens = 0;  ///< preallocating engines' token budget; 0 = engine default
+  TrainingOptions training;
+  Parallelism parallel;
+
+  std::optional<Gpu> gpu;
+  int64_t gpu_count = 1;
+  int64_t gpus_per_node = 8;
+
+  int64_t image_size = 0;  ///< cv-train
+  int64_t dataset_items = 0;
+  int64_t epochs = 0;
+
+  /// GPUs one model replica spans (tp * pp * ep for the engine).
+  int64_t model_parallel_size() const { return parallel.tp * parallel.pp; }
+};
+
+/// Checks and completes a scenario from the contract's JSON. Throws InputError naming the field.
+Scenario parse_scenario(const nlohmann::json& input, const Catalog& catalog);
+
+}  // namespace gpusizer

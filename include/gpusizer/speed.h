@@ -1,0 +1,17 @@
+#pragma once
+// Speed: roofline estimates of serving (prefill, decode) and training (step time, MFU) from
+// FLOPs, bytes, the GPU's rates and calibrated efficiencies (data/efficiency.json).
+#include <map>
+#include <string>
+#include <vector>
+
+#include "gpusizer/estimate.h"
+
+namespace gpusizer {
+
+/// Fills the speed figures for a scenario with a GPU, using the memory estimate for the batch
+/// that fits. Adds warnings and basis entries to `estimate`.
+PerformanceEstimate estimate_speed(const Scenario& scenario, const Catalog& catalog,
+                                   Estimate& estimate);
+
+}  // namespace gpusizer

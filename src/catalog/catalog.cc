@@ -1,0 +1,267 @@
+#include "gpusizer/catalog.h"
+
+#include <algorithm>
+#include <cstdlib>
+#include <fstream>
+#include <map>
+#include <sstream>
+
+#include "catalog/csv.h"
+#include "catalog/model_record.h"
+#include "gpusizer/error.h"
+
+namespace gpusizer {
+namespace embedded {
+std::string_view find(std::string_view name);
+}
+
+namespace {
+
+std::optional<double> parse_number(const std::string& s) {
+  if (s.empty() || s == "NA") return std::nullopt;
+  char* end = nullptr;
+  const double v = std::strtod(s.c_str(), &end);
+  if (end == s.c_str()) return std::nullopt;
+  return v;
+}
+
+std::vector<Gpu> parse_gpus(std::string_view text) {
+  const auto rows = parse_csv(text, "gpus.csv");
+  if (rows.empty()) throw InputError("gpus.csv", "is empty", "bad_file");
+  const CsvRow& header = rows[0];
+  std::vector<Gpu> gpus;
+  for (size_t i = 1; i < rows.size(); ++i) {
+    const CsvRow& row = rows[i];
+    std::map<std::string, std::string> f;
+    Gpu g;
+    for (size_t c = 0; c < header.size(); ++c) {
+      const std::string value = c < row.size() ? row[c] : "";
+      f[header[c]] = value;
+      g.fields.emplace_back(header[c], value);
+      if (value == "NA") g.unsupported.push_back(header[c]);
+    }
+    const std::string where = "gpus.csv line " + std::to_string(i + 1);
+    g.id = f["id"];
+    if (g.id.empty()) throw InputError(where + ": id", "is missing", "bad_file");
+    g.name = f["name"];
+    g.vendor = f["vendor"];
+    g.segment = f["segment"];
+    g.architecture = f["architecture"];
+    g.form_factor_class = f["form_factor_class"];
+    g.release_year = parse_number(f["release_year"]);
+    g.memory_gb = parse_number(f["memory_gb"]).value_or(0);
+    if (g.memory_gb <= 0) throw InputError(where + ": memory_gb", "must be positive", "bad_file");
+    g.memory_type = f["memory_type"];
+    g.memory_bandwidth_gbps = parse_number(f["memory_bandwidth_gbps"]);
+    g.fp32_tflops = parse_number(f["fp32_tflops"]);
+    g.tf32_tflops = parse_number(f["tf32_tflops_dense"]);
+    g.fp16_tflops = parse_number(f["fp16_tflops_dense"]);
+    g.bf16_tflops = parse_number(f["bf16_tflops_dense"]);
+    g.fp8_tflops = parse_number(f["fp8_tflops_dense"]);
+    g.int8_tops = parse_number(f["int8_tops_dense"]);
+    g.int4_or_fp4_tops = parse_number(f["int4_or_fp4_dense"]);
+    g.int4_or_fp4_kind = f["int4_or_fp4_kind"];
+    g.nvlink = f["nvlink"] == "yes";
+    g.scaleup_interconnect = f["scaleup_interconnect"];
+    g.scaleup_gbps_bidir = parse_number(f["scaleup_gbps_bidir"]);
+    g.pcie_gen_lanes = f["pcie_gen_lanes"];
+    g.tdp_w = parse_number(f["tdp_w"]);
+    g.ecc = f["ecc"];
+    g.mig_max_instances = parse_number(f["mig_max_instances"]);
+    g.launch_price_usd = parse_number(f["launch_price_usd"]);
+    g.cloud_usd_per_gpu_hr = parse_number(f["cloud_usd_per_gpu_hr"]);
+    g.cloud_instance = f["cloud_instance"];
+    g.cloud_price_date = f["cloud_price_date"];
+    g.china_export_note = f["china_export_note"];
+    g.confidence = f["confidence"];
+    g.source_urls = f["source_urls"];
+    gpus.push_back(std::move(g));
+  }
+  return gpus;
+}
+
+std::vector<Model> parse_models(std::string_view text) {
+  std::vector<Model> models;
+  std::istringstream in{std::string(text)};
+  std::string line;
+  int n = 0;
+  while (std::getline(in, line)) {
+    ++n;
+    if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
+    const std::string where = "models.jsonl line " + std::to_string(n);
+    nlohmann::json record;
+    try {
+      record = nlohmann::json::parse(line);
+    } catch (const nlohmann::json::parse_error& e) {
+      throw InputError(where, std::string("malformed JSON: ") + e.what(), "bad_file");
+    }
+    models.push_back(model_from_record(record, where));
+  }
+  return models;
+}
+
+std::vector<NumberFormat> parse_formats(std::string_view text) {
+  const auto rows = parse_csv(text, "formats.csv");
+  if (rows.empty()) throw InputError("formats.csv", "is empty", "bad_file");
+  const CsvRow& header = rows[0];
+  std::vector<NumberFormat> formats;
+  for (size_t i = 1; i < rows.size(); ++i) {
+    std::map<std::string, std::string> f;
+    for (size_t c = 0; c < header.size(); ++c) f[header[c]] = c < rows[i].size() ? rows[i][c] : "";
+    NumberFormat nf;
+    nf.id = f["id"];
+    nf.kind = f["kind"];
+    nf.bits_per_value = parse_number(f["bits_per_value"]).value_or(0);
+    if (nf.id.empty() || nf.bits_per_value <= 0)
+      throw InputError("formats.csv line " + std::to_string(i + 1),
+                       "needs an id and a positive bits_per_value", "bad_file");
+    nf.embedding_format = f["embedding_format"];
+    nf.lm_head_format = f["lm_head_format"];
+    nf.usable_for = f["usable_for"];
+    nf.compute_dtype = f["compute_dtype"];
+    nf.needs = f["needs"];
+    nf.source = f["source"];
+    nf.notes = f["notes"];
+    formats.push_back(std::move(nf));
+  }
+  return formats;
+}
+
+std::string read_file_or_empty(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return {};
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+[[noreturn]] void unknown(std::string_view name, const std::string& field, const char* what,
+                          const std::vector<std::string>& ids) {
+  std::string msg = std::string("unknown ") + what + " '" + std::string(name) + "'";
+  const auto near = closest_names(name, ids);
+  if (!near.empty()) {
+    msg += "; did you mean ";
+    for (size_t i = 0; i < near.size(); ++i) msg += (i ? ", " : "") + near[i];
+    msg += "?";
+  }
+  throw InputError(field, msg, "unknown_name");
+}
+
+// Resolves `name` against ids, then aliases, then unique normalised-substring matches.
+template <typename Item>
+const Item& lookup(const std::vector<Item>& items,
+                   const std::vector<std::pair<std::string, std::string>>& aliases,
+                   std::string_view name, const std::string& field, const char* what,
+                   const std::vector<std::string>& extra_names_of_items = {}) {
+  const std::string key = normalize_name(name);
+  auto by_id = [&](const std::string& id) -> const Item* {
+    for (const auto& it : items)
+      if (normalize_name(it.id) == normalize_name(id)) return &it;
+    return nullptr;
+  };
+  if (!key.empty()) {
+    if (const Item* it = by_id(std::string(name))) return *it;
+    for (const auto& [alias, target] : aliases)
+      if (alias == key)
+        if (const Item* it = by_id(target)) return *it;
+    std::vector<const Item*> partial;
+    for (const auto& it : items)
+      if (normalize_name(it.id).find(key) != std::string::npos) partial.push_back(&it);
+    if (partial.size() == 1 && key.size() >= 3) return *partial[0];
+    if (partial.size() > 1 && key.size() >= 3) {
+      std::string msg = std::string("'") + std::string(name) + "' is ambiguous: it matches ";
+      for (size_t i = 0; i < partial.size(); ++i) msg += (i ? ", " : "") + partial[i]->id;
+      throw InputError(field, msg, "unknown_name");
+    }
+  }
+  std::vector<std::string> ids;
+  for (const auto& it : items) ids.push_back(it.id);
+  ids.insert(ids.end(), extra_names_of_items.begin(), extra_names_of_items.end());
+  unknown(name, field, what, ids);
+}
+
+}  // namespace
+
+bool NumberFormat::usable_for_role(const std::string& role) const {
+  std::istringstream in(usable_for);
+  std::string part;
+  while (std::getline(in, part, ';'))
+    if (part == role) return true;
+  return false;
+}
+
+Catalog Catalog::from_texts(std::string_view gpus_csv, std::string_view models_jsonl,
+                            std::string_view formats_csv, std::string_view engines_json,
+                            std::string_view aliases_csv) {
+  Catalog c;
+  c.gpus_ = parse_gpus(gpus_csv);
+  c.models_ = parse_models(models_jsonl);
+  c.formats_ = parse_formats(formats_csv);
+  try {
+    c.engines_ = nlohmann::json::parse(engines_json);
+  } catch (const nlohmann::json::parse_error& e) {
+    throw InputError("engines.json", std::string("malformed JSON: ") + e.what(), "bad_file");
+  }
+  for (const auto& g : c.gpus_) c.gpu_aliases_.emplace_back(normalize_name(g.name), g.id);
+  for (const auto& m : c.models_) {
+    if (!m.hf_id.empty()) c.model_aliases_.emplace_back(normalize_name(m.hf_id), m.id);
+    c.model_aliases_.emplace_back(normalize_name(m.name), m.id);
+  }
+  const auto rows = parse_csv(aliases_csv, "aliases.csv");
+  for (size_t i = 1; i < rows.size(); ++i) {
+    if (rows[i].size() < 3) continue;
+    auto& list = rows[i][1] == "gpu" ? c.gpu_aliases_ : c.model_aliases_;
+    list.emplace_back(normalize_name(rows[i][0]), rows[i][2]);
+  }
+  return c;
+}
+
+Catalog Catalog::load(const std::string& dir) {
+  auto file = [&](const char* name) {
+    std::string text = read_file_or_empty(dir + "/" + name);
+    return text.empty() ? std::string(embedded::find(name)) : text;
+  };
+  return from_texts(file("gpus.csv"), file("models.jsonl"), file("formats.csv"),
+                    file("engines.json"), file("aliases.csv"));
+}
+
+const Catalog& Catalog::builtin() {
+  static const Catalog catalog = [] {
+    if (const char* dir = std::getenv("GPUSIZER_DATA_DIR"); dir && *dir) return load(dir);
+    return from_texts(embedded::find("gpus.csv"), embedded::find("models.jsonl"),
+                      embedded::find("formats.csv"), embedded::find("engines.json"),
+                      embedded::find("aliases.csv"));
+  }();
+  return catalog;
+}
+
+const Gpu& Catalog::gpu(std::string_view name, const std::string& field) const {
+  return lookup(gpus_, gpu_aliases_, name, field, "GPU");
+}
+
+const Model& Catalog::model(std::string_view name, const std::string& field) const {
+  return lookup(models_, model_aliases_, name, field, "model");
+}
+
+const NumberFormat& Catalog::format(std::string_view name, const std::string& role,
+                                    const std::string& field) const {
+  std::vector<std::string> valid;
+  for (const auto& f : formats_)
+    if (f.usable_for_role(role)) {
+      if (normalize_name(f.id) == normalize_name(name)) return f;
+      valid.push_back(f.id);
+    }
+  unknown(name, field, (role + " format").c_str(), valid);
+}
+
+const nlohmann::json& Catalog::engine(std::string_view name, const std::string& field) const {
+  std::vector<std::string> valid;
+  for (const auto& [key, value] : engines_.items()) {
+    if (key.empty() || key[0] == '_') continue;
+    if (normalize_name(key) == normalize_name(name)) return value;
+    valid.push_back(key);
+  }
+  unknown(name, field, "engine", valid);
+}
+
+}  // namespace gpusizer

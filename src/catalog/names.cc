@@ -1,0 +1,58 @@
+// Name matching for "did you mean": normalised names and Levenshtein distance, as ninja's
+// SpellcheckString (src/util.cc) does for unknown targets.
+#include <algorithm>
+#include <cctype>
+
+#include "gpusizer/catalog.h"
+
+namespace gpusizer {
+
+std::string normalize_name(std::string_view name) {
+  std::string out;
+  for (char c : name)
+    if (std::isalnum(static_cast<unsigned char>(c)))
+      out += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return out;
+}
+
+namespace {
+
+size_t edit_distance(std::string_view a, std::string_view b) {
+  std::vector<size_t> row(b.size() + 1);
+  for (size_t j = 0; j <= b.size(); ++j) row[j] = j;
+  for (size_t i = 1; i <= a.size(); ++i) {
+    size_t diagonal = row[0];
+    row[0] = i;
+    for (size_t j = 1; j <= b.size(); ++j) {
+      const size_t up = row[j];
+      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] == b[j - 1] ? 0 : 1)});
+      diagonal = up;
+    }
+  }
+  return row[b.size()];
+}
+
+}  // namespace
+
+std::vector<std::string> closest_names(std::string_view name,
+                                       const std::vector<std::string>& candidates, size_t count) {
+  const std::string query = normalize_name(name);
+  std::vector<std::pair<size_t, std::string>> scored;
+  for (const auto& c : candidates) {
+    const std::string n = normalize_name(c);
+    size_t d = edit_distance(query, n);
+    // A candidate that contains the query ("4090" in "rtx-4090-24gb") is a strong match.
+    if (!query.empty() && n.find(query) != std::string::npos) d = std::min(d, size_t{1});
+    scored.emplace_back(d, c);
+  }
+  std::stable_sort(scored.begin(), scored.end(),
+                   [](const auto& a, const auto& b) { return a.first < b.first; });
+  std::vector<std::string> out;
+  for (const auto& [d, c] : scored) {
+    if (out.size() == count) break;
+    if (std::find(out.begin(), out.end(), c) == out.end()) out.push_back(c);
+  }
+  return out;
+}
+
+}  // namespace gpusizer

@@ -1,0 +1,138 @@
+// Parameter counting from the architecture. Layout and formulas: docs/models-catalog-notes.md
+// sec. 3, which follows the Hugging Face module layout (modeling_llama.py, modeling_deepseek_v3.py,
+// modeling_gpt_oss.py, ...) and reproduces every exact published count in the catalog.
+#include "gpusizer/model.h"
+
+namespace gpusizer {
+namespace {
+
+int64_t norm_params(const Model& m) { return m.layer_norm ? 2 * m.hidden_size : m.hidden_size; }
+
+// Attention projections of one layer, including biases, QK-norms and sinks.
+int64_t attention_params_per_layer(const Model& m) {
+  const int64_t d = m.hidden_size;
+  int64_t n = 0;
+  for (const auto& mod : linear_modules(m))
+    if (mod.attention) n += mod.in * mod.out * mod.count / m.num_layers;
+  if (m.mla) {
+    // q_a_layernorm and kv_a_layernorm (DeepseekV3Attention).
+    n += m.mla->q_lora_rank + m.mla->kv_lora_rank;
+  } else {
+    if (m.qkv_bias) n += m.q_width() + 2 * m.kv_width();
+    if (m.qk_norm == "per_head") n += 2 * m.head_dim;                       // Qwen3, Gemma 3
+    if (m.qk_norm == "per_layer") n += m.q_width() + m.kv_width();          // MiniMax-M2
+  }
+  if (m.o_bias) n += d;
+  if (m.attention_sinks) n += m.num_heads;  // gpt-oss learned sinks
+  return n;
+}
+
+int64_t mlp_params(const Model& m, int64_t ff) {
+  const int64_t d = m.hidden_size;
+  if (m.gated_mlp) return 3 * d * ff + (m.mlp_bias ? 2 * ff + d : 0);
+  return 2 * d * ff + (m.mlp_bias ? ff + d : 0);
+}
+
+}  // namespace
+
+std::vector<LinearModule> linear_modules(const Model& m) {
+  std::vector<LinearModule> mods;
+  if (m.is_cv() || m.hidden_size == 0) return mods;
+  const int64_t d = m.hidden_size, L = m.num_layers;
+  if (m.mla) {
+    const MlaDims& a = *m.mla;
+    const int64_t qk = a.qk_nope_head_dim + a.qk_rope_head_dim;
+    if (a.q_lora_rank > 0) {
+      mods.push_back({"q_a_proj", d, a.q_lora_rank, L, false, true});
+      mods.push_back({"q_b_proj", a.q_lora_rank, m.num_heads * qk, L, false, true});
+    } else {
+      mods.push_back({"q_proj", d, m.num_heads * qk, L, false, true});
+    }
+    mods.push_back({"kv_a_proj_with_mqa", d, a.kv_lora_rank + a.qk_rope_head_dim, L, false, true});
+    mods.push_back({"kv_b_proj", a.kv_lora_rank,
+                    m.num_heads * (a.qk_nope_head_dim + a.v_head_dim), L, false, true});
+    mods.push_back({"o_proj", m.num_heads * a.v_head_dim, d, L, false, true});
+  } else {
+    mods.push_back({"q_proj", d, m.q_width(), L, false, true});
+    mods.push_back({"k_proj", d, m.kv_width(), L, false, true});
+    mods.push_back({"v_proj", d, m.kv_width(), L, false, true});
+    mods.push_back({"o_proj", m.q_width(), d, L, false, true});
+  }
+  const int64_t dense_layers = m.is_moe() ? m.num_dense_layers : L;
+  const int64_t dense_ff = m.is_moe() && m.dense_intermediate_size > 0 ? m.dense_intermediate_size
+                                                                        : m.intermediate_size;
+  if (dense_layers > 0) {
+    if (m.gated_mlp) {
+      mods.push_back({"gate_proj", d, dense_ff, dense_layers, false, false});
+      mods.push_back({"up_proj", d, dense_ff, dense_layers, false, false});
+    } else {
+      mods.push_back({"up_proj", d, dense_ff, dense_layers, false, false});
+    }
+    mods.push_back({"down_proj", dense_ff, d, dense_layers, false, false});
+  }
+  if (m.is_moe() && m.num_moe_layers > 0) {
+    const int64_t n = m.num_moe_layers * m.num_experts, ffe = m.moe_intermediate_size;
+    mods.push_back({"experts.gate_proj", d, ffe, n, true, false});
+    mods.push_back({"experts.up_proj", d, ffe, n, true, false});
+    mods.push_back({"experts.down_proj", ffe, d, n, true, false});
+    if (m.shared_expert_intermediate_size > 0) {
+      const int64_t ffs = m.shared_expert_intermediate_size;
+      mods.push_back({"shared_experts.gate_proj", d, ffs, m.num_moe_layers, false, false});
+      mods.push_back({"shared_experts.up_proj", d, ffs, m.num_moe_layers, false, false});
+      mods.push_back({"shared_experts.down_proj", ffs, d, m.num_moe_layers, false, false});
+    }
+    mods.push_back({"router", d, m.num_experts, m.num_moe_layers, false, false});
+  }
+  return mods;
+}
+
+ParamCounts count_params(const Model& m) {
+  ParamCounts c;
+  if (m.given_params) {
+    c.computed = false;
+    c.total = *m.given_params;
+    c.active = m.given_active_params.value_or(c.total);
+    const int64_t embedding = m.vocab_size * m.hidden_size;
+    c.embedding = embedding;
+    c.other = c.total - embedding;
+    c.active_compute = c.active - embedding > 0 ? c.active - embedding : c.active;
+    return c;
+  }
+  const int64_t d = m.hidden_size, L = m.num_layers;
+  c.embedding = m.vocab_size * d + m.learned_pos_embeddings * d;
+  c.lm_head = (m.tied_embeddings ? 0 : m.vocab_size * d) + (m.lm_head_bias ? m.vocab_size : 0);
+  c.attention = attention_params_per_layer(m) * L;
+  const int64_t dense_layers = m.is_moe() ? m.num_dense_layers : L;
+  const int64_t dense_ff = m.is_moe() && m.dense_intermediate_size > 0 ? m.dense_intermediate_size
+                                                                        : m.intermediate_size;
+  c.dense_mlp = dense_layers * mlp_params(m, dense_ff);
+  if (m.is_moe()) {
+    const int64_t per_expert =
+        3 * d * m.moe_intermediate_size + (m.expert_bias ? 2 * m.moe_intermediate_size + d : 0);
+    c.routed_experts = m.num_moe_layers * m.num_experts * per_expert;
+    c.shared_experts = m.num_moe_layers * 3 * d * m.shared_expert_intermediate_size;
+    c.router = m.num_moe_layers * (d * m.num_experts + (m.router_bias ? m.num_experts : 0));
+  }
+  c.norms = L * m.norms_per_layer * norm_params(m) + norm_params(m) +
+            m.extra_embed_norms * norm_params(m);
+  c.total = c.embedding + c.lm_head + c.attention + c.dense_mlp + c.routed_experts +
+            c.shared_experts + c.router + c.norms;
+  const int64_t routed_active =
+      m.is_moe() ? c.routed_experts / m.num_experts * m.experts_per_token : 0;
+  c.active = c.total - c.routed_experts + routed_active;
+  c.active_compute = c.active - c.embedding;
+  return c;
+}
+
+AttentionSpan layer_span(const Model& m, int64_t layer) {
+  // Spread the special layers evenly; the per-family order (Gemma 3's 5:1, gpt-oss's
+  // alternation) does not change any total, only which pipeline stage holds them.
+  auto spread = [&](int64_t special) {
+    return special > 0 && (layer + 1) * special / m.num_layers > layer * special / m.num_layers;
+  };
+  if (spread(m.num_linear_layers)) return AttentionSpan::kLinear;
+  if (m.num_linear_layers == 0 && spread(m.num_window_layers)) return AttentionSpan::kWindow;
+  return AttentionSpan::kFull;
+}
+
+}  // namespace gpusizer

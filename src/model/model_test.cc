@@ -1,0 +1,76 @@
+// Parameter counts against the exact counts in the catalog (computed by the catalog's
+// independent Python counter and checked against published HF counts, models-catalog-notes.md).
+#include "gpusizer/model.h"
+
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <nlohmann/json.hpp>
+
+#include "gpusizer/catalog.h"
+
+namespace gpusizer {
+namespace {
+
+TEST(CountParams, EveryCatalogModelMatchesItsExactCount) {
+  std::ifstream in(std::string(GPUSIZER_SOURCE_DIR) + "/data/models.jsonl");
+  std::string line;
+  int checked = 0;
+  while (std::getline(in, line)) {
+    const auto record = nlohmann::json::parse(line);
+    const Model& m = Catalog::builtin().model(record["name"].get<std::string>());
+    const ParamCounts c = count_params(m);
+    SCOPED_TRACE(m.name);
+    if (record.contains("total_params_computed") && record["total_params_computed"].is_number()) {
+      EXPECT_EQ(c.total, record["total_params_computed"].get<int64_t>());
+      if (record.contains("active_params_computed") &&
+          record["active_params_computed"].is_number()) {
+        EXPECT_EQ(c.active, record["active_params_computed"].get<int64_t>());
+      }
+      if (record.contains("active_params_computed_excl_input_embedding") &&
+          record["active_params_computed_excl_input_embedding"].is_number()) {
+        EXPECT_EQ(c.active_compute,
+                  record["active_params_computed_excl_input_embedding"].get<int64_t>());
+      }
+      ++checked;
+    } else {
+      EXPECT_FALSE(c.computed);
+      EXPECT_GT(c.total, 0);
+    }
+  }
+  EXPECT_EQ(checked, 58);  // 59 LLMs, less MiniMax-M1 whose lightning blocks are not countable
+}
+
+TEST(CountParams, Llama31_8BWorkedExample) {
+  // docs/models-catalog-notes.md: per layer 218,112,000; embeddings 1,050,673,152; final norm 4096.
+  const ParamCounts c = count_params(Catalog::builtin().model("llama-3.1-8b"));
+  EXPECT_EQ(c.attention + c.dense_mlp, 32LL * (41943040 + 176160768));
+  EXPECT_EQ(c.embedding + c.lm_head, 1050673152);
+  EXPECT_EQ(c.total, 8030261248);
+}
+
+TEST(CountParams, DeepSeekV3ActiveIsAbout37B) {
+  const ParamCounts c = count_params(Catalog::builtin().model("deepseek-v3"));
+  EXPECT_EQ(c.total, 671026419200);
+  EXPECT_NEAR(static_cast<double>(c.active) / 1e9, 37.55, 0.01);
+}
+
+TEST(LinearModules, LlamaHasSevenMatricesPerLayer) {
+  const auto mods = linear_modules(Catalog::builtin().model("llama-2-7b"));
+  ASSERT_EQ(mods.size(), 7u);
+  EXPECT_EQ(mods[0].name, "q_proj");
+  EXPECT_EQ(mods[0].in * mods[0].out, 4096 * 4096);
+  EXPECT_EQ(mods[6].name, "down_proj");
+  EXPECT_EQ(mods[6].in, 11008);
+}
+
+TEST(LayerSpan, SpreadsWindowLayers) {
+  const Model& gemma = Catalog::builtin().model("gemma-3-4b");  // 29 local of 34
+  int window = 0;
+  for (int64_t i = 0; i < gemma.num_layers; ++i)
+    window += layer_span(gemma, i) == AttentionSpan::kWindow;
+  EXPECT_EQ(window, 29);
+}
+
+}  // namespace
+}  // namespace gpusizer
