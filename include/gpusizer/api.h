@@ -1,0 +1,23 @@
+#pragma once
+// The library's JSON face: what the CLI and the HTTP server call. Inputs and outputs are the
+// contract's JSON (docs/contract.md); bad input throws InputError naming the field.
+#include <nlohmann/json.hpp>
+
+#include "gpusizer/catalog.h"
+
+namespace gpusizer {
+
+/// One scenario in, one Estimate out, as contract JSON.
+nlohmann::json estimate_json(const nlohmann::json& scenario,
+                             const Catalog& catalog = Catalog::builtin());
+
+/// The GPU catalog as JSON: every column of data/gpus.csv per GPU, numbers as numbers.
+nlohmann::json gpus_json(const Catalog& catalog = Catalog::builtin());
+
+/// The model catalog as JSON: architecture and exact parameter counts per model.
+nlohmann::json models_json(const Catalog& catalog = Catalog::builtin());
+
+/// The error object of the contract: {"error": {"code": ..., "message": ...}}.
+nlohmann::json error_json(const std::string& code, const std::string& message);
+
+}  // namespace gpusizer
