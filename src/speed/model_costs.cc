@@ -92,9 +92,14 @@ ModelCosts model_costs(const Model& m, const NumberFormat& weights, const Number
     const double head = static_cast<double>(m.vocab_size) * static_cast<double>(m.hidden_size);
     const double small = static_cast<double>(p.norms);
     c.dense_weight_bytes = dense_params * body_bits / 8.0 + head * head_bits / 8.0 + small * 2.0;
+    const double embed_bits = bits_of(weights.embedding_format, weights, catalog);
+    c.total_weight_bytes =
+        c.dense_weight_bytes + static_cast<double>(c.moe_layers * c.experts) * c.expert_bytes +
+        (m.tied_embeddings ? 0.0 : static_cast<double>(p.embedding) * embed_bits / 8.0);
   } else {
     // Counts given as facts (hybrid, CV): every active weight is read once per pass.
     c.dense_weight_bytes = static_cast<double>(p.active) * body_bits / 8.0;
+    c.total_weight_bytes = static_cast<double>(p.total) * body_bits / 8.0;
   }
   return c;
 }

@@ -18,6 +18,7 @@ struct ModelCosts {
   int64_t num_layers = 0, hidden = 0, kv_heads = 0;
   double dense_weight_bytes = 0;  ///< read every pass: all but the routed experts, plus lm_head
   double expert_bytes = 0;        ///< one routed expert of one MoE layer
+  double total_weight_bytes = 0;  ///< everything stored, embedding and all experts included
   int64_t moe_layers = 0, experts = 0, experts_per_token = 0;
   double kv_bytes_per_token_layer = 0;    ///< K and V (or MLA latent) of one token in one layer
   double linear_state_bytes = 0;          ///< recurrent state per sequence, all linear layers

@@ -18,6 +18,14 @@ std::string fmt_ms(double s) {
   return buf;
 }
 
+bool preallocates(const Catalog& catalog, const std::string& engine) {
+  try {
+    return catalog.engine(engine).value("preallocates", false);
+  } catch (const std::exception&) {
+    return false;
+  }
+}
+
 void inference(const Scenario& sc, const Catalog& catalog, Estimate& est,
                const SpeedProfile& profile, PerformanceEstimate& perf) {
   std::string why;
@@ -42,6 +50,20 @@ void inference(const Scenario& sc, const Catalog& catalog, Estimate& est,
   // Serving throughput with the GPUs kept full: every request costs its prefill plus its share
   // of output_len decode steps of the full batch (continuous batching, Yu et al. 2022 "Orca").
   double full = est.memory.max_batch ? static_cast<double>(*est.memory.max_batch) : batch;
+  if (!est.memory.max_batch && preallocates(catalog, sc.engine)) {
+    // Without a memory estimate, a preallocating engine's batch is its KV pool over the KV of one
+    // sequence: (utilization x capacity x GPUs - weights) / KV(seq_len) (vLLM's block manager
+    // sizing, vllm/worker/worker.py determine_num_available_blocks). The memory estimator's
+    // max_batch replaces this once it is there.
+    const double gpus = static_cast<double>(s.tp * s.pp);
+    const double pool =
+        sc.gpu_memory_utilization * sc.gpu->capacity_bytes() * gpus - s.costs.total_weight_bytes;
+    const double kv = kv_bytes_per_sequence(s.costs, prompt + output);
+    if (pool > 0 && kv > 0) full = std::max(full, std::floor(pool / kv));
+    est.warnings.push_back(
+        "max_output_tokens_per_s: no memory.max_batch, batch sized from the KV "
+        "pool the engine preallocates");
+  }
   full = std::clamp(full, 1.0, std::max(1.0, s.engine.max_num_seqs));
   const double t_all =
       prefill_time(s, full, prompt).seconds + output * decode_step(s, full, ctx).seconds;
