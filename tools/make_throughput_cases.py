@@ -157,7 +157,7 @@ def case(r):
         scen["weights"] = weights
         if weights == "fp8" and "KV" in r["precision"]: scen["kv_cache"] = "fp8"
         inp, out = num(r["input_len"]), num(r["output_len"])
-        b = num(r["batch"])
+        b = int(r["batch"]) if r["batch"].strip().isdigit() else None
         if metric == "decode_tok_s_single_stream":
             c["compare"] = "decode_tokens_per_s"
             if "llama-bench" in r["notes"] and inp == 0:

@@ -12,6 +12,7 @@ struct InferenceProfile {
   double bw_eff = 0.8;           ///< achieved fraction of peak memory bandwidth
   double compute_eff_max = 0.7;  ///< asymptote of eff(T) = max * T / (T + k)
   double compute_k_tokens = 16;  ///< tokens per pass at which half of the asymptote is reached
+  double compute_cap_flops = 0;  ///< engine kernels' own ceiling, FLOP/s; 0 = none
   double step_overhead_s = 0;    ///< per forward pass
   double layer_overhead_s = 0;   ///< per layer per forward pass
   double hop_overhead_s = 0;     ///< per pipeline-stage boundary per pass

@@ -27,6 +27,7 @@ InferenceProfile read_inference(const nlohmann::json& o, InferenceProfile p,
   p.bw_eff = number(o, "bw_eff", p.bw_eff, where);
   p.compute_eff_max = number(o, "compute_eff_max", p.compute_eff_max, where);
   p.compute_k_tokens = number(o, "compute_k_tokens", p.compute_k_tokens, where);
+  p.compute_cap_flops = number(o, "compute_cap_tflops", p.compute_cap_flops / 1e12, where) * 1e12;
   p.step_overhead_s = number(o, "step_overhead_ms", p.step_overhead_s * 1e3, where) * 1e-3;
   p.layer_overhead_s = number(o, "layer_overhead_us", p.layer_overhead_s * 1e6, where) * 1e-6;
   p.hop_overhead_s = number(o, "hop_overhead_ms", p.hop_overhead_s * 1e3, where) * 1e-3;

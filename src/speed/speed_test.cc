@@ -110,6 +110,7 @@ TEST(Speed, MoeDecodeReadsOnlyTheActivatedExperts) {
 TEST(Speed, MaxOutputUsesTheBatchThatFits) {
   Scenario s = make("llama-3.1-8b", "h100-sxm5-80gb", "fp8", "trtllm");
   Estimate e;
+  e.memory.max_batch = 1;
   const auto one = estimate_speed(s, Catalog::builtin(), e);
   e.memory.max_batch = 512;
   const auto full = estimate_speed(s, Catalog::builtin(), e);
