@@ -70,6 +70,10 @@ SpeedValidation validate_speed(const std::vector<PreparedCase>& cases, const Cat
 /// The validation as JSON: {"summary": [...], "rows": [...], "failed": n}.
 nlohmann::json to_json(const SpeedValidation& v);
 
+/// validate_speed over the built-in data/validation/throughput_cases.jsonl with the built-in
+/// profile, as JSON (what `gpusizer validate` prints for speed).
+nlohmann::json validate_speed_shipped(const Catalog& catalog = Catalog::builtin());
+
 struct CalibrationResult {
   nlohmann::json profile;                  ///< the input profile document with the fitted values
   double loss_before = 0, loss_after = 0;  ///< mean squared log error over the calibrate rows
