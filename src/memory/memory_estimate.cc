@@ -180,19 +180,23 @@ MemoryEstimate estimate_memory(const Scenario& s, const Catalog& catalog, Estima
     if (capacity) {
       m.fits = m.total <= *capacity;
       if (s.task == Task::kInference && s.engine != "llama.cpp") {
-        // Largest batch of seq_len sequences that fits: memory grows monotonically in batch.
-        int64_t lo = 0, hi = 1;
-        auto fits_batch = [&](int64_t b) {
-          Scenario t = s;
+        // Largest batch of seq_len sequences that fits. Every part is affine in the batch
+        // (weights fixed; KV cache, prefill activations and logits per sequence), so two
+        // evaluations give the line; checks on either side absorb rounding.
+        Scenario t = s;
+        auto total_at = [&](int64_t b) {
           t.batch = b;
-          return device_total(compute_parts(t, catalog), t, catalog) <= *capacity;
+          return device_total(compute_parts(t, catalog), t, catalog);
         };
-        while (hi < (int64_t{1} << 24) && fits_batch(hi)) lo = hi, hi *= 2;
-        while (hi - lo > 1) {
-          const int64_t mid = lo + (hi - lo) / 2;
-          (fits_batch(mid) ? lo : hi) = mid;
-        }
-        m.max_batch = lo;
+        const double one = total_at(1), slope = total_at(2) - one;
+        int64_t b = 0;
+        if (one <= *capacity)
+          b = slope > 0 ? static_cast<int64_t>(std::floor((*capacity - one) / slope)) + 1
+                        : int64_t{1} << 24;
+        b = std::min<int64_t>(b, int64_t{1} << 24);
+        while (b > 0 && total_at(b) > *capacity) --b;
+        while (b < (int64_t{1} << 24) && total_at(b + 1) <= *capacity) ++b;
+        m.max_batch = b;
       } else if (s.task == Task::kInference) {
         m.max_batch = s.batch;  // llama.cpp serves the slots it was started with
       }
