@@ -17,6 +17,8 @@ namespace {
 
 using nlohmann::json;
 
+constexpr int64_t kMaxLayers = 1 << 16;  // far above any real model; loops stay short
+
 bool ends_with(const std::string& s, std::string_view suffix) {
   return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
 }
@@ -130,6 +132,8 @@ Model model_from_gguf(const GgufHeader& h, const std::string& where,
   if (m.hidden_size <= 0 || m.num_layers <= 0 || m.num_heads <= 0)
     throw InputError(where, "GGUF metadata lacks " + a + "embedding_length, block_count or "
                      "attention.head_count", "bad_file");
+  if (m.num_layers > kMaxLayers)
+    throw InputError(where + ": " + a + "block_count", "is implausibly large", "bad_file");
   m.num_kv_heads = meta_int(md, a + "attention.head_count_kv");
   if (m.num_kv_heads == 0) m.num_kv_heads = m.num_heads;
   m.head_dim = meta_int(md, a + "attention.key_length");
@@ -186,9 +190,10 @@ Model model_from_gguf(const GgufHeader& h, const std::string& where,
     m.shared_expert_intermediate_size = meta_int(md, a + "expert_shared_feed_forward_length");
     if (m.shared_expert_intermediate_size == 0 && m.num_shared_experts > 0)
       m.shared_expert_intermediate_size = m.num_shared_experts * m.moe_intermediate_size;
-    int64_t moe_layers = 0;
-    for (int64_t i = 0; i < m.num_layers; ++i)
-      moe_layers += has("blk." + std::to_string(i) + ".ffn_gate_inp.weight") ? 1 : 0;
+    int64_t moe_layers = 0;  // layers with a router (blk.N.ffn_gate_inp.weight)
+    for (const auto& t : h.tensors)
+      moe_layers += t.name.rfind("blk.", 0) == 0 && ends_with(t.name, ".ffn_gate_inp.weight");
+    moe_layers = std::min(moe_layers, m.num_layers);
     m.num_moe_layers = moe_layers > 0 ? moe_layers : m.num_layers;
     m.num_dense_layers = m.num_layers - m.num_moe_layers;
     m.dense_intermediate_size = m.intermediate_size;

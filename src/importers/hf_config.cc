@@ -18,6 +18,7 @@ namespace {
 using nlohmann::json;
 
 constexpr int64_t kMaxDim = int64_t{1} << 31;  // any one size field
+constexpr int64_t kMaxLayers = 1 << 16;         // far above any real model; loops stay short
 
 std::string lower(std::string s) {
   std::transform(s.begin(), s.end(), s.begin(),
@@ -250,6 +251,8 @@ ImportedModel import_hf_config(const json& config, const std::string& where) {
   if (m.hidden_size <= 0 || m.num_layers <= 0 || m.num_heads <= 0 || m.vocab_size <= 0)
     throw InputError(w, "hidden_size, num_hidden_layers, num_attention_heads and vocab_size must "
                      "be positive", "bad_input");
+  if (m.num_layers > kMaxLayers)
+    throw InputError(w + ".num_hidden_layers", "is implausibly large", "bad_input");
   const int64_t d = m.hidden_size, L = m.num_layers, H = m.num_heads;
   m.num_kv_heads = f.int_or({"num_key_value_heads", "num_kv_heads", "multi_query_group_num"}, H);
   m.head_dim = f.int_or({"head_dim", "kv_channels"}, d / H);
@@ -426,11 +429,10 @@ ImportedModel import_hf_config(const json& config, const std::string& where) {
       m.experts_per_token = f.req_int({"num_experts_per_tok"});
       m.moe_intermediate_size = f.req_int({"moe_intermediate_size"});
       const int64_t step = std::max<int64_t>(1, f.int_or({"decoder_sparse_step"}, 1));
-      const auto mlp_only = f.int_list("mlp_only_layers").value_or(std::vector<int64_t>{});
-      m.num_moe_layers = count_layers(L, [&](int64_t i) {
-        return std::find(mlp_only.begin(), mlp_only.end(), i) == mlp_only.end() &&
-               (i + 1) % step == 0;
-      });
+      const auto list = f.int_list("mlp_only_layers").value_or(std::vector<int64_t>{});
+      const std::set<int64_t> mlp_only(list.begin(), list.end());
+      m.num_moe_layers =
+          count_layers(L, [&](int64_t i) { return !mlp_only.count(i) && (i + 1) % step == 0; });
       if (family == "qwen2_moe") {
         m.shared_expert_intermediate_size = f.int_or({"shared_expert_intermediate_size"}, 0);
         if (m.shared_expert_intermediate_size > 0) {
