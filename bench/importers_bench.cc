@@ -2,9 +2,9 @@
 // headers only) and a GGUF with 1,000 tensors. Run: ./build/importers_bench
 #include <benchmark/benchmark.h>
 
+#include <unistd.h>
 #include <filesystem>
 #include <fstream>
-#include <unistd.h>
 
 #include "../src/importers/test_files.h"
 #include "gpusizer/importers.h"
@@ -23,16 +23,15 @@ fs::path bench_dir() {
     nlohmann::json index = {{"weight_map", nlohmann::json::object()}};
     for (int s = 0; s < 100; ++s) {
       const std::string p = "model.layers." + std::to_string(s) + ".";
-      std::vector<testing::StTensor> t = {
-          {p + "input_layernorm.weight", "BF16", {64}},
-          {p + "self_attn.q_proj.weight", "BF16", {64, 64}},
-          {p + "self_attn.k_proj.weight", "BF16", {16, 64}},
-          {p + "self_attn.v_proj.weight", "BF16", {16, 64}},
-          {p + "self_attn.o_proj.weight", "BF16", {64, 64}},
-          {p + "post_attention_layernorm.weight", "BF16", {64}},
-          {p + "mlp.gate_proj.weight", "BF16", {128, 64}},
-          {p + "mlp.up_proj.weight", "BF16", {128, 64}},
-          {p + "mlp.down_proj.weight", "BF16", {64, 128}}};
+      std::vector<testing::StTensor> t = {{p + "input_layernorm.weight", "BF16", {64}},
+                                          {p + "self_attn.q_proj.weight", "BF16", {64, 64}},
+                                          {p + "self_attn.k_proj.weight", "BF16", {16, 64}},
+                                          {p + "self_attn.v_proj.weight", "BF16", {16, 64}},
+                                          {p + "self_attn.o_proj.weight", "BF16", {64, 64}},
+                                          {p + "post_attention_layernorm.weight", "BF16", {64}},
+                                          {p + "mlp.gate_proj.weight", "BF16", {128, 64}},
+                                          {p + "mlp.up_proj.weight", "BF16", {128, 64}},
+                                          {p + "mlp.down_proj.weight", "BF16", {64, 128}}};
       if (s == 0) t.push_back({"model.embed_tokens.weight", "BF16", {1000, 64}});
       if (s == 99) {
         t.push_back({"model.norm.weight", "BF16", {64}});

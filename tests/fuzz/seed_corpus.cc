@@ -39,12 +39,14 @@ int main(int argc, char** argv) {
       safetensors_file({{"model.embed_tokens.weight", "BF16", {4, 4}},
                         {"model.layers.0.mlp.up_proj.weight", "F32", {2, 4}},
                         {"lm_head.weight", "F16", {4, 4}}}));
-  put(out / "safetensors" / "gptq.safetensors",
-      safetensors_file({{"a.qweight", "I32", {2, 8}}, {"a.qzeros", "I32", {1, 1}},
-                        {"a.scales", "F16", {1, 8}}, {"a.g_idx", "I32", {16}}}));
+  put(out / "safetensors" / "gptq.safetensors", safetensors_file({{"a.qweight", "I32", {2, 8}},
+                                                                  {"a.qzeros", "I32", {1, 1}},
+                                                                  {"a.scales", "F16", {1, 8}},
+                                                                  {"a.g_idx", "I32", {16}}}));
   const fs::path configs = fs::path(argv[2]) / "tests" / "fixtures" / "hf_configs";
   for (const auto& e : fs::directory_iterator(configs))
-    if (e.path().extension() == ".json") fs::copy_file(e.path(), out / "hf_config" / e.path().filename(),
-                                                       fs::copy_options::overwrite_existing);
+    if (e.path().extension() == ".json")
+      fs::copy_file(e.path(), out / "hf_config" / e.path().filename(),
+                    fs::copy_options::overwrite_existing);
   return 0;
 }
