@@ -12,6 +12,7 @@
 #include "gpusizer/api.h"
 #include "gpusizer/calibrate.h"
 #include "gpusizer/error.h"
+#include "gpusizer/importers.h"
 #include "gpusizer/render.h"
 #include "gpusizer/validation.h"
 
@@ -227,6 +228,14 @@ int run_calibrate(const Options& o, const std::string& cases_path, const std::st
   return 0;
 }
 
+int run_inspect(const Options& o, const std::string& path) {
+  const ImportedModel imported = import_model_path(path);
+  const std::string format = output_format(o);
+  std::cout << (format == "json" || format == "jsonl" ? imported_to_json(imported).dump(2) + "\n"
+                                                       : imported_to_text(imported));
+  return 0;
+}
+
 void add_scenario_flags(CLI::App* cmd, Options& o) {
   cmd->add_option("--input,-i", o.input, "scenario file: .json (one) or .jsonl (one per line); - for stdin");
   cmd->add_option("--model,-m", o.model, "catalog id, HF id, path, e.g. llama-2-7b");
@@ -285,6 +294,11 @@ int main_impl(int argc, char** argv) {
   add_format(models);
   models->add_option("--family", o.family, "filter by family");
   models->add_option("--kind", o.kind, "llm|cv");
+  std::string inspect_path;
+  CLI::App* inspect = app.add_subcommand(
+      "inspect", "read a config.json, model folder, .safetensors (or index) or .gguf file");
+  inspect->add_option("path", inspect_path, "file or folder")->required();
+  add_format(inspect);
   CLI::App* validate = app.add_subcommand("validate", "error against the shipped measurements");
   add_format(validate);
   std::string cases_path, calibrated_output = "speed.json";
@@ -307,6 +321,7 @@ int main_impl(int argc, char** argv) {
   if (*gpus) return run_gpus(o);
   if (*models) return run_models(o);
   if (*validate) return run_validate(o);
+  if (*inspect) return run_inspect(o, inspect_path);
   if (*calibrate) return run_calibrate(o, cases_path, calibrated_output);
   return 2;
 }

@@ -78,6 +78,10 @@ struct Model {
   std::optional<int64_t> given_params;
   std::optional<int64_t> given_active_params;
 
+  /// The modeling code upcasts logits to fp32 before the cross-entropy (transformers'
+  /// ForCausalLMLoss does; some remote-code models such as Qwen v1 do not).
+  bool loss_upcast_fp32 = true;
+
   // CV networks (cv-train).
   double cv_gflops_per_image = 0;  ///< forward GFLOPs (real FLOPs, 2 per MAC) at cv_resolution
   int64_t cv_resolution = 0;

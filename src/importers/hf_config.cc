@@ -240,7 +240,7 @@ ImportedModel import_hf_config(const json& config, const std::string& where) {
       "deepseek_v2", "deepseek_v3", "gemma",    "gemma2", "gemma3",    "phi3",       "gpt2",
       "gpt_neox",    "gptj",        "falcon",   "bloom",  "gpt_oss",   "chatglm",    "glm",
       "glm4",        "internlm2",   "baichuan", "llama4", "minimax",   "minimax_m2", "minimax_m1",
-      "qwen",        "yi",          "internlm", "phi"};
+      "qwen",        "yi",          "internlm", "phi",    "gpt_bigcode"};
   const bool known = kKnown.count(family) > 0;
   if (!known)
     notes.push_back("unknown model_type '" + family +
@@ -304,6 +304,17 @@ ImportedModel import_hf_config(const json& config, const std::string& where) {
     m.qkv_bias = m.o_bias = m.mlp_bias = true;
     m.tied_embeddings = f.flag("tie_word_embeddings", true);
     m.learned_pos_embeddings = f.int_or({"n_positions", "max_position_embeddings"}, 1024);
+  } else if (family == "gpt_bigcode") {
+    // GPTBigCodeBlock (modeling_gpt_bigcode.py): GPT-2 layout; with multi_query the fused c_attn
+    // projects to d + 2 x head_dim (one shared key/value head).
+    m.intermediate_size = f.int_or({"n_inner"}, 4 * d);
+    if (m.intermediate_size == 0) m.intermediate_size = 4 * d;
+    m.gated_mlp = false;
+    m.layer_norm = true;
+    m.qkv_bias = m.o_bias = m.mlp_bias = true;
+    m.tied_embeddings = f.flag("tie_word_embeddings", true);
+    m.learned_pos_embeddings = f.int_or({"n_positions", "max_position_embeddings"}, 1024);
+    m.num_kv_heads = f.flag("multi_query", true) ? 1 : H;
   } else if (family == "gpt_neox") {
     // GPTNeoXLayer: query_key_value/dense bias=config.attention_bias (default True), MLP biases,
     // input_layernorm + post_attention_layernorm, untied embed_out.
@@ -356,6 +367,17 @@ ImportedModel import_hf_config(const json& config, const std::string& where) {
   } else if (family == "gpt_oss") {
     m.qkv_bias = m.o_bias = f.flag("attention_bias", true);
     m.attention_sinks = true;  // GptOssAttention.sinks: one learned logit per head
+  } else if (family == "chatglm" && f.has("inner_hidden_size")) {
+    // ChatGLM-6B v1 (THUDM/chatglm-6b modeling_chatglm.py): GLMBlock with LayerNorm before
+    // attention and MLP, query_key_value/dense/dense_h_to_4h/dense_4h_to_h all with bias, GELU
+    // MLP of inner_hidden_size, MHA, word embeddings shared with the output layer.
+    m.gated_mlp = false;
+    m.layer_norm = true;
+    m.qkv_bias = m.o_bias = m.mlp_bias = true;
+    m.num_kv_heads = H;
+    m.intermediate_size = f.req_int({"inner_hidden_size"});
+    m.tied_embeddings = true;
+    m.max_position_embeddings = f.int_or({"max_sequence_length"}, 2048);
   } else if (family == "chatglm") {
     // ChatGLM remote code (modeling_chatglm.py): query_key_value bias = add_bias_linear or
     // add_qkv_bias; dense and MLP bias = add_bias_linear; dense_h_to_4h is 2*ffn (SwiGLU).
@@ -389,6 +411,8 @@ ImportedModel import_hf_config(const json& config, const std::string& where) {
     m.num_kv_heads = H;
     m.head_dim = f.int_or({"kv_channels"}, d / H);
     m.intermediate_size = f.req_int({"intermediate_size"}) / 2;
+    // QWenLMHeadModel.forward takes CrossEntropyLoss of the 16-bit logits, no fp32 upcast.
+    m.loss_upcast_fp32 = false;
   } else if (family == "llama4") {
     m.qkv_bias = m.o_bias = attention_bias;  // use_qk_norm is a parameter-free L2 norm
   } else if (family == "minimax_m2" || family == "minimax") {

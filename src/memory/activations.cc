@@ -195,8 +195,9 @@ Part training_activations(const Scenario& s, const nlohmann::json& engine) {
   // Chunked cross-entropy (torchtune CEWithChunkedOutputLoss) keeps the bf16 chunk outputs (2 B)
   // and every chunk's saved fp32 log-softmax (4 B); the fp32 upcast and the gradients exist for
   // one chunk at a time.
-  const double per_logit =
-      s.training.chunked_loss ? 6.0 : engine.value("loss_bytes_per_logit", 14.0);
+  double per_logit = s.training.chunked_loss ? 6.0 : engine.value("loss_bytes_per_logit", 14.0);
+  if (!m.loss_upcast_fp32 && !s.training.chunked_loss)
+    per_logit = engine.value("loss_bytes_per_logit_16bit", per_logit);
   const double loss = tokens * static_cast<double>(m.vocab_size) * per_logit / tp;
   // Final norm input and the embedding output.
   const double edges = tokens * static_cast<double>(m.hidden_size) * (4.0 + a);
