@@ -38,6 +38,7 @@ struct Options {
   // Catalog filters.
   std::string vendor, segment, family, kind;
   double min_memory_gb = 0;
+  double min_params_b = 0, max_params_b = 1e9;
 };
 
 std::string output_format(const Options& o) {
@@ -188,6 +189,8 @@ int run_models(const Options& o) {
   for (const auto& m : all) {
     if (!contains_ci(m.value("family", ""), o.family)) continue;
     if (!o.kind.empty() && m.value("kind", "") != o.kind) continue;
+    const double billions = m.value("params", 0.0) / 1e9;
+    if (billions < o.min_params_b || billions > o.max_params_b) continue;
     out.push_back(m);
   }
   const std::string format = output_format(o);
@@ -294,6 +297,8 @@ int main_impl(int argc, char** argv) {
   add_format(models);
   models->add_option("--family", o.family, "filter by family");
   models->add_option("--kind", o.kind, "llm|cv");
+  models->add_option("--min-params", o.min_params_b, "at least this many billion parameters");
+  models->add_option("--max-params", o.max_params_b, "at most this many billion parameters");
   std::string inspect_path;
   CLI::App* inspect = app.add_subcommand(
       "inspect", "read a config.json, model folder, .safetensors (or index) or .gguf file");

@@ -276,6 +276,7 @@ const NumberFormat& Catalog::format(std::string_view name, const std::string& ro
 }
 
 const nlohmann::json& Catalog::engine(std::string_view name, const std::string& field) const {
+  if (auto it = engines_.find(std::string(name)); it != engines_.end() && name[0] != '_') return *it;
   std::vector<std::string> valid;
   for (const auto& [key, value] : engines_.items()) {
     if (key.empty() || key[0] == '_') continue;

@@ -21,15 +21,20 @@ struct Parts {
   }
 };
 
-Parts compute_parts(const Scenario& s, const Catalog& catalog) {
-  Parts p;
-  p.weights = memory::weights(s);
+// The parts that grow with the batch: KV cache and activations.
+void fill_batch_parts(const Scenario& s, const Catalog& catalog, Parts& p) {
   if (s.task == Task::kInference) {
     p.kv = memory::kv_cache(s, s.batch, s.seq_len);
     // Hugging Face's DynamicCache grows by torch.cat: one layer's old and new cache coexist.
     if (s.engine == "hf") p.kv.bytes *= 1.0 + 1.0 / static_cast<double>(s.model.num_layers);
   }
   p.activations = memory::activations(s, catalog);
+}
+
+Parts compute_parts(const Scenario& s, const Catalog& catalog) {
+  Parts p;
+  p.weights = memory::weights(s);
+  fill_batch_parts(s, catalog, p);
   p.gradients = memory::gradients(s);
   p.optimizer = memory::optimizer_states(s);
   p.master = memory::master_weights(s);
@@ -184,9 +189,11 @@ MemoryEstimate estimate_memory(const Scenario& s, const Catalog& catalog, Estima
         // (weights fixed; KV cache, prefill activations and logits per sequence), so two
         // evaluations give the line; checks on either side absorb rounding.
         Scenario t = s;
+        Parts q = p;
         auto total_at = [&](int64_t b) {
           t.batch = b;
-          return device_total(compute_parts(t, catalog), t, catalog);
+          fill_batch_parts(t, catalog, q);
+          return device_total(q, t, catalog);
         };
         const double one = total_at(1), slope = total_at(2) - one;
         int64_t b = 0;
