@@ -349,6 +349,7 @@ struct HttpServer::Impl {
     http.set_write_timeout(options.write_timeout_s, 0);
     http.set_keep_alive_timeout(2);
     http.set_keep_alive_max_count(1000);
+    http.set_tcp_nodelay(true);  // headers and body go out in separate writes
 
     const bool loopback = server::is_loopback_host(options.host);
     const bool cors = options.cors;

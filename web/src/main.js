@@ -479,16 +479,25 @@ function renderBasis(basis) {
   $('basis-section').hidden = items.length === 0;
 }
 
+let sweepPoints = null;  // drawn again on a language change
+
 async function runSweep(scenario, gen, signal) {
   const section = $('sweep-section');
   if (scenario.task !== 'inference' || !scenario.gpu) {
     section.hidden = true;
+    sweepPoints = null;
     return;
   }
   const results = await Promise.all(SWEEP_BATCHES.map((b) =>
     post('api/v1/estimate', { ...scenario, batch: b }, signal).catch(() => null)));
   if (gen !== generation) return;
-  const points = SWEEP_BATCHES.map((b, i) => ({ b, e: results[i] })).filter((x) => x.e && x.e.performance);
+  sweepPoints = SWEEP_BATCHES.map((b, i) => ({ b, e: results[i] })).filter((x) => x.e && x.e.performance);
+  drawSweep();
+}
+
+function drawSweep() {
+  const section = $('sweep-section');
+  const points = sweepPoints || [];
   section.hidden = points.length === 0;
   if (!points.length) return;
   const fits = points.map((x) => x.e.memory && x.e.memory.fits !== false);
@@ -669,10 +678,11 @@ async function update() {
     lastRender();
     setStatus('', '');
     $('estimate-view').classList.remove('stale');
+    sweepPoints = null;
     await runSweep(scenario, gen, signal);
     if (gen !== generation) return;
     const rerender = lastRender;
-    lastRender = () => { rerender(); runSweep(scenario, generation, undefined); };
+    lastRender = () => { rerender(); drawSweep(); };
   } catch (e) {
     if (gen !== generation || e.name === 'AbortError') return;
     setStatus(errorText(e), 'error');
