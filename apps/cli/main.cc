@@ -1,5 +1,300 @@
+// The gpusizer command: a thin face over the library. Parses flags into the contract's JSON,
+// calls the library, renders. Exit codes: 0 success, 2 bad input, 1 internal error.
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <fstream>
 #include <iostream>
-#include "gpusizer/catalog.h"
-int main() {
-  std::cout << gpusizer::Catalog::builtin().gpus().size() << "\n";
+#include <optional>
+#include <sstream>
+
+#include "gpusizer/api.h"
+#include "gpusizer/error.h"
+#include "gpusizer/render.h"
+#include "gpusizer/validation.h"
+
+namespace gpusizer {
+namespace embedded {
+std::string_view find(std::string_view name);
+}
+
+namespace {
+
+struct Options {
+  std::string format;  // empty: table on a terminal, json otherwise
+  std::string data_dir;
+  std::string input;
+  // Scenario flags; unset ones are left to the scenario's defaults.
+  std::optional<std::string> model, task, weights, kv_cache, engine, gpu, optimizer,
+      mixed_precision, gradient_checkpointing, method;
+  std::optional<int64_t> batch, seq_len, prompt_len, output_len, gpu_count, gpus_per_node, tp, pp,
+      dp, ep, lora_rank, zero_stage, grad_accum, global_batch, max_num_batched_tokens;
+  std::optional<double> gpu_memory_utilization, tokens;
+  std::vector<std::string> lora_targets;
+  bool no_flash_attention = false;
+  // Catalog filters.
+  std::string vendor, segment, family, kind;
+  double min_memory_gb = 0;
+};
+
+std::string output_format(const Options& o) {
+  if (!o.format.empty()) return o.format;
+  return isatty(STDOUT_FILENO) ? "table" : "json";
+}
+
+const Catalog& catalog_for(const Options& o) {
+  static std::optional<Catalog> loaded;
+  if (o.data_dir.empty()) return Catalog::builtin();
+  if (!loaded) loaded = Catalog::load(o.data_dir);
+  return *loaded;
+}
+
+// Flags override the scenario's keys (also those of an --input file).
+void apply_flags(const Options& o, nlohmann::json& s) {
+  auto set = [&](const char* key, const auto& v) {
+    if (v) s[key] = *v;
+  };
+  set("model", o.model);
+  set("task", o.task);
+  set("weights", o.weights);
+  set("kv_cache", o.kv_cache);
+  set("engine", o.engine);
+  set("gpu", o.gpu);
+  set("method", o.method);
+  set("batch", o.batch);
+  set("seq_len", o.seq_len);
+  set("prompt_len", o.prompt_len);
+  set("output_len", o.output_len);
+  set("gpu_count", o.gpu_count);
+  set("gpus_per_node", o.gpus_per_node);
+  set("gpu_memory_utilization", o.gpu_memory_utilization);
+  set("max_num_batched_tokens", o.max_num_batched_tokens);
+  auto sub = [&](const char* obj, const char* key, const auto& v) {
+    if (v) s[obj][key] = *v;
+  };
+  sub("parallel", "tp", o.tp);
+  sub("parallel", "pp", o.pp);
+  sub("parallel", "dp", o.dp);
+  sub("parallel", "ep", o.ep);
+  sub("training", "optimizer", o.optimizer);
+  sub("training", "mixed_precision", o.mixed_precision);
+  sub("training", "lora_rank", o.lora_rank);
+  sub("training", "zero_stage", o.zero_stage);
+  sub("training", "grad_accum", o.grad_accum);
+  sub("training", "global_batch", o.global_batch);
+  sub("training", "tokens", o.tokens);
+  if (o.gradient_checkpointing) {
+    const std::string& g = *o.gradient_checkpointing;
+    if (g == "true" || g == "false")
+      s["training"]["gradient_checkpointing"] = g == "true";
+    else
+      s["training"]["gradient_checkpointing"] = g;
+  }
+  if (o.no_flash_attention) s["training"]["flash_attention"] = false;
+  if (!o.lora_targets.empty()) s["training"]["lora_targets"] = o.lora_targets;
+}
+
+std::string read_all(const std::string& path) {
+  if (path == "-") {
+    std::ostringstream s;
+    s << std::cin.rdbuf();
+    return s.str();
+  }
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw InputError("--input", "cannot read '" + path + "'", "bad_file");
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+nlohmann::json parse_json(const std::string& text, const std::string& where) {
+  try {
+    return nlohmann::json::parse(text);
+  } catch (const nlohmann::json::parse_error& e) {
+    throw InputError(where, std::string("malformed JSON: ") + e.what(), "bad_json");
+  }
+}
+
+std::string render_one(const nlohmann::json& result, const std::string& format) {
+  if (format == "table") return render_estimate_table(result);
+  if (format == "markdown") return render_estimate_markdown(result);
+  if (format == "jsonl") return result.dump() + "\n";
+  return result.dump(2) + "\n";
+}
+
+int run_estimate(const Options& o) {
+  const Catalog& catalog = catalog_for(o);
+  const std::string format = output_format(o);
+  const bool batch = !o.input.empty() &&
+                     ((o.input.size() > 6 && o.input.ends_with(".jsonl")) ||
+                      (o.input == "-" && o.format == "jsonl"));
+  if (batch) {
+    // One result per line, in order; a failing line answers with an error object in its place.
+    std::istringstream in(read_all(o.input));
+    std::string line;
+    int status = 0, number = 0;
+    while (std::getline(in, line)) {
+      ++number;
+      if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
+      nlohmann::json out;
+      try {
+        nlohmann::json scenario = parse_json(line, fmt::format("line {}", number));
+        apply_flags(o, scenario);
+        out = estimate_json(scenario, catalog);
+      } catch (const InputError& e) {
+        out = error_json(e.code(), e.what());
+        status = 2;
+      } catch (const std::exception& e) {
+        out = error_json("internal", e.what());
+        status = 2;
+      }
+      std::cout << (format == "table" || format == "markdown" ? render_one(out, format)
+                                                               : out.dump() + "\n");
+    }
+    std::cout.flush();
+    return status;
+  }
+  nlohmann::json scenario = nlohmann::json::object();
+  if (!o.input.empty()) scenario = parse_json(read_all(o.input), "--input");
+  apply_flags(o, scenario);
+  const std::string text = render_one(estimate_json(scenario, catalog), format);
+  std::cout << text << std::flush;
+  return 0;
+}
+
+bool contains_ci(const std::string& haystack, const std::string& needle) {
+  return needle.empty() || normalize_name(haystack).find(normalize_name(needle)) != std::string::npos;
+}
+
+int run_gpus(const Options& o) {
+  nlohmann::json all = gpus_json(catalog_for(o)), out = nlohmann::json::array();
+  for (const auto& g : all) {
+    if (!contains_ci(g.value("vendor", ""), o.vendor)) continue;
+    if (!contains_ci(g.value("segment", ""), o.segment)) continue;
+    if (g["memory_gb"].is_number() && g["memory_gb"].get<double>() < o.min_memory_gb) continue;
+    out.push_back(g);
+  }
+  const std::string format = output_format(o);
+  std::cout << (format == "json" || format == "jsonl" ? out.dump(2) + "\n"
+                                                       : render_gpus(out, format == "markdown"));
+  return 0;
+}
+
+int run_models(const Options& o) {
+  nlohmann::json all = models_json(catalog_for(o)), out = nlohmann::json::array();
+  for (const auto& m : all) {
+    if (!contains_ci(m.value("family", ""), o.family)) continue;
+    if (!o.kind.empty() && m.value("kind", "") != o.kind) continue;
+    out.push_back(m);
+  }
+  const std::string format = output_format(o);
+  std::cout << (format == "json" || format == "jsonl" ? out.dump(2) + "\n"
+                                                       : render_models(out, format == "markdown"));
+  return 0;
+}
+
+int run_validate(const Options& o) {
+  std::string cases(embedded::find("validation/memory_cases.jsonl"));
+  if (!o.data_dir.empty()) {
+    std::ifstream in(o.data_dir + "/validation/memory_cases.jsonl");
+    if (in) cases.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+  }
+  const nlohmann::json report = to_json(validate_memory(cases, catalog_for(o)));
+  const std::string format = output_format(o);
+  std::cout << (format == "json" || format == "jsonl" ? report.dump(2) + "\n"
+                                                       : render_validation(report, format == "markdown"));
+  return 0;
+}
+
+void add_scenario_flags(CLI::App* cmd, Options& o) {
+  cmd->add_option("--input,-i", o.input, "scenario file: .json (one) or .jsonl (one per line); - for stdin");
+  cmd->add_option("--model,-m", o.model, "catalog id, HF id, path, e.g. llama-2-7b");
+  cmd->add_option("--task", o.task, "inference|lora|qlora|full|freeze|pretrain|cv-train");
+  cmd->add_option("--weights", o.weights, "weights format: fp32 bf16 fp16 fp8 int8 int4 nf4 gptq-int4 awq-int4 q4_k_m ...");
+  cmd->add_option("--kv-cache", o.kv_cache, "KV cache format: fp32 bf16 fp16 fp8 q8_0 q4_0");
+  cmd->add_option("--batch,-b", o.batch, "concurrent sequences (inference) or micro-batch (training)");
+  cmd->add_option("--seq-len,-s", o.seq_len, "tokens per sequence");
+  cmd->add_option("--prompt-len", o.prompt_len, "prompt tokens (inference speed)");
+  cmd->add_option("--output-len", o.output_len, "output tokens (inference speed)");
+  cmd->add_option("--engine", o.engine, "hf|vllm|sglang|trtllm|llama.cpp|deepspeed|fsdp|megatron");
+  cmd->add_option("--gpu-memory-utilization", o.gpu_memory_utilization, "share of the GPU a preallocating engine takes");
+  cmd->add_option("--max-num-batched-tokens", o.max_num_batched_tokens, "token budget of a preallocating engine");
+  cmd->add_option("--gpu,-g", o.gpu, "catalog GPU id, e.g. a100-sxm4-80gb, 4090");
+  cmd->add_option("--gpu-count,-n", o.gpu_count, "GPUs in total");
+  cmd->add_option("--gpus-per-node", o.gpus_per_node, "GPUs joined by the fast link");
+  cmd->add_option("--tp", o.tp, "tensor parallel size");
+  cmd->add_option("--pp", o.pp, "pipeline parallel size");
+  cmd->add_option("--dp", o.dp, "data parallel size");
+  cmd->add_option("--ep", o.ep, "expert parallel size");
+  cmd->add_option("--optimizer", o.optimizer, "adamw|adamw-8bit|paged-adamw-8bit|sgd|sgd-momentum|adafactor|lion");
+  cmd->add_option("--mixed-precision", o.mixed_precision, "bf16|fp16|pure-bf16|fp32");
+  cmd->add_option("--gradient-checkpointing", o.gradient_checkpointing, "false|true|full|selective");
+  cmd->add_flag("--no-flash-attention", o.no_flash_attention, "eager attention");
+  cmd->add_option("--lora-rank", o.lora_rank, "LoRA rank");
+  cmd->add_option("--lora-targets", o.lora_targets, "LoRA target modules (all-linear by default)");
+  cmd->add_option("--zero-stage", o.zero_stage, "ZeRO stage 0-3");
+  cmd->add_option("--grad-accum", o.grad_accum, "gradient accumulation steps");
+  cmd->add_option("--global-batch", o.global_batch, "sequences per optimizer step");
+  cmd->add_option("--tokens", o.tokens, "total training tokens");
+  cmd->add_option("--method", o.method, "analytic (default) or rule-of-thumb (the articles' arithmetic)");
+}
+
+}  // namespace
+
+int main_impl(int argc, char** argv) {
+  Options o;
+  CLI::App app{"gpusizer: which GPUs, how many, how fast, at what cost, for a large model"};
+  app.require_subcommand(1);
+  app.add_option("--data-dir", o.data_dir, "read data files from this directory (else built-in)")
+      ->envname("GPUSIZER_DATA_DIR");
+  const std::vector<std::string> formats = {"table", "markdown", "json", "jsonl"};
+  auto add_format = [&](CLI::App* cmd) {
+    cmd->add_option("--format,-f", o.format, "table|markdown|json|jsonl")
+        ->check(CLI::IsMember(formats));
+  };
+  CLI::App* estimate = app.add_subcommand("estimate", "memory, speed, cost and power of one scenario");
+  add_format(estimate);
+  add_scenario_flags(estimate, o);
+  CLI::App* gpus = app.add_subcommand("gpus", "list the GPU catalog");
+  add_format(gpus);
+  gpus->add_option("--vendor", o.vendor, "filter by vendor");
+  gpus->add_option("--segment", o.segment, "datacenter|workstation|consumer|apple-soc");
+  gpus->add_option("--min-memory", o.min_memory_gb, "at least this many GB");
+  CLI::App* models = app.add_subcommand("models", "list the model catalog");
+  add_format(models);
+  models->add_option("--family", o.family, "filter by family");
+  models->add_option("--kind", o.kind, "llm|cv");
+  CLI::App* validate = app.add_subcommand("validate", "error against the shipped measurements");
+  add_format(validate);
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForAllHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::ParseError& e) {
+    std::cerr << "gpusizer: error: " << e.what() << "\n";
+    return 2;
+  }
+  if (*estimate) return run_estimate(o);
+  if (*gpus) return run_gpus(o);
+  if (*models) return run_models(o);
+  if (*validate) return run_validate(o);
+  return 2;
+}
+
+}  // namespace gpusizer
+
+int main(int argc, char** argv) {
+  try {
+    return gpusizer::main_impl(argc, argv);
+  } catch (const gpusizer::InputError& e) {
+    std::cerr << "gpusizer: error: " << e.what() << "\n";
+    return 2;
+  } catch (const std::exception& e) {
+    std::cerr << "gpusizer: internal error: " << e.what() << "\n";
+    return 1;
+  }
 }

@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "gpusizer/model.h"
@@ -22,7 +23,30 @@ struct ImportedModel {
 /// Builds a Model from a Hugging Face config.json object; `where` prefixes JSON paths in errors.
 ImportedModel import_hf_config(const nlohmann::json& config, const std::string& where);
 
+/// Parses config.json text (the bytes of the file) and imports it; malformed JSON is "bad_file".
+ImportedModel import_hf_config_text(std::string_view text, const std::string& where);
+
 /// Reads a config.json, a model folder, a .safetensors file or index, or a .gguf file.
 ImportedModel import_model_path(const std::string& path);
+
+/// Reads the header of one safetensors file held in memory; never touches tensor data.
+WeightsFile read_safetensors_bytes(std::string_view bytes, const std::string& where);
+
+/// Reads a .safetensors file, or every shard named by a model.safetensors.index.json.
+WeightsFile read_safetensors_path(const std::string& path);
+
+/// Imports a GGUF file held in memory: the Model from its metadata, the weights from its tensor
+/// infos.
+ImportedModel import_gguf_bytes(std::string_view bytes, const std::string& where);
+
+/// Imports a .gguf file; a split file (name-00001-of-0000N.gguf) is read with all its parts.
+ImportedModel import_gguf_path(const std::string& path);
+
+/// The imported model as JSON: architecture fields, exact parameter counts (count_params), the
+/// weight files' bytes by dtype, weights format, analytic-vs-file comparison and warnings.
+nlohmann::json imported_to_json(const ImportedModel& imported);
+
+/// The imported model as a readable text table.
+std::string imported_to_text(const ImportedModel& imported);
 
 }  // namespace gpusizer

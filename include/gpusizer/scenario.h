@@ -37,6 +37,9 @@ struct TrainingOptions {
   int64_t global_batch = 0;  ///< 0: batch * grad_accum * dp
   double tokens = 0;         ///< total training tokens, 0 = not given
   bool chunked_loss = false;  ///< loss computed in chunks (torchtune, Liger): no full fp32 logits
+  bool optimizer_in_backward = false;  ///< each gradient applied and freed as it is produced
+  bool activation_offload = false;     ///< saved activations moved to host memory
+  int64_t trainable_layers = 2;  ///< freeze task: the last N layers train (LLaMA-Factory default)
 };
 
 struct Parallelism {
@@ -75,6 +78,10 @@ struct Scenario {
   /// GPUs one model replica spans (tp * pp * ep for the engine).
   int64_t model_parallel_size() const { return parallel.tp * parallel.pp; }
 };
+
+/// Whether a LoRA target name selects a module, matching by suffix as PEFT does
+/// ("gate_proj" selects "experts.gate_proj"); "all-linear" selects every matrix but the router.
+bool lora_target_matches(const std::string& target, const std::string& module);
 
 /// Checks and completes a scenario from the contract's JSON. Throws InputError naming the field.
 Scenario parse_scenario(const nlohmann::json& input, const Catalog& catalog);

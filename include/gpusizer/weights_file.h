@@ -16,6 +16,7 @@ struct WeightsFile {
   double lm_head_bytes = 0;    ///< output head (0 when tied)
   std::map<std::string, double> bytes_by_dtype;  ///< "BF16", "I32", "Q4_K", ...
   std::string weights_format;  ///< gpusizer format id inferred from the dtypes ("bf16", "q4_k_m")
+  int64_t files = 1;           ///< shards or split parts read
 };
 
 }  // namespace gpusizer

@@ -1,6 +1,7 @@
 #include "gpusizer/catalog.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cstdlib>
 #include <fstream>
 #include <map>
@@ -147,6 +148,26 @@ std::string read_file_or_empty(const std::string& path) {
   throw InputError(field, msg, "unknown_name");
 }
 
+// Whether normalised `key` occurs in `id` starting at the beginning of one of its tokens
+// ("4090" in "rtx-4090-24gb"), so that a typo inside a token ("lama") is not taken as a match.
+bool matches_at_token_start(const std::string& id, const std::string& key) {
+  std::string norm;
+  std::vector<size_t> starts;
+  bool boundary = true;
+  for (char c : id) {
+    if (!std::isalnum(static_cast<unsigned char>(c))) {
+      boundary = true;
+      continue;
+    }
+    if (boundary) starts.push_back(norm.size());
+    boundary = false;
+    norm += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  }
+  for (size_t start : starts)
+    if (norm.compare(start, key.size(), key) == 0) return true;
+  return false;
+}
+
 // Resolves `name` against ids, then aliases, then unique normalised-substring matches.
 template <typename Item>
 const Item& lookup(const std::vector<Item>& items,
@@ -166,7 +187,7 @@ const Item& lookup(const std::vector<Item>& items,
         if (const Item* it = by_id(target)) return *it;
     std::vector<const Item*> partial;
     for (const auto& it : items)
-      if (normalize_name(it.id).find(key) != std::string::npos) partial.push_back(&it);
+      if (matches_at_token_start(it.id, key)) partial.push_back(&it);
     if (partial.size() == 1 && key.size() >= 3) return *partial[0];
     if (partial.size() > 1 && key.size() >= 3) {
       std::string msg = std::string("'") + std::string(name) + "' is ambiguous: it matches ";

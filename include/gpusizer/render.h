@@ -1,0 +1,20 @@
+#pragma once
+// Text renderings shared by the CLI and the server: terminal tables and markdown, built from the
+// contract JSON so every face shows the same numbers.
+#include <nlohmann/json.hpp>
+#include <string>
+
+namespace gpusizer {
+
+/// An estimate as a terminal table with a bar per component against the GPU's capacity.
+std::string render_estimate_table(const nlohmann::json& estimate);
+/// An estimate as a markdown table (for issues and purchase requests).
+std::string render_estimate_markdown(const nlohmann::json& estimate);
+/// The GPU catalog as a table or markdown.
+std::string render_gpus(const nlohmann::json& gpus, bool markdown);
+/// The model catalog as a table or markdown.
+std::string render_models(const nlohmann::json& models, bool markdown);
+/// A validation report as a table or markdown.
+std::string render_validation(const nlohmann::json& report, bool markdown);
+
+}  // namespace gpusizer

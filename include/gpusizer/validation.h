@@ -1,0 +1,42 @@
+#pragma once
+// `gpusizer validate`: runs every shipped measurement case through the estimator and reports the
+// error per source group and overall (data/validation/memory_cases.jsonl).
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "gpusizer/catalog.h"
+
+namespace gpusizer {
+
+struct CaseResult {
+  std::string id;
+  std::string group;
+  std::string compare;  ///< output key compared: allocated_bytes, weights_bytes, ...
+  double measured = 0;
+  double predicted = 0;
+  double error = 0;  ///< (predicted - measured) / measured
+  std::string failure;  ///< set when the scenario could not be estimated
+};
+
+struct ErrorSummary {
+  std::string group;
+  size_t n = 0;
+  double median = 0, p90 = 0, max = 0, bias = 0;  ///< absolute relative errors; bias = median signed
+};
+
+struct ValidationReport {
+  std::vector<CaseResult> cases;
+  std::vector<ErrorSummary> groups;  ///< one per source group, then "all"
+  size_t excluded = 0;
+};
+
+/// Runs the memory cases (JSONL text, one case per line) and summarises the errors.
+ValidationReport validate_memory(std::string_view cases_jsonl, const Catalog& catalog);
+
+/// Summary statistics of absolute relative errors.
+ErrorSummary summarize(const std::string& group, std::vector<double> signed_errors);
+
+nlohmann::json to_json(const ValidationReport& report);
+
+}  // namespace gpusizer

@@ -1,0 +1,39 @@
+#!/usr/bin/env bash
+# Runs every test: the unit and end-to-end suite (warnings as errors), then the same suite under
+# AddressSanitizer and UndefinedBehaviorSanitizer, then the fuzz targets for a bounded number of
+# runs. Prints a closing line 'N passed, M failed'.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+scripts/install_deps.sh || exit 1
+jobs=$(nproc)
+passed=0
+failed=0
+run_suite() {  # name, build dir, extra cmake flags...
+  local name=$1 dir=$2
+  shift 2
+  echo "== $name"
+  if ! cmake -S . -B "$dir" -G Ninja -DGPUSIZER_WERROR=ON "$@" >/dev/null ||
+     ! cmake --build "$dir" -j "$jobs"; then
+    echo "$name: build failed"
+    failed=$((failed + 1))
+    return
+  fi
+  if (cd "$dir" && ctest --output-on-failure -j "$jobs" --timeout 600); then
+    passed=$((passed + 1))
+  else
+    failed=$((failed + 1))
+  fi
+}
+run_suite "tests (release)" build-test -DCMAKE_BUILD_TYPE=RelWithDebInfo -DGPUSIZER_BUILD_BENCH=ON
+run_suite "tests under ASan+UBSan" build-asan -DCMAKE_BUILD_TYPE=Debug -DGPUSIZER_SANITIZE=ON \
+  -DGPUSIZER_BUILD_BENCH=OFF
+if [ -x tests/fuzz/run_fuzz.sh ]; then
+  echo "== fuzzing"
+  if tests/fuzz/run_fuzz.sh; then passed=$((passed + 1)); else failed=$((failed + 1)); fi
+fi
+if [ -x scripts/test_web.sh ]; then
+  echo "== web"
+  if scripts/test_web.sh; then passed=$((passed + 1)); else failed=$((failed + 1)); fi
+fi
+echo "suites: $passed passed, $failed failed"
+[ "$failed" -eq 0 ]

@@ -1,0 +1,68 @@
+// Assembles one Estimate from the estimators: memory, then power and cost (speed joins when a
+// GPU is given). Nothing here computes memory or speed itself.
+#include "gpusizer/estimate.h"
+
+#include <fmt/format.h>
+
+#include "gpusizer/units.h"
+#include "memory/memory_estimate.h"
+#include "estimate/power.h"
+
+namespace gpusizer {
+namespace {
+
+void add_warnings(const Scenario& s, Estimate& e) {
+  for (const auto& n : s.notes) e.warnings.push_back(n);
+  if (!s.gpu) return;
+  const Gpu& g = *s.gpu;
+  const std::string& dtype = is_training(s.task) && s.task != Task::kInference
+                                 ? (s.training.mixed_precision == "fp32" ? "fp32" : "bf16")
+                                 : s.weights.compute_dtype;
+  if (s.training.mixed_precision != "fp16" && dtype == "bf16" && !g.supports("bf16"))
+    e.warnings.push_back(g.name + " has no BF16: use fp16 (mixed_precision fp16, weights fp16)");
+  if (s.weights.needs == "fp8" && !g.supports("fp8"))
+    e.warnings.push_back(g.name + " has no FP8 tensor cores: fp8 weights run through a slower "
+                                  "weight-only path or not at all (FP8 needs Ada, Hopper or newer)");
+  if (s.kv_cache.id == "fp8" && !g.supports("fp8") && s.engine != "vllm")
+    e.warnings.push_back("fp8 KV cache on " + g.name + " is stored only; attention upcasts it");
+  if (is_training(s.task) && s.training.flash_attention && g.architecture.find("Volta") != std::string::npos)
+    e.warnings.push_back("FlashAttention-2 needs Ampere or newer; " + g.name +
+                         " falls back to memory-efficient SDPA");
+  if (s.gpu_count > 1 && !g.nvlink && is_training(s.task))
+    e.warnings.push_back(fmt::format("{} GPUs without NVLink: gradients and TP traffic cross PCIe "
+                                     "({})",
+                                     s.gpu_count, g.pcie_gen_lanes));
+  if (g.segment == "consumer" && s.gpu_count >= 4)
+    e.warnings.push_back(g.name + ": consumer cards in a rack risk thermal throttling (open-air "
+                                  "coolers) and have " +
+                         (g.has_ecc() ? std::string("ECC only at a capacity cost") : "no ECC"));
+}
+
+}  // namespace
+
+Estimate estimate(const Scenario& s, const Catalog& catalog) {
+  Estimate e;
+  e.model_id = s.model.id;
+  const ParamCounts c = count_params(s.model);
+  e.params = c.total;
+  e.active_params = c.active;
+  e.basis["params"] = c.computed ? "counted from the architecture (HF module layout)"
+                                 : "given count (the architecture is not countable field by field)";
+  e.memory = estimate_memory(s, catalog, e);
+  if (e.memory.fits && !*e.memory.fits && e.memory.capacity)
+    e.warnings.push_back(fmt::format("does not fit: needs {:.1f} GiB per GPU, {} has {:.1f} GiB "
+                                     "usable",
+                                     e.memory.total / kGiB, s.gpu->name,
+                                     *e.memory.capacity / kGiB));
+  estimate_power(s, catalog, e);
+  if (s.gpu && s.gpu->cloud_usd_per_gpu_hr) {
+    e.cost.usd_per_hour = *s.gpu->cloud_usd_per_gpu_hr * static_cast<double>(s.gpu_count);
+    e.basis["usd_per_hour"] = fmt::format("{} GPUs x ${:g}/GPU-hour ({}, {})", s.gpu_count,
+                                          *s.gpu->cloud_usd_per_gpu_hr, s.gpu->cloud_instance,
+                                          s.gpu->cloud_price_date);
+  }
+  add_warnings(s, e);
+  return e;
+}
+
+}  // namespace gpusizer

@@ -1,0 +1,304 @@
+// Activation memory.
+// Training: the tensors autograd saves for the backward pass, counted per layer as Korthikanti et
+// al. 2022 ("Reducing Activation Recomputation in Large Transformer Models", sec. 4.1: sbh(34 +
+// 5as/h) for GPT-3), redone tensor by tensor for today's layers: gated MLPs, GQA, FlashAttention
+// (Dao 2022: saves Q, K, V, the output and the log-sum-exp, never the s x s scores), no dropout,
+// frozen weights (a frozen Linear keeps no input: its backward needs only the weight), LoRA
+// adapters (PEFT casts their input to the adapter's fp32), and the logits and cross-entropy spike.
+// Inference: the largest set of tensors alive at once inside one layer of a no-grad forward.
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+
+#include "memory/memory_parts.h"
+
+namespace gpusizer::memory {
+namespace {
+
+struct Widths {
+  double d = 0, q = 0, kv = 0, ff = 0;  // per token: hidden, query/out, key/value, MLP width
+  double heads = 0;
+};
+
+// Widths on one TP rank. MLP width of a MoE layer counts the k routed experts a token visits
+// plus the shared expert.
+Widths widths(const Scenario& s) {
+  const Model& m = s.model;
+  const double tp = static_cast<double>(s.parallel.tp);
+  Widths w;
+  w.d = static_cast<double>(m.hidden_size);
+  w.heads = static_cast<double>(m.num_heads) / tp;
+  if (m.mla) {
+    w.q = static_cast<double>(m.num_heads * (m.mla->qk_nope_head_dim + m.mla->qk_rope_head_dim)) / tp;
+    w.kv = static_cast<double>(m.num_heads * (m.mla->qk_nope_head_dim + m.mla->qk_rope_head_dim +
+                                              m.mla->v_head_dim)) / (2.0 * tp);
+  } else {
+    w.q = static_cast<double>(m.q_width()) / tp;
+    w.kv = std::ceil(static_cast<double>(m.num_kv_heads) / tp) * static_cast<double>(m.head_dim);
+  }
+  if (m.is_moe()) {
+    const double dense_share = static_cast<double>(m.num_dense_layers) / static_cast<double>(m.num_layers);
+    const double moe_ff = static_cast<double>(m.experts_per_token * m.moe_intermediate_size +
+                                              m.shared_expert_intermediate_size);
+    const double dense_ff = static_cast<double>(m.dense_intermediate_size);
+    w.ff = (dense_share * dense_ff + (1 - dense_share) * moe_ff) / tp;
+  } else {
+    w.ff = static_cast<double>(m.intermediate_size) / tp;
+  }
+  return w;
+}
+
+bool full_training(const Scenario& s) {
+  return s.task == Task::kFull || s.task == Task::kPretrain;
+}
+
+// Whether a module's weight trains (its input must then be saved for the weight gradient).
+bool trains(const Scenario& s, const std::string& /*module*/) {
+  if (full_training(s) || s.task == Task::kFreeze) return true;
+  return false;
+}
+
+// Whether a LoRA adapter sits on the module.
+bool has_lora(const Scenario& s, const std::string& module) {
+  if (s.task != Task::kLora && s.task != Task::kQlora) return false;
+  for (const auto& t : s.training.lora_targets)
+    if (lora_target_matches(t, module)) return true;
+  return false;
+}
+
+double activation_bytes(const Scenario& s) {
+  return s.training.mixed_precision == "fp32" ? 4.0 : 2.0;
+}
+
+// Bytes autograd saves per token in one layer (no recomputation).
+double saved_bytes_per_token(const Scenario& s, const nlohmann::json& engine, bool* eager_part,
+                             double context) {
+  const Model& m = s.model;
+  const Widths w = widths(s);
+  const double a = activation_bytes(s);
+  const bool sp = s.parallel.sequence_parallel;
+  const double tp = static_cast<double>(s.parallel.tp);
+  // Norm inputs, and the norm outputs that feed the projections, are replicated over TP ranks
+  // unless sequence parallelism splits them (Korthikanti et al. sec. 4.2.2).
+  const double rep = sp ? 1.0 / tp : 1.0;
+  const double norm_in = (engine.value("norm_saves_fp32_input", false) ? 4.0 : a) * w.d * rep;
+  // LoRA's saved input: an fp32 copy per adapted module under pure low precision (PEFT
+  // _cast_input_dtype), a 16-bit autocast copy under AMP.
+  const bool amp = s.training.mixed_precision == "bf16" || s.training.mixed_precision == "fp16";
+  const double lora_in_bytes = amp ? 2.0 : 4.0;
+  const double r = static_cast<double>(s.training.lora_rank);
+  auto lora = [&](const std::string& name, double in) {
+    return has_lora(s, name) ? lora_in_bytes * in + 4.0 * r : 0.0;
+  };
+
+  double bytes = 0;
+  const int64_t norms = std::max<int64_t>(1, m.norms_per_layer);
+  bytes += static_cast<double>(norms) * norm_in;
+  // Attention block.
+  const bool proj_trains = trains(s, "q_proj");
+  if (proj_trains) bytes += a * w.d * rep;  // shared input of q/k/v
+  bytes += lora("q_proj", w.d) + lora("k_proj", w.d) + lora("v_proj", w.d);
+  if (m.mla) bytes += lora("q_a_proj", w.d) + lora("kv_a_proj_with_mqa", w.d);
+  if (s.training.flash_attention) {
+    // FlashAttention-2 saves Q, K, V (unrepeated), the output and fp32 log-sum-exp per head.
+    bytes += a * (w.q + 2.0 * w.kv) + a * w.q + 4.0 * w.heads;
+  } else {
+    // Eager attention (transformers eager_attention_forward): repeated K and V, fp32 softmax
+    // output and its 16-bit copy over the whole context.
+    bytes += a * 3.0 * w.q + (4.0 + a) * w.heads * context;
+    if (trains(s, "o_proj") || has_lora(s, "o_proj")) bytes += a * w.q;
+    *eager_part = true;
+  }
+  bytes += lora("o_proj", w.q);
+  // MLP block.
+  if (trains(s, "gate_proj")) bytes += a * w.d * rep;
+  if (m.gated_mlp) {
+    // gate output (SiLU input), act(gate) and up output (the product's operands).
+    bytes += 3.0 * a * w.ff;
+    if (trains(s, "down_proj") || has_lora(s, "down_proj")) bytes += a * w.ff;
+    bytes += lora("gate_proj", w.d) + lora("up_proj", w.d) + lora("down_proj", w.ff);
+  } else {
+    bytes += a * w.ff;  // GELU input
+    if (trains(s, "down_proj") || has_lora(s, "down_proj")) bytes += a * w.ff;
+    bytes += lora("up_proj", w.d) + lora("down_proj", w.ff);
+  }
+  if (m.is_moe()) {
+    // Router logits in fp32 and the k expert outputs kept for the weighted sum.
+    const double moe_share =
+        static_cast<double>(m.num_moe_layers) / static_cast<double>(m.num_layers);
+    bytes += moe_share * (4.0 * static_cast<double>(m.num_experts) +
+                          a * w.d * static_cast<double>(m.experts_per_token));
+  }
+  return bytes;
+}
+
+// Largest linear weight: QLoRA dequantizes one at a time to 16-bit (bitsandbytes MatMul4Bit).
+double largest_matrix_bytes(const Scenario& s) {
+  double largest = 0;
+  for (const auto& mod : linear_modules(s.model))
+    largest = std::max(largest, static_cast<double>(mod.in * mod.out) * 2.0);
+  return largest / static_cast<double>(s.parallel.tp);
+}
+
+Part training_activations(const Scenario& s, const nlohmann::json& engine) {
+  const Model& m = s.model;
+  const double tokens = static_cast<double>(s.batch * s.seq_len);
+  const double tp = static_cast<double>(s.parallel.tp);
+  bool eager = false;
+  const double per_layer = saved_bytes_per_token(s, engine, &eager, static_cast<double>(s.seq_len));
+  // Layers that save anything: all, or only the trainable top layers when freeze-tuning.
+  double layers = static_cast<double>(m.num_layers);
+  if (s.task == Task::kFreeze)
+    layers = std::min(layers, static_cast<double>(s.training.trainable_layers));
+  layers = std::ceil(layers / static_cast<double>(s.parallel.pp));
+  // 1F1B keeps up to pp micro-batches in flight on the first stage; interleaving adds
+  // (pp-1)/(pp*v) (Korthikanti et al. sec. 4.2.3).
+  double in_flight = 1;
+  if (s.parallel.pp > 1) {
+    const double pp = static_cast<double>(s.parallel.pp);
+    in_flight = std::min(pp, static_cast<double>(s.training.grad_accum));
+    if (s.parallel.pp_interleave > 1)
+      in_flight *= 1.0 + (pp - 1.0) / (pp * static_cast<double>(s.parallel.pp_interleave));
+  }
+  const double a = activation_bytes(s);
+  double saved;
+  std::string basis;
+  switch (s.training.recompute) {
+    case Recompute::kFull:
+      // Checkpointing keeps each layer's input and recomputes one layer at a time.
+      saved = (layers * in_flight * a * static_cast<double>(m.hidden_size) + per_layer) * tokens;
+      basis = "full recomputation: L x seq x batch x hidden x bytes + one layer's saved tensors";
+      break;
+    case Recompute::kSelective: {
+      Scenario flash = s;
+      flash.training.flash_attention = true;
+      bool unused = false;
+      const double without_scores = saved_bytes_per_token(flash, engine, &unused, 0);
+      saved = layers * in_flight * without_scores * tokens;
+      basis = "selective recomputation: per-layer saved tensors without attention scores";
+      break;
+    }
+    default:
+      saved = layers * in_flight * per_layer * tokens;
+      basis = fmt::format("L x seq x batch x {:.0f} B per token per layer (tensors autograd saves; "
+                          "Korthikanti et al. 2022 accounting, {})",
+                          per_layer, eager ? "eager attention" : "FlashAttention");
+  }
+  if (s.training.activation_offload) {
+    saved = 2.0 * per_layer * tokens;
+    basis = "activations offloaded to host: about two layers resident";
+  }
+  // Loss: the logits and the cross-entropy on the last stage (vocabulary split over TP).
+  const double per_logit = s.training.chunked_loss ? 7.0 : engine.value("loss_bytes_per_logit", 14.0);
+  const double loss = tokens * static_cast<double>(m.vocab_size) * per_logit / tp;
+  // Final norm input and the embedding output.
+  const double edges = tokens * static_cast<double>(m.hidden_size) * (4.0 + a);
+  double total = saved + loss + edges;
+  basis += fmt::format("; + loss spike seq x batch x vocab x {:g} B{}", per_logit,
+                       s.training.chunked_loss ? " (chunked cross-entropy)" : "");
+  if (s.task == Task::kQlora) {
+    total += largest_matrix_bytes(s);
+    basis += "; + one dequantized 16-bit weight (QLoRA)";
+  }
+  return {total, basis};
+}
+
+// CV networks have no per-layer architecture here: ~ params-proportional model states plus
+// activations from the forward FLOPs. A ResNet-50 at 224 px saves ~100 MB per image in fp32
+// (torchvision training recipes fit batch 32 in 16 GB of V100 memory, NVIDIA DL examples).
+Part cv_activations(const Scenario& s) {
+  const double scale = std::pow(static_cast<double>(s.image_size) /
+                                    static_cast<double>(std::max<int64_t>(1, s.model.cv_resolution)),
+                                2.0);
+  // Saved activation elements scale with FLOPs per image: about 3 elements per kFLOP of
+  // forward work for convolutional nets (ResNet-50: 8.2 GFLOPs, ~25M saved elements).
+  const double elements = s.model.cv_gflops_per_image * 1e9 * scale * 3.0e-3;
+  const double a = activation_bytes(s);
+  return {elements * a * static_cast<double>(s.batch),
+          "forward GFLOPs x image-size scale x 3 saved elements per kFLOP x batch x bytes "
+          "(ResNet-50: ~25M saved values per 224 px image)"};
+}
+
+}  // namespace
+
+double inference_transient_bytes_per_token(const Scenario& s, double a) {
+  const Widths w = widths(s);
+  const Model& m = s.model;
+  // MLP: gate/up outputs and their product alive together; MoE kernels keep the k experts'
+  // intermediate caches (vLLM fused_moe: 2*ffe + ffe + d per routed token).
+  double mlp = m.gated_mlp ? 3.0 * w.ff : 2.0 * w.ff;
+  if (m.is_moe())
+    mlp = std::max(mlp, static_cast<double>(m.experts_per_token) *
+                            (3.0 * static_cast<double>(m.moe_intermediate_size) + w.d) /
+                            static_cast<double>(s.parallel.tp));
+  const double attention = 2.0 * w.q + 2.0 * w.kv;
+  // The residual stream and the normalised copy live beside the block's tensors.
+  return a * (std::max(mlp, attention) + 2.0 * w.d);
+}
+
+Part activations(const Scenario& s, const Catalog& catalog) {
+  const nlohmann::json& engine = catalog.engine(s.engine);
+  if (s.task == Task::kCvTrain) return cv_activations(s);
+  if (is_training(s.task)) return training_activations(s, engine);
+
+  const Model& m = s.model;
+  const double V = static_cast<double>(m.vocab_size);
+  const double tp = static_cast<double>(s.parallel.tp);
+  const std::string kind = engine.value("kind", "eager");
+  if (kind == "preallocating") {
+    // The profiling run: one forward over the token budget plus sampling max_num_seqs rows
+    // (vLLM gpu_worker.determine_num_available_blocks).
+    const double tokens = static_cast<double>(
+        s.max_num_batched_tokens > 0
+            ? s.max_num_batched_tokens
+            : std::max<int64_t>(engine.value("default_max_num_batched_tokens", int64_t{8192}),
+                                0));
+    const double seqs = static_cast<double>(engine.value("default_max_num_seqs", int64_t{256}));
+    const double per_token = inference_transient_bytes_per_token(s, 2.0);
+    const double sampler = seqs * V / tp * engine.value("sampler_bytes_per_logit", 8.0);
+    return {tokens * per_token + sampler,
+            fmt::format("profile forward over {:g} tokens x {:.0f} B/token + sampler {:g} seqs x "
+                        "vocab x {:g} B",
+                        tokens, per_token, seqs, engine.value("sampler_bytes_per_logit", 8.0))};
+  }
+  if (kind == "llama.cpp") {
+    // ggml compute buffer: one ubatch of f32 intermediates, the attention scores without flash
+    // attention, and the output rows (llama-context.cpp graph_reserve for the worst case).
+    const double ub = static_cast<double>(
+        std::min<int64_t>(engine.value("default_ubatch", int64_t{512}), s.seq_len * s.batch));
+    const double per_token = inference_transient_bytes_per_token(s, 4.0);
+    double bytes = ub * per_token + ub * V * 4.0;
+    std::string basis = fmt::format("compute buffer: ubatch {:g} x ({:.0f} B f32 intermediates + "
+                                    "vocab x 4 B logits)",
+                                    ub, per_token);
+    if (!s.training.flash_attention) {
+      bytes += ub * static_cast<double>(s.seq_len) * static_cast<double>(m.num_heads) * 4.0;
+      basis += " + ubatch x ctx x heads x 4 B scores";
+    }
+    return {bytes, basis};
+  }
+  // Hugging Face generate: the prefill of the whole prompt is the largest forward.
+  const double prefill_tokens = static_cast<double>(s.batch * std::max<int64_t>(1, s.prompt_len));
+  const double a = s.weights.compute_dtype == "fp32" ? 4.0 : 2.0;
+  double per_token = inference_transient_bytes_per_token(s, a);
+  if (engine.value("norm_saves_fp32_input", false) && a < 4.0)
+    per_token += 4.0 * static_cast<double>(m.hidden_size);  // RMSNorm's fp32 copy
+  double bytes = prefill_tokens * per_token;
+  std::string basis = fmt::format("prefill of batch x prompt = {:g} tokens x {:.0f} B/token",
+                                  prefill_tokens, per_token);
+  const double logit_rows = engine.value("logits_all_positions_in_generate", false)
+                                ? prefill_tokens
+                                : static_cast<double>(s.batch);
+  bytes += logit_rows * V * (a + 4.0) / tp;  // logits and their fp32 copy
+  basis += fmt::format(" + logits of {:g} rows x vocab x {:g} B", logit_rows, a + 4.0);
+  if (!s.training.flash_attention) {
+    // Eager attention materialises batch x heads x prompt^2 scores in fp32 and 16-bit.
+    const double p = static_cast<double>(std::max<int64_t>(1, s.prompt_len));
+    bytes += static_cast<double>(s.batch) * static_cast<double>(m.num_heads) / tp * p * p * (4.0 + a);
+    basis += " + eager attention scores batch x heads x prompt^2 x 6 B";
+  }
+  return {bytes, basis};
+}
+
+}  // namespace gpusizer::memory

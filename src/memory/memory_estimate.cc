@@ -1,0 +1,188 @@
+#include "memory/memory_estimate.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+
+#include "gpusizer/units.h"
+#include "memory/memory_parts.h"
+
+namespace gpusizer {
+namespace {
+
+using memory::Part;
+
+struct Parts {
+  Part weights, kv, activations, gradients, optimizer, master, overhead;
+  double allocated() const {
+    return weights.bytes + kv.bytes + activations.bytes + gradients.bytes + optimizer.bytes +
+           master.bytes;
+  }
+};
+
+Parts compute_parts(const Scenario& s, const Catalog& catalog) {
+  Parts p;
+  p.weights = memory::weights(s);
+  if (s.task == Task::kInference) {
+    p.kv = memory::kv_cache(s, s.batch, s.seq_len);
+    // Hugging Face's DynamicCache grows by torch.cat: one layer's old and new cache coexist.
+    if (s.engine == "hf") p.kv.bytes *= 1.0 + 1.0 / static_cast<double>(s.model.num_layers);
+  }
+  p.activations = memory::activations(s, catalog);
+  p.gradients = memory::gradients(s);
+  p.optimizer = memory::optimizer_states(s);
+  p.master = memory::master_weights(s);
+  p.overhead = memory::overhead(s, catalog);
+  return p;
+}
+
+double allocator_fraction(const Scenario& s, const Catalog& catalog) {
+  return catalog.engine(s.engine).value("allocator_overhead_fraction", 0.0);
+}
+
+// Device total for a non-preallocating engine.
+double device_total(const Parts& p, const Scenario& s, const Catalog& catalog) {
+  return p.allocated() * (1.0 + allocator_fraction(s, catalog)) + p.overhead.bytes;
+}
+
+}  // namespace
+
+namespace memory {
+
+Part overhead(const Scenario& s, const Catalog& catalog) {
+  const nlohmann::json& engine = catalog.engine(s.engine);
+  const nlohmann::json& device = catalog.engines().at("device");
+  if (engine.value("preallocates", false)) {
+    double bytes = engine.value("non_torch_bytes", 0.0);
+    if (s.parallel.tp > 1) bytes += engine.value("non_torch_tp_extra_bytes", 0.0);
+    return {bytes, engine.value("non_torch_source", std::string())};
+  }
+  const double context =
+      engine.value("cuda_context_bytes", device.value("cuda_context_bytes", 5.24288e8));
+  // One NCCL communicator per parallel group this GPU belongs to.
+  int communicators = 0;
+  communicators += s.parallel.tp > 1;
+  communicators += s.parallel.pp > 1 && s.engine != "hf" && s.engine != "llama.cpp";
+  communicators += s.parallel.dp > 1 && is_training(s.task);
+  communicators += s.parallel.ep > 1;
+  const double nccl = communicators * device.value("nccl_bytes_per_communicator", 3.3554432e8);
+  std::string basis = fmt::format("CUDA context {:.0f} MiB", context / kMiB);
+  if (communicators)
+    basis += fmt::format(" + {} NCCL communicator(s) x {:.0f} MiB", communicators,
+                         device.value("nccl_bytes_per_communicator", 3.3554432e8) / kMiB);
+  return {context + nccl, basis};
+}
+
+}  // namespace memory
+
+MemoryEstimate estimate_memory(const Scenario& s, const Catalog& catalog, Estimate& out) {
+  MemoryEstimate m;
+  Parts p = compute_parts(s, catalog);
+  const nlohmann::json& engine = catalog.engine(s.engine);
+  const bool preallocates = engine.value("preallocates", false) && s.task == Task::kInference;
+  std::optional<double> capacity;
+  if (s.gpu) capacity = memory::usable_capacity(*s.gpu, catalog);
+
+  m.kv_bytes_per_token =
+      s.task == Task::kInference && s.seq_len > 0
+          ? memory::kv_cache(s, 1, s.seq_len).bytes / static_cast<double>(s.seq_len)
+          : 0;
+  const double kv_one_sequence = memory::kv_cache(s, 1, s.seq_len).bytes;
+
+  if (preallocates && capacity) {
+    // vLLM-style: the engine takes gpu_memory_utilization x capacity and gives the KV cache
+    // whatever weights, the profiled activation peak and non-torch memory leave
+    // (vLLM Worker.determine_num_available_blocks).
+    const double budget = s.gpu_memory_utilization * *capacity;
+    const double pool = budget - p.weights.bytes - p.activations.bytes - p.overhead.bytes;
+    const double requested = p.kv.bytes;
+    p.kv.bytes = std::max(0.0, pool);
+    p.kv.basis = fmt::format("KV pool = {:g} x capacity - weights - activation peak - non-torch; "
+                             "per sequence: {}",
+                             s.gpu_memory_utilization, memory::kv_cache(s, 1, s.seq_len).basis);
+    m.kv_cache_capacity_tokens =
+        m.kv_bytes_per_token > 0 ? static_cast<int64_t>(std::max(0.0, pool) / m.kv_bytes_per_token)
+                                 : 0;
+    m.max_batch = kv_one_sequence > 0
+                      ? static_cast<int64_t>(std::floor(std::max(0.0, pool) / kv_one_sequence))
+                      : 0;
+    m.fits = pool > 0 && requested <= pool;
+    m.allocated = p.allocated();
+    m.reserved = m.allocated;
+    m.total = std::max(budget, m.reserved + p.overhead.bytes);
+    m.low = m.total * 0.99;
+    m.high = m.total * 1.01;
+    if (pool <= 0)
+      out.warnings.push_back(fmt::format(
+          "{}: weights, activations and non-torch memory exceed {:g} x {:.1f} GiB; no room for "
+          "any KV cache",
+          s.engine, s.gpu_memory_utilization, *capacity / kGiB));
+    else if (requested > pool)
+      out.warnings.push_back(fmt::format(
+          "the KV pool holds {} sequences of {} tokens, fewer than the batch of {}", *m.max_batch,
+          s.seq_len, s.batch));
+  } else {
+    if (preallocates)
+      out.warnings.push_back(s.engine + " preallocates a share of the GPU: give a gpu to size its "
+                                        "KV pool; showing the memory the batch needs");
+    m.allocated = p.allocated();
+    m.reserved = m.allocated * (1.0 + allocator_fraction(s, catalog));
+    m.total = m.reserved + p.overhead.bytes;
+    // Band: weights and states are near exact; activations and overhead are not.
+    const double spread = 0.02 * (p.weights.bytes + p.kv.bytes + p.gradients.bytes +
+                                  p.optimizer.bytes + p.master.bytes) +
+                          0.25 * p.activations.bytes + 0.5 * p.overhead.bytes;
+    m.low = m.allocated + p.overhead.bytes - spread;
+    m.high = m.total + spread + 0.1 * m.allocated;
+    if (capacity) {
+      m.fits = m.total <= *capacity;
+      if (s.task == Task::kInference && s.engine != "llama.cpp") {
+        // Largest batch of seq_len sequences that fits: memory grows monotonically in batch.
+        int64_t lo = 0, hi = 1;
+        auto fits_batch = [&](int64_t b) {
+          Scenario t = s;
+          t.batch = b;
+          return device_total(compute_parts(t, catalog), t, catalog) <= *capacity;
+        };
+        while (hi < (int64_t{1} << 24) && fits_batch(hi)) lo = hi, hi *= 2;
+        while (hi - lo > 1) {
+          const int64_t mid = lo + (hi - lo) / 2;
+          (fits_batch(mid) ? lo : hi) = mid;
+        }
+        m.max_batch = lo;
+      } else if (s.task == Task::kInference) {
+        m.max_batch = s.batch;  // llama.cpp serves the slots it was started with
+      }
+    }
+  }
+
+  m.weights = p.weights.bytes;
+  m.kv_cache = p.kv.bytes;
+  m.activations = p.activations.bytes;
+  m.gradients = p.gradients.bytes;
+  m.optimizer = p.optimizer.bytes;
+  m.master_weights = p.master.bytes;
+  m.overhead = p.overhead.bytes;
+  m.capacity = capacity;
+  out.basis["weights_bytes"] = p.weights.basis;
+  out.basis["kv_cache_bytes"] = p.kv.basis;
+  out.basis["activations_bytes"] = p.activations.basis;
+  out.basis["gradients_bytes"] = p.gradients.basis;
+  out.basis["optimizer_bytes"] = p.optimizer.basis;
+  out.basis["master_weights_bytes"] = p.master.basis;
+  out.basis["overhead_bytes"] = p.overhead.basis;
+  out.basis["reserved_bytes"] =
+      preallocates ? "the engine's own allocator: reserved = allocated"
+                   : fmt::format("allocated x (1 + {:g}) caching-allocator slack ({})",
+                                 allocator_fraction(s, catalog), s.engine);
+  out.basis["total_bytes"] = preallocates && capacity
+                                 ? "gpu_memory_utilization x usable capacity"
+                                 : "reserved + memory outside the allocator (overhead)";
+  if (capacity)
+    out.basis["gpu_capacity_bytes"] =
+        "marketed GiB less in-band ECC (datacenter GDDR) and the driver's reservation";
+  return m;
+}
+
+}  // namespace gpusizer

@@ -1,0 +1,44 @@
+#pragma once
+// The memory estimator's parts, each a pure function of the scenario. Every part returns its
+// bytes per GPU and the formula it used (the "basis" the output shows).
+#include <string>
+
+#include "gpusizer/catalog.h"
+#include "gpusizer/scenario.h"
+
+namespace gpusizer::memory {
+
+struct Part {
+  double bytes = 0;   ///< per GPU
+  std::string basis;  ///< formula and source
+};
+
+/// Bytes the GPU lets a process use: marketed binary capacity less in-band ECC and the driver's
+/// reservation (data/engines.json "device").
+double usable_capacity(const Gpu& gpu, const Catalog& catalog);
+
+/// Parameters that train: all (full, pretrain), LoRA adapters (+ modules_to_save copies), or the
+/// last layers (freeze). 0 for inference.
+double trainable_params(const Scenario& s);
+
+/// Model weights held per GPU (frozen base for LoRA; working copy for full training).
+Part weights(const Scenario& s);
+
+/// KV cache bytes per GPU for `sequences` sequences of `context` tokens each.
+Part kv_cache(const Scenario& s, int64_t sequences, int64_t context);
+
+/// Peak activation memory per GPU: inference transients, or saved training activations + loss.
+Part activations(const Scenario& s, const Catalog& catalog);
+
+/// Gradients, optimizer states and fp32 master weights per GPU after ZeRO sharding.
+Part gradients(const Scenario& s);
+Part optimizer_states(const Scenario& s);
+Part master_weights(const Scenario& s);
+
+/// Memory outside the framework's allocator: CUDA context, NCCL buffers (engine non-torch).
+Part overhead(const Scenario& s, const Catalog& catalog);
+
+/// Activation bytes per token of one layer in a no-grad forward (inference transients).
+double inference_transient_bytes_per_token(const Scenario& s, double element_bytes);
+
+}  // namespace gpusizer::memory

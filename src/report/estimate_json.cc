@@ -1,0 +1,110 @@
+#include "report/estimate_json.h"
+
+#include <cmath>
+
+namespace gpusizer {
+namespace {
+
+int64_t bytes(double v) { return static_cast<int64_t>(std::llround(std::max(0.0, v))); }
+
+template <typename T>
+void put(nlohmann::json& j, const char* key, const std::optional<T>& v) {
+  if (v) j[key] = *v;
+}
+
+}  // namespace
+
+nlohmann::json to_json(const Estimate& e) {
+  nlohmann::json j;
+  j["model"] = {{"id", e.model_id}, {"params", e.params}, {"active_params", e.active_params}};
+  const MemoryEstimate& m = e.memory;
+  nlohmann::json mem = {{"total_bytes", bytes(m.total)},
+                        {"reserved_bytes", bytes(m.reserved)},
+                        {"allocated_bytes", bytes(m.allocated)},
+                        {"low_bytes", bytes(m.low)},
+                        {"high_bytes", bytes(m.high)},
+                        {"weights_bytes", bytes(m.weights)},
+                        {"kv_cache_bytes", bytes(m.kv_cache)},
+                        {"activations_bytes", bytes(m.activations)},
+                        {"gradients_bytes", bytes(m.gradients)},
+                        {"optimizer_bytes", bytes(m.optimizer)},
+                        {"master_weights_bytes", bytes(m.master_weights)},
+                        {"overhead_bytes", bytes(m.overhead)},
+                        {"kv_cache_bytes_per_token", bytes(m.kv_bytes_per_token)},
+                        {"units", "bytes per GPU"}};
+  if (m.capacity) mem["gpu_capacity_bytes"] = bytes(*m.capacity);
+  put(mem, "fits", m.fits);
+  put(mem, "max_batch", m.max_batch);
+  put(mem, "kv_cache_capacity_tokens", m.kv_cache_capacity_tokens);
+  j["memory"] = std::move(mem);
+  if (e.performance) {
+    const PerformanceEstimate& p = *e.performance;
+    nlohmann::json perf = nlohmann::json::object();
+    put(perf, "prefill_tokens_per_s", p.prefill_tokens_per_s);
+    put(perf, "decode_tokens_per_s", p.decode_tokens_per_s);
+    put(perf, "ttft_ms", p.ttft_ms);
+    put(perf, "tpot_ms", p.tpot_ms);
+    put(perf, "max_output_tokens_per_s", p.max_output_tokens_per_s);
+    put(perf, "step_time_s", p.step_time_s);
+    put(perf, "train_tokens_per_s", p.train_tokens_per_s);
+    put(perf, "train_tokens_per_s_per_gpu", p.train_tokens_per_s_per_gpu);
+    put(perf, "tflops_per_gpu", p.tflops_per_gpu);
+    put(perf, "mfu", p.mfu);
+    put(perf, "time_to_train_s", p.time_to_train_s);
+    j["performance"] = std::move(perf);
+  }
+  nlohmann::json cost = nlohmann::json::object();
+  put(cost, "usd_per_hour", e.cost.usd_per_hour);
+  put(cost, "usd_per_million_tokens", e.cost.usd_per_million_tokens);
+  j["cost"] = std::move(cost);
+  nlohmann::json power = nlohmann::json::object();
+  put(power, "gpu_watts", e.power.gpu_watts);
+  put(power, "node_watts", e.power.node_watts);
+  put(power, "btu_per_hour", e.power.btu_per_hour);
+  j["power"] = std::move(power);
+  j["warnings"] = e.warnings;
+  j["basis"] = e.basis;
+  return j;
+}
+
+nlohmann::json to_json(const Scenario& s) {
+  nlohmann::json j = {{"model", s.model.id},
+                      {"model_origin", s.model_origin},
+                      {"task", to_string(s.task)},
+                      {"weights", s.weights.id},
+                      {"kv_cache", s.kv_cache.id},
+                      {"batch", s.batch},
+                      {"seq_len", s.seq_len},
+                      {"prompt_len", s.prompt_len},
+                      {"output_len", s.output_len},
+                      {"engine", s.engine},
+                      {"gpu_count", s.gpu_count},
+                      {"gpus_per_node", s.gpus_per_node},
+                      {"parallel",
+                       {{"tp", s.parallel.tp},
+                        {"pp", s.parallel.pp},
+                        {"dp", s.parallel.dp},
+                        {"ep", s.parallel.ep},
+                        {"sequence_parallel", s.parallel.sequence_parallel},
+                        {"pp_interleave", s.parallel.pp_interleave}}}};
+  if (s.gpu) j["gpu"] = s.gpu->id;
+  if (s.task == Task::kInference) {
+    j["gpu_memory_utilization"] = s.gpu_memory_utilization;
+  } else {
+    const TrainingOptions& t = s.training;
+    j["training"] = {{"optimizer", t.optimizer},
+                     {"mixed_precision", t.mixed_precision},
+                     {"gradient_checkpointing", t.recompute == Recompute::kFull        ? "full"
+                                                : t.recompute == Recompute::kSelective ? "selective"
+                                                                                       : "none"},
+                     {"flash_attention", t.flash_attention},
+                     {"lora_rank", t.lora_rank},
+                     {"lora_targets", t.lora_targets},
+                     {"zero_stage", t.zero_stage},
+                     {"grad_accum", t.grad_accum},
+                     {"global_batch", t.global_batch}};
+  }
+  return j;
+}
+
+}  // namespace gpusizer

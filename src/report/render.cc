@@ -1,0 +1,223 @@
+#include "gpusizer/render.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+
+#include "gpusizer/units.h"
+
+namespace gpusizer {
+namespace {
+
+struct Row {
+  const char* key;
+  const char* label;
+};
+const Row kComponents[] = {{"weights_bytes", "weights"},
+                           {"kv_cache_bytes", "KV cache"},
+                           {"activations_bytes", "activations"},
+                           {"gradients_bytes", "gradients"},
+                           {"optimizer_bytes", "optimizer states"},
+                           {"master_weights_bytes", "master weights"},
+                           {"overhead_bytes", "overhead"}};
+
+double num(const nlohmann::json& j, const char* key) {
+  auto it = j.find(key);
+  return it != j.end() && it->is_number() ? it->get<double>() : 0.0;
+}
+
+std::string gib(double bytes) { return fmt::format("{:.2f}", bytes / kGiB); }
+
+std::string bar(double bytes, double capacity, int width) {
+  if (capacity <= 0) return "";
+  const int n = static_cast<int>(std::lround(std::min(1.0, bytes / capacity) * width));
+  std::string s;
+  for (int i = 0; i < width; ++i) s += i < n ? "\u2588" : "\u00b7";
+  return s;
+}
+
+std::string headline(const nlohmann::json& e) {
+  const nlohmann::json& s = e.value("scenario", nlohmann::json::object());
+  std::string h = fmt::format("{} ({:.2f}B params", e["model"].value("id", ""),
+                              num(e["model"], "params") / 1e9);
+  if (num(e["model"], "active_params") != num(e["model"], "params"))
+    h += fmt::format(", {:.2f}B active", num(e["model"], "active_params") / 1e9);
+  h += ")";
+  if (s.is_object() && !s.empty()) {
+    h += fmt::format(" | {} | weights {} | batch {} x {} tokens | {}", s.value("task", ""),
+                     s.value("weights", ""), s.value("batch", 0), s.value("seq_len", 0),
+                     s.value("engine", ""));
+    if (s.contains("gpu")) h += fmt::format(" | {} x {}", s.value("gpu_count", 1), s.value("gpu", ""));
+    const auto& p = s["parallel"];
+    if (p.value("tp", 1) > 1 || p.value("pp", 1) > 1 || p.value("dp", 1) > 1)
+      h += fmt::format(" (tp {} pp {} dp {})", p.value("tp", 1), p.value("pp", 1), p.value("dp", 1));
+  }
+  return h;
+}
+
+}  // namespace
+
+std::string render_estimate_table(const nlohmann::json& e) {
+  const nlohmann::json& m = e["memory"];
+  const double capacity = num(m, "gpu_capacity_bytes");
+  const double scale = capacity > 0 ? capacity : std::max(1.0, num(m, "total_bytes"));
+  std::string out = headline(e) + "\n\n";
+  out += fmt::format("Memory per GPU (GiB = 2^30 bytes){}\n",
+                     capacity > 0 ? fmt::format(", bars against {} GiB usable", gib(capacity)) : "");
+  for (const auto& row : kComponents) {
+    const double v = num(m, row.key);
+    if (v <= 0) continue;
+    out += fmt::format("  {:<18}{:>10}  {}\n", row.label, gib(v), bar(v, scale, 30));
+  }
+  out += fmt::format("  {:<18}{:>10}\n", "allocated", gib(num(m, "allocated_bytes")));
+  out += fmt::format("  {:<18}{:>10}\n", "reserved", gib(num(m, "reserved_bytes")));
+  out += fmt::format("  {:<18}{:>10}  {}  (range {} - {})\n", "total (device)",
+                     gib(num(m, "total_bytes")), bar(num(m, "total_bytes"), scale, 30),
+                     gib(num(m, "low_bytes")), gib(num(m, "high_bytes")));
+  if (m.contains("fits"))
+    out += fmt::format("  {}: {} of {} GiB usable{}\n",
+                       m["fits"].get<bool>() ? "fits" : "DOES NOT FIT", gib(num(m, "total_bytes")),
+                       gib(capacity),
+                       m.contains("max_batch")
+                           ? fmt::format("; up to {} concurrent sequences of this length",
+                                         m["max_batch"].get<int64_t>())
+                           : "");
+  if (m.contains("kv_cache_capacity_tokens"))
+    out += fmt::format("  KV pool holds {} tokens\n", m["kv_cache_capacity_tokens"].get<int64_t>());
+  if (e.contains("rule_of_thumb") && e.value("method", "") != "rule-of-thumb")
+    out += fmt::format("  the articles' rule of thumb: {:.1f} GB (decimal)\n",
+                       num(e["rule_of_thumb"], "total_bytes") / kGB);
+  if (e.contains("performance") && !e["performance"].empty()) {
+    out += "\nPerformance\n";
+    for (const auto& [key, value] : e["performance"].items())
+      out += fmt::format("  {:<28}{:>14.4g}\n", key, value.get<double>());
+  }
+  if (!e["power"].empty() || !e["cost"].empty()) {
+    out += "\nPower and cost\n";
+    for (const auto& [key, value] : e["power"].items())
+      out += fmt::format("  {:<28}{:>14.0f}\n", key, value.get<double>());
+    for (const auto& [key, value] : e["cost"].items())
+      out += fmt::format("  {:<28}{:>14.2f}\n", key, value.get<double>());
+  }
+  if (!e["warnings"].empty()) {
+    out += "\nWarnings\n";
+    for (const auto& w : e["warnings"]) out += "  - " + w.get<std::string>() + "\n";
+  }
+  return out;
+}
+
+std::string render_estimate_markdown(const nlohmann::json& e) {
+  const nlohmann::json& m = e["memory"];
+  const double capacity = num(m, "gpu_capacity_bytes");
+  std::string out = "**" + headline(e) + "**\n\n| component | GiB per GPU | share | basis |\n|---|---:|---:|---|\n";
+  const double total = std::max(1.0, num(m, "total_bytes"));
+  for (const auto& row : kComponents) {
+    const double v = num(m, row.key);
+    if (v <= 0) continue;
+    std::string basis = e["basis"].value(row.key, "");
+    std::replace(basis.begin(), basis.end(), '|', '/');
+    out += fmt::format("| {} | {} | {:.0f}% | {} |\n", row.label, gib(v), 100 * v / total, basis);
+  }
+  out += fmt::format("| **allocated** | {} | | |\n| **reserved** | {} | | |\n", gib(num(m, "allocated_bytes")),
+                     gib(num(m, "reserved_bytes")));
+  out += fmt::format("| **total (device)** | **{}** | | range {} - {} |\n", gib(num(m, "total_bytes")),
+                     gib(num(m, "low_bytes")), gib(num(m, "high_bytes")));
+  if (capacity > 0)
+    out += fmt::format("\n{} on {} GiB usable.\n", m.value("fits", false) ? "Fits" : "Does not fit",
+                       gib(capacity));
+  if (!e["warnings"].empty()) {
+    out += "\nWarnings:\n";
+    for (const auto& w : e["warnings"]) out += "- " + w.get<std::string>() + "\n";
+  }
+  return out;
+}
+
+std::string render_gpus(const nlohmann::json& gpus, bool markdown) {
+  std::string out;
+  auto cell = [](const nlohmann::json& row, const char* key) -> std::string {
+    const auto& v = row[key];
+    if (v.is_null()) return "-";
+    if (v.is_number()) return fmt::format("{:g}", v.get<double>());
+    return v.get<std::string>();
+  };
+  if (markdown)
+    out += "| id | vendor | segment | memory GB | bandwidth GB/s | bf16 TFLOPS | fp8 TFLOPS | TDP W | "
+           "NVLink | ECC | cloud $/GPU-h |\n|---|---|---|---:|---:|---:|---:|---:|---|---|---:|\n";
+  else
+    out += fmt::format("{:<30}{:<8}{:<12}{:>7}{:>9}{:>9}{:>9}{:>7}{:>8}{:>5}{:>9}\n", "id", "vendor",
+                       "segment", "GB", "GB/s", "bf16", "fp8", "TDP", "NVLink", "ECC", "$/h");
+  for (const auto& g : gpus) {
+    if (markdown)
+      out += fmt::format("| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |\n", cell(g, "id"),
+                         cell(g, "vendor"), cell(g, "segment"), cell(g, "memory_gb"),
+                         cell(g, "memory_bandwidth_gbps"), cell(g, "bf16_tflops_dense"),
+                         cell(g, "fp8_tflops_dense"), cell(g, "tdp_w"), cell(g, "nvlink"),
+                         cell(g, "ecc"), cell(g, "cloud_usd_per_gpu_hr"));
+    else
+      out += fmt::format("{:<30}{:<8}{:<12}{:>7}{:>9}{:>9}{:>9}{:>7}{:>8}{:>5}{:>9}\n", cell(g, "id"),
+                         cell(g, "vendor"), cell(g, "segment"), cell(g, "memory_gb"),
+                         cell(g, "memory_bandwidth_gbps"), cell(g, "bf16_tflops_dense"),
+                         cell(g, "fp8_tflops_dense"), cell(g, "tdp_w"), cell(g, "nvlink"),
+                         cell(g, "ecc"), cell(g, "cloud_usd_per_gpu_hr"));
+  }
+  return out;
+}
+
+std::string render_models(const nlohmann::json& models, bool markdown) {
+  std::string out;
+  if (markdown)
+    out += "| id | family | kind | params | active | layers | hidden | heads/kv | HF id |\n"
+           "|---|---|---|---:|---:|---:|---:|---|---|\n";
+  else
+    out += fmt::format("{:<30}{:<14}{:>10}{:>10}{:>8}{:>8}{:>10}  {}\n", "id", "family", "params",
+                       "active", "layers", "hidden", "heads/kv", "HF id");
+  for (const auto& m : models) {
+    const auto& a = m.value("architecture", nlohmann::json::object());
+    const std::string heads =
+        a.empty() ? "-" : fmt::format("{}/{}", a.value("heads", 0), a.value("kv_heads", 0));
+    const std::string params = fmt::format("{:.2f}B", m.value("params", 0.0) / 1e9);
+    const std::string active = fmt::format("{:.2f}B", m.value("active_params", 0.0) / 1e9);
+    if (markdown)
+      out += fmt::format("| {} | {} | {} | {} | {} | {} | {} | {} | {} |\n", m.value("id", ""),
+                         m.value("family", ""), m.value("kind", ""), params, active,
+                         a.value("layers", 0), a.value("hidden_size", 0), heads,
+                         m.value("hf_id", ""));
+    else
+      out += fmt::format("{:<30}{:<14.13}{:>10}{:>10}{:>8}{:>8}{:>10}  {}\n", m.value("id", ""),
+                         m.value("family", ""), params, active, a.value("layers", 0),
+                         a.value("hidden_size", 0), heads, m.value("hf_id", ""));
+  }
+  return out;
+}
+
+std::string render_validation(const nlohmann::json& report, bool markdown) {
+  std::string out;
+  for (const auto& [section, body] : report.items()) {
+    out += markdown ? fmt::format("### {}\n\n| group | n | median | p90 | max | median signed |\n"
+                                  "|---|---:|---:|---:|---:|---:|\n",
+                                  section)
+                    : fmt::format("{} (absolute relative error)\n{:<14}{:>5}{:>9}{:>9}{:>9}{:>15}\n",
+                                  section, "group", "n", "median", "p90", "max", "median signed");
+    for (const auto& g : body["groups"]) {
+      if (markdown)
+        out += fmt::format("| {} | {} | {:.1f}% | {:.1f}% | {:.1f}% | {:+.1f}% |\n",
+                           g.value("group", ""), g.value("n", 0), 100 * g.value("median_abs_error", 0.0),
+                           100 * g.value("p90_abs_error", 0.0), 100 * g.value("max_abs_error", 0.0),
+                           100 * g.value("median_signed_error", 0.0));
+      else
+        out += fmt::format("{:<14}{:>5}{:>8.1f}%{:>8.1f}%{:>8.1f}%{:>14.1f}%\n", g.value("group", ""),
+                           g.value("n", 0), 100 * g.value("median_abs_error", 0.0),
+                           100 * g.value("p90_abs_error", 0.0), 100 * g.value("max_abs_error", 0.0),
+                           100 * g.value("median_signed_error", 0.0));
+    }
+    size_t failures = 0;
+    for (const auto& c : body.value("cases", nlohmann::json::array()))
+      failures += c.contains("failure");
+    out += fmt::format("{}{} cases excluded by design, {} failed to run\n\n", markdown ? "\n" : "",
+                       body.value("excluded", 0), failures);
+  }
+  return out;
+}
+
+}  // namespace gpusizer

@@ -1,0 +1,91 @@
+#include "scenario/json_fields.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "gpusizer/catalog.h"
+#include "gpusizer/error.h"
+
+namespace gpusizer {
+namespace {
+
+std::string join(const std::string& path, const char* key) {
+  return path.empty() ? std::string(key) : path + "." + key;
+}
+
+std::string type_name(const nlohmann::json& v) { return v.type_name(); }
+
+}  // namespace
+
+std::optional<double> read_number(const nlohmann::json& obj, const char* key,
+                                  const std::string& path, double min, double max) {
+  auto it = obj.find(key);
+  if (it == obj.end() || it->is_null()) return std::nullopt;
+  const std::string field = join(path, key);
+  if (!it->is_number())
+    throw InputError(field, "must be a number, not " + type_name(*it));
+  const double v = it->get<double>();
+  if (!std::isfinite(v)) throw InputError(field, "must be a finite number", "out_of_range");
+  if (v < min || v > max)
+    throw InputError(field,
+                     "must be between " + nlohmann::json(min).dump() + " and " +
+                         nlohmann::json(max).dump() + ", not " + nlohmann::json(v).dump(),
+                     "out_of_range");
+  return v;
+}
+
+std::optional<int64_t> read_int(const nlohmann::json& obj, const char* key, const std::string& path,
+                                int64_t min, int64_t max) {
+  auto v = read_number(obj, key, path, static_cast<double>(min), static_cast<double>(max));
+  if (!v) return std::nullopt;
+  if (std::floor(*v) != *v) throw InputError(join(path, key), "must be a whole number");
+  return static_cast<int64_t>(*v);
+}
+
+std::optional<bool> read_bool(const nlohmann::json& obj, const char* key, const std::string& path) {
+  auto it = obj.find(key);
+  if (it == obj.end() || it->is_null()) return std::nullopt;
+  if (!it->is_boolean())
+    throw InputError(join(path, key), "must be true or false, not " + type_name(*it));
+  return it->get<bool>();
+}
+
+std::optional<std::string> read_string(const nlohmann::json& obj, const char* key,
+                                       const std::string& path) {
+  auto it = obj.find(key);
+  if (it == obj.end() || it->is_null()) return std::nullopt;
+  if (!it->is_string()) throw InputError(join(path, key), "must be a string, not " + type_name(*it));
+  return it->get<std::string>();
+}
+
+std::optional<std::string> read_enum(const nlohmann::json& obj, const char* key,
+                                     const std::string& path,
+                                     const std::vector<std::string>& allowed) {
+  auto v = read_string(obj, key, path);
+  if (!v) return std::nullopt;
+  std::string lowered = *v;
+  std::transform(lowered.begin(), lowered.end(), lowered.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  for (const auto& a : allowed)
+    if (a == lowered) return a;
+  std::string msg = "unknown value '" + *v + "'; expected one of ";
+  for (size_t i = 0; i < allowed.size(); ++i) msg += (i ? ", " : "") + allowed[i];
+  const auto near = closest_names(*v, allowed, 1);
+  if (!near.empty()) msg += " (did you mean " + near[0] + "?)";
+  throw InputError(join(path, key), msg, "unknown_name");
+}
+
+std::vector<std::string> unknown_keys(const nlohmann::json& obj, const std::string& path,
+                                      const std::vector<std::string>& known) {
+  std::vector<std::string> warnings;
+  for (const auto& [key, value] : obj.items()) {
+    if (std::find(known.begin(), known.end(), key) != known.end()) continue;
+    std::string w = "ignored unknown field '" + (path.empty() ? key : path + "." + key) + "'";
+    const auto near = closest_names(key, known, 1);
+    if (!near.empty()) w += " (did you mean '" + near[0] + "'?)";
+    warnings.push_back(w);
+  }
+  return warnings;
+}
+
+}  // namespace gpusizer

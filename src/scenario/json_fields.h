@@ -1,0 +1,27 @@
+#pragma once
+// Typed, bounds-checked reads of scenario JSON fields. Every failure names the field's path.
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace gpusizer {
+
+/// A positive integer in [min, max]; integral floats such as 1e9 are accepted.
+std::optional<int64_t> read_int(const nlohmann::json& obj, const char* key, const std::string& path,
+                                int64_t min, int64_t max);
+/// A finite number in [min, max].
+std::optional<double> read_number(const nlohmann::json& obj, const char* key,
+                                  const std::string& path, double min, double max);
+std::optional<bool> read_bool(const nlohmann::json& obj, const char* key, const std::string& path);
+std::optional<std::string> read_string(const nlohmann::json& obj, const char* key,
+                                       const std::string& path);
+/// A string that must be one of `allowed`; otherwise names the closest ones.
+std::optional<std::string> read_enum(const nlohmann::json& obj, const char* key,
+                                     const std::string& path,
+                                     const std::vector<std::string>& allowed);
+/// Warnings for keys of `obj` not in `known`, with the closest known key.
+std::vector<std::string> unknown_keys(const nlohmann::json& obj, const std::string& path,
+                                      const std::vector<std::string>& known);
+
+}  // namespace gpusizer

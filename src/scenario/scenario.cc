@@ -1,0 +1,378 @@
+// Scenario parsing: the contract's input JSON (docs/contract.md) -> a checked Scenario with every
+// default applied. Every bad field is named; unknown fields become warnings.
+#include "gpusizer/scenario.h"
+
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+
+#include "gpusizer/error.h"
+#include "gpusizer/importers.h"
+#include "scenario/json_fields.h"
+
+namespace gpusizer {
+namespace {
+
+constexpr int64_t kMaxTokens = 100'000'000;   // beyond any model's context (Llama 4 Scout: 10M)
+constexpr int64_t kMaxBatch = 10'000'000;
+constexpr int64_t kMaxGpus = 1'000'000;
+constexpr int64_t kMaxParallel = 65'536;
+
+const std::vector<std::string> kTasks = {"inference", "lora",     "qlora",   "full",
+                                         "freeze",    "pretrain", "cv-train"};
+const std::vector<std::string> kOptimizers = {"adamw", "adamw-8bit", "paged-adamw-8bit", "sgd",
+                                              "sgd-momentum", "adafactor", "lion"};
+const std::vector<std::string> kPrecisions = {"bf16", "fp16", "pure-bf16", "fp32"};
+
+Task task_from_string(const std::string& s) {
+  for (size_t i = 0; i < kTasks.size(); ++i)
+    if (kTasks[i] == s) return static_cast<Task>(i);
+  return Task::kInference;
+}
+
+// A Llama-shaped stand-in for {"params": N}: weights, gradients and optimizer follow N exactly;
+// KV cache and activations follow the assumed shape (d/L = 128 as in Llama-2-7B and -13B).
+Model model_from_param_count(double params) {
+  Model m;
+  m.id = "custom";
+  char label[48];
+  std::snprintf(label, sizeof label, "custom (%.2fB)", params / 1e9);
+  m.name = label;
+  const int64_t layers = std::max<int64_t>(
+      2, std::llround(std::cbrt(params / (12.0 * 128.0 * 128.0))));
+  m.num_layers = layers;
+  m.hidden_size = std::max<int64_t>(128, layers * 128);
+  m.num_heads = m.hidden_size / 128;
+  m.num_kv_heads = m.num_heads;
+  m.head_dim = 128;
+  m.intermediate_size = (m.hidden_size * 8 / 3 + 255) / 256 * 256;
+  m.vocab_size = 32000;
+  m.attention_type = "MHA";
+  m.given_params = static_cast<int64_t>(params);
+  m.given_active_params = static_cast<int64_t>(params);
+  return m;
+}
+
+void resolve_model(const nlohmann::json& input, const Catalog& catalog, Scenario& s,
+                   std::string& imported_format) {
+  auto it = input.find("model");
+  if (it == input.end() || it->is_null())
+    throw InputError("model", "is required: a catalog id, a path, {\"hf_config\": {...}} or "
+                              "{\"params\": N}");
+  const nlohmann::json& v = *it;
+  if (v.is_string()) {
+    const std::string name = v.get<std::string>();
+    if (name.empty()) throw InputError("model", "must not be empty");
+    try {
+      s.model = catalog.model(name, "model");
+      s.model_origin = "catalog";
+      return;
+    } catch (const InputError&) {
+      std::error_code ec;
+      if (!std::filesystem::exists(name, ec)) throw;
+    }
+    ImportedModel imported = import_model_path(name);
+    s.model = std::move(imported.model);
+    s.weights_file = std::move(imported.weights);
+    s.notes.insert(s.notes.end(), imported.warnings.begin(), imported.warnings.end());
+    imported_format = imported.weights_format;
+    s.model_origin = "path";
+    return;
+  }
+  if (!v.is_object())
+    throw InputError("model", "must be a string or an object, not " + std::string(v.type_name()));
+  if (v.contains("hf_config")) {
+    if (!v["hf_config"].is_object())
+      throw InputError("model.hf_config", "must be a JSON object holding a config.json");
+    ImportedModel imported = import_hf_config(v["hf_config"], "model.hf_config");
+    s.model = std::move(imported.model);
+    s.notes.insert(s.notes.end(), imported.warnings.begin(), imported.warnings.end());
+    imported_format = imported.weights_format;
+    s.model_origin = "hf_config";
+    return;
+  }
+  if (v.contains("params")) {
+    const double params = *read_number(v, "params", "model", 1e6, 1e14);
+    s.model = model_from_param_count(params);
+    s.notes.push_back(
+        "model given by parameter count only: KV cache and activations assume a Llama-like shape "
+        "of " +
+        std::to_string(s.model.num_layers) + " layers x " + std::to_string(s.model.hidden_size) +
+        " hidden (MHA); give hf_config for exact figures");
+    s.model_origin = "params";
+    return;
+  }
+  throw InputError("model", "object must hold \"hf_config\" or \"params\"");
+}
+
+void parse_training(const nlohmann::json& input, Scenario& s) {
+  auto it = input.find("training");
+  if (it == input.end() || it->is_null()) return;
+  if (!it->is_object()) throw InputError("training", "must be an object");
+  const nlohmann::json& t = *it;
+  const std::string p = "training";
+  TrainingOptions& o = s.training;
+  if (auto v = read_enum(t, "optimizer", p, kOptimizers)) o.optimizer = *v;
+  if (auto v = read_enum(t, "mixed_precision", p, kPrecisions)) o.mixed_precision = *v;
+  if (auto gc = t.find("gradient_checkpointing"); gc != t.end() && !gc->is_null()) {
+    if (gc->is_boolean()) {
+      o.recompute = gc->get<bool>() ? Recompute::kFull : Recompute::kNone;
+    } else {
+      const auto v = read_enum(t, "gradient_checkpointing", p, {"full", "selective", "none"});
+      o.recompute = *v == "full" ? Recompute::kFull
+                    : *v == "selective" ? Recompute::kSelective
+                                        : Recompute::kNone;
+    }
+  }
+  if (auto v = read_bool(t, "flash_attention", p)) o.flash_attention = *v;
+  if (auto v = read_int(t, "lora_rank", p, 1, 65536)) o.lora_rank = *v;
+  if (auto lt = t.find("lora_targets"); lt != t.end() && !lt->is_null()) {
+    o.lora_targets.clear();
+    if (lt->is_string()) {
+      o.lora_targets.push_back(lt->get<std::string>());
+    } else if (lt->is_array()) {
+      for (size_t i = 0; i < lt->size(); ++i) {
+        if (!(*lt)[i].is_string())
+          throw InputError("training.lora_targets[" + std::to_string(i) + "]", "must be a string");
+        o.lora_targets.push_back((*lt)[i].get<std::string>());
+      }
+      if (o.lora_targets.empty()) throw InputError("training.lora_targets", "must not be empty");
+    } else {
+      throw InputError("training.lora_targets", "must be \"all-linear\" or a list of module names");
+    }
+  }
+  if (auto ms = t.find("modules_to_save"); ms != t.end() && !ms->is_null()) {
+    if (!ms->is_array()) throw InputError("training.modules_to_save", "must be a list");
+    for (size_t i = 0; i < ms->size(); ++i) {
+      const auto& m = (*ms)[i];
+      if (!m.is_string() || (m != "embed_tokens" && m != "lm_head"))
+        throw InputError("training.modules_to_save[" + std::to_string(i) + "]",
+                         "must be \"embed_tokens\" or \"lm_head\"");
+      o.modules_to_save.push_back(m.get<std::string>());
+    }
+  }
+  if (auto v = read_int(t, "zero_stage", p, 0, 3)) o.zero_stage = static_cast<int>(*v);
+  if (auto v = read_enum(t, "offload", p, {"none", "optimizer", "optimizer+params"})) o.offload = *v;
+  if (auto v = read_int(t, "grad_accum", p, 1, kMaxBatch)) o.grad_accum = *v;
+  if (auto v = read_int(t, "global_batch", p, 1, kMaxBatch * 1000)) o.global_batch = *v;
+  if (auto v = read_number(t, "tokens", p, 1, 1e16)) o.tokens = *v;
+  if (auto v = read_bool(t, "chunked_loss", p)) o.chunked_loss = *v;
+  if (auto v = read_bool(t, "optimizer_in_backward", p)) o.optimizer_in_backward = *v;
+  if (auto v = read_bool(t, "activation_offload", p)) o.activation_offload = *v;
+  if (auto v = read_int(t, "trainable_layers", p, 1, 100000)) o.trainable_layers = *v;
+  for (auto& w : unknown_keys(t, p,
+                              {"optimizer", "mixed_precision", "gradient_checkpointing",
+                               "flash_attention", "lora_rank", "lora_targets", "modules_to_save",
+                               "zero_stage", "offload", "grad_accum", "global_batch", "tokens",
+                               "chunked_loss", "optimizer_in_backward", "activation_offload",
+                               "trainable_layers"}))
+    s.notes.push_back(w);
+}
+
+bool is_quantized_base(const NumberFormat& f) {
+  return f.kind == "quant" || f.kind == "int" || f.kind == "gguf";
+}
+
+void check_lora_targets(const Scenario& s) {
+  if (s.task != Task::kLora && s.task != Task::kQlora) return;
+  const auto mods = linear_modules(s.model);
+  for (size_t i = 0; i < s.training.lora_targets.size(); ++i) {
+    const std::string& t = s.training.lora_targets[i];
+    if (t == "all-linear") continue;
+    bool found = false;
+    std::vector<std::string> names = {"all-linear"};
+    for (const auto& m : mods) {
+      names.push_back(m.name);
+      if (lora_target_matches(t, m.name)) found = true;
+    }
+    if (!found) {
+      std::string msg = "no module named '" + t + "' in " + s.model.name;
+      const auto near = closest_names(t, names);
+      if (!near.empty()) {
+        msg += "; did you mean ";
+        for (size_t k = 0; k < near.size(); ++k) msg += (k ? ", " : "") + near[k];
+        msg += "?";
+      }
+      throw InputError("training.lora_targets[" + std::to_string(i) + "]", msg, "unknown_name");
+    }
+  }
+}
+
+}  // namespace
+
+std::string to_string(Task task) { return kTasks[static_cast<size_t>(task)]; }
+
+bool is_training(Task task) { return task != Task::kInference; }
+
+bool lora_target_matches(const std::string& target, const std::string& module) {
+  if (target == "all-linear") return module != "router";
+  if (module == target) return true;
+  return module.size() > target.size() + 1 &&
+         module.compare(module.size() - target.size(), target.size(), target) == 0 &&
+         module[module.size() - target.size() - 1] == '.';
+}
+
+Scenario parse_scenario(const nlohmann::json& input, const Catalog& catalog) {
+  if (!input.is_object())
+    throw InputError("", "a scenario must be a JSON object, not " + std::string(input.type_name()));
+  Scenario s;
+  std::string imported_format;
+  resolve_model(input, catalog, s, imported_format);
+
+  if (auto v = read_enum(input, "task", "", kTasks)) s.task = task_from_string(*v);
+  if (s.model.is_cv() != (s.task == Task::kCvTrain))
+    throw InputError("task", s.model.is_cv()
+                                 ? "'" + s.model.name + "' is a vision model: use task cv-train"
+                                 : "cv-train needs a vision model (yolov8m, resnet-50, vit-b/16)");
+
+  // Number formats.
+  std::string weights_id = s.task == Task::kQlora ? "nf4" : "bf16";
+  if (!imported_format.empty()) weights_id = imported_format;
+  if (auto v = read_string(input, "weights", "")) weights_id = *v;
+  s.weights = catalog.format(weights_id, "weights", "weights");
+  if (s.task == Task::kQlora && !is_quantized_base(s.weights))
+    throw InputError("weights", "qlora trains adapters on a quantized base (nf4, int8, int4, "
+                                "gptq-int4, awq-int4); '" + s.weights.id + "' is not quantized");
+  std::string kv_id = s.weights.id == "fp16" ? "fp16" : s.weights.id == "fp32" ? "fp32" : "bf16";
+  if (auto v = read_string(input, "kv_cache", "")) kv_id = *v;
+  s.kv_cache = catalog.format(kv_id, "kv", "kv_cache");
+
+  // Lengths.
+  const bool has_seq = input.contains("seq_len") && !input["seq_len"].is_null();
+  if (auto v = read_int(input, "seq_len", "", 1, kMaxTokens)) s.seq_len = *v;
+  auto output = read_int(input, "output_len", "", 0, kMaxTokens);
+  auto prompt = read_int(input, "prompt_len", "", 0, kMaxTokens);
+  if (!has_seq && prompt) s.seq_len = *prompt + output.value_or(s.seq_len > *prompt ? 0 : 0);
+  s.output_len = output.value_or(std::min<int64_t>(512, std::max<int64_t>(1, s.seq_len / 4)));
+  if (!has_seq && prompt && output) s.seq_len = *prompt + *output;
+  if (!has_seq && prompt && !output) s.seq_len = *prompt + s.output_len;
+  s.prompt_len = prompt.value_or(std::max<int64_t>(0, s.seq_len - s.output_len));
+  if (s.seq_len < 1) throw InputError("seq_len", "must be at least 1");
+  if (s.prompt_len + s.output_len > s.seq_len && has_seq)
+    s.notes.push_back("prompt_len + output_len exceed seq_len: memory uses seq_len, speed uses "
+                      "prompt_len and output_len");
+  if (s.model.max_position_embeddings > 0 && s.seq_len > s.model.max_position_embeddings &&
+      !s.model.is_cv())
+    s.notes.push_back("seq_len " + std::to_string(s.seq_len) + " exceeds the model's context of " +
+                      std::to_string(s.model.max_position_embeddings) + " tokens");
+
+  if (auto v = read_int(input, "batch", "", 1, kMaxBatch)) s.batch = *v;
+
+  // Engine.
+  if (auto v = read_string(input, "engine", "")) s.engine = *v;
+  const nlohmann::json& engine = catalog.engine(s.engine, "engine");
+  s.engine = [&] {
+    for (const auto& [key, value] : catalog.engines().items())
+      if (&value == &engine) return key;
+    return s.engine;
+  }();
+  {
+    bool ok = false;
+    for (const auto& t : engine.value("tasks", nlohmann::json::array()))
+      if (t == to_string(s.task)) ok = true;
+    if (!ok)
+      throw InputError("engine", "engine '" + s.engine + "' does not run task '" +
+                                     to_string(s.task) + "'; use one of " +
+                                     engine.value("tasks", nlohmann::json::array()).dump());
+  }
+  if (auto v = read_number(input, "gpu_memory_utilization", "", 0.05, 1.0))
+    s.gpu_memory_utilization = *v;
+  if (auto v = read_int(input, "max_num_batched_tokens", "", 1, kMaxTokens))
+    s.max_num_batched_tokens = *v;
+
+  parse_training(input, s);
+  if (s.training.lora_targets.empty()) s.training.lora_targets = {"all-linear"};
+  check_lora_targets(s);
+  if (s.training.mixed_precision == "bf16" || s.training.mixed_precision == "pure-bf16")
+    if (is_training(s.task) && s.task != Task::kCvTrain && s.weights.id == "fp16")
+      s.notes.push_back("weights fp16 with bf16 training: the working copy is taken as bf16");
+
+  // Parallelism.
+  bool tp_given = false, pp_given = false, dp_given = false;
+  if (auto it = input.find("parallel"); it != input.end() && !it->is_null()) {
+    if (!it->is_object()) throw InputError("parallel", "must be an object");
+    const nlohmann::json& p = *it;
+    if (auto v = read_int(p, "tp", "parallel", 1, kMaxParallel)) s.parallel.tp = *v, tp_given = true;
+    if (auto v = read_int(p, "pp", "parallel", 1, kMaxParallel)) s.parallel.pp = *v, pp_given = true;
+    if (auto v = read_int(p, "dp", "parallel", 1, kMaxGpus)) s.parallel.dp = *v, dp_given = true;
+    if (auto v = read_int(p, "ep", "parallel", 1, kMaxParallel)) s.parallel.ep = *v;
+    if (auto v = read_bool(p, "sequence_parallel", "parallel")) s.parallel.sequence_parallel = *v;
+    if (auto v = read_int(p, "pp_interleave", "parallel", 1, 1024)) s.parallel.pp_interleave = *v;
+    for (auto& w : unknown_keys(p, "parallel",
+                                {"tp", "pp", "dp", "ep", "sequence_parallel", "pp_interleave"}))
+      s.notes.push_back(w);
+  }
+
+  // System.
+  if (auto v = read_string(input, "gpu", "")) s.gpu = catalog.gpu(*v, "gpu");
+  auto count = read_int(input, "gpu_count", "", 1, kMaxGpus);
+  if (auto v = read_int(input, "gpus_per_node", "", 1, 1024)) s.gpus_per_node = *v;
+  if (count && *count > 1 && !tp_given && !pp_given) {
+    // Spread a model over the GPUs the way each engine does by default.
+    if (s.task == Task::kInference) {
+      if (engine.value("preallocates", false) && s.model.num_heads % *count == 0)
+        s.parallel.tp = *count;
+      else
+        s.parallel.pp = *count;  // HF device_map="auto" and llama.cpp split layers
+    }
+  }
+  const int64_t replica = s.parallel.tp * s.parallel.pp * s.parallel.ep;
+  if (count) {
+    if (*count % replica != 0)
+      throw InputError("gpu_count", std::to_string(*count) + " GPUs cannot hold whole replicas of " +
+                                        "tp*pp*ep = " + std::to_string(replica) + " GPUs");
+    if (!dp_given) s.parallel.dp = *count / replica;
+    s.gpu_count = *count;
+  } else {
+    s.gpu_count = replica * s.parallel.dp;
+  }
+  if (s.gpu_count != replica * s.parallel.dp)
+    throw InputError("gpu_count", "must equal tp*pp*dp*ep = " +
+                                      std::to_string(replica * s.parallel.dp));
+
+  if (!s.model.is_cv()) {
+    if (s.parallel.tp > s.model.num_heads)
+      throw InputError("parallel.tp", "tensor parallelism of " + std::to_string(s.parallel.tp) +
+                                          " exceeds the model's " +
+                                          std::to_string(s.model.num_heads) + " attention heads");
+    if (s.model.num_heads % s.parallel.tp != 0)
+      s.notes.push_back("tp does not divide the " + std::to_string(s.model.num_heads) +
+                        " attention heads: most engines refuse this split");
+    if (s.parallel.pp > s.model.num_layers)
+      throw InputError("parallel.pp", "pipeline of " + std::to_string(s.parallel.pp) +
+                                          " stages exceeds the model's " +
+                                          std::to_string(s.model.num_layers) + " layers");
+    if (s.parallel.ep > 1 && (!s.model.is_moe() || s.model.num_experts % s.parallel.ep != 0))
+      throw InputError("parallel.ep", s.model.is_moe()
+                                          ? "must divide the " +
+                                                std::to_string(s.model.num_experts) + " experts"
+                                          : "expert parallelism needs a mixture-of-experts model");
+  }
+  if (s.training.zero_stage > 0 && s.parallel.dp == 1)
+    s.notes.push_back("ZeRO shards over data-parallel ranks: with dp = 1 it saves nothing");
+  if (s.training.global_batch == 0)
+    s.training.global_batch = s.batch * s.training.grad_accum * s.parallel.dp;
+  else if (!input["training"].contains("grad_accum"))
+    s.training.grad_accum =
+        std::max<int64_t>(1, (s.training.global_batch + s.batch * s.parallel.dp - 1) /
+                                 (s.batch * s.parallel.dp));
+
+  // Vision training.
+  if (s.task == Task::kCvTrain) {
+    s.image_size = s.model.cv_resolution;
+    if (auto v = read_int(input, "image_size", "", 16, 16384)) s.image_size = *v;
+    if (auto v = read_int(input, "dataset_items", "", 1, 1'000'000'000'000)) s.dataset_items = *v;
+    if (auto v = read_int(input, "epochs", "", 1, 100000)) s.epochs = *v;
+  }
+
+  for (auto& w : unknown_keys(input, "",
+                              {"model", "task", "weights", "kv_cache", "batch", "seq_len",
+                               "prompt_len", "output_len", "engine", "gpu_memory_utilization",
+                               "max_num_batched_tokens", "training", "parallel", "gpu",
+                               "gpu_count", "gpus_per_node", "image_size", "dataset_items",
+                               "epochs", "method"}))
+    s.notes.push_back(w);
+  return s;
+}
+
+}  // namespace gpusizer

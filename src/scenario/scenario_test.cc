@@ -1,0 +1,119 @@
+// Scenario parsing: defaults, and one clear InputError naming the field for every bad input.
+#include "gpusizer/scenario.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <limits>
+
+#include "gpusizer/error.h"
+
+namespace gpusizer {
+namespace {
+
+Scenario parse(const nlohmann::json& j) { return parse_scenario(j, Catalog::builtin()); }
+
+// Expects an InputError whose field is `field` and whose message contains `text`.
+void expect_error(const nlohmann::json& j, const std::string& field, const std::string& text = "") {
+  try {
+    parse(j);
+    ADD_FAILURE() << "no error for " << j.dump();
+  } catch (const InputError& e) {
+    EXPECT_EQ(e.field(), field) << e.what();
+    EXPECT_NE(std::string(e.what()).find(text), std::string::npos) << e.what();
+  }
+}
+
+TEST(Scenario, ContractDefaults) {
+  const Scenario s = parse({{"model", "llama-2-7b"}});
+  EXPECT_EQ(s.task, Task::kInference);
+  EXPECT_EQ(s.weights.id, "bf16");
+  EXPECT_EQ(s.kv_cache.id, "bf16");
+  EXPECT_EQ(s.batch, 1);
+  EXPECT_EQ(s.seq_len, 2048);
+  EXPECT_EQ(s.prompt_len, 1536);
+  EXPECT_EQ(s.output_len, 512);
+  EXPECT_EQ(s.engine, "hf");
+  EXPECT_DOUBLE_EQ(s.gpu_memory_utilization, 0.9);
+  EXPECT_EQ(s.gpu_count, 1);
+}
+
+TEST(Scenario, NamesAreCaseInsensitiveAndTakeAliases) {
+  EXPECT_EQ(parse({{"model", "meta-llama/Llama-2-7b-hf"}}).model.id, "llama-2-7b");
+  EXPECT_EQ(parse({{"model", "LLAMA-2-7B"}, {"gpu", "A100-80G"}}).gpu->id, "a100-sxm4-80gb");
+  EXPECT_EQ(parse({{"model", "llama-2-7b"}, {"gpu", "4090"}}).gpu->id, "rtx-4090-24gb");
+}
+
+TEST(Scenario, QloraDefaultsToNf4) { EXPECT_EQ(parse({{"model", "llama-2-7b"}, {"task", "qlora"}}).weights.id, "nf4"); }
+
+TEST(Scenario, GpuCountSpreadsTheModelAsTheEngineDoes) {
+  const Scenario vllm = parse({{"model", "llama-2-70b"}, {"engine", "vllm"}, {"gpu_count", 4}});
+  EXPECT_EQ(vllm.parallel.tp, 4);
+  const Scenario hf = parse({{"model", "llama-2-70b"}, {"gpu_count", 2}});
+  EXPECT_EQ(hf.parallel.pp, 2);
+  const Scenario train = parse({{"model", "llama-2-7b"}, {"task", "full"}, {"gpu_count", 8}});
+  EXPECT_EQ(train.parallel.dp, 8);
+}
+
+TEST(Scenario, UnknownNamesSuggestTheClosest) {
+  expect_error({{"model", "lama-2-7b"}}, "model", "did you mean llama-2-7b");
+  expect_error({{"model", "llama-2-7"}}, "model", "ambiguous");
+  expect_error({{"model", "llama-2-7b"}, {"gpu", "a100-sxm-80gb"}}, "gpu", "a100-sxm4-80gb");
+  expect_error({{"model", "llama-2-7b"}, {"weights", "bf61"}}, "weights", "bf16");
+  expect_error({{"model", "llama-2-7b"}, {"task", "infer"}}, "task", "inference");
+  expect_error({{"model", "llama-2-7b"}, {"engine", "vllmm"}}, "engine", "vllm");
+}
+
+TEST(Scenario, AmbiguousShortAliasListsTheMatches) {
+  expect_error({{"model", "llama-2-7b"}, {"gpu", "a100"}}, "gpu", "ambiguous");
+}
+
+TEST(Scenario, BadNumbersNameTheField) {
+  const nlohmann::json base = {{"model", "llama-2-7b"}};
+  auto with = [&](const char* key, nlohmann::json v) {
+    nlohmann::json j = base;
+    j[key] = v;
+    return j;
+  };
+  expect_error(with("batch", 0), "batch", "between");
+  expect_error(with("batch", -4), "batch");
+  expect_error(with("batch", 1.5), "batch", "whole");
+  expect_error(with("batch", "8"), "batch", "number");
+  expect_error(with("batch", 1e30), "batch");
+  expect_error(with("seq_len", std::numeric_limits<double>::quiet_NaN()), "seq_len", "finite");
+  expect_error(with("seq_len", std::numeric_limits<double>::infinity()), "seq_len", "finite");
+  expect_error(with("gpu_memory_utilization", 1.5), "gpu_memory_utilization");
+  expect_error({{"model", "llama-2-7b"}, {"training", {{"lora_rank", 0}}}}, "training.lora_rank");
+  expect_error({{"model", "llama-2-7b"}, {"training", {{"zero_stage", 4}}}}, "training.zero_stage");
+}
+
+TEST(Scenario, CombinationsThatMakeNoSense) {
+  expect_error({{"model", "llama-2-7b"}, {"task", "qlora"}, {"weights", "fp32"}}, "weights",
+               "quantized");
+  expect_error({{"model", "llama-2-7b"}, {"parallel", {{"tp", 64}}}}, "parallel.tp", "heads");
+  expect_error({{"model", "llama-2-7b"}, {"parallel", {{"pp", 33}}}}, "parallel.pp", "layers");
+  expect_error({{"model", "llama-2-7b"}, {"parallel", {{"ep", 2}}}}, "parallel.ep");
+  expect_error({{"model", "llama-2-7b"}, {"engine", "vllm"}, {"task", "full"}}, "engine");
+  expect_error({{"model", "llama-2-7b"}, {"task", "cv-train"}}, "task");
+  expect_error({{"model", "yolov8m"}}, "task", "cv-train");
+  expect_error({{"model", "llama-2-7b"}, {"gpu_count", 3}, {"parallel", {{"tp", 2}}}}, "gpu_count");
+  expect_error({{"model", "llama-2-7b"}, {"task", "lora"}, {"training", {{"lora_targets", {"q_prj"}}}}},
+               "training.lora_targets[0]", "q_proj");
+}
+
+TEST(Scenario, MissingOrMalformedModel) {
+  expect_error(nlohmann::json::object(), "model", "required");
+  expect_error({{"model", 7}}, "model", "string or an object");
+  expect_error({{"model", {{"params", -1}}}}, "model.params");
+  expect_error({{"model", {{"foo", 1}}}}, "model");
+  expect_error(nlohmann::json::array(), "", "object");
+}
+
+TEST(Scenario, UnknownFieldsBecomeWarningsWithSuggestions) {
+  const Scenario s = parse({{"model", "llama-2-7b"}, {"seq_length", 4096}});
+  ASSERT_EQ(s.notes.size(), 1u);
+  EXPECT_NE(s.notes[0].find("seq_len"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace gpusizer

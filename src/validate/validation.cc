@@ -1,0 +1,95 @@
+#include "gpusizer/validation.h"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <sstream>
+
+#include "gpusizer/api.h"
+#include "gpusizer/error.h"
+
+namespace gpusizer {
+
+ErrorSummary summarize(const std::string& group, std::vector<double> errors) {
+  ErrorSummary s;
+  s.group = group;
+  s.n = errors.size();
+  if (errors.empty()) return s;
+  std::vector<double> abs_errors;
+  for (double e : errors) abs_errors.push_back(std::fabs(e));
+  std::sort(abs_errors.begin(), abs_errors.end());
+  std::sort(errors.begin(), errors.end());
+  auto quantile = [](const std::vector<double>& v, double q) {
+    // Linear interpolation between closest ranks (numpy's default).
+    const double pos = q * static_cast<double>(v.size() - 1);
+    const size_t lo = static_cast<size_t>(std::floor(pos));
+    const size_t hi = std::min(v.size() - 1, lo + 1);
+    return v[lo] + (v[hi] - v[lo]) * (pos - static_cast<double>(lo));
+  };
+  s.median = quantile(abs_errors, 0.5);
+  s.p90 = quantile(abs_errors, 0.9);
+  s.max = abs_errors.back();
+  s.bias = quantile(errors, 0.5);
+  return s;
+}
+
+ValidationReport validate_memory(std::string_view text, const Catalog& catalog) {
+  ValidationReport report;
+  std::map<std::string, std::vector<double>> by_group;
+  std::vector<double> all;
+  std::istringstream in{std::string(text)};
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
+    const nlohmann::json c = nlohmann::json::parse(line);
+    if (!c.value("include", false)) {
+      ++report.excluded;
+      continue;
+    }
+    CaseResult r;
+    r.id = c.value("id", "");
+    r.group = c.value("group", "");
+    r.compare = c.value("compare", "total_bytes");
+    r.measured = c.value("measured", 0.0);
+    try {
+      const nlohmann::json out = estimate_json(c.at("scenario"), catalog);
+      const nlohmann::json& mem = out.at("memory");
+      if (!mem.contains(r.compare) || !mem[r.compare].is_number())
+        throw InputError(r.compare, "not in the estimate");
+      r.predicted = mem[r.compare].get<double>();
+      // Sources that sum over GPUs are compared with the per-GPU figure times the GPU count.
+      if (!c.value("per_gpu", true)) r.predicted *= c.value("num_gpus", 1.0);
+      r.error = r.measured > 0 ? (r.predicted - r.measured) / r.measured : 0;
+      by_group[r.group].push_back(r.error);
+      all.push_back(r.error);
+    } catch (const std::exception& e) {
+      r.failure = e.what();
+    }
+    report.cases.push_back(std::move(r));
+  }
+  for (auto& [group, errors] : by_group) report.groups.push_back(summarize(group, errors));
+  report.groups.push_back(summarize("all", all));
+  return report;
+}
+
+nlohmann::json to_json(const ValidationReport& report) {
+  nlohmann::json groups = nlohmann::json::array();
+  for (const auto& g : report.groups)
+    groups.push_back({{"group", g.group},
+                      {"n", g.n},
+                      {"median_abs_error", g.median},
+                      {"p90_abs_error", g.p90},
+                      {"max_abs_error", g.max},
+                      {"median_signed_error", g.bias}});
+  nlohmann::json cases = nlohmann::json::array();
+  for (const auto& c : report.cases) {
+    nlohmann::json j = {{"id", c.id},           {"group", c.group},
+                        {"compare", c.compare}, {"measured", c.measured},
+                        {"predicted", c.predicted}, {"error", c.error}};
+    if (!c.failure.empty()) j["failure"] = c.failure;
+    cases.push_back(std::move(j));
+  }
+  return {{"memory", {{"groups", groups}, {"cases", cases}, {"excluded", report.excluded}}}};
+}
+
+}  // namespace gpusizer

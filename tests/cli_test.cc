@@ -1,0 +1,108 @@
+// End-to-end: the gpusizer binary through the contract's commands, exit codes and batch rules.
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+
+#include <cstdio>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <string>
+
+namespace {
+
+struct Result {
+  int status = -1;
+  std::string out;
+};
+
+// Runs the CLI with a shell argument string; stderr goes to stdout when `merge_stderr`.
+Result cli(const std::string& args, bool merge_stderr = false) {
+  const std::string cmd =
+      std::string(GPUSIZER_CLI_PATH) + " " + args + (merge_stderr ? " 2>&1" : " 2>/dev/null");
+  Result r;
+  FILE* pipe = popen(cmd.c_str(), "r");
+  if (!pipe) return r;
+  char buf[4096];
+  size_t n;
+  while ((n = fread(buf, 1, sizeof buf, pipe)) > 0) r.out.append(buf, n);
+  const int status = pclose(pipe);
+  r.status = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  return r;
+}
+
+TEST(Cli, EstimateJsonHasTheContractKeys) {
+  const Result r = cli("estimate --model llama-2-7b --gpu a100-sxm4-80gb --format json");
+  ASSERT_EQ(r.status, 0);
+  const auto j = nlohmann::json::parse(r.out);
+  for (const char* key : {"total_bytes", "reserved_bytes", "allocated_bytes", "low_bytes", "high_bytes",
+                          "weights_bytes", "kv_cache_bytes", "activations_bytes", "gradients_bytes",
+                          "optimizer_bytes", "master_weights_bytes", "overhead_bytes",
+                          "gpu_capacity_bytes", "fits", "max_batch"})
+    EXPECT_TRUE(j["memory"].contains(key)) << key;
+  EXPECT_EQ(j["model"]["params"], 6738415616);
+  EXPECT_TRUE(j.contains("warnings") && j.contains("basis") && j.contains("power"));
+}
+
+TEST(Cli, UnknownGpuExitsTwoWithSuggestions) {
+  const Result r = cli("estimate --model llama-2-7b --gpu hh100-sxm5", true);
+  EXPECT_EQ(r.status, 2);
+  EXPECT_NE(r.out.find("gpu"), std::string::npos);
+  EXPECT_NE(r.out.find("h100-sxm5-80gb"), std::string::npos);
+}
+
+TEST(Cli, BadFlagValueExitsTwo) {
+  EXPECT_EQ(cli("estimate --model llama-2-7b --batch two").status, 2);
+  EXPECT_EQ(cli("estimate --model llama-2-7b --batch 0").status, 2);
+  EXPECT_EQ(cli("estimate --model llama-2-7b --format yaml").status, 2);
+}
+
+TEST(Cli, JsonlBatchAnswersEveryLineInOrder) {
+  const std::string path = testing::TempDir() + "/batch.jsonl";
+  std::ofstream(path) << R"({"model": "llama-2-7b"})" << "\n"
+                      << R"({"model": "no-such-model"})" << "\n"
+                      << "not json\n"
+                      << R"({"model": "qwen2.5-7b", "batch": 4})" << "\n";
+  const Result r = cli("estimate --input " + path);
+  EXPECT_EQ(r.status, 2);
+  std::vector<nlohmann::json> lines;
+  size_t start = 0;
+  for (size_t end; (end = r.out.find('\n', start)) != std::string::npos; start = end + 1)
+    lines.push_back(nlohmann::json::parse(r.out.substr(start, end - start)));
+  ASSERT_EQ(lines.size(), 4u);
+  EXPECT_EQ(lines[0]["model"]["id"], "llama-2-7b");
+  EXPECT_EQ(lines[1]["error"]["code"], "unknown_name");
+  EXPECT_EQ(lines[2]["error"]["code"], "bad_json");
+  EXPECT_EQ(lines[3]["model"]["id"], "qwen2.5-7b");
+}
+
+TEST(Cli, StdinJsonlWithFormatFlag) {
+  const Result r = cli("estimate --input - --format jsonl < /dev/null");
+  EXPECT_EQ(r.status, 0);
+  EXPECT_TRUE(r.out.empty());
+}
+
+TEST(Cli, CatalogsListEveryRow) {
+  const Result gpus = cli("gpus --format json");
+  ASSERT_EQ(gpus.status, 0);
+  EXPECT_EQ(nlohmann::json::parse(gpus.out).size(), 59u);
+  const Result models = cli("models --format json");
+  ASSERT_EQ(models.status, 0);
+  EXPECT_EQ(nlohmann::json::parse(models.out).size(), 66u);
+  const Result filtered = cli("gpus --vendor amd --format json");
+  for (const auto& g : nlohmann::json::parse(filtered.out)) EXPECT_EQ(g["vendor"], "AMD");
+}
+
+TEST(Cli, ValidateReportsGroups) {
+  const Result r = cli("validate --format json");
+  ASSERT_EQ(r.status, 0);
+  const auto j = nlohmann::json::parse(r.out);
+  EXPECT_GT(j["memory"]["groups"].size(), 5u);
+}
+
+TEST(Cli, TableShowsTheBreakdown) {
+  const Result r = cli("estimate -m llama-2-7b -g a100-80g -f table");
+  ASSERT_EQ(r.status, 0);
+  EXPECT_NE(r.out.find("weights"), std::string::npos);
+  EXPECT_NE(r.out.find("GiB"), std::string::npos);
+}
+
+}  // namespace
