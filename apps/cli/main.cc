@@ -12,7 +12,9 @@
 #include "gpusizer/api.h"
 #include "gpusizer/error.h"
 #include "gpusizer/render.h"
+#include "gpusizer/server.h"
 #include "gpusizer/validation.h"
+#include "serve_command.h"
 
 namespace gpusizer {
 namespace embedded {
@@ -267,6 +269,8 @@ int main_impl(int argc, char** argv) {
   models->add_option("--kind", o.kind, "llm|cv");
   CLI::App* validate = app.add_subcommand("validate", "error against the shipped measurements");
   add_format(validate);
+  ServerOptions serve_options;
+  CLI::App* serve = cli::add_serve_command(app, serve_options);
 
   try {
     app.parse(argc, argv);
@@ -282,6 +286,10 @@ int main_impl(int argc, char** argv) {
   if (*gpus) return run_gpus(o);
   if (*models) return run_models(o);
   if (*validate) return run_validate(o);
+  if (*serve) {
+    serve_options.data_dir = o.data_dir;
+    return run_server(serve_options);
+  }
   return 2;
 }
 

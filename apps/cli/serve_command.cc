@@ -1,14 +1,9 @@
 #include "serve_command.h"
 
-#include <cstdlib>
-#include <memory>
-
-#include "gpusizer/server.h"
-
 namespace gpusizer::cli {
 
-void add_serve_command(CLI::App& app) {
-  auto options = std::make_shared<ServerOptions>();
+CLI::App* add_serve_command(CLI::App& app, ServerOptions& opts) {
+  ServerOptions* options = &opts;
   CLI::App* serve = app.add_subcommand("serve", "Serve the HTTP API and the web page");
   serve->add_option("--host", options->host, "Interface to listen on (loopback by default)")
       ->capture_default_str();
@@ -25,7 +20,7 @@ void add_serve_command(CLI::App& app) {
   serve->add_option("--max-body", options->max_body_bytes, "Largest request body in bytes")
       ->capture_default_str();
   serve->add_flag("--log", options->log_requests, "Log one line per request on stderr");
-  serve->callback([options] { std::exit(run_server(*options)); });
+  return serve;
 }
 
 }  // namespace gpusizer::cli

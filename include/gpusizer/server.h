@@ -2,6 +2,7 @@
 // The HTTP face: the contract's JSON API (docs/contract.md, "HTTP API") and the web page, served
 // by cpp-httplib. Safe by default: loopback only, bounded bodies and nesting, timeouts, no file
 // paths from clients unless a directory is allowed, no CORS unless asked.
+#include <algorithm>
 #include <cstddef>
 #include <memory>
 #include <string>
@@ -19,10 +20,14 @@ struct ServerOptions {
   bool cors = false;                       ///< send Access-Control-Allow-Origin: *
   size_t max_body_bytes = 1 << 20;         ///< larger request bodies get HTTP 413
   int max_json_depth = 64;                 ///< deeper JSON gets HTTP 400 too_deep
-  int threads = static_cast<int>(std::thread::hardware_concurrency());  ///< worker threads
+  /// Worker threads: sized to the machine, but at least 8, because each open keep-alive
+  /// connection (a browser keeps up to 6) holds a worker while it waits for its next request.
+  int threads = std::max(8, 2 * static_cast<int>(std::thread::hardware_concurrency()));
   int read_timeout_s = 5;
   int write_timeout_s = 5;
   bool log_requests = false;  ///< one line per request on stderr
+  /// Data files to use instead of the built-in catalog (run_server only); empty: built-in.
+  std::string data_dir;
 };
 
 /// A running server that can be started and stopped in process (tests, embedding).

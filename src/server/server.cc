@@ -5,6 +5,7 @@
 #include <httplib.h>
 #include <pthread.h>
 #include <signal.h>
+#include <sys/socket.h>
 
 #include <algorithm>
 #include <atomic>
@@ -236,6 +237,7 @@ struct HttpServer::Impl {
   std::thread thread;
   int port = -1;
   bool bound = false;
+  socket_t listen_socket = -1;
   std::mutex cache_mutex;
   std::optional<std::string> gpus_body, models_body;
 
@@ -350,6 +352,12 @@ struct HttpServer::Impl {
     http.set_keep_alive_timeout(2);
     http.set_keep_alive_max_count(1000);
     http.set_tcp_nodelay(true);  // headers and body go out in separate writes
+    // httplib listens with a backlog of 5; a burst of new connections then waits 1 s for a SYN
+    // retry. Remember the socket so that bind() can listen again with the system's backlog.
+    http.set_socket_options([this](socket_t sock) {
+      httplib::default_socket_options(sock);
+      listen_socket = sock;
+    });
 
     const bool loopback = server::is_loopback_host(options.host);
     const bool cors = options.cors;
@@ -416,6 +424,7 @@ int HttpServer::bind() {
                       : -1;
   }
   impl_->bound = impl_->port > 0;
+  if (impl_->bound && impl_->listen_socket >= 0) ::listen(impl_->listen_socket, SOMAXCONN);
   return impl_->port;
 }
 
@@ -452,7 +461,9 @@ int run_server(const ServerOptions& options) {
   sigaddset(&signals, SIGTERM);
   pthread_sigmask(SIG_BLOCK, &signals, nullptr);
 
-  HttpServer server(options);
+  std::optional<Catalog> own_catalog;
+  if (!options.data_dir.empty()) own_catalog = Catalog::load(options.data_dir);
+  HttpServer server(options, own_catalog ? *own_catalog : Catalog::builtin());
   if (server.bind() < 0) {
     std::cerr << "gpusizer serve: cannot listen on " << options.host << ":" << options.port
               << "\n";
