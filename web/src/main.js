@@ -331,7 +331,7 @@ function renderEstimate(estimate, scenario) {
   } else {
     $('speed-title').textContent = t('speed');
     setText('speed', '–');
-    $('speed-sub').textContent = t('no_gpu');
+    $('speed-sub').textContent = scenario.gpu ? t('no_speed') : t('no_gpu');
   }
 
   const c = estimate.cost || {};
