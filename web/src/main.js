@@ -637,7 +637,13 @@ async function update() {
   try {
     scenario = scenarioOf(state);
   } catch (e) {
+    // Nothing to send (the pasted config is not JSON): say so, and drop any answer in flight.
+    const gen = ++generation;
+    if (controller) controller.abort();
     setStatus(e.message, 'error');
+    $('estimate-view').classList.add('stale');
+    document.body.classList.remove('busy');
+    document.body.dataset.ready = String(gen);
     return;
   }
   const gen = ++generation;

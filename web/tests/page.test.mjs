@@ -2,7 +2,7 @@
 // playwright-core. Only 127.0.0.1 is ever contacted. Screenshots go to web/test-results/.
 import { chromium } from 'playwright-core';
 import { spawn } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -137,6 +137,22 @@ export async function run(report) {
       check(/no-such-model-xyz/.test(status), `status: ${status}`);
       await setField(page, 'model', 'llama-2-13b');
       check((await page.textContent('#status')).trim() === '', 'error stays after a fix');
+    });
+
+    await test('a pasted config.json is sent as {"hf_config": ...}', async () => {
+      const config = JSON.parse(readFileSync(join(repo, 'tests', 'fixtures', 'hf_configs', 'qwen2.5-7b.json'), 'utf8'));
+      await page.click('#hf-details summary');
+      await setField(page, 'hf_config', JSON.stringify(config, null, 1));
+      const expected = await api(base, 'api/v1/estimate', {
+        model: { hf_config: config }, task: 'inference', engine: 'hf', weights: 'int8', kv_cache: 'bf16',
+        batch: 8, seq_len: 4096, output_len: 512, gpu: 'h100-sxm5-80gb',
+      });
+      check(expected.status === 200, `API answered ${expected.status}: ${JSON.stringify(expected.body)}`);
+      const shown = Number(await page.getAttribute('#total', 'data-value'));
+      check(shown === expected.body.memory.total_bytes, `page ${shown} vs API ${expected.body.memory.total_bytes}`);
+      await setField(page, 'hf_config', '{not json');
+      check(/config\.json/.test(await page.textContent('#status')), 'no message for a bad config');
+      await setField(page, 'hf_config', '');
     });
 
     await test('training options appear for training tasks and give the API numbers', async () => {
