@@ -671,7 +671,7 @@ async function update() {
           $('options-table').tHead.rows[0].replaceChildren();
           $('rejected-section').hidden = true;
           $('recommend-note').textContent = t('advisor_missing');
-          setStatus(t('advisor_missing'), 'warn');
+          setStatus('', '');
         } else {
           throw e;
         }
