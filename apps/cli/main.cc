@@ -10,6 +10,7 @@
 #include <sstream>
 
 #include "gpusizer/api.h"
+#include "gpusizer/calibrate.h"
 #include "gpusizer/error.h"
 #include "gpusizer/render.h"
 #include "gpusizer/server.h"
@@ -202,10 +203,29 @@ int run_validate(const Options& o) {
     std::ifstream in(o.data_dir + "/validation/memory_cases.jsonl");
     if (in) cases.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
   }
-  const nlohmann::json report = to_json(validate_memory(cases, catalog_for(o)));
+  nlohmann::json report = to_json(validate_memory(cases, catalog_for(o)));
+  report["speed"] = validate_speed_shipped(catalog_for(o));
   const std::string format = output_format(o);
   std::cout << (format == "json" || format == "jsonl" ? report.dump(2) + "\n"
                                                        : render_validation(report, format == "markdown"));
+  return 0;
+}
+
+// Fits the speed profile's efficiencies to the user's measurements (throughput_cases.jsonl
+// format) and writes the profile; later estimates use it via --data-dir or GPUSIZER_DATA_DIR.
+int run_calibrate(const Options& o, const std::string& cases_path, const std::string& output) {
+  const Catalog& catalog = catalog_for(o);
+  const auto cases = read_speed_cases(read_all(cases_path));
+  const auto prepared = prepare_speed_cases(cases, catalog);
+  const CalibrationResult result = calibrate_speed(prepared, catalog, SpeedProfile::builtin());
+  std::ofstream out(output);
+  if (!out) throw InputError("--output", "cannot write '" + output + "'", "bad_file");
+  out << result.profile.dump(2) << "\n";
+  std::cout << fmt::format("calibrated on {} rows: mean squared log error {:.4f} -> {:.4f}\n",
+                           result.n, result.loss_before, result.loss_after);
+  for (const auto& [pointer, value] : result.fitted)
+    std::cout << fmt::format("  {:<50} {:.4g}\n", pointer, value);
+  std::cout << "wrote " << output << " (use it with --data-dir DIR holding speed.json)\n";
   return 0;
 }
 
@@ -229,7 +249,7 @@ void add_scenario_flags(CLI::App* cmd, Options& o) {
   cmd->add_option("--pp", o.pp, "pipeline parallel size");
   cmd->add_option("--dp", o.dp, "data parallel size");
   cmd->add_option("--ep", o.ep, "expert parallel size");
-  cmd->add_option("--optimizer", o.optimizer, "adamw|adamw-8bit|paged-adamw-8bit|sgd|sgd-momentum|adafactor|lion");
+  cmd->add_option("--optimizer", o.optimizer, "adamw|adamw-8bit|paged-adamw-8bit|paged-adamw|sgd|sgd-momentum|adafactor|lion");
   cmd->add_option("--mixed-precision", o.mixed_precision, "bf16|fp16|pure-bf16|fp32");
   cmd->add_option("--gradient-checkpointing", o.gradient_checkpointing, "false|true|full|selective");
   cmd->add_flag("--no-flash-attention", o.no_flash_attention, "eager attention");
@@ -271,6 +291,11 @@ int main_impl(int argc, char** argv) {
   add_format(validate);
   ServerOptions serve_options;
   CLI::App* serve = cli::add_serve_command(app, serve_options);
+  std::string cases_path, calibrated_output = "speed.json";
+  CLI::App* calibrate =
+      app.add_subcommand("calibrate", "fit the speed efficiencies to your own measurements");
+  calibrate->add_option("cases", cases_path, "measurements, one JSON case per line")->required();
+  calibrate->add_option("--output,-o", calibrated_output, "profile to write");
 
   try {
     app.parse(argc, argv);
@@ -290,6 +315,7 @@ int main_impl(int argc, char** argv) {
     serve_options.data_dir = o.data_dir;
     return run_server(serve_options);
   }
+  if (*calibrate) return run_calibrate(o, cases_path, calibrated_output);
   return 2;
 }
 

@@ -23,6 +23,8 @@ struct MemoryEstimate {
   std::optional<int64_t> max_batch;
   std::optional<int64_t> kv_cache_capacity_tokens;
   double kv_bytes_per_token = 0;  ///< per GPU, all layers, at the scenario's context
+  double gradients_full = 0;  ///< all gradients, which exist at the end of backward
+  std::string peak_phase;     ///< training: when the peak happens ("loss", "end of backward", ...)
 };
 
 struct PerformanceEstimate {

@@ -24,7 +24,8 @@ bool is_training(Task task);
 enum class Recompute { kNone, kSelective, kFull };
 
 struct TrainingOptions {
-  std::string optimizer = "adamw";  ///< adamw adamw-8bit paged-adamw-8bit sgd sgd-momentum adafactor lion
+  std::string optimizer = "adamw";  ///< adamw adamw-8bit paged-adamw-8bit paged-adamw sgd
+                                    ///< sgd-momentum adafactor lion
   std::string mixed_precision = "bf16";  ///< bf16 fp16 (AMP, fp32 master) | pure-bf16 | fp32
   Recompute recompute = Recompute::kNone;
   bool flash_attention = true;

@@ -1,11 +1,12 @@
 #pragma once
 // Speed: roofline estimates of serving (prefill, decode) and training (step time, MFU) from
-// FLOPs, bytes, the GPU's rates and calibrated efficiencies (data/efficiency.json).
+// FLOPs, bytes, the GPU's rates and calibrated efficiencies (data/speed.json, docs/speed.md).
 #include <map>
 #include <string>
 #include <vector>
 
 #include "gpusizer/estimate.h"
+#include "gpusizer/speed_profile.h"
 
 namespace gpusizer {
 
@@ -13,5 +14,9 @@ namespace gpusizer {
 /// that fits. Adds warnings and basis entries to `estimate`.
 PerformanceEstimate estimate_speed(const Scenario& scenario, const Catalog& catalog,
                                    Estimate& estimate);
+
+/// The same with an explicit speed profile (calibration, user profiles).
+PerformanceEstimate estimate_speed(const Scenario& scenario, const Catalog& catalog,
+                                   Estimate& estimate, const SpeedProfile& profile);
 
 }  // namespace gpusizer

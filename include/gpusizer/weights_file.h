@@ -7,11 +7,11 @@
 namespace gpusizer {
 
 struct WeightsFile {
-  std::string format;   ///< "safetensors" or "gguf"
+  std::string format;  ///< "safetensors" or "gguf"
   std::string path;
   int64_t tensors = 0;
-  int64_t elements = 0;      ///< logical parameters (packed quantized tensors unpacked)
-  double total_bytes = 0;    ///< exact bytes of the tensor data
+  int64_t elements = 0;        ///< logical parameters (packed quantized tensors unpacked)
+  double total_bytes = 0;      ///< exact bytes of the tensor data
   double embedding_bytes = 0;  ///< token embedding table
   double lm_head_bytes = 0;    ///< output head (0 when tied)
   std::map<std::string, double> bytes_by_dtype;  ///< "BF16", "I32", "Q4_K", ...

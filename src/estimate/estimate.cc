@@ -7,6 +7,7 @@
 #include "gpusizer/units.h"
 #include "memory/memory_estimate.h"
 #include "estimate/power.h"
+#include "gpusizer/speed.h"
 
 namespace gpusizer {
 namespace {
@@ -15,10 +16,12 @@ void add_warnings(const Scenario& s, Estimate& e) {
   for (const auto& n : s.notes) e.warnings.push_back(n);
   if (!s.gpu) return;
   const Gpu& g = *s.gpu;
-  const std::string& dtype = is_training(s.task) && s.task != Task::kInference
-                                 ? (s.training.mixed_precision == "fp32" ? "fp32" : "bf16")
-                                 : s.weights.compute_dtype;
-  if (s.training.mixed_precision != "fp16" && dtype == "bf16" && !g.supports("bf16"))
+  // What the matmuls run in: the training precision, or the weights' compute type.
+  const std::string dtype = is_training(s.task) ? (s.training.mixed_precision == "fp32"   ? "fp32"
+                                                   : s.training.mixed_precision == "fp16" ? "fp16"
+                                                                                          : "bf16")
+                                                : s.weights.compute_dtype;
+  if (dtype == "bf16" && !g.supports("bf16"))
     e.warnings.push_back(g.name + " has no BF16: use fp16 (mixed_precision fp16, weights fp16)");
   if (s.weights.needs == "fp8" && !g.supports("fp8"))
     e.warnings.push_back(g.name + " has no FP8 tensor cores: fp8 weights run through a slower "
@@ -55,11 +58,26 @@ Estimate estimate(const Scenario& s, const Catalog& catalog) {
                                      e.memory.total / kGiB, s.gpu->name,
                                      *e.memory.capacity / kGiB));
   estimate_power(s, catalog, e);
+  if (s.gpu) e.performance = estimate_speed(s, catalog, e);
   if (s.gpu && s.gpu->cloud_usd_per_gpu_hr) {
     e.cost.usd_per_hour = *s.gpu->cloud_usd_per_gpu_hr * static_cast<double>(s.gpu_count);
     e.basis["usd_per_hour"] = fmt::format("{} GPUs x ${:g}/GPU-hour ({}, {})", s.gpu_count,
                                           *s.gpu->cloud_usd_per_gpu_hr, s.gpu->cloud_instance,
                                           s.gpu->cloud_price_date);
+    // Tokens an hour at full use: output tokens with the GPUs kept full (serving) or training
+    // tokens.
+    std::optional<double> tokens_per_s;
+    if (e.performance) {
+      tokens_per_s = is_training(s.task) ? e.performance->train_tokens_per_s
+                                         : e.performance->max_output_tokens_per_s;
+    }
+    if (tokens_per_s && *tokens_per_s > 0) {
+      e.cost.usd_per_million_tokens = *e.cost.usd_per_hour / (*tokens_per_s * 3600.0) * 1e6;
+      e.basis["usd_per_million_tokens"] =
+          is_training(s.task) ? "usd_per_hour / (train_tokens_per_s x 3600) x 1e6"
+                              : "usd_per_hour / (max_output_tokens_per_s x 3600) x 1e6 (output "
+                                "tokens, GPUs kept full)";
+    }
   }
   add_warnings(s, e);
   return e;

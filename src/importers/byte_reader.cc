@@ -85,10 +85,18 @@ uint64_t ByteReader::le(int width) {
   return v;
 }
 
-uint8_t ByteReader::u8() { return static_cast<uint8_t>(le(1)); }
-uint16_t ByteReader::u16() { return static_cast<uint16_t>(le(2)); }
-uint32_t ByteReader::u32() { return static_cast<uint32_t>(le(4)); }
-uint64_t ByteReader::u64() { return le(8); }
+uint8_t ByteReader::u8() {
+  return static_cast<uint8_t>(le(1));
+}
+uint16_t ByteReader::u16() {
+  return static_cast<uint16_t>(le(2));
+}
+uint32_t ByteReader::u32() {
+  return static_cast<uint32_t>(le(4));
+}
+uint64_t ByteReader::u64() {
+  return le(8);
+}
 
 std::string ByteReader::bytes(uint64_t n) {
   need(n);

@@ -52,7 +52,8 @@ class FileSource : public ByteSource {
 /// A little-endian cursor over a ByteSource that refuses to read past its end.
 class ByteReader {
  public:
-  ByteReader(const ByteSource& source, std::string where) : src_(source), where_(std::move(where)) {}
+  ByteReader(const ByteSource& source, std::string where)
+      : src_(source), where_(std::move(where)) {}
 
   uint64_t pos() const { return pos_; }
   uint64_t size() const { return src_.size(); }

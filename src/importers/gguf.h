@@ -26,7 +26,7 @@ GgmlType ggml_type(uint32_t id);
 struct GgufHeader {
   uint32_t version = 0;
   uint64_t alignment = 32;
-  uint64_t data_offset = 0;  ///< where tensor data starts (aligned)
+  uint64_t data_offset = 0;                            ///< where tensor data starts (aligned)
   nlohmann::json metadata = nlohmann::json::object();  ///< scalars; arrays up to 1024 numbers
   std::map<std::string, uint64_t> array_lengths;       ///< every array's length, by key
   std::vector<TensorEntry> tensors;

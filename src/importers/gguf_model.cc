@@ -17,8 +17,11 @@ namespace {
 
 using nlohmann::json;
 
+constexpr int64_t kMaxLayers = 1 << 16;  // far above any real model; loops stay short
+
 bool ends_with(const std::string& s, std::string_view suffix) {
-  return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+  return s.size() >= suffix.size() &&
+         s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
 }
 
 // An integer metadata value; for per-layer arrays the largest entry. 0 when absent.
@@ -26,7 +29,8 @@ int64_t meta_int(const json& md, const std::string& key) {
   auto it = md.find(key);
   if (it == md.end()) return 0;
   auto one = [](const json& v) -> int64_t {
-    if (v.is_number_unsigned()) return static_cast<int64_t>(std::min<uint64_t>(v.get<uint64_t>(), uint64_t{1} << 31));
+    if (v.is_number_unsigned())
+      return static_cast<int64_t>(std::min<uint64_t>(v.get<uint64_t>(), uint64_t{1} << 31));
     if (v.is_number_integer()) return std::clamp<int64_t>(v.get<int64_t>(), 0, int64_t{1} << 31);
     return 0;
   };
@@ -46,20 +50,37 @@ std::string meta_str(const json& md, const std::string& key) {
 // llama_ftype (llama.cpp include/llama.h) -> gpusizer format id, where one fits.
 std::string format_of_ftype(int64_t ftype) {
   switch (ftype) {
-    case 0: return "fp32";
-    case 1: return "fp16";
-    case 2: return "q4_0";
-    case 7: return "q8_0";
-    case 10: case 21: return "q2_k";
-    case 11: case 12: case 13: return "q3_k_m";
-    case 14: return "q4_k";
-    case 15: return "q4_k_m";
-    case 16: return "q5_k";
-    case 17: return "q5_k_m";
-    case 18: return "q6_k";
-    case 32: return "bf16";
-    case 38: return "mxfp4";
-    default: return {};
+    case 0:
+      return "fp32";
+    case 1:
+      return "fp16";
+    case 2:
+      return "q4_0";
+    case 7:
+      return "q8_0";
+    case 10:
+    case 21:
+      return "q2_k";
+    case 11:
+    case 12:
+    case 13:
+      return "q3_k_m";
+    case 14:
+      return "q4_k";
+    case 15:
+      return "q4_k_m";
+    case 16:
+      return "q5_k";
+    case 17:
+      return "q5_k_m";
+    case 18:
+      return "q6_k";
+    case 32:
+      return "bf16";
+    case 38:
+      return "mxfp4";
+    default:
+      return {};
   }
 }
 
@@ -108,8 +129,7 @@ Model model_from_gguf(const GgufHeader& h, const std::string& where,
                       std::vector<std::string>& notes) {
   const json& md = h.metadata;
   const std::string arch = meta_str(md, "general.architecture");
-  if (arch.empty())
-    throw InputError(where + ": general.architecture", "is missing", "bad_file");
+  if (arch.empty()) throw InputError(where + ": general.architecture", "is missing", "bad_file");
   const std::string a = arch + ".";
   Model m;
   m.family = arch;
@@ -128,8 +148,13 @@ Model model_from_gguf(const GgufHeader& h, const std::string& where,
   m.num_layers = meta_int(md, a + "block_count");
   m.num_heads = meta_int(md, a + "attention.head_count");
   if (m.hidden_size <= 0 || m.num_layers <= 0 || m.num_heads <= 0)
-    throw InputError(where, "GGUF metadata lacks " + a + "embedding_length, block_count or "
-                     "attention.head_count", "bad_file");
+    throw InputError(where,
+                     "GGUF metadata lacks " + a +
+                         "embedding_length, block_count or "
+                         "attention.head_count",
+                     "bad_file");
+  if (m.num_layers > kMaxLayers)
+    throw InputError(where + ": " + a + "block_count", "is implausibly large", "bad_file");
   m.num_kv_heads = meta_int(md, a + "attention.head_count_kv");
   if (m.num_kv_heads == 0) m.num_kv_heads = m.num_heads;
   m.head_dim = meta_int(md, a + "attention.key_length");
@@ -139,9 +164,11 @@ Model model_from_gguf(const GgufHeader& h, const std::string& where,
   m.vocab_size = meta_int(md, a + "vocab_size");
   if (m.vocab_size == 0) {
     auto it = h.array_lengths.find("tokenizer.ggml.tokens");
-    if (it != h.array_lengths.end()) m.vocab_size = static_cast<int64_t>(std::min<uint64_t>(it->second, uint64_t{1} << 31));
+    if (it != h.array_lengths.end())
+      m.vocab_size = static_cast<int64_t>(std::min<uint64_t>(it->second, uint64_t{1} << 31));
   }
-  if (auto it = by_name.find("token_embd.weight"); it != by_name.end() && it->second->shape.size() == 2)
+  if (auto it = by_name.find("token_embd.weight");
+      it != by_name.end() && it->second->shape.size() == 2)
     m.vocab_size = it->second->shape[1];  // ggml ne = [n_embd, n_vocab]; the table is the truth
   if (m.vocab_size <= 0) throw InputError(where, "cannot tell the vocabulary size", "bad_file");
 
@@ -160,7 +187,8 @@ Model model_from_gguf(const GgufHeader& h, const std::string& where,
   m.lm_head_bias = has("output.bias");
   m.attention_sinks = has("blk.0.attn_sinks.weight") || has("blk.0.attn_sinks");
   m.extra_embed_norms = has("token_embd_norm.weight") ? 1 : 0;
-  if (auto it = by_name.find("position_embd.weight"); it != by_name.end() && it->second->shape.size() == 2)
+  if (auto it = by_name.find("position_embd.weight");
+      it != by_name.end() && it->second->shape.size() == 2)
     m.learned_pos_embeddings = it->second->shape[1];
   if (auto it = by_name.find("blk.0.attn_q_norm.weight"); it != by_name.end())
     m.qk_norm = it->second->shape[0] == m.head_dim ? "per_head" : "per_layer";
@@ -179,16 +207,18 @@ Model model_from_gguf(const GgufHeader& h, const std::string& where,
   // Mixture of experts (deepseek2 names: leading_dense_block_count, expert_shared_count).
   m.num_experts = meta_int(md, a + "expert_count");
   if (m.num_experts > 0) {
-    m.experts_per_token = std::clamp<int64_t>(meta_int(md, a + "expert_used_count"), 1, m.num_experts);
+    m.experts_per_token =
+        std::clamp<int64_t>(meta_int(md, a + "expert_used_count"), 1, m.num_experts);
     m.moe_intermediate_size = meta_int(md, a + "expert_feed_forward_length");
     if (m.moe_intermediate_size == 0) m.moe_intermediate_size = m.intermediate_size;
     m.num_shared_experts = meta_int(md, a + "expert_shared_count");
     m.shared_expert_intermediate_size = meta_int(md, a + "expert_shared_feed_forward_length");
     if (m.shared_expert_intermediate_size == 0 && m.num_shared_experts > 0)
       m.shared_expert_intermediate_size = m.num_shared_experts * m.moe_intermediate_size;
-    int64_t moe_layers = 0;
-    for (int64_t i = 0; i < m.num_layers; ++i)
-      moe_layers += has("blk." + std::to_string(i) + ".ffn_gate_inp.weight") ? 1 : 0;
+    int64_t moe_layers = 0;  // layers with a router (blk.N.ffn_gate_inp.weight)
+    for (const auto& t : h.tensors)
+      moe_layers += t.name.rfind("blk.", 0) == 0 && ends_with(t.name, ".ffn_gate_inp.weight");
+    moe_layers = std::min(moe_layers, m.num_layers);
     m.num_moe_layers = moe_layers > 0 ? moe_layers : m.num_layers;
     m.num_dense_layers = m.num_layers - m.num_moe_layers;
     m.dense_intermediate_size = m.intermediate_size;
@@ -217,15 +247,18 @@ Model model_from_gguf(const GgufHeader& h, const std::string& where,
   if (const int64_t window = meta_int(md, a + "attention.sliding_window"); window > 0) {
     m.sliding_window = window;
     const int64_t L = m.num_layers;
-    if (arch == "gemma2" || arch == "gpt-oss") m.num_window_layers = (L + 1) / 2;
-    else if (arch == "gemma3") m.num_window_layers = L - L / 6;
+    if (arch == "gemma2" || arch == "gpt-oss")
+      m.num_window_layers = (L + 1) / 2;
+    else if (arch == "gemma3")
+      m.num_window_layers = L - L / 6;
     else {
       m.num_window_layers = L;
       notes.push_back("attention.sliding_window set: assumed on every layer");
     }
   }
   if (m.attention_type.empty())
-    m.attention_type = m.num_kv_heads == m.num_heads ? "MHA" : (m.num_kv_heads == 1 ? "MQA" : "GQA");
+    m.attention_type =
+        m.num_kv_heads == m.num_heads ? "MHA" : (m.num_kv_heads == 1 ? "MQA" : "GQA");
   if (m.intermediate_size == 0 && m.num_experts == 0)
     notes.push_back("feed_forward_length missing: the MLP is not counted");
   check_countable(m, where, "bad_file");

@@ -18,6 +18,7 @@ namespace {
 using nlohmann::json;
 
 constexpr int64_t kMaxDim = int64_t{1} << 31;  // any one size field
+constexpr int64_t kMaxLayers = 1 << 16;        // far above any real model; loops stay short
 
 std::string lower(std::string s) {
   std::transform(s.begin(), s.end(), s.begin(),
@@ -51,14 +52,16 @@ class Cfg {
   int64_t int_or(std::initializer_list<const char*> keys, int64_t fallback,
                  const char* note = nullptr) const {
     if (auto v = opt_int(keys)) return *v;
-    if (note) notes_.push_back(std::string("assumed ") + *keys.begin() + " = " +
-                               std::to_string(fallback) + " (" + note + ")");
+    if (note)
+      notes_.push_back(std::string("assumed ") + *keys.begin() + " = " + std::to_string(fallback) +
+                       " (" + note + ")");
     return fallback;
   }
   bool flag(const char* key, bool fallback) const {
     const json* v = find(key);
     if (!v) return fallback;
-    if (!v->is_boolean()) throw InputError(where_ + "." + key, "must be true or false", "bad_input");
+    if (!v->is_boolean())
+      throw InputError(where_ + "." + key, "must be true or false", "bad_input");
     return v->get<bool>();
   }
   std::string str(const char* key) const {
@@ -83,7 +86,8 @@ class Cfg {
     if (!v->is_array()) throw InputError(where_ + "." + key, "must be a list", "bad_input");
     int64_t n = 0;
     for (const auto& e : *v) {
-      if (!e.is_string()) throw InputError(where_ + "." + key, "must be a list of strings", "bad_input");
+      if (!e.is_string())
+        throw InputError(where_ + "." + key, "must be a list of strings", "bad_input");
       n += e.get<std::string>() == value;
     }
     return n;
@@ -124,8 +128,8 @@ class Cfg {
 std::string family_of(const json& c) {
   if (auto it = c.find("model_type"); it != c.end() && it->is_string())
     return lower(it->get<std::string>());
-  if (auto it = c.find("architectures"); it != c.end() && it->is_array() && !it->empty() &&
-                                         (*it)[0].is_string()) {
+  if (auto it = c.find("architectures");
+      it != c.end() && it->is_array() && !it->empty() && (*it)[0].is_string()) {
     const std::string a = (*it)[0].get<std::string>();
     if (a == "QWenLMHeadModel") return "qwen";
     if (a.rfind("ChatGLM", 0) == 0) return "chatglm";
@@ -137,9 +141,11 @@ std::string family_of(const json& c) {
 // fields that differ from them into text_config.
 void gemma3_text_defaults(json& t) {
   const std::pair<const char*, int64_t> defaults[] = {
-      {"vocab_size", 262208}, {"hidden_size", 2304},        {"intermediate_size", 9216},
-      {"num_hidden_layers", 26}, {"num_attention_heads", 8}, {"num_key_value_heads", 4},
-      {"head_dim", 256},      {"max_position_embeddings", 131072}, {"sliding_window", 4096}};
+      {"vocab_size", 262208},      {"hidden_size", 2304},
+      {"intermediate_size", 9216}, {"num_hidden_layers", 26},
+      {"num_attention_heads", 8},  {"num_key_value_heads", 4},
+      {"head_dim", 256},           {"max_position_embeddings", 131072},
+      {"sliding_window", 4096}};
   for (const auto& [k, v] : defaults)
     if (!t.contains(k) || t[k].is_null()) t[k] = v;
 }
@@ -230,10 +236,11 @@ ImportedModel import_hf_config(const json& config, const std::string& where) {
   m.kind = "llm";
 
   static const std::set<std::string> kKnown = {
-      "llama", "mistral", "mixtral", "qwen2", "qwen2_moe", "qwen3", "qwen3_moe", "deepseek_v2",
-      "deepseek_v3", "gemma", "gemma2", "gemma3", "phi3", "gpt2", "gpt_neox", "gptj", "falcon",
-      "bloom", "gpt_oss", "chatglm", "glm", "glm4", "internlm2", "baichuan", "llama4", "minimax",
-      "minimax_m2", "minimax_m1", "qwen", "yi", "internlm", "phi"};
+      "llama",       "mistral",     "mixtral",  "qwen2",  "qwen2_moe", "qwen3",      "qwen3_moe",
+      "deepseek_v2", "deepseek_v3", "gemma",    "gemma2", "gemma3",    "phi3",       "gpt2",
+      "gpt_neox",    "gptj",        "falcon",   "bloom",  "gpt_oss",   "chatglm",    "glm",
+      "glm4",        "internlm2",   "baichuan", "llama4", "minimax",   "minimax_m2", "minimax_m1",
+      "qwen",        "yi",          "internlm", "phi"};
   const bool known = kKnown.count(family) > 0;
   if (!known)
     notes.push_back("unknown model_type '" + family +
@@ -248,8 +255,12 @@ ImportedModel import_hf_config(const json& config, const std::string& where) {
   m.vocab_size = family == "chatglm" ? f.req_int({"padded_vocab_size", "vocab_size"})
                                      : f.req_int({"vocab_size", "padded_vocab_size"});
   if (m.hidden_size <= 0 || m.num_layers <= 0 || m.num_heads <= 0 || m.vocab_size <= 0)
-    throw InputError(w, "hidden_size, num_hidden_layers, num_attention_heads and vocab_size must "
-                     "be positive", "bad_input");
+    throw InputError(w,
+                     "hidden_size, num_hidden_layers, num_attention_heads and vocab_size must "
+                     "be positive",
+                     "bad_input");
+  if (m.num_layers > kMaxLayers)
+    throw InputError(w + ".num_hidden_layers", "is implausibly large", "bad_input");
   const int64_t d = m.hidden_size, L = m.num_layers, H = m.num_heads;
   m.num_kv_heads = f.int_or({"num_key_value_heads", "num_kv_heads", "multi_query_group_num"}, H);
   m.head_dim = f.int_or({"head_dim", "kv_channels"}, d / H);
@@ -358,7 +369,8 @@ ImportedModel import_hf_config(const json& config, const std::string& where) {
       m.num_kv_heads = H;
     m.head_dim = f.int_or({"kv_channels"}, d / H);
     m.intermediate_size = f.req_int({"ffn_hidden_size"});
-    if (!f.flag("post_layer_norm", true)) notes.push_back("post_layer_norm=false: final norm still counted");
+    if (!f.flag("post_layer_norm", true))
+      notes.push_back("post_layer_norm=false: final norm still counted");
   } else if (family == "glm" || family == "glm4") {
     // GlmAttention: q/k/v bias=config.attention_bias (default True), o_proj no bias; Glm4 adds
     // post_self_attn_layernorm and post_mlp_layernorm.
@@ -406,13 +418,14 @@ ImportedModel import_hf_config(const json& config, const std::string& where) {
   }
 
   // Mixture of experts: which layers, how many experts, how wide.
-  if (family == "mixtral" || family == "gpt_oss" || family == "minimax" ||
-      family == "minimax_m2" || family == "minimax_m1") {
+  if (family == "mixtral" || family == "gpt_oss" || family == "minimax" || family == "minimax_m2" ||
+      family == "minimax_m1") {
     m.num_experts = f.req_int({"num_local_experts"});
     m.experts_per_token = f.req_int({"num_experts_per_tok", "experts_per_token"});
     m.moe_intermediate_size = f.req_int({"intermediate_size"});
     m.num_moe_layers = L;
-    if (family == "gpt_oss") m.router_bias = m.expert_bias = true;  // GptOssTopKRouter, GptOssExperts
+    if (family == "gpt_oss")
+      m.router_bias = m.expert_bias = true;  // GptOssTopKRouter, GptOssExperts
     if (family == "minimax_m2") m.router_bias = f.flag("use_routing_bias", true);
     if (auto shared = f.opt_int({"shared_intermediate_size"}); shared && *shared > 0) {
       m.shared_expert_intermediate_size = *shared;
@@ -426,11 +439,10 @@ ImportedModel import_hf_config(const json& config, const std::string& where) {
       m.experts_per_token = f.req_int({"num_experts_per_tok"});
       m.moe_intermediate_size = f.req_int({"moe_intermediate_size"});
       const int64_t step = std::max<int64_t>(1, f.int_or({"decoder_sparse_step"}, 1));
-      const auto mlp_only = f.int_list("mlp_only_layers").value_or(std::vector<int64_t>{});
-      m.num_moe_layers = count_layers(L, [&](int64_t i) {
-        return std::find(mlp_only.begin(), mlp_only.end(), i) == mlp_only.end() &&
-               (i + 1) % step == 0;
-      });
+      const auto list = f.int_list("mlp_only_layers").value_or(std::vector<int64_t>{});
+      const std::set<int64_t> mlp_only(list.begin(), list.end());
+      m.num_moe_layers =
+          count_layers(L, [&](int64_t i) { return !mlp_only.count(i) && (i + 1) % step == 0; });
       if (family == "qwen2_moe") {
         m.shared_expert_intermediate_size = f.int_or({"shared_expert_intermediate_size"}, 0);
         if (m.shared_expert_intermediate_size > 0) {
@@ -485,7 +497,9 @@ ImportedModel import_hf_config(const json& config, const std::string& where) {
   }
 
   // Local attention: which layers see a window (or chunk) rather than the whole context.
-  const auto layer_type_count = [&](std::string_view t) { return f.count_in_list("layer_types", t); };
+  const auto layer_type_count = [&](std::string_view t) {
+    return f.count_in_list("layer_types", t);
+  };
   const int64_t window = f.int_or({"sliding_window"}, 0);
   if (family == "llama4") {
     // Llama4TextConfig: no_rope_layers[i] == 1 marks a RoPE layer, which uses chunked attention;
@@ -523,12 +537,14 @@ ImportedModel import_hf_config(const json& config, const std::string& where) {
   }
   if (family == "minimax" || family == "minimax_m1") {
     // MiniMaxConfig.layer_types / attn_type_list: 0 = lightning (linear) attention.
-    if (auto lin = layer_type_count("linear_attention")) m.num_linear_layers = *lin;
+    if (auto lin = layer_type_count("linear_attention"))
+      m.num_linear_layers = *lin;
     else if (auto types = f.int_list("attn_type_list"))
       m.num_linear_layers = std::count(types->begin(), types->end(), int64_t{0});
     if (m.num_linear_layers > 0)
-      notes.push_back("lightning-attention layers have parameters the counter does not model; the "
-                      "count is approximate");
+      notes.push_back(
+          "lightning-attention layers have parameters the counter does not model; the "
+          "count is approximate");
   }
 
   if (m.attention_type.empty())
@@ -545,8 +561,8 @@ ImportedModel import_hf_config(const json& config, const std::string& where) {
   check_countable(m, w, "bad_input");
 
   m.name = m.id = family.empty() ? "imported" : family;
-  if (auto it = config.find("_name_or_path"); it != config.end() && it->is_string() &&
-                                              !it->get<std::string>().empty()) {
+  if (auto it = config.find("_name_or_path");
+      it != config.end() && it->is_string() && !it->get<std::string>().empty()) {
     m.name = it->get<std::string>();
     m.id = lower(m.name);
   }

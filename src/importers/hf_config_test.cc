@@ -56,19 +56,16 @@ TEST_P(HfConfigFixture, MatchesCatalog) {
 
 INSTANTIATE_TEST_SUITE_P(
     Catalog, HfConfigFixture,
-    ::testing::Values(Case{"llama-2-7b.json", "llama-2-7b", ""},
-                      Case{"llama-3.1-8b.json", "llama-3.1-8b", ""},
-                      Case{"mixtral-8x7b-v0.1.json", "mixtral-8x7b-v0.1", ""},
-                      Case{"qwen2.5-7b.json", "qwen2.5-7b", ""},
-                      Case{"qwen3-30b-a3b.json", "qwen3-30b-a3b", ""},
-                      Case{"deepseek-v3.json", "deepseek-v3", "fp8"},
-                      Case{"gemma-3-4b.json", "gemma-3-4b", ""},
-                      Case{"gpt-oss-20b.json", "gpt-oss-20b", "mxfp4"},
-                      Case{"falcon-7b.json", "falcon-7b", ""},
-                      Case{"gpt-2.json", "gpt-2", ""},
-                      Case{"phi-3-mini-4k-instruct.json", "phi-3-mini-4k-instruct", ""},
-                      Case{"glm-4-9b.json", "glm-4-9b", ""},
-                      Case{"llama-4-scout.json", "llama-4-scout-17b-16e", ""}),
+    ::testing::Values(
+        Case{"llama-2-7b.json", "llama-2-7b", ""}, Case{"llama-3.1-8b.json", "llama-3.1-8b", ""},
+        Case{"mixtral-8x7b-v0.1.json", "mixtral-8x7b-v0.1", ""},
+        Case{"qwen2.5-7b.json", "qwen2.5-7b", ""}, Case{"qwen3-30b-a3b.json", "qwen3-30b-a3b", ""},
+        Case{"deepseek-v3.json", "deepseek-v3", "fp8"}, Case{"gemma-3-4b.json", "gemma-3-4b", ""},
+        Case{"gpt-oss-20b.json", "gpt-oss-20b", "mxfp4"}, Case{"falcon-7b.json", "falcon-7b", ""},
+        Case{"gpt-2.json", "gpt-2", ""},
+        Case{"phi-3-mini-4k-instruct.json", "phi-3-mini-4k-instruct", ""},
+        Case{"glm-4-9b.json", "glm-4-9b", ""},
+        Case{"llama-4-scout.json", "llama-4-scout-17b-16e", ""}),
     [](const ::testing::TestParamInfo<Case>& param_info) {
       std::string n = param_info.param.catalog_id;
       for (char& ch : n)
@@ -149,10 +146,14 @@ TEST(HfConfig, QwenV1HalvesIntermediateSize) {
   // Qwen-7B (QWenLMHeadModel, modeling_qwen.py): by hand, 2*151936*4096 embeddings + 32 x
   // (4*4096^2 + 3*4096 c_attn bias + 3*4096*11008 MLP + 2*4096 norms) + 4096 = 7,721,324,544
   // (the model card says 7.7B).
-  const nlohmann::json c = {{"architectures", {"QWenLMHeadModel"}}, {"model_type", "qwen"},
-                            {"hidden_size", 4096}, {"num_hidden_layers", 32},
-                            {"num_attention_heads", 32}, {"intermediate_size", 22016},
-                            {"kv_channels", 128}, {"vocab_size", 151936},
+  const nlohmann::json c = {{"architectures", {"QWenLMHeadModel"}},
+                            {"model_type", "qwen"},
+                            {"hidden_size", 4096},
+                            {"num_hidden_layers", 32},
+                            {"num_attention_heads", 32},
+                            {"intermediate_size", 22016},
+                            {"kv_channels", 128},
+                            {"vocab_size", 151936},
                             {"max_position_embeddings", 8192}};
   const Model m = import_hf_config(c, "c").model;
   EXPECT_EQ(m.intermediate_size, 11008);

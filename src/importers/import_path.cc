@@ -18,7 +18,8 @@ namespace {
 constexpr uintmax_t kMaxJsonFile = 64u << 20;  // config.json and index files
 
 bool ends_with(const std::string& s, std::string_view suffix) {
-  return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+  return s.size() >= suffix.size() &&
+         s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
 }
 
 std::string read_text(const fs::path& p) {
@@ -75,8 +76,9 @@ Model model_from_tensors(const std::vector<TensorEntry>& tensors, const WeightsF
   }
   m.num_layers = layers;
   m.given_params = w.elements;
-  notes.push_back("no config.json: the parameter count is the stored tensors' total; heads, "
-                  "KV heads and head_dim are unknown, so KV cache sizes need config.json");
+  notes.push_back(
+      "no config.json: the parameter count is the stored tensors' total; heads, "
+      "KV heads and head_dim are unknown, so KV cache sizes need config.json");
   return m;
 }
 
@@ -125,7 +127,8 @@ ImportedModel import_model_path(const std::string& path) {
     const fs::path config = p / "config.json";
     const bool has_config = fs::is_regular_file(config, ec);
     if (fs::is_regular_file(p / "model.safetensors.index.json", ec))
-      return import_weights((p / "model.safetensors.index.json").string(), has_config ? config : fs::path());
+      return import_weights((p / "model.safetensors.index.json").string(),
+                            has_config ? config : fs::path());
     std::vector<std::string> safetensors, ggufs;
     for (const auto& e : fs::directory_iterator(p, ec)) {
       const std::string name = e.path().string();
@@ -134,7 +137,8 @@ ImportedModel import_model_path(const std::string& path) {
     }
     std::sort(safetensors.begin(), safetensors.end());
     std::sort(ggufs.begin(), ggufs.end());
-    if (safetensors.size() == 1) return import_weights(safetensors[0], has_config ? config : fs::path());
+    if (safetensors.size() == 1)
+      return import_weights(safetensors[0], has_config ? config : fs::path());
     if (safetensors.size() > 1)
       throw InputError(path, "holds several .safetensors files but no model.safetensors.index.json",
                        "bad_input");

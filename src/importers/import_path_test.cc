@@ -3,9 +3,9 @@
 // report of the result.
 #include <gtest/gtest.h>
 
+#include <unistd.h>
 #include <filesystem>
 #include <fstream>
-#include <unistd.h>
 
 #include "gpusizer/error.h"
 #include "gpusizer/importers.h"
@@ -59,7 +59,8 @@ TEST_F(ImportPath, ShardedFolderWithConfig) {
   shard2.push_back({"lm_head.weight", "BF16", {32, 8}});
   write("model-00001-of-00002.safetensors", testing::safetensors_file(shard1));
   write("model-00002-of-00002.safetensors", testing::safetensors_file(shard2));
-  nlohmann::json index = {{"metadata", {{"total_size", 0}}}, {"weight_map", nlohmann::json::object()}};
+  nlohmann::json index = {{"metadata", {{"total_size", 0}}},
+                          {"weight_map", nlohmann::json::object()}};
   for (const auto& t : shard1) index["weight_map"][t.name] = "model-00001-of-00002.safetensors";
   for (const auto& t : shard2) index["weight_map"][t.name] = "model-00002-of-00002.safetensors";
   write("model.safetensors.index.json", index.dump());

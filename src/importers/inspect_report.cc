@@ -32,7 +32,8 @@ std::optional<double> analytic_bytes(const ParamCounts& c, const std::string& fo
   const double emb = static_cast<double>(c.embedding);
   const double body = static_cast<double>(c.total) - head - emb;
   return (body * f->bits_per_value + emb * bits(f->embedding_format) +
-          head * bits(f->lm_head_format)) / 8.0;
+          head * bits(f->lm_head_format)) /
+         8.0;
 }
 
 std::string human_bytes(double b) {
@@ -113,7 +114,8 @@ json imported_to_json(const ImportedModel& im) {
   if (im.weights) {
     const WeightsFile& w = *im.weights;
     json by_dtype = json::object();
-    for (const auto& [dtype, bytes] : w.bytes_by_dtype) by_dtype[dtype] = static_cast<int64_t>(bytes);
+    for (const auto& [dtype, bytes] : w.bytes_by_dtype)
+      by_dtype[dtype] = static_cast<int64_t>(bytes);
     out["weights"] = {{"format", w.format},
                       {"path", w.path},
                       {"files", w.files},
@@ -131,7 +133,8 @@ json imported_to_json(const ImportedModel& im) {
     if (auto a = analytic_bytes(c, im.weights_format)) {
       cmp["analytic_bytes"] = static_cast<int64_t>(std::llround(*a));
       cmp["analytic_format"] = im.weights_format;
-      cmp["bytes_difference_pct"] = w.total_bytes > 0 ? (*a - w.total_bytes) / w.total_bytes * 100 : 0.0;
+      cmp["bytes_difference_pct"] =
+          w.total_bytes > 0 ? (*a - w.total_bytes) / w.total_bytes * 100 : 0.0;
     }
     out["comparison"] = cmp;
   }
@@ -142,7 +145,9 @@ std::string imported_to_text(const ImportedModel& im) {
   const Model& m = im.model;
   const ParamCounts c = count_params(m);
   std::string s;
-  auto row = [&](std::string_view k, const std::string& v) { s += fmt::format("  {:<26} {}\n", k, v); };
+  auto row = [&](std::string_view k, const std::string& v) {
+    s += fmt::format("  {:<26} {}\n", k, v);
+  };
   s += fmt::format("{} ({}, from {})\n", m.name, m.family.empty() ? "?" : m.family, m.source);
   row("layers", std::to_string(m.num_layers));
   row("hidden size", std::to_string(m.hidden_size));
@@ -160,8 +165,8 @@ std::string imported_to_text(const ImportedModel& im) {
                                m.num_experts, m.experts_per_token, m.num_shared_experts,
                                m.moe_intermediate_size, m.num_moe_layers));
   row("vocabulary", std::to_string(m.vocab_size) + (m.tied_embeddings ? " (tied head)" : ""));
-  row("parameters", fmt::format("{} ({}){}", c.total, human_count(c.total),
-                                c.computed ? "" : " given"));
+  row("parameters",
+      fmt::format("{} ({}){}", c.total, human_count(c.total), c.computed ? "" : " given"));
   if (m.is_moe()) row("active parameters", fmt::format("{} ({})", c.active, human_count(c.active)));
   row("weights format", im.weights_format.empty() ? "unknown" : im.weights_format);
   if (im.weights) {
@@ -169,13 +174,13 @@ std::string imported_to_text(const ImportedModel& im) {
     row("weight files", fmt::format("{} ({} file{}, {} tensors)", w.format, w.files,
                                     w.files == 1 ? "" : "s", w.tensors));
     row("stored parameters", fmt::format("{} ({})", w.elements, human_count(w.elements)));
-    row("weight bytes", fmt::format("{} ({})", static_cast<int64_t>(w.total_bytes),
-                                    human_bytes(w.total_bytes)));
-    for (const auto& [dtype, bytes] : w.bytes_by_dtype)
-      row("  " + dtype, human_bytes(bytes));
+    row("weight bytes",
+        fmt::format("{} ({})", static_cast<int64_t>(w.total_bytes), human_bytes(w.total_bytes)));
+    for (const auto& [dtype, bytes] : w.bytes_by_dtype) row("  " + dtype, human_bytes(bytes));
     if (auto a = analytic_bytes(c, im.weights_format))
-      row("analytic bytes", fmt::format("{} ({:+.2f}% vs file)", human_bytes(*a),
-                                        w.total_bytes > 0 ? (*a - w.total_bytes) / w.total_bytes * 100 : 0.0));
+      row("analytic bytes",
+          fmt::format("{} ({:+.2f}% vs file)", human_bytes(*a),
+                      w.total_bytes > 0 ? (*a - w.total_bytes) / w.total_bytes * 100 : 0.0));
   }
   for (const auto& warning : im.warnings) s += "  warning: " + warning + "\n";
   return s;

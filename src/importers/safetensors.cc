@@ -15,8 +15,7 @@ constexpr uint64_t kMaxElements = uint64_t{1} << 62;  // far above any real tens
 
 int safetensors_dtype_bits(std::string_view d) {
   // safetensors/src/tensor.rs, enum Dtype and Dtype::bitsize().
-  if (d == "BOOL" || d == "U8" || d == "I8" || d == "F8_E5M2" || d == "F8_E4M3" ||
-      d == "F8_E8M0")
+  if (d == "BOOL" || d == "U8" || d == "I8" || d == "F8_E5M2" || d == "F8_E4M3" || d == "F8_E8M0")
     return 8;
   if (d == "F4") return 4;
   if (d == "F6_E2M3" || d == "F6_E3M2") return 6;
@@ -38,7 +37,8 @@ std::vector<TensorEntry> read_safetensors_header(const ByteSource& source,
   const std::string text = r.bytes(n);
   const uint64_t data_size = r.remaining();
   const nlohmann::json header = parse_json_guarded(text, where + ": header");
-  if (!header.is_object()) throw InputError(where + ": header", "must be a JSON object", "bad_file");
+  if (!header.is_object())
+    throw InputError(where + ": header", "must be a JSON object", "bad_file");
 
   std::vector<TensorEntry> out;
   out.reserve(header.size());

@@ -19,7 +19,8 @@ constexpr uint64_t kSafetensorsMaxHeader = 100'000'000;
 int safetensors_dtype_bits(std::string_view dtype);
 
 /// Reads and checks the header of one safetensors file; `where` names it in errors.
-std::vector<TensorEntry> read_safetensors_header(const ByteSource& source, const std::string& where);
+std::vector<TensorEntry> read_safetensors_header(const ByteSource& source,
+                                                 const std::string& where);
 
 /// Shard file names of a model.safetensors.index.json text, in first-seen order; checks that the
 /// weight_map is an object of plain file names (no directories).

@@ -45,9 +45,9 @@ TEST(Safetensors, GptqUnpacksQweightAndSkipsScales) {
 }
 
 TEST(Safetensors, Mxfp4BlocksCountTwoValuesPerByte) {
-  const std::string f = safetensors_file(
-      {{"model.layers.0.mlp.experts.gate_up_proj_blocks", "U8", {2, 8, 3, 16}},
-       {"model.layers.0.mlp.experts.gate_up_proj_scales", "U8", {2, 8, 3}}});
+  const std::string f =
+      safetensors_file({{"model.layers.0.mlp.experts.gate_up_proj_blocks", "U8", {2, 8, 3, 16}},
+                        {"model.layers.0.mlp.experts.gate_up_proj_scales", "U8", {2, 8, 3}}});
   const WeightsFile w = read_safetensors_bytes(f, "m");
   EXPECT_EQ(w.elements, 2 * 8 * 3 * 16 * 2);
   EXPECT_EQ(w.weights_format, "mxfp4");
@@ -93,7 +93,10 @@ TEST(Safetensors, MalformedHeadersAreInputErrors) {
 
 TEST(Safetensors, IndexShardNamesMustStayInTheFolder) {
   EXPECT_EQ(safetensors_index_shards(R"({"weight_map":{"a":"x.safetensors","b":"x.safetensors",
-            "c":"y.safetensors"}})", "i").size(), 2u);
+            "c":"y.safetensors"}})",
+                                     "i")
+                .size(),
+            2u);
   EXPECT_THROW(safetensors_index_shards(R"({"weight_map":{"a":"../x"}})", "i"), InputError);
   EXPECT_THROW(safetensors_index_shards(R"({"weight_map":{"a":"/etc/x"}})", "i"), InputError);
   EXPECT_THROW(safetensors_index_shards(R"({"weight_map":[]})", "i"), InputError);

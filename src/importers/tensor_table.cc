@@ -7,7 +7,8 @@ namespace gpusizer {
 namespace {
 
 bool ends_with(const std::string& s, std::string_view suffix) {
-  return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+  return s.size() >= suffix.size() &&
+         s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
 }
 
 bool contains(const std::string& s, std::string_view part) {
@@ -95,17 +96,26 @@ WeightsFile summarize_safetensors(const std::vector<TensorEntry>& tensors,
     }
     w.elements += logical;
   }
-  if (mxfp4) w.weights_format = "mxfp4";
-  else if (awq_or_gptq) w.weights_format = gptq ? "gptq-int4" : "awq-int4";
-  else if (!bnb4_weights.empty()) w.weights_format = nf4 ? "nf4" : "int4";
-  else if (int8) w.weights_format = "int8";
+  if (mxfp4)
+    w.weights_format = "mxfp4";
+  else if (awq_or_gptq)
+    w.weights_format = gptq ? "gptq-int4" : "awq-int4";
+  else if (!bnb4_weights.empty())
+    w.weights_format = nf4 ? "nf4" : "int4";
+  else if (int8)
+    w.weights_format = "int8";
   else {
     const std::string d = dominant_body_dtype(tensors);
-    if (d == "BF16") w.weights_format = "bf16";
-    else if (d == "F16") w.weights_format = "fp16";
-    else if (d == "F32") w.weights_format = "fp32";
-    else if (d == "F8_E4M3" || d == "F8_E5M2") w.weights_format = "fp8";
-    else if (d == "I8") w.weights_format = "int8";
+    if (d == "BF16")
+      w.weights_format = "bf16";
+    else if (d == "F16")
+      w.weights_format = "fp16";
+    else if (d == "F32")
+      w.weights_format = "fp32";
+    else if (d == "F8_E4M3" || d == "F8_E5M2")
+      w.weights_format = "fp8";
+    else if (d == "I8")
+      w.weights_format = "int8";
   }
   return w;
 }

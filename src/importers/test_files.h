@@ -128,13 +128,15 @@ inline std::string tiny_llama_gguf(int layers = 2) {
   w.u32("llama.context_length", 4096);
   w.f32("llama.attention.layer_norm_rms_epsilon", 1e-5f);
   std::vector<std::string> vocab(1000);
-  for (size_t i = 0; i < vocab.size(); ++i) vocab[i] = "t" + std::to_string(i);
+  for (size_t i = 0; i < vocab.size(); ++i) vocab[i] = std::to_string(i);
   w.str_array("tokenizer.ggml.tokens", vocab);
   auto q4k = [](uint64_t n) { return n / 256 * 144; };
   auto q6k = [](uint64_t n) { return n / 256 * 210; };
   w.tensor("token_embd.weight", {256, 1000}, kQ4_K, q4k(256000));
   for (int i = 0; i < layers; ++i) {
-    const std::string b = "blk." + std::to_string(i) + ".";
+    std::string b = "blk.";  // built in steps: GCC 12 -Wrestrict false positive on a + chain
+    b += std::to_string(i);
+    b += ".";
     w.tensor(b + "attn_norm.weight", {256}, kF32, 1024);
     w.tensor(b + "attn_q.weight", {256, 256}, kQ4_K, q4k(65536));
     w.tensor(b + "attn_k.weight", {256, 128}, kQ4_K, q4k(32768));

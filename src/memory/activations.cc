@@ -186,11 +186,17 @@ Part training_activations(const Scenario& s, const nlohmann::json& engine) {
                           per_layer, eager ? "eager attention" : "FlashAttention");
   }
   if (s.training.activation_offload) {
-    saved = 2.0 * per_layer * tokens;
-    basis = "activations offloaded to host: about two layers resident";
+    // Saved tensors stream to host memory (torchtune OffloadActivations); the layer being
+    // recomputed or back-propagated, and the next one in flight, stay on the GPU.
+    saved = (s.training.recompute == Recompute::kFull ? 1.0 : 2.0) * per_layer * tokens;
+    basis = "activations offloaded to host: the layer in backward (and one in flight) resident";
   }
   // Loss: the logits and the cross-entropy on the last stage (vocabulary split over TP).
-  const double per_logit = s.training.chunked_loss ? 7.0 : engine.value("loss_bytes_per_logit", 14.0);
+  // Chunked cross-entropy (torchtune CEWithChunkedOutputLoss) keeps the bf16 chunk outputs (2 B)
+  // and every chunk's saved fp32 log-softmax (4 B); the fp32 upcast and the gradients exist for
+  // one chunk at a time.
+  const double per_logit =
+      s.training.chunked_loss ? 6.0 : engine.value("loss_bytes_per_logit", 14.0);
   const double loss = tokens * static_cast<double>(m.vocab_size) * per_logit / tp;
   // Final norm input and the embedding output.
   const double edges = tokens * static_cast<double>(m.hidden_size) * (4.0 + a);
@@ -256,10 +262,12 @@ Part activations(const Scenario& s, const Catalog& catalog) {
                                 0));
     const double seqs = static_cast<double>(engine.value("default_max_num_seqs", int64_t{256}));
     const double per_token = inference_transient_bytes_per_token(s, 2.0);
-    const double sampler = seqs * V / tp * engine.value("sampler_bytes_per_logit", 8.0);
-    return {tokens * per_token + sampler,
-            fmt::format("profile forward over {:g} tokens x {:.0f} B/token + sampler {:g} seqs x "
-                        "vocab x {:g} B",
+    // The sampler sees the whole vocabulary on every rank (logits are gathered).
+    const double sampler = seqs * V * engine.value("sampler_bytes_per_logit", 8.0);
+    const double forward = tokens * per_token;
+    return {std::max(forward, sampler),
+            fmt::format("larger of the profile forward ({:g} tokens x {:.0f} B/token) and the "
+                        "sampler ({:g} seqs x vocab x {:g} B)",
                         tokens, per_token, seqs, engine.value("sampler_bytes_per_logit", 8.0))};
   }
   if (kind == "llama.cpp") {

@@ -34,7 +34,48 @@ Parts compute_parts(const Scenario& s, const Catalog& catalog) {
   p.optimizer = memory::optimizer_states(s);
   p.master = memory::master_weights(s);
   p.overhead = memory::overhead(s, catalog);
+  if (s.training.optimizer.rfind("paged-", 0) == 0 && is_training(s.task)) {
+    // bitsandbytes pages these states in CUDA unified memory: the device holds them while there
+    // is room, PyTorch's allocator never sees them, and they move to host memory under pressure.
+    p.overhead.bytes += p.optimizer.bytes;
+    p.overhead.basis += fmt::format(" + paged optimizer states {:.2f} GiB (unified memory, outside "
+                                    "PyTorch's allocator)",
+                                    p.optimizer.bytes / kGiB);
+    p.optimizer.basis += "; held in unified memory outside the allocator: counted in overhead";
+    p.optimizer.bytes = 0;
+  }
   return p;
+}
+
+// Training: the components alive at the peak. PyTorch frees gradients before each forward
+// (Optimizer.zero_grad(set_to_none=True), the default since PyTorch 2.0), so without
+// accumulation and without persistent gradient buffers the peak is either at the loss (all
+// activations, no gradients yet) or at the end of backward (all gradients, activations freed).
+// DeepSpeed and Megatron keep contiguous gradient buffers and DDP keeps gradient buckets, so
+// there gradients and activations coexist.
+void place_training_peak(const Scenario& s, Parts& p, MemoryEstimate& m) {
+  m.gradients_full = p.gradients.bytes;
+  const bool persistent_buffers = s.engine == "deepspeed" || s.engine == "megatron" ||
+                                  (s.engine == "hf" && s.parallel.dp > 1);
+  if (s.training.grad_accum > 1 || persistent_buffers || s.training.optimizer_in_backward) {
+    m.peak_phase = s.training.grad_accum > 1 ? "backward of a later micro-batch (gradients "
+                                               "accumulate)"
+                                             : "backward (gradient buffers persist)";
+    return;
+  }
+  if (p.activations.bytes >= p.gradients.bytes) {
+    m.peak_phase = "loss (before any gradient exists)";
+    p.gradients.basis += fmt::format("; none alive at the peak: freed by zero_grad, all {:.2f} GiB "
+                                     "exist only at the end of backward",
+                                     p.gradients.bytes / kGiB);
+    p.gradients.bytes = 0;
+  } else {
+    m.peak_phase = "end of backward (activations freed)";
+    p.activations.basis += fmt::format("; freed at the peak, which comes at the end of backward "
+                                       "({:.2f} GiB at the loss)",
+                                       p.activations.bytes / kGiB);
+    p.activations.bytes = 0;
+  }
 }
 
 double allocator_fraction(const Scenario& s, const Catalog& catalog) {
@@ -89,6 +130,7 @@ MemoryEstimate estimate_memory(const Scenario& s, const Catalog& catalog, Estima
           ? memory::kv_cache(s, 1, s.seq_len).bytes / static_cast<double>(s.seq_len)
           : 0;
   const double kv_one_sequence = memory::kv_cache(s, 1, s.seq_len).bytes;
+  if (is_training(s.task)) place_training_peak(s, p, m);
 
   if (preallocates && capacity) {
     // vLLM-style: the engine takes gpu_memory_utilization x capacity and gives the KV cache
@@ -138,19 +180,23 @@ MemoryEstimate estimate_memory(const Scenario& s, const Catalog& catalog, Estima
     if (capacity) {
       m.fits = m.total <= *capacity;
       if (s.task == Task::kInference && s.engine != "llama.cpp") {
-        // Largest batch of seq_len sequences that fits: memory grows monotonically in batch.
-        int64_t lo = 0, hi = 1;
-        auto fits_batch = [&](int64_t b) {
-          Scenario t = s;
+        // Largest batch of seq_len sequences that fits. Every part is affine in the batch
+        // (weights fixed; KV cache, prefill activations and logits per sequence), so two
+        // evaluations give the line; checks on either side absorb rounding.
+        Scenario t = s;
+        auto total_at = [&](int64_t b) {
           t.batch = b;
-          return device_total(compute_parts(t, catalog), t, catalog) <= *capacity;
+          return device_total(compute_parts(t, catalog), t, catalog);
         };
-        while (hi < (int64_t{1} << 24) && fits_batch(hi)) lo = hi, hi *= 2;
-        while (hi - lo > 1) {
-          const int64_t mid = lo + (hi - lo) / 2;
-          (fits_batch(mid) ? lo : hi) = mid;
-        }
-        m.max_batch = lo;
+        const double one = total_at(1), slope = total_at(2) - one;
+        int64_t b = 0;
+        if (one <= *capacity)
+          b = slope > 0 ? static_cast<int64_t>(std::floor((*capacity - one) / slope)) + 1
+                        : int64_t{1} << 24;
+        b = std::min<int64_t>(b, int64_t{1} << 24);
+        while (b > 0 && total_at(b) > *capacity) --b;
+        while (b < (int64_t{1} << 24) && total_at(b + 1) <= *capacity) ++b;
+        m.max_batch = b;
       } else if (s.task == Task::kInference) {
         m.max_batch = s.batch;  // llama.cpp serves the slots it was started with
       }

@@ -99,7 +99,7 @@ double optimizer_bytes_per_param(const Scenario& s, double state_bytes) {
   // bitsandbytes 8-bit blockwise states: 1 byte + one fp32 absmax per block of 256
   // (Dettmers et al. 2022, "8-bit Optimizers via Block-wise Quantization").
   if (o == "adamw-8bit" || o == "paged-adamw-8bit") return 2.0 * (1.0 + 4.0 / 256.0);
-  if (o == "adamw") return 2.0 * state_bytes;  // exp_avg, exp_avg_sq
+  if (o == "adamw" || o == "paged-adamw") return 2.0 * state_bytes;  // exp_avg, exp_avg_sq
   if (o == "sgd-momentum" || o == "lion") return state_bytes;  // one momentum buffer
   if (o == "sgd") return 0.0;
   return 0.0;  // adafactor: factored, computed separately
@@ -163,8 +163,10 @@ Part weights(const Scenario& s) {
     const ModelBytes t = trainable_split(s);
     if (adapter_training(s)) {
       b.layers += t.layers * 4.0;
-      b.embedding += t.embedding * 4.0;
+      // modules_to_save copies keep the module's 16-bit dtype (PEFT ModulesToSaveWrapper).
+      b.embedding += t.embedding * 2.0;
       basis += "; + LoRA adapters in fp32";
+      if (t.embedding > 0) basis += " and 16-bit trainable copies of the saved modules";
     } else if (s.task == Task::kFreeze) {
       b.layers += t.layers * 2.0;
       b.experts += t.experts * 2.0;
@@ -191,7 +193,8 @@ Part gradients(const Scenario& s) {
   // Mixed precision keeps 16-bit gradients (ZeRO sec. 3.1); fp32 training and the fp32 trainable
   // copies of adapter and freeze tuning keep fp32 ones.
   const double bytes = full_training(s) ? working_bytes(s) : 4.0;
-  const ModelBytes t = scaled(trainable_split(s), bytes);
+  ModelBytes t = scaled(trainable_split(s), bytes);
+  if (adapter_training(s)) t.embedding *= 2.0 / bytes;  // saved modules: 16-bit gradients
   Part part{per_gpu(t, s, s.training.zero_stage >= 2),
             fmt::format("trainable params x {:g} B", bytes)};
   if (s.training.zero_stage >= 2) part.basis += "; ZeRO-2/3: sharded over dp";
@@ -227,7 +230,7 @@ Part optimizer_states(const Scenario& s) {
   }
   Part part{per_gpu(b, s, s.training.zero_stage >= 1), basis};
   if (s.training.zero_stage >= 1) part.basis += "; ZeRO-1+: sharded over dp";
-  if (s.training.optimizer == "paged-adamw-8bit")
+  if (s.training.optimizer.rfind("paged-", 0) == 0)
     part.basis += "; paged: can spill to host memory under pressure";
   if (s.training.offload != "none") {
     part.bytes = 0;

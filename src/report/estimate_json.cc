@@ -33,6 +33,10 @@ nlohmann::json to_json(const Estimate& e) {
                         {"kv_cache_bytes_per_token", bytes(m.kv_bytes_per_token)},
                         {"units", "bytes per GPU"}};
   if (m.capacity) mem["gpu_capacity_bytes"] = bytes(*m.capacity);
+  if (!m.peak_phase.empty()) {
+    mem["peak_phase"] = m.peak_phase;
+    mem["gradients_full_bytes"] = bytes(m.gradients_full);
+  }
   put(mem, "fits", m.fits);
   put(mem, "max_batch", m.max_batch);
   put(mem, "kv_cache_capacity_tokens", m.kv_cache_capacity_tokens);

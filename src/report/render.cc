@@ -193,29 +193,46 @@ std::string render_models(const nlohmann::json& models, bool markdown) {
 
 std::string render_validation(const nlohmann::json& report, bool markdown) {
   std::string out;
-  for (const auto& [section, body] : report.items()) {
-    out += markdown ? fmt::format("### {}\n\n| group | n | median | p90 | max | median signed |\n"
+  auto header = [&](const std::string& title, const std::string& first) {
+    out += markdown ? fmt::format("### {}\n\n| {} | n | median | p90 | max | median signed |\n"
                                   "|---|---:|---:|---:|---:|---:|\n",
-                                  section)
-                    : fmt::format("{} (absolute relative error)\n{:<14}{:>5}{:>9}{:>9}{:>9}{:>15}\n",
-                                  section, "group", "n", "median", "p90", "max", "median signed");
-    for (const auto& g : body["groups"]) {
-      if (markdown)
-        out += fmt::format("| {} | {} | {:.1f}% | {:.1f}% | {:.1f}% | {:+.1f}% |\n",
-                           g.value("group", ""), g.value("n", 0), 100 * g.value("median_abs_error", 0.0),
-                           100 * g.value("p90_abs_error", 0.0), 100 * g.value("max_abs_error", 0.0),
-                           100 * g.value("median_signed_error", 0.0));
-      else
-        out += fmt::format("{:<14}{:>5}{:>8.1f}%{:>8.1f}%{:>8.1f}%{:>14.1f}%\n", g.value("group", ""),
-                           g.value("n", 0), 100 * g.value("median_abs_error", 0.0),
-                           100 * g.value("p90_abs_error", 0.0), 100 * g.value("max_abs_error", 0.0),
-                           100 * g.value("median_signed_error", 0.0));
-    }
+                                  title, first)
+                    : fmt::format("{} (absolute relative error)\n{:<44}{:>5}{:>9}{:>9}{:>9}{:>15}\n",
+                                  title, first, "n", "median", "p90", "max", "median signed");
+  };
+  auto row = [&](const std::string& name, const nlohmann::json& g, const char* signed_key) {
+    const double med = g.value("median_abs_error", 0.0), p90 = g.value("p90_abs_error", 0.0),
+                 max = g.value("max_abs_error", 0.0), bias = g.value(signed_key, 0.0);
+    if (markdown)
+      out += fmt::format("| {} | {} | {:.1f}% | {:.1f}% | {:.1f}% | {:+.1f}% |\n", name,
+                         g.value("n", 0), 100 * med, 100 * p90, 100 * max, 100 * bias);
+    else
+      out += fmt::format("{:<44}{:>5}{:>8.1f}%{:>8.1f}%{:>8.1f}%{:>14.1f}%\n", name, g.value("n", 0),
+                         100 * med, 100 * p90, 100 * max, 100 * bias);
+  };
+  if (report.contains("memory")) {
+    const auto& body = report["memory"];
+    header("memory, by source", "group");
+    for (const auto& g : body["groups"]) row(g.value("group", ""), g, "median_signed_error");
     size_t failures = 0;
-    for (const auto& c : body.value("cases", nlohmann::json::array()))
-      failures += c.contains("failure");
+    for (const auto& c : body.value("cases", nlohmann::json::array())) failures += c.contains("failure");
     out += fmt::format("{}{} cases excluded by design, {} failed to run\n\n", markdown ? "\n" : "",
                        body.value("excluded", 0), failures);
+  }
+  if (report.contains("speed")) {
+    const auto& body = report["speed"];
+    header("speed, by metric (all rows; held-out rows)", "metric");
+    for (const auto& g : body["summary"])
+      if (g.value("group", "") == "(all)" && g.value("use", "") != "calibrate")
+        row(g.value("metric", "") + (g.value("use", "") == "validate" ? " (held out)" : ""), g,
+            "median_error");
+    out += "\n";
+    header("speed, by source and metric", "source / metric");
+    for (const auto& g : body["summary"])
+      if (g.value("group", "") != "(all)" && g.value("use", "") == "all")
+        row(g.value("group", "") + " / " + g.value("metric", ""), g, "median_error");
+    out += fmt::format("{}{} included cases failed to run\n", markdown ? "\n" : "",
+                       body.value("failed", 0));
   }
   return out;
 }

@@ -20,8 +20,9 @@ constexpr int64_t kMaxParallel = 65'536;
 
 const std::vector<std::string> kTasks = {"inference", "lora",     "qlora",   "full",
                                          "freeze",    "pretrain", "cv-train"};
-const std::vector<std::string> kOptimizers = {"adamw", "adamw-8bit", "paged-adamw-8bit", "sgd",
-                                              "sgd-momentum", "adafactor", "lion"};
+const std::vector<std::string> kOptimizers = {"adamw",        "adamw-8bit", "paged-adamw-8bit",
+                                              "paged-adamw",  "sgd",        "sgd-momentum",
+                                              "adafactor",    "lion"};
 const std::vector<std::string> kPrecisions = {"bf16", "fp16", "pure-bf16", "fp32"};
 
 Task task_from_string(const std::string& s) {

@@ -1,0 +1,52 @@
+// Cost of one estimate (aim: under 20 microseconds) and of a 10,000-line JSONL batch through the
+// library (aim: under one second on 2 cores). Prints Google Benchmark's table.
+#include <benchmark/benchmark.h>
+
+#include "gpusizer/api.h"
+#include "gpusizer/estimate.h"
+
+namespace {
+
+void BM_EstimateInference(benchmark::State& state) {
+  const nlohmann::json input = {{"model", "llama-3.1-8b"}, {"gpu", "a100-sxm4-80gb"}, {"batch", 8}};
+  const gpusizer::Scenario s = gpusizer::parse_scenario(input, gpusizer::Catalog::builtin());
+  for (auto _ : state) benchmark::DoNotOptimize(gpusizer::estimate(s, gpusizer::Catalog::builtin()));
+}
+BENCHMARK(BM_EstimateInference);
+
+void BM_EstimateTraining(benchmark::State& state) {
+  const nlohmann::json input = {{"model", "llama-2-70b"}, {"task", "lora"}, {"gpu", "h100"},
+                                {"gpu_count", 8}, {"training", {{"zero_stage", 3}}}};
+  const gpusizer::Scenario s = gpusizer::parse_scenario(input, gpusizer::Catalog::builtin());
+  for (auto _ : state) benchmark::DoNotOptimize(gpusizer::estimate(s, gpusizer::Catalog::builtin()));
+}
+BENCHMARK(BM_EstimateTraining);
+
+void BM_EstimateJsonRoundTrip(benchmark::State& state) {
+  const std::string line =
+      R"({"model": "qwen2.5-7b", "gpu": "l40s", "engine": "vllm", "seq_len": 8192, "batch": 16})";
+  for (auto _ : state) {
+    const auto out = gpusizer::estimate_json(nlohmann::json::parse(line));
+    benchmark::DoNotOptimize(out.dump());
+  }
+}
+BENCHMARK(BM_EstimateJsonRoundTrip);
+
+void BM_Jsonl10000Lines(benchmark::State& state) {
+  const char* lines[] = {
+      R"({"model": "llama-2-7b", "gpu": "rtx-4090-24gb", "batch": 4})",
+      R"({"model": "llama-3.1-70b", "task": "qlora", "gpu": "a100-80g"})",
+      R"({"model": "mixtral-8x7b-v0.1", "engine": "vllm", "gpu": "h100", "gpu_count": 2})",
+      R"({"model": "qwen3-32b", "task": "full", "gpu": "h100", "gpu_count": 8, "training": {"zero_stage": 3}})"};
+  for (auto _ : state) {
+    size_t bytes = 0;
+    for (int i = 0; i < 10000; ++i)
+      bytes += gpusizer::estimate_json(nlohmann::json::parse(lines[i % 4])).dump().size();
+    benchmark::DoNotOptimize(bytes);
+  }
+}
+BENCHMARK(BM_Jsonl10000Lines)->Unit(benchmark::kMillisecond)->Iterations(3);
+
+}  // namespace
+
+BENCHMARK_MAIN();

@@ -1,0 +1,90 @@
+#pragma once
+// Calibration and validation of the speed estimator against measured throughput
+// (data/validation/throughput_cases.jsonl, docs/speed.md): fit the profile's free efficiencies on
+// the 'calibrate' rows, report the error on every row.
+#include <functional>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "gpusizer/catalog.h"
+#include "gpusizer/estimate.h"
+#include "gpusizer/speed_profile.h"
+
+namespace gpusizer {
+
+/// One row of throughput_cases.jsonl.
+struct SpeedCase {
+  std::string id, group, compare, use, notes, exclude_reason;
+  nlohmann::json scenario;
+  double measured = 0;
+  bool include = true;
+};
+
+/// Reads JSON lines; throws InputError naming the line and key at fault.
+std::vector<SpeedCase> read_speed_cases(std::string_view jsonl);
+
+/// A case with its scenario checked and its memory estimate (memory.max_batch) made once.
+struct PreparedCase {
+  SpeedCase spec;
+  std::optional<Scenario> scenario;
+  Estimate base;
+  std::string error;  ///< why the scenario could not be built
+};
+
+/// Builds `c.scenario` and `c.base` from `c.spec`, or sets `c.error`.
+using CasePreparer = std::function<void(PreparedCase& c, const Catalog& catalog)>;
+
+/// Prepares the cases with parse_scenario and estimate (the library's own path).
+std::vector<PreparedCase> prepare_speed_cases(const std::vector<SpeedCase>& cases,
+                                              const Catalog& catalog);
+/// Prepares the cases with a caller's preparer.
+std::vector<PreparedCase> prepare_speed_cases(const std::vector<SpeedCase>& cases,
+                                              const Catalog& catalog, const CasePreparer& prepare);
+
+/// The estimate's value of the case's `compare` key under `profile`; nullopt when not estimated.
+std::optional<double> predict_case(const PreparedCase& c, const Catalog& catalog,
+                                   const SpeedProfile& profile);
+
+/// Error statistics of |predicted / measured - 1| over a set of rows.
+struct ErrorStats {
+  std::string group;   ///< "" for all groups
+  std::string metric;  ///< compare key
+  std::string use;     ///< calibrate, validate or all
+  int n = 0;
+  double median = 0, p90 = 0, max = 0;
+  double median_signed = 0;  ///< median of predicted / measured - 1 (bias)
+};
+
+struct SpeedValidation {
+  std::vector<ErrorStats> stats;  ///< per metric (all groups) and per group and metric, per use
+  nlohmann::json rows;            ///< per case: id, group, compare, use, measured, predicted, error
+  int failed = 0;                 ///< included cases with no prediction
+};
+
+/// Errors of every included case under `profile`.
+SpeedValidation validate_speed(const std::vector<PreparedCase>& cases, const Catalog& catalog,
+                               const SpeedProfile& profile);
+/// The validation as JSON: {"summary": [...], "rows": [...], "failed": n}.
+nlohmann::json to_json(const SpeedValidation& v);
+
+/// validate_speed over the built-in data/validation/throughput_cases.jsonl with the built-in
+/// profile, as JSON (what `gpusizer validate` prints for speed).
+nlohmann::json validate_speed_shipped(const Catalog& catalog = Catalog::builtin());
+
+struct CalibrationResult {
+  nlohmann::json profile;                  ///< the input profile document with the fitted values
+  double loss_before = 0, loss_after = 0;  ///< mean squared log error over the calibrate rows
+  int n = 0;
+  std::vector<std::pair<std::string, double>> fitted;  ///< JSON pointer -> value
+};
+
+/// Fits the parameters listed in the profile's "calibration" section: coordinate descent with
+/// golden-section search inside [min, max] per parameter, minimising the mean over included
+/// 'calibrate' rows of ln(predicted / measured)^2. Deterministic.
+CalibrationResult calibrate_speed(const std::vector<PreparedCase>& cases, const Catalog& catalog,
+                                  const SpeedProfile& start);
+
+}  // namespace gpusizer

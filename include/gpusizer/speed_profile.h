@@ -1,0 +1,77 @@
+#pragma once
+// The speed profile (data/speed.json): efficiencies, per-step overheads and link figures that the
+// speed estimator reads, per engine, weight-kernel kind and GPU vendor. Loaded once, read often.
+#include <map>
+#include <nlohmann/json.hpp>
+#include <string>
+
+namespace gpusizer {
+
+/// One inference engine's roofline figures (data/speed.json "inference").
+struct InferenceProfile {
+  double bw_eff = 0.8;           ///< achieved fraction of peak memory bandwidth
+  double compute_eff_max = 0.7;  ///< asymptote of eff(T) = max * T / (T + k)
+  double compute_k_tokens = 16;  ///< tokens per pass at which half of the asymptote is reached
+  double compute_cap_flops = 0;  ///< engine kernels' own ceiling, FLOP/s; 0 = none
+  double step_overhead_s = 0;    ///< per forward pass
+  double layer_overhead_s = 0;   ///< per layer per forward pass
+  double hop_overhead_s = 0;     ///< per pipeline-stage boundary per pass
+  double prefill_chunk_tokens = 8192;
+  double max_num_seqs = 256;
+  double pipeline_depth = 64;     ///< micro-batches in flight in prompt processing
+  bool decode_pipelining = true;  ///< false: layer split runs stages in turn (llama.cpp)
+};
+
+struct KernelScale {
+  double bw_scale = 1;
+  double compute_scale = 1;
+};
+
+struct LinkProfile {
+  double nvlink_eff = 0.8, nvlink_latency_s = 8e-6;
+  double pcie_eff = 0.6, pcie_latency_s = 25e-6;
+  double network_bytes_per_s = 50e9, network_eff = 0.8, network_latency_s = 20e-6;
+  double activation_bytes = 2;
+};
+
+struct TrainingProfile {
+  double eff_max = 0.75;
+  double eff_k_hidden = 600;
+  double overlap = 0.8;
+  double step_overhead_s = 0.005;
+};
+
+class SpeedProfile {
+ public:
+  /// The profile compiled into the binary (data/speed.json), or speed.json from the directory
+  /// named by GPUSIZER_DATA_DIR when that file exists there.
+  static const SpeedProfile& builtin();
+  /// Reads a profile document; throws InputError naming the bad key.
+  static SpeedProfile from_json(const nlohmann::json& doc);
+
+  const nlohmann::json& doc() const { return doc_; }
+  const InferenceProfile& inference(const std::string& engine) const;
+  const TrainingProfile& training(const std::string& engine) const;
+  KernelScale weight_kernel(const std::string& format_kind) const;
+  KernelScale vendor(const std::string& vendor) const;
+  const LinkProfile& links() const { return links_; }
+  double qlora_dequant_cost() const { return qlora_dequant_cost_; }
+  double lora_extra_cost() const { return lora_extra_cost_; }
+  /// Achieved fraction of the dense rate in CV training for a compute dtype.
+  double cv_eff(const std::string& dtype) const;
+  double cv_step_overhead_s() const { return cv_step_overhead_s_; }
+
+ private:
+  nlohmann::json doc_;
+  InferenceProfile inference_default_;
+  std::map<std::string, InferenceProfile> inference_;
+  TrainingProfile training_default_;
+  std::map<std::string, TrainingProfile> training_;
+  std::map<std::string, KernelScale> kernels_, vendors_;
+  LinkProfile links_;
+  double qlora_dequant_cost_ = 0.35, lora_extra_cost_ = 0.1;
+  std::map<std::string, double> cv_eff_;
+  double cv_step_overhead_s_ = 0.005;
+};
+
+}  // namespace gpusizer

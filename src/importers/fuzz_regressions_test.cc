@@ -1,0 +1,46 @@
+// Inputs the fuzzers found (tests/fixtures/fuzz_regressions): each must end in a result or an
+// InputError, quickly. File names say which reader and what went wrong before the fix.
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "gpusizer/error.h"
+#include "gpusizer/importers.h"
+
+namespace gpusizer {
+namespace {
+
+namespace fs = std::filesystem;
+
+TEST(FuzzRegressions, EveryInputEndsCleanlyAndFast) {
+  const fs::path dir = fs::path(GPUSIZER_SOURCE_DIR) / "tests/fixtures/fuzz_regressions";
+  int checked = 0;
+  for (const auto& e : fs::directory_iterator(dir)) {
+    const std::string name = e.path().filename().string();
+    if (name == "README.md") continue;
+    SCOPED_TRACE(name);
+    std::ifstream in(e.path(), std::ios::binary);
+    std::ostringstream s;
+    s << in.rdbuf();
+    const std::string bytes = s.str();
+    const auto start = std::chrono::steady_clock::now();
+    try {
+      if (name.rfind("gguf_", 0) == 0)
+        (void)imported_to_json(import_gguf_bytes(bytes, name)).dump();
+      else if (name.rfind("safetensors_", 0) == 0)
+        (void)read_safetensors_bytes(bytes, name);
+      else
+        (void)imported_to_json(import_hf_config_text(bytes, name)).dump();
+    } catch (const InputError&) {
+    }
+    EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(2));
+    ++checked;
+  }
+  EXPECT_GE(checked, 1);
+}
+
+}  // namespace
+}  // namespace gpusizer

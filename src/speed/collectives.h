@@ -1,0 +1,28 @@
+#pragma once
+// Links between GPUs and the time of collectives over them (ring algorithms).
+#include <cstdint>
+#include <string>
+
+#include "gpusizer/gpu.h"
+#include "gpusizer/speed_profile.h"
+
+namespace gpusizer {
+
+/// An achieved per-direction bandwidth and a per-collective latency.
+struct Link {
+  double bytes_per_s = 0;
+  double latency_s = 0;
+  std::string name;  ///< "NVLink", "PCIe", "network"
+};
+
+/// The link a group of `group` GPUs uses: NVLink/xGMI inside a node when the GPU has one,
+/// PCIe otherwise, the scale-out network when the group spans more than `gpus_per_node`.
+Link group_link(const Gpu& gpu, int64_t group, int64_t gpus_per_node, const LinkProfile& links);
+
+/// Ring all-reduce of `bytes` over `n` GPUs: 2 (n-1)/n x bytes / bandwidth + latency
+/// (Patarasuk & Yuan 2009; NCCL docs "Performance considerations": busBw = algBw x 2(n-1)/n).
+double allreduce_s(double bytes, int64_t n, const Link& link);
+/// Ring reduce-scatter or all-gather of `bytes` (the full tensor): (n-1)/n x bytes / bandwidth.
+double allgather_s(double bytes, int64_t n, const Link& link);
+
+}  // namespace gpusizer

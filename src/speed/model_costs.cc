@@ -1,0 +1,149 @@
+#include "speed/model_costs.h"
+
+#include <algorithm>
+#include <cmath>
+#include <string>
+
+namespace gpusizer {
+namespace {
+
+// Bits per value of a format named by another format's embedding/lm_head column.
+double bits_of(const std::string& name, const NumberFormat& fallback, const Catalog& catalog) {
+  if (name.empty() || name == fallback.id) return fallback.bits_per_value;
+  for (const auto& f : catalog.formats())
+    if (f.id == name) return f.bits_per_value;
+  // Families named only by their block kind (q4_k, q6_k ...) fall back to the body format.
+  return fallback.bits_per_value;
+}
+
+}  // namespace
+
+ModelCosts model_costs(const Model& m, const NumberFormat& weights, const NumberFormat& kv,
+                       const Catalog& catalog) {
+  ModelCosts c;
+  const ParamCounts p = count_params(m);
+  c.active_compute_params = static_cast<double>(p.active_compute);
+  c.total_params = static_cast<double>(p.total);
+  // Forward FLOPs per token = 2 x matmul parameters touched (one multiply-add per weight):
+  // Kaplan et al. 2020 "Scaling Laws", sec. 2.1; Chinchilla (Hoffmann et al. 2022) appendix F.
+  c.matmul_flops_per_token = 2.0 * c.active_compute_params;
+  c.num_layers = m.num_layers;
+  c.hidden = m.hidden_size;
+  // MLA keeps one latent per token that every tensor-parallel rank holds whole.
+  c.kv_heads = m.mla ? 1 : std::max<int64_t>(1, m.num_kv_heads);
+  for (int64_t l = 0; l < m.num_layers; ++l) {
+    switch (layer_span(m, l)) {
+      case AttentionSpan::kFull:
+        ++c.full_layers;
+        break;
+      case AttentionSpan::kWindow:
+        ++c.window_layers;
+        break;
+      case AttentionSpan::kLinear:
+        ++c.linear_layers;
+        break;
+    }
+  }
+  c.window = m.sliding_window;
+  const double kv_bytes = kv.bytes_per_value();
+  if (m.mla) {
+    // MLA with the absorbed projections (DeepSeek-V2 paper sec. 2.1.2; vLLM MLA backend):
+    // scores over kv_lora_rank + rope dims, values over kv_lora_rank, per head; the cache holds
+    // the latent and the decoupled RoPE key.
+    c.attn_width =
+        static_cast<double>(m.num_heads) * (2.0 * static_cast<double>(m.mla->kv_lora_rank) +
+                                            static_cast<double>(m.mla->qk_rope_head_dim));
+    c.kv_bytes_per_token_layer =
+        static_cast<double>(m.mla->kv_lora_rank + m.mla->qk_rope_head_dim) * kv_bytes;
+  } else {
+    // QK^T and PV each 2 x q_width FLOPs per context token (Kaplan et al. 2020 table 1:
+    // 2 n_layer n_ctx d_attn per token forward for the scores, the same again for the values).
+    c.attn_width = 2.0 * static_cast<double>(m.q_width());
+    c.kv_bytes_per_token_layer = 2.0 * static_cast<double>(m.kv_width()) * kv_bytes;
+  }
+  c.linear_state_bytes =
+      static_cast<double>(m.linear_state_bytes_per_layer) * static_cast<double>(c.linear_layers);
+  // Hidden state in and out of each layer plus the MLP intermediate, bf16 (activations never
+  // dominate decode traffic; counted so that large batches are not free).
+  c.activation_bytes_per_token =
+      2.0 * static_cast<double>(m.num_layers) *
+      (4.0 * static_cast<double>(m.hidden_size) + 2.0 * static_cast<double>(m.intermediate_size));
+
+  const double body_bits = weights.bits_per_value;
+  const auto mods = linear_modules(m);
+  if (p.computed && !mods.empty()) {
+    double dense_params = 0;
+    for (const auto& mod : mods) {
+      const double n = static_cast<double>(mod.in) * static_cast<double>(mod.out) *
+                       static_cast<double>(mod.count);
+      if (!mod.expert) dense_params += n;
+    }
+    if (m.is_moe()) {
+      c.moe_layers = m.num_moe_layers;
+      c.experts = m.num_experts;
+      c.experts_per_token = m.experts_per_token;
+      c.expert_bytes = 3.0 * static_cast<double>(m.hidden_size) *
+                       static_cast<double>(m.moe_intermediate_size) * body_bits / 8.0;
+    }
+    // The output head reads vocab x hidden every pass, in the format's lm_head format (or the
+    // embedding's when tied). Norms and biases are read in 16 bits.
+    const double head_bits = m.tied_embeddings ? bits_of(weights.embedding_format, weights, catalog)
+                                               : bits_of(weights.lm_head_format, weights, catalog);
+    const double head = static_cast<double>(m.vocab_size) * static_cast<double>(m.hidden_size);
+    const double small = static_cast<double>(p.norms);
+    c.dense_weight_bytes = dense_params * body_bits / 8.0 + head * head_bits / 8.0 + small * 2.0;
+    const double embed_bits = bits_of(weights.embedding_format, weights, catalog);
+    c.total_weight_bytes =
+        c.dense_weight_bytes + static_cast<double>(c.moe_layers * c.experts) * c.expert_bytes +
+        (m.tied_embeddings ? 0.0 : static_cast<double>(p.embedding) * embed_bits / 8.0);
+  } else {
+    // Counts given as facts (hybrid, CV): every active weight is read once per pass.
+    c.dense_weight_bytes = static_cast<double>(p.active) * body_bits / 8.0;
+    c.total_weight_bytes = static_cast<double>(p.total) * body_bits / 8.0;
+  }
+  return c;
+}
+
+double attention_flops_decode(const ModelCosts& c, double ctx) {
+  const double windowed = c.window > 0 ? std::min(ctx, static_cast<double>(c.window)) : ctx;
+  return c.attn_width * (static_cast<double>(c.full_layers) * ctx +
+                         static_cast<double>(c.window_layers) * windowed);
+}
+
+double attention_flops_prefill(const ModelCosts& c, double prompt) {
+  // Causal mask: token i attends to i tokens, the mean over the prompt is P/2 (FlashAttention-2,
+  // Dao 2023, sec. 3.1.1, skips the masked blocks). Window w: mean of min(i, w) over i < P.
+  const double full = prompt / 2.0;
+  double windowed = full;
+  if (c.window > 0 && prompt > static_cast<double>(c.window)) {
+    const double w = static_cast<double>(c.window);
+    windowed = w - w * w / (2.0 * prompt);
+  }
+  return c.attn_width * (static_cast<double>(c.full_layers) * full +
+                         static_cast<double>(c.window_layers) * windowed);
+}
+
+double expected_distinct_experts(double experts, double k, double tokens) {
+  // Each token picks k of E experts; with uniform routing an expert stays unused with
+  // probability (1 - k/E)^tokens, so E (1 - (1 - k/E)^tokens) are read (balls into bins).
+  if (experts <= 0) return 0;
+  return experts * (1.0 - std::pow(1.0 - k / experts, std::max(tokens, 0.0)));
+}
+
+double weight_bytes_read(const ModelCosts& c, double tokens) {
+  double bytes = c.dense_weight_bytes;
+  if (c.experts > 0)
+    bytes += static_cast<double>(c.moe_layers) * c.expert_bytes *
+             expected_distinct_experts(static_cast<double>(c.experts),
+                                       static_cast<double>(c.experts_per_token), tokens);
+  return bytes;
+}
+
+double kv_bytes_per_sequence(const ModelCosts& c, double ctx) {
+  const double windowed = c.window > 0 ? std::min(ctx, static_cast<double>(c.window)) : ctx;
+  return c.kv_bytes_per_token_layer * (static_cast<double>(c.full_layers) * ctx +
+                                       static_cast<double>(c.window_layers) * windowed) +
+         c.linear_state_bytes;
+}
+
+}  // namespace gpusizer

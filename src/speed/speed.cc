@@ -1,0 +1,148 @@
+// estimate_speed: serving figures from the roofline passes (inference_speed.cc), training figures
+// from the step model (training_speed.cc). docs/speed.md describes the method.
+#include "gpusizer/speed.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+
+#include "speed/inference_speed.h"
+#include "speed/training_speed.h"
+
+namespace gpusizer {
+namespace {
+
+std::string fmt_ms(double s) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.3g ms", s * 1e3);
+  return buf;
+}
+
+bool preallocates(const Catalog& catalog, const std::string& engine) {
+  try {
+    return catalog.engine(engine).value("preallocates", false);
+  } catch (const std::exception&) {
+    return false;
+  }
+}
+
+void inference(const Scenario& sc, const Catalog& catalog, Estimate& est,
+               const SpeedProfile& profile, PerformanceEstimate& perf) {
+  std::string why;
+  const auto setup = inference_setup(sc, catalog, profile, why);
+  if (!setup) {
+    est.warnings.push_back("speed not estimated: " + why);
+    return;
+  }
+  const InferenceSetup& s = *setup;
+  const double batch = static_cast<double>(std::max<int64_t>(1, sc.batch));
+  const double prompt = static_cast<double>(std::max<int64_t>(1, sc.prompt_len));
+  const double output = static_cast<double>(std::max<int64_t>(1, sc.output_len));
+  const double ctx = prompt + output / 2.0;  // mean context over the generation
+
+  const Phase pre = prefill_time(s, batch, prompt);
+  const Phase dec = decode_step(s, batch, ctx);
+  perf.prefill_tokens_per_s = batch * prompt / pre.seconds;
+  perf.ttft_ms = pre.seconds * 1e3;
+  perf.tpot_ms = dec.seconds * 1e3;
+  perf.decode_tokens_per_s = batch / dec.seconds;
+
+  // Serving throughput with the GPUs kept full: every request costs its prefill plus its share
+  // of output_len decode steps of the full batch (continuous batching, Yu et al. 2022 "Orca").
+  double full = est.memory.max_batch ? static_cast<double>(*est.memory.max_batch) : batch;
+  if (!est.memory.max_batch && preallocates(catalog, sc.engine)) {
+    // Without a memory estimate, a preallocating engine's batch is its KV pool over the KV of one
+    // sequence: (utilization x capacity x GPUs - weights) / KV(seq_len) (vLLM's block manager
+    // sizing, vllm/worker/worker.py determine_num_available_blocks). The memory estimator's
+    // max_batch replaces this once it is there.
+    const double gpus = static_cast<double>(s.tp * s.pp);
+    const double pool =
+        sc.gpu_memory_utilization * sc.gpu->capacity_bytes() * gpus - s.costs.total_weight_bytes;
+    const double kv = kv_bytes_per_sequence(s.costs, prompt + output);
+    if (pool > 0 && kv > 0) full = std::max(full, std::floor(pool / kv));
+    est.warnings.push_back(
+        "max_output_tokens_per_s: no memory.max_batch, batch sized from the KV "
+        "pool the engine preallocates");
+  }
+  full = std::clamp(full, 1.0, std::max(1.0, s.engine.max_num_seqs));
+  const double t_all =
+      prefill_time(s, full, prompt).seconds + output * decode_step(s, full, ctx).seconds;
+  perf.max_output_tokens_per_s = static_cast<double>(s.replicas) * full * output / t_all;
+
+  const PassTime& p = dec.pass;
+  const bool bw_bound = p.memory_s >= p.compute_s;
+  est.basis["decode_tokens_per_s"] =
+      "batch / step; step = max(FLOPs / (peak " + s.compute_dtype +
+      " x eff(batch)), bytes (weights once + KV per sequence) / (bandwidth x bw_eff)) + TP " +
+      "all-reduces + engine overhead; this step is " + (bw_bound ? "bandwidth" : "compute") +
+      "-bound (" + fmt_ms(std::max(p.memory_s, p.compute_s)) + " + comm " + fmt_ms(p.comm_s) +
+      " + overhead " + fmt_ms(p.overhead_s) + "); data/speed.json engine '" + sc.engine + "'";
+  est.basis["prefill_tokens_per_s"] =
+      "prompt tokens / time; FLOPs = 2 x active params + causal attention 4 x layers x q_width "
+      "x prompt/2 per token, at peak x eff(chunk tokens), chunked and pipelined as the engine does";
+  est.basis["max_output_tokens_per_s"] =
+      "batch B = " + std::to_string(static_cast<int64_t>(full)) +
+      (est.memory.max_batch ? " (memory.max_batch" : " (scenario batch") +
+      ", capped by the engine's max_num_seqs): B x output_len / (prefill of B prompts + " +
+      "output_len decode steps of B)";
+  if (s.pp > 1 && sc.engine == "llama.cpp" && sc.batch <= 1)
+    est.warnings.push_back(
+        "llama.cpp layer split runs the GPUs one after another: no decode speed-up for one "
+        "stream from more GPUs, only more memory");
+  if (bw_bound && batch <= 1)
+    est.basis["decode_roofline"] = "single-stream decode cannot exceed bandwidth / weight bytes";
+}
+
+void training(const Scenario& sc, Estimate& est, const SpeedProfile& profile,
+              PerformanceEstimate& perf) {
+  std::string why;
+  const auto r = training_speed(sc, profile, why);
+  if (!r) {
+    est.warnings.push_back("speed not estimated: " + why);
+    return;
+  }
+  perf.step_time_s = r->step_time_s;
+  perf.train_tokens_per_s = r->tokens_per_s;
+  perf.train_tokens_per_s_per_gpu = r->tokens_per_s_per_gpu;
+  perf.tflops_per_gpu = r->tflops_per_gpu;
+  perf.mfu = r->mfu;
+  perf.time_to_train_s = r->time_to_train_s;
+  if (sc.task == Task::kCvTrain) {
+    est.basis["train_tokens_per_s"] =
+        "cv-train: images/s = rate(" + r->dtype +
+        ") x eff / (3 x forward GFLOPs x (image_size/cv_resolution)^2); 'tokens' are images";
+  } else {
+    est.basis["step_time_s"] =
+        "hardware FLOPs (6N full, 8N with recomputation, 4N + 6 x adapters for LoRA, + attention) "
+        "x tokens / GPUs / (" +
+        r->dtype +
+        " dense rate x eff(hidden/tp)) x (1 + bubble) + "
+        "exposed DP comm + TP comm; compute " +
+        fmt_ms(r->compute_s) + ", DP comm " + fmt_ms(r->dp_comm_s) + ", TP comm " +
+        fmt_ms(r->tp_comm_s);
+    est.basis["mfu"] =
+        "model FLOPs 6N + 12 x L x q_width x seq per token (PaLM appendix B) / "
+        "dense " +
+        r->dtype + " peak";
+  }
+}
+
+}  // namespace
+
+PerformanceEstimate estimate_speed(const Scenario& scenario, const Catalog& catalog,
+                                   Estimate& estimate) {
+  return estimate_speed(scenario, catalog, estimate, SpeedProfile::builtin());
+}
+
+PerformanceEstimate estimate_speed(const Scenario& scenario, const Catalog& catalog,
+                                   Estimate& estimate, const SpeedProfile& profile) {
+  PerformanceEstimate perf;
+  if (!scenario.gpu) return perf;
+  if (scenario.task != Task::kInference)
+    training(scenario, estimate, profile, perf);
+  else
+    inference(scenario, catalog, estimate, profile, perf);
+  return perf;
+}
+
+}  // namespace gpusizer

@@ -1,0 +1,195 @@
+// Speed against hand-checked bounds: the bandwidth roofline, the 6N floor, link ordering.
+#include "gpusizer/speed.h"
+
+#include <gtest/gtest.h>
+
+#include "speed/collectives.h"
+#include "speed/model_costs.h"
+#include "speed/training_speed.h"
+
+namespace gpusizer {
+namespace {
+
+Scenario make(const std::string& model, const std::string& gpu, const std::string& weights,
+              const std::string& engine = "vllm") {
+  const Catalog& cat = Catalog::builtin();
+  Scenario s;
+  s.model = cat.model(model);
+  s.gpu = cat.gpu(gpu);
+  s.weights = cat.format(weights, "weights", "weights");
+  s.kv_cache = cat.format(weights == "fp16" ? "fp16" : "bf16", "kv", "kv_cache");
+  s.engine = engine;
+  s.batch = 1;
+  s.prompt_len = 128;
+  s.output_len = 128;
+  s.seq_len = 256;
+  return s;
+}
+
+PerformanceEstimate run(const Scenario& s) {
+  Estimate e;
+  return estimate_speed(s, Catalog::builtin(), e);
+}
+
+TEST(Speed, DecodeNeverBeatsTheBandwidthRoofline) {
+  // Llama-2-7B fp16: 6.74e9 x 2 = 13.48e9 bytes; A100 80GB 2039e9 B/s -> at most 151 tok/s.
+  for (const char* engine : {"hf", "vllm", "sglang", "trtllm", "llama.cpp"}) {
+    const auto p = run(make("llama-2-7b", "a100-sxm4-80gb", "fp16", engine));
+    SCOPED_TRACE(engine);
+    ASSERT_TRUE(p.decode_tokens_per_s);
+    EXPECT_GT(*p.decode_tokens_per_s, 0);
+    EXPECT_LT(*p.decode_tokens_per_s, 2039e9 / 13.48e9);
+    EXPECT_NEAR(*p.tpot_ms, 1e3 / *p.decode_tokens_per_s, 1e-9);
+  }
+}
+
+TEST(Speed, PrefillBelowTheComputeRoofline) {
+  Scenario s = make("llama-2-7b", "a100-sxm4-80gb", "fp16", "trtllm");
+  s.prompt_len = 2048;
+  const auto p = run(s);
+  // 2 x 6.48e9 FLOPs per token at 312 TFLOPS: at most 24,000 tokens/s.
+  ASSERT_TRUE(p.prefill_tokens_per_s);
+  EXPECT_LT(*p.prefill_tokens_per_s, 312e12 / (2 * 6.48e9));
+  EXPECT_GT(*p.prefill_tokens_per_s, 0.3 * 312e12 / (2 * 6.48e9));
+  // TRT-LLM v0.5 measured 133 ms for this prompt (docs/validation-throughput-sources.md).
+  EXPECT_GT(*p.ttft_ms, 133 * 0.6);
+  EXPECT_LT(*p.ttft_ms, 133 * 1.6);
+}
+
+TEST(Speed, BatchingRaisesAggregateDecode) {
+  Scenario s = make("llama-3.1-8b", "h100-sxm5-80gb", "bf16");
+  const double one = *run(s).decode_tokens_per_s;
+  s.batch = 64;
+  const double many = *run(s).decode_tokens_per_s;
+  EXPECT_GT(many, 10 * one);
+  EXPECT_LT(many, 64 * one);
+}
+
+TEST(Speed, QuantizedWeightsDecodeFaster) {
+  const double fp16 =
+      *run(make("llama-2-7b", "rtx-4090-24gb", "fp16", "llama.cpp")).decode_tokens_per_s;
+  const double q4 =
+      *run(make("llama-2-7b", "rtx-4090-24gb", "q4_k_m", "llama.cpp")).decode_tokens_per_s;
+  EXPECT_GT(q4, 1.5 * fp16);
+  EXPECT_LT(q4, 4 * fp16);  // 16 / 4.8 bits is the ceiling
+}
+
+TEST(Speed, LlamaCppLayerSplitGivesNoSingleStreamSpeedUp) {
+  Scenario s = make("llama-3.1-8b", "rtx-4090-24gb", "q4_k_m", "llama.cpp");
+  const double one = *run(s).decode_tokens_per_s;
+  s.gpu_count = 4;
+  const double four = *run(s).decode_tokens_per_s;
+  EXPECT_LE(four, one);
+  EXPECT_GT(four, 0.8 * one);
+}
+
+TEST(Speed, TensorParallelSpeedsUpDecodeSublinearly) {
+  Scenario s = make("llama-2-70b", "a100-sxm4-80gb", "bf16");
+  s.parallel.tp = 2;
+  s.gpu_count = 2;
+  const double tp2 = *run(s).decode_tokens_per_s;
+  s.parallel.tp = 8;
+  s.gpu_count = 8;
+  const double tp8 = *run(s).decode_tokens_per_s;
+  EXPECT_GT(tp8, 1.5 * tp2);
+  EXPECT_LT(tp8, 4 * tp2);
+}
+
+TEST(Speed, MoeDecodeReadsOnlyTheActivatedExperts) {
+  EXPECT_NEAR(expected_distinct_experts(8, 2, 1), 2, 1e-12);
+  EXPECT_NEAR(expected_distinct_experts(8, 2, 1000), 8, 1e-9);
+  const Model& m = Catalog::builtin().model("mixtral-8x7b-v0.1");
+  const NumberFormat& bf16 = Catalog::builtin().format("bf16", "weights", "weights");
+  const ModelCosts c = model_costs(m, bf16, bf16, Catalog::builtin());
+  const ParamCounts p = count_params(m);
+  // One token reads about the active weights (12.9B), a big batch all of them (46.7B).
+  EXPECT_NEAR(weight_bytes_read(c, 1) / 2, static_cast<double>(p.active - p.embedding), 0.02e9);
+  EXPECT_NEAR(weight_bytes_read(c, 4096) / 2, static_cast<double>(p.total - p.embedding), 0.02e9);
+}
+
+TEST(Speed, MaxOutputUsesTheBatchThatFits) {
+  Scenario s = make("llama-3.1-8b", "h100-sxm5-80gb", "fp8", "trtllm");
+  Estimate e;
+  e.memory.max_batch = 1;
+  const auto one = estimate_speed(s, Catalog::builtin(), e);
+  e.memory.max_batch = 512;
+  const auto full = estimate_speed(s, Catalog::builtin(), e);
+  EXPECT_GT(*full.max_output_tokens_per_s, 20 * *one.max_output_tokens_per_s);
+}
+
+Scenario training(const std::string& link_gpu, int64_t gpus) {
+  Scenario s = make("llama-2-13b", link_gpu, "bf16", "deepspeed");
+  s.task = Task::kFull;
+  s.seq_len = 2048;
+  s.batch = 4;
+  s.gpu_count = gpus;
+  s.parallel.dp = gpus;
+  s.training.zero_stage = 3;
+  return s;
+}
+
+TEST(Speed, TrainingFlopsAreAtLeastSixN) {
+  Scenario s = training("a100-sxm4-80gb", 8);
+  const double n = static_cast<double>(count_params(s.model).active_compute);
+  EXPECT_GE(training_flops_per_token(s), 6 * n);
+  s.training.recompute = Recompute::kFull;
+  EXPECT_GE(training_flops_per_token(s), 8 * n);
+  s.task = Task::kLora;
+  s.training.recompute = Recompute::kNone;
+  s.training.lora_targets = {"all-linear"};
+  EXPECT_GE(training_flops_per_token(s), 4 * n);
+  EXPECT_LT(training_flops_per_token(s), 6 * n);
+}
+
+TEST(Speed, PcieStepNeverFasterThanNvlink) {
+  // Same GPU, NVLink vs the PCIe of a board without it: the A100 PCIe has an NVLink bridge, so
+  // compare the links directly and then full steps on otherwise equal GPUs.
+  const Gpu& a100 = Catalog::builtin().gpu("a100-sxm4-80gb");
+  const LinkProfile& lp = SpeedProfile::builtin().links();
+  const Link nv = group_link(a100, 8, 8, lp);
+  Gpu no_nvlink = a100;
+  no_nvlink.nvlink = false;
+  no_nvlink.scaleup_gbps_bidir.reset();
+  const Link pcie = group_link(no_nvlink, 8, 8, lp);
+  EXPECT_GT(nv.bytes_per_s, pcie.bytes_per_s);
+  Scenario with = training("a100-sxm4-80gb", 8);
+  Scenario without = with;
+  without.gpu = no_nvlink;
+  const auto a = run(with), b = run(without);
+  ASSERT_TRUE(a.step_time_s && b.step_time_s);
+  EXPECT_LE(*a.step_time_s, *b.step_time_s);
+  // Model FLOPs never exceed the peak: MFU in (0, 1).
+  EXPECT_GT(*a.mfu, 0.2);
+  EXPECT_LT(*a.mfu, 1.0);
+}
+
+TEST(Speed, RingAllReduce) {
+  const Link l{100e9, 0, "test"};
+  // 2 (n-1)/n x 1 GB over 100 GB/s with n = 4: 15 ms.
+  EXPECT_NEAR(allreduce_s(1e9, 4, l), 0.015, 1e-12);
+  EXPECT_EQ(allreduce_s(1e9, 1, l), 0);
+}
+
+TEST(Speed, CvTrainingFp32VersusAmp) {
+  const Catalog& cat = Catalog::builtin();
+  Scenario s;
+  s.model = cat.model("resnet-50");
+  s.task = Task::kCvTrain;
+  s.gpu = cat.gpu("a10-24gb");
+  s.weights = cat.format("fp32", "weights", "weights");
+  s.kv_cache = s.weights;
+  s.batch = 64;
+  s.image_size = 224;
+  s.dataset_items = 1281167;
+  s.epochs = 1;
+  s.training.mixed_precision = "fp32";
+  const auto fp32 = run(s);
+  s.training.mixed_precision = "bf16";
+  const auto amp = run(s);
+  ASSERT_TRUE(fp32.train_tokens_per_s && amp.train_tokens_per_s && amp.time_to_train_s);
+  EXPECT_GT(*amp.train_tokens_per_s, *fp32.train_tokens_per_s);
+  EXPECT_NEAR(*amp.time_to_train_s, 1281167 / *amp.train_tokens_per_s, 1e-6);
+}
+
+}  // namespace
+}  // namespace gpusizer

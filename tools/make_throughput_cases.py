@@ -1,0 +1,233 @@
+#!/usr/bin/env python3
+"""Maps data/validation/throughput.csv to data/validation/throughput_cases.jsonl (docs/speed.md).
+
+One case per CSV row: the contract scenario, the Estimate key to compare, the measured value in
+that key's unit, include/exclude with the reason, and use = calibrate | validate. Within each
+group the included rows alternate calibrate/validate in CSV order (first row calibrates), so the
+split is repeatable and every group is represented on both sides. Run from the repository root.
+"""
+import csv
+import json
+import re
+
+MODELS = {
+    "Llama 3 8B": "llama-3.1-8b", "Llama 3.x 8B": "llama-3.1-8b", "Llama 3.1 8B": "llama-3.1-8b",
+    "Llama 3.1 8B Instruct": "llama-3.1-8b", "Llama 3 8B (fine-tune, same arch)": "llama-3.1-8b",
+    "Llama 3 70B": "llama-3.1-70b", "Llama 3.1 70B": "llama-3.1-70b",
+    "Llama 3.3 70B Instruct": "llama-3.3-70b-instruct",
+    "Llama 3.1 405B": "llama-3.1-405b", "Llama 3.1 405B Instruct": "llama-3.1-405b",
+    "Llama 2 7B": "llama-2-7b", "Llama 2 7B Chat": "llama-2-7b", "LLaMA 7B": "llama-2-7b",
+    "Llama 2 13B": "llama-2-13b", "Llama 2 70B": "llama-2-70b", "LLaMA 70B": "llama-2-70b",
+    "Mistral 7B Instruct v0.2": "mistral-7b-v0.3",
+    "DeepSeek-R1-Distill-Qwen-7B": "deepseek-r1-distill-qwen-7b",
+}
+# MPT (llm-foundry scripts/train/yamls/pretrain/mpt-*.yaml): d_model, n_heads, n_layers;
+# expansion_ratio 4, vocab 50368, no biases, tied embeddings, ALiBi (no position table).
+MPT = {"MPT-125m": (768, 12, 12), "MPT-350m": (1024, 16, 24), "MPT-760m": (1536, 12, 24),
+       "MPT-1b": (2048, 16, 24), "MPT-3b": (2560, 20, 32), "MPT-7b": (4096, 32, 32),
+       "MPT-13b": (5120, 40, 40), "MPT-30b": (7168, 64, 48), "MPT-70b": (8192, 64, 80)}
+GPUS = {
+    "RTX 4090 24GB": "rtx-4090-24gb", "L40S 48GB": "l40s-48gb", "A100 PCIe 80GB": "a100-pcie-80gb",
+    "A100 SXM 80GB": "a100-sxm4-80gb", "A100 SXM 80GB (330W cap)": "a100-sxm4-80gb",
+    "A100 SXM 40GB": "a100-sxm4-40gb", "H100 SXM 80GB": "h100-sxm5-80gb",
+    "H100 SXM 80GB (700W)": "h100-sxm5-80gb", "H200 SXM 141GB": "h200-sxm-141gb",
+    "B200 180GB": "b200-180gb", "AMD MI300X 192GB": "mi300x-192gb",
+    "M2 Ultra 76-core GPU 192GB": "apple-m2-ultra-192gb",
+    "Apple M2 Ultra (76-core GPU)": "apple-m2-ultra-192gb",
+    "M3 Max 40-core GPU 64GB": "apple-m3-max-128gb", "RTX 3090 24GB": "rtx-3090-24gb",
+    "RTX 3090 Ti 24GB": "rtx-3090-ti-24gb", "RTX A6000 48GB": "rtx-a6000-48gb",
+    "NVIDIA L4 24GB": "l4-24gb", "NVIDIA A10G 24GB": "a10g-24gb",
+    "AMD RX 7900 XTX 24GB": "rx-7900-xtx-24gb",
+    "H100 (Scaleway; variant not stated)": "h100-pcie-80gb",
+    "RTX PRO 6000 Blackwell Server Edition 96GB": "rtx-pro-6000-blackwell-96gb",
+    "A100 80GB (variant not stated)": "a100-sxm4-80gb", "A100 80GB (350-400W)": "a100-sxm4-80gb",
+    "H100 80GB (700W)": "h100-sxm5-80gb",
+}
+
+
+def weights_of(p):
+    p = p.upper()
+    if p.startswith("Q4_K_M"): return "q4_k_m"
+    if p.startswith("Q4_0"): return "q4_0"
+    if p.startswith("Q8_0"): return "q8_0"
+    if p.startswith("F16") or p.startswith("FP16"): return "fp16"
+    if p.startswith("BF16"): return "bf16"
+    if p.startswith("FP8"): return "fp8"
+    if p.startswith("INT8 WEIGHT"): return "int8"
+    if p.startswith("INT4 WEIGHT-ONLY"): return "int4"
+    if p.startswith("NF4"): return "nf4"
+    return None
+
+
+def engine_of(e):
+    e = e.lower()
+    if e.startswith("llama.cpp"): return "llama.cpp"
+    if "tensorrt" in e: return "trtllm"
+    if e.startswith("sglang"): return "sglang"
+    if e.startswith("vllm"): return "vllm"
+    if e.startswith("gpt-fast"): return "vllm"  # compiled + CUDA graphs: a vLLM-class engine
+    if "torchtune" in e: return "hf"
+    if "llm foundry" in e: return "fsdp"
+    if "meta internal (4d" in e: return "megatron"
+    return None
+
+
+def num(s):
+    m = re.match(r"\s*~?(\d+)", s or "")
+    return int(m.group(1)) if m else None
+
+
+def case(r):
+    c = {"id": "TP-%s" % r["id"], "notes": ""}
+    metric, engine_text = r["metric"], r["engine"]
+    eng = engine_of(engine_text)
+    src = r["source"]
+    group = ("llama-bench" if "XiongjieDai" in src or "llama-bench" in r["notes"] else
+             "gpt-fast" if "gpt-fast" in engine_text else
+             "trtllm-static" if "v0.6.1" in engine_text or "v0.5" in engine_text else
+             "trtllm-bench" if "PyTorch backend" in engine_text else
+             "vllm-oci" if "OCI" in r["notes"] else
+             "serving" if metric in ("aggregate_output_tok_s", "ttft_ms", "tpot_ms", "request_throughput") else
+             "llm-foundry" if "llm-foundry" in src else
+             "torchtune" if "torchtune" in src else
+             "llama3-pretrain" if "Llama 3.1 405B" == r["model"] else "other")
+    c["group"] = group
+    reason = None
+    model = MODELS.get(r["model"])
+    gpu = GPUS.get(r["gpu"])
+    weights = weights_of(r["precision"])
+    try:
+        gpus = int(r["num_gpus"])
+    except ValueError:
+        gpus, reason = 1, "cluster-level figure (GPU count not given)"
+    scen = {"model": model, "engine": eng, "gpu": gpu, "gpu_count": gpus}
+    par = r["parallelism"]
+    tp = re.search(r"TP(\d+)", par)
+    pp = re.search(r"PP(\d+)", par)
+    parallel = {}
+    if tp and int(tp.group(1)) > 1: parallel["tp"] = int(tp.group(1))
+    if pp and int(pp.group(1)) > 1: parallel["pp"] = int(pp.group(1))
+    value = float(r["value"])
+    train = metric.startswith("train") or metric == "tflops_per_gpu"
+    if train:
+        seq = num(r["input_len"])
+        scen["seq_len"] = seq
+        if r["model"] in MPT:
+            d, h, L = MPT[r["model"]]
+            scen["model"] = {"hf_config": {"architectures": ["GPTNeoXForCausalLM"], "model_type": "gpt_neox",
+                             "hidden_size": d, "intermediate_size": 4 * d, "num_attention_heads": h,
+                             "num_hidden_layers": L, "vocab_size": 50368, "max_position_embeddings": seq,
+                             "tie_word_embeddings": True, "use_parallel_residual": False}}
+            c["notes"] += "MPT as a gpt_neox-shaped hf_config (llm-foundry yaml dims; biases/rotary differ, <1% params). "
+            m = re.match(r"micro (\d+) x accum (\d+)", r["batch"])
+            micro, accum = int(m.group(1)), int(m.group(2))
+            scen["batch"] = micro
+            scen["task"] = "pretrain"
+            scen["weights"] = "bf16"
+            scen["parallel"] = {"dp": gpus}
+            scen["training"] = {"mixed_precision": "pure-bf16" if "pure" in r["precision"] else "bf16",
+                                "gradient_checkpointing": "(AC)" in r["notes"], "zero_stage": 3,
+                                "flash_attention": True, "grad_accum": accum,
+                                "global_batch": micro * accum * gpus}
+            if "FP8" in r["precision"]: reason = "fp8 training is not a contract mixed_precision"
+        elif "torchtune" in src:
+            task = "full" if "Full" in engine_text else "qlora" if "QLoRA" in engine_text else "lora"
+            scen.update({"task": task, "batch": 2, "weights": "nf4" if task == "qlora" else "bf16"})
+            scen["training"] = {"mixed_precision": "pure-bf16" if task == "full" else "bf16",
+                                "gradient_checkpointing": True, "flash_attention": True, "grad_accum": 1,
+                                "lora_rank": 8, "lora_targets": ["q_proj", "v_proj", "output_proj"] if False else "all-linear"}
+            if gpus > 1: reason = "8-GPU torchtune rows: per-GPU vs aggregate unclear (source)"
+            c["notes"] += "torchtune recipes: activation checkpointing on, compile; single device. "
+        elif group == "llama3-pretrain":
+            scen.update({"task": "pretrain", "weights": "bf16", "batch": 1})
+            dp = re.search(r"DP(\d+)", par)
+            parallel["dp"] = int(dp.group(1))
+            scen["training"] = {"mixed_precision": "bf16", "gradient_checkpointing": False, "zero_stage": 1,
+                                "global_batch": 16 * 1024 * 1024 // seq, "pp_interleave": 1}
+            parallel["pp_interleave"] = 1
+            if "CP16" in par: reason = "context parallelism (CP16) is not modelled"
+        else:
+            reason = reason or "model not in the catalog and no config (GPT-2 XL FP8 microbenchmark)"
+        if "DERIVED" in r["notes"]: reason = "DERIVED from model-card GPU-hours: a lower bound incl. downtime"
+        c["compare"] = {"train_tokens_per_s_per_gpu": "train_tokens_per_s_per_gpu",
+                        "train_tokens_per_s": "train_tokens_per_s_per_gpu",
+                        "tflops_per_gpu": "tflops_per_gpu"}[metric]
+        if metric == "train_tokens_per_s" and gpus == 1: c["notes"] += "single GPU: tokens/s = tokens/s/GPU. "
+    else:
+        scen["weights"] = weights
+        if weights == "fp8" and "KV" in r["precision"]: scen["kv_cache"] = "fp8"
+        inp, out = num(r["input_len"]), num(r["output_len"])
+        b = int(r["batch"]) if r["batch"].strip().isdigit() else None
+        if metric == "decode_tok_s_single_stream":
+            c["compare"] = "decode_tokens_per_s"
+            if "llama-bench" in r["notes"] and inp == 0:
+                inp = 1
+                c["notes"] += "llama-bench tgN: prompt_len 1 stands for the empty context; decode averaged over the growing context. "
+            if out is None: out = 200
+        elif metric == "prefill_tok_s":
+            c["compare"] = "prefill_tokens_per_s"
+            out = 1
+        elif metric == "ttft_ms":
+            c["compare"] = "ttft_ms"
+        elif metric == "tpot_ms":
+            c["compare"] = "tpot_ms"
+        elif metric in ("aggregate_output_tok_s", "request_throughput"):
+            fixed = b is not None and ("OCI" in r["notes"] and "benchmark_latency" in engine_text)
+            c["compare"] = "decode_tokens_per_s" if fixed else "max_output_tokens_per_s"
+            if fixed: c["notes"] += "fixed batch, 128 in/128 out: compared with decode_tokens_per_s (measured includes a short prefill). "
+            if "ShareGPT" in (r["input_len"] or ""):
+                inp, out = 215, 198
+                c["notes"] += "ShareGPT averages 215 in / 198 out. "
+            if metric == "request_throughput":
+                value = value * 128
+                c["notes"] += "req/s x 128 output tokens. "
+            if r["unit"] == "tok/s/GPU": value = value * gpus; c["notes"] += "tok/s/GPU x GPUs. "
+            if "trtllm-static" == group and gpus > 1 and r["unit"] != "tok/s/GPU":
+                reason = "A100/L40S columns ambiguous for TP>1 (per GPU or total)"
+        scen.update({"batch": b or 1, "prompt_len": inp, "output_len": out, "seq_len": (inp or 0) + (out or 0)})
+        if b is None: del scen["batch"]
+        if parallel: scen["parallel"] = parallel
+        if "layer split" in par: c["notes"] += "llama.cpp layer split over gpu_count GPUs. "
+        if "330W" in r["gpu"]: c["notes"] += "A100 power-capped at 330 W. "
+    if train and parallel: scen.setdefault("parallel", {}).update(parallel)
+    if model is None and not isinstance(scen["model"], dict): reason = reason or "model not in the catalog: " + r["model"]
+    if gpu is None: reason = reason or "GPU SKU not in data/gpus.csv: " + r["gpu"]
+    if eng is None: reason = reason or "engine not modelled: " + engine_text
+    if weights is None and not train: reason = reason or "number format not in data/formats.csv: " + r["precision"]
+    if "anomal" in r["notes"].lower() or (r["id"] in ("121",)) or ("L40S" in r["gpu"] and r["precision"] == "F16" and metric == "prefill_tok_s"):
+        reason = reason or "flagged anomalous in the source notes (docs/validation-throughput-sources.md)"
+    if "speculative" in r["notes"]: reason = "speculative decoding is not a plain roofline case"
+    if "truncated" in r["notes"] or "CAVEAT" in r["notes"]: reason = "outputs truncated (source caveat)"
+    if metric in ("ttft_ms", "tpot_ms") and "queueing" in r["notes"] + r["batch"] or (metric == "tpot_ms" and "concurrency" in r["notes"]):
+        reason = "latency under overload includes queueing"
+    c["scenario"] = scen
+    c["measured"] = value
+    c["include"] = reason is None
+    if reason: c["exclude_reason"] = reason
+    c["notes"] = (c["notes"] + "source row %s: %s" % (r["id"], r["notes"]))[:400]
+    return c
+
+
+def main():
+    rows = list(csv.DictReader(open("data/validation/throughput.csv")))
+    cases = [case(r) for r in rows]
+    turn = {}
+    for c in cases:
+        if c["include"] and c["group"] == "vllm-oci":
+            c["use"] = "validate"  # end-to-end latency incl. prefill vs decode: held out
+        elif c["include"]:
+            key = (c["group"], c["compare"])
+            c["use"] = "calibrate" if turn.get(key, 0) % 2 == 0 else "validate"
+            turn[key] = turn.get(key, 0) + 1
+        else:
+            c["use"] = "validate"
+    with open("data/validation/throughput_cases.jsonl", "w") as f:
+        for c in cases:
+            f.write(json.dumps({k: c[k] for k in ("id", "group", "scenario", "compare", "measured", "include",
+                                                   "exclude_reason", "use", "notes") if k in c}) + "\n")
+    inc = [c for c in cases if c["include"]]
+    print(len(cases), "cases,", len(inc), "included,", sum(c["use"] == "calibrate" for c in inc), "calibrate")
+
+
+if __name__ == "__main__":
+    main()
