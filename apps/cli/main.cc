@@ -14,7 +14,9 @@
 #include "gpusizer/error.h"
 #include "gpusizer/importers.h"
 #include "gpusizer/render.h"
+#include "gpusizer/server.h"
 #include "gpusizer/validation.h"
+#include "serve_command.h"
 
 namespace gpusizer {
 namespace embedded {
@@ -306,6 +308,8 @@ int main_impl(int argc, char** argv) {
   add_format(inspect);
   CLI::App* validate = app.add_subcommand("validate", "error against the shipped measurements");
   add_format(validate);
+  ServerOptions serve_options;
+  CLI::App* serve = cli::add_serve_command(app, serve_options);
   std::string cases_path, calibrated_output = "speed.json";
   CLI::App* calibrate =
       app.add_subcommand("calibrate", "fit the speed efficiencies to your own measurements");
@@ -327,6 +331,10 @@ int main_impl(int argc, char** argv) {
   if (*models) return run_models(o);
   if (*validate) return run_validate(o);
   if (*inspect) return run_inspect(o, inspect_path);
+  if (*serve) {
+    serve_options.data_dir = o.data_dir;
+    return run_server(serve_options);
+  }
   if (*calibrate) return run_calibrate(o, cases_path, calibrated_output);
   return 2;
 }

@@ -11,6 +11,11 @@ namespace gpusizer {
 nlohmann::json estimate_json(const nlohmann::json& scenario,
                              const Catalog& catalog = Catalog::builtin());
 
+/// The contract's Recommendation for a scenario without a fixed GPU (or with a list of allowed
+/// GPUs): ranked options and rejected GPUs. Provided by the advisor.
+nlohmann::json recommend_json(const nlohmann::json& request,
+                              const Catalog& catalog = Catalog::builtin());
+
 /// The GPU catalog as JSON: every column of data/gpus.csv per GPU, numbers as numbers.
 nlohmann::json gpus_json(const Catalog& catalog = Catalog::builtin());
 

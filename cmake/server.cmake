@@ -1,0 +1,32 @@
+# The HTTP server (src/server) and the web page (web/dist) it serves. Included at the end of the
+# top-level CMakeLists.txt, once the library, CLI and test targets exist.
+find_package(Threads REQUIRED)
+find_package(PkgConfig REQUIRED)
+# Debian's libcpp-httplib-dev: the header plus a compiled library; pkg-config carries the
+# CPPHTTPLIB_*_SUPPORT definitions the library was built with (they change its class layout).
+pkg_check_modules(HTTPLIB REQUIRED IMPORTED_TARGET cpp-httplib)
+target_link_libraries(gpusizer_lib PUBLIC PkgConfig::HTTPLIB Threads::Threads)
+
+# The page's built files, compiled in. Re-globbed at every build, so running
+# scripts/build_web.sh and then the build picks up a new bundle; without web/dist the table is
+# empty and "/" says the bundle was not built.
+set(GPUSIZER_WEB_DIST ${CMAKE_SOURCE_DIR}/web/dist)
+file(GLOB_RECURSE GPUSIZER_WEB_FILES CONFIGURE_DEPENDS ${GPUSIZER_WEB_DIST}/*)
+list(FILTER GPUSIZER_WEB_FILES EXCLUDE REGEX "\\.map$")
+list(SORT GPUSIZER_WEB_FILES)
+set(GPUSIZER_WEB_CC ${CMAKE_BINARY_DIR}/generated/web_assets.cc)
+string(REPLACE ";" "|" GPUSIZER_WEB_FILES_ARG "${GPUSIZER_WEB_FILES}")
+add_custom_command(
+  OUTPUT ${GPUSIZER_WEB_CC}
+  COMMAND ${CMAKE_COMMAND} -DOUTPUT=${GPUSIZER_WEB_CC} -DWEB_ROOT=${GPUSIZER_WEB_DIST}
+          "-DFILES=${GPUSIZER_WEB_FILES_ARG}" -P ${CMAKE_SOURCE_DIR}/cmake/embed_web.cmake
+  DEPENDS ${GPUSIZER_WEB_FILES} ${CMAKE_SOURCE_DIR}/cmake/embed_web.cmake
+  COMMENT "Embedding the web page (${GPUSIZER_WEB_DIST})" VERBATIM)
+target_sources(gpusizer_lib PRIVATE ${GPUSIZER_WEB_CC})
+
+# A loopback load generator for POST /api/v1/estimate (bench/load_client.cc).
+if(GPUSIZER_BUILD_BENCH AND EXISTS ${CMAKE_SOURCE_DIR}/bench/load_client.cc)
+  add_executable(gpusizer_load ${CMAKE_SOURCE_DIR}/bench/load_client.cc)
+  target_link_libraries(gpusizer_load PRIVATE gpusizer_lib)
+  target_compile_options(gpusizer_load PRIVATE ${GPUSIZER_WARNINGS})
+endif()

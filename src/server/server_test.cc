@@ -1,0 +1,379 @@
+// API tests: a real server on an ephemeral loopback port, driven by an HTTP client.
+#include "gpusizer/server.h"
+
+#include <gtest/gtest.h>
+#include <httplib.h>
+
+#include <filesystem>
+#include <fstream>
+#include <set>
+
+#include "gpusizer/api.h"
+#include "gpusizer/error.h"
+#include "server/server.h"
+
+namespace gpusizer {
+namespace {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+/// A server on 127.0.0.1:<any free port> and a client for it.
+class Served {
+ public:
+  explicit Served(ServerOptions options = {}) : server_(with_any_port(std::move(options))) {
+    EXPECT_TRUE(server_.start());
+    client_ = std::make_unique<httplib::Client>("127.0.0.1", server_.port());
+    client_->set_connection_timeout(5, 0);
+    client_->set_read_timeout(10, 0);
+  }
+  httplib::Client& client() { return *client_; }
+  int port() const { return server_.port(); }
+
+  httplib::Result post(const std::string& path, const std::string& body) {
+    return client_->Post(path.c_str(), body, "application/json");
+  }
+
+ private:
+  static ServerOptions with_any_port(ServerOptions options) {
+    options.port = 0;
+    options.threads = 4;
+    return options;
+  }
+  HttpServer server_;
+  std::unique_ptr<httplib::Client> client_;
+};
+
+/// The parsed body of a response, checked to be the contract's error object with `code`.
+void expect_error(const httplib::Result& res, int status, const std::string& code = "") {
+  ASSERT_TRUE(res) << "no response";
+  EXPECT_EQ(res->status, status) << res->body;
+  EXPECT_EQ(res->get_header_value("Content-Type"), "application/json");
+  const json body = json::parse(res->body, nullptr, false);
+  ASSERT_TRUE(body.is_object()) << res->body;
+  ASSERT_TRUE(body.contains("error")) << res->body;
+  EXPECT_TRUE(body["error"]["code"].is_string());
+  EXPECT_TRUE(body["error"]["message"].is_string());
+  EXPECT_FALSE(body["error"]["message"].get<std::string>().empty());
+  if (!code.empty()) {
+    EXPECT_EQ(body["error"]["code"], code) << res->body;
+  }
+}
+
+std::string error_code(const httplib::Result& res) {
+  if (!res) return "<no response>";
+  const json body = json::parse(res->body, nullptr, false);
+  if (!body.is_object() || !body.contains("error")) return "";
+  return body["error"].value("code", "");
+}
+
+const char* kScenario = R"({"model": "llama-2-7b", "gpu": "a100-sxm4-80gb", "batch": 4})";
+
+TEST(Server, BindsLoopbackOnAnEphemeralPort) {
+  Served s;
+  EXPECT_GT(s.port(), 0);
+  auto res = s.client().Get("/api/v1/gpus");
+  ASSERT_TRUE(res);
+  EXPECT_EQ(res->status, 200);
+}
+
+TEST(Server, EstimateAnswersTheContractShape) {
+  Served s;
+  auto res = s.post("/api/v1/estimate", kScenario);
+  ASSERT_TRUE(res);
+  ASSERT_EQ(res->status, 200) << res->body;
+  EXPECT_EQ(res->get_header_value("Content-Type"), "application/json");
+  const json estimate = json::parse(res->body);
+  // The server answers exactly what the library answers for the same scenario.
+  EXPECT_EQ(estimate, estimate_json(json::parse(kScenario)));
+  ASSERT_TRUE(estimate.contains("memory"));
+  for (const char* key : {"total_bytes", "weights_bytes", "kv_cache_bytes", "overhead_bytes"})
+    EXPECT_TRUE(estimate["memory"][key].is_number_integer()) << key;
+  EXPECT_TRUE(estimate["memory"]["fits"].is_boolean());
+}
+
+TEST(Server, EstimateTakesHuggingFaceIdsWhichHoldASlash) {
+  Served s;
+  auto res = s.post("/api/v1/estimate", R"({"model": "meta-llama/Llama-2-7b-hf"})");
+  ASSERT_TRUE(res);
+  EXPECT_EQ(res->status, 200) << res->body;
+}
+
+TEST(Server, CatalogsAreJson) {
+  Served s;
+  for (const char* path : {"/api/v1/gpus", "/api/v1/models"}) {
+    auto res = s.client().Get(path);
+    ASSERT_TRUE(res) << path;
+    EXPECT_EQ(res->status, 200) << path;
+    const json body = json::parse(res->body);
+    EXPECT_EQ(body, std::string(path) == "/api/v1/gpus" ? gpus_json() : models_json()) << path;
+  }
+}
+
+TEST(Server, RecommendAnswersOrSaysNotImplemented) {
+  Served s;
+  auto res = s.post("/api/v1/recommend", R"({"model": "llama-2-7b"})");
+  ASSERT_TRUE(res);
+  if (res->status == 501) {
+    expect_error(res, 501, "not_implemented");
+  } else {
+    EXPECT_EQ(res->status, 200) << res->body;
+    EXPECT_TRUE(json::parse(res->body).contains("options"));
+  }
+  // Bad input is still a 400 before the advisor is asked.
+  expect_error(s.post("/api/v1/recommend", "{"), 400, "bad_json");
+}
+
+TEST(Server, MalformedJsonIs400) {
+  Served s;
+  expect_error(s.post("/api/v1/estimate", R"({"model": "llama-2-7b",)"), 400, "bad_json");
+  expect_error(s.post("/api/v1/estimate", ""), 400, "bad_json");
+  expect_error(s.post("/api/v1/estimate", "\xff\xfe garbage"), 400, "bad_json");
+  expect_error(s.post("/api/v1/estimate", R"(["llama-2-7b"])"), 400, "bad_input");
+  expect_error(s.post("/api/v1/estimate", "42"), 400, "bad_input");
+}
+
+TEST(Server, WrongTypesAndUnknownNamesAre400) {
+  Served s;
+  expect_error(s.post("/api/v1/estimate", R"({"model": "llama-2-7b", "batch": "many"})"), 400);
+  expect_error(s.post("/api/v1/estimate", R"({"model": 7})"), 400);
+  expect_error(s.post("/api/v1/estimate", R"({"batch": 1})"), 400);
+  auto res = s.post("/api/v1/estimate", R"({"model": "no-such-model-xyz"})");
+  expect_error(res, 400);
+  EXPECT_NE(res->body.find("no-such-model-xyz"), std::string::npos) << res->body;
+  expect_error(s.post("/api/v1/estimate", R"({"model": "llama-2-7b", "gpu": "no-such-gpu"})"),
+               400);
+  // Invalid UTF-8 echoed in a message still gives valid JSON.
+  expect_error(s.post("/api/v1/estimate", "{\"model\": \"bad\xc3\x28\"}"), 400);
+}
+
+TEST(Server, BodyOverTheLimitIs413) {
+  ServerOptions options;
+  options.max_body_bytes = 4096;
+  Served s(options);
+  std::string big = R"({"model": "llama-2-7b", "pad": ")" + std::string(8192, 'x') + "\"}";
+  expect_error(s.post("/api/v1/estimate", big), 413, "body_too_large");
+  // Under the limit the same server still answers.
+  auto res = s.post("/api/v1/estimate", kScenario);
+  ASSERT_TRUE(res);
+  EXPECT_EQ(res->status, 200);
+}
+
+TEST(Server, DefaultBodyLimitIsOneMebibyte) {
+  Served s;
+  std::string big = R"({"model": "llama-2-7b", "pad": ")" + std::string(2 << 20, 'x') + "\"}";
+  expect_error(s.post("/api/v1/estimate", big), 413);
+}
+
+TEST(Server, DeepNestingIs400BeforeParsing) {
+  Served s;
+  const std::string deep = R"({"model": "llama-2-7b", "x": )" + std::string(100000, '[') +
+                           std::string(100000, ']') + "}";
+  expect_error(s.post("/api/v1/estimate", deep), 400, "too_deep");
+  const std::string ok = R"({"model": "llama-2-7b", "x": )" + std::string(10, '[') +
+                         std::string(10, ']') + "}";
+  EXPECT_NE(error_code(s.post("/api/v1/estimate", ok)), "too_deep");
+}
+
+TEST(Server, JsonDepthIgnoresBracketsInStrings) {
+  EXPECT_FALSE(server::json_too_deep(R"({"a": "[[[[[[[[[[[[[[[[[[[["})", 3));
+  EXPECT_FALSE(server::json_too_deep(R"({"a": "\"[[[[[[[[[[[[[["})", 3));
+  EXPECT_TRUE(server::json_too_deep(R"({"a": [[[1]]]})", 3));
+  EXPECT_FALSE(server::json_too_deep(R"({"a": [[1]]})", 3));
+}
+
+TEST(Server, UnknownRouteIs404WithErrorObject) {
+  Served s;
+  expect_error(s.client().Get("/api/v1/nothing"), 404, "not_found");
+  expect_error(s.client().Get("/assets/none.js"), 404, "not_found");
+  expect_error(s.post("/api/v1/nothing", "{}"), 404, "not_found");
+  expect_error(s.client().Get("/api/v1/estimate"), 405, "method_not_allowed");
+}
+
+TEST(Server, SurvivesBadRequestsAndKeepsServing) {
+  Served s;
+  for (int i = 0; i < 20; ++i) {
+    s.post("/api/v1/estimate", std::string(static_cast<size_t>(i) * 7, '{'));
+    s.post("/api/v1/estimate", R"({"model": {"hf_config": 5}})");
+    s.post("/api/v1/estimate", R"({"model": {"params": "x"}})");
+  }
+  auto res = s.post("/api/v1/estimate", kScenario);
+  ASSERT_TRUE(res);
+  EXPECT_EQ(res->status, 200);
+}
+
+TEST(Server, RefusesRequestsForOtherHostNames) {
+  Served s;
+  httplib::Headers headers = {{"Host", "attacker.example:80"}};
+  expect_error(s.client().Get("/api/v1/gpus", headers), 403, "bad_host");
+  headers = {{"Host", "localhost:1234"}};
+  auto res = s.client().Get("/api/v1/gpus", headers);
+  ASSERT_TRUE(res);
+  EXPECT_EQ(res->status, 200);
+}
+
+TEST(Server, NoCorsUnlessAsked) {
+  {
+    Served s;
+    auto res = s.client().Get("/api/v1/gpus");
+    ASSERT_TRUE(res);
+    EXPECT_FALSE(res->has_header("Access-Control-Allow-Origin"));
+  }
+  ServerOptions options;
+  options.cors = true;
+  Served s(options);
+  auto res = s.client().Get("/api/v1/gpus");
+  ASSERT_TRUE(res);
+  EXPECT_EQ(res->get_header_value("Access-Control-Allow-Origin"), "*");
+  auto pre = s.client().Options("/api/v1/estimate");
+  ASSERT_TRUE(pre);
+  EXPECT_EQ(pre->status, 204);
+  EXPECT_EQ(pre->get_header_value("Access-Control-Allow-Origin"), "*");
+}
+
+TEST(Server, ServesThePage) {
+  Served s;
+  auto res = s.client().Get("/");
+  ASSERT_TRUE(res);
+  EXPECT_EQ(res->status, 200);
+  EXPECT_EQ(res->get_header_value("Content-Type"), "text/html; charset=utf-8");
+  EXPECT_NE(res->body.find("gpusizer"), std::string::npos);
+  EXPECT_TRUE(res->has_header("Content-Security-Policy"));
+  // Every embedded asset is served with its type.
+  for (const auto& asset : server::web_assets()) {
+    std::string path = "/";
+    path.append(asset.path);
+    auto file = s.client().Get(path.c_str());
+    ASSERT_TRUE(file) << asset.path;
+    EXPECT_EQ(file->status, 200) << asset.path;
+    EXPECT_EQ(file->body.size(), asset.data.size()) << asset.path;
+  }
+}
+
+// --- The path rule -------------------------------------------------------------------------
+
+class PathRule : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    root_ = fs::temp_directory_path() /
+            ("gpusizer_server_test_" + std::to_string(::testing::UnitTest::GetInstance()->random_seed()) +
+             "_" + ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::remove_all(root_);
+    fs::create_directories(root_ / "allowed" / "llama");
+    fs::create_directories(root_ / "outside");
+    std::ofstream(root_ / "allowed" / "llama" / "config.json") << R"({"model_type": "llama"})";
+    std::ofstream(root_ / "outside" / "secret.json") << R"({"model_type": "llama"})";
+    fs::create_symlink(root_ / "outside", root_ / "allowed" / "escape");
+  }
+  void TearDown() override { fs::remove_all(root_); }
+
+  std::string allowed() const { return (root_ / "allowed").string(); }
+  fs::path root_;
+};
+
+std::string model_request(const std::string& model) {
+  return json({{"model", model}}).dump();
+}
+
+TEST_F(PathRule, PathsAreRefusedWithoutAnAllowedDirectory) {
+  Served s;
+  for (const std::string& model : std::vector<std::string>{
+           "/etc/passwd", "config.json", "./llama", "../../etc/shadow", "C:\\models\\x.gguf",
+           "model.gguf", "weights.safetensors", "~/models", (root_ / "allowed" / "llama").string()})
+    expect_error(s.post("/api/v1/estimate", model_request(model)), 400, "path_not_allowed");
+  // The same rule holds for recommend.
+  expect_error(s.post("/api/v1/recommend", model_request("/etc/passwd")), 400, "path_not_allowed");
+}
+
+TEST_F(PathRule, InsideTheAllowedDirectoryIsAllowed) {
+  ServerOptions options;
+  options.allow_paths_dir = allowed();
+  Served s(options);
+  for (const std::string& model : std::vector<std::string>{
+           (root_ / "allowed" / "llama" / "config.json").string(), std::string("llama/config.json"),
+        std::string("llama"), (root_ / "allowed" / "llama" / ".." / "llama").string()}) {
+    auto res = s.post("/api/v1/estimate", model_request(model));
+    ASSERT_TRUE(res);
+    EXPECT_NE(error_code(res), "path_not_allowed") << model << ": " << res->body;
+  }
+  // The request reaching the estimator names the canonical file.
+  json request = {{"model", "llama/./config.json"}};
+  server::check_model_path(request, allowed(), Catalog::builtin());
+  EXPECT_EQ(request["model"], fs::canonical(root_ / "allowed" / "llama" / "config.json").string());
+}
+
+TEST_F(PathRule, OutsideTheAllowedDirectoryIsRefused) {
+  ServerOptions options;
+  options.allow_paths_dir = allowed();
+  Served s(options);
+  for (const std::string& model : std::vector<std::string>{
+           (root_ / "outside" / "secret.json").string(), std::string("../outside/secret.json"),
+        std::string("llama/../../outside/secret.json"), std::string("escape/secret.json"),
+        std::string("/etc/passwd"), std::string("../outside/missing.json"),
+        (root_ / "allowedx" / "a.json").string()})
+    expect_error(s.post("/api/v1/estimate", model_request(model)), 400, "path_not_allowed");
+  // A missing file inside is a plain bad_file.
+  expect_error(s.post("/api/v1/estimate", model_request("llama/missing.json")), 400, "bad_file");
+}
+
+TEST(PathRuleNames, CatalogNamesAndInlineModelsAreNotPaths) {
+  EXPECT_FALSE(server::looks_like_path("llama-2-7b"));
+  EXPECT_TRUE(server::looks_like_path("meta-llama/Llama-2-7b-hf"));  // passes as a catalog id
+  EXPECT_TRUE(server::looks_like_path("x.GGUF"));
+  json inline_model = {{"model", {{"params", 7e9}}}};
+  const json before = inline_model;
+  server::check_model_path(inline_model, "", Catalog::builtin());
+  EXPECT_EQ(inline_model, before);
+  json hf = {{"model", "meta-llama/Llama-2-7b-hf"}};
+  EXPECT_NO_THROW(server::check_model_path(hf, "", Catalog::builtin()));
+  EXPECT_EQ(hf["model"], "meta-llama/Llama-2-7b-hf");
+}
+
+// --- OpenAPI ---------------------------------------------------------------------------------
+
+TEST(OpenApi, DocumentsExactlyTheRoutes) {
+  const json& doc = server::openapi_document();
+  EXPECT_EQ(doc["openapi"].get<std::string>().substr(0, 2), "3.");
+  std::set<std::pair<std::string, std::string>> documented, served;
+  for (const auto& [path, ops] : doc["paths"].items())
+    for (const auto& [method, op] : ops.items()) {
+      std::string upper = method;
+      for (auto& c : upper) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+      documented.insert({upper, path});
+      EXPECT_TRUE(op.contains("responses")) << path;
+    }
+  for (const auto& route : server::routes()) served.insert({route.method, route.path});
+  EXPECT_EQ(documented, served);
+}
+
+TEST(OpenApi, EveryDocumentedRouteAnswersAsDocumented) {
+  Served s;
+  auto served_doc = s.client().Get("/api/v1/openapi.json");
+  ASSERT_TRUE(served_doc);
+  ASSERT_EQ(served_doc->status, 200);
+  const json doc = json::parse(served_doc->body);
+  EXPECT_EQ(doc, server::openapi_document());
+  for (const auto& [path, ops] : doc["paths"].items()) {
+    for (const auto& [method, op] : ops.items()) {
+      ASSERT_TRUE(method == "get" || method == "post") << method << " " << path;
+      const json& media = op.contains("requestBody")
+                              ? op["requestBody"]["content"]["application/json"]
+                              : json::object();
+      ASSERT_TRUE(method == "get" || media.contains("example")) << path;
+      httplib::Result res = method == "get" ? s.client().Get(path.c_str())
+                                            : s.post(path, media["example"].dump());
+      ASSERT_TRUE(res) << method << " " << path;
+      const std::string status = std::to_string(res->status);
+      ASSERT_TRUE(op["responses"].contains(status))
+          << method << " " << path << " answered undocumented " << status << ": " << res->body;
+      if (res->status == 200) {
+        const json& content = op["responses"]["200"]["content"];
+        const std::string type = res->get_header_value("Content-Type");
+        EXPECT_TRUE(content.contains(type.substr(0, type.find(';')))) << path << " " << type;
+      }
+    }
+  }
+}
+
+}  // namespace
+}  // namespace gpusizer

@@ -1,0 +1,751 @@
+// The gpusizer page: a form that becomes the contract's scenario JSON, sent to the server the page
+// came from (/api/v1/...), and the answer drawn as cards, a stacked memory bar, a batch sweep and
+// tables. The form's state lives in the URL's query string, so a result can be shared as a link.
+import {
+  Chart, BarController, BarElement, LineController, LineElement, PointElement,
+  CategoryScale, LinearScale, LogarithmicScale, Legend, Tooltip,
+} from 'chart.js';
+import './style.css';
+import { initialLanguage, setLanguage, t, language } from './i18n.js';
+import { gib, gb, toGiB, rate, usd, duration, num, fixed } from './format.js';
+
+Chart.register(BarController, BarElement, LineController, LineElement, PointElement,
+  CategoryScale, LinearScale, LogarithmicScale, Legend, Tooltip);
+
+const TASKS = ['inference', 'lora', 'qlora', 'full', 'freeze', 'pretrain', 'cv-train'];
+const INFER_ENGINES = ['hf', 'vllm', 'sglang', 'trtllm', 'llama.cpp'];
+const TRAIN_ENGINES = ['hf', 'deepspeed', 'fsdp', 'megatron'];
+const PREALLOC = new Set(['vllm', 'sglang', 'trtllm']);
+const WEIGHTS = ['fp32', 'bf16', 'fp16', 'fp8', 'int8', 'int4', 'nf4', 'gptq-int4', 'awq-int4',
+  'q8_0', 'q6_k', 'q5_k_m', 'q4_k_m', 'q4_0', 'q3_k_m', 'q2_k'];
+const KV = ['fp32', 'bf16', 'fp16', 'fp8', 'q8_0', 'q4_0'];
+const OPTIMIZERS = ['adamw', 'adamw-8bit', 'paged-adamw-8bit', 'sgd', 'sgd-momentum', 'adafactor', 'lion'];
+const PRECISIONS = ['bf16', 'fp16', 'pure-bf16', 'fp32'];
+const CHECKPOINTING = ['false', 'full', 'selective'];
+const ZERO = ['0', '1', '2', '3'];
+const COMPONENTS = ['weights', 'kv_cache', 'activations', 'gradients', 'optimizer', 'master_weights', 'overhead'];
+const COLORS = {
+  weights: '#3b6fd8', kv_cache: '#e08a1e', activations: '#2f9e6e', gradients: '#c0424a',
+  optimizer: '#8a55c9', master_weights: '#b5732f', overhead: '#7a8594', other: '#c3cad3', capacity: '#1f2933',
+};
+const SWEEP_BATCHES = [1, 2, 4, 8, 16, 32, 64, 128, 256];
+
+/** Defaults shown in the form; only values that differ go into the URL. */
+const DEFAULTS = {
+  model: 'llama-2-7b', hf_config: '', task: 'inference', engine: 'hf', weights: 'bf16', kv_cache: 'bf16',
+  batch: '1', seq_len: '2048', prompt_len: '', output_len: '512', gpu_memory_utilization: '0.9',
+  optimizer: 'adamw', mixed_precision: 'bf16', gradient_checkpointing: 'false', zero_stage: '0',
+  lora_rank: '8', lora_targets: 'all-linear', grad_accum: '1', tokens: '', flash_attention: true,
+  tp: '1', pp: '1', dp: '1', recommend: false, gpu: 'a100-sxm4-80gb', gpu_count: '',
+};
+
+const $ = (id) => document.getElementById(id);
+const form = $('form');
+let gpus = [];
+let generation = 0;
+let controller = null;
+let lastRender = null;  // re-rendered on language change
+let memoryChart = null;
+let sweepChart = null;
+let optionsSort = { key: 'rank', dir: 1 };
+
+// ---------------------------------------------------------------------------------------------
+// Form <-> state <-> URL
+
+function fillSelect(id, values, labelKey) {
+  const select = $(id);
+  const keep = select.value;
+  select.replaceChildren(...values.map((v) => {
+    const o = document.createElement('option');
+    o.value = v;
+    o.textContent = labelKey ? t(`${labelKey}_${v}`) : v;
+    return o;
+  }));
+  if (values.includes(keep)) select.value = keep;
+}
+
+function fillStaticSelects() {
+  fillSelect('task', TASKS, 'task');
+  fillSelect('weights', WEIGHTS);
+  fillSelect('kv_cache', KV);
+  fillSelect('optimizer', OPTIMIZERS);
+  fillSelect('mixed_precision', PRECISIONS);
+  fillSelect('gradient_checkpointing', CHECKPOINTING, 'ckpt');
+  fillSelect('zero_stage', ZERO);
+  fillEngines();
+}
+
+function fillEngines() {
+  const training = $('task').value && $('task').value !== 'inference';
+  fillSelect('engine', training ? TRAIN_ENGINES : INFER_ENGINES);
+}
+
+function readForm() {
+  const state = {};
+  for (const key of Object.keys(DEFAULTS)) {
+    const el = form.elements[key];
+    if (!el) continue;
+    state[key] = el.type === 'checkbox' ? el.checked : el.value.trim();
+  }
+  return state;
+}
+
+function writeForm(state) {
+  for (const [key, value] of Object.entries(state)) {
+    const el = form.elements[key];
+    if (!el) continue;
+    if (el.type === 'checkbox') el.checked = value === true || value === 'true' || value === '1';
+    else el.value = value;
+    if (key === 'task') fillEngines();
+  }
+}
+
+function stateFromUrl() {
+  const params = new URLSearchParams(location.search);
+  const state = { ...DEFAULTS };
+  for (const key of Object.keys(DEFAULTS)) {
+    if (!params.has(key)) continue;
+    const v = params.get(key);
+    state[key] = typeof DEFAULTS[key] === 'boolean' ? (v === '1' || v === 'true') : v;
+  }
+  return state;
+}
+
+function stateToUrl(state) {
+  const params = new URLSearchParams();
+  for (const [key, value] of Object.entries(state)) {
+    if (value === DEFAULTS[key]) continue;
+    params.set(key, typeof value === 'boolean' ? (value ? '1' : '0') : value);
+  }
+  const query = params.toString();
+  const url = `${location.pathname}${query ? `?${query}` : ''}`;
+  if (url !== `${location.pathname}${location.search}`) history.replaceState(null, '', url);
+}
+
+function intOf(value) {
+  const n = Number(value);
+  return Number.isFinite(n) ? n : value;  // a non-number goes through, and the server names it
+}
+
+/** The contract's scenario JSON for the form's state; throws Error with a message to show. */
+function scenarioOf(state) {
+  const s = {};
+  if (state.hf_config) {
+    let config;
+    try { config = JSON.parse(state.hf_config); } catch (e) { throw new Error(t('bad_config', { why: e.message })); }
+    s.model = config && typeof config === 'object' && ('hf_config' in config || 'params' in config) ? config : { hf_config: config };
+  } else {
+    s.model = state.model;
+  }
+  s.task = state.task;
+  s.engine = state.engine;
+  s.weights = state.weights;
+  s.kv_cache = state.kv_cache;
+  for (const key of ['batch', 'seq_len']) if (state[key] !== '') s[key] = intOf(state[key]);
+  const training = state.task !== 'inference';
+  if (!training) {
+    for (const key of ['prompt_len', 'output_len']) if (state[key] !== '') s[key] = intOf(state[key]);
+    if (PREALLOC.has(state.engine) && state.gpu_memory_utilization !== '') s.gpu_memory_utilization = intOf(state.gpu_memory_utilization);
+  } else {
+    const tr = {
+      optimizer: state.optimizer,
+      mixed_precision: state.mixed_precision,
+      gradient_checkpointing: state.gradient_checkpointing === 'false' ? false : state.gradient_checkpointing,
+      flash_attention: state.flash_attention,
+      zero_stage: intOf(state.zero_stage),
+    };
+    if (state.grad_accum !== '') tr.grad_accum = intOf(state.grad_accum);
+    if (state.tokens !== '') tr.tokens = intOf(state.tokens);
+    if (state.task === 'lora' || state.task === 'qlora') {
+      if (state.lora_rank !== '') tr.lora_rank = intOf(state.lora_rank);
+      const targets = state.lora_targets.split(',').map((x) => x.trim()).filter(Boolean);
+      if (targets.length) tr.lora_targets = targets.length === 1 ? targets[0] : targets;
+    }
+    s.training = tr;
+  }
+  const parallel = {};
+  for (const key of ['tp', 'pp', 'dp']) if (state[key] !== '' && state[key] !== '1') parallel[key] = intOf(state[key]);
+  if (Object.keys(parallel).length) s.parallel = parallel;
+  if (!state.recommend) {
+    if (state.gpu) s.gpu = state.gpu;
+    if (state.gpu_count !== '') s.gpu_count = intOf(state.gpu_count);
+  }
+  return s;
+}
+
+function showSections(state) {
+  const training = state.task !== 'inference';
+  for (const el of document.querySelectorAll('.train-only')) el.hidden = !training;
+  for (const el of document.querySelectorAll('.infer-only')) el.hidden = training;
+  for (const el of document.querySelectorAll('.prealloc-only')) el.hidden = training || !PREALLOC.has(state.engine);
+  for (const el of document.querySelectorAll('.lora-only')) el.hidden = !(state.task === 'lora' || state.task === 'qlora');
+  for (const el of document.querySelectorAll('.gpu-only')) el.hidden = state.recommend;
+  $('estimate-view').hidden = state.recommend;
+  $('recommend-view').hidden = !state.recommend;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Server calls
+
+class ApiError extends Error {
+  constructor(status, code, message) { super(message); this.status = status; this.code = code; }
+}
+
+async function post(path, body, signal) {
+  const res = await fetch(path, {
+    method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(body), signal,
+  });
+  let data = null;
+  try { data = await res.json(); } catch { /* not JSON */ }
+  if (!res.ok) {
+    const err = data && data.error ? data.error : { code: `http_${res.status}`, message: res.statusText };
+    throw new ApiError(res.status, err.code, err.message);
+  }
+  return data;
+}
+
+async function getJson(path) {
+  const res = await fetch(path);
+  if (!res.ok) throw new ApiError(res.status, `http_${res.status}`, res.statusText);
+  return res.json();
+}
+
+function listOf(data, key) {
+  if (Array.isArray(data)) return data;
+  if (data && Array.isArray(data[key])) return data[key];
+  return [];
+}
+
+async function loadCatalogs() {
+  const [gpuData, modelData] = await Promise.all([
+    getJson('api/v1/gpus').catch(() => []),
+    getJson('api/v1/models').catch(() => []),
+  ]);
+  gpus = listOf(gpuData, 'gpus').filter((g) => g && g.id);
+  const select = $('gpu');
+  const keep = select.value || DEFAULTS.gpu;
+  const groups = new Map();
+  for (const g of gpus) {
+    const vendor = g.vendor || '';
+    if (!groups.has(vendor)) groups.set(vendor, []);
+    groups.get(vendor).push(g);
+  }
+  select.replaceChildren(...[...groups].map(([vendor, list]) => {
+    const group = document.createElement('optgroup');
+    group.label = vendor;
+    for (const g of list) {
+      const o = document.createElement('option');
+      o.value = g.id;
+      o.textContent = `${g.name || g.id}${g.memory_gb ? ` · ${num(g.memory_gb, 0)} GB` : ''}`;
+      group.append(o);
+    }
+    return group;
+  }));
+  if (gpus.some((g) => g.id === keep)) select.value = keep;
+
+  const models = listOf(modelData, 'models');
+  const seen = new Set();
+  const options = [];
+  for (const m of models) {
+    for (const name of [m.id || (m.name && String(m.name).toLowerCase()), m.hf_id]) {
+      if (!name || seen.has(name)) continue;
+      seen.add(name);
+      const o = document.createElement('option');
+      o.value = name;
+      if (m.name && m.name !== name) o.label = m.name;
+      options.push(o);
+    }
+  }
+  $('model-list').replaceChildren(...options);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Rendering
+
+function setStatus(text, kind = '') {
+  const el = $('status');
+  el.textContent = text;
+  el.className = `status ${kind}`;
+}
+
+function errorText(err) {
+  if (err instanceof ApiError) return t('error_from_server', { code: err.code, message: err.message });
+  return err.message || String(err);
+}
+
+function setText(id, text, value) {
+  const el = $(id);
+  el.textContent = text;
+  if (value !== undefined) el.dataset.value = String(value);
+  else delete el.dataset.value;
+}
+
+function gpuCapacity(estimate) {
+  return estimate.memory && estimate.memory.gpu_capacity_bytes ? estimate.memory.gpu_capacity_bytes : null;
+}
+
+function renderEstimate(estimate, scenario) {
+  const m = estimate.memory || {};
+  const cap = gpuCapacity(estimate);
+  setText('total', gib(m.total_bytes), m.total_bytes);
+  $('total-sub').textContent = [
+    `= ${gb(m.total_bytes)}`,
+    m.low_bytes !== undefined && m.high_bytes !== undefined ? t('range', { low: fixed(toGiB(m.low_bytes), 1), high: fixed(toGiB(m.high_bytes), 1) }) : null,
+    m.allocated_bytes !== undefined ? t('alloc_reserved', { a: fixed(toGiB(m.allocated_bytes), 2), r: fixed(toGiB(m.reserved_bytes), 2) }) : null,
+    estimate.model && estimate.model.params ? t('params', { p: num(estimate.model.params / 1e9, 2), a: num((estimate.model.active_params || estimate.model.params) / 1e9, 2) }) : null,
+  ].filter(Boolean).join(' · ');
+
+  const fitCard = $('card-fit');
+  if (typeof m.fits === 'boolean') {
+    setText('fit', m.fits ? t('fits') : t('does_not_fit'), m.fits);
+    fitCard.className = `card ${m.fits ? 'ok' : 'bad'}`;
+    const headroom = cap - m.total_bytes;
+    $('fit-sub').textContent = [
+      t(headroom >= 0 ? 'headroom' : 'short_by', { x: fixed(Math.abs(toGiB(headroom)), 2), cap: fixed(toGiB(cap), 2), capgb: num(cap / 1e9, 0) }),
+      m.max_batch !== undefined ? t('max_batch', { n: num(m.max_batch, 0) }) : null,
+      m.kv_cache_capacity_tokens !== undefined ? t('kv_capacity', { n: num(m.kv_cache_capacity_tokens, 0) }) : null,
+    ].filter(Boolean).join(' · ');
+  } else {
+    setText('fit', '–');
+    fitCard.className = 'card';
+    $('fit-sub').textContent = t('no_gpu');
+  }
+
+  const p = estimate.performance || {};
+  const training = scenario.task && scenario.task !== 'inference';
+  if (training && p.train_tokens_per_s !== undefined) {
+    $('speed-title').textContent = t('train_speed');
+    setText('speed', `${rate(p.train_tokens_per_s)} ${t('tok_s')}`, p.train_tokens_per_s);
+    $('speed-sub').textContent = [
+      p.step_time_s !== undefined ? t('step_time', { s: rate(p.step_time_s) }) : null,
+      p.mfu !== undefined ? `MFU ${fixed(p.mfu * 100, 1)}%` : null,
+      p.time_to_train_s !== undefined ? t('time_to_train', { d: duration(p.time_to_train_s) }) : null,
+    ].filter(Boolean).join(' · ');
+  } else if (p.decode_tokens_per_s !== undefined) {
+    $('speed-title').textContent = t('speed');
+    setText('speed', `${rate(p.decode_tokens_per_s)} ${t('tok_s')}`, p.decode_tokens_per_s);
+    $('speed-sub').textContent = [
+      p.ttft_ms !== undefined ? `TTFT ${rate(p.ttft_ms)} ms` : null,
+      p.tpot_ms !== undefined ? `TPOT ${rate(p.tpot_ms)} ms` : null,
+    ].filter(Boolean).join(' · ');
+  } else {
+    $('speed-title').textContent = t('speed');
+    setText('speed', '–');
+    $('speed-sub').textContent = scenario.gpu ? t('no_speed') : t('no_gpu');
+  }
+
+  const c = estimate.cost || {};
+  const w = estimate.power || {};
+  if (c.usd_per_hour !== undefined) {
+    setText('cost', `${usd(c.usd_per_hour)} / h`, c.usd_per_hour);
+  } else {
+    setText('cost', '–');
+  }
+  $('cost-sub').textContent = [
+    c.usd_per_million_tokens !== undefined ? t('per_mtok', { x: usd(c.usd_per_million_tokens) }) : null,
+    w.gpu_watts !== undefined ? t('gpu_watts', { w: num(w.gpu_watts, 0) }) : null,
+    w.node_watts !== undefined ? t('node_watts', { w: num(w.node_watts, 0) }) : null,
+    w.btu_per_hour !== undefined ? `${num(w.btu_per_hour, 0)} BTU/h` : null,
+  ].filter(Boolean).join(' · ') || (c.usd_per_hour === undefined ? t('no_gpu') : '');
+
+  renderMemory(estimate);
+  renderPerformance(p);
+  renderWarnings(estimate.warnings || []);
+  renderBasis(estimate.basis || {});
+}
+
+function renderMemory(estimate) {
+  const m = estimate.memory || {};
+  const basis = estimate.basis || {};
+  const cap = gpuCapacity(estimate);
+  const parts = COMPONENTS.map((k) => ({ key: k, bytes: Number(m[`${k}_bytes`]) || 0 }));
+  const sum = parts.reduce((a, x) => a + x.bytes, 0);
+  const other = Math.max(0, (Number(m.total_bytes) || 0) - sum);
+  if (other > 0) parts.push({ key: 'other', bytes: other });
+  // Components that do not apply (0 bytes) stay out of the table and the bar.
+  const shown = parts.filter((part) => part.bytes > 0 || part.key === 'weights');
+
+  const tbody = $('memory-table').tBodies[0];
+  tbody.replaceChildren(...shown.map((part) => {
+    const tr = document.createElement('tr');
+    tr.dataset.component = part.key;
+    const name = document.createElement('th');
+    name.scope = 'row';
+    const swatch = document.createElement('span');
+    swatch.className = 'swatch';
+    swatch.style.background = COLORS[part.key];
+    name.append(swatch, t(`c_${part.key}`));
+    const cells = [fixed(toGiB(part.bytes), 2), fixed(part.bytes / 1e9, 2)].map((v) => {
+      const td = document.createElement('td');
+      td.className = 'num';
+      td.textContent = v;
+      return td;
+    });
+    cells[0].dataset.value = String(part.bytes);
+    const b = document.createElement('td');
+    b.className = 'basis';
+    b.textContent = basis[`${part.key}_bytes`] || (part.key === 'other' ? t('other_basis') : '');
+    tr.append(name, ...cells, b);
+    return tr;
+  }));
+  const totalRow = document.createElement('tr');
+  totalRow.className = 'total';
+  totalRow.innerHTML = '<th scope="row"></th><td class="num"></td><td class="num"></td><td class="basis"></td>';
+  totalRow.cells[0].textContent = t('c_total');
+  totalRow.cells[1].textContent = fixed(toGiB(m.total_bytes), 2);
+  totalRow.cells[2].textContent = fixed(m.total_bytes / 1e9, 2);
+  totalRow.cells[3].textContent = basis.total_bytes || '';
+  tbody.append(totalRow);
+  if (cap) {
+    const capRow = document.createElement('tr');
+    capRow.innerHTML = '<th scope="row"></th><td class="num"></td><td class="num"></td><td class="basis"></td>';
+    capRow.cells[0].textContent = t('c_capacity');
+    capRow.cells[1].textContent = fixed(toGiB(cap), 2);
+    capRow.cells[2].textContent = fixed(cap / 1e9, 2);
+    tbody.append(capRow);
+  }
+
+  const labels = cap ? [t('needed'), t('capacity')] : [t('needed')];
+  const datasets = shown.map((part) => ({
+    label: t(`c_${part.key}`), data: cap ? [toGiB(part.bytes), 0] : [toGiB(part.bytes)],
+    backgroundColor: COLORS[part.key], stack: 'mem', borderWidth: 0,
+  }));
+  if (cap) datasets.push({ label: t('c_capacity'), data: [0, toGiB(cap)], backgroundColor: COLORS.capacity, stack: 'mem' });
+  const config = {
+    type: 'bar',
+    data: { labels, datasets },
+    options: {
+      indexAxis: 'y', responsive: true, maintainAspectRatio: false, animation: false,
+      scales: {
+        x: { stacked: true, beginAtZero: true, title: { display: true, text: 'GiB (2^30 bytes)' } },
+        y: { stacked: true },
+      },
+      plugins: {
+        legend: { position: 'bottom', labels: { boxWidth: 12, filter: (item, data) => data.datasets[item.datasetIndex].data.some((v) => v > 0) } },
+        tooltip: { callbacks: { label: (ctx) => `${ctx.dataset.label}: ${fixed(ctx.parsed.x, 2)} GiB` } },
+      },
+    },
+  };
+  if (memoryChart) memoryChart.destroy();
+  memoryChart = new Chart($('memory-chart'), config);
+  $('memory-chart').setAttribute('aria-label', t('memory_chart_label', { total: gib(m.total_bytes), cap: cap ? gib(cap) : '–' }));
+}
+
+const PERF_KEYS = [
+  ['prefill_tokens_per_s', 'tok_s'], ['decode_tokens_per_s', 'tok_s'], ['ttft_ms', 'ms'], ['tpot_ms', 'ms'],
+  ['max_output_tokens_per_s', 'tok_s'], ['step_time_s', 's'], ['train_tokens_per_s', 'tok_s'],
+  ['train_tokens_per_s_per_gpu', 'tok_s'], ['tflops_per_gpu', 'TFLOPS'], ['mfu', '%'], ['time_to_train_s', ''],
+];
+
+function renderPerformance(p) {
+  const rows = PERF_KEYS.filter(([k]) => p[k] !== undefined && p[k] !== null).map(([k, unit]) => {
+    const tr = document.createElement('tr');
+    tr.dataset.key = k;
+    const th = document.createElement('th');
+    th.scope = 'row';
+    th.textContent = t(`p_${k}`);
+    const td = document.createElement('td');
+    td.className = 'num';
+    td.dataset.value = String(p[k]);
+    if (k === 'mfu') td.textContent = `${fixed(p[k] * 100, 1)} %`;
+    else if (k === 'time_to_train_s') td.textContent = duration(p[k]);
+    else td.textContent = `${rate(p[k])} ${unit === 'tok_s' ? t('tok_s') : unit}`;
+    tr.append(th, td);
+    return tr;
+  });
+  $('perf-table').tBodies[0].replaceChildren(...rows);
+  $('perf-section').hidden = rows.length === 0;
+}
+
+function renderWarnings(list) {
+  $('warnings').replaceChildren(...list.map((w) => {
+    const li = document.createElement('li');
+    li.textContent = w;
+    return li;
+  }));
+  $('warnings-section').hidden = list.length === 0;
+}
+
+function renderBasis(basis) {
+  const items = [];
+  for (const [k, v] of Object.entries(basis)) {
+    const dt = document.createElement('dt');
+    dt.textContent = k;
+    const dd = document.createElement('dd');
+    dd.textContent = typeof v === 'string' ? v : JSON.stringify(v);
+    items.push(dt, dd);
+  }
+  $('basis').replaceChildren(...items);
+  $('basis-section').hidden = items.length === 0;
+}
+
+let sweepPoints = null;  // drawn again on a language change
+
+async function runSweep(scenario, gen, signal) {
+  const section = $('sweep-section');
+  if (scenario.task !== 'inference' || !scenario.gpu) {
+    section.hidden = true;
+    sweepPoints = null;
+    return;
+  }
+  const results = await Promise.all(SWEEP_BATCHES.map((b) =>
+    post('api/v1/estimate', { ...scenario, batch: b }, signal).catch(() => null)));
+  if (gen !== generation) return;
+  sweepPoints = SWEEP_BATCHES.map((b, i) => ({ b, e: results[i] })).filter((x) => x.e && x.e.performance);
+  drawSweep();
+}
+
+function drawSweep() {
+  const section = $('sweep-section');
+  const points = sweepPoints || [];
+  section.hidden = points.length === 0;
+  if (!points.length) return;
+  const fits = points.map((x) => x.e.memory && x.e.memory.fits !== false);
+  const grey = '#b0b7c0';
+  const dataset = (label, key, color, axis) => ({
+    label, yAxisID: axis, borderColor: color, backgroundColor: color, tension: 0.2,
+    data: points.map((x) => x.e.performance[key] ?? null),
+    pointBackgroundColor: fits.map((f) => (f ? color : grey)),
+    pointBorderColor: fits.map((f) => (f ? color : grey)),
+    pointStyle: fits.map((f) => (f ? 'circle' : 'crossRot')), pointRadius: fits.map((f) => (f ? 3 : 6)),
+    segment: { borderDash: (ctx) => (fits[ctx.p1DataIndex] ? undefined : [4, 4]) },
+  });
+  const config = {
+    type: 'line',
+    data: {
+      labels: points.map((x) => String(x.b)),
+      datasets: [
+        dataset(`${t('p_decode_tokens_per_s')} (${t('tok_s')})`, 'decode_tokens_per_s', '#3b6fd8', 'y'),
+        dataset(`${t('p_tpot_ms')} (ms)`, 'tpot_ms', '#e08a1e', 'y1'),
+        dataset(`${t('p_ttft_ms')} (ms)`, 'ttft_ms', '#2f9e6e', 'y1'),
+      ],
+    },
+    options: {
+      responsive: true, maintainAspectRatio: false, animation: false,
+      interaction: { mode: 'index', intersect: false },
+      scales: {
+        x: { title: { display: true, text: t('batch') } },
+        y: { type: 'linear', position: 'left', beginAtZero: true, title: { display: true, text: t('tok_s') } },
+        y1: { type: 'logarithmic', position: 'right', grid: { drawOnChartArea: false }, title: { display: true, text: 'ms' } },
+      },
+      plugins: {
+        legend: { position: 'bottom', labels: { boxWidth: 12 } },
+        tooltip: { callbacks: { footer: (items) => (items.length && !fits[items[0].dataIndex] ? t('does_not_fit') : '') } },
+      },
+    },
+  };
+  if (sweepChart) sweepChart.destroy();
+  sweepChart = new Chart($('sweep-chart'), config);
+  const fitting = points.filter((_, i) => fits[i]);
+  const best = fitting.length ? fitting[fitting.length - 1] : null;
+  $('sweep-chart').setAttribute('aria-label', best
+    ? t('sweep_label', { b: best.b, x: rate(best.e.performance.decode_tokens_per_s) })
+    : t('sweep_title'));
+}
+
+// --- Recommendation ------------------------------------------------------------------------
+
+const OPTION_COLUMNS = [
+  { key: 'rank', label: 'rank', num: true, get: (o) => o.rank },
+  { key: 'gpu', label: 'gpu', get: (o) => o.gpu },
+  { key: 'gpu_count', label: 'gpu_count', num: true, get: (o) => o.gpu_count },
+  { key: 'weights', label: 'weights', get: (o) => o.weights || '' },
+  { key: 'fits', label: 'fit', get: (o) => (o.fits === false ? 0 : 1), show: (o) => (o.fits === false ? t('does_not_fit') : t('fits')) },
+  { key: 'memory', label: 'mem_gib', num: true, get: (o) => toGiB(o.estimate?.memory?.total_bytes ?? NaN), show: (o) => fixed(toGiB(o.estimate?.memory?.total_bytes ?? NaN), 2) },
+  { key: 'speed', label: 'tok_s', num: true, get: (o) => o.estimate?.performance?.decode_tokens_per_s ?? o.estimate?.performance?.train_tokens_per_s ?? NaN, show: (o) => rate(o.estimate?.performance?.decode_tokens_per_s ?? o.estimate?.performance?.train_tokens_per_s) },
+  { key: 'usd_h', label: 'usd_h', num: true, get: (o) => o.estimate?.cost?.usd_per_hour ?? NaN, show: (o) => usd(o.estimate?.cost?.usd_per_hour) },
+  { key: 'usd_mtok', label: 'usd_mtok', num: true, get: (o) => o.estimate?.cost?.usd_per_million_tokens ?? NaN, show: (o) => usd(o.estimate?.cost?.usd_per_million_tokens) },
+  { key: 'score', label: 'score', num: true, get: (o) => o.score ?? NaN, show: (o) => rate(o.score) },
+];
+
+function renderOptions(recommendation) {
+  const options = (recommendation.options || []).map((o, i) => ({ ...o, rank: i + 1 }));
+  const col = OPTION_COLUMNS.find((c) => c.key === optionsSort.key) || OPTION_COLUMNS[0];
+  options.sort((a, b) => {
+    const x = col.get(a);
+    const y = col.get(b);
+    if (col.num) return ((Number.isNaN(x) ? Infinity : x) - (Number.isNaN(y) ? Infinity : y)) * optionsSort.dir;
+    return String(x).localeCompare(String(y)) * optionsSort.dir;
+  });
+  const table = $('options-table');
+  table.tHead.rows[0].replaceChildren(...OPTION_COLUMNS.map((c) => {
+    const th = document.createElement('th');
+    th.scope = 'col';
+    if (c.num) th.className = 'num';
+    th.setAttribute('aria-sort', c.key === optionsSort.key ? (optionsSort.dir > 0 ? 'ascending' : 'descending') : 'none');
+    const button = document.createElement('button');
+    button.type = 'button';
+    button.className = 'sort';
+    button.textContent = t(`col_${c.label}`) + (c.key === optionsSort.key ? (optionsSort.dir > 0 ? ' ▲' : ' ▼') : '');
+    button.addEventListener('click', () => {
+      optionsSort = { key: c.key, dir: optionsSort.key === c.key ? -optionsSort.dir : 1 };
+      renderOptions(recommendation);
+      table.querySelector(`th:nth-child(${OPTION_COLUMNS.indexOf(c) + 1}) button`).focus();
+    });
+    th.append(button);
+    return th;
+  }), Object.assign(document.createElement('th'), { scope: 'col' }));
+  table.tBodies[0].replaceChildren(...options.map((o) => {
+    const tr = document.createElement('tr');
+    for (const c of OPTION_COLUMNS) {
+      const td = document.createElement('td');
+      if (c.num) td.className = 'num';
+      td.textContent = c.show ? c.show(o) : String(c.get(o) ?? '');
+      tr.append(td);
+    }
+    const td = document.createElement('td');
+    const use = document.createElement('button');
+    use.type = 'button';
+    use.className = 'secondary small';
+    use.textContent = t('use_option');
+    use.setAttribute('aria-label', t('use_option_label', { gpu: o.gpu, n: o.gpu_count ?? 1 }));
+    use.addEventListener('click', () => {
+      const patch = { recommend: false, gpu: o.gpu, gpu_count: o.gpu_count ? String(o.gpu_count) : '' };
+      if (o.weights) patch.weights = o.weights;
+      if (o.parallel) for (const k of ['tp', 'pp', 'dp']) if (o.parallel[k]) patch[k] = String(o.parallel[k]);
+      writeForm(patch);
+      schedule(0);
+    });
+    td.append(use);
+    tr.append(td);
+    return tr;
+  }));
+  $('recommend-note').textContent = options.length ? t('options_note', { n: options.length }) : t('no_options');
+  const rejected = recommendation.rejected || [];
+  $('rejected').replaceChildren(...rejected.map((r) => {
+    const li = document.createElement('li');
+    li.textContent = `${r.gpu}: ${r.why}`;
+    return li;
+  }));
+  $('rejected-section').hidden = rejected.length === 0;
+}
+
+// ---------------------------------------------------------------------------------------------
+// The update loop
+
+let timer = null;
+function schedule(delay = 300) {
+  clearTimeout(timer);
+  timer = setTimeout(update, delay);
+}
+
+async function update() {
+  const state = readForm();
+  showSections(state);
+  stateToUrl(state);
+  let scenario;
+  try {
+    scenario = scenarioOf(state);
+  } catch (e) {
+    // Nothing to send (the pasted config is not JSON): say so, and drop any answer in flight.
+    const gen = ++generation;
+    if (controller) controller.abort();
+    setStatus(e.message, 'error');
+    $('estimate-view').classList.add('stale');
+    document.body.classList.remove('busy');
+    document.body.dataset.ready = String(gen);
+    return;
+  }
+  const gen = ++generation;
+  if (controller) controller.abort();
+  controller = new AbortController();
+  const { signal } = controller;
+  setStatus(t('computing'), 'busy');
+  document.body.classList.add('busy');
+  try {
+    if (state.recommend) {
+      const request = { ...scenario };
+      delete request.gpu;
+      delete request.gpu_count;
+      try {
+        const recommendation = await post('api/v1/recommend', request, signal);
+        if (gen !== generation) return;
+        lastRender = () => renderOptions(recommendation);
+        lastRender();
+        setStatus('', '');
+      } catch (e) {
+        if (gen !== generation || e.name === 'AbortError') return;
+        if (e instanceof ApiError && e.status === 501) {
+          lastRender = null;
+          $('options-table').tBodies[0].replaceChildren();
+          $('options-table').tHead.rows[0].replaceChildren();
+          $('rejected-section').hidden = true;
+          $('recommend-note').textContent = t('advisor_missing');
+          setStatus('', '');
+        } else {
+          throw e;
+        }
+      }
+      return;
+    }
+    const estimate = await post('api/v1/estimate', scenario, signal);
+    if (gen !== generation) return;
+    lastRender = () => renderEstimate(estimate, scenario);
+    lastRender();
+    setStatus('', '');
+    $('estimate-view').classList.remove('stale');
+    sweepPoints = null;
+    await runSweep(scenario, gen, signal);
+    if (gen !== generation) return;
+    const rerender = lastRender;
+    lastRender = () => { rerender(); drawSweep(); };
+  } catch (e) {
+    if (gen !== generation || e.name === 'AbortError') return;
+    setStatus(errorText(e), 'error');
+    $('estimate-view').classList.add('stale');
+  } finally {
+    if (gen === generation) {
+      document.body.classList.remove('busy');
+      document.body.dataset.ready = String(gen);
+    }
+  }
+}
+
+function applyLanguage(lang) {
+  setLanguage(lang);
+  $('lang').value = language();
+  fillSelect('task', TASKS, 'task');
+  fillSelect('gradient_checkpointing', CHECKPOINTING, 'ckpt');
+  if (lastRender) lastRender();
+}
+
+async function share() {
+  const url = location.href;
+  try {
+    await navigator.clipboard.writeText(url);
+    setStatus(t('link_copied'), '');
+  } catch {
+    window.prompt(t('copy_this_link'), url);
+  }
+}
+
+async function main() {
+  setLanguage(initialLanguage());
+  $('lang').value = language();
+  fillStaticSelects();
+  writeForm(stateFromUrl());
+  showSections(readForm());
+  await loadCatalogs();
+  writeForm({ gpu: stateFromUrl().gpu });
+
+  form.addEventListener('input', (e) => {
+    if (e.target.id === 'task') {
+      fillEngines();
+      if (e.target.value === 'qlora' && ['bf16', 'fp16', 'fp32'].includes($('weights').value)) $('weights').value = 'nf4';
+    }
+    schedule();
+  });
+  form.addEventListener('change', () => schedule());
+  form.addEventListener('submit', (e) => { e.preventDefault(); schedule(0); });
+  form.addEventListener('reset', (e) => {
+    e.preventDefault();
+    writeForm(DEFAULTS);
+    schedule(0);
+  });
+  $('lang').addEventListener('change', (e) => applyLanguage(e.target.value));
+  $('share').addEventListener('click', share);
+  window.addEventListener('popstate', () => { writeForm(stateFromUrl()); schedule(0); });
+  await update();
+}
+
+main();
