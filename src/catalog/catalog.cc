@@ -27,21 +27,13 @@ std::optional<double> parse_number(const std::string& s) {
 }
 
 std::vector<Gpu> parse_gpus(std::string_view text) {
-  const auto rows = parse_csv(text, "gpus.csv");
-  if (rows.empty()) throw InputError("gpus.csv", "is empty", "bad_file");
-  const CsvRow& header = rows[0];
   std::vector<Gpu> gpus;
-  for (size_t i = 1; i < rows.size(); ++i) {
-    const CsvRow& row = rows[i];
-    std::map<std::string, std::string> f;
+  for (const CsvRecord& f : parse_csv_records(text, "gpus.csv")) {
     Gpu g;
-    for (size_t c = 0; c < header.size(); ++c) {
-      const std::string value = c < row.size() ? row[c] : "";
-      f[header[c]] = value;
-      g.fields.emplace_back(header[c], value);
-      if (value == "NA") g.unsupported.push_back(header[c]);
-    }
-    const std::string where = "gpus.csv line " + std::to_string(i + 1);
+    g.fields = f.columns;
+    for (const auto& [column, value] : f.columns)
+      if (value == "NA") g.unsupported.push_back(column);
+    const std::string where = "gpus.csv line " + std::to_string(f.line);
     g.id = f["id"];
     if (g.id.empty()) throw InputError(where + ": id", "is missing", "bad_file");
     g.name = f["name"];
@@ -102,19 +94,14 @@ std::vector<Model> parse_models(std::string_view text) {
 }
 
 std::vector<NumberFormat> parse_formats(std::string_view text) {
-  const auto rows = parse_csv(text, "formats.csv");
-  if (rows.empty()) throw InputError("formats.csv", "is empty", "bad_file");
-  const CsvRow& header = rows[0];
   std::vector<NumberFormat> formats;
-  for (size_t i = 1; i < rows.size(); ++i) {
-    std::map<std::string, std::string> f;
-    for (size_t c = 0; c < header.size(); ++c) f[header[c]] = c < rows[i].size() ? rows[i][c] : "";
+  for (const CsvRecord& f : parse_csv_records(text, "formats.csv")) {
     NumberFormat nf;
     nf.id = f["id"];
     nf.kind = f["kind"];
     nf.bits_per_value = parse_number(f["bits_per_value"]).value_or(0);
     if (nf.id.empty() || nf.bits_per_value <= 0)
-      throw InputError("formats.csv line " + std::to_string(i + 1),
+      throw InputError("formats.csv line " + std::to_string(f.line),
                        "needs an id and a positive bits_per_value", "bad_file");
     nf.embedding_format = f["embedding_format"];
     nf.lm_head_format = f["lm_head_format"];

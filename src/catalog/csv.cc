@@ -53,4 +53,28 @@ std::vector<CsvRow> parse_csv(std::string_view text, const std::string& file) {
   return rows;
 }
 
+const std::string& CsvRecord::operator[](const std::string& name) const {
+  static const std::string empty;
+  auto it = by_name.find(name);
+  return it == by_name.end() ? empty : it->second;
+}
+
+std::vector<CsvRecord> parse_csv_records(std::string_view text, const std::string& file) {
+  const auto rows = parse_csv(text, file);
+  if (rows.empty()) throw InputError(file, "is empty", "bad_file");
+  const CsvRow& header = rows[0];
+  std::vector<CsvRecord> records;
+  for (size_t i = 1; i < rows.size(); ++i) {
+    CsvRecord r;
+    r.line = i + 1;
+    for (size_t c = 0; c < header.size(); ++c) {
+      std::string value = c < rows[i].size() ? rows[i][c] : "";
+      r.by_name[header[c]] = value;
+      r.columns.emplace_back(header[c], std::move(value));
+    }
+    records.push_back(std::move(r));
+  }
+  return records;
+}
+
 }  // namespace gpusizer

@@ -295,8 +295,11 @@ ImportedModel import_hf_config(const json& config, const std::string& where) {
     if (family == "gemma3") m.qk_norm = "per_head";
   } else if (family == "phi3") {
     // Phi3Attention qkv_proj and o_proj have no bias; gate_up_proj is fused (same count).
-  } else if (family == "gpt2") {
+  } else if (family == "gpt2" || family == "gpt_bigcode") {
     // GPT2Block: ln_1, Conv1D c_attn/c_proj with bias, ln_2, Conv1D c_fc/c_proj; wpe positions.
+    // GPTBigCodeBlock keeps the layout; with multi_query its fused c_attn projects to
+    // d + 2 x head_dim (one shared key/value head).
+    if (family == "gpt_bigcode") m.num_kv_heads = f.flag("multi_query", true) ? 1 : H;
     m.intermediate_size = f.int_or({"n_inner"}, 4 * d);
     if (m.intermediate_size == 0) m.intermediate_size = 4 * d;
     m.gated_mlp = false;
@@ -304,17 +307,6 @@ ImportedModel import_hf_config(const json& config, const std::string& where) {
     m.qkv_bias = m.o_bias = m.mlp_bias = true;
     m.tied_embeddings = f.flag("tie_word_embeddings", true);
     m.learned_pos_embeddings = f.int_or({"n_positions", "max_position_embeddings"}, 1024);
-  } else if (family == "gpt_bigcode") {
-    // GPTBigCodeBlock (modeling_gpt_bigcode.py): GPT-2 layout; with multi_query the fused c_attn
-    // projects to d + 2 x head_dim (one shared key/value head).
-    m.intermediate_size = f.int_or({"n_inner"}, 4 * d);
-    if (m.intermediate_size == 0) m.intermediate_size = 4 * d;
-    m.gated_mlp = false;
-    m.layer_norm = true;
-    m.qkv_bias = m.o_bias = m.mlp_bias = true;
-    m.tied_embeddings = f.flag("tie_word_embeddings", true);
-    m.learned_pos_embeddings = f.int_or({"n_positions", "max_position_embeddings"}, 1024);
-    m.num_kv_heads = f.flag("multi_query", true) ? 1 : H;
   } else if (family == "gpt_neox") {
     // GPTNeoXLayer: query_key_value/dense bias=config.attention_bias (default True), MLP biases,
     // input_layernorm + post_attention_layernorm, untied embed_out.
