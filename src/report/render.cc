@@ -75,7 +75,14 @@ std::string render_estimate_table(const nlohmann::json& e) {
   out += fmt::format("  {:<18}{:>10}  {}  (range {} - {})\n", "total (device)",
                      gib(num(m, "total_bytes")), bar(num(m, "total_bytes"), scale, 30),
                      gib(num(m, "low_bytes")), gib(num(m, "high_bytes")));
-  if (m.contains("fits"))
+  if (m.contains("fits") && m.contains("kv_cache_capacity_tokens")) {
+    // A preallocating engine always takes its share; what fits is the batch in its KV pool.
+    const auto& scenario = e.value("scenario", nlohmann::json::object());
+    out += fmt::format("  {}: the KV pool holds {} tokens = {} sequences of {} tokens (batch {})\n",
+                       m["fits"].get<bool>() ? "fits" : "DOES NOT FIT",
+                       m["kv_cache_capacity_tokens"].get<int64_t>(), m.value("max_batch", 0),
+                       scenario.value("seq_len", 0), scenario.value("batch", 0));
+  } else if (m.contains("fits"))
     out += fmt::format("  {}: {} of {} GiB usable{}\n",
                        m["fits"].get<bool>() ? "fits" : "DOES NOT FIT", gib(num(m, "total_bytes")),
                        gib(capacity),
@@ -83,8 +90,6 @@ std::string render_estimate_table(const nlohmann::json& e) {
                            ? fmt::format("; up to {} concurrent sequences of this length",
                                          m["max_batch"].get<int64_t>())
                            : "");
-  if (m.contains("kv_cache_capacity_tokens"))
-    out += fmt::format("  KV pool holds {} tokens\n", m["kv_cache_capacity_tokens"].get<int64_t>());
   if (e.contains("rule_of_thumb") && e.value("method", "") != "rule-of-thumb")
     out += fmt::format("  the articles' rule of thumb: {:.1f} GB (decimal)\n",
                        num(e["rule_of_thumb"], "total_bytes") / kGB);
