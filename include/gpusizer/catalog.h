@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <vector>
 
 #include "gpusizer/gpu.h"
@@ -47,6 +48,8 @@ class Catalog {
   nlohmann::json engines_;
   std::vector<std::pair<std::string, std::string>> gpu_aliases_;    // normalised alias -> id
   std::vector<std::pair<std::string, std::string>> model_aliases_;  // normalised alias -> id
+  std::unordered_map<std::string, size_t> gpu_index_;    // normalised id or alias -> position
+  std::unordered_map<std::string, size_t> model_index_;  // normalised id or alias -> position
 };
 
 /// Lower-case, keep letters and digits only: "A100-SXM4 80GB" -> "a100sxm480gb".

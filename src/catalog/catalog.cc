@@ -5,6 +5,7 @@
 #include <cstdlib>
 #include <fstream>
 #include <map>
+#include <unordered_map>
 #include <sstream>
 
 #include "catalog/csv.h"
@@ -158,25 +159,16 @@ bool matches_at_token_start(const std::string& id, const std::string& key) {
 // Resolves `name` against ids, then aliases, then unique normalised-substring matches.
 template <typename Item>
 const Item& lookup(const std::vector<Item>& items,
-                   const std::vector<std::pair<std::string, std::string>>& aliases,
-                   std::string_view name, const std::string& field, const char* what,
-                   const std::vector<std::string>& extra_names_of_items = {}) {
+                   const std::unordered_map<std::string, size_t>& index, std::string_view name,
+                   const std::string& field, const char* what) {
   const std::string key = normalize_name(name);
-  auto by_id = [&](const std::string& id) -> const Item* {
-    for (const auto& it : items)
-      if (normalize_name(it.id) == normalize_name(id)) return &it;
-    return nullptr;
-  };
-  if (!key.empty()) {
-    if (const Item* it = by_id(std::string(name))) return *it;
-    for (const auto& [alias, target] : aliases)
-      if (alias == key)
-        if (const Item* it = by_id(target)) return *it;
+  if (auto it = index.find(key); it != index.end()) return items[it->second];
+  if (key.size() >= 3) {
     std::vector<const Item*> partial;
     for (const auto& it : items)
       if (matches_at_token_start(it.id, key)) partial.push_back(&it);
-    if (partial.size() == 1 && key.size() >= 3) return *partial[0];
-    if (partial.size() > 1 && key.size() >= 3) {
+    if (partial.size() == 1) return *partial[0];
+    if (partial.size() > 1) {
       std::string msg = std::string("'") + std::string(name) + "' is ambiguous: it matches ";
       for (size_t i = 0; i < partial.size(); ++i) msg += (i ? ", " : "") + partial[i]->id;
       throw InputError(field, msg, "unknown_name");
@@ -184,8 +176,19 @@ const Item& lookup(const std::vector<Item>& items,
   }
   std::vector<std::string> ids;
   for (const auto& it : items) ids.push_back(it.id);
-  ids.insert(ids.end(), extra_names_of_items.begin(), extra_names_of_items.end());
   unknown(name, field, what, ids);
+}
+
+// Normalised id and alias -> position; ids win over aliases of the same spelling.
+template <typename Item>
+std::unordered_map<std::string, size_t> build_index(
+    const std::vector<Item>& items, const std::vector<std::pair<std::string, std::string>>& aliases) {
+  std::unordered_map<std::string, size_t> index;
+  for (size_t i = 0; i < items.size(); ++i) index.emplace(normalize_name(items[i].id), i);
+  for (const auto& [alias, target] : aliases)
+    if (auto it = index.find(normalize_name(target)); it != index.end())
+      index.emplace(alias, it->second);
+  return index;
 }
 
 }  // namespace
@@ -221,6 +224,8 @@ Catalog Catalog::from_texts(std::string_view gpus_csv, std::string_view models_j
     auto& list = rows[i][1] == "gpu" ? c.gpu_aliases_ : c.model_aliases_;
     list.emplace_back(normalize_name(rows[i][0]), rows[i][2]);
   }
+  c.gpu_index_ = build_index(c.gpus_, c.gpu_aliases_);
+  c.model_index_ = build_index(c.models_, c.model_aliases_);
   return c;
 }
 
@@ -244,11 +249,11 @@ const Catalog& Catalog::builtin() {
 }
 
 const Gpu& Catalog::gpu(std::string_view name, const std::string& field) const {
-  return lookup(gpus_, gpu_aliases_, name, field, "GPU");
+  return lookup(gpus_, gpu_index_, name, field, "GPU");
 }
 
 const Model& Catalog::model(std::string_view name, const std::string& field) const {
-  return lookup(models_, model_aliases_, name, field, "model");
+  return lookup(models_, model_index_, name, field, "model");
 }
 
 const NumberFormat& Catalog::format(std::string_view name, const std::string& role,
