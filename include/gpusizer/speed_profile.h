@@ -41,6 +41,10 @@ struct TrainingProfile {
   double eff_k_hidden = 600;
   double overlap = 0.8;
   double step_overhead_s = 0.005;
+  /// Bytes moved by the non-GEMM (element-wise, norm, activation) kernels per token, per layer,
+  /// per hidden unit, forward and backward; bandwidth-bound, so GPUs with many FLOPs per byte
+  /// lose a larger share of the step to them.
+  double elementwise_bytes_per_hidden = 0;
 };
 
 class SpeedProfile {
@@ -65,6 +69,9 @@ class SpeedProfile {
   /// Achieved fraction of the dense rate in CV training for a compute dtype.
   double cv_eff(const std::string& dtype) const;
   double cv_step_overhead_s() const { return cv_step_overhead_s_; }
+  /// Maximum achievable matmul FLOPS over the datasheet rate for a GPU id (measured); `fallback`
+  /// when the GPU has no measurement.
+  double matmul_fraction(const std::string& gpu_id) const;
 
  private:
   nlohmann::json doc_;
@@ -76,7 +83,9 @@ class SpeedProfile {
   LinkProfile links_;
   double qlora_dequant_cost_ = 0.35, lora_extra_cost_ = 0.1;
   std::map<std::string, double> cv_eff_;
-  std::map<std::string, double> fp16_acc_factor_;  ///< "vendor segment" -> factor
+  std::map<std::string, double> fp16_acc_factor_;
+  std::map<std::string, double> matmul_fraction_;
+  double matmul_fraction_default_ = 1.0;  ///< "vendor segment" -> factor
   double cv_step_overhead_s_ = 0.005;
 };
 

@@ -51,6 +51,8 @@ TrainingProfile read_training(const nlohmann::json& o, TrainingProfile p,
   p.eff_k_hidden = number(o, "eff_k_hidden", p.eff_k_hidden, where);
   p.overlap = number(o, "overlap", p.overlap, where);
   p.step_overhead_s = number(o, "step_overhead_ms", p.step_overhead_s * 1e3, where) * 1e-3;
+  p.elementwise_bytes_per_hidden =
+      number(o, "elementwise_bytes_per_hidden", p.elementwise_bytes_per_hidden, where);
   if (p.eff_max <= 0 || p.overlap < 0 || p.overlap > 1)
     throw InputError(where, "eff_max must be positive and overlap within [0, 1]", "bad_file");
   return p;
@@ -121,6 +123,13 @@ SpeedProfile SpeedProfile::from_json(const nlohmann::json& doc) {
   if (cv.contains("eff"))
     for (const auto& [name, v] : cv.at("eff").items()) p.cv_eff_[name] = v.get<double>();
   p.cv_step_overhead_s_ = number(cv, "step_overhead_ms", 5, "speed.json cv") * 1e-3;
+  if (doc.contains("achievable_matmul")) {
+    const auto& m = doc.at("achievable_matmul");
+    p.matmul_fraction_default_ = number(m, "default", 1.0, "speed.json achievable_matmul");
+    if (m.contains("gpus"))
+      for (const auto& [name, v] : m.at("gpus").items())
+        if (v.is_number()) p.matmul_fraction_[name] = v.get<double>();
+  }
   if (doc.contains("fp16_accumulate_factor"))
     for (const auto& [name, v] : doc.at("fp16_accumulate_factor").items())
       if (v.is_number()) p.fp16_acc_factor_[name] = v.get<double>();
@@ -168,6 +177,11 @@ double SpeedProfile::fp16_accumulate_factor(const std::string& vendor,
                                             const std::string& segment) const {
   const auto it = fp16_acc_factor_.find(vendor + " " + segment);
   return it == fp16_acc_factor_.end() ? 1.0 : it->second;
+}
+
+double SpeedProfile::matmul_fraction(const std::string& gpu_id) const {
+  const auto it = matmul_fraction_.find(gpu_id);
+  return it == matmul_fraction_.end() ? matmul_fraction_default_ : it->second;
 }
 
 double SpeedProfile::cv_eff(const std::string& dtype) const {
