@@ -9,15 +9,15 @@ namespace gpusizer {
 
 /// One inference engine's roofline figures (data/speed.json "inference").
 struct InferenceProfile {
-  double bw_eff = 0.8;           ///< achieved fraction of peak memory bandwidth
-  double compute_eff_max = 0.7;  ///< asymptote of eff(T) = max * T / (T + k)
-  double compute_k_tokens = 16;  ///< tokens per pass at which half of the asymptote is reached
-  double compute_cap_flops = 0;  ///< engine kernels' own ceiling, FLOP/s; 0 = none
+  double bw_eff = 0.8;            ///< achieved fraction of peak memory bandwidth
+  double compute_eff_max = 0.7;   ///< asymptote of eff(T) = max * T / (T + k)
+  double compute_k_tokens = 16;   ///< tokens per pass at which half of the asymptote is reached
+  double compute_cap_flops = 0;   ///< engine kernels' own ceiling, FLOP/s; 0 = none
   double bw_cap_bytes_per_s = 0;  ///< engine kernels' bandwidth ceiling (Little's law); 0 = none
   bool fp16_accumulate = false;   ///< GEMMs accumulate in fp16 (rate x fp16_accumulate_factor)
-  double step_overhead_s = 0;    ///< per forward pass
-  double layer_overhead_s = 0;   ///< per layer per forward pass
-  double hop_overhead_s = 0;     ///< per pipeline-stage boundary per pass
+  double step_overhead_s = 0;     ///< per forward pass
+  double layer_overhead_s = 0;    ///< per layer per forward pass
+  double hop_overhead_s = 0;      ///< per pipeline-stage boundary per pass
   double prefill_chunk_tokens = 8192;
   double max_num_seqs = 256;
   double pipeline_depth = 64;     ///< micro-batches in flight in prompt processing
