@@ -9,13 +9,15 @@ namespace gpusizer {
 
 /// One inference engine's roofline figures (data/speed.json "inference").
 struct InferenceProfile {
-  double bw_eff = 0.8;           ///< achieved fraction of peak memory bandwidth
-  double compute_eff_max = 0.7;  ///< asymptote of eff(T) = max * T / (T + k)
-  double compute_k_tokens = 16;  ///< tokens per pass at which half of the asymptote is reached
-  double compute_cap_flops = 0;  ///< engine kernels' own ceiling, FLOP/s; 0 = none
-  double step_overhead_s = 0;    ///< per forward pass
-  double layer_overhead_s = 0;   ///< per layer per forward pass
-  double hop_overhead_s = 0;     ///< per pipeline-stage boundary per pass
+  double bw_eff = 0.8;            ///< achieved fraction of peak memory bandwidth
+  double compute_eff_max = 0.7;   ///< asymptote of eff(T) = max * T / (T + k)
+  double compute_k_tokens = 16;   ///< tokens per pass at which half of the asymptote is reached
+  double compute_cap_flops = 0;   ///< engine kernels' own ceiling, FLOP/s; 0 = none
+  double bw_cap_bytes_per_s = 0;  ///< engine kernels' bandwidth ceiling (Little's law); 0 = none
+  bool fp16_accumulate = false;   ///< GEMMs accumulate in fp16 (rate x fp16_accumulate_factor)
+  double step_overhead_s = 0;     ///< per forward pass
+  double layer_overhead_s = 0;    ///< per layer per forward pass
+  double hop_overhead_s = 0;      ///< per pipeline-stage boundary per pass
   double prefill_chunk_tokens = 8192;
   double max_num_seqs = 256;
   double pipeline_depth = 64;     ///< micro-batches in flight in prompt processing
@@ -39,6 +41,10 @@ struct TrainingProfile {
   double eff_k_hidden = 600;
   double overlap = 0.8;
   double step_overhead_s = 0.005;
+  /// Bytes moved by the non-GEMM (element-wise, norm, activation) kernels per token, per layer,
+  /// per hidden unit, forward and backward; bandwidth-bound, so GPUs with many FLOPs per byte
+  /// lose a larger share of the step to them.
+  double elementwise_bytes_per_hidden = 0;
 };
 
 class SpeedProfile {
@@ -57,9 +63,15 @@ class SpeedProfile {
   const LinkProfile& links() const { return links_; }
   double qlora_dequant_cost() const { return qlora_dequant_cost_; }
   double lora_extra_cost() const { return lora_extra_cost_; }
+  /// Tensor rate with fp16 accumulation over the stored (fp32-accumulate) rate, by GPU segment
+  /// and vendor ("NVIDIA consumer": GeForce runs fp16-accumulate MMA at twice the rate); 1 if none.
+  double fp16_accumulate_factor(const std::string& vendor, const std::string& segment) const;
   /// Achieved fraction of the dense rate in CV training for a compute dtype.
   double cv_eff(const std::string& dtype) const;
   double cv_step_overhead_s() const { return cv_step_overhead_s_; }
+  /// Maximum achievable matmul FLOPS over the datasheet rate for a GPU id (measured); `fallback`
+  /// when the GPU has no measurement.
+  double matmul_fraction(const std::string& gpu_id) const;
 
  private:
   nlohmann::json doc_;
@@ -71,6 +83,9 @@ class SpeedProfile {
   LinkProfile links_;
   double qlora_dequant_cost_ = 0.35, lora_extra_cost_ = 0.1;
   std::map<std::string, double> cv_eff_;
+  std::map<std::string, double> fp16_acc_factor_;
+  std::map<std::string, double> matmul_fraction_;
+  double matmul_fraction_default_ = 1.0;  ///< "vendor segment" -> factor
   double cv_step_overhead_s_ = 0.005;
 };
 

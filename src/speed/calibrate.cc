@@ -109,6 +109,14 @@ std::optional<double> predict_case(const PreparedCase& c, const Catalog& catalog
   if (!c.scenario) return std::nullopt;
   Estimate e = c.base;
   const PerformanceEstimate p = estimate_speed(*c.scenario, catalog, e, profile);
+  if (c.spec.compare == "e2e_output_tokens_per_s") {
+    // One timed generate() of a fixed batch (vLLM benchmarks/benchmark_latency.py): the prefill
+    // of every prompt, then output_len decode steps; tokens out / that latency.
+    if (!p.ttft_ms || !p.tpot_ms) return std::nullopt;
+    const double batch = static_cast<double>(std::max<int64_t>(1, c.scenario->batch));
+    const double out = static_cast<double>(std::max<int64_t>(1, c.scenario->output_len));
+    return batch * out / ((*p.ttft_ms + out * *p.tpot_ms) * 1e-3);
+  }
   return pick(p, c.spec.compare);
 }
 

@@ -25,6 +25,12 @@ std::optional<InferenceSetup> inference_setup(const Scenario& sc, const Catalog&
     return std::nullopt;
   }
   s.peak_flops = *flops;
+  // Engines whose GEMMs accumulate in fp16 (llama.cpp's cuBLAS path: CUBLAS_COMPUTE_16F for
+  // F16 and dequantized weights, ggml-cuda.cu ggml_cuda_op_mul_mat_cublas) get the fp16-accumulate
+  // tensor rate, which GeForce cards run at twice the fp32-accumulate rate that gpus.csv stores
+  // (Ada whitepaper: RTX 4090 330 vs 165 TFLOPS; GA102 whitepaper: RTX 3090 142 vs 71).
+  if (s.engine.fp16_accumulate && (s.compute_dtype == "fp16" || s.compute_dtype == "bf16"))
+    s.peak_flops *= profile.fp16_accumulate_factor(gpu.vendor, gpu.segment);
   s.bandwidth = *gpu.memory_bandwidth_gbps * 1e9;
   s.tp = std::max<int64_t>(1, sc.parallel.tp);
   s.pp = std::max<int64_t>(1, sc.parallel.pp);
@@ -47,10 +53,17 @@ PassTime stage_pass(const InferenceSetup& s, double tokens, double flops, double
                     double other_bytes) {
   PassTime t;
   const double tp = static_cast<double>(s.tp), pp = static_cast<double>(s.pp);
-  const double rate = s.peak_flops * compute_efficiency(s.engine, tokens) * s.kernel.compute_scale *
-                      s.vendor.compute_scale;
+  double rate = s.peak_flops * compute_efficiency(s.engine, tokens) * s.kernel.compute_scale *
+                s.vendor.compute_scale;
+  // An engine's own kernel ceiling combines harmonically with the GPU's achieved rate.
+  if (s.engine.compute_cap_flops > 0) rate = 1.0 / (1.0 / rate + 1.0 / s.engine.compute_cap_flops);
   t.compute_s = flops / (tp * pp) / rate;
-  const double bw = s.bandwidth * s.engine.bw_eff * s.vendor.bw_scale;
+  double bw = s.bandwidth * s.engine.bw_eff * s.vendor.bw_scale;
+  // Little's law (Little 1961; for GPUs Volkov 2016, "Understanding Latency Hiding on GPUs",
+  // ch. 4): achieved bandwidth = bytes in flight / memory latency. Kernels with a fixed amount of
+  // memory-level parallelism (llama.cpp's mat-vec kernels: one small block per row group) reach a
+  // ceiling that wide HBM parts cannot lift, so the achieved bandwidth is the lower of the two.
+  if (s.engine.bw_cap_bytes_per_s > 0) bw = std::min(bw, s.engine.bw_cap_bytes_per_s);
   // Megatron TP splits weights by tp; KV heads split up to the head count (replicated beyond).
   const double kv_split = static_cast<double>(std::min<int64_t>(s.tp, s.costs.kv_heads));
   t.memory_s =

@@ -28,6 +28,9 @@ InferenceProfile read_inference(const nlohmann::json& o, InferenceProfile p,
   p.compute_eff_max = number(o, "compute_eff_max", p.compute_eff_max, where);
   p.compute_k_tokens = number(o, "compute_k_tokens", p.compute_k_tokens, where);
   p.compute_cap_flops = number(o, "compute_cap_tflops", p.compute_cap_flops / 1e12, where) * 1e12;
+  p.bw_cap_bytes_per_s = number(o, "bw_cap_gbps", p.bw_cap_bytes_per_s / 1e9, where) * 1e9;
+  if (o.is_object() && o.contains("fp16_accumulate"))
+    p.fp16_accumulate = o.at("fp16_accumulate").get<bool>();
   p.step_overhead_s = number(o, "step_overhead_ms", p.step_overhead_s * 1e3, where) * 1e-3;
   p.layer_overhead_s = number(o, "layer_overhead_us", p.layer_overhead_s * 1e6, where) * 1e-6;
   p.hop_overhead_s = number(o, "hop_overhead_ms", p.hop_overhead_s * 1e3, where) * 1e-3;
@@ -48,6 +51,8 @@ TrainingProfile read_training(const nlohmann::json& o, TrainingProfile p,
   p.eff_k_hidden = number(o, "eff_k_hidden", p.eff_k_hidden, where);
   p.overlap = number(o, "overlap", p.overlap, where);
   p.step_overhead_s = number(o, "step_overhead_ms", p.step_overhead_s * 1e3, where) * 1e-3;
+  p.elementwise_bytes_per_hidden =
+      number(o, "elementwise_bytes_per_hidden", p.elementwise_bytes_per_hidden, where);
   if (p.eff_max <= 0 || p.overlap < 0 || p.overlap > 1)
     throw InputError(where, "eff_max must be positive and overlap within [0, 1]", "bad_file");
   return p;
@@ -118,6 +123,16 @@ SpeedProfile SpeedProfile::from_json(const nlohmann::json& doc) {
   if (cv.contains("eff"))
     for (const auto& [name, v] : cv.at("eff").items()) p.cv_eff_[name] = v.get<double>();
   p.cv_step_overhead_s_ = number(cv, "step_overhead_ms", 5, "speed.json cv") * 1e-3;
+  if (doc.contains("achievable_matmul")) {
+    const auto& m = doc.at("achievable_matmul");
+    p.matmul_fraction_default_ = number(m, "default", 1.0, "speed.json achievable_matmul");
+    if (m.contains("gpus"))
+      for (const auto& [name, v] : m.at("gpus").items())
+        if (v.is_number()) p.matmul_fraction_[name] = v.get<double>();
+  }
+  if (doc.contains("fp16_accumulate_factor"))
+    for (const auto& [name, v] : doc.at("fp16_accumulate_factor").items())
+      if (v.is_number()) p.fp16_acc_factor_[name] = v.get<double>();
   return p;
 }
 
@@ -156,6 +171,17 @@ KernelScale SpeedProfile::weight_kernel(const std::string& kind) const {
 KernelScale SpeedProfile::vendor(const std::string& name) const {
   const auto it = vendors_.find(name);
   return it == vendors_.end() ? KernelScale{} : it->second;
+}
+
+double SpeedProfile::fp16_accumulate_factor(const std::string& vendor,
+                                            const std::string& segment) const {
+  const auto it = fp16_acc_factor_.find(vendor + " " + segment);
+  return it == fp16_acc_factor_.end() ? 1.0 : it->second;
+}
+
+double SpeedProfile::matmul_fraction(const std::string& gpu_id) const {
+  const auto it = matmul_fraction_.find(gpu_id);
+  return it == matmul_fraction_.end() ? matmul_fraction_default_ : it->second;
 }
 
 double SpeedProfile::cv_eff(const std::string& dtype) const {

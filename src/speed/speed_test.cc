@@ -191,5 +191,55 @@ TEST(Speed, CvTrainingFp32VersusAmp) {
   EXPECT_NEAR(*amp.time_to_train_s, 1281167 / *amp.train_tokens_per_s, 1e-6);
 }
 
+TEST(Speed, LlamaCppMatVecBandwidthCeiling) {
+  // Little's law ceiling (data/speed.json llama.cpp bw_cap_gbps ~1 TB/s): an A100 (2039 GB/s)
+  // decodes Llama 3 8B F16 at about the speed of an RTX 4090 (1008 GB/s), as the XiongjieDai
+  // llama-bench rows show (53 vs 54 tok/s), not twice as fast.
+  const auto a100 = run(make("llama-3.1-8b", "a100-sxm4-80gb", "fp16", "llama.cpp"));
+  const auto rtx = run(make("llama-3.1-8b", "rtx-4090-24gb", "fp16", "llama.cpp"));
+  ASSERT_TRUE(a100.decode_tokens_per_s && rtx.decode_tokens_per_s);
+  EXPECT_LT(*a100.decode_tokens_per_s / *rtx.decode_tokens_per_s, 1.3);
+  // vLLM has no such ceiling: it keeps the A100's bandwidth advantage.
+  const auto v100 = run(make("llama-3.1-8b", "a100-sxm4-80gb", "fp16"));
+  const auto v4090 = run(make("llama-3.1-8b", "rtx-4090-24gb", "fp16"));
+  EXPECT_GT(*v100.decode_tokens_per_s / *v4090.decode_tokens_per_s, 1.5);
+}
+
+TEST(Speed, LlamaCppPrefillUsesTheFp16AccumulateRateOnGeForce) {
+  // llama.cpp's cuBLAS GEMMs accumulate in fp16: the RTX 4090 runs them at 330 TFLOPS, twice the
+  // 165 TFLOPS (fp32 accumulate) gpus.csv stores, so its prompt processing beats the L40S'
+  // 362 TFLOPS only through that factor (measured 7139 vs 6035 tok/s, Q4_K_M pp512).
+  Scenario rtx = make("llama-3.1-8b", "rtx-4090-24gb", "q4_k_m", "llama.cpp");
+  rtx.prompt_len = 512;
+  rtx.output_len = 1;
+  Scenario l40s = rtx;
+  l40s.gpu = Catalog::builtin().gpu("l40s-48gb");
+  const auto a = run(rtx), b = run(l40s);
+  ASSERT_TRUE(a.prefill_tokens_per_s && b.prefill_tokens_per_s);
+  EXPECT_GT(*a.prefill_tokens_per_s, 0.9 * *b.prefill_tokens_per_s);
+  // 2 x 8e9 FLOPs per token at 330 TFLOPS bounds it from above.
+  EXPECT_LT(*a.prefill_tokens_per_s, 330e12 / (2 * 7.5e9));
+}
+
+TEST(Speed, TrainingLosesMoreToElementwiseKernelsOnH100) {
+  // The bandwidth-bound non-GEMM share grows with FLOPs per byte (H100 295, A100 153): the
+  // H100 / A100 speed-up stays below the 3.2x ratio of their dense rates (llm-foundry MPT-7B:
+  // 10640 vs 4641 tokens/s/GPU, 2.3x).
+  Scenario h = make("llama-2-7b", "h100-sxm5-80gb", "bf16", "fsdp");
+  h.task = Task::kPretrain;
+  h.seq_len = 2048;
+  h.batch = 4;
+  h.gpu_count = 8;
+  h.parallel.dp = 8;
+  h.training.zero_stage = 3;
+  Scenario a = h;
+  a.gpu = Catalog::builtin().gpu("a100-sxm4-80gb");
+  const auto ph = run(h), pa = run(a);
+  ASSERT_TRUE(ph.train_tokens_per_s_per_gpu && pa.train_tokens_per_s_per_gpu);
+  const double ratio = *ph.train_tokens_per_s_per_gpu / *pa.train_tokens_per_s_per_gpu;
+  EXPECT_GT(ratio, 1.8);
+  EXPECT_LT(ratio, 3.0);
+}
+
 }  // namespace
 }  // namespace gpusizer

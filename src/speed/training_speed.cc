@@ -135,11 +135,25 @@ std::optional<TrainingSpeed> training_speed(const Scenario& s, const SpeedProfil
   const double tokens = global_batch * seq;
   // GEMM efficiency grows with the width each GPU multiplies (hidden / tp).
   const double x = static_cast<double>(c.hidden) / static_cast<double>(tp);
-  const double eff = eng.eff_max * x / (x + eng.eff_k_hidden) * vendor.compute_scale;
+  // Large training GEMMs are capped by the GPU's maximum achievable matmul rate (MAMF, measured
+  // per GPU, data/speed.json achievable_matmul), normalised to the table's default so that eff_max
+  // stays the fraction a typical GPU keeps.
+  const double mamf = profile.matmul_fraction(gpu.id) / profile.matmul_fraction("");
+  const double eff = eng.eff_max * x / (x + eng.eff_k_hidden) * vendor.compute_scale * mamf;
   double work = r.hardware_flops_per_token * tokens / static_cast<double>(gpus);
   if (s.task == Task::kQlora) work *= 1.0 + profile.qlora_dequant_cost();  // NF4 -> bf16 per GEMM
   if (is_lora(s.task)) work *= 1.0 + profile.lora_extra_cost();            // unfused adapter GEMMs
   r.compute_s = work / (*peak * eff);
+  if (eng.elementwise_bytes_per_hidden > 0 && gpu.memory_bandwidth_gbps) {
+    // Non-GEMM kernels (norms, activations, residual adds, casts) are bandwidth-bound: each layer
+    // moves about beta x hidden bytes per token forward and backward (Korthikanti et al. 2022,
+    // sec. 4.1: 34 h bytes of such activations per token and layer are stored in the forward and
+    // read back in the backward). They do not overlap the GEMMs of the same layer.
+    const double bytes = eng.elementwise_bytes_per_hidden * static_cast<double>(c.hidden) /
+                         static_cast<double>(tp) * static_cast<double>(c.num_layers) /
+                         static_cast<double>(pp) * tokens / static_cast<double>(dp);
+    r.compute_s += bytes / (*gpu.memory_bandwidth_gbps * 1e9);
+  }
   if (pp > 1) {
     // Pipeline bubble (Narayanan et al. 2021, sec. 2.2.1): (p - 1) / (m v) of the ideal time.
     r.bubble =
