@@ -88,7 +88,10 @@ Ownership ownership_cost(const Scenario& s, const Estimate& e, const CostAssumpt
   const Gpu& g = *s.gpu;
   const double n = static_cast<double>(s.gpu_count);
   const auto tokens_per_s = useful_tokens_per_s(s, e);
-  const std::optional<double> run_s = e.performance ? e.performance->time_to_train_s : std::nullopt;
+  // Seconds of one training run; 0 when not known (no training.tokens).
+  const double run_s = e.performance && e.performance->time_to_train_s
+                           ? *e.performance->time_to_train_s
+                           : 0.0;
 
   if (g.cloud_usd_per_gpu_hr) {
     CloudCost c;
@@ -103,7 +106,7 @@ Ownership ownership_cost(const Scenario& s, const Estimate& e, const CostAssumpt
         c.usd_per_million_requests =
             *c.usd_per_million_tokens * static_cast<double>(std::max<int64_t>(1, s.output_len));
     }
-    if (run_s) c.usd_per_run = c.usd_per_hour * *run_s / 3600.0;
+    if (run_s > 0) c.usd_per_run = c.usd_per_hour * run_s / 3600.0;
     o.basis.push_back(fmt::format("cloud: {} GPUs x {}/GPU-hour ({}, {})", s.gpu_count,
                                   money(*g.cloud_usd_per_gpu_hr), g.cloud_instance,
                                   g.cloud_price_date));
@@ -130,7 +133,7 @@ Ownership ownership_cost(const Scenario& s, const Estimate& e, const CostAssumpt
                      p.energy_usd_per_hour;
     p.cny_per_hour = p.usd_per_hour * a.usd_to_cny;
     if (tokens_per_s) p.usd_per_million_tokens = p.usd_per_hour / (*tokens_per_s * 3600.0) * 1e6;
-    if (run_s) p.usd_per_run = p.usd_per_hour * *run_s / 3600.0;
+    if (run_s > 0) p.usd_per_run = p.usd_per_hour * run_s / 3600.0;
     o.basis.push_back(fmt::format(
         "on-prem: ({} GPUs x {} + {} node(s) x {} server) / {:g} years + {:g}%/year maintenance, "
         "over 8760 h x {:g} utilization, + {:.2f} kW x PUE {:g} x ${:g}/kWh; CNY at {:g}/USD "
