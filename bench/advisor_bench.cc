@@ -8,8 +8,8 @@
 namespace {
 
 void BM_RecommendInference13BAllLevers(benchmark::State& state) {
-  const nlohmann::json request = {{"model", "llama-2-13b"}, {"engine", "vllm"},
-                                  {"allow_quantization", true}, {"batch", 8}};
+  const nlohmann::json request = {
+      {"model", "llama-2-13b"}, {"engine", "vllm"}, {"allow_quantization", true}, {"batch", 8}};
   for (auto _ : state)
     benchmark::DoNotOptimize(gpusizer::recommend(request, gpusizer::Catalog::builtin()));
 }
@@ -30,10 +30,11 @@ void BM_RecommendFullFineTune7B(benchmark::State& state) {
 BENCHMARK(BM_RecommendFullFineTune7B)->Unit(benchmark::kMillisecond);
 
 void BM_RecommendJsonPretrain(benchmark::State& state) {
-  const nlohmann::json request = {{"model", "llama-2-7b"}, {"task", "pretrain"},
-                                  {"training", {{"tokens", 1e12}}}, {"max_days", 30}};
-  for (auto _ : state)
-    benchmark::DoNotOptimize(gpusizer::recommend_json(request).dump());
+  const nlohmann::json request = {{"model", "llama-2-7b"},
+                                  {"task", "pretrain"},
+                                  {"training", {{"tokens", 1e12}}},
+                                  {"max_days", 30}};
+  for (auto _ : state) benchmark::DoNotOptimize(gpusizer::recommend_json(request).dump());
 }
 BENCHMARK(BM_RecommendJsonPretrain)->Unit(benchmark::kMillisecond);
 
@@ -45,8 +46,8 @@ void BM_ChangesToFit(benchmark::State& state) {
 BENCHMARK(BM_ChangesToFit)->Unit(benchmark::kMillisecond);
 
 void BM_ReverseFit(benchmark::State& state) {
-  const nlohmann::json s = {{"model", "llama-2-7b"}, {"gpu", "l40s"}, {"gpu_count", 2},
-                            {"task", "qlora"}};
+  const nlohmann::json s = {
+      {"model", "llama-2-7b"}, {"gpu", "l40s"}, {"gpu_count", 2}, {"task", "qlora"}};
   for (auto _ : state)
     benchmark::DoNotOptimize(gpusizer::fit_json(s, gpusizer::Catalog::builtin()));
 }

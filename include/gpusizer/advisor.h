@@ -20,7 +20,7 @@ enum class Objective { kCost, kSpeed, kPower };
 /// What the user asks of a recommendation besides the scenario (docs/contract.md, recommend).
 struct Constraints {
   Objective objective = Objective::kCost;
-  int64_t max_gpus = 0;  ///< 0: 8 for inference and fine-tuning, 1024 for pre-training
+  int64_t max_gpus = 0;              ///< 0: 8 for inference and fine-tuning, 1024 for pre-training
   std::optional<double> budget_usd;  ///< USD per hour (cloud, the default) or purchase (on-prem)
   std::string vendor, segment;
   std::string deployment;  ///< "" (either), "cloud" or "on_prem"
@@ -47,10 +47,10 @@ struct Option {
   Scenario scenario;
   Estimate estimate;
   double needed_bytes = 0;
-  double headroom = 0;           ///< 1 - needed / usable capacity
-  double objective_value = 0;    ///< lower is better; infinity when not computable
-  std::string objective_basis;   ///< what objective_value is
-  double score = 0;              ///< 100 for the best option, less for the others
+  double headroom = 0;          ///< 1 - needed / usable capacity
+  double objective_value = 0;   ///< lower is better; infinity when not computable
+  std::string objective_basis;  ///< what objective_value is
+  double score = 0;             ///< 100 for the best option, less for the others
   std::vector<std::string> reasons, warnings;
 };
 
@@ -87,8 +87,7 @@ std::vector<Change> changes_to_fit(const nlohmann::json& scenario, const Catalog
 
 /// The reverse question: the largest catalog models, contexts and batches that fit
 /// `scenario`'s GPUs for its task.
-nlohmann::json fit_json(const nlohmann::json& scenario, const Catalog& catalog,
-                        size_t limit = 10);
+nlohmann::json fit_json(const nlohmann::json& scenario, const Catalog& catalog, size_t limit = 10);
 
 /// JSON of the advisor's results (the contract's Recommendation).
 nlohmann::json to_json(const Recommendation& r);

@@ -33,7 +33,7 @@ struct CloudCost {
 
 struct OnPremCost {
   double gpus_usd = 0, servers_usd = 0, capex_usd = 0, capex_cny = 0;
-  double energy_usd_per_hour = 0;       ///< at full draw (no margin) x PUE, while running
+  double energy_usd_per_hour = 0;  ///< at full draw (no margin) x PUE, while running
   double maintenance_usd_per_year = 0;
   double usd_per_hour = 0;  ///< amortized cost per hour of useful work at the utilization
   double cny_per_hour = 0;

@@ -13,7 +13,9 @@
 namespace gpusizer {
 namespace {
 
-const Catalog& cat() { return Catalog::builtin(); }
+const Catalog& cat() {
+  return Catalog::builtin();
+}
 
 const Option* find_option(const Recommendation& r, const std::string& gpu) {
   for (const auto& o : r.options)
@@ -72,7 +74,8 @@ TEST(DecisionTree, Inference70BOnTwoToFourA100OrH100) {
     EXPECT_GE(o->scenario.gpu_count, 2) << gpu;
     EXPECT_LE(o->scenario.gpu_count, 4) << gpu;
   }
-  EXPECT_TRUE(rejected(r, "rtx-4090-24gb") || find_option(r, "rtx-4090-24gb")->scenario.gpu_count > 4);
+  EXPECT_TRUE(rejected(r, "rtx-4090-24gb") ||
+              find_option(r, "rtx-4090-24gb")->scenario.gpu_count > 4);
 }
 
 // > 100B: an H100-class cluster or the cloud. Every option spreads the weights over 4+ GPUs of
@@ -170,7 +173,7 @@ TEST(DecisionTree, PretrainingNeedsAnH100ClassCluster) {
 // Property: over random requests, every option fits with the headroom.
 TEST(Advisor, NeverReturnsAnOptionThatDoesNotFit) {
   std::mt19937 rng(7);
-  const std::vector<std::string> models = {"llama-2-7b", "qwen2.5-14b", "mixtral-8x7b-v0.1",
+  const std::vector<std::string> models = {"llama-2-7b",    "qwen2.5-14b",   "mixtral-8x7b-v0.1",
                                            "llama-3.1-70b", "qwen3-30b-a3b", "gemma-2-9b"};
   const std::vector<std::string> tasks = {"inference", "lora", "qlora", "full"};
   const std::vector<std::string> engines = {"hf", "vllm", "llama.cpp"};
@@ -186,7 +189,8 @@ TEST(Advisor, NeverReturnsAnOptionThatDoesNotFit) {
     const auto r = recommend(req, cat());
     for (const auto& o : r.options) {
       ASSERT_TRUE(o.estimate.memory.fits.value_or(false)) << req.dump() << o.scenario.gpu->id;
-      EXPECT_LE(o.needed_bytes, *o.estimate.memory.capacity * (1 - req["headroom"].get<double>()) + 1)
+      EXPECT_LE(o.needed_bytes,
+                *o.estimate.memory.capacity * (1 - req["headroom"].get<double>()) + 1)
           << req.dump() << " " << o.scenario.gpu->id;
     }
   }
@@ -238,8 +242,8 @@ TEST(Advisor, BadConstraintsNameTheField) {
 }
 
 TEST(Changes, WhatToChangeSoA7BFullFineTuneFitsAnA10) {
-  const auto changes = changes_to_fit(
-      {{"model", "llama-2-7b"}, {"task", "full"}, {"gpu", "a10-24gb"}}, cat());
+  const auto changes =
+      changes_to_fit({{"model", "llama-2-7b"}, {"task", "full"}, {"gpu", "a10-24gb"}}, cat());
   ASSERT_FALSE(changes.empty());
   bool qlora_fits = false;
   for (const auto& c : changes) {
@@ -261,7 +265,9 @@ TEST(Changes, EstimateJsonCarriesChangesWhenItDoesNotFit) {
 }
 
 TEST(ReverseFit, LargestModelsForTwoL40sQlora) {
-  const auto j = fit_json({{"model", "llama-2-7b"}, {"gpu", "l40s"}, {"gpu_count", 2},
+  const auto j = fit_json({{"model", "llama-2-7b"},
+                           {"gpu", "l40s"},
+                           {"gpu_count", 2},
                            {"task", "qlora"},
                            {"training", {{"zero_stage", 3}, {"gradient_checkpointing", true}}}},
                           cat());

@@ -34,41 +34,56 @@ std::vector<Candidate> candidates(const Scenario& s, const nlohmann::json& input
   const bool gguf = s.engine == "llama.cpp";
   if (!train) {
     if (s.kv_cache.bits_per_value > 8 && !gguf)
-      out.push_back({"fp8 KV cache", {{"kv_cache", "fp8"}},
-                     "small quality cost (per-tensor scales); halves KV memory", 1});
+      out.push_back({"fp8 KV cache",
+                     {{"kv_cache", "fp8"}},
+                     "small quality cost (per-tensor scales); halves KV memory",
+                     1});
     if (s.kv_cache.bits_per_value > 8 && gguf)
       out.push_back({"q8_0 KV cache", {{"kv_cache", "q8_0"}}, "small quality cost", 1});
     if (bits > 8.5 && s.gpu && s.gpu->supports("fp8") && !gguf)
-      out.push_back({"fp8 weights", {{"weights", "fp8"}}, "small quality cost; faster on FP8 "
-                     "tensor cores", 1});
+      out.push_back({"fp8 weights",
+                     {{"weights", "fp8"}},
+                     "small quality cost; faster on FP8 "
+                     "tensor cores",
+                     1});
     if (bits > 8.5)
       out.push_back({gguf ? "q8_0 weights" : "int8 weights",
                      {{"weights", gguf ? "q8_0" : "int8"}},
-                     "small quality cost (LLM.int8 / Q8_0 are near lossless)", 1});
+                     "small quality cost (LLM.int8 / Q8_0 are near lossless)",
+                     1});
     if (bits > 4.6)
       out.push_back({gguf ? "q4_k_m weights" : "int4 weights (AWQ)",
                      {{"weights", gguf ? "q4_k_m" : "awq-int4"}},
-                     "noticeable quality cost on hard tasks (about 1-3 points on benchmarks)", 2});
+                     "noticeable quality cost on hard tasks (about 1-3 points on benchmarks)",
+                     2});
   } else {
     if (s.training.recompute != Recompute::kFull)
-      out.push_back({"gradient checkpointing", {{"training", {{"gradient_checkpointing", true}}}},
-                     "about 30% slower steps (one more forward pass); no quality cost", 0});
+      out.push_back({"gradient checkpointing",
+                     {{"training", {{"gradient_checkpointing", true}}}},
+                     "about 30% slower steps (one more forward pass); no quality cost",
+                     0});
     if (s.training.optimizer == "adamw")
-      out.push_back({"8-bit AdamW", {{"training", {{"optimizer", "adamw-8bit"}}}},
-                     "no measurable quality cost (Dettmers et al. 2022); same speed", 0});
+      out.push_back({"8-bit AdamW",
+                     {{"training", {{"optimizer", "adamw-8bit"}}}},
+                     "no measurable quality cost (Dettmers et al. 2022); same speed",
+                     0});
     if (s.task == Task::kFull || s.task == Task::kFreeze || s.task == Task::kPretrain)
-      out.push_back({"LoRA instead of full fine-tuning", {{"task", "lora"}},
+      out.push_back({"LoRA instead of full fine-tuning",
+                     {{"task", "lora"}},
                      "trains 0.1-1% of the parameters: slightly lower quality on large domain "
                      "shifts; changes the job",
                      3});
     if (s.task == Task::kFull || s.task == Task::kLora || s.task == Task::kFreeze)
-      out.push_back({"QLoRA (4-bit NF4 base)", {{"task", "qlora"}, {"weights", "nf4"}},
+      out.push_back({"QLoRA (4-bit NF4 base)",
+                     {{"task", "qlora"}, {"weights", "nf4"}},
                      "4-bit base: small quality cost, about 30% slower than LoRA; changes the "
                      "job",
                      3});
     if (!s.training.flash_attention)
-      out.push_back({"FlashAttention", {{"training", {{"flash_attention", true}}}},
-                     "none; faster (needs Ampere or newer)", 0});
+      out.push_back({"FlashAttention",
+                     {{"training", {{"flash_attention", true}}}},
+                     "none; faster (needs Ampere or newer)",
+                     0});
     if (s.training.zero_stage < 3 || s.gpu_count < 8) {
       int64_t last = 0;
       for (int64_t n : {2, 4, 8}) {
@@ -77,10 +92,12 @@ std::vector<Candidate> candidates(const Scenario& s, const nlohmann::json& input
         if (gpus == last) continue;
         last = gpus;
         out.push_back({fmt::format("ZeRO-3 over {} GPUs", gpus),
-                       {{"gpu_count", gpus}, {"parallel", {{"dp", gpus}, {"tp", 1}, {"pp", 1}}},
+                       {{"gpu_count", gpus},
+                        {"parallel", {{"dp", gpus}, {"tp", 1}, {"pp", 1}}},
                         {"training", {{"zero_stage", 3}}}},
                        fmt::format("{} GPUs to buy or rent; all-gathers cost speed without "
-                                   "NVLink", gpus),
+                                   "NVLink",
+                                   gpus),
                        0});
       }
     }
@@ -91,7 +108,8 @@ std::vector<Candidate> candidates(const Scenario& s, const nlohmann::json& input
       out.push_back({fmt::format("TP={} ({} GPUs)", tp, s.gpu_count * 2),
                      {{"gpu_count", s.gpu_count * 2},
                       {"parallel", {{"tp", tp}, {"pp", s.parallel.pp}, {"dp", s.parallel.dp}}}},
-                     "twice the GPUs; all-reduce per layer (NVLink helps)", 0});
+                     "twice the GPUs; all-reduce per layer (NVLink helps)",
+                     0});
   }
   if (s.seq_len > 512 && !s.model.is_cv()) {
     const int64_t half = s.seq_len / 2;

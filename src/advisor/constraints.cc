@@ -8,14 +8,18 @@
 namespace gpusizer {
 namespace {
 
-const std::vector<std::string> kConstraintKeys = {
-    "objective",   "max_gpus",       "budget_usd",      "vendor",      "segment",
-    "cloud",       "on_prem",        "deployment",      "region",      "min_tokens_per_s",
-    "max_ttft_ms", "max_days",       "production",      "allow_quantization",
-    "headroom",    "gpus",           "limit",           "constraints"};
+const std::vector<std::string> kConstraintKeys = {"objective",   "max_gpus",
+                                                  "budget_usd",  "vendor",
+                                                  "segment",     "cloud",
+                                                  "on_prem",     "deployment",
+                                                  "region",      "min_tokens_per_s",
+                                                  "max_ttft_ms", "max_days",
+                                                  "production",  "allow_quantization",
+                                                  "headroom",    "gpus",
+                                                  "limit",       "constraints"};
 
 // The values of a catalog column, as written.
-std::vector<std::string> distinct(const Catalog& catalog, std::string Gpu::* column) {
+std::vector<std::string> distinct(const Catalog& catalog, std::string Gpu::*column) {
   std::vector<std::string> out;
   for (const Gpu& g : catalog.gpus())
     if (std::find(out.begin(), out.end(), g.*column) == out.end()) out.push_back(g.*column);
@@ -23,7 +27,7 @@ std::vector<std::string> distinct(const Catalog& catalog, std::string Gpu::* col
 }
 
 std::string matching_value(const nlohmann::json& c, const char* key, const Catalog& catalog,
-                           std::string Gpu::* column) {
+                           std::string Gpu::*column) {
   auto v = read_string(c, key, "");
   if (!v || v->empty()) return "";
   const auto values = distinct(catalog, column);
@@ -49,8 +53,8 @@ nlohmann::json scenario_of_request(const nlohmann::json& request) {
 
 Constraints parse_constraints(const nlohmann::json& request, const Catalog& catalog) {
   if (!request.is_object())
-    throw InputError("", "a request must be a JSON object, not " +
-                             std::string(request.type_name()));
+    throw InputError("",
+                     "a request must be a JSON object, not " + std::string(request.type_name()));
   // Constraints may sit at the top level or in a "constraints" object.
   nlohmann::json c = request;
   if (auto it = request.find("constraints"); it != request.end() && !it->is_null()) {
@@ -59,8 +63,9 @@ Constraints parse_constraints(const nlohmann::json& request, const Catalog& cata
   }
   Constraints out;
   if (auto v = read_enum(c, "objective", "", {"cost", "speed", "power"}))
-    out.objective = *v == "cost" ? Objective::kCost : *v == "speed" ? Objective::kSpeed
-                                                                     : Objective::kPower;
+    out.objective = *v == "cost"    ? Objective::kCost
+                    : *v == "speed" ? Objective::kSpeed
+                                    : Objective::kPower;
   if (auto v = read_int(c, "max_gpus", "", 1, 100000)) out.max_gpus = *v;
   if (auto it = c.find("budget_usd"); it != c.end() && !it->is_null()) {
     if (!it->is_number()) throw InputError("budget_usd", "must be a number of US dollars");
@@ -94,8 +99,7 @@ Constraints parse_constraints(const nlohmann::json& request, const Catalog& cata
     if (it->is_string()) {
       add_gpu(*it, "gpus");
     } else if (it->is_array()) {
-      for (size_t i = 0; i < it->size(); ++i)
-        add_gpu((*it)[i], "gpus[" + std::to_string(i) + "]");
+      for (size_t i = 0; i < it->size(); ++i) add_gpu((*it)[i], "gpus[" + std::to_string(i) + "]");
     } else {
       throw InputError("gpus", "must be a list of GPU ids");
     }

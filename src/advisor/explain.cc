@@ -22,8 +22,9 @@ std::optional<double> throughput(const Option& o) {
 }
 
 std::string unit_of(const Scenario& s) {
-  return s.task == Task::kCvTrain ? "images" : is_training(s.task) ? "training tokens"
-                                                                    : "output tokens";
+  return s.task == Task::kCvTrain ? "images"
+         : is_training(s.task)    ? "training tokens"
+                                  : "output tokens";
 }
 
 }  // namespace
@@ -33,9 +34,8 @@ Price price_of(const Option& o, const Constraints& c) {
   if (!o.estimate.ownership) return p;
   const Ownership& w = *o.estimate.ownership;
   const bool use_cloud =
-      c.deployment == "cloud" ||
-      (c.deployment.empty() && w.cloud &&
-       (!w.on_prem || w.cloud->usd_per_hour <= w.on_prem->usd_per_hour));
+      c.deployment == "cloud" || (c.deployment.empty() && w.cloud &&
+                                  (!w.on_prem || w.cloud->usd_per_hour <= w.on_prem->usd_per_hour));
   if (use_cloud && w.cloud) {
     p.per_hour = w.cloud->usd_per_hour;
     p.per_million_tokens = w.cloud->usd_per_million_tokens;
@@ -75,8 +75,7 @@ std::string unmet_constraint(const Option& o, const Constraints& c) {
     if (c.deployment == "on_prem") {
       if (!p.capex) return "no purchase price to check the budget";
       if (*p.capex > *c.budget_usd)
-        return fmt::format("purchase ${:.0f} over the budget of ${:.0f}", *p.capex,
-                           *c.budget_usd);
+        return fmt::format("purchase ${:.0f} over the budget of ${:.0f}", *p.capex, *c.budget_usd);
     } else {
       if (!p.per_hour) return "no price to check the budget";
       if (*p.per_hour > *c.budget_usd)
@@ -87,30 +86,43 @@ std::string unmet_constraint(const Option& o, const Constraints& c) {
   return "";
 }
 
+double speed_shortfall(const Option& o, const Constraints& c) {
+  double f = 1.0;
+  const auto tps = throughput(o);
+  if (c.min_tokens_per_s && tps && *tps > 0) f = std::max(f, *c.min_tokens_per_s / *tps);
+  const auto& perf = o.estimate.performance;
+  if (c.max_days && perf && perf->time_to_train_s)
+    f = std::max(f, *perf->time_to_train_s / 86400.0 / *c.max_days);
+  return f;
+}
+
 void describe(Option& o, const Scenario& base, const Constraints& c, const Catalog& /*catalog*/,
               const std::string& levers) {
   const Scenario& s = o.scenario;
   const Estimate& e = o.estimate;
   const Gpu& g = *s.gpu;
   const double cap = *e.memory.capacity;
-  o.reasons.push_back(fmt::format("fits with {:.0f}% headroom ({:.1f} of {:.1f} GiB usable per "
-                                  "GPU)",
-                                  o.headroom * 100, o.needed_bytes / kGiB, cap / kGiB));
+  o.reasons.push_back(
+      fmt::format("fits with {:.0f}% headroom ({:.1f} of {:.1f} GiB usable per "
+                  "GPU)",
+                  o.headroom * 100, o.needed_bytes / kGiB, cap / kGiB));
   if (!levers.empty()) o.reasons.push_back("levers: " + levers);
   const auto tps = throughput(o);
   if (e.performance) {
     const PerformanceEstimate& p = *e.performance;
     if (s.task == Task::kInference) {
       auto it = e.basis.find("decode_tokens_per_s");
-      const bool bw = it != e.basis.end() && it->second.find("bandwidth-bound") != std::string::npos;
+      const bool bw =
+          it != e.basis.end() && it->second.find("bandwidth-bound") != std::string::npos;
       if (p.tpot_ms)
         o.reasons.push_back(fmt::format("decode {:.1f} ms per token, {} by {:.2f} TB/s bandwidth",
                                         *p.tpot_ms, bw ? "bound" : "compute-bound, not limited",
                                         g.memory_bandwidth_gbps.value_or(0) / 1000.0));
       if (tps && e.memory.max_batch)
-        o.reasons.push_back(fmt::format("{:.0f} output tokens/s with {} sequences of {} tokens "
-                                        "in memory",
-                                        *tps, *e.memory.max_batch, s.seq_len));
+        o.reasons.push_back(
+            fmt::format("{:.0f} output tokens/s with {} sequences of {} tokens "
+                        "in memory",
+                        *tps, *e.memory.max_batch, s.seq_len));
     } else if (p.step_time_s) {
       o.reasons.push_back(fmt::format("step {:.2f} s, {:.0f} {}/s{}", *p.step_time_s,
                                       tps.value_or(0), unit_of(s),
@@ -121,11 +133,11 @@ void describe(Option& o, const Scenario& base, const Constraints& c, const Catal
   }
   const Price price = price_of(o, c);
   if (price.per_hour)
-    o.reasons.push_back(fmt::format("${:.2f}/hour ({}){}", *price.per_hour, price.label,
-                                    price.per_million_tokens
-                                        ? fmt::format(", ${:.3f} per million {}",
-                                                      *price.per_million_tokens, unit_of(s))
-                                        : ""));
+    o.reasons.push_back(fmt::format(
+        "${:.2f}/hour ({}){}", *price.per_hour, price.label,
+        price.per_million_tokens
+            ? fmt::format(", ${:.3f} per million {}", *price.per_million_tokens, unit_of(s))
+            : ""));
   if (e.power.node_watts)
     o.reasons.push_back(fmt::format("{:.1f} kW per node with margin, {} node{}",
                                     *e.power.node_watts / 1000.0, e.power.nodes.value_or(1),
@@ -158,12 +170,12 @@ void describe(Option& o, const Scenario& base, const Constraints& c, const Catal
       }
       break;
     case Objective::kPower: {
-      const double watts = e.power.node_peak_watts.value_or(0) *
-                           static_cast<double>(e.power.nodes.value_or(1));
+      const double watts =
+          e.power.node_peak_watts.value_or(0) * static_cast<double>(e.power.nodes.value_or(1));
       if (tps && watts > 0) {
         o.objective_value = watts / *tps;
-        o.objective_basis = "joules per " + unit_of(s).substr(0, unit_of(s).size() - 1) +
-                            " at peak draw";
+        o.objective_basis =
+            "joules per " + unit_of(s).substr(0, unit_of(s).size() - 1) + " at peak draw";
       } else {
         o.objective_value = watts > 0 ? watts : kInf;
         o.objective_basis = "peak watts";
@@ -177,10 +189,10 @@ void describe(Option& o, const Scenario& base, const Constraints& c, const Catal
     if (std::find(o.warnings.begin(), o.warnings.end(), w) == o.warnings.end())
       o.warnings.push_back(w);
   if (g.segment == "consumer")
-    o.warnings.push_back(fmt::format("consumer card: {:.0f} W each with an open-air cooler, {}; "
-                                     "not for a closed rack or 24x7 production",
-                                     g.tdp_w.value_or(0),
-                                     g.has_ecc() ? "ECC costs capacity" : "no ECC"));
+    o.warnings.push_back(
+        fmt::format("consumer card: {:.0f} W each with an open-air cooler, {}; "
+                    "not for a closed rack or 24x7 production",
+                    g.tdp_w.value_or(0), g.has_ecc() ? "ECC costs capacity" : "no ECC"));
   if (c.region == "cn") {
     std::string note = g.china_export_note;
     std::string low = note;
@@ -195,8 +207,9 @@ void describe(Option& o, const Scenario& base, const Constraints& c, const Catal
     o.warnings.push_back("no price in the catalog: ranked after the priced options");
   if (s.task == Task::kCvTrain && g.architecture.find("GA102") != std::string::npos &&
       g.segment == "datacenter" && g.tdp_w && *g.tdp_w <= 150)
-    o.warnings.push_back(g.name + ": a 150 W inference card (the articles advise against it for "
-                                  "training from scratch): low bandwidth and power budget");
+    o.warnings.push_back(g.name +
+                         ": a 150 W inference card (the articles advise against it for "
+                         "training from scratch): low bandwidth and power budget");
   (void)base;
 }
 

@@ -20,6 +20,10 @@ Price price_of(const Option& o, const Constraints& c);
 /// The first constraint an option misses, in words; empty when it meets them all.
 std::string unmet_constraint(const Option& o, const Constraints& c);
 
+/// How many times faster the option must run to meet min_tokens_per_s and max_days (1 when it
+/// does): more GPUs scale throughput at most linearly, so smaller systems can be skipped.
+double speed_shortfall(const Option& o, const Constraints& c);
+
 /// Fills the option's objective value, reasons and warnings.
 void describe(Option& o, const Scenario& base, const Constraints& c, const Catalog& catalog,
               const std::string& levers);

@@ -44,11 +44,10 @@ std::vector<int64_t> counts_for(const Scenario& s, const Gpu& g, const Constrain
   int64_t cap = c.max_gpus;
   if (cap == 0) cap = s.task == Task::kPretrain ? 1024 : s.task == Task::kInference ? 16 : 8;
   if (g.segment == "apple-soc") cap = 1;  // one SoC per machine
+  // Powers of two (1, 2, 4, 8 per node, then whole nodes), and the cap itself.
   std::vector<int64_t> out;
   for (int64_t n = 1; n <= cap; n *= 2) out.push_back(n);
-  if (out.empty() || out.back() != cap) {
-    if (cap > 1 && (out.empty() || out.back() < cap)) out.push_back(cap);
-  }
+  if (out.back() < cap) out.push_back(cap);
   return out;
 }
 
@@ -150,7 +149,8 @@ bool configure(Scenario& t, const Gpu& g, int64_t count, const Lever& lv, const 
           std::max<int64_t>(1, (t.training.global_batch + t.batch * count - 1) / (t.batch * count));
     }
   }
-  if (t.kv_cache.id == "bf16" && t.weights.id == "fp16") t.kv_cache = catalog.format("fp16", "kv", "kv_cache");
+  if (t.kv_cache.id == "bf16" && t.weights.id == "fp16")
+    t.kv_cache = catalog.format("fp16", "kv", "kv_cache");
   return true;
 }
 
@@ -165,7 +165,7 @@ std::string lever_words(const Scenario& t, const Scenario& base, const Gpu& g) {
   std::vector<std::string> w;
   if (t.weights.id != base.weights.id)
     w.push_back(t.weights.id == "fp16" && !g.supports("bf16") ? "fp16 weights (no BF16)"
-                                                               : t.weights.id + " weights");
+                                                              : t.weights.id + " weights");
   if (t.kv_cache.id != base.kv_cache.id && !is_training(t.task))
     w.push_back(t.kv_cache.id + " KV cache");
   if (t.parallel.tp > 1) w.push_back(fmt::format("TP={}", t.parallel.tp));
@@ -206,7 +206,6 @@ Recommendation recommend(const nlohmann::json& request, const Catalog& catalog) 
     pin.grad_accum = it->contains("grad_accum");
   }
   const double params = static_cast<double>(count_params(base.model).total);
-  const bool preallocates = preallocating(base, catalog);
 
   struct Closest {
     const Gpu* gpu;
@@ -216,8 +215,8 @@ Recommendation recommend(const nlohmann::json& request, const Catalog& catalog) 
   for (const Gpu& g : catalog.gpus()) {
     const std::string out = filter(g, base, c);
     if (!out.empty()) {
-      if (c.gpus.empty() || out != "not in the allowed list")
-        if (out != "not in the allowed list") r.rejected.push_back({g.id, g.name + ": " + out});
+      // GPUs outside an allowed list are not candidates at all; the others say why they fell.
+      if (out != "not in the allowed list") r.rejected.push_back({g.id, g.name + ": " + out});
       continue;
     }
     Attempt best;
@@ -226,12 +225,14 @@ Recommendation recommend(const nlohmann::json& request, const Catalog& catalog) 
     for (const NumberFormat* wf : weight_levers(base, g, c, catalog)) {
       // KV formats: the scenario's, then fp8 when quantization is allowed.
       std::vector<const NumberFormat*> kvs = {&base.kv_cache};
-      if (base.task == Task::kInference && c.allow_quantization && base.kv_cache.bits_per_value > 8 &&
-          base.engine != "llama.cpp")
+      if (base.task == Task::kInference && c.allow_quantization &&
+          base.kv_cache.bits_per_value > 8 && base.engine != "llama.cpp")
         kvs.push_back(&catalog.format("fp8", "kv", "kv_cache"));
       bool done = false;
+      double skip_below = 0;  // counts that cannot meet a speed constraint (linear scaling bound)
       for (int64_t n : counts) {
         if (done) break;
+        if (static_cast<double>(n) < skip_below && n != counts.back()) continue;
         std::vector<Lever> ladder;
         for (const NumberFormat* kv : kvs) {
           if (!is_training(base.task)) {
@@ -253,8 +254,9 @@ Recommendation recommend(const nlohmann::json& request, const Catalog& catalog) 
           if (weights_lower_bound(t, params) > usable_guess) {
             // Only a bound: it stands for the GPU's best attempt until a real estimate does.
             if (!best.estimated && weights_lower_bound(t, params) < best.needed)
-              best = {kInf, weights_lower_bound(t, params), g.capacity_bytes(), n,
-                      lever_words(t, base, g), "", false};
+              best = {kInf, weights_lower_bound(t, params), g.capacity_bytes(),
+                      n,    lever_words(t, base, g),        "",
+                      false};
             continue;
           }
           Estimate e = estimate(t, catalog);
@@ -274,6 +276,12 @@ Recommendation recommend(const nlohmann::json& request, const Catalog& catalog) 
             best.count = n;
             best.constraint = unmet;
             if (unmet.find("budget") != std::string::npos) done = true;  // more GPUs cost more
+            const double f = explain::speed_shortfall(o, c);
+            if (f > 1.0) {
+              // Too slow: other levers at this count only slow it further; go bigger.
+              skip_below = static_cast<double>(n) * f;
+              break;
+            }
             continue;
           }
           explain::describe(o, base, c, catalog, lever_words(t, base, g));
@@ -284,7 +292,6 @@ Recommendation recommend(const nlohmann::json& request, const Catalog& catalog) 
         // Inference needs no more GPUs once one count fits; training neither (the search ranks
         // the smallest system that fits per format).
       }
-      (void)preallocates;
     }
     if (r.options.size() == options_before) {
       std::string why;
@@ -293,22 +300,23 @@ Recommendation recommend(const nlohmann::json& request, const Catalog& catalog) 
       } else if (best.count == 0) {
         why = g.name + ": no configuration could be estimated";
       } else {
-        why = fmt::format("{}: {} of {} needs {}{:.1f} GB per GPU at best ({} GPU{}{}{}); {:.0f} GB "
-                          "usable{}",
-                          g.name, to_string(base.task), base.model.name,
-                          best.estimated ? "" : "more than its weights' ", best.needed / kGB,
-                          best.count, best.count > 1 ? "s" : "",
-                          best.levers.empty() ? "" : ", ", best.levers, best.capacity / kGB,
-                          best.count > 1 && !g.nvlink
-                              ? fmt::format("; no NVLink for a {}-way split", best.count)
-                              : "");
+        why = fmt::format(
+            "{}: {} of {} needs {}{:.1f} GB per GPU at best ({} GPU{}{}{}); {:.0f} GB "
+            "usable{}",
+            g.name, to_string(base.task), base.model.name,
+            best.estimated ? "" : "more than its weights' ", best.needed / kGB, best.count,
+            best.count > 1 ? "s" : "", best.levers.empty() ? "" : ", ", best.levers,
+            best.capacity / kGB,
+            best.count > 1 && !g.nvlink ? fmt::format("; no NVLink for a {}-way split", best.count)
+                                        : "");
         misses.push_back({&g, best});
       }
       r.rejected.push_back({g.id, why});
     }
   }
   explain::rank(r.options, c);
-  if (static_cast<int64_t>(r.options.size()) > c.limit) r.options.resize(static_cast<size_t>(c.limit));
+  if (static_cast<int64_t>(r.options.size()) > c.limit)
+    r.options.resize(static_cast<size_t>(c.limit));
 
   // What to change: for the one GPU asked about, or the closest miss when nothing fits.
   const Gpu* target = nullptr;
@@ -321,9 +329,9 @@ Recommendation recommend(const nlohmann::json& request, const Catalog& catalog) 
     for (const auto& o : r.options) fits |= o.scenario.gpu->id == target->id;
     if (fits) target = nullptr;
   } else if (r.options.empty() && !misses.empty()) {
-    const auto it = std::min_element(misses.begin(), misses.end(), [](const auto& a, const auto& b) {
-      return a.a.ratio < b.a.ratio;
-    });
+    const auto it =
+        std::min_element(misses.begin(), misses.end(),
+                         [](const auto& a, const auto& b) { return a.a.ratio < b.a.ratio; });
     target = it->gpu;
     target_count = it->a.count;
   }

@@ -15,8 +15,7 @@ bool fits(const nlohmann::json& input, const Catalog& catalog) {
   try {
     const Scenario s = parse_scenario(input, catalog);
     const Estimate e = estimate(s, catalog);
-    return e.memory.fits.value_or(false) &&
-           memory_needed(s, e) <= e.memory.capacity.value_or(0);
+    return e.memory.fits.value_or(false) && memory_needed(s, e) <= e.memory.capacity.value_or(0);
   } catch (const InputError&) {
     return false;
   }
@@ -63,8 +62,9 @@ nlohmann::json fit_json(const nlohmann::json& input, const Catalog& catalog, siz
     s.erase("prompt_len");
     s.erase("output_len");
     const int64_t base_seq = input.value("seq_len", int64_t{2048});
-    s["seq_len"] = cv ? base_seq : std::min<int64_t>(base_seq, std::max<int64_t>(
-                                                                   512, m.max_position_embeddings));
+    s["seq_len"] =
+        cv ? base_seq
+           : std::min<int64_t>(base_seq, std::max<int64_t>(512, m.max_position_embeddings));
     if (!fits(s, catalog)) continue;
     Row r{&m, count_params(m).total, s["seq_len"].get<int64_t>(), s.value("batch", int64_t{1})};
     if (!cv) {
@@ -82,7 +82,8 @@ nlohmann::json fit_json(const nlohmann::json& input, const Catalog& catalog, siz
     });
     rows.push_back(r);
   }
-  std::sort(rows.begin(), rows.end(), [](const Row& a, const Row& b) { return a.params > b.params; });
+  std::sort(rows.begin(), rows.end(),
+            [](const Row& a, const Row& b) { return a.params > b.params; });
   if (rows.size() > limit) rows.resize(limit);
   nlohmann::json out = {{"gpu", checked.gpu->id},
                         {"gpu_count", checked.gpu_count},
@@ -90,9 +91,10 @@ nlohmann::json fit_json(const nlohmann::json& input, const Catalog& catalog, siz
                         {"weights", input.value("weights", checked.weights.id)},
                         {"seq_len", input.value("seq_len", int64_t{2048})},
                         {"models", nlohmann::json::array()},
-                        {"basis", "each model at the given seq_len and batch (default 2048, 1), "
-                                  "then the longest context (up to the model's own) and the "
-                                  "largest batch that still fit, all from estimate()"}};
+                        {"basis",
+                         "each model at the given seq_len and batch (default 2048, 1), "
+                         "then the longest context (up to the model's own) and the "
+                         "largest batch that still fit, all from estimate()"}};
   for (const Row& r : rows)
     out["models"].push_back({{"model", r.model->id},
                              {"params", r.params},

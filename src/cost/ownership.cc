@@ -89,9 +89,8 @@ Ownership ownership_cost(const Scenario& s, const Estimate& e, const CostAssumpt
   const double n = static_cast<double>(s.gpu_count);
   const auto tokens_per_s = useful_tokens_per_s(s, e);
   // Seconds of one training run; 0 when not known (no training.tokens).
-  const double run_s = e.performance && e.performance->time_to_train_s
-                           ? *e.performance->time_to_train_s
-                           : 0.0;
+  const double run_s =
+      e.performance && e.performance->time_to_train_s ? *e.performance->time_to_train_s : 0.0;
 
   if (g.cloud_usd_per_gpu_hr) {
     CloudCost c;
@@ -128,9 +127,9 @@ Ownership ownership_cost(const Scenario& s, const Estimate& e, const CostAssumpt
     // Amortized cost per useful hour: (capex / years + maintenance) spread over the hours used,
     // plus the energy of those hours.
     const double hours_used_per_year = 8760.0 * a.utilization;
-    p.usd_per_hour = (p.capex_usd / a.amortization_years + p.maintenance_usd_per_year) /
-                         hours_used_per_year +
-                     p.energy_usd_per_hour;
+    p.usd_per_hour =
+        (p.capex_usd / a.amortization_years + p.maintenance_usd_per_year) / hours_used_per_year +
+        p.energy_usd_per_hour;
     p.cny_per_hour = p.usd_per_hour * a.usd_to_cny;
     if (tokens_per_s) p.usd_per_million_tokens = p.usd_per_hour / (*tokens_per_s * 3600.0) * 1e6;
     if (run_s > 0) p.usd_per_run = p.usd_per_hour * run_s / 3600.0;
@@ -154,9 +153,8 @@ Ownership ownership_cost(const Scenario& s, const Estimate& e, const CostAssumpt
     if (rent > energy) {
       b.utilization = fixed_per_year / ((rent - energy) * 8760.0);
       // Months until cumulative rent meets capex plus running costs, at the assumed utilization.
-      const double saved_per_month =
-          (rent - energy) * a.hours_per_month * a.utilization -
-          o.on_prem->maintenance_usd_per_year / 12.0;
+      const double saved_per_month = (rent - energy) * a.hours_per_month * a.utilization -
+                                     o.on_prem->maintenance_usd_per_year / 12.0;
       if (saved_per_month > 0) b.months = o.on_prem->capex_usd / saved_per_month;
     }
     const double life_months = a.amortization_years * 12.0;
@@ -191,9 +189,8 @@ nlohmann::json to_json(const Ownership& o) {
   };
   if (o.cloud) {
     const CloudCost& c = *o.cloud;
-    nlohmann::json t = {{"usd_per_hour", c.usd_per_hour},
-                        {"instance", c.instance},
-                        {"price_date", c.price_date}};
+    nlohmann::json t = {
+        {"usd_per_hour", c.usd_per_hour}, {"instance", c.instance}, {"price_date", c.price_date}};
     put(t, "usd_per_million_tokens", c.usd_per_million_tokens);
     put(t, "usd_per_million_requests", c.usd_per_million_requests);
     put(t, "usd_per_run", c.usd_per_run);

@@ -49,8 +49,8 @@ TEST(Ownership, OverridesAndRunCost) {
                                     Catalog::builtin());
   const Estimate e = estimate(s, Catalog::builtin());
   ASSERT_TRUE(e.ownership && e.ownership->cloud && e.performance->time_to_train_s);
-  EXPECT_NEAR(*e.ownership->cloud->usd_per_run,
-              8 * 6.88 * *e.performance->time_to_train_s / 3600.0, 1e-6);
+  EXPECT_NEAR(*e.ownership->cloud->usd_per_run, 8 * 6.88 * *e.performance->time_to_train_s / 3600.0,
+              1e-6);
   EXPECT_NEAR(e.ownership->on_prem->capex_cny, e.ownership->on_prem->capex_usd * 7.0, 1e-6);
   EXPECT_DOUBLE_EQ(e.ownership->assumptions.utilization, 1.0);
 }

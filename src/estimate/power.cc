@@ -62,8 +62,8 @@ void estimate_power(const Scenario& s, const Catalog& /*catalog*/, Estimate& e) 
   e.power.ups_kva = *e.power.fleet_watts / 1000.0 / f.power_factor;
   // Energy a year at the facility meter: peak x utilization x 8760 h x PUE (an upper bound:
   // GPUs rarely hold TDP).
-  e.power.annual_kwh = node_peak * static_cast<double>(nodes) / 1000.0 * money.utilization *
-                       8760.0 * money.pue;
+  e.power.annual_kwh =
+      node_peak * static_cast<double>(nodes) / 1000.0 * money.utilization * 8760.0 * money.pue;
   e.power.rack_budget_watts = f.rack_budget_watts;
   e.basis["gpu_watts"] = fmt::format("{} x {:g} W board power (TDP)", s.gpu_count, tdp);
   e.basis["node_watts"] =
@@ -71,12 +71,13 @@ void estimate_power(const Scenario& s, const Catalog& /*catalog*/, Estimate& e) 
                   per_node, tdp, f.host_base_watts, f.host_watts_per_gpu, f.power_margin);
   e.basis["btu_per_hour"] = "peak watts of all nodes x 3.412 BTU/h per W";
   e.basis["ups_kva"] = fmt::format("fleet watts with margin / {:g} power factor", f.power_factor);
-  e.basis["annual_kwh"] = fmt::format("peak kW x {:g} utilization x 8760 h x PUE {:g}",
-                                      money.utilization, money.pue);
+  e.basis["annual_kwh"] =
+      fmt::format("peak kW x {:g} utilization x 8760 h x PUE {:g}", money.utilization, money.pue);
   if (*e.power.node_watts > f.rack_budget_watts)
-    e.warnings.push_back(fmt::format("one node needs {:.1f} kW with margin, above a typical {:.0f} "
-                                     "kW rack budget",
-                                     *e.power.node_watts / 1000.0, f.rack_budget_watts / 1000.0));
+    e.warnings.push_back(
+        fmt::format("one node needs {:.1f} kW with margin, above a typical {:.0f} "
+                    "kW rack budget",
+                    *e.power.node_watts / 1000.0, f.rack_budget_watts / 1000.0));
   const Gpu& g = *s.gpu;
   if (g.segment == "consumer" && per_node > f.consumer_cards_per_closed_chassis)
     e.warnings.push_back(fmt::format(

@@ -11,30 +11,30 @@ nlohmann::json to_json(const Recommendation& r) {
   nlohmann::json options = nlohmann::json::array();
   for (const Option& o : r.options) {
     const Scenario& s = o.scenario;
-    nlohmann::json parallel = {{"tp", s.parallel.tp}, {"pp", s.parallel.pp},
-                               {"dp", s.parallel.dp}, {"ep", s.parallel.ep}};
+    nlohmann::json parallel = {
+        {"tp", s.parallel.tp}, {"pp", s.parallel.pp}, {"dp", s.parallel.dp}, {"ep", s.parallel.ep}};
     if (is_training(s.task)) {
       parallel["zero_stage"] = s.training.zero_stage;
       parallel["gradient_checkpointing"] = s.training.recompute == Recompute::kFull;
     }
     nlohmann::json e = to_json(o.estimate);
     e["scenario"] = to_json(s);
-    options.push_back({{"gpu", s.gpu->id},
-                       {"gpu_name", s.gpu->name},
-                       {"gpu_count", s.gpu_count},
-                       {"weights", s.weights.id},
-                       {"kv_cache", s.kv_cache.id},
-                       {"parallel", parallel},
-                       {"fits", true},
-                       {"headroom", o.headroom},
-                       {"estimate", std::move(e)},
-                       {"score", o.score},
-                       {"objective_value",
-                        std::isfinite(o.objective_value) ? nlohmann::json(o.objective_value)
-                                                         : nlohmann::json(nullptr)},
-                       {"objective_basis", o.objective_basis},
-                       {"reasons", o.reasons},
-                       {"warnings", o.warnings}});
+    options.push_back(
+        {{"gpu", s.gpu->id},
+         {"gpu_name", s.gpu->name},
+         {"gpu_count", s.gpu_count},
+         {"weights", s.weights.id},
+         {"kv_cache", s.kv_cache.id},
+         {"parallel", parallel},
+         {"fits", true},
+         {"headroom", o.headroom},
+         {"estimate", std::move(e)},
+         {"score", o.score},
+         {"objective_value", std::isfinite(o.objective_value) ? nlohmann::json(o.objective_value)
+                                                              : nlohmann::json(nullptr)},
+         {"objective_basis", o.objective_basis},
+         {"reasons", o.reasons},
+         {"warnings", o.warnings}});
   }
   nlohmann::json rejected = nlohmann::json::array();
   for (const Rejection& x : r.rejected) rejected.push_back({{"gpu", x.gpu}, {"why", x.why}});

@@ -128,10 +128,10 @@ std::string render_recommendation(const nlohmann::json& rec, bool markdown) {
 }
 
 std::string render_fit(const nlohmann::json& fit, bool markdown) {
-  std::string out = fmt::format("{}Largest models for {} on {} x {} (weights {})\n\n",
-                                markdown ? "### " : "", fit.value("task", ""),
-                                fit.value("gpu_count", 1), fit.value("gpu", ""),
-                                fit.value("weights", ""));
+  std::string out =
+      fmt::format("{}Largest models for {} on {} x {} (weights {})\n\n", markdown ? "### " : "",
+                  fit.value("task", ""), fit.value("gpu_count", 1), fit.value("gpu", ""),
+                  fit.value("weights", ""));
   std::vector<std::vector<std::string>> rows;
   for (const auto& m : fit["models"])
     rows.push_back({m.value("model", ""), fmt::format("{:.2f}B", num(m, "params") / 1e9),
@@ -144,8 +144,8 @@ std::string render_fit(const nlohmann::json& fit, bool markdown) {
 std::string render_report_markdown(const nlohmann::json& r) {
   const auto& rec = r["recommendation"];
   const auto& m = r["model"];
-  std::string out = fmt::format("# GPU purchase request: {} ({})\n\n", m.value("name", ""),
-                                r.value("task", ""));
+  std::string out =
+      fmt::format("# GPU purchase request: {} ({})\n\n", m.value("name", ""), r.value("task", ""));
   out += "## 1. Model and scenario\n\n";
   out += fmt::format("- Model: {} — {:.2f}B parameters ({:.2f}B active per token)\n",
                      m.value("id", ""), num(m, "params") / 1e9, num(m, "active_params") / 1e9);
@@ -166,54 +166,55 @@ std::string render_report_markdown(const nlohmann::json& r) {
         rows.push_back({std::string(k).substr(0, std::string(k).size() - 6),
                         fmt::format("{:.2f}", num(mem, k) / kGiB)});
     out += table({"component", "GiB"}, rows, true);
-    out += "\n## 3. Options (best first by " + rec.value("objective", std::string("cost")) + ")\n\n";
+    out +=
+        "\n## 3. Options (best first by " + rec.value("objective", std::string("cost")) + ")\n\n";
     out += options_table(rec, true, 5);
     out += "\nWhy the first option:\n";
     for (const auto& x : best["reasons"]) out += "- " + x.get<std::string>() + "\n";
     const auto& own = e["cost"].value("ownership", nlohmann::json::object());
     out += "\n## 4. Cloud vs on-prem (recommended system)\n\n";
     if (own.contains("cloud"))
-      out += fmt::format("- Cloud: ${:.2f}/hour ({}, price of {}){}{}\n",
-                         num(own["cloud"], "usd_per_hour"), own["cloud"].value("instance", ""),
-                         own["cloud"].value("price_date", ""),
-                         own["cloud"].contains("usd_per_million_tokens")
-                             ? fmt::format("; ${:.3f} per million tokens",
-                                           num(own["cloud"], "usd_per_million_tokens"))
-                             : "",
-                         own["cloud"].contains("usd_per_run")
-                             ? fmt::format("; ${:.0f} per training run",
-                                           num(own["cloud"], "usd_per_run"))
-                             : "");
+      out += fmt::format(
+          "- Cloud: ${:.2f}/hour ({}, price of {}){}{}\n", num(own["cloud"], "usd_per_hour"),
+          own["cloud"].value("instance", ""), own["cloud"].value("price_date", ""),
+          own["cloud"].contains("usd_per_million_tokens")
+              ? fmt::format("; ${:.3f} per million tokens",
+                            num(own["cloud"], "usd_per_million_tokens"))
+              : "",
+          own["cloud"].contains("usd_per_run")
+              ? fmt::format("; ${:.0f} per training run", num(own["cloud"], "usd_per_run"))
+              : "");
     else
       out += "- Cloud: no cloud price for this GPU in the catalog\n";
     if (own.contains("on_prem"))
-      out += fmt::format("- On-prem: ${:.0f} (¥{:.0f}) up front (GPUs ${:.0f} + servers ${:.0f}); "
-                         "${:.2f}/hour of use amortized; energy ${:.2f}/hour while running\n",
-                         num(own["on_prem"], "capex_usd"), num(own["on_prem"], "capex_cny"),
-                         num(own["on_prem"], "gpus_usd"), num(own["on_prem"], "servers_usd"),
-                         num(own["on_prem"], "usd_per_hour"),
-                         num(own["on_prem"], "energy_usd_per_hour"));
+      out += fmt::format(
+          "- On-prem: ${:.0f} (¥{:.0f}) up front (GPUs ${:.0f} + servers ${:.0f}); "
+          "${:.2f}/hour of use amortized; energy ${:.2f}/hour while running\n",
+          num(own["on_prem"], "capex_usd"), num(own["on_prem"], "capex_cny"),
+          num(own["on_prem"], "gpus_usd"), num(own["on_prem"], "servers_usd"),
+          num(own["on_prem"], "usd_per_hour"), num(own["on_prem"], "energy_usd_per_hour"));
     else
       out += "- On-prem: no purchase price for this GPU in the catalog\n";
     if (own.contains("break_even")) {
       const auto& b = own["break_even"];
       if (b.contains("utilization"))
-        out += fmt::format("- Break-even: owning wins above {:.0f}% utilization{}\n",
-                           num(b, "utilization") * 100,
-                           b.contains("months")
-                               ? fmt::format(", paying back in {:.0f} months", num(b, "months"))
-                               : "");
+        out += fmt::format(
+            "- Break-even: owning wins above {:.0f}% utilization{}\n", num(b, "utilization") * 100,
+            b.contains("months") ? fmt::format(", paying back in {:.0f} months", num(b, "months"))
+                                 : "");
       out += "- Verdict: " + b.value("verdict", "") + "\n";
     }
     const auto& p = e["power"];
     out += "\n## 5. Power and machine room\n\n";
-    out += fmt::format("- {} node(s); {:.2f} kW per node with margin ({:.2f} kW peak); fleet "
-                       "{:.2f} kW\n",
-                       static_cast<int64_t>(num(p, "nodes", 1)), num(p, "node_watts") / 1000,
-                       num(p, "node_peak_watts") / 1000, num(p, "fleet_watts") / 1000);
-    out += fmt::format("- Cooling {:.0f} BTU/h; UPS at least {:.1f} kVA; about {:.0f} kWh a year "
-                       "at the facility meter\n",
-                       num(p, "btu_per_hour"), num(p, "ups_kva"), num(p, "annual_kwh"));
+    out += fmt::format(
+        "- {} node(s); {:.2f} kW per node with margin ({:.2f} kW peak); fleet "
+        "{:.2f} kW\n",
+        static_cast<int64_t>(num(p, "nodes", 1)), num(p, "node_watts") / 1000,
+        num(p, "node_peak_watts") / 1000, num(p, "fleet_watts") / 1000);
+    out += fmt::format(
+        "- Cooling {:.0f} BTU/h; UPS at least {:.1f} kVA; about {:.0f} kWh a year "
+        "at the facility meter\n",
+        num(p, "btu_per_hour"), num(p, "ups_kva"), num(p, "annual_kwh"));
     out += fmt::format("- Rack budget {:.1f} kW per rack\n", num(p, "rack_budget_watts") / 1000);
     out += "\n## 6. Risks\n\n";
     bool any = false;
@@ -235,12 +236,13 @@ std::string render_report_markdown(const nlohmann::json& r) {
     }
   }
   if (!rec["changes"].empty()) {
-    out += "\n## 8. What to change so it fits (" + rec.value("changes_for", std::string()) +
-           ")\n\n";
+    out +=
+        "\n## 8. What to change so it fits (" + rec.value("changes_for", std::string()) + ")\n\n";
     out += changes_list(rec["changes"], true);
   }
-  out += "\n*Figures from gpusizer (docs/method.md); prices and defaults from data/gpus.csv and "
-         "data/costs.json with their dates.*\n";
+  out +=
+      "\n*Figures from gpusizer (docs/method.md); prices and defaults from data/gpus.csv and "
+      "data/costs.json with their dates.*\n";
   return out;
 }
 

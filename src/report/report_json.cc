@@ -15,8 +15,8 @@ nlohmann::json report_json(const nlohmann::json& request, const Catalog& catalog
                   {"name", base.model.name},
                   {"params", c.total},
                   {"active_params", c.active}};
-  out["scenario"] = rec["options"].empty() ? nlohmann::json(nullptr)
-                                           : rec["options"][0]["estimate"]["scenario"];
+  out["scenario"] =
+      rec["options"].empty() ? nlohmann::json(nullptr) : rec["options"][0]["estimate"]["scenario"];
   out["task"] = to_string(base.task);
   out["batch"] = base.batch;
   out["seq_len"] = base.seq_len;
