@@ -106,3 +106,45 @@ TEST(Cli, TableShowsTheBreakdown) {
 }
 
 }  // namespace
+
+namespace {
+
+TEST(CliAdvisor, RecommendJsonIsTheContractsRecommendation) {
+  const Result r = cli("recommend --model llama-2-7b --gpus a100-sxm4-80gb l4-24gb --format json");
+  ASSERT_EQ(r.status, 0) << r.out;
+  const auto j = nlohmann::json::parse(r.out);
+  ASSERT_TRUE(j["options"].is_array() && j["rejected"].is_array());
+  ASSERT_FALSE(j["options"].empty());
+  EXPECT_TRUE(j["options"][0]["fits"].get<bool>());
+  EXPECT_TRUE(j["options"][0]["estimate"]["memory"].contains("total_bytes"));
+}
+
+TEST(CliAdvisor, BadConstraintsExitTwo) {
+  Result r = cli("recommend --model llama-2-7b --budget-usd -3", true);
+  EXPECT_EQ(r.status, 2);
+  EXPECT_NE(r.out.find("budget_usd"), std::string::npos) << r.out;
+  r = cli("recommend --model llama-2-7b --vendor nvidiaa", true);
+  EXPECT_EQ(r.status, 2);
+  EXPECT_NE(r.out.find("vendor"), std::string::npos) << r.out;
+  EXPECT_EQ(cli("recommend --model llama-2-7b --segment server").status, 2);
+  EXPECT_EQ(cli("recommend --model llama-2-7b --objective cheap").status, 2);
+}
+
+TEST(CliAdvisor, FitAndReport) {
+  Result r = cli("fit --gpu l40s --gpu-count 2 --task qlora --format json");
+  ASSERT_EQ(r.status, 0) << r.out;
+  EXPECT_FALSE(nlohmann::json::parse(r.out)["models"].empty());
+  r = cli("fit --gpu rtx-4090 --format markdown");
+  ASSERT_EQ(r.status, 0);
+  EXPECT_NE(r.out.find("| model"), std::string::npos);
+  r = cli("report --model llama-2-13b --allow-quantization --format markdown");
+  ASSERT_EQ(r.status, 0);
+  for (const char* heading : {"Model and scenario", "Memory per GPU", "Options", "Cloud vs on-prem",
+                              "Power and machine room", "Risks"})
+    EXPECT_NE(r.out.find(heading), std::string::npos) << heading;
+  r = cli("recommend --model llama-2-7b --task full --max-gpus 4 --format table");
+  ASSERT_EQ(r.status, 0);
+  EXPECT_NE(r.out.find("Rejected"), std::string::npos);
+}
+
+}  // namespace

@@ -41,6 +41,13 @@ struct Options {
   std::string vendor, segment, family, kind;
   double min_memory_gb = 0;
   double min_params_b = 0, max_params_b = 1e9;
+  // Advisor constraints (recommend, report).
+  std::optional<std::string> objective, region, costs_file;
+  std::optional<int64_t> max_gpus;
+  std::optional<double> budget_usd, min_tokens_per_s, max_ttft_ms, max_days, headroom,
+      rack_budget_watts;
+  bool cloud = false, on_prem = false, production = false, allow_quantization = false;
+  std::vector<std::string> allowed_gpus;
 };
 
 std::string output_format(const Options& o) {
@@ -274,6 +281,82 @@ void add_scenario_flags(CLI::App* cmd, Options& o) {
   cmd->add_option("--method", o.method, "analytic (default) or rule-of-thumb (the articles' arithmetic)");
 }
 
+void add_constraint_flags(CLI::App* cmd, Options& o) {
+  cmd->add_option("--objective", o.objective, "cost|speed|power (default cost)");
+  cmd->add_option("--max-gpus", o.max_gpus, "at most this many GPUs");
+  cmd->add_option("--budget-usd", o.budget_usd, "USD per hour (cloud) or purchase (--on-prem)");
+  cmd->add_option("--vendor", o.vendor, "only this vendor");
+  cmd->add_option("--segment", o.segment, "consumer|workstation|datacenter");
+  cmd->add_flag("--cloud", o.cloud, "rent: cloud prices");
+  cmd->add_flag("--on-prem", o.on_prem, "buy: purchase prices");
+  cmd->add_option("--region", o.region, "cn: leave out export-controlled GPUs");
+  cmd->add_option("--min-tokens-per-s", o.min_tokens_per_s, "at least this throughput");
+  cmd->add_option("--max-ttft-ms", o.max_ttft_ms, "at most this time to first token");
+  cmd->add_option("--max-days", o.max_days, "training: at most this many days");
+  cmd->add_flag("--production", o.production, "ECC and datacenter cards only");
+  cmd->add_flag("--allow-quantization", o.allow_quantization, "try int8/int4/fp8 weights, fp8 KV");
+  cmd->add_option("--headroom", o.headroom, "share of memory kept free (default 0.10)");
+  cmd->add_option("--gpus", o.allowed_gpus, "allowed GPU ids");
+  cmd->add_option("--costs", o.costs_file, "JSON file overriding data/costs.json");
+  cmd->add_option("--rack-budget-watts", o.rack_budget_watts, "rack power budget (default data)");
+}
+
+// The request of recommend/report: the scenario flags plus the constraints.
+nlohmann::json advisor_request(const Options& o) {
+  nlohmann::json r = nlohmann::json::object();
+  if (!o.input.empty()) r = parse_json(read_all(o.input), "--input");
+  apply_flags(o, r);
+  auto set = [&](const char* key, const auto& v) {
+    if (v) r[key] = *v;
+  };
+  set("objective", o.objective);
+  set("region", o.region);
+  set("max_gpus", o.max_gpus);
+  set("budget_usd", o.budget_usd);
+  set("min_tokens_per_s", o.min_tokens_per_s);
+  set("max_ttft_ms", o.max_ttft_ms);
+  set("max_days", o.max_days);
+  set("headroom", o.headroom);
+  if (!o.vendor.empty()) r["vendor"] = o.vendor;
+  if (!o.segment.empty()) r["segment"] = o.segment;
+  if (o.cloud) r["cloud"] = true;
+  if (o.on_prem) r["on_prem"] = true;
+  if (o.production) r["production"] = true;
+  if (o.allow_quantization) r["allow_quantization"] = true;
+  if (!o.allowed_gpus.empty()) r["gpus"] = o.allowed_gpus;
+  if (o.costs_file) r["costs"] = parse_json(read_all(*o.costs_file), "--costs");
+  if (o.rack_budget_watts) r["facility"]["rack_budget_watts"] = *o.rack_budget_watts;
+  return r;
+}
+
+int run_recommend(const Options& o) {
+  const nlohmann::json out = recommend_json(advisor_request(o), catalog_for(o));
+  const std::string format = output_format(o);
+  std::cout << (format == "json" || format == "jsonl"
+                    ? out.dump(format == "json" ? 2 : -1) + "\n"
+                    : render_recommendation(out, format == "markdown"))
+            << std::flush;
+  return 0;
+}
+
+int run_fit(const Options& o) {
+  const nlohmann::json out = fit_models_json(advisor_request(o), catalog_for(o));
+  const std::string format = output_format(o);
+  std::cout << (format == "json" || format == "jsonl" ? out.dump(2) + "\n"
+                                                       : render_fit(out, format == "markdown"))
+            << std::flush;
+  return 0;
+}
+
+int run_report(const Options& o) {
+  const nlohmann::json out = report_json(advisor_request(o), catalog_for(o));
+  const std::string format = output_format(o);
+  std::cout << (format == "json" || format == "jsonl" ? out.dump(2) + "\n"
+                                                       : render_report_markdown(out))
+            << std::flush;
+  return 0;
+}
+
 }  // namespace
 
 int main_impl(int argc, char** argv) {
@@ -316,6 +399,18 @@ int main_impl(int argc, char** argv) {
   calibrate->add_option("cases", cases_path, "measurements, one JSON case per line")->required();
   calibrate->add_option("--output,-o", calibrated_output, "profile to write");
 
+  CLI::App* recommend = app.add_subcommand("recommend", "rank the GPUs for a scenario");
+  add_format(recommend);
+  add_scenario_flags(recommend, o);
+  add_constraint_flags(recommend, o);
+  CLI::App* fit = app.add_subcommand("fit", "the largest models, contexts and batches that fit");
+  add_format(fit);
+  add_scenario_flags(fit, o);
+  CLI::App* report = app.add_subcommand("report", "the buyer's checklist as one document");
+  add_format(report);
+  add_scenario_flags(report, o);
+  add_constraint_flags(report, o);
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
@@ -336,6 +431,12 @@ int main_impl(int argc, char** argv) {
     return run_server(serve_options);
   }
   if (*calibrate) return run_calibrate(o, cases_path, calibrated_output);
+  if (*recommend) return run_recommend(o);
+  if (*fit) {
+    if (!o.model) o.model = "llama-2-7b";  // any model: fit searches the catalog
+    return run_fit(o);
+  }
+  if (*report) return run_report(o);
   return 2;
 }
 

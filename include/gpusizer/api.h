@@ -16,6 +16,16 @@ nlohmann::json estimate_json(const nlohmann::json& scenario,
 nlohmann::json recommend_json(const nlohmann::json& request,
                               const Catalog& catalog = Catalog::builtin());
 
+/// The buyer's checklist answered in one document: scenario, memory, top options with speed,
+/// cost and power, cloud vs on-prem, risks and what to change (the request of recommend_json).
+nlohmann::json report_json(const nlohmann::json& request,
+                           const Catalog& catalog = Catalog::builtin());
+
+/// The reverse question for a scenario with a GPU: the largest catalog models, contexts and
+/// batches that fit.
+nlohmann::json fit_models_json(const nlohmann::json& scenario,
+                               const Catalog& catalog = Catalog::builtin());
+
 /// The GPU catalog as JSON: every column of data/gpus.csv per GPU, numbers as numbers.
 nlohmann::json gpus_json(const Catalog& catalog = Catalog::builtin());
 

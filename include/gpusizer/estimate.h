@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "gpusizer/cost.h"
 #include "gpusizer/scenario.h"
 
 namespace gpusizer {
@@ -37,12 +38,20 @@ struct PerformanceEstimate {
 struct CostEstimate {
   std::optional<double> usd_per_hour;
   std::optional<double> usd_per_million_tokens;
+  std::optional<double> usd_per_million_requests;  ///< serving: output_len tokens a request
+  std::optional<double> usd_per_run;               ///< training: when training.tokens is given
 };
 
 struct PowerEstimate {
   std::optional<double> gpu_watts;   ///< all GPUs at TDP
   std::optional<double> node_watts;  ///< per node: GPUs + host, with the design margin
-  std::optional<double> btu_per_hour;
+  std::optional<double> btu_per_hour;     ///< heat of all nodes at peak
+  std::optional<int64_t> nodes;           ///< ceil(gpu_count / gpus_per_node)
+  std::optional<double> node_peak_watts;  ///< per node: GPUs + host, no margin
+  std::optional<double> fleet_watts;      ///< all nodes, with the design margin
+  std::optional<double> ups_kva;          ///< fleet_watts / power factor
+  std::optional<double> annual_kwh;       ///< all nodes at peak x utilization x 8760 h x PUE
+  std::optional<double> rack_budget_watts;
 };
 
 struct Estimate {
@@ -53,6 +62,7 @@ struct Estimate {
   std::optional<PerformanceEstimate> performance;
   CostEstimate cost;
   PowerEstimate power;
+  std::optional<Ownership> ownership;  ///< cloud vs on-prem when a GPU is given
   std::vector<std::string> warnings;
   std::map<std::string, std::string> basis;  ///< figure name -> formula and source
 };

@@ -17,4 +17,11 @@ std::string render_models(const nlohmann::json& models, bool markdown);
 /// A validation report as a table or markdown.
 std::string render_validation(const nlohmann::json& report, bool markdown);
 
+/// A recommendation (options, rejected GPUs, changes) as a table or markdown.
+std::string render_recommendation(const nlohmann::json& recommendation, bool markdown);
+/// The reverse fit (largest models, contexts and batches for given GPUs) as a table or markdown.
+std::string render_fit(const nlohmann::json& fit, bool markdown);
+/// The buyer's report (report_json) as a markdown document for a purchase request.
+std::string render_report_markdown(const nlohmann::json& report);
+
 }  // namespace gpusizer

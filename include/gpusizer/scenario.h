@@ -76,6 +76,9 @@ struct Scenario {
   int64_t dataset_items = 0;
   int64_t epochs = 0;
 
+  nlohmann::json costs = nlohmann::json::object();     ///< overrides of data/costs.json
+  nlohmann::json facility = nlohmann::json::object();  ///< overrides of data/facility.json
+
   /// GPUs one model replica spans (tp * pp * ep for the engine).
   int64_t model_parallel_size() const { return parallel.tp * parallel.pp; }
 };

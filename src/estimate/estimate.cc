@@ -35,10 +35,6 @@ void add_warnings(const Scenario& s, Estimate& e) {
     e.warnings.push_back(fmt::format("{} GPUs without NVLink: gradients and TP traffic cross PCIe "
                                      "({})",
                                      s.gpu_count, g.pcie_gen_lanes));
-  if (g.segment == "consumer" && s.gpu_count >= 4)
-    e.warnings.push_back(g.name + ": consumer cards in a rack risk thermal throttling (open-air "
-                                  "coolers) and have " +
-                         (g.has_ecc() ? std::string("ECC only at a capacity cost") : "no ECC"));
 }
 
 }  // namespace
@@ -77,6 +73,13 @@ Estimate estimate(const Scenario& s, const Catalog& catalog) {
           is_training(s.task) ? "usd_per_hour / (train_tokens_per_s x 3600) x 1e6"
                               : "usd_per_hour / (max_output_tokens_per_s x 3600) x 1e6 (output "
                                 "tokens, GPUs kept full)";
+    }
+  }
+  if (s.gpu) {
+    e.ownership = ownership_cost(s, e, cost_assumptions(s.costs));
+    if (e.ownership->cloud) {
+      e.cost.usd_per_million_requests = e.ownership->cloud->usd_per_million_requests;
+      e.cost.usd_per_run = e.ownership->cloud->usd_per_run;
     }
   }
   add_warnings(s, e);

@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "gpusizer/units.h"
+#include "scenario/json_fields.h"
 
 namespace gpusizer {
 
@@ -21,29 +22,69 @@ const nlohmann::json& facility() {
 
 }  // namespace
 
-void estimate_power(const Scenario& s, const Catalog& /*catalog*/, Estimate& e) {
-  if (!s.gpu || !s.gpu->tdp_w) return;
+Facility facility_assumptions(const nlohmann::json& overrides) {
   const nlohmann::json& f = facility();
+  Facility a;
+  a.host_base_watts = f.value("host_base_watts", 800.0);
+  a.host_watts_per_gpu = f.value("host_watts_per_gpu", 150.0);
+  a.power_margin = f.value("power_margin", 0.25);
+  a.rack_budget_watts = f.value("rack_budget_watts", 6000.0);
+  a.power_factor = f.value("power_factor", 0.9);
+  a.consumer_cards_per_closed_chassis = f.value("consumer_cards_per_closed_chassis", 2);
+  if (!overrides.is_object()) return a;
+  const std::string p = "facility";
+  if (auto v = read_number(overrides, "host_base_watts", p, 0, 1e6)) a.host_base_watts = *v;
+  if (auto v = read_number(overrides, "host_watts_per_gpu", p, 0, 1e5)) a.host_watts_per_gpu = *v;
+  if (auto v = read_number(overrides, "power_margin", p, 0, 2)) a.power_margin = *v;
+  if (auto v = read_number(overrides, "rack_budget_watts", p, 100, 1e7)) a.rack_budget_watts = *v;
+  if (auto v = read_number(overrides, "power_factor", p, 0.5, 1)) a.power_factor = *v;
+  return a;
+}
+
+void estimate_power(const Scenario& s, const Catalog& /*catalog*/, Estimate& e) {
+  const Facility f = facility_assumptions(s.facility);
+  const CostAssumptions money = cost_assumptions(s.costs);
+  if (!s.gpu || !s.gpu->tdp_w) return;
   const double tdp = *s.gpu->tdp_w;
   const int64_t per_node = std::min(s.gpu_count, s.gpus_per_node);
   const int64_t nodes = (s.gpu_count + s.gpus_per_node - 1) / s.gpus_per_node;
-  const double margin = f.value("power_margin", 0.25);
   e.power.gpu_watts = tdp * static_cast<double>(s.gpu_count);
-  const double node_peak = tdp * static_cast<double>(per_node) + f.value("host_base_watts", 800.0) +
-                           f.value("host_watts_per_gpu", 150.0) * static_cast<double>(per_node);
-  e.power.node_watts = node_peak * (1.0 + margin);
+  // The articles (sec. 5.2): peak draws summed, plus a 20-30% margin for the supply.
+  const double node_peak = tdp * static_cast<double>(per_node) + f.host_base_watts +
+                           f.host_watts_per_gpu * static_cast<double>(per_node);
+  e.power.nodes = nodes;
+  e.power.node_peak_watts = node_peak;
+  e.power.node_watts = node_peak * (1.0 + f.power_margin);
+  e.power.fleet_watts = *e.power.node_watts * static_cast<double>(nodes);
   // All of it ends up as heat: 1 kW = 3412 BTU/h.
   e.power.btu_per_hour = node_peak * static_cast<double>(nodes) / 1000.0 * kBtuPerHourPerKw;
+  // UPS apparent power: kVA = kW / power factor.
+  e.power.ups_kva = *e.power.fleet_watts / 1000.0 / f.power_factor;
+  // Energy a year at the facility meter: peak x utilization x 8760 h x PUE (an upper bound:
+  // GPUs rarely hold TDP).
+  e.power.annual_kwh =
+      node_peak * static_cast<double>(nodes) / 1000.0 * money.utilization * 8760.0 * money.pue;
+  e.power.rack_budget_watts = f.rack_budget_watts;
   e.basis["gpu_watts"] = fmt::format("{} x {:g} W board power (TDP)", s.gpu_count, tdp);
-  e.basis["node_watts"] = fmt::format(
-      "({} GPUs x {:g} W + host {:g} W + {:g} W per GPU slot) x (1 + {:g} margin)", per_node, tdp,
-      f.value("host_base_watts", 800.0), f.value("host_watts_per_gpu", 150.0), margin);
+  e.basis["node_watts"] =
+      fmt::format("({} GPUs x {:g} W + host {:g} W + {:g} W per GPU slot) x (1 + {:g} margin)",
+                  per_node, tdp, f.host_base_watts, f.host_watts_per_gpu, f.power_margin);
   e.basis["btu_per_hour"] = "peak watts of all nodes x 3.412 BTU/h per W";
-  const double rack = f.value("rack_budget_watts", 6000.0);
-  if (*e.power.node_watts > rack)
-    e.warnings.push_back(fmt::format("one node needs {:.1f} kW with margin, above a typical {:.0f} "
-                                     "kW rack budget",
-                                     *e.power.node_watts / 1000.0, rack / 1000.0));
+  e.basis["ups_kva"] = fmt::format("fleet watts with margin / {:g} power factor", f.power_factor);
+  e.basis["annual_kwh"] =
+      fmt::format("peak kW x {:g} utilization x 8760 h x PUE {:g}", money.utilization, money.pue);
+  if (*e.power.node_watts > f.rack_budget_watts)
+    e.warnings.push_back(
+        fmt::format("one node needs {:.1f} kW with margin, above a typical {:.0f} "
+                    "kW rack budget",
+                    *e.power.node_watts / 1000.0, f.rack_budget_watts / 1000.0));
+  const Gpu& g = *s.gpu;
+  if (g.segment == "consumer" && per_node > f.consumer_cards_per_closed_chassis)
+    e.warnings.push_back(fmt::format(
+        "{} x {} in one closed chassis: open-air coolers recirculate hot air and throttle; use "
+        "blower or liquid-cooled cards, or at most {} per chassis; {}",
+        per_node, g.name, f.consumer_cards_per_closed_chassis,
+        g.has_ecc() ? "ECC only at a capacity cost" : "no ECC memory"));
 }
 
 }  // namespace gpusizer

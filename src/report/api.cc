@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "estimate/rule_of_thumb.h"
+#include "gpusizer/advisor.h"
 #include "gpusizer/error.h"
 #include "gpusizer/estimate.h"
 #include "report/estimate_json.h"
@@ -60,7 +61,14 @@ nlohmann::json estimate_json(const nlohmann::json& input, const Catalog& catalog
   j["method"] = method;
   j["scenario"] = to_json(s);
   j["rule_of_thumb"] = rule_of_thumb_json(rot);
+  // What to change so it fits: each change re-runs the estimator.
+  if (e.memory.fits && !*e.memory.fits && method == "analytic")
+    j["changes"] = to_json(changes_to_fit(input, catalog));
   return j;
+}
+
+nlohmann::json recommend_json(const nlohmann::json& request, const Catalog& catalog) {
+  return to_json(recommend(request, catalog));
 }
 
 nlohmann::json error_json(const std::string& code, const std::string& message) {

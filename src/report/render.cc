@@ -101,9 +101,12 @@ std::string render_estimate_table(const nlohmann::json& e) {
   if (!e["power"].empty() || !e["cost"].empty()) {
     out += "\nPower and cost\n";
     for (const auto& [key, value] : e["power"].items())
-      out += fmt::format("  {:<28}{:>14.0f}\n", key, value.get<double>());
+      if (value.is_number()) out += fmt::format("  {:<28}{:>14.0f}\n", key, value.get<double>());
     for (const auto& [key, value] : e["cost"].items())
-      out += fmt::format("  {:<28}{:>14.2f}\n", key, value.get<double>());
+      if (value.is_number()) out += fmt::format("  {:<28}{:>14.2f}\n", key, value.get<double>());
+    const auto& own = e["cost"].value("ownership", nlohmann::json::object());
+    if (own.contains("break_even"))
+      out += "  cloud vs on-prem: " + own["break_even"].value("verdict", std::string()) + "\n";
   }
   if (!e["warnings"].empty()) {
     out += "\nWarnings\n";

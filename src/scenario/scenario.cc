@@ -366,12 +366,20 @@ Scenario parse_scenario(const nlohmann::json& input, const Catalog& catalog) {
     if (auto v = read_int(input, "epochs", "", 1, 100000)) s.epochs = *v;
   }
 
+  // Site overrides; their fields are checked by the cost and power estimators.
+  for (const char* key : {"costs", "facility"}) {
+    auto it = input.find(key);
+    if (it == input.end() || it->is_null()) continue;
+    if (!it->is_object()) throw InputError(key, "must be an object");
+    (std::string(key) == "costs" ? s.costs : s.facility) = *it;
+  }
+
   for (auto& w : unknown_keys(input, "",
                               {"model", "task", "weights", "kv_cache", "batch", "seq_len",
                                "prompt_len", "output_len", "engine", "gpu_memory_utilization",
                                "max_num_batched_tokens", "training", "parallel", "gpu",
                                "gpu_count", "gpus_per_node", "image_size", "dataset_items",
-                               "epochs", "method"}))
+                               "epochs", "method", "costs", "facility"}))
     s.notes.push_back(w);
   return s;
 }

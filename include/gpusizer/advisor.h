@@ -1,0 +1,96 @@
+#pragma once
+// The advisor: a search over Systems (GPU type and count) and workload levers (weights format,
+// KV cache format, TP/PP, ZeRO stage, gradient checkpointing) that calls the same estimator for
+// each candidate, keeps what fits with headroom and meets the constraints, ranks it by the
+// objective and says why; plus "what to change so it fits" and the reverse question "what fits
+// these GPUs". Nothing here computes memory or speed itself.
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "gpusizer/catalog.h"
+#include "gpusizer/estimate.h"
+#include "gpusizer/scenario.h"
+
+namespace gpusizer {
+
+enum class Objective { kCost, kSpeed, kPower };
+
+/// What the user asks of a recommendation besides the scenario (docs/contract.md, recommend).
+struct Constraints {
+  Objective objective = Objective::kCost;
+  int64_t max_gpus = 0;              ///< 0: 8 for inference and fine-tuning, 1024 for pre-training
+  std::optional<double> budget_usd;  ///< USD per hour (cloud, the default) or purchase (on-prem)
+  std::string vendor, segment;
+  std::string deployment;  ///< "" (either), "cloud" or "on_prem"
+  std::string region;      ///< "" or "cn" (export-controlled parts are rejected)
+  std::optional<double> min_tokens_per_s, max_ttft_ms, max_days;
+  bool production = false;          ///< ECC and a datacenter card required
+  bool allow_quantization = false;  ///< lower-precision weights and KV cache are levers
+  double headroom = 0.10;           ///< share of usable memory kept free
+  std::vector<std::string> gpus;    ///< allowed catalog ids; empty: all
+  int64_t limit = 20;               ///< options returned
+};
+
+/// Reads and checks the constraint keys of a request; throws InputError naming the field.
+Constraints parse_constraints(const nlohmann::json& request, const Catalog& catalog);
+
+/// The request without its constraint keys: the scenario the estimator reads.
+nlohmann::json scenario_of_request(const nlohmann::json& request);
+
+/// Memory a configuration needs per GPU: the device total, or for engines that preallocate, what
+/// weights, activations, overhead and the requested batch's KV cache take.
+double memory_needed(const Scenario& s, const Estimate& e);
+
+struct Option {
+  Scenario scenario;
+  Estimate estimate;
+  double needed_bytes = 0;
+  double headroom = 0;          ///< 1 - needed / usable capacity
+  double objective_value = 0;   ///< lower is better; infinity when not computable
+  std::string objective_basis;  ///< what objective_value is
+  double score = 0;             ///< 100 for the best option, less for the others
+  std::vector<std::string> reasons, warnings;
+};
+
+struct Rejection {
+  std::string gpu, why;
+};
+
+/// One change to a scenario and what it does: memory saved, speed kept, quality cost.
+struct Change {
+  std::string change;
+  nlohmann::json patch;  ///< merge patch on the scenario JSON
+  double needed_bytes = 0, saves_bytes = 0;
+  bool fits = false;
+  std::optional<double> speed_factor;  ///< new throughput / old throughput
+  std::string cost;                    ///< its price in speed or quality, in words
+  int quality_class = 0;               ///< 0 none, 1 small, 2 noticeable, 3 changes the job
+};
+
+struct Recommendation {
+  std::vector<Option> options;  ///< best first
+  std::vector<Rejection> rejected;
+  std::vector<Change> changes;  ///< for the closest rejected GPU when nothing fits
+  std::string changes_for;      ///< that GPU
+  Constraints constraints;
+};
+
+/// Searches the catalog for the scenario `request` (contract scenario JSON plus constraints).
+Recommendation recommend(const nlohmann::json& request, const Catalog& catalog);
+
+/// Ranked changes that make a scenario with a GPU fit (or run faster): each re-runs the
+/// estimator on the scenario JSON with the change applied.
+std::vector<Change> changes_to_fit(const nlohmann::json& scenario, const Catalog& catalog,
+                                   double headroom = 0.0);
+
+/// The reverse question: the largest catalog models, contexts and batches that fit
+/// `scenario`'s GPUs for its task.
+nlohmann::json fit_json(const nlohmann::json& scenario, const Catalog& catalog, size_t limit = 10);
+
+/// JSON of the advisor's results (the contract's Recommendation).
+nlohmann::json to_json(const Recommendation& r);
+nlohmann::json to_json(const std::vector<Change>& changes);
+
+}  // namespace gpusizer

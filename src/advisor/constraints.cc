@@ -1,0 +1,111 @@
+// Constraint keys of a recommend request: checked, with the bad field named.
+#include <algorithm>
+
+#include "gpusizer/advisor.h"
+#include "gpusizer/error.h"
+#include "scenario/json_fields.h"
+
+namespace gpusizer {
+namespace {
+
+const std::vector<std::string> kConstraintKeys = {"objective",   "max_gpus",
+                                                  "budget_usd",  "vendor",
+                                                  "segment",     "cloud",
+                                                  "on_prem",     "deployment",
+                                                  "region",      "min_tokens_per_s",
+                                                  "max_ttft_ms", "max_days",
+                                                  "production",  "allow_quantization",
+                                                  "headroom",    "gpus",
+                                                  "limit",       "constraints"};
+
+// The values of a catalog column, as written.
+std::vector<std::string> distinct(const Catalog& catalog, std::string Gpu::*column) {
+  std::vector<std::string> out;
+  for (const Gpu& g : catalog.gpus())
+    if (std::find(out.begin(), out.end(), g.*column) == out.end()) out.push_back(g.*column);
+  return out;
+}
+
+std::string matching_value(const nlohmann::json& c, const char* key, const Catalog& catalog,
+                           std::string Gpu::*column) {
+  auto v = read_string(c, key, "");
+  if (!v || v->empty()) return "";
+  const auto values = distinct(catalog, column);
+  const std::string want = normalize_name(*v);
+  for (const auto& value : values)
+    if (normalize_name(value).find(want) != std::string::npos) return *v;
+  std::string msg = "no GPU in the catalog has " + std::string(key) + " '" + *v + "'; use one of";
+  for (size_t i = 0; i < values.size(); ++i) msg += (i ? ", " : " ") + values[i];
+  throw InputError(key, msg, "unknown_name");
+}
+
+}  // namespace
+
+nlohmann::json scenario_of_request(const nlohmann::json& request) {
+  if (!request.is_object()) return request;
+  nlohmann::json s = request;
+  for (const auto& k : kConstraintKeys) s.erase(k);
+  // A single "gpu" becomes the allowed list; the search sets the system itself.
+  s.erase("gpu");
+  s.erase("gpu_count");
+  return s;
+}
+
+Constraints parse_constraints(const nlohmann::json& request, const Catalog& catalog) {
+  if (!request.is_object())
+    throw InputError("",
+                     "a request must be a JSON object, not " + std::string(request.type_name()));
+  // Constraints may sit at the top level or in a "constraints" object.
+  nlohmann::json c = request;
+  if (auto it = request.find("constraints"); it != request.end() && !it->is_null()) {
+    if (!it->is_object()) throw InputError("constraints", "must be an object");
+    for (const auto& [k, v] : it->items()) c[k] = v;
+  }
+  Constraints out;
+  if (auto v = read_enum(c, "objective", "", {"cost", "speed", "power"}))
+    out.objective = *v == "cost"    ? Objective::kCost
+                    : *v == "speed" ? Objective::kSpeed
+                                    : Objective::kPower;
+  if (auto v = read_int(c, "max_gpus", "", 1, 100000)) out.max_gpus = *v;
+  if (auto it = c.find("budget_usd"); it != c.end() && !it->is_null()) {
+    if (!it->is_number()) throw InputError("budget_usd", "must be a number of US dollars");
+    if (it->get<double>() <= 0)
+      throw InputError("budget_usd", "must be positive, not " + it->dump(), "out_of_range");
+    out.budget_usd = read_number(c, "budget_usd", "", 0, 1e12);
+  }
+  out.vendor = matching_value(c, "vendor", catalog, &Gpu::vendor);
+  out.segment = matching_value(c, "segment", catalog, &Gpu::segment);
+  const bool cloud = read_bool(c, "cloud", "").value_or(false);
+  const bool on_prem = read_bool(c, "on_prem", "").value_or(false);
+  if (cloud && on_prem) throw InputError("on_prem", "choose cloud or on_prem, not both");
+  out.deployment = cloud ? "cloud" : on_prem ? "on_prem" : "";
+  if (auto v = read_enum(c, "deployment", "", {"cloud", "on_prem", "any"}))
+    out.deployment = *v == "any" ? "" : *v;
+  if (auto v = read_enum(c, "region", "", {"cn", "any", "us", "eu"}))
+    out.region = *v == "cn" ? "cn" : "";
+  out.min_tokens_per_s = read_number(c, "min_tokens_per_s", "", 0, 1e12);
+  out.max_ttft_ms = read_number(c, "max_ttft_ms", "", 0.001, 1e9);
+  out.max_days = read_number(c, "max_days", "", 0.001, 1e6);
+  out.production = read_bool(c, "production", "").value_or(false);
+  out.allow_quantization = read_bool(c, "allow_quantization", "").value_or(false);
+  if (auto v = read_number(c, "headroom", "", 0, 0.9)) out.headroom = *v;
+  if (auto v = read_int(c, "limit", "", 1, 1000)) out.limit = *v;
+  auto add_gpu = [&](const nlohmann::json& name, const std::string& field) {
+    if (!name.is_string()) throw InputError(field, "must be a GPU id");
+    const std::string id = catalog.gpu(name.get<std::string>(), field).id;
+    if (std::find(out.gpus.begin(), out.gpus.end(), id) == out.gpus.end()) out.gpus.push_back(id);
+  };
+  if (auto it = c.find("gpus"); it != c.end() && !it->is_null()) {
+    if (it->is_string()) {
+      add_gpu(*it, "gpus");
+    } else if (it->is_array()) {
+      for (size_t i = 0; i < it->size(); ++i) add_gpu((*it)[i], "gpus[" + std::to_string(i) + "]");
+    } else {
+      throw InputError("gpus", "must be a list of GPU ids");
+    }
+  }
+  if (auto it = request.find("gpu"); it != request.end() && !it->is_null()) add_gpu(*it, "gpu");
+  return out;
+}
+
+}  // namespace gpusizer

@@ -1,0 +1,238 @@
+#include "advisor/explain.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include "gpusizer/units.h"
+
+namespace gpusizer::explain {
+namespace {
+
+constexpr double kInf = std::numeric_limits<double>::infinity();
+
+std::optional<double> throughput(const Option& o) {
+  if (!o.estimate.performance) return std::nullopt;
+  const PerformanceEstimate& p = *o.estimate.performance;
+  const auto v = is_training(o.scenario.task) ? p.train_tokens_per_s : p.max_output_tokens_per_s;
+  if (v && *v > 0) return v;
+  return std::nullopt;
+}
+
+std::string unit_of(const Scenario& s) {
+  return s.task == Task::kCvTrain ? "images"
+         : is_training(s.task)    ? "training tokens"
+                                  : "output tokens";
+}
+
+}  // namespace
+
+Price price_of(const Option& o, const Constraints& c) {
+  Price p;
+  if (!o.estimate.ownership) return p;
+  const Ownership& w = *o.estimate.ownership;
+  const bool use_cloud =
+      c.deployment == "cloud" || (c.deployment.empty() && w.cloud &&
+                                  (!w.on_prem || w.cloud->usd_per_hour <= w.on_prem->usd_per_hour));
+  if (use_cloud && w.cloud) {
+    p.per_hour = w.cloud->usd_per_hour;
+    p.per_million_tokens = w.cloud->usd_per_million_tokens;
+    p.label = "cloud, " + w.cloud->instance;
+  } else if (c.deployment != "cloud" && w.on_prem) {
+    p.per_hour = w.on_prem->usd_per_hour;
+    p.per_million_tokens = w.on_prem->usd_per_million_tokens;
+    p.label = fmt::format("on-prem, amortized over {:g} years at {:.0f}% utilization",
+                          w.assumptions.amortization_years, w.assumptions.utilization * 100);
+  }
+  if (w.on_prem) p.capex = w.on_prem->capex_usd;
+  return p;
+}
+
+std::string unmet_constraint(const Option& o, const Constraints& c) {
+  const auto tps = throughput(o);
+  const auto& perf = o.estimate.performance;
+  if (c.min_tokens_per_s) {
+    if (!tps) return "no speed estimate to check min_tokens_per_s";
+    if (*tps < *c.min_tokens_per_s)
+      return fmt::format("{:.0f} tokens/s < min_tokens_per_s {:g}", *tps, *c.min_tokens_per_s);
+  }
+  if (c.max_ttft_ms && o.scenario.task == Task::kInference) {
+    if (!perf || !perf->ttft_ms) return "no TTFT estimate to check max_ttft_ms";
+    if (*perf->ttft_ms > *c.max_ttft_ms)
+      return fmt::format("TTFT {:.0f} ms > max_ttft_ms {:g}", *perf->ttft_ms, *c.max_ttft_ms);
+  }
+  if (c.max_days && is_training(o.scenario.task)) {
+    if (!perf || !perf->time_to_train_s)
+      return "no training time to check max_days (give training.tokens or epochs)";
+    if (*perf->time_to_train_s / 86400.0 > *c.max_days)
+      return fmt::format("training takes {:.1f} days > max_days {:g}",
+                         *perf->time_to_train_s / 86400.0, *c.max_days);
+  }
+  if (c.budget_usd) {
+    const Price p = price_of(o, c);
+    if (c.deployment == "on_prem") {
+      if (!p.capex) return "no purchase price to check the budget";
+      if (*p.capex > *c.budget_usd)
+        return fmt::format("purchase ${:.0f} over the budget of ${:.0f}", *p.capex, *c.budget_usd);
+    } else {
+      if (!p.per_hour) return "no price to check the budget";
+      if (*p.per_hour > *c.budget_usd)
+        return fmt::format("${:.2f}/hour over the budget of ${:.2f}/hour", *p.per_hour,
+                           *c.budget_usd);
+    }
+  }
+  return "";
+}
+
+double speed_shortfall(const Option& o, const Constraints& c) {
+  double f = 1.0;
+  const auto tps = throughput(o);
+  if (c.min_tokens_per_s && tps && *tps > 0) f = std::max(f, *c.min_tokens_per_s / *tps);
+  const auto& perf = o.estimate.performance;
+  if (c.max_days && perf && perf->time_to_train_s)
+    f = std::max(f, *perf->time_to_train_s / 86400.0 / *c.max_days);
+  return f;
+}
+
+void describe(Option& o, const Scenario& base, const Constraints& c, const Catalog& /*catalog*/,
+              const std::string& levers) {
+  const Scenario& s = o.scenario;
+  const Estimate& e = o.estimate;
+  const Gpu& g = *s.gpu;
+  const double cap = *e.memory.capacity;
+  o.reasons.push_back(
+      fmt::format("fits with {:.0f}% headroom ({:.1f} of {:.1f} GiB usable per "
+                  "GPU)",
+                  o.headroom * 100, o.needed_bytes / kGiB, cap / kGiB));
+  if (!levers.empty()) o.reasons.push_back("levers: " + levers);
+  const auto tps = throughput(o);
+  if (e.performance) {
+    const PerformanceEstimate& p = *e.performance;
+    if (s.task == Task::kInference) {
+      auto it = e.basis.find("decode_tokens_per_s");
+      const bool bw =
+          it != e.basis.end() && it->second.find("bandwidth-bound") != std::string::npos;
+      if (p.tpot_ms)
+        o.reasons.push_back(fmt::format("decode {:.1f} ms per token, {} by {:.2f} TB/s bandwidth",
+                                        *p.tpot_ms, bw ? "bound" : "compute-bound, not limited",
+                                        g.memory_bandwidth_gbps.value_or(0) / 1000.0));
+      if (tps && e.memory.max_batch)
+        o.reasons.push_back(
+            fmt::format("{:.0f} output tokens/s with {} sequences of {} tokens "
+                        "in memory",
+                        *tps, *e.memory.max_batch, s.seq_len));
+    } else if (p.step_time_s) {
+      o.reasons.push_back(fmt::format("step {:.2f} s, {:.0f} {}/s{}", *p.step_time_s,
+                                      tps.value_or(0), unit_of(s),
+                                      p.mfu ? fmt::format(", MFU {:.0f}%", *p.mfu * 100) : ""));
+      if (p.time_to_train_s)
+        o.reasons.push_back(fmt::format("trains in {:.1f} days", *p.time_to_train_s / 86400.0));
+    }
+  }
+  const Price price = price_of(o, c);
+  if (price.per_hour)
+    o.reasons.push_back(fmt::format(
+        "${:.2f}/hour ({}){}", *price.per_hour, price.label,
+        price.per_million_tokens
+            ? fmt::format(", ${:.3f} per million {}", *price.per_million_tokens, unit_of(s))
+            : ""));
+  if (e.power.node_watts)
+    o.reasons.push_back(fmt::format("{:.1f} kW per node with margin, {} node{}",
+                                    *e.power.node_watts / 1000.0, e.power.nodes.value_or(1),
+                                    e.power.nodes.value_or(1) > 1 ? "s" : ""));
+
+  // Objective value: lower is better.
+  switch (c.objective) {
+    case Objective::kCost:
+      if (price.per_million_tokens) {
+        o.objective_value = *price.per_million_tokens;
+        o.objective_basis = "USD per million " + unit_of(s) + " (" + price.label + ")";
+      } else if (price.per_hour) {
+        o.objective_value = *price.per_hour;
+        o.objective_basis = "USD per hour (" + price.label + ")";
+      } else {
+        o.objective_value = kInf;
+        o.objective_basis = "no price in the catalog";
+      }
+      break;
+    case Objective::kSpeed:
+      if (tps) {
+        o.objective_value = 1e6 / *tps;
+        o.objective_basis = "seconds per million " + unit_of(s);
+      } else if (e.performance && e.performance->step_time_s) {
+        o.objective_value = *e.performance->step_time_s;
+        o.objective_basis = "seconds per step";
+      } else {
+        o.objective_value = kInf;
+        o.objective_basis = "no speed estimate";
+      }
+      break;
+    case Objective::kPower: {
+      const double watts =
+          e.power.node_peak_watts.value_or(0) * static_cast<double>(e.power.nodes.value_or(1));
+      if (tps && watts > 0) {
+        o.objective_value = watts / *tps;
+        o.objective_basis =
+            "joules per " + unit_of(s).substr(0, unit_of(s).size() - 1) + " at peak draw";
+      } else {
+        o.objective_value = watts > 0 ? watts : kInf;
+        o.objective_basis = "peak watts";
+      }
+      break;
+    }
+  }
+
+  // Warnings: the estimator's, then the advisor's.
+  for (const auto& w : e.warnings)
+    if (std::find(o.warnings.begin(), o.warnings.end(), w) == o.warnings.end())
+      o.warnings.push_back(w);
+  if (g.segment == "consumer")
+    o.warnings.push_back(
+        fmt::format("consumer card: {:.0f} W each with an open-air cooler, {}; "
+                    "not for a closed rack or 24x7 production",
+                    g.tdp_w.value_or(0), g.has_ecc() ? "ECC costs capacity" : "no ECC"));
+  if (c.region == "cn") {
+    std::string note = g.china_export_note;
+    std::string low = note;
+    std::transform(low.begin(), low.end(), low.begin(), ::tolower);
+    for (const char* w : {"licen", "case-by-case", "check", "uncertain"})
+      if (low.find(w) != std::string::npos) {
+        o.warnings.push_back("China availability: " + note);
+        break;
+      }
+  }
+  if (o.objective_value == kInf && c.objective == Objective::kCost)
+    o.warnings.push_back("no price in the catalog: ranked after the priced options");
+  if (s.task == Task::kCvTrain && g.architecture.find("GA102") != std::string::npos &&
+      g.segment == "datacenter" && g.tdp_w && *g.tdp_w <= 150)
+    o.warnings.push_back(g.name +
+                         ": a 150 W inference card (the articles advise against it for "
+                         "training from scratch): low bandwidth and power budget");
+  (void)base;
+}
+
+void rank(std::vector<Option>& options, const Constraints& c) {
+  std::stable_sort(options.begin(), options.end(), [](const Option& a, const Option& b) {
+    if (a.objective_value != b.objective_value) return a.objective_value < b.objective_value;
+    if (a.scenario.gpu_count != b.scenario.gpu_count)
+      return a.scenario.gpu_count < b.scenario.gpu_count;
+    return a.headroom > b.headroom;
+  });
+  if (options.empty()) return;
+  const double best = options.front().objective_value;
+  for (Option& o : options)
+    o.score = std::isfinite(o.objective_value) && o.objective_value > 0 && std::isfinite(best)
+                  ? 100.0 * best / o.objective_value
+                  : 0.0;
+  if (std::isfinite(best)) {
+    const char* word = c.objective == Objective::kCost    ? "cheapest"
+                       : c.objective == Objective::kSpeed ? "fastest"
+                                                          : "least energy";
+    options.front().reasons.push_back(std::string(word) + " of the options by " +
+                                      options.front().objective_basis);
+  }
+}
+
+}  // namespace gpusizer::explain

@@ -1,0 +1,353 @@
+// The recommendation search: every allowed catalog GPU x count x lever, each candidate estimated
+// by the library's estimator (estimate()), kept when it fits with headroom and meets the
+// constraints, ranked by the objective, explained. Rejected GPUs get the reason they fell.
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include "advisor/explain.h"
+#include "gpusizer/advisor.h"
+#include "gpusizer/error.h"
+#include "gpusizer/units.h"
+
+namespace gpusizer {
+namespace {
+
+constexpr double kInf = std::numeric_limits<double>::infinity();
+
+struct Pinned {
+  bool global_batch = false, grad_accum = false;
+};
+
+struct Lever {
+  const NumberFormat* weights = nullptr;
+  const NumberFormat* kv = nullptr;
+  int zero = 0;
+  Recompute recompute = Recompute::kNone;
+};
+
+// The closest a GPU came: the attempt with the least memory per usable byte.
+struct Attempt {
+  double ratio = kInf, needed = kInf, capacity = 0;
+  int64_t count = 0;
+  std::string levers, constraint;
+  bool estimated = false;  ///< false: `needed` is the weights-only lower bound
+};
+
+bool preallocating(const Scenario& s, const Catalog& catalog) {
+  return catalog.engine(s.engine).value("preallocates", false);
+}
+
+std::vector<int64_t> counts_for(const Scenario& s, const Gpu& g, const Constraints& c) {
+  int64_t cap = c.max_gpus;
+  if (cap == 0) cap = s.task == Task::kPretrain ? 1024 : s.task == Task::kInference ? 16 : 8;
+  if (g.segment == "apple-soc") cap = 1;  // one SoC per machine
+  // Powers of two (1, 2, 4, 8 per node, then whole nodes), and the cap itself.
+  std::vector<int64_t> out;
+  for (int64_t n = 1; n <= cap; n *= 2) out.push_back(n);
+  if (out.back() < cap) out.push_back(cap);
+  return out;
+}
+
+// Weight formats worth trying on a GPU, best quality first.
+std::vector<const NumberFormat*> weight_levers(const Scenario& s, const Gpu& g,
+                                               const Constraints& c, const Catalog& catalog) {
+  std::vector<const NumberFormat*> out;
+  const NumberFormat* base = &s.weights;
+  if (s.weights.id == "bf16" && !g.supports("bf16"))
+    base = &catalog.format("fp16", "weights", "weights");
+  out.push_back(base);
+  if (s.task != Task::kInference || !c.allow_quantization) return out;
+  const bool gguf = s.engine == "llama.cpp";
+  auto add = [&](const char* id) {
+    const NumberFormat& f = catalog.format(id, "weights", "weights");
+    if (f.bits_per_value + 0.01 < base->bits_per_value) out.push_back(&f);
+  };
+  if (!gguf && g.supports("fp8")) add("fp8");
+  add(gguf ? "q8_0" : "int8");
+  add(gguf ? "q4_k_m" : "awq-int4");
+  return out;
+}
+
+std::string china_block(const Gpu& g, bool& uncertain) {
+  std::string note = g.china_export_note;
+  std::transform(note.begin(), note.end(), note.begin(), ::tolower);
+  uncertain = false;
+  for (const char* w : {"banned", "restricted", "not exportable", "exports blocked"})
+    if (note.find(w) != std::string::npos) return g.china_export_note;
+  for (const char* w : {"licen", "case-by-case", "check", "uncertain"})
+    if (note.find(w) != std::string::npos) uncertain = true;
+  return "";
+}
+
+// Why a GPU is out before any estimate; empty when it stays in.
+std::string filter(const Gpu& g, const Scenario& s, const Constraints& c) {
+  if (!c.gpus.empty() && std::find(c.gpus.begin(), c.gpus.end(), g.id) == c.gpus.end())
+    return "not in the allowed list";
+  if (!c.vendor.empty() &&
+      normalize_name(g.vendor).find(normalize_name(c.vendor)) == std::string::npos)
+    return "vendor " + g.vendor + ", not " + c.vendor;
+  if (!c.segment.empty() && normalize_name(g.segment) != normalize_name(c.segment))
+    return "segment " + g.segment + ", not " + c.segment;
+  if (c.region == "cn") {
+    bool uncertain = false;
+    const std::string why = china_block(g, uncertain);
+    if (!why.empty()) return "not available in China: " + why;
+  }
+  if (c.production && !(g.has_ecc() && g.segment == "datacenter"))
+    return g.has_ecc() ? "production needs a datacenter card (" + g.segment + ")"
+                       : "production needs ECC memory (" + g.segment + " card without ECC)";
+  if (c.deployment == "cloud" && !g.cloud_usd_per_gpu_hr)
+    return "no cloud price in the catalog (not commonly rented)";
+  if (c.deployment == "on_prem" && c.budget_usd && !g.launch_price_usd)
+    return "no purchase price in the catalog to check the budget";
+  const bool nvidia = g.vendor == "NVIDIA";
+  if (s.engine == "trtllm" && !nvidia) return "TensorRT-LLM runs on NVIDIA GPUs only";
+  if ((s.engine == "vllm" || s.engine == "sglang") && g.segment == "apple-soc")
+    return s.engine + " needs CUDA or ROCm (no Apple silicon backend)";
+  if (is_training(s.task) && g.segment == "apple-soc" && s.engine != "hf")
+    return s.engine + " needs CUDA or ROCm";
+  if (!g.memory_bandwidth_gbps || g.memory_gb <= 0) return "no memory figures in the catalog";
+  return "";
+}
+
+// Sets the system and levers on a copy of the parsed scenario, as parse_scenario would for the
+// same JSON. Returns false when the split is impossible for this model.
+bool configure(Scenario& t, const Gpu& g, int64_t count, const Lever& lv, const Pinned& pin,
+               const Catalog& catalog) {
+  t.gpu = g;
+  t.gpu_count = count;
+  t.parallel = Parallelism{};
+  t.weights = *lv.weights;
+  t.kv_cache = *lv.kv;
+  if (t.task == Task::kInference) {
+    if (count > 1) {
+      const int64_t per_node = std::min(count, t.gpus_per_node);
+      if (preallocating(t, catalog) && !t.model.is_cv()) {
+        int64_t tp = per_node;
+        while (tp > 1 && (t.model.num_heads % tp != 0 || count % tp != 0)) tp /= 2;
+        t.parallel.tp = tp;
+        t.parallel.pp = count / tp;
+      } else {
+        t.parallel.pp = count;
+      }
+      if (!t.model.is_cv() && t.parallel.pp > t.model.num_layers) return false;
+    }
+  } else {
+    t.parallel.dp = count;
+    t.training.zero_stage = lv.zero;
+    t.training.recompute = lv.recompute;
+    if ((t.training.mixed_precision == "bf16" || t.training.mixed_precision == "pure-bf16") &&
+        !g.supports("bf16"))
+      t.training.mixed_precision = "fp16";
+    if (!pin.global_batch) {
+      t.training.global_batch = t.batch * t.training.grad_accum * count;
+    } else if (!pin.grad_accum) {
+      t.training.grad_accum =
+          std::max<int64_t>(1, (t.training.global_batch + t.batch * count - 1) / (t.batch * count));
+    }
+  }
+  if (t.kv_cache.id == "bf16" && t.weights.id == "fp16")
+    t.kv_cache = catalog.format("fp16", "kv", "kv_cache");
+  return true;
+}
+
+// Weights alone per GPU: a lower bound that skips estimates that cannot fit.
+double weights_lower_bound(const Scenario& t, double params) {
+  double shards = static_cast<double>(t.parallel.tp * t.parallel.pp);
+  if (is_training(t.task) && t.training.zero_stage >= 3) shards *= static_cast<double>(t.gpu_count);
+  return params * t.weights.bytes_per_value() / shards;
+}
+
+std::string lever_words(const Scenario& t, const Scenario& base, const Gpu& g) {
+  std::vector<std::string> w;
+  if (t.weights.id != base.weights.id)
+    w.push_back(t.weights.id == "fp16" && !g.supports("bf16") ? "fp16 weights (no BF16)"
+                                                              : t.weights.id + " weights");
+  if (t.kv_cache.id != base.kv_cache.id && !is_training(t.task))
+    w.push_back(t.kv_cache.id + " KV cache");
+  if (t.parallel.tp > 1) w.push_back(fmt::format("TP={}", t.parallel.tp));
+  if (t.parallel.pp > 1) w.push_back(fmt::format("PP={}", t.parallel.pp));
+  if (is_training(t.task)) {
+    if (t.training.zero_stage > 0 && t.gpu_count > 1)
+      w.push_back(fmt::format("ZeRO-{} over {} GPUs", t.training.zero_stage, t.gpu_count));
+    if (t.training.recompute == Recompute::kFull) w.push_back("gradient checkpointing");
+    if (t.training.mixed_precision != base.training.mixed_precision)
+      w.push_back(t.training.mixed_precision + " mixed precision");
+  }
+  std::string out;
+  for (size_t i = 0; i < w.size(); ++i) out += (i ? ", " : "") + w[i];
+  return out;
+}
+
+}  // namespace
+
+double memory_needed(const Scenario& s, const Estimate& e) {
+  const MemoryEstimate& m = e.memory;
+  if (m.kv_cache_capacity_tokens && s.task == Task::kInference) {
+    const double requested =
+        m.kv_bytes_per_token * static_cast<double>(s.seq_len) * static_cast<double>(s.batch);
+    return m.allocated - m.kv_cache + requested + m.overhead;
+  }
+  return m.total;
+}
+
+Recommendation recommend(const nlohmann::json& request, const Catalog& catalog) {
+  Recommendation r;
+  r.constraints = parse_constraints(request, catalog);
+  const Constraints& c = r.constraints;
+  const nlohmann::json scenario_json = scenario_of_request(request);
+  const Scenario base = parse_scenario(scenario_json, catalog);
+  Pinned pin;
+  if (auto it = scenario_json.find("training"); it != scenario_json.end() && it->is_object()) {
+    pin.global_batch = it->contains("global_batch");
+    pin.grad_accum = it->contains("grad_accum");
+  }
+  const double params = static_cast<double>(count_params(base.model).total);
+
+  struct Closest {
+    const Gpu* gpu;
+    Attempt a;
+  };
+  std::vector<Closest> misses;
+  for (const Gpu& g : catalog.gpus()) {
+    const std::string out = filter(g, base, c);
+    if (!out.empty()) {
+      // GPUs outside an allowed list are not candidates at all; the others say why they fell.
+      if (out != "not in the allowed list") r.rejected.push_back({g.id, g.name + ": " + out});
+      continue;
+    }
+    Attempt best;
+    size_t options_before = r.options.size();
+    const auto counts = counts_for(base, g, c);
+    for (const NumberFormat* wf : weight_levers(base, g, c, catalog)) {
+      // KV formats: the scenario's, then fp8 when quantization is allowed.
+      std::vector<const NumberFormat*> kvs = {&base.kv_cache};
+      if (base.task == Task::kInference && c.allow_quantization &&
+          base.kv_cache.bits_per_value > 8 && base.engine != "llama.cpp")
+        kvs.push_back(&catalog.format("fp8", "kv", "kv_cache"));
+      bool done = false;
+      double skip_below = 0;  // counts that cannot meet a speed constraint (linear scaling bound)
+      for (int64_t n : counts) {
+        if (done) break;
+        if (static_cast<double>(n) < skip_below && n != counts.back()) continue;
+        std::vector<Lever> ladder;
+        for (const NumberFormat* kv : kvs) {
+          if (!is_training(base.task)) {
+            ladder.push_back({wf, kv, 0, Recompute::kNone});
+            continue;
+          }
+          const int zb = base.training.zero_stage;
+          const Recompute rb = base.training.recompute;
+          ladder.push_back({wf, kv, zb, rb});
+          if (n > 1 && zb < 3) ladder.push_back({wf, kv, 3, rb});
+          if (rb != Recompute::kFull) ladder.push_back({wf, kv, zb, Recompute::kFull});
+          if (n > 1 && zb < 3 && rb != Recompute::kFull)
+            ladder.push_back({wf, kv, 3, Recompute::kFull});
+        }
+        for (const Lever& lv : ladder) {
+          Scenario t = base;
+          if (!configure(t, g, n, lv, pin, catalog)) continue;
+          const double usable_guess = g.capacity_bytes() * (1.0 - c.headroom);
+          if (weights_lower_bound(t, params) > usable_guess) {
+            // Only a bound: it stands for the GPU's best attempt until a real estimate does.
+            if (!best.estimated && weights_lower_bound(t, params) < best.needed)
+              best = {kInf, weights_lower_bound(t, params), g.capacity_bytes(),
+                      n,    lever_words(t, base, g),        "",
+                      false};
+            continue;
+          }
+          Estimate e = estimate(t, catalog);
+          if (!e.memory.capacity) continue;
+          const double need = memory_needed(t, e);
+          const double cap = *e.memory.capacity;
+          const bool fits = e.memory.fits.value_or(false) && need <= cap * (1.0 - c.headroom);
+          if (!fits) {
+            if (need / cap < best.ratio)
+              best = {need / cap, need, cap, n, lever_words(t, base, g), "", true};
+            continue;
+          }
+          Option o{t, std::move(e), need, 1.0 - need / cap, 0, "", 0, {}, {}};
+          const std::string unmet = explain::unmet_constraint(o, c);
+          if (!unmet.empty()) {
+            best.ratio = std::min(best.ratio, 0.0);
+            best.count = n;
+            best.constraint = unmet;
+            if (unmet.find("budget") != std::string::npos) done = true;  // more GPUs cost more
+            const double f = explain::speed_shortfall(o, c);
+            if (f > 1.0) {
+              // Too slow: other levers at this count only slow it further; go bigger.
+              skip_below = static_cast<double>(n) * f;
+              break;
+            }
+            continue;
+          }
+          explain::describe(o, base, c, catalog, lever_words(t, base, g));
+          r.options.push_back(std::move(o));
+          done = true;
+          break;
+        }
+        // Inference needs no more GPUs once one count fits; training neither (the search ranks
+        // the smallest system that fits per format).
+      }
+    }
+    if (r.options.size() == options_before) {
+      std::string why;
+      if (!best.constraint.empty()) {
+        why = fmt::format("{}: fits, but {}", g.name, best.constraint);
+      } else if (best.count == 0) {
+        why = g.name + ": no configuration could be estimated";
+      } else {
+        why = fmt::format(
+            "{}: {} of {} needs {}{:.1f} GB per GPU at best ({} GPU{}{}{}); {:.0f} GB "
+            "usable{}",
+            g.name, to_string(base.task), base.model.name,
+            best.estimated ? "" : "more than its weights' ", best.needed / kGB, best.count,
+            best.count > 1 ? "s" : "", best.levers.empty() ? "" : ", ", best.levers,
+            best.capacity / kGB,
+            best.count > 1 && !g.nvlink ? fmt::format("; no NVLink for a {}-way split", best.count)
+                                        : "");
+        misses.push_back({&g, best});
+      }
+      r.rejected.push_back({g.id, why});
+    }
+  }
+  explain::rank(r.options, c);
+  if (static_cast<int64_t>(r.options.size()) > c.limit)
+    r.options.resize(static_cast<size_t>(c.limit));
+
+  // What to change: for the one GPU asked about, or the closest miss when nothing fits.
+  const Gpu* target = nullptr;
+  int64_t target_count = 1;
+  if (c.gpus.size() == 1) {
+    target = &catalog.gpu(c.gpus[0]);
+    for (const auto& m : misses)
+      if (m.gpu == target) target_count = m.a.count;
+    bool fits = false;
+    for (const auto& o : r.options) fits |= o.scenario.gpu->id == target->id;
+    if (fits) target = nullptr;
+  } else if (r.options.empty() && !misses.empty()) {
+    const auto it =
+        std::min_element(misses.begin(), misses.end(),
+                         [](const auto& a, const auto& b) { return a.a.ratio < b.a.ratio; });
+    target = it->gpu;
+    target_count = it->a.count;
+  }
+  if (target) {
+    nlohmann::json s = scenario_json;
+    s["gpu"] = target->id;
+    s["gpu_count"] = target_count;
+    if (target_count > 1 && is_training(base.task) && !s["training"].contains("zero_stage"))
+      s["training"]["zero_stage"] = 3;
+    try {
+      r.changes = changes_to_fit(s, catalog, c.headroom);
+      r.changes_for = fmt::format("{} x {}", target_count, target->id);
+    } catch (const InputError&) {
+    }
+  }
+  return r;
+}
+
+}  // namespace gpusizer

@@ -1,0 +1,106 @@
+// The reverse question: for given GPUs and a task, the largest catalog models that fit, with the
+// longest context and the largest batch each can take. Every figure comes from estimate().
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <functional>
+
+#include "gpusizer/advisor.h"
+#include "gpusizer/error.h"
+
+namespace gpusizer {
+namespace {
+
+bool fits(const nlohmann::json& input, const Catalog& catalog) {
+  try {
+    const Scenario s = parse_scenario(input, catalog);
+    const Estimate e = estimate(s, catalog);
+    return e.memory.fits.value_or(false) && memory_needed(s, e) <= e.memory.capacity.value_or(0);
+  } catch (const InputError&) {
+    return false;
+  }
+}
+
+// Largest value in [lo, hi] for which `ok` holds, doubling then bisecting; lo must hold.
+int64_t largest(int64_t lo, int64_t hi, const std::function<bool(int64_t)>& ok) {
+  int64_t good = lo, bad = hi + 1;
+  for (int64_t v = lo * 2; v <= hi; v *= 2) {
+    if (!ok(v)) {
+      bad = v;
+      break;
+    }
+    good = v;
+  }
+  if (bad == hi + 1 && good < hi && ok(hi)) return hi;
+  while (bad - good > std::max<int64_t>(1, good / 16)) {
+    const int64_t mid = good + (bad - good) / 2;
+    (ok(mid) ? good : bad) = mid;
+  }
+  return good;
+}
+
+}  // namespace
+
+nlohmann::json fit_json(const nlohmann::json& input, const Catalog& catalog, size_t limit) {
+  if (!input.is_object()) throw InputError("", "a scenario must be a JSON object");
+  if (!input.contains("gpu")) throw InputError("gpu", "fit needs --gpu");
+  // Checks the GPU, task and other fields once, with a stand-in model.
+  nlohmann::json probe = input;
+  const bool cv = input.value("task", "inference") == "cv-train";
+  probe["model"] = cv ? "yolov8m" : "llama-2-7b";
+  const Scenario checked = parse_scenario(probe, catalog);
+  struct Row {
+    const Model* model;
+    int64_t params, seq_len, batch;
+  };
+  std::vector<Row> rows;
+  for (const Model& m : catalog.models()) {
+    if (m.is_cv() != cv) continue;
+    nlohmann::json s = input;
+    s["model"] = m.id;
+    s.erase("seq_len");
+    s.erase("prompt_len");
+    s.erase("output_len");
+    const int64_t base_seq = input.value("seq_len", int64_t{2048});
+    s["seq_len"] =
+        cv ? base_seq
+           : std::min<int64_t>(base_seq, std::max<int64_t>(512, m.max_position_embeddings));
+    if (!fits(s, catalog)) continue;
+    Row r{&m, count_params(m).total, s["seq_len"].get<int64_t>(), s.value("batch", int64_t{1})};
+    if (!cv) {
+      const int64_t max_ctx = m.max_position_embeddings > 0 ? m.max_position_embeddings : 131072;
+      r.seq_len = largest(r.seq_len, std::max(r.seq_len, max_ctx), [&](int64_t v) {
+        nlohmann::json t = s;
+        t["seq_len"] = v;
+        return fits(t, catalog);
+      });
+    }
+    r.batch = largest(r.batch, 4096, [&](int64_t v) {
+      nlohmann::json t = s;
+      t["batch"] = v;
+      return fits(t, catalog);
+    });
+    rows.push_back(r);
+  }
+  std::sort(rows.begin(), rows.end(),
+            [](const Row& a, const Row& b) { return a.params > b.params; });
+  if (rows.size() > limit) rows.resize(limit);
+  nlohmann::json out = {{"gpu", checked.gpu->id},
+                        {"gpu_count", checked.gpu_count},
+                        {"task", to_string(checked.task)},
+                        {"weights", input.value("weights", checked.weights.id)},
+                        {"seq_len", input.value("seq_len", int64_t{2048})},
+                        {"models", nlohmann::json::array()},
+                        {"basis",
+                         "each model at the given seq_len and batch (default 2048, 1), "
+                         "then the longest context (up to the model's own) and the "
+                         "largest batch that still fit, all from estimate()"}};
+  for (const Row& r : rows)
+    out["models"].push_back({{"model", r.model->id},
+                             {"params", r.params},
+                             {"max_seq_len", r.seq_len},
+                             {"max_batch", r.batch}});
+  return out;
+}
+
+}  // namespace gpusizer

@@ -1,0 +1,53 @@
+// The contract's Recommendation JSON: options (each with its full Estimate), rejected GPUs, and
+// the changes that would make the closest miss fit.
+#include <cmath>
+
+#include "gpusizer/advisor.h"
+#include "report/estimate_json.h"
+
+namespace gpusizer {
+
+nlohmann::json to_json(const Recommendation& r) {
+  nlohmann::json options = nlohmann::json::array();
+  for (const Option& o : r.options) {
+    const Scenario& s = o.scenario;
+    nlohmann::json parallel = {
+        {"tp", s.parallel.tp}, {"pp", s.parallel.pp}, {"dp", s.parallel.dp}, {"ep", s.parallel.ep}};
+    if (is_training(s.task)) {
+      parallel["zero_stage"] = s.training.zero_stage;
+      parallel["gradient_checkpointing"] = s.training.recompute == Recompute::kFull;
+    }
+    nlohmann::json e = to_json(o.estimate);
+    e["scenario"] = to_json(s);
+    options.push_back(
+        {{"gpu", s.gpu->id},
+         {"gpu_name", s.gpu->name},
+         {"gpu_count", s.gpu_count},
+         {"weights", s.weights.id},
+         {"kv_cache", s.kv_cache.id},
+         {"parallel", parallel},
+         {"fits", true},
+         {"headroom", o.headroom},
+         {"estimate", std::move(e)},
+         {"score", o.score},
+         {"objective_value", std::isfinite(o.objective_value) ? nlohmann::json(o.objective_value)
+                                                              : nlohmann::json(nullptr)},
+         {"objective_basis", o.objective_basis},
+         {"reasons", o.reasons},
+         {"warnings", o.warnings}});
+  }
+  nlohmann::json rejected = nlohmann::json::array();
+  for (const Rejection& x : r.rejected) rejected.push_back({{"gpu", x.gpu}, {"why", x.why}});
+  const Constraints& c = r.constraints;
+  nlohmann::json j = {{"options", std::move(options)},
+                      {"rejected", std::move(rejected)},
+                      {"changes", to_json(r.changes)},
+                      {"objective", c.objective == Objective::kCost    ? "cost"
+                                    : c.objective == Objective::kSpeed ? "speed"
+                                                                       : "power"},
+                      {"headroom", c.headroom}};
+  if (!r.changes_for.empty()) j["changes_for"] = r.changes_for;
+  return j;
+}
+
+}  // namespace gpusizer
