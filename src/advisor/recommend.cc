@@ -96,6 +96,12 @@ std::string filter(const Gpu& g, const Scenario& s, const Constraints& c) {
     const std::string why = china_block(g, uncertain);
     if (!why.empty()) return "not available in China: " + why;
   }
+  // Pre-training runs for weeks across racks: the GeForce driver licence excludes datacenter
+  // deployment (the "No Datacenter Deployment" clause of NVIDIA's GeForce driver licence), and
+  // consumer cards lack ECC and NVLink. Asking for the consumer segment explicitly overrides this.
+  if (s.task == Task::kPretrain && g.segment == "consumer" && c.segment.empty())
+    return "pre-training clusters need datacenter-licensed cards (GeForce licence: no datacenter "
+           "deployment; no ECC, no NVLink); pass segment consumer to include it";
   if (c.production && !(g.has_ecc() && g.segment == "datacenter"))
     return g.has_ecc() ? "production needs a datacenter card (" + g.segment + ")"
                        : "production needs ECC memory (" + g.segment + " card without ECC)";
