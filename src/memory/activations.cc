@@ -244,7 +244,7 @@ double inference_transient_bytes_per_token(const Scenario& s, double a) {
   return a * (std::max(mlp, attention) + 2.0 * w.d);
 }
 
-Part activations(const Scenario& s, const Catalog& catalog) {
+Part activations(const Scenario& s, const Catalog& catalog, bool explain) {
   const nlohmann::json& engine = catalog.engine(s.engine);
   if (s.task == Task::kCvTrain) return cv_activations(s);
   if (is_training(s.task)) return training_activations(s, engine);
@@ -267,7 +267,7 @@ Part activations(const Scenario& s, const Catalog& catalog) {
     const double sampler = seqs * V * engine.value("sampler_bytes_per_logit", 8.0);
     const double forward = tokens * per_token;
     return {std::max(forward, sampler),
-            fmt::format("larger of the profile forward ({:g} tokens x {:.0f} B/token) and the "
+            explain_if(explain, "larger of the profile forward ({:g} tokens x {:.0f} B/token) and the "
                         "sampler ({:g} seqs x vocab x {:g} B)",
                         tokens, per_token, seqs, engine.value("sampler_bytes_per_logit", 8.0))};
   }
@@ -278,7 +278,7 @@ Part activations(const Scenario& s, const Catalog& catalog) {
         std::min<int64_t>(engine.value("default_ubatch", int64_t{512}), s.seq_len * s.batch));
     const double per_token = inference_transient_bytes_per_token(s, 4.0);
     double bytes = ub * per_token + ub * V * 4.0;
-    std::string basis = fmt::format("compute buffer: ubatch {:g} x ({:.0f} B f32 intermediates + "
+    std::string basis = explain_if(explain, "compute buffer: ubatch {:g} x ({:.0f} B f32 intermediates + "
                                     "vocab x 4 B logits)",
                                     ub, per_token);
     if (!s.training.flash_attention) {
@@ -294,13 +294,13 @@ Part activations(const Scenario& s, const Catalog& catalog) {
   if (engine.value("norm_saves_fp32_input", false) && a < 4.0)
     per_token += 4.0 * static_cast<double>(m.hidden_size);  // RMSNorm's fp32 copy
   double bytes = prefill_tokens * per_token;
-  std::string basis = fmt::format("prefill of batch x prompt = {:g} tokens x {:.0f} B/token",
+  std::string basis = explain_if(explain, "prefill of batch x prompt = {:g} tokens x {:.0f} B/token",
                                   prefill_tokens, per_token);
   const double logit_rows = engine.value("logits_all_positions_in_generate", false)
                                 ? prefill_tokens
                                 : static_cast<double>(s.batch);
   bytes += logit_rows * V * (a + 4.0) / tp;  // logits and their fp32 copy
-  basis += fmt::format(" + logits of {:g} rows x vocab x {:g} B", logit_rows, a + 4.0);
+  basis += explain_if(explain, " + logits of {:g} rows x vocab x {:g} B", logit_rows, a + 4.0);
   if (!s.training.flash_attention) {
     // Eager attention materialises batch x heads x prompt^2 scores in fp32 and 16-bit.
     const double p = static_cast<double>(std::max<int64_t>(1, s.prompt_len));

@@ -22,13 +22,13 @@ struct Parts {
 };
 
 // The parts that grow with the batch: KV cache and activations.
-void fill_batch_parts(const Scenario& s, const Catalog& catalog, Parts& p) {
+void fill_batch_parts(const Scenario& s, const Catalog& catalog, Parts& p, bool explain = true) {
   if (s.task == Task::kInference) {
-    p.kv = memory::kv_cache(s, s.batch, s.seq_len);
+    p.kv = memory::kv_cache(s, s.batch, s.seq_len, explain);
     // Hugging Face's DynamicCache grows by torch.cat: one layer's old and new cache coexist.
     if (s.engine == "hf") p.kv.bytes *= 1.0 + 1.0 / static_cast<double>(s.model.num_layers);
   }
-  p.activations = memory::activations(s, catalog);
+  p.activations = memory::activations(s, catalog, explain);
 }
 
 Parts compute_parts(const Scenario& s, const Catalog& catalog) {
@@ -192,7 +192,7 @@ MemoryEstimate estimate_memory(const Scenario& s, const Catalog& catalog, Estima
         Parts q = p;
         auto total_at = [&](int64_t b) {
           t.batch = b;
-          fill_batch_parts(t, catalog, q);
+          fill_batch_parts(t, catalog, q, /*explain=*/false);
           return device_total(q, t, catalog);
         };
         const double one = total_at(1), slope = total_at(2) - one;

@@ -1,7 +1,10 @@
 #pragma once
 // The memory estimator's parts, each a pure function of the scenario. Every part returns its
 // bytes per GPU and the formula it used (the "basis" the output shows).
+#include <fmt/format.h>
+
 #include <string>
+#include <utility>
 
 #include "gpusizer/catalog.h"
 #include "gpusizer/scenario.h"
@@ -12,6 +15,12 @@ struct Part {
   double bytes = 0;   ///< per GPU
   std::string basis;  ///< formula and source
 };
+
+/// fmt::format when `explain` is set, else nothing: searches over the batch need bytes only.
+template <typename... Args>
+std::string explain_if(bool explain, fmt::format_string<Args...> format, Args&&... args) {
+  return explain ? fmt::format(format, std::forward<Args>(args)...) : std::string();
+}
 
 /// Bytes the GPU lets a process use: marketed binary capacity less in-band ECC and the driver's
 /// reservation (data/engines.json "device").
@@ -25,10 +34,10 @@ double trainable_params(const Scenario& s);
 Part weights(const Scenario& s);
 
 /// KV cache bytes per GPU for `sequences` sequences of `context` tokens each.
-Part kv_cache(const Scenario& s, int64_t sequences, int64_t context);
+Part kv_cache(const Scenario& s, int64_t sequences, int64_t context, bool explain = true);
 
 /// Peak activation memory per GPU: inference transients, or saved training activations + loss.
-Part activations(const Scenario& s, const Catalog& catalog);
+Part activations(const Scenario& s, const Catalog& catalog, bool explain = true);
 
 /// Gradients, optimizer states and fp32 master weights per GPU after ZeRO sharding.
 Part gradients(const Scenario& s);
