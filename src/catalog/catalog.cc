@@ -194,10 +194,12 @@ std::unordered_map<std::string, size_t> build_index(
 }  // namespace
 
 bool NumberFormat::usable_for_role(const std::string& role) const {
-  std::istringstream in(usable_for);
-  std::string part;
-  while (std::getline(in, part, ';'))
-    if (part == role) return true;
+  // usable_for is a ';'-separated list such as "weights;kv".
+  for (size_t start = 0; start <= usable_for.size();) {
+    const size_t end = std::min(usable_for.find(';', start), usable_for.size());
+    if (usable_for.compare(start, end - start, role) == 0) return true;
+    start = end + 1;
+  }
   return false;
 }
 
@@ -258,6 +260,8 @@ const Model& Catalog::model(std::string_view name, const std::string& field) con
 
 const NumberFormat& Catalog::format(std::string_view name, const std::string& role,
                                     const std::string& field) const {
+  for (const auto& f : formats_)
+    if (f.id == name && f.usable_for_role(role)) return f;  // the common, exact spelling
   std::vector<std::string> valid;
   for (const auto& f : formats_)
     if (f.usable_for_role(role)) {
