@@ -239,7 +239,7 @@ TEST(BadInput, EveryFieldNamesItselfInOneInputError) {
     }
     const double seconds =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    EXPECT_LT(seconds, 2.0) << c.what;
+    EXPECT_LT(seconds, 5.0) << c.what;  // "never hangs", with room for sanitizers and load
   }
 }
 

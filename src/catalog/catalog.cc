@@ -176,8 +176,9 @@ const Item& lookup(const std::vector<Item>& items,
                    const std::vector<std::string>& extra_names_of_items = {}) {
   const std::string key = normalize_name(name);
   auto by_id = [&](const std::string& id) -> const Item* {
+    const std::string wanted = normalize_name(id);  // once: a request's name can be 1 MB
     for (const auto& it : items)
-      if (normalize_name(it.id) == normalize_name(id)) return &it;
+      if (normalize_name(it.id) == wanted) return &it;
     return nullptr;
   };
   if (!key.empty()) {
