@@ -30,3 +30,11 @@ if(GPUSIZER_BUILD_BENCH AND EXISTS ${CMAKE_SOURCE_DIR}/bench/load_client.cc)
   target_link_libraries(gpusizer_load PRIVATE gpusizer_lib)
   target_compile_options(gpusizer_load PRIVATE ${GPUSIZER_WARNINGS})
 endif()
+
+# A bounded soak of `gpusizer serve` on loopback (tests/soak/soak.cc, run by tests/soak/run_soak.sh).
+if(GPUSIZER_BUILD_TESTS)
+  add_executable(gpusizer_soak ${CMAKE_SOURCE_DIR}/tests/soak/soak.cc)
+  target_link_libraries(gpusizer_soak PRIVATE PkgConfig::HTTPLIB Threads::Threads)
+  target_compile_options(gpusizer_soak PRIVATE ${GPUSIZER_WARNINGS})
+  add_dependencies(gpusizer_soak gpusizer)
+endif()

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Runs every test: the unit and end-to-end suite (warnings as errors), then the same suite under
 # AddressSanitizer and UndefinedBehaviorSanitizer, then the fuzz targets for a bounded number of
-# runs. Prints a closing line 'N passed, M failed'.
+# runs, a 10-second soak of the server on loopback and the browser tests. Prints a closing line
+# 'N passed, M failed'. docs/reliability.md describes the checks and their latest figures.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 scripts/install_deps.sh || exit 1
@@ -25,11 +26,21 @@ run_suite() {  # name, build dir, extra cmake flags...
   fi
 }
 run_suite "tests (release)" build-test -DCMAKE_BUILD_TYPE=RelWithDebInfo -DGPUSIZER_BUILD_BENCH=ON
+# The sanitizer build re-runs every gtest; Invariants.HundredThousand checks fewer scenarios there.
+GPUSIZER_INVARIANT_SCENARIOS="${GPUSIZER_INVARIANT_SCENARIOS_ASAN:-5000}" \
 run_suite "tests under ASan+UBSan" build-asan -DCMAKE_BUILD_TYPE=Debug -DGPUSIZER_SANITIZE=ON \
   -DGPUSIZER_BUILD_BENCH=OFF
 if [ -x tests/fuzz/run_fuzz.sh ]; then
   echo "== fuzzing"
   if tests/fuzz/run_fuzz.sh; then passed=$((passed + 1)); else failed=$((failed + 1)); fi
+fi
+if [ -x tests/soak/run_soak.sh ]; then
+  echo "== soak (server on loopback, ${GPUSIZER_SOAK_SECONDS:=10} s)"
+  if GPUSIZER_SOAK_SECONDS=$GPUSIZER_SOAK_SECONDS tests/soak/run_soak.sh build-test; then
+    passed=$((passed + 1))
+  else
+    failed=$((failed + 1))
+  fi
 fi
 if [ -x scripts/test_web.sh ]; then
   echo "== web"

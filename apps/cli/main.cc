@@ -120,6 +120,12 @@ std::string read_all(const std::string& path) {
   return s.str();
 }
 
+// JSON text for output. Messages may quote the user's bytes (a parse error shows the bytes it
+// stopped at), which need not be UTF-8: those are replaced rather than thrown on.
+std::string dump(const nlohmann::json& value, int indent = -1) {
+  return value.dump(indent, ' ', false, nlohmann::json::error_handler_t::replace);
+}
+
 nlohmann::json parse_json(const std::string& text, const std::string& where) {
   try {
     return nlohmann::json::parse(text);
@@ -131,8 +137,8 @@ nlohmann::json parse_json(const std::string& text, const std::string& where) {
 std::string render_one(const nlohmann::json& result, const std::string& format) {
   if (format == "table") return render_estimate_table(result);
   if (format == "markdown") return render_estimate_markdown(result);
-  if (format == "jsonl") return result.dump() + "\n";
-  return result.dump(2) + "\n";
+  if (format == "jsonl") return dump(result) + "\n";
+  return dump(result, 2) + "\n";
 }
 
 int run_estimate(const Options& o) {
@@ -162,7 +168,7 @@ int run_estimate(const Options& o) {
         status = 2;
       }
       std::cout << (format == "table" || format == "markdown" ? render_one(out, format)
-                                                               : out.dump() + "\n");
+                                                               : dump(out) + "\n");
     }
     std::cout.flush();
     return status;
@@ -188,7 +194,7 @@ int run_gpus(const Options& o) {
     out.push_back(g);
   }
   const std::string format = output_format(o);
-  std::cout << (format == "json" || format == "jsonl" ? out.dump(2) + "\n"
+  std::cout << (format == "json" || format == "jsonl" ? dump(out, 2) + "\n"
                                                        : render_gpus(out, format == "markdown"));
   return 0;
 }
@@ -203,7 +209,7 @@ int run_models(const Options& o) {
     out.push_back(m);
   }
   const std::string format = output_format(o);
-  std::cout << (format == "json" || format == "jsonl" ? out.dump(2) + "\n"
+  std::cout << (format == "json" || format == "jsonl" ? dump(out, 2) + "\n"
                                                        : render_models(out, format == "markdown"));
   return 0;
 }
@@ -217,7 +223,7 @@ int run_validate(const Options& o) {
   nlohmann::json report = to_json(validate_memory(cases, catalog_for(o)));
   report["speed"] = validate_speed_shipped(catalog_for(o));
   const std::string format = output_format(o);
-  std::cout << (format == "json" || format == "jsonl" ? report.dump(2) + "\n"
+  std::cout << (format == "json" || format == "jsonl" ? dump(report, 2) + "\n"
                                                        : render_validation(report, format == "markdown"));
   return 0;
 }
@@ -243,7 +249,7 @@ int run_calibrate(const Options& o, const std::string& cases_path, const std::st
 int run_inspect(const Options& o, const std::string& path) {
   const ImportedModel imported = import_model_path(path);
   const std::string format = output_format(o);
-  std::cout << (format == "json" || format == "jsonl" ? imported_to_json(imported).dump(2) + "\n"
+  std::cout << (format == "json" || format == "jsonl" ? dump(imported_to_json(imported), 2) + "\n"
                                                        : imported_to_text(imported));
   return 0;
 }

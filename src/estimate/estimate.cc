@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include "gpusizer/error.h"
 #include "gpusizer/units.h"
 #include "memory/memory_estimate.h"
 #include "estimate/power.h"
@@ -37,6 +38,28 @@ void add_warnings(const Scenario& s, Estimate& e) {
                                      s.gpu_count, g.pcie_gen_lanes));
 }
 
+// Memory is reported in bytes as 64-bit integers. A need past 2^62 bytes per GPU (4.6 exabytes,
+// millions of times the largest GPU) comes from a mistaken input, not a sizing question: it is
+// refused, naming the input that drives it, instead of printing a wrapped-around number.
+void check_representable(const Scenario& s, const MemoryEstimate& m) {
+  constexpr double kMaxBytes = 4.6e18;
+  for (double v : {m.total, m.high, m.reserved, m.allocated, m.weights, m.kv_cache, m.activations,
+                   m.gradients, m.optimizer, m.master_weights, m.overhead}) {
+    if (v <= kMaxBytes) continue;  // NaN fails the test too
+    const double states = m.weights + m.gradients + m.optimizer + m.master_weights;
+    if (states > kMaxBytes)
+      throw InputError("model", fmt::format("needs {:.3g} bytes per GPU for its weights and "
+                                            "training states, past any machine",
+                                            states),
+                       "out_of_range");
+    throw InputError(s.batch > 1 ? "batch" : "seq_len",
+                     fmt::format("batch {} x seq_len {} needs {:.3g} bytes per GPU, past any "
+                                 "machine",
+                                 s.batch, s.seq_len, v),
+                     "out_of_range");
+  }
+}
+
 }  // namespace
 
 Estimate estimate(const Scenario& s, const Catalog& catalog) {
@@ -48,6 +71,7 @@ Estimate estimate(const Scenario& s, const Catalog& catalog) {
   e.basis["params"] = c.computed ? "counted from the architecture (HF module layout)"
                                  : "given count (the architecture is not countable field by field)";
   e.memory = estimate_memory(s, catalog, e);
+  check_representable(s, e.memory);
   if (e.memory.fits && !*e.memory.fits && e.memory.capacity)
     e.warnings.push_back(fmt::format("does not fit: needs {:.1f} GiB per GPU, {} has {:.1f} GiB "
                                      "usable",

@@ -21,6 +21,8 @@ TEST(FuzzRegressions, EveryInputEndsCleanlyAndFast) {
   for (const auto& e : fs::directory_iterator(dir)) {
     const std::string name = e.path().filename().string();
     if (name == "README.md") continue;
+    // The scenario and HTTP findings are checked by tests/fuzz_regressions_test.cc.
+    if (name.rfind("scenario_", 0) == 0 || name.rfind("http_", 0) == 0) continue;
     SCOPED_TRACE(name);
     std::ifstream in(e.path(), std::ios::binary);
     std::ostringstream s;

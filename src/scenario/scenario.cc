@@ -358,12 +358,17 @@ Scenario parse_scenario(const nlohmann::json& input, const Catalog& catalog) {
         std::max<int64_t>(1, (s.training.global_batch + s.batch * s.parallel.dp - 1) /
                                  (s.batch * s.parallel.dp));
 
-  // Vision training.
+  // Vision training. The fields are checked whatever the task, so that a wrong value is never
+  // accepted silently; they apply to cv-train only.
+  const auto image_size = read_int(input, "image_size", "", 16, 16384);
+  const auto dataset_items = read_int(input, "dataset_items", "", 1, 1'000'000'000'000);
+  const auto epochs = read_int(input, "epochs", "", 1, 100000);
   if (s.task == Task::kCvTrain) {
-    s.image_size = s.model.cv_resolution;
-    if (auto v = read_int(input, "image_size", "", 16, 16384)) s.image_size = *v;
-    if (auto v = read_int(input, "dataset_items", "", 1, 1'000'000'000'000)) s.dataset_items = *v;
-    if (auto v = read_int(input, "epochs", "", 1, 100000)) s.epochs = *v;
+    s.image_size = image_size.value_or(s.model.cv_resolution);
+    if (dataset_items) s.dataset_items = *dataset_items;
+    if (epochs) s.epochs = *epochs;
+  } else if (image_size || dataset_items || epochs) {
+    s.notes.push_back("image_size, dataset_items and epochs apply to task cv-train only: ignored");
   }
 
   // Site overrides; their fields are checked by the cost and power estimators.

@@ -222,125 +222,224 @@ std::string content_type_for(std::string_view path) {
   return "application/octet-stream";
 }
 
+
+std::optional<std::string> HttpRequest::header(std::string_view name) const {
+  const std::string wanted = lower(name);
+  for (const auto& [key, value] : headers)
+    if (lower(key) == wanted) return value;
+  return std::nullopt;
+}
+
+std::string status_error_body(int status) {
+  return dump_json(error_json(status_code_name(status), status_text(status)));
+}
+
+namespace {
+
+void set_json(HttpAnswer& answer, int status, const json& body) {
+  answer.status = status;
+  answer.body = dump_json(body);
+  answer.content_type = "application/json";
+}
+
+void set_error(HttpAnswer& answer, int status, const std::string& code,
+               const std::string& message) {
+  set_json(answer, status, error_json(code, message));
+}
+
+// The methods httplib routes; any other method gets its 400 before a handler runs.
+bool routable_method(const std::string& method) {
+  for (const char* m : {"GET", "HEAD", "POST", "PUT", "DELETE", "OPTIONS", "PATCH"})
+    if (method == m) return true;
+  return false;
+}
+
+}  // namespace
+
+RequestHandler::RequestHandler(ServerOptions options, const Catalog& catalog)
+    : options_(std::move(options)), catalog_(catalog) {}
+
+bool RequestHandler::pre_route(const HttpRequest& req, HttpAnswer& answer) const {
+  for (const auto& header : kSecurityHeaders) answer.headers.emplace_back(header[0], header[1]);
+  if (options_.cors) {
+    answer.headers.emplace_back("Access-Control-Allow-Origin", "*");
+    if (req.method == "OPTIONS") {
+      answer.headers.emplace_back("Access-Control-Allow-Methods", "GET, POST, OPTIONS");
+      answer.headers.emplace_back("Access-Control-Allow-Headers", "Content-Type");
+      answer.headers.emplace_back("Access-Control-Max-Age", "600");
+      answer.status = 204;
+      return true;
+    }
+  }
+  // A server on loopback answers only requests addressed to loopback: a web page elsewhere
+  // cannot reach it through DNS rebinding.
+  if (is_loopback_host(options_.host)) {
+    if (auto host = req.header("Host"); host && !is_loopback_host(host_name(*host))) {
+      set_error(answer, 403, "bad_host", "this server answers requests for localhost only");
+      return true;
+    }
+  }
+  return false;
+}
+
+std::string RequestHandler::cached(std::optional<std::string>& slot,
+                                   json (*make)(const Catalog&)) {
+  std::lock_guard<std::mutex> lock(cache_mutex_);
+  if (!slot) slot = dump_json(make(catalog_));
+  return *slot;
+}
+
+json RequestHandler::parse_request(const HttpRequest& req) const {
+  if (req.body.size() > options_.max_body_bytes)
+    throw InputError("", "request body too large", "body_too_large");
+  if (json_too_deep(req.body, options_.max_json_depth))
+    throw InputError("", "JSON nested deeper than " + std::to_string(options_.max_json_depth) +
+                             " levels", "too_deep");
+  json request = json::parse(req.body);  // parse_error -> 400 bad_json
+  if (!request.is_object()) throw InputError("", "the request must be a JSON object", "bad_input");
+  check_model_path(request, options_.allow_paths_dir, catalog_);
+  return request;
+}
+
+void RequestHandler::dispatch(const HttpRequest& req, HttpAnswer& answer) {
+  const std::string& method = req.method;
+  const std::string& path = req.path;
+  const bool get = method == "GET" || method == "HEAD";
+  if (method == "POST" && path == "/api/v1/estimate") {
+    const json request = parse_request(req);
+    set_json(answer, 200, estimate_json(request, catalog_));
+    return;
+  }
+  if (method == "POST" && path == "/api/v1/recommend") {
+    const json request = parse_request(req);
+    if (&recommend_json == nullptr) {  // NOLINT: weak symbol, see the top of this file
+      set_error(answer, 501, "not_implemented", "the advisor is not available in this build");
+      return;
+    }
+    set_json(answer, 200, recommend_json(request, catalog_));
+    return;
+  }
+  // The POST routes answer other methods with 405 rather than a bare 404.
+  if ((get || method == "PUT" || method == "DELETE") &&
+      (path == "/api/v1/estimate" || path == "/api/v1/recommend")) {
+    answer.headers.emplace_back("Allow", "POST");
+    set_error(answer, 405, "method_not_allowed", "use POST with a JSON body");
+    return;
+  }
+  if (get && path == "/api/v1/gpus") {
+    answer.body = cached(gpus_body_, [](const Catalog& c) { return gpus_json(c); });
+    answer.content_type = "application/json";
+    return;
+  }
+  if (get && path == "/api/v1/models") {
+    answer.body = cached(models_body_, [](const Catalog& c) { return models_json(c); });
+    answer.content_type = "application/json";
+    return;
+  }
+  if (get && path == "/api/v1/openapi.json") {
+    set_json(answer, 200, openapi_document());
+    return;
+  }
+  // The page and its assets, from the files compiled in (httplib's route is the regex "/(.*)",
+  // whose '.' matches no line break).
+  if (get && !path.empty() && path[0] == '/' && path.find_first_of("\r\n") == std::string::npos) {
+    std::string file = path.substr(1);
+    if (file.empty()) file = "index.html";
+    for (const auto& asset : web_assets()) {
+      if (asset.path == file) {
+        answer.body = std::string(asset.data);
+        answer.content_type = content_type_for(file);
+        answer.headers.emplace_back("Cache-Control",
+                                    file == "index.html" ? "no-cache" : "max-age=3600");
+        if (file == "index.html") answer.headers.emplace_back("Content-Security-Policy", kPageCsp);
+        return;
+      }
+    }
+    if (file == "index.html") {
+      answer.body = kNoBundlePage;
+      answer.content_type = "text/html; charset=utf-8";
+      answer.headers.emplace_back("Content-Security-Policy", kPageCsp);
+      return;
+    }
+    set_error(answer, 404, "not_found", "no such page: /" + file);
+    return;
+  }
+  // No route: httplib answers 404 (400 for a method it does not know), with the error object.
+  answer.status = routable_method(method) ? 404 : 400;
+  answer.body = status_error_body(answer.status);
+  answer.content_type = "application/json";
+}
+
+void RequestHandler::route(const HttpRequest& req, HttpAnswer& answer) {
+  try {
+    dispatch(req, answer);
+  } catch (const InputError& e) {
+    set_error(answer, 400, e.code(), e.what());
+  } catch (const json::parse_error& e) {
+    set_error(answer, 400, "bad_json", e.what());
+  } catch (const json::exception& e) {
+    // Wrong JSON types in the request surface as nlohmann type/range errors.
+    set_error(answer, 400, "bad_input", e.what());
+  } catch (const std::bad_alloc&) {
+    set_error(answer, 500, "internal", "out of memory");
+  } catch (const std::exception& e) {
+    set_error(answer, 500, "internal", e.what());
+  } catch (...) {
+    set_error(answer, 500, "internal", "unknown error");
+  }
+}
+
+HttpAnswer RequestHandler::handle(const HttpRequest& req) {
+  HttpAnswer answer;
+  if (!pre_route(req, answer)) route(req, answer);
+  return answer;
+}
+
 }  // namespace gpusizer::server
 
 namespace gpusizer {
 
 using nlohmann::json;
 using server::send_error;
-using server::send_json;
 
 struct HttpServer::Impl {
   ServerOptions options;
-  const Catalog& catalog;
+  server::RequestHandler handler;
   httplib::Server http;
   std::thread thread;
   int port = -1;
   bool bound = false;
   socket_t listen_socket = -1;
-  std::mutex cache_mutex;
-  std::optional<std::string> gpus_body, models_body;
 
-  Impl(ServerOptions opts, const Catalog& cat) : options(std::move(opts)), catalog(cat) {}
+  Impl(ServerOptions opts, const Catalog& cat) : options(opts), handler(std::move(opts), cat) {}
 
-  /// A catalog listing, computed once.
-  std::string cached(std::optional<std::string>& slot, json (*make)(const Catalog&)) {
-    std::lock_guard<std::mutex> lock(cache_mutex);
-    if (!slot) slot = server::dump_json(make(catalog));
-    return *slot;
+  static server::HttpRequest to_request(const httplib::Request& req) {
+    server::HttpRequest out{req.method, req.path, {}, req.body};
+    out.headers.assign(req.headers.begin(), req.headers.end());
+    return out;
   }
 
-  /// Runs one handler, turning every exception into an error answer: the server never dies on a
-  /// request.
-  template <class F>
-  httplib::Server::Handler guarded(F body) {
-    return [body](const httplib::Request& req, httplib::Response& res) {
-      try {
-        body(req, res);
-      } catch (const InputError& e) {
-        send_error(res, 400, e.code(), e.what());
-      } catch (const json::parse_error& e) {
-        send_error(res, 400, "bad_json", e.what());
-      } catch (const json::exception& e) {
-        // Wrong JSON types in the request surface as nlohmann type/range errors.
-        send_error(res, 400, "bad_input", e.what());
-      } catch (const std::bad_alloc&) {
-        send_error(res, 500, "internal", "out of memory");
-      } catch (const std::exception& e) {
-        send_error(res, 500, "internal", e.what());
-      } catch (...) {
-        send_error(res, 500, "internal", "unknown error");
-      }
-    };
-  }
-
-  /// Parses and checks a JSON request body: size, nesting, syntax, object, path rule.
-  json parse_request(const httplib::Request& req) const {
-    if (req.body.size() > options.max_body_bytes)
-      throw InputError("", "request body too large", "body_too_large");
-    if (server::json_too_deep(req.body, options.max_json_depth))
-      throw InputError("", "JSON nested deeper than " + std::to_string(options.max_json_depth) +
-                               " levels", "too_deep");
-    json request = json::parse(req.body);  // parse_error -> 400 bad_json
-    if (!request.is_object()) throw InputError("", "the request must be a JSON object", "bad_input");
-    server::check_model_path(request, options.allow_paths_dir, catalog);
-    return request;
+  static void apply(const server::HttpAnswer& answer, httplib::Response& res) {
+    res.status = answer.status;
+    for (const auto& [key, value] : answer.headers) res.set_header(key, value);
+    if (!answer.content_type.empty()) res.set_content(answer.body, answer.content_type);
   }
 
   void add_routes() {
-    http.Post("/api/v1/estimate", guarded([this](const httplib::Request& req, httplib::Response& res) {
-      const json request = parse_request(req);
-      send_json(res, 200, estimate_json(request, catalog));
-    }));
-    http.Post("/api/v1/recommend", guarded([this](const httplib::Request& req, httplib::Response& res) {
-      const json request = parse_request(req);
-      if (&recommend_json == nullptr) {  // NOLINT: weak symbol, see the top of this file
-        send_error(res, 501, "not_implemented", "the advisor is not available in this build");
-        return;
-      }
-      send_json(res, 200, recommend_json(request, catalog));
-    }));
-    http.Get("/api/v1/gpus", guarded([this](const httplib::Request&, httplib::Response& res) {
-      res.set_content(cached(gpus_body, [](const Catalog& c) { return gpus_json(c); }),
-                      "application/json");
-    }));
-    http.Get("/api/v1/models", guarded([this](const httplib::Request&, httplib::Response& res) {
-      res.set_content(cached(models_body, [](const Catalog& c) { return models_json(c); }),
-                      "application/json");
-    }));
-    http.Get("/api/v1/openapi.json", guarded([](const httplib::Request&, httplib::Response& res) {
-      send_json(res, 200, server::openapi_document());
-    }));
-    // The POST routes answer other methods with 405 rather than a bare 404.
+    // Every route goes to the handler, which holds the route table; these registrations only
+    // decide which requests httplib passes on (and read the body of those that have one).
+    auto to_handler = [this](const httplib::Request& req, httplib::Response& res) {
+      server::HttpAnswer answer;
+      handler.route(to_request(req), answer);
+      apply(answer, res);
+    };
+    http.Post("/api/v1/estimate", to_handler);
+    http.Post("/api/v1/recommend", to_handler);
     for (const char* path : {"/api/v1/estimate", "/api/v1/recommend"}) {
-      auto not_allowed = [](const httplib::Request&, httplib::Response& res) {
-        res.set_header("Allow", "POST");
-        send_error(res, 405, "method_not_allowed", "use POST with a JSON body");
-      };
-      http.Get(path, not_allowed);
-      http.Put(path, not_allowed);
-      http.Delete(path, not_allowed);
+      http.Put(path, to_handler);
+      http.Delete(path, to_handler);
     }
-    // The page and its assets, from the files compiled in.
-    http.Get(R"(/(.*))", guarded([](const httplib::Request& req, httplib::Response& res) {
-      std::string path = req.matches.size() > 1 ? req.matches[1].str() : "";
-      if (path.empty()) path = "index.html";
-      const auto& assets = server::web_assets();
-      for (const auto& asset : assets) {
-        if (asset.path == path) {
-          res.set_content(std::string(asset.data), server::content_type_for(path));
-          res.set_header("Cache-Control", path == "index.html" ? "no-cache" : "max-age=3600");
-          if (path == "index.html") res.set_header("Content-Security-Policy", server::kPageCsp);
-          return;
-        }
-      }
-      if (path == "index.html") {
-        res.set_content(server::kNoBundlePage, "text/html; charset=utf-8");
-        res.set_header("Content-Security-Policy", server::kPageCsp);
-        return;
-      }
-      send_error(res, 404, "not_found", "no such page: /" + path);
-    }));
+    http.Get(R"(/(.*))", to_handler);
   }
 
   void configure() {
@@ -359,36 +458,21 @@ struct HttpServer::Impl {
       listen_socket = sock;
     });
 
-    const bool loopback = server::is_loopback_host(options.host);
-    const bool cors = options.cors;
-    http.set_pre_routing_handler([loopback, cors](const httplib::Request& req,
-                                                  httplib::Response& res) {
-      for (const auto& header : server::kSecurityHeaders) res.set_header(header[0], header[1]);
-      if (cors) {
-        res.set_header("Access-Control-Allow-Origin", "*");
-        if (req.method == "OPTIONS") {
-          res.set_header("Access-Control-Allow-Methods", "GET, POST, OPTIONS");
-          res.set_header("Access-Control-Allow-Headers", "Content-Type");
-          res.set_header("Access-Control-Max-Age", "600");
-          res.status = 204;
-          return httplib::Server::HandlerResponse::Handled;
-        }
-      }
-      // A server on loopback answers only requests addressed to loopback: a web page elsewhere
-      // cannot reach it through DNS rebinding.
-      if (loopback && req.has_header("Host") &&
-          !server::is_loopback_host(server::host_name(req.get_header_value("Host")))) {
-        send_error(res, 403, "bad_host", "this server answers requests for localhost only");
+    http.set_pre_routing_handler([this](const httplib::Request& req, httplib::Response& res) {
+      server::HttpAnswer answer;
+      if (handler.pre_route(to_request(req), answer)) {
+        apply(answer, res);
         return httplib::Server::HandlerResponse::Handled;
       }
+      // Only the headers: httplib keeps the status unset so that an unrouted request gets 404.
+      for (const auto& [key, value] : answer.headers) res.set_header(key, value);
       return httplib::Server::HandlerResponse::Unhandled;
     });
     // Statuses raised by httplib itself (404, 413, 400 on malformed HTTP) get the error object.
     http.set_error_handler(httplib::Server::HandlerWithResponse([](const httplib::Request&,
                                                                    httplib::Response& res) {
       if (!res.body.empty()) return httplib::Server::HandlerResponse::Unhandled;
-      send_error(res, res.status, server::status_code_name(res.status),
-                 server::status_text(res.status));
+      res.set_content(server::status_error_body(res.status), "application/json");
       return httplib::Server::HandlerResponse::Handled;
     }));
     http.set_exception_handler([](const httplib::Request&, httplib::Response& res,

@@ -2,12 +2,15 @@
 // Internals of the HTTP server that tests reach directly: the route table, the request checks and
 // the OpenAPI document. The public face is include/gpusizer/server.h.
 #include <nlohmann/json.hpp>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "gpusizer/catalog.h"
+#include "gpusizer/server.h"
 
 namespace gpusizer::server {
 
@@ -48,5 +51,59 @@ struct WebAsset {
 
 /// The embedded web files; empty when web/dist was not built.
 const std::vector<WebAsset>& web_assets();
+
+/// One HTTP request as the handler sees it (httplib has already split it; the path is decoded and
+/// holds no query string).
+struct HttpRequest {
+  std::string method;
+  std::string path;
+  std::vector<std::pair<std::string, std::string>> headers;  ///< names compared case-insensitively
+  std::string body;
+  /// The first value of header `name`, or nullopt.
+  std::optional<std::string> header(std::string_view name) const;
+};
+
+/// The answer to one request: status, body, content type and extra headers.
+struct HttpAnswer {
+  int status = 200;
+  std::string body;
+  std::string content_type;
+  std::vector<std::pair<std::string, std::string>> headers;
+};
+
+/// Everything the server decides about a request, without sockets: the pre-routing checks (security
+/// headers, CORS preflight, Host rule), the route table, the JSON checks and the error mapping. The
+/// HTTP server calls it for every request; tests and the fuzz target call it directly.
+class RequestHandler {
+ public:
+  /// `catalog` must outlive the handler.
+  RequestHandler(ServerOptions options, const Catalog& catalog);
+
+  /// The checks that run before routing, on the request line and headers only (the body is not
+  /// read yet). Adds the headers every answer carries to `answer`; returns true when the request
+  /// is finished here (CORS preflight, a foreign Host), with `answer` complete.
+  bool pre_route(const HttpRequest& request, HttpAnswer& answer) const;
+  /// The route's answer (the pre-routing checks passed). Never throws: every exception becomes an
+  /// error object, InputError a 400.
+  void route(const HttpRequest& request, HttpAnswer& answer);
+  /// pre_route, then route: what the server sends for the request.
+  HttpAnswer handle(const HttpRequest& request);
+
+  const ServerOptions& options() const { return options_; }
+
+ private:
+  nlohmann::json parse_request(const HttpRequest& request) const;
+  std::string cached(std::optional<std::string>& slot, nlohmann::json (*make)(const Catalog&));
+  void dispatch(const HttpRequest& request, HttpAnswer& answer);
+
+  ServerOptions options_;
+  const Catalog& catalog_;
+  std::mutex cache_mutex_;
+  std::optional<std::string> gpus_body_, models_body_;
+};
+
+/// The error object the server sends for a status raised outside the routes (httplib's own 400,
+/// 404, 413, ...): {"error": {"code": <name of the status>, "message": ...}}.
+std::string status_error_body(int status);
 
 }  // namespace gpusizer::server

@@ -377,3 +377,51 @@ TEST(OpenApi, EveryDocumentedRouteAnswersAsDocumented) {
 
 }  // namespace
 }  // namespace gpusizer
+
+namespace gpusizer {
+namespace {
+
+// The socket-free handler (what fuzz_http drives) answers exactly as the running server does.
+TEST(RequestHandler, AnswersAsTheServerDoes) {
+  Served s;
+  server::RequestHandler handler({}, Catalog::builtin());
+  struct Probe {
+    std::string method, path, body;
+  };
+  const std::vector<Probe> probes = {
+      {"GET", "/api/v1/gpus", ""},
+      {"GET", "/api/v1/models", ""},
+      {"GET", "/api/v1/openapi.json", ""},
+      {"GET", "/", ""},
+      {"GET", "/no/such/page.js", ""},
+      {"POST", "/api/v1/estimate", kScenario},
+      {"POST", "/api/v1/estimate", R"({"model": "llama-2-7b", "batch": "two"})"},
+      {"POST", "/api/v1/estimate", "{not json"},
+      {"POST", "/api/v1/estimate", "[1]"},
+      {"POST", "/api/v1/estimate", R"({"model": "/etc/passwd"})"},
+      {"POST", "/api/v1/recommend", R"({"model": "llama-2-7b"})"},
+      {"POST", "/api/v1/nothing", "{}"},
+      {"GET", "/api/v1/estimate", ""},
+      {"PUT", "/api/v1/recommend", "{}"},
+      {"DELETE", "/api/v1/estimate", ""},
+      {"PATCH", "/api/v1/estimate", "{}"},
+      {"OPTIONS", "/api/v1/estimate", ""},
+  };
+  for (const Probe& p : probes) {
+    SCOPED_TRACE(p.method + " " + p.path + " " + p.body);
+    httplib::Request req;
+    req.method = p.method;
+    req.path = p.path;
+    req.body = p.body;
+    if (!p.body.empty()) req.set_header("Content-Type", "application/json");
+    auto live = s.client().send(req);
+    ASSERT_TRUE(live);
+    const auto answer = handler.handle(
+        {p.method, p.path, {{"Host", "127.0.0.1:" + std::to_string(s.port())}}, p.body});
+    EXPECT_EQ(answer.status, live->status);
+    EXPECT_EQ(answer.body, live->body);
+  }
+}
+
+}  // namespace
+}  // namespace gpusizer

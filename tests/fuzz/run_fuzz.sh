@@ -1,26 +1,38 @@
 #!/usr/bin/env bash
-# Builds the importer fuzz targets with clang (libFuzzer + ASan + UBSan) in a separate build
-# folder and runs each for FUZZ_RUNS inputs (default 20000). Exits non-zero on any crash.
+# Builds the fuzz targets with clang (libFuzzer + ASan + UBSan) in a separate build folder and runs
+# each for a bounded number of inputs: the importers (gguf, safetensors, hf_config) FUZZ_RUNS
+# (default 20000) each; the scenario JSON and the HTTP request handling, whose inputs each run a
+# whole estimate, FUZZ_RUNS_ESTIMATE (default 20000) each. Exits non-zero on any crash.
 # Usage: tests/fuzz/run_fuzz.sh [build-dir]
 set -euo pipefail
 src="$(cd "$(dirname "$0")/../.." && pwd)"
 build="${1:-$src/build-fuzz}"
 runs="${FUZZ_RUNS:-20000}"
+runs_estimate="${FUZZ_RUNS_ESTIMATE:-20000}"
 max_len="${FUZZ_MAX_LEN:-65536}"
 
 CC="${CC:-clang}" CXX="${CXX:-clang++}" cmake -S "$src" -B "$build" -G Ninja \
   -DCMAKE_BUILD_TYPE=RelWithDebInfo -DGPUSIZER_FUZZ=ON -DGPUSIZER_BUILD_TESTS=OFF \
   -DGPUSIZER_BUILD_BENCH=OFF >/dev/null
-cmake --build "$build" --target fuzz_gguf fuzz_safetensors fuzz_hf_config fuzz_seed_corpus
+cmake --build "$build" --target fuzz_gguf fuzz_safetensors fuzz_hf_config fuzz_scenario fuzz_http \
+  fuzz_seed_corpus
 
 corpus="$build/fuzz-corpus"
 "$build/tests/fuzz/fuzz_seed_corpus" "$corpus" "$src"
 status=0
-for target in gguf safetensors hf_config; do
-  echo "== fuzz_$target: $runs runs, max_len $max_len"
+for target in gguf safetensors hf_config scenario http; do
+  n=$runs len=$max_len extra=()
+  case $target in
+    scenario | http)
+      n=$runs_estimate len=8192
+      extra=(-dict="$corpus/$target.dict")
+      ;;
+  esac
+  echo "== fuzz_$target: $n runs, max_len $len"
   mkdir -p "$build/fuzz-artifacts/$target"
-  if ! "$build/tests/fuzz/fuzz_$target" -runs="$runs" -max_len="$max_len" -timeout=10 -rss_limit_mb=2048 \
-      -artifact_prefix="$build/fuzz-artifacts/$target/" "$corpus/$target" 2>"$build/fuzz_$target.log"; then
+  if ! "$build/tests/fuzz/fuzz_$target" -runs="$n" -max_len="$len" -timeout=10 -rss_limit_mb=2048 \
+      "${extra[@]}" -artifact_prefix="$build/fuzz-artifacts/$target/" "$corpus/$target" \
+      2>"$build/fuzz_$target.log"; then
     echo "fuzz_$target FAILED; see $build/fuzz_$target.log and $build/fuzz-artifacts/$target/"
     tail -n 40 "$build/fuzz_$target.log"
     status=1

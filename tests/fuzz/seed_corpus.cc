@@ -1,13 +1,128 @@
 // Writes seed inputs for the fuzz targets: seed_corpus OUT_DIR SOURCE_DIR creates
-// OUT_DIR/{gguf,safetensors,hf_config}/ with valid files the fuzzers mutate.
+// OUT_DIR/{gguf,safetensors,hf_config,scenario,http}/ with valid inputs the fuzzers mutate, and
+// OUT_DIR/{scenario,http}.dict, libFuzzer dictionaries of the scenario's keys and names.
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <nlohmann/json.hpp>
+#include <set>
+
+#include "gpusizer/catalog.h"
 
 #include "importers/test_files.h"
 
 namespace fs = std::filesystem;
 using namespace gpusizer::testing;
+
+namespace {
+
+using nlohmann::json;
+
+// Valid scenarios of every kind: inference on each engine, each training task, MoE and quantized
+// models, inline configs, parameter counts, parallelism, vision training.
+std::vector<json> scenarios(const fs::path& configs) {
+  std::vector<json> all = {
+      {{"model", "llama-2-7b"}},
+      {{"model", "llama-3.1-8b"}, {"gpu", "h100-sxm5-80gb"}, {"engine", "vllm"}, {"seq_len", 8192},
+       {"batch", 16}, {"kv_cache", "fp8"}, {"gpu_memory_utilization", 0.85}},
+      {{"model", "qwen3-30b-a3b"}, {"gpu", "a100-sxm4-80gb"}, {"engine", "sglang"},
+       {"gpu_count", 2}, {"weights", "fp8"}},
+      {{"model", "mixtral-8x7b-v0.1"}, {"gpu", "h100"}, {"parallel", {{"tp", 2}, {"ep", 2}}},
+       {"engine", "vllm"}},
+      {{"model", "llama-2-7b"}, {"gpu", "rtx-4090-24gb"}, {"engine", "llama.cpp"},
+       {"weights", "q4_k_m"}, {"kv_cache", "q8_0"}, {"prompt_len", 1000}, {"output_len", 200}},
+      {{"model", "qwen2.5-7b"}, {"engine", "trtllm"}, {"gpu", "l40s"}, {"weights", "int8"}},
+      {{"model", "llama-2-7b"}, {"task", "lora"}, {"gpu", "a10-24gb"},
+       {"training", {{"lora_rank", 16}, {"lora_targets", {"q_proj", "v_proj"}},
+                     {"gradient_checkpointing", true}}}},
+      {{"model", "qwen2.5-72b"}, {"task", "qlora"}, {"gpu", "a100-80g"},
+       {"training", {{"optimizer", "paged-adamw-8bit"}, {"gradient_checkpointing", "selective"}}}},
+      {{"model", "llama-2-13b"}, {"task", "full"}, {"engine", "deepspeed"}, {"gpu_count", 8},
+       {"gpu", "a100-sxm4-80gb"},
+       {"training", {{"zero_stage", 3}, {"mixed_precision", "bf16"}, {"grad_accum", 4},
+                     {"tokens", 1e9}, {"offload", "optimizer"}}}},
+      {{"model", "llama-3.1-70b"}, {"task", "pretrain"}, {"engine", "megatron"},
+       {"gpu", "h100-sxm5-80gb"}, {"gpu_count", 16},
+       {"parallel", {{"tp", 4}, {"pp", 2}, {"dp", 2}, {"sequence_parallel", true},
+                     {"pp_interleave", 2}}},
+       {"training", {{"global_batch", 512}, {"mixed_precision", "fp16"}}}},
+      {{"model", "llama-2-7b"}, {"task", "freeze"}, {"engine", "fsdp"}, {"gpu_count", 2},
+       {"training", {{"trainable_layers", 4}, {"optimizer", "lion"}}}},
+      {{"model", "yolov8m"}, {"task", "cv-train"}, {"gpu", "rtx-4090-24gb"}, {"image_size", 640},
+       {"dataset_items", 118287}, {"epochs", 100}, {"batch", 16}},
+      {{"model", {{"params", 7e9}}}, {"gpu", "a100-sxm4-80gb"}, {"method", "rule-of-thumb"}},
+      {{"model", "deepseek-v3"}, {"gpu", "h200"}, {"gpu_count", 8}, {"engine", "vllm"},
+       {"weights", "fp8"}},
+  };
+  // One inline {"hf_config": ...} per fixture that parses as an object.
+  for (const auto& e : fs::directory_iterator(configs)) {
+    if (e.path().extension() != ".json") continue;
+    std::ifstream in(e.path());
+    const json config = json::parse(in, nullptr, false);
+    if (config.is_object())
+      all.push_back({{"model", {{"hf_config", config}}}, {"gpu", "h100-sxm5-80gb"}});
+  }
+  return all;
+}
+
+template <class Put>
+void write_scenario_seeds(const fs::path& out, const fs::path& configs, Put put) {
+  const auto all = scenarios(configs);
+  for (size_t i = 0; i < all.size(); ++i) {
+    const std::string body = all[i].dump();
+    put(out / "scenario" / ("scenario_" + std::to_string(i) + ".json"), body);
+    if (i < 8)
+      put(out / "http" / ("estimate_" + std::to_string(i)),
+          "POST\n/api/v1/estimate\nHost: 127.0.0.1:8080\nContent-Type: application/json\n\n" +
+              body);
+  }
+  put(out / "http" / "recommend", "POST\n/api/v1/recommend\nHost: localhost\n\n" +
+                                      json{{"model", "llama-2-7b"}, {"seq_len", 4096}}.dump());
+  put(out / "http" / "gpus", "GET\n/api/v1/gpus\n\n");
+  put(out / "http" / "models", "GET\n/api/v1/models\nHost: [::1]:80\n\n");
+  put(out / "http" / "openapi", "GET\n/api/v1/openapi.json\n\n");
+  put(out / "http" / "page", "GET\n/\nHost: localhost\n\n");
+  put(out / "http" / "preflight", "OPTIONS\n/api/v1/estimate\nOrigin: http://x\n\n");
+  put(out / "http" / "foreign_host", "GET\n/api/v1/gpus\nHost: attacker.example\n\n");
+  put(out / "http" / "put", "PUT\n/api/v1/estimate\n\n{}");
+  put(out / "http" / "path_model",
+      "POST\n/api/v1/estimate\n\n{\"model\": \"../../etc/passwd.json\"}");
+
+  // Dictionaries: every scenario key and name, quoted as they appear in JSON.
+  std::set<std::string> words = {
+      "model", "hf_config", "params", "task", "weights", "kv_cache", "batch", "seq_len",
+      "prompt_len", "output_len", "engine", "gpu_memory_utilization", "max_num_batched_tokens",
+      "training", "optimizer", "mixed_precision", "gradient_checkpointing", "flash_attention",
+      "lora_rank", "lora_targets", "modules_to_save", "zero_stage", "offload", "grad_accum",
+      "global_batch", "tokens", "chunked_loss", "optimizer_in_backward", "activation_offload",
+      "trainable_layers", "parallel", "tp", "pp", "dp", "ep", "sequence_parallel",
+      "pp_interleave", "gpu", "gpu_count", "gpus_per_node", "image_size", "dataset_items",
+      "epochs", "method", "inference", "lora", "qlora", "full", "freeze", "pretrain", "cv-train",
+      "hf", "vllm", "sglang", "trtllm", "llama.cpp", "deepspeed", "fsdp", "megatron", "bf16",
+      "fp16", "fp32", "fp8", "int8", "int4", "nf4", "q4_k_m", "q8_0", "selective", "adamw",
+      "rule-of-thumb", "all-linear", "q_proj", "lm_head", "embed_tokens", "optimizer+params"};
+  const gpusizer::Catalog& catalog = gpusizer::Catalog::builtin();
+  size_t n = 0;
+  for (const auto& m : catalog.models())
+    if (n++ % 4 == 0) words.insert(m.id);
+  n = 0;
+  for (const auto& g : catalog.gpus())
+    if (n++ % 4 == 0) words.insert(g.id);
+  std::string dict;
+  for (const auto& w : words) dict += json(w).dump() + "\n";
+  for (const char* number : {"0", "-1", "1e308", "-0", "0.5", "1e-9", "9007199254740993", "null",
+                             "true", "[]", "{}"})
+    dict += json(number).dump() + "\n";
+  put(out / "scenario.dict", dict);
+  std::string http_dict = dict;
+  for (const char* w : {"POST", "GET", "HEAD", "PUT", "DELETE", "OPTIONS", "/api/v1/estimate",
+                        "/api/v1/recommend", "/api/v1/gpus", "/api/v1/models", "Host: ",
+                        "Content-Type: application/json", "localhost", "127.0.0.1"})
+    http_dict += json(w).dump() + "\n";
+  put(out / "http.dict", http_dict);
+}
+
+}  // namespace
 
 int main(int argc, char** argv) {
   if (argc != 3) {
@@ -15,7 +130,8 @@ int main(int argc, char** argv) {
     return 2;
   }
   const fs::path out = argv[1];
-  for (const char* d : {"gguf", "safetensors", "hf_config"}) fs::create_directories(out / d);
+  for (const char* d : {"gguf", "safetensors", "hf_config", "scenario", "http"})
+    fs::create_directories(out / d);
   auto put = [&](const fs::path& p, const std::string& bytes) {
     std::ofstream(p, std::ios::binary) << bytes;
   };
@@ -48,5 +164,6 @@ int main(int argc, char** argv) {
     if (e.path().extension() == ".json")
       fs::copy_file(e.path(), out / "hf_config" / e.path().filename(),
                     fs::copy_options::overwrite_existing);
+  write_scenario_seeds(out, configs, put);
   return 0;
 }

@@ -1,0 +1,26 @@
+// Fuzzes the scenario JSON: bytes -> JSON -> estimate_json -> output JSON. Text that is not JSON is
+// skipped (the parser is nlohmann's, not ours); for JSON, the estimate either answers or throws
+// InputError. Any other exception, crash, hang or sanitizer report is a bug.
+#include <filesystem>
+#include <nlohmann/json.hpp>
+
+#include "gpusizer/api.h"
+#include "gpusizer/error.h"
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  const nlohmann::json scenario = nlohmann::json::parse(data, data + size, nullptr, false);
+  if (scenario.is_discarded()) return 0;
+  // A "model" string naming a file on this machine would make the estimate read it: the importers
+  // have their own fuzz targets, and reading /dev or /proc here would make runs depend on the host.
+  if (scenario.is_object() && scenario.contains("model") && scenario["model"].is_string()) {
+    const std::string model = scenario["model"].get<std::string>();
+    std::error_code ec;
+    if (model.find('\0') == std::string::npos && std::filesystem::exists(model, ec)) return 0;
+  }
+  try {
+    const nlohmann::json out = gpusizer::estimate_json(scenario);
+    (void)out.dump(-1, ' ', false, nlohmann::json::error_handler_t::strict);
+  } catch (const gpusizer::InputError&) {
+  }
+  return 0;
+}
