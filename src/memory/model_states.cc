@@ -146,7 +146,10 @@ Part weights(const Scenario& s) {
     const double layer_bytes =
         f.kind == "float" ? p.layers * f.bytes_per_value()
                           : matrix * f.bytes_per_value() + (other + router) * small;
-    b.layers = mods.empty() ? p.layers * f.bytes_per_value() : layer_bytes;
+    // Where the count is a given fact (hybrid or CV networks), the layers' split into matrices
+    // is unknown: all of it takes the format.
+    b.layers = mods.empty() || !count_params(s.model).computed ? p.layers * f.bytes_per_value()
+                                                               : layer_bytes;
     b.experts = p.experts * f.bytes_per_value();
     b.embedding = p.embedding * bytes_of(f.embedding_format, f.bytes_per_value());
     b.lm_head = p.lm_head * bytes_of(f.lm_head_format, f.bytes_per_value());

@@ -127,9 +127,11 @@ std::optional<TrainingSpeed> training_speed(const Scenario& s, const SpeedProfil
   const double seq = static_cast<double>(s.seq_len);
   r.hardware_flops_per_token = training_flops_per_token(s);
   // Model FLOPs for MFU (Chowdhery et al. 2022, PaLM appendix B): 6N + 12 L H Q T per token,
-  // attention counted without the causal saving, as llm-foundry and Megatron report it.
+  // attention counted without the causal saving, as llm-foundry and Megatron report it. Frozen
+  // weights (LoRA, freeze-tuning) need no weight gradients, so the work the step requires is 4N.
+  const bool frozen = is_lora(s.task) || s.task == Task::kFreeze;
   r.model_flops_per_token =
-      3.0 * c.matmul_flops_per_token +
+      (frozen ? 2.0 : 3.0) * c.matmul_flops_per_token +
       3.0 * c.attn_width * seq *
           static_cast<double>(c.full_layers + c.window_layers + c.linear_layers);
   const double tokens = global_batch * seq;
@@ -165,7 +167,6 @@ std::optional<TrainingSpeed> training_speed(const Scenario& s, const SpeedProfil
   // sec. 7: stages 0-2 move 2 x grads, stage 3 adds an all-gather of the parameters in the
   // forward and in the backward of every micro-batch).
   const double shard = static_cast<double>(tp * pp);
-  const bool frozen = is_lora(s.task) || s.task == Task::kFreeze;
   const double grad_bytes_per_value = r.dtype == "fp32" ? 4.0 : 2.0;
   const double trainable = is_lora(s.task) ? lora_params(s.model, s.training, false)
                                            : static_cast<double>(count_params(s.model).total);
