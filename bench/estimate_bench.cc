@@ -10,15 +10,20 @@ namespace {
 void BM_EstimateInference(benchmark::State& state) {
   const nlohmann::json input = {{"model", "llama-3.1-8b"}, {"gpu", "a100-sxm4-80gb"}, {"batch", 8}};
   const gpusizer::Scenario s = gpusizer::parse_scenario(input, gpusizer::Catalog::builtin());
-  for (auto _ : state) benchmark::DoNotOptimize(gpusizer::estimate(s, gpusizer::Catalog::builtin()));
+  for (auto _ : state)
+    benchmark::DoNotOptimize(gpusizer::estimate(s, gpusizer::Catalog::builtin()));
 }
 BENCHMARK(BM_EstimateInference);
 
 void BM_EstimateTraining(benchmark::State& state) {
-  const nlohmann::json input = {{"model", "llama-2-70b"}, {"task", "lora"}, {"gpu", "h100"},
-                                {"gpu_count", 8}, {"training", {{"zero_stage", 3}}}};
+  const nlohmann::json input = {{"model", "llama-2-70b"},
+                                {"task", "lora"},
+                                {"gpu", "h100"},
+                                {"gpu_count", 8},
+                                {"training", {{"zero_stage", 3}}}};
   const gpusizer::Scenario s = gpusizer::parse_scenario(input, gpusizer::Catalog::builtin());
-  for (auto _ : state) benchmark::DoNotOptimize(gpusizer::estimate(s, gpusizer::Catalog::builtin()));
+  for (auto _ : state)
+    benchmark::DoNotOptimize(gpusizer::estimate(s, gpusizer::Catalog::builtin()));
 }
 BENCHMARK(BM_EstimateTraining);
 

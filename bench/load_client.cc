@@ -40,11 +40,16 @@ Args parse(int argc, char** argv) {
       std::fprintf(stderr, "%s needs a value\n", flag.c_str());
       std::exit(2);
     }
-    if (flag == "--port") a.port = std::atoi(value);
-    else if (flag == "--connections") a.connections = std::clamp(std::atoi(value), 1, 256);
-    else if (flag == "--seconds") a.seconds = std::clamp(std::atof(value), 0.1, 60.0);
-    else if (flag == "--max-requests") a.max_requests = std::clamp(std::atol(value), 1L, 10000000L);
-    else if (flag == "--body") a.body = value;
+    if (flag == "--port")
+      a.port = std::atoi(value);
+    else if (flag == "--connections")
+      a.connections = std::clamp(std::atoi(value), 1, 256);
+    else if (flag == "--seconds")
+      a.seconds = std::clamp(std::atof(value), 0.1, 60.0);
+    else if (flag == "--max-requests")
+      a.max_requests = std::clamp(std::atol(value), 1L, 10000000L);
+    else if (flag == "--body")
+      a.body = value;
     else {
       std::fprintf(stderr, "unknown flag %s\n", flag.c_str());
       std::exit(2);
@@ -120,10 +125,11 @@ int main(int argc, char** argv) {
   for (const auto& v : latencies) all.insert(all.end(), v.begin(), v.end());
   std::sort(all.begin(), all.end());
   const double rps = static_cast<double>(all.size()) / elapsed;
-  std::printf("| connections | requests | errors | seconds | requests/s | p50 ms | p99 ms | max ms |\n");
+  std::printf(
+      "| connections | requests | errors | seconds | requests/s | p50 ms | p99 ms | max ms |\n");
   std::printf("|---:|---:|---:|---:|---:|---:|---:|---:|\n");
   std::printf("| %d | %zu | %ld | %.2f | %.0f | %.3f | %.3f | %.3f |\n", args.connections,
-              all.size(), errors.load(), elapsed, rps, percentile(all, 0.50),
-              percentile(all, 0.99), all.empty() ? 0.0 : all.back());
+              all.size(), errors.load(), elapsed, rps, percentile(all, 0.50), percentile(all, 0.99),
+              all.empty() ? 0.0 : all.back());
   return errors.load() == 0 ? 0 : 1;
 }

@@ -31,7 +31,7 @@ constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 constexpr double kInf = std::numeric_limits<double>::infinity();
 
 struct Case {
-  std::string what;   ///< for failure messages
+  std::string what;  ///< for failure messages
   json scenario;
   std::string field;  ///< the field the error must name
 };
@@ -173,17 +173,17 @@ std::vector<Case> table() {
                    "training.modules_to_save"});
   cases.push_back({"training.offload unknown",
                    with(base_for("training.x"), "training.offload", "disk"), "training.offload"});
-  cases.push_back({"training.zero_stage 4",
-                   with(base_for("training.x"), "training.zero_stage", 4), "training.zero_stage"});
+  cases.push_back({"training.zero_stage 4", with(base_for("training.x"), "training.zero_stage", 4),
+                   "training.zero_stage"});
   cases.push_back({"gpu_memory_utilization over 1",
                    with(base_for("x"), "gpu_memory_utilization", 1.5), "gpu_memory_utilization"});
-  cases.push_back({"kv_cache with a weights-only format",
-                   with(base_for("x"), "kv_cache", "nf4"), "kv_cache"});
+  cases.push_back(
+      {"kv_cache with a weights-only format", with(base_for("x"), "kv_cache", "nf4"), "kv_cache"});
 
   // The vision fields are checked on every task, not only cv-train.
   for (const char* f : {"image_size", "dataset_items", "epochs"}) {
-    cases.push_back({std::string(f) + " wrong type on an LLM task",
-                     with(base_for("x"), f, "640"), f});
+    cases.push_back(
+        {std::string(f) + " wrong type on an LLM task", with(base_for("x"), f, "640"), f});
     cases.push_back({std::string(f) + " negative on an LLM task", with(base_for("x"), f, -1), f});
   }
 
@@ -193,11 +193,14 @@ std::vector<Case> table() {
                    "weights"});
   cases.push_back({"qlora with bf16 weights", with(with(llama, "task", "qlora"), "weights", "bf16"),
                    "weights"});
-  cases.push_back({"tp larger than the heads", with(llama, "parallel", {{"tp", 64}}), "parallel.tp"});
-  cases.push_back({"pp larger than the layers", with(llama, "parallel", {{"pp", 64}}), "parallel.pp"});
+  cases.push_back(
+      {"tp larger than the heads", with(llama, "parallel", {{"tp", 64}}), "parallel.tp"});
+  cases.push_back(
+      {"pp larger than the layers", with(llama, "parallel", {{"pp", 64}}), "parallel.pp"});
   cases.push_back({"ep on a dense model", with(llama, "parallel", {{"ep", 2}}), "parallel.ep"});
   cases.push_back({"ep not dividing the experts",
-                   {{"model", "mixtral-8x7b-v0.1"}, {"parallel", {{"ep", 3}}}}, "parallel.ep"});
+                   {{"model", "mixtral-8x7b-v0.1"}, {"parallel", {{"ep", 3}}}},
+                   "parallel.ep"});
   cases.push_back({"gpu_count not a multiple of tp*pp",
                    with(with(llama, "parallel", {{"tp", 2}, {"pp", 2}}), "gpu_count", 6),
                    "gpu_count"});
@@ -209,8 +212,8 @@ std::vector<Case> table() {
   cases.push_back({"inference engine for training",
                    with(with(llama, "task", "full"), "engine", "vllm"), "engine"});
   cases.push_back({"training engine for inference", with(llama, "engine", "megatron"), "engine"});
-  cases.push_back({"llama.cpp for lora", with(with(llama, "task", "lora"), "engine", "llama.cpp"),
-                   "engine"});
+  cases.push_back(
+      {"llama.cpp for lora", with(with(llama, "task", "lora"), "engine", "llama.cpp"), "engine"});
   cases.push_back({"cv-train with an LLM", with(llama, "task", "cv-train"), "task"});
   cases.push_back({"inference with a vision model", {{"model", "yolov8m"}}, "task"});
   cases.push_back({"lora target not in the model",
@@ -227,7 +230,8 @@ TEST(BadInput, EveryFieldNamesItselfInOneInputError) {
     const auto start = std::chrono::steady_clock::now();
     try {
       (void)estimate_json(c.scenario);
-      ADD_FAILURE() << c.what << ": accepted " << c.scenario.dump(-1, ' ', false, json::error_handler_t::replace);
+      ADD_FAILURE() << c.what << ": accepted "
+                    << c.scenario.dump(-1, ' ', false, json::error_handler_t::replace);
     } catch (const InputError& e) {
       EXPECT_TRUE(names(e.field(), c.field))
           << c.what << ": field '" << e.field() << "', expected '" << c.field << "' (" << e.what()
@@ -278,8 +282,12 @@ TEST(BadInput, EdgeValuesThatAreValidGiveFiniteAnswers) {
       {{"model", {{"params", 1e14}}}, {"gpu", "h100"}, {"task", "pretrain"}},
       {{"model", {{"params", 1e6}}}, {"gpu", "h100"}},
       with(with(llama, "task", "full"), "training", {{"tokens", 1e16}, {"global_batch", 1}}),
-      {{"model", "yolov8m"}, {"task", "cv-train"}, {"gpu", "h100"}, {"image_size", 16384},
-       {"dataset_items", 1'000'000'000'000}, {"epochs", 100000}},
+      {{"model", "yolov8m"},
+       {"task", "cv-train"},
+       {"gpu", "h100"},
+       {"image_size", 16384},
+       {"dataset_items", 1'000'000'000'000},
+       {"epochs", 100000}},
   };
   for (const json& s : edges) {
     json out;
@@ -312,7 +320,8 @@ TEST(BadInput, EdgeValuesThatAreValidGiveFiniteAnswers) {
 // Memory past what 64-bit byte counts hold would print as a wrapped-around (negative) number:
 // it is refused, naming the input that drives it.
 TEST(BadInput, MemoryPastWhatBytesCanHoldIsRefused) {
-  const json huge = {{"model", {{"params", 1e14}}}, {"batch", 10'000'000}, {"seq_len", 100'000'000}};
+  const json huge = {
+      {"model", {{"params", 1e14}}}, {"batch", 10'000'000}, {"seq_len", 100'000'000}};
   try {
     (void)estimate_json(huge);
     ADD_FAILURE() << "accepted " << huge.dump();
@@ -338,8 +347,8 @@ std::vector<Case> face_sample() {
 TEST(BadInput, HttpAnswers400NamingTheField) {
   server::RequestHandler handler({}, Catalog::builtin());
   for (const Case& c : face_sample()) {
-    const auto answer = handler.handle(
-        {"POST", "/api/v1/estimate", {{"Host", "127.0.0.1"}}, c.scenario.dump()});
+    const auto answer =
+        handler.handle({"POST", "/api/v1/estimate", {{"Host", "127.0.0.1"}}, c.scenario.dump()});
     EXPECT_EQ(answer.status, 400) << c.what << ": " << answer.body;
     const json body = json::parse(answer.body, nullptr, false);
     ASSERT_TRUE(body.is_object() && body.contains("error")) << c.what << ": " << answer.body;
@@ -390,7 +399,7 @@ TEST(BadInput, JsonlBatchAnswersEveryOtherLine) {
       std::string("{\"model\": \"\xc3\x28\"}"),
       R"({"model": "mixtral-8x7b-v0.1", "engine": "vllm", "gpu_count": 2})",
   };
-  const std::vector<bool> good = {true, false, false, false, true, false,
+  const std::vector<bool> good = {true,  false, false, false, true, false,
                                   false, false, false, false, true};
   {
     std::ofstream out(path, std::ios::binary);

@@ -33,10 +33,10 @@ TEST(Cli, EstimateJsonHasTheContractKeys) {
   const Result r = cli("estimate --model llama-2-7b --gpu a100-sxm4-80gb --format json");
   ASSERT_EQ(r.status, 0);
   const auto j = nlohmann::json::parse(r.out);
-  for (const char* key : {"total_bytes", "reserved_bytes", "allocated_bytes", "low_bytes", "high_bytes",
-                          "weights_bytes", "kv_cache_bytes", "activations_bytes", "gradients_bytes",
-                          "optimizer_bytes", "master_weights_bytes", "overhead_bytes",
-                          "gpu_capacity_bytes", "fits", "max_batch"})
+  for (const char* key : {"total_bytes", "reserved_bytes", "allocated_bytes", "low_bytes",
+                          "high_bytes", "weights_bytes", "kv_cache_bytes", "activations_bytes",
+                          "gradients_bytes", "optimizer_bytes", "master_weights_bytes",
+                          "overhead_bytes", "gpu_capacity_bytes", "fits", "max_batch"})
     EXPECT_TRUE(j["memory"].contains(key)) << key;
   EXPECT_EQ(j["model"]["params"], 6738415616);
   EXPECT_TRUE(j.contains("warnings") && j.contains("basis") && j.contains("power"));
@@ -57,10 +57,13 @@ TEST(Cli, BadFlagValueExitsTwo) {
 
 TEST(Cli, JsonlBatchAnswersEveryLineInOrder) {
   const std::string path = testing::TempDir() + "/batch.jsonl";
-  std::ofstream(path) << R"({"model": "llama-2-7b"})" << "\n"
-                      << R"({"model": "no-such-model"})" << "\n"
+  std::ofstream(path) << R"({"model": "llama-2-7b"})"
+                      << "\n"
+                      << R"({"model": "no-such-model"})"
+                      << "\n"
                       << "not json\n"
-                      << R"({"model": "qwen2.5-7b", "batch": 4})" << "\n";
+                      << R"({"model": "qwen2.5-7b", "batch": 4})"
+                      << "\n";
   const Result r = cli("estimate --input " + path);
   EXPECT_EQ(r.status, 2);
   std::vector<nlohmann::json> lines;

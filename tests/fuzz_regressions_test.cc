@@ -45,7 +45,8 @@ TEST(FuzzRegressions, ScenariosAndRequestsEndCleanlyAndFast) {
       }
     } else {
       const auto answer = handler.handle(fuzz::http_request_from_bytes(bytes));
-      EXPECT_TRUE(answer.status < 500 || answer.status == 501) << answer.status << " " << answer.body;
+      EXPECT_TRUE(answer.status < 500 || answer.status == 501)
+          << answer.status << " " << answer.body;
       if (answer.content_type == "application/json") {
         EXPECT_FALSE(nlohmann::json::parse(answer.body, nullptr, false).is_discarded());
       }

@@ -20,7 +20,7 @@ namespace {
 
 using nlohmann::json;
 
-const char* kComponents[] = {"weights_bytes",   "kv_cache_bytes", "activations_bytes",
+const char* kComponents[] = {"weights_bytes",   "kv_cache_bytes",  "activations_bytes",
                              "gradients_bytes", "optimizer_bytes", "master_weights_bytes"};
 
 struct Pools {
@@ -54,30 +54,35 @@ json random_scenario(std::mt19937& rng) {
   };
   auto chance = [&](double x) { return std::uniform_real_distribution<double>(0, 1)(rng) < x; };
   auto log_int = [&](double lo, double hi) {
-    return static_cast<int64_t>(std::exp(std::uniform_real_distribution<double>(
-        std::log(lo), std::log(hi))(rng)));
+    return static_cast<int64_t>(
+        std::exp(std::uniform_real_distribution<double>(std::log(lo), std::log(hi))(rng)));
   };
   const std::vector<std::string> tasks = {"inference", "inference", "inference", "lora",
                                           "qlora",     "full",      "freeze",    "pretrain"};
   const std::vector<std::string> engines = {"hf", "vllm", "sglang", "trtllm", "llama.cpp"};
   const std::vector<std::string> train_engines = {"hf", "deepspeed", "fsdp", "megatron"};
-  const std::vector<std::string> weights = {"bf16", "fp16", "fp32", "fp8", "int8", "int4",
-                                            "gptq-int4", "awq-int4", "mxfp4"};
-  const std::vector<std::string> gguf = {"q8_0", "q6_k", "q5_k_m", "q4_k_m", "q4_0", "q3_k_m", "q2_k"};
+  const std::vector<std::string> weights = {"bf16", "fp16",      "fp32",     "fp8",  "int8",
+                                            "int4", "gptq-int4", "awq-int4", "mxfp4"};
+  const std::vector<std::string> gguf = {"q8_0", "q6_k",   "q5_k_m", "q4_k_m",
+                                         "q4_0", "q3_k_m", "q2_k"};
   const std::vector<std::string> qlora_bases = {"nf4", "int8", "int4", "gptq-int4", "awq-int4"};
-  const std::vector<std::string> optimizers = {"adamw", "adamw-8bit", "paged-adamw-8bit", "sgd",
-                                               "sgd-momentum", "adafactor", "lion"};
+  const std::vector<std::string> optimizers = {
+      "adamw", "adamw-8bit", "paged-adamw-8bit", "sgd", "sgd-momentum", "adafactor", "lion"};
   const std::vector<std::string> precisions = {"bf16", "fp16", "pure-bf16", "fp32"};
 
   if (chance(0.03)) {
-    return {{"model", pick(p.cvs)}, {"task", "cv-train"}, {"gpu", pick(p.gpus)},
-            {"batch", log_int(1, 256)}, {"image_size", 32 * log_int(1, 40)},
-            {"dataset_items", log_int(100, 1e7)}, {"epochs", log_int(1, 300)}};
+    return {{"model", pick(p.cvs)},
+            {"task", "cv-train"},
+            {"gpu", pick(p.gpus)},
+            {"batch", log_int(1, 256)},
+            {"image_size", 32 * log_int(1, 40)},
+            {"dataset_items", log_int(100, 1e7)},
+            {"epochs", log_int(1, 300)}};
   }
   json s;
   if (chance(0.08))
-    s["model"] = {{"params", std::exp(std::uniform_real_distribution<double>(std::log(1e8),
-                                                                             std::log(1e12))(rng))}};
+    s["model"] = {{"params", std::exp(std::uniform_real_distribution<double>(
+                                 std::log(1e8), std::log(1e12))(rng))}};
   else
     s["model"] = chance(0.25) ? pick(p.moes) : pick(p.llms);
   s["task"] = pick(tasks);
@@ -90,7 +95,8 @@ json random_scenario(std::mt19937& rng) {
     s["weights"] = s["engine"] == "llama.cpp" && chance(0.7) ? pick(gguf) : pick(weights);
     s["kv_cache"] = chance(0.5) ? "bf16" : chance(0.5) ? "fp8" : "fp16";
     if (chance(0.3)) s["output_len"] = log_int(1, 2048);
-    if (chance(0.3)) s["gpu_memory_utilization"] = std::uniform_real_distribution<double>(0.5, 0.95)(rng);
+    if (chance(0.3))
+      s["gpu_memory_utilization"] = std::uniform_real_distribution<double>(0.5, 0.95)(rng);
     if (chance(0.3)) parallel["tp"] = 1 << std::uniform_int_distribution<int>(0, 3)(rng);
     if (chance(0.1)) parallel["pp"] = 2;
   } else {
@@ -102,7 +108,8 @@ json random_scenario(std::mt19937& rng) {
               {"flash_attention", chance(0.8)},
               {"zero_stage", std::uniform_int_distribution<int>(0, 3)(rng)},
               {"grad_accum", log_int(1, 16)}};
-    if (s["task"] == "lora" || s["task"] == "qlora") t["lora_rank"] = 1 << std::uniform_int_distribution<int>(2, 7)(rng);
+    if (s["task"] == "lora" || s["task"] == "qlora")
+      t["lora_rank"] = 1 << std::uniform_int_distribution<int>(2, 7)(rng);
     if (chance(0.2)) t["tokens"] = 1e9;
     s["training"] = t;
     s["gpu_count"] = 1 << std::uniform_int_distribution<int>(0, 4)(rng);
@@ -130,9 +137,9 @@ double gpu_field(const std::string& id, const char* key) {
 // The fastest dense rate the GPU lists in any number format, FLOP/s.
 double peak_dense_flops(const std::string& id) {
   double peak = 0;
-  for (const char* key : {"fp32_tflops", "tf32_tflops_dense", "fp16_tflops_dense",
-                          "bf16_tflops_dense", "fp8_tflops_dense", "int8_tops_dense",
-                          "int4_or_fp4_dense"})
+  for (const char* key :
+       {"fp32_tflops", "tf32_tflops_dense", "fp16_tflops_dense", "bf16_tflops_dense",
+        "fp8_tflops_dense", "int8_tops_dense", "int4_or_fp4_dense"})
     peak = std::max(peak, gpu_field(id, key));
   return peak * 1e12;
 }
@@ -277,12 +284,14 @@ TEST(Invariants, HundredThousand) {
   const Tally t = run_invariants(count, 7);
   const double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  std::printf("invariants: %lld scenarios tried, %lld valid, %lld neighbours, %.1f s, "
-              "%.0f scenarios/s\n",
-              static_cast<long long>(t.tried), static_cast<long long>(t.valid),
-              static_cast<long long>(t.neighbours), seconds, static_cast<double>(t.tried) / seconds);
+  std::printf(
+      "invariants: %lld scenarios tried, %lld valid, %lld neighbours, %.1f s, "
+      "%.0f scenarios/s\n",
+      static_cast<long long>(t.tried), static_cast<long long>(t.valid),
+      static_cast<long long>(t.neighbours), seconds, static_cast<double>(t.tried) / seconds);
   RecordProperty("scenarios", std::to_string(t.tried));
-  RecordProperty("scenarios_per_second", std::to_string(static_cast<int64_t>(static_cast<double>(t.tried) / seconds)));
+  RecordProperty("scenarios_per_second",
+                 std::to_string(static_cast<int64_t>(static_cast<double>(t.tried) / seconds)));
   EXPECT_GT(t.valid, t.tried / 2) << t.valid << " of " << t.tried;
 }
 

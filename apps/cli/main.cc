@@ -1,8 +1,8 @@
 // The gpusizer command: a thin face over the library. Parses flags into the contract's JSON,
 // calls the library, renders. Exit codes: 0 success, 2 bad input, 1 internal error.
-#include <CLI/CLI.hpp>
 #include <fmt/format.h>
 #include <unistd.h>
+#include <CLI/CLI.hpp>
 
 #include <fstream>
 #include <iostream>
@@ -144,9 +144,8 @@ std::string render_one(const nlohmann::json& result, const std::string& format) 
 int run_estimate(const Options& o) {
   const Catalog& catalog = catalog_for(o);
   const std::string format = output_format(o);
-  const bool batch = !o.input.empty() &&
-                     ((o.input.size() > 6 && o.input.ends_with(".jsonl")) ||
-                      (o.input == "-" && o.format == "jsonl"));
+  const bool batch = !o.input.empty() && ((o.input.size() > 6 && o.input.ends_with(".jsonl")) ||
+                                          (o.input == "-" && o.format == "jsonl"));
   if (batch) {
     // One result per line, in order; a failing line answers with an error object in its place.
     std::istringstream in(read_all(o.input));
@@ -168,7 +167,7 @@ int run_estimate(const Options& o) {
         status = 2;
       }
       std::cout << (format == "table" || format == "markdown" ? render_one(out, format)
-                                                               : dump(out) + "\n");
+                                                              : dump(out) + "\n");
     }
     std::cout.flush();
     return status;
@@ -182,7 +181,8 @@ int run_estimate(const Options& o) {
 }
 
 bool contains_ci(const std::string& haystack, const std::string& needle) {
-  return needle.empty() || normalize_name(haystack).find(normalize_name(needle)) != std::string::npos;
+  return needle.empty() ||
+         normalize_name(haystack).find(normalize_name(needle)) != std::string::npos;
 }
 
 int run_gpus(const Options& o) {
@@ -195,7 +195,7 @@ int run_gpus(const Options& o) {
   }
   const std::string format = output_format(o);
   std::cout << (format == "json" || format == "jsonl" ? dump(out, 2) + "\n"
-                                                       : render_gpus(out, format == "markdown"));
+                                                      : render_gpus(out, format == "markdown"));
   return 0;
 }
 
@@ -210,7 +210,7 @@ int run_models(const Options& o) {
   }
   const std::string format = output_format(o);
   std::cout << (format == "json" || format == "jsonl" ? dump(out, 2) + "\n"
-                                                       : render_models(out, format == "markdown"));
+                                                      : render_models(out, format == "markdown"));
   return 0;
 }
 
@@ -223,8 +223,9 @@ int run_validate(const Options& o) {
   nlohmann::json report = to_json(validate_memory(cases, catalog_for(o)));
   report["speed"] = validate_speed_shipped(catalog_for(o));
   const std::string format = output_format(o);
-  std::cout << (format == "json" || format == "jsonl" ? dump(report, 2) + "\n"
-                                                       : render_validation(report, format == "markdown"));
+  std::cout << (format == "json" || format == "jsonl"
+                    ? dump(report, 2) + "\n"
+                    : render_validation(report, format == "markdown"));
   return 0;
 }
 
@@ -250,23 +251,28 @@ int run_inspect(const Options& o, const std::string& path) {
   const ImportedModel imported = import_model_path(path);
   const std::string format = output_format(o);
   std::cout << (format == "json" || format == "jsonl" ? dump(imported_to_json(imported), 2) + "\n"
-                                                       : imported_to_text(imported));
+                                                      : imported_to_text(imported));
   return 0;
 }
 
 void add_scenario_flags(CLI::App* cmd, Options& o) {
-  cmd->add_option("--input,-i", o.input, "scenario file: .json (one) or .jsonl (one per line); - for stdin");
+  cmd->add_option("--input,-i", o.input,
+                  "scenario file: .json (one) or .jsonl (one per line); - for stdin");
   cmd->add_option("--model,-m", o.model, "catalog id, HF id, path, e.g. llama-2-7b");
   cmd->add_option("--task", o.task, "inference|lora|qlora|full|freeze|pretrain|cv-train");
-  cmd->add_option("--weights", o.weights, "weights format: fp32 bf16 fp16 fp8 int8 int4 nf4 gptq-int4 awq-int4 q4_k_m ...");
+  cmd->add_option("--weights", o.weights,
+                  "weights format: fp32 bf16 fp16 fp8 int8 int4 nf4 gptq-int4 awq-int4 q4_k_m ...");
   cmd->add_option("--kv-cache", o.kv_cache, "KV cache format: fp32 bf16 fp16 fp8 q8_0 q4_0");
-  cmd->add_option("--batch,-b", o.batch, "concurrent sequences (inference) or micro-batch (training)");
+  cmd->add_option("--batch,-b", o.batch,
+                  "concurrent sequences (inference) or micro-batch (training)");
   cmd->add_option("--seq-len,-s", o.seq_len, "tokens per sequence");
   cmd->add_option("--prompt-len", o.prompt_len, "prompt tokens (inference speed)");
   cmd->add_option("--output-len", o.output_len, "output tokens (inference speed)");
   cmd->add_option("--engine", o.engine, "hf|vllm|sglang|trtllm|llama.cpp|deepspeed|fsdp|megatron");
-  cmd->add_option("--gpu-memory-utilization", o.gpu_memory_utilization, "share of the GPU a preallocating engine takes");
-  cmd->add_option("--max-num-batched-tokens", o.max_num_batched_tokens, "token budget of a preallocating engine");
+  cmd->add_option("--gpu-memory-utilization", o.gpu_memory_utilization,
+                  "share of the GPU a preallocating engine takes");
+  cmd->add_option("--max-num-batched-tokens", o.max_num_batched_tokens,
+                  "token budget of a preallocating engine");
   cmd->add_option("--gpu,-g", o.gpu, "catalog GPU id, e.g. a100-sxm4-80gb, 4090");
   cmd->add_option("--gpu-count,-n", o.gpu_count, "GPUs in total");
   cmd->add_option("--gpus-per-node", o.gpus_per_node, "GPUs joined by the fast link");
@@ -274,9 +280,11 @@ void add_scenario_flags(CLI::App* cmd, Options& o) {
   cmd->add_option("--pp", o.pp, "pipeline parallel size");
   cmd->add_option("--dp", o.dp, "data parallel size");
   cmd->add_option("--ep", o.ep, "expert parallel size");
-  cmd->add_option("--optimizer", o.optimizer, "adamw|adamw-8bit|paged-adamw-8bit|paged-adamw|sgd|sgd-momentum|adafactor|lion");
+  cmd->add_option("--optimizer", o.optimizer,
+                  "adamw|adamw-8bit|paged-adamw-8bit|paged-adamw|sgd|sgd-momentum|adafactor|lion");
   cmd->add_option("--mixed-precision", o.mixed_precision, "bf16|fp16|pure-bf16|fp32");
-  cmd->add_option("--gradient-checkpointing", o.gradient_checkpointing, "false|true|full|selective");
+  cmd->add_option("--gradient-checkpointing", o.gradient_checkpointing,
+                  "false|true|full|selective");
   cmd->add_flag("--no-flash-attention", o.no_flash_attention, "eager attention");
   cmd->add_option("--lora-rank", o.lora_rank, "LoRA rank");
   cmd->add_option("--lora-targets", o.lora_targets, "LoRA target modules (all-linear by default)");
@@ -284,7 +292,8 @@ void add_scenario_flags(CLI::App* cmd, Options& o) {
   cmd->add_option("--grad-accum", o.grad_accum, "gradient accumulation steps");
   cmd->add_option("--global-batch", o.global_batch, "sequences per optimizer step");
   cmd->add_option("--tokens", o.tokens, "total training tokens");
-  cmd->add_option("--method", o.method, "analytic (default) or rule-of-thumb (the articles' arithmetic)");
+  cmd->add_option("--method", o.method,
+                  "analytic (default) or rule-of-thumb (the articles' arithmetic)");
 }
 
 void add_constraint_flags(CLI::App* cmd, Options& o) {
@@ -349,7 +358,7 @@ int run_fit(const Options& o) {
   const nlohmann::json out = fit_models_json(advisor_request(o), catalog_for(o));
   const std::string format = output_format(o);
   std::cout << (format == "json" || format == "jsonl" ? out.dump(2) + "\n"
-                                                       : render_fit(out, format == "markdown"))
+                                                      : render_fit(out, format == "markdown"))
             << std::flush;
   return 0;
 }
@@ -358,7 +367,7 @@ int run_report(const Options& o) {
   const nlohmann::json out = report_json(advisor_request(o), catalog_for(o));
   const std::string format = output_format(o);
   std::cout << (format == "json" || format == "jsonl" ? out.dump(2) + "\n"
-                                                       : render_report_markdown(out))
+                                                      : render_report_markdown(out))
             << std::flush;
   return 0;
 }
@@ -376,7 +385,8 @@ int main_impl(int argc, char** argv) {
     cmd->add_option("--format,-f", o.format, "table|markdown|json|jsonl")
         ->check(CLI::IsMember(formats));
   };
-  CLI::App* estimate = app.add_subcommand("estimate", "memory, speed, cost and power of one scenario");
+  CLI::App* estimate =
+      app.add_subcommand("estimate", "memory, speed, cost and power of one scenario");
   add_format(estimate);
   add_scenario_flags(estimate, o);
   CLI::App* gpus = app.add_subcommand("gpus", "list the GPU catalog");

@@ -10,8 +10,9 @@ CLI::App* add_serve_command(CLI::App& app, ServerOptions& opts) {
   serve->add_option("--port", options->port, "Port to listen on; 0 picks a free one")
       ->capture_default_str()
       ->check(CLI::Range(0, 65535));
-  serve->add_option("--allow-paths", options->allow_paths_dir,
-                    "Directory whose model files requests may name (none by default)")
+  serve
+      ->add_option("--allow-paths", options->allow_paths_dir,
+                   "Directory whose model files requests may name (none by default)")
       ->check(CLI::ExistingDirectory);
   serve->add_flag("--cors", options->cors, "Send CORS headers (Access-Control-Allow-Origin: *)");
   serve->add_option("--threads", options->threads, "Worker threads")

@@ -1,7 +1,7 @@
 #pragma once
 // Errors that cross the library's surface. Faces map InputError to exit code 2 or HTTP 400.
-#include <string>
 #include <stdexcept>
+#include <string>
 
 namespace gpusizer {
 

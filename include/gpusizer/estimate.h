@@ -15,24 +15,24 @@ namespace gpusizer {
 struct MemoryEstimate {
   double weights = 0, kv_cache = 0, activations = 0, gradients = 0, optimizer = 0,
          master_weights = 0, overhead = 0;
-  double allocated = 0;  ///< live tensors at the peak (torch.cuda.max_memory_allocated)
-  double reserved = 0;   ///< caching allocator's peak (torch.cuda.max_memory_reserved)
-  double total = 0;      ///< what the device shows (nvidia-smi)
+  double allocated = 0;      ///< live tensors at the peak (torch.cuda.max_memory_allocated)
+  double reserved = 0;       ///< caching allocator's peak (torch.cuda.max_memory_reserved)
+  double total = 0;          ///< what the device shows (nvidia-smi)
   double low = 0, high = 0;  ///< uncertainty band around total
   std::optional<double> capacity;
   std::optional<bool> fits;
   std::optional<int64_t> max_batch;
   std::optional<int64_t> kv_cache_capacity_tokens;
   double kv_bytes_per_token = 0;  ///< per GPU, all layers, at the scenario's context
-  double gradients_full = 0;  ///< all gradients, which exist at the end of backward
-  std::string peak_phase;     ///< training: when the peak happens ("loss", "end of backward", ...)
+  double gradients_full = 0;      ///< all gradients, which exist at the end of backward
+  std::string peak_phase;  ///< training: when the peak happens ("loss", "end of backward", ...)
 };
 
 struct PerformanceEstimate {
   std::optional<double> prefill_tokens_per_s, decode_tokens_per_s, ttft_ms, tpot_ms,
       max_output_tokens_per_s;
-  std::optional<double> step_time_s, train_tokens_per_s, train_tokens_per_s_per_gpu,
-      tflops_per_gpu, mfu, time_to_train_s;
+  std::optional<double> step_time_s, train_tokens_per_s, train_tokens_per_s_per_gpu, tflops_per_gpu,
+      mfu, time_to_train_s;
 };
 
 struct CostEstimate {
@@ -43,8 +43,8 @@ struct CostEstimate {
 };
 
 struct PowerEstimate {
-  std::optional<double> gpu_watts;   ///< all GPUs at TDP
-  std::optional<double> node_watts;  ///< per node: GPUs + host, with the design margin
+  std::optional<double> gpu_watts;        ///< all GPUs at TDP
+  std::optional<double> node_watts;       ///< per node: GPUs + host, with the design margin
   std::optional<double> btu_per_hour;     ///< heat of all nodes at peak
   std::optional<int64_t> nodes;           ///< ceil(gpu_count / gpus_per_node)
   std::optional<double> node_peak_watts;  ///< per node: GPUs + host, no margin

@@ -36,12 +36,12 @@ struct Model {
   int64_t num_layers = 0;
   int64_t num_heads = 0;
   int64_t num_kv_heads = 0;
-  int64_t head_dim = 0;  ///< per-head Q/K width; V width too except for MLA
+  int64_t head_dim = 0;        ///< per-head Q/K width; V width too except for MLA
   std::string attention_type;  ///< MHA, GQA, MQA, MLA, hybrid
   std::optional<MlaDims> mla;
 
-  bool gated_mlp = true;     ///< 3 matrices (SwiGLU/GeGLU) vs 2 (plain GELU)
-  bool layer_norm = false;   ///< LayerNorm (weight+bias) vs RMSNorm (weight)
+  bool gated_mlp = true;    ///< 3 matrices (SwiGLU/GeGLU) vs 2 (plain GELU)
+  bool layer_norm = false;  ///< LayerNorm (weight+bias) vs RMSNorm (weight)
   int64_t norms_per_layer = 2;
   bool qkv_bias = false;
   bool o_bias = false;

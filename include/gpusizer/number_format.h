@@ -6,7 +6,7 @@
 namespace gpusizer {
 
 struct NumberFormat {
-  std::string id;  ///< fp32, bf16, fp8, nf4, gptq-int4, q4_k_m, ...
+  std::string id;    ///< fp32, bf16, fp8, nf4, gptq-int4, q4_k_m, ...
   std::string kind;  ///< float, int, quant, gguf
   double bits_per_value = 16;
   std::string embedding_format;  ///< format of the token embedding; empty = same as this

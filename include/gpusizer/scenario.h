@@ -24,19 +24,19 @@ bool is_training(Task task);
 enum class Recompute { kNone, kSelective, kFull };
 
 struct TrainingOptions {
-  std::string optimizer = "adamw";  ///< adamw adamw-8bit paged-adamw-8bit paged-adamw sgd
-                                    ///< sgd-momentum adafactor lion
+  std::string optimizer = "adamw";       ///< adamw adamw-8bit paged-adamw-8bit paged-adamw sgd
+                                         ///< sgd-momentum adafactor lion
   std::string mixed_precision = "bf16";  ///< bf16 fp16 (AMP, fp32 master) | pure-bf16 | fp32
   Recompute recompute = Recompute::kNone;
   bool flash_attention = true;
   int64_t lora_rank = 8;
-  std::vector<std::string> lora_targets;  ///< HF module names; {"all-linear"} by default
+  std::vector<std::string> lora_targets;     ///< HF module names; {"all-linear"} by default
   std::vector<std::string> modules_to_save;  ///< fully trained besides LoRA: embed_tokens, lm_head
   int zero_stage = 0;
   std::string offload = "none";  ///< none | optimizer | optimizer+params (ZeRO-Offload/FSDP)
   int64_t grad_accum = 1;
-  int64_t global_batch = 0;  ///< 0: batch * grad_accum * dp
-  double tokens = 0;         ///< total training tokens, 0 = not given
+  int64_t global_batch = 0;   ///< 0: batch * grad_accum * dp
+  double tokens = 0;          ///< total training tokens, 0 = not given
   bool chunked_loss = false;  ///< loss computed in chunks (torchtune, Liger): no full fp32 logits
   bool optimizer_in_backward = false;  ///< each gradient applied and freed as it is produced
   bool activation_offload = false;     ///< saved activations moved to host memory
@@ -51,7 +51,7 @@ struct Parallelism {
 
 struct Scenario {
   Model model;
-  std::string model_origin;  ///< "catalog", "hf_config", "path", "params"
+  std::string model_origin;                 ///< "catalog", "hf_config", "path", "params"
   std::optional<WeightsFile> weights_file;  ///< exact bytes read from safetensors/GGUF
   std::vector<std::string> notes;           ///< assumptions made while reading the input
 

@@ -17,9 +17,9 @@ struct ServerOptions {
   int port = 8080;                 ///< 0: any free port (see HttpServer::port())
   /// Directory whose files a request may name as "model"; empty: no paths at all.
   std::string allow_paths_dir;
-  bool cors = false;                       ///< send Access-Control-Allow-Origin: *
-  size_t max_body_bytes = 1 << 20;         ///< larger request bodies get HTTP 413
-  int max_json_depth = 64;                 ///< deeper JSON gets HTTP 400 too_deep
+  bool cors = false;                ///< send Access-Control-Allow-Origin: *
+  size_t max_body_bytes = 1 << 20;  ///< larger request bodies get HTTP 413
+  int max_json_depth = 64;          ///< deeper JSON gets HTTP 400 too_deep
   /// Worker threads: sized to the machine, but at least 8, because each open keep-alive
   /// connection (a browser keeps up to 6) holds a worker while it waits for its next request.
   int threads = std::max(8, 2 * static_cast<int>(std::thread::hardware_concurrency()));

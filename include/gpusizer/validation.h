@@ -15,14 +15,15 @@ struct CaseResult {
   std::string compare;  ///< output key compared: allocated_bytes, weights_bytes, ...
   double measured = 0;
   double predicted = 0;
-  double error = 0;  ///< (predicted - measured) / measured
+  double error = 0;     ///< (predicted - measured) / measured
   std::string failure;  ///< set when the scenario could not be estimated
 };
 
 struct ErrorSummary {
   std::string group;
   size_t n = 0;
-  double median = 0, p90 = 0, max = 0, bias = 0;  ///< absolute relative errors; bias = median signed
+  double median = 0, p90 = 0, max = 0,
+         bias = 0;  ///< absolute relative errors; bias = median signed
 };
 
 struct ValidationReport {

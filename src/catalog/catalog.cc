@@ -5,8 +5,8 @@
 #include <cstdlib>
 #include <fstream>
 #include <map>
-#include <unordered_map>
 #include <sstream>
+#include <unordered_map>
 
 #include "catalog/csv.h"
 #include "catalog/model_record.h"
@@ -182,7 +182,8 @@ const Item& lookup(const std::vector<Item>& items,
 // Normalised id and alias -> position; ids win over aliases of the same spelling.
 template <typename Item>
 std::unordered_map<std::string, size_t> build_index(
-    const std::vector<Item>& items, const std::vector<std::pair<std::string, std::string>>& aliases) {
+    const std::vector<Item>& items,
+    const std::vector<std::pair<std::string, std::string>>& aliases) {
   std::unordered_map<std::string, size_t> index;
   for (size_t i = 0; i < items.size(); ++i) index.emplace(normalize_name(items[i].id), i);
   for (const auto& [alias, target] : aliases)
@@ -272,7 +273,8 @@ const NumberFormat& Catalog::format(std::string_view name, const std::string& ro
 }
 
 const nlohmann::json& Catalog::engine(std::string_view name, const std::string& field) const {
-  if (auto it = engines_.find(std::string(name)); it != engines_.end() && name[0] != '_') return *it;
+  if (auto it = engines_.find(std::string(name)); it != engines_.end() && name[0] != '_')
+    return *it;
   std::vector<std::string> valid;
   for (const auto& [key, value] : engines_.items()) {
     if (key.empty() || key[0] == '_') continue;

@@ -14,9 +14,11 @@ bool is_unsupported(const Gpu& g, const std::string& column) {
 
 bool Gpu::supports(const std::string& dtype) const {
   if (dtype == "fp32" || dtype.empty()) return true;
-  if (dtype == "bf16") return bf16_tflops.has_value() && !is_unsupported(*this, "bf16_tflops_dense");
+  if (dtype == "bf16")
+    return bf16_tflops.has_value() && !is_unsupported(*this, "bf16_tflops_dense");
   if (dtype == "fp16") return fp16_tflops.has_value() || fp32_tflops.has_value();
-  if (dtype == "tf32") return tf32_tflops.has_value() && !is_unsupported(*this, "tf32_tflops_dense");
+  if (dtype == "tf32")
+    return tf32_tflops.has_value() && !is_unsupported(*this, "tf32_tflops_dense");
   if (dtype == "fp8") return fp8_tflops.has_value() && !is_unsupported(*this, "fp8_tflops_dense");
   if (dtype == "int8") return int8_tops.has_value();
   return true;

@@ -102,8 +102,7 @@ Model model_from_record(const nlohmann::json& r, const std::string& where) {
     m.shared_expert_intermediate_size = get_int(r, "shared_expert_intermediate_size", where);
     m.num_moe_layers = get_int(r, "num_moe_layers", where, m.num_layers);
     m.num_dense_layers = get_int(r, "num_dense_layers", where, m.num_layers - m.num_moe_layers);
-    m.dense_intermediate_size =
-        get_int(r, "intermediate_size_dense", where, m.intermediate_size);
+    m.dense_intermediate_size = get_int(r, "intermediate_size_dense", where, m.intermediate_size);
     m.router_bias = get_bool(r, "router_bias");
     m.expert_bias = get_bool(r, "expert_bias");
     if (m.experts_per_token <= 0 || m.experts_per_token > m.num_experts)

@@ -4,11 +4,11 @@
 
 #include <fmt/format.h>
 
+#include "estimate/power.h"
 #include "gpusizer/error.h"
+#include "gpusizer/speed.h"
 #include "gpusizer/units.h"
 #include "memory/memory_estimate.h"
-#include "estimate/power.h"
-#include "gpusizer/speed.h"
 
 namespace gpusizer {
 namespace {
@@ -25,17 +25,20 @@ void add_warnings(const Scenario& s, Estimate& e) {
   if (dtype == "bf16" && !g.supports("bf16"))
     e.warnings.push_back(g.name + " has no BF16: use fp16 (mixed_precision fp16, weights fp16)");
   if (s.weights.needs == "fp8" && !g.supports("fp8"))
-    e.warnings.push_back(g.name + " has no FP8 tensor cores: fp8 weights run through a slower "
-                                  "weight-only path or not at all (FP8 needs Ada, Hopper or newer)");
+    e.warnings.push_back(g.name +
+                         " has no FP8 tensor cores: fp8 weights run through a slower "
+                         "weight-only path or not at all (FP8 needs Ada, Hopper or newer)");
   if (s.kv_cache.id == "fp8" && !g.supports("fp8") && s.engine != "vllm")
     e.warnings.push_back("fp8 KV cache on " + g.name + " is stored only; attention upcasts it");
-  if (is_training(s.task) && s.training.flash_attention && g.architecture.find("Volta") != std::string::npos)
+  if (is_training(s.task) && s.training.flash_attention &&
+      g.architecture.find("Volta") != std::string::npos)
     e.warnings.push_back("FlashAttention-2 needs Ampere or newer; " + g.name +
                          " falls back to memory-efficient SDPA");
   if (s.gpu_count > 1 && !g.nvlink && is_training(s.task))
-    e.warnings.push_back(fmt::format("{} GPUs without NVLink: gradients and TP traffic cross PCIe "
-                                     "({})",
-                                     s.gpu_count, g.pcie_gen_lanes));
+    e.warnings.push_back(
+        fmt::format("{} GPUs without NVLink: gradients and TP traffic cross PCIe "
+                    "({})",
+                    s.gpu_count, g.pcie_gen_lanes));
 }
 
 // Memory is reported in bytes as 64-bit integers. A need past 2^62 bytes per GPU (4.6 exabytes,
@@ -48,9 +51,10 @@ void check_representable(const Scenario& s, const MemoryEstimate& m) {
     if (v <= kMaxBytes) continue;  // NaN fails the test too
     const double states = m.weights + m.gradients + m.optimizer + m.master_weights;
     if (states > kMaxBytes)
-      throw InputError("model", fmt::format("needs {:.3g} bytes per GPU for its weights and "
-                                            "training states, past any machine",
-                                            states),
+      throw InputError("model",
+                       fmt::format("needs {:.3g} bytes per GPU for its weights and "
+                                   "training states, past any machine",
+                                   states),
                        "out_of_range");
     throw InputError(s.batch > 1 ? "batch" : "seq_len",
                      fmt::format("batch {} x seq_len {} needs {:.3g} bytes per GPU, past any "
@@ -73,17 +77,17 @@ Estimate estimate(const Scenario& s, const Catalog& catalog) {
   e.memory = estimate_memory(s, catalog, e);
   check_representable(s, e.memory);
   if (e.memory.fits && !*e.memory.fits && e.memory.capacity)
-    e.warnings.push_back(fmt::format("does not fit: needs {:.1f} GiB per GPU, {} has {:.1f} GiB "
-                                     "usable",
-                                     e.memory.total / kGiB, s.gpu->name,
-                                     *e.memory.capacity / kGiB));
+    e.warnings.push_back(
+        fmt::format("does not fit: needs {:.1f} GiB per GPU, {} has {:.1f} GiB "
+                    "usable",
+                    e.memory.total / kGiB, s.gpu->name, *e.memory.capacity / kGiB));
   estimate_power(s, catalog, e);
   if (s.gpu) e.performance = estimate_speed(s, catalog, e);
   if (s.gpu && s.gpu->cloud_usd_per_gpu_hr) {
     e.cost.usd_per_hour = *s.gpu->cloud_usd_per_gpu_hr * static_cast<double>(s.gpu_count);
-    e.basis["usd_per_hour"] = fmt::format("{} GPUs x ${:g}/GPU-hour ({}, {})", s.gpu_count,
-                                          *s.gpu->cloud_usd_per_gpu_hr, s.gpu->cloud_instance,
-                                          s.gpu->cloud_price_date);
+    e.basis["usd_per_hour"] =
+        fmt::format("{} GPUs x ${:g}/GPU-hour ({}, {})", s.gpu_count, *s.gpu->cloud_usd_per_gpu_hr,
+                    s.gpu->cloud_instance, s.gpu->cloud_price_date);
     // Tokens an hour at full use: output tokens with the GPUs kept full (serving) or training
     // tokens.
     std::optional<double> tokens_per_s;

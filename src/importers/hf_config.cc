@@ -236,10 +236,10 @@ ImportedModel import_hf_config(const json& config, const std::string& where) {
   m.kind = "llm";
 
   static const std::set<std::string> kKnown = {
-      "llama",       "mistral",     "mixtral",  "qwen2",  "qwen2_moe", "qwen3",      "qwen3_moe",
-      "deepseek_v2", "deepseek_v3", "gemma",    "gemma2", "gemma3",    "phi3",       "gpt2",
-      "gpt_neox",    "gptj",        "falcon",   "bloom",  "gpt_oss",   "chatglm",    "glm",
-      "glm4",        "internlm2",   "baichuan", "llama4", "minimax",   "minimax_m2", "minimax_m1",
+      "llama",       "mistral",     "mixtral",  "qwen2",  "qwen2_moe",  "qwen3",      "qwen3_moe",
+      "deepseek_v2", "deepseek_v3", "gemma",    "gemma2", "gemma3",     "phi3",       "gpt2",
+      "gpt_neox",    "gptj",        "falcon",   "bloom",  "gpt_oss",    "chatglm",    "glm",
+      "glm4",        "internlm2",   "baichuan", "llama4", "minimax",    "minimax_m2", "minimax_m1",
       "qwen",        "yi",          "internlm", "phi",    "gpt_bigcode"};
   const bool known = kKnown.count(family) > 0;
   if (!known)

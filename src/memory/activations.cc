@@ -30,15 +30,18 @@ Widths widths(const Scenario& s) {
   w.d = static_cast<double>(m.hidden_size);
   w.heads = static_cast<double>(m.num_heads) / tp;
   if (m.mla) {
-    w.q = static_cast<double>(m.num_heads * (m.mla->qk_nope_head_dim + m.mla->qk_rope_head_dim)) / tp;
+    w.q =
+        static_cast<double>(m.num_heads * (m.mla->qk_nope_head_dim + m.mla->qk_rope_head_dim)) / tp;
     w.kv = static_cast<double>(m.num_heads * (m.mla->qk_nope_head_dim + m.mla->qk_rope_head_dim +
-                                              m.mla->v_head_dim)) / (2.0 * tp);
+                                              m.mla->v_head_dim)) /
+           (2.0 * tp);
   } else {
     w.q = static_cast<double>(m.q_width()) / tp;
     w.kv = std::ceil(static_cast<double>(m.num_kv_heads) / tp) * static_cast<double>(m.head_dim);
   }
   if (m.is_moe()) {
-    const double dense_share = static_cast<double>(m.num_dense_layers) / static_cast<double>(m.num_layers);
+    const double dense_share =
+        static_cast<double>(m.num_dense_layers) / static_cast<double>(m.num_layers);
     const double moe_ff = static_cast<double>(m.experts_per_token * m.moe_intermediate_size +
                                               m.shared_expert_intermediate_size);
     const double dense_ff = static_cast<double>(m.dense_intermediate_size);
@@ -181,9 +184,10 @@ Part training_activations(const Scenario& s, const nlohmann::json& engine) {
     }
     default:
       saved = layers * in_flight * per_layer * tokens;
-      basis = fmt::format("L x seq x batch x {:.0f} B per token per layer (tensors autograd saves; "
-                          "Korthikanti et al. 2022 accounting, {})",
-                          per_layer, eager ? "eager attention" : "FlashAttention");
+      basis = fmt::format(
+          "L x seq x batch x {:.0f} B per token per layer (tensors autograd saves; "
+          "Korthikanti et al. 2022 accounting, {})",
+          per_layer, eager ? "eager attention" : "FlashAttention");
   }
   if (s.training.activation_offload) {
     // Saved tensors stream to host memory (torchtune OffloadActivations); the layer being
@@ -215,9 +219,10 @@ Part training_activations(const Scenario& s, const nlohmann::json& engine) {
 // activations from the forward FLOPs. A ResNet-50 at 224 px saves ~100 MB per image in fp32
 // (torchvision training recipes fit batch 32 in 16 GB of V100 memory, NVIDIA DL examples).
 Part cv_activations(const Scenario& s) {
-  const double scale = std::pow(static_cast<double>(s.image_size) /
-                                    static_cast<double>(std::max<int64_t>(1, s.model.cv_resolution)),
-                                2.0);
+  const double scale =
+      std::pow(static_cast<double>(s.image_size) /
+                   static_cast<double>(std::max<int64_t>(1, s.model.cv_resolution)),
+               2.0);
   // Saved activation elements scale with FLOPs per image: about 3 elements per kFLOP of
   // forward work for convolutional nets (ResNet-50: 8.2 GFLOPs, ~25M saved elements).
   const double elements = s.model.cv_gflops_per_image * 1e9 * scale * 3.0e-3;
@@ -259,17 +264,17 @@ Part activations(const Scenario& s, const Catalog& catalog, bool explain) {
     const double tokens = static_cast<double>(
         s.max_num_batched_tokens > 0
             ? s.max_num_batched_tokens
-            : std::max<int64_t>(engine.value("default_max_num_batched_tokens", int64_t{8192}),
-                                0));
+            : std::max<int64_t>(engine.value("default_max_num_batched_tokens", int64_t{8192}), 0));
     const double seqs = static_cast<double>(engine.value("default_max_num_seqs", int64_t{256}));
     const double per_token = inference_transient_bytes_per_token(s, 2.0);
     // The sampler sees the whole vocabulary on every rank (logits are gathered).
     const double sampler = seqs * V * engine.value("sampler_bytes_per_logit", 8.0);
     const double forward = tokens * per_token;
     return {std::max(forward, sampler),
-            explain_if(explain, "larger of the profile forward ({:g} tokens x {:.0f} B/token) and the "
-                        "sampler ({:g} seqs x vocab x {:g} B)",
-                        tokens, per_token, seqs, engine.value("sampler_bytes_per_logit", 8.0))};
+            explain_if(explain,
+                       "larger of the profile forward ({:g} tokens x {:.0f} B/token) and the "
+                       "sampler ({:g} seqs x vocab x {:g} B)",
+                       tokens, per_token, seqs, engine.value("sampler_bytes_per_logit", 8.0))};
   }
   if (kind == "llama.cpp") {
     // ggml compute buffer: one ubatch of f32 intermediates, the attention scores without flash
@@ -278,9 +283,10 @@ Part activations(const Scenario& s, const Catalog& catalog, bool explain) {
         std::min<int64_t>(engine.value("default_ubatch", int64_t{512}), s.seq_len * s.batch));
     const double per_token = inference_transient_bytes_per_token(s, 4.0);
     double bytes = ub * per_token + ub * V * 4.0;
-    std::string basis = explain_if(explain, "compute buffer: ubatch {:g} x ({:.0f} B f32 intermediates + "
-                                    "vocab x 4 B logits)",
-                                    ub, per_token);
+    std::string basis = explain_if(explain,
+                                   "compute buffer: ubatch {:g} x ({:.0f} B f32 intermediates + "
+                                   "vocab x 4 B logits)",
+                                   ub, per_token);
     if (!s.training.flash_attention) {
       bytes += ub * static_cast<double>(s.seq_len) * static_cast<double>(m.num_heads) * 4.0;
       basis += " + ubatch x ctx x heads x 4 B scores";
@@ -294,8 +300,9 @@ Part activations(const Scenario& s, const Catalog& catalog, bool explain) {
   if (engine.value("norm_saves_fp32_input", false) && a < 4.0)
     per_token += 4.0 * static_cast<double>(m.hidden_size);  // RMSNorm's fp32 copy
   double bytes = prefill_tokens * per_token;
-  std::string basis = explain_if(explain, "prefill of batch x prompt = {:g} tokens x {:.0f} B/token",
-                                  prefill_tokens, per_token);
+  std::string basis =
+      explain_if(explain, "prefill of batch x prompt = {:g} tokens x {:.0f} B/token",
+                 prefill_tokens, per_token);
   const double logit_rows = engine.value("logits_all_positions_in_generate", false)
                                 ? prefill_tokens
                                 : static_cast<double>(s.batch);
@@ -304,7 +311,8 @@ Part activations(const Scenario& s, const Catalog& catalog, bool explain) {
   if (!s.training.flash_attention) {
     // Eager attention materialises batch x heads x prompt^2 scores in fp32 and 16-bit.
     const double p = static_cast<double>(std::max<int64_t>(1, s.prompt_len));
-    bytes += static_cast<double>(s.batch) * static_cast<double>(m.num_heads) / tp * p * p * (4.0 + a);
+    bytes +=
+        static_cast<double>(s.batch) * static_cast<double>(m.num_heads) / tp * p * p * (4.0 + a);
     basis += " + eager attention scores batch x heads x prompt^2 x 6 B";
   }
   return {bytes, basis};

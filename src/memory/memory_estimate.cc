@@ -43,9 +43,10 @@ Parts compute_parts(const Scenario& s, const Catalog& catalog) {
     // bitsandbytes pages these states in CUDA unified memory: the device holds them while there
     // is room, PyTorch's allocator never sees them, and they move to host memory under pressure.
     p.overhead.bytes += p.optimizer.bytes;
-    p.overhead.basis += fmt::format(" + paged optimizer states {:.2f} GiB (unified memory, outside "
-                                    "PyTorch's allocator)",
-                                    p.optimizer.bytes / kGiB);
+    p.overhead.basis += fmt::format(
+        " + paged optimizer states {:.2f} GiB (unified memory, outside "
+        "PyTorch's allocator)",
+        p.optimizer.bytes / kGiB);
     p.optimizer.basis += "; held in unified memory outside the allocator: counted in overhead";
     p.optimizer.bytes = 0;
   }
@@ -60,8 +61,8 @@ Parts compute_parts(const Scenario& s, const Catalog& catalog) {
 // there gradients and activations coexist.
 void place_training_peak(const Scenario& s, Parts& p, MemoryEstimate& m) {
   m.gradients_full = p.gradients.bytes;
-  const bool persistent_buffers = s.engine == "deepspeed" || s.engine == "megatron" ||
-                                  (s.engine == "hf" && s.parallel.dp > 1);
+  const bool persistent_buffers =
+      s.engine == "deepspeed" || s.engine == "megatron" || (s.engine == "hf" && s.parallel.dp > 1);
   if (s.training.grad_accum > 1 || persistent_buffers || s.training.optimizer_in_backward) {
     m.peak_phase = s.training.grad_accum > 1 ? "backward of a later micro-batch (gradients "
                                                "accumulate)"
@@ -70,15 +71,17 @@ void place_training_peak(const Scenario& s, Parts& p, MemoryEstimate& m) {
   }
   if (p.activations.bytes >= p.gradients.bytes) {
     m.peak_phase = "loss (before any gradient exists)";
-    p.gradients.basis += fmt::format("; none alive at the peak: freed by zero_grad, all {:.2f} GiB "
-                                     "exist only at the end of backward",
-                                     p.gradients.bytes / kGiB);
+    p.gradients.basis += fmt::format(
+        "; none alive at the peak: freed by zero_grad, all {:.2f} GiB "
+        "exist only at the end of backward",
+        p.gradients.bytes / kGiB);
     p.gradients.bytes = 0;
   } else {
     m.peak_phase = "end of backward (activations freed)";
-    p.activations.basis += fmt::format("; freed at the peak, which comes at the end of backward "
-                                       "({:.2f} GiB at the loss)",
-                                       p.activations.bytes / kGiB);
+    p.activations.basis += fmt::format(
+        "; freed at the peak, which comes at the end of backward "
+        "({:.2f} GiB at the loss)",
+        p.activations.bytes / kGiB);
     p.activations.bytes = 0;
   }
 }
@@ -145,9 +148,10 @@ MemoryEstimate estimate_memory(const Scenario& s, const Catalog& catalog, Estima
     const double pool = budget - p.weights.bytes - p.activations.bytes - p.overhead.bytes;
     const double requested = p.kv.bytes;
     p.kv.bytes = std::max(0.0, pool);
-    p.kv.basis = fmt::format("KV pool = {:g} x capacity - weights - activation peak - non-torch; "
-                             "per sequence: {}",
-                             s.gpu_memory_utilization, memory::kv_cache(s, 1, s.seq_len).basis);
+    p.kv.basis = fmt::format(
+        "KV pool = {:g} x capacity - weights - activation peak - non-torch; "
+        "per sequence: {}",
+        s.gpu_memory_utilization, memory::kv_cache(s, 1, s.seq_len).basis);
     m.kv_cache_capacity_tokens =
         m.kv_bytes_per_token > 0 ? static_cast<int64_t>(std::max(0.0, pool) / m.kv_bytes_per_token)
                                  : 0;
@@ -166,13 +170,14 @@ MemoryEstimate estimate_memory(const Scenario& s, const Catalog& catalog, Estima
           "any KV cache",
           s.engine, s.gpu_memory_utilization, *capacity / kGiB));
     else if (requested > pool)
-      out.warnings.push_back(fmt::format(
-          "the KV pool holds {} sequences of {} tokens, fewer than the batch of {}", *m.max_batch,
-          s.seq_len, s.batch));
+      out.warnings.push_back(
+          fmt::format("the KV pool holds {} sequences of {} tokens, fewer than the batch of {}",
+                      *m.max_batch, s.seq_len, s.batch));
   } else {
     if (preallocates)
-      out.warnings.push_back(s.engine + " preallocates a share of the GPU: give a gpu to size its "
-                                        "KV pool; showing the memory the batch needs");
+      out.warnings.push_back(s.engine +
+                             " preallocates a share of the GPU: give a gpu to size its "
+                             "KV pool; showing the memory the batch needs");
     m.allocated = p.allocated();
     m.reserved = m.allocated * (1.0 + allocator_fraction(s, catalog));
     m.total = m.reserved + p.overhead.bytes;

@@ -10,7 +10,9 @@
 namespace gpusizer {
 namespace {
 
-nlohmann::json run(nlohmann::json scenario) { return estimate_json(scenario); }
+nlohmann::json run(nlohmann::json scenario) {
+  return estimate_json(scenario);
+}
 
 int64_t mem(const nlohmann::json& out, const char* key) {
   return out["memory"][key].get<int64_t>();
@@ -23,7 +25,8 @@ TEST(Weights, Llama2_7bInBf16IsTwoBytesPerParameter) {
 
 TEST(Weights, TensorParallelDividesWeights) {
   const auto one = mem(run({{"model", "llama-2-70b"}}), "weights_bytes");
-  const auto four = mem(run({{"model", "llama-2-70b"}, {"parallel", {{"tp", 4}}}}), "weights_bytes");
+  const auto four =
+      mem(run({{"model", "llama-2-70b"}, {"parallel", {{"tp", 4}}}}), "weights_bytes");
   EXPECT_NEAR(static_cast<double>(four), static_cast<double>(one) / 4, 1.0);
 }
 
@@ -32,9 +35,9 @@ TEST(Weights, Nf4KeepsEmbeddingsInBf16) {
   // 6,476,271,616 - 2 x 65 x 4096 norm params (532,480) are matrices at 4.127 bits.
   const double matrices = 6738415616.0 - 2 * 32000 * 4096.0 - (2 * 32 + 1) * 4096.0;
   const double expected = matrices * 4.127 / 8 + 2 * 32000 * 4096.0 * 2 + (2 * 32 + 1) * 4096.0 * 2;
-  EXPECT_NEAR(static_cast<double>(mem(run({{"model", "llama-2-7b"}, {"weights", "nf4"}}),
-                                      "weights_bytes")),
-              expected, 1.0);
+  EXPECT_NEAR(
+      static_cast<double>(mem(run({{"model", "llama-2-7b"}, {"weights", "nf4"}}), "weights_bytes")),
+      expected, 1.0);
 }
 
 TEST(KvCache, Llama2_7bIs512KiBPerTokenInBf16) {
@@ -71,8 +74,8 @@ TEST(KvCache, SlidingWindowLayersStopGrowing) {
 
 TEST(KvCache, TensorParallelBeyondKvHeadsReplicates) {
   // Llama-3.1-8B has 8 KV heads: at tp=16 each rank still holds one head.
-  Scenario s = parse_scenario({{"model", "llama-3.1-8b"}, {"parallel", {{"tp", 16}}}},
-                              Catalog::builtin());
+  Scenario s =
+      parse_scenario({{"model", "llama-3.1-8b"}, {"parallel", {{"tp", 16}}}}, Catalog::builtin());
   EXPECT_DOUBLE_EQ(memory::kv_cache(s, 1, 1).bytes, 2.0 * 32 * 1 * 128 * 2);
 }
 
@@ -86,21 +89,25 @@ TEST(Training, AdamWKeepsEightBytesPerTrainableParameter) {
 
 TEST(Training, GradientsAndActivationsCoexistOnlyWithPersistentBuffers) {
   // Single GPU, no accumulation: the peak is at the loss, with no gradient alive yet.
-  const auto single = run({{"model", "llama-3.2-3b"}, {"task", "full"}, {"batch", 2}, {"seq_len", 4096}});
+  const auto single =
+      run({{"model", "llama-3.2-3b"}, {"task", "full"}, {"batch", 2}, {"seq_len", 4096}});
   EXPECT_EQ(mem(single, "gradients_bytes"), 0);
   // Accumulating micro-batches keeps them through the next forward.
-  const auto accum = run({{"model", "llama-3.2-3b"}, {"task", "full"}, {"batch", 2}, {"seq_len", 4096},
+  const auto accum = run({{"model", "llama-3.2-3b"},
+                          {"task", "full"},
+                          {"batch", 2},
+                          {"seq_len", 4096},
                           {"training", {{"grad_accum", 4}}}});
   EXPECT_EQ(mem(accum, "gradients_bytes"), 2 * 3212749824LL);
 }
 
 TEST(Training, PureBf16AdamStatesAreBf16) {
   // PEFT method comparison: 3.21B x (2 w + 2 g + 4 Adam bf16) = 23.9 GiB of model states.
-  const auto out = run({{"model", "llama-3.2-3b"}, {"task", "full"},
+  const auto out = run({{"model", "llama-3.2-3b"},
+                        {"task", "full"},
                         {"training", {{"mixed_precision", "pure-bf16"}}}});
-  const double states = static_cast<double>(mem(out, "weights_bytes") +
-                                            mem(out, "gradients_full_bytes") +
-                                            mem(out, "optimizer_bytes"));
+  const double states = static_cast<double>(
+      mem(out, "weights_bytes") + mem(out, "gradients_full_bytes") + mem(out, "optimizer_bytes"));
   EXPECT_NEAR(states / (1024.0 * 1024 * 1024), 23.9, 0.1);
 }
 
@@ -142,12 +149,15 @@ TEST(Capacity, UsableMemoryFollowsMeasuredFigures) {
 TEST(Preallocating, VllmKvPoolIsWhatTheBudgetLeaves) {
   // VLLM-004: 0.9 x 79.22 GiB - 14.96 weights - 1.79 non-torch - 1.26 activations = 53.29 GiB
   // on an H100 for Llama-3-8B; our parts differ by their own errors but the identity holds.
-  const auto out = run({{"model", "llama-3.1-8b"}, {"engine", "vllm"}, {"gpu", "h100-sxm5-80gb"},
+  const auto out = run({{"model", "llama-3.1-8b"},
+                        {"engine", "vllm"},
+                        {"gpu", "h100-sxm5-80gb"},
                         {"seq_len", 8192}});
   const auto& m = out["memory"];
   const int64_t parts = m["weights_bytes"].get<int64_t>() + m["activations_bytes"].get<int64_t>() +
                         m["overhead_bytes"].get<int64_t>() + m["kv_cache_bytes"].get<int64_t>();
-  EXPECT_NEAR(static_cast<double>(parts), static_cast<double>(m["total_bytes"].get<int64_t>()), 4.0);
+  EXPECT_NEAR(static_cast<double>(parts), static_cast<double>(m["total_bytes"].get<int64_t>()),
+              4.0);
   EXPECT_NEAR(m["kv_cache_bytes"].get<double>() / (1 << 30), 53.29, 1.0);
   EXPECT_EQ(m["kv_cache_capacity_tokens"].get<int64_t>(),
             m["kv_cache_bytes"].get<int64_t>() / 131072);

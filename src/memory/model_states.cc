@@ -26,10 +26,14 @@ double bytes_of(const std::string& format_id, double fallback) {
 bool full_training(const Scenario& s) {
   return s.task == Task::kFull || s.task == Task::kPretrain || s.task == Task::kCvTrain;
 }
-bool adapter_training(const Scenario& s) { return s.task == Task::kLora || s.task == Task::kQlora; }
+bool adapter_training(const Scenario& s) {
+  return s.task == Task::kLora || s.task == Task::kQlora;
+}
 
 // Bytes of the working copy of trainable weights in full training.
-double working_bytes(const Scenario& s) { return s.training.mixed_precision == "fp32" ? 4 : 2; }
+double working_bytes(const Scenario& s) {
+  return s.training.mixed_precision == "fp32" ? 4 : 2;
+}
 
 // Parameters of each place in the model (router, norms, biases and sinks count as layers).
 ModelBytes param_split(const Scenario& s) {
@@ -100,7 +104,7 @@ double optimizer_bytes_per_param(const Scenario& s, double state_bytes) {
   // (Dettmers et al. 2022, "8-bit Optimizers via Block-wise Quantization").
   if (o == "adamw-8bit" || o == "paged-adamw-8bit") return 2.0 * (1.0 + 4.0 / 256.0);
   if (o == "adamw" || o == "paged-adamw") return 2.0 * state_bytes;  // exp_avg, exp_avg_sq
-  if (o == "sgd-momentum" || o == "lion") return state_bytes;  // one momentum buffer
+  if (o == "sgd-momentum" || o == "lion") return state_bytes;        // one momentum buffer
   if (o == "sgd") return 0.0;
   return 0.0;  // adafactor: factored, computed separately
 }
@@ -139,13 +143,15 @@ Part weights(const Scenario& s) {
     double matrix = 0, router = 0;
     for (const auto& m : mods) {
       const double n = static_cast<double>(m.in * m.out * m.count);
-      if (m.name == "router") router += n;
-      else if (!m.expert) matrix += n;
+      if (m.name == "router")
+        router += n;
+      else if (!m.expert)
+        matrix += n;
     }
     const double other = std::max(0.0, p.layers - matrix - router);
-    const double layer_bytes =
-        f.kind == "float" ? p.layers * f.bytes_per_value()
-                          : matrix * f.bytes_per_value() + (other + router) * small;
+    const double layer_bytes = f.kind == "float"
+                                   ? p.layers * f.bytes_per_value()
+                                   : matrix * f.bytes_per_value() + (other + router) * small;
     // Where the count is a given fact (hybrid or CV networks), the layers' split into matrices
     // is unknown: all of it takes the format.
     b.layers = mods.empty() || !count_params(s.model).computed ? p.layers * f.bytes_per_value()
@@ -156,7 +162,8 @@ Part weights(const Scenario& s) {
     basis = fmt::format("params x {:g} bits ({}: {})", f.bits_per_value, f.id, f.source);
     if (!f.embedding_format.empty())
       basis += fmt::format("; embedding {} and head {}", f.embedding_format, f.lm_head_format);
-    if (s.weights_file && s.weights_file->weights_format == f.id && s.weights_file->total_bytes > 0) {
+    if (s.weights_file && s.weights_file->weights_format == f.id &&
+        s.weights_file->total_bytes > 0) {
       b = scaled(b, s.weights_file->total_bytes / b.total());
       basis = fmt::format("exact tensor bytes read from {} ({})", s.weights_file->format,
                           s.weights_file->path);
@@ -217,7 +224,8 @@ Part optimizer_states(const Scenario& s) {
   const double state_bytes = full_training(s) && s.training.mixed_precision == "pure-bf16" ? 2 : 4;
   const ModelBytes t = trainable_split(s);
   double per_param = optimizer_bytes_per_param(s, state_bytes);
-  std::string basis = fmt::format("trainable params x {:.3g} B ({})", per_param, s.training.optimizer);
+  std::string basis =
+      fmt::format("trainable params x {:.3g} B ({})", per_param, s.training.optimizer);
   ModelBytes b = scaled(t, per_param);
   if (s.training.optimizer == "adafactor") {
     // Adafactor (Shazeer & Stern 2018) factors the second moment of each matrix into a row and
@@ -225,10 +233,10 @@ Part optimizer_states(const Scenario& s) {
     double factored = 0;
     for (const auto& m : linear_modules(s.model))
       factored += static_cast<double>(m.count * (m.in + m.out)) * state_bytes;
-    const double share = t.total() / std::max(1.0, static_cast<double>(count_params(s.model).total));
+    const double share =
+        t.total() / std::max(1.0, static_cast<double>(count_params(s.model).total));
     b = scaled(param_split(s), 0);
-    b.layers = factored * std::min(1.0, share) +
-               std::max(0.0, t.total() - t.layers) * state_bytes;
+    b.layers = factored * std::min(1.0, share) + std::max(0.0, t.total() - t.layers) * state_bytes;
     basis = "adafactor: factored second moments (rows + columns) x 4 B";
   }
   Part part{per_gpu(b, s, s.training.zero_stage >= 1), basis};

@@ -10,8 +10,7 @@ double per_gpu(const ModelBytes& b, const Scenario& s, bool zero_sharded) {
   const double ep = static_cast<double>(s.parallel.ep);
   // Stages hold ceil(L/pp) layers at most (Megatron-LM splits layers evenly).
   const double layers = static_cast<double>(std::max<int64_t>(1, s.model.num_layers));
-  const double stage_fraction =
-      s.model.num_layers > 0 ? std::ceil(layers / pp) / layers : 1.0 / pp;
+  const double stage_fraction = s.model.num_layers > 0 ? std::ceil(layers / pp) / layers : 1.0 / pp;
   const double body = (b.layers / tp + b.experts / (tp * ep)) * stage_fraction;
   double busiest;
   if (s.parallel.pp == 1)

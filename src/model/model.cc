@@ -6,7 +6,9 @@
 namespace gpusizer {
 namespace {
 
-int64_t norm_params(const Model& m) { return m.layer_norm ? 2 * m.hidden_size : m.hidden_size; }
+int64_t norm_params(const Model& m) {
+  return m.layer_norm ? 2 * m.hidden_size : m.hidden_size;
+}
 
 // Attention projections of one layer, including biases, QK-norms and sinks.
 int64_t attention_params_per_layer(const Model& m) {
@@ -19,8 +21,8 @@ int64_t attention_params_per_layer(const Model& m) {
     n += m.mla->q_lora_rank + m.mla->kv_lora_rank;
   } else {
     if (m.qkv_bias) n += m.q_width() + 2 * m.kv_width();
-    if (m.qk_norm == "per_head") n += 2 * m.head_dim;                       // Qwen3, Gemma 3
-    if (m.qk_norm == "per_layer") n += m.q_width() + m.kv_width();          // MiniMax-M2
+    if (m.qk_norm == "per_head") n += 2 * m.head_dim;               // Qwen3, Gemma 3
+    if (m.qk_norm == "per_layer") n += m.q_width() + m.kv_width();  // MiniMax-M2
   }
   if (m.o_bias) n += d;
   if (m.attention_sinks) n += m.num_heads;  // gpt-oss learned sinks
@@ -49,8 +51,8 @@ std::vector<LinearModule> linear_modules(const Model& m) {
       mods.push_back({"q_proj", d, m.num_heads * qk, L, false, true});
     }
     mods.push_back({"kv_a_proj_with_mqa", d, a.kv_lora_rank + a.qk_rope_head_dim, L, false, true});
-    mods.push_back({"kv_b_proj", a.kv_lora_rank,
-                    m.num_heads * (a.qk_nope_head_dim + a.v_head_dim), L, false, true});
+    mods.push_back({"kv_b_proj", a.kv_lora_rank, m.num_heads * (a.qk_nope_head_dim + a.v_head_dim),
+                    L, false, true});
     mods.push_back({"o_proj", m.num_heads * a.v_head_dim, d, L, false, true});
   } else {
     mods.push_back({"q_proj", d, m.q_width(), L, false, true});
@@ -59,8 +61,8 @@ std::vector<LinearModule> linear_modules(const Model& m) {
     mods.push_back({"o_proj", m.q_width(), d, L, false, true});
   }
   const int64_t dense_layers = m.is_moe() ? m.num_dense_layers : L;
-  const int64_t dense_ff = m.is_moe() && m.dense_intermediate_size > 0 ? m.dense_intermediate_size
-                                                                        : m.intermediate_size;
+  const int64_t dense_ff =
+      m.is_moe() && m.dense_intermediate_size > 0 ? m.dense_intermediate_size : m.intermediate_size;
   if (dense_layers > 0) {
     if (m.gated_mlp) {
       mods.push_back({"gate_proj", d, dense_ff, dense_layers, false, false});
@@ -103,8 +105,8 @@ ParamCounts count_params(const Model& m) {
   c.lm_head = (m.tied_embeddings ? 0 : m.vocab_size * d) + (m.lm_head_bias ? m.vocab_size : 0);
   c.attention = attention_params_per_layer(m) * L;
   const int64_t dense_layers = m.is_moe() ? m.num_dense_layers : L;
-  const int64_t dense_ff = m.is_moe() && m.dense_intermediate_size > 0 ? m.dense_intermediate_size
-                                                                        : m.intermediate_size;
+  const int64_t dense_ff =
+      m.is_moe() && m.dense_intermediate_size > 0 ? m.dense_intermediate_size : m.intermediate_size;
   c.dense_mlp = dense_layers * mlp_params(m, dense_ff);
   if (m.is_moe()) {
     const int64_t per_expert =

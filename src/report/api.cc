@@ -15,13 +15,17 @@ namespace {
 
 nlohmann::json rule_of_thumb_json(const RuleOfThumb& r) {
   auto b = [](double v) { return static_cast<int64_t>(std::llround(v)); };
-  return {{"total_bytes", b(r.total())},     {"weights_bytes", b(r.weights)},
-          {"activations_bytes", b(r.activations)}, {"kv_cache_bytes", b(r.kv_cache)},
-          {"gradients_bytes", b(r.gradients)}, {"optimizer_bytes", b(r.optimizer)},
+  return {{"total_bytes", b(r.total())},
+          {"weights_bytes", b(r.weights)},
+          {"activations_bytes", b(r.activations)},
+          {"kv_cache_bytes", b(r.kv_cache)},
+          {"gradients_bytes", b(r.gradients)},
+          {"optimizer_bytes", b(r.optimizer)},
           {"overhead_bytes", b(r.other)},
-          {"basis", "the articles' rule of thumb: params x bytes; activations and KV 10% of the "
-                    "weights; 2 GB other; LoRA trains 1%; Adam 8 B and gradients 2 B per trainable "
-                    "parameter (decimal GB)"}};
+          {"basis",
+           "the articles' rule of thumb: params x bytes; activations and KV 10% of the "
+           "weights; 2 GB other; LoRA trains 1%; Adam 8 B and gradients 2 B per trainable "
+           "parameter (decimal GB)"}};
 }
 
 // Replaces the analytic memory with the articles' arithmetic (--method rule-of-thumb).

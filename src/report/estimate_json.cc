@@ -5,7 +5,9 @@
 namespace gpusizer {
 namespace {
 
-int64_t bytes(double v) { return static_cast<int64_t>(std::llround(std::max(0.0, v))); }
+int64_t bytes(double v) {
+  return static_cast<int64_t>(std::llround(std::max(0.0, v)));
+}
 
 template <typename T>
 void put(nlohmann::json& j, const char* key, const std::optional<T>& v) {

@@ -27,7 +27,9 @@ double num(const nlohmann::json& j, const char* key) {
   return it != j.end() && it->is_number() ? it->get<double>() : 0.0;
 }
 
-std::string gib(double bytes) { return fmt::format("{:.2f}", bytes / kGiB); }
+std::string gib(double bytes) {
+  return fmt::format("{:.2f}", bytes / kGiB);
+}
 
 std::string bar(double bytes, double capacity, int width) {
   if (capacity <= 0) return "";
@@ -48,10 +50,12 @@ std::string headline(const nlohmann::json& e) {
     h += fmt::format(" | {} | weights {} | batch {} x {} tokens | {}", s.value("task", ""),
                      s.value("weights", ""), s.value("batch", 0), s.value("seq_len", 0),
                      s.value("engine", ""));
-    if (s.contains("gpu")) h += fmt::format(" | {} x {}", s.value("gpu_count", 1), s.value("gpu", ""));
+    if (s.contains("gpu"))
+      h += fmt::format(" | {} x {}", s.value("gpu_count", 1), s.value("gpu", ""));
     const auto& p = s["parallel"];
     if (p.value("tp", 1) > 1 || p.value("pp", 1) > 1 || p.value("dp", 1) > 1)
-      h += fmt::format(" (tp {} pp {} dp {})", p.value("tp", 1), p.value("pp", 1), p.value("dp", 1));
+      h +=
+          fmt::format(" (tp {} pp {} dp {})", p.value("tp", 1), p.value("pp", 1), p.value("dp", 1));
   }
   return h;
 }
@@ -63,8 +67,9 @@ std::string render_estimate_table(const nlohmann::json& e) {
   const double capacity = num(m, "gpu_capacity_bytes");
   const double scale = capacity > 0 ? capacity : std::max(1.0, num(m, "total_bytes"));
   std::string out = headline(e) + "\n\n";
-  out += fmt::format("Memory per GPU (GiB = 2^30 bytes){}\n",
-                     capacity > 0 ? fmt::format(", bars against {} GiB usable", gib(capacity)) : "");
+  out +=
+      fmt::format("Memory per GPU (GiB = 2^30 bytes){}\n",
+                  capacity > 0 ? fmt::format(", bars against {} GiB usable", gib(capacity)) : "");
   for (const auto& row : kComponents) {
     const double v = num(m, row.key);
     if (v <= 0) continue;
@@ -83,13 +88,12 @@ std::string render_estimate_table(const nlohmann::json& e) {
                        m["kv_cache_capacity_tokens"].get<int64_t>(), m.value("max_batch", 0),
                        scenario.value("seq_len", 0), scenario.value("batch", 0));
   } else if (m.contains("fits"))
-    out += fmt::format("  {}: {} of {} GiB usable{}\n",
-                       m["fits"].get<bool>() ? "fits" : "DOES NOT FIT", gib(num(m, "total_bytes")),
-                       gib(capacity),
-                       m.contains("max_batch")
-                           ? fmt::format("; up to {} concurrent sequences of this length",
-                                         m["max_batch"].get<int64_t>())
-                           : "");
+    out += fmt::format(
+        "  {}: {} of {} GiB usable{}\n", m["fits"].get<bool>() ? "fits" : "DOES NOT FIT",
+        gib(num(m, "total_bytes")), gib(capacity),
+        m.contains("max_batch") ? fmt::format("; up to {} concurrent sequences of this length",
+                                              m["max_batch"].get<int64_t>())
+                                : "");
   if (e.contains("rule_of_thumb") && e.value("method", "") != "rule-of-thumb")
     out += fmt::format("  the articles' rule of thumb: {:.1f} GB (decimal)\n",
                        num(e["rule_of_thumb"], "total_bytes") / kGB);
@@ -118,7 +122,8 @@ std::string render_estimate_table(const nlohmann::json& e) {
 std::string render_estimate_markdown(const nlohmann::json& e) {
   const nlohmann::json& m = e["memory"];
   const double capacity = num(m, "gpu_capacity_bytes");
-  std::string out = "**" + headline(e) + "**\n\n| component | GiB per GPU | share | basis |\n|---|---:|---:|---|\n";
+  std::string out = "**" + headline(e) +
+                    "**\n\n| component | GiB per GPU | share | basis |\n|---|---:|---:|---|\n";
   const double total = std::max(1.0, num(m, "total_bytes"));
   for (const auto& row : kComponents) {
     const double v = num(m, row.key);
@@ -127,10 +132,11 @@ std::string render_estimate_markdown(const nlohmann::json& e) {
     std::replace(basis.begin(), basis.end(), '|', '/');
     out += fmt::format("| {} | {} | {:.0f}% | {} |\n", row.label, gib(v), 100 * v / total, basis);
   }
-  out += fmt::format("| **allocated** | {} | | |\n| **reserved** | {} | | |\n", gib(num(m, "allocated_bytes")),
-                     gib(num(m, "reserved_bytes")));
-  out += fmt::format("| **total (device)** | **{}** | | range {} - {} |\n", gib(num(m, "total_bytes")),
-                     gib(num(m, "low_bytes")), gib(num(m, "high_bytes")));
+  out += fmt::format("| **allocated** | {} | | |\n| **reserved** | {} | | |\n",
+                     gib(num(m, "allocated_bytes")), gib(num(m, "reserved_bytes")));
+  out +=
+      fmt::format("| **total (device)** | **{}** | | range {} - {} |\n", gib(num(m, "total_bytes")),
+                  gib(num(m, "low_bytes")), gib(num(m, "high_bytes")));
   if (capacity > 0)
     out += fmt::format("\n{} on {} GiB usable.\n", m.value("fits", false) ? "Fits" : "Does not fit",
                        gib(capacity));
@@ -150,21 +156,23 @@ std::string render_gpus(const nlohmann::json& gpus, bool markdown) {
     return v.get<std::string>();
   };
   if (markdown)
-    out += "| id | vendor | segment | memory GB | bandwidth GB/s | bf16 TFLOPS | fp8 TFLOPS | TDP W | "
-           "NVLink | ECC | cloud $/GPU-h |\n|---|---|---|---:|---:|---:|---:|---:|---|---|---:|\n";
+    out +=
+        "| id | vendor | segment | memory GB | bandwidth GB/s | bf16 TFLOPS | fp8 TFLOPS | TDP W | "
+        "NVLink | ECC | cloud $/GPU-h |\n|---|---|---|---:|---:|---:|---:|---:|---|---|---:|\n";
   else
-    out += fmt::format("{:<30}{:<8}{:<12}{:>7}{:>9}{:>9}{:>9}{:>7}{:>8}{:>5}{:>9}\n", "id", "vendor",
-                       "segment", "GB", "GB/s", "bf16", "fp8", "TDP", "NVLink", "ECC", "$/h");
+    out +=
+        fmt::format("{:<30}{:<8}{:<12}{:>7}{:>9}{:>9}{:>9}{:>7}{:>8}{:>5}{:>9}\n", "id", "vendor",
+                    "segment", "GB", "GB/s", "bf16", "fp8", "TDP", "NVLink", "ECC", "$/h");
   for (const auto& g : gpus) {
     if (markdown)
-      out += fmt::format("| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |\n", cell(g, "id"),
-                         cell(g, "vendor"), cell(g, "segment"), cell(g, "memory_gb"),
+      out += fmt::format("| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |\n",
+                         cell(g, "id"), cell(g, "vendor"), cell(g, "segment"), cell(g, "memory_gb"),
                          cell(g, "memory_bandwidth_gbps"), cell(g, "bf16_tflops_dense"),
                          cell(g, "fp8_tflops_dense"), cell(g, "tdp_w"), cell(g, "nvlink"),
                          cell(g, "ecc"), cell(g, "cloud_usd_per_gpu_hr"));
     else
-      out += fmt::format("{:<30}{:<8}{:<12}{:>7}{:>9}{:>9}{:>9}{:>7}{:>8}{:>5}{:>9}\n", cell(g, "id"),
-                         cell(g, "vendor"), cell(g, "segment"), cell(g, "memory_gb"),
+      out += fmt::format("{:<30}{:<8}{:<12}{:>7}{:>9}{:>9}{:>9}{:>7}{:>8}{:>5}{:>9}\n",
+                         cell(g, "id"), cell(g, "vendor"), cell(g, "segment"), cell(g, "memory_gb"),
                          cell(g, "memory_bandwidth_gbps"), cell(g, "bf16_tflops_dense"),
                          cell(g, "fp8_tflops_dense"), cell(g, "tdp_w"), cell(g, "nvlink"),
                          cell(g, "ecc"), cell(g, "cloud_usd_per_gpu_hr"));
@@ -175,8 +183,9 @@ std::string render_gpus(const nlohmann::json& gpus, bool markdown) {
 std::string render_models(const nlohmann::json& models, bool markdown) {
   std::string out;
   if (markdown)
-    out += "| id | family | kind | params | active | layers | hidden | heads/kv | HF id |\n"
-           "|---|---|---|---:|---:|---:|---:|---|---|\n";
+    out +=
+        "| id | family | kind | params | active | layers | hidden | heads/kv | HF id |\n"
+        "|---|---|---|---:|---:|---:|---:|---|---|\n";
   else
     out += fmt::format("{:<30}{:<14}{:>10}{:>10}{:>8}{:>8}{:>10}  {}\n", "id", "family", "params",
                        "active", "layers", "hidden", "heads/kv", "HF id");
@@ -187,10 +196,10 @@ std::string render_models(const nlohmann::json& models, bool markdown) {
     const std::string params = fmt::format("{:.2f}B", m.value("params", 0.0) / 1e9);
     const std::string active = fmt::format("{:.2f}B", m.value("active_params", 0.0) / 1e9);
     if (markdown)
-      out += fmt::format("| {} | {} | {} | {} | {} | {} | {} | {} | {} |\n", m.value("id", ""),
-                         m.value("family", ""), m.value("kind", ""), params, active,
-                         a.value("layers", 0), a.value("hidden_size", 0), heads,
-                         m.value("hf_id", ""));
+      out +=
+          fmt::format("| {} | {} | {} | {} | {} | {} | {} | {} | {} |\n", m.value("id", ""),
+                      m.value("family", ""), m.value("kind", ""), params, active,
+                      a.value("layers", 0), a.value("hidden_size", 0), heads, m.value("hf_id", ""));
     else
       out += fmt::format("{:<30}{:<14.13}{:>10}{:>10}{:>8}{:>8}{:>10}  {}\n", m.value("id", ""),
                          m.value("family", ""), params, active, a.value("layers", 0),
@@ -202,11 +211,13 @@ std::string render_models(const nlohmann::json& models, bool markdown) {
 std::string render_validation(const nlohmann::json& report, bool markdown) {
   std::string out;
   auto header = [&](const std::string& title, const std::string& first) {
-    out += markdown ? fmt::format("### {}\n\n| {} | n | median | p90 | max | median signed |\n"
-                                  "|---|---:|---:|---:|---:|---:|\n",
-                                  title, first)
-                    : fmt::format("{} (absolute relative error)\n{:<44}{:>5}{:>9}{:>9}{:>9}{:>15}\n",
-                                  title, first, "n", "median", "p90", "max", "median signed");
+    out += markdown
+               ? fmt::format(
+                     "### {}\n\n| {} | n | median | p90 | max | median signed |\n"
+                     "|---|---:|---:|---:|---:|---:|\n",
+                     title, first)
+               : fmt::format("{} (absolute relative error)\n{:<44}{:>5}{:>9}{:>9}{:>9}{:>15}\n",
+                             title, first, "n", "median", "p90", "max", "median signed");
   };
   auto row = [&](const std::string& name, const nlohmann::json& g, const char* signed_key) {
     const double med = g.value("median_abs_error", 0.0), p90 = g.value("p90_abs_error", 0.0),
@@ -215,15 +226,16 @@ std::string render_validation(const nlohmann::json& report, bool markdown) {
       out += fmt::format("| {} | {} | {:.1f}% | {:.1f}% | {:.1f}% | {:+.1f}% |\n", name,
                          g.value("n", 0), 100 * med, 100 * p90, 100 * max, 100 * bias);
     else
-      out += fmt::format("{:<44}{:>5}{:>8.1f}%{:>8.1f}%{:>8.1f}%{:>14.1f}%\n", name, g.value("n", 0),
-                         100 * med, 100 * p90, 100 * max, 100 * bias);
+      out += fmt::format("{:<44}{:>5}{:>8.1f}%{:>8.1f}%{:>8.1f}%{:>14.1f}%\n", name,
+                         g.value("n", 0), 100 * med, 100 * p90, 100 * max, 100 * bias);
   };
   if (report.contains("memory")) {
     const auto& body = report["memory"];
     header("memory, by source", "group");
     for (const auto& g : body["groups"]) row(g.value("group", ""), g, "median_signed_error");
     size_t failures = 0;
-    for (const auto& c : body.value("cases", nlohmann::json::array())) failures += c.contains("failure");
+    for (const auto& c : body.value("cases", nlohmann::json::array()))
+      failures += c.contains("failure");
     out += fmt::format("{}{} cases excluded by design, {} failed to run\n\n", markdown ? "\n" : "",
                        body.value("excluded", 0), failures);
   }

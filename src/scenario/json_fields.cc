@@ -13,7 +13,9 @@ std::string join(const std::string& path, const char* key) {
   return path.empty() ? std::string(key) : path + "." + key;
 }
 
-std::string type_name(const nlohmann::json& v) { return v.type_name(); }
+std::string type_name(const nlohmann::json& v) {
+  return v.type_name();
+}
 
 }  // namespace
 
@@ -22,8 +24,7 @@ std::optional<double> read_number(const nlohmann::json& obj, const char* key,
   auto it = obj.find(key);
   if (it == obj.end() || it->is_null()) return std::nullopt;
   const std::string field = join(path, key);
-  if (!it->is_number())
-    throw InputError(field, "must be a number, not " + type_name(*it));
+  if (!it->is_number()) throw InputError(field, "must be a number, not " + type_name(*it));
   const double v = it->get<double>();
   if (!std::isfinite(v)) throw InputError(field, "must be a finite number", "out_of_range");
   if (v < min || v > max)
@@ -54,7 +55,8 @@ std::optional<std::string> read_string(const nlohmann::json& obj, const char* ke
                                        const std::string& path) {
   auto it = obj.find(key);
   if (it == obj.end() || it->is_null()) return std::nullopt;
-  if (!it->is_string()) throw InputError(join(path, key), "must be a string, not " + type_name(*it));
+  if (!it->is_string())
+    throw InputError(join(path, key), "must be a string, not " + type_name(*it));
   return it->get<std::string>();
 }
 

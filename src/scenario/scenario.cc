@@ -13,16 +13,16 @@
 namespace gpusizer {
 namespace {
 
-constexpr int64_t kMaxTokens = 100'000'000;   // beyond any model's context (Llama 4 Scout: 10M)
+constexpr int64_t kMaxTokens = 100'000'000;  // beyond any model's context (Llama 4 Scout: 10M)
 constexpr int64_t kMaxBatch = 10'000'000;
 constexpr int64_t kMaxGpus = 1'000'000;
 constexpr int64_t kMaxParallel = 65'536;
 
 const std::vector<std::string> kTasks = {"inference", "lora",     "qlora",   "full",
                                          "freeze",    "pretrain", "cv-train"};
-const std::vector<std::string> kOptimizers = {"adamw",        "adamw-8bit", "paged-adamw-8bit",
-                                              "paged-adamw",  "sgd",        "sgd-momentum",
-                                              "adafactor",    "lion"};
+const std::vector<std::string> kOptimizers = {"adamw",       "adamw-8bit", "paged-adamw-8bit",
+                                              "paged-adamw", "sgd",        "sgd-momentum",
+                                              "adafactor",   "lion"};
 const std::vector<std::string> kPrecisions = {"bf16", "fp16", "pure-bf16", "fp32"};
 
 Task task_from_string(const std::string& s) {
@@ -39,8 +39,8 @@ Model model_from_param_count(double params) {
   char label[48];
   std::snprintf(label, sizeof label, "custom (%.2fB)", params / 1e9);
   m.name = label;
-  const int64_t layers = std::max<int64_t>(
-      2, std::llround(std::cbrt(params / (12.0 * 128.0 * 128.0))));
+  const int64_t layers =
+      std::max<int64_t>(2, std::llround(std::cbrt(params / (12.0 * 128.0 * 128.0))));
   m.num_layers = layers;
   m.hidden_size = std::max<int64_t>(128, layers * 128);
   m.num_heads = m.hidden_size / 128;
@@ -58,8 +58,9 @@ void resolve_model(const nlohmann::json& input, const Catalog& catalog, Scenario
                    std::string& imported_format) {
   auto it = input.find("model");
   if (it == input.end() || it->is_null())
-    throw InputError("model", "is required: a catalog id, a path, {\"hf_config\": {...}} or "
-                              "{\"params\": N}");
+    throw InputError("model",
+                     "is required: a catalog id, a path, {\"hf_config\": {...}} or "
+                     "{\"params\": N}");
   const nlohmann::json& v = *it;
   if (v.is_string()) {
     const std::string name = v.get<std::string>();
@@ -120,7 +121,7 @@ void parse_training(const nlohmann::json& input, Scenario& s) {
       o.recompute = gc->get<bool>() ? Recompute::kFull : Recompute::kNone;
     } else {
       const auto v = read_enum(t, "gradient_checkpointing", p, {"full", "selective", "none"});
-      o.recompute = *v == "full" ? Recompute::kFull
+      o.recompute = *v == "full"        ? Recompute::kFull
                     : *v == "selective" ? Recompute::kSelective
                                         : Recompute::kNone;
     }
@@ -153,7 +154,8 @@ void parse_training(const nlohmann::json& input, Scenario& s) {
     }
   }
   if (auto v = read_int(t, "zero_stage", p, 0, 3)) o.zero_stage = static_cast<int>(*v);
-  if (auto v = read_enum(t, "offload", p, {"none", "optimizer", "optimizer+params"})) o.offload = *v;
+  if (auto v = read_enum(t, "offload", p, {"none", "optimizer", "optimizer+params"}))
+    o.offload = *v;
   if (auto v = read_int(t, "grad_accum", p, 1, kMaxBatch)) o.grad_accum = *v;
   if (auto v = read_int(t, "global_batch", p, 1, kMaxBatch * 1000)) o.global_batch = *v;
   if (auto v = read_number(t, "tokens", p, 1, 1e16)) o.tokens = *v;
@@ -161,12 +163,12 @@ void parse_training(const nlohmann::json& input, Scenario& s) {
   if (auto v = read_bool(t, "optimizer_in_backward", p)) o.optimizer_in_backward = *v;
   if (auto v = read_bool(t, "activation_offload", p)) o.activation_offload = *v;
   if (auto v = read_int(t, "trainable_layers", p, 1, 100000)) o.trainable_layers = *v;
-  for (auto& w : unknown_keys(t, p,
-                              {"optimizer", "mixed_precision", "gradient_checkpointing",
-                               "flash_attention", "lora_rank", "lora_targets", "modules_to_save",
-                               "zero_stage", "offload", "grad_accum", "global_batch", "tokens",
-                               "chunked_loss", "optimizer_in_backward", "activation_offload",
-                               "trainable_layers"}))
+  for (auto& w :
+       unknown_keys(t, p,
+                    {"optimizer", "mixed_precision", "gradient_checkpointing", "flash_attention",
+                     "lora_rank", "lora_targets", "modules_to_save", "zero_stage", "offload",
+                     "grad_accum", "global_batch", "tokens", "chunked_loss",
+                     "optimizer_in_backward", "activation_offload", "trainable_layers"}))
     s.notes.push_back(w);
 }
 
@@ -201,9 +203,13 @@ void check_lora_targets(const Scenario& s) {
 
 }  // namespace
 
-std::string to_string(Task task) { return kTasks[static_cast<size_t>(task)]; }
+std::string to_string(Task task) {
+  return kTasks[static_cast<size_t>(task)];
+}
 
-bool is_training(Task task) { return task != Task::kInference; }
+bool is_training(Task task) {
+  return task != Task::kInference;
+}
 
 bool lora_target_matches(const std::string& target, const std::string& module) {
   if (target == "all-linear") return module != "router";
@@ -232,8 +238,10 @@ Scenario parse_scenario(const nlohmann::json& input, const Catalog& catalog) {
   if (auto v = read_string(input, "weights", "")) weights_id = *v;
   s.weights = catalog.format(weights_id, "weights", "weights");
   if (s.task == Task::kQlora && !is_quantized_base(s.weights))
-    throw InputError("weights", "qlora trains adapters on a quantized base (nf4, int8, int4, "
-                                "gptq-int4, awq-int4); '" + s.weights.id + "' is not quantized");
+    throw InputError("weights",
+                     "qlora trains adapters on a quantized base (nf4, int8, int4, "
+                     "gptq-int4, awq-int4); '" +
+                         s.weights.id + "' is not quantized");
   std::string kv_id = s.weights.id == "fp16" ? "fp16" : s.weights.id == "fp32" ? "fp32" : "bf16";
   if (auto v = read_string(input, "kv_cache", "")) kv_id = *v;
   s.kv_cache = catalog.format(kv_id, "kv", "kv_cache");
@@ -250,8 +258,9 @@ Scenario parse_scenario(const nlohmann::json& input, const Catalog& catalog) {
   s.prompt_len = prompt.value_or(std::max<int64_t>(0, s.seq_len - s.output_len));
   if (s.seq_len < 1) throw InputError("seq_len", "must be at least 1");
   if (s.prompt_len + s.output_len > s.seq_len && has_seq)
-    s.notes.push_back("prompt_len + output_len exceed seq_len: memory uses seq_len, speed uses "
-                      "prompt_len and output_len");
+    s.notes.push_back(
+        "prompt_len + output_len exceed seq_len: memory uses seq_len, speed uses "
+        "prompt_len and output_len");
   if (s.model.max_position_embeddings > 0 && s.seq_len > s.model.max_position_embeddings &&
       !s.model.is_cv())
     s.notes.push_back("seq_len " + std::to_string(s.seq_len) + " exceeds the model's context of " +
@@ -293,8 +302,10 @@ Scenario parse_scenario(const nlohmann::json& input, const Catalog& catalog) {
   if (auto it = input.find("parallel"); it != input.end() && !it->is_null()) {
     if (!it->is_object()) throw InputError("parallel", "must be an object");
     const nlohmann::json& p = *it;
-    if (auto v = read_int(p, "tp", "parallel", 1, kMaxParallel)) s.parallel.tp = *v, tp_given = true;
-    if (auto v = read_int(p, "pp", "parallel", 1, kMaxParallel)) s.parallel.pp = *v, pp_given = true;
+    if (auto v = read_int(p, "tp", "parallel", 1, kMaxParallel))
+      s.parallel.tp = *v, tp_given = true;
+    if (auto v = read_int(p, "pp", "parallel", 1, kMaxParallel))
+      s.parallel.pp = *v, pp_given = true;
     if (auto v = read_int(p, "dp", "parallel", 1, kMaxGpus)) s.parallel.dp = *v, dp_given = true;
     if (auto v = read_int(p, "ep", "parallel", 1, kMaxParallel)) s.parallel.ep = *v;
     if (auto v = read_bool(p, "sequence_parallel", "parallel")) s.parallel.sequence_parallel = *v;
@@ -320,7 +331,8 @@ Scenario parse_scenario(const nlohmann::json& input, const Catalog& catalog) {
   const int64_t replica = s.parallel.tp * s.parallel.pp * s.parallel.ep;
   if (count) {
     if (*count % replica != 0)
-      throw InputError("gpu_count", std::to_string(*count) + " GPUs cannot hold whole replicas of " +
+      throw InputError("gpu_count", std::to_string(*count) +
+                                        " GPUs cannot hold whole replicas of " +
                                         "tp*pp*ep = " + std::to_string(replica) + " GPUs");
     if (!dp_given) s.parallel.dp = *count / replica;
     s.gpu_count = *count;
@@ -328,8 +340,8 @@ Scenario parse_scenario(const nlohmann::json& input, const Catalog& catalog) {
     s.gpu_count = replica * s.parallel.dp;
   }
   if (s.gpu_count != replica * s.parallel.dp)
-    throw InputError("gpu_count", "must equal tp*pp*dp*ep = " +
-                                      std::to_string(replica * s.parallel.dp));
+    throw InputError("gpu_count",
+                     "must equal tp*pp*dp*ep = " + std::to_string(replica * s.parallel.dp));
 
   if (!s.model.is_cv()) {
     if (s.parallel.tp > s.model.num_heads)
@@ -344,19 +356,18 @@ Scenario parse_scenario(const nlohmann::json& input, const Catalog& catalog) {
                                           " stages exceeds the model's " +
                                           std::to_string(s.model.num_layers) + " layers");
     if (s.parallel.ep > 1 && (!s.model.is_moe() || s.model.num_experts % s.parallel.ep != 0))
-      throw InputError("parallel.ep", s.model.is_moe()
-                                          ? "must divide the " +
-                                                std::to_string(s.model.num_experts) + " experts"
-                                          : "expert parallelism needs a mixture-of-experts model");
+      throw InputError("parallel.ep",
+                       s.model.is_moe()
+                           ? "must divide the " + std::to_string(s.model.num_experts) + " experts"
+                           : "expert parallelism needs a mixture-of-experts model");
   }
   if (s.training.zero_stage > 0 && s.parallel.dp == 1)
     s.notes.push_back("ZeRO shards over data-parallel ranks: with dp = 1 it saves nothing");
   if (s.training.global_batch == 0)
     s.training.global_batch = s.batch * s.training.grad_accum * s.parallel.dp;
   else if (!input["training"].contains("grad_accum"))
-    s.training.grad_accum =
-        std::max<int64_t>(1, (s.training.global_batch + s.batch * s.parallel.dp - 1) /
-                                 (s.batch * s.parallel.dp));
+    s.training.grad_accum = std::max<int64_t>(
+        1, (s.training.global_batch + s.batch * s.parallel.dp - 1) / (s.batch * s.parallel.dp));
 
   // Vision training. The fields are checked whatever the task, so that a wrong value is never
   // accepted silently; they apply to cv-train only.
@@ -380,11 +391,28 @@ Scenario parse_scenario(const nlohmann::json& input, const Catalog& catalog) {
   }
 
   for (auto& w : unknown_keys(input, "",
-                              {"model", "task", "weights", "kv_cache", "batch", "seq_len",
-                               "prompt_len", "output_len", "engine", "gpu_memory_utilization",
-                               "max_num_batched_tokens", "training", "parallel", "gpu",
-                               "gpu_count", "gpus_per_node", "image_size", "dataset_items",
-                               "epochs", "method", "costs", "facility"}))
+                              {"model",
+                               "task",
+                               "weights",
+                               "kv_cache",
+                               "batch",
+                               "seq_len",
+                               "prompt_len",
+                               "output_len",
+                               "engine",
+                               "gpu_memory_utilization",
+                               "max_num_batched_tokens",
+                               "training",
+                               "parallel",
+                               "gpu",
+                               "gpu_count",
+                               "gpus_per_node",
+                               "image_size",
+                               "dataset_items",
+                               "epochs",
+                               "method",
+                               "costs",
+                               "facility"}))
     s.notes.push_back(w);
   return s;
 }

@@ -11,7 +11,9 @@
 namespace gpusizer {
 namespace {
 
-Scenario parse(const nlohmann::json& j) { return parse_scenario(j, Catalog::builtin()); }
+Scenario parse(const nlohmann::json& j) {
+  return parse_scenario(j, Catalog::builtin());
+}
 
 // Expects an InputError whose field is `field` and whose message contains `text`.
 void expect_error(const nlohmann::json& j, const std::string& field, const std::string& text = "") {
@@ -44,7 +46,9 @@ TEST(Scenario, NamesAreCaseInsensitiveAndTakeAliases) {
   EXPECT_EQ(parse({{"model", "llama-2-7b"}, {"gpu", "4090"}}).gpu->id, "rtx-4090-24gb");
 }
 
-TEST(Scenario, QloraDefaultsToNf4) { EXPECT_EQ(parse({{"model", "llama-2-7b"}, {"task", "qlora"}}).weights.id, "nf4"); }
+TEST(Scenario, QloraDefaultsToNf4) {
+  EXPECT_EQ(parse({{"model", "llama-2-7b"}, {"task", "qlora"}}).weights.id, "nf4");
+}
 
 TEST(Scenario, GpuCountSpreadsTheModelAsTheEngineDoes) {
   const Scenario vllm = parse({{"model", "llama-2-70b"}, {"engine", "vllm"}, {"gpu_count", 4}});
@@ -97,8 +101,9 @@ TEST(Scenario, CombinationsThatMakeNoSense) {
   expect_error({{"model", "llama-2-7b"}, {"task", "cv-train"}}, "task");
   expect_error({{"model", "yolov8m"}}, "task", "cv-train");
   expect_error({{"model", "llama-2-7b"}, {"gpu_count", 3}, {"parallel", {{"tp", 2}}}}, "gpu_count");
-  expect_error({{"model", "llama-2-7b"}, {"task", "lora"}, {"training", {{"lora_targets", {"q_prj"}}}}},
-               "training.lora_targets[0]", "q_proj");
+  expect_error(
+      {{"model", "llama-2-7b"}, {"task", "lora"}, {"training", {{"lora_targets", {"q_prj"}}}}},
+      "training.lora_targets[0]", "q_proj");
 }
 
 TEST(Scenario, MissingOrMalformedModel) {

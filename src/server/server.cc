@@ -75,27 +75,43 @@ std::string host_name(const std::string& header) {
 
 const char* status_code_name(int status) {
   switch (status) {
-    case 400: return "bad_request";
-    case 403: return "forbidden";
-    case 404: return "not_found";
-    case 405: return "method_not_allowed";
-    case 408: return "timeout";
-    case 413: return "body_too_large";
-    case 414: return "uri_too_long";
-    case 415: return "unsupported_media_type";
-    case 501: return "not_implemented";
-    default: return status >= 500 ? "internal" : "bad_request";
+    case 400:
+      return "bad_request";
+    case 403:
+      return "forbidden";
+    case 404:
+      return "not_found";
+    case 405:
+      return "method_not_allowed";
+    case 408:
+      return "timeout";
+    case 413:
+      return "body_too_large";
+    case 414:
+      return "uri_too_long";
+    case 415:
+      return "unsupported_media_type";
+    case 501:
+      return "not_implemented";
+    default:
+      return status >= 500 ? "internal" : "bad_request";
   }
 }
 
 std::string status_text(int status) {
   switch (status) {
-    case 404: return "no such route";
-    case 405: return "method not allowed";
-    case 408: return "request timed out";
-    case 413: return "request body too large";
-    case 414: return "request URI too long";
-    default: return "HTTP status " + std::to_string(status);
+    case 404:
+      return "no such route";
+    case 405:
+      return "method not allowed";
+    case 408:
+      return "request timed out";
+    case 413:
+      return "request body too large";
+    case 414:
+      return "request URI too long";
+    default:
+      return "HTTP status " + std::to_string(status);
   }
 }
 
@@ -128,9 +144,8 @@ Node.js and npm) and build again to get the page.</p>
 
 const std::vector<Route>& routes() {
   static const std::vector<Route> all = {
-      {"POST", "/api/v1/estimate"}, {"POST", "/api/v1/recommend"},
-      {"GET", "/api/v1/gpus"},      {"GET", "/api/v1/models"},
-      {"GET", "/api/v1/openapi.json"}, {"GET", "/"},
+      {"POST", "/api/v1/estimate"}, {"POST", "/api/v1/recommend"},   {"GET", "/api/v1/gpus"},
+      {"GET", "/api/v1/models"},    {"GET", "/api/v1/openapi.json"}, {"GET", "/"},
   };
   return all;
 }
@@ -185,13 +200,15 @@ void check_model_path(json& request, const std::string& allow_dir, const Catalog
     if (!looks_like_path(name)) return;  // an unknown name: the estimator says "did you mean"
   }
   if (allow_dir.empty())
-    throw InputError("model",
-                     "file paths are not allowed by this server; send a catalog id, "
-                     "{\"hf_config\": {...}} or {\"params\": N} (or start it with --allow-paths DIR)",
-                     "path_not_allowed");
+    throw InputError(
+        "model",
+        "file paths are not allowed by this server; send a catalog id, "
+        "{\"hf_config\": {...}} or {\"params\": N} (or start it with --allow-paths DIR)",
+        "path_not_allowed");
 
   const fs::path base = fs::canonical(fs::path(allow_dir), ec);
-  if (ec) throw InputError("model", "the server's allowed directory is missing", "path_not_allowed");
+  if (ec)
+    throw InputError("model", "the server's allowed directory is missing", "path_not_allowed");
   fs::path wanted(name);
   if (wanted.is_relative()) wanted = base / wanted;
   auto inside = [&base](const fs::path& p) {
@@ -221,7 +238,6 @@ std::string content_type_for(std::string_view path) {
   if (ends_with(name, ".txt")) return "text/plain; charset=utf-8";
   return "application/octet-stream";
 }
-
 
 std::optional<std::string> HttpRequest::header(std::string_view name) const {
   const std::string wanted = lower(name);
@@ -282,8 +298,7 @@ bool RequestHandler::pre_route(const HttpRequest& req, HttpAnswer& answer) const
   return false;
 }
 
-std::string RequestHandler::cached(std::optional<std::string>& slot,
-                                   json (*make)(const Catalog&)) {
+std::string RequestHandler::cached(std::optional<std::string>& slot, json (*make)(const Catalog&)) {
   std::lock_guard<std::mutex> lock(cache_mutex_);
   if (!slot) slot = dump_json(make(catalog_));
   return *slot;
@@ -293,8 +308,9 @@ json RequestHandler::parse_request(const HttpRequest& req) const {
   if (req.body.size() > options_.max_body_bytes)
     throw InputError("", "request body too large", "body_too_large");
   if (json_too_deep(req.body, options_.max_json_depth))
-    throw InputError("", "JSON nested deeper than " + std::to_string(options_.max_json_depth) +
-                             " levels", "too_deep");
+    throw InputError(
+        "", "JSON nested deeper than " + std::to_string(options_.max_json_depth) + " levels",
+        "too_deep");
   json request = json::parse(req.body);  // parse_error -> 400 bad_json
   if (!request.is_object()) throw InputError("", "the request must be a JSON object", "bad_input");
   check_model_path(request, options_.allow_paths_dir, catalog_);
@@ -469,16 +485,16 @@ struct HttpServer::Impl {
       return httplib::Server::HandlerResponse::Unhandled;
     });
     // Statuses raised by httplib itself (404, 413, 400 on malformed HTTP) get the error object.
-    http.set_error_handler(httplib::Server::HandlerWithResponse([](const httplib::Request&,
-                                                                   httplib::Response& res) {
-      if (!res.body.empty()) return httplib::Server::HandlerResponse::Unhandled;
-      res.set_content(server::status_error_body(res.status), "application/json");
-      return httplib::Server::HandlerResponse::Handled;
-    }));
-    http.set_exception_handler([](const httplib::Request&, httplib::Response& res,
-                                  std::exception_ptr) {
-      send_error(res, 500, "internal", "internal error");
-    });
+    http.set_error_handler(
+        httplib::Server::HandlerWithResponse([](const httplib::Request&, httplib::Response& res) {
+          if (!res.body.empty()) return httplib::Server::HandlerResponse::Unhandled;
+          res.set_content(server::status_error_body(res.status), "application/json");
+          return httplib::Server::HandlerResponse::Handled;
+        }));
+    http.set_exception_handler(
+        [](const httplib::Request&, httplib::Response& res, std::exception_ptr) {
+          send_error(res, 500, "internal", "internal error");
+        });
     if (options.log_requests) {
       http.set_logger([](const httplib::Request& req, const httplib::Response& res) {
         std::fprintf(stderr, "%s %s %d %zu\n", req.method.c_str(), req.path.c_str(), res.status,
@@ -489,14 +505,17 @@ struct HttpServer::Impl {
   }
 };
 
-HttpServer::HttpServer(ServerOptions options) : HttpServer(std::move(options), Catalog::builtin()) {}
+HttpServer::HttpServer(ServerOptions options)
+    : HttpServer(std::move(options), Catalog::builtin()) {}
 
 HttpServer::HttpServer(ServerOptions options, const Catalog& catalog)
     : impl_(std::make_unique<Impl>(std::move(options), catalog)) {
   impl_->configure();
 }
 
-HttpServer::~HttpServer() { stop(); }
+HttpServer::~HttpServer() {
+  stop();
+}
 
 int HttpServer::bind() {
   if (impl_->bound) return impl_->port;
@@ -535,7 +554,9 @@ void HttpServer::stop() {
   if (impl_->thread.joinable()) impl_->thread.join();
 }
 
-int HttpServer::port() const { return impl_->port; }
+int HttpServer::port() const {
+  return impl_->port;
+}
 
 int run_server(const ServerOptions& options) {
   // Block SIGINT/SIGTERM in every thread; one thread waits for them and stops the server.
@@ -549,8 +570,7 @@ int run_server(const ServerOptions& options) {
   if (!options.data_dir.empty()) own_catalog = Catalog::load(options.data_dir);
   HttpServer server(options, own_catalog ? *own_catalog : Catalog::builtin());
   if (server.bind() < 0) {
-    std::cerr << "gpusizer serve: cannot listen on " << options.host << ":" << options.port
-              << "\n";
+    std::cerr << "gpusizer serve: cannot listen on " << options.host << ":" << options.port << "\n";
     return 1;
   }
   const bool v6 = options.host.find(':') != std::string::npos;

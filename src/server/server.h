@@ -1,8 +1,8 @@
 #pragma once
 // Internals of the HTTP server that tests reach directly: the route table, the request checks and
 // the OpenAPI document. The public face is include/gpusizer/server.h.
-#include <nlohmann/json.hpp>
 #include <mutex>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <string_view>

@@ -141,8 +141,7 @@ TEST(Server, WrongTypesAndUnknownNamesAre400) {
   auto res = s.post("/api/v1/estimate", R"({"model": "no-such-model-xyz"})");
   expect_error(res, 400);
   EXPECT_NE(res->body.find("no-such-model-xyz"), std::string::npos) << res->body;
-  expect_error(s.post("/api/v1/estimate", R"({"model": "llama-2-7b", "gpu": "no-such-gpu"})"),
-               400);
+  expect_error(s.post("/api/v1/estimate", R"({"model": "llama-2-7b", "gpu": "no-such-gpu"})"), 400);
   // Invalid UTF-8 echoed in a message still gives valid JSON.
   expect_error(s.post("/api/v1/estimate", "{\"model\": \"bad\xc3\x28\"}"), 400);
 }
@@ -170,8 +169,8 @@ TEST(Server, DeepNestingIs400BeforeParsing) {
   const std::string deep = R"({"model": "llama-2-7b", "x": )" + std::string(100000, '[') +
                            std::string(100000, ']') + "}";
   expect_error(s.post("/api/v1/estimate", deep), 400, "too_deep");
-  const std::string ok = R"({"model": "llama-2-7b", "x": )" + std::string(10, '[') +
-                         std::string(10, ']') + "}";
+  const std::string ok =
+      R"({"model": "llama-2-7b", "x": )" + std::string(10, '[') + std::string(10, ']') + "}";
   EXPECT_NE(error_code(s.post("/api/v1/estimate", ok)), "too_deep");
 }
 
@@ -256,8 +255,9 @@ class PathRule : public ::testing::Test {
  protected:
   void SetUp() override {
     root_ = fs::temp_directory_path() /
-            ("gpusizer_server_test_" + std::to_string(::testing::UnitTest::GetInstance()->random_seed()) +
-             "_" + ::testing::UnitTest::GetInstance()->current_test_info()->name());
+            ("gpusizer_server_test_" +
+             std::to_string(::testing::UnitTest::GetInstance()->random_seed()) + "_" +
+             ::testing::UnitTest::GetInstance()->current_test_info()->name());
     fs::remove_all(root_);
     fs::create_directories(root_ / "allowed" / "llama");
     fs::create_directories(root_ / "outside");
@@ -291,7 +291,7 @@ TEST_F(PathRule, InsideTheAllowedDirectoryIsAllowed) {
   Served s(options);
   for (const std::string& model : std::vector<std::string>{
            (root_ / "allowed" / "llama" / "config.json").string(), std::string("llama/config.json"),
-        std::string("llama"), (root_ / "allowed" / "llama" / ".." / "llama").string()}) {
+           std::string("llama"), (root_ / "allowed" / "llama" / ".." / "llama").string()}) {
     auto res = s.post("/api/v1/estimate", model_request(model));
     ASSERT_TRUE(res);
     EXPECT_NE(error_code(res), "path_not_allowed") << model << ": " << res->body;
@@ -308,9 +308,9 @@ TEST_F(PathRule, OutsideTheAllowedDirectoryIsRefused) {
   Served s(options);
   for (const std::string& model : std::vector<std::string>{
            (root_ / "outside" / "secret.json").string(), std::string("../outside/secret.json"),
-        std::string("llama/../../outside/secret.json"), std::string("escape/secret.json"),
-        std::string("/etc/passwd"), std::string("../outside/missing.json"),
-        (root_ / "allowedx" / "a.json").string()})
+           std::string("llama/../../outside/secret.json"), std::string("escape/secret.json"),
+           std::string("/etc/passwd"), std::string("../outside/missing.json"),
+           (root_ / "allowedx" / "a.json").string()})
     expect_error(s.post("/api/v1/estimate", model_request(model)), 400, "path_not_allowed");
   // A missing file inside is a plain bad_file.
   expect_error(s.post("/api/v1/estimate", model_request("llama/missing.json")), 400, "bad_file");
@@ -360,8 +360,8 @@ TEST(OpenApi, EveryDocumentedRouteAnswersAsDocumented) {
                               ? op["requestBody"]["content"]["application/json"]
                               : json::object();
       ASSERT_TRUE(method == "get" || media.contains("example")) << path;
-      httplib::Result res = method == "get" ? s.client().Get(path.c_str())
-                                            : s.post(path, media["example"].dump());
+      httplib::Result res =
+          method == "get" ? s.client().Get(path.c_str()) : s.post(path, media["example"].dump());
       ASSERT_TRUE(res) << method << " " << path;
       const std::string status = std::to_string(res->status);
       ASSERT_TRUE(op["responses"].contains(status))

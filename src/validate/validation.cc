@@ -83,9 +83,12 @@ nlohmann::json to_json(const ValidationReport& report) {
                       {"median_signed_error", g.bias}});
   nlohmann::json cases = nlohmann::json::array();
   for (const auto& c : report.cases) {
-    nlohmann::json j = {{"id", c.id},           {"group", c.group},
-                        {"compare", c.compare}, {"measured", c.measured},
-                        {"predicted", c.predicted}, {"error", c.error}};
+    nlohmann::json j = {{"id", c.id},
+                        {"group", c.group},
+                        {"compare", c.compare},
+                        {"measured", c.measured},
+                        {"predicted", c.predicted},
+                        {"error", c.error}};
     if (!c.failure.empty()) j["failure"] = c.failure;
     cases.push_back(std::move(j));
   }

@@ -58,8 +58,7 @@ std::vector<Request> requests() {
        R"({"model": "llama-2-7b", "task": "qlora", "weights": "fp32"})", true},
       {"huge number", "POST", "/api/v1/estimate", R"({"model": "llama-2-7b", "batch": 1e400})",
        true},
-      {"NaN literal", "POST", "/api/v1/estimate", R"({"model": "llama-2-7b", "batch": NaN})",
-       true},
+      {"NaN literal", "POST", "/api/v1/estimate", R"({"model": "llama-2-7b", "batch": NaN})", true},
       {"invalid utf-8", "POST", "/api/v1/estimate", "{\"model\": \"\xff\xfe\xc3\x28\"}", true},
       {"deep nesting", "POST", "/api/v1/estimate", deep, true},
       {"path model", "POST", "/api/v1/estimate", R"({"model": "/etc/passwd"})", true},
@@ -114,8 +113,10 @@ int main(int argc, char** argv) {
     return v && *v ? std::atof(v) : fallback;
   };
   const double seconds = argc > 2 ? std::atof(argv[2]) : env_or("GPUSIZER_SOAK_SECONDS", 20);
-  const int threads = argc > 3 ? std::atoi(argv[3]) : static_cast<int>(env_or("GPUSIZER_SOAK_THREADS", 4));
-  const long max_growth_kb = static_cast<long>(env_or("GPUSIZER_SOAK_MAX_RSS_GROWTH_MB", 256) * 1024);
+  const int threads =
+      argc > 3 ? std::atoi(argv[3]) : static_cast<int>(env_or("GPUSIZER_SOAK_THREADS", 4));
+  const long max_growth_kb =
+      static_cast<long>(env_or("GPUSIZER_SOAK_MAX_RSS_GROWTH_MB", 256) * 1024);
 
   // Start the server: loopback, any free port; its first line names the port.
   int out[2];
@@ -126,7 +127,8 @@ int main(int argc, char** argv) {
     dup2(out[1], STDOUT_FILENO);
     close(out[0]);
     close(out[1]);
-    execl(argv[1], argv[1], "serve", "--host", "127.0.0.1", "--port", "0", static_cast<char*>(nullptr));
+    execl(argv[1], argv[1], "serve", "--host", "127.0.0.1", "--port", "0",
+          static_cast<char*>(nullptr));
     _exit(127);
   }
   close(out[1]);
@@ -176,7 +178,7 @@ int main(int argc, char** argv) {
         }
         const Request& r = reqs[i % reqs.size()];
         const std::string method = r.method;
-        httplib::Result res = method == "POST" ? client.Post(r.path, r.body, "application/json")
+        httplib::Result res = method == "POST"  ? client.Post(r.path, r.body, "application/json")
                               : method == "PUT" ? client.Put(r.path, r.body, "application/json")
                                                 : client.Get(r.path);
         if (!res) {
@@ -188,12 +190,16 @@ int main(int argc, char** argv) {
         ++served;
         const int status = res->status;
         if (r.malformed) {
-          if (status >= 400 && status < 500) ++malformed_4xx;
-          else fail(std::string(r.name) + ": status " + std::to_string(status) + " " + res->body.substr(0, 200));
+          if (status >= 400 && status < 500)
+            ++malformed_4xx;
+          else
+            fail(std::string(r.name) + ": status " + std::to_string(status) + " " +
+                 res->body.substr(0, 200));
         } else if (status == 200) {
           ++valid_ok;
         } else {
-          fail(std::string(r.name) + ": status " + std::to_string(status) + " " + res->body.substr(0, 200));
+          fail(std::string(r.name) + ": status " + std::to_string(status) + " " +
+               res->body.substr(0, 200));
         }
       }
     });
@@ -211,14 +217,16 @@ int main(int argc, char** argv) {
   }
   const bool clean_exit = WIFEXITED(status) && WEXITSTATUS(status) == 0;
   const long growth = rss_after - rss_before;
-  std::printf("soak: %.0f s, %d threads, %ld requests served (%ld valid 200, %ld malformed 4xx), "
-              "%ld raw garbage connections, %.0f requests/s\n",
-              seconds, threads, served.load(), valid_ok.load(), malformed_4xx.load(),
-              garbage.load(), static_cast<double>(served.load()) / seconds);
-  std::printf("soak: server RSS %ld KiB before, %ld KiB after (%+ld KiB); alive %s; clean exit %s; "
-              "failures %ld\n",
-              rss_before, rss_after, growth, alive ? "yes" : "NO", clean_exit ? "yes" : "NO",
-              failures.load());
+  std::printf(
+      "soak: %.0f s, %d threads, %ld requests served (%ld valid 200, %ld malformed 4xx), "
+      "%ld raw garbage connections, %.0f requests/s\n",
+      seconds, threads, served.load(), valid_ok.load(), malformed_4xx.load(), garbage.load(),
+      static_cast<double>(served.load()) / seconds);
+  std::printf(
+      "soak: server RSS %ld KiB before, %ld KiB after (%+ld KiB); alive %s; clean exit %s; "
+      "failures %ld\n",
+      rss_before, rss_after, growth, alive ? "yes" : "NO", clean_exit ? "yes" : "NO",
+      failures.load());
   const bool ok = alive && clean_exit && failures == 0 && served > 0 && growth <= max_growth_kb;
   std::printf("soak: %s\n", ok ? "PASS" : "FAIL");
   return ok ? 0 : 1;
