@@ -4,15 +4,18 @@
 #include <unistd.h>
 #include <CLI/CLI.hpp>
 
+#include <atomic>
 #include <fstream>
 #include <iostream>
 #include <optional>
 #include <sstream>
 
 #include "gpusizer/api.h"
+#include "gpusizer/batch.h"
 #include "gpusizer/calibrate.h"
 #include "gpusizer/error.h"
 #include "gpusizer/importers.h"
+#include "gpusizer/json_text.h"
 #include "gpusizer/render.h"
 #include "gpusizer/server.h"
 #include "gpusizer/validation.h"
@@ -48,6 +51,7 @@ struct Options {
       rack_budget_watts;
   bool cloud = false, on_prem = false, production = false, allow_quantization = false;
   std::vector<std::string> allowed_gpus;
+  unsigned jobs = 0;  // 0: one thread per core
 };
 
 std::string output_format(const Options& o) {
@@ -123,7 +127,7 @@ std::string read_all(const std::string& path) {
 // JSON text for output. Messages may quote the user's bytes (a parse error shows the bytes it
 // stopped at), which need not be UTF-8: those are replaced rather than thrown on.
 std::string dump(const nlohmann::json& value, int indent = -1) {
-  return value.dump(indent, ' ', false, nlohmann::json::error_handler_t::replace);
+  return json_text(value, indent);
 }
 
 nlohmann::json parse_json(const std::string& text, const std::string& where) {
@@ -148,15 +152,25 @@ int run_estimate(const Options& o) {
                                           (o.input == "-" && o.format == "jsonl"));
   if (batch) {
     // One result per line, in order; a failing line answers with an error object in its place.
-    std::istringstream in(read_all(o.input));
-    std::string line;
-    int status = 0, number = 0;
-    while (std::getline(in, line)) {
+    // Lines are independent, so they are estimated on every core.
+    const std::string text = read_all(o.input);
+    std::vector<std::pair<int, std::string_view>> lines;  // line number, text
+    int number = 0;
+    for (size_t begin = 0; begin < text.size();) {
+      size_t end = text.find('\n', begin);
+      if (end == std::string::npos) end = text.size();
+      const std::string_view line(text.data() + begin, end - begin);
       ++number;
-      if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
+      if (line.find_first_not_of(" \t\r") != std::string_view::npos)
+        lines.emplace_back(number, line);
+      begin = end + 1;
+    }
+    std::atomic<int> status{0};
+    auto answer = [&](size_t i) {
       nlohmann::json out;
       try {
-        nlohmann::json scenario = parse_json(line, fmt::format("line {}", number));
+        nlohmann::json scenario =
+            parse_json(std::string(lines[i].second), fmt::format("line {}", lines[i].first));
         apply_flags(o, scenario);
         out = estimate_json(scenario, catalog);
       } catch (const InputError& e) {
@@ -166,11 +180,20 @@ int run_estimate(const Options& o) {
         out = error_json("internal", e.what());
         status = 2;
       }
-      std::cout << (format == "table" || format == "markdown" ? render_one(out, format)
-                                                              : dump(out) + "\n");
-    }
+      if (format == "table" || format == "markdown") return render_one(out, format);
+      std::string answer_text;
+      append_json(answer_text, out);
+      answer_text += '\n';
+      return answer_text;
+    };
+    map_in_order(
+        lines.size(), answer,
+        [](const std::string& s) {
+          std::cout.write(s.data(), static_cast<std::streamsize>(s.size()));
+        },
+        o.jobs);
     std::cout.flush();
-    return status;
+    return status.load();
   }
   nlohmann::json scenario = nlohmann::json::object();
   if (!o.input.empty()) scenario = parse_json(read_all(o.input), "--input");
@@ -348,7 +371,7 @@ int run_recommend(const Options& o) {
   const nlohmann::json out = recommend_json(advisor_request(o), catalog_for(o));
   const std::string format = output_format(o);
   std::cout << (format == "json" || format == "jsonl"
-                    ? out.dump(format == "json" ? 2 : -1) + "\n"
+                    ? dump(out, format == "json" ? 2 : -1) + "\n"
                     : render_recommendation(out, format == "markdown"))
             << std::flush;
   return 0;
@@ -357,7 +380,7 @@ int run_recommend(const Options& o) {
 int run_fit(const Options& o) {
   const nlohmann::json out = fit_models_json(advisor_request(o), catalog_for(o));
   const std::string format = output_format(o);
-  std::cout << (format == "json" || format == "jsonl" ? out.dump(2) + "\n"
+  std::cout << (format == "json" || format == "jsonl" ? dump(out, 2) + "\n"
                                                       : render_fit(out, format == "markdown"))
             << std::flush;
   return 0;
@@ -366,7 +389,7 @@ int run_fit(const Options& o) {
 int run_report(const Options& o) {
   const nlohmann::json out = report_json(advisor_request(o), catalog_for(o));
   const std::string format = output_format(o);
-  std::cout << (format == "json" || format == "jsonl" ? out.dump(2) + "\n"
+  std::cout << (format == "json" || format == "jsonl" ? dump(out, 2) + "\n"
                                                       : render_report_markdown(out))
             << std::flush;
   return 0;
@@ -389,6 +412,8 @@ int main_impl(int argc, char** argv) {
       app.add_subcommand("estimate", "memory, speed, cost and power of one scenario");
   add_format(estimate);
   add_scenario_flags(estimate, o);
+  estimate->add_option("--jobs,-j", o.jobs, "threads for a .jsonl batch (default: one per core)")
+      ->check(CLI::Range(1, 256));
   CLI::App* gpus = app.add_subcommand("gpus", "list the GPU catalog");
   add_format(gpus);
   gpus->add_option("--vendor", o.vendor, "filter by vendor");

@@ -84,6 +84,10 @@ Recommendation recommend(const nlohmann::json& request, const Catalog& catalog);
 /// estimator on the scenario JSON with the change applied.
 std::vector<Change> changes_to_fit(const nlohmann::json& scenario, const Catalog& catalog,
                                    double headroom = 0.0);
+/// The same, starting from the scenario already parsed and estimated.
+std::vector<Change> changes_to_fit(const nlohmann::json& scenario, const Scenario& parsed,
+                                   const Estimate& estimated, const Catalog& catalog,
+                                   double headroom = 0.0);
 
 /// The reverse question: the largest catalog models, contexts and batches that fit
 /// `scenario`'s GPUs for its task.

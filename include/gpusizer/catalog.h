@@ -33,6 +33,8 @@ class Catalog {
 
   /// Finds a GPU by id, name or alias; throws InputError naming `field` with suggestions.
   const Gpu& gpu(std::string_view name, const std::string& field = "gpu") const;
+  /// The same GPU, shared: what a Scenario holds, without copying the row.
+  GpuRef gpu_ref(std::string_view name, const std::string& field = "gpu") const;
   /// Finds a model by catalog id, name, Hugging Face id or alias.
   const Model& model(std::string_view name, const std::string& field = "model") const;
   /// Finds a number format usable for `role` (weights, kv, optimizer).
@@ -43,6 +45,7 @@ class Catalog {
 
  private:
   std::vector<Gpu> gpus_;
+  std::vector<std::shared_ptr<const Gpu>> shared_gpus_;  // the same rows, for gpu_ref
   std::vector<Model> models_;
   std::vector<NumberFormat> formats_;
   nlohmann::json engines_;

@@ -67,7 +67,13 @@ struct Estimate {
   std::map<std::string, std::string> basis;  ///< figure name -> formula and source
 };
 
-/// Estimates everything for a checked scenario.
-Estimate estimate(const Scenario& scenario, const Catalog& catalog);
+/// How much an estimate says. Searches (what to change, the largest batch) need only the memory
+/// and speed figures of each candidate; power, cost, warnings and the basis strings are most of
+/// an estimate's cost and are explained once, by the estimate the search starts from.
+enum class Detail { kFull, kFigures };
+
+/// Estimates everything for a checked scenario (kFigures: memory and speed, no basis strings,
+/// warnings, power or cost).
+Estimate estimate(const Scenario& scenario, const Catalog& catalog, Detail detail = Detail::kFull);
 
 }  // namespace gpusizer

@@ -1,5 +1,6 @@
 #pragma once
 // The Gpu: one accelerator SKU from the catalog (data/gpus.csv), every figure with its source.
+#include <memory>
 #include <optional>
 #include <string>
 #include <utility>
@@ -48,6 +49,25 @@ struct Gpu {
   /// PCIe bandwidth per direction in bytes/s from the generation and lane count.
   double pcie_bytes_per_s() const;
   bool has_ecc() const { return ecc.rfind("yes", 0) == 0; }
+};
+
+/// The GPU a scenario runs on, shared and immutable: a Scenario is copied for every candidate a
+/// search tries, and a catalog row (every column as text) is too big to copy each time. Reads
+/// like std::optional<Gpu>.
+class GpuRef {
+ public:
+  GpuRef() = default;
+  GpuRef(std::nullopt_t) {}  // NOLINT(google-explicit-constructor)
+  GpuRef(const Gpu& gpu) : gpu_(std::make_shared<const Gpu>(gpu)) {}  // NOLINT: copies once
+  GpuRef(std::shared_ptr<const Gpu> gpu) : gpu_(std::move(gpu)) {}    // NOLINT: shares
+
+  explicit operator bool() const { return gpu_ != nullptr; }
+  bool has_value() const { return gpu_ != nullptr; }
+  const Gpu& operator*() const { return *gpu_; }
+  const Gpu* operator->() const { return gpu_.get(); }
+
+ private:
+  std::shared_ptr<const Gpu> gpu_;
 };
 
 }  // namespace gpusizer

@@ -3,6 +3,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace gpusizer {
@@ -95,7 +96,7 @@ struct Model {
 
 /// One kind of linear (matrix) module, as LoRA and quantization see it.
 struct LinearModule {
-  std::string name;     ///< HF module name: q_proj, k_proj, ..., experts.gate_proj, lm_head
+  std::string_view name;  ///< HF module name (a literal): q_proj, k_proj, ..., experts.gate_proj, lm_head
   int64_t in = 0;       ///< input features
   int64_t out = 0;      ///< output features
   int64_t count = 0;    ///< instances in the whole model (layers x experts)

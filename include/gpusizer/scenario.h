@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "gpusizer/catalog.h"
@@ -68,7 +69,7 @@ struct Scenario {
   TrainingOptions training;
   Parallelism parallel;
 
-  std::optional<Gpu> gpu;
+  GpuRef gpu;
   int64_t gpu_count = 1;
   int64_t gpus_per_node = 8;
 
@@ -85,7 +86,7 @@ struct Scenario {
 
 /// Whether a LoRA target name selects a module, matching by suffix as PEFT does
 /// ("gate_proj" selects "experts.gate_proj"); "all-linear" selects every matrix but the router.
-bool lora_target_matches(const std::string& target, const std::string& module);
+bool lora_target_matches(std::string_view target, std::string_view module);
 
 /// Checks and completes a scenario from the contract's JSON. Throws InputError naming the field.
 Scenario parse_scenario(const nlohmann::json& input, const Catalog& catalog);

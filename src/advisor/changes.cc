@@ -140,7 +140,12 @@ std::vector<Change> changes_to_fit(const nlohmann::json& input, const Catalog& c
                                    double headroom) {
   const Scenario s = parse_scenario(input, catalog);
   if (!s.gpu) throw InputError("gpu", "what to change needs a GPU to fit");
-  const Estimate e = estimate(s, catalog);
+  return changes_to_fit(input, s, estimate(s, catalog, Detail::kFigures), catalog, headroom);
+}
+
+std::vector<Change> changes_to_fit(const nlohmann::json& input, const Scenario& s,
+                                   const Estimate& e, const Catalog& catalog, double headroom) {
+  if (!s.gpu) throw InputError("gpu", "what to change needs a GPU to fit");
   const double need = memory_needed(s, e);
   const auto base_tps = throughput(s, e);
   std::vector<Change> out;
@@ -149,7 +154,7 @@ std::vector<Change> changes_to_fit(const nlohmann::json& input, const Catalog& c
     changed.merge_patch(c.patch);
     try {
       const Scenario t = parse_scenario(changed, catalog);
-      const Estimate f = estimate(t, catalog);
+      const Estimate f = estimate(t, catalog, Detail::kFigures);
       Change ch;
       ch.change = c.change;
       ch.patch = c.patch;

@@ -228,6 +228,7 @@ Catalog Catalog::from_texts(std::string_view gpus_csv, std::string_view models_j
     list.emplace_back(normalize_name(rows[i][0]), rows[i][2]);
   }
   c.gpu_index_ = build_index(c.gpus_, c.gpu_aliases_);
+  for (const auto& g : c.gpus_) c.shared_gpus_.push_back(std::make_shared<const Gpu>(g));
   c.model_index_ = build_index(c.models_, c.model_aliases_);
   return c;
 }
@@ -253,6 +254,11 @@ const Catalog& Catalog::builtin() {
 
 const Gpu& Catalog::gpu(std::string_view name, const std::string& field) const {
   return lookup(gpus_, gpu_index_, name, field, "GPU");
+}
+
+GpuRef Catalog::gpu_ref(std::string_view name, const std::string& field) const {
+  const Gpu& g = gpu(name, field);
+  return shared_gpus_[static_cast<size_t>(&g - gpus_.data())];
 }
 
 const Model& Catalog::model(std::string_view name, const std::string& field) const {

@@ -42,19 +42,25 @@ std::string money(double usd) {
 }  // namespace
 
 CostAssumptions cost_assumptions(const nlohmann::json& overrides) {
-  const nlohmann::json& d = cost_defaults();
-  CostAssumptions a;
-  a.usd_to_cny = d.value("usd_to_cny", 7.2);
-  a.electricity_usd_per_kwh = d.value("electricity_usd_per_kwh", 0.13);
-  a.pue = d.value("pue", 1.5);
-  a.amortization_years = d.value("amortization_years", 3.0);
-  a.utilization = d.value("utilization", 0.6);
-  a.maintenance_fraction_per_year = d.value("maintenance_fraction_per_year", 0.1);
-  a.hours_per_month = d.value("hours_per_month", 730.0);
-  a.server_usd_per_node = d.value("server_usd_per_node", nlohmann::json::object());
-  a.date = d.value("date", "");
+  // The defaults are read once; an estimate only copies them.
+  static const CostAssumptions defaults = [] {
+    const nlohmann::json& d = cost_defaults();
+    CostAssumptions a;
+    a.usd_to_cny = d.value("usd_to_cny", 7.2);
+    a.electricity_usd_per_kwh = d.value("electricity_usd_per_kwh", 0.13);
+    a.pue = d.value("pue", 1.5);
+    a.amortization_years = d.value("amortization_years", 3.0);
+    a.utilization = d.value("utilization", 0.6);
+    a.maintenance_fraction_per_year = d.value("maintenance_fraction_per_year", 0.1);
+    a.hours_per_month = d.value("hours_per_month", 730.0);
+    a.server_usd_per_node = d.value("server_usd_per_node", nlohmann::json::object());
+    a.date = d.value("date", "");
+    return a;
+  }();
+  CostAssumptions a = defaults;
   if (overrides.is_null()) return a;
   if (!overrides.is_object()) throw InputError("costs", "must be an object");
+  if (overrides.empty()) return a;
   const std::string p = "costs";
   if (auto v = read_number(overrides, "usd_to_cny", p, 0.01, 1000)) a.usd_to_cny = *v;
   if (auto v = read_number(overrides, "electricity_usd_per_kwh", p, 0, 10))

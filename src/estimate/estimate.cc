@@ -66,12 +66,20 @@ void check_representable(const Scenario& s, const MemoryEstimate& m) {
 
 }  // namespace
 
-Estimate estimate(const Scenario& s, const Catalog& catalog) {
+Estimate estimate(const Scenario& s, const Catalog& catalog, Detail detail) {
   Estimate e;
   e.model_id = s.model.id;
   const ParamCounts c = count_params(s.model);
   e.params = c.total;
   e.active_params = c.active;
+  if (detail == Detail::kFigures) {
+    e.memory = estimate_memory(s, catalog, e, /*explain=*/false);
+    check_representable(s, e.memory);
+    if (s.gpu) e.performance = estimate_speed(s, catalog, e);
+    e.basis.clear();
+    e.warnings.clear();
+    return e;
+  }
   e.basis["params"] = c.computed ? "counted from the architecture (HF module layout)"
                                  : "given count (the architecture is not countable field by field)";
   e.memory = estimate_memory(s, catalog, e);
@@ -81,7 +89,8 @@ Estimate estimate(const Scenario& s, const Catalog& catalog) {
         fmt::format("does not fit: needs {:.1f} GiB per GPU, {} has {:.1f} GiB "
                     "usable",
                     e.memory.total / kGiB, s.gpu->name, *e.memory.capacity / kGiB));
-  estimate_power(s, catalog, e);
+  const CostAssumptions costs = cost_assumptions(s.costs);
+  estimate_power(s, costs, e);
   if (s.gpu) e.performance = estimate_speed(s, catalog, e);
   if (s.gpu && s.gpu->cloud_usd_per_gpu_hr) {
     e.cost.usd_per_hour = *s.gpu->cloud_usd_per_gpu_hr * static_cast<double>(s.gpu_count);
@@ -104,7 +113,7 @@ Estimate estimate(const Scenario& s, const Catalog& catalog) {
     }
   }
   if (s.gpu) {
-    e.ownership = ownership_cost(s, e, cost_assumptions(s.costs));
+    e.ownership = ownership_cost(s, e, costs);
     if (e.ownership->cloud) {
       e.cost.usd_per_million_requests = e.ownership->cloud->usd_per_million_requests;
       e.cost.usd_per_run = e.ownership->cloud->usd_per_run;

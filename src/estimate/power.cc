@@ -23,15 +23,20 @@ const nlohmann::json& facility() {
 }  // namespace
 
 Facility facility_assumptions(const nlohmann::json& overrides) {
-  const nlohmann::json& f = facility();
-  Facility a;
-  a.host_base_watts = f.value("host_base_watts", 800.0);
-  a.host_watts_per_gpu = f.value("host_watts_per_gpu", 150.0);
-  a.power_margin = f.value("power_margin", 0.25);
-  a.rack_budget_watts = f.value("rack_budget_watts", 6000.0);
-  a.power_factor = f.value("power_factor", 0.9);
-  a.consumer_cards_per_closed_chassis = f.value("consumer_cards_per_closed_chassis", 2);
-  if (!overrides.is_object()) return a;
+  // The defaults are read once; an estimate only copies them.
+  static const Facility defaults = [] {
+    const nlohmann::json& f = facility();
+    Facility d;
+    d.host_base_watts = f.value("host_base_watts", 800.0);
+    d.host_watts_per_gpu = f.value("host_watts_per_gpu", 150.0);
+    d.power_margin = f.value("power_margin", 0.25);
+    d.rack_budget_watts = f.value("rack_budget_watts", 6000.0);
+    d.power_factor = f.value("power_factor", 0.9);
+    d.consumer_cards_per_closed_chassis = f.value("consumer_cards_per_closed_chassis", 2);
+    return d;
+  }();
+  Facility a = defaults;
+  if (!overrides.is_object() || overrides.empty()) return a;
   const std::string p = "facility";
   if (auto v = read_number(overrides, "host_base_watts", p, 0, 1e6)) a.host_base_watts = *v;
   if (auto v = read_number(overrides, "host_watts_per_gpu", p, 0, 1e5)) a.host_watts_per_gpu = *v;
@@ -41,9 +46,8 @@ Facility facility_assumptions(const nlohmann::json& overrides) {
   return a;
 }
 
-void estimate_power(const Scenario& s, const Catalog& /*catalog*/, Estimate& e) {
+void estimate_power(const Scenario& s, const CostAssumptions& money, Estimate& e) {
   const Facility f = facility_assumptions(s.facility);
-  const CostAssumptions money = cost_assumptions(s.costs);
   if (!s.gpu || !s.gpu->tdp_w) return;
   const double tdp = *s.gpu->tdp_w;
   const int64_t per_node = std::min(s.gpu_count, s.gpus_per_node);

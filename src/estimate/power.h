@@ -17,6 +17,6 @@ Facility facility_assumptions(const nlohmann::json& overrides);
 
 /// Fills e.power for the scenario's GPUs; warns when a node exceeds the rack budget or consumer
 /// cards sit too densely in a closed chassis.
-void estimate_power(const Scenario& s, const Catalog& catalog, Estimate& e);
+void estimate_power(const Scenario& s, const CostAssumptions& costs, Estimate& e);
 
 }  // namespace gpusizer

@@ -31,10 +31,10 @@ void fill_batch_parts(const Scenario& s, const Catalog& catalog, Parts& p, bool 
   p.activations = memory::activations(s, catalog, explain);
 }
 
-Parts compute_parts(const Scenario& s, const Catalog& catalog) {
+Parts compute_parts(const Scenario& s, const Catalog& catalog, bool explain) {
   Parts p;
   p.weights = memory::weights(s);
-  fill_batch_parts(s, catalog, p);
+  fill_batch_parts(s, catalog, p, explain);
   p.gradients = memory::gradients(s);
   p.optimizer = memory::optimizer_states(s);
   p.master = memory::master_weights(s);
@@ -125,19 +125,19 @@ Part overhead(const Scenario& s, const Catalog& catalog) {
 
 }  // namespace memory
 
-MemoryEstimate estimate_memory(const Scenario& s, const Catalog& catalog, Estimate& out) {
+MemoryEstimate estimate_memory(const Scenario& s, const Catalog& catalog, Estimate& out,
+                               bool explain) {
   MemoryEstimate m;
-  Parts p = compute_parts(s, catalog);
+  Parts p = compute_parts(s, catalog, explain);
   const nlohmann::json& engine = catalog.engine(s.engine);
   const bool preallocates = engine.value("preallocates", false) && s.task == Task::kInference;
   std::optional<double> capacity;
   if (s.gpu) capacity = memory::usable_capacity(*s.gpu, catalog);
 
-  m.kv_bytes_per_token =
-      s.task == Task::kInference && s.seq_len > 0
-          ? memory::kv_cache(s, 1, s.seq_len).bytes / static_cast<double>(s.seq_len)
-          : 0;
-  const double kv_one_sequence = memory::kv_cache(s, 1, s.seq_len).bytes;
+  const memory::Part kv_one_sequence = memory::kv_cache(s, 1, s.seq_len, explain && preallocates);
+  m.kv_bytes_per_token = s.task == Task::kInference && s.seq_len > 0
+                             ? kv_one_sequence.bytes / static_cast<double>(s.seq_len)
+                             : 0;
   if (is_training(s.task)) place_training_peak(s, p, m);
 
   if (preallocates && capacity) {
@@ -151,13 +151,14 @@ MemoryEstimate estimate_memory(const Scenario& s, const Catalog& catalog, Estima
     p.kv.basis = fmt::format(
         "KV pool = {:g} x capacity - weights - activation peak - non-torch; "
         "per sequence: {}",
-        s.gpu_memory_utilization, memory::kv_cache(s, 1, s.seq_len).basis);
+        s.gpu_memory_utilization, kv_one_sequence.basis);
     m.kv_cache_capacity_tokens =
         m.kv_bytes_per_token > 0 ? static_cast<int64_t>(std::max(0.0, pool) / m.kv_bytes_per_token)
                                  : 0;
-    m.max_batch = kv_one_sequence > 0
-                      ? static_cast<int64_t>(std::floor(std::max(0.0, pool) / kv_one_sequence))
-                      : 0;
+    m.max_batch =
+        kv_one_sequence.bytes > 0
+            ? static_cast<int64_t>(std::floor(std::max(0.0, pool) / kv_one_sequence.bytes))
+            : 0;
     m.fits = pool > 0 && requested <= pool;
     m.allocated = p.allocated();
     m.reserved = m.allocated;

@@ -6,7 +6,9 @@
 
 namespace gpusizer {
 
-/// Estimates memory for a checked scenario; adds basis entries and warnings to `out`.
-MemoryEstimate estimate_memory(const Scenario& s, const Catalog& catalog, Estimate& out);
+/// Estimates memory for a checked scenario; adds basis entries and warnings to `out` (the basis
+/// of the batch-dependent parts only when `explain` is set).
+MemoryEstimate estimate_memory(const Scenario& s, const Catalog& catalog, Estimate& out,
+                               bool explain = true);
 
 }  // namespace gpusizer

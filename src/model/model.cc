@@ -40,6 +40,7 @@ int64_t mlp_params(const Model& m, int64_t ff) {
 std::vector<LinearModule> linear_modules(const Model& m) {
   std::vector<LinearModule> mods;
   if (m.is_cv() || m.hidden_size == 0) return mods;
+  mods.reserve(16);  // more than any layout has: one allocation
   const int64_t d = m.hidden_size, L = m.num_layers;
   if (m.mla) {
     const MlaDims& a = *m.mla;

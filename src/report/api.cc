@@ -67,7 +67,7 @@ nlohmann::json estimate_json(const nlohmann::json& input, const Catalog& catalog
   j["rule_of_thumb"] = rule_of_thumb_json(rot);
   // What to change so it fits: each change re-runs the estimator.
   if (e.memory.fits && !*e.memory.fits && method == "analytic")
-    j["changes"] = to_json(changes_to_fit(input, catalog));
+    j["changes"] = to_json(changes_to_fit(input, s, e, catalog));
   return j;
 }
 

@@ -185,7 +185,7 @@ void check_lora_targets(const Scenario& s) {
     bool found = false;
     std::vector<std::string> names = {"all-linear"};
     for (const auto& m : mods) {
-      names.push_back(m.name);
+      names.emplace_back(m.name);
       if (lora_target_matches(t, m.name)) found = true;
     }
     if (!found) {
@@ -211,7 +211,7 @@ bool is_training(Task task) {
   return task != Task::kInference;
 }
 
-bool lora_target_matches(const std::string& target, const std::string& module) {
+bool lora_target_matches(std::string_view target, std::string_view module) {
   if (target == "all-linear") return module != "router";
   if (module == target) return true;
   return module.size() > target.size() + 1 &&
@@ -316,7 +316,7 @@ Scenario parse_scenario(const nlohmann::json& input, const Catalog& catalog) {
   }
 
   // System.
-  if (auto v = read_string(input, "gpu", "")) s.gpu = catalog.gpu(*v, "gpu");
+  if (auto v = read_string(input, "gpu", "")) s.gpu = catalog.gpu_ref(*v, "gpu");
   auto count = read_int(input, "gpu_count", "", 1, kMaxGpus);
   if (auto v = read_int(input, "gpus_per_node", "", 1, 1024)) s.gpus_per_node = *v;
   if (count && *count > 1 && !tp_given && !pp_given) {

@@ -18,6 +18,7 @@
 
 #include "gpusizer/api.h"
 #include "gpusizer/error.h"
+#include "gpusizer/json_text.h"
 #include "server/server.h"
 
 // The advisor provides recommend_json; until it is linked in, this weak reference stays null and
@@ -35,7 +36,7 @@ using nlohmann::json;
 
 std::string dump_json(const json& value) {
   // Replace invalid UTF-8 (user strings echoed in messages) instead of throwing.
-  return value.dump(-1, ' ', false, json::error_handler_t::replace);
+  return json_text(value);
 }
 
 void send_json(httplib::Response& res, int status, const json& body) {

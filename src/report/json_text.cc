@@ -1,0 +1,192 @@
+#include "gpusizer/json_text.h"
+
+#include <charconv>
+#include <cmath>
+
+namespace gpusizer {
+namespace {
+
+using value_t = nlohmann::json::value_t;
+
+// Whether `s` is well-formed UTF-8 (RFC 3629: no overlong forms, no surrogates, at most
+// U+10FFFF), the same rule nlohmann's serializer checks.
+bool valid_utf8(std::string_view s) {
+  size_t i = 0;
+  const size_t n = s.size();
+  while (i < n) {
+    const auto c = static_cast<unsigned char>(s[i]);
+    if (c < 0x80) {
+      ++i;
+      continue;
+    }
+    size_t len = 0;
+    unsigned char lo = 0x80, hi = 0xBF;  // allowed range of the second byte
+    if (c >= 0xC2 && c <= 0xDF) {
+      len = 2;
+    } else if (c >= 0xE0 && c <= 0xEF) {
+      len = 3;
+      if (c == 0xE0) lo = 0xA0;  // overlong
+      if (c == 0xED) hi = 0x9F;  // surrogates
+    } else if (c >= 0xF0 && c <= 0xF4) {
+      len = 4;
+      if (c == 0xF0) lo = 0x90;  // overlong
+      if (c == 0xF4) hi = 0x8F;  // past U+10FFFF
+    } else {
+      return false;
+    }
+    if (i + len > n) return false;
+    const auto second = static_cast<unsigned char>(s[i + 1]);
+    if (second < lo || second > hi) return false;
+    for (size_t k = 2; k < len; ++k)
+      if ((static_cast<unsigned char>(s[i + k]) & 0xC0) != 0x80) return false;
+    i += len;
+  }
+  return true;
+}
+
+void append_string(std::string& out, const std::string& s) {
+  if (!valid_utf8(s)) {
+    // Rare (user bytes quoted in a message): let nlohmann place the replacement characters.
+    out += nlohmann::json(s).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+    return;
+  }
+  static constexpr char kHex[] = "0123456789abcdef";
+  out += '"';
+  size_t run = 0;  // start of the bytes not yet copied
+  for (size_t i = 0; i < s.size(); ++i) {
+    const auto c = static_cast<unsigned char>(s[i]);
+    if (c >= 0x20 && c != '"' && c != '\\') continue;
+    out.append(s, run, i - run);
+    run = i + 1;
+    switch (c) {
+      case '"':
+        out += "\\\"";
+        break;
+      case '\\':
+        out += "\\\\";
+        break;
+      case '\b':
+        out += "\\b";
+        break;
+      case '\f':
+        out += "\\f";
+        break;
+      case '\n':
+        out += "\\n";
+        break;
+      case '\r':
+        out += "\\r";
+        break;
+      case '\t':
+        out += "\\t";
+        break;
+      default:
+        out += "\\u00";
+        out += kHex[c >> 4];
+        out += kHex[c & 0xF];
+    }
+  }
+  out.append(s, run, std::string::npos);
+  out += '"';
+}
+
+template <typename Integer>
+void append_integer(std::string& out, Integer v) {
+  char buffer[24];
+  const auto end = std::to_chars(buffer, buffer + sizeof buffer, v).ptr;
+  out.append(buffer, end);
+}
+
+void append_float(std::string& out, double v) {
+  if (!std::isfinite(v)) {
+    out += "null";
+    return;
+  }
+  // nlohmann's own shortest round-trip form (Grisu2), so the text is the same as dump()'s.
+  char buffer[64];
+  char* end = nlohmann::detail::to_chars(buffer, buffer + sizeof buffer, v);
+  out.append(buffer, static_cast<size_t>(end - buffer));
+}
+
+void newline(std::string& out, int indent, int depth) {
+  out += '\n';
+  out.append(static_cast<size_t>(indent) * static_cast<size_t>(depth), ' ');
+}
+
+void append(std::string& out, const nlohmann::json& v, int indent, int depth) {
+  const bool pretty = indent >= 0;
+  switch (v.type()) {
+    case value_t::object: {
+      const auto& object = v.get_ref<const nlohmann::json::object_t&>();
+      if (object.empty()) {
+        out += "{}";
+        return;
+      }
+      out += '{';
+      bool first = true;
+      for (const auto& [key, item] : object) {
+        if (!first) out += ',';
+        first = false;
+        if (pretty) newline(out, indent, depth + 1);
+        append_string(out, key);
+        out += pretty ? ": " : ":";
+        append(out, item, indent, depth + 1);
+      }
+      if (pretty) newline(out, indent, depth);
+      out += '}';
+      return;
+    }
+    case value_t::array: {
+      const auto& array = v.get_ref<const nlohmann::json::array_t&>();
+      if (array.empty()) {
+        out += "[]";
+        return;
+      }
+      out += '[';
+      bool first = true;
+      for (const auto& item : array) {
+        if (!first) out += ',';
+        first = false;
+        if (pretty) newline(out, indent, depth + 1);
+        append(out, item, indent, depth + 1);
+      }
+      if (pretty) newline(out, indent, depth);
+      out += ']';
+      return;
+    }
+    case value_t::string:
+      append_string(out, v.get_ref<const std::string&>());
+      return;
+    case value_t::boolean:
+      out += v.get<bool>() ? "true" : "false";
+      return;
+    case value_t::number_integer:
+      append_integer(out, v.get<int64_t>());
+      return;
+    case value_t::number_unsigned:
+      append_integer(out, v.get<uint64_t>());
+      return;
+    case value_t::number_float:
+      append_float(out, v.get<double>());
+      return;
+    case value_t::null:
+      out += "null";
+      return;
+    default:  // binary and discarded values never reach output; keep nlohmann's text for them
+      out += v.dump(indent, ' ', false, nlohmann::json::error_handler_t::replace);
+  }
+}
+
+}  // namespace
+
+void append_json(std::string& out, const nlohmann::json& value, int indent) {
+  append(out, value, indent, 0);
+}
+
+std::string json_text(const nlohmann::json& value, int indent) {
+  std::string out;
+  append(out, value, indent, 0);
+  return out;
+}
+
+}  // namespace gpusizer

@@ -1,0 +1,109 @@
+// json_text must write exactly what nlohmann's dump() writes (compact and pretty, with invalid
+// UTF-8 replaced): nlohmann's serializer is the reference.
+#include "gpusizer/json_text.h"
+
+#include <gtest/gtest.h>
+
+#include <random>
+
+#include "gpusizer/api.h"
+
+namespace gpusizer {
+namespace {
+
+std::string reference(const nlohmann::json& v, int indent) {
+  return v.dump(indent, ' ', false, nlohmann::json::error_handler_t::replace);
+}
+
+TEST(JsonText, EscapesLikeNlohmann) {
+  const std::vector<std::string> strings = {"",
+                                            "plain",
+                                            "quote \" and \\ backslash",
+                                            "\b\f\n\r\t",
+                                            std::string("nul \0 byte", 10),
+                                            "\x01\x1f\x7f",
+                                            "caf\xc3\xa9 \xe6\x98\xbe\xe5\xad\x98 \xf0\x9f\x9a\x80",
+                                            "bad \xff byte",
+                                            "cut \xe6\x98",
+                                            "overlong \xc0\xaf",
+                                            "surrogate \xed\xa0\x80",
+                                            "past max \xf4\x90\x80\x80",
+                                            "\xc3"};
+  for (const auto& s : strings) {
+    const nlohmann::json v = {{"k", s}, {s, {1, s}}};
+    EXPECT_EQ(json_text(v), reference(v, -1)) << s;
+    EXPECT_EQ(json_text(v, 2), reference(v, 2)) << s;
+  }
+}
+
+TEST(JsonText, NumbersLikeNlohmann) {
+  const nlohmann::json v = {0,
+                            -1,
+                            int64_t{-9223372036854775807} - 1,
+                            uint64_t{18446744073709551615u},
+                            0.0,
+                            -0.0,
+                            5.0,
+                            0.1,
+                            1e21,
+                            1e-7,
+                            123456789.125,
+                            1.7976931348623157e308,
+                            5e-324,
+                            std::nan(""),
+                            std::numeric_limits<double>::infinity()};
+  EXPECT_EQ(json_text(v), reference(v, -1));
+}
+
+nlohmann::json random_value(std::mt19937& rng, int depth) {
+  std::uniform_int_distribution<int> kind(0, depth > 3 ? 4 : 6);
+  switch (kind(rng)) {
+    case 0:
+      return nullptr;
+    case 1:
+      return rng() % 2 == 0;
+    case 2:
+      return static_cast<int64_t>(rng()) - (1LL << 31);
+    case 3:
+      return std::ldexp(static_cast<double>(rng()), static_cast<int>(rng() % 80) - 40);
+    case 4: {
+      std::string s;
+      for (auto i = rng() % 12; i > 0; --i) s += static_cast<char>(rng() % 256);
+      return s;
+    }
+    case 5: {
+      nlohmann::json a = nlohmann::json::array();
+      for (auto i = rng() % 4; i > 0; --i) a.push_back(random_value(rng, depth + 1));
+      return a;
+    }
+    default: {
+      nlohmann::json o = nlohmann::json::object();
+      for (auto i = rng() % 4; i > 0; --i)
+        o[std::string(1, static_cast<char>('a' + rng() % 26))] = random_value(rng, depth + 1);
+      return o;
+    }
+  }
+}
+
+TEST(JsonText, RandomDocumentsLikeNlohmann) {
+  std::mt19937 rng(20261130);
+  for (int i = 0; i < 3000; ++i) {
+    const nlohmann::json v = random_value(rng, 0);
+    ASSERT_EQ(json_text(v), reference(v, -1));
+    ASSERT_EQ(json_text(v, 2), reference(v, 2));
+    ASSERT_EQ(json_text(v, 0), reference(v, 0));
+  }
+}
+
+TEST(JsonText, EstimateOutputLikeNlohmann) {
+  for (const char* line :
+       {R"({"model": "llama-3.1-70b", "task": "qlora", "gpu": "a100-80g"})",
+        R"({"model": "deepseek-v3", "gpu": "h100", "gpu_count": 8, "engine": "vllm"})"}) {
+    const nlohmann::json out = estimate_json(nlohmann::json::parse(line));
+    EXPECT_EQ(json_text(out), reference(out, -1));
+    EXPECT_EQ(json_text(out, 2), reference(out, 2));
+  }
+}
+
+}  // namespace
+}  // namespace gpusizer
