@@ -130,6 +130,42 @@ TEST(Training, ZeroStagesShardStatesOverDataParallelRanks) {
   EXPECT_EQ(mem(z2, "gradients_bytes"), 6738415616LL / 2);  // 2 B / 4 ranks
 }
 
+TEST(Zero3, DeepSpeedOffloadHoldsTheLiveWindowPlusTheLargestParameter) {
+  // Llama-2-7B LoRA (bf16, r 8 all-linear), DeepSpeed ZeRO-3 with parameters and optimizer on the
+  // host, one GPU; DeepSpeed's defaults (data/engines.json): max_live 1e9, reuse distance 1e9,
+  // prefetch bucket 5e7, persistence 1e5, reduce bucket 5e8 elements.
+  // - streaming: the prefetch fills to max_live, 1e9 x 2 B = 2,000,000,000, and the parameter
+  //   that crosses it can be the largest, the 32000 x 4096 embedding or head: 262,144,000 B;
+  //   together 2,262,144,000 B.
+  // - the turn: head 262,144,000 + the modules within the reuse distance (2 x the bytes after a
+  //   module < 2e9 B): 7 + 6 matrices of the last two layers, 742,391,808 B, + the module in use
+  //   (4096 x 11008 x 2 = 90,177,536): 1,094,713,344 B, less than the streaming set.
+  // - resident on the GPU: 65 norms x 4096 x 2 B = 532,480 and the fp32 adapters
+  //   19,988,480 x 4 = 79,953,920: 80,486,400 B.
+  // Weights 2,262,144,000 + 80,486,400 = 2,342,630,400 B. Gradients: the adapters' 79,953,920 B
+  // + the reduce bucket 5e8 x 2 B = 1,079,953,920 B.
+  const auto out = run({{"model", "llama-2-7b"},
+                        {"task", "lora"},
+                        {"engine", "deepspeed"},
+                        {"training", {{"zero_stage", 3}, {"offload", "optimizer+params"}}}});
+  EXPECT_EQ(mem(out, "weights_bytes"), 2342630400LL);
+  EXPECT_EQ(mem(out, "gradients_bytes"), 1079953920LL);
+}
+
+TEST(Zero3, DeepSpeedGathersOnTopOfTheShardOnlyAcrossRanks) {
+  nlohmann::json base = {
+      {"model", "llama-2-7b"}, {"task", "full"}, {"engine", "deepspeed"}, {"gpu_count", 1}};
+  base["training"]["zero_stage"] = 3;
+  // One rank: a parameter is gathered as a view of its own partition: 6,738,415,616 x 2 B.
+  EXPECT_EQ(mem(run(base), "weights_bytes"), 13476831232LL);
+  // Four ranks: the 1/4 shard 3,369,207,808 + the gathered set 2,262,144,000 (above).
+  base["gpu_count"] = 4;
+  EXPECT_EQ(mem(run(base), "weights_bytes"), 3369207808LL + 2262144000LL);
+  // FSDP keeps its rule: the shard + 2 layers of (6,738,415,616 - 2 x 131,072,000) x 2 B / 32.
+  base["engine"] = "fsdp";
+  EXPECT_EQ(mem(run(base), "weights_bytes"), 3369207808LL + 809533952LL);
+}
+
 TEST(Training, CheckpointingSavesActivationMemory) {
   nlohmann::json base = {{"model", "llama-2-7b"}, {"task", "full"}, {"batch", 4}};
   const auto off = run(base);

@@ -3,8 +3,10 @@
 // Models", sec. 3.1: mixed-precision Adam keeps 2 + 2 + 12 bytes per parameter).
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 
+#include "gpusizer/error.h"
 #include "memory/memory_parts.h"
 #include "memory/sharding.h"
 
@@ -109,6 +111,183 @@ double optimizer_bytes_per_param(const Scenario& s, double state_bytes) {
   return 0.0;  // adafactor: factored, computed separately
 }
 
+// DeepSpeed ZeRO-3 settings in elements, as data/engines.json "deepspeed"."zero3" gives them
+// (DeepSpeed's defaults from deepspeed/runtime/zero/config.py, or the Hugging Face "auto" rules).
+struct Zero3Settings {
+  double max_live = 0;         // stage3_max_live_parameters
+  double max_reuse = 0;        // stage3_max_reuse_distance
+  double prefetch_bucket = 0;  // stage3_prefetch_bucket_size
+  double persistence = 0;      // stage3_param_persistence_threshold
+  double reduce_bucket = 0;    // reduce_bucket_size
+  bool hf_auto = false;
+};
+
+Zero3Settings zero3_settings(const Scenario& s) {
+  struct Raw {
+    double max_live, max_reuse, prefetch, persistence, reduce, auto_reduce, auto_prefetch,
+        auto_persistence;
+    bool hf_auto;
+  };
+  // Read once: the catalog is a process-wide constant.
+  static const Raw raw = [] {
+    const nlohmann::json& engines = Catalog::builtin().engines();
+    const auto it = engines.find("deepspeed");
+    if (it == engines.end() || !it->contains("zero3") || !(*it)["zero3"].contains("hf_auto"))
+      throw InputError("engines.json", "deepspeed.zero3 (ZeRO-3 settings) is missing", "bad_file");
+    const nlohmann::json& z = (*it)["zero3"];
+    const nlohmann::json& a = z["hf_auto"];
+    auto num = [](const nlohmann::json& j, const char* key) {
+      if (!j.contains(key) || !j[key].is_number())
+        throw InputError("engines.json", std::string("deepspeed.zero3: ") + key + " is missing",
+                         "bad_file");
+      return j[key].get<double>();
+    };
+    return Raw{num(z, "stage3_max_live_parameters"),
+               num(z, "stage3_max_reuse_distance"),
+               num(z, "stage3_prefetch_bucket_size"),
+               num(z, "stage3_param_persistence_threshold"),
+               num(z, "reduce_bucket_size"),
+               num(a, "reduce_bucket_size_per_hidden_squared"),
+               num(a, "stage3_prefetch_bucket_size_per_hidden_squared"),
+               num(a, "stage3_param_persistence_threshold_per_hidden"),
+               z.value("buckets", std::string("deepspeed-defaults")) == "hf-auto"};
+  }();
+  Zero3Settings c;
+  c.max_live = raw.max_live;
+  c.max_reuse = raw.max_reuse;
+  c.hf_auto = raw.hf_auto;
+  const double h = static_cast<double>(s.model.hidden_size);
+  if (raw.hf_auto && h > 0) {
+    c.reduce_bucket = raw.auto_reduce * h * h;
+    c.prefetch_bucket = std::floor(raw.auto_prefetch * h * h);
+    c.persistence = raw.auto_persistence * h;
+  } else {
+    c.reduce_bucket = raw.reduce;
+    c.prefetch_bucket = raw.prefetch;
+    c.persistence = raw.persistence;
+  }
+  return c;
+}
+
+// FSDP has its own rule (two wrapped units in flight); every other engine's ZeRO-3 is DeepSpeed's.
+bool deepspeed_zero3(const Scenario& s) {
+  return is_training(s.task) && s.training.zero_stage >= 3 && s.engine != "fsdp";
+}
+
+// Bytes of one element of a gathered parameter: DeepSpeed holds the parameters in the training
+// dtype (it casts the module to 16 bits under bf16/fp16; fp32 training keeps fp32), and a
+// quantized base is stored in 16-bit elements (bitsandbytes quant_storage for ZeRO-3 QLoRA).
+double gathered_element_bytes(const Scenario& s) {
+  return s.training.mixed_precision == "fp32" ? 4.0 : 2.0;
+}
+
+// The parameters DeepSpeed ZeRO-3 gathers and releases, in bytes on one rank (after TP/EP).
+struct GatheredParams {
+  std::vector<double> last_layer;  // the last layer's gathered matrices in forward order
+  double largest_layer_param = 0;  // the largest matrix of any layer
+  double head = 0;                 // the output head's weight (the embedding when tied)
+  double embedding = 0;
+  double total = 0;  // every gathered parameter of the busiest stage
+  double held = 0;   // the same parameters at the bytes weights() holds them in
+};
+
+GatheredParams gathered_params(const Scenario& s, const Zero3Settings& z) {
+  GatheredParams g;
+  const double e = gathered_element_bytes(s);
+  const NumberFormat& f = s.weights;
+  const bool quantized = !full_training(s) && f.kind != "float";
+  const double matrix_bytes = quantized ? f.bytes_per_value() : e;
+  // What weights() holds the same parameters in (the working copy, or the format), so that what
+  // is not gathered (norms, biases, adapters) is the difference.
+  const double held_matrix = full_training(s) ? working_bytes(s) : f.bytes_per_value();
+  const double held_embed =
+      full_training(s) ? held_matrix : bytes_of(f.embedding_format, held_matrix);
+  const double held_head = full_training(s) ? held_matrix : bytes_of(f.lm_head_format, held_matrix);
+  const double tp = static_cast<double>(s.parallel.tp);
+  const double ep = static_cast<double>(s.parallel.ep);
+  const Model& m = s.model;
+  const ParamCounts c = count_params(m);
+  ModelBytes all, held;  // gathered and held bytes by place, for the stage totals
+  const std::vector<LinearModule> mods =
+      c.computed ? linear_modules(m) : std::vector<LinearModule>{};
+  const bool moe_last = m.is_moe() && m.num_moe_layers > 0;
+  for (const auto& mod : mods) {
+    const double numel = static_cast<double>(mod.in) * static_cast<double>(mod.out);
+    if (numel < z.persistence) continue;  // persistent: gathered once and kept (norm-sized)
+    const double bytes = numel * matrix_bytes / (mod.expert ? tp * ep : tp);
+    (mod.expert ? all.experts : all.layers) += bytes * static_cast<double>(mod.count);
+    (mod.expert ? held.experts : held.layers) +=
+        numel * held_matrix * static_cast<double>(mod.count);
+    g.largest_layer_param = std::max(g.largest_layer_param, bytes);
+    const bool moe_module =
+        mod.expert || mod.name.rfind("shared_experts.", 0) == 0 || mod.name == "router";
+    if (!mod.attention && moe_module != moe_last) continue;  // not in the last layer
+    const int64_t instances = mod.expert ? m.num_experts : 1;
+    for (int64_t i = 0; i < instances; ++i) g.last_layer.push_back(bytes);
+  }
+  if (mods.empty()) {
+    // Given counts (hybrid or CV networks): the matrices are unknown, a layer is taken whole.
+    const double layers = static_cast<double>(std::max<int64_t>(1, m.num_layers));
+    const double params = static_cast<double>(c.total - c.embedding - c.lm_head);
+    const double per_layer = params * matrix_bytes / tp / layers;
+    all.layers = per_layer * layers;
+    held.layers = params * held_matrix;
+    g.largest_layer_param = per_layer;
+    g.last_layer = {per_layer};
+  }
+  const double embed_bytes = quantized ? bytes_of(f.embedding_format, f.bytes_per_value()) : e;
+  const double head_bytes = quantized ? bytes_of(f.lm_head_format, f.bytes_per_value()) : e;
+  g.embedding = static_cast<double>(c.embedding) * embed_bytes / tp;
+  g.head = c.lm_head > 0 ? static_cast<double>(c.lm_head) * head_bytes / tp : g.embedding;
+  all.embedding = static_cast<double>(c.embedding) * embed_bytes;
+  all.lm_head = static_cast<double>(c.lm_head) * head_bytes;
+  held.embedding = static_cast<double>(c.embedding) * held_embed;
+  held.lm_head = static_cast<double>(c.lm_head) * held_head;
+  g.total = per_gpu(all, s, false);
+  g.held = per_gpu(held, s, false);
+  return g;
+}
+
+// Bytes of gathered (whole) parameters DeepSpeed ZeRO-3 holds on one GPU at the peak, beside the
+// rank's own 1/dp shard (deepspeed/runtime/zero/partitioned_param_coordinator.py):
+// - streaming: each module's hook gathers its own parameters, then prefetches upcoming ones while
+//   fewer than stage3_max_live_parameters elements are gathered, a whole parameter at a time
+//   (at most stage3_prefetch_bucket_size per hook). Every module, parameterless ones included,
+//   runs the hook, so the prefetch outruns the release and the gathered set climbs to the live
+//   limit; the last parameter added may cross it by its own size, which is how the output head
+//   (250k x 4096 for BLOOM) comes on top of a full window: max_live + the largest parameter.
+// - the forward/backward turn: a parameter is not released when its next use lies within
+//   stage3_max_reuse_distance elements of the trace. The head is used again at once; a module of
+//   the last layers is kept while 2 x (the parameters after it, head included) stays under the
+//   distance (the trace runs forward to the head and back). Head + kept tail + the module in use.
+// - with no prefetch (bucket 0) only the module in use and what the reuse distance keeps.
+// The set never exceeds the stage's parameters. Limits count elements of the gathered dtype.
+Part deepspeed_gathered(const Scenario& s, const Zero3Settings& z, const GatheredParams& g) {
+  const double e = gathered_element_bytes(s);
+  const double live = z.max_live * e, reuse = z.max_reuse * e;
+  const double largest = std::max({g.largest_layer_param, g.head, g.embedding});
+  // Walk back from the head: a module is kept while the trace from it to its backward use
+  // (the parameters after it, forward and again backward) is shorter than the reuse distance.
+  double after = g.head, tail = 0;
+  const int64_t layers = std::max<int64_t>(1, s.model.num_layers);
+  for (int64_t l = 0; l < layers && 2.0 * after < reuse; ++l) {
+    for (auto it = g.last_layer.rbegin(); it != g.last_layer.rend() && 2.0 * after < reuse; ++it) {
+      tail += *it;
+      after += *it;
+    }
+  }
+  const double turn = g.head + tail + g.largest_layer_param;
+  const double stream = z.prefetch_bucket > 0 ? live + largest : largest;
+  const double bytes = std::min(g.total, std::max(stream, turn));
+  return {bytes, fmt::format("DeepSpeed ZeRO-3 gathered set {:.2f} GiB = min(stage's params, "
+                             "max(max_live {:.3g} x {:g} B + largest param {:.2f} GiB, head "
+                             "{:.2f} + {:.2f} GiB kept within reuse distance {:.3g} + one "
+                             "module)){}",
+                             bytes / 1073741824.0, z.max_live, e, largest / 1073741824.0,
+                             g.head / 1073741824.0, tail / 1073741824.0, z.max_reuse,
+                             z.hf_auto ? " (HF \"auto\" buckets)" : "")};
+}
+
 }  // namespace
 
 double usable_capacity(const Gpu& gpu, const Catalog& catalog) {
@@ -184,14 +363,35 @@ Part weights(const Scenario& s) {
     }
   }
   const bool zero3 = is_training(s.task) && s.training.zero_stage >= 3;
+  const bool params_offloaded = s.training.offload == "optimizer+params" && is_training(s.task);
   Part part{per_gpu(b, s, zero3), basis};
+  if (deepspeed_zero3(s)) {
+    const Zero3Settings z = zero3_settings(s);
+    const GatheredParams g = gathered_params(s, z);
+    const Part gathered = deepspeed_gathered(s, z, g);
+    if (params_offloaded) {
+      // The shard lives in host memory; the GPU holds the gathered set and what never leaves it
+      // (persistent norms and biases, adapters, saved-module copies).
+      const double resident = std::max(0.0, per_gpu(b, s, false) - g.held);
+      part.bytes = gathered.bytes + resident;
+      part.basis += fmt::format("; parameters offloaded to host: {} + {:.2f} GiB resident",
+                                gathered.basis, resident / 1073741824.0);
+    } else if (s.parallel.dp > 1) {
+      part.bytes += gathered.bytes;
+      part.basis += "; ZeRO-3: sharded over dp + " + gathered.basis;
+    } else {
+      // One rank: a parameter is gathered as a view of its own partition (NoGatherHandle).
+      part.basis += "; ZeRO-3 on one rank: parameters gathered in place, nothing extra";
+    }
+    return part;
+  }
   if (zero3) {
-    // ZeRO-3/FSDP gather whole layers before use; the prefetch keeps about two in flight.
+    // FSDP gathers one wrapped unit (a layer) at a time; limit_all_gathers keeps two in flight.
     const double layer = (b.layers + b.experts) / static_cast<double>(s.model.num_layers);
     part.bytes += 2.0 * layer / static_cast<double>(s.parallel.tp);
-    part.basis += "; ZeRO-3: sharded over dp + 2 gathered layers";
+    part.basis += "; FSDP: sharded over dp + 2 gathered layers";
   }
-  if (s.training.offload == "optimizer+params" && is_training(s.task)) {
+  if (params_offloaded) {
     part.bytes = 2.0 * (b.layers + b.experts) / static_cast<double>(s.model.num_layers);
     part.basis += "; parameters offloaded to host: 2 layers resident";
   }
@@ -213,6 +413,17 @@ Part gradients(const Scenario& s) {
     // about one layer's worth is alive at a time.
     part.bytes /= static_cast<double>(std::max<int64_t>(1, s.model.num_layers));
     part.basis += "; optimizer in backward: one layer alive";
+  }
+  if (deepspeed_zero3(s)) {
+    // DeepSpeed ZeRO-3 keeps a flat reduce bucket of reduce_bucket_size elements in the
+    // parameters' dtype on the GPU for the whole run (stage3.py _setup_for_real_optimizer,
+    // contiguous_gradients on by default). The fp32 gradient partitions go to the host with an
+    // offloaded optimizer and are the sharded gradients above otherwise: nothing more to add.
+    const Zero3Settings z = zero3_settings(s);
+    const double bucket = z.reduce_bucket * gathered_element_bytes(s);
+    part.bytes += bucket;
+    part.basis += fmt::format("; + ZeRO-3 reduce bucket {:.3g} x {:g} B", z.reduce_bucket,
+                              gathered_element_bytes(s));
   }
   return part;
 }
