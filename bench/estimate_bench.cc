@@ -3,7 +3,9 @@
 #include <benchmark/benchmark.h>
 
 #include "gpusizer/api.h"
+#include "gpusizer/batch.h"
 #include "gpusizer/estimate.h"
+#include "gpusizer/json_text.h"
 
 namespace {
 
@@ -32,7 +34,7 @@ void BM_EstimateJsonRoundTrip(benchmark::State& state) {
       R"({"model": "qwen2.5-7b", "gpu": "l40s", "engine": "vllm", "seq_len": 8192, "batch": 16})";
   for (auto _ : state) {
     const auto out = gpusizer::estimate_json(nlohmann::json::parse(line));
-    benchmark::DoNotOptimize(out.dump());
+    benchmark::DoNotOptimize(gpusizer::json_text(out));
   }
 }
 BENCHMARK(BM_EstimateJsonRoundTrip);
@@ -46,11 +48,33 @@ void BM_Jsonl10000Lines(benchmark::State& state) {
   for (auto _ : state) {
     size_t bytes = 0;
     for (int i = 0; i < 10000; ++i)
-      bytes += gpusizer::estimate_json(nlohmann::json::parse(lines[i % 4])).dump().size();
+      bytes +=
+          gpusizer::json_text(gpusizer::estimate_json(nlohmann::json::parse(lines[i % 4]))).size();
     benchmark::DoNotOptimize(bytes);
   }
 }
 BENCHMARK(BM_Jsonl10000Lines)->Unit(benchmark::kMillisecond)->Iterations(3);
+
+// The same batch as `gpusizer estimate --input FILE.jsonl` runs it: lines on every core, answers
+// written in order as JSON text. Wall-clock time.
+void BM_Jsonl10000LinesAllCores(benchmark::State& state) {
+  const char* lines[] = {
+      R"({"model": "llama-2-7b", "gpu": "rtx-4090-24gb", "batch": 4})",
+      R"({"model": "llama-3.1-70b", "task": "qlora", "gpu": "a100-80g"})",
+      R"({"model": "mixtral-8x7b-v0.1", "engine": "vllm", "gpu": "h100", "gpu_count": 2})",
+      R"({"model": "qwen3-32b", "task": "full", "gpu": "h100", "gpu_count": 8, "training": {"zero_stage": 3}})"};
+  for (auto _ : state) {
+    size_t bytes = 0;
+    gpusizer::map_in_order(
+        10000,
+        [&](size_t i) {
+          return gpusizer::json_text(gpusizer::estimate_json(nlohmann::json::parse(lines[i % 4])));
+        },
+        [&](const std::string& text) { bytes += text.size(); });
+    benchmark::DoNotOptimize(bytes);
+  }
+}
+BENCHMARK(BM_Jsonl10000LinesAllCores)->Unit(benchmark::kMillisecond)->Iterations(3)->UseRealTime();
 
 }  // namespace
 

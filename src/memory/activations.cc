@@ -144,7 +144,7 @@ double largest_matrix_bytes(const Scenario& s) {
   return largest / static_cast<double>(s.parallel.tp);
 }
 
-Part training_activations(const Scenario& s, const nlohmann::json& engine) {
+Part training_activations(const Scenario& s, const nlohmann::json& engine, bool explain) {
   const Model& m = s.model;
   const double tokens = static_cast<double>(s.batch * s.seq_len);
   const double tp = static_cast<double>(s.parallel.tp);
@@ -184,10 +184,10 @@ Part training_activations(const Scenario& s, const nlohmann::json& engine) {
     }
     default:
       saved = layers * in_flight * per_layer * tokens;
-      basis = fmt::format(
-          "L x seq x batch x {:.0f} B per token per layer (tensors autograd saves; "
-          "Korthikanti et al. 2022 accounting, {})",
-          per_layer, eager ? "eager attention" : "FlashAttention");
+      basis = explain_if(explain,
+                         "L x seq x batch x {:.0f} B per token per layer (tensors autograd saves; "
+                         "Korthikanti et al. 2022 accounting, {})",
+                         per_layer, eager ? "eager attention" : "FlashAttention");
   }
   if (s.training.activation_offload) {
     // Saved tensors stream to host memory (torchtune OffloadActivations); the layer being
@@ -206,8 +206,8 @@ Part training_activations(const Scenario& s, const nlohmann::json& engine) {
   // Final norm input and the embedding output.
   const double edges = tokens * static_cast<double>(m.hidden_size) * (4.0 + a);
   double total = saved + loss + edges;
-  basis += fmt::format("; + loss spike seq x batch x vocab x {:g} B{}", per_logit,
-                       s.training.chunked_loss ? " (chunked cross-entropy)" : "");
+  basis += explain_if(explain, "; + loss spike seq x batch x vocab x {:g} B{}", per_logit,
+                      s.training.chunked_loss ? " (chunked cross-entropy)" : "");
   if (s.task == Task::kQlora) {
     total += largest_matrix_bytes(s);
     basis += "; + one dequantized 16-bit weight (QLoRA)";
@@ -252,7 +252,7 @@ double inference_transient_bytes_per_token(const Scenario& s, double a) {
 Part activations(const Scenario& s, const Catalog& catalog, bool explain) {
   const nlohmann::json& engine = catalog.engine(s.engine);
   if (s.task == Task::kCvTrain) return cv_activations(s);
-  if (is_training(s.task)) return training_activations(s, engine);
+  if (is_training(s.task)) return training_activations(s, engine, explain);
 
   const Model& m = s.model;
   const double V = static_cast<double>(m.vocab_size);

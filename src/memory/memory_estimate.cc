@@ -11,6 +11,7 @@
 namespace gpusizer {
 namespace {
 
+using memory::explain_if;
 using memory::Part;
 
 struct Parts {
@@ -33,20 +34,20 @@ void fill_batch_parts(const Scenario& s, const Catalog& catalog, Parts& p, bool 
 
 Parts compute_parts(const Scenario& s, const Catalog& catalog, bool explain) {
   Parts p;
-  p.weights = memory::weights(s);
+  p.weights = memory::weights(s, explain);
   fill_batch_parts(s, catalog, p, explain);
-  p.gradients = memory::gradients(s);
-  p.optimizer = memory::optimizer_states(s);
-  p.master = memory::master_weights(s);
-  p.overhead = memory::overhead(s, catalog);
+  p.gradients = memory::gradients(s, explain);
+  p.optimizer = memory::optimizer_states(s, explain);
+  p.master = memory::master_weights(s, explain);
+  p.overhead = memory::overhead(s, catalog, explain);
   if (s.training.optimizer.rfind("paged-", 0) == 0 && is_training(s.task)) {
     // bitsandbytes pages these states in CUDA unified memory: the device holds them while there
     // is room, PyTorch's allocator never sees them, and they move to host memory under pressure.
     p.overhead.bytes += p.optimizer.bytes;
-    p.overhead.basis += fmt::format(
-        " + paged optimizer states {:.2f} GiB (unified memory, outside "
-        "PyTorch's allocator)",
-        p.optimizer.bytes / kGiB);
+    p.overhead.basis += explain_if(explain,
+                                   " + paged optimizer states {:.2f} GiB (unified memory, outside "
+                                   "PyTorch's allocator)",
+                                   p.optimizer.bytes / kGiB);
     p.optimizer.basis += "; held in unified memory outside the allocator: counted in overhead";
     p.optimizer.bytes = 0;
   }
@@ -59,7 +60,7 @@ Parts compute_parts(const Scenario& s, const Catalog& catalog, bool explain) {
 // activations, no gradients yet) or at the end of backward (all gradients, activations freed).
 // DeepSpeed and Megatron keep contiguous gradient buffers and DDP keeps gradient buckets, so
 // there gradients and activations coexist.
-void place_training_peak(const Scenario& s, Parts& p, MemoryEstimate& m) {
+void place_training_peak(const Scenario& s, Parts& p, MemoryEstimate& m, bool explain) {
   m.gradients_full = p.gradients.bytes;
   const bool persistent_buffers =
       s.engine == "deepspeed" || s.engine == "megatron" || (s.engine == "hf" && s.parallel.dp > 1);
@@ -71,17 +72,17 @@ void place_training_peak(const Scenario& s, Parts& p, MemoryEstimate& m) {
   }
   if (p.activations.bytes >= p.gradients.bytes) {
     m.peak_phase = "loss (before any gradient exists)";
-    p.gradients.basis += fmt::format(
-        "; none alive at the peak: freed by zero_grad, all {:.2f} GiB "
-        "exist only at the end of backward",
-        p.gradients.bytes / kGiB);
+    p.gradients.basis += explain_if(explain,
+                                    "; none alive at the peak: freed by zero_grad, all {:.2f} GiB "
+                                    "exist only at the end of backward",
+                                    p.gradients.bytes / kGiB);
     p.gradients.bytes = 0;
   } else {
     m.peak_phase = "end of backward (activations freed)";
-    p.activations.basis += fmt::format(
-        "; freed at the peak, which comes at the end of backward "
-        "({:.2f} GiB at the loss)",
-        p.activations.bytes / kGiB);
+    p.activations.basis += explain_if(explain,
+                                      "; freed at the peak, which comes at the end of backward "
+                                      "({:.2f} GiB at the loss)",
+                                      p.activations.bytes / kGiB);
     p.activations.bytes = 0;
   }
 }
@@ -99,7 +100,7 @@ double device_total(const Parts& p, const Scenario& s, const Catalog& catalog) {
 
 namespace memory {
 
-Part overhead(const Scenario& s, const Catalog& catalog) {
+Part overhead(const Scenario& s, const Catalog& catalog, bool explain) {
   const nlohmann::json& engine = catalog.engine(s.engine);
   const nlohmann::json& device = catalog.engines().at("device");
   if (engine.value("preallocates", false)) {
@@ -116,10 +117,10 @@ Part overhead(const Scenario& s, const Catalog& catalog) {
   communicators += s.parallel.dp > 1 && is_training(s.task);
   communicators += s.parallel.ep > 1;
   const double nccl = communicators * device.value("nccl_bytes_per_communicator", 3.3554432e8);
-  std::string basis = fmt::format("CUDA context {:.0f} MiB", context / kMiB);
+  std::string basis = explain_if(explain, "CUDA context {:.0f} MiB", context / kMiB);
   if (communicators)
-    basis += fmt::format(" + {} NCCL communicator(s) x {:.0f} MiB", communicators,
-                         device.value("nccl_bytes_per_communicator", 3.3554432e8) / kMiB);
+    basis += explain_if(explain, " + {} NCCL communicator(s) x {:.0f} MiB", communicators,
+                        device.value("nccl_bytes_per_communicator", 3.3554432e8) / kMiB);
   return {context + nccl, basis};
 }
 
@@ -138,7 +139,7 @@ MemoryEstimate estimate_memory(const Scenario& s, const Catalog& catalog, Estima
   m.kv_bytes_per_token = s.task == Task::kInference && s.seq_len > 0
                              ? kv_one_sequence.bytes / static_cast<double>(s.seq_len)
                              : 0;
-  if (is_training(s.task)) place_training_peak(s, p, m);
+  if (is_training(s.task)) place_training_peak(s, p, m, explain);
 
   if (preallocates && capacity) {
     // vLLM-style: the engine takes gpu_memory_utilization x capacity and gives the KV cache
@@ -148,10 +149,10 @@ MemoryEstimate estimate_memory(const Scenario& s, const Catalog& catalog, Estima
     const double pool = budget - p.weights.bytes - p.activations.bytes - p.overhead.bytes;
     const double requested = p.kv.bytes;
     p.kv.bytes = std::max(0.0, pool);
-    p.kv.basis = fmt::format(
-        "KV pool = {:g} x capacity - weights - activation peak - non-torch; "
-        "per sequence: {}",
-        s.gpu_memory_utilization, kv_one_sequence.basis);
+    p.kv.basis = explain_if(explain,
+                            "KV pool = {:g} x capacity - weights - activation peak - non-torch; "
+                            "per sequence: {}",
+                            s.gpu_memory_utilization, kv_one_sequence.basis);
     m.kv_cache_capacity_tokens =
         m.kv_bytes_per_token > 0 ? static_cast<int64_t>(std::max(0.0, pool) / m.kv_bytes_per_token)
                                  : 0;
@@ -233,8 +234,8 @@ MemoryEstimate estimate_memory(const Scenario& s, const Catalog& catalog, Estima
   out.basis["overhead_bytes"] = p.overhead.basis;
   out.basis["reserved_bytes"] =
       preallocates ? "the engine's own allocator: reserved = allocated"
-                   : fmt::format("allocated x (1 + {:g}) caching-allocator slack ({})",
-                                 allocator_fraction(s, catalog), s.engine);
+                   : explain_if(explain, "allocated x (1 + {:g}) caching-allocator slack ({})",
+                                allocator_fraction(s, catalog), s.engine);
   out.basis["total_bytes"] = preallocates && capacity
                                  ? "gpu_memory_utilization x usable capacity"
                                  : "reserved + memory outside the allocator (overhead)";

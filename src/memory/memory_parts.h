@@ -31,7 +31,7 @@ double usable_capacity(const Gpu& gpu, const Catalog& catalog);
 double trainable_params(const Scenario& s);
 
 /// Model weights held per GPU (frozen base for LoRA; working copy for full training).
-Part weights(const Scenario& s);
+Part weights(const Scenario& s, bool explain = true);
 
 /// KV cache bytes per GPU for `sequences` sequences of `context` tokens each.
 Part kv_cache(const Scenario& s, int64_t sequences, int64_t context, bool explain = true);
@@ -40,12 +40,13 @@ Part kv_cache(const Scenario& s, int64_t sequences, int64_t context, bool explai
 Part activations(const Scenario& s, const Catalog& catalog, bool explain = true);
 
 /// Gradients, optimizer states and fp32 master weights per GPU after ZeRO sharding.
-Part gradients(const Scenario& s);
-Part optimizer_states(const Scenario& s);
-Part master_weights(const Scenario& s);
+/// (`explain`: build the basis strings; searches that need bytes only pass false.)
+Part gradients(const Scenario& s, bool explain = true);
+Part optimizer_states(const Scenario& s, bool explain = true);
+Part master_weights(const Scenario& s, bool explain = true);
 
 /// Memory outside the framework's allocator: CUDA context, NCCL buffers (engine non-torch).
-Part overhead(const Scenario& s, const Catalog& catalog);
+Part overhead(const Scenario& s, const Catalog& catalog, bool explain = true);
 
 /// Activation bytes per token of one layer in a no-grad forward (inference transients).
 double inference_transient_bytes_per_token(const Scenario& s, double element_bytes);

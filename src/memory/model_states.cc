@@ -262,7 +262,8 @@ GatheredParams gathered_params(const Scenario& s, const Zero3Settings& z) {
 //   distance (the trace runs forward to the head and back). Head + kept tail + the module in use.
 // - with no prefetch (bucket 0) only the module in use and what the reuse distance keeps.
 // The set never exceeds the stage's parameters. Limits count elements of the gathered dtype.
-Part deepspeed_gathered(const Scenario& s, const Zero3Settings& z, const GatheredParams& g) {
+Part deepspeed_gathered(const Scenario& s, const Zero3Settings& z, const GatheredParams& g,
+                        bool explain) {
   const double e = gathered_element_bytes(s);
   const double live = z.max_live * e, reuse = z.max_reuse * e;
   const double largest = std::max({g.largest_layer_param, g.head, g.embedding});
@@ -279,13 +280,14 @@ Part deepspeed_gathered(const Scenario& s, const Zero3Settings& z, const Gathere
   const double turn = g.head + tail + g.largest_layer_param;
   const double stream = z.prefetch_bucket > 0 ? live + largest : largest;
   const double bytes = std::min(g.total, std::max(stream, turn));
-  return {bytes, fmt::format("DeepSpeed ZeRO-3 gathered set {:.2f} GiB = min(stage's params, "
-                             "max(max_live {:.3g} x {:g} B + largest param {:.2f} GiB, head "
-                             "{:.2f} + {:.2f} GiB kept within reuse distance {:.3g} + one "
-                             "module)){}",
-                             bytes / 1073741824.0, z.max_live, e, largest / 1073741824.0,
-                             g.head / 1073741824.0, tail / 1073741824.0, z.max_reuse,
-                             z.hf_auto ? " (HF \"auto\" buckets)" : "")};
+  return {bytes, explain_if(explain,
+                            "DeepSpeed ZeRO-3 gathered set {:.2f} GiB = min(stage's params, "
+                            "max(max_live {:.3g} x {:g} B + largest param {:.2f} GiB, head "
+                            "{:.2f} + {:.2f} GiB kept within reuse distance {:.3g} + one "
+                            "module)){}",
+                            bytes / 1073741824.0, z.max_live, e, largest / 1073741824.0,
+                            g.head / 1073741824.0, tail / 1073741824.0, z.max_reuse,
+                            z.hf_auto ? " (HF \"auto\" buckets)" : "")};
 }
 
 }  // namespace
@@ -307,14 +309,14 @@ double trainable_params(const Scenario& s) {
   return trainable_split(s).total();
 }
 
-Part weights(const Scenario& s) {
+Part weights(const Scenario& s, bool explain) {
   const ModelBytes p = param_split(s);
   ModelBytes b;
   std::string basis;
   if (full_training(s)) {
     b = scaled(p, working_bytes(s));
-    basis = fmt::format("params x {:g} B ({} working copy)", working_bytes(s),
-                        s.training.mixed_precision == "fp32" ? "fp32" : "16-bit");
+    basis = explain_if(explain, "params x {:g} B ({} working copy)", working_bytes(s),
+                       s.training.mixed_precision == "fp32" ? "fp32" : "16-bit");
   } else {
     const NumberFormat& f = s.weights;
     const double small = 2.0;  // norms, biases, routers stay 16-bit in every quantized format
@@ -338,14 +340,15 @@ Part weights(const Scenario& s) {
     b.experts = p.experts * f.bytes_per_value();
     b.embedding = p.embedding * bytes_of(f.embedding_format, f.bytes_per_value());
     b.lm_head = p.lm_head * bytes_of(f.lm_head_format, f.bytes_per_value());
-    basis = fmt::format("params x {:g} bits ({}: {})", f.bits_per_value, f.id, f.source);
+    basis = explain_if(explain, "params x {:g} bits ({}: {})", f.bits_per_value, f.id, f.source);
     if (!f.embedding_format.empty())
-      basis += fmt::format("; embedding {} and head {}", f.embedding_format, f.lm_head_format);
+      basis +=
+          explain_if(explain, "; embedding {} and head {}", f.embedding_format, f.lm_head_format);
     if (s.weights_file && s.weights_file->weights_format == f.id &&
         s.weights_file->total_bytes > 0) {
       b = scaled(b, s.weights_file->total_bytes / b.total());
-      basis = fmt::format("exact tensor bytes read from {} ({})", s.weights_file->format,
-                          s.weights_file->path);
+      basis = explain_if(explain, "exact tensor bytes read from {} ({})", s.weights_file->format,
+                         s.weights_file->path);
     }
     // Trainable copies: LoRA adapters in fp32 (PEFT autocast_adapter_dtype=True), freeze-tuned
     // layers upcast to fp32 (LLaMA-Factory upcast_trainable_params), modules_to_save copies.
@@ -368,14 +371,14 @@ Part weights(const Scenario& s) {
   if (deepspeed_zero3(s)) {
     const Zero3Settings z = zero3_settings(s);
     const GatheredParams g = gathered_params(s, z);
-    const Part gathered = deepspeed_gathered(s, z, g);
+    const Part gathered = deepspeed_gathered(s, z, g, explain);
     if (params_offloaded) {
       // The shard lives in host memory; the GPU holds the gathered set and what never leaves it
       // (persistent norms and biases, adapters, saved-module copies).
       const double resident = std::max(0.0, per_gpu(b, s, false) - g.held);
       part.bytes = gathered.bytes + resident;
-      part.basis += fmt::format("; parameters offloaded to host: {} + {:.2f} GiB resident",
-                                gathered.basis, resident / 1073741824.0);
+      part.basis += explain_if(explain, "; parameters offloaded to host: {} + {:.2f} GiB resident",
+                               gathered.basis, resident / 1073741824.0);
     } else if (s.parallel.dp > 1) {
       part.bytes += gathered.bytes;
       part.basis += "; ZeRO-3: sharded over dp + " + gathered.basis;
@@ -398,7 +401,7 @@ Part weights(const Scenario& s) {
   return part;
 }
 
-Part gradients(const Scenario& s) {
+Part gradients(const Scenario& s, bool explain) {
   if (!is_training(s.task)) return {0, "inference keeps no gradients"};
   // Mixed precision keeps 16-bit gradients (ZeRO sec. 3.1); fp32 training and the fp32 trainable
   // copies of adapter and freeze tuning keep fp32 ones.
@@ -406,7 +409,7 @@ Part gradients(const Scenario& s) {
   ModelBytes t = scaled(trainable_split(s), bytes);
   if (adapter_training(s)) t.embedding *= 2.0 / bytes;  // saved modules: 16-bit gradients
   Part part{per_gpu(t, s, s.training.zero_stage >= 2),
-            fmt::format("trainable params x {:g} B", bytes)};
+            explain_if(explain, "trainable params x {:g} B", bytes)};
   if (s.training.zero_stage >= 2) part.basis += "; ZeRO-2/3: sharded over dp";
   if (s.training.optimizer_in_backward) {
     // Each gradient is applied and freed as soon as it exists (torchtune optimizer_in_bwd):
@@ -422,13 +425,13 @@ Part gradients(const Scenario& s) {
     const Zero3Settings z = zero3_settings(s);
     const double bucket = z.reduce_bucket * gathered_element_bytes(s);
     part.bytes += bucket;
-    part.basis += fmt::format("; + ZeRO-3 reduce bucket {:.3g} x {:g} B", z.reduce_bucket,
-                              gathered_element_bytes(s));
+    part.basis += explain_if(explain, "; + ZeRO-3 reduce bucket {:.3g} x {:g} B", z.reduce_bucket,
+                             gathered_element_bytes(s));
   }
   return part;
 }
 
-Part optimizer_states(const Scenario& s) {
+Part optimizer_states(const Scenario& s, bool explain) {
   if (!is_training(s.task)) return {0, "inference keeps no optimizer states"};
   // States follow the trainable parameters' dtype: fp32 with a master copy or fp32 adapters,
   // bf16 in pure-bf16 training (torch.optim creates states like the parameter).
@@ -436,7 +439,7 @@ Part optimizer_states(const Scenario& s) {
   const ModelBytes t = trainable_split(s);
   double per_param = optimizer_bytes_per_param(s, state_bytes);
   std::string basis =
-      fmt::format("trainable params x {:.3g} B ({})", per_param, s.training.optimizer);
+      explain_if(explain, "trainable params x {:.3g} B ({})", per_param, s.training.optimizer);
   ModelBytes b = scaled(t, per_param);
   if (s.training.optimizer == "adafactor") {
     // Adafactor (Shazeer & Stern 2018) factors the second moment of each matrix into a row and
@@ -461,7 +464,7 @@ Part optimizer_states(const Scenario& s) {
   return part;
 }
 
-Part master_weights(const Scenario& s) {
+Part master_weights(const Scenario& s, bool /*explain: no formatted basis*/) {
   const bool amp = s.training.mixed_precision == "bf16" || s.training.mixed_precision == "fp16";
   if (!full_training(s) || !amp) return {0, "no separate fp32 master copy"};
   const ModelBytes t = scaled(trainable_split(s), 4.0);

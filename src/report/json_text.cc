@@ -2,6 +2,8 @@
 
 #include <charconv>
 #include <cmath>
+#include <cstdint>
+#include <cstring>
 
 namespace gpusizer {
 namespace {
@@ -44,20 +46,50 @@ bool valid_utf8(std::string_view s) {
   return true;
 }
 
+constexpr uint64_t kOnes = 0x0101010101010101ULL, kHigh = 0x8080808080808080ULL;
+
+uint64_t load8(const char* p) {
+  uint64_t w;
+  std::memcpy(&w, p, sizeof w);
+  return w;
+}
+
+// Whether any of the 8 bytes in `w` must be escaped: a control character, '"' or '\'. SWAR tests
+// from "Bit Twiddling Hacks" (hasless, haszero): a false alarm only sends the word down the
+// byte-by-byte path.
+bool word_needs_escape(uint64_t w) {
+  const uint64_t quote = w ^ (kOnes * '"'), backslash = w ^ (kOnes * '\\');
+  const uint64_t below_space = (w - kOnes * 0x20) & ~w;
+  const uint64_t is_quote = (quote - kOnes) & ~quote,
+                 is_backslash = (backslash - kOnes) & ~backslash;
+  return ((below_space | is_quote | is_backslash) & kHigh) != 0;
+}
+
+bool valid_text(std::string_view s) {
+  size_t i = 0;
+  while (i + 8 <= s.size() && (load8(s.data() + i) & kHigh) == 0) i += 8;  // ASCII words
+  return valid_utf8(s.substr(i));
+}
+
 void append_string(std::string& out, const std::string& s) {
-  if (!valid_utf8(s)) {
+  if (!valid_text(s)) {
     // Rare (user bytes quoted in a message): let nlohmann place the replacement characters.
     out += nlohmann::json(s).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
     return;
   }
   static constexpr char kHex[] = "0123456789abcdef";
+  const size_t n = s.size();
   out += '"';
-  size_t run = 0;  // start of the bytes not yet copied
-  for (size_t i = 0; i < s.size(); ++i) {
-    const auto c = static_cast<unsigned char>(s[i]);
+  size_t run = 0, i = 0;  // run: start of the bytes not yet copied
+  while (i < n) {
+    if (i + 8 <= n && !word_needs_escape(load8(s.data() + i))) {
+      i += 8;
+      continue;
+    }
+    const auto c = static_cast<unsigned char>(s[i++]);
     if (c >= 0x20 && c != '"' && c != '\\') continue;
-    out.append(s, run, i - run);
-    run = i + 1;
+    out.append(s, run, i - 1 - run);
+    run = i;
     switch (c) {
       case '"':
         out += "\\\"";
