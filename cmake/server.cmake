@@ -7,22 +7,19 @@ find_package(PkgConfig REQUIRED)
 pkg_check_modules(HTTPLIB REQUIRED IMPORTED_TARGET cpp-httplib)
 target_link_libraries(gpusizer_lib PUBLIC PkgConfig::HTTPLIB Threads::Threads)
 
-# The page's built files, compiled in. Re-globbed at every build, so running
-# scripts/build_web.sh and then the build picks up a new bundle; without web/dist the table is
-# empty and "/" says the bundle was not built.
+# The page's built files, compiled in (embedded::web_files()). Re-globbed at every build, so
+# running scripts/build_web.sh and then the build picks up a new bundle; without web/dist the table
+# is empty and "/" says the bundle was not built.
 set(GPUSIZER_WEB_DIST ${CMAKE_SOURCE_DIR}/web/dist)
 file(GLOB_RECURSE GPUSIZER_WEB_FILES CONFIGURE_DEPENDS ${GPUSIZER_WEB_DIST}/*)
 list(FILTER GPUSIZER_WEB_FILES EXCLUDE REGEX "\\.map$")
 list(SORT GPUSIZER_WEB_FILES)
-set(GPUSIZER_WEB_CC ${CMAKE_BINARY_DIR}/generated/web_assets.cc)
-string(REPLACE ";" "|" GPUSIZER_WEB_FILES_ARG "${GPUSIZER_WEB_FILES}")
-add_custom_command(
-  OUTPUT ${GPUSIZER_WEB_CC}
-  COMMAND ${CMAKE_COMMAND} -DOUTPUT=${GPUSIZER_WEB_CC} -DWEB_ROOT=${GPUSIZER_WEB_DIST}
-          "-DFILES=${GPUSIZER_WEB_FILES_ARG}" -P ${CMAKE_SOURCE_DIR}/cmake/embed_web.cmake
-  DEPENDS ${GPUSIZER_WEB_FILES} ${CMAKE_SOURCE_DIR}/cmake/embed_web.cmake
-  COMMENT "Embedding the web page (${GPUSIZER_WEB_DIST})" VERBATIM)
-target_sources(gpusizer_lib PRIVATE ${GPUSIZER_WEB_CC})
+gpusizer_embed(gpusizer_lib
+  FUNCTION web_files
+  ROOT ${GPUSIZER_WEB_DIST}
+  OUTPUT ${CMAKE_BINARY_DIR}/generated/web_assets.cc
+  COMMENT "Embedding the web page (${GPUSIZER_WEB_DIST})"
+  FILES ${GPUSIZER_WEB_FILES})
 
 # A loopback load generator for POST /api/v1/estimate (bench/load_client.cc).
 if(GPUSIZER_BUILD_BENCH AND EXISTS ${CMAKE_SOURCE_DIR}/bench/load_client.cc)

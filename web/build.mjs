@@ -1,6 +1,6 @@
 // Builds the page into web/dist: index.html, assets/app.js and assets/app.css (Chart.js bundled
 // in, nothing fetched from the network at run time). The C++ build compiles web/dist into the
-// binary (cmake/embed_web.cmake).
+// binary (cmake/embed.cmake).
 import { build } from 'esbuild';
 import { copyFile, mkdir, rm } from 'node:fs/promises';
 import { dirname, join } from 'node:path';

@@ -163,13 +163,7 @@ void parse_training(const nlohmann::json& input, Scenario& s) {
   if (auto v = read_bool(t, "optimizer_in_backward", p)) o.optimizer_in_backward = *v;
   if (auto v = read_bool(t, "activation_offload", p)) o.activation_offload = *v;
   if (auto v = read_int(t, "trainable_layers", p, 1, 100000)) o.trainable_layers = *v;
-  for (auto& w :
-       unknown_keys(t, p,
-                    {"optimizer", "mixed_precision", "gradient_checkpointing", "flash_attention",
-                     "lora_rank", "lora_targets", "modules_to_save", "zero_stage", "offload",
-                     "grad_accum", "global_batch", "tokens", "chunked_loss",
-                     "optimizer_in_backward", "activation_offload", "trainable_layers"}))
-    s.notes.push_back(w);
+  for (auto& w : unknown_keys(t, p, scenario_keys().training)) s.notes.push_back(w);
 }
 
 bool is_quantized_base(const NumberFormat& f) {
@@ -217,6 +211,40 @@ bool lora_target_matches(std::string_view target, std::string_view module) {
   return module.size() > target.size() + 1 &&
          module.compare(module.size() - target.size(), target.size(), target) == 0 &&
          module[module.size() - target.size() - 1] == '.';
+}
+
+const ScenarioKeys& scenario_keys() {
+  static const ScenarioKeys keys = {
+      .top = {"model",
+              "task",
+              "weights",
+              "kv_cache",
+              "batch",
+              "seq_len",
+              "prompt_len",
+              "output_len",
+              "engine",
+              "gpu_memory_utilization",
+              "max_num_batched_tokens",
+              "training",
+              "parallel",
+              "gpu",
+              "gpu_count",
+              "gpus_per_node",
+              "image_size",
+              "dataset_items",
+              "epochs",
+              "method",  // read by the API and CLI (analytic | rule-of-thumb), not here
+              "costs",
+              "facility"},
+      .model = {"hf_config", "params"},
+      .training = {"optimizer", "mixed_precision", "gradient_checkpointing", "flash_attention",
+                   "lora_rank", "lora_targets", "modules_to_save", "zero_stage", "offload",
+                   "grad_accum", "global_batch", "tokens", "chunked_loss", "optimizer_in_backward",
+                   "activation_offload", "trainable_layers"},
+      .parallel = {"tp", "pp", "dp", "ep", "sequence_parallel", "pp_interleave"},
+  };
+  return keys;
 }
 
 Scenario parse_scenario(const nlohmann::json& input, const Catalog& catalog) {
@@ -310,9 +338,7 @@ Scenario parse_scenario(const nlohmann::json& input, const Catalog& catalog) {
     if (auto v = read_int(p, "ep", "parallel", 1, kMaxParallel)) s.parallel.ep = *v;
     if (auto v = read_bool(p, "sequence_parallel", "parallel")) s.parallel.sequence_parallel = *v;
     if (auto v = read_int(p, "pp_interleave", "parallel", 1, 1024)) s.parallel.pp_interleave = *v;
-    for (auto& w : unknown_keys(p, "parallel",
-                                {"tp", "pp", "dp", "ep", "sequence_parallel", "pp_interleave"}))
-      s.notes.push_back(w);
+    for (auto& w : unknown_keys(p, "parallel", scenario_keys().parallel)) s.notes.push_back(w);
   }
 
   // System.
@@ -390,30 +416,7 @@ Scenario parse_scenario(const nlohmann::json& input, const Catalog& catalog) {
     (std::string(key) == "costs" ? s.costs : s.facility) = *it;
   }
 
-  for (auto& w : unknown_keys(input, "",
-                              {"model",
-                               "task",
-                               "weights",
-                               "kv_cache",
-                               "batch",
-                               "seq_len",
-                               "prompt_len",
-                               "output_len",
-                               "engine",
-                               "gpu_memory_utilization",
-                               "max_num_batched_tokens",
-                               "training",
-                               "parallel",
-                               "gpu",
-                               "gpu_count",
-                               "gpus_per_node",
-                               "image_size",
-                               "dataset_items",
-                               "epochs",
-                               "method",
-                               "costs",
-                               "facility"}))
-    s.notes.push_back(w);
+  for (auto& w : unknown_keys(input, "", scenario_keys().top)) s.notes.push_back(w);
   return s;
 }
 

@@ -3,8 +3,12 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
+#include <fstream>
 #include <limits>
+#include <regex>
+#include <sstream>
 
 #include "gpusizer/error.h"
 
@@ -118,6 +122,41 @@ TEST(Scenario, UnknownFieldsBecomeWarningsWithSuggestions) {
   const Scenario s = parse({{"model", "llama-2-7b"}, {"seq_length", 4096}});
   ASSERT_EQ(s.notes.size(), 1u);
   EXPECT_NE(s.notes[0].find("seq_len"), std::string::npos);
+}
+
+TEST(Scenario, UnknownFieldsInsideTrainingAndParallel) {
+  const Scenario s = parse({{"model", "llama-2-7b"},
+                            {"task", "lora"},
+                            {"training", {{"lora_rnk", 4}}},
+                            {"parallel", {{"tpp", 1}}}});
+  ASSERT_EQ(s.notes.size(), 2u);
+  EXPECT_NE(s.notes[0].find("'training.lora_rnk' (did you mean 'lora_rank'?)"), std::string::npos)
+      << s.notes[0];
+  EXPECT_NE(s.notes[1].find("'parallel.tpp'"), std::string::npos) << s.notes[1];
+}
+
+// Every key of the contract's scenario example (docs/contract.md) is one parse_scenario knows.
+TEST(Scenario, KeysCoverTheContract) {
+  std::ifstream in(std::string(GPUSIZER_SOURCE_DIR) + "/docs/contract.md");
+  std::stringstream text;
+  text << in.rdbuf();
+  const std::string doc = text.str();
+  const size_t begin = doc.find("## Scenario (input JSON)");
+  const size_t end = doc.find("\n## ", begin + 1);
+  ASSERT_NE(begin, std::string::npos);
+  const std::string section = doc.substr(begin, end - begin);
+
+  const ScenarioKeys& keys = scenario_keys();
+  std::vector<std::string> known;
+  for (const auto* list : {&keys.top, &keys.model, &keys.training, &keys.parallel})
+    known.insert(known.end(), list->begin(), list->end());
+  const std::regex key(R"re("([a-z_]+)":)re");
+  size_t found = 0;
+  for (auto it = std::sregex_iterator(section.begin(), section.end(), key);
+       it != std::sregex_iterator(); ++it, ++found)
+    EXPECT_NE(std::find(known.begin(), known.end(), (*it)[1].str()), known.end())
+        << (*it)[1].str() << " is in docs/contract.md but not in scenario_keys()";
+  EXPECT_GT(found, 30u);
 }
 
 }  // namespace

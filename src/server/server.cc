@@ -16,6 +16,7 @@
 #include <mutex>
 #include <optional>
 
+#include "embed/embedded.h"
 #include "gpusizer/api.h"
 #include "gpusizer/error.h"
 #include "gpusizer/json_text.h"
@@ -362,7 +363,7 @@ void RequestHandler::dispatch(const HttpRequest& req, HttpAnswer& answer) {
   if (get && !path.empty() && path[0] == '/' && path.find_first_of("\r\n") == std::string::npos) {
     std::string file = path.substr(1);
     if (file.empty()) file = "index.html";
-    for (const auto& asset : web_assets()) {
+    for (const auto& asset : embedded::web_files()) {
       if (asset.path == file) {
         answer.body = std::string(asset.data);
         answer.content_type = content_type_for(file);

@@ -43,15 +43,6 @@ void check_model_path(nlohmann::json& request, const std::string& allow_dir,
 /// The content type for a file name, from its extension.
 std::string content_type_for(std::string_view path);
 
-/// One file of the web page compiled into the binary (generated from web/dist at build time).
-struct WebAsset {
-  std::string_view path;  ///< relative to web/dist, e.g. "index.html", "assets/app.js"
-  std::string_view data;
-};
-
-/// The embedded web files; empty when web/dist was not built.
-const std::vector<WebAsset>& web_assets();
-
 /// One HTTP request as the handler sees it (httplib has already split it; the path is decoded and
 /// holds no query string).
 struct HttpRequest {

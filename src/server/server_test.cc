@@ -8,6 +8,7 @@
 #include <fstream>
 #include <set>
 
+#include "embed/embedded.h"
 #include "gpusizer/api.h"
 #include "gpusizer/error.h"
 #include "server/server.h"
@@ -239,7 +240,7 @@ TEST(Server, ServesThePage) {
   EXPECT_NE(res->body.find("gpusizer"), std::string::npos);
   EXPECT_TRUE(res->has_header("Content-Security-Policy"));
   // Every embedded asset is served with its type.
-  for (const auto& asset : server::web_assets()) {
+  for (const auto& asset : embedded::web_files()) {
     std::string path = "/";
     path.append(asset.path);
     auto file = s.client().Get(path.c_str());

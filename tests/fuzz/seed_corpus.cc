@@ -8,6 +8,7 @@
 #include <set>
 
 #include "gpusizer/catalog.h"
+#include "gpusizer/scenario.h"
 
 #include "importers/test_files.h"
 
@@ -130,83 +131,19 @@ void write_scenario_seeds(const fs::path& out, const fs::path& configs, Put put)
   put(out / "http" / "path_model",
       "POST\n/api/v1/estimate\n\n{\"model\": \"../../etc/passwd.json\"}");
 
-  // Dictionaries: every scenario key and name, quoted as they appear in JSON.
-  std::set<std::string> words = {"model",
-                                 "hf_config",
-                                 "params",
-                                 "task",
-                                 "weights",
-                                 "kv_cache",
-                                 "batch",
-                                 "seq_len",
-                                 "prompt_len",
-                                 "output_len",
-                                 "engine",
-                                 "gpu_memory_utilization",
-                                 "max_num_batched_tokens",
-                                 "training",
-                                 "optimizer",
-                                 "mixed_precision",
-                                 "gradient_checkpointing",
-                                 "flash_attention",
-                                 "lora_rank",
-                                 "lora_targets",
-                                 "modules_to_save",
-                                 "zero_stage",
-                                 "offload",
-                                 "grad_accum",
-                                 "global_batch",
-                                 "tokens",
-                                 "chunked_loss",
-                                 "optimizer_in_backward",
-                                 "activation_offload",
-                                 "trainable_layers",
-                                 "parallel",
-                                 "tp",
-                                 "pp",
-                                 "dp",
-                                 "ep",
-                                 "sequence_parallel",
-                                 "pp_interleave",
-                                 "gpu",
-                                 "gpu_count",
-                                 "gpus_per_node",
-                                 "image_size",
-                                 "dataset_items",
-                                 "epochs",
-                                 "method",
-                                 "inference",
-                                 "lora",
-                                 "qlora",
-                                 "full",
-                                 "freeze",
-                                 "pretrain",
-                                 "cv-train",
-                                 "hf",
-                                 "vllm",
-                                 "sglang",
-                                 "trtllm",
-                                 "llama.cpp",
-                                 "deepspeed",
-                                 "fsdp",
-                                 "megatron",
-                                 "bf16",
-                                 "fp16",
-                                 "fp32",
-                                 "fp8",
-                                 "int8",
-                                 "int4",
-                                 "nf4",
-                                 "q4_k_m",
-                                 "q8_0",
-                                 "selective",
-                                 "adamw",
-                                 "rule-of-thumb",
-                                 "all-linear",
-                                 "q_proj",
-                                 "lm_head",
-                                 "embed_tokens",
-                                 "optimizer+params"};
+  // Dictionaries: every scenario key (as parse_scenario knows them) and name, quoted as they
+  // appear in JSON.
+  std::set<std::string> words = {"inference", "lora",     "qlora",         "full",
+                                 "freeze",    "pretrain", "cv-train",      "hf",
+                                 "vllm",      "sglang",   "trtllm",        "llama.cpp",
+                                 "deepspeed", "fsdp",     "megatron",      "bf16",
+                                 "fp16",      "fp32",     "fp8",           "int8",
+                                 "int4",      "nf4",      "q4_k_m",        "q8_0",
+                                 "selective", "adamw",    "rule-of-thumb", "all-linear",
+                                 "q_proj",    "lm_head",  "embed_tokens",  "optimizer+params"};
+  const gpusizer::ScenarioKeys& keys = gpusizer::scenario_keys();
+  for (const auto* section : {&keys.top, &keys.model, &keys.training, &keys.parallel})
+    words.insert(section->begin(), section->end());
   const gpusizer::Catalog& catalog = gpusizer::Catalog::builtin();
   size_t n = 0;
   for (const auto& m : catalog.models())
