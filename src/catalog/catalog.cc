@@ -10,13 +10,10 @@
 
 #include "catalog/csv.h"
 #include "catalog/model_record.h"
+#include "embed/embedded.h"
 #include "gpusizer/error.h"
 
 namespace gpusizer {
-namespace embedded {
-std::string_view find(std::string_view name);
-}
-
 namespace {
 
 std::optional<double> parse_number(const std::string& s) {

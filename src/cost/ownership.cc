@@ -8,15 +8,12 @@
 
 #include <cmath>
 
+#include "embed/embedded.h"
 #include "gpusizer/error.h"
 #include "gpusizer/estimate.h"
 #include "scenario/json_fields.h"
 
 namespace gpusizer {
-
-namespace embedded {
-std::string_view find(std::string_view name);
-}
 
 namespace {
 

@@ -4,14 +4,11 @@
 
 #include <algorithm>
 
+#include "embed/embedded.h"
 #include "gpusizer/units.h"
 #include "scenario/json_fields.h"
 
 namespace gpusizer {
-
-namespace embedded {
-std::string_view find(std::string_view name);
-}
 
 namespace {
 

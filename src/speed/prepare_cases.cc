@@ -1,14 +1,11 @@
 // The library's own way to ready a speed case: parse_scenario, then estimate() for the memory
 // figures (memory.max_batch) that max_output_tokens_per_s needs.
+#include "embed/embedded.h"
 #include "gpusizer/calibrate.h"
 #include "gpusizer/estimate.h"
 #include "gpusizer/scenario.h"
 
 namespace gpusizer {
-namespace embedded {
-std::string_view find(std::string_view name);
-}
-
 std::vector<PreparedCase> prepare_speed_cases(const std::vector<SpeedCase>& cases,
                                               const Catalog& catalog) {
   return prepare_speed_cases(cases, catalog, [](PreparedCase& c, const Catalog& cat) {

@@ -5,13 +5,10 @@
 #include <fstream>
 #include <sstream>
 
+#include "embed/embedded.h"
 #include "gpusizer/error.h"
 
 namespace gpusizer {
-namespace embedded {
-std::string_view find(std::string_view name);
-}
-
 namespace {
 
 double number(const nlohmann::json& obj, const char* key, double fallback,

@@ -1,15 +1,32 @@
 // Fuzzes the scenario JSON: bytes -> JSON -> estimate_json -> output JSON. Text that is not JSON is
 // skipped (the parser is nlohmann's, not ours); for JSON, the estimate either answers or throws
-// InputError. Any other exception, crash, hang or sanitizer report is a bug.
+// InputError. Any other exception, crash, hang or sanitizer report is a bug. Every JSON text the
+// CLI and the server write (json_text) must equal nlohmann's dump() of the same value, also for
+// the raw bytes taken as one string (invalid UTF-8 included).
+#include <cstdlib>
 #include <filesystem>
 #include <nlohmann/json.hpp>
 
 #include "gpusizer/api.h"
 #include "gpusizer/error.h"
+#include "gpusizer/json_text.h"
+
+namespace {
+
+void check_text(const nlohmann::json& value) {
+  for (int indent : {-1, 2})
+    if (gpusizer::json_text(value, indent) !=
+        value.dump(indent, ' ', false, nlohmann::json::error_handler_t::replace))
+      std::abort();
+}
+
+}  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  check_text(nlohmann::json(std::string(reinterpret_cast<const char*>(data), size)));
   const nlohmann::json scenario = nlohmann::json::parse(data, data + size, nullptr, false);
   if (scenario.is_discarded()) return 0;
+  check_text(scenario);
   // A "model" string naming a file on this machine would make the estimate read it: the importers
   // have their own fuzz targets, and reading /dev or /proc here would make runs depend on the host.
   if (scenario.is_object() && scenario.contains("model") && scenario["model"].is_string()) {
@@ -20,6 +37,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   try {
     const nlohmann::json out = gpusizer::estimate_json(scenario);
     (void)out.dump(-1, ' ', false, nlohmann::json::error_handler_t::strict);
+    check_text(out);
   } catch (const gpusizer::InputError&) {
   }
   return 0;
