@@ -77,6 +77,38 @@ TEST(Cli, JsonlBatchAnswersEveryLineInOrder) {
   EXPECT_EQ(lines[3]["model"]["id"], "qwen2.5-7b");
 }
 
+TEST(Cli, JsonlBatchOnSeveralThreadsKeepsTheOrderOfOneThread) {
+  // 1,500 lines span two blocks of map_in_order at 2 threads; every 100th line is bad and every
+  // 250th is blank (skipped, no answer).
+  const std::string path = testing::TempDir() + "/threads.jsonl";
+  {
+    std::ofstream out(path);
+    for (int i = 0; i < 1500; ++i) {
+      if (i % 250 == 249) out << "   \n";
+      if (i % 100 == 7)
+        out << R"({"model": "llama-2-7b", "batch": -1})"
+            << "\n";
+      else
+        out << R"({"model": "llama-2-7b", "gpu": "a10-24gb", "batch": )" << 1 + i % 9 << "}\n";
+    }
+  }
+  const Result parallel = cli("estimate --input " + path + " --jobs 2");
+  const Result serial = cli("estimate --input " + path + " --jobs 1");
+  EXPECT_EQ(parallel.status, 2);
+  ASSERT_EQ(parallel.out, serial.out);
+  size_t start = 0;
+  int line = 0;
+  for (size_t end; (end = parallel.out.find('\n', start)) != std::string::npos; start = end + 1) {
+    const auto j = nlohmann::json::parse(parallel.out.substr(start, end - start));
+    if (line % 100 == 7)
+      EXPECT_EQ(j["error"]["code"], "out_of_range") << line;
+    else
+      EXPECT_EQ(j["scenario"]["batch"], 1 + line % 9) << line;
+    ++line;
+  }
+  EXPECT_EQ(line, 1500);
+}
+
 TEST(Cli, StdinJsonlWithFormatFlag) {
   const Result r = cli("estimate --input - --format jsonl < /dev/null");
   EXPECT_EQ(r.status, 0);
