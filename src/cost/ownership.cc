@@ -4,6 +4,7 @@
 // cloud; long, steady, private work: on-prem).
 #include "gpusizer/cost.h"
 
+#include <fmt/compile.h>
 #include <fmt/format.h>
 
 #include <cmath>
@@ -33,7 +34,8 @@ std::optional<double> useful_tokens_per_s(const Scenario& s, const Estimate& e) 
 }
 
 std::string money(double usd) {
-  return usd >= 100 ? fmt::format("${:.0f}", usd) : fmt::format("${:.2f}", usd);
+  return usd >= 100 ? fmt::format(FMT_COMPILE("${:.0f}"), usd)
+                    : fmt::format(FMT_COMPILE("${:.2f}"), usd);
 }
 
 }  // namespace
@@ -109,7 +111,7 @@ Ownership ownership_cost(const Scenario& s, const Estimate& e, const CostAssumpt
             *c.usd_per_million_tokens * static_cast<double>(std::max<int64_t>(1, s.output_len));
     }
     if (run_s > 0) c.usd_per_run = c.usd_per_hour * run_s / 3600.0;
-    o.basis.push_back(fmt::format("cloud: {} GPUs x {}/GPU-hour ({}, {})", s.gpu_count,
+    o.basis.push_back(fmt::format(FMT_COMPILE("cloud: {} GPUs x {}/GPU-hour ({}, {})"), s.gpu_count,
                                   money(*g.cloud_usd_per_gpu_hr), g.cloud_instance,
                                   g.cloud_price_date));
     o.cloud = c;
@@ -137,9 +139,11 @@ Ownership ownership_cost(const Scenario& s, const Estimate& e, const CostAssumpt
     if (tokens_per_s) p.usd_per_million_tokens = p.usd_per_hour / (*tokens_per_s * 3600.0) * 1e6;
     if (run_s > 0) p.usd_per_run = p.usd_per_hour * run_s / 3600.0;
     o.basis.push_back(fmt::format(
-        "on-prem: ({} GPUs x {} + {} node(s) x {} server) / {:g} years + {:g}%/year maintenance, "
-        "over 8760 h x {:g} utilization, + {:.2f} kW x PUE {:g} x ${:g}/kWh; CNY at {:g}/USD "
-        "(data/costs.json, {})",
+        FMT_COMPILE(
+            "on-prem: ({} GPUs x {} + {} node(s) x {} server) / {:g} years + {:g}%/year "
+            "maintenance, "
+            "over 8760 h x {:g} utilization, + {:.2f} kW x PUE {:g} x ${:g}/kWh; CNY at {:g}/USD "
+            "(data/costs.json, {})"),
         s.gpu_count, money(*g.launch_price_usd), *e.power.nodes, money(server),
         a.amortization_years, a.maintenance_fraction_per_year * 100, a.utilization, it_kw, a.pue,
         a.electricity_usd_per_kwh, a.usd_to_cny, a.date));
@@ -162,19 +166,24 @@ Ownership ownership_cost(const Scenario& s, const Estimate& e, const CostAssumpt
     }
     const double life_months = a.amortization_years * 12.0;
     if (!b.utilization || *b.utilization >= 1.0) {
-      b.verdict = "rent: at these prices buying never pays back within " +
-                  fmt::format("{:g} years, even busy around the clock", a.amortization_years);
+      b.verdict =
+          "rent: at these prices buying never pays back within " +
+          fmt::format(FMT_COMPILE("{:g} years, even busy around the clock"), a.amortization_years);
     } else if (a.utilization >= *b.utilization && b.months && *b.months <= life_months) {
-      b.verdict = fmt::format(
-          "buy if the work is long and steady: above {:.0f}% utilization owning is cheaper, and at "
-          "{:.0f}% it pays back in {:.0f} months (of a {:g}-year life); private data also favours "
-          "on-prem. Fluctuating or one-off demand still favours the cloud",
-          *b.utilization * 100, a.utilization * 100, *b.months, a.amortization_years);
+      b.verdict =
+          fmt::format(FMT_COMPILE("buy if the work is long and steady: above {:.0f}% utilization "
+                                  "owning is cheaper, and at "
+                                  "{:.0f}% it pays back in {:.0f} months (of a {:g}-year life); "
+                                  "private data also favours "
+                                  "on-prem. Fluctuating or one-off demand still favours the cloud"),
+                      *b.utilization * 100, a.utilization * 100, *b.months, a.amortization_years);
     } else {
       b.verdict = fmt::format(
-          "rent unless the GPUs will be busy more than {:.0f}% of the time for {:g} years: at "
-          "{:.0f}% utilization the cloud is cheaper. Fluctuating, one-off or exploratory demand "
-          "favours the cloud; long, steady, private work favours owning",
+          FMT_COMPILE(
+              "rent unless the GPUs will be busy more than {:.0f}% of the time for {:g} years: at "
+              "{:.0f}% utilization the cloud is cheaper. Fluctuating, one-off or exploratory "
+              "demand "
+              "favours the cloud; long, steady, private work favours owning"),
           *b.utilization * 100, a.amortization_years, a.utilization * 100);
     }
   } else if (o.cloud) {

@@ -2,6 +2,7 @@
 // GPU is given). Nothing here computes memory or speed itself.
 #include "gpusizer/estimate.h"
 
+#include <fmt/compile.h>
 #include <fmt/format.h>
 
 #include "estimate/power.h"
@@ -36,8 +37,8 @@ void add_warnings(const Scenario& s, Estimate& e) {
                          " falls back to memory-efficient SDPA");
   if (s.gpu_count > 1 && !g.nvlink && is_training(s.task))
     e.warnings.push_back(
-        fmt::format("{} GPUs without NVLink: gradients and TP traffic cross PCIe "
-                    "({})",
+        fmt::format(FMT_COMPILE("{} GPUs without NVLink: gradients and TP traffic cross PCIe "
+                                "({})"),
                     s.gpu_count, g.pcie_gen_lanes));
 }
 
@@ -52,15 +53,16 @@ void check_representable(const Scenario& s, const MemoryEstimate& m) {
     const double states = m.weights + m.gradients + m.optimizer + m.master_weights;
     if (states > kMaxBytes)
       throw InputError("model",
-                       fmt::format("needs {:.3g} bytes per GPU for its weights and "
-                                   "training states, past any machine",
+                       fmt::format(FMT_COMPILE("needs {:.3g} bytes per GPU for its weights and "
+                                               "training states, past any machine"),
                                    states),
                        "out_of_range");
-    throw InputError(s.batch > 1 ? "batch" : "seq_len",
-                     fmt::format("batch {} x seq_len {} needs {:.3g} bytes per GPU, past any "
-                                 "machine",
-                                 s.batch, s.seq_len, v),
-                     "out_of_range");
+    throw InputError(
+        s.batch > 1 ? "batch" : "seq_len",
+        fmt::format(FMT_COMPILE("batch {} x seq_len {} needs {:.3g} bytes per GPU, past any "
+                                "machine"),
+                    s.batch, s.seq_len, v),
+        "out_of_range");
   }
 }
 
@@ -86,8 +88,8 @@ Estimate estimate(const Scenario& s, const Catalog& catalog, Detail detail) {
   check_representable(s, e.memory);
   if (e.memory.fits && !*e.memory.fits && e.memory.capacity)
     e.warnings.push_back(
-        fmt::format("does not fit: needs {:.1f} GiB per GPU, {} has {:.1f} GiB "
-                    "usable",
+        fmt::format(FMT_COMPILE("does not fit: needs {:.1f} GiB per GPU, {} has {:.1f} GiB "
+                                "usable"),
                     e.memory.total / kGiB, s.gpu->name, *e.memory.capacity / kGiB));
   const CostAssumptions costs = cost_assumptions(s.costs);
   estimate_power(s, costs, e);
@@ -95,8 +97,8 @@ Estimate estimate(const Scenario& s, const Catalog& catalog, Detail detail) {
   if (s.gpu && s.gpu->cloud_usd_per_gpu_hr) {
     e.cost.usd_per_hour = *s.gpu->cloud_usd_per_gpu_hr * static_cast<double>(s.gpu_count);
     e.basis["usd_per_hour"] =
-        fmt::format("{} GPUs x ${:g}/GPU-hour ({}, {})", s.gpu_count, *s.gpu->cloud_usd_per_gpu_hr,
-                    s.gpu->cloud_instance, s.gpu->cloud_price_date);
+        fmt::format(FMT_COMPILE("{} GPUs x ${:g}/GPU-hour ({}, {})"), s.gpu_count,
+                    *s.gpu->cloud_usd_per_gpu_hr, s.gpu->cloud_instance, s.gpu->cloud_price_date);
     // Tokens an hour at full use: output tokens with the GPUs kept full (serving) or training
     // tokens.
     std::optional<double> tokens_per_s;

@@ -1,5 +1,6 @@
 #include "estimate/power.h"
 
+#include <fmt/compile.h>
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -66,24 +67,27 @@ void estimate_power(const Scenario& s, const CostAssumptions& money, Estimate& e
   e.power.annual_kwh =
       node_peak * static_cast<double>(nodes) / 1000.0 * money.utilization * 8760.0 * money.pue;
   e.power.rack_budget_watts = f.rack_budget_watts;
-  e.basis["gpu_watts"] = fmt::format("{} x {:g} W board power (TDP)", s.gpu_count, tdp);
-  e.basis["node_watts"] =
-      fmt::format("({} GPUs x {:g} W + host {:g} W + {:g} W per GPU slot) x (1 + {:g} margin)",
-                  per_node, tdp, f.host_base_watts, f.host_watts_per_gpu, f.power_margin);
+  e.basis["gpu_watts"] =
+      fmt::format(FMT_COMPILE("{} x {:g} W board power (TDP)"), s.gpu_count, tdp);
+  e.basis["node_watts"] = fmt::format(
+      FMT_COMPILE("({} GPUs x {:g} W + host {:g} W + {:g} W per GPU slot) x (1 + {:g} margin)"),
+      per_node, tdp, f.host_base_watts, f.host_watts_per_gpu, f.power_margin);
   e.basis["btu_per_hour"] = "peak watts of all nodes x 3.412 BTU/h per W";
-  e.basis["ups_kva"] = fmt::format("fleet watts with margin / {:g} power factor", f.power_factor);
-  e.basis["annual_kwh"] =
-      fmt::format("peak kW x {:g} utilization x 8760 h x PUE {:g}", money.utilization, money.pue);
+  e.basis["ups_kva"] =
+      fmt::format(FMT_COMPILE("fleet watts with margin / {:g} power factor"), f.power_factor);
+  e.basis["annual_kwh"] = fmt::format(FMT_COMPILE("peak kW x {:g} utilization x 8760 h x PUE {:g}"),
+                                      money.utilization, money.pue);
   if (*e.power.node_watts > f.rack_budget_watts)
     e.warnings.push_back(
-        fmt::format("one node needs {:.1f} kW with margin, above a typical {:.0f} "
-                    "kW rack budget",
+        fmt::format(FMT_COMPILE("one node needs {:.1f} kW with margin, above a typical {:.0f} "
+                                "kW rack budget"),
                     *e.power.node_watts / 1000.0, f.rack_budget_watts / 1000.0));
   const Gpu& g = *s.gpu;
   if (g.segment == "consumer" && per_node > f.consumer_cards_per_closed_chassis)
     e.warnings.push_back(fmt::format(
-        "{} x {} in one closed chassis: open-air coolers recirculate hot air and throttle; use "
-        "blower or liquid-cooled cards, or at most {} per chassis; {}",
+        FMT_COMPILE(
+            "{} x {} in one closed chassis: open-air coolers recirculate hot air and throttle; use "
+            "blower or liquid-cooled cards, or at most {} per chassis; {}"),
         per_node, g.name, f.consumer_cards_per_closed_chassis,
         g.has_ecc() ? "ECC only at a capacity cost" : "no ECC memory"));
 }

@@ -6,6 +6,7 @@
 // frozen weights (a frozen Linear keeps no input: its backward needs only the weight), LoRA
 // adapters (PEFT casts their input to the adapter's fp32), and the logits and cross-entropy spike.
 // Inference: the largest set of tensors alive at once inside one layer of a no-grad forward.
+#include <fmt/compile.h>
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -184,10 +185,11 @@ Part training_activations(const Scenario& s, const nlohmann::json& engine, bool 
     }
     default:
       saved = layers * in_flight * per_layer * tokens;
-      basis = explain_if(explain,
-                         "L x seq x batch x {:.0f} B per token per layer (tensors autograd saves; "
-                         "Korthikanti et al. 2022 accounting, {})",
-                         per_layer, eager ? "eager attention" : "FlashAttention");
+      basis = explain_if(
+          explain,
+          FMT_COMPILE("L x seq x batch x {:.0f} B per token per layer (tensors autograd saves; "
+                      "Korthikanti et al. 2022 accounting, {})"),
+          per_layer, eager ? "eager attention" : "FlashAttention");
   }
   if (s.training.activation_offload) {
     // Saved tensors stream to host memory (torchtune OffloadActivations); the layer being
@@ -206,8 +208,8 @@ Part training_activations(const Scenario& s, const nlohmann::json& engine, bool 
   // Final norm input and the embedding output.
   const double edges = tokens * static_cast<double>(m.hidden_size) * (4.0 + a);
   double total = saved + loss + edges;
-  basis += explain_if(explain, "; + loss spike seq x batch x vocab x {:g} B{}", per_logit,
-                      s.training.chunked_loss ? " (chunked cross-entropy)" : "");
+  basis += explain_if(explain, FMT_COMPILE("; + loss spike seq x batch x vocab x {:g} B{}"),
+                      per_logit, s.training.chunked_loss ? " (chunked cross-entropy)" : "");
   if (s.task == Task::kQlora) {
     total += largest_matrix_bytes(s);
     basis += "; + one dequantized 16-bit weight (QLoRA)";
@@ -271,10 +273,11 @@ Part activations(const Scenario& s, const Catalog& catalog, bool explain) {
     const double sampler = seqs * V * engine.value("sampler_bytes_per_logit", 8.0);
     const double forward = tokens * per_token;
     return {std::max(forward, sampler),
-            explain_if(explain,
-                       "larger of the profile forward ({:g} tokens x {:.0f} B/token) and the "
-                       "sampler ({:g} seqs x vocab x {:g} B)",
-                       tokens, per_token, seqs, engine.value("sampler_bytes_per_logit", 8.0))};
+            explain_if(
+                explain,
+                FMT_COMPILE("larger of the profile forward ({:g} tokens x {:.0f} B/token) and the "
+                            "sampler ({:g} seqs x vocab x {:g} B)"),
+                tokens, per_token, seqs, engine.value("sampler_bytes_per_logit", 8.0))};
   }
   if (kind == "llama.cpp") {
     // ggml compute buffer: one ubatch of f32 intermediates, the attention scores without flash
@@ -283,10 +286,11 @@ Part activations(const Scenario& s, const Catalog& catalog, bool explain) {
         std::min<int64_t>(engine.value("default_ubatch", int64_t{512}), s.seq_len * s.batch));
     const double per_token = inference_transient_bytes_per_token(s, 4.0);
     double bytes = ub * per_token + ub * V * 4.0;
-    std::string basis = explain_if(explain,
-                                   "compute buffer: ubatch {:g} x ({:.0f} B f32 intermediates + "
-                                   "vocab x 4 B logits)",
-                                   ub, per_token);
+    std::string basis =
+        explain_if(explain,
+                   FMT_COMPILE("compute buffer: ubatch {:g} x ({:.0f} B f32 intermediates + "
+                               "vocab x 4 B logits)"),
+                   ub, per_token);
     if (!s.training.flash_attention) {
       bytes += ub * static_cast<double>(s.seq_len) * static_cast<double>(m.num_heads) * 4.0;
       basis += " + ubatch x ctx x heads x 4 B scores";
@@ -301,13 +305,14 @@ Part activations(const Scenario& s, const Catalog& catalog, bool explain) {
     per_token += 4.0 * static_cast<double>(m.hidden_size);  // RMSNorm's fp32 copy
   double bytes = prefill_tokens * per_token;
   std::string basis =
-      explain_if(explain, "prefill of batch x prompt = {:g} tokens x {:.0f} B/token",
+      explain_if(explain, FMT_COMPILE("prefill of batch x prompt = {:g} tokens x {:.0f} B/token"),
                  prefill_tokens, per_token);
   const double logit_rows = engine.value("logits_all_positions_in_generate", false)
                                 ? prefill_tokens
                                 : static_cast<double>(s.batch);
   bytes += logit_rows * V * (a + 4.0) / tp;  // logits and their fp32 copy
-  basis += explain_if(explain, " + logits of {:g} rows x vocab x {:g} B", logit_rows, a + 4.0);
+  basis += explain_if(explain, FMT_COMPILE(" + logits of {:g} rows x vocab x {:g} B"), logit_rows,
+                      a + 4.0);
   if (!s.training.flash_attention) {
     // Eager attention materialises batch x heads x prompt^2 scores in fp32 and 16-bit.
     const double p = static_cast<double>(std::max<int64_t>(1, s.prompt_len));

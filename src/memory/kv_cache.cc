@@ -1,5 +1,6 @@
 // KV cache: per layer the keys and values of every cached token (Pope et al. 2022, "Efficiently
 // Scaling Transformer Inference", sec. 2.1): 2 x kv_heads x head_dim x bytes per token and layer.
+#include <fmt/compile.h>
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -22,9 +23,9 @@ Part kv_cache(const Scenario& s, int64_t sequences, int64_t context, bool explai
     // MLA caches the compressed latent and the decoupled RoPE key (DeepSeek-V2 paper sec. 2.1.2);
     // every TP rank holds the whole latent (vLLM MLA backend).
     per_token_full = static_cast<double>(m.mla->kv_lora_rank + m.mla->qk_rope_head_dim) * bytes;
-    basis =
-        explain_if(explain, "L x (kv_lora_rank {} + rope {}) x seq x batch x {:g} B (MLA latent)",
-                   m.mla->kv_lora_rank, m.mla->qk_rope_head_dim, bytes);
+    basis = explain_if(
+        explain, FMT_COMPILE("L x (kv_lora_rank {} + rope {}) x seq x batch x {:g} B (MLA latent)"),
+        m.mla->kv_lora_rank, m.mla->qk_rope_head_dim, bytes);
   } else if (m.mla) {
     // Hugging Face's DeepseekV3Attention caches full per-head keys and values.
     const double heads = std::ceil(static_cast<double>(m.num_heads) / static_cast<double>(tp));
@@ -39,8 +40,9 @@ Part kv_cache(const Scenario& s, int64_t sequences, int64_t context, bool explai
     per_token_full = 2.0 * heads * static_cast<double>(m.head_dim) * bytes;
     const char* kind = m.num_kv_heads == m.num_heads ? "MHA" : m.num_kv_heads == 1 ? "MQA" : "GQA";
     basis = explain_if(
-        explain, "2 x L x kv_heads x head_dim x seq x batch x bytes ({}; {:g} B/value{})", kind,
-        bytes, tp > 1 && explain ? fmt::format(", kv_heads/tp={:g}", heads) : "");
+        explain,
+        FMT_COMPILE("2 x L x kv_heads x head_dim x seq x batch x bytes ({}; {:g} B/value{})"), kind,
+        bytes, tp > 1 && explain ? fmt::format(FMT_COMPILE(", kv_heads/tp={:g}"), heads) : "");
   }
   // Layers on the busiest pipeline stage, by kind.
   const int64_t layers_here = (m.num_layers + s.parallel.pp - 1) / s.parallel.pp;
@@ -53,14 +55,15 @@ Part kv_cache(const Scenario& s, int64_t sequences, int64_t context, bool explai
   double per_sequence =
       per_token_full * (full_layers * static_cast<double>(context) + window_layers * window_tokens);
   if (window_layers > 0)
-    basis += explain_if(explain, "; {:g} window layers keep min(seq, {}) tokens", window_layers,
-                        m.sliding_window);
+    basis += explain_if(explain, FMT_COMPILE("; {:g} window layers keep min(seq, {}) tokens"),
+                        window_layers, m.sliding_window);
   if (linear_layers > 0) {
     // Linear (lightning) attention keeps a heads x head_dim x head_dim fp32 state per layer
     // (MiniMax-01 report, sec. 2.2), whatever the context.
     const double heads = std::ceil(static_cast<double>(m.num_heads) / static_cast<double>(tp));
     per_sequence += linear_layers * heads * static_cast<double>(m.head_dim * m.head_dim) * 4.0;
-    basis += explain_if(explain, "; {:g} linear-attention layers keep a constant fp32 state",
+    basis += explain_if(explain,
+                        FMT_COMPILE("; {:g} linear-attention layers keep a constant fp32 state"),
                         linear_layers);
   }
   return {per_sequence * static_cast<double>(sequences), basis};

@@ -1,5 +1,6 @@
 #include "memory/memory_estimate.h"
 
+#include <fmt/compile.h>
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -44,10 +45,11 @@ Parts compute_parts(const Scenario& s, const Catalog& catalog, bool explain) {
     // bitsandbytes pages these states in CUDA unified memory: the device holds them while there
     // is room, PyTorch's allocator never sees them, and they move to host memory under pressure.
     p.overhead.bytes += p.optimizer.bytes;
-    p.overhead.basis += explain_if(explain,
-                                   " + paged optimizer states {:.2f} GiB (unified memory, outside "
-                                   "PyTorch's allocator)",
-                                   p.optimizer.bytes / kGiB);
+    p.overhead.basis +=
+        explain_if(explain,
+                   FMT_COMPILE(" + paged optimizer states {:.2f} GiB (unified memory, outside "
+                               "PyTorch's allocator)"),
+                   p.optimizer.bytes / kGiB);
     p.optimizer.basis += "; held in unified memory outside the allocator: counted in overhead";
     p.optimizer.bytes = 0;
   }
@@ -72,17 +74,19 @@ void place_training_peak(const Scenario& s, Parts& p, MemoryEstimate& m, bool ex
   }
   if (p.activations.bytes >= p.gradients.bytes) {
     m.peak_phase = "loss (before any gradient exists)";
-    p.gradients.basis += explain_if(explain,
-                                    "; none alive at the peak: freed by zero_grad, all {:.2f} GiB "
-                                    "exist only at the end of backward",
-                                    p.gradients.bytes / kGiB);
+    p.gradients.basis +=
+        explain_if(explain,
+                   FMT_COMPILE("; none alive at the peak: freed by zero_grad, all {:.2f} GiB "
+                               "exist only at the end of backward"),
+                   p.gradients.bytes / kGiB);
     p.gradients.bytes = 0;
   } else {
     m.peak_phase = "end of backward (activations freed)";
-    p.activations.basis += explain_if(explain,
-                                      "; freed at the peak, which comes at the end of backward "
-                                      "({:.2f} GiB at the loss)",
-                                      p.activations.bytes / kGiB);
+    p.activations.basis +=
+        explain_if(explain,
+                   FMT_COMPILE("; freed at the peak, which comes at the end of backward "
+                               "({:.2f} GiB at the loss)"),
+                   p.activations.bytes / kGiB);
     p.activations.bytes = 0;
   }
 }
@@ -117,10 +121,11 @@ Part overhead(const Scenario& s, const Catalog& catalog, bool explain) {
   communicators += s.parallel.dp > 1 && is_training(s.task);
   communicators += s.parallel.ep > 1;
   const double nccl = communicators * device.value("nccl_bytes_per_communicator", 3.3554432e8);
-  std::string basis = explain_if(explain, "CUDA context {:.0f} MiB", context / kMiB);
+  std::string basis = explain_if(explain, FMT_COMPILE("CUDA context {:.0f} MiB"), context / kMiB);
   if (communicators)
-    basis += explain_if(explain, " + {} NCCL communicator(s) x {:.0f} MiB", communicators,
-                        device.value("nccl_bytes_per_communicator", 3.3554432e8) / kMiB);
+    basis +=
+        explain_if(explain, FMT_COMPILE(" + {} NCCL communicator(s) x {:.0f} MiB"), communicators,
+                   device.value("nccl_bytes_per_communicator", 3.3554432e8) / kMiB);
   return {context + nccl, basis};
 }
 
@@ -149,10 +154,11 @@ MemoryEstimate estimate_memory(const Scenario& s, const Catalog& catalog, Estima
     const double pool = budget - p.weights.bytes - p.activations.bytes - p.overhead.bytes;
     const double requested = p.kv.bytes;
     p.kv.bytes = std::max(0.0, pool);
-    p.kv.basis = explain_if(explain,
-                            "KV pool = {:g} x capacity - weights - activation peak - non-torch; "
-                            "per sequence: {}",
-                            s.gpu_memory_utilization, kv_one_sequence.basis);
+    p.kv.basis =
+        explain_if(explain,
+                   FMT_COMPILE("KV pool = {:g} x capacity - weights - activation peak - non-torch; "
+                               "per sequence: {}"),
+                   s.gpu_memory_utilization, kv_one_sequence.basis);
     m.kv_cache_capacity_tokens =
         m.kv_bytes_per_token > 0 ? static_cast<int64_t>(std::max(0.0, pool) / m.kv_bytes_per_token)
                                  : 0;
@@ -233,9 +239,10 @@ MemoryEstimate estimate_memory(const Scenario& s, const Catalog& catalog, Estima
   out.basis["master_weights_bytes"] = p.master.basis;
   out.basis["overhead_bytes"] = p.overhead.basis;
   out.basis["reserved_bytes"] =
-      preallocates ? "the engine's own allocator: reserved = allocated"
-                   : explain_if(explain, "allocated x (1 + {:g}) caching-allocator slack ({})",
-                                allocator_fraction(s, catalog), s.engine);
+      preallocates
+          ? "the engine's own allocator: reserved = allocated"
+          : explain_if(explain, FMT_COMPILE("allocated x (1 + {:g}) caching-allocator slack ({})"),
+                       allocator_fraction(s, catalog), s.engine);
   out.basis["total_bytes"] = preallocates && capacity
                                  ? "gpu_memory_utilization x usable capacity"
                                  : "reserved + memory outside the allocator (overhead)";

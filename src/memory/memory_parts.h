@@ -1,6 +1,7 @@
 #pragma once
 // The memory estimator's parts, each a pure function of the scenario. Every part returns its
 // bytes per GPU and the formula it used (the "basis" the output shows).
+#include <fmt/compile.h>
 #include <fmt/format.h>
 
 #include <string>
@@ -17,9 +18,13 @@ struct Part {
 };
 
 /// fmt::format when `explain` is set, else nothing: searches over the batch need bytes only.
-template <typename... Args>
-std::string explain_if(bool explain, fmt::format_string<Args...> format, Args&&... args) {
-  return explain ? fmt::format(format, std::forward<Args>(args)...) : std::string();
+/// `format` is FMT_COMPILE("..."): parsed at compile time, since the basis strings are half of
+/// an estimate's cost.
+template <typename CompiledFormat, typename... Args>
+std::string explain_if(bool explain, const CompiledFormat& format, const Args&... args) {
+  static_assert(fmt::detail::is_compiled_string<CompiledFormat>::value,
+                "wrap the format in FMT_COMPILE");
+  return explain ? fmt::format(format, args...) : std::string();
 }
 
 /// Bytes the GPU lets a process use: marketed binary capacity less in-band ECC and the driver's

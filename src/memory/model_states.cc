@@ -1,6 +1,7 @@
 // Weights, gradients, optimizer states and master weights: the "model states" of ZeRO
 // (Rajbhandari et al. 2020, "ZeRO: Memory Optimizations Toward Training Trillion Parameter
 // Models", sec. 3.1: mixed-precision Adam keeps 2 + 2 + 12 bytes per parameter).
+#include <fmt/compile.h>
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -280,14 +281,15 @@ Part deepspeed_gathered(const Scenario& s, const Zero3Settings& z, const Gathere
   const double turn = g.head + tail + g.largest_layer_param;
   const double stream = z.prefetch_bucket > 0 ? live + largest : largest;
   const double bytes = std::min(g.total, std::max(stream, turn));
-  return {bytes, explain_if(explain,
-                            "DeepSpeed ZeRO-3 gathered set {:.2f} GiB = min(stage's params, "
-                            "max(max_live {:.3g} x {:g} B + largest param {:.2f} GiB, head "
-                            "{:.2f} + {:.2f} GiB kept within reuse distance {:.3g} + one "
-                            "module)){}",
-                            bytes / 1073741824.0, z.max_live, e, largest / 1073741824.0,
-                            g.head / 1073741824.0, tail / 1073741824.0, z.max_reuse,
-                            z.hf_auto ? " (HF \"auto\" buckets)" : "")};
+  return {
+      bytes,
+      explain_if(explain,
+                 FMT_COMPILE("DeepSpeed ZeRO-3 gathered set {:.2f} GiB = min(stage's params, "
+                             "max(max_live {:.3g} x {:g} B + largest param {:.2f} GiB, head "
+                             "{:.2f} + {:.2f} GiB kept within reuse distance {:.3g} + one "
+                             "module)){}"),
+                 bytes / 1073741824.0, z.max_live, e, largest / 1073741824.0, g.head / 1073741824.0,
+                 tail / 1073741824.0, z.max_reuse, z.hf_auto ? " (HF \"auto\" buckets)" : "")};
 }
 
 }  // namespace
@@ -315,7 +317,7 @@ Part weights(const Scenario& s, bool explain) {
   std::string basis;
   if (full_training(s)) {
     b = scaled(p, working_bytes(s));
-    basis = explain_if(explain, "params x {:g} B ({} working copy)", working_bytes(s),
+    basis = explain_if(explain, FMT_COMPILE("params x {:g} B ({} working copy)"), working_bytes(s),
                        s.training.mixed_precision == "fp32" ? "fp32" : "16-bit");
   } else {
     const NumberFormat& f = s.weights;
@@ -340,15 +342,16 @@ Part weights(const Scenario& s, bool explain) {
     b.experts = p.experts * f.bytes_per_value();
     b.embedding = p.embedding * bytes_of(f.embedding_format, f.bytes_per_value());
     b.lm_head = p.lm_head * bytes_of(f.lm_head_format, f.bytes_per_value());
-    basis = explain_if(explain, "params x {:g} bits ({}: {})", f.bits_per_value, f.id, f.source);
+    basis = explain_if(explain, FMT_COMPILE("params x {:g} bits ({}: {})"), f.bits_per_value, f.id,
+                       f.source);
     if (!f.embedding_format.empty())
-      basis +=
-          explain_if(explain, "; embedding {} and head {}", f.embedding_format, f.lm_head_format);
+      basis += explain_if(explain, FMT_COMPILE("; embedding {} and head {}"), f.embedding_format,
+                          f.lm_head_format);
     if (s.weights_file && s.weights_file->weights_format == f.id &&
         s.weights_file->total_bytes > 0) {
       b = scaled(b, s.weights_file->total_bytes / b.total());
-      basis = explain_if(explain, "exact tensor bytes read from {} ({})", s.weights_file->format,
-                         s.weights_file->path);
+      basis = explain_if(explain, FMT_COMPILE("exact tensor bytes read from {} ({})"),
+                         s.weights_file->format, s.weights_file->path);
     }
     // Trainable copies: LoRA adapters in fp32 (PEFT autocast_adapter_dtype=True), freeze-tuned
     // layers upcast to fp32 (LLaMA-Factory upcast_trainable_params), modules_to_save copies.
@@ -377,8 +380,9 @@ Part weights(const Scenario& s, bool explain) {
       // (persistent norms and biases, adapters, saved-module copies).
       const double resident = std::max(0.0, per_gpu(b, s, false) - g.held);
       part.bytes = gathered.bytes + resident;
-      part.basis += explain_if(explain, "; parameters offloaded to host: {} + {:.2f} GiB resident",
-                               gathered.basis, resident / 1073741824.0);
+      part.basis += explain_if(
+          explain, FMT_COMPILE("; parameters offloaded to host: {} + {:.2f} GiB resident"),
+          gathered.basis, resident / 1073741824.0);
     } else if (s.parallel.dp > 1) {
       part.bytes += gathered.bytes;
       part.basis += "; ZeRO-3: sharded over dp + " + gathered.basis;
@@ -409,7 +413,7 @@ Part gradients(const Scenario& s, bool explain) {
   ModelBytes t = scaled(trainable_split(s), bytes);
   if (adapter_training(s)) t.embedding *= 2.0 / bytes;  // saved modules: 16-bit gradients
   Part part{per_gpu(t, s, s.training.zero_stage >= 2),
-            explain_if(explain, "trainable params x {:g} B", bytes)};
+            explain_if(explain, FMT_COMPILE("trainable params x {:g} B"), bytes)};
   if (s.training.zero_stage >= 2) part.basis += "; ZeRO-2/3: sharded over dp";
   if (s.training.optimizer_in_backward) {
     // Each gradient is applied and freed as soon as it exists (torchtune optimizer_in_bwd):
@@ -425,8 +429,8 @@ Part gradients(const Scenario& s, bool explain) {
     const Zero3Settings z = zero3_settings(s);
     const double bucket = z.reduce_bucket * gathered_element_bytes(s);
     part.bytes += bucket;
-    part.basis += explain_if(explain, "; + ZeRO-3 reduce bucket {:.3g} x {:g} B", z.reduce_bucket,
-                             gathered_element_bytes(s));
+    part.basis += explain_if(explain, FMT_COMPILE("; + ZeRO-3 reduce bucket {:.3g} x {:g} B"),
+                             z.reduce_bucket, gathered_element_bytes(s));
   }
   return part;
 }
@@ -438,8 +442,8 @@ Part optimizer_states(const Scenario& s, bool explain) {
   const double state_bytes = full_training(s) && s.training.mixed_precision == "pure-bf16" ? 2 : 4;
   const ModelBytes t = trainable_split(s);
   double per_param = optimizer_bytes_per_param(s, state_bytes);
-  std::string basis =
-      explain_if(explain, "trainable params x {:.3g} B ({})", per_param, s.training.optimizer);
+  std::string basis = explain_if(explain, FMT_COMPILE("trainable params x {:.3g} B ({})"),
+                                 per_param, s.training.optimizer);
   ModelBytes b = scaled(t, per_param);
   if (s.training.optimizer == "adafactor") {
     // Adafactor (Shazeer & Stern 2018) factors the second moment of each matrix into a row and
