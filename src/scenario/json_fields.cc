@@ -1,5 +1,7 @@
 #include "scenario/json_fields.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cmath>
 
@@ -28,9 +30,7 @@ std::optional<double> read_number(const nlohmann::json& obj, const char* key,
   const double v = it->get<double>();
   if (!std::isfinite(v)) throw InputError(field, "must be a finite number", "out_of_range");
   if (v < min || v > max)
-    throw InputError(field,
-                     "must be between " + nlohmann::json(min).dump() + " and " +
-                         nlohmann::json(max).dump() + ", not " + nlohmann::json(v).dump(),
+    throw InputError(field, fmt::format("must be between {} and {}, not {}", min, max, v),
                      "out_of_range");
   return v;
 }
