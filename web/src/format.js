@@ -32,6 +32,13 @@ export function usd(value) {
   return new Intl.NumberFormat(locale(), { style: 'currency', currency: 'USD', maximumFractionDigits: value < 10 ? 3 : 2 }).format(value);
 }
 
+/** Money in any currency: whole units from 1000 up (a capex), cents below, three digits under 10. */
+export function money(value, currency) {
+  if (!Number.isFinite(Number(value))) return '–';
+  const digits = Math.abs(value) >= 1000 ? 0 : Math.abs(value) < 10 ? 3 : 2;
+  return new Intl.NumberFormat(locale(), { style: 'currency', currency, minimumFractionDigits: Math.min(digits, 2), maximumFractionDigits: digits }).format(value);
+}
+
 /** Seconds as a short duration: 45 s, 12.5 min, 3.2 h, 4.1 d. */
 export function duration(seconds) {
   if (!Number.isFinite(Number(seconds))) return '–';

@@ -7,7 +7,7 @@ import {
 } from 'chart.js';
 import './style.css';
 import { initialLanguage, setLanguage, t, language } from './i18n.js';
-import { gib, gb, toGiB, rate, usd, duration, num, fixed } from './format.js';
+import { gib, gb, toGiB, rate, usd, money, duration, num, fixed } from './format.js';
 
 Chart.register(BarController, BarElement, LineController, LineElement, PointElement,
   CategoryScale, LinearScale, LogarithmicScale, Legend, Tooltip);
@@ -37,6 +37,15 @@ const DEFAULTS = {
   optimizer: 'adamw', mixed_precision: 'bf16', gradient_checkpointing: 'false', zero_stage: '0',
   lora_rank: '8', lora_targets: 'all-linear', grad_accum: '1', tokens: '', flash_attention: true,
   tp: '1', pp: '1', dp: '1', recommend: false, gpu: 'a100-sxm4-80gb', gpu_count: '',
+  extra: '',  // an applied change's scenario keys that no control holds, as merge-patch JSON
+};
+/** Where a change's patch keys land in the form: top-level keys, and those inside training/parallel. */
+const PATCH_FIELDS = {
+  '': ['task', 'engine', 'weights', 'kv_cache', 'batch', 'seq_len', 'prompt_len', 'output_len',
+    'gpu_memory_utilization', 'gpu', 'gpu_count'],
+  training: ['optimizer', 'mixed_precision', 'gradient_checkpointing', 'flash_attention', 'zero_stage',
+    'grad_accum', 'tokens', 'lora_rank', 'lora_targets'],
+  parallel: ['tp', 'pp', 'dp'],
 };
 
 const $ = (id) => document.getElementById(id);
@@ -48,6 +57,7 @@ let lastRender = null;  // re-rendered on language change
 let memoryChart = null;
 let sweepChart = null;
 let optionsSort = { key: 'rank', dir: 1 };
+let extraPatch = null;  // the form's 'extra' state, parsed
 
 // ---------------------------------------------------------------------------------------------
 // Form <-> state <-> URL
@@ -87,11 +97,17 @@ function readForm() {
     if (!el) continue;
     state[key] = el.type === 'checkbox' ? el.checked : el.value.trim();
   }
+  state.extra = extraPatch && Object.keys(extraPatch).length ? JSON.stringify(extraPatch) : '';
   return state;
 }
 
 function writeForm(state) {
   for (const [key, value] of Object.entries(state)) {
+    if (key === 'extra') {
+      try { extraPatch = value ? JSON.parse(value) : null; } catch { extraPatch = null; }
+      if (!extraPatch || typeof extraPatch !== 'object' || Array.isArray(extraPatch)) extraPatch = null;
+      continue;
+    }
     const el = form.elements[key];
     if (!el) continue;
     if (el.type === 'checkbox') el.checked = value === true || value === 'true' || value === '1';
@@ -120,6 +136,60 @@ function stateToUrl(state) {
   const query = params.toString();
   const url = `${location.pathname}${query ? `?${query}` : ''}`;
   if (url !== `${location.pathname}${location.search}`) history.replaceState(null, '', url);
+}
+
+/** RFC 7386 JSON merge patch: `patch` over `target`, as a new value (null removes a key). */
+function mergePatch(target, patch) {
+  if (!patch || typeof patch !== 'object' || Array.isArray(patch)) return patch;
+  const out = target && typeof target === 'object' && !Array.isArray(target) ? { ...target } : {};
+  for (const [k, v] of Object.entries(patch)) {
+    if (v === null) delete out[k];
+    else out[k] = mergePatch(out[k], v);
+  }
+  return out;
+}
+
+/** The form value for a patch's `value` of control `key`, or undefined when no control can hold it. */
+function formValueOf(key, value) {
+  const el = form.elements[key];
+  if (!el) return undefined;
+  if (value === null) return DEFAULTS[key];
+  if (el.type === 'checkbox') return typeof value === 'boolean' ? value : undefined;
+  let v;
+  if (key === 'gradient_checkpointing' && typeof value === 'boolean') v = value ? 'full' : 'false';
+  else if (key === 'lora_targets' && Array.isArray(value)) v = value.join(', ');
+  else if (typeof value === 'string' || typeof value === 'number') v = String(value);
+  else return undefined;
+  // A select takes only its own options (the engines follow the task, so any engine goes).
+  if (el.tagName === 'SELECT' && key !== 'engine' && ![...el.options].some((o) => o.value === v)) return undefined;
+  return v;
+}
+
+/** A change's merge patch split into form fields and the scenario keys no control holds. */
+function splitPatch(patch) {
+  const fields = {};
+  const rest = {};
+  for (const [k, v] of Object.entries(patch || {})) {
+    const nested = PATCH_FIELDS[k] && v && typeof v === 'object' && !Array.isArray(v);
+    const entries = nested ? Object.entries(v) : [[k, v]];
+    const names = PATCH_FIELDS[nested ? k : ''];
+    for (const [key, value] of entries) {
+      const f = names.includes(key) ? formValueOf(key, value) : undefined;
+      if (f !== undefined) fields[key] = f;
+      else if (nested) rest[k] = { ...(rest[k] || {}), [key]: value };
+      else rest[key] = value;
+    }
+  }
+  return { fields, rest };
+}
+
+/** Applies a change as if the user had set its fields; the rest rides along in the 'extra' state. */
+function applyChange(patch) {
+  const { fields, rest } = splitPatch(patch);
+  const ordered = 'task' in fields ? { task: fields.task, ...fields } : fields;  // engines follow the task
+  writeForm(ordered);
+  if (Object.keys(rest).length) extraPatch = mergePatch(extraPatch || {}, rest);
+  schedule(0);
 }
 
 function intOf(value) {
@@ -170,7 +240,7 @@ function scenarioOf(state) {
     if (state.gpu) s.gpu = state.gpu;
     if (state.gpu_count !== '') s.gpu_count = intOf(state.gpu_count);
   }
-  return s;
+  return state.extra ? mergePatch(s, JSON.parse(state.extra)) : s;
 }
 
 function showSections(state) {
@@ -348,10 +418,103 @@ function renderEstimate(estimate, scenario) {
     w.btu_per_hour !== undefined ? `${num(w.btu_per_hour, 0)} BTU/h` : null,
   ].filter(Boolean).join(' · ') || (c.usd_per_hour === undefined ? t('no_gpu') : '');
 
+  renderChanges(estimate.changes);
+  renderOwnership(c.ownership);
   renderMemory(estimate);
   renderPerformance(p);
   renderWarnings(estimate.warnings || []);
   renderBasis(estimate.basis || {});
+}
+
+function renderChanges(changes) {
+  const list = Array.isArray(changes) ? changes : [];
+  $('changes').replaceChildren(...list.map((c) => {
+    const li = document.createElement('li');
+    li.className = `change ${c.fits ? 'ok' : 'bad'}`;
+    li.dataset.fits = String(Boolean(c.fits));
+    const head = document.createElement('p');
+    head.className = 'change-head';
+    const mark = document.createElement('span');
+    mark.className = 'mark';
+    mark.textContent = c.fits ? '✓' : '✗';
+    mark.setAttribute('aria-hidden', 'true');
+    const name = document.createElement('strong');
+    name.textContent = c.change;
+    const fit = document.createElement('span');
+    fit.className = 'fit-word';
+    fit.textContent = c.fits ? t('change_fits') : t('change_not_enough');
+    head.append(mark, name, ' ', fit);
+    const figures = document.createElement('p');
+    figures.className = 'sub';
+    figures.textContent = [
+      t('change_needs', { x: gib(c.needed_bytes) }),
+      t('change_saves', { x: gib(c.saves_bytes) }),
+      c.speed_factor !== undefined && c.speed_factor !== null ? t('change_speed', { x: fixed(c.speed_factor, 2) }) : null,
+    ].filter(Boolean).join(' · ');
+    figures.dataset.value = String(c.needed_bytes);
+    const cost = document.createElement('p');
+    cost.className = 'sub';
+    cost.textContent = c.cost ? t('change_cost', { x: c.cost }) : '';
+    const apply = document.createElement('button');
+    apply.type = 'button';
+    apply.className = 'secondary small apply';
+    apply.textContent = t('apply');
+    apply.setAttribute('aria-label', t('apply_label', { change: c.change }));
+    apply.addEventListener('click', () => applyChange(c.patch));
+    const text = document.createElement('div');
+    text.append(head, figures, cost);
+    li.append(text, apply);
+    return li;
+  }));
+  $('changes-section').hidden = list.length === 0;
+}
+
+const percent = (x) => `${fixed(x * 100, 0)} %`;
+
+function renderOwnership(own) {
+  const section = $('ownership-section');
+  if (!own || typeof own !== 'object' || (!own.cloud && !own.on_prem)) {
+    section.hidden = true;
+    return;
+  }
+  section.hidden = false;
+  const { cloud, on_prem: prem } = own;
+  const be = own.break_even || {};
+  const a = own.assumptions || {};
+  $('card-cloud').hidden = !cloud;
+  if (cloud) {
+    setText('own-cloud', `${usd(cloud.usd_per_hour)} / h`, cloud.usd_per_hour);
+    $('own-cloud-sub').textContent = [
+      cloud.usd_per_million_tokens !== undefined ? t('per_mtok', { x: usd(cloud.usd_per_million_tokens) }) : null,
+      cloud.instance ? t('own_instance', { x: cloud.instance }) : null,
+      cloud.price_date ? t('own_price_date', { x: cloud.price_date }) : null,
+    ].filter(Boolean).join(' · ');
+  }
+  $('card-onprem').hidden = !prem;
+  if (prem) {
+    setText('own-capex', money(prem.capex_usd, 'USD'), prem.capex_usd);
+    $('own-onprem-sub').textContent = [
+      t('own_capex', { cny: money(prem.capex_cny, 'CNY') }),
+      t('own_per_hour', { usd: usd(prem.usd_per_hour), cny: money(prem.cny_per_hour, 'CNY'), u: percent(a.utilization) }),
+      prem.energy_usd_per_hour !== undefined ? t('own_energy', { x: usd(prem.energy_usd_per_hour) }) : null,
+    ].filter(Boolean).join(' · ');
+  }
+  if (be.utilization !== undefined) setText('own-break-even', percent(be.utilization), be.utilization);
+  else setText('own-break-even', '–');
+  $('own-break-even-sub').textContent = be.months !== undefined
+    ? t('own_months', { m: num(be.months, 1), u: percent(a.utilization) })
+    : t('own_no_months');
+  $('own-verdict').textContent = be.verdict || '';
+  $('own-assumptions').textContent = t('own_assumptions', {
+    years: num(a.amortization_years, 1), u: percent(a.utilization), pue: num(a.pue, 2),
+    kwh: usd(a.electricity_usd_per_kwh), fx: num(a.usd_to_cny, 2), date: a.date || '–',
+  });
+  const basis = Array.isArray(own.basis) ? own.basis : [];
+  $('own-basis').replaceChildren(...basis.map((b) => {
+    const li = document.createElement('li');
+    li.textContent = b;
+    return li;
+  }));
 }
 
 function renderMemory(estimate) {

@@ -179,6 +179,103 @@ export async function run(report) {
       await setField(page, 'task', 'inference');
     });
 
+    /** A fresh page at `query`, its errors counted with the main page's. */
+    const openAt = async (query) => {
+      const other = await context.newPage();
+      other.on('pageerror', (e) => consoleErrors.push(String(e)));
+      other.on('console', (m) => { if (m.type() === 'error' && !expectedLog.test(m.text())) consoleErrors.push(m.text()); });
+      await other.goto(new URL(query, base).href);
+      await settled(other);
+      return other;
+    };
+    const qloraQuery = '?model=llama-3.1-70b&task=qlora&weights=nf4';
+
+    await test('a scenario that does not fit lists what to change, and Apply makes it fit', async () => {
+      const other = await openAt(qloraQuery);
+      check((await other.getAttribute('#fit', 'data-value')) === 'false', 'the 70B QLoRA on one A100 fits; pick a bigger scenario');
+      check(await other.isVisible('#changes-section'), 'changes panel hidden');
+      const expected = await api(base, 'api/v1/estimate', {
+        model: 'llama-3.1-70b', task: 'qlora', engine: 'hf', weights: 'nf4', kv_cache: 'bf16', batch: 1, seq_len: 2048,
+        training: { optimizer: 'adamw', mixed_precision: 'bf16', gradient_checkpointing: false, flash_attention: true,
+          zero_stage: 0, grad_accum: 1, lora_rank: 8, lora_targets: 'all-linear' },
+        gpu: 'a100-sxm4-80gb',
+      });
+      const changes = expected.body.changes || [];
+      const rows = await other.$$('#changes li');
+      check(rows.length > 0 && rows.length === changes.length, `${rows.length} rows, API has ${changes.length} changes`);
+      const first = changes.findIndex((c) => c.fits);
+      check(first >= 0, 'no change fits');
+      const row = `#changes li:nth-child(${first + 1})`;
+      check((await other.getAttribute(row, 'data-fits')) === 'true', 'first fitting row not marked as fitting');
+      const text = await other.textContent(row);
+      check(text.includes(changes[first].change) && /GiB/.test(text), `row text: ${text}`);
+      if (changes[first].speed_factor !== undefined) check(/×\d/.test(text), `no speed factor: ${text}`);
+      await other.screenshot({ path: join(results, 'changes.png'), fullPage: true });
+      const before = await other.evaluate(() => document.body.dataset.ready);
+      await other.click(`${row} button.apply`);
+      await settled(other, before);
+      check((await other.getAttribute('#fit', 'data-value')) === 'true', 'still does not fit after Apply');
+      check(await other.isHidden('#changes-section'), 'changes panel shown for a fitting scenario');
+      // The form and the URL carry the change, as if the user had made it.
+      const url = new URL(other.url());
+      for (const [key, value] of Object.entries(changes[first].patch.training || {})) {
+        const shown = key === 'gradient_checkpointing' && value === true ? 'full' : String(value);
+        check((await other.inputValue(`#${key}`)) === shown, `${key} not set in the form`);
+        check(url.searchParams.get(key) === shown, `${key} not in the URL ${url}`);
+      }
+      await other.close();
+    });
+
+    await test('patch keys without a form control still reach the server from the URL state', async () => {
+      const other = await context.newPage();
+      other.on('pageerror', (e) => consoleErrors.push(String(e)));
+      const sent = [];
+      other.on('request', (req) => { if (req.url().endsWith('api/v1/estimate')) sent.push(req.postDataJSON()); });
+      const extra = JSON.stringify({ training: { global_batch: 16 } });
+      await other.goto(new URL(`?model=llama-2-7b&task=lora&extra=${encodeURIComponent(extra)}`, base).href);
+      await settled(other);
+      const body = sent[sent.length - 1];
+      check(body && body.training && body.training.global_batch === 16 && body.training.optimizer === 'adamw',
+        `request body: ${JSON.stringify(body)}`);
+      check((await other.textContent('#status')).trim() === '', `error: ${await other.textContent('#status')}`);
+      await other.close();
+    });
+
+    await test('a priced GPU shows rent or buy with the break-even figures', async () => {
+      const other = await openAt('?model=llama-2-7b&gpu=h100-sxm5-80gb');
+      const expected = await api(base, 'api/v1/estimate', {
+        model: 'llama-2-7b', task: 'inference', engine: 'hf', weights: 'bf16', kv_cache: 'bf16',
+        batch: 1, seq_len: 2048, output_len: 512, gpu: 'h100-sxm5-80gb',
+      });
+      const own = expected.body.cost && expected.body.cost.ownership;
+      check(own && own.break_even && own.break_even.utilization !== undefined, 'the API gives no break-even for an H100');
+      check(await other.isVisible('#ownership-section'), 'rent-or-buy panel hidden');
+      check(Number(await other.getAttribute('#own-break-even', 'data-value')) === own.break_even.utilization, 'break-even differs from the API');
+      check(/%/.test(await other.textContent('#own-break-even')), 'break-even not shown as %');
+      check(Number(await other.getAttribute('#own-cloud', 'data-value')) === own.cloud.usd_per_hour, 'cloud $/h differs from the API');
+      const prem = await other.textContent('#own-onprem-sub');
+      check(/CN¥|¥/.test(prem) && /\$/.test(prem), `on-prem without USD and CNY: ${prem}`);
+      if (own.break_even.months !== undefined) check(/month/.test(await other.textContent('#own-break-even-sub')), 'no months');
+      check((await other.textContent('#own-verdict')) === own.break_even.verdict, 'verdict differs');
+      check((await other.$$('#own-basis li')).length === own.basis.length, 'basis strings missing');
+      check(await other.isHidden('#changes-section'), 'changes panel shown for a fitting scenario');
+      await other.screenshot({ path: join(results, 'ownership.png'), fullPage: true });
+      await other.close();
+    });
+
+    await test('the new panels are translated into Chinese', async () => {
+      const other = await openAt(`${qloraQuery}&gpu=a100-sxm4-80gb`);
+      await other.selectOption('#lang', 'zh');
+      await other.waitForFunction(() => document.documentElement.lang === 'zh-CN');
+      check((await other.textContent('#changes-title')) === '怎样改才能装下', 'changes title not translated');
+      check((await other.textContent('#ownership-title')) === '租用还是购买', 'rent-or-buy title not translated');
+      check((await other.textContent('#changes li button.apply')) === '应用', 'Apply not translated');
+      check(/装/.test(await other.textContent('#changes li .fit-word')), 'fit mark not translated');
+      await other.screenshot({ path: join(results, 'chinese-panels.png'), fullPage: true });
+      await other.selectOption('#lang', 'en');
+      await other.close();
+    });
+
     await test('switching to Chinese translates the page', async () => {
       await page.selectOption('#lang', 'zh');
       await page.waitForFunction(() => document.documentElement.lang === 'zh-CN');
@@ -254,11 +351,14 @@ export async function run(report) {
     await test('readable on a phone: no sideways scrolling', async () => {
       const phone = await context.newPage();
       await phone.setViewportSize({ width: 390, height: 844 });
-      await phone.goto(sharedUrl);
-      await settled(phone);
-      const overflow = await phone.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
-      check(overflow <= 1, `page is ${overflow}px wider than the phone`);
-      await phone.screenshot({ path: join(results, 'phone.png'), fullPage: true });
+      // The shared result, and one that does not fit (the changes and rent-or-buy panels).
+      for (const [url, shot] of [[sharedUrl, 'phone.png'], [new URL(qloraQuery, base).href, 'phone-changes.png']]) {
+        await phone.goto(url);
+        await settled(phone);
+        const overflow = await phone.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+        check(overflow <= 1, `${url}: page is ${overflow}px wider than the phone`);
+        await phone.screenshot({ path: join(results, shot), fullPage: true });
+      }
       await phone.close();
     });
 
