@@ -67,6 +67,10 @@ struct Estimate {
   std::map<std::string, std::string> basis;  ///< figure name -> formula and source
 };
 
+/// Tokens per second the system does useful work at: output tokens with the GPUs kept full
+/// (serving) or training tokens; none when speed was not estimated or is zero.
+std::optional<double> useful_tokens_per_s(const Scenario& scenario, const Estimate& estimate);
+
 /// How much an estimate says. Searches (what to change, the largest batch) need only the memory
 /// and speed figures of each candidate; power, cost, warnings and the basis strings are most of
 /// an estimate's cost and are explained once, by the estimate the search starts from.

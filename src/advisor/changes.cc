@@ -19,14 +19,6 @@ struct Candidate {
   int quality_class;
 };
 
-std::optional<double> throughput(const Scenario& s, const Estimate& e) {
-  if (!e.performance) return std::nullopt;
-  const auto v = is_training(s.task) ? e.performance->train_tokens_per_s
-                                     : e.performance->max_output_tokens_per_s;
-  if (v && *v > 0) return v;
-  return std::nullopt;
-}
-
 std::vector<Candidate> candidates(const Scenario& s, const nlohmann::json& input) {
   std::vector<Candidate> out;
   const bool train = is_training(s.task);
@@ -139,7 +131,6 @@ std::vector<Candidate> candidates(const Scenario& s, const nlohmann::json& input
 std::vector<Change> changes_to_fit(const nlohmann::json& input, const Catalog& catalog,
                                    double headroom) {
   const Scenario s = parse_scenario(input, catalog);
-  if (!s.gpu) throw InputError("gpu", "what to change needs a GPU to fit");
   return changes_to_fit(input, s, estimate(s, catalog, Detail::kFigures), catalog, headroom);
 }
 
@@ -147,7 +138,7 @@ std::vector<Change> changes_to_fit(const nlohmann::json& input, const Scenario& 
                                    const Estimate& e, const Catalog& catalog, double headroom) {
   if (!s.gpu) throw InputError("gpu", "what to change needs a GPU to fit");
   const double need = memory_needed(s, e);
-  const auto base_tps = throughput(s, e);
+  const auto base_tps = useful_tokens_per_s(s, e);
   std::vector<Change> out;
   for (const Candidate& c : candidates(s, input)) {
     nlohmann::json changed = input;
@@ -162,7 +153,7 @@ std::vector<Change> changes_to_fit(const nlohmann::json& input, const Scenario& 
       ch.saves_bytes = need - ch.needed_bytes;
       const double cap = f.memory.capacity.value_or(0);
       ch.fits = f.memory.fits.value_or(false) && ch.needed_bytes <= cap * (1.0 - headroom);
-      const auto tps = throughput(t, f);
+      const auto tps = useful_tokens_per_s(t, f);
       if (tps && base_tps) ch.speed_factor = *tps / *base_tps;
       ch.cost = c.cost;
       ch.quality_class = c.quality_class;

@@ -23,16 +23,6 @@ const nlohmann::json& cost_defaults() {
   return d;
 }
 
-// Tokens per second the system does useful work at: output tokens with the GPUs kept full
-// (serving) or training tokens.
-std::optional<double> useful_tokens_per_s(const Scenario& s, const Estimate& e) {
-  if (!e.performance) return std::nullopt;
-  const auto v = is_training(s.task) ? e.performance->train_tokens_per_s
-                                     : e.performance->max_output_tokens_per_s;
-  if (v && *v > 0) return v;
-  return std::nullopt;
-}
-
 std::string money(double usd) {
   return usd >= 100 ? fmt::format(FMT_COMPILE("${:.0f}"), usd)
                     : fmt::format(FMT_COMPILE("${:.2f}"), usd);

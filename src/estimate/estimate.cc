@@ -68,6 +68,14 @@ void check_representable(const Scenario& s, const MemoryEstimate& m) {
 
 }  // namespace
 
+std::optional<double> useful_tokens_per_s(const Scenario& s, const Estimate& e) {
+  if (!e.performance) return std::nullopt;
+  const auto v = is_training(s.task) ? e.performance->train_tokens_per_s
+                                     : e.performance->max_output_tokens_per_s;
+  if (v && *v > 0) return v;
+  return std::nullopt;
+}
+
 Estimate estimate(const Scenario& s, const Catalog& catalog, Detail detail) {
   Estimate e;
   e.model_id = s.model.id;
@@ -99,14 +107,7 @@ Estimate estimate(const Scenario& s, const Catalog& catalog, Detail detail) {
     e.basis["usd_per_hour"] =
         fmt::format(FMT_COMPILE("{} GPUs x ${:g}/GPU-hour ({}, {})"), s.gpu_count,
                     *s.gpu->cloud_usd_per_gpu_hr, s.gpu->cloud_instance, s.gpu->cloud_price_date);
-    // Tokens an hour at full use: output tokens with the GPUs kept full (serving) or training
-    // tokens.
-    std::optional<double> tokens_per_s;
-    if (e.performance) {
-      tokens_per_s = is_training(s.task) ? e.performance->train_tokens_per_s
-                                         : e.performance->max_output_tokens_per_s;
-    }
-    if (tokens_per_s && *tokens_per_s > 0) {
+    if (const auto tokens_per_s = useful_tokens_per_s(s, e)) {
       e.cost.usd_per_million_tokens = *e.cost.usd_per_hour / (*tokens_per_s * 3600.0) * 1e6;
       e.basis["usd_per_million_tokens"] =
           is_training(s.task) ? "usd_per_hour / (train_tokens_per_s x 3600) x 1e6"
