@@ -58,7 +58,7 @@ void BM_InspectSharded100(benchmark::State& state) {
   const std::string path = (bench_dir() / "sharded").string();
   for (auto _ : state) {
     ImportedModel im = import_model_path(path);
-    benchmark::DoNotOptimize(imported_to_json(im));
+    benchmark::DoNotOptimize(imported_to_json(im, gpusizer::Catalog::builtin()));
   }
 }
 BENCHMARK(BM_InspectSharded100)->Unit(benchmark::kMillisecond);
@@ -68,7 +68,7 @@ void BM_InspectGguf1000Tensors(benchmark::State& state) {
   for (auto _ : state) {
     ImportedModel im = import_model_path(path);
     if (im.weights->tensors != 1002) state.SkipWithError("unexpected tensor count");
-    benchmark::DoNotOptimize(imported_to_json(im));
+    benchmark::DoNotOptimize(imported_to_json(im, gpusizer::Catalog::builtin()));
   }
 }
 BENCHMARK(BM_InspectGguf1000Tensors)->Unit(benchmark::kMillisecond);

@@ -24,7 +24,7 @@ Scenario scenario(Task task) {
 void BM_InferenceSpeed(benchmark::State& state) {
   const Scenario s = scenario(Task::kInference);
   const Catalog& cat = Catalog::builtin();
-  SpeedProfile::builtin();
+  Catalog::builtin().speed();
   for (auto _ : state) {
     Estimate e;
     e.memory.max_batch = 256;
@@ -38,7 +38,7 @@ void BM_TrainingSpeed(benchmark::State& state) {
   s.weights = Catalog::builtin().format("bf16", "weights", "weights");
   s.training.zero_stage = 3;
   const Catalog& cat = Catalog::builtin();
-  SpeedProfile::builtin();
+  Catalog::builtin().speed();
   for (auto _ : state) {
     Estimate e;
     benchmark::DoNotOptimize(estimate_speed(s, cat, e));

@@ -5,32 +5,40 @@ find_package(PkgConfig REQUIRED)
 # Debian's libcpp-httplib-dev: the header plus a compiled library; pkg-config carries the
 # CPPHTTPLIB_*_SUPPORT definitions the library was built with (they change its class layout).
 pkg_check_modules(HTTPLIB REQUIRED IMPORTED_TARGET cpp-httplib)
-target_link_libraries(gpusizer_lib PUBLIC PkgConfig::HTTPLIB Threads::Threads)
+# The server is a face: its own static library above the report layer, linked by the CLI and the
+# tests, not part of the installed gpusizer::gpusizer; httplib stays private to it.
+gpusizer_layer(server DIRS server DEPS gpusizer_report PRIVATE_DEPS PkgConfig::HTTPLIB
+               Threads::Threads)
+list(REMOVE_ITEM GPUSIZER_LAYERS gpusizer_server)
+target_link_libraries(gpusizer PRIVATE gpusizer_server)
+if(TARGET gpusizer_tests)
+  target_link_libraries(gpusizer_tests PRIVATE gpusizer_server PkgConfig::HTTPLIB Threads::Threads)
+endif()
 
 # The page's built files, compiled in (embedded::web_files()). Re-globbed at every build, so
 # running scripts/build_web.sh and then the build picks up a new bundle; without web/dist the table
 # is empty and "/" says the bundle was not built.
-set(GPUSIZER_WEB_DIST ${CMAKE_SOURCE_DIR}/web/dist)
+set(GPUSIZER_WEB_DIST ${PROJECT_SOURCE_DIR}/web/dist)
 file(GLOB_RECURSE GPUSIZER_WEB_FILES CONFIGURE_DEPENDS ${GPUSIZER_WEB_DIST}/*)
 list(FILTER GPUSIZER_WEB_FILES EXCLUDE REGEX "\\.map$")
 list(SORT GPUSIZER_WEB_FILES)
-gpusizer_embed(gpusizer_lib
+gpusizer_embed(gpusizer_server
   FUNCTION web_files
   ROOT ${GPUSIZER_WEB_DIST}
-  OUTPUT ${CMAKE_BINARY_DIR}/generated/web_assets.cc
+  OUTPUT ${PROJECT_BINARY_DIR}/generated/web_assets.cc
   COMMENT "Embedding the web page (${GPUSIZER_WEB_DIST})"
   FILES ${GPUSIZER_WEB_FILES})
 
 # A loopback load generator for POST /api/v1/estimate (bench/load_client.cc).
-if(GPUSIZER_BUILD_BENCH AND EXISTS ${CMAKE_SOURCE_DIR}/bench/load_client.cc)
-  add_executable(gpusizer_load ${CMAKE_SOURCE_DIR}/bench/load_client.cc)
-  target_link_libraries(gpusizer_load PRIVATE gpusizer_lib)
+if(GPUSIZER_BUILD_BENCH AND EXISTS ${PROJECT_SOURCE_DIR}/bench/load_client.cc)
+  add_executable(gpusizer_load ${PROJECT_SOURCE_DIR}/bench/load_client.cc)
+  target_link_libraries(gpusizer_load PRIVATE gpusizer_lib PkgConfig::HTTPLIB Threads::Threads)
   target_compile_options(gpusizer_load PRIVATE ${GPUSIZER_WARNINGS})
 endif()
 
 # A bounded soak of `gpusizer serve` on loopback (tests/soak/soak.cc, run by tests/soak/run_soak.sh).
 if(GPUSIZER_BUILD_TESTS)
-  add_executable(gpusizer_soak ${CMAKE_SOURCE_DIR}/tests/soak/soak.cc)
+  add_executable(gpusizer_soak ${PROJECT_SOURCE_DIR}/tests/soak/soak.cc)
   target_link_libraries(gpusizer_soak PRIVATE PkgConfig::HTTPLIB Threads::Threads)
   target_compile_options(gpusizer_soak PRIVATE ${GPUSIZER_WARNINGS})
   add_dependencies(gpusizer_soak gpusizer)

@@ -197,7 +197,11 @@ def case(r):
         scen.update({"batch": b or 1, "prompt_len": inp, "output_len": out, "seq_len": (inp or 0) + (out or 0)})
         if b is None: del scen["batch"]
         if parallel: scen["parallel"] = parallel
-        if "layer split" in par: c["notes"] += "llama.cpp layer split over gpu_count GPUs. "
+        if "layer split" in par or (eng == "llama.cpp" and gpus > 1 and not parallel):
+            # llama-bench splits layers over every GPU it sees (--split-mode layer): one
+            # instance, not replicas, so the split is pinned rather than left to the layout rule.
+            scen.setdefault("parallel", {})["pp"] = gpus
+            c["notes"] += "llama.cpp layer split over gpu_count GPUs. "
         if "330W" in r["gpu"]: c["notes"] += "A100 power-capped at 330 W. "
     if train and parallel: scen.setdefault("parallel", {}).update(parallel)
     if model is None and not isinstance(scen["model"], dict): reason = reason or "model not in the catalog: " + r["model"]

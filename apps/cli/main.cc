@@ -22,10 +22,6 @@
 #include "serve_command.h"
 
 namespace gpusizer {
-namespace embedded {
-std::string_view find(std::string_view name);
-}
-
 namespace {
 
 struct Options {
@@ -238,13 +234,9 @@ int run_models(const Options& o) {
 }
 
 int run_validate(const Options& o) {
-  std::string cases(embedded::find("validation/memory_cases.jsonl"));
-  if (!o.data_dir.empty()) {
-    std::ifstream in(o.data_dir + "/validation/memory_cases.jsonl");
-    if (in) cases.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
-  }
-  nlohmann::json report = to_json(validate_memory(cases, catalog_for(o)));
-  report["speed"] = validate_speed_shipped(catalog_for(o));
+  const Catalog& catalog = catalog_for(o);
+  nlohmann::json report = to_json(validate_memory(catalog.memory_cases(), catalog));
+  report["speed"] = validate_speed_shipped(catalog);
   const std::string format = output_format(o);
   std::cout << (format == "json" || format == "jsonl"
                     ? dump(report, 2) + "\n"
@@ -258,7 +250,7 @@ int run_calibrate(const Options& o, const std::string& cases_path, const std::st
   const Catalog& catalog = catalog_for(o);
   const auto cases = read_speed_cases(read_all(cases_path));
   const auto prepared = prepare_speed_cases(cases, catalog);
-  const CalibrationResult result = calibrate_speed(prepared, catalog, SpeedProfile::builtin());
+  const CalibrationResult result = calibrate_speed(prepared, catalog, catalog.speed());
   std::ofstream out(output);
   if (!out) throw InputError("--output", "cannot write '" + output + "'", "bad_file");
   out << result.profile.dump(2) << "\n";
@@ -273,8 +265,9 @@ int run_calibrate(const Options& o, const std::string& cases_path, const std::st
 int run_inspect(const Options& o, const std::string& path) {
   const ImportedModel imported = import_model_path(path);
   const std::string format = output_format(o);
-  std::cout << (format == "json" || format == "jsonl" ? dump(imported_to_json(imported), 2) + "\n"
-                                                      : imported_to_text(imported));
+  std::cout << (format == "json" || format == "jsonl"
+                    ? dump(imported_to_json(imported, catalog_for(o)), 2) + "\n"
+                    : imported_to_text(imported, catalog_for(o)));
   return 0;
 }
 

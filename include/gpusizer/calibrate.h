@@ -72,7 +72,7 @@ nlohmann::json to_json(const SpeedValidation& v);
 
 /// validate_speed over the built-in data/validation/throughput_cases.jsonl with the built-in
 /// profile, as JSON (what `gpusizer validate` prints for speed).
-nlohmann::json validate_speed_shipped(const Catalog& catalog = Catalog::builtin());
+nlohmann::json validate_speed_shipped(const Catalog& catalog);
 
 struct CalibrationResult {
   nlohmann::json profile;                  ///< the input profile document with the fitted values

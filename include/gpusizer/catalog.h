@@ -1,35 +1,59 @@
 #pragma once
-// The catalog: GPUs, models, number formats and engine profiles, from the built-in data files or
-// a user's own directory. Lookups are case-insensitive, take aliases, and answer an unknown name
-// with the closest valid ones.
+// The catalog: every data file, parsed once into typed tables (GPUs, models, number formats,
+// engine profiles, the speed profile, the site's cost and facility defaults, the validation
+// cases), from the files compiled into the binary or a user's own directory, file by file. It is
+// the one way data enters gpusizer and is passed by reference to everything that reads data.
+// Lookups are case-insensitive, take aliases, and answer an unknown name with the closest ones.
 #include <nlohmann/json.hpp>
 #include <string>
 #include <string_view>
 #include <unordered_map>
 #include <vector>
 
+#include "gpusizer/engine_profile.h"
 #include "gpusizer/gpu.h"
 #include "gpusizer/model.h"
+#include "gpusizer/names.h"
 #include "gpusizer/number_format.h"
+#include "gpusizer/site.h"
+#include "gpusizer/speed_profile.h"
 
 namespace gpusizer {
 
 class Catalog {
  public:
-  /// The catalog compiled into the binary, overridden file by file from the directory named by
-  /// the GPUSIZER_DATA_DIR environment variable when it is set.
+  /// The data files gpusizer reads, by name under data/ (or a --data-dir).
+  static const std::vector<std::string>& file_names();
+
+  /// For the faces (CLI, server) and tests: the catalog of `GPUSIZER_DATA_DIR` when that is set,
+  /// else the built-in one; loaded once. The library below the faces never calls it.
   static const Catalog& builtin();
-  /// Reads the data files from `dir`; files missing there come from the built-in copy.
+  /// The data files compiled into the binary.
+  static Catalog embedded();
+  /// Reads the data files from `dir`; files missing there come from the built-in copy. A `dir`
+  /// that is not a directory, or a bad value in any file, throws InputError naming the file.
   static Catalog load(const std::string& dir);
-  /// Builds a catalog from the texts of the data files (used by both of the above).
-  static Catalog from_texts(std::string_view gpus_csv, std::string_view models_jsonl,
-                            std::string_view formats_csv, std::string_view engines_json,
-                            std::string_view aliases_csv);
+  /// Builds a catalog from file texts by name (see file_names()); names missing from `texts`
+  /// take the built-in copy.
+  static Catalog from_texts(const std::vector<std::pair<std::string, std::string>>& texts);
 
   const std::vector<Gpu>& gpus() const { return gpus_; }
   const std::vector<Model>& models() const { return models_; }
   const std::vector<NumberFormat>& formats() const { return formats_; }
   const nlohmann::json& engines() const { return engines_; }
+  /// engines.json deepspeed.zero3.
+  const Zero3Defaults& zero3_defaults() const { return zero3_; }
+  /// data/speed.json.
+  const SpeedProfile& speed() const { return speed_; }
+  /// data/costs.json and data/facility.json.
+  const CostAssumptions& cost_defaults() const { return costs_; }
+  const Facility& facility_defaults() const { return facility_; }
+  /// The validation cases (validation/memory_cases.jsonl, validation/throughput_cases.jsonl),
+  /// as text: their readers name the line of a bad case.
+  const std::string& memory_cases() const { return memory_cases_; }
+  const std::string& throughput_cases() const { return throughput_cases_; }
+  /// The GGUF (or other `kind`) format closest in bits per value; empty when there is none.
+  std::string closest_format(std::string_view kind, double bits_per_value) const;
 
   /// Finds a GPU by id, name or alias; throws InputError naming `field` with suggestions.
   const Gpu& gpu(std::string_view name, const std::string& field = "gpu") const;
@@ -49,18 +73,15 @@ class Catalog {
   std::vector<Model> models_;
   std::vector<NumberFormat> formats_;
   nlohmann::json engines_;
+  Zero3Defaults zero3_;
+  SpeedProfile speed_;
+  CostAssumptions costs_;
+  Facility facility_;
+  std::string memory_cases_, throughput_cases_;
   std::vector<std::pair<std::string, std::string>> gpu_aliases_;    // normalised alias -> id
   std::vector<std::pair<std::string, std::string>> model_aliases_;  // normalised alias -> id
   std::unordered_map<std::string, size_t> gpu_index_;    // normalised id or alias -> position
   std::unordered_map<std::string, size_t> model_index_;  // normalised id or alias -> position
 };
-
-/// Lower-case, keep letters and digits only: "A100-SXM4 80GB" -> "a100sxm480gb".
-std::string normalize_name(std::string_view name);
-
-/// The `count` candidates closest to `name` by edit distance over normalised names.
-std::vector<std::string> closest_names(std::string_view name,
-                                       const std::vector<std::string>& candidates,
-                                       size_t count = 3);
 
 }  // namespace gpusizer

@@ -7,23 +7,12 @@
 #include <string>
 #include <vector>
 
+#include "gpusizer/site.h"
+
 namespace gpusizer {
 
 struct Scenario;
 struct Estimate;
-
-/// The money side of a site: every field has a default in data/costs.json.
-struct CostAssumptions {
-  double usd_to_cny = 0;
-  double electricity_usd_per_kwh = 0;
-  double pue = 0;
-  double amortization_years = 0;
-  double utilization = 0;  ///< share of hours the GPUs do useful work
-  double maintenance_fraction_per_year = 0;
-  double hours_per_month = 0;
-  nlohmann::json server_usd_per_node;  ///< form-factor class -> USD for one node without GPUs
-  std::string date;
-};
 
 struct CloudCost {
   double usd_per_hour = 0;
@@ -53,10 +42,6 @@ struct Ownership {
   CostAssumptions assumptions;
   std::vector<std::string> basis;
 };
-
-/// The defaults of data/costs.json with `overrides` (a "costs" object) applied; bad fields throw
-/// InputError naming "costs.<field>".
-CostAssumptions cost_assumptions(const nlohmann::json& overrides);
 
 /// Cloud and on-prem cost of the scenario's system, using the speed and power of its estimate.
 Ownership ownership_cost(const Scenario& s, const Estimate& e, const CostAssumptions& a);

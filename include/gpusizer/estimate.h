@@ -76,6 +76,10 @@ std::optional<double> useful_tokens_per_s(const Scenario& scenario, const Estima
 /// an estimate's cost and are explained once, by the estimate the search starts from.
 enum class Detail { kFull, kFigures };
 
+/// The contract's scenario JSON as a fully resolved Scenario: parse_scenario, then the layouts
+/// left to gpusizer (the serving split per replica, estimate/layout.h). What the faces call.
+Scenario resolve_scenario(const nlohmann::json& input, const Catalog& catalog);
+
 /// Estimates everything for a checked scenario (kFigures: memory and speed, no basis strings,
 /// warnings, power or cost).
 Estimate estimate(const Scenario& scenario, const Catalog& catalog, Detail detail = Detail::kFull);

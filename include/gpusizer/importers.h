@@ -8,6 +8,7 @@
 #include <string_view>
 #include <vector>
 
+#include "gpusizer/catalog.h"
 #include "gpusizer/model.h"
 #include "gpusizer/weights_file.h"
 
@@ -44,9 +45,9 @@ ImportedModel import_gguf_path(const std::string& path);
 
 /// The imported model as JSON: architecture fields, exact parameter counts (count_params), the
 /// weight files' bytes by dtype, weights format, analytic-vs-file comparison and warnings.
-nlohmann::json imported_to_json(const ImportedModel& imported);
+nlohmann::json imported_to_json(const ImportedModel& imported, const Catalog& catalog);
 
 /// The imported model as a readable text table.
-std::string imported_to_text(const ImportedModel& imported);
+std::string imported_to_text(const ImportedModel& imported, const Catalog& catalog);
 
 }  // namespace gpusizer

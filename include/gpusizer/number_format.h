@@ -11,12 +11,21 @@ struct NumberFormat {
   double bits_per_value = 16;
   std::string embedding_format;  ///< format of the token embedding; empty = same as this
   std::string lm_head_format;    ///< format of the output head; empty = same as this
+  double embedding_bits = 0;     ///< bits of embedding_format, resolved by the catalog; 0 = same
+  double lm_head_bits = 0;       ///< bits of lm_head_format, likewise
   std::string usable_for;        ///< ;-separated: weights, kv, activations, optimizer
   std::string compute_dtype;     ///< what the matmuls run in (weight-only formats dequantize)
   std::string needs;             ///< hardware feature needed to run it natively
   std::string source;
   std::string notes;
 
+  /// Bytes per value of the token embedding and of the output head in this format.
+  double embedding_bytes_per_value() const {
+    return (embedding_bits > 0 ? embedding_bits : bits_per_value) / 8.0;
+  }
+  double lm_head_bytes_per_value() const {
+    return (lm_head_bits > 0 ? lm_head_bits : bits_per_value) / 8.0;
+  }
   double bytes_per_value() const { return bits_per_value / 8.0; }
   bool usable_for_role(const std::string& role) const;
 };

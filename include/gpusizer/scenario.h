@@ -2,6 +2,7 @@
 // A Scenario is what the user asked: Model (what) + Workload (how it is run) + System (on what),
 // checked and with every default applied. Parsed from the contract's scenario JSON
 // (docs/contract.md); every bad field is named in an InputError.
+#include <algorithm>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
@@ -69,6 +70,9 @@ struct Scenario {
   TrainingOptions training;
   Parallelism parallel;
 
+  bool default_layout = false;     ///< serving: gpu_count given without tp/pp (estimate/layout.h)
+  int64_t requested_replicas = 0;  ///< with default_layout: the dp the user fixed, 0 = free
+
   GpuRef gpu;
   int64_t gpu_count = 1;
   int64_t gpus_per_node = 8;
@@ -80,8 +84,27 @@ struct Scenario {
   nlohmann::json costs = nlohmann::json::object();     ///< overrides of data/costs.json
   nlohmann::json facility = nlohmann::json::object();  ///< overrides of data/facility.json
 
-  /// GPUs one model replica spans (tp * pp * ep for the engine).
-  int64_t model_parallel_size() const { return parallel.tp * parallel.pp; }
+  /// GPUs one model replica spans: the one layout rule that memory, speed and the advisor read.
+  /// Serving: pp x max(tp, ep); expert parallelism lives inside the replica, over its tensor
+  /// ranks and any attention data-parallel groups (vLLM FusedMoEParallelConfig: ep = tp x dp;
+  /// SGLang --enable-dp-attention), so gpu_count = dp x pp x max(tp, ep), dp = replicas.
+  /// Training: tp x pp x ep; Megatron carves expert parallelism out of the data-parallel ranks,
+  /// and parallel.dp counts the data-parallel groups beyond it.
+  int64_t replica_gpus() const {
+    return task == Task::kInference ? parallel.pp * std::max(parallel.tp, parallel.ep)
+                                    : parallel.tp * parallel.pp * parallel.ep;
+  }
+  /// Serving with ep > tp: groups of tp GPUs inside a replica that each run attention (and hold
+  /// the KV cache) for their own share of the sequences; 1 otherwise.
+  int64_t attention_groups() const {
+    return task == Task::kInference && parallel.ep > parallel.tp ? parallel.ep / parallel.tp : 1;
+  }
+  /// Ranks over which one routed expert's weights are split: serving splits the experts over
+  /// ep whole (vLLM's MoE layers run with tp 1 under expert parallelism), training over tp x ep.
+  int64_t expert_shards() const {
+    if (task == Task::kInference) return parallel.ep > 1 ? parallel.ep : parallel.tp;
+    return parallel.tp * parallel.ep;
+  }
 };
 
 /// Whether a LoRA target name selects a module, matching by suffix as PEFT does

@@ -4,6 +4,7 @@
 #include <map>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <string_view>
 
 namespace gpusizer {
 
@@ -29,11 +30,12 @@ struct KernelScale {
   double compute_scale = 1;
 };
 
+/// Collective links (data/speed.json "links"; every figure required there).
 struct LinkProfile {
-  double nvlink_eff = 0.8, nvlink_latency_s = 8e-6;
-  double pcie_eff = 0.6, pcie_latency_s = 25e-6;
-  double network_bytes_per_s = 50e9, network_eff = 0.8, network_latency_s = 20e-6;
-  double activation_bytes = 2;
+  double nvlink_eff = 0, nvlink_latency_s = 0;
+  double pcie_eff = 0, pcie_latency_s = 0;
+  double network_bytes_per_s = 0, network_eff = 0, network_latency_s = 0;
+  double activation_bytes = 0;
 };
 
 struct TrainingProfile {
@@ -49,9 +51,8 @@ struct TrainingProfile {
 
 class SpeedProfile {
  public:
-  /// The profile compiled into the binary (data/speed.json), or speed.json from the directory
-  /// named by GPUSIZER_DATA_DIR when that file exists there.
-  static const SpeedProfile& builtin();
+  /// Reads the text of a speed.json; throws InputError naming the file, key or line.
+  static SpeedProfile parse(std::string_view text, const std::string& file = "speed.json");
   /// Reads a profile document; throws InputError naming the bad key.
   static SpeedProfile from_json(const nlohmann::json& doc);
 

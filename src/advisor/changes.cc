@@ -130,7 +130,7 @@ std::vector<Candidate> candidates(const Scenario& s, const nlohmann::json& input
 
 std::vector<Change> changes_to_fit(const nlohmann::json& input, const Catalog& catalog,
                                    double headroom) {
-  const Scenario s = parse_scenario(input, catalog);
+  const Scenario s = resolve_scenario(input, catalog);
   return changes_to_fit(input, s, estimate(s, catalog, Detail::kFigures), catalog, headroom);
 }
 
@@ -144,7 +144,7 @@ std::vector<Change> changes_to_fit(const nlohmann::json& input, const Scenario& 
     nlohmann::json changed = input;
     changed.merge_patch(c.patch);
     try {
-      const Scenario t = parse_scenario(changed, catalog);
+      const Scenario t = resolve_scenario(changed, catalog);
       const Estimate f = estimate(t, catalog, Detail::kFigures);
       Change ch;
       ch.change = c.change;

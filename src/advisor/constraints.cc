@@ -3,7 +3,7 @@
 
 #include "gpusizer/advisor.h"
 #include "gpusizer/error.h"
-#include "scenario/json_fields.h"
+#include "core/json_fields.h"
 
 namespace gpusizer {
 namespace {

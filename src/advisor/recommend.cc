@@ -8,6 +8,7 @@
 #include <limits>
 
 #include "advisor/explain.h"
+#include "estimate/layout.h"
 #include "gpusizer/advisor.h"
 #include "gpusizer/error.h"
 #include "gpusizer/units.h"
@@ -35,10 +36,6 @@ struct Attempt {
   std::string levers, constraint;
   bool estimated = false;  ///< false: `needed` is the weights-only lower bound
 };
-
-bool preallocating(const Scenario& s, const Catalog& catalog) {
-  return catalog.engine(s.engine).value("preallocates", false);
-}
 
 std::vector<int64_t> counts_for(const Scenario& s, const Gpu& g, const Constraints& c) {
   int64_t cap = c.max_gpus;
@@ -128,19 +125,12 @@ bool configure(Scenario& t, const Gpu& g, int64_t count, const Lever& lv, const 
   t.parallel = Parallelism{};
   t.weights = *lv.weights;
   t.kv_cache = *lv.kv;
+  if (t.kv_cache.id == "bf16" && t.weights.id == "fp16")
+    t.kv_cache = catalog.format("fp16", "kv", "kv_cache");
   if (t.task == Task::kInference) {
-    if (count > 1) {
-      const int64_t per_node = std::min(count, t.gpus_per_node);
-      if (preallocating(t, catalog) && !t.model.is_cv()) {
-        int64_t tp = per_node;
-        while (tp > 1 && (t.model.num_heads % tp != 0 || count % tp != 0)) tp /= 2;
-        t.parallel.tp = tp;
-        t.parallel.pp = count / tp;
-      } else {
-        t.parallel.pp = count;
-      }
-      if (!t.model.is_cv() && t.parallel.pp > t.model.num_layers) return false;
-    }
+    t.requested_replicas = 0;
+    choose_serving_layout(t, catalog);  // the one layout rule (estimate/layout.h)
+    if (t.replica_gpus() * t.parallel.dp != count) return false;
   } else {
     t.parallel.dp = count;
     t.training.zero_stage = lv.zero;
@@ -155,8 +145,6 @@ bool configure(Scenario& t, const Gpu& g, int64_t count, const Lever& lv, const 
           std::max<int64_t>(1, (t.training.global_batch + t.batch * count - 1) / (t.batch * count));
     }
   }
-  if (t.kv_cache.id == "bf16" && t.weights.id == "fp16")
-    t.kv_cache = catalog.format("fp16", "kv", "kv_cache");
   return true;
 }
 

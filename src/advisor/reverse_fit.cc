@@ -13,7 +13,7 @@ namespace {
 
 bool fits(const nlohmann::json& input, const Catalog& catalog) {
   try {
-    const Scenario s = parse_scenario(input, catalog);
+    const Scenario s = resolve_scenario(input, catalog);
     const Estimate e = estimate(s, catalog);
     return e.memory.fits.value_or(false) && memory_needed(s, e) <= e.memory.capacity.value_or(0);
   } catch (const InputError&) {
@@ -48,7 +48,7 @@ nlohmann::json fit_json(const nlohmann::json& input, const Catalog& catalog, siz
   nlohmann::json probe = input;
   const bool cv = input.value("task", "inference") == "cv-train";
   probe["model"] = cv ? "yolov8m" : "llama-2-7b";
-  const Scenario checked = parse_scenario(probe, catalog);
+  const Scenario checked = resolve_scenario(probe, catalog);
   struct Row {
     const Model* model;
     int64_t params, seq_len, batch;

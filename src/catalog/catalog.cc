@@ -2,13 +2,18 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cmath>
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <map>
 #include <sstream>
 #include <unordered_map>
 
+#include <fmt/format.h>
+
 #include "catalog/csv.h"
+#include "catalog/data_json.h"
 #include "catalog/model_record.h"
 #include "embed/embedded.h"
 #include "gpusizer/error.h"
@@ -21,6 +26,22 @@ std::optional<double> parse_number(const std::string& s) {
   char* end = nullptr;
   const double v = std::strtod(s.c_str(), &end);
   if (end == s.c_str()) return std::nullopt;
+  return v;
+}
+
+// A numeric column of gpus.csv: empty or NA (not available), else a finite number in [min, max]
+// written as nothing but a number; anything else names the file, line and column.
+std::optional<double> gpu_number(const CsvRecord& f, const char* column, const std::string& where,
+                                 double min, double max) {
+  const std::string& text = f[column];
+  if (text.empty() || text == "NA") return std::nullopt;
+  char* end = nullptr;
+  const double v = std::strtod(text.c_str(), &end);
+  if (end == text.c_str() || *end != '\0' || !std::isfinite(v) || v < min || v > max)
+    throw InputError(where + ": " + column,
+                     "must be a number between " + fmt::format("{}", min) + " and " +
+                         fmt::format("{}", max) + " (or NA), not '" + text + "'",
+                     "bad_file");
   return v;
 }
 
@@ -39,28 +60,28 @@ std::vector<Gpu> parse_gpus(std::string_view text) {
     g.segment = f["segment"];
     g.architecture = f["architecture"];
     g.form_factor_class = f["form_factor_class"];
-    g.release_year = parse_number(f["release_year"]);
-    g.memory_gb = parse_number(f["memory_gb"]).value_or(0);
-    if (g.memory_gb <= 0) throw InputError(where + ": memory_gb", "must be positive", "bad_file");
+    g.release_year = gpu_number(f, "release_year", where, 1990, 2100);
+    g.memory_gb = gpu_number(f, "memory_gb", where, 0.001, 1e5).value_or(0);
+    if (g.memory_gb <= 0) throw InputError(where + ": memory_gb", "is missing", "bad_file");
     g.memory_type = f["memory_type"];
-    g.memory_bandwidth_gbps = parse_number(f["memory_bandwidth_gbps"]);
-    g.fp32_tflops = parse_number(f["fp32_tflops"]);
-    g.tf32_tflops = parse_number(f["tf32_tflops_dense"]);
-    g.fp16_tflops = parse_number(f["fp16_tflops_dense"]);
-    g.bf16_tflops = parse_number(f["bf16_tflops_dense"]);
-    g.fp8_tflops = parse_number(f["fp8_tflops_dense"]);
-    g.int8_tops = parse_number(f["int8_tops_dense"]);
-    g.int4_or_fp4_tops = parse_number(f["int4_or_fp4_dense"]);
+    g.memory_bandwidth_gbps = gpu_number(f, "memory_bandwidth_gbps", where, 1, 1e+06);
+    g.fp32_tflops = gpu_number(f, "fp32_tflops", where, 0, 1e+06);
+    g.tf32_tflops = gpu_number(f, "tf32_tflops_dense", where, 0, 1e+06);
+    g.fp16_tflops = gpu_number(f, "fp16_tflops_dense", where, 0, 1e+06);
+    g.bf16_tflops = gpu_number(f, "bf16_tflops_dense", where, 0, 1e+06);
+    g.fp8_tflops = gpu_number(f, "fp8_tflops_dense", where, 0, 1e+06);
+    g.int8_tops = gpu_number(f, "int8_tops_dense", where, 0, 1e+07);
+    g.int4_or_fp4_tops = gpu_number(f, "int4_or_fp4_dense", where, 0, 1e+07);
     g.int4_or_fp4_kind = f["int4_or_fp4_kind"];
     g.nvlink = f["nvlink"] == "yes";
     g.scaleup_interconnect = f["scaleup_interconnect"];
-    g.scaleup_gbps_bidir = parse_number(f["scaleup_gbps_bidir"]);
+    g.scaleup_gbps_bidir = gpu_number(f, "scaleup_gbps_bidir", where, 0, 1e+06);
     g.pcie_gen_lanes = f["pcie_gen_lanes"];
-    g.tdp_w = parse_number(f["tdp_w"]);
+    g.tdp_w = gpu_number(f, "tdp_w", where, 1, 100000);
     g.ecc = f["ecc"];
-    g.mig_max_instances = parse_number(f["mig_max_instances"]);
-    g.launch_price_usd = parse_number(f["launch_price_usd"]);
-    g.cloud_usd_per_gpu_hr = parse_number(f["cloud_usd_per_gpu_hr"]);
+    g.mig_max_instances = gpu_number(f, "mig_max_instances", where, 0, 1024);
+    g.launch_price_usd = gpu_number(f, "launch_price_usd", where, 0, 1e+08);
+    g.cloud_usd_per_gpu_hr = gpu_number(f, "cloud_usd_per_gpu_hr", where, 0, 10000);
     g.cloud_instance = f["cloud_instance"];
     g.cloud_price_date = f["cloud_price_date"];
     g.china_export_note = f["china_export_note"];
@@ -110,12 +131,32 @@ std::vector<NumberFormat> parse_formats(std::string_view text) {
     nf.notes = f["notes"];
     formats.push_back(std::move(nf));
   }
+  // The embedding and head formats name other rows of the same table.
+  auto bits_of = [&](const std::string& id, size_t row) {
+    if (id.empty()) return 0.0;
+    for (const auto& g : formats)
+      if (g.id == id) return g.bits_per_value;
+    throw InputError("formats.csv " + formats[row].id, "names an unknown format '" + id + "'",
+                     "bad_file");
+  };
+  for (size_t i = 0; i < formats.size(); ++i) {
+    formats[i].embedding_bits = bits_of(formats[i].embedding_format, i);
+    formats[i].lm_head_bits = bits_of(formats[i].lm_head_format, i);
+  }
   return formats;
 }
 
-std::string read_file_or_empty(const std::string& path) {
+// A data file of a --data-dir: a regular file (a FIFO or device would block or never end) of at
+// most 64 MiB (the built-in files total under 1 MiB).
+std::string read_data_file(const std::string& path, const std::string& name) {
+  constexpr std::uintmax_t kMaxBytes = 64u << 20;
+  std::error_code ec;
+  if (!std::filesystem::is_regular_file(path, ec))
+    throw InputError(name, "'" + path + "' is not a regular file", "bad_file");
+  if (std::filesystem::file_size(path, ec) > kMaxBytes)
+    throw InputError(name, "'" + path + "' is larger than 64 MiB", "bad_file");
   std::ifstream in(path, std::ios::binary);
-  if (!in) return {};
+  if (!in) throw InputError(name, "cannot read '" + path + "'", "bad_file");
   std::ostringstream s;
   s << in.rdbuf();
   return s.str();
@@ -201,24 +242,54 @@ bool NumberFormat::usable_for_role(const std::string& role) const {
   return false;
 }
 
-Catalog Catalog::from_texts(std::string_view gpus_csv, std::string_view models_jsonl,
-                            std::string_view formats_csv, std::string_view engines_json,
-                            std::string_view aliases_csv) {
-  Catalog c;
-  c.gpus_ = parse_gpus(gpus_csv);
-  c.models_ = parse_models(models_jsonl);
-  c.formats_ = parse_formats(formats_csv);
-  try {
-    c.engines_ = nlohmann::json::parse(engines_json);
-  } catch (const nlohmann::json::parse_error& e) {
-    throw InputError("engines.json", std::string("malformed JSON: ") + e.what(), "bad_file");
+const std::vector<std::string>& Catalog::file_names() {
+  static const std::vector<std::string> names = {"gpus.csv",
+                                                 "models.jsonl",
+                                                 "formats.csv",
+                                                 "engines.json",
+                                                 "aliases.csv",
+                                                 "speed.json",
+                                                 "costs.json",
+                                                 "facility.json",
+                                                 "validation/memory_cases.jsonl",
+                                                 "validation/throughput_cases.jsonl"};
+  return names;
+}
+
+Catalog Catalog::from_texts(const std::vector<std::pair<std::string, std::string>>& texts) {
+  auto text = [&](const std::string& name) -> std::string_view {
+    for (const auto& [n, t] : texts)
+      if (n == name) return t;
+    return embedded::find(name);
+  };
+  for (const auto& [name, t] : texts) {
+    if (std::find(file_names().begin(), file_names().end(), name) == file_names().end())
+      throw InputError(name, "is not a gpusizer data file", "bad_file");
+    if (const size_t nul = t.find('\0'); nul != std::string::npos)
+      throw InputError(
+          name + " line " +
+              std::to_string(
+                  1 + std::count(t.begin(), t.begin() + static_cast<std::ptrdiff_t>(nul), '\n')),
+          "holds a NUL byte: not a text file", "bad_file");
   }
+  Catalog c;
+  c.gpus_ = parse_gpus(text("gpus.csv"));
+  c.models_ = parse_models(text("models.jsonl"));
+  c.formats_ = parse_formats(text("formats.csv"));
+  c.engines_ = data::parse_json(text("engines.json"), "engines.json");
+  c.zero3_ = read_zero3_defaults(c.engines_, "engines.json");
+  c.speed_ = SpeedProfile::parse(text("speed.json"), "speed.json");
+  c.costs_ = read_cost_defaults(data::parse_json(text("costs.json"), "costs.json"), "costs.json");
+  c.facility_ = read_facility_defaults(data::parse_json(text("facility.json"), "facility.json"),
+                                       "facility.json");
+  c.memory_cases_ = std::string(text("validation/memory_cases.jsonl"));
+  c.throughput_cases_ = std::string(text("validation/throughput_cases.jsonl"));
   for (const auto& g : c.gpus_) c.gpu_aliases_.emplace_back(normalize_name(g.name), g.id);
   for (const auto& m : c.models_) {
     if (!m.hf_id.empty()) c.model_aliases_.emplace_back(normalize_name(m.hf_id), m.id);
     c.model_aliases_.emplace_back(normalize_name(m.name), m.id);
   }
-  const auto rows = parse_csv(aliases_csv, "aliases.csv");
+  const auto rows = parse_csv(text("aliases.csv"), "aliases.csv");
   for (size_t i = 1; i < rows.size(); ++i) {
     if (rows[i].size() < 3) continue;
     auto& list = rows[i][1] == "gpu" ? c.gpu_aliases_ : c.model_aliases_;
@@ -230,23 +301,40 @@ Catalog Catalog::from_texts(std::string_view gpus_csv, std::string_view models_j
   return c;
 }
 
+Catalog Catalog::embedded() {
+  return from_texts({});
+}
+
 Catalog Catalog::load(const std::string& dir) {
-  auto file = [&](const char* name) {
-    std::string text = read_file_or_empty(dir + "/" + name);
-    return text.empty() ? std::string(embedded::find(name)) : text;
-  };
-  return from_texts(file("gpus.csv"), file("models.jsonl"), file("formats.csv"),
-                    file("engines.json"), file("aliases.csv"));
+  std::error_code ec;
+  if (dir.empty() || !std::filesystem::is_directory(dir, ec))
+    throw InputError("--data-dir", "'" + dir + "' is not a directory", "bad_file");
+  std::vector<std::pair<std::string, std::string>> texts;
+  for (const std::string& name : file_names()) {
+    const std::string path = dir + "/" + name;
+    if (!std::filesystem::exists(path, ec)) continue;
+    texts.emplace_back(name, read_data_file(path, name));
+  }
+  return from_texts(texts);
 }
 
 const Catalog& Catalog::builtin() {
   static const Catalog catalog = [] {
     if (const char* dir = std::getenv("GPUSIZER_DATA_DIR"); dir && *dir) return load(dir);
-    return from_texts(embedded::find("gpus.csv"), embedded::find("models.jsonl"),
-                      embedded::find("formats.csv"), embedded::find("engines.json"),
-                      embedded::find("aliases.csv"));
+    return embedded();
   }();
   return catalog;
+}
+
+std::string Catalog::closest_format(std::string_view kind, double bits) const {
+  std::string best;
+  double gap = 1e9;
+  for (const auto& f : formats_)
+    if (f.kind == kind && std::abs(f.bits_per_value - bits) < gap) {
+      gap = std::abs(f.bits_per_value - bits);
+      best = f.id;
+    }
+  return best;
 }
 
 const Gpu& Catalog::gpu(std::string_view name, const std::string& field) const {

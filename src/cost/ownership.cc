@@ -9,19 +9,12 @@
 
 #include <cmath>
 
-#include "embed/embedded.h"
 #include "gpusizer/error.h"
 #include "gpusizer/estimate.h"
-#include "scenario/json_fields.h"
 
 namespace gpusizer {
 
 namespace {
-
-const nlohmann::json& cost_defaults() {
-  static const nlohmann::json d = nlohmann::json::parse(embedded::find("costs.json"));
-  return d;
-}
 
 std::string money(double usd) {
   return usd >= 100 ? fmt::format(FMT_COMPILE("${:.0f}"), usd)
@@ -29,52 +22,6 @@ std::string money(double usd) {
 }
 
 }  // namespace
-
-CostAssumptions cost_assumptions(const nlohmann::json& overrides) {
-  // The defaults are read once; an estimate only copies them.
-  static const CostAssumptions defaults = [] {
-    const nlohmann::json& d = cost_defaults();
-    CostAssumptions a;
-    a.usd_to_cny = d.value("usd_to_cny", 7.2);
-    a.electricity_usd_per_kwh = d.value("electricity_usd_per_kwh", 0.13);
-    a.pue = d.value("pue", 1.5);
-    a.amortization_years = d.value("amortization_years", 3.0);
-    a.utilization = d.value("utilization", 0.6);
-    a.maintenance_fraction_per_year = d.value("maintenance_fraction_per_year", 0.1);
-    a.hours_per_month = d.value("hours_per_month", 730.0);
-    a.server_usd_per_node = d.value("server_usd_per_node", nlohmann::json::object());
-    a.date = d.value("date", "");
-    return a;
-  }();
-  CostAssumptions a = defaults;
-  if (overrides.is_null()) return a;
-  if (!overrides.is_object()) throw InputError("costs", "must be an object");
-  if (overrides.empty()) return a;
-  const std::string p = "costs";
-  if (auto v = read_number(overrides, "usd_to_cny", p, 0.01, 1000)) a.usd_to_cny = *v;
-  if (auto v = read_number(overrides, "electricity_usd_per_kwh", p, 0, 10))
-    a.electricity_usd_per_kwh = *v;
-  if (auto v = read_number(overrides, "pue", p, 1, 5)) a.pue = *v;
-  if (auto v = read_number(overrides, "amortization_years", p, 0.1, 30)) a.amortization_years = *v;
-  if (auto v = read_number(overrides, "utilization", p, 0.01, 1)) a.utilization = *v;
-  if (auto v = read_number(overrides, "maintenance_fraction_per_year", p, 0, 1))
-    a.maintenance_fraction_per_year = *v;
-  if (auto it = overrides.find("server_usd_per_node"); it != overrides.end()) {
-    if (it->is_number()) {
-      const double v = *read_number(overrides, "server_usd_per_node", p, 0, 1e9);
-      for (auto& [k, value] : a.server_usd_per_node.items()) value = v;
-    } else if (it->is_object()) {
-      for (const auto& [k, value] : it->items()) {
-        if (!value.is_number() || value.get<double>() < 0)
-          throw InputError("costs.server_usd_per_node." + k, "must be a non-negative number");
-        a.server_usd_per_node[k] = value;
-      }
-    } else {
-      throw InputError("costs.server_usd_per_node", "must be a number or an object");
-    }
-  }
-  return a;
-}
 
 Ownership ownership_cost(const Scenario& s, const Estimate& e, const CostAssumptions& a) {
   Ownership o;

@@ -57,7 +57,7 @@ TEST(Ownership, OverridesAndRunCost) {
 
 TEST(Ownership, BadOverrideNamesTheField) {
   try {
-    cost_assumptions({{"pue", 0.5}});
+    with_cost_overrides(Catalog::builtin().cost_defaults(), {{"pue", 0.5}});
     FAIL();
   } catch (const InputError& e) {
     EXPECT_EQ(e.field(), "costs.pue");

@@ -99,8 +99,8 @@ Estimate estimate(const Scenario& s, const Catalog& catalog, Detail detail) {
         fmt::format(FMT_COMPILE("does not fit: needs {:.1f} GiB per GPU, {} has {:.1f} GiB "
                                 "usable"),
                     e.memory.total / kGiB, s.gpu->name, *e.memory.capacity / kGiB));
-  const CostAssumptions costs = cost_assumptions(s.costs);
-  estimate_power(s, costs, e);
+  const CostAssumptions costs = with_cost_overrides(catalog.cost_defaults(), s.costs);
+  estimate_power(s, with_facility_overrides(catalog.facility_defaults(), s.facility), costs, e);
   if (s.gpu) e.performance = estimate_speed(s, catalog, e);
   if (s.gpu && s.gpu->cloud_usd_per_gpu_hr) {
     e.cost.usd_per_hour = *s.gpu->cloud_usd_per_gpu_hr * static_cast<double>(s.gpu_count);

@@ -5,47 +5,12 @@
 
 #include <algorithm>
 
-#include "embed/embedded.h"
 #include "gpusizer/units.h"
-#include "scenario/json_fields.h"
 
 namespace gpusizer {
 
-namespace {
-
-const nlohmann::json& facility() {
-  static const nlohmann::json f = nlohmann::json::parse(embedded::find("facility.json"));
-  return f;
-}
-
-}  // namespace
-
-Facility facility_assumptions(const nlohmann::json& overrides) {
-  // The defaults are read once; an estimate only copies them.
-  static const Facility defaults = [] {
-    const nlohmann::json& f = facility();
-    Facility d;
-    d.host_base_watts = f.value("host_base_watts", 800.0);
-    d.host_watts_per_gpu = f.value("host_watts_per_gpu", 150.0);
-    d.power_margin = f.value("power_margin", 0.25);
-    d.rack_budget_watts = f.value("rack_budget_watts", 6000.0);
-    d.power_factor = f.value("power_factor", 0.9);
-    d.consumer_cards_per_closed_chassis = f.value("consumer_cards_per_closed_chassis", 2);
-    return d;
-  }();
-  Facility a = defaults;
-  if (!overrides.is_object() || overrides.empty()) return a;
-  const std::string p = "facility";
-  if (auto v = read_number(overrides, "host_base_watts", p, 0, 1e6)) a.host_base_watts = *v;
-  if (auto v = read_number(overrides, "host_watts_per_gpu", p, 0, 1e5)) a.host_watts_per_gpu = *v;
-  if (auto v = read_number(overrides, "power_margin", p, 0, 2)) a.power_margin = *v;
-  if (auto v = read_number(overrides, "rack_budget_watts", p, 100, 1e7)) a.rack_budget_watts = *v;
-  if (auto v = read_number(overrides, "power_factor", p, 0.5, 1)) a.power_factor = *v;
-  return a;
-}
-
-void estimate_power(const Scenario& s, const CostAssumptions& money, Estimate& e) {
-  const Facility f = facility_assumptions(s.facility);
+void estimate_power(const Scenario& s, const Facility& f, const CostAssumptions& money,
+                    Estimate& e) {
   if (!s.gpu || !s.gpu->tdp_w) return;
   const double tdp = *s.gpu->tdp_w;
   const int64_t per_node = std::min(s.gpu_count, s.gpus_per_node);

@@ -84,7 +84,7 @@ std::string format_of_ftype(int64_t ftype) {
   }
 }
 
-std::string infer_gguf_format(const GgufHeader& h, const WeightsFile& w) {
+std::string infer_gguf_format(const GgufHeader& h) {
   if (auto it = h.metadata.find("general.file_type"); it != h.metadata.end() && it->is_number()) {
     const std::string f = format_of_ftype(it->get<int64_t>());
     if (!f.empty()) return f;
@@ -112,17 +112,9 @@ std::string infer_gguf_format(const GgufHeader& h, const WeightsFile& w) {
   if (top == "BF16") return "bf16";
   if (top == "F32") return "fp32";
   if (top == "MXFP4") return "mxfp4";
-  // Anything else (IQ*, TQ*, Q4_1, Q5_0...): the GGUF format closest in bits per weight.
-  if (w.elements <= 0) return {};
-  const double bits = w.total_bytes * 8 / static_cast<double>(w.elements);
-  std::string best;
-  double gap = 1e9;
-  for (const auto& f : Catalog::builtin().formats())
-    if (f.kind == "gguf" && std::abs(f.bits_per_value - bits) < gap) {
-      gap = std::abs(f.bits_per_value - bits);
-      best = f.id;
-    }
-  return best;
+  // Anything else (IQ*, TQ*, Q4_1, Q5_0...): left to the catalog, which knows the GGUF format
+  // closest in bits per weight (Catalog::closest_format).
+  return {};
 }
 
 Model model_from_gguf(const GgufHeader& h, const std::string& where,
@@ -291,7 +283,7 @@ ImportedModel import_headers(const std::vector<GgufHeader>& headers, const std::
   w.files = static_cast<int64_t>(headers.size());
   GgufHeader merged = headers.front();
   merged.tensors = all;
-  w.weights_format = infer_gguf_format(merged, w);
+  w.weights_format = infer_gguf_format(merged);
   out.weights_format = w.weights_format;
   out.weights = std::move(w);
   return out;

@@ -73,11 +73,11 @@ TEST_F(ImportPath, ShardedFolderWithConfig) {
   EXPECT_EQ(im.weights->elements, counted);
   EXPECT_EQ(im.weights->total_bytes, 2.0 * static_cast<double>(counted));
   EXPECT_EQ(im.weights_format, "bf16");
-  const nlohmann::json j = imported_to_json(im);
+  const nlohmann::json j = imported_to_json(im, gpusizer::Catalog::builtin());
   EXPECT_EQ(j["params"]["total"], counted);
   EXPECT_EQ(j["comparison"]["param_difference"], 0);
   EXPECT_EQ(j["comparison"]["analytic_bytes"], 2 * counted);
-  EXPECT_NE(imported_to_text(im).find("bf16"), std::string::npos);
+  EXPECT_NE(imported_to_text(im, gpusizer::Catalog::builtin()).find("bf16"), std::string::npos);
 
   // The same through the index file and through config.json alone.
   EXPECT_EQ(import_model_path(path("model.safetensors.index.json")).weights->files, 2);

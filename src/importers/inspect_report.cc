@@ -12,27 +12,34 @@ namespace {
 
 using nlohmann::json;
 
-const NumberFormat* find_format(const std::string& id) {
+const NumberFormat* find_format(const std::string& id, const Catalog& catalog) {
   if (id.empty()) return nullptr;
-  for (const auto& f : Catalog::builtin().formats())
+  for (const auto& f : catalog.formats())
     if (f.id == id) return &f;
   return nullptr;
 }
 
+// The imported weights' format: the importer's exact reading, else (GGUF block types the catalog
+// has no row for, such as IQ*) the catalog's GGUF format closest in bits per weight.
+std::string weights_format(const ImportedModel& im, const Catalog& catalog) {
+  if (!im.weights_format.empty() || !im.weights || im.weights->elements <= 0 ||
+      im.weights->format != "gguf")
+    return im.weights_format;
+  return catalog.closest_format(
+      "gguf", im.weights->total_bytes * 8 / static_cast<double>(im.weights->elements));
+}
+
 // Bytes of the weights in `format_id` from the parameter count: the embedding and the head in
 // the formats the catalog says they keep (data/formats.csv embedding_format/lm_head_format).
-std::optional<double> analytic_bytes(const ParamCounts& c, const std::string& format_id) {
-  const NumberFormat* f = find_format(format_id);
+std::optional<double> analytic_bytes(const ParamCounts& c, const std::string& format_id,
+                                     const Catalog& catalog) {
+  const NumberFormat* f = find_format(format_id, catalog);
   if (!f) return std::nullopt;
-  auto bits = [&](const std::string& id) {
-    const NumberFormat* g = find_format(id);
-    return g ? g->bits_per_value : f->bits_per_value;
-  };
   const double head = static_cast<double>(c.lm_head);
   const double emb = static_cast<double>(c.embedding);
   const double body = static_cast<double>(c.total) - head - emb;
-  return (body * f->bits_per_value + emb * bits(f->embedding_format) +
-          head * bits(f->lm_head_format)) /
+  return (body * f->bits_per_value + emb * f->embedding_bytes_per_value() * 8 +
+          head * f->lm_head_bytes_per_value() * 8) /
          8.0;
 }
 
@@ -52,7 +59,8 @@ std::string human_count(int64_t n) {
 
 }  // namespace
 
-json imported_to_json(const ImportedModel& im) {
+json imported_to_json(const ImportedModel& im, const Catalog& catalog) {
+  const std::string format = weights_format(im, catalog);
   const Model& m = im.model;
   const ParamCounts c = count_params(m);
   json model = {{"id", m.id},
@@ -108,7 +116,7 @@ json imported_to_json(const ImportedModel& im) {
                 {"router", c.router},
                 {"norms", c.norms},
                 {"computed", c.computed}}},
-              {"weights_format", im.weights_format},
+              {"weights_format", format},
               {"weights", nullptr},
               {"warnings", im.warnings}};
   if (im.weights) {
@@ -125,14 +133,14 @@ json imported_to_json(const ImportedModel& im) {
                       {"embedding_bytes", static_cast<int64_t>(w.embedding_bytes)},
                       {"lm_head_bytes", static_cast<int64_t>(w.lm_head_bytes)},
                       {"bytes_by_dtype", by_dtype},
-                      {"weights_format", w.weights_format}};
+                      {"weights_format", w.weights_format.empty() ? format : w.weights_format}};
     json cmp = {{"file_elements", w.elements},
                 {"counted_params", c.total},
                 {"param_difference", w.elements - c.total},
                 {"file_bytes", static_cast<int64_t>(w.total_bytes)}};
-    if (auto a = analytic_bytes(c, im.weights_format)) {
+    if (auto a = analytic_bytes(c, format, catalog)) {
       cmp["analytic_bytes"] = static_cast<int64_t>(std::llround(*a));
-      cmp["analytic_format"] = im.weights_format;
+      cmp["analytic_format"] = format;
       cmp["bytes_difference_pct"] =
           w.total_bytes > 0 ? (*a - w.total_bytes) / w.total_bytes * 100 : 0.0;
     }
@@ -141,7 +149,8 @@ json imported_to_json(const ImportedModel& im) {
   return out;
 }
 
-std::string imported_to_text(const ImportedModel& im) {
+std::string imported_to_text(const ImportedModel& im, const Catalog& catalog) {
+  const std::string format = weights_format(im, catalog);
   const Model& m = im.model;
   const ParamCounts c = count_params(m);
   std::string s;
@@ -168,7 +177,7 @@ std::string imported_to_text(const ImportedModel& im) {
   row("parameters",
       fmt::format("{} ({}){}", c.total, human_count(c.total), c.computed ? "" : " given"));
   if (m.is_moe()) row("active parameters", fmt::format("{} ({})", c.active, human_count(c.active)));
-  row("weights format", im.weights_format.empty() ? "unknown" : im.weights_format);
+  row("weights format", format.empty() ? "unknown" : format);
   if (im.weights) {
     const WeightsFile& w = *im.weights;
     row("weight files", fmt::format("{} ({} file{}, {} tensors)", w.format, w.files,
@@ -177,7 +186,7 @@ std::string imported_to_text(const ImportedModel& im) {
     row("weight bytes",
         fmt::format("{} ({})", static_cast<int64_t>(w.total_bytes), human_bytes(w.total_bytes)));
     for (const auto& [dtype, bytes] : w.bytes_by_dtype) row("  " + dtype, human_bytes(bytes));
-    if (auto a = analytic_bytes(c, im.weights_format))
+    if (auto a = analytic_bytes(c, format, catalog))
       row("analytic bytes",
           fmt::format("{} ({:+.2f}% vs file)", human_bytes(*a),
                       w.total_bytes > 0 ? (*a - w.total_bytes) / w.total_bytes * 100 : 0.0));

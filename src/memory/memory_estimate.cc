@@ -35,9 +35,9 @@ void fill_batch_parts(const Scenario& s, const Catalog& catalog, Parts& p, bool 
 
 Parts compute_parts(const Scenario& s, const Catalog& catalog, bool explain) {
   Parts p;
-  p.weights = memory::weights(s, explain);
+  p.weights = memory::weights(s, catalog, explain);
   fill_batch_parts(s, catalog, p, explain);
-  p.gradients = memory::gradients(s, explain);
+  p.gradients = memory::gradients(s, catalog, explain);
   p.optimizer = memory::optimizer_states(s, explain);
   p.master = memory::master_weights(s, explain);
   p.overhead = memory::overhead(s, catalog, explain);
@@ -152,7 +152,10 @@ MemoryEstimate estimate_memory(const Scenario& s, const Catalog& catalog, Estima
     // (vLLM Worker.determine_num_available_blocks).
     const double budget = s.gpu_memory_utilization * *capacity;
     const double pool = budget - p.weights.bytes - p.activations.bytes - p.overhead.bytes;
-    const double requested = p.kv.bytes;
+    // With attention data-parallel groups inside the replica (ep > tp) each group caches only
+    // its own sequences, so a GPU holds 1/groups of the batch and the replica groups x the pool.
+    const auto groups = s.attention_groups();
+    const double requested = p.kv.bytes / static_cast<double>(groups);
     p.kv.bytes = std::max(0.0, pool);
     p.kv.basis =
         explain_if(explain,
@@ -160,11 +163,12 @@ MemoryEstimate estimate_memory(const Scenario& s, const Catalog& catalog, Estima
                                "per sequence: {}"),
                    s.gpu_memory_utilization, kv_one_sequence.basis);
     m.kv_cache_capacity_tokens =
-        m.kv_bytes_per_token > 0 ? static_cast<int64_t>(std::max(0.0, pool) / m.kv_bytes_per_token)
-                                 : 0;
+        m.kv_bytes_per_token > 0
+            ? groups * static_cast<int64_t>(std::max(0.0, pool) / m.kv_bytes_per_token)
+            : 0;
     m.max_batch =
         kv_one_sequence.bytes > 0
-            ? static_cast<int64_t>(std::floor(std::max(0.0, pool) / kv_one_sequence.bytes))
+            ? groups * static_cast<int64_t>(std::floor(std::max(0.0, pool) / kv_one_sequence.bytes))
             : 0;
     m.fits = pool > 0 && requested <= pool;
     m.allocated = p.allocated();

@@ -36,7 +36,7 @@ double usable_capacity(const Gpu& gpu, const Catalog& catalog);
 double trainable_params(const Scenario& s);
 
 /// Model weights held per GPU (frozen base for LoRA; working copy for full training).
-Part weights(const Scenario& s, bool explain = true);
+Part weights(const Scenario& s, const Catalog& catalog, bool explain = true);
 
 /// KV cache bytes per GPU for `sequences` sequences of `context` tokens each.
 Part kv_cache(const Scenario& s, int64_t sequences, int64_t context, bool explain = true);
@@ -46,7 +46,7 @@ Part activations(const Scenario& s, const Catalog& catalog, bool explain = true)
 
 /// Gradients, optimizer states and fp32 master weights per GPU after ZeRO sharding.
 /// (`explain`: build the basis strings; searches that need bytes only pass false.)
-Part gradients(const Scenario& s, bool explain = true);
+Part gradients(const Scenario& s, const Catalog& catalog, bool explain = true);
 Part optimizer_states(const Scenario& s, bool explain = true);
 Part master_weights(const Scenario& s, bool explain = true);
 

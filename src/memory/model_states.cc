@@ -14,16 +14,10 @@
 namespace gpusizer::memory {
 namespace {
 
-const NumberFormat* find_format(const std::string& id) {
-  for (const auto& f : Catalog::builtin().formats())
-    if (f.id == id) return &f;
-  return nullptr;
-}
-
-double bytes_of(const std::string& format_id, double fallback) {
-  if (format_id.empty()) return fallback;
-  const NumberFormat* f = find_format(format_id);
-  return f ? f->bytes_per_value() : fallback;
+// Bytes per value of the embedding or head format a weights format names (resolved by the
+// catalog from data/formats.csv), or `fallback` when it names none.
+double named_bytes_or(double named_bits, double fallback) {
+  return named_bits > 0 ? named_bits / 8.0 : fallback;
 }
 
 bool full_training(const Scenario& s) {
@@ -123,48 +117,20 @@ struct Zero3Settings {
   bool hf_auto = false;
 };
 
-Zero3Settings zero3_settings(const Scenario& s) {
-  struct Raw {
-    double max_live, max_reuse, prefetch, persistence, reduce, auto_reduce, auto_prefetch,
-        auto_persistence;
-    bool hf_auto;
-  };
-  // Read once: the catalog is a process-wide constant.
-  static const Raw raw = [] {
-    const nlohmann::json& engines = Catalog::builtin().engines();
-    const auto it = engines.find("deepspeed");
-    if (it == engines.end() || !it->contains("zero3") || !(*it)["zero3"].contains("hf_auto"))
-      throw InputError("engines.json", "deepspeed.zero3 (ZeRO-3 settings) is missing", "bad_file");
-    const nlohmann::json& z = (*it)["zero3"];
-    const nlohmann::json& a = z["hf_auto"];
-    auto num = [](const nlohmann::json& j, const char* key) {
-      if (!j.contains(key) || !j[key].is_number())
-        throw InputError("engines.json", std::string("deepspeed.zero3: ") + key + " is missing",
-                         "bad_file");
-      return j[key].get<double>();
-    };
-    return Raw{num(z, "stage3_max_live_parameters"),
-               num(z, "stage3_max_reuse_distance"),
-               num(z, "stage3_prefetch_bucket_size"),
-               num(z, "stage3_param_persistence_threshold"),
-               num(z, "reduce_bucket_size"),
-               num(a, "reduce_bucket_size_per_hidden_squared"),
-               num(a, "stage3_prefetch_bucket_size_per_hidden_squared"),
-               num(a, "stage3_param_persistence_threshold_per_hidden"),
-               z.value("buckets", std::string("deepspeed-defaults")) == "hf-auto"};
-  }();
+Zero3Settings zero3_settings(const Scenario& s, const Catalog& catalog) {
+  const Zero3Defaults& raw = catalog.zero3_defaults();
   Zero3Settings c;
   c.max_live = raw.max_live;
   c.max_reuse = raw.max_reuse;
   c.hf_auto = raw.hf_auto;
   const double h = static_cast<double>(s.model.hidden_size);
   if (raw.hf_auto && h > 0) {
-    c.reduce_bucket = raw.auto_reduce * h * h;
-    c.prefetch_bucket = std::floor(raw.auto_prefetch * h * h);
-    c.persistence = raw.auto_persistence * h;
+    c.reduce_bucket = raw.auto_reduce_per_hidden_squared * h * h;
+    c.prefetch_bucket = std::floor(raw.auto_prefetch_per_hidden_squared * h * h);
+    c.persistence = raw.auto_persistence_per_hidden * h;
   } else {
-    c.reduce_bucket = raw.reduce;
-    c.prefetch_bucket = raw.prefetch;
+    c.reduce_bucket = raw.reduce_bucket;
+    c.prefetch_bucket = raw.prefetch_bucket;
     c.persistence = raw.persistence;
   }
   return c;
@@ -202,10 +168,11 @@ GatheredParams gathered_params(const Scenario& s, const Zero3Settings& z) {
   // is not gathered (norms, biases, adapters) is the difference.
   const double held_matrix = full_training(s) ? working_bytes(s) : f.bytes_per_value();
   const double held_embed =
-      full_training(s) ? held_matrix : bytes_of(f.embedding_format, held_matrix);
-  const double held_head = full_training(s) ? held_matrix : bytes_of(f.lm_head_format, held_matrix);
+      full_training(s) ? held_matrix : named_bytes_or(f.embedding_bits, held_matrix);
+  const double held_head =
+      full_training(s) ? held_matrix : named_bytes_or(f.lm_head_bits, held_matrix);
   const double tp = static_cast<double>(s.parallel.tp);
-  const double ep = static_cast<double>(s.parallel.ep);
+  const double expert_shards = static_cast<double>(s.expert_shards());
   const Model& m = s.model;
   const ParamCounts c = count_params(m);
   ModelBytes all, held;  // gathered and held bytes by place, for the stage totals
@@ -215,7 +182,7 @@ GatheredParams gathered_params(const Scenario& s, const Zero3Settings& z) {
   for (const auto& mod : mods) {
     const double numel = static_cast<double>(mod.in) * static_cast<double>(mod.out);
     if (numel < z.persistence) continue;  // persistent: gathered once and kept (norm-sized)
-    const double bytes = numel * matrix_bytes / (mod.expert ? tp * ep : tp);
+    const double bytes = numel * matrix_bytes / (mod.expert ? expert_shards : tp);
     (mod.expert ? all.experts : all.layers) += bytes * static_cast<double>(mod.count);
     (mod.expert ? held.experts : held.layers) +=
         numel * held_matrix * static_cast<double>(mod.count);
@@ -236,8 +203,8 @@ GatheredParams gathered_params(const Scenario& s, const Zero3Settings& z) {
     g.largest_layer_param = per_layer;
     g.last_layer = {per_layer};
   }
-  const double embed_bytes = quantized ? bytes_of(f.embedding_format, f.bytes_per_value()) : e;
-  const double head_bytes = quantized ? bytes_of(f.lm_head_format, f.bytes_per_value()) : e;
+  const double embed_bytes = quantized ? named_bytes_or(f.embedding_bits, f.bytes_per_value()) : e;
+  const double head_bytes = quantized ? named_bytes_or(f.lm_head_bits, f.bytes_per_value()) : e;
   g.embedding = static_cast<double>(c.embedding) * embed_bytes / tp;
   g.head = c.lm_head > 0 ? static_cast<double>(c.lm_head) * head_bytes / tp : g.embedding;
   all.embedding = static_cast<double>(c.embedding) * embed_bytes;
@@ -311,7 +278,7 @@ double trainable_params(const Scenario& s) {
   return trainable_split(s).total();
 }
 
-Part weights(const Scenario& s, bool explain) {
+Part weights(const Scenario& s, const Catalog& catalog, bool explain) {
   const ModelBytes p = param_split(s);
   ModelBytes b;
   std::string basis;
@@ -340,8 +307,8 @@ Part weights(const Scenario& s, bool explain) {
     b.layers = mods.empty() || !count_params(s.model).computed ? p.layers * f.bytes_per_value()
                                                                : layer_bytes;
     b.experts = p.experts * f.bytes_per_value();
-    b.embedding = p.embedding * bytes_of(f.embedding_format, f.bytes_per_value());
-    b.lm_head = p.lm_head * bytes_of(f.lm_head_format, f.bytes_per_value());
+    b.embedding = p.embedding * named_bytes_or(f.embedding_bits, f.bytes_per_value());
+    b.lm_head = p.lm_head * named_bytes_or(f.lm_head_bits, f.bytes_per_value());
     basis = explain_if(explain, FMT_COMPILE("params x {:g} bits ({}: {})"), f.bits_per_value, f.id,
                        f.source);
     if (!f.embedding_format.empty())
@@ -372,7 +339,7 @@ Part weights(const Scenario& s, bool explain) {
   const bool params_offloaded = s.training.offload == "optimizer+params" && is_training(s.task);
   Part part{per_gpu(b, s, zero3), basis};
   if (deepspeed_zero3(s)) {
-    const Zero3Settings z = zero3_settings(s);
+    const Zero3Settings z = zero3_settings(s, catalog);
     const GatheredParams g = gathered_params(s, z);
     const Part gathered = deepspeed_gathered(s, z, g, explain);
     if (params_offloaded) {
@@ -405,7 +372,7 @@ Part weights(const Scenario& s, bool explain) {
   return part;
 }
 
-Part gradients(const Scenario& s, bool explain) {
+Part gradients(const Scenario& s, const Catalog& catalog, bool explain) {
   if (!is_training(s.task)) return {0, "inference keeps no gradients"};
   // Mixed precision keeps 16-bit gradients (ZeRO sec. 3.1); fp32 training and the fp32 trainable
   // copies of adapter and freeze tuning keep fp32 ones.
@@ -426,7 +393,7 @@ Part gradients(const Scenario& s, bool explain) {
     // parameters' dtype on the GPU for the whole run (stage3.py _setup_for_real_optimizer,
     // contiguous_gradients on by default). The fp32 gradient partitions go to the host with an
     // offloaded optimizer and are the sharded gradients above otherwise: nothing more to add.
-    const Zero3Settings z = zero3_settings(s);
+    const Zero3Settings z = zero3_settings(s, catalog);
     const double bucket = z.reduce_bucket * gathered_element_bytes(s);
     part.bytes += bucket;
     part.basis += explain_if(explain, FMT_COMPILE("; + ZeRO-3 reduce bucket {:.3g} x {:g} B"),

@@ -8,7 +8,7 @@
 #include "gpusizer/error.h"
 #include "gpusizer/estimate.h"
 #include "report/estimate_json.h"
-#include "scenario/json_fields.h"
+#include "core/json_fields.h"
 
 namespace gpusizer {
 namespace {
@@ -54,7 +54,7 @@ void apply_rule_of_thumb(const RuleOfThumb& r, Estimate& e) {
 }  // namespace
 
 nlohmann::json estimate_json(const nlohmann::json& input, const Catalog& catalog) {
-  const Scenario s = parse_scenario(input, catalog);
+  const Scenario s = resolve_scenario(input, catalog);
   Estimate e = estimate(s, catalog);
   const RuleOfThumb rot = rule_of_thumb(s);
   std::string method = "analytic";

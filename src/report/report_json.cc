@@ -9,7 +9,7 @@ nlohmann::json report_json(const nlohmann::json& request, const Catalog& catalog
   const Recommendation r = recommend(request, catalog);
   nlohmann::json rec = to_json(r);
   nlohmann::json out;
-  const Scenario base = parse_scenario(scenario_of_request(request), catalog);
+  const Scenario base = resolve_scenario(scenario_of_request(request), catalog);
   const ParamCounts c = count_params(base.model);
   out["model"] = {{"id", base.model.id},
                   {"name", base.model.name},

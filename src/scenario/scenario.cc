@@ -6,9 +6,11 @@
 #include <cstdio>
 #include <filesystem>
 
+#include <fmt/format.h>
+
+#include "core/json_fields.h"
 #include "gpusizer/error.h"
 #include "gpusizer/importers.h"
-#include "scenario/json_fields.h"
 
 namespace gpusizer {
 namespace {
@@ -78,6 +80,10 @@ void resolve_model(const nlohmann::json& input, const Catalog& catalog, Scenario
     s.weights_file = std::move(imported.weights);
     s.notes.insert(s.notes.end(), imported.warnings.begin(), imported.warnings.end());
     imported_format = imported.weights_format;
+    if (imported_format.empty() && s.weights_file && s.weights_file->format == "gguf" &&
+        s.weights_file->elements > 0)
+      imported_format = catalog.closest_format(
+          "gguf", s.weights_file->total_bytes * 8 / static_cast<double>(s.weights_file->elements));
     s.model_origin = "path";
     return;
   }
@@ -345,21 +351,34 @@ Scenario parse_scenario(const nlohmann::json& input, const Catalog& catalog) {
   if (auto v = read_string(input, "gpu", "")) s.gpu = catalog.gpu_ref(*v, "gpu");
   auto count = read_int(input, "gpu_count", "", 1, kMaxGpus);
   if (auto v = read_int(input, "gpus_per_node", "", 1, 1024)) s.gpus_per_node = *v;
-  if (count && *count > 1 && !tp_given && !pp_given) {
-    // Spread a model over the GPUs the way each engine does by default.
-    if (s.task == Task::kInference) {
-      if (engine.value("preallocates", false) && s.model.num_heads % *count == 0)
-        s.parallel.tp = *count;
-      else
-        s.parallel.pp = *count;  // HF device_map="auto" and llama.cpp split layers
-    }
+  // Serving on several GPUs with no split given: the estimate layer chooses the split per
+  // replica (estimate/layout.h), replicas taking the rest; until then, one GPU per replica.
+  s.default_layout = count && *count > 1 && !tp_given && !pp_given && s.task == Task::kInference;
+  if (s.default_layout && dp_given) {
+    if (*count % s.parallel.dp != 0)
+      throw InputError("parallel.dp",
+                       fmt::format("{} replicas do not divide {} GPUs", s.parallel.dp, *count));
+    s.requested_replicas = s.parallel.dp;
+    dp_given = false;
   }
-  const int64_t replica = s.parallel.tp * s.parallel.pp * s.parallel.ep;
+  const bool serving = s.task == Task::kInference;
+  if (serving && s.parallel.ep > 1 && s.parallel.ep % s.parallel.tp != 0 &&
+      s.parallel.tp % s.parallel.ep != 0)
+    throw InputError("parallel.ep",
+                     "serving engines spread experts over the replica's tensor-parallel ranks and "
+                     "attention data-parallel groups (ep = tp x groups): ep " +
+                         std::to_string(s.parallel.ep) + " and tp " +
+                         std::to_string(s.parallel.tp) + " do not divide each other");
+  if (serving && s.parallel.ep > 1 && s.parallel.ep < s.parallel.tp)
+    throw InputError("parallel.ep", "serving engines shard experts over all tp ranks: use ep = " +
+                                        std::to_string(s.parallel.tp) + " (tp) or a multiple");
+  const int64_t replica = s.replica_gpus();
+  const char* rule = serving ? "pp*max(tp,ep)" : "tp*pp*ep";
   if (count) {
     if (*count % replica != 0)
-      throw InputError("gpu_count", std::to_string(*count) +
-                                        " GPUs cannot hold whole replicas of " +
-                                        "tp*pp*ep = " + std::to_string(replica) + " GPUs");
+      throw InputError(
+          "gpu_count",
+          fmt::format("{} GPUs cannot hold whole replicas of {} = {} GPUs", *count, rule, replica));
     if (!dp_given) s.parallel.dp = *count / replica;
     s.gpu_count = *count;
   } else {
@@ -367,7 +386,7 @@ Scenario parse_scenario(const nlohmann::json& input, const Catalog& catalog) {
   }
   if (s.gpu_count != replica * s.parallel.dp)
     throw InputError("gpu_count",
-                     "must equal tp*pp*dp*ep = " + std::to_string(replica * s.parallel.dp));
+                     fmt::format("must equal dp*{} = {}", rule, replica * s.parallel.dp));
 
   if (!s.model.is_cv()) {
     if (s.parallel.tp > s.model.num_heads)

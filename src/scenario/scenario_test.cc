@@ -1,5 +1,6 @@
 // Scenario parsing: defaults, and one clear InputError naming the field for every bad input.
 #include "gpusizer/scenario.h"
+#include "gpusizer/estimate.h"
 
 #include <gtest/gtest.h>
 
@@ -54,10 +55,16 @@ TEST(Scenario, QloraDefaultsToNf4) {
   EXPECT_EQ(parse({{"model", "llama-2-7b"}, {"task", "qlora"}}).weights.id, "nf4");
 }
 
-TEST(Scenario, GpuCountSpreadsTheModelAsTheEngineDoes) {
-  const Scenario vllm = parse({{"model", "llama-2-70b"}, {"engine", "vllm"}, {"gpu_count", 4}});
+TEST(Scenario, GpuCountLeavesTheServingSplitToTheLayoutRule) {
+  // parse_scenario marks the split as the layout rule's to choose (estimate/layout.h); with no
+  // GPU to check the fit against, the rule spreads the model over all GPUs as the engine splits.
+  const Scenario parsed = parse({{"model", "llama-2-70b"}, {"engine", "vllm"}, {"gpu_count", 4}});
+  EXPECT_TRUE(parsed.default_layout);
+  const Scenario vllm = resolve_scenario(
+      {{"model", "llama-2-70b"}, {"engine", "vllm"}, {"gpu_count", 4}}, Catalog::builtin());
   EXPECT_EQ(vllm.parallel.tp, 4);
-  const Scenario hf = parse({{"model", "llama-2-70b"}, {"gpu_count", 2}});
+  const Scenario hf =
+      resolve_scenario({{"model", "llama-2-70b"}, {"gpu_count", 2}}, Catalog::builtin());
   EXPECT_EQ(hf.parallel.pp, 2);
   const Scenario train = parse({{"model", "llama-2-7b"}, {"task", "full"}, {"gpu_count", 8}});
   EXPECT_EQ(train.parallel.dp, 8);

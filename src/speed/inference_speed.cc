@@ -5,15 +5,15 @@
 
 namespace gpusizer {
 
-std::optional<InferenceSetup> inference_setup(const Scenario& sc, const Catalog& catalog,
-                                              const SpeedProfile& profile, std::string& why) {
+std::optional<InferenceSetup> inference_setup(const Scenario& sc, const SpeedProfile& profile,
+                                              std::string& why) {
   if (!sc.gpu) {
     why = "no gpu given";
     return std::nullopt;
   }
   const Gpu& gpu = *sc.gpu;
   InferenceSetup s;
-  s.costs = model_costs(sc.model, sc.weights, sc.kv_cache, catalog);
+  s.costs = model_costs(sc.model, sc.weights, sc.kv_cache);
   s.engine = profile.inference(sc.engine);
   s.kernel = profile.weight_kernel(sc.weights.kind);
   s.vendor = profile.vendor(gpu.vendor);
@@ -32,12 +32,11 @@ std::optional<InferenceSetup> inference_setup(const Scenario& sc, const Catalog&
   if (s.engine.fp16_accumulate && (s.compute_dtype == "fp16" || s.compute_dtype == "bf16"))
     s.peak_flops *= profile.fp16_accumulate_factor(gpu.vendor, gpu.segment);
   s.bandwidth = *gpu.memory_bandwidth_gbps * 1e9;
+  // The resolved layout (Scenario::replica_gpus): speed reads it, never re-derives it.
   s.tp = std::max<int64_t>(1, sc.parallel.tp);
   s.pp = std::max<int64_t>(1, sc.parallel.pp);
-  // llama.cpp spreads layers over all GPUs it sees (--split-mode layer, the default): a pipeline
-  // whose stages run one after another for one stream (llama.cpp docs/build.md, multi-GPU).
-  if (sc.engine == "llama.cpp" && s.tp == 1 && s.pp == 1 && sc.gpu_count > 1) s.pp = sc.gpu_count;
-  s.replicas = std::max<int64_t>(1, sc.gpu_count / (s.tp * s.pp));
+  s.attention_groups = sc.attention_groups();
+  s.replicas = std::max<int64_t>(1, sc.parallel.dp);
   s.tp_link = group_link(gpu, s.tp, sc.gpus_per_node, profile.links());
   s.activation_bytes = profile.links().activation_bytes;
   return s;
@@ -57,7 +56,10 @@ PassTime stage_pass(const InferenceSetup& s, double tokens, double flops, double
                 s.vendor.compute_scale;
   // An engine's own kernel ceiling combines harmonically with the GPU's achieved rate.
   if (s.engine.compute_cap_flops > 0) rate = 1.0 / (1.0 / rate + 1.0 / s.engine.compute_cap_flops);
-  t.compute_s = flops / (tp * pp) / rate;
+  // Attention data-parallel groups (ep > tp) split the pass's tokens; the routed experts are
+  // spread over all ep = tp x groups GPUs, the dense weights are read by every group.
+  const double groups = static_cast<double>(s.attention_groups);
+  t.compute_s = flops / (tp * pp * groups) / rate;
   double bw = s.bandwidth * s.engine.bw_eff * s.vendor.bw_scale;
   // Little's law (Little 1961; for GPUs Volkov 2016, "Understanding Latency Hiding on GPUs",
   // ch. 4): achieved bandwidth = bytes in flight / memory latency. Kernels with a fixed amount of
@@ -66,13 +68,17 @@ PassTime stage_pass(const InferenceSetup& s, double tokens, double flops, double
   if (s.engine.bw_cap_bytes_per_s > 0) bw = std::min(bw, s.engine.bw_cap_bytes_per_s);
   // Megatron TP splits weights by tp; KV heads split up to the head count (replicated beyond).
   const double kv_split = static_cast<double>(std::min<int64_t>(s.tp, s.costs.kv_heads));
+  const double dense = std::min(weight_bytes, s.costs.dense_weight_bytes);
+  const double per_gpu_weights =
+      s.attention_groups == 1 ? weight_bytes / (tp * pp)
+                              : dense / (tp * pp) + (weight_bytes - dense) / (tp * pp * groups);
   t.memory_s =
-      weight_bytes / (tp * pp) / (bw * s.kernel.bw_scale) + other_bytes / (kv_split * pp) / bw;
+      per_gpu_weights / (bw * s.kernel.bw_scale) + other_bytes / (kv_split * pp * groups) / bw;
   if (s.tp > 1) {
     // Megatron-LM TP (Shoeybi et al. 2019, sec. 3): two all-reduces of the hidden states per
     // layer in the forward pass (after attention and after the MLP).
     const double layers = static_cast<double>(s.costs.num_layers) / pp;
-    const double bytes = tokens * static_cast<double>(s.costs.hidden) * s.activation_bytes;
+    const double bytes = tokens / groups * static_cast<double>(s.costs.hidden) * s.activation_bytes;
     t.comm_s = 2.0 * layers * allreduce_s(bytes, s.tp, s.tp_link);
   }
   t.overhead_s = s.engine.step_overhead_s / pp +

@@ -21,6 +21,7 @@ struct InferenceSetup {
   double peak_flops = 0;  ///< dense rate of the compute dtype, FLOP/s
   double bandwidth = 0;   ///< bytes/s, one GPU
   int64_t tp = 1, pp = 1, replicas = 1;
+  int64_t attention_groups = 1;  ///< ep > tp: groups of tp GPUs splitting the tokens
   Link tp_link;
   double activation_bytes = 2;
   std::string compute_dtype;
@@ -35,8 +36,8 @@ struct PassTime {
 };
 
 /// Resolves the setup; nullopt (with `why`) when the GPU lacks a bandwidth or rate figure.
-std::optional<InferenceSetup> inference_setup(const Scenario& s, const Catalog& catalog,
-                                              const SpeedProfile& profile, std::string& why);
+std::optional<InferenceSetup> inference_setup(const Scenario& s, const SpeedProfile& profile,
+                                              std::string& why);
 
 /// Achieved fraction of the tensor rate for a pass of `tokens` tokens:
 /// eff(T) = compute_eff_max x T / (T + compute_k_tokens).

@@ -5,21 +5,7 @@
 #include <string>
 
 namespace gpusizer {
-namespace {
-
-// Bits per value of a format named by another format's embedding/lm_head column.
-double bits_of(const std::string& name, const NumberFormat& fallback, const Catalog& catalog) {
-  if (name.empty() || name == fallback.id) return fallback.bits_per_value;
-  for (const auto& f : catalog.formats())
-    if (f.id == name) return f.bits_per_value;
-  // Families named only by their block kind (q4_k, q6_k ...) fall back to the body format.
-  return fallback.bits_per_value;
-}
-
-}  // namespace
-
-ModelCosts model_costs(const Model& m, const NumberFormat& weights, const NumberFormat& kv,
-                       const Catalog& catalog) {
+ModelCosts model_costs(const Model& m, const NumberFormat& weights, const NumberFormat& kv) {
   ModelCosts c;
   const ParamCounts p = count_params(m);
   c.active_compute_params = static_cast<double>(p.active_compute);
@@ -87,12 +73,12 @@ ModelCosts model_costs(const Model& m, const NumberFormat& weights, const Number
     }
     // The output head reads vocab x hidden every pass, in the format's lm_head format (or the
     // embedding's when tied). Norms and biases are read in 16 bits.
-    const double head_bits = m.tied_embeddings ? bits_of(weights.embedding_format, weights, catalog)
-                                               : bits_of(weights.lm_head_format, weights, catalog);
+    const double head_bits = m.tied_embeddings ? weights.embedding_bytes_per_value() * 8
+                                               : weights.lm_head_bytes_per_value() * 8;
     const double head = static_cast<double>(m.vocab_size) * static_cast<double>(m.hidden_size);
     const double small = static_cast<double>(p.norms);
     c.dense_weight_bytes = dense_params * body_bits / 8.0 + head * head_bits / 8.0 + small * 2.0;
-    const double embed_bits = bits_of(weights.embedding_format, weights, catalog);
+    const double embed_bits = weights.embedding_bytes_per_value() * 8;
     c.total_weight_bytes =
         c.dense_weight_bytes + static_cast<double>(c.moe_layers * c.experts) * c.expert_bytes +
         (m.tied_embeddings ? 0.0 : static_cast<double>(p.embedding) * embed_bits / 8.0);

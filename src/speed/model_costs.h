@@ -28,8 +28,7 @@ struct ModelCosts {
 };
 
 /// Costs of `model` with weights in `weights` and KV cache in `kv`.
-ModelCosts model_costs(const Model& model, const NumberFormat& weights, const NumberFormat& kv,
-                       const Catalog& catalog);
+ModelCosts model_costs(const Model& model, const NumberFormat& weights, const NumberFormat& kv);
 
 /// Attention FLOPs per token at context `ctx` (decode: ctx = tokens already in the cache).
 double attention_flops_decode(const ModelCosts& c, double ctx);

@@ -29,7 +29,7 @@ bool preallocates(const Catalog& catalog, const std::string& engine) {
 void inference(const Scenario& sc, const Catalog& catalog, Estimate& est,
                const SpeedProfile& profile, PerformanceEstimate& perf) {
   std::string why;
-  const auto setup = inference_setup(sc, catalog, profile, why);
+  const auto setup = inference_setup(sc, profile, why);
   if (!setup) {
     est.warnings.push_back("speed not estimated: " + why);
     return;
@@ -131,7 +131,7 @@ void training(const Scenario& sc, Estimate& est, const SpeedProfile& profile,
 
 PerformanceEstimate estimate_speed(const Scenario& scenario, const Catalog& catalog,
                                    Estimate& estimate) {
-  return estimate_speed(scenario, catalog, estimate, SpeedProfile::builtin());
+  return estimate_speed(scenario, catalog, estimate, catalog.speed());
 }
 
 PerformanceEstimate estimate_speed(const Scenario& scenario, const Catalog& catalog,

@@ -100,7 +100,7 @@ TEST(Speed, MoeDecodeReadsOnlyTheActivatedExperts) {
   EXPECT_NEAR(expected_distinct_experts(8, 2, 1000), 8, 1e-9);
   const Model& m = Catalog::builtin().model("mixtral-8x7b-v0.1");
   const NumberFormat& bf16 = Catalog::builtin().format("bf16", "weights", "weights");
-  const ModelCosts c = model_costs(m, bf16, bf16, Catalog::builtin());
+  const ModelCosts c = model_costs(m, bf16, bf16);
   const ParamCounts p = count_params(m);
   // One token reads about the active weights (12.9B), a big batch all of them (46.7B).
   EXPECT_NEAR(weight_bytes_read(c, 1) / 2, static_cast<double>(p.active - p.embedding), 0.02e9);
@@ -145,7 +145,7 @@ TEST(Speed, PcieStepNeverFasterThanNvlink) {
   // Same GPU, NVLink vs the PCIe of a board without it: the A100 PCIe has an NVLink bridge, so
   // compare the links directly and then full steps on otherwise equal GPUs.
   const Gpu& a100 = Catalog::builtin().gpu("a100-sxm4-80gb");
-  const LinkProfile& lp = SpeedProfile::builtin().links();
+  const LinkProfile& lp = Catalog::builtin().speed().links();
   const Link nv = group_link(a100, 8, 8, lp);
   Gpu no_nvlink = a100;
   no_nvlink.nvlink = false;

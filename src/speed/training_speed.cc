@@ -50,7 +50,7 @@ double lora_params(const Model& m, const TrainingOptions& t, bool active) {
 }
 
 double training_flops_per_token(const Scenario& s) {
-  const ModelCosts c = model_costs(s.model, s.weights, s.kv_cache, Catalog::builtin());
+  const ModelCosts c = model_costs(s.model, s.weights, s.kv_cache);
   const double n2 = c.matmul_flops_per_token;                                      // 2N forward
   const double attn = attention_flops_prefill(c, static_cast<double>(s.seq_len));  // causal fwd
   const bool frozen = is_lora(s.task) || s.task == Task::kFreeze;
@@ -123,7 +123,7 @@ std::optional<TrainingSpeed> training_speed(const Scenario& s, const SpeedProfil
     return r;
   }
 
-  const ModelCosts c = model_costs(s.model, s.weights, s.kv_cache, Catalog::builtin());
+  const ModelCosts c = model_costs(s.model, s.weights, s.kv_cache);
   const double seq = static_cast<double>(s.seq_len);
   r.hardware_flops_per_token = training_flops_per_token(s);
   // Model FLOPs for MFU (Chowdhery et al. 2022, PaLM appendix B): 6N + 12 L H Q T per token,

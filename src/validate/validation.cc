@@ -39,18 +39,28 @@ ValidationReport validate_memory(std::string_view text, const Catalog& catalog) 
   std::vector<double> all;
   std::istringstream in{std::string(text)};
   std::string line;
+  int line_number = 0;
   while (std::getline(in, line)) {
+    ++line_number;
     if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
-    const nlohmann::json c = nlohmann::json::parse(line);
-    if (!c.value("include", false)) {
-      ++report.excluded;
-      continue;
-    }
+    nlohmann::json c;
     CaseResult r;
-    r.id = c.value("id", "");
-    r.group = c.value("group", "");
-    r.compare = c.value("compare", "total_bytes");
-    r.measured = c.value("measured", 0.0);
+    try {
+      c = nlohmann::json::parse(line);
+      if (!c.is_object() || !c.contains("scenario"))
+        throw std::invalid_argument("a case is an object with a \"scenario\"");
+      if (!c.value("include", false)) {
+        ++report.excluded;
+        continue;
+      }
+      r.id = c.value("id", "");
+      r.group = c.value("group", "");
+      r.compare = c.value("compare", "total_bytes");
+      r.measured = c.value("measured", 0.0);
+    } catch (const std::exception& e) {
+      throw InputError("validation/memory_cases.jsonl line " + std::to_string(line_number),
+                       std::string("bad case: ") + e.what(), "bad_file");
+    }
     try {
       const nlohmann::json out = estimate_json(c.at("scenario"), catalog);
       const nlohmann::json& mem = out.at("memory");

@@ -20,8 +20,8 @@ int run(const uint8_t* data, size_t size, Parse parse) {
 }
 
 inline void report(const ImportedModel& im) {
-  (void)imported_to_json(im).dump();
-  (void)imported_to_text(im);
+  (void)imported_to_json(im, gpusizer::Catalog::builtin()).dump();
+  (void)imported_to_text(im, gpusizer::Catalog::builtin());
 }
 
 }  // namespace gpusizer::fuzz

@@ -1,6 +1,5 @@
 // The library's own way to ready a speed case: parse_scenario, then estimate() for the memory
 // figures (memory.max_batch) that max_output_tokens_per_s needs.
-#include "embed/embedded.h"
 #include "gpusizer/calibrate.h"
 #include "gpusizer/estimate.h"
 #include "gpusizer/scenario.h"
@@ -9,7 +8,7 @@ namespace gpusizer {
 std::vector<PreparedCase> prepare_speed_cases(const std::vector<SpeedCase>& cases,
                                               const Catalog& catalog) {
   return prepare_speed_cases(cases, catalog, [](PreparedCase& c, const Catalog& cat) {
-    Scenario s = parse_scenario(c.spec.scenario, cat);
+    Scenario s = resolve_scenario(c.spec.scenario, cat);
     c.base = estimate(s, cat);
     c.base.performance.reset();
     c.scenario = std::move(s);
@@ -21,9 +20,8 @@ std::vector<PreparedCase> prepare_speed_cases(const std::vector<SpeedCase>& case
 namespace gpusizer {
 
 nlohmann::json validate_speed_shipped(const Catalog& catalog) {
-  const auto cases = read_speed_cases(embedded::find("validation/throughput_cases.jsonl"));
-  return to_json(
-      validate_speed(prepare_speed_cases(cases, catalog), catalog, SpeedProfile::builtin()));
+  const auto cases = read_speed_cases(catalog.throughput_cases());
+  return to_json(validate_speed(prepare_speed_cases(cases, catalog), catalog, catalog.speed()));
 }
 
 }  // namespace gpusizer

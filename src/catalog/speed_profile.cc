@@ -1,41 +1,42 @@
 // Reads data/speed.json into plain structs once, so that an estimate does no JSON lookups.
 #include "gpusizer/speed_profile.h"
 
-#include <cstdlib>
-#include <fstream>
-#include <sstream>
-
-#include "embed/embedded.h"
+#include "catalog/data_json.h"
 #include "gpusizer/error.h"
 
 namespace gpusizer {
 namespace {
 
+// A finite, non-negative figure; absent keys inherit from the file's "defaults" section.
 double number(const nlohmann::json& obj, const char* key, double fallback,
               const std::string& where) {
-  if (!obj.is_object() || !obj.contains(key)) return fallback;
-  const auto& v = obj.at(key);
-  if (!v.is_number()) throw InputError(where + "." + key, "must be a number", "bad_file");
-  return v.get<double>();
+  return data::number_or(obj, key, where, 0, 1e18, fallback);
 }
+
+const std::vector<std::string> kInferenceKeys = {
+    "bw_eff",           "compute_eff_max",      "compute_k_tokens", "compute_cap_tflops",
+    "bw_cap_gbps",      "fp16_accumulate",      "step_overhead_ms", "layer_overhead_us",
+    "hop_overhead_ms",  "prefill_chunk_tokens", "max_num_seqs",     "pipeline_depth",
+    "decode_pipelining"};
+const std::vector<std::string> kTrainingKeys = {"eff_max", "eff_k_hidden", "overlap",
+                                                "step_overhead_ms", "elementwise_bytes_per_hidden"};
 
 InferenceProfile read_inference(const nlohmann::json& o, InferenceProfile p,
                                 const std::string& where) {
+  data::reject_unknown_keys(o, where, kInferenceKeys);
   p.bw_eff = number(o, "bw_eff", p.bw_eff, where);
   p.compute_eff_max = number(o, "compute_eff_max", p.compute_eff_max, where);
   p.compute_k_tokens = number(o, "compute_k_tokens", p.compute_k_tokens, where);
   p.compute_cap_flops = number(o, "compute_cap_tflops", p.compute_cap_flops / 1e12, where) * 1e12;
   p.bw_cap_bytes_per_s = number(o, "bw_cap_gbps", p.bw_cap_bytes_per_s / 1e9, where) * 1e9;
-  if (o.is_object() && o.contains("fp16_accumulate"))
-    p.fp16_accumulate = o.at("fp16_accumulate").get<bool>();
+  p.fp16_accumulate = data::bool_or(o, "fp16_accumulate", where, p.fp16_accumulate);
   p.step_overhead_s = number(o, "step_overhead_ms", p.step_overhead_s * 1e3, where) * 1e-3;
   p.layer_overhead_s = number(o, "layer_overhead_us", p.layer_overhead_s * 1e6, where) * 1e-6;
   p.hop_overhead_s = number(o, "hop_overhead_ms", p.hop_overhead_s * 1e3, where) * 1e-3;
   p.prefill_chunk_tokens = number(o, "prefill_chunk_tokens", p.prefill_chunk_tokens, where);
   p.max_num_seqs = number(o, "max_num_seqs", p.max_num_seqs, where);
   p.pipeline_depth = number(o, "pipeline_depth", p.pipeline_depth, where);
-  if (o.is_object() && o.contains("decode_pipelining"))
-    p.decode_pipelining = o.at("decode_pipelining").get<bool>();
+  p.decode_pipelining = data::bool_or(o, "decode_pipelining", where, p.decode_pipelining);
   if (p.bw_eff <= 0 || p.compute_eff_max <= 0 || p.prefill_chunk_tokens < 1 || p.max_num_seqs < 1 ||
       p.pipeline_depth < 1)
     throw InputError(where, "efficiencies and sizes must be positive", "bad_file");
@@ -44,6 +45,7 @@ InferenceProfile read_inference(const nlohmann::json& o, InferenceProfile p,
 
 TrainingProfile read_training(const nlohmann::json& o, TrainingProfile p,
                               const std::string& where) {
+  data::reject_unknown_keys(o, where, kTrainingKeys);
   p.eff_max = number(o, "eff_max", p.eff_max, where);
   p.eff_k_hidden = number(o, "eff_k_hidden", p.eff_k_hidden, where);
   p.overlap = number(o, "overlap", p.overlap, where);
@@ -56,6 +58,7 @@ TrainingProfile read_training(const nlohmann::json& o, TrainingProfile p,
 }
 
 KernelScale read_scale(const nlohmann::json& o, const std::string& where) {
+  data::reject_unknown_keys(o, where, {"bw_scale", "compute_scale"});
   KernelScale k;
   k.bw_scale = number(o, "bw_scale", 1, where);
   k.compute_scale = number(o, "compute_scale", 1, where);
@@ -64,18 +67,14 @@ KernelScale read_scale(const nlohmann::json& o, const std::string& where) {
   return k;
 }
 
-std::string read_text(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return {};
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
 }  // namespace
 
 SpeedProfile SpeedProfile::from_json(const nlohmann::json& doc) {
   if (!doc.is_object()) throw InputError("speed.json", "must be a JSON object", "bad_file");
+  data::reject_unknown_keys(
+      doc, "speed.json",
+      {"version", "inference", "training", "weight_kernels", "vendors", "links", "cv",
+       "achievable_matmul", "fp16_accumulate_factor", "calibration"});
   SpeedProfile p;
   p.doc_ = doc;
   const auto empty = nlohmann::json::object();
@@ -102,52 +101,49 @@ SpeedProfile SpeedProfile::from_json(const nlohmann::json& doc) {
       if (o.is_object())
         target[name] = read_scale(o, std::string("speed.json ") + section + "." + name);
   }
-  const auto& l = doc.contains("links") ? doc.at("links") : empty;
+  // Link figures have no inherited default: each must be in the file.
+  const auto& l = data::required_object(doc, "links", "speed.json");
   LinkProfile& k = p.links_;
   const std::string lw = "speed.json links";
-  k.nvlink_eff = number(l, "nvlink_eff", k.nvlink_eff, lw);
-  k.nvlink_latency_s = number(l, "nvlink_latency_us", k.nvlink_latency_s * 1e6, lw) * 1e-6;
-  k.pcie_eff = number(l, "pcie_eff", k.pcie_eff, lw);
-  k.pcie_latency_s = number(l, "pcie_latency_us", k.pcie_latency_s * 1e6, lw) * 1e-6;
-  k.network_bytes_per_s =
-      number(l, "network_gbps_per_gpu", k.network_bytes_per_s * 8 / 1e9, lw) * 1e9 / 8;
-  k.network_eff = number(l, "network_eff", k.network_eff, lw);
-  k.network_latency_s = number(l, "network_latency_us", k.network_latency_s * 1e6, lw) * 1e-6;
-  k.activation_bytes = number(l, "activation_bytes", k.activation_bytes, lw);
-  if (k.nvlink_eff <= 0 || k.pcie_eff <= 0 || k.network_eff <= 0 || k.network_bytes_per_s <= 0)
-    throw InputError(lw, "link efficiencies and bandwidths must be positive", "bad_file");
+  data::reject_unknown_keys(
+      l, lw,
+      {"nvlink_eff", "nvlink_latency_us", "pcie_eff", "pcie_latency_us", "network_gbps_per_gpu",
+       "network_eff", "network_latency_us", "activation_bytes"});
+  k.nvlink_eff = data::required_number(l, "nvlink_eff", lw, 0.01, 1);
+  k.nvlink_latency_s = data::required_number(l, "nvlink_latency_us", lw, 0, 1e4) * 1e-6;
+  k.pcie_eff = data::required_number(l, "pcie_eff", lw, 0.01, 1);
+  k.pcie_latency_s = data::required_number(l, "pcie_latency_us", lw, 0, 1e4) * 1e-6;
+  k.network_bytes_per_s = data::required_number(l, "network_gbps_per_gpu", lw, 0.1, 1e5) * 1e9 / 8;
+  k.network_eff = data::required_number(l, "network_eff", lw, 0.01, 1);
+  k.network_latency_s = data::required_number(l, "network_latency_us", lw, 0, 1e5) * 1e-6;
+  k.activation_bytes = data::required_number(l, "activation_bytes", lw, 0.5, 8);
   const auto& cv = doc.contains("cv") ? doc.at("cv") : empty;
   if (cv.contains("eff"))
-    for (const auto& [name, v] : cv.at("eff").items()) p.cv_eff_[name] = v.get<double>();
+    for (const auto& [name, v] : cv.at("eff").items())
+      if (!data::is_comment_key(name))
+        p.cv_eff_[name] =
+            data::required_number(cv.at("eff"), name.c_str(), "speed.json cv.eff", 0.01, 1);
   p.cv_step_overhead_s_ = number(cv, "step_overhead_ms", 5, "speed.json cv") * 1e-3;
   if (doc.contains("achievable_matmul")) {
     const auto& m = doc.at("achievable_matmul");
     p.matmul_fraction_default_ = number(m, "default", 1.0, "speed.json achievable_matmul");
     if (m.contains("gpus"))
       for (const auto& [name, v] : m.at("gpus").items())
-        if (v.is_number()) p.matmul_fraction_[name] = v.get<double>();
+        if (!data::is_comment_key(name))
+          p.matmul_fraction_[name] = data::required_number(
+              m.at("gpus"), name.c_str(), "speed.json achievable_matmul.gpus", 0.01, 1);
   }
   if (doc.contains("fp16_accumulate_factor"))
     for (const auto& [name, v] : doc.at("fp16_accumulate_factor").items())
-      if (v.is_number()) p.fp16_acc_factor_[name] = v.get<double>();
+      if (!data::is_comment_key(name))
+        p.fp16_acc_factor_[name] =
+            data::required_number(doc.at("fp16_accumulate_factor"), name.c_str(),
+                                  "speed.json fp16_accumulate_factor", 0.1, 16);
   return p;
 }
 
-const SpeedProfile& SpeedProfile::builtin() {
-  static const SpeedProfile profile = [] {
-    std::string text;
-    if (const char* dir = std::getenv("GPUSIZER_DATA_DIR"); dir && *dir)
-      text = read_text(std::string(dir) + "/speed.json");
-    if (text.empty()) text = std::string(embedded::find("speed.json"));
-    nlohmann::json doc;
-    try {
-      doc = nlohmann::json::parse(text);
-    } catch (const nlohmann::json::exception& e) {
-      throw InputError("speed.json", std::string("is not valid JSON: ") + e.what(), "bad_file");
-    }
-    return from_json(doc);
-  }();
-  return profile;
+SpeedProfile SpeedProfile::parse(std::string_view text, const std::string& file) {
+  return from_json(data::parse_json(text, file));
 }
 
 const InferenceProfile& SpeedProfile::inference(const std::string& engine) const {

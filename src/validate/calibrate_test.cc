@@ -86,7 +86,7 @@ std::vector<PreparedCase> shipped_cases() {
 TEST(Calibrate, EveryIncludedCaseIsEstimated) {
   const auto cases = shipped_cases();
   EXPECT_GT(cases.size(), 200u);
-  const auto v = validate_speed(cases, Catalog::builtin(), SpeedProfile::builtin());
+  const auto v = validate_speed(cases, Catalog::builtin(), Catalog::builtin().speed());
   EXPECT_EQ(v.failed, 0) << v.rows.dump();
   for (const auto& row : v.rows)
     if (row.contains("predicted")) {
@@ -95,7 +95,7 @@ TEST(Calibrate, EveryIncludedCaseIsEstimated) {
 }
 
 TEST(Calibrate, ShippedSummaryMeetsTheAims) {
-  const auto j = validate_speed_shipped();
+  const auto j = validate_speed_shipped(Catalog::builtin());
   EXPECT_EQ(j["failed"], 0);
   for (const auto& s : j["summary"]) {
     if (s["group"] != "(all)" || s["use"] != "all") continue;
@@ -108,21 +108,21 @@ TEST(Calibrate, ShippedSummaryMeetsTheAims) {
 
 TEST(Calibrate, QuantilesAndSummary) {
   std::vector<PreparedCase> none;
-  const auto v = validate_speed(none, Catalog::builtin(), SpeedProfile::builtin());
+  const auto v = validate_speed(none, Catalog::builtin(), Catalog::builtin().speed());
   EXPECT_TRUE(v.stats.empty());
   EXPECT_EQ(to_json(v)["failed"], 0);
 }
 
 TEST(Calibrate, DISABLED_FitProfile) {
   const auto cases = shipped_cases();
-  const auto r = calibrate_speed(cases, Catalog::builtin(), SpeedProfile::builtin());
+  const auto r = calibrate_speed(cases, Catalog::builtin(), Catalog::builtin().speed());
   std::cout << "calibrate rows " << r.n << " loss " << r.loss_before << " -> " << r.loss_after
             << "\n";
   for (const auto& [k, v] : r.fitted) std::cout << "  " << k << " = " << v << "\n";
   std::ofstream(std::string(GPUSIZER_SOURCE_DIR) + "/build/speed_fitted.json")
       << r.profile.dump(2) << "\n";
   const auto fitted = SpeedProfile::from_json(r.profile);
-  for (const auto* prof : {&SpeedProfile::builtin(), &fitted}) {
+  for (const auto* prof : {&Catalog::builtin().speed(), &fitted}) {
     const auto v = validate_speed(cases, Catalog::builtin(), *prof);
     std::cout << (prof == &fitted ? "FITTED\n" : "START\n");
     for (const auto& s : v.stats)

@@ -1,12 +1,12 @@
-#include "scenario/json_fields.h"
+#include "core/json_fields.h"
 
 #include <fmt/format.h>
 
 #include <algorithm>
 #include <cmath>
 
-#include "gpusizer/catalog.h"
 #include "gpusizer/error.h"
+#include "gpusizer/names.h"
 
 namespace gpusizer {
 namespace {

@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <cctype>
 
-#include "gpusizer/catalog.h"
+#include "gpusizer/names.h"
 
 namespace gpusizer {
 

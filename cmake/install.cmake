@@ -1,0 +1,33 @@
+# `cmake --install`: the CLI, the library's layers, its public headers, a CMake package
+# (find_package(gpusizer) gives gpusizer::gpusizer) and a pkg-config file (gpusizer.pc).
+include(GNUInstallDirs)
+include(CMakePackageConfigHelpers)
+
+install(TARGETS gpusizer RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR} COMPONENT runtime)
+install(TARGETS gpusizer_lib ${GPUSIZER_LAYERS}
+  EXPORT gpusizerTargets
+  ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR} COMPONENT development
+  INCLUDES DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
+install(DIRECTORY ${PROJECT_SOURCE_DIR}/include/gpusizer
+  DESTINATION ${CMAKE_INSTALL_INCLUDEDIR} COMPONENT development)
+install(EXPORT gpusizerTargets NAMESPACE gpusizer::
+  DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/gpusizer COMPONENT development)
+configure_package_config_file(${PROJECT_SOURCE_DIR}/cmake/gpusizerConfig.cmake.in
+  ${PROJECT_BINARY_DIR}/gpusizerConfig.cmake
+  INSTALL_DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/gpusizer)
+write_basic_package_version_file(${PROJECT_BINARY_DIR}/gpusizerConfigVersion.cmake
+  COMPATIBILITY SameMinorVersion)
+install(FILES ${PROJECT_BINARY_DIR}/gpusizerConfig.cmake
+  ${PROJECT_BINARY_DIR}/gpusizerConfigVersion.cmake
+  DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/gpusizer COMPONENT development)
+
+# pkg-config: the layers in link order (highest first, as a static link needs them).
+set(GPUSIZER_PC_LIBS "")
+set(reversed ${GPUSIZER_LAYERS})
+list(REVERSE reversed)
+foreach(layer ${reversed})
+  string(APPEND GPUSIZER_PC_LIBS " -l${layer}")
+endforeach()
+configure_file(${PROJECT_SOURCE_DIR}/cmake/gpusizer.pc.in ${PROJECT_BINARY_DIR}/gpusizer.pc @ONLY)
+install(FILES ${PROJECT_BINARY_DIR}/gpusizer.pc
+  DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig COMPONENT development)

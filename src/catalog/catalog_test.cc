@@ -1,0 +1,148 @@
+// The one door for data: every data file loads from the embedded copy or a directory, file by
+// file, through Catalog; a bad value is an error naming the file.
+#include "gpusizer/catalog.h"
+
+#include <gtest/gtest.h>
+#include <sys/stat.h>
+
+#include <filesystem>
+#include <fstream>
+#include <regex>
+
+#include "embed/embedded.h"
+#include "gpusizer/error.h"
+#include "gpusizer/estimate.h"
+
+namespace gpusizer {
+namespace {
+
+namespace fs = std::filesystem;
+
+class DataDir : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() /
+           ("gpusizer-data-" + std::to_string(::getpid()) + "-" +
+            ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::create_directories(dir_);
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+  // Writes data file `name` with `text`.
+  void write(const std::string& name, const std::string& text) {
+    fs::create_directories((dir_ / name).parent_path());
+    std::ofstream(dir_ / name, std::ios::binary) << text;
+  }
+  // The embedded copy of `name` with the first match of `pattern` replaced.
+  static std::string edited(const std::string& name, const std::string& pattern,
+                            const std::string& replacement) {
+    const std::string text(embedded::find(name));
+    return std::regex_replace(text, std::regex(pattern), replacement,
+                              std::regex_constants::format_first_only);
+  }
+  // The InputError message of loading the directory ("" when it loads).
+  std::string load_error() {
+    try {
+      (void)Catalog::load(dir_.string());
+    } catch (const InputError& e) {
+      EXPECT_EQ(e.code(), "bad_file");
+      return e.what();
+    }
+    return "";
+  }
+  fs::path dir_;
+};
+
+double decode_tokens_per_s(const Catalog& catalog) {
+  const Scenario s = resolve_scenario(
+      {{"model", "llama-3.1-8b"}, {"gpu", "h100-sxm5-80gb"}, {"engine", "vllm"}}, catalog);
+  return *estimate(s, catalog).performance->decode_tokens_per_s;
+}
+
+TEST_F(DataDir, MissingDirectoryIsAnError) {
+  EXPECT_THROW((void)Catalog::load((dir_ / "nope").string()), InputError);
+  write("gpus.csv", std::string(embedded::find("gpus.csv")));
+  EXPECT_THROW((void)Catalog::load((dir_ / "gpus.csv").string()), InputError);  // a file
+}
+
+TEST_F(DataDir, EmptyDirectoryIsTheBuiltInData) {
+  const Catalog c = Catalog::load(dir_.string());
+  EXPECT_EQ(c.gpus().size(), Catalog::embedded().gpus().size());
+  EXPECT_EQ(c.speed().links().nvlink_eff, Catalog::embedded().speed().links().nvlink_eff);
+}
+
+TEST_F(DataDir, SpeedProfileFromTheDirectoryIsUsed) {
+  // Batch-1 decode is memory-bound: bytes / (bandwidth x bw_eff) plus a fixed step overhead, so
+  // cutting vLLM's bw_eff from 0.80 to 0.08 must slow it several-fold (it was ignored before:
+  // --data-dir read speed.json from GPUSIZER_DATA_DIR only).
+  write("speed.json",
+        edited("speed.json", R"(("vllm": \{[^}]*"bw_eff": )[0-9.]+)", "$010.08"));
+  const Catalog slow = Catalog::load(dir_.string());
+  EXPECT_DOUBLE_EQ(slow.speed().inference("vllm").bw_eff, 0.08);
+  EXPECT_LT(decode_tokens_per_s(slow), decode_tokens_per_s(Catalog::embedded()) / 5);
+}
+
+TEST_F(DataDir, CostsAndFacilityFromTheDirectoryAreUsed) {
+  write("costs.json", edited("costs.json", R"("pue": 1.5)", R"("pue": 1.2)"));
+  write("facility.json",
+        edited("facility.json", R"("rack_budget_watts": 6000)", R"("rack_budget_watts": 3000)"));
+  const Catalog c = Catalog::load(dir_.string());
+  EXPECT_DOUBLE_EQ(c.cost_defaults().pue, 1.2);
+  EXPECT_DOUBLE_EQ(c.facility_defaults().rack_budget_watts, 3000);
+  const Scenario s = resolve_scenario({{"model", "llama-2-7b"}, {"gpu", "a100-sxm4-80gb"}}, c);
+  EXPECT_DOUBLE_EQ(*estimate(s, c).power.rack_budget_watts, 3000);
+}
+
+TEST_F(DataDir, NonFiniteOrNegativeGpuFiguresNameFileLineAndColumn) {
+  // Row 2 of gpus.csv is the first GPU; its memory_gb is the 9th column.
+  write("gpus.csv",
+        edited("gpus.csv",
+               R"(\n([^,\n]*,[^,\n]*,[^,\n]*,[^,\n]*,[^,\n]*,[^,\n]*,[^,\n]*,[^,\n]*,)[0-9.]+,)",
+               "\n$1inf,"));
+  EXPECT_NE(load_error().find("gpus.csv line 2: memory_gb"), std::string::npos) << load_error();
+  write(
+      "gpus.csv",
+      edited(
+          "gpus.csv",
+          R"(\n([^,\n]*,[^,\n]*,[^,\n]*,[^,\n]*,[^,\n]*,[^,\n]*,[^,\n]*,[^,\n]*,[^,\n]*,[^,\n]*,)[0-9.]+,)",
+          "\n$1-900,"));
+  EXPECT_NE(load_error().find("memory_bandwidth_gbps"), std::string::npos) << load_error();
+}
+
+TEST_F(DataDir, NulByteNamesTheFile) {
+  write("models.jsonl", std::string(embedded::find("models.jsonl")) + std::string(1, '\0'));
+  EXPECT_NE(load_error().find("models.jsonl"), std::string::npos);
+}
+
+TEST_F(DataDir, MisspeltProfileKeyIsAnErrorNotADefault) {
+  write("speed.json", edited("speed.json", R"("vllm": \{)", R"("vllm": {"bw_efff": 0.5,)"));
+  const std::string e = load_error();
+  EXPECT_NE(e.find("bw_efff"), std::string::npos) << e;
+  EXPECT_NE(e.find("did you mean 'bw_eff'"), std::string::npos) << e;
+  write("speed.json", std::string(embedded::find("speed.json")));
+  write("engines.json",
+        edited("engines.json", R"("stage3_max_live_parameters")", R"("stage3_max_live_params")"));
+  EXPECT_NE(load_error().find("stage3_max_live_params"), std::string::npos);
+}
+
+TEST_F(DataDir, MissingSiteFigureIsAnError) {
+  write("costs.json", edited("costs.json", R"("pue": 1.5,)", ""));
+  EXPECT_NE(load_error().find("costs.json.pue"), std::string::npos) << load_error();
+}
+
+TEST_F(DataDir, FifoIsRefusedWithoutBlocking) {
+  ASSERT_EQ(::mkfifo((dir_ / "gpus.csv").c_str(), 0600), 0);
+  EXPECT_NE(load_error().find("not a regular file"), std::string::npos);
+}
+
+TEST(CatalogFormats, EmbeddingAndHeadFormatsResolveToTheirBits) {
+  // q4_k_m keeps the token embedding in q4_k (4.5 bits) and the head in q6_k (6.5625 bits),
+  // as llama.cpp's llama_model_quantize does (data/formats.csv).
+  const Catalog& c = Catalog::builtin();
+  const NumberFormat& f = c.format("q4_k_m", "weights", "weights");
+  const NumberFormat& head = c.format(f.lm_head_format, "weights", "weights");
+  EXPECT_DOUBLE_EQ(f.lm_head_bytes_per_value(), head.bits_per_value / 8);
+  EXPECT_DOUBLE_EQ(c.format("bf16", "weights", "weights").embedding_bytes_per_value(), 2.0);
+}
+
+}  // namespace
+}  // namespace gpusizer

@@ -1,0 +1,77 @@
+#include "estimate/layout.h"
+
+#include <vector>
+
+#include "gpusizer/estimate.h"
+#include "memory/memory_estimate.h"
+
+namespace gpusizer {
+namespace {
+
+// Whether the engine splits a model by tensor parallelism (vLLM, SGLang, TensorRT-LLM) or by
+// layers (HF device_map="auto", llama.cpp --split-mode layer).
+bool splits_tensors(const Scenario& s, const Catalog& catalog) {
+  return catalog.engine(s.engine).value("preallocates", false) && !s.model.is_cv();
+}
+
+// Candidate splits of `width` GPUs into (tp, pp): tensor parallelism up to the node's fast-link
+// domain and the head count (Megatron TP needs heads % tp == 0), pipeline stages beyond it.
+bool split(const Scenario& s, bool tensors, int64_t width, Parallelism& p) {
+  p.tp = 1;
+  p.pp = width;
+  if (tensors) {
+    int64_t tp = std::min(width, s.gpus_per_node);
+    while (tp > 1 && (width % tp != 0 || (s.model.num_heads > 0 && s.model.num_heads % tp != 0)))
+      --tp;
+    p.tp = tp;
+    p.pp = width / tp;
+  }
+  return s.model.is_cv() || s.model.num_layers <= 0 || p.pp <= s.model.num_layers;
+}
+
+}  // namespace
+
+void choose_serving_layout(Scenario& s, const Catalog& catalog) {
+  const int64_t n = s.gpu_count;
+  if (s.task != Task::kInference || n <= 1) return;
+  const bool tensors = splits_tensors(s, catalog);
+  const int64_t ep = s.parallel.ep;
+  std::vector<int64_t> widths;  // GPUs per replica, smallest first, dividing n
+  if (s.requested_replicas > 0) {
+    widths.push_back(n / s.requested_replicas);
+  } else {
+    for (int64_t w = 1; w <= n; ++w)
+      if (n % w == 0) widths.push_back(w);
+  }
+  Parallelism widest = s.parallel;
+  bool have_widest = false;
+  for (const int64_t w : widths) {
+    Scenario t = s;
+    t.parallel.ep = 1;
+    if (!split(t, tensors, w, t.parallel)) continue;
+    if (ep > 1) {
+      if (ep % t.parallel.tp != 0 || t.parallel.pp * ep != w) continue;
+      t.parallel.ep = ep;
+    }
+    t.parallel.dp = n / w;
+    widest = t.parallel;
+    have_widest = true;
+    if (!s.gpu) continue;  // no capacity to check: the model is spread over all GPUs
+    Estimate scratch;
+    const MemoryEstimate m = estimate_memory(t, catalog, scratch, /*explain=*/false);
+    if (m.fits.value_or(false)) {
+      s.parallel = t.parallel;
+      return;
+    }
+  }
+  if (have_widest) s.parallel = widest;
+}
+
+Scenario resolve_scenario(const nlohmann::json& input, const Catalog& catalog) {
+  Scenario s = parse_scenario(input, catalog);
+  if (s.default_layout) choose_serving_layout(s, catalog);
+  s.default_layout = false;
+  return s;
+}
+
+}  // namespace gpusizer

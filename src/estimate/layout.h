@@ -1,0 +1,16 @@
+#pragma once
+// The default serving layout (docs/contract.md, v2 "Replicas"): the smallest tensor x pipeline
+// split per replica that holds the model with room for its KV cache, kept inside one node's
+// fast-link domain, with the remaining GPUs as replicas. One rule, read by `estimate` for
+// scenarios that give only gpu_count and by the advisor for every candidate.
+#include "gpusizer/catalog.h"
+#include "gpusizer/scenario.h"
+
+namespace gpusizer {
+
+/// Sets s.parallel (tp, pp, dp) for serving on s.gpu_count GPUs; when no split fits, or no GPU
+/// is given to check the fit against, the widest split that the GPUs allow is kept (so the
+/// estimate can say by how much it misses).
+void choose_serving_layout(Scenario& s, const Catalog& catalog);
+
+}  // namespace gpusizer

@@ -1,0 +1,117 @@
+// One resolved layout: the serving split per replica, replicas, and expert parallelism inside
+// the replica, as memory and speed read them.
+#include "estimate/layout.h"
+
+#include <gtest/gtest.h>
+
+#include "gpusizer/error.h"
+#include "gpusizer/estimate.h"
+#include "gpusizer/model.h"
+
+namespace gpusizer {
+namespace {
+
+Scenario resolved(const nlohmann::json& j) {
+  return resolve_scenario(j, Catalog::builtin());
+}
+
+TEST(ServingLayout, SmallModelOnEightGpusIsEightReplicas) {
+  // Llama-3.1-8B in bf16 is 16.1 GB: one H100 holds it with room for KV, so the contract's rule
+  // (smallest tp x pp per replica that fits) gives TP1 and 8 replicas, not TP8.
+  const Scenario s = resolved(
+      {{"model", "llama-3.1-8b"}, {"gpu", "h100"}, {"engine", "vllm"}, {"gpu_count", 8}});
+  EXPECT_EQ(s.parallel.tp, 1);
+  EXPECT_EQ(s.parallel.pp, 1);
+  EXPECT_EQ(s.parallel.dp, 8);
+  EXPECT_EQ(s.replica_gpus(), 1);
+}
+
+TEST(ServingLayout, SeventyBillionNeedsTwoGpusPerReplica) {
+  // Llama-3.1-70B in bf16: 70.6e9 x 2 B = 141 GB of weights; one H100 (79.2 GiB visible) cannot
+  // hold it, two can (70.6 GB each + a few GiB of activations and non-torch memory < 0.9 x 79 GiB).
+  const Scenario s = resolved(
+      {{"model", "llama-3.1-70b"}, {"gpu", "h100"}, {"engine", "vllm"}, {"gpu_count", 8}});
+  EXPECT_EQ(s.parallel.tp, 2);
+  EXPECT_EQ(s.parallel.dp, 4);
+}
+
+TEST(ServingLayout, LayerSplittingEnginesUsePipelineStages) {
+  // HF device_map="auto" splits layers, never tensors: 70B on two A100-80GB is pp 2.
+  const Scenario s =
+      resolved({{"model", "llama-3.1-70b"}, {"gpu", "a100-sxm4-80gb"}, {"gpu_count", 2}});
+  EXPECT_EQ(s.parallel.tp, 1);
+  EXPECT_EQ(s.parallel.pp, 2);
+  EXPECT_EQ(s.parallel.dp, 1);
+}
+
+TEST(ServingLayout, GivenReplicasAreKept) {
+  // --gpu-count 8 --dp 8 used to be refused ("must equal tp*pp*dp*ep = 64").
+  const Scenario s = resolved({{"model", "llama-2-7b"},
+                               {"gpu", "a100-sxm4-40gb"},
+                               {"engine", "vllm"},
+                               {"gpu_count", 8},
+                               {"parallel", {{"dp", 8}}}});
+  EXPECT_EQ(s.parallel.dp, 8);
+  EXPECT_EQ(s.parallel.tp, 1);
+  const Scenario four = resolved({{"model", "llama-2-7b"},
+                                  {"gpu", "a100-sxm4-40gb"},
+                                  {"engine", "vllm"},
+                                  {"gpu_count", 8},
+                                  {"parallel", {{"dp", 4}}}});
+  EXPECT_EQ(four.parallel.dp, 4);
+  EXPECT_EQ(four.parallel.tp, 2);
+  EXPECT_THROW(resolved({{"model", "llama-2-7b"},
+                         {"gpu", "h100"},
+                         {"gpu_count", 8},
+                         {"parallel", {{"dp", 3}}}}),
+               InputError);
+}
+
+TEST(ExpertParallel, EpInsideTheReplicaIsOneReplica) {
+  // Mixtral-8x7B, ep 8 on 8 H100s under vLLM: one engine over 8 GPUs (attention data-parallel
+  // in 8 groups, experts 8-way), not 8 replicas.
+  const Scenario s = resolved({{"model", "mixtral-8x7b"},
+                               {"gpu", "h100"},
+                               {"engine", "vllm"},
+                               {"gpu_count", 8},
+                               {"parallel", {{"tp", 1}, {"ep", 8}}}});
+  EXPECT_EQ(s.replica_gpus(), 8);
+  EXPECT_EQ(s.parallel.dp, 1);
+  EXPECT_EQ(s.attention_groups(), 8);
+}
+
+TEST(ExpertParallel, TensorAndExpertEightSpanEightGpus) {
+  // vLLM --tensor-parallel-size 8 --enable-expert-parallel: ep = tp x dp = 8 on 8 GPUs (it was
+  // taken as tp x ep = 64 GPUs). Each GPU then holds 1/8 of every weight: bf16 weights per GPU =
+  // 2 x 46.70e9 / 8 = 11.7 GB = 10.87 GiB, the same as plain TP8 (experts 8-way either way).
+  const Catalog& c = Catalog::builtin();
+  const Scenario ep = resolved({{"model", "mixtral-8x7b"},
+                                {"gpu", "h100"},
+                                {"engine", "vllm"},
+                                {"parallel", {{"tp", 8}, {"ep", 8}}}});
+  EXPECT_EQ(ep.gpu_count, 8);
+  const double total = static_cast<double>(count_params(ep.model).total);
+  EXPECT_NEAR(estimate(ep, c, Detail::kFigures).memory.weights, 2 * total / 8, 0.002 * total);
+  EXPECT_THROW(resolved({{"model", "mixtral-8x7b"},
+                         {"engine", "vllm"},
+                         {"parallel", {{"tp", 8}, {"ep", 4}}}}),
+               InputError);
+}
+
+TEST(ExpertParallel, ExpertsAreSplitWholeOverEpRanks) {
+  // tp 2 x attention groups 4 = ep 8: attention and embeddings 2-way, experts 8-way, so weights
+  // per GPU = dense / 2 + experts / 8, more than the all-8-way split of tp 8.
+  const Catalog& c = Catalog::builtin();
+  auto weights = [&](int64_t tp) {
+    const Scenario s = resolved({{"model", "mixtral-8x7b"},
+                                 {"gpu", "h100"},
+                                 {"engine", "vllm"},
+                                 {"parallel", {{"tp", tp}, {"ep", 8}}}});
+    return estimate(s, c, Detail::kFigures).memory.weights;
+  };
+  EXPECT_GT(weights(2), weights(8));
+  EXPECT_LT(weights(2), 2 * weights(8));
+}
+
+}  // namespace
+}  // namespace gpusizer
