@@ -26,6 +26,8 @@ run_suite() {  # name, build dir, extra cmake flags...
   fi
 }
 run_suite "tests (release)" build-test -DCMAKE_BUILD_TYPE=RelWithDebInfo -DGPUSIZER_BUILD_BENCH=ON
+echo "== install (find_package and pkg-config against the installed copy)"
+if tests/install/run_install_test.sh build-test; then passed=$((passed + 1)); else failed=$((failed + 1)); fi
 # The sanitizer build re-runs every gtest; Invariants.HundredThousand checks fewer scenarios there.
 GPUSIZER_INVARIANT_SCENARIOS="${GPUSIZER_INVARIANT_SCENARIOS_ASAN:-5000}" \
 run_suite "tests under ASan+UBSan" build-asan -DCMAKE_BUILD_TYPE=Debug -DGPUSIZER_SANITIZE=ON \
