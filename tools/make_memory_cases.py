@@ -134,7 +134,12 @@ GROUP_TIER = {"PEFTMM": "A", "QWEN25": "A", "QWENFT": "A", "VLLM": "A",
               "TT": "B", "PEFTRM": "B", "PEFTDOC": "B", "UNSLOTH": "B", "UNSLOTHCTX": "B",
               "LFWIKI": "B", "HFBLOG": "B", "HFDOC": "B", "ACCEL": "B", "QWENINF": "B",
               "BAICHUAN": "B", "CHATGLM": "B", "GALORE": "B",
-              "MOECLAIM": "C", "AXOLOTL": "C", "EST": "EST"}
+              "MOECLAIM": "C", "AXOLOTL": "C", "EST": "EST", "TITAN": "A"}
+
+# Sources whose rows set figures in data/engines.json (allocator slack: Qwen2.5 and PEFT rows;
+# vLLM non-torch and driver reservation: VLLM rows; HFDOC context; PEFTDOC/PEFTRM references):
+# the calibration half. Every other source is the check half (docs/validation-cases.md).
+CALIBRATION_SOURCES = {"QWEN25", "PEFTMM", "VLLM", "HFDOC", "PEFTDOC", "PEFTRM"}
 
 def num(s):
     return int(s) if s.strip().isdigit() else None
@@ -294,7 +299,7 @@ def m_vllm(r, i):
 
 
 def tt_train(task, model, batch, seq, optimizer="adamw", mp="pure-bf16", gc=True, gpu=None, n=1,
-             rank=None, targets=None, engine="hf", **extra):
+             rank=None, targets=None, engine="torchtune", **extra):
     tr = {"optimizer": optimizer, "mixed_precision": mp, "gradient_checkpointing": gc, "flash_attention": True,
           "grad_accum": 1}
     if rank:
@@ -316,7 +321,7 @@ def m_tt(r, i):
     n = int(r["id"].split("-")[1])
     G4090, A6000, A100 = "rtx-4090-24gb", "rtx-a6000-48gb", "a100-sxm4-80gb"
     include, reason = True, ""
-    TTNOTE = ("torchtune (single device -> engine hf; distributed -> engine fsdp, FSDP full shard = zero_stage 3); "
+    TTNOTE = ("torchtune (single device -> engine torchtune; distributed -> engine fsdp, FSDP full shard = zero_stage 3); "
               "pure bf16 weights and optimizer states; SDPA -> flash_attention true. ")
     UNKNOWN = ("'peak memory' from torchtune's memory stats (training.get_memory_stats: torch.cuda peak "
                "active/allocated/reserved, never nvidia-smi) -> reserved_bytes, which excludes the CUDA context. ")
@@ -879,11 +884,52 @@ def m_est(r, i):
                 notes="ZeRO paper: residual activations of GPT-2 1.5B at batch 32 x 1024 tokens without checkpointing ~60 GB (1e9).")
 
 
+def m_titan(r, i):
+    n = int(r["id"].split("-")[1])
+    model = {"8.03": "llama-3.1-8b", "70.6": "llama-3.1-70b", "405.9": "llama-3.1-405b"}[r["params_b"]]
+    ng = int(r["num_gpus"])
+    tr = {"optimizer": "adamw", "mixed_precision": "bf16", "flash_attention": True, "zero_stage": 3,
+          "grad_accum": 1}
+    par = {"dp": ng}
+    batch = int(r["batch"])
+    if n <= 3:
+        tr["gradient_checkpointing"] = "selective"
+    else:
+        tr["gradient_checkpointing"] = True
+        par = {"dp": 32, "tp": 8, "sequence_parallel": True}
+    if n >= 6:
+        # torchtitan pipeline default microbatch size 1: 32 micro-batches of one sequence.
+        par = {"dp": 8, "tp": 8, "pp": 8, "sequence_parallel": True}
+        tr["grad_accum"], batch = 32, 1
+    sc = {"model": model, "task": "pretrain", "weights": "bf16", "engine": "fsdp", "batch": batch,
+          "seq_len": 8192, "gpu_count": ng, "parallel": par, "training": tr}
+    notes = ("torchtitan: FSDP2 (zero_stage 3) with bf16 compute and fp32 master/AdamW (mixed_precision bf16); "
+             "TP plan with SequenceParallel norms (sequence_parallel true); memory = the log's max reserved GiB -> "
+             "reserved_bytes; H100 96GB not in the catalog -> gpu omitted. ")
+    include, reason = True, ""
+    if n == 2:
+        include, reason = False, "torch.compile is not representable (fuses away part of the saved activations)"
+    if n <= 3:
+        include, reason = False, ("torchtitan's selective op-level AC (saves the outputs of every other matmul and "
+                                  "recomputes the rest) is not gpusizer's selective recomputation (which only drops the "
+                                  "attention scores, nothing with FlashAttention)")
+    if n >= 4:
+        notes += "torch.compile and Float8 linears run on top; with full AC the saved tensors are the bf16 layer inputs. "
+    if n == 7:
+        include, reason = False, "interleaved 1F1B: virtual stages per rank not stated"
+    if n == 6:
+        include, reason = False, ("PP with FSDP: torchtitan keeps each stage's parameters and gradients unsharded across "
+                                  "micro-batches (reshard_after_forward off under PP), and the micro-batch size is not "
+                                  "stated; gpusizer shards them")
+    return dict(scenario=sc, compare="reserved_bytes", unit=GiB, per_gpu=True, include=include,
+                exclude_reason=reason, notes=notes)
+
+
 MAPPERS = {"PEFTMM": m_peftmm, "QWEN25": m_qwen25, "QWENFT": m_qwenft, "VLLM": m_vllm, "TT": m_tt,
            "PEFTRM": m_peftrm, "PEFTDOC": m_peftdoc, "UNSLOTH": m_unsloth, "UNSLOTHCTX": m_unslothctx,
            "LFWIKI": m_lfwiki, "HFBLOG": m_hfblog, "HFDOC": m_hfdoc, "ACCEL": m_accel, "QWENINF": m_qweninf,
            "BAICHUAN": m_baichuan, "CHATGLM": m_chatglm, "GALORE": m_galore, "MOECLAIM": m_moeclaim,
-           "AXOLOTL": m_axolotl, "EST": m_est}
+           "AXOLOTL": m_axolotl, "EST": m_est, "TITAN": m_titan}
 
 
 def build():
@@ -906,7 +952,8 @@ def build():
         if m["per_gpu"] is False and ng == 1:
             raise SystemExit("per_gpu false with 1 GPU: " + r["id"])
         case = {"id": r["id"], "group": group, "tier": tier, "scenario": m["scenario"], "compare": m["compare"],
-                "measured": measured, "per_gpu": m["per_gpu"], "num_gpus": ng, "include": m["include"]}
+                "measured": measured, "per_gpu": m["per_gpu"], "num_gpus": ng, "include": m["include"],
+                "use": "calibrate" if group in CALIBRATION_SOURCES else "validate"}
         if not m["include"]:
             case["exclude_reason"] = m["exclude_reason"]
         case["notes"] = m["notes"]

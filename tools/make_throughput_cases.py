@@ -17,7 +17,7 @@ MODELS = {
     "Llama 3.3 70B Instruct": "llama-3.3-70b-instruct",
     "Llama 3.1 405B": "llama-3.1-405b", "Llama 3.1 405B Instruct": "llama-3.1-405b",
     "Llama 2 7B": "llama-2-7b", "Llama 2 7B Chat": "llama-2-7b", "LLaMA 7B": "llama-2-7b",
-    "Llama 2 13B": "llama-2-13b", "Llama 2 70B": "llama-2-70b", "LLaMA 70B": "llama-2-70b",
+    "Llama 2 13B": "llama-2-13b", "Baichuan2 13B": "baichuan2-13b", "Llama 2 70B": "llama-2-70b", "LLaMA 70B": "llama-2-70b",
     "Mistral 7B Instruct v0.2": "mistral-7b-v0.3",
     "DeepSeek-R1-Distill-Qwen-7B": "deepseek-r1-distill-qwen-7b",
 }
@@ -56,6 +56,7 @@ def weights_of(p):
     if p.startswith("INT8 WEIGHT"): return "int8"
     if p.startswith("INT4 WEIGHT-ONLY"): return "int4"
     if p.startswith("NF4"): return "nf4"
+    if p.startswith("LLM.INT8"): return "int8"  # bitsandbytes Linear8bitLt
     return None
 
 
@@ -67,6 +68,7 @@ def engine_of(e):
     if e.startswith("vllm"): return "vllm"
     if e.startswith("gpt-fast"): return "vllm"  # compiled + CUDA graphs: a vLLM-class engine
     if "torchtune" in e: return "hf"
+    if e.startswith("transformers"): return "hf"
     if "llm foundry" in e: return "fsdp"
     if "meta internal (4d" in e: return "megatron"
     return None
@@ -82,7 +84,9 @@ def case(r):
     metric, engine_text = r["metric"], r["engine"]
     eng = engine_of(engine_text)
     src = r["source"]
-    group = ("llama-bench" if "XiongjieDai" in src or "llama-bench" in r["notes"] else
+    group = ("bnb-hf" if "bitsandbytes" in engine_text else
+             "llama.cpp-pr6017" if "pull request #6017" in src else
+             "llama-bench" if "XiongjieDai" in src or "llama-bench" in r["notes"] else
              "gpt-fast" if "gpt-fast" in engine_text else
              "trtllm-static" if "v0.6.1" in engine_text or "v0.5" in engine_text else
              "trtllm-bench" if "PyTorch backend" in engine_text else
@@ -92,6 +96,7 @@ def case(r):
              "torchtune" if "torchtune" in src else
              "llama3-pretrain" if "Llama 3.1 405B" == r["model"] else "other")
     c["group"] = group
+    c["_src"] = src
     reason = None
     model = MODELS.get(r["model"])
     gpu = GPUS.get(r["gpu"])
@@ -202,6 +207,11 @@ def case(r):
             # instance, not replicas, so the split is pinned rather than left to the layout rule.
             scen.setdefault("parallel", {})["pp"] = gpus
             c["notes"] += "llama.cpp layer split over gpu_count GPUs. "
+        if group in ("llama-bench", "llama.cpp-pr6017") and "FA on" not in r["notes"]:
+            # llama-bench ran with -fa 0 unless told (cmd_params_defaults.flash_attn = false in
+            # tools/llama-bench/llama-bench.cpp of 2024): the scores are materialised.
+            scen["training"] = {"flash_attention": False}
+            c["notes"] += "llama-bench default -fa 0 (no flash attention). "
         if "330W" in r["gpu"]: c["notes"] += "A100 power-capped at 330 W. "
     if train and parallel: scen.setdefault("parallel", {}).update(parallel)
     if model is None and not isinstance(scen["model"], dict): reason = reason or "model not in the catalog: " + r["model"]
@@ -229,6 +239,11 @@ def main():
     for c in cases:
         if c["include"] and c["group"] == "vllm-oci":
             c["use"] = "validate"  # end-to-end latency incl. prefill vs decode: held out
+        elif c["include"] and c["group"] == "llama.cpp-pr6017":
+            c["use"] = "validate"  # a whole source held out: prompt-length and GPU-count series
+        elif c["include"] and c["group"] == "bnb-hf":
+            # split by source: the quanto table calibrates, the two issue reports check
+            c["use"] = "calibrate" if "optimum-quanto" in c["_src"] else "validate"
         elif c["include"]:
             key = (c["group"], c["compare"])
             c["use"] = "calibrate" if turn.get(key, 0) % 2 == 0 else "validate"

@@ -66,8 +66,12 @@ std::vector<Candidate> candidates(const Scenario& s, const nlohmann::json& input
                      "shifts; changes the job",
                      3});
     if (s.task == Task::kFull || s.task == Task::kLora || s.task == Task::kFreeze)
+      // PEFT's prepare_model_for_kbit_training turns gradient checkpointing on by default
+      // (use_gradient_checkpointing=True), and QLoRA recipes keep it on.
       out.push_back({"QLoRA (4-bit NF4 base)",
-                     {{"task", "qlora"}, {"weights", "nf4"}},
+                     {{"task", "qlora"},
+                      {"weights", "nf4"},
+                      {"training", {{"gradient_checkpointing", true}}}},
                      "4-bit base: small quality cost, about 30% slower than LoRA; changes the "
                      "job",
                      3});

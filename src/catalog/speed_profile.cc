@@ -17,7 +17,7 @@ const std::vector<std::string> kInferenceKeys = {
     "bw_eff",           "compute_eff_max",      "compute_k_tokens", "compute_cap_tflops",
     "bw_cap_gbps",      "fp16_accumulate",      "step_overhead_ms", "layer_overhead_us",
     "hop_overhead_ms",  "prefill_chunk_tokens", "max_num_seqs",     "pipeline_depth",
-    "decode_pipelining"};
+    "decode_pipelining", "score_bytes_per_element"};
 const std::vector<std::string> kTrainingKeys = {"eff_max", "eff_k_hidden", "overlap",
                                                 "step_overhead_ms", "elementwise_bytes_per_hidden"};
 
@@ -74,7 +74,8 @@ SpeedProfile SpeedProfile::from_json(const nlohmann::json& doc) {
   data::reject_unknown_keys(
       doc, "speed.json",
       {"version", "inference", "training", "weight_kernels", "vendors", "links", "cv",
-       "achievable_matmul", "fp16_accumulate_factor", "calibration"});
+       "achievable_matmul", "fp16_accumulate_factor", "calibration", "attention_kernels",
+       "bitsandbytes"});
   SpeedProfile p;
   p.doc_ = doc;
   const auto empty = nlohmann::json::object();

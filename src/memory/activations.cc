@@ -12,6 +12,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "memory/kbit_training.h"
 #include "memory/memory_parts.h"
 
 namespace gpusizer::memory {
@@ -75,12 +76,20 @@ double activation_bytes(const Scenario& s) {
   return s.training.mixed_precision == "fp32" ? 4.0 : 2.0;
 }
 
+// Bytes of the residual stream and the linear outputs: fp32 when PEFT has cast the embedding and
+// norms to fp32 for a bitsandbytes QLoRA run (bitsandbytes Linear4bit returns its output in the
+// input's dtype), else the activation dtype (memory/kbit_training.cc).
+double hidden_bytes(const Scenario& s, const nlohmann::json& engine) {
+  return kbit_fp32_upcast(s, engine) ? 4.0 : activation_bytes(s);
+}
+
 // Bytes autograd saves per token in one layer (no recomputation).
 double saved_bytes_per_token(const Scenario& s, const nlohmann::json& engine, bool* eager_part,
                              double context) {
   const Model& m = s.model;
   const Widths w = widths(s);
-  const double a = activation_bytes(s);
+  const double a = hidden_bytes(s, engine);
+  const double a_attn = activation_bytes(s);  // attention kernels run in 16 bits
   const bool sp = s.parallel.sequence_parallel;
   const double tp = static_cast<double>(s.parallel.tp);
   // Norm inputs, and the norm outputs that feed the projections, are replicated over TP ranks
@@ -106,7 +115,7 @@ double saved_bytes_per_token(const Scenario& s, const nlohmann::json& engine, bo
   if (m.mla) bytes += lora("q_a_proj", w.d) + lora("kv_a_proj_with_mqa", w.d);
   if (s.training.flash_attention) {
     // FlashAttention-2 saves Q, K, V (unrepeated), the output and fp32 log-sum-exp per head.
-    bytes += a * (w.q + 2.0 * w.kv) + a * w.q + 4.0 * w.heads;
+    bytes += a_attn * (w.q + 2.0 * w.kv) + a_attn * w.q + 4.0 * w.heads;
   } else {
     // Eager attention (transformers eager_attention_forward): repeated K and V, fp32 softmax
     // output and its 16-bit copy over the whole context.
@@ -165,14 +174,28 @@ Part training_activations(const Scenario& s, const nlohmann::json& engine, bool 
     if (s.parallel.pp_interleave > 1)
       in_flight *= 1.0 + (pp - 1.0) / (pp * static_cast<double>(s.parallel.pp_interleave));
   }
-  const double a = activation_bytes(s);
+  const double a = hidden_bytes(s, engine);
+  // Share of the sequence whose residual-stream tensors one TP rank holds: 1/tp under sequence
+  // parallelism, the whole sequence otherwise (Megatron TP replicates them).
+  const double seq_share = s.parallel.sequence_parallel ? 1.0 / tp : 1.0;
   double saved;
   std::string basis;
   switch (s.training.recompute) {
     case Recompute::kFull:
-      // Checkpointing keeps each layer's input and recomputes one layer at a time.
-      saved = (layers * in_flight * a * static_cast<double>(m.hidden_size) + per_layer) * tokens;
-      basis = "full recomputation: L x seq x batch x hidden x bytes + one layer's saved tensors";
+      // Checkpointing keeps each layer's input and recomputes one layer at a time. Under
+      // sequence parallelism the layer input is the sequence-sharded residual stream: each TP
+      // rank keeps s/t of it (Korthikanti et al. 2022 sec. 4.2.2 and table 2, "full
+      // recomputation" row: 2sbh/t per layer with SP; Megatron-LM transformer_block.py
+      // _checkpointed_forward saves the SP-scattered hidden_states; torchtitan's TP plan
+      // (parallelize_llama: SequenceParallel norms, RowwiseParallel outputs Shard(1)) does the
+      // same before checkpoint_wrapper).
+      saved =
+          (layers * in_flight * a * static_cast<double>(m.hidden_size) * seq_share + per_layer) *
+          tokens;
+      basis = seq_share < 1.0 ? "full recomputation: L x seq/tp x batch x hidden x bytes "
+                                "(sequence parallel) + one layer's saved tensors"
+                              : "full recomputation: L x seq x batch x hidden x bytes + one "
+                                "layer's saved tensors";
       break;
     case Recompute::kSelective: {
       Scenario flash = s;
@@ -205,8 +228,11 @@ Part training_activations(const Scenario& s, const nlohmann::json& engine, bool 
   if (!m.loss_upcast_fp32 && !s.training.chunked_loss)
     per_logit = engine.value("loss_bytes_per_logit_16bit", per_logit);
   const double loss = tokens * static_cast<double>(m.vocab_size) * per_logit / tp;
-  // Final norm input and the embedding output.
-  const double edges = tokens * static_cast<double>(m.hidden_size) * (4.0 + a);
+  // Final norm input and the embedding output; sequence-sharded under sequence parallelism
+  // (the vocabulary-parallel embedding reduce-scatters its output along the sequence, Megatron
+  // VocabParallelEmbedding with sequence_parallel; torchtitan RowwiseParallel(output_layouts=
+  // Shard(1)) on tok_embeddings and SequenceParallel on the final norm).
+  const double edges = tokens * static_cast<double>(m.hidden_size) * (4.0 + a) * seq_share;
   double total = saved + loss + edges;
   basis += explain_if(explain, FMT_COMPILE("; + loss spike seq x batch x vocab x {:g} B{}"),
                       per_logit, s.training.chunked_loss ? " (chunked cross-entropy)" : "");
@@ -313,6 +339,12 @@ Part activations(const Scenario& s, const Catalog& catalog, bool explain) {
   bytes += logit_rows * V * (a + 4.0) / tp;  // logits and their fp32 copy
   basis += explain_if(explain, FMT_COMPILE(" + logits of {:g} rows x vocab x {:g} B"), logit_rows,
                       a + 4.0);
+  if (s.weights.id == "nf4" && prefill_tokens > 1) {
+    // bitsandbytes 4-bit: a pass of more than one token dequantizes each weight to a 16-bit
+    // copy before the GEMM (MatMul4Bit.forward, functional.dequantize_4bit), one at a time.
+    bytes += largest_matrix_bytes(s);
+    basis += " + one dequantized 16-bit weight (bitsandbytes 4-bit prefill)";
+  }
   if (!s.training.flash_attention) {
     // Eager attention materialises batch x heads x prompt^2 scores in fp32 and 16-bit.
     const double p = static_cast<double>(std::max<int64_t>(1, s.prompt_len));

@@ -7,6 +7,7 @@
 #include <cmath>
 
 #include "gpusizer/units.h"
+#include "memory/kbit_training.h"
 #include "memory/memory_parts.h"
 
 namespace gpusizer {
@@ -36,6 +37,12 @@ void fill_batch_parts(const Scenario& s, const Catalog& catalog, Parts& p, bool 
 Parts compute_parts(const Scenario& s, const Catalog& catalog, bool explain) {
   Parts p;
   p.weights = memory::weights(s, catalog, explain);
+  if (const double up = memory::kbit_upcast_extra_bytes(s, catalog.engine(s.engine)); up > 0) {
+    // PEFT prepare_model_for_kbit_training: embedding, head and norms cast to fp32.
+    p.weights.bytes += up;
+    p.weights.basis +=
+        "; + embedding, head and norms cast to fp32 (PEFT prepare_model_for_kbit_training)";
+  }
   fill_batch_parts(s, catalog, p, explain);
   p.gradients = memory::gradients(s, catalog, explain);
   p.optimizer = memory::optimizer_states(s, explain);

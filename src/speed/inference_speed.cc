@@ -4,6 +4,41 @@
 #include <cmath>
 
 namespace gpusizer {
+namespace {
+
+const nlohmann::json& section(const nlohmann::json& doc, const char* key) {
+  static const nlohmann::json empty = nlohmann::json::object();
+  return doc.is_object() && doc.contains(key) && doc.at(key).is_object() ? doc.at(key) : empty;
+}
+
+double number_or(const nlohmann::json& o, const std::string& key, double fallback) {
+  return o.is_object() && o.contains(key) && o.at(key).is_number() ? o.at(key).get<double>()
+                                                                   : fallback;
+}
+
+// First word of the catalog's architecture ("Hopper (GH100)" -> "Hopper").
+std::string architecture_family(const Gpu& gpu) {
+  const auto end = gpu.architecture.find(' ');
+  return gpu.architecture.substr(0, end);
+}
+
+// Attention kernels' achieved fraction of the dense rate (data/speed.json attention_kernels):
+// the engine's kernel family (FlashAttention-3 on Hopper for vLLM/SGLang/TensorRT-LLM,
+// FlashAttention-2 otherwise) at the GPU's architecture, else the family's default.
+double attention_efficiency(const nlohmann::json& doc, const std::string& engine, const Gpu& gpu) {
+  const nlohmann::json& a = section(doc, "attention_kernels");
+  const nlohmann::json& engines = section(a, "engines");
+  const std::string family = architecture_family(gpu);
+  const std::string fallback = "fa2";
+  std::string kernel = engines.contains(engine) && engines.at(engine).is_string()
+                           ? engines.at(engine).get<std::string>()
+                           : fallback;
+  const nlohmann::json* table = &section(a, kernel.c_str());
+  if (!table->contains(family) && kernel != fallback) table = &section(a, fallback.c_str());
+  return number_or(*table, family, number_or(*table, "default", 0.6));
+}
+
+}  // namespace
 
 std::optional<InferenceSetup> inference_setup(const Scenario& sc, const SpeedProfile& profile,
                                               std::string& why) {
@@ -39,6 +74,46 @@ std::optional<InferenceSetup> inference_setup(const Scenario& sc, const SpeedPro
   s.replicas = std::max<int64_t>(1, sc.parallel.dp);
   s.tp_link = group_link(gpu, s.tp, sc.gpus_per_node, profile.links());
   s.activation_bytes = profile.links().activation_bytes;
+  const nlohmann::json& doc = profile.doc();
+  s.attention_eff = attention_efficiency(doc, sc.engine, gpu);
+  // Large GEMMs stop at the GPU's maximum achievable matmul rate (MAMF, measured by shape
+  // search; data/speed.json achievable_matmul), relative to the default the engines' compute
+  // efficiencies were fitted at: the same table the training estimate uses.
+  const double mamf_default = profile.matmul_fraction("");
+  if (mamf_default > 0) s.matmul_scale = profile.matmul_fraction(gpu.id) / mamf_default;
+  // Engines that materialise the attention scores (llama.cpp without flash attention builds
+  // KQ = K^T Q in f32, soft_max_ext reads and writes it, and KQV reads it: llama-graph.cpp
+  // build_attn_mha) move score_bytes_per_element bytes per score per layer.
+  if (!sc.training.flash_attention)
+    s.score_bytes =
+        number_or(section(section(section(doc, "inference"), "engines"), sc.engine.c_str()),
+                  "score_bytes_per_element", 0.0);
+  // bitsandbytes (transformers' BitsAndBytesConfig: nf4 Linear4bit, LLM.int8 Linear8bitLt).
+  const nlohmann::json& bnb = section(doc, "bitsandbytes");
+  const nlohmann::json& bnb_engines =
+      bnb.contains("engines") ? bnb.at("engines") : nlohmann::json::array();
+  bool bnb_engine = false;
+  for (const auto& e : bnb_engines)
+    if (e.is_string() && e.get<std::string>() == sc.engine) bnb_engine = true;
+  const nlohmann::json& fmt = section(bnb, sc.weights.id.c_str());
+  if (bnb_engine && !fmt.empty()) {
+    s.bnb = true;
+    s.kernel = KernelScale{};  // the bitsandbytes terms below replace the generic kernel scale
+    s.bnb_call_overhead_s = number_or(fmt, "linear_call_overhead_us", 0.0) * 1e-6;
+    s.bnb_gemv_max_tokens = number_or(fmt, "gemv_max_tokens", 0.0);
+    s.bnb_dequant_bytes = number_or(fmt, "dequant_bytes_per_param", 0.0);
+    const Model& m = sc.model;
+    for (const auto& mod : linear_modules(m)) {
+      if (mod.name == "router") continue;
+      double count = static_cast<double>(mod.count);
+      // A token visits k of E experts: k modules of each expert kind per MoE layer.
+      if (mod.expert && m.num_experts > 0)
+        count *= static_cast<double>(m.experts_per_token) / static_cast<double>(m.num_experts);
+      s.quantized_linear_calls += count;
+      s.quantized_params += static_cast<double>(mod.in) * static_cast<double>(mod.out) *
+                            static_cast<double>(mod.count);
+    }
+  }
   return s;
 }
 
@@ -49,11 +124,11 @@ double compute_efficiency(const InferenceProfile& p, double tokens) {
 }
 
 PassTime stage_pass(const InferenceSetup& s, double tokens, double flops, double weight_bytes,
-                    double other_bytes) {
+                    double other_bytes, double attention_flops, double score_elements) {
   PassTime t;
   const double tp = static_cast<double>(s.tp), pp = static_cast<double>(s.pp);
   double rate = s.peak_flops * compute_efficiency(s.engine, tokens) * s.kernel.compute_scale *
-                s.vendor.compute_scale;
+                s.vendor.compute_scale * s.matmul_scale;
   // An engine's own kernel ceiling combines harmonically with the GPU's achieved rate.
   if (s.engine.compute_cap_flops > 0) rate = 1.0 / (1.0 / rate + 1.0 / s.engine.compute_cap_flops);
   // Attention data-parallel groups (ep > tp) split the pass's tokens; the routed experts are
@@ -74,6 +149,22 @@ PassTime stage_pass(const InferenceSetup& s, double tokens, double flops, double
                               : dense / (tp * pp) + (weight_bytes - dense) / (tp * pp * groups);
   t.memory_s =
       per_gpu_weights / (bw * s.kernel.bw_scale) + other_bytes / (kv_split * pp * groups) / bw;
+  // Attention: FlashAttention-style kernels at their own achieved rate (they run between the
+  // GEMMs, so the time adds), plus the traffic of materialised scores where the engine builds
+  // them (bandwidth-bound soft-max kernels).
+  const double attn_rate = s.peak_flops * s.attention_eff * s.vendor.compute_scale;
+  if (attention_flops > 0 && attn_rate > 0) t.attention_s = attention_flops / (tp * pp * groups) / attn_rate;
+  if (score_elements > 0 && s.score_bytes > 0)
+    t.attention_s += score_elements * s.score_bytes / (tp * pp * groups) / bw;
+  if (s.bnb) {
+    // bitsandbytes: each quantized Linear costs a fixed host-side dispatch (Python, quant-state
+    // handling, several kernel launches; bitsandbytes/nn/modules.py Linear4bit.forward,
+    // autograd/_functions.py matmul_4bit / MatMul8bitLt). Passes of more than gemv_max_tokens
+    // tokens dequantize each weight to a 16-bit copy (written, then read by the cuBLAS GEMM:
+    // functional.dequantize_4bit in MatMul4Bit.forward) instead of the fused 4-bit gemv.
+    if (tokens > s.bnb_gemv_max_tokens && s.bnb_dequant_bytes > 0)
+      t.attention_s += s.quantized_params * s.bnb_dequant_bytes / (tp * pp) / bw;
+  }
   if (s.tp > 1) {
     // Megatron-LM TP (Shoeybi et al. 2019, sec. 3): two all-reduces of the hidden states per
     // layer in the forward pass (after attention and after the MLP).
@@ -84,6 +175,7 @@ PassTime stage_pass(const InferenceSetup& s, double tokens, double flops, double
   t.overhead_s = s.engine.step_overhead_s / pp +
                  s.engine.layer_overhead_s * static_cast<double>(s.costs.num_layers) / pp +
                  (s.pp > 1 ? s.engine.hop_overhead_s : 0.0);
+  if (s.bnb) t.overhead_s += s.bnb_call_overhead_s * s.quantized_linear_calls / pp;
   return t;
 }
 
@@ -92,12 +184,24 @@ Phase prefill_time(const InferenceSetup& s, double batch, double prompt) {
   const double total = std::max(1.0, batch * prompt);
   const double chunk = std::min(total, s.engine.prefill_chunk_tokens);
   const double chunks = std::ceil(total / chunk);
-  const double flops = chunk * (c.matmul_flops_per_token + attention_flops_prefill(c, prompt));
+  const double flops = chunk * c.matmul_flops_per_token;
+  // Causal attention, 2 s^2 h FLOPs per layer over a prompt of s tokens (attention_flops_prefill)
+  // for flash kernels, which skip the masked blocks. Engines that materialise the scores compute
+  // every query of a chunk against all n_kv cached keys (mask applied in the soft-max): n_kv is
+  // (prompt + chunk) / 2 on average over the chunks.
+  double attention = chunk * attention_flops_prefill(c, prompt);
+  double scores = 0;
+  if (s.score_bytes > 0) {
+    const double n_kv = std::min(prompt, (prompt + std::min(chunk, prompt)) / 2.0);
+    attention = chunk * attention_flops_decode(c, n_kv);
+    scores = chunk * n_kv * static_cast<double>(c.heads) *
+             static_cast<double>(c.full_layers + c.window_layers);
+  }
   // Weights once per pass, the new K/V written, hidden states in and out.
   const double other = chunk * (c.kv_bytes_per_token_layer * static_cast<double>(c.num_layers) +
                                 c.activation_bytes_per_token);
   Phase ph;
-  ph.pass = stage_pass(s, chunk, flops, weight_bytes_read(c, chunk), other);
+  ph.pass = stage_pass(s, chunk, flops, weight_bytes_read(c, chunk), other, attention, scores);
   const double t = ph.pass.total();
   if (s.pp == 1) {
     ph.seconds = chunks * t;
@@ -118,10 +222,14 @@ Phase decode_step(const InferenceSetup& s, double batch, double ctx) {
   // stages busy; one stream (or llama.cpp's layer split) visits the stages one after another.
   const double m = s.engine.decode_pipelining ? std::min(batch, pp) : 1.0;
   const double per = batch / m;
-  const double flops = per * (c.matmul_flops_per_token + attention_flops_decode(c, ctx));
+  const double flops = per * c.matmul_flops_per_token;
+  const double attention = per * attention_flops_decode(c, ctx);
+  const double scores = s.score_bytes > 0 ? per * ctx * static_cast<double>(c.heads) *
+                                                static_cast<double>(c.full_layers + c.window_layers)
+                                          : 0.0;
   const double other = per * (kv_bytes_per_sequence(c, ctx) + c.activation_bytes_per_token);
   Phase ph;
-  ph.pass = stage_pass(s, per, flops, weight_bytes_read(c, per), other);
+  ph.pass = stage_pass(s, per, flops, weight_bytes_read(c, per), other, attention, scores);
   ph.seconds = std::max(m, pp) * ph.pass.total();
   return ph;
 }

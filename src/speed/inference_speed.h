@@ -25,13 +25,32 @@ struct InferenceSetup {
   Link tp_link;
   double activation_bytes = 2;
   std::string compute_dtype;
+  /// Achieved fraction of the dense rate in the attention kernels (FlashAttention-2/3 by GPU
+  /// architecture, data/speed.json attention_kernels).
+  double attention_eff = 0.6;
+  /// Maximum achievable matmul fraction of this GPU over the table's default (MAMF, measured):
+  /// scales the GEMM rate of large (prefill) passes.
+  double matmul_scale = 1;
+  /// Bytes moved per attention-score element per layer when the engine materialises the
+  /// scores (llama.cpp without flash attention: KQ written, softmax read and write, KQV read).
+  double score_bytes = 0;
+  /// bitsandbytes kernels (Hugging Face transformers with nf4 or LLM.int8 weights).
+  bool bnb = false;
+  double bnb_call_overhead_s = 0;     ///< per quantized linear module per pass (host side)
+  double bnb_gemv_max_tokens = 0;     ///< passes up to this many tokens use the fused gemv
+  double bnb_dequant_bytes = 0;       ///< 16-bit copy written + read per weight, larger passes
+  double quantized_linear_calls = 0;  ///< quantized linear modules per forward pass
+  double quantized_params = 0;        ///< parameters stored in the quantized format
 };
 
 /// Time split of one pass through one pipeline stage.
 struct PassTime {
   double compute_s = 0, memory_s = 0, comm_s = 0, overhead_s = 0;
+  /// Attention kernels and materialised-score traffic: separate kernels that run after the
+  /// GEMMs of each layer, so their time adds to the GEMMs' rather than overlapping them.
+  double attention_s = 0;
   double total() const {
-    return (compute_s > memory_s ? compute_s : memory_s) + comm_s + overhead_s;
+    return (compute_s > memory_s ? compute_s : memory_s) + attention_s + comm_s + overhead_s;
   }
 };
 
@@ -43,9 +62,11 @@ std::optional<InferenceSetup> inference_setup(const Scenario& s, const SpeedProf
 /// eff(T) = compute_eff_max x T / (T + compute_k_tokens).
 double compute_efficiency(const InferenceProfile& p, double tokens);
 
-/// One pass of `tokens` tokens through one stage, given the whole model's FLOPs and bytes.
+/// One pass of `tokens` tokens through one stage, given the whole model's FLOPs and bytes:
+/// `flops` of the GEMMs, `attention_flops` of the attention kernels, and `score_elements`
+/// attention scores per layer that the engine materialises (0 with flash attention).
 PassTime stage_pass(const InferenceSetup& s, double tokens, double flops, double weight_bytes,
-                    double other_bytes);
+                    double other_bytes, double attention_flops = 0, double score_elements = 0);
 
 struct Phase {
   double seconds = 0;  ///< prefill: the whole batch of prompts; decode: one step of the batch

@@ -15,6 +15,7 @@ ModelCosts model_costs(const Model& m, const NumberFormat& weights, const Number
   c.matmul_flops_per_token = 2.0 * c.active_compute_params;
   c.num_layers = m.num_layers;
   c.hidden = m.hidden_size;
+  c.heads = m.num_heads;
   // MLA keeps one latent per token that every tensor-parallel rank holds whole.
   c.kv_heads = m.mla ? 1 : std::max<int64_t>(1, m.num_kv_heads);
   for (int64_t l = 0; l < m.num_layers; ++l) {
@@ -36,15 +37,21 @@ ModelCosts model_costs(const Model& m, const NumberFormat& weights, const Number
     // MLA with the absorbed projections (DeepSeek-V2 paper sec. 2.1.2; vLLM MLA backend):
     // scores over kv_lora_rank + rope dims, values over kv_lora_rank, per head; the cache holds
     // the latent and the decoupled RoPE key.
-    c.attn_width =
-        static_cast<double>(m.num_heads) * (2.0 * static_cast<double>(m.mla->kv_lora_rank) +
-                                            static_cast<double>(m.mla->qk_rope_head_dim));
+    // Per head and context token: QK^T over kv_lora_rank + rope dims and PV over kv_lora_rank,
+    // 2 FLOPs per multiply-add.
+    c.attn_width = 2.0 * static_cast<double>(m.num_heads) *
+                   (2.0 * static_cast<double>(m.mla->kv_lora_rank) +
+                    static_cast<double>(m.mla->qk_rope_head_dim));
     c.kv_bytes_per_token_layer =
         static_cast<double>(m.mla->kv_lora_rank + m.mla->qk_rope_head_dim) * kv_bytes;
   } else {
-    // QK^T and PV each 2 x q_width FLOPs per context token (Kaplan et al. 2020 table 1:
-    // 2 n_layer n_ctx d_attn per token forward for the scores, the same again for the values).
-    c.attn_width = 2.0 * static_cast<double>(m.q_width());
+    // QK^T and PV each 2 x q_width FLOPs per context token (one multiply-add per query element
+    // and key, and per probability and value element): 4 x q_width per token and context token,
+    // i.e. 4 s^2 h per layer forward without a mask (Dao et al. 2022, FlashAttention, sec. 4
+    // FLOP count; Narayanan et al. 2021 eq. 3: 72 B s L h^2 (1 + s/(6h) + ...) contains
+    // 12 B s^2 L h over forward and backward = 3 x 4 B s^2 L h). Kaplan et al. 2020 table 1
+    // counts only the scores (2 n_ctx d_attn), half of this.
+    c.attn_width = 4.0 * static_cast<double>(m.q_width());
     c.kv_bytes_per_token_layer = 2.0 * static_cast<double>(m.kv_width()) * kv_bytes;
   }
   c.linear_state_bytes =

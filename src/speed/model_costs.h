@@ -12,10 +12,11 @@ namespace gpusizer {
 
 struct ModelCosts {
   double matmul_flops_per_token = 0;  ///< 2 x active compute params (Kaplan et al. 2020, sec. 2.1)
-  double attn_width = 0;  ///< per layer: QK^T width + PV width (4 x q_width FLOPs/ctx token)
+  double attn_width = 0;  ///< attention FLOPs per token per context token per layer (4 x q_width)
   int64_t full_layers = 0, window_layers = 0, linear_layers = 0;
   int64_t window = 0;
   int64_t num_layers = 0, hidden = 0, kv_heads = 0;
+  int64_t heads = 0;              ///< query heads per layer (attention-score rows per token)
   double dense_weight_bytes = 0;  ///< read every pass: all but the routed experts, plus lm_head
   double expert_bytes = 0;        ///< one routed expert of one MoE layer
   double total_weight_bytes = 0;  ///< everything stored, embedding and all experts included
