@@ -107,6 +107,7 @@ void training(const Scenario& sc, Estimate& est, const SpeedProfile& profile,
   perf.tflops_per_gpu = r->tflops_per_gpu;
   perf.mfu = r->mfu;
   perf.time_to_train_s = r->time_to_train_s;
+  perf.step_breakdown_s = r->breakdown.to_map();
   if (sc.task == Task::kCvTrain) {
     est.basis["train_tokens_per_s"] =
         "cv-train: images/s = rate(" + r->dtype +

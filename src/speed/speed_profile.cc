@@ -50,8 +50,14 @@ TrainingProfile read_training(const nlohmann::json& o, TrainingProfile p,
   p.step_overhead_s = number(o, "step_overhead_ms", p.step_overhead_s * 1e3, where) * 1e-3;
   p.elementwise_bytes_per_hidden =
       number(o, "elementwise_bytes_per_hidden", p.elementwise_bytes_per_hidden, where);
-  if (p.eff_max <= 0 || p.overlap < 0 || p.overlap > 1)
-    throw InputError(where, "eff_max must be positive and overlap within [0, 1]", "bad_file");
+  p.eager_score_bytes = number(o, "eager_score_bytes", p.eager_score_bytes, where);
+  p.optimizer_bw_eff = number(o, "optimizer_bw_eff", p.optimizer_bw_eff, where);
+  if (p.eff_max <= 0 || p.overlap < 0 || p.overlap > 1 || p.optimizer_bw_eff <= 0 ||
+      p.eager_score_bytes < 0)
+    throw InputError(where,
+                     "eff_max and optimizer_bw_eff must be positive, overlap within [0, 1] and "
+                     "eager_score_bytes not negative",
+                     "bad_file");
   return p;
 }
 
@@ -114,7 +120,10 @@ SpeedProfile SpeedProfile::from_json(const nlohmann::json& doc) {
   k.network_eff = number(l, "network_eff", k.network_eff, lw);
   k.network_latency_s = number(l, "network_latency_us", k.network_latency_s * 1e6, lw) * 1e-6;
   k.activation_bytes = number(l, "activation_bytes", k.activation_bytes, lw);
-  if (k.nvlink_eff <= 0 || k.pcie_eff <= 0 || k.network_eff <= 0 || k.network_bytes_per_s <= 0)
+  k.host_memory_bytes_per_s =
+      number(l, "host_memory_gbps_per_gpu", k.host_memory_bytes_per_s / 1e9, lw) * 1e9;
+  if (k.nvlink_eff <= 0 || k.pcie_eff <= 0 || k.network_eff <= 0 || k.network_bytes_per_s <= 0 ||
+      k.host_memory_bytes_per_s <= 0)
     throw InputError(lw, "link efficiencies and bandwidths must be positive", "bad_file");
   const auto& cv = doc.contains("cv") ? doc.at("cv") : empty;
   if (cv.contains("eff"))
