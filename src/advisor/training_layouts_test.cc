@@ -79,6 +79,39 @@ TEST(TrainingLayouts, Mt530bOnUpTo5128Gpus) {
   EXPECT_LE(best.step_time_s, r2240.top.front().step_time_s);
 }
 
+// The three everyday jobs each get several distinct layouts with their breakdowns.
+TEST(TrainingLayouts, EverydayJobsGetSeveralLayouts) {
+  struct Job {
+    const char* model;
+    const char* task;
+    const char* gpu;
+    int64_t gpus, global_batch;
+    const char* weights;
+  };
+  for (const Job& j : {Job{"llama-3.1-70b", "pretrain", "h100-sxm5-80gb", 512, 512, "bf16"},
+                       Job{"llama-2-7b", "full", "a100-sxm4-80gb", 8, 64, "bf16"},
+                       Job{"llama-3.1-70b", "qlora", "l40s-48gb", 2, 16, "nf4"}}) {
+    SCOPED_TRACE(j.model + std::string(" ") + j.task + " " + j.gpu);
+    const Scenario s = parse_scenario({{"model", j.model},
+                                       {"task", j.task},
+                                       {"gpu", j.gpu},
+                                       {"gpu_count", j.gpus},
+                                       {"weights", j.weights},
+                                       {"seq_len", 2048},
+                                       {"engine", "fsdp"},
+                                       {"training", {{"global_batch", j.global_batch}}}},
+                                      Catalog::builtin());
+    const auto r = search_training_layouts(s, Catalog::builtin(), SpeedProfile::builtin(), {});
+    ASSERT_GE(r.top.size(), 3u);
+    for (const auto& l : r.top) {
+      EXPECT_EQ(l.parallel.tp * l.parallel.pp * l.parallel.dp, j.gpus);
+      EXPECT_EQ(l.micro_batch * l.grad_accum * l.parallel.dp, j.global_batch);
+      EXPECT_NEAR(l.breakdown.total(), l.step_time_s, 1e-9 * l.step_time_s);
+      EXPECT_GT(l.memory_bytes, 0);
+    }
+  }
+}
+
 TEST(TrainingLayouts, TopNAndBadInput) {
   Scenario s = mt_nlg(2240);
   LayoutSearchOptions o;
