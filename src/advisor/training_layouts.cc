@@ -47,6 +47,7 @@ LayoutSearchResult search_training_layouts(const Scenario& base, const Catalog& 
   std::vector<TrainingLayout> fitting;
   std::string why;
   const std::vector<int64_t> batch_divisors = divisors(global);
+  Scenario s = base;
   for (const int64_t t : tps) {
     for (int64_t pp = 1; pp <= std::min(layers, n / t); ++pp) {
       if (!o.allow_fewer_gpus && (n / t) % pp != 0) continue;
@@ -76,7 +77,7 @@ LayoutSearchResult search_training_layouts(const Scenario& base, const Catalog& 
                   // Megatron-LM shards at most the optimizer (--use-distributed-optimizer).
                   if (zero > 1 && base.engine == "megatron") continue;
                   if (zero > 0 && dp == 1) continue;
-                  Scenario s = base;
+                  // One scenario reused: every field a layout sets is set here.
                   s.gpu_count = used;
                   s.batch = b;
                   s.training.grad_accum = m;

@@ -175,7 +175,11 @@ std::map<std::string, double> StepBreakdown::to_map() const {
 }
 
 double training_flops_per_token(const Scenario& s) {
-  const ModelCosts c = model_costs(s.model, s.weights, s.kv_cache, Catalog::builtin());
+  return training_flops_per_token(s,
+                                  model_costs(s.model, s.weights, s.kv_cache, Catalog::builtin()));
+}
+
+double training_flops_per_token(const Scenario& s, const ModelCosts& c) {
   const ForwardFlops f = forward_flops(s, c);
   const bool frozen = frozen_base(s.task);
   return train_layer_flops(f, frozen) + train_head_flops(f, frozen) +
@@ -271,7 +275,7 @@ std::optional<TrainingSpeed> training_speed(const Scenario& s, const SpeedProfil
   const double seq = static_cast<double>(s.seq_len);
   const bool frozen = frozen_base(s.task);
   const ForwardFlops f = forward_flops(s, c);
-  r.hardware_flops_per_token = training_flops_per_token(s);
+  r.hardware_flops_per_token = training_flops_per_token(s, c);
   // Model FLOPs for MFU (Chowdhery et al. 2022, PaLM appendix B): 6N + 12 L H Q T per token,
   // attention counted without the causal saving, as llm-foundry and Megatron report it; N holds
   // the LM head (Narayanan et al. 2021, appendix: the V / (12 h l) term). Frozen weights (LoRA,

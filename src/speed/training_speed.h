@@ -12,6 +12,7 @@
 
 #include "gpusizer/scenario.h"
 #include "gpusizer/speed_profile.h"
+#include "speed/model_costs.h"
 
 namespace gpusizer {
 
@@ -56,6 +57,8 @@ double lora_params(const Model& model, const TrainingOptions& t, bool active);
 
 /// Hardware FLOPs per trained token for the task (what the GPU executes), LM head included.
 double training_flops_per_token(const Scenario& s);
+/// The same with the model's costs already computed.
+double training_flops_per_token(const Scenario& s, const ModelCosts& costs);
 
 /// Bytes the optimizer step reads and writes per trained parameter (HBM or host memory).
 double optimizer_bytes_per_param(const TrainingOptions& t);
