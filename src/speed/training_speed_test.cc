@@ -5,6 +5,8 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include "gpusizer/api.h"
 #include "gpusizer/speed.h"
 
@@ -197,6 +199,32 @@ TEST(TrainingSpeed, LoraAdaptersStreamTheirInputsAndOutputs) {
   const TrainingSpeed faster = step(s, p);
   const double bytes = 2.0384e9 + 1.6384e7 + 589824.0 * 42;
   EXPECT_NEAR(base.step_time_s - faster.step_time_s, bytes / (2 * kHbm), 1e-3 * bytes / kHbm);
+}
+
+TEST(TrainingSpeed, DataParallelTrafficAndItsOverlap) {
+  // 16 GPUs on two nodes: the data-parallel ring crosses the network, 400 Gb/s = 50 GB/s a GPU.
+  // Gradients: 52,459,520 x 2 bytes = 1.0492e8. ZeRO 0-2: one all-reduce, 2 x 15/16 x 1.0492e8 /
+  // 5e10 = 3.934 ms (Rajbhandari et al. 2020 sec. 7.2.1). ZeRO-3: per micro-batch two
+  // all-gathers of the 2-byte weights and a reduce-scatter of the gradients, 3 x 15/16 x
+  // 1.0492e8 / 5e10 = 5.902 ms (sec. 7.2.2).
+  Scenario s = small(16);
+  s.parallel.dp = 16;
+  s.training.global_batch = 16;  // one sequence per GPU: one micro-batch
+  const double bytes = 52459520.0 * 2;
+  const double allreduce = 2 * 15.0 / 16.0 * bytes / 50e9;
+  const double zero3 = 3 * 15.0 / 16.0 * bytes / 50e9;
+  const TrainingSpeed ddp = step(s, round_profile(0, 0));
+  EXPECT_NEAR(ddp.breakdown.dp_comm, allreduce, 1e-9);
+  s.training.zero_stage = 3;
+  const TrainingSpeed z3 = step(s, round_profile(0, 0));
+  EXPECT_NEAR(z3.breakdown.dp_comm, zero3, 1e-9);
+  // Full overlap hides what fits behind the compute it runs with (the last micro-batch's
+  // backward for the all-reduce, the whole micro-batch for ZeRO-3): only the excess shows.
+  s.training.zero_stage = 0;
+  const TrainingSpeed hidden = step(s, round_profile(0, 1));
+  const double backward = hidden.breakdown.compute * 2.0 / 3.0;
+  EXPECT_NEAR(hidden.breakdown.dp_comm, std::max(0.0, allreduce - backward), 1e-9);
+  EXPECT_LT(hidden.step_time_s, ddp.step_time_s);
 }
 
 TEST(TrainingSpeed, InterleavingShrinksTheBubbleAndTheLastStageCarriesTheHead) {
