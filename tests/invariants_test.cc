@@ -170,6 +170,17 @@ void check_speed(const json& out, const std::string& what) {
   if (!out.contains("performance")) return;
   const auto& perf = out["performance"];
   for (const auto& [key, value] : perf.items()) {
+    if (key == "step_breakdown_s") {
+      // Exposed parts of the training step: finite, not negative, adding up to step_time_s.
+      double sum = 0;
+      for (const auto& [part, seconds] : value.items()) {
+        ASSERT_TRUE(seconds.is_number() && std::isfinite(seconds.get<double>())) << part << what;
+        ASSERT_GE(seconds.get<double>(), 0) << part << " " << what;
+        sum += seconds.get<double>();
+      }
+      ASSERT_NEAR(sum, perf["step_time_s"].get<double>(), 1e-9 * sum) << what;
+      continue;
+    }
     ASSERT_TRUE(value.is_number()) << key << " " << what;
     ASSERT_TRUE(std::isfinite(value.get<double>())) << key << " " << what;
     if (key != "mfu" && key != "time_to_train_s") {

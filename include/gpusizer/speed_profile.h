@@ -36,6 +36,8 @@ struct LinkProfile {
   double pcie_eff = 0, pcie_latency_s = 0;
   double network_bytes_per_s = 0, network_eff = 0, network_latency_s = 0;
   double activation_bytes = 0;
+  /// Host (CPU) memory bandwidth one GPU's share of the node can use for an offloaded optimizer.
+  double host_memory_bytes_per_s = 0;
 };
 
 struct TrainingProfile {
@@ -47,6 +49,11 @@ struct TrainingProfile {
   /// per hidden unit, forward and backward; bandwidth-bound, so GPUs with many FLOPs per byte
   /// lose a larger share of the step to them.
   double elementwise_bytes_per_hidden = 0;
+  /// Eager (non-Flash) attention: bytes moved per materialized score (one head, query, key),
+  /// forward and backward; 0 = FlashAttention, nothing materialized.
+  double eager_score_bytes = 28;
+  /// Fraction of memory bandwidth the (multi-tensor, fused) optimizer kernels reach.
+  double optimizer_bw_eff = 0.8;
 };
 
 class SpeedProfile {

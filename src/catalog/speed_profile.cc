@@ -52,8 +52,14 @@ TrainingProfile read_training(const nlohmann::json& o, TrainingProfile p,
   p.step_overhead_s = number(o, "step_overhead_ms", p.step_overhead_s * 1e3, where) * 1e-3;
   p.elementwise_bytes_per_hidden =
       number(o, "elementwise_bytes_per_hidden", p.elementwise_bytes_per_hidden, where);
-  if (p.eff_max <= 0 || p.overlap < 0 || p.overlap > 1)
-    throw InputError(where, "eff_max must be positive and overlap within [0, 1]", "bad_file");
+  p.eager_score_bytes = number(o, "eager_score_bytes", p.eager_score_bytes, where);
+  p.optimizer_bw_eff = number(o, "optimizer_bw_eff", p.optimizer_bw_eff, where);
+  if (p.eff_max <= 0 || p.overlap < 0 || p.overlap > 1 || p.optimizer_bw_eff <= 0 ||
+      p.eager_score_bytes < 0)
+    throw InputError(where,
+                     "eff_max and optimizer_bw_eff must be positive, overlap within [0, 1] and "
+                     "eager_score_bytes not negative",
+                     "bad_file");
   return p;
 }
 
@@ -109,7 +115,7 @@ SpeedProfile SpeedProfile::from_json(const nlohmann::json& doc) {
   data::reject_unknown_keys(
       l, lw,
       {"nvlink_eff", "nvlink_latency_us", "pcie_eff", "pcie_latency_us", "network_gbps_per_gpu",
-       "network_eff", "network_latency_us", "activation_bytes"});
+       "network_eff", "network_latency_us", "activation_bytes", "host_memory_gbps_per_gpu"});
   k.nvlink_eff = data::required_number(l, "nvlink_eff", lw, 0.01, 1);
   k.nvlink_latency_s = data::required_number(l, "nvlink_latency_us", lw, 0, 1e4) * 1e-6;
   k.pcie_eff = data::required_number(l, "pcie_eff", lw, 0.01, 1);
@@ -118,6 +124,7 @@ SpeedProfile SpeedProfile::from_json(const nlohmann::json& doc) {
   k.network_eff = data::required_number(l, "network_eff", lw, 0.01, 1);
   k.network_latency_s = data::required_number(l, "network_latency_us", lw, 0, 1e5) * 1e-6;
   k.activation_bytes = data::required_number(l, "activation_bytes", lw, 0.5, 8);
+  k.host_memory_bytes_per_s = data::required_number(l, "host_memory_gbps_per_gpu", lw, 1, 1e4) * 1e9;
   const auto& cv = doc.contains("cv") ? doc.at("cv") : empty;
   if (cv.contains("eff"))
     for (const auto& [name, v] : cv.at("eff").items())

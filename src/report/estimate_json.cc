@@ -57,6 +57,7 @@ nlohmann::json to_json(const Estimate& e) {
     put(perf, "tflops_per_gpu", p.tflops_per_gpu);
     put(perf, "mfu", p.mfu);
     put(perf, "time_to_train_s", p.time_to_train_s);
+    if (!p.step_breakdown_s.empty()) perf["step_breakdown_s"] = p.step_breakdown_s;
     j["performance"] = std::move(perf);
   }
   nlohmann::json cost = nlohmann::json::object();

@@ -4,6 +4,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <utility>
+#include <vector>
 
 #include "gpusizer/units.h"
 
@@ -99,8 +101,19 @@ std::string render_estimate_table(const nlohmann::json& e) {
                        num(e["rule_of_thumb"], "total_bytes") / kGB);
   if (e.contains("performance") && !e["performance"].empty()) {
     out += "\nPerformance\n";
-    for (const auto& [key, value] : e["performance"].items())
-      out += fmt::format("  {:<28}{:>14.4g}\n", key, value.get<double>());
+    for (const auto& [key, value] : e["performance"].items()) {
+      if (value.is_number()) out += fmt::format("  {:<28}{:>14.4g}\n", key, value.get<double>());
+    }
+    if (e["performance"].contains("step_breakdown_s")) {
+      // The exposed parts of the training step, largest first, the zero ones left out.
+      std::vector<std::pair<double, std::string>> parts;
+      for (const auto& [key, value] : e["performance"]["step_breakdown_s"].items())
+        if (value.is_number() && value.get<double>() > 0) parts.emplace_back(value, key);
+      std::sort(parts.rbegin(), parts.rend());
+      out += "  step breakdown (s)\n";
+      for (const auto& [seconds, key] : parts)
+        out += fmt::format("    {:<26}{:>14.4g}\n", key, seconds);
+    }
   }
   if (!e["power"].empty() || !e["cost"].empty()) {
     out += "\nPower and cost\n";

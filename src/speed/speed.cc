@@ -107,19 +107,22 @@ void training(const Scenario& sc, Estimate& est, const SpeedProfile& profile,
   perf.tflops_per_gpu = r->tflops_per_gpu;
   perf.mfu = r->mfu;
   perf.time_to_train_s = r->time_to_train_s;
+  perf.step_breakdown_s = r->breakdown.to_map();
   if (sc.task == Task::kCvTrain) {
     est.basis["train_tokens_per_s"] =
         "cv-train: images/s = rate(" + r->dtype +
         ") x eff / (3 x forward GFLOPs x (image_size/cv_resolution)^2); 'tokens' are images";
   } else {
+    const StepBreakdown& b = r->breakdown;
     est.basis["step_time_s"] =
-        "hardware FLOPs (6N full, 8N with recomputation, 4N + 6 x adapters for LoRA, + attention) "
-        "x tokens / GPUs / (" +
-        r->dtype +
-        " dense rate x eff(hidden/tp)) x (1 + bubble) + "
-        "exposed DP comm + TP comm; compute " +
-        fmt_ms(r->compute_s) + ", DP comm " + fmt_ms(r->dp_comm_s) + ", TP comm " +
-        fmt_ms(r->tp_comm_s);
+        "sum of the exposed parts on the heaviest pipeline stage (step_breakdown_s): compute " +
+        fmt_ms(b.compute) + " (FLOPs at " + r->dtype +
+        " dense rate x MAMF x GEMM depth efficiency, LM head on the last stage, non-GEMM bytes at "
+        "HBM bandwidth), recompute " +
+        fmt_ms(b.recompute) + ", TP " + fmt_ms(b.tp_comm) + ", pipeline bubble " +
+        fmt_ms(b.pp_bubble) + ", DP " + fmt_ms(b.dp_comm) + ", EP " + fmt_ms(b.ep_comm) +
+        ", optimizer " + fmt_ms(b.optimizer) + ", offload " + fmt_ms(b.offload) +
+        "; docs/speed.md 'Training'";
     est.basis["mfu"] =
         "model FLOPs 6N + 12 x L x q_width x seq per token (PaLM appendix B) / "
         "dense " +

@@ -49,21 +49,168 @@ double lora_params(const Model& m, const TrainingOptions& t, bool active) {
   return n;
 }
 
+namespace {
+
+// Forward FLOPs per token, by part (Kaplan et al. 2020 sec. 2.1: 2 FLOPs per weight and token).
+struct ForwardFlops {
+  double layers = 0;  ///< transformer-layer GEMMs (active experts only)
+  double head = 0;    ///< LM head: 2 x vocab x hidden, tied or not (it is a GEMM either way)
+  double attn = 0;    ///< attention core (QK^T and PV), as the kernel executes it
+  double lora = 0;    ///< adapters: 2 x adapter parameters
+};
+
+ForwardFlops forward_flops(const Scenario& s, const ModelCosts& c) {
+  ForwardFlops f;
+  const double vocab = static_cast<double>(s.model.vocab_size);
+  const double hidden = static_cast<double>(c.hidden);
+  f.head = 2.0 * vocab * hidden;
+  // ParamCounts::active_compute holds the untied head and leaves a tied one out (it is counted
+  // as the embedding), so only an untied head is taken back out of the layer GEMMs.
+  const double head_in_costs = s.model.tied_embeddings ? 0.0 : f.head;
+  f.layers = std::max(0.0, c.matmul_flops_per_token - head_in_costs);
+  const double seq = static_cast<double>(s.seq_len);
+  // QK^T and PV per context token: ModelCosts::attn_width FLOPs (4 x d per layer for multi-head
+  // attention, 2 FLOPs per multiply-add), the 12 L H Q T of PaLM's appendix B over forward +
+  // backward.
+  if (s.training.flash_attention) {
+    // FlashAttention-2 skips the masked blocks (Dao 2023, sec. 3.1.1): causal mean s/2.
+    f.attn = attention_flops_prefill(c, seq);
+  } else {
+    // Eager attention multiplies the whole s x s score matrix and masks it afterwards
+    // (Megatron's fused scale-mask-softmax, HF eager attention): no causal saving.
+    f.attn = c.attn_width * seq * static_cast<double>(c.full_layers + c.window_layers);
+  }
+  if (is_lora(s.task)) f.lora = 2.0 * lora_params(s.model, s.training, true);
+  return f;
+}
+
+// Bytes PEFT's unfused LoRA path moves per token beyond the base GEMM, forward and backward:
+// lora_dropout reads and writes x, lora_A reads it again (6 bytes per input feature forward);
+// lora_B writes its output, the scaling reads and writes it, the add reads both terms and
+// writes the sum (12 bytes per output feature forward); the backward moves each gradient and
+// re-reads the saved inputs, about twice the forward (peft/tuners/lora/layer.py Linear.forward).
+// Returns the sum over targeted matrices of 18 x in + 36 x out, routed experts at k / E.
+double lora_adapter_bytes_per_token(const Model& m, const TrainingOptions& t) {
+  double bytes = 0;
+  for (const auto& mod : linear_modules(m)) {
+    if (!targeted(t, mod) || mod.name == "router") continue;
+    double count = static_cast<double>(mod.count);
+    if (mod.expert && m.num_experts > 0)
+      count *= static_cast<double>(m.experts_per_token) / static_cast<double>(m.num_experts);
+    bytes += count * (18.0 * static_cast<double>(mod.in) + 36.0 * static_cast<double>(mod.out));
+  }
+  return bytes;
+}
+
+bool frozen_base(Task t) {
+  return is_lora(t) || t == Task::kFreeze;
+}
+
+// Forward + backward FLOPs per token of the layers (with attention and adapters) and of the head.
+// Backward = 2 x forward: activation gradients + weight gradients (Narayanan et al. 2021,
+// appendix: 3 x the forward for a training step); frozen weights skip the weight gradients, so
+// their backward is 1 x forward. Attention has no weights: backward = 2 x forward. Adapters train.
+double train_layer_flops(const ForwardFlops& f, bool frozen) {
+  return f.layers * (frozen ? 2.0 : 3.0) + 3.0 * f.attn + 3.0 * f.lora;
+}
+double train_head_flops(const ForwardFlops& f, bool frozen) {
+  return f.head * (frozen ? 2.0 : 3.0);
+}
+// Replayed forward per token: full recomputation replays every layer's forward (Chen et al. 2016;
+// Megatron checkpoints the transformer layers, not the head); selective replays the attention
+// core only (Korthikanti et al. 2022, sec. 5).
+double recompute_flops(const ForwardFlops& f, Recompute r) {
+  if (r == Recompute::kFull) return f.layers + f.attn + f.lora;
+  if (r == Recompute::kSelective) return f.attn;
+  return 0;
+}
+
+// Exposed part of `comm` seconds that can run behind `window` seconds of compute: NCCL
+// collectives launched as buckets fill overlap the compute still to come, but the last bucket
+// always trails it (Li et al. 2020, "PyTorch Distributed", VLDB, sec. 3.2.3), so at least
+// (1 - overlap) of it shows, and all that exceeds the window.
+double exposed(double comm, double window, double overlap) {
+  if (comm <= 0) return 0;
+  return std::max((1.0 - overlap) * comm, comm - window);
+}
+
+// Fraction of the GPU's achievable matmul rate a GEMM with reduction depth K reaches:
+// K / (K + k). Each output tile runs a main loop over K behind a fixed prologue (tile loads)
+// and epilogue (stores), so deep reductions amortise it and shallow ones do not (NVIDIA "Matrix
+// Multiplication Background" user guide, "Dimension quantization effects"; CUTLASS
+// efficient_gemm.md); the curve saturates at 1, the measured maximum (MAMF).
+double depth_eff(double k_depth, double k_half) {
+  return k_depth / (k_depth + std::max(0.0, k_half));
+}
+
+// Harmonic, FLOP-weighted depth efficiency of the layers' GEMMs on one tensor-parallel rank:
+// column-parallel matrices (q/k/v, gate/up, the head) reduce over the full input, row-parallel
+// ones (o_proj, down_proj) over in / tp (Shoeybi et al. 2019, sec. 3). Routed experts weigh
+// experts_per_token / num_experts. Time = sum FLOPs_i / eff_i, hence the harmonic mean.
+double layer_depth_eff(const Model& m, double tp, double k_half) {
+  double flops = 0, time = 0;
+  for (const auto& mod : linear_modules(m)) {
+    if (mod.name == "router") continue;
+    double n =
+        static_cast<double>(mod.in) * static_cast<double>(mod.out) * static_cast<double>(mod.count);
+    if (mod.expert && m.num_experts > 0)
+      n *= static_cast<double>(m.experts_per_token) / static_cast<double>(m.num_experts);
+    const std::string_view name = mod.name;
+    const bool row = name.ends_with("o_proj") || name.ends_with("down_proj");
+    const double depth = row ? static_cast<double>(mod.in) / tp : static_cast<double>(mod.in);
+    flops += n;
+    time += n / depth_eff(depth, k_half);
+  }
+  if (flops <= 0 || time <= 0)  // counts given as facts: no shapes, use the hidden size
+    return depth_eff(static_cast<double>(m.hidden_size), k_half);
+  return flops / time;
+}
+
+}  // namespace
+
+std::map<std::string, double> StepBreakdown::to_map() const {
+  return {{"compute", compute},     {"recompute", recompute}, {"tp_comm", tp_comm},
+          {"pp_bubble", pp_bubble}, {"dp_comm", dp_comm},     {"ep_comm", ep_comm},
+          {"optimizer", optimizer}, {"offload", offload}};
+}
+
 double training_flops_per_token(const Scenario& s) {
-  const ModelCosts c = model_costs(s.model, s.weights, s.kv_cache);
-  const double n2 = c.matmul_flops_per_token;                                      // 2N forward
-  const double attn = attention_flops_prefill(c, static_cast<double>(s.seq_len));  // causal fwd
-  const bool frozen = is_lora(s.task) || s.task == Task::kFreeze;
-  // Forward 2N; backward 4N = activation gradients 2N + weight gradients 2N (Kaplan et al. 2020
-  // sec. 2.1; Narayanan et al. 2021 "Efficient Large-Scale LM Training", appendix). Frozen
-  // weights need no weight gradients: 2N + 2N. Attention has no weights: backward = 2 x forward.
-  double flops = n2 + attn + (frozen ? n2 : 2.0 * n2) + 2.0 * attn;
-  // Recomputation replays the forward (Chen et al. 2016); selective replays attention only
-  // (Korthikanti et al. 2022, sec. 5).
-  if (s.training.recompute == Recompute::kFull) flops += n2 + attn;
-  if (s.training.recompute == Recompute::kSelective) flops += attn;
-  if (is_lora(s.task)) flops += 6.0 * lora_params(s.model, s.training, true);
-  return flops;
+  return training_flops_per_token(s,
+                                  model_costs(s.model, s.weights, s.kv_cache));
+}
+
+double training_flops_per_token(const Scenario& s, const ModelCosts& c) {
+  const ForwardFlops f = forward_flops(s, c);
+  const bool frozen = frozen_base(s.task);
+  return train_layer_flops(f, frozen) + train_head_flops(f, frozen) +
+         recompute_flops(f, s.training.recompute);
+}
+
+double optimizer_bytes_per_param(const TrainingOptions& t) {
+  // Per parameter, the step reads the gradient, reads and writes the master weight and each
+  // state, and (mixed precision) writes the 16-bit working copy: torch/optim/adamw.py
+  // (_multi_tensor_adamw) and apex FusedAdam read param, grad, exp_avg, exp_avg_sq and write
+  // param, exp_avg, exp_avg_sq; AdamW with fp32 master: 4 + 2 x 4 + 2 x 2 x 4 + 2 = 30 bytes.
+  const std::string& o = t.optimizer;
+  double states = 2;  // Adam family: exp_avg, exp_avg_sq
+  if (o == "sgd")
+    states = 0;
+  else if (o == "sgd-momentum" || o == "lion")
+    states = 1;
+  else if (o == "adafactor")
+    states = 0;  // factored second moment: rows + columns, negligible per parameter
+  const bool eight_bit = o.find("8bit") != std::string::npos;  // bitsandbytes: 1 byte a state
+  const bool pure16 = t.mixed_precision == "pure-bf16";
+  const bool fp32 = t.mixed_precision == "fp32";
+  const double state_bytes = eight_bit ? 1.0 : pure16 ? 2.0 : 4.0;
+  const double master = pure16 ? 2.0 : 4.0;
+  const double grad = pure16 ? 2.0 : 4.0;  // AMP keeps fp32 grads of fp32 master weights
+  const double copy = pure16 || fp32 ? 0.0 : 2.0;
+  // Gradient-norm clipping first reads every gradient for the norm and then scales it in place
+  // (torch.nn.utils.clip_grad_norm_; on by default: HF TrainingArguments max_grad_norm 1.0,
+  // Megatron --clip-grad 1.0, llm-foundry grad_clipping): 3 more passes over the gradients.
+  const double clip = 3.0 * grad;
+  return grad + 2.0 * master + 2.0 * states * state_bytes + copy + clip;
 }
 
 std::optional<TrainingSpeed> training_speed(const Scenario& s, const SpeedProfile& profile,
@@ -110,8 +257,9 @@ std::optional<TrainingSpeed> training_speed(const Scenario& s, const SpeedProfil
     const double grad_bytes = static_cast<double>(count_params(s.model).total) *
                               (r.dtype == "fp32" || r.dtype == "tf32" ? 4.0 : 2.0);
     r.dp_comm_s = allreduce_s(grad_bytes, gpus, dp_link);
-    r.step_time_s = std::max(r.compute_s + (1.0 - eng.overlap) * r.dp_comm_s, r.dp_comm_s) +
-                    profile.cv_step_overhead_s() * micro_batches;
+    r.breakdown.compute = r.compute_s + profile.cv_step_overhead_s() * micro_batches;
+    r.breakdown.dp_comm = exposed(r.dp_comm_s, r.compute_s, eng.overlap);
+    r.step_time_s = r.breakdown.total();
     r.tokens_per_s = global_batch / r.step_time_s;  // images/s
     r.tokens_per_s_per_gpu = r.tokens_per_s / static_cast<double>(gpus);
     r.tflops_per_gpu = r.tokens_per_s_per_gpu * flops_img / 1e12;
@@ -125,74 +273,207 @@ std::optional<TrainingSpeed> training_speed(const Scenario& s, const SpeedProfil
 
   const ModelCosts c = model_costs(s.model, s.weights, s.kv_cache);
   const double seq = static_cast<double>(s.seq_len);
-  r.hardware_flops_per_token = training_flops_per_token(s);
+  const bool frozen = frozen_base(s.task);
+  const ForwardFlops f = forward_flops(s, c);
+  r.hardware_flops_per_token = training_flops_per_token(s, c);
   // Model FLOPs for MFU (Chowdhery et al. 2022, PaLM appendix B): 6N + 12 L H Q T per token,
-  // attention counted without the causal saving, as llm-foundry and Megatron report it. Frozen
-  // weights (LoRA, freeze-tuning) need no weight gradients, so the work the step requires is 4N.
-  const bool frozen = is_lora(s.task) || s.task == Task::kFreeze;
+  // attention counted without the causal saving, as llm-foundry and Megatron report it; N holds
+  // the LM head (Narayanan et al. 2021, appendix: the V / (12 h l) term). Frozen weights (LoRA,
+  // freeze-tuning) need no weight gradients, so the work the step requires is 4N.
   r.model_flops_per_token =
-      (frozen ? 2.0 : 3.0) * c.matmul_flops_per_token +
+      (frozen ? 2.0 : 3.0) * (f.layers + f.head) +
       3.0 * c.attn_width * seq *
           static_cast<double>(c.full_layers + c.window_layers + c.linear_layers);
   const double tokens = global_batch * seq;
-  // GEMM efficiency grows with the width each GPU multiplies (hidden / tp).
-  const double x = static_cast<double>(c.hidden) / static_cast<double>(tp);
-  // Large training GEMMs are capped by the GPU's maximum achievable matmul rate (MAMF, measured
-  // per GPU, data/speed.json achievable_matmul), normalised to the table's default so that eff_max
-  // stays the fraction a typical GPU keeps.
-  const double mamf = profile.matmul_fraction(gpu.id) / profile.matmul_fraction("");
-  const double eff = eng.eff_max * x / (x + eng.eff_k_hidden) * vendor.compute_scale * mamf;
-  double work = r.hardware_flops_per_token * tokens / static_cast<double>(gpus);
-  if (s.task == Task::kQlora) work *= 1.0 + profile.qlora_dequant_cost();  // NF4 -> bf16 per GEMM
-  if (is_lora(s.task)) work *= 1.0 + profile.lora_extra_cost();            // unfused adapter GEMMs
-  r.compute_s = work / (*peak * eff);
-  if (eng.elementwise_bytes_per_hidden > 0 && gpu.memory_bandwidth_gbps) {
-    // Non-GEMM kernels (norms, activations, residual adds, casts) are bandwidth-bound: each layer
-    // moves about beta x hidden bytes per token forward and backward (Korthikanti et al. 2022,
-    // sec. 4.1: 34 h bytes of such activations per token and layer are stored in the forward and
-    // read back in the backward). They do not overlap the GEMMs of the same layer.
-    const double bytes = eng.elementwise_bytes_per_hidden * static_cast<double>(c.hidden) /
-                         static_cast<double>(tp) * static_cast<double>(c.num_layers) /
-                         static_cast<double>(pp) * tokens / static_cast<double>(dp);
-    r.compute_s += bytes / (*gpu.memory_bandwidth_gbps * 1e9);
+  const double t = static_cast<double>(tp), p = static_cast<double>(pp);
+  const double v =
+      pp > 1 ? static_cast<double>(std::max<int64_t>(1, s.parallel.pp_interleave)) : 1.0;
+  const double m = micro_batches;
+  const double mb_tokens = batch * seq;  // one micro-batch
+  const double hidden = static_cast<double>(c.hidden);
+  const double layers = static_cast<double>(c.num_layers);
+  const double vocab = static_cast<double>(s.model.vocab_size);
+  const double hbm = gpu.memory_bandwidth_gbps ? *gpu.memory_bandwidth_gbps * 1e9 : 0.0;
+
+  // GEMM rate: the dense tensor rate x the GPU's maximum achievable matmul fraction (MAMF,
+  // measured by shape search, data/speed.json achievable_matmul) x the engine's share of it
+  // (eff_max <= 1: kernel choice, fusion) x the depth efficiency of its GEMMs, which saturates
+  // with size. The head reduces over the hidden size.
+  const double mamf = profile.matmul_fraction(gpu.id);
+  const double base = *peak * mamf * eng.eff_max * vendor.compute_scale;
+  const double rate = base * layer_depth_eff(s.model, t, eng.eff_k_hidden);
+  const double head_rate = base * depth_eff(hidden, eng.eff_k_hidden);
+  double gemm_scale = 1.0;
+  if (s.task == Task::kQlora) gemm_scale *= 1.0 + profile.qlora_dequant_cost();  // NF4 -> bf16
+  if (is_lora(s.task)) gemm_scale *= 1.0 + profile.lora_extra_cost();  // unfused adapter GEMMs
+
+  // One micro-batch on one body stage (layers / p of them), per GPU of its tensor group.
+  const double stage_share = 1.0 / (p * t);
+  const double gemm_body =
+      mb_tokens * train_layer_flops(f, frozen) * stage_share / rate * gemm_scale;
+  const double gemm_rec =
+      mb_tokens * recompute_flops(f, s.training.recompute) * stage_share / rate * gemm_scale;
+  // The LM head and loss sit on the last stage, vocab-parallel over the tensor group (Shoeybi
+  // et al. 2019, sec. 3; Narayanan et al. 2021, sec. 3.2: the first stage holds the embedding
+  // lookup, which costs no FLOPs). This is what makes the last stage the slowest.
+  const double gemm_head = mb_tokens * train_head_flops(f, frozen) / t / head_rate;
+  double elem = 0, elem_rec = 0, scores = 0, scores_rec = 0, loss = 0;
+  if (hbm > 0) {
+    // Non-GEMM kernels (norms, activations, dropout, residual adds, casts) are bandwidth-bound:
+    // they move elementwise_bytes_per_hidden x hidden bytes per token and layer (forward and
+    // backward) in proportion to the activations a layer stores: 34 s b h bytes, of which
+    // sequence parallelism splits all over the tensor group and plain tensor parallelism only
+    // 24 (the layer norms and dropouts, 10 s b h, stay replicated): Korthikanti et al. 2022,
+    // sec. 4.2, eq. 2 vs eq. 4. Half of it is the forward (written, read back), replayed by
+    // full recomputation.
+    const double share =
+        (s.parallel.sequence_parallel || tp == 1) ? 1.0 / t : (10.0 + 24.0 / t) / 34.0;
+    elem = eng.elementwise_bytes_per_hidden * hidden * share * layers / p * mb_tokens / hbm;
+    if (s.training.recompute == Recompute::kFull) elem_rec = 0.5 * elem;
+    if (!s.training.flash_attention) {
+      // Eager attention materializes the s x s scores per head (the 5 a s^2 b bytes a layer
+      // stores, Korthikanti et al. 2022 sec. 4.1) and streams them through the softmax, dropout
+      // and both score GEMMs: eager_score_bytes per score, forward and backward (Megatron
+      // fused softmax: forward 13 bytes = scores written 2, softmax read 2 write 2, dropout
+      // read 2 write 2 + mask 1, PV read 2). FlashAttention keeps them in SRAM (Dao et al. 2022).
+      const double heads = static_cast<double>(s.model.num_heads) / t;
+      const double attn_layers = static_cast<double>(c.full_layers + c.window_layers);
+      scores = mb_tokens * seq * heads * eng.eager_score_bytes * attn_layers / p / hbm;
+      // Any recomputation replays the attention core's forward: 13 of the bytes.
+      if (s.training.recompute != Recompute::kNone && eng.eager_score_bytes > 0)
+        scores_rec = scores * std::min(1.0, 13.0 / eng.eager_score_bytes);
+    }
+    if (is_lora(s.task))
+      elem += lora_adapter_bytes_per_token(s.model, s.training) / (p * t) * mb_tokens / hbm;
+    // Cross-entropy over the vocab-parallel logits in fp32 (Megatron
+    // vocab_parallel_cross_entropy, torch cross_entropy upcast): logits read, exp written,
+    // read again and the gradient written, 4 bytes each.
+    loss = mb_tokens * vocab / t * 16.0 / hbm;
   }
+
+  // Tensor (and sequence) parallelism: per layer and micro-batch, 2 all-reduces forward and 2
+  // backward of b s h activations (Shoeybi et al. 2019, sec. 3), 2 more replayed by full
+  // recomputation; sequence parallelism swaps each for a reduce-scatter plus an all-gather of
+  // the same volume (Korthikanti et al. 2022, sec. 4.2.2). Megatron runs them in the critical
+  // path. The head adds one: its input gradient is all-reduced. The ring runs over NVLink inside
+  // the node's fast-link domain (gpus_per_node) and over the network beyond it.
+  double tp_body = 0, tp_head = 0;
+  if (tp > 1) {
+    const Link tp_link = group_link(gpu, tp, s.gpus_per_node, links);
+    double per_layer = s.training.recompute == Recompute::kFull ? 6.0 : 4.0;
+    // Sequence parallelism keeps only each rank's 1/t slice of the layer-norm outputs, so the
+    // backward all-gathers them again for the weight gradients of both column-parallel GEMMs
+    // (Megatron-LM tensor_parallel/layers.py, LinearWithGradAccumulationAndAsyncCommunication
+    // backward; Calculon's seq_par_ag_redo): 2 all-gathers, one all-reduce's worth of bytes.
+    if (s.parallel.sequence_parallel && s.training.recompute != Recompute::kFull) per_layer += 1.0;
+    const double bytes = mb_tokens * hidden * links.activation_bytes;
+    const double one = allreduce_s(bytes, tp, tp_link);
+    tp_body = per_layer * layers / p * one;
+    tp_head = one;
+  }
+
+  // MoE expert parallelism: a dispatch and a combine all-to-all forward and again backward per
+  // MoE layer, top-k copies of each token's hidden state (Lepikhin et al. 2020, GShard sec. 2.2;
+  // Megatron-Core token dispatcher). An all-to-all ships (ep - 1) / ep of the bytes.
+  double ep_mb = 0;
+  const int64_t ep = std::max<int64_t>(1, s.parallel.ep);
+  if (ep > 1 && c.moe_layers > 0) {
+    const Link ep_link = group_link(gpu, ep * tp, s.gpus_per_node, links);
+    const double e = static_cast<double>(ep);
+    const double bytes = mb_tokens / t * static_cast<double>(c.experts_per_token) * hidden *
+                         links.activation_bytes * (e - 1.0) / e;
+    ep_mb = 4.0 * static_cast<double>(c.moe_layers) / p *
+            (bytes / ep_link.bytes_per_s + ep_link.latency_s);
+  }
+
+  const double overhead = eng.step_overhead_s;  // per micro-batch: launches, Python, data
+  const double body_mb =
+      gemm_body + elem + scores + gemm_rec + elem_rec + scores_rec + tp_body + ep_mb;
+  const double last_mb = body_mb + gemm_head + loss + tp_head;
+  StepBreakdown& br = r.breakdown;
+  // 1F1B (and interleaved) schedules: the slowest (last) stage paces the m micro-batches; the
+  // fill and drain cost (p - 1) / v body-stage micro-batch times (Narayanan et al. 2021,
+  // sec. 2.2.1-2.2.2: bubble fraction (p - 1) / (v m)).
+  br.compute = m * (gemm_body + elem + scores + gemm_head + loss + overhead);
+  br.recompute = m * (gemm_rec + elem_rec + scores_rec);
+  br.tp_comm = m * (tp_body + tp_head);
+  br.ep_comm = m * ep_mb;
   if (pp > 1) {
-    // Pipeline bubble (Narayanan et al. 2021, sec. 2.2.1): (p - 1) / (m v) of the ideal time.
-    r.bubble =
-        static_cast<double>(pp - 1) /
-        (micro_batches * static_cast<double>(std::max<int64_t>(1, s.parallel.pp_interleave)));
-    r.compute_s *= 1.0 + r.bubble;
+    r.bubble = (p - 1.0) / (v * m);
+    br.pp_bubble = (p - 1.0) / v * body_mb;
+    // Stage boundaries: the activation forward and its gradient backward for every model chunk
+    // (v of them per GPU); with the scatter/gather optimisation each tensor rank sends 1/t
+    // (Narayanan et al. 2021, sec. 4.1). Blocking sends in the 1F1B schedule.
+    const Link pp_link = group_link(gpu, tp * pp, s.gpus_per_node, links);
+    const double bytes = mb_tokens * hidden * links.activation_bytes / t;
+    br.pp_bubble += m * 2.0 * v * (bytes / pp_link.bytes_per_s + pp_link.latency_s);
   }
-  // Data parallel traffic per step, for this GPU's model shard (ZeRO, Rajbhandari et al. 2020,
-  // sec. 7: stages 0-2 move 2 x grads, stage 3 adds an all-gather of the parameters in the
-  // forward and in the backward of every micro-batch).
-  const double shard = static_cast<double>(tp * pp);
+
+  // Data parallelism, for this GPU's shard of the trainable weights.
+  const double shard = t * p;
   const double grad_bytes_per_value = r.dtype == "fp32" ? 4.0 : 2.0;
   const double trainable = is_lora(s.task) ? lora_params(s.model, s.training, false)
                                            : static_cast<double>(count_params(s.model).total);
   const double grads = trainable / shard * grad_bytes_per_value;
+  const double backward_window = last_mb * 2.0 / 3.0;  // backward of the last micro-batch
   if (dp > 1) {
     if (s.training.zero_stage >= 3) {
+      // ZeRO-3 / FSDP (Rajbhandari et al. 2020, sec. 5.3 and 7.2.2): every micro-batch gathers
+      // the parameters for its forward and again for its backward, and reduce-scatters its
+      // gradients; prefetching hides them behind that micro-batch's compute.
       const double params = static_cast<double>(count_params(s.model).total) / shard *
                             (frozen ? s.weights.bytes_per_value() : grad_bytes_per_value);
-      r.dp_comm_s = micro_batches *
-                    (2.0 * allgather_s(params, dp, dp_link) + allgather_s(grads, dp, dp_link));
+      const double per_mb =
+          2.0 * allgather_s(params, dp, dp_link) + allgather_s(grads, dp, dp_link);
+      r.dp_comm_s = m * per_mb;
+      br.dp_comm = m * exposed(per_mb, last_mb, eng.overlap);
     } else {
+      // ZeRO 0-2: one all-reduce (ZeRO-1/2: reduce-scatter + all-gather, the same volume,
+      // Rajbhandari et al. 2020 sec. 7.2.1) of the gradients after the last micro-batch,
+      // bucketed behind its backward.
       r.dp_comm_s = allreduce_s(grads, dp, dp_link);
+      br.dp_comm = exposed(r.dp_comm_s, backward_window, eng.overlap);
     }
   }
-  if (tp > 1) {
-    // Megatron TP: 2 all-reduces forward and 2 backward per layer (Shoeybi et al. 2019, sec. 3),
-    // 2 more with full recomputation; sequence parallelism swaps each for a reduce-scatter plus
-    // an all-gather of the same volume (Korthikanti et al. 2022, sec. 4.2.2).
-    const Link tp_link = group_link(gpu, tp, s.gpus_per_node, links);
-    const double per_layer = s.training.recompute == Recompute::kFull ? 6.0 : 4.0;
-    const double bytes = batch * seq * static_cast<double>(c.hidden) * links.activation_bytes;
-    r.tp_comm_s = micro_batches * per_layer * static_cast<double>(c.num_layers) /
-                  static_cast<double>(pp) * allreduce_s(bytes, tp, tp_link);
+  if (pp > 1 && s.model.tied_embeddings && !frozen) {
+    // Tied input embedding and LM head live on the first and last stage: their gradients are
+    // all-reduced between the two after the flush (Megatron _allreduce_embedding_grads).
+    const Link pp_link = group_link(gpu, tp * pp, s.gpus_per_node, links);
+    br.dp_comm += allreduce_s(vocab * hidden / t * grad_bytes_per_value, 2, pp_link);
   }
-  r.step_time_s = std::max(r.compute_s + (1.0 - eng.overlap) * r.dp_comm_s, r.dp_comm_s) +
-                  r.tp_comm_s + eng.step_overhead_s * micro_batches;
+
+  // Optimizer step: bandwidth-bound over the states of this GPU's shard (ZeRO-1+ shards them
+  // over dp as well).
+  const double opt_params =
+      trainable / shard / (s.training.zero_stage >= 1 ? static_cast<double>(dp) : 1.0);
+  const double opt_bytes = opt_params * optimizer_bytes_per_param(s.training);
+  const bool offload_opt = s.training.offload != "none";
+  if (!offload_opt && hbm > 0) br.optimizer = opt_bytes / (hbm * eng.optimizer_bw_eff);
+  if (offload_opt) {
+    // ZeRO-Offload (Ren et al. 2021, sec. 4.1-4.2): the 16-bit gradients go to the host during
+    // the backward, the CPU runs Adam over the fp32 master weights and states (host-memory
+    // bound, the same bytes as on the GPU), and the updated 16-bit weights come back before the
+    // next forward. Only the gradient copy overlaps.
+    const double pcie = gpu.pcie_bytes_per_s() * links.pcie_eff;
+    const double down = opt_params * grad_bytes_per_value / pcie + links.pcie_latency_s;
+    const double up = opt_params * 2.0 / pcie + links.pcie_latency_s;
+    br.offload = exposed(down, backward_window, eng.overlap) + up +
+                 opt_bytes / links.host_memory_bytes_per_s;
+    if (s.training.offload == "optimizer+params") {
+      // Parameters live on the host too (ZeRO-Infinity, Rajbhandari et al. 2021 sec. 5; FSDP
+      // CPUOffload): each micro-batch copies this GPU's shard in for the forward and again for
+      // the backward, prefetched behind the micro-batch's compute.
+      const double param_shard = static_cast<double>(count_params(s.model).total) / shard /
+                                 (s.training.zero_stage >= 3 ? static_cast<double>(dp) : 1.0) *
+                                 s.weights.bytes_per_value();
+      const double fetch = 2.0 * (param_shard / pcie + links.pcie_latency_s);
+      br.offload += m * exposed(fetch, last_mb, eng.overlap);
+    }
+  }
+
+  r.compute_s = br.compute + br.recompute;
+  r.tp_comm_s = br.tp_comm;
+  r.step_time_s = br.total();
   r.tokens_per_s = tokens / r.step_time_s;
   r.tokens_per_s_per_gpu = r.tokens_per_s / static_cast<double>(gpus);
   r.tflops_per_gpu = r.model_flops_per_token * r.tokens_per_s_per_gpu / 1e12;

@@ -1,15 +1,38 @@
 #pragma once
-// Training step time: FLOPs per token by task (6N, 8N with recomputation, 4N + adapters for
-// LoRA), at the dense tensor rate of the training precision times a size-dependent efficiency,
-// plus data-parallel and tensor-parallel communication and the pipeline bubble.
+// Training step time, stage by stage (docs/speed.md "Training"): the FLOPs of the heaviest
+// pipeline stage (transformer layers, plus the LM head and loss on the last one) at the dense
+// tensor rate times a saturating GEMM efficiency, the bandwidth-bound non-GEMM kernels (and the
+// materialized s x s scores of eager attention), recomputation, tensor-parallel collectives on
+// the link the group crosses, the pipeline bubble, exposed data-parallel / ZeRO-3 traffic, the
+// optimizer step and CPU offload over PCIe. The exposed parts add up to the step time.
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "gpusizer/scenario.h"
 #include "gpusizer/speed_profile.h"
+#include "speed/model_costs.h"
 
 namespace gpusizer {
+
+/// Exposed seconds of one optimizer step by cause (contract v2 "Training layouts":
+/// performance.step_breakdown_s). The parts add up to the step time.
+struct StepBreakdown {
+  double compute = 0;    ///< forward + backward GEMMs and non-GEMM kernels, launch overheads
+  double recompute = 0;  ///< replayed forward work (activation checkpointing)
+  double tp_comm = 0;    ///< tensor/sequence-parallel collectives (not overlapped in Megatron)
+  double pp_bubble = 0;  ///< pipeline fill and drain, plus the stage-boundary sends
+  double dp_comm = 0;    ///< gradient reduction and ZeRO-3 gathers not hidden behind compute
+  double ep_comm = 0;    ///< MoE all-to-all
+  double optimizer = 0;  ///< optimizer step on the GPU (bandwidth-bound)
+  double offload = 0;    ///< PCIe traffic and CPU optimizer time of offloading
+  double total() const {
+    return compute + recompute + tp_comm + pp_bubble + dp_comm + ep_comm + optimizer + offload;
+  }
+  /// The contract's keys and values.
+  std::map<std::string, double> to_map() const;
+};
 
 struct TrainingSpeed {
   double step_time_s = 0;
@@ -21,6 +44,7 @@ struct TrainingSpeed {
   double hardware_flops_per_token = 0;
   double model_flops_per_token = 0;
   double compute_s = 0, dp_comm_s = 0, tp_comm_s = 0, bubble = 0;
+  StepBreakdown breakdown;
   std::string dtype;
 };
 
@@ -31,8 +55,13 @@ std::string training_dtype(const std::string& mixed_precision, const Gpu& gpu, b
 /// counts routed experts at experts_per_token / num_experts.
 double lora_params(const Model& model, const TrainingOptions& t, bool active);
 
-/// Hardware FLOPs per trained token for the task (what the GPU executes).
+/// Hardware FLOPs per trained token for the task (what the GPU executes), LM head included.
 double training_flops_per_token(const Scenario& s);
+/// The same with the model's costs already computed.
+double training_flops_per_token(const Scenario& s, const ModelCosts& costs);
+
+/// Bytes the optimizer step reads and writes per trained parameter (HBM or host memory).
+double optimizer_bytes_per_param(const TrainingOptions& t);
 
 /// Step time and throughput; nullopt with `why` when the GPU lacks the needed figures.
 std::optional<TrainingSpeed> training_speed(const Scenario& s, const SpeedProfile& profile,

@@ -1,0 +1,127 @@
+// The layout search against published layouts: Megatron-Turing NLG 530B (Smith et al. 2022,
+// "Using DeepSpeed and Megatron to Train Megatron-Turing NLG 530B", sec. 3: TP 8 inside the
+// DGX A100 node, PP 35, DP 8 on 2240 A100 80GB, global batch 1920-2520, seq 2048).
+#include "advisor/training_layouts.h"
+
+#include <gtest/gtest.h>
+
+#include "gpusizer/error.h"
+
+namespace gpusizer {
+namespace {
+
+Scenario mt_nlg(int64_t gpus) {
+  const nlohmann::json j = {{"model",
+                             {{"hf_config",
+                               {{"architectures", {"GPT2LMHeadModel"}},
+                                {"model_type", "gpt2"},
+                                {"n_embd", 20480},
+                                {"n_layer", 105},
+                                {"n_head", 128},
+                                {"n_inner", 81920},
+                                {"vocab_size", 51200},
+                                {"n_positions", 2048},
+                                {"tie_word_embeddings", true}}}}},
+                            {"engine", "megatron"},
+                            {"gpu", "a100-sxm4-80gb"},
+                            {"gpu_count", gpus},
+                            {"gpus_per_node", 8},
+                            {"task", "pretrain"},
+                            {"weights", "bf16"},
+                            {"seq_len", 2048},
+                            {"training", {{"global_batch", 2520}, {"mixed_precision", "bf16"}}}};
+  return parse_scenario(j, Catalog::builtin());
+}
+
+TEST(TrainingLayouts, Mt530bOn2240GpusUsesTensorAndPipelineParallelism) {
+  const Scenario s = mt_nlg(2240);
+  const auto r = search_training_layouts(s, Catalog::builtin(), SpeedProfile::builtin(), {});
+  ASSERT_FALSE(r.top.empty());
+  EXPECT_GT(r.candidates, r.fitting);  // memory pruned something: pure DP cannot hold 530B
+  const TrainingLayout& best = r.top.front();
+  // 530B x 18 bytes (bf16 weights and grads, fp32 master and Adam states) = 9.5 TB: no layout
+  // without model parallelism fits 80 GB; TP beyond 8 would leave the NVLink domain.
+  EXPECT_EQ(best.parallel.tp, 8);
+  EXPECT_GT(best.parallel.pp, 1);
+  EXPECT_EQ(best.parallel.tp * best.parallel.pp * best.parallel.dp, 2240);
+  EXPECT_EQ(best.micro_batch * best.grad_accum * best.parallel.dp, 2520);
+  for (size_t i = 1; i < r.top.size(); ++i)
+    EXPECT_LE(r.top[i - 1].step_time_s, r.top[i].step_time_s);
+  // Band: 2520 x 2048 tokens x 6 x 530e9 FLOPs = 1.64e19 over 2240 GPUs at 312 TFLOPS is
+  // 23.5 s at 100% MFU. Smith et al. 2022 report 113-126 TFLOPS per GPU with full recomputation
+  // (8N FLOPs a token, no FlashAttention): 1.64e19 x 8/6 / (2240 x 126e12) = 77.6 s. A layout
+  // with selective recomputation and FlashAttention lands between the two.
+  EXPECT_GT(best.step_time_s, 23.5);
+  EXPECT_LT(best.step_time_s, 77.6);
+  EXPECT_NEAR(best.breakdown.total(), best.step_time_s, 1e-9 * best.step_time_s);
+}
+
+TEST(TrainingLayouts, Mt530bOnUpTo5128Gpus) {
+  // 5128 = 8 x 641 (prime): no data-parallel size divides the global batch of 2520 = 2^3 3^2 5 7
+  // with every GPU busy, so the search may leave some idle.
+  const Scenario s = mt_nlg(5128);
+  LayoutSearchOptions o;
+  EXPECT_TRUE(
+      search_training_layouts(s, Catalog::builtin(), SpeedProfile::builtin(), o).top.empty());
+  o.allow_fewer_gpus = true;
+  const auto r = search_training_layouts(s, Catalog::builtin(), SpeedProfile::builtin(), o);
+  ASSERT_FALSE(r.top.empty());
+  const TrainingLayout& best = r.top.front();
+  EXPECT_EQ(best.parallel.tp, 8);
+  EXPECT_GT(best.parallel.pp, 1);
+  EXPECT_LE(best.gpus, 5128);
+  EXPECT_EQ(best.gpus % 8, 0);
+  EXPECT_EQ(best.micro_batch * best.grad_accum * best.parallel.dp, 2520);
+  // More GPUs than the 2240 of the published run: at least as fast as the best on 2240.
+  const auto r2240 =
+      search_training_layouts(mt_nlg(2240), Catalog::builtin(), SpeedProfile::builtin(), {});
+  ASSERT_FALSE(r2240.top.empty());
+  EXPECT_LE(best.step_time_s, r2240.top.front().step_time_s);
+}
+
+// The three everyday jobs each get several distinct layouts with their breakdowns.
+TEST(TrainingLayouts, EverydayJobsGetSeveralLayouts) {
+  struct Job {
+    const char* model;
+    const char* task;
+    const char* gpu;
+    int64_t gpus, global_batch;
+    const char* weights;
+  };
+  for (const Job& j : {Job{"llama-3.1-70b", "pretrain", "h100-sxm5-80gb", 512, 512, "bf16"},
+                       Job{"llama-2-7b", "full", "a100-sxm4-80gb", 8, 64, "bf16"},
+                       Job{"llama-3.1-70b", "qlora", "l40s-48gb", 2, 16, "nf4"}}) {
+    SCOPED_TRACE(j.model + std::string(" ") + j.task + " " + j.gpu);
+    const Scenario s = parse_scenario({{"model", j.model},
+                                       {"task", j.task},
+                                       {"gpu", j.gpu},
+                                       {"gpu_count", j.gpus},
+                                       {"weights", j.weights},
+                                       {"seq_len", 2048},
+                                       {"engine", "fsdp"},
+                                       {"training", {{"global_batch", j.global_batch}}}},
+                                      Catalog::builtin());
+    const auto r = search_training_layouts(s, Catalog::builtin(), SpeedProfile::builtin(), {});
+    ASSERT_GE(r.top.size(), 3u);
+    for (const auto& l : r.top) {
+      EXPECT_EQ(l.parallel.tp * l.parallel.pp * l.parallel.dp, j.gpus);
+      EXPECT_EQ(l.micro_batch * l.grad_accum * l.parallel.dp, j.global_batch);
+      EXPECT_NEAR(l.breakdown.total(), l.step_time_s, 1e-9 * l.step_time_s);
+      EXPECT_GT(l.memory_bytes, 0);
+    }
+  }
+}
+
+TEST(TrainingLayouts, TopNAndBadInput) {
+  Scenario s = mt_nlg(2240);
+  LayoutSearchOptions o;
+  o.top_n = 3;
+  EXPECT_LE(search_training_layouts(s, Catalog::builtin(), SpeedProfile::builtin(), o).top.size(),
+            3u);
+  s.gpu = std::nullopt;
+  EXPECT_THROW(search_training_layouts(s, Catalog::builtin(), SpeedProfile::builtin(), o),
+               InputError);
+}
+
+}  // namespace
+}  // namespace gpusizer

@@ -1,0 +1,279 @@
+// Each lever of the training step model against numbers derived by hand from its source, on a
+// profile whose efficiencies are round (eff = 0.5 of the dense rate at every width, no overheads,
+// links at their line rate), so that every difference below is one formula.
+#include "speed/training_speed.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+
+#include "gpusizer/api.h"
+#include "gpusizer/speed.h"
+
+namespace gpusizer {
+namespace {
+
+// A100 SXM4 80GB (data/gpus.csv): 312 TFLOPS dense fp16/bf16, 2039 GB/s HBM, PCIe Gen4 x16
+// (16 x 1.969 GB/s = 31.504 GB/s a direction), NVLink 600 GB/s both directions.
+constexpr double kRate = 312e12 * 0.5;
+constexpr double kHbm = 2039e9;
+constexpr double kPcie = 16 * 1.969e9;
+
+SpeedProfile round_profile(double elementwise = 0, double overlap = 0) {
+  return SpeedProfile::from_json(nlohmann::json{{"achievable_matmul", {{"default", 1.0}}},
+                                                {"links",
+                                                 {{"nvlink_eff", 1.0},
+                                                  {"nvlink_latency_us", 0.0},
+                                                  {"pcie_eff", 1.0},
+                                                  {"pcie_latency_us", 0.0},
+                                                  {"network_gbps_per_gpu", 400.0},
+                                                  {"network_eff", 1.0},
+                                                  {"network_latency_us", 0.0},
+                                                  {"activation_bytes", 2.0},
+                                                  {"host_memory_gbps_per_gpu", 25.0}}},
+                                                {"training",
+                                                 {{"defaults",
+                                                   {{"eff_max", 0.5},
+                                                    {"eff_k_hidden", 0.0},
+                                                    {"overlap", overlap},
+                                                    {"step_overhead_ms", 0.0},
+                                                    {"elementwise_bytes_per_hidden", elementwise},
+                                                    {"eager_score_bytes", 32.0},
+                                                    {"optimizer_bw_eff", 1.0}}}}}});
+}
+
+// GPT-2-shaped model: h = 1024, 4 layers, 16 heads, ffn 4096, vocab 1000, 1024 positions, tied
+// embeddings; one sequence of 1024 tokens on one A100.
+Scenario small(int64_t gpus = 1) {
+  const nlohmann::json j = {{"model",
+                             {{"hf_config",
+                               {{"architectures", {"GPT2LMHeadModel"}},
+                                {"model_type", "gpt2"},
+                                {"n_embd", 1024},
+                                {"n_layer", 4},
+                                {"n_head", 16},
+                                {"n_inner", 4096},
+                                {"vocab_size", 1000},
+                                {"n_positions", 1024},
+                                {"tie_word_embeddings", true}}}}},
+                            {"engine", "megatron"},
+                            {"gpu", "a100-sxm4-80gb"},
+                            {"gpu_count", gpus},
+                            {"task", "pretrain"},
+                            {"weights", "bf16"},
+                            {"seq_len", 1024},
+                            {"batch", 1},
+                            {"training", {{"global_batch", 1}, {"flash_attention", true}}}};
+  return parse_scenario(j, Catalog::builtin());
+}
+
+TrainingSpeed step(const Scenario& s, const SpeedProfile& p) {
+  std::string why;
+  const auto r = training_speed(s, p, why);
+  EXPECT_TRUE(r) << why;
+  return r.value_or(TrainingSpeed{});
+}
+
+// Per token and layer: 12 h^2 weights (4 h^2 attention + 8 h^2 MLP), forward 2 FLOPs each:
+// 24 h^2 = 25,165,824; biases and norms add 13 h parameters (0.1%). Attention forward per token
+// and layer: QK^T and PV, 2 FLOPs x h each per context token (PaLM appendix B), over the causal
+// mean s / 2 context: 4 h x s / 2 = 2 h s = 2,097,152.
+constexpr double kH = 1024, kL = 4, kS = 1024, kTokens = 1024;
+constexpr double kLayerFwd = 24 * kH * kH * kL;  // 100,663,296 FLOPs per token
+constexpr double kAttnFwd = 2 * kH * kS * kL;    // 8,388,608 FLOPs per token (QK^T + PV, causal)
+
+TEST(TrainingSpeed, ParameterCountOfTheTestModel) {
+  // Embedding 1000 x 1024 + positions 1024 x 1024 + 4 layers x (12 h^2 weights + 9 h biases
+  // (qkv 3h, out h, fc 4h, proj h) + two layer norms 4 h) + final norm 2 h
+  // = 1,024,000 + 1,048,576 + 4 x 12,596,224 + 2,048 = 52,459,520.
+  EXPECT_EQ(count_params(small().model).total, 52459520);
+}
+
+TEST(TrainingSpeed, FullRecomputationAddsOneForward) {
+  // Chen et al. 2016 / Korthikanti et al. 2022 sec. 5: full recomputation replays the layers'
+  // forward: (24 h^2 L + 2 h s L) x tokens / rate = 1.1167e11 / 1.56e14 = 0.7158 ms, i.e. one
+  // third of the layers' forward + backward; the LM head is not replayed.
+  Scenario s = small();
+  const auto p = round_profile();
+  const TrainingSpeed none = step(s, p);
+  s.training.recompute = Recompute::kFull;
+  const TrainingSpeed full = step(s, p);
+  const double replay = (kLayerFwd + kAttnFwd) * kTokens / kRate;
+  EXPECT_NEAR(full.breakdown.recompute, replay, 0.002 * replay);
+  EXPECT_NEAR(full.step_time_s - none.step_time_s, replay, 0.002 * replay);
+  EXPECT_EQ(none.breakdown.recompute, 0);
+}
+
+TEST(TrainingSpeed, SelectiveRecomputationReplaysAttentionOnly) {
+  // Korthikanti et al. 2022 sec. 5: only QK^T, softmax and PV are replayed: 2 h s L x tokens /
+  // rate = 8.389e6 x 1024 / 1.56e14 = 55.1 us, 1/12 of the full replay here.
+  Scenario s = small();
+  s.training.recompute = Recompute::kSelective;
+  const TrainingSpeed sel = step(s, round_profile());
+  const double replay = kAttnFwd * kTokens / kRate;
+  EXPECT_NEAR(sel.breakdown.recompute, replay, 0.001 * replay);
+}
+
+TEST(TrainingSpeed, EagerAttentionPaysForTheMaskedHalfAndTheScores) {
+  // Without FlashAttention the whole s x s score matrix is multiplied (forward 4 h s per layer
+  // instead of 2 h s, backward twice that): + 3 x 2 h s L x tokens / rate = 161.3 us; and the
+  // scores stream through memory: tokens x s x heads x 32 bytes x L / HBM
+  // = 1024 x 1024 x 16 x 32 x 4 / 2.039e12 = 1.0532 ms (Korthikanti et al. 2022 sec. 4.1 and
+  // Dao et al. 2022: what FlashAttention keeps on chip).
+  Scenario s = small();
+  const auto p = round_profile();
+  const TrainingSpeed flash = step(s, p);
+  s.training.flash_attention = false;
+  const TrainingSpeed eager = step(s, p);
+  const double flops = 3 * kAttnFwd * kTokens / kRate;
+  const double bytes = kTokens * kS * 16 * 32 * kL / kHbm;
+  EXPECT_NEAR(eager.step_time_s - flash.step_time_s, flops + bytes, 0.001 * (flops + bytes));
+}
+
+TEST(TrainingSpeed, SequenceParallelismSplitsTheReplicatedActivations) {
+  // Korthikanti et al. 2022 sec. 4.2: per token and layer a layer stores 34 h bytes; tensor
+  // parallelism over t splits 24 h of them and replicates 10 h (norms, dropouts); sequence
+  // parallelism splits all 34 h. With elementwise traffic of 34 h bytes per token and layer
+  // (one pass over what is stored) on TP8: (10 + 24/8) h - 34 h / 8 = 8.75 h bytes per token and
+  // layer: 8.75 x 1024 x 4 x 1024 / 2.039e12 = 17.99 us less per step.
+  Scenario s = small(8);
+  s.parallel.tp = 8;
+  s.parallel.dp = 1;
+  const auto p = round_profile(34.0);
+  const TrainingSpeed tp_only = step(s, p);
+  s.parallel.sequence_parallel = true;
+  const TrainingSpeed sp = step(s, p);
+  // Megatron TP: 4 all-reduces per layer of b s h x 2 bytes = 2 MiB over NVLink at 300 GB/s a
+  // direction: 2 x 7/8 x 2,097,152 / 3e11 = 12.23 us each; 4 x 4 layers + 1 for the head = 17.
+  // Sequence parallelism moves the same bytes as reduce-scatters and all-gathers, and gathers
+  // the norm outputs again in the backward: one all-reduce's worth more per layer, 21 in all.
+  const double one = 2.0 * 7.0 / 8.0 * 2097152.0 / 300e9;
+  EXPECT_NEAR(tp_only.breakdown.tp_comm, 17 * one, 1e-3 * one);
+  EXPECT_NEAR(sp.breakdown.tp_comm, 21 * one, 1e-3 * one);
+  const double saved = 8.75 * kH * kL * kTokens / kHbm;
+  EXPECT_NEAR(tp_only.breakdown.compute - sp.breakdown.compute, saved, 0.001 * saved);
+  EXPECT_NEAR(tp_only.step_time_s - sp.step_time_s, saved - 4 * one, 0.001 * saved);
+}
+
+TEST(TrainingSpeed, OptimizerOffloadMovesTheStepToThePcieAndTheCpu) {
+  // On the GPU, AdamW with fp32 master weights moves 42 bytes per parameter (grad 4, master 4+4,
+  // two states 2 x (4+4), bf16 copy 2, gradient clipping 3 x 4): 52,459,520 x 42 / 2.039e12
+  // = 1.0806 ms. ZeRO-Offload
+  // (Ren et al. 2021 sec. 4): 2-byte gradients down and 2-byte weights up over PCIe
+  // (2 x 2 x 52,459,520 / 31.504e9 = 6.661 ms, none of it hidden with overlap 0) plus CPU Adam
+  // over the same 42 bytes at 25 GB/s of host memory (88.13 ms).
+  Scenario s = small();
+  const auto p = round_profile();
+  const TrainingSpeed gpu = step(s, p);
+  const double params = 52459520;
+  EXPECT_NEAR(gpu.breakdown.optimizer, params * 42 / kHbm, 1e-9);
+  s.training.offload = "optimizer";
+  const TrainingSpeed off = step(s, p);
+  EXPECT_EQ(off.breakdown.optimizer, 0);
+  const double expect = 4 * params / kPcie + params * 42 / 25e9;
+  EXPECT_NEAR(off.breakdown.offload, expect, 1e-9);
+  EXPECT_GT(off.step_time_s, gpu.step_time_s);
+  // Parameters offloaded too: each micro-batch copies the 2-byte weights in for the forward and
+  // again for the backward: 2 x 104,919,040 / 31.504e9 = 6.661 ms more.
+  s.training.offload = "optimizer+params";
+  const TrainingSpeed both = step(s, p);
+  EXPECT_NEAR(both.breakdown.offload - off.breakdown.offload, 4 * params / kPcie, 1e-9);
+}
+
+TEST(TrainingSpeed, LoraAdaptersStreamTheirInputsAndOutputs) {
+  // PEFT's unfused adapters move 18 bytes per input and 36 per output feature of each targeted
+  // matrix per token (dropout, lora_A, lora_B, scale, add; forward and backward). All-linear on
+  // the test model: per layer q, k, v, o (1024 -> 1024), up (1024 -> 4096), down (4096 -> 1024):
+  // 9216 input and 9216 output features, 54 x 9216 = 497,664 bytes, x 4 layers x 1024 tokens
+  // = 2.0384e9 bytes. With it, the only bandwidth-bound terms are the fp32 loss (1024 x 1000 x
+  // 16 = 1.6384e7) and AdamW over the 8 x 18,432 x 4 = 589,824 adapter weights (x 42 bytes =
+  // 2.4773e7): doubling the HBM bandwidth saves half of 2.0796e9 / 2.039e12 = 0.5099 ms.
+  Scenario s = small();
+  s.task = Task::kLora;
+  s.training.lora_targets = {"all-linear"};
+  const auto p = round_profile();
+  const TrainingSpeed base = step(s, p);
+  Gpu fast = *s.gpu;
+  fast.memory_bandwidth_gbps = 2 * 2039.0;
+  s.gpu = fast;
+  const TrainingSpeed faster = step(s, p);
+  const double bytes = 2.0384e9 + 1.6384e7 + 589824.0 * 42;
+  EXPECT_NEAR(base.step_time_s - faster.step_time_s, bytes / (2 * kHbm), 1e-3 * bytes / kHbm);
+}
+
+TEST(TrainingSpeed, DataParallelTrafficAndItsOverlap) {
+  // 16 GPUs on two nodes: the data-parallel ring crosses the network, 400 Gb/s = 50 GB/s a GPU.
+  // Gradients: 52,459,520 x 2 bytes = 1.0492e8. ZeRO 0-2: one all-reduce, 2 x 15/16 x 1.0492e8 /
+  // 5e10 = 3.934 ms (Rajbhandari et al. 2020 sec. 7.2.1). ZeRO-3: per micro-batch two
+  // all-gathers of the 2-byte weights and a reduce-scatter of the gradients, 3 x 15/16 x
+  // 1.0492e8 / 5e10 = 5.902 ms (sec. 7.2.2).
+  Scenario s = small(16);
+  s.parallel.dp = 16;
+  s.training.global_batch = 16;  // one sequence per GPU: one micro-batch
+  const double bytes = 52459520.0 * 2;
+  const double allreduce = 2 * 15.0 / 16.0 * bytes / 50e9;
+  const double zero3 = 3 * 15.0 / 16.0 * bytes / 50e9;
+  const TrainingSpeed ddp = step(s, round_profile(0, 0));
+  EXPECT_NEAR(ddp.breakdown.dp_comm, allreduce, 1e-9);
+  s.training.zero_stage = 3;
+  const TrainingSpeed z3 = step(s, round_profile(0, 0));
+  EXPECT_NEAR(z3.breakdown.dp_comm, zero3, 1e-9);
+  // Full overlap hides what fits behind the compute it runs with (the last micro-batch's
+  // backward for the all-reduce, the whole micro-batch for ZeRO-3): only the excess shows.
+  s.training.zero_stage = 0;
+  const TrainingSpeed hidden = step(s, round_profile(0, 1));
+  const double backward = hidden.breakdown.compute * 2.0 / 3.0;
+  EXPECT_NEAR(hidden.breakdown.dp_comm, std::max(0.0, allreduce - backward), 1e-9);
+  EXPECT_LT(hidden.step_time_s, ddp.step_time_s);
+}
+
+TEST(TrainingSpeed, InterleavingShrinksTheBubbleAndTheLastStageCarriesTheHead) {
+  // Narayanan et al. 2021 sec. 2.2: bubble = (p - 1) / v body-stage micro-batch times. With p = 4
+  // stages (one layer each) and m = 8 micro-batches, v = 2 halves the fill and drain.
+  Scenario s = small(4);
+  s.parallel.pp = 4;
+  s.parallel.dp = 1;
+  s.training.global_batch = 8;
+  const auto p = round_profile();
+  const TrainingSpeed v1 = step(s, p);
+  s.parallel.pp_interleave = 2;
+  const TrainingSpeed v2 = step(s, p);
+  // One body stage, one micro-batch: one layer forward + backward: 3 x (24 h^2 + 2 h s) x 1024 /
+  // rate = 0.5369 ms (+ 0.1% for biases). Bubble v1: 3 of them, v2: 1.5; plus the stage sends,
+  // 2 v per micro-batch of b s h x 2 bytes = 2 MiB over NVLink (300 GB/s): 6.99 us each.
+  const double stage = 3 * (24 * kH * kH + 2 * kH * kS) * kTokens / kRate;
+  const double send = 2097152.0 / 300e9;
+  EXPECT_NEAR(v1.breakdown.pp_bubble, 3 * stage + 16 * send, 0.005 * stage);
+  EXPECT_NEAR(v2.breakdown.pp_bubble, 1.5 * stage + 32 * send, 0.005 * stage);
+  EXPECT_LT(v2.step_time_s, v1.step_time_s);
+  // The last stage paces the 8 micro-batches: its layer plus the head (6 x vocab x h = 6.144e6
+  // FLOPs per token) and the fp32 cross-entropy (16 bytes per logit: 1024 x 1000 x 16 / HBM).
+  const double head = 6 * 1000 * kH * kTokens / kRate;
+  const double loss = kTokens * 1000 * 16 / kHbm;
+  EXPECT_NEAR(v1.breakdown.compute, 8 * (stage + head + loss), 0.01 * stage);
+}
+
+TEST(TrainingSpeed, BreakdownAddsUpInTheEstimateJson) {
+  const nlohmann::json out =
+      estimate_json({{"model", "llama-3.1-8b"},
+                     {"gpu", "a100-sxm4-80gb"},
+                     {"gpu_count", 8},
+                     {"task", "full"},
+                     {"engine", "fsdp"},
+                     {"training", {{"zero_stage", 3}, {"gradient_checkpointing", true}}}},
+                    Catalog::builtin());
+  const auto& perf = out.at("performance");
+  const auto& parts = perf.at("step_breakdown_s");
+  double sum = 0;
+  for (const char* key : {"compute", "recompute", "tp_comm", "pp_bubble", "dp_comm", "ep_comm",
+                          "optimizer", "offload"}) {
+    ASSERT_TRUE(parts.contains(key)) << key;
+    EXPECT_GE(parts.at(key).get<double>(), 0) << key;
+    sum += parts.at(key).get<double>();
+  }
+  EXPECT_NEAR(sum, perf.at("step_time_s").get<double>(), 1e-9 * sum);
+  EXPECT_GT(parts.at("recompute").get<double>(), 0);
+}
+
+}  // namespace
+}  // namespace gpusizer
