@@ -36,7 +36,7 @@ Scenario mt_nlg(int64_t gpus) {
 void BM_LayoutSearch530B(benchmark::State& state) {
   const Scenario s = mt_nlg(state.range(0));
   const Catalog& cat = Catalog::builtin();
-  const SpeedProfile& profile = SpeedProfile::builtin();
+  const SpeedProfile& profile = Catalog::builtin().speed();
   int64_t evaluated = 0;
   LayoutSearchResult last;
   LayoutSearchOptions o;

@@ -35,7 +35,7 @@ Scenario mt_nlg(int64_t gpus) {
 
 TEST(TrainingLayouts, Mt530bOn2240GpusUsesTensorAndPipelineParallelism) {
   const Scenario s = mt_nlg(2240);
-  const auto r = search_training_layouts(s, Catalog::builtin(), SpeedProfile::builtin(), {});
+  const auto r = search_training_layouts(s, Catalog::builtin(), Catalog::builtin().speed(), {});
   ASSERT_FALSE(r.top.empty());
   EXPECT_GT(r.candidates, r.fitting);  // memory pruned something: pure DP cannot hold 530B
   const TrainingLayout& best = r.top.front();
@@ -62,9 +62,9 @@ TEST(TrainingLayouts, Mt530bOnUpTo5128Gpus) {
   const Scenario s = mt_nlg(5128);
   LayoutSearchOptions o;
   EXPECT_TRUE(
-      search_training_layouts(s, Catalog::builtin(), SpeedProfile::builtin(), o).top.empty());
+      search_training_layouts(s, Catalog::builtin(), Catalog::builtin().speed(), o).top.empty());
   o.allow_fewer_gpus = true;
-  const auto r = search_training_layouts(s, Catalog::builtin(), SpeedProfile::builtin(), o);
+  const auto r = search_training_layouts(s, Catalog::builtin(), Catalog::builtin().speed(), o);
   ASSERT_FALSE(r.top.empty());
   const TrainingLayout& best = r.top.front();
   EXPECT_EQ(best.parallel.tp, 8);
@@ -74,7 +74,7 @@ TEST(TrainingLayouts, Mt530bOnUpTo5128Gpus) {
   EXPECT_EQ(best.micro_batch * best.grad_accum * best.parallel.dp, 2520);
   // More GPUs than the 2240 of the published run: at least as fast as the best on 2240.
   const auto r2240 =
-      search_training_layouts(mt_nlg(2240), Catalog::builtin(), SpeedProfile::builtin(), {});
+      search_training_layouts(mt_nlg(2240), Catalog::builtin(), Catalog::builtin().speed(), {});
   ASSERT_FALSE(r2240.top.empty());
   EXPECT_LE(best.step_time_s, r2240.top.front().step_time_s);
 }
@@ -101,7 +101,7 @@ TEST(TrainingLayouts, EverydayJobsGetSeveralLayouts) {
                                        {"engine", "fsdp"},
                                        {"training", {{"global_batch", j.global_batch}}}},
                                       Catalog::builtin());
-    const auto r = search_training_layouts(s, Catalog::builtin(), SpeedProfile::builtin(), {});
+    const auto r = search_training_layouts(s, Catalog::builtin(), Catalog::builtin().speed(), {});
     ASSERT_GE(r.top.size(), 3u);
     for (const auto& l : r.top) {
       EXPECT_EQ(l.parallel.tp * l.parallel.pp * l.parallel.dp, j.gpus);
@@ -116,10 +116,10 @@ TEST(TrainingLayouts, TopNAndBadInput) {
   Scenario s = mt_nlg(2240);
   LayoutSearchOptions o;
   o.top_n = 3;
-  EXPECT_LE(search_training_layouts(s, Catalog::builtin(), SpeedProfile::builtin(), o).top.size(),
+  EXPECT_LE(search_training_layouts(s, Catalog::builtin(), Catalog::builtin().speed(), o).top.size(),
             3u);
   s.gpu = std::nullopt;
-  EXPECT_THROW(search_training_layouts(s, Catalog::builtin(), SpeedProfile::builtin(), o),
+  EXPECT_THROW(search_training_layouts(s, Catalog::builtin(), Catalog::builtin().speed(), o),
                InputError);
 }
 

@@ -13,13 +13,27 @@ double number(const nlohmann::json& obj, const char* key, double fallback,
   return data::number_or(obj, key, where, 0, 1e18, fallback);
 }
 
-const std::vector<std::string> kInferenceKeys = {
-    "bw_eff",           "compute_eff_max",      "compute_k_tokens", "compute_cap_tflops",
-    "bw_cap_gbps",      "fp16_accumulate",      "step_overhead_ms", "layer_overhead_us",
-    "hop_overhead_ms",  "prefill_chunk_tokens", "max_num_seqs",     "pipeline_depth",
-    "decode_pipelining", "score_bytes_per_element"};
-const std::vector<std::string> kTrainingKeys = {"eff_max", "eff_k_hidden", "overlap",
-                                                "step_overhead_ms", "elementwise_bytes_per_hidden"};
+const std::vector<std::string> kInferenceKeys = {"bw_eff",
+                                                 "compute_eff_max",
+                                                 "compute_k_tokens",
+                                                 "compute_cap_tflops",
+                                                 "bw_cap_gbps",
+                                                 "fp16_accumulate",
+                                                 "step_overhead_ms",
+                                                 "layer_overhead_us",
+                                                 "hop_overhead_ms",
+                                                 "prefill_chunk_tokens",
+                                                 "max_num_seqs",
+                                                 "pipeline_depth",
+                                                 "decode_pipelining",
+                                                 "score_bytes_per_element"};
+const std::vector<std::string> kTrainingKeys = {"eff_max",
+                                                "eff_k_hidden",
+                                                "overlap",
+                                                "step_overhead_ms",
+                                                "elementwise_bytes_per_hidden",
+                                                "eager_score_bytes",
+                                                "optimizer_bw_eff"};
 
 InferenceProfile read_inference(const nlohmann::json& o, InferenceProfile p,
                                 const std::string& where) {
@@ -77,11 +91,10 @@ KernelScale read_scale(const nlohmann::json& o, const std::string& where) {
 
 SpeedProfile SpeedProfile::from_json(const nlohmann::json& doc) {
   if (!doc.is_object()) throw InputError("speed.json", "must be a JSON object", "bad_file");
-  data::reject_unknown_keys(
-      doc, "speed.json",
-      {"version", "inference", "training", "weight_kernels", "vendors", "links", "cv",
-       "achievable_matmul", "fp16_accumulate_factor", "calibration", "attention_kernels",
-       "bitsandbytes"});
+  data::reject_unknown_keys(doc, "speed.json",
+                            {"version", "inference", "training", "weight_kernels", "vendors",
+                             "links", "cv", "achievable_matmul", "fp16_accumulate_factor",
+                             "calibration", "attention_kernels", "bitsandbytes"});
   SpeedProfile p;
   p.doc_ = doc;
   const auto empty = nlohmann::json::object();
@@ -124,7 +137,8 @@ SpeedProfile SpeedProfile::from_json(const nlohmann::json& doc) {
   k.network_eff = data::required_number(l, "network_eff", lw, 0.01, 1);
   k.network_latency_s = data::required_number(l, "network_latency_us", lw, 0, 1e5) * 1e-6;
   k.activation_bytes = data::required_number(l, "activation_bytes", lw, 0.5, 8);
-  k.host_memory_bytes_per_s = data::required_number(l, "host_memory_gbps_per_gpu", lw, 1, 1e4) * 1e9;
+  k.host_memory_bytes_per_s =
+      data::required_number(l, "host_memory_gbps_per_gpu", lw, 1, 1e4) * 1e9;
   const auto& cv = doc.contains("cv") ? doc.at("cv") : empty;
   if (cv.contains("eff"))
     for (const auto& [name, v] : cv.at("eff").items())
