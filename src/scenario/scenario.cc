@@ -8,6 +8,7 @@
 
 #include "gpusizer/error.h"
 #include "gpusizer/importers.h"
+#include "gpusizer/model_store.h"
 #include "scenario/json_fields.h"
 
 namespace gpusizer {
@@ -65,20 +66,24 @@ void resolve_model(const nlohmann::json& input, const Catalog& catalog, Scenario
   if (v.is_string()) {
     const std::string name = v.get<std::string>();
     if (name.empty()) throw InputError("model", "must not be empty");
+    std::optional<LocalModel> local;  // a model in a local store (docs/model-stores.md)
     try {
       s.model = catalog.model(name, "model");
       s.model_origin = "catalog";
       return;
     } catch (const InputError&) {
       std::error_code ec;
-      if (!std::filesystem::exists(name, ec)) throw;
+      if (!std::filesystem::exists(name, ec) &&
+          !(local = find_local_model(name, model_store_access())))
+        throw;
     }
-    ImportedModel imported = import_model_path(name);
+    ImportedModel imported = local ? import_local_model(*local) : import_model_path(name);
     s.model = std::move(imported.model);
     s.weights_file = std::move(imported.weights);
     s.notes.insert(s.notes.end(), imported.warnings.begin(), imported.warnings.end());
     imported_format = imported.weights_format;
-    s.model_origin = "path";
+    s.model_origin = local ? std::string(store_id(local->store)) : "path";
+    if (local) s.notes.push_back("model found in " + s.model_origin + ": " + local->path);
     return;
   }
   if (!v.is_object())
