@@ -161,10 +161,13 @@ class Collector {
       if (f.key == key) return &f;
     return nullptr;
   }
-  // A figure from line `n`. The same figure again with the same value is another worker saying
-  // it; with another value, or weights after the KV cache was sized, it is the next start-up.
+  // A figure from line `n`. Weights loaded again after the start-up's last lines (KV cache
+  // tokens, block count, concurrency: printed once, by the engine) begin the next start-up; the
+  // same figure again with the same value is another worker process saying it (tensor
+  // parallelism); with another value it is the next start-up too.
   void add(const std::string& key, double value, int n, std::string_view line) {
-    if (key == "weights_bytes" && (find("kv_cache_bytes") || find("kv_cache_tokens"))) {
+    const bool ended = find("kv_cache_tokens") || find("gpu_blocks") || find("max_concurrency");
+    if (key == "weights_bytes" && ended) {
       new_run();
     } else if (LogFigure* f = find(key)) {
       if (std::abs(f->value - value) <= 1e-9 * std::abs(value)) {
@@ -254,6 +257,11 @@ void scan_vllm(Collector& c, std::string_view line, int n, bool& seen) {
     if (peak && w && *peak >= w->value)
       c.derive("activation_peak_bytes", *peak - w->value,
                "peak_torch_memory - weights (vLLM 0.6 worker.py profile)");
+  }
+  // "the current vLLM instance can use total_gpu_memory (23.58GiB) x gpu_memory_utilization (0.99)"
+  if (auto u = number_after(line, "x gpu_memory_utilization (")) {
+    mark();
+    c.set("gpu_memory_utilization", *u);
   }
   if (auto v = bytes_after(line, "Available KV cache memory:"))
     mark(), c.add("kv_cache_bytes", *v, n, line);
@@ -650,13 +658,15 @@ LogReading read_log(std::string_view text, const std::string& where) {
   if (first == text.npos) throw InputError(where, "is empty", "bad_file");
   const char lead = text[first];
 
-  // JSON: llama-bench -o json, or a figures file.
+  // JSON: llama-bench -o json, or a figures file. A log whose lines start with "[time]" is not
+  // JSON: it is read as a log below, and the JSON error is the answer only if that finds nothing.
+  std::optional<InputError> json_error;
   if (lead == '[' || lead == '{') {
     std::optional<json> doc;
     try {
       doc = parse_json_guarded(text, where);
-    } catch (const InputError&) {
-      if (lead == '[') throw;
+    } catch (const InputError& e) {
+      json_error = e;
     }
     if (doc) {
       const json items = doc->is_array() ? *doc : json::array({*doc});
@@ -673,6 +683,8 @@ LogReading read_log(std::string_view text, const std::string& where) {
       if (out.runs.empty()) throw InputError(where, "holds no run", "bad_file");
       return out;
     }
+  }
+  if (lead == '{') {
     // llama-bench -o jsonl: one object per line.
     out.format = "llama-bench-json";
     int n = 0;
@@ -767,6 +779,7 @@ LogReading read_log(std::string_view text, const std::string& where) {
   if (gpu)
     for (auto& r : out.runs)
       if (!r.scenario.contains("gpu")) r.scenario["gpu"] = *gpu;
+  if (out.runs.empty() && json_error) throw *json_error;
   if (out.runs.empty())
     throw InputError(where,
                      "holds no figure gpusizer reads: not a vLLM, SGLang or llama.cpp start-up "

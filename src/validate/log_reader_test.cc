@@ -80,19 +80,95 @@ TEST(LogReader, VllmV1AndSglangKvPools) {
   EXPECT_EQ(s.runs[0].scenario["engine"], "sglang");
 }
 
-// The vLLM 0.7 one-line summary, as vllm/worker/worker.py formats it (no public excerpt at hand;
-// figures invented for the format).
-TEST(LogReader, VllmV07SummaryLine) {
-  const LogReading r = read_log(
-      "INFO 02-20 10:00:00 worker.py:267] model weights take 14.99GiB; non_torch_memory takes "
-      "0.19GiB; PyTorch activation peak memory takes 1.19GiB; the rest of the memory reserved "
-      "for KV Cache is 54.94GiB.\n",
-      "log");
+// SGLang serving Qwen3-30B-A3B. Source: https://github.com/sgl-project/sglang/pull/18263
+// (description). Cross-check of the units: 30.5e9 parameters x 2 bytes = 56.8 GiB against the
+// 56.98 "GB" loaded, so SGLang's GB is GiB; KV per token 48 layers x 4 KV heads x 128 x 2 (K, V)
+// x 2 bytes = 98,304 bytes, x 1,669,816 tokens = 152.88 GiB = 76.44 + 76.44.
+const char* kSglangLoad =
+    R"([2026-07-15 13:14:53] Load weight end. elapsed=19.09 s, type=Qwen3MoeForCausalLM, avail mem=230.20 GB, mem usage=56.98 GB.
+[2026-07-15 13:14:54] KV Cache is allocated. dtype: torch.bfloat16, #tokens: 1669816, K size: 76.44 GB, V size: 76.44 GB
+[2026-07-15 13:14:54] Memory pool end. avail mem=74.01 GB
+)";
+
+TEST(LogReader, SglangWeightsAndKvPool) {
+  const LogReading r = read_log(kSglangLoad, "log");
+  ASSERT_EQ(r.runs.size(), 1u);
+  auto a = figures(r.runs[0]);
+  EXPECT_DOUBLE_EQ(a["weights_bytes"], 56.98 * kGiB);
+  EXPECT_EQ(a["kv_cache_tokens"], 1669816);
+  EXPECT_DOUBLE_EQ(a["kv_cache_bytes"], 152.88 * kGiB);
+  EXPECT_NEAR(1669816.0 * 98304 / kGiB, 152.88, 0.01);  // the cross-check above
+}
+
+// vLLM 0.8 (V0) with tensor parallelism: each worker prints the same summary.
+// Source: https://github.com/vllm-project/vllm/pull/14447 (comment by davidsyoung).
+const char* kVllmWorkers =
+    R"((VllmWorkerProcess pid=521) INFO 04-12 08:21:19 [worker.py:267] model weights take 21.21GiB; non_torch_memory takes 0.20GiB; PyTorch activation peak memory takes 0.37GiB; the rest of the memory reserved for KV Cache is 1.57GiB.
+(VllmWorkerProcess pid=507) INFO 04-12 08:21:19 [worker.py:267] Memory profiling takes 17.59 seconds
+(VllmWorkerProcess pid=507) INFO 04-12 08:21:19 [worker.py:267] the current vLLM instance can use total_gpu_memory (23.58GiB) x gpu_memory_utilization (0.99) = 23.35GiB
+(VllmWorkerProcess pid=507) INFO 04-12 08:21:19 [worker.py:267] model weights take 21.21GiB; non_torch_memory takes 0.20GiB; PyTorch activation peak memory takes 0.37GiB; the rest of the memory reserved for KV Cache is 1.57GiB.
+(VllmWorkerProcess pid=577) INFO 04-12 08:21:19 [worker.py:267] model weights take 21.21GiB; non_torch_memory takes 0.20GiB; PyTorch activation peak memory takes 0.37GiB; the rest of the memory reserved for KV Cache is 1.57GiB.
+)";
+
+TEST(LogReader, VllmSummaryLineOncePerWorkerIsOneRun) {
+  const LogReading r = read_log(kVllmWorkers, "log");
+  ASSERT_EQ(r.runs.size(), 1u);
+  auto a = figures(r.runs[0]);
+  EXPECT_DOUBLE_EQ(a["weights_bytes"], 21.21 * kGiB);
+  EXPECT_DOUBLE_EQ(a["non_torch_bytes"], 0.20 * kGiB);
+  EXPECT_DOUBLE_EQ(a["activation_peak_bytes"], 0.37 * kGiB);
+  EXPECT_DOUBLE_EQ(a["kv_cache_bytes"], 1.57 * kGiB);
+  EXPECT_EQ(r.runs[0].figures[0].repeats, 3);  // three workers
+  EXPECT_DOUBLE_EQ(r.runs[0].scenario["gpu_memory_utilization"].get<double>(), 0.99);
+  // 23.58 GiB x 0.99 = 23.34 GiB = 21.21 + 0.20 + 0.37 + 1.57 (= 23.35, the log's rounding).
+  EXPECT_NEAR(21.21 + 0.20 + 0.37 + 1.57, 23.58 * 0.99, 0.02);
+}
+
+// vLLM V1 serving Llama-3.1-70B w8a8 at --max-model-len 2048.
+// Source: https://github.com/vllm-project/vllm/pull/12569 (description).
+const char* kVllmV1Blocks =
+    R"(INFO 01-30 03:18:12 gpu_model_runner.py:848] Loading model weights took 67.7229 GB
+INFO 01-30 03:19:14 kv_cache_utils.py:395] # GPU blocks: 1381
+INFO 01-30 03:19:14 kv_cache_utils.py:398] Maximum concurrency for 2048 tokens per request: 10.79x
+)";
+
+TEST(LogReader, VllmBlocksAreSixteenTokens) {
+  const LogReading r = read_log(kVllmV1Blocks, "log");
   auto a = figures(r.runs.at(0));
-  EXPECT_DOUBLE_EQ(a["weights_bytes"], 14.99 * kGiB);
-  EXPECT_DOUBLE_EQ(a["non_torch_bytes"], 0.19 * kGiB);
-  EXPECT_DOUBLE_EQ(a["activation_peak_bytes"], 1.19 * kGiB);
-  EXPECT_DOUBLE_EQ(a["kv_cache_bytes"], 54.94 * kGiB);
+  EXPECT_DOUBLE_EQ(a["weights_bytes"], 67.7229 * kGiB);
+  // 1,381 blocks x 16 = 22,096 tokens; / 2,048 per request = 10.79, the log's concurrency.
+  EXPECT_EQ(a["kv_cache_tokens"], 22096);
+  EXPECT_NEAR(a["kv_cache_tokens"] / 2048, a["max_concurrency"], 0.005);
+  EXPECT_EQ(r.runs[0].scenario["seq_len"], 2048);
+}
+
+// Engine settings stated by the log. Sources: https://github.com/livepeer/ai-runner/pull/230
+// (V0 config line, cut) and https://github.com/LMCache/LMCache/pull/2522 (V1 non-default args,
+// cut), each followed by a figure so that the run is kept.
+TEST(LogReader, VllmSettingsFromTheLog) {
+  const LogReading v0 = read_log(
+      "INFO 12-20 00:49:35 llm_engine.py:237] Initializing an LLM engine (vdev) with config: "
+      "model='/models/models--meta-llama--Meta-Llama-3.1-8B-Instruct/snapshots/"
+      "0e9e39f249a16976918f6564b8830bc894c89659', speculative_config=None, dtype=torch.bfloat16, "
+      "max_seq_len=8192, download_dir=None, load_format=LoadFormat.AUTO, tensor_parallel_size=2, "
+      "pipeline_parallel_size=1, quantization=None, enforce_eager=False, kv_cache_dtype=auto, "
+      "device_config=cuda\nLoading model weights took 7.5 GB\n",
+      "log");
+  const auto& s = v0.runs.at(0).scenario;
+  EXPECT_EQ(s["model"], "meta-llama/Meta-Llama-3.1-8B-Instruct");  // from the HF cache path
+  EXPECT_EQ(s["seq_len"], 8192);
+  EXPECT_EQ(s["parallel"]["tp"], 2);
+  EXPECT_FALSE(s.contains("weights"));  // bf16 is the default; no quantization
+  const LogReading v1 = read_log(
+      "(APIServer pid=1) INFO 02-01 23:01:25 [utils.py:250] non-default args: {'model_tag': "
+      "'meta-llama/Llama-3.2-1B-Instruct', 'api_server_count': 1, 'model': "
+      "'meta-llama/Llama-3.2-1B-Instruct', 'max_model_len': 1024, 'enforce_eager': True, "
+      "'load_format': 'dummy', 'gpu_memory_utilization': 0.35}\nModel loading took 2.3 GiB\n",
+      "log");
+  const auto& t = v1.runs.at(0).scenario;
+  EXPECT_EQ(t["model"], "meta-llama/Llama-3.2-1B-Instruct");
+  EXPECT_EQ(t["seq_len"], 1024);
+  EXPECT_DOUBLE_EQ(t["gpu_memory_utilization"].get<double>(), 0.35);
 }
 
 // llama.cpp on an RTX 4070 Ti + RTX 3090 Ti, layers split over both.
