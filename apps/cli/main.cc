@@ -16,9 +16,13 @@
 #include "gpusizer/error.h"
 #include "gpusizer/importers.h"
 #include "gpusizer/json_text.h"
+#include "gpusizer/model_store.h"
+#include "gpusizer/progress.h"
 #include "gpusizer/render.h"
+#include "gpusizer/render_csv.h"
 #include "gpusizer/server.h"
 #include "gpusizer/validation.h"
+#include "local_commands.h"
 #include "serve_command.h"
 
 namespace gpusizer {
@@ -40,6 +44,7 @@ struct Options {
   std::string vendor, segment, family, kind;
   double min_memory_gb = 0;
   double min_params_b = 0, max_params_b = 1e9;
+  bool local = false;  // models --local: what the local model stores hold
   // Advisor constraints (recommend, report).
   std::optional<std::string> objective, region, costs_file;
   std::optional<int64_t> max_gpus;
@@ -182,12 +187,17 @@ int run_estimate(const Options& o) {
       answer_text += '\n';
       return answer_text;
     };
+    // A long batch shows how far it is on a terminal's stderr, and nothing otherwise.
+    ProgressLine progress(lines.size(), "lines", isatty(STDERR_FILENO) != 0);
+    size_t written = 0;
     map_in_order(
         lines.size(), answer,
-        [](const std::string& s) {
+        [&](const std::string& s) {
           std::cout.write(s.data(), static_cast<std::streamsize>(s.size()));
+          progress.update(++written);
         },
         o.jobs);
+    progress.finish();
     std::cout.flush();
     return status.load();
   }
@@ -214,11 +224,13 @@ int run_gpus(const Options& o) {
   }
   const std::string format = output_format(o);
   std::cout << (format == "json" || format == "jsonl" ? dump(out, 2) + "\n"
+                : format == "csv"                     ? csv_table(out)
                                                       : render_gpus(out, format == "markdown"));
   return 0;
 }
 
 int run_models(const Options& o) {
+  if (o.local) return cli::run_local_models(output_format(o));
   nlohmann::json all = models_json(catalog_for(o)), out = nlohmann::json::array();
   for (const auto& m : all) {
     if (!contains_ci(m.value("family", ""), o.family)) continue;
@@ -229,6 +241,7 @@ int run_models(const Options& o) {
   }
   const std::string format = output_format(o);
   std::cout << (format == "json" || format == "jsonl" ? dump(out, 2) + "\n"
+                : format == "csv"                     ? csv_table(out)
                                                       : render_models(out, format == "markdown"));
   return 0;
 }
@@ -238,27 +251,9 @@ int run_validate(const Options& o) {
   nlohmann::json report = to_json(validate_memory(catalog.memory_cases(), catalog));
   report["speed"] = validate_speed_shipped(catalog);
   const std::string format = output_format(o);
-  std::cout << (format == "json" || format == "jsonl"
-                    ? dump(report, 2) + "\n"
-                    : render_validation(report, format == "markdown"));
-  return 0;
-}
-
-// Fits the speed profile's efficiencies to the user's measurements (throughput_cases.jsonl
-// format) and writes the profile; later estimates use it via --data-dir or GPUSIZER_DATA_DIR.
-int run_calibrate(const Options& o, const std::string& cases_path, const std::string& output) {
-  const Catalog& catalog = catalog_for(o);
-  const auto cases = read_speed_cases(read_all(cases_path));
-  const auto prepared = prepare_speed_cases(cases, catalog);
-  const CalibrationResult result = calibrate_speed(prepared, catalog, catalog.speed());
-  std::ofstream out(output);
-  if (!out) throw InputError("--output", "cannot write '" + output + "'", "bad_file");
-  out << result.profile.dump(2) << "\n";
-  std::cout << fmt::format("calibrated on {} rows: mean squared log error {:.4f} -> {:.4f}\n",
-                           result.n, result.loss_before, result.loss_after);
-  for (const auto& [pointer, value] : result.fitted)
-    std::cout << fmt::format("  {:<50} {:.4g}\n", pointer, value);
-  std::cout << "wrote " << output << " (use it with --data-dir DIR holding speed.json)\n";
+  std::cout << (format == "json" || format == "jsonl" ? dump(report, 2) + "\n"
+                : format == "csv"                     ? render_validation_csv(report)
+                                  : render_validation(report, format == "markdown"));
   return 0;
 }
 
@@ -363,9 +358,9 @@ nlohmann::json advisor_request(const Options& o) {
 int run_recommend(const Options& o) {
   const nlohmann::json out = recommend_json(advisor_request(o), catalog_for(o));
   const std::string format = output_format(o);
-  std::cout << (format == "json" || format == "jsonl"
-                    ? dump(out, format == "json" ? 2 : -1) + "\n"
-                    : render_recommendation(out, format == "markdown"))
+  std::cout << (format == "json" || format == "jsonl" ? dump(out, format == "json" ? 2 : -1) + "\n"
+                : format == "csv"                     ? render_recommendation_csv(out)
+                                  : render_recommendation(out, format == "markdown"))
             << std::flush;
   return 0;
 }
@@ -379,9 +374,11 @@ int run_fit(const Options& o) {
   return 0;
 }
 
+// The buyer's document is markdown unless JSON is asked for, on a terminal or not (so that
+// `gpusizer report ... > request.md` writes markdown).
 int run_report(const Options& o) {
   const nlohmann::json out = report_json(advisor_request(o), catalog_for(o));
-  const std::string format = output_format(o);
+  const std::string format = o.format.empty() ? "markdown" : o.format;
   std::cout << (format == "json" || format == "jsonl" ? dump(out, 2) + "\n"
                                                       : render_report_markdown(out))
             << std::flush;
@@ -397,9 +394,15 @@ int main_impl(int argc, char** argv) {
   app.add_option("--data-dir", o.data_dir, "read data files from this directory (else built-in)")
       ->envname("GPUSIZER_DATA_DIR");
   const std::vector<std::string> formats = {"table", "markdown", "json", "jsonl"};
+  const std::vector<std::string> table_formats = {"table", "markdown", "json", "jsonl", "csv"};
   auto add_format = [&](CLI::App* cmd) {
     cmd->add_option("--format,-f", o.format, "table|markdown|json|jsonl")
         ->check(CLI::IsMember(formats));
+  };
+  // Tables open in a spreadsheet as CSV (RFC 4180).
+  auto add_table_format = [&](CLI::App* cmd) {
+    cmd->add_option("--format,-f", o.format, "table|markdown|json|jsonl|csv")
+        ->check(CLI::IsMember(table_formats));
   };
   CLI::App* estimate =
       app.add_subcommand("estimate", "memory, speed, cost and power of one scenario");
@@ -408,12 +411,14 @@ int main_impl(int argc, char** argv) {
   estimate->add_option("--jobs,-j", o.jobs, "threads for a .jsonl batch (default: one per core)")
       ->check(CLI::Range(1, 256));
   CLI::App* gpus = app.add_subcommand("gpus", "list the GPU catalog");
-  add_format(gpus);
+  add_table_format(gpus);
   gpus->add_option("--vendor", o.vendor, "filter by vendor");
   gpus->add_option("--segment", o.segment, "datacenter|workstation|consumer|apple-soc");
   gpus->add_option("--min-memory", o.min_memory_gb, "at least this many GB");
   CLI::App* models = app.add_subcommand("models", "list the model catalog");
-  add_format(models);
+  add_table_format(models);
+  models->add_flag("--local", o.local,
+                   "list the models in the local stores (Hugging Face, ModelScope, Ollama)");
   models->add_option("--family", o.family, "filter by family");
   models->add_option("--kind", o.kind, "llm|cv");
   models->add_option("--min-params", o.min_params_b, "at least this many billion parameters");
@@ -424,17 +429,30 @@ int main_impl(int argc, char** argv) {
   inspect->add_option("path", inspect_path, "file or folder")->required();
   add_format(inspect);
   CLI::App* validate = app.add_subcommand("validate", "error against the shipped measurements");
-  add_format(validate);
+  add_table_format(validate);
   ServerOptions serve_options;
   CLI::App* serve = cli::add_serve_command(app, serve_options);
-  std::string cases_path, calibrated_output = "speed.json";
-  CLI::App* calibrate =
-      app.add_subcommand("calibrate", "fit the speed efficiencies to your own measurements");
-  calibrate->add_option("cases", cases_path, "measurements, one JSON case per line")->required();
-  calibrate->add_option("--output,-o", calibrated_output, "profile to write");
+  std::string cases_path, calibrated_output;
+  CLI::App* calibrate = app.add_subcommand(
+      "calibrate", "fit the speed efficiencies to your measurements, logs or llama-bench output");
+  calibrate
+      ->add_option("cases", cases_path,
+                   "throughput_cases.jsonl rows, a vLLM/SGLang/llama.cpp log, llama-bench output "
+                   "or a figures file (docs/logs.md)")
+      ->required();
+  calibrate->add_option("--output,-o", calibrated_output,
+                        "write the fitted profile here (nothing is written without it)");
+  add_scenario_flags(calibrate, o);
+  std::string log_path;
+  CLI::App* check = app.add_subcommand(
+      "check", "the estimate beside what a start-up log or llama-bench measured, with the error");
+  check->add_option("log", log_path, "vLLM, SGLang or llama.cpp log, llama-bench output, figures")
+      ->required();
+  add_format(check);
+  add_scenario_flags(check, o);
 
   CLI::App* recommend = app.add_subcommand("recommend", "rank the GPUs for a scenario");
-  add_format(recommend);
+  add_table_format(recommend);
   add_scenario_flags(recommend, o);
   add_constraint_flags(recommend, o);
   CLI::App* fit = app.add_subcommand("fit", "the largest models, contexts and batches that fit");
@@ -455,6 +473,9 @@ int main_impl(int argc, char** argv) {
     std::cerr << "gpusizer: error: " << e.what() << "\n";
     return 2;
   }
+  // Model names that are not catalog ids are looked up in the local stores; `serve` reads only
+  // those named by --model-stores (run_server sets them).
+  if (!*serve) set_model_store_access({parse_store_list("all", ""), process_env()});
   if (*estimate) return run_estimate(o);
   if (*gpus) return run_gpus(o);
   if (*models) return run_models(o);
@@ -464,7 +485,12 @@ int main_impl(int argc, char** argv) {
     serve_options.data_dir = o.data_dir;
     return run_server(serve_options);
   }
-  if (*calibrate) return run_calibrate(o, cases_path, calibrated_output);
+  if (*calibrate || *check) {
+    nlohmann::json flags = nlohmann::json::object();
+    apply_flags(o, flags);
+    if (*check) return cli::run_check(log_path, flags, catalog_for(o), output_format(o));
+    return cli::run_calibrate(cases_path, flags, catalog_for(o), calibrated_output);
+  }
   if (*recommend) return run_recommend(o);
   if (*fit) {
     if (!o.model) o.model = "llama-2-7b";  // any model: fit searches the catalog

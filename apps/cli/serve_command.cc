@@ -14,6 +14,9 @@ CLI::App* add_serve_command(CLI::App& app, ServerOptions& opts) {
       ->add_option("--allow-paths", options->allow_paths_dir,
                    "Directory whose model files requests may name (none by default)")
       ->check(CLI::ExistingDirectory);
+  serve->add_option("--model-stores", options->model_stores,
+                    "Local model stores requests may name models from: hf,modelscope,ollama "
+                    "(none by default)");
   serve->add_flag("--cors", options->cors, "Send CORS headers (Access-Control-Allow-Origin: *)");
   serve->add_option("--threads", options->threads, "Worker threads")
       ->capture_default_str()

@@ -23,8 +23,10 @@ struct SpeedCase {
   bool include = true;
 };
 
-/// Reads JSON lines; throws InputError naming the line and key at fault.
-std::vector<SpeedCase> read_speed_cases(std::string_view jsonl);
+/// Reads JSON lines; throws InputError naming the line and key at fault. A row without "use"
+/// gets `default_use` (the shipped file's rows say theirs; a user's rows calibrate).
+std::vector<SpeedCase> read_speed_cases(std::string_view jsonl,
+                                        std::string_view default_use = "validate");
 
 /// A case with its scenario checked and its memory estimate (memory.max_batch) made once.
 struct PreparedCase {

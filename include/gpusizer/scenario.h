@@ -53,7 +53,8 @@ struct Parallelism {
 
 struct Scenario {
   Model model;
-  std::string model_origin;                 ///< "catalog", "hf_config", "path", "params"
+  std::string model_origin;                 ///< "catalog", "hf_config", "path", "params",
+                                            ///< "hf-cache", "modelscope", "ollama"
   std::optional<WeightsFile> weights_file;  ///< exact bytes read from safetensors/GGUF
   std::vector<std::string> notes;           ///< assumptions made while reading the input
 

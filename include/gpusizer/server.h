@@ -17,6 +17,9 @@ struct ServerOptions {
   int port = 8080;                 ///< 0: any free port (see HttpServer::port())
   /// Directory whose files a request may name as "model"; empty: no paths at all.
   std::string allow_paths_dir;
+  /// Local model stores a request's model name may be looked up in ("hf,modelscope,ollama");
+  /// empty: none. run_server applies it to the process (set_model_store_access).
+  std::string model_stores;
   bool cors = false;                ///< send Access-Control-Allow-Origin: *
   size_t max_body_bytes = 1 << 20;  ///< larger request bodies get HTTP 413
   int max_json_depth = 64;          ///< deeper JSON gets HTTP 400 too_deep

@@ -11,6 +11,7 @@
 #include "core/json_fields.h"
 #include "gpusizer/error.h"
 #include "gpusizer/importers.h"
+#include "gpusizer/model_store.h"
 
 namespace gpusizer {
 namespace {
@@ -67,15 +68,18 @@ void resolve_model(const nlohmann::json& input, const Catalog& catalog, Scenario
   if (v.is_string()) {
     const std::string name = v.get<std::string>();
     if (name.empty()) throw InputError("model", "must not be empty");
+    std::optional<LocalModel> local;  // a model in a local store (docs/model-stores.md)
     try {
       s.model = catalog.model(name, "model");
       s.model_origin = "catalog";
       return;
     } catch (const InputError&) {
       std::error_code ec;
-      if (!std::filesystem::exists(name, ec)) throw;
+      if (!std::filesystem::exists(name, ec) &&
+          !(local = find_local_model(name, model_store_access())))
+        throw;
     }
-    ImportedModel imported = import_model_path(name);
+    ImportedModel imported = local ? import_local_model(*local) : import_model_path(name);
     s.model = std::move(imported.model);
     s.weights_file = std::move(imported.weights);
     s.notes.insert(s.notes.end(), imported.warnings.begin(), imported.warnings.end());
@@ -84,7 +88,8 @@ void resolve_model(const nlohmann::json& input, const Catalog& catalog, Scenario
         s.weights_file->elements > 0)
       imported_format = catalog.closest_format(
           "gguf", s.weights_file->total_bytes * 8 / static_cast<double>(s.weights_file->elements));
-    s.model_origin = "path";
+    s.model_origin = local ? std::string(store_id(local->store)) : "path";
+    if (local) s.notes.push_back("model found in " + s.model_origin + ": " + local->path);
     return;
   }
   if (!v.is_object())

@@ -20,6 +20,7 @@
 #include "gpusizer/api.h"
 #include "gpusizer/error.h"
 #include "gpusizer/json_text.h"
+#include "gpusizer/model_store.h"
 #include "server/server.h"
 
 // The advisor provides recommend_json; until it is linked in, this weak reference stays null and
@@ -200,6 +201,9 @@ void check_model_path(json& request, const std::string& allow_dir, const Catalog
     } catch (const InputError&) {
     }
     if (!looks_like_path(name)) return;  // an unknown name: the estimator says "did you mean"
+    // A model in a local store the server was allowed to read (--model-stores): the estimator
+    // finds it there.
+    if (find_local_model(name, model_store_access())) return;
   }
   if (allow_dir.empty())
     throw InputError(
@@ -568,6 +572,8 @@ int run_server(const ServerOptions& options) {
   sigaddset(&signals, SIGTERM);
   pthread_sigmask(SIG_BLOCK, &signals, nullptr);
 
+  // Model names may be looked up only in the stores the operator named (docs/model-stores.md).
+  set_model_store_access({parse_store_list(options.model_stores, "--model-stores"), process_env()});
   std::optional<Catalog> own_catalog;
   if (!options.data_dir.empty()) own_catalog = Catalog::load(options.data_dir);
   HttpServer server(options, own_catalog ? *own_catalog : Catalog::builtin());

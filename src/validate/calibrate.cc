@@ -49,7 +49,7 @@ double loss(const std::vector<const PreparedCase*>& rows, const Catalog& catalog
 
 }  // namespace
 
-std::vector<SpeedCase> read_speed_cases(std::string_view jsonl) {
+std::vector<SpeedCase> read_speed_cases(std::string_view jsonl, std::string_view default_use) {
   std::vector<SpeedCase> cases;
   std::istringstream in{std::string(jsonl)};
   std::string line;
@@ -71,7 +71,7 @@ std::vector<SpeedCase> read_speed_cases(std::string_view jsonl) {
       c.compare = j.at("compare").get<std::string>();
       c.measured = j.at("measured").get<double>();
       c.include = j.value("include", true);
-      c.use = j.value("use", "validate");
+      c.use = j.value("use", std::string(default_use));
       c.notes = j.value("notes", "");
       c.exclude_reason = j.value("exclude_reason", "");
       c.scenario = j.at("scenario");

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Builds the fuzz targets with clang (libFuzzer + ASan + UBSan) in a separate build folder and runs
-# each for a bounded number of inputs: the importers (gguf, safetensors, hf_config) FUZZ_RUNS
+# each for a bounded number of inputs: the importers (gguf, safetensors, hf_config, Ollama
+# manifests) and the log reader FUZZ_RUNS
 # (default 20000) each; the scenario JSON and the HTTP request handling, whose inputs each run a
 # whole estimate, FUZZ_RUNS_ESTIMATE (default 20000) each. Exits non-zero on any crash.
 # Usage: tests/fuzz/run_fuzz.sh [build-dir]
@@ -15,12 +16,12 @@ CC="${CC:-clang}" CXX="${CXX:-clang++}" cmake -S "$src" -B "$build" -G Ninja \
   -DCMAKE_BUILD_TYPE=RelWithDebInfo -DGPUSIZER_FUZZ=ON -DGPUSIZER_BUILD_TESTS=OFF \
   -DGPUSIZER_BUILD_BENCH=OFF >/dev/null
 cmake --build "$build" --target fuzz_gguf fuzz_safetensors fuzz_hf_config fuzz_scenario fuzz_http \
-  fuzz_seed_corpus
+  fuzz_ollama_manifest fuzz_log fuzz_seed_corpus
 
 corpus="$build/fuzz-corpus"
 "$build/tests/fuzz/fuzz_seed_corpus" "$corpus" "$src"
 status=0
-for target in gguf safetensors hf_config scenario http; do
+for target in gguf safetensors hf_config ollama_manifest log scenario http; do
   n=$runs len=$max_len extra=()
   case $target in
     scenario | http)

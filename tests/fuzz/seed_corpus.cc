@@ -1,6 +1,7 @@
 // Writes seed inputs for the fuzz targets: seed_corpus OUT_DIR SOURCE_DIR creates
-// OUT_DIR/{gguf,safetensors,hf_config,scenario,http}/ with valid inputs the fuzzers mutate, and
-// OUT_DIR/{scenario,http}.dict, libFuzzer dictionaries of the scenario's keys and names.
+// OUT_DIR/{gguf,safetensors,hf_config,ollama_manifest,log,scenario,http}/ with valid inputs the
+// fuzzers mutate, and OUT_DIR/{scenario,http}.dict, libFuzzer dictionaries of the scenario's keys
+// and names.
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -173,11 +174,30 @@ int main(int argc, char** argv) {
     return 2;
   }
   const fs::path out = argv[1];
-  for (const char* d : {"gguf", "safetensors", "hf_config", "scenario", "http"})
+  for (const char* d :
+       {"gguf", "safetensors", "hf_config", "scenario", "http", "ollama_manifest", "log"})
     fs::create_directories(out / d);
   auto put = [&](const fs::path& p, const std::string& bytes) {
     std::ofstream(p, std::ios::binary) << bytes;
   };
+  put(out / "ollama_manifest" / "manifest.json",
+      R"({"schemaVersion":2,"layers":[{"mediaType":"application/vnd.ollama.image.model",)"
+      R"("digest":"sha256:)" +
+          std::string(64, 'a') + R"(","size":4000}]})");
+  put(out / "log" / "vllm.log",
+      "Loading model weights took 14.9888 GB\n# GPU blocks: 1952, # CPU blocks: 2048\n"
+      "Maximum concurrency for 20000 tokens per request: 1.56x\n");
+  put(out / "log" / "sglang.log",
+      "KV Cache is allocated. #tokens: 367404, K size: 8.23 GB, V size: 8.23 GB\n");
+  put(out / "log" / "llama.log",
+      "llm_load_tensors:      CUDA0 buffer size =  5434.38 MiB\n"
+      "llama_new_context_with_model: KV self size  = 5120.00 MiB\n");
+  put(out / "log" / "bench.md",
+      "| model | size | params | backend | ngl | test | t/s |\n| --- | --- | --- | --- | --- | --- "
+      "| --- |\n| llama 7B F16 | 12.55 GiB | 6.74 B | CUDA | 99 | pp 512 | 11048.22 ± 269.74 |\n");
+  put(out / "log" / "figures.csv", "model,gpu,decode_tokens_per_s\nllama-2-7b,rtx-4090,61\n");
+  put(out / "log" / "figures.json",
+      R"({"scenario": {"model": "llama-2-7b"}, "measured": {"weights_bytes": 13476831232}})");
   put(out / "gguf" / "tiny_llama.gguf", tiny_llama_gguf(1));
   GgufWriter moe;
   moe.str("general.architecture", "qwen3moe");

@@ -1,0 +1,227 @@
+#include "gpusizer/log_check.h"
+
+#include <fmt/format.h>
+
+#include <cmath>
+
+#include "gpusizer/api.h"
+#include "gpusizer/error.h"
+
+namespace gpusizer {
+namespace {
+
+using json = nlohmann::json;
+
+struct Counterpart {
+  const char* key;
+  const char* component;
+  const char* pointer;  ///< in the estimate JSON; empty: computed or none
+  const char* unit;     ///< "bytes", "tokens", "x", "tokens/s", "ms", "s"
+};
+
+// What each log figure is compared with (docs/contract.md "Estimate"): engine non-torch memory is
+// the estimate's overhead (memory outside the framework's allocator); a preallocating engine's
+// KV pool is kv_cache_bytes and its tokens kv_cache_capacity_tokens; vLLM's maximum concurrency
+// is those tokens over max_model_len (v1/core/kv_cache_utils.py).
+const std::vector<Counterpart>& counterparts() {
+  static const std::vector<Counterpart> c = {
+      {"weights_bytes", "weights", "/memory/weights_bytes", "bytes"},
+      {"non_torch_bytes", "non-torch", "/memory/overhead_bytes", "bytes"},
+      {"activation_peak_bytes", "activation peak", "/memory/activations_bytes", "bytes"},
+      {"kv_cache_bytes", "KV cache bytes", "/memory/kv_cache_bytes", "bytes"},
+      {"kv_cache_tokens", "KV cache tokens", "/memory/kv_cache_capacity_tokens", "tokens"},
+      {"max_concurrency", "max concurrency", "", "x"},
+      {"prefill_tokens_per_s", "prefill t/s", "/performance/prefill_tokens_per_s", "tokens/s"},
+      {"decode_tokens_per_s", "decode t/s", "/performance/decode_tokens_per_s", "tokens/s"},
+      {"max_output_tokens_per_s", "max output t/s", "/performance/max_output_tokens_per_s",
+       "tokens/s"},
+      {"ttft_ms", "TTFT", "/performance/ttft_ms", "ms"},
+      {"tpot_ms", "TPOT", "/performance/tpot_ms", "ms"},
+      {"train_tokens_per_s", "train t/s", "/performance/train_tokens_per_s", "tokens/s"},
+      {"train_tokens_per_s_per_gpu", "train t/s/GPU", "/performance/train_tokens_per_s_per_gpu",
+       "tokens/s"},
+      {"step_time_s", "step time", "/performance/step_time_s", "s"},
+      {"weights_cpu_bytes", "weights in host RAM", "", "bytes"},
+      {"gpu_blocks", "GPU blocks", "", "blocks"},
+      {"pp_tg_tokens_per_s", "pp+tg t/s", "", "tokens/s"},
+  };
+  return c;
+}
+
+const Counterpart* counterpart(const std::string& key) {
+  for (const auto& c : counterparts())
+    if (key == c.key) return &c;
+  return nullptr;
+}
+
+bool is_speed(const std::string& key) {
+  const Counterpart* c = counterpart(key);
+  return c && std::string_view(c->pointer).starts_with("/performance/");
+}
+
+std::optional<double> number_at(const json& j, const char* pointer) {
+  const json::json_pointer p(pointer);
+  if (!j.contains(p) || !j.at(p).is_number()) return std::nullopt;
+  return j.at(p).get<double>();
+}
+
+// llama.cpp prints the sum over the devices the layers are split over; the estimate is per GPU.
+double per_log_scale(const json& scenario, const std::string& source, const std::string& unit) {
+  if (source != "llama.cpp" || unit != "bytes") return 1.0;
+  return scenario.contains("gpu_count") && scenario["gpu_count"].is_number()
+             ? scenario["gpu_count"].get<double>()
+             : 1.0;
+}
+
+std::string show(double v, const std::string& unit) {
+  if (unit == "bytes") return fmt::format("{:.2f} GiB", v / (1024.0 * 1024 * 1024));
+  if (unit == "tokens" || unit == "blocks") return fmt::format("{:.0f}", v);
+  if (unit == "x") return fmt::format("{:.2f}x", v);
+  return fmt::format("{:.1f} {}", v, unit);
+}
+
+}  // namespace
+
+json run_scenario(const LogRun& run, const json& flags) {
+  json s = flags.is_object() ? flags : json::object();
+  for (const auto& [k, v] : run.scenario.items()) {
+    if (k == "parallel" && v.is_object())
+      for (const auto& [pk, pv] : v.items()) s["parallel"][pk] = pv;
+    else
+      s[k] = v;
+  }
+  return s;
+}
+
+json check_log(const LogReading& log, const json& flags, const Catalog& catalog) {
+  json out = {{"format", log.format}, {"runs", json::array()}};
+  for (size_t i = 0; i < log.runs.size(); ++i) {
+    const LogRun& run = log.runs[i];
+    json scenario = run_scenario(run, flags);
+    json notes = json::array();
+    json estimate;
+    std::string error;
+    for (int attempt = 0; attempt < 3; ++attempt) {
+      try {
+        estimate = estimate_json(scenario, catalog);
+        error.clear();
+        break;
+      } catch (const InputError& e) {
+        error = e.what();
+        // The log's name for the model or GPU may not be one gpusizer knows: a flag gives it.
+        const std::string field = e.field();
+        const std::string key = field == "model" ? "model" : field == "gpu" ? "gpu" : "";
+        if (key.empty() || !flags.contains(key) || scenario[key] == flags[key]) break;
+        notes.push_back(fmt::format("the log's {} '{}' is not known here; used --{} {}", key,
+                                    scenario[key].dump(), key, flags[key].dump()));
+        scenario[key] = flags[key];
+      }
+    }
+    json rows = json::array();
+    for (const LogFigure& f : run.figures) {
+      const Counterpart* c = counterpart(f.key);
+      json row = {{"key", f.key},
+                  {"component", c ? c->component : f.key},
+                  {"unit", c ? c->unit : ""},
+                  {"log", f.value},
+                  {"estimate", nullptr},
+                  {"rel_error", nullptr},
+                  {"line", f.line},
+                  {"text", f.text},
+                  {"repeats", f.repeats},
+                  {"derived", f.derived}};
+      std::optional<double> est;
+      if (error.empty() && c) {
+        if (f.key == "max_concurrency") {
+          const auto tokens = number_at(estimate, "/memory/kv_cache_capacity_tokens");
+          const auto len = number_at(estimate, "/scenario/seq_len");
+          if (tokens && len && *len > 0) est = *tokens / *len;
+        } else if (*c->pointer != '\0') {
+          est = number_at(estimate, c->pointer);
+        }
+        if (est) *est *= per_log_scale(scenario, run.source, c->unit);
+      }
+      if (est) {
+        row["estimate"] = *est;
+        row["rel_error"] = *est / f.value - 1.0;
+      } else {
+        row["note"] = !error.empty() ? "not estimated"
+                      : c && *c->pointer == '\0' && f.key != "max_concurrency"
+                          ? "no estimate counterpart"
+                          : "the estimate has no figure for this scenario";
+      }
+      rows.push_back(std::move(row));
+    }
+    json r = {{"source", run.source},
+              {"label", run.label},
+              {"scenario", scenario},
+              {"notes", notes},
+              {"rows", rows}};
+    if (!error.empty()) r["error"] = error;
+    out["runs"].push_back(std::move(r));
+  }
+  return out;
+}
+
+std::string render_check(const json& check, bool markdown) {
+  std::string out;
+  int n = 0;
+  for (const auto& r : check["runs"]) {
+    const json& s = r["scenario"];
+    auto get = [&](const char* k) { return s.contains(k) ? s[k].dump() : std::string("-"); };
+    out += fmt::format(
+        "{}run {} ({}{}): model {}, gpu {}, engine {}, seq_len {}\n", markdown ? "### " : "", ++n,
+        r["source"].get<std::string>(),
+        r["label"].get<std::string>().empty() ? "" : ", " + r["label"].get<std::string>(),
+        get("model"), get("gpu"), get("engine"), get("seq_len"));
+    if (markdown) out += "\n";
+    for (const auto& note : r["notes"]) out += "  note: " + note.get<std::string>() + "\n";
+    if (r.contains("error")) out += "  not estimated: " + r["error"].get<std::string>() + "\n";
+    out += markdown ? "| component | log | estimate | error | line |\n|---|---:|---:|---:|---|\n"
+                    : fmt::format("  {:<22}{:>14}{:>14}{:>9}  {}\n", "component", "log", "estimate",
+                                  "error", "from");
+    for (const auto& row : r["rows"]) {
+      const std::string unit = row["unit"].get<std::string>();
+      const std::string log = show(row["log"].get<double>(), unit);
+      const std::string est =
+          row["estimate"].is_null() ? "-" : show(row["estimate"].get<double>(), unit);
+      const std::string err = row["rel_error"].is_null()
+                                  ? "-"
+                                  : fmt::format("{:+.1f}%", 100 * row["rel_error"].get<double>());
+      std::string from = row["line"].get<int>() > 0
+                             ? "line " + std::to_string(row["line"].get<int>())
+                             : row["derived"].get<std::string>();
+      if (row["repeats"].get<int>() > 1) from += fmt::format(" (x{})", row["repeats"].get<int>());
+      if (!row["derived"].get<std::string>().empty() && row["line"].get<int>() > 0)
+        from += ", " + row["derived"].get<std::string>();
+      if (row.contains("note")) from += "; " + row["note"].get<std::string>();
+      out += markdown ? fmt::format("| {} | {} | {} | {} | {} |\n",
+                                    row["component"].get<std::string>(), log, est, err, from)
+                      : fmt::format("  {:<22}{:>14}{:>14}{:>9}  {}\n",
+                                    row["component"].get<std::string>(), log, est, err, from);
+    }
+    out += "\n";
+  }
+  out += "error = estimate / log - 1; memory per GPU (llama.cpp: over its devices)\n";
+  return out;
+}
+
+std::vector<SpeedCase> speed_cases_from_log(const LogReading& log, const json& flags) {
+  std::vector<SpeedCase> cases;
+  for (size_t i = 0; i < log.runs.size(); ++i)
+    for (const LogFigure& f : log.runs[i].figures) {
+      if (!is_speed(f.key)) continue;
+      SpeedCase c;
+      c.id = fmt::format("{}-{}-{}", log.format, i + 1, f.key);
+      c.group = log.runs[i].source;
+      c.compare = f.key;
+      c.measured = f.value;
+      c.use = "calibrate";
+      c.notes = log.runs[i].label;
+      c.scenario = run_scenario(log.runs[i], flags);
+      cases.push_back(std::move(c));
+    }
+  return cases;
+}
+
+}  // namespace gpusizer
