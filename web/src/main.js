@@ -16,7 +16,8 @@ const TASKS = ['inference', 'lora', 'qlora', 'full', 'freeze', 'pretrain', 'cv-t
 const INFER_ENGINES = ['hf', 'vllm', 'sglang', 'trtllm', 'llama.cpp'];
 const TRAIN_ENGINES = ['hf', 'deepspeed', 'fsdp', 'megatron'];
 const PREALLOC = new Set(['vllm', 'sglang', 'trtllm']);
-const WEIGHTS = ['fp32', 'bf16', 'fp16', 'fp8', 'int8', 'int4', 'nf4', 'gptq-int4', 'awq-int4',
+// '' = the task's default format, which the server resolves (bf16, or nf4 for QLoRA).
+const WEIGHTS = ['', 'fp32', 'bf16', 'fp16', 'fp8', 'int8', 'int4', 'nf4', 'gptq-int4', 'awq-int4',
   'q8_0', 'q6_k', 'q5_k_m', 'q4_k_m', 'q4_0', 'q3_k_m', 'q2_k'];
 const KV = ['fp32', 'bf16', 'fp16', 'fp8', 'q8_0', 'q4_0'];
 const OPTIMIZERS = ['adamw', 'adamw-8bit', 'paged-adamw-8bit', 'sgd', 'sgd-momentum', 'adafactor', 'lion'];
@@ -32,7 +33,7 @@ const SWEEP_BATCHES = [1, 2, 4, 8, 16, 32, 64, 128, 256];
 
 /** Defaults shown in the form; only values that differ go into the URL. */
 const DEFAULTS = {
-  model: 'llama-2-7b', hf_config: '', task: 'inference', engine: 'hf', weights: 'bf16', kv_cache: 'bf16',
+  model: 'llama-2-7b', hf_config: '', task: 'inference', engine: 'hf', weights: '', kv_cache: 'bf16',
   batch: '1', seq_len: '2048', prompt_len: '', output_len: '512', gpu_memory_utilization: '0.9',
   optimizer: 'adamw', mixed_precision: 'bf16', gradient_checkpointing: 'false', zero_stage: '0',
   lora_rank: '8', lora_targets: 'all-linear', grad_accum: '1', tokens: '', flash_attention: true,
@@ -51,6 +52,7 @@ const PATCH_FIELDS = {
 const $ = (id) => document.getElementById(id);
 const form = $('form');
 let gpus = [];
+const catalogModels = new Map();  // id -> the models API's entry
 let generation = 0;
 let controller = null;
 let lastRender = null;  // re-rendered on language change
@@ -58,6 +60,11 @@ let memoryChart = null;
 let sweepChart = null;
 let optionsSort = { key: 'rank', dir: 1 };
 let extraPatch = null;  // the form's 'extra' state, parsed
+let resolvedWeights = '';  // what the server made of weights '' (the task's default), for the label
+
+function autoWeightsLabel() {
+  return resolvedWeights ? t('weights_auto_is', { x: resolvedWeights }) : t('weights_auto');
+}
 
 // ---------------------------------------------------------------------------------------------
 // Form <-> state <-> URL
@@ -69,6 +76,7 @@ function fillSelect(id, values, labelKey) {
     const o = document.createElement('option');
     o.value = v;
     o.textContent = labelKey ? t(`${labelKey}_${v}`) : v;
+    if (v === '' && id === 'weights') o.textContent = autoWeightsLabel();
     return o;
   }));
   if (values.includes(keep)) select.value = keep;
@@ -111,9 +119,28 @@ function writeForm(state) {
     const el = form.elements[key];
     if (!el) continue;
     if (el.type === 'checkbox') el.checked = value === true || value === 'true' || value === '1';
+    else if (key === 'gpu') setGpu(value);
     else el.value = value;
     if (key === 'task') fillEngines();
   }
+}
+
+/** Selects GPU `value`: a catalog id, else the same id in another case, else (an alias such as
+ *  "h100" that only the server resolves) an extra option holding it until the answer names the id. */
+function setGpu(value) {
+  const select = $('gpu');
+  for (const o of [...select.querySelectorAll('option[data-pending]')]) o.remove();
+  if (!value) { select.value = ''; return; }
+  const ids = [...select.options].map((o) => o.value);
+  const same = ids.find((id) => id.toLowerCase() === String(value).toLowerCase());
+  if (same) { select.value = same; return; }
+  if (!ids.length) return;  // the catalog is not loaded yet; main() sets it again
+  const o = document.createElement('option');
+  o.value = value;
+  o.textContent = value;
+  o.dataset.pending = '1';
+  select.prepend(o);
+  select.value = value;
 }
 
 function stateFromUrl() {
@@ -209,7 +236,7 @@ function scenarioOf(state) {
   }
   s.task = state.task;
   s.engine = state.engine;
-  s.weights = state.weights;
+  if (state.weights) s.weights = state.weights;
   s.kv_cache = state.kv_cache;
   for (const key of ['batch', 'seq_len']) if (state[key] !== '') s[key] = intOf(state[key]);
   const training = state.task !== 'inference';
@@ -311,9 +338,10 @@ async function loadCatalogs() {
     }
     return group;
   }));
-  if (gpus.some((g) => g.id === keep)) select.value = keep;
+  setGpu(keep);
 
   const models = listOf(modelData, 'models');
+  for (const m of models) if (m && m.id) catalogModels.set(m.id, m);
   const seen = new Set();
   const options = [];
   for (const m of models) {
@@ -352,6 +380,41 @@ function setText(id, text, value) {
 
 function gpuCapacity(estimate) {
   return estimate.memory && estimate.memory.gpu_capacity_bytes ? estimate.memory.gpu_capacity_bytes : null;
+}
+
+const gpuName = (id) => (gpus.find((g) => g.id === id) || {}).name || id;
+
+/** What the server computed, in words ("the basis of these figures"), and the form brought in
+ *  line with it: an alias becomes the GPU's id, the task's default format is named. */
+function renderResolved(estimate, state) {
+  const sc = estimate.scenario || {};
+  const model = estimate.model || {};
+  const parts = [];
+  if (sc.model || model.id) parts.push(t('resolved_model', { x: sc.model || model.id }));
+  if (sc.weights) parts.push(t('resolved_weights', { x: sc.weights }));
+  if (sc.engine) parts.push(t('resolved_engine', { x: sc.engine }));
+  if (sc.gpu) parts.push(t('resolved_gpu', { n: sc.gpu_count ?? 1, x: gpuName(sc.gpu) }));
+  $('resolved').textContent = parts.length ? `${t('resolved')} ${parts.join(' · ')}` : '';
+  // The weights select: '' is the task's default; say which format that was.
+  resolvedWeights = state.weights === '' ? sc.weights || '' : '';
+  const auto = $('weights').querySelector('option[value=""]');
+  if (auto) auto.textContent = autoWeightsLabel();
+  // The GPU select: an alias the server resolved becomes the catalog id, in the URL too.
+  if (sc.gpu && !state.recommend && $('gpu').value !== sc.gpu && gpus.some((g) => g.id === sc.gpu)) {
+    setGpu(sc.gpu);
+    stateToUrl(readForm());
+  }
+  // A model estimated under another name (an HF id mapped to a catalog entry, a near match).
+  const typed = String(state.model || '').toLowerCase();
+  const known = [sc.model, model.id, (catalogModels.get(sc.model) || {}).hf_id].filter(Boolean).map((x) => String(x).toLowerCase());
+  const note = $('model-resolved');
+  if (!state.hf_config && sc.model && typed && !known.includes(typed)) {
+    note.textContent = t('model_resolved_as', { x: sc.model, typed: state.model });
+    note.hidden = false;
+  } else {
+    note.textContent = '';
+    note.hidden = true;
+  }
 }
 
 function renderEstimate(estimate, scenario) {
@@ -843,7 +906,7 @@ async function update() {
     }
     const estimate = await post('api/v1/estimate', scenario, signal);
     if (gen !== generation) return;
-    lastRender = () => renderEstimate(estimate, scenario);
+    lastRender = () => { renderEstimate(estimate, scenario); renderResolved(estimate, state); };
     lastRender();
     setStatus('', '');
     $('estimate-view').classList.remove('stale');
@@ -869,6 +932,8 @@ function applyLanguage(lang) {
   $('lang').value = language();
   fillSelect('task', TASKS, 'task');
   fillSelect('gradient_checkpointing', CHECKPOINTING, 'ckpt');
+  const auto = $('weights').querySelector('option[value=""]');
+  if (auto) auto.textContent = autoWeightsLabel();
   if (lastRender) lastRender();
 }
 
@@ -894,7 +959,9 @@ async function main() {
   form.addEventListener('input', (e) => {
     if (e.target.id === 'task') {
       fillEngines();
-      if (e.target.value === 'qlora' && ['bf16', 'fp16', 'fp32'].includes($('weights').value)) $('weights').value = 'nf4';
+      // QLoRA needs quantized weights: a 16-bit choice goes back to the task's default (nf4), which
+      // the next task's default replaces again, so no format outlives the task that needed it.
+      if (e.target.value === 'qlora' && ['bf16', 'fp16', 'fp32'].includes($('weights').value)) $('weights').value = '';
     }
     schedule();
   });
