@@ -444,9 +444,16 @@ function renderEstimate(estimate, scenario) {
     $('fit-sub').textContent = t('no_gpu');
   }
 
-  const p = estimate.performance || {};
+  // A setup that does not fit has no speed, cost or rent-or-buy figures: they would describe a
+  // machine that cannot run it (contract v2 omits them; a v1 server still sends them).
+  const fits = m.fits !== false;
+  const p = fits ? estimate.performance || {} : {};
   const training = scenario.task && scenario.task !== 'inference';
-  if (training && p.train_tokens_per_s !== undefined) {
+  if (!fits) {
+    $('speed-title').textContent = training ? t('train_speed') : t('speed');
+    setText('speed', '–');
+    $('speed-sub').textContent = t('no_figures_no_fit');
+  } else if (training && p.train_tokens_per_s !== undefined) {
     $('speed-title').textContent = t('train_speed');
     setText('speed', `${rate(p.train_tokens_per_s)} ${t('tok_s')}`, p.train_tokens_per_s);
     $('speed-sub').textContent = [
@@ -467,8 +474,8 @@ function renderEstimate(estimate, scenario) {
     $('speed-sub').textContent = scenario.gpu ? t('no_speed') : t('no_gpu');
   }
 
-  const c = estimate.cost || {};
-  const w = estimate.power || {};
+  const c = fits ? estimate.cost || {} : {};
+  const w = fits ? estimate.power || {} : {};
   if (c.usd_per_hour !== undefined) {
     setText('cost', `${usd(c.usd_per_hour)} / h`, c.usd_per_hour);
   } else {
@@ -479,7 +486,7 @@ function renderEstimate(estimate, scenario) {
     w.gpu_watts !== undefined ? t('gpu_watts', { w: num(w.gpu_watts, 0) }) : null,
     w.node_watts !== undefined ? t('node_watts', { w: num(w.node_watts, 0) }) : null,
     w.btu_per_hour !== undefined ? `${num(w.btu_per_hour, 0)} BTU/h` : null,
-  ].filter(Boolean).join(' · ') || (c.usd_per_hour === undefined ? t('no_gpu') : '');
+  ].filter(Boolean).join(' · ') || (!fits ? t('no_figures_no_fit') : c.usd_per_hour === undefined ? t('no_gpu') : '');
 
   renderChanges(estimate.changes);
   renderOwnership(c.ownership);
@@ -707,9 +714,9 @@ function renderBasis(basis) {
 
 let sweepPoints = null;  // drawn again on a language change
 
-async function runSweep(scenario, gen, signal) {
+async function runSweep(scenario, gen, signal, fits) {
   const section = $('sweep-section');
-  if (scenario.task !== 'inference' || !scenario.gpu) {
+  if (scenario.task !== 'inference' || !scenario.gpu || !fits) {
     section.hidden = true;
     sweepPoints = null;
     return;
@@ -911,7 +918,7 @@ async function update() {
     setStatus('', '');
     $('estimate-view').classList.remove('stale');
     sweepPoints = null;
-    await runSweep(scenario, gen, signal);
+    await runSweep(scenario, gen, signal, !(estimate.memory && estimate.memory.fits === false));
     if (gen !== generation) return;
     const rerender = lastRender;
     lastRender = () => { rerender(); drawSweep(); };

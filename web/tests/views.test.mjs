@@ -77,6 +77,24 @@ export async function run(report) {
       await page.close();
     });
 
+    await test('a setup that does not fit shows what would fit, and no speed, cost or chart', async () => {
+      for (const query of ['?model=llama-3.1-70b&gpu=h100-sxm5-80gb', '?model=llama-3.1-70b&task=full&gpu=h100-sxm5-80gb']) {
+        const page = await open(query);
+        check((await page.getAttribute('#fit', 'data-value')) === 'false', `${query} fits; pick a bigger one`);
+        for (const id of ['speed', 'cost']) {
+          const text = await page.textContent(`#${id}`);
+          check(!/\d/.test(text), `${query}: ${id} shows "${text}" for a setup that does not fit`);
+        }
+        check(!/\d/.test(await page.textContent('#speed-sub')), `${query}: speed details shown`);
+        check(await page.isHidden('#perf-section'), `${query}: performance table shown`);
+        check(await page.isHidden('#sweep-section'), `${query}: throughput chart shown`);
+        check(await page.isHidden('#ownership-section'), `${query}: rent-or-buy verdict shown`);
+        check(await page.isVisible('#changes-section'), `${query}: no changes offered`);
+        check((await page.$$('#changes li')).length > 0, `${query}: empty changes list`);
+        await page.close();
+      }
+    });
+
     await test('the views logged no errors', async () => {
       check(errors.length === 0, `page errors: ${errors.join(' | ')}`);
     });
