@@ -8,6 +8,7 @@ import {
 import './style.css';
 import { initialLanguage, setLanguage, t, language } from './i18n.js';
 import { gib, gb, toGiB, rate, usd, money, duration, num, fixed } from './format.js';
+import { NUMERIC, parseNumber, checkField, fieldOfMessage } from './validate.js';
 
 Chart.register(BarController, BarElement, LineController, LineElement, PointElement,
   CategoryScale, LinearScale, LogarithmicScale, Legend, Tooltip);
@@ -220,7 +221,7 @@ function applyChange(patch) {
 }
 
 function intOf(value) {
-  const n = Number(value);
+  const n = parseNumber(value);
   return Number.isFinite(n) ? n : value;  // a non-number goes through, and the server names it
 }
 
@@ -279,6 +280,107 @@ function showSections(state) {
   for (const el of document.querySelectorAll('.gpu-only')) el.hidden = state.recommend;
   $('estimate-view').hidden = state.recommend;
   $('recommend-view').hidden = !state.recommend;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Field-level messages: a red border, the message under the field, aria-invalid and
+// aria-describedby pointing at it. Warnings (a context past the model's maximum) are amber and
+// leave aria-invalid off.
+
+function describedBy(el, id, on) {
+  const ids = new Set((el.getAttribute('aria-describedby') || '').split(/\s+/).filter(Boolean));
+  if (on) ids.add(id); else ids.delete(id);
+  if (ids.size) el.setAttribute('aria-describedby', [...ids].join(' '));
+  else el.removeAttribute('aria-describedby');
+}
+
+function setFieldMessage(id, text, kind = 'error') {
+  const el = $(id);
+  if (!el) return;
+  const box = el.closest('.field, details') || el.parentElement;
+  const msgId = `${id}-msg`;
+  let msg = $(msgId);
+  box.classList.remove('invalid', 'warned');
+  if (!text) {
+    if (msg) msg.remove();
+    el.removeAttribute('aria-invalid');
+    describedBy(el, msgId, false);
+    return;
+  }
+  if (!msg) {
+    msg = document.createElement('small');
+    msg.id = msgId;
+    box.append(msg);
+  }
+  msg.className = `field-msg ${kind}`;
+  msg.textContent = text;
+  box.classList.add(kind === 'error' ? 'invalid' : 'warned');
+  if (kind === 'error') el.setAttribute('aria-invalid', 'true'); else el.removeAttribute('aria-invalid');
+  describedBy(el, msgId, true);
+}
+
+function clearFieldMessages() {
+  for (const msg of [...document.querySelectorAll('.field-msg')]) setFieldMessage(msg.id.replace(/-msg$/, ''), '');
+}
+
+const isShown = (el) => el && !el.closest('[hidden]');
+const labelOf = (id) => (document.querySelector(`label[for="${id}"]`) || {}).textContent || id;
+
+/** The numeric fields in view that hold something the server cannot take, marked at the field. */
+function validateFields() {
+  const bad = [];
+  for (const id of Object.keys(NUMERIC)) {
+    const el = $(id);
+    if (!isShown(el)) continue;
+    const problem = checkField(id, el.value);
+    if (problem) {
+      setFieldMessage(id, t(problem.key, problem.vars));
+      bad.push(id);
+    }
+  }
+  return bad;
+}
+
+/** The catalog entry for a model name as typed (id or Hugging Face id, any case). */
+function catalogModel(name) {
+  const n = String(name || '').toLowerCase();
+  if (!n) return null;
+  for (const m of catalogModels.values()) if (m.id === n || String(m.hf_id || '').toLowerCase() === n) return m;
+  return null;
+}
+
+/** The model's maximum context, from the pasted config or the models API, or null. */
+function maxContext(state, resolvedId) {
+  if (state.hf_config) {
+    try {
+      const c = JSON.parse(state.hf_config);
+      const cfg = c && c.hf_config ? c.hf_config : c;
+      return Number(cfg.max_position_embeddings) || null;
+    } catch { return null; }
+  }
+  const m = catalogModel(resolvedId) || catalogModel(state.model);
+  return m && m.architecture ? Number(m.architecture.max_position_embeddings) || null : null;
+}
+
+/** "Model maximum: 4,096 tokens" beside the context field, and a warning at it when exceeded. */
+function showContextLimit(state, resolvedId) {
+  const max = maxContext(state, resolvedId);
+  $('seq_len-max').textContent = max ? t('seq_max', { n: num(max, 0) }) : '';
+  const seq = parseNumber(state.seq_len);
+  if ($('seq_len').getAttribute('aria-invalid') === 'true') return;
+  if (max && Number.isFinite(seq) && seq > max) {
+    setFieldMessage('seq_len', t('seq_over_max', { x: num(seq, 0), n: num(max, 0), r: num(seq / max, seq / max >= 10 ? 0 : 1) }), 'warn');
+  } else {
+    setFieldMessage('seq_len', '');
+  }
+}
+
+/** The phone's summary bar: the answer (or the error) stays in view while the form is edited. */
+function setSummary(text, kind) {
+  const el = $('summary');
+  el.textContent = text;
+  el.className = `summary ${kind || ''}`;
+  el.hidden = !text;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -407,6 +509,7 @@ function renderResolved(estimate, state) {
   // A model estimated under another name (an HF id mapped to a catalog entry, a near match).
   const typed = String(state.model || '').toLowerCase();
   const known = [sc.model, model.id, (catalogModels.get(sc.model) || {}).hf_id].filter(Boolean).map((x) => String(x).toLowerCase());
+  showContextLimit(state, sc.model);
   const note = $('model-resolved');
   if (!state.hf_config && sc.model && typed && !known.includes(typed)) {
     note.textContent = t('model_resolved_as', { x: sc.model, typed: state.model });
@@ -415,6 +518,12 @@ function renderResolved(estimate, state) {
     note.textContent = '';
     note.hidden = true;
   }
+}
+
+function renderSummary(estimate) {
+  const m = estimate.memory || {};
+  const fit = typeof m.fits === 'boolean' ? (m.fits ? t('fits') : t('does_not_fit')) : null;
+  setSummary([fit, t('summary_total', { x: gib(m.total_bytes) })].filter(Boolean).join(' · '), m.fits === false ? 'bad' : 'ok');
 }
 
 function renderEstimate(estimate, scenario) {
@@ -862,19 +971,34 @@ function schedule(delay = 300) {
   timer = setTimeout(update, delay);
 }
 
+/** Shows why nothing was computed: the old answer is hidden, the message is at the top (and at
+ *  the field when one is named), and the phone's summary bar carries it. */
+function showFailure(text) {
+  setStatus(text, 'error');
+  $('resolved').textContent = '';
+  setSummary(text, 'error');
+  $('estimate-view').classList.add('stale');
+  $('recommend-view').classList.add('stale');
+}
+
 async function update() {
   const state = readForm();
   showSections(state);
   stateToUrl(state);
+  clearFieldMessages();
+  showContextLimit(state);
   let scenario;
   try {
+    const bad = validateFields();
+    if (bad.length) throw new Error(t('fix_fields', { fields: bad.map(labelOf).join(', ') }));
     scenario = scenarioOf(state);
   } catch (e) {
-    // Nothing to send (the pasted config is not JSON): say so, and drop any answer in flight.
+    // Nothing to send (a field the server cannot take, a pasted config that is not JSON): say so,
+    // and drop any answer in flight.
     const gen = ++generation;
     if (controller) controller.abort();
-    setStatus(e.message, 'error');
-    $('estimate-view').classList.add('stale');
+    if (state.hf_config && /config\.json|JSON/.test(e.message) && !$('hf_config').getAttribute('aria-invalid')) setFieldMessage('hf_config', e.message);
+    showFailure(e.message);
     document.body.classList.remove('busy');
     document.body.dataset.ready = String(gen);
     return;
@@ -896,6 +1020,8 @@ async function update() {
         lastRender = () => renderOptions(recommendation);
         lastRender();
         setStatus('', '');
+        setSummary(t('summary_options', { n: (recommendation.options || []).length }), '');
+        $('recommend-view').classList.remove('stale');
       } catch (e) {
         if (gen !== generation || e.name === 'AbortError') return;
         if (e instanceof ApiError && e.status === 501) {
@@ -913,7 +1039,7 @@ async function update() {
     }
     const estimate = await post('api/v1/estimate', scenario, signal);
     if (gen !== generation) return;
-    lastRender = () => { renderEstimate(estimate, scenario); renderResolved(estimate, state); };
+    lastRender = () => { renderEstimate(estimate, scenario); renderResolved(estimate, state); renderSummary(estimate); };
     lastRender();
     setStatus('', '');
     $('estimate-view').classList.remove('stale');
@@ -924,8 +1050,9 @@ async function update() {
     lastRender = () => { rerender(); drawSweep(); };
   } catch (e) {
     if (gen !== generation || e.name === 'AbortError') return;
-    setStatus(errorText(e), 'error');
-    $('estimate-view').classList.add('stale');
+    const field = e instanceof ApiError ? fieldOfMessage(e.message, (id) => isShown($(id)) && !!form.elements[id]) : null;
+    if (field) setFieldMessage(field, e.message);
+    showFailure(errorText(e));
   } finally {
     if (gen === generation) {
       document.body.classList.remove('busy');

@@ -95,6 +95,70 @@ export async function run(report) {
       }
     });
 
+    await test("the context field shows the model's maximum and warns past it", async () => {
+      const page = await open('?model=llama-2-7b');
+      const models = (await api(base, 'api/v1/models')).body;
+      const max = models.find((m) => m.id === 'llama-2-7b').architecture.max_position_embeddings;
+      const shown = await page.textContent('#seq_len-max');
+      check(shown.includes(max.toLocaleString('en-US')), `beside the context: "${shown}", the model's maximum is ${max}`);
+      await setField(page, 'seq_len', 100000000);
+      check(await page.isVisible('#seq_len-msg'), 'no message at the context field for 100,000,000 tokens');
+      check((await page.getAttribute('#seq_len', 'aria-describedby')).includes('seq_len-msg'), 'message not tied to the field');
+      check(/24,414×/.test(await page.textContent('#seq_len-msg')), `message: ${await page.textContent('#seq_len-msg')}`);
+      await setField(page, 'model', 'llama-3.1-8b');
+      const max8b = models.find((m) => m.id === 'llama-3.1-8b').architecture.max_position_embeddings;
+      check((await page.textContent('#seq_len-max')).includes(max8b.toLocaleString('en-US')), 'maximum not updated for a new model');
+      await page.close();
+    });
+
+    await test('a bad value is reported at its field, and the old answer is not left showing', async () => {
+      const page = await open('?model=llama-2-7b&gpu=h100-sxm5-80gb');
+      await setField(page, 'batch', -1);
+      check((await page.getAttribute('#batch', 'aria-invalid')) === 'true', 'batch not aria-invalid');
+      const described = (await page.getAttribute('#batch', 'aria-describedby')) || '';
+      check(described.split(' ').includes('batch-msg'), `aria-describedby: ${described}`);
+      check(await page.isVisible('#batch-msg'), 'no message under the batch field');
+      const border = await page.$eval('#batch', (el) => getComputedStyle(el).borderTopColor);
+      check(border === 'rgb(180, 35, 24)', `batch border ${border}`);
+      check(!(await page.isVisible('#fit')), 'the previous "Fits" is still shown');
+      check(/batch/i.test(await page.textContent('#status')), 'the top does not name the field');
+      await page.screenshot({ path: shotPath('error-field-en-desktop.png'), fullPage: false });
+      // Letters in a number field are reported, not silently emptied.
+      const before = await readyOf(page);
+      await page.fill('#batch', '');
+      await page.type('#batch', 'abc');
+      await settled(page, before);
+      check((await page.inputValue('#batch')) === 'abc', `the field now holds "${await page.inputValue('#batch')}"`);
+      check(/not a number/.test(await page.textContent('#batch-msg')), `message: ${await page.textContent('#batch-msg')}`);
+      await setField(page, 'batch', 4);
+      check((await page.getAttribute('#batch', 'aria-invalid')) === null, 'the mark stays after a fix');
+      check(await page.isVisible('#fit'), 'no answer after the fix');
+      // An error the server names (an unknown model) is put at that field too.
+      await setField(page, 'model', 'no-such-model-xyz');
+      check((await page.getAttribute('#model', 'aria-invalid')) === 'true', 'unknown model not marked at the field');
+      check(/no-such-model-xyz/.test(await page.textContent('#model-msg')), 'server message not at the model field');
+      await page.close();
+    });
+
+    await test('on a phone the answer or the error is in view after an edit', async () => {
+      const page = await open('?model=llama-2-7b&gpu=h100-sxm5-80gb', { viewport: PHONE });
+      const inView = (sel) => page.$eval(sel, (el) => {
+        const r = el.getBoundingClientRect();
+        return r.height > 0 && r.top >= 0 && r.bottom <= window.innerHeight;
+      });
+      await page.focus('#batch');
+      await setField(page, 'batch', 4);
+      check(await inView('#batch'), 'the edited field scrolled away');
+      check(await inView('#summary'), 'the answer is not in view');
+      check(/GiB/.test(await page.textContent('#summary')), `summary: ${await page.textContent('#summary')}`);
+      await page.screenshot({ path: shotPath('phone-after-edit-en.png') });
+      await setField(page, 'batch', -1);
+      check(await inView('#summary'), 'the error is not in view');
+      check(/batch/i.test(await page.textContent('#summary')), `summary: ${await page.textContent('#summary')}`);
+      await page.screenshot({ path: shotPath('phone-error-en.png') });
+      await page.close();
+    });
+
     await test('the views logged no errors', async () => {
       check(errors.length === 0, `page errors: ${errors.join(' | ')}`);
     });
