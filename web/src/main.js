@@ -39,6 +39,8 @@ const DEFAULTS = {
   optimizer: 'adamw', mixed_precision: 'bf16', gradient_checkpointing: 'false', zero_stage: '0',
   lora_rank: '8', lora_targets: 'all-linear', grad_accum: '1', tokens: '', flash_attention: true,
   tp: '1', pp: '1', dp: '1', recommend: false, gpu: 'a100-sxm4-80gb', gpu_count: '',
+  objective: 'cost', allow_quantization: false, deployment: 'any', region: 'any', max_gpus: '',
+  min_tokens_per_s: '', max_ttft_ms: '', budget_usd: '',
   extra: '',  // an applied change's scenario keys that no control holds, as merge-patch JSON
 };
 /** Where a change's patch keys land in the form: top-level keys, and those inside training/parallel. */
@@ -91,6 +93,9 @@ function fillStaticSelects() {
   fillSelect('mixed_precision', PRECISIONS);
   fillSelect('gradient_checkpointing', CHECKPOINTING, 'ckpt');
   fillSelect('zero_stage', ZERO);
+  fillSelect('objective', ['cost', 'speed', 'power'], 'objective');
+  fillSelect('deployment', ['any', 'cloud', 'on_prem'], 'deployment');
+  fillSelect('region', ['any', 'cn'], 'region');
   fillEngines();
 }
 
@@ -225,6 +230,16 @@ function intOf(value) {
   return Number.isFinite(n) ? n : value;  // a non-number goes through, and the server names it
 }
 
+/** The recommend request's constraints (the CLI's recommend flags) from the form. */
+function constraintsOf(state) {
+  const c = { objective: state.objective };
+  if (state.allow_quantization) c.allow_quantization = true;
+  if (state.deployment !== 'any') c.deployment = state.deployment;
+  if (state.region !== 'any') c.region = state.region;
+  for (const key of ['max_gpus', 'min_tokens_per_s', 'max_ttft_ms', 'budget_usd']) if (state[key] !== '') c[key] = intOf(state[key]);
+  return c;
+}
+
 /** The contract's scenario JSON for the form's state; throws Error with a message to show. */
 function scenarioOf(state) {
   const s = {};
@@ -278,6 +293,7 @@ function showSections(state) {
   for (const el of document.querySelectorAll('.prealloc-only')) el.hidden = training || !PREALLOC.has(state.engine);
   for (const el of document.querySelectorAll('.lora-only')) el.hidden = !(state.task === 'lora' || state.task === 'qlora');
   for (const el of document.querySelectorAll('.gpu-only')) el.hidden = state.recommend;
+  for (const el of document.querySelectorAll('.rec-only')) el.hidden = !state.recommend;
   $('estimate-view').hidden = state.recommend;
   $('recommend-view').hidden = !state.recommend;
 }
@@ -887,20 +903,111 @@ function drawSweep() {
 
 // --- Recommendation ------------------------------------------------------------------------
 
+const layoutOf = (o) => {
+  const p = o.parallel || {};
+  const parts = [];
+  if ((p.tp || 1) > 1) parts.push(`TP ${p.tp}`);
+  if ((p.pp || 1) > 1) parts.push(`PP ${p.pp}`);
+  if ((p.ep || 1) > 1) parts.push(`EP ${p.ep}`);
+  return parts.length ? parts.join(' · ') : t('layout_single');  // per replica
+};
+const replicasOf = (o) => o.replicas ?? (o.parallel && o.parallel.dp) ?? 1;
+const throughputOf = (o) => {
+  const p = o.estimate?.performance || {};
+  return p.max_output_tokens_per_s ?? p.train_tokens_per_s ?? NaN;
+};
+
+/** The table's columns; `show` is the text, `get` the sort key. */
 const OPTION_COLUMNS = [
   { key: 'rank', label: 'rank', num: true, get: (o) => o.rank },
-  { key: 'gpu', label: 'gpu', get: (o) => o.gpu },
-  { key: 'gpu_count', label: 'gpu_count', num: true, get: (o) => o.gpu_count },
+  { key: 'gpu', label: 'gpu', get: (o) => o.gpu_name || gpuName(o.gpu), cls: 'gpu-name' },
+  { key: 'gpu_count', label: 'gpu_count', num: true, get: (o) => o.gpu_count ?? 1 },
+  { key: 'layout', label: 'layout', get: (o) => layoutOf(o) },
+  { key: 'replicas', label: 'replicas', num: true, get: (o) => replicasOf(o) },
   { key: 'weights', label: 'weights', get: (o) => o.weights || '' },
-  { key: 'fits', label: 'fit', get: (o) => (o.fits === false ? 0 : 1), show: (o) => (o.fits === false ? t('does_not_fit') : t('fits')) },
-  { key: 'memory', label: 'mem_gib', num: true, get: (o) => toGiB(o.estimate?.memory?.total_bytes ?? NaN), show: (o) => fixed(toGiB(o.estimate?.memory?.total_bytes ?? NaN), 2) },
-  { key: 'speed', label: 'tok_s', num: true, get: (o) => o.estimate?.performance?.decode_tokens_per_s ?? o.estimate?.performance?.train_tokens_per_s ?? NaN, show: (o) => rate(o.estimate?.performance?.decode_tokens_per_s ?? o.estimate?.performance?.train_tokens_per_s) },
-  { key: 'usd_h', label: 'usd_h', num: true, get: (o) => o.estimate?.cost?.usd_per_hour ?? NaN, show: (o) => usd(o.estimate?.cost?.usd_per_hour) },
-  { key: 'usd_mtok', label: 'usd_mtok', num: true, get: (o) => o.estimate?.cost?.usd_per_million_tokens ?? NaN, show: (o) => usd(o.estimate?.cost?.usd_per_million_tokens) },
-  { key: 'score', label: 'score', num: true, get: (o) => o.score ?? NaN, show: (o) => rate(o.score) },
+  { key: 'memory', label: 'mem_gib', num: true, get: (o) => toGiB(o.estimate?.memory?.total_bytes ?? NaN), show: (o) => fixed(toGiB(o.estimate?.memory?.total_bytes ?? NaN), 1) },
+  { key: 'speed', label: 'throughput', num: true, get: throughputOf, show: (o) => rate(throughputOf(o)) },
+  { key: 'usd_h', label: 'usd_h', num: true, get: (o) => o.fleet_usd_per_hour ?? o.estimate?.cost?.usd_per_hour ?? NaN, show: (o) => usd(o.fleet_usd_per_hour ?? o.estimate?.cost?.usd_per_hour) },
+  { key: 'metric', label: 'metric', num: true, get: (o) => o.objective_value ?? NaN, show: (o) => rate(o.objective_value) },
 ];
 
+let lastRecommendation = null;
+let userGpuPlace = null;  // {option} or {why} for the user's own GPU, from a second request
+
+function optionRows(o, recommendation) {
+  const tr = document.createElement('tr');
+  tr.dataset.gpu = o.gpu;
+  const mine = o.gpu === userGpu();
+  if (mine) tr.classList.add('mine');
+  for (const c of OPTION_COLUMNS) {
+    const td = document.createElement('td');
+    if (c.num) td.className = 'num';
+    if (c.cls) td.classList.add(c.cls);
+    td.dataset.label = t(`col_${c.label}`);
+    td.textContent = c.show ? c.show(o) : String(c.get(o) ?? '');
+    if (c.key === 'gpu' && mine) {
+      const badge = document.createElement('span');
+      badge.className = 'badge';
+      badge.textContent = t('your_gpu');
+      td.append(' ', badge);
+    }
+    tr.append(td);
+  }
+  const actions = document.createElement('td');
+  actions.className = 'actions';
+  const why = document.createElement('button');
+  why.type = 'button';
+  why.className = 'secondary small why';
+  why.textContent = t('why');
+  why.setAttribute('aria-expanded', 'false');
+  const detailId = `why-${o.rank}`;
+  why.setAttribute('aria-controls', detailId);
+  why.setAttribute('aria-label', t('why_label', { gpu: o.gpu_name || gpuName(o.gpu), n: o.gpu_count ?? 1 }));
+  const use = document.createElement('button');
+  use.type = 'button';
+  use.className = 'secondary small use';
+  use.textContent = t('use_option');
+  use.setAttribute('aria-label', t('use_option_label', { gpu: o.gpu_name || gpuName(o.gpu), n: o.gpu_count ?? 1 }));
+  use.addEventListener('click', () => useOption(o));
+  actions.append(why, ' ', use);
+  tr.append(actions);
+  const detail = document.createElement('tr');
+  detail.className = 'why-row';
+  detail.id = detailId;
+  detail.hidden = true;
+  const cell = document.createElement('td');
+  cell.colSpan = OPTION_COLUMNS.length + 1;
+  const list = document.createElement('ul');
+  list.lang = 'en';  // the server's reasons are English until it translates them
+  for (const r of [...(o.reasons || []), ...(o.warnings || [])]) {
+    const li = document.createElement('li');
+    li.textContent = r;
+    list.append(li);
+  }
+  const meta = document.createElement('p');
+  meta.className = 'note';
+  meta.textContent = `${o.gpu} · ${o.objective_basis || ''}`;
+  cell.append(list, meta);
+  detail.append(cell);
+  why.addEventListener('click', () => {
+    detail.hidden = !detail.hidden;
+    why.setAttribute('aria-expanded', String(!detail.hidden));
+  });
+  return [tr, detail];
+}
+
+function useOption(o) {
+  const patch = { recommend: false, gpu: o.gpu, gpu_count: o.gpu_count ? String(o.gpu_count) : '' };
+  if (o.weights) patch.weights = o.weights;
+  if (o.parallel) for (const k of ['tp', 'pp', 'dp']) if (o.parallel[k]) patch[k] = String(o.parallel[k]);
+  writeForm(patch);
+  schedule(0);
+}
+
+const userGpu = () => $('gpu').value;
+
 function renderOptions(recommendation) {
+  lastRecommendation = recommendation;
   const options = (recommendation.options || []).map((o, i) => ({ ...o, rank: i + 1 }));
   const col = OPTION_COLUMNS.find((c) => c.key === optionsSort.key) || OPTION_COLUMNS[0];
   options.sort((a, b) => {
@@ -910,6 +1017,7 @@ function renderOptions(recommendation) {
     return String(x).localeCompare(String(y)) * optionsSort.dir;
   });
   const table = $('options-table');
+  const objective = recommendation.objective || 'cost';
   table.tHead.rows[0].replaceChildren(...OPTION_COLUMNS.map((c) => {
     const th = document.createElement('th');
     th.scope = 'col';
@@ -918,7 +1026,8 @@ function renderOptions(recommendation) {
     const button = document.createElement('button');
     button.type = 'button';
     button.className = 'sort';
-    button.textContent = t(`col_${c.label}`) + (c.key === optionsSort.key ? (optionsSort.dir > 0 ? ' ▲' : ' ▼') : '');
+    const label = c.key === 'metric' ? t(`metric_${objective}`) : c.key === 'speed' && options[0] && options[0].estimate?.performance?.train_tokens_per_s !== undefined ? t('col_train_throughput') : t(`col_${c.label}`);
+    button.textContent = label + (c.key === optionsSort.key ? (optionsSort.dir > 0 ? ' ▲' : ' ▼') : '');
     button.addEventListener('click', () => {
       optionsSort = { key: c.key, dir: optionsSort.key === c.key ? -optionsSort.dir : 1 };
       renderOptions(recommendation);
@@ -926,40 +1035,57 @@ function renderOptions(recommendation) {
     });
     th.append(button);
     return th;
-  }), Object.assign(document.createElement('th'), { scope: 'col' }));
-  table.tBodies[0].replaceChildren(...options.map((o) => {
-    const tr = document.createElement('tr');
-    for (const c of OPTION_COLUMNS) {
-      const td = document.createElement('td');
-      if (c.num) td.className = 'num';
-      td.textContent = c.show ? c.show(o) : String(c.get(o) ?? '');
-      tr.append(td);
-    }
-    const td = document.createElement('td');
-    const use = document.createElement('button');
-    use.type = 'button';
-    use.className = 'secondary small';
-    use.textContent = t('use_option');
-    use.setAttribute('aria-label', t('use_option_label', { gpu: o.gpu, n: o.gpu_count ?? 1 }));
-    use.addEventListener('click', () => {
-      const patch = { recommend: false, gpu: o.gpu, gpu_count: o.gpu_count ? String(o.gpu_count) : '' };
-      if (o.weights) patch.weights = o.weights;
-      if (o.parallel) for (const k of ['tp', 'pp', 'dp']) if (o.parallel[k]) patch[k] = String(o.parallel[k]);
-      writeForm(patch);
-      schedule(0);
-    });
-    td.append(use);
-    tr.append(td);
-    return tr;
-  }));
-  $('recommend-note').textContent = options.length ? t('options_note', { n: options.length }) : t('no_options');
+  }), Object.assign(document.createElement('th'), { scope: 'col', textContent: t('col_actions') }));
+  table.tBodies[0].replaceChildren(...options.flatMap((o) => optionRows(o, recommendation)));
+  const basis = options.length ? options.find((o) => o.rank === 1)?.objective_basis : '';
+  $('recommend-note').textContent = options.length
+    ? t('options_ranked', { n: options.length, metric: t(`metric_${objective}`), lower: t('lower_better') })
+    : t('no_options');
+  $('recommend-basis').textContent = basis ? t('metric_basis', { x: basis }) : '';
+  $('recommend-basis').lang = 'en';
+  renderUserGpu(options, recommendation.rejected || []);
   const rejected = recommendation.rejected || [];
   $('rejected').replaceChildren(...rejected.map((r) => {
     const li = document.createElement('li');
-    li.textContent = `${r.gpu}: ${r.why}`;
+    li.lang = 'en';
+    const name = document.createElement('strong');
+    name.textContent = gpuName(r.gpu);
+    li.append(name, `: ${String(r.why || '').replace(new RegExp(`^${(gpuName(r.gpu) || '').replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}:\\s*`), '')}`);
     return li;
   }));
   $('rejected-section').hidden = rejected.length === 0;
+}
+
+/** Where the user's own GPU stands: one of the options, rejected (why), or below the list. */
+function renderUserGpu(options, rejected) {
+  const id = userGpu();
+  const el = $('your-gpu');
+  el.replaceChildren();
+  if (!id) { el.hidden = true; return; }
+  el.hidden = false;
+  const name = gpuName(id);
+  const listed = options.find((o) => o.gpu === id);
+  const gone = rejected.find((r) => r.gpu === id) || (userGpuPlace && userGpuPlace.gpu === id && userGpuPlace.why ? userGpuPlace : null);
+  if (listed) {
+    el.textContent = t('your_gpu_ranked', { gpu: name, rank: listed.rank });
+  } else if (gone) {
+    const why = document.createElement('span');
+    why.lang = 'en';
+    why.textContent = gone.why;
+    el.append(t('your_gpu_rejected', { gpu: name }), ' ', why);
+  } else if (userGpuPlace && userGpuPlace.gpu === id && userGpuPlace.option) {
+    const o = { ...userGpuPlace.option, rank: '–' };
+    el.append(t('your_gpu_below', { gpu: name, n: o.gpu_count ?? 1, layout: layoutOf(o), metric: rate(o.objective_value), m: t(`metric_${lastRecommendation?.objective || 'cost'}`) }), ' ');
+    const use = document.createElement('button');
+    use.type = 'button';
+    use.className = 'secondary small use';
+    use.textContent = t('use_option');
+    use.setAttribute('aria-label', t('use_option_label', { gpu: name, n: o.gpu_count ?? 1 }));
+    use.addEventListener('click', () => useOption(o));
+    el.append(use);
+  } else {
+    el.textContent = t('your_gpu_checking', { gpu: name });
+  }
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -1011,14 +1137,26 @@ async function update() {
   document.body.classList.add('busy');
   try {
     if (state.recommend) {
-      const request = { ...scenario };
+      const request = { ...scenario, ...constraintsOf(state) };
       delete request.gpu;
       delete request.gpu_count;
       try {
         const recommendation = await post('api/v1/recommend', request, signal);
         if (gen !== generation) return;
+        userGpuPlace = null;
         lastRender = () => renderOptions(recommendation);
         lastRender();
+        const mine = userGpu();
+        const placed = (recommendation.options || []).some((o) => o.gpu === mine) || (recommendation.rejected || []).some((r) => r.gpu === mine);
+        if (mine && !placed) {
+          // Not among the best: ask for the best option on the user's GPU alone.
+          const alone = await post('api/v1/recommend', { ...request, gpus: [mine], limit: 1 }, signal).catch(() => null);
+          if (gen !== generation) return;
+          const o = alone && alone.options && alone.options[0];
+          const r = alone && alone.rejected && alone.rejected.find((x) => x.gpu === mine);
+          userGpuPlace = o ? { gpu: mine, option: o } : { gpu: mine, why: r ? r.why : t('your_gpu_no_answer') };
+          renderUserGpu((recommendation.options || []).map((x, i) => ({ ...x, rank: i + 1 })), recommendation.rejected || []);
+        }
         setStatus('', '');
         setSummary(t('summary_options', { n: (recommendation.options || []).length }), '');
         $('recommend-view').classList.remove('stale');
@@ -1066,6 +1204,9 @@ function applyLanguage(lang) {
   $('lang').value = language();
   fillSelect('task', TASKS, 'task');
   fillSelect('gradient_checkpointing', CHECKPOINTING, 'ckpt');
+  fillSelect('objective', ['cost', 'speed', 'power'], 'objective');
+  fillSelect('deployment', ['any', 'cloud', 'on_prem'], 'deployment');
+  fillSelect('region', ['any', 'cn'], 'region');
   const auto = $('weights').querySelector('option[value=""]');
   if (auto) auto.textContent = autoWeightsLabel();
   if (lastRender) lastRender();

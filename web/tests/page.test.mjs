@@ -307,7 +307,7 @@ export async function run(report) {
       const before = await page.evaluate(() => document.body.dataset.ready);
       await page.check('#recommend');
       await settled(page, before);
-      check(!(await page.isVisible('#gpu')), 'GPU select visible in recommend mode');
+      check(!(await page.isVisible('#gpu_count')), 'GPU count visible in recommend mode');
       const expected = await api(base, 'api/v1/recommend', { model: 'llama-2-13b' });
       if (expected.status === 501) {
         const note = await page.textContent('#recommend-note');

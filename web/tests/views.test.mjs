@@ -159,6 +159,53 @@ export async function run(report) {
       await page.close();
     });
 
+    await test('recommend reads as a person reads it: names, layout, metric, reasons, your GPU, constraints', async () => {
+      const page = await open('?model=llama-2-13b&recommend=1&gpu=a100-sxm4-80gb');
+      await page.waitForSelector('#your-gpu:not([hidden])');
+      await page.waitForFunction(() => !/Checking/.test(document.getElementById('your-gpu').textContent));
+      const expected = await api(base, 'api/v1/recommend', { model: 'llama-2-13b' });
+      const first = expected.body.options[0];
+      const row = await page.$$eval('#options-table tbody tr:not(.why-row)', (trs) => trs.map((tr) => [...tr.cells].map((td) => td.textContent)));
+      check(row.length === expected.body.options.length, `${row.length} rows, API has ${expected.body.options.length}`);
+      check(row[0][1].startsWith(first.gpu_name), `first row names "${row[0][1]}", not ${first.gpu_name}`);
+      check(/GPU|TP/.test(row[0][3]) && /^\d+$/.test(row[0][4]), `no layout and replicas: ${row[0][3]} / ${row[0][4]}`);
+      const heads = await page.$$eval('#options-table thead th', (ths) => ths.map((th) => th.textContent));
+      check(heads.some((h) => /USD per million tokens/.test(h)) && !heads.some((h) => /Score/.test(h)), `headers: ${heads}`);
+      check(/ranked by USD per million tokens \(lower is better\)/.test(await page.textContent('#recommend-note')), 'ranking metric not explained');
+      // A GPU name, not an id broken over lines: at most two lines, broken at spaces.
+      const lines = await page.$eval('#options-table tbody tr:first-child td.gpu-name', (td) => {
+        const range = document.createRange();
+        range.selectNodeContents(td.firstChild);
+        return new Set([...range.getClientRects()].map((r) => Math.round(r.top))).size;
+      });
+      check(lines <= 2, `GPU name over ${lines} lines`);
+      await page.click('#options-table tbody tr:first-child button.why');
+      check(await page.isVisible('#options-table tbody tr.why-row:not([hidden]) li'), 'reasons not shown on expand');
+      check((await page.textContent('#options-table tbody tr.why-row:not([hidden])')).includes(first.reasons[0]), 'not the reasons');
+      const mine = await page.textContent('#your-gpu');
+      check(/A100 SXM4 80GB/.test(mine) && /(option \d+|rejected|not among)/.test(mine), `your GPU: ${mine}`);
+      check(await page.isVisible('#allow_quantization') && await page.isVisible('#max_gpus') && await page.isVisible('#objective'), 'constraints missing');
+      const sent = [];
+      page.on('request', (req) => { if (/recommend/.test(req.url())) sent.push(req.postDataJSON()); });
+      await setField(page, 'allow_quantization', true);
+      await setField(page, 'max_gpus', 2);
+      check(sent.some((b) => b.allow_quantization === true && b.max_gpus === 2), `requests: ${JSON.stringify(sent)}`);
+      await page.screenshot({ path: shotPath('recommend-expanded-en-desktop.png'), fullPage: true });
+      await page.close();
+      // The user's GPU outside the list is placed with its reason.
+      const small = await open('?model=llama-3.1-70b&recommend=1&gpu=rtx-4090-24gb&max_gpus=1');
+      await small.waitForFunction(() => !/Checking/.test(document.getElementById('your-gpu').textContent));
+      check(/rejected/.test(await small.textContent('#your-gpu')), `4090 for 70B: ${await small.textContent('#your-gpu')}`);
+      await small.close();
+      // On a phone: cards, no sideways scrolling.
+      const phone = await open('?model=llama-2-13b&recommend=1', { viewport: PHONE });
+      const width = await phone.$eval('#options-table', (el) => el.getBoundingClientRect().width);
+      const overflow = await phone.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+      check(width <= PHONE.width && overflow <= 1, `options ${width}px wide, page overflows by ${overflow}px`);
+      check((await phone.$eval('#options-table tbody tr:first-child td', (td) => getComputedStyle(td).display)) === 'flex', 'not cards');
+      await phone.close();
+    });
+
     await test('the views logged no errors', async () => {
       check(errors.length === 0, `page errors: ${errors.join(' | ')}`);
     });
