@@ -558,10 +558,15 @@ function renderEstimate(estimate, scenario) {
     setText('fit', m.fits ? t('fits') : t('does_not_fit'), m.fits);
     fitCard.className = `card ${m.fits ? 'ok' : 'bad'}`;
     const headroom = cap - m.total_bytes;
+    // An engine that preallocates takes its share of the GPU whatever fits in it: "free" memory
+    // beside "Does not fit" means the KV pool is too small for one sequence, so say that.
+    const kvShort = !m.fits && headroom >= 0;
     $('fit-sub').textContent = [
-      t(headroom >= 0 ? 'headroom' : 'short_by', { x: fixed(Math.abs(toGiB(headroom)), 2), cap: fixed(toGiB(cap), 2), capgb: num(cap / 1e9, 0) }),
-      m.max_batch !== undefined ? t('max_batch', { n: num(m.max_batch, 0) }) : null,
-      m.kv_cache_capacity_tokens !== undefined ? t('kv_capacity', { n: num(m.kv_cache_capacity_tokens, 0) }) : null,
+      kvShort
+        ? t('kv_pool_short', { n: num(m.kv_cache_capacity_tokens ?? 0, 0), seq: num(scenario.seq_len ?? (estimate.scenario || {}).seq_len, 0), b: num(m.max_batch ?? 0, 0) })
+        : t(headroom >= 0 ? 'headroom' : 'short_by', { x: fixed(Math.abs(toGiB(headroom)), 2), cap: fixed(toGiB(cap), 2), capgb: num(cap / 1e9, 0) }),
+      m.max_batch !== undefined && !kvShort ? t('max_batch', { n: num(m.max_batch, 0) }) : null,
+      m.kv_cache_capacity_tokens !== undefined && !kvShort ? t('kv_capacity', { n: num(m.kv_cache_capacity_tokens, 0) }) : null,
     ].filter(Boolean).join(' · ');
   } else {
     setText('fit', '–');
@@ -694,12 +699,26 @@ function renderOwnership(own) {
       prem.energy_usd_per_hour !== undefined ? t('own_energy', { x: usd(prem.energy_usd_per_hour) }) : null,
     ].filter(Boolean).join(' · ');
   }
-  if (be.utilization !== undefined) setText('own-break-even', percent(be.utilization), be.utilization);
-  else setText('own-break-even', '–');
-  $('own-break-even-sub').textContent = be.months !== undefined
-    ? t('own_months', { m: num(be.months, 1), u: percent(a.utilization) })
-    : t('own_no_months');
+  // A break-even above 100% utilization is never reached, and one past the amortization period
+  // never pays back; with only one side priced there is nothing to break even with.
+  const life = Number(a.amortization_years) * 12;
+  if (!cloud || !prem) {
+    setText('own-break-even', '–');
+    $('own-break-even-sub').textContent = t(cloud ? 'own_no_buy_price' : 'own_no_cloud_price');
+  } else if (be.utilization !== undefined && be.utilization > 1) {
+    setText('own-break-even', t('own_never'), be.utilization);
+    $('own-break-even-sub').textContent = t('own_never_sub', { u: percent(be.utilization) });
+  } else {
+    if (be.utilization !== undefined) setText('own-break-even', percent(be.utilization), be.utilization);
+    else setText('own-break-even', '–');
+    $('own-break-even-sub').textContent = be.months === undefined
+      ? t('own_no_months')
+      : be.months > life
+        ? t('own_months_past', { m: num(be.months, 0), u: percent(a.utilization), y: num(a.amortization_years, 0) })
+        : t('own_months', { m: num(be.months, 1), u: percent(a.utilization) });
+  }
   $('own-verdict').textContent = be.verdict || '';
+  $('own-verdict').lang = 'en';
   $('own-assumptions').textContent = t('own_assumptions', {
     years: num(a.amortization_years, 1), u: percent(a.utilization), pue: num(a.pue, 2),
     kwh: usd(a.electricity_usd_per_kwh), fx: num(a.usd_to_cny, 2), date: a.date || '–',

@@ -206,6 +206,30 @@ export async function run(report) {
       await phone.close();
     });
 
+    await test('no contradictions: fit and free memory, break-even past 100%, pays back and verdict', async () => {
+      // vLLM takes 90% of the GPU; a 100,000-token sequence leaves its KV pool too small.
+      let page = await open('?model=llama-2-7b&engine=vllm&gpu=rtx-4090-24gb&seq_len=100000');
+      check((await page.getAttribute('#fit', 'data-value')) === 'false', 'this scenario fits now; pick another');
+      const sub = await page.textContent('#fit-sub');
+      check(!/free/.test(sub) && /KV pool/.test(sub), `"Does not fit" beside: ${sub}`);
+      await page.close();
+      // A100 SXM4 80GB: the break-even utilization is above 100%.
+      const a100 = await api(base, 'api/v1/estimate', { model: 'llama-2-7b', gpu: 'a100-sxm4-80gb' });
+      check(a100.body.cost.ownership.break_even.utilization > 1, 'the A100 break-even is below 100% now');
+      page = await open('?model=llama-2-7b&gpu=a100-sxm4-80gb');
+      const be = await page.textContent('#own-break-even');
+      check(!/\d{3} %/.test(be) && /Never/.test(be), `break-even shown as ${be}`);
+      check(!/pays back in/.test(await page.textContent('#own-break-even-sub')), 'says it pays back');
+      await page.close();
+      // RTX 4090: no cloud price; the verdict is "buy", so the page must not say buying does not pay back.
+      page = await open('?model=llama-2-7b&gpu=rtx-4090-24gb');
+      const verdict = await page.textContent('#own-verdict');
+      const beSub = await page.textContent('#own-break-even-sub');
+      if (/^buy/.test(verdict)) check(!/does not pay back/.test(beSub), `"${beSub}" beside the verdict "${verdict}"`);
+      check(/no cloud price/.test(beSub), `break-even: ${beSub}`);
+      await page.close();
+    });
+
     await test('the views logged no errors', async () => {
       check(errors.length === 0, `page errors: ${errors.join(' | ')}`);
     });
