@@ -160,6 +160,9 @@ function stateFromUrl() {
   return state;
 }
 
+let pushNext = false;   // the next URL change is a step the user can undo with Back (Apply, Use)
+let focusNext = false;  // after that step's answer, focus goes to the results
+
 function stateToUrl(state) {
   const params = new URLSearchParams();
   for (const [key, value] of Object.entries(state)) {
@@ -168,7 +171,10 @@ function stateToUrl(state) {
   }
   const query = params.toString();
   const url = `${location.pathname}${query ? `?${query}` : ''}`;
-  if (url !== `${location.pathname}${location.search}`) history.replaceState(null, '', url);
+  if (url === `${location.pathname}${location.search}`) return;
+  if (pushNext) history.pushState(null, '', url);
+  else history.replaceState(null, '', url);
+  pushNext = false;
 }
 
 /** RFC 7386 JSON merge patch: `patch` over `target`, as a new value (null removes a key). */
@@ -222,6 +228,8 @@ function applyChange(patch) {
   const ordered = 'task' in fields ? { task: fields.task, ...fields } : fields;  // engines follow the task
   writeForm(ordered);
   if (Object.keys(rest).length) extraPatch = mergePatch(extraPatch || {}, rest);
+  pushNext = true;
+  focusNext = true;
   schedule(0);
 }
 
@@ -667,6 +675,15 @@ function renderChanges(changes) {
     return li;
   }));
   $('changes-section').hidden = list.length === 0;
+  const noneFits = list.length > 0 && !list.some((c) => c.fits);
+  $('changes-none').hidden = !noneFits;
+}
+
+function recommendInstead() {
+  writeForm({ recommend: true });
+  pushNext = true;
+  focusNext = true;
+  schedule(0);
 }
 
 const percent = (x) => `${fixed(x * 100, 0)} %`;
@@ -1020,6 +1037,8 @@ function useOption(o) {
   if (o.weights) patch.weights = o.weights;
   if (o.parallel) for (const k of ['tp', 'pp', 'dp']) if (o.parallel[k]) patch[k] = String(o.parallel[k]);
   writeForm(patch);
+  pushNext = true;
+  focusNext = true;
   schedule(0);
 }
 
@@ -1212,6 +1231,9 @@ async function update() {
     showFailure(errorText(e));
   } finally {
     if (gen === generation) {
+      // After Apply or Use the button is gone (the list is redrawn): focus the results, whose
+      // heading is read out, rather than letting focus fall to <body>.
+      if (focusNext) { focusNext = false; $('results').focus(); }
       document.body.classList.remove('busy');
       document.body.dataset.ready = String(gen);
     }
@@ -1268,6 +1290,7 @@ async function main() {
   });
   $('lang').addEventListener('change', (e) => applyLanguage(e.target.value));
   $('share').addEventListener('click', share);
+  $('changes-recommend').addEventListener('click', recommendInstead);
   window.addEventListener('popstate', () => { writeForm(stateFromUrl()); schedule(0); });
   await update();
 }

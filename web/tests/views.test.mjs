@@ -230,6 +230,48 @@ export async function run(report) {
       await page.close();
     });
 
+    await test('Apply and Use can be undone with Back and keep the keyboard focus', async () => {
+      const page = await open('?model=llama-3.1-70b&task=qlora&weights=nf4');
+      check((await page.getAttribute('#fit', 'data-value')) === 'false', 'the QLoRA 70B fits; pick a bigger one');
+      const before = page.url();
+      const depth = await page.evaluate(() => history.length);
+      let ready = await readyOf(page);
+      await page.focus('#changes li.ok button.apply');
+      await page.keyboard.press('Enter');
+      ready = await settled(page, ready);
+      check((await page.getAttribute('#fit', 'data-value')) === 'true', 'Apply did not make it fit');
+      check((await page.evaluate(() => history.length)) === depth + 1, 'Apply did not add a history entry');
+      const focused = await page.evaluate(() => document.activeElement.id || document.activeElement.tagName);
+      check(focused === 'results', `focus after Apply: ${focused}`);
+      await page.goBack();
+      ready = await settled(page, ready);
+      check(page.url() === before, `Back went to ${page.url()}`);
+      check((await page.getAttribute('#fit', 'data-value')) === 'false', 'Back did not undo the Apply');
+      // Use from the recommendation, undone by Back.
+      await page.check('#recommend');
+      ready = await settled(page, ready);
+      await page.click('#options-table tbody tr:first-child button.use');
+      ready = await settled(page, ready);
+      check(!(await page.isChecked('#recommend')), 'Use did not leave recommend mode');
+      check((await page.evaluate(() => document.activeElement.id)) === 'results', 'focus after Use');
+      await page.goBack();
+      await settled(page, ready);
+      check(await page.isChecked('#recommend'), 'Back did not return to the recommendation');
+      await page.close();
+    });
+
+    await test('when no single change is enough, the page says so and offers the advisor', async () => {
+      const page = await open('?model=llama-3.1-70b&gpu=rtx-4090-24gb');
+      const api70 = await api(base, 'api/v1/estimate', { model: 'llama-3.1-70b', gpu: 'rtx-4090-24gb' });
+      check(api70.body.changes.length > 0 && !api70.body.changes.some((c) => c.fits), 'a single change fits now; pick a bigger model');
+      check(await page.isVisible('#changes-none'), 'no word that no single change is enough');
+      const ready = await readyOf(page);
+      await page.click('#changes-recommend');
+      await settled(page, ready);
+      check(await page.isChecked('#recommend') && await page.isVisible('#options-table'), 'the advisor was not offered');
+      await page.close();
+    });
+
     await test('the views logged no errors', async () => {
       check(errors.length === 0, `page errors: ${errors.join(' | ')}`);
     });
