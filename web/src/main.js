@@ -885,24 +885,23 @@ async function runSweep(scenario, gen, signal, fits) {
   const results = await Promise.all(SWEEP_BATCHES.map((b) =>
     post('api/v1/estimate', { ...scenario, batch: b }, signal).catch(() => null)));
   if (gen !== generation) return;
-  sweepPoints = SWEEP_BATCHES.map((b, i) => ({ b, e: results[i] })).filter((x) => x.e && x.e.performance);
+  sweepPoints = SWEEP_BATCHES.map((b, i) => ({ b, e: results[i] })).filter((x) => x.e && x.e.memory);
   drawSweep();
 }
 
 function drawSweep() {
   const section = $('sweep-section');
-  const points = sweepPoints || [];
+  const all = sweepPoints || [];
+  // Only the batches that fit are drawn, so the axes are scaled to them; the others are named
+  // under the chart (their figures describe a machine that cannot hold the batch).
+  const points = all.filter((x) => x.e.memory && x.e.memory.fits !== false && x.e.performance);
+  const left = all.filter((x) => !(x.e.memory && x.e.memory.fits !== false));
   section.hidden = points.length === 0;
+  $('sweep-note').textContent = left.length ? t('sweep_left_out', { list: left.map((x) => num(x.b, 0)).join(', ') }) : '';
   if (!points.length) return;
-  const fits = points.map((x) => x.e.memory && x.e.memory.fits !== false);
-  const grey = '#b0b7c0';
   const dataset = (label, key, color, axis) => ({
-    label, yAxisID: axis, borderColor: color, backgroundColor: color, tension: 0.2,
+    label, yAxisID: axis, borderColor: color, backgroundColor: color, tension: 0.2, pointRadius: 3,
     data: points.map((x) => x.e.performance[key] ?? null),
-    pointBackgroundColor: fits.map((f) => (f ? color : grey)),
-    pointBorderColor: fits.map((f) => (f ? color : grey)),
-    pointStyle: fits.map((f) => (f ? 'circle' : 'crossRot')), pointRadius: fits.map((f) => (f ? 3 : 6)),
-    segment: { borderDash: (ctx) => (fits[ctx.p1DataIndex] ? undefined : [4, 4]) },
   });
   const config = {
     type: 'line',
@@ -922,19 +921,16 @@ function drawSweep() {
         y: { type: 'linear', position: 'left', beginAtZero: true, title: { display: true, text: t('tok_s') } },
         y1: { type: 'logarithmic', position: 'right', grid: { drawOnChartArea: false }, title: { display: true, text: 'ms' } },
       },
-      plugins: {
-        legend: { position: 'bottom', labels: { boxWidth: 12 } },
-        tooltip: { callbacks: { footer: (items) => (items.length && !fits[items[0].dataIndex] ? t('does_not_fit') : '') } },
-      },
+      plugins: { legend: { position: 'bottom', labels: { boxWidth: 12 } } },
     },
   };
   if (sweepChart) sweepChart.destroy();
   sweepChart = new Chart($('sweep-chart'), config);
-  const fitting = points.filter((_, i) => fits[i]);
-  const best = fitting.length ? fitting[fitting.length - 1] : null;
-  $('sweep-chart').setAttribute('aria-label', best
-    ? t('sweep_label', { b: best.b, x: rate(best.e.performance.decode_tokens_per_s) })
-    : t('sweep_title'));
+  const canvas = $('sweep-chart');
+  canvas.dataset.yMax = String(sweepChart.scales.y.max);
+  canvas.dataset.batches = points.map((x) => x.b).join(',');
+  const best = points[points.length - 1];
+  canvas.setAttribute('aria-label', t('sweep_label', { b: best.b, x: rate(best.e.performance.decode_tokens_per_s) }));
 }
 
 // --- Recommendation ------------------------------------------------------------------------

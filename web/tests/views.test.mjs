@@ -272,6 +272,23 @@ export async function run(report) {
       await page.close();
     });
 
+    await test('the throughput chart is scaled to the batches that fit', async () => {
+      const page = await open('?model=llama-2-7b&gpu=a10-24gb');
+      await page.waitForSelector('#sweep-section:not([hidden]) canvas');
+      const scenario = { model: 'llama-2-7b', gpu: 'a10-24gb' };
+      const answers = [];
+      for (const b of [1, 2, 4, 8, 16, 32, 64, 128, 256]) answers.push({ b, e: (await api(base, 'api/v1/estimate', { ...scenario, batch: b })).body });
+      const fit = answers.filter((x) => x.e.memory.fits);
+      check(fit.length > 1 && fit.length < answers.length, `${fit.length} of ${answers.length} batches fit; pick another GPU`);
+      const top = Math.max(...fit.map((x) => x.e.performance.decode_tokens_per_s));
+      const yMax = Number(await page.getAttribute('#sweep-chart', 'data-y-max'));
+      // Chart.js rounds the axis up to a nice step: at most one step (<= 50%) above the data.
+      check(yMax >= top && yMax <= top * 1.5, `y axis up to ${yMax}, the batches that fit reach ${top}`);
+      check((await page.getAttribute('#sweep-chart', 'data-batches')) === fit.map((x) => x.b).join(','), 'drawn batches');
+      check((await page.textContent('#sweep-note')).includes(String(answers[answers.length - 1].b)), 'left-out batches not named');
+      await page.close();
+    });
+
     await test('the views logged no errors', async () => {
       check(errors.length === 0, `page errors: ${errors.join(' | ')}`);
     });
