@@ -38,6 +38,7 @@ const DEFAULTS = {
   batch: '1', seq_len: '2048', prompt_len: '', output_len: '512', gpu_memory_utilization: '0.9',
   optimizer: 'adamw', mixed_precision: 'bf16', gradient_checkpointing: 'false', zero_stage: '0',
   lora_rank: '8', lora_targets: 'all-linear', grad_accum: '1', tokens: '', flash_attention: true,
+  image_size: '', dataset_items: '', epochs: '',
   tp: '1', pp: '1', dp: '1', recommend: false, gpu: 'a100-sxm4-80gb', gpu_count: '',
   objective: 'cost', allow_quantization: false, deployment: 'any', region: 'any', max_gpus: '',
   min_tokens_per_s: '', max_ttft_ms: '', budget_usd: '',
@@ -259,10 +260,13 @@ function scenarioOf(state) {
     s.model = state.model;
   }
   s.task = state.task;
-  s.engine = state.engine;
-  if (state.weights) s.weights = state.weights;
-  s.kv_cache = state.kv_cache;
-  for (const key of ['batch', 'seq_len']) if (state[key] !== '') s[key] = intOf(state[key]);
+  const cv = state.task === 'cv-train';
+  if (!cv) {
+    s.engine = state.engine;
+    if (state.weights) s.weights = state.weights;
+    s.kv_cache = state.kv_cache;
+  }
+  for (const key of cv ? ['batch', 'image_size', 'dataset_items', 'epochs'] : ['batch', 'seq_len']) if (state[key] !== '') s[key] = intOf(state[key]);
   const training = state.task !== 'inference';
   if (!training) {
     for (const key of ['prompt_len', 'output_len']) if (state[key] !== '') s[key] = intOf(state[key]);
@@ -272,11 +276,11 @@ function scenarioOf(state) {
       optimizer: state.optimizer,
       mixed_precision: state.mixed_precision,
       gradient_checkpointing: state.gradient_checkpointing === 'false' ? false : state.gradient_checkpointing,
-      flash_attention: state.flash_attention,
       zero_stage: intOf(state.zero_stage),
     };
+    if (!cv) tr.flash_attention = state.flash_attention;
     if (state.grad_accum !== '') tr.grad_accum = intOf(state.grad_accum);
-    if (state.tokens !== '') tr.tokens = intOf(state.tokens);
+    if (state.tokens !== '' && !cv) tr.tokens = intOf(state.tokens);
     if (state.task === 'lora' || state.task === 'qlora') {
       if (state.lora_rank !== '') tr.lora_rank = intOf(state.lora_rank);
       const targets = state.lora_targets.split(',').map((x) => x.trim()).filter(Boolean);
@@ -285,7 +289,7 @@ function scenarioOf(state) {
     s.training = tr;
   }
   const parallel = {};
-  for (const key of ['tp', 'pp', 'dp']) if (state[key] !== '' && state[key] !== '1') parallel[key] = intOf(state[key]);
+  for (const key of cv ? ['dp'] : ['tp', 'pp', 'dp']) if (state[key] !== '' && state[key] !== '1') parallel[key] = intOf(state[key]);
   if (Object.keys(parallel).length) s.parallel = parallel;
   if (!state.recommend) {
     if (state.gpu) s.gpu = state.gpu;
@@ -300,6 +304,15 @@ function showSections(state) {
   for (const el of document.querySelectorAll('.infer-only')) el.hidden = training;
   for (const el of document.querySelectorAll('.prealloc-only')) el.hidden = training || !PREALLOC.has(state.engine);
   for (const el of document.querySelectorAll('.lora-only')) el.hidden = !(state.task === 'lora' || state.task === 'qlora');
+  // Vision training has no tokens, context, KV cache or LLM engine: those fields go, image size comes.
+  const cv = state.task === 'cv-train';
+  for (const el of document.querySelectorAll('.llm-only')) el.hidden = cv;
+  for (const el of document.querySelectorAll('.cv-only')) el.hidden = !cv;
+  if (cv) {
+    const m = catalogModel(state.model);
+    $('image_size').placeholder = m && m.resolution ? String(m.resolution) : '';
+    $('image_size-help').textContent = m && m.resolution ? t('image_size_help', { n: m.resolution }) : '';
+  }
   for (const el of document.querySelectorAll('.gpu-only')) el.hidden = state.recommend;
   for (const el of document.querySelectorAll('.rec-only')) el.hidden = !state.recommend;
   $('estimate-view').hidden = state.recommend;
@@ -517,8 +530,10 @@ function renderResolved(estimate, state) {
   const model = estimate.model || {};
   const parts = [];
   if (sc.model || model.id) parts.push(t('resolved_model', { x: sc.model || model.id }));
-  if (sc.weights) parts.push(t('resolved_weights', { x: sc.weights }));
-  if (sc.engine) parts.push(t('resolved_engine', { x: sc.engine }));
+  if (sc.task !== 'cv-train') {  // a vision model has no weights format or LLM engine to choose
+    if (sc.weights) parts.push(t('resolved_weights', { x: sc.weights }));
+    if (sc.engine) parts.push(t('resolved_engine', { x: sc.engine }));
+  }
   if (sc.gpu) parts.push(t('resolved_gpu', { n: sc.gpu_count ?? 1, x: gpuName(sc.gpu) }));
   $('resolved').textContent = parts.length ? `${t('resolved')} ${parts.join(' · ')}` : '';
   // The weights select: '' is the task's default; say which format that was.
@@ -550,6 +565,14 @@ function renderSummary(estimate) {
   setSummary([fit, t('summary_total', { x: gib(m.total_bytes) })].filter(Boolean).join(' · '), m.fits === false ? 'bad' : 'ok');
 }
 
+/** "6.74 B parameters", "25.9 M parameters" (a vision model), with the active count for MoE. */
+function paramsText(model) {
+  const count = (n) => (n >= 1e9 ? `${num(n / 1e9, 2)} B` : `${num(n / 1e6, 1)} M`);
+  const p = model.params;
+  const a = model.active_params || p;
+  return a !== p ? t('params_active', { p: count(p), a: count(a) }) : t('params_n', { p: count(p) });
+}
+
 function renderEstimate(estimate, scenario) {
   const m = estimate.memory || {};
   const cap = gpuCapacity(estimate);
@@ -558,7 +581,7 @@ function renderEstimate(estimate, scenario) {
     `= ${gb(m.total_bytes)}`,
     m.low_bytes !== undefined && m.high_bytes !== undefined ? t('range', { low: fixed(toGiB(m.low_bytes), 1), high: fixed(toGiB(m.high_bytes), 1) }) : null,
     m.allocated_bytes !== undefined ? t('alloc_reserved', { a: fixed(toGiB(m.allocated_bytes), 2), r: fixed(toGiB(m.reserved_bytes), 2) }) : null,
-    estimate.model && estimate.model.params ? t('params', { p: num(estimate.model.params / 1e9, 2), a: num((estimate.model.active_params || estimate.model.params) / 1e9, 2) }) : null,
+    estimate.model && estimate.model.params ? paramsText(estimate.model) : null,
   ].filter(Boolean).join(' · ');
 
   const fitCard = $('card-fit');
@@ -587,13 +610,14 @@ function renderEstimate(estimate, scenario) {
   const fits = m.fits !== false;
   const p = fits ? estimate.performance || {} : {};
   const training = scenario.task && scenario.task !== 'inference';
+  const unit = scenario.task === 'cv-train' ? t('img_s') : t('tok_s');
   if (!fits) {
     $('speed-title').textContent = training ? t('train_speed') : t('speed');
     setText('speed', '–');
     $('speed-sub').textContent = t('no_figures_no_fit');
   } else if (training && p.train_tokens_per_s !== undefined) {
     $('speed-title').textContent = t('train_speed');
-    setText('speed', `${rate(p.train_tokens_per_s)} ${t('tok_s')}`, p.train_tokens_per_s);
+    setText('speed', `${rate(p.train_tokens_per_s)} ${unit}`, p.train_tokens_per_s);
     $('speed-sub').textContent = [
       p.step_time_s !== undefined ? t('step_time', { s: rate(p.step_time_s) }) : null,
       p.mfu !== undefined ? `MFU ${fixed(p.mfu * 100, 1)}%` : null,
@@ -629,7 +653,7 @@ function renderEstimate(estimate, scenario) {
   renderChanges(estimate.changes);
   renderOwnership(c.ownership);
   renderMemory(estimate);
-  renderPerformance(p);
+  renderPerformance(p, scenario.task === 'cv-train');
   renderWarnings(estimate.warnings || []);
   renderBasis(estimate.basis || {});
 }
@@ -831,19 +855,19 @@ const PERF_KEYS = [
   ['train_tokens_per_s_per_gpu', 'tok_s'], ['tflops_per_gpu', 'TFLOPS'], ['mfu', '%'], ['time_to_train_s', ''],
 ];
 
-function renderPerformance(p) {
+function renderPerformance(p, cv) {
   const rows = PERF_KEYS.filter(([k]) => p[k] !== undefined && p[k] !== null).map(([k, unit]) => {
     const tr = document.createElement('tr');
     tr.dataset.key = k;
     const th = document.createElement('th');
     th.scope = 'row';
-    th.textContent = t(`p_${k}`);
+    th.textContent = cv && k.startsWith('train_tokens') ? t(`p_${k.replace('tokens', 'images')}`) : t(`p_${k}`);
     const td = document.createElement('td');
     td.className = 'num';
     td.dataset.value = String(p[k]);
     if (k === 'mfu') td.textContent = `${fixed(p[k] * 100, 1)} %`;
     else if (k === 'time_to_train_s') td.textContent = duration(p[k]);
-    else td.textContent = `${rate(p[k])} ${unit === 'tok_s' ? t('tok_s') : unit}`;
+    else td.textContent = `${rate(p[k])} ${unit === 'tok_s' ? t(cv ? 'img_s' : 'tok_s') : unit}`;
     tr.append(th, td);
     return tr;
   });

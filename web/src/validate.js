@@ -16,6 +16,8 @@ export const NUMERIC = {
   dp: { int: true, min: 1 },
   gpu_count: { int: true, min: 1 },
   image_size: { int: true, min: 32, max: 8192 },
+  dataset_items: { int: true, min: 1 },
+  epochs: { min: 0.01 },
   max_gpus: { int: true, min: 1 },
   min_tokens_per_s: { min: 0 },
   max_ttft_ms: { min: 0.001 },

@@ -289,6 +289,29 @@ export async function run(report) {
       await page.close();
     });
 
+    await test('vision training shows images/s, the model size, an image size field and no LLM fields', async () => {
+      const page = await open('?model=yolov8m&task=cv-train&batch=64&gpu=a100-sxm4-80gb');
+      const sent = watchRequests(page);
+      const speed = await page.textContent('#speed');
+      check(/images\/s/.test(speed) && !/tokens/.test(speed), `speed: ${speed}`);
+      const sub = await page.textContent('#total-sub');
+      check(/25\.9 M parameters/.test(sub), `parameters: ${sub}`);  // 25,902,640 = 25.9 M
+      check(await page.isVisible('#image_size'), 'no image size field');
+      check((await page.getAttribute('#image_size', 'placeholder')) === '640', 'the model resolution is not the placeholder');
+      for (const id of ['seq_len', 'kv_cache', 'engine', 'weights', 'lora_rank', 'tokens', 'flash_attention', 'tp', 'pp', 'output_len']) {
+        check(!(await page.isVisible(`#${id}`)), `LLM-only field ${id} shown for vision training`);
+      }
+      const before = Number(await page.getAttribute('#total', 'data-value'));
+      await setField(page, 'image_size', 1280);
+      const body = sent[sent.length - 1].body;
+      check(body.image_size === 1280 && body.seq_len === undefined && body.kv_cache === undefined, `sent ${JSON.stringify(body)}`);
+      const expected = await api(base, 'api/v1/estimate', body);
+      const after = Number(await page.getAttribute('#total', 'data-value'));
+      check(after === expected.body.memory.total_bytes && after > before, `1280 px: ${after}, API ${expected.body.memory.total_bytes}, 640 px ${before}`);
+      await page.screenshot({ path: shotPath('cv-train-en-desktop.png'), fullPage: true });
+      await page.close();
+    });
+
     await test('the views logged no errors', async () => {
       check(errors.length === 0, `page errors: ${errors.join(' | ')}`);
     });
