@@ -415,9 +415,9 @@ function showContextLimit(state, resolvedId) {
 /** The phone's summary bar: the answer (or the error) stays in view while the form is edited. */
 function setSummary(text, kind) {
   const el = $('summary');
-  el.textContent = text;
+  el.replaceChildren(...withServerText(text));
   el.className = `summary ${kind || ''}`;
-  el.hidden = !text;
+  el.hidden = !text || (Array.isArray(text) && !text.length);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -427,9 +427,14 @@ class ApiError extends Error {
   constructor(status, code, message) { super(message); this.status = status; this.code = code; }
 }
 
+/** The page's language, asked of the server both ways contract v2 names (?lang= and
+ *  Accept-Language), so its texts come back in Chinese once the library translates them. */
+function withLang(path) { return `${path}${path.includes('?') ? '&' : '?'}lang=${language()}`; }
+const langHeaders = () => ({ 'Accept-Language': language() === 'zh' ? 'zh-CN,zh;q=0.9' : 'en' });
+
 async function post(path, body, signal) {
-  const res = await fetch(path, {
-    method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(body), signal,
+  const res = await fetch(withLang(path), {
+    method: 'POST', headers: { 'Content-Type': 'application/json', ...langHeaders() }, body: JSON.stringify(body), signal,
   });
   let data = null;
   try { data = await res.json(); } catch { /* not JSON */ }
@@ -441,7 +446,7 @@ async function post(path, body, signal) {
 }
 
 async function getJson(path) {
-  const res = await fetch(path);
+  const res = await fetch(withLang(path), { headers: langHeaders() });
   if (!res.ok) throw new ApiError(res.status, `http_${res.status}`, res.statusText);
   return res.json();
 }
@@ -473,6 +478,7 @@ async function loadCatalogs() {
       const o = document.createElement('option');
       o.value = g.id;
       o.textContent = `${g.name || g.id}${g.memory_gb ? ` · ${num(g.memory_gb, 0)} GB` : ''}`;
+      o.lang = 'en';  // a product name from the catalog
       group.append(o);
     }
     return group;
@@ -501,12 +507,38 @@ async function loadCatalogs() {
 
 function setStatus(text, kind = '') {
   const el = $('status');
-  el.textContent = text;
+  el.replaceChildren(...withServerText(text));
   el.className = `status ${kind}`;
 }
 
+/** Text the server wrote (English until it translates: contract v2 'Language') in a span marked
+ *  lang="en", so screen readers pronounce it right and the Chinese check can tell it apart. */
+const SERVER = Symbol('server text');
+const serverText = (text) => ({ [SERVER]: String(text) });
+function withServerText(text) {
+  const parts = Array.isArray(text) ? text : [text];
+  return parts.map((p) => {
+    if (p && typeof p === 'object' && SERVER in p) {
+      const span = document.createElement('span');
+      span.lang = 'en';
+      span.textContent = p[SERVER];
+      return span;
+    }
+    return document.createTextNode(String(p ?? ''));
+  });
+}
+/** t() with some variables marked as server text: returns parts for withServerText. */
+function tParts(key, vars) {
+  const out = [];
+  const s = t(key, Object.fromEntries(Object.keys(vars).map((k) => [k, `\u0000${k}\u0000`])));
+  for (const [i, piece] of s.split('\u0000').entries()) {
+    if (i % 2 === 0) { if (piece) out.push(piece); } else out.push(vars[piece]);
+  }
+  return out;
+}
+
 function errorText(err) {
-  if (err instanceof ApiError) return t('error_from_server', { code: err.code, message: err.message });
+  if (err instanceof ApiError) return tParts('error_from_server', { code: err.code, message: serverText(err.message) });
   return err.message || String(err);
 }
 
@@ -639,7 +671,7 @@ function renderEstimate(estimate, scenario) {
   const c = fits ? estimate.cost || {} : {};
   const w = fits ? estimate.power || {} : {};
   if (c.usd_per_hour !== undefined) {
-    setText('cost', `${usd(c.usd_per_hour)} / h`, c.usd_per_hour);
+    setText('cost', `${usd(c.usd_per_hour)} ${t('per_h')}`, c.usd_per_hour);
   } else {
     setText('cost', '–');
   }
@@ -672,6 +704,7 @@ function renderChanges(changes) {
     mark.setAttribute('aria-hidden', 'true');
     const name = document.createElement('strong');
     name.textContent = c.change;
+    name.lang = 'en';
     const fit = document.createElement('span');
     fit.className = 'fit-word';
     fit.textContent = c.fits ? t('change_fits') : t('change_not_enough');
@@ -686,7 +719,7 @@ function renderChanges(changes) {
     figures.dataset.value = String(c.needed_bytes);
     const cost = document.createElement('p');
     cost.className = 'sub';
-    cost.textContent = c.cost ? t('change_cost', { x: c.cost }) : '';
+    cost.replaceChildren(...withServerText(c.cost ? tParts('change_cost', { x: serverText(c.cost) }) : ''));
     const apply = document.createElement('button');
     apply.type = 'button';
     apply.className = 'secondary small apply';
@@ -724,12 +757,13 @@ function renderOwnership(own) {
   const a = own.assumptions || {};
   $('card-cloud').hidden = !cloud;
   if (cloud) {
-    setText('own-cloud', `${usd(cloud.usd_per_hour)} / h`, cloud.usd_per_hour);
-    $('own-cloud-sub').textContent = [
+    setText('own-cloud', `${usd(cloud.usd_per_hour)} ${t('per_h')}`, cloud.usd_per_hour);
+    const cloudSub = [
       cloud.usd_per_million_tokens !== undefined ? t('per_mtok', { x: usd(cloud.usd_per_million_tokens) }) : null,
-      cloud.instance ? t('own_instance', { x: cloud.instance }) : null,
-      cloud.price_date ? t('own_price_date', { x: cloud.price_date }) : null,
-    ].filter(Boolean).join(' · ');
+      cloud.instance ? tParts('own_instance', { x: serverText(cloud.instance) }) : null,
+      cloud.price_date ? tParts('own_price_date', { x: serverText(cloud.price_date) }) : null,
+    ].filter(Boolean).flatMap((x, i) => (i ? [' · '] : []).concat(x));
+    $('own-cloud-sub').replaceChildren(...withServerText(cloudSub));
   }
   $('card-onprem').hidden = !prem;
   if (prem) {
@@ -768,6 +802,7 @@ function renderOwnership(own) {
   $('own-basis').replaceChildren(...basis.map((b) => {
     const li = document.createElement('li');
     li.textContent = b;
+    li.lang = 'en';
     return li;
   }));
 }
@@ -803,6 +838,7 @@ function renderMemory(estimate) {
     const b = document.createElement('td');
     b.className = 'basis';
     b.textContent = basis[`${part.key}_bytes`] || (part.key === 'other' ? t('other_basis') : '');
+    if (basis[`${part.key}_bytes`]) b.lang = 'en';
     tr.append(name, ...cells, b);
     return tr;
   }));
@@ -813,6 +849,7 @@ function renderMemory(estimate) {
   totalRow.cells[1].textContent = fixed(toGiB(m.total_bytes), 2);
   totalRow.cells[2].textContent = fixed(m.total_bytes / 1e9, 2);
   totalRow.cells[3].textContent = basis.total_bytes || '';
+  totalRow.cells[3].lang = 'en';
   tbody.append(totalRow);
   if (cap) {
     const capRow = document.createElement('tr');
@@ -835,7 +872,7 @@ function renderMemory(estimate) {
     options: {
       indexAxis: 'y', responsive: true, maintainAspectRatio: false, animation: false,
       scales: {
-        x: { stacked: true, beginAtZero: true, title: { display: true, text: 'GiB (2^30 bytes)' } },
+        x: { stacked: true, beginAtZero: true, title: { display: true, text: t('axis_gib') } },
         y: { stacked: true },
       },
       plugins: {
@@ -879,6 +916,7 @@ function renderWarnings(list) {
   $('warnings').replaceChildren(...list.map((w) => {
     const li = document.createElement('li');
     li.textContent = w;
+    li.lang = 'en';
     return li;
   }));
   $('warnings-section').hidden = list.length === 0;
@@ -891,6 +929,7 @@ function renderBasis(basis) {
     dt.textContent = k;
     const dd = document.createElement('dd');
     dd.textContent = typeof v === 'string' ? v : JSON.stringify(v);
+    dd.lang = 'en';
     items.push(dt, dd);
   }
   $('basis').replaceChildren(...items);
@@ -1043,6 +1082,7 @@ function optionRows(o, recommendation) {
   const meta = document.createElement('p');
   meta.className = 'note';
   meta.textContent = `${o.gpu} · ${o.objective_basis || ''}`;
+  meta.lang = 'en';
   cell.append(list, meta);
   detail.append(cell);
   why.addEventListener('click', () => {
@@ -1247,7 +1287,7 @@ async function update() {
   } catch (e) {
     if (gen !== generation || e.name === 'AbortError') return;
     const field = e instanceof ApiError ? fieldOfMessage(e.message, (id) => isShown($(id)) && !!form.elements[id]) : null;
-    if (field) setFieldMessage(field, e.message);
+    if (field) { setFieldMessage(field, e.message); $(`${field}-msg`).lang = 'en'; }
     showFailure(errorText(e));
   } finally {
     if (gen === generation) {
@@ -1271,6 +1311,7 @@ function applyLanguage(lang) {
   const auto = $('weights').querySelector('option[value=""]');
   if (auto) auto.textContent = autoWeightsLabel();
   if (lastRender) lastRender();
+  schedule(0);  // the server's texts in the new language
 }
 
 async function share() {

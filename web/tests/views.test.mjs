@@ -31,6 +31,47 @@ export async function run(report) {
     });
     return sent;
   };
+  /** Every view of the page: its URL and, optionally, what to do there once it is drawn. */
+  const VIEWS = [
+    { name: 'estimate', query: '?model=llama-2-7b&gpu=h100-sxm5-80gb' },
+    { name: 'not-fitting', query: '?model=llama-3.1-70b&gpu=h100-sxm5-80gb' },
+    { name: 'none-fits', query: '?model=llama-3.1-70b&gpu=rtx-4090-24gb' },
+    { name: 'training', query: '?model=llama-2-7b&task=lora&gpu=a100-sxm4-80gb&tokens=1e9' },
+    { name: 'vision', query: '?model=yolov8m&task=cv-train&batch=64&gpu=a100-sxm4-80gb' },
+    { name: 'recommend', query: '?model=llama-2-13b&recommend=1&gpu=a100-sxm4-80gb',
+      then: async (page) => {
+        await page.waitForFunction(() => !document.getElementById('your-gpu').hidden && !/…/.test(document.getElementById('your-gpu').textContent));
+        await page.click('#options-table tbody tr:first-child button.why');
+      } },
+    { name: 'error-field', query: '?model=llama-2-7b&batch=-1' },
+    { name: 'error-server', query: '?model=no-such-model-xyz' },
+    { name: 'context-warning', query: '?model=llama-2-7b&seq_len=100000000' },
+  ];
+  const openView = async (view, options) => {
+    const page = await open(view.query, options);
+    if (view.then) await view.then(page);
+    return page;
+  };
+  /** Visible text the page wrote (not inside lang="en", where the server's texts are) that reads as
+   *  an English phrase: three or more Latin words in a row. Ids, units, formulas and names are
+   *  single tokens or pairs ("H100 SXM5 80GB", "Grace Hopper") and pass. */
+  const englishLeft = (page) => page.evaluate(() => {
+    const phrase = /[A-Za-z]{3,}(?:[ ,;:]+[A-Za-z]{2,}){2,}/;
+    const found = [];
+    const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
+    for (let n = walker.nextNode(); n; n = walker.nextNode()) {
+      const el = n.parentElement;
+      if (!el || el.closest('[lang="en"], script, style, [hidden]')) continue;
+      if (!el.closest('option') && !el.checkVisibility()) continue;
+      if (phrase.test(n.textContent)) found.push(n.textContent.trim());
+    }
+    for (const el of document.querySelectorAll('[aria-label], [placeholder], [title]')) {
+      if (el.closest('[lang="en"], [hidden]')) continue;
+      for (const a of ['aria-label', 'placeholder', 'title']) if (phrase.test(el.getAttribute(a) || '')) found.push(`${a}="${el.getAttribute(a)}"`);
+    }
+    return [...new Set(found)];
+  });
+
   const test = async (name, fn) => {
     if (filter && !filter.test(name)) return;
     try { await fn(); report(name, null); } catch (e) { report(name, e); }
@@ -310,6 +351,27 @@ export async function run(report) {
       check(after === expected.body.memory.total_bytes && after > before, `1280 px: ${after}, API ${expected.body.memory.total_bytes}, 640 px ${before}`);
       await page.screenshot({ path: shotPath('cv-train-en-desktop.png'), fullPage: true });
       await page.close();
+    });
+
+    await test('in Chinese every text the page writes is Chinese, and the server is asked for Chinese', async () => {
+      const problems = [];
+      for (const view of VIEWS) {
+        const page = await browser.context.newPage();
+        page.on('pageerror', (e) => errors.push(String(e)));
+        const asked = [];
+        page.on('request', (req) => { if (/api\/v1\//.test(req.url())) asked.push({ url: req.url(), lang: req.headers()['accept-language'] || '' }); });
+        await page.addInitScript(() => localStorage.setItem('gpusizer.lang', 'zh'));
+        await page.goto(new URL(view.query, base).href);
+        await settled(page);
+        if (view.then) await view.then(page);
+        check((await page.evaluate(() => document.documentElement.lang)) === 'zh-CN', `${view.name}: not in Chinese`);
+        const left = await englishLeft(page);
+        if (left.length) problems.push(`${view.name}: ${left.join(' | ')}`);
+        const notAsked = asked.filter((r) => !/[?&]lang=zh\b/.test(r.url) || !/^zh/.test(r.lang));
+        if (notAsked.length) problems.push(`${view.name}: asked without zh: ${notAsked.map((r) => r.url).join(', ')}`);
+        await page.close();
+      }
+      check(problems.length === 0, problems.join('\n'));
     });
 
     await test('the views logged no errors', async () => {
