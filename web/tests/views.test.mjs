@@ -379,12 +379,14 @@ export async function run(report) {
       check(problems.length === 0, problems.join('\n'));
     });
 
-    await test('axe-core finds no violation on any view, in both languages and sizes', async () => {
+    await test('axe-core finds no violation on any view, in both languages and sizes (and each is pictured)', async () => {
       const problems = [];
       for (const lang of ['en', 'zh']) {
         for (const [size, viewport] of Object.entries(SIZES)) {
           for (const view of VIEWS) {
             const page = await openView(view, { viewport, lang });
+            // A picture of the view for a reviewer (web/test-results/VIEW-LANG-SIZE.png).
+            await page.screenshot({ path: shotPath(`${view.name}-${lang}-${size}.png`), fullPage: true });
             // On a phone the summary bar overlays the form while it scrolls (by design; a focused
             // field scrolls clear of it): check the page where the bar sits in its own place.
             if (size === 'phone') await page.evaluate(() => window.scrollTo(0, document.body.scrollHeight));
@@ -400,6 +402,22 @@ export async function run(report) {
         }
       }
       check(problems.length === 0, problems.join('\n'));
+    });
+
+    await test('screenshots of every view in both languages at 1440x900 and 390x844 are written', async () => {
+      const { statSync } = await import('node:fs');
+      const missing = [];
+      for (const lang of ['en', 'zh']) {
+        for (const size of Object.keys(SIZES)) {
+          for (const view of VIEWS) {
+            const file = shotPath(`${view.name}-${lang}-${size}.png`);
+            let bytes = 0;
+            try { bytes = statSync(file).size; } catch { /* missing */ }
+            if (bytes < 10000) missing.push(`${file} (${bytes} B)`);
+          }
+        }
+      }
+      check(missing.length === 0, `missing or empty: ${missing.join(', ')}`);
     });
 
     await test('the views logged no errors', async () => {
