@@ -628,7 +628,7 @@ function renderEstimate(estimate, scenario) {
       kvShort
         ? t('kv_pool_short', { n: num(m.kv_cache_capacity_tokens ?? 0, 0), seq: num(scenario.seq_len ?? (estimate.scenario || {}).seq_len, 0), b: num(m.max_batch ?? 0, 0) })
         : t(headroom >= 0 ? 'headroom' : 'short_by', { x: fixed(Math.abs(toGiB(headroom)), 2), cap: fixed(toGiB(cap), 2), capgb: num(cap / 1e9, 0) }),
-      m.max_batch !== undefined && !kvShort ? t('max_batch', { n: num(m.max_batch, 0) }) : null,
+      m.max_batch !== undefined && m.fits ? t('max_batch', { n: num(m.max_batch, 0) }) : null,
       m.kv_cache_capacity_tokens !== undefined && !kvShort ? t('kv_capacity', { n: num(m.kv_cache_capacity_tokens, 0) }) : null,
     ].filter(Boolean).join(' · ');
   } else {
