@@ -3,6 +3,15 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/install_deps.sh
+# The web page: Node and npm from Debian, then the bundle from web/package-lock.json, so that the
+# binary built below embeds it and `build/gpusizer serve` serves the page. Without npm (offline,
+# no registry) the binary still builds and its page says the bundle was not built.
+if scripts/install_web_deps.sh && scripts/build_web.sh; then
+  echo "web page built (web/dist); build/gpusizer serve serves it"
+else
+  echo "warning: the web page was not built (needs Node.js, npm and the npm registry);" \
+       "build/gpusizer serve will say so. Retry with scripts/build_web.sh, then rebuild." >&2
+fi
 cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release -DGPUSIZER_BUILD_TESTS=OFF >/dev/null
 cmake --build build --target gpusizer
 echo

@@ -8,6 +8,7 @@ import {
 import './style.css';
 import { initialLanguage, setLanguage, t, language } from './i18n.js';
 import { gib, gb, toGiB, rate, usd, money, duration, num, fixed } from './format.js';
+import { NUMERIC, parseNumber, checkField, fieldOfMessage } from './validate.js';
 
 Chart.register(BarController, BarElement, LineController, LineElement, PointElement,
   CategoryScale, LinearScale, LogarithmicScale, Legend, Tooltip);
@@ -16,7 +17,8 @@ const TASKS = ['inference', 'lora', 'qlora', 'full', 'freeze', 'pretrain', 'cv-t
 const INFER_ENGINES = ['hf', 'vllm', 'sglang', 'trtllm', 'llama.cpp'];
 const TRAIN_ENGINES = ['hf', 'deepspeed', 'fsdp', 'megatron'];
 const PREALLOC = new Set(['vllm', 'sglang', 'trtllm']);
-const WEIGHTS = ['fp32', 'bf16', 'fp16', 'fp8', 'int8', 'int4', 'nf4', 'gptq-int4', 'awq-int4',
+// '' = the task's default format, which the server resolves (bf16, or nf4 for QLoRA).
+const WEIGHTS = ['', 'fp32', 'bf16', 'fp16', 'fp8', 'int8', 'int4', 'nf4', 'gptq-int4', 'awq-int4',
   'q8_0', 'q6_k', 'q5_k_m', 'q4_k_m', 'q4_0', 'q3_k_m', 'q2_k'];
 const KV = ['fp32', 'bf16', 'fp16', 'fp8', 'q8_0', 'q4_0'];
 const OPTIMIZERS = ['adamw', 'adamw-8bit', 'paged-adamw-8bit', 'sgd', 'sgd-momentum', 'adafactor', 'lion'];
@@ -32,11 +34,14 @@ const SWEEP_BATCHES = [1, 2, 4, 8, 16, 32, 64, 128, 256];
 
 /** Defaults shown in the form; only values that differ go into the URL. */
 const DEFAULTS = {
-  model: 'llama-2-7b', hf_config: '', task: 'inference', engine: 'hf', weights: 'bf16', kv_cache: 'bf16',
+  model: 'llama-2-7b', hf_config: '', task: 'inference', engine: 'hf', weights: '', kv_cache: 'bf16',
   batch: '1', seq_len: '2048', prompt_len: '', output_len: '512', gpu_memory_utilization: '0.9',
   optimizer: 'adamw', mixed_precision: 'bf16', gradient_checkpointing: 'false', zero_stage: '0',
   lora_rank: '8', lora_targets: 'all-linear', grad_accum: '1', tokens: '', flash_attention: true,
+  image_size: '', dataset_items: '', epochs: '',
   tp: '1', pp: '1', dp: '1', recommend: false, gpu: 'a100-sxm4-80gb', gpu_count: '',
+  objective: 'cost', allow_quantization: false, deployment: 'any', region: 'any', max_gpus: '',
+  min_tokens_per_s: '', max_ttft_ms: '', budget_usd: '',
   extra: '',  // an applied change's scenario keys that no control holds, as merge-patch JSON
 };
 /** Where a change's patch keys land in the form: top-level keys, and those inside training/parallel. */
@@ -51,6 +56,7 @@ const PATCH_FIELDS = {
 const $ = (id) => document.getElementById(id);
 const form = $('form');
 let gpus = [];
+const catalogModels = new Map();  // id -> the models API's entry
 let generation = 0;
 let controller = null;
 let lastRender = null;  // re-rendered on language change
@@ -58,6 +64,11 @@ let memoryChart = null;
 let sweepChart = null;
 let optionsSort = { key: 'rank', dir: 1 };
 let extraPatch = null;  // the form's 'extra' state, parsed
+let resolvedWeights = '';  // what the server made of weights '' (the task's default), for the label
+
+function autoWeightsLabel() {
+  return resolvedWeights ? t('weights_auto_is', { x: resolvedWeights }) : t('weights_auto');
+}
 
 // ---------------------------------------------------------------------------------------------
 // Form <-> state <-> URL
@@ -69,6 +80,7 @@ function fillSelect(id, values, labelKey) {
     const o = document.createElement('option');
     o.value = v;
     o.textContent = labelKey ? t(`${labelKey}_${v}`) : v;
+    if (v === '' && id === 'weights') o.textContent = autoWeightsLabel();
     return o;
   }));
   if (values.includes(keep)) select.value = keep;
@@ -82,6 +94,9 @@ function fillStaticSelects() {
   fillSelect('mixed_precision', PRECISIONS);
   fillSelect('gradient_checkpointing', CHECKPOINTING, 'ckpt');
   fillSelect('zero_stage', ZERO);
+  fillSelect('objective', ['cost', 'speed', 'power'], 'objective');
+  fillSelect('deployment', ['any', 'cloud', 'on_prem'], 'deployment');
+  fillSelect('region', ['any', 'cn'], 'region');
   fillEngines();
 }
 
@@ -111,9 +126,28 @@ function writeForm(state) {
     const el = form.elements[key];
     if (!el) continue;
     if (el.type === 'checkbox') el.checked = value === true || value === 'true' || value === '1';
+    else if (key === 'gpu') setGpu(value);
     else el.value = value;
     if (key === 'task') fillEngines();
   }
+}
+
+/** Selects GPU `value`: a catalog id, else the same id in another case, else (an alias such as
+ *  "h100" that only the server resolves) an extra option holding it until the answer names the id. */
+function setGpu(value) {
+  const select = $('gpu');
+  for (const o of [...select.querySelectorAll('option[data-pending]')]) o.remove();
+  if (!value) { select.value = ''; return; }
+  const ids = [...select.options].map((o) => o.value);
+  const same = ids.find((id) => id.toLowerCase() === String(value).toLowerCase());
+  if (same) { select.value = same; return; }
+  if (!ids.length) return;  // the catalog is not loaded yet; main() sets it again
+  const o = document.createElement('option');
+  o.value = value;
+  o.textContent = value;
+  o.dataset.pending = '1';
+  select.prepend(o);
+  select.value = value;
 }
 
 function stateFromUrl() {
@@ -127,6 +161,9 @@ function stateFromUrl() {
   return state;
 }
 
+let pushNext = false;   // the next URL change is a step the user can undo with Back (Apply, Use)
+let focusNext = false;  // after that step's answer, focus goes to the results
+
 function stateToUrl(state) {
   const params = new URLSearchParams();
   for (const [key, value] of Object.entries(state)) {
@@ -135,7 +172,10 @@ function stateToUrl(state) {
   }
   const query = params.toString();
   const url = `${location.pathname}${query ? `?${query}` : ''}`;
-  if (url !== `${location.pathname}${location.search}`) history.replaceState(null, '', url);
+  if (url === `${location.pathname}${location.search}`) return;
+  if (pushNext) history.pushState(null, '', url);
+  else history.replaceState(null, '', url);
+  pushNext = false;
 }
 
 /** RFC 7386 JSON merge patch: `patch` over `target`, as a new value (null removes a key). */
@@ -189,12 +229,24 @@ function applyChange(patch) {
   const ordered = 'task' in fields ? { task: fields.task, ...fields } : fields;  // engines follow the task
   writeForm(ordered);
   if (Object.keys(rest).length) extraPatch = mergePatch(extraPatch || {}, rest);
+  pushNext = true;
+  focusNext = true;
   schedule(0);
 }
 
 function intOf(value) {
-  const n = Number(value);
+  const n = parseNumber(value);
   return Number.isFinite(n) ? n : value;  // a non-number goes through, and the server names it
+}
+
+/** The recommend request's constraints (the CLI's recommend flags) from the form. */
+function constraintsOf(state) {
+  const c = { objective: state.objective };
+  if (state.allow_quantization) c.allow_quantization = true;
+  if (state.deployment !== 'any') c.deployment = state.deployment;
+  if (state.region !== 'any') c.region = state.region;
+  for (const key of ['max_gpus', 'min_tokens_per_s', 'max_ttft_ms', 'budget_usd']) if (state[key] !== '') c[key] = intOf(state[key]);
+  return c;
 }
 
 /** The contract's scenario JSON for the form's state; throws Error with a message to show. */
@@ -208,10 +260,13 @@ function scenarioOf(state) {
     s.model = state.model;
   }
   s.task = state.task;
-  s.engine = state.engine;
-  s.weights = state.weights;
-  s.kv_cache = state.kv_cache;
-  for (const key of ['batch', 'seq_len']) if (state[key] !== '') s[key] = intOf(state[key]);
+  const cv = state.task === 'cv-train';
+  if (!cv) {
+    s.engine = state.engine;
+    if (state.weights) s.weights = state.weights;
+    s.kv_cache = state.kv_cache;
+  }
+  for (const key of cv ? ['batch', 'image_size', 'dataset_items', 'epochs'] : ['batch', 'seq_len']) if (state[key] !== '') s[key] = intOf(state[key]);
   const training = state.task !== 'inference';
   if (!training) {
     for (const key of ['prompt_len', 'output_len']) if (state[key] !== '') s[key] = intOf(state[key]);
@@ -221,11 +276,11 @@ function scenarioOf(state) {
       optimizer: state.optimizer,
       mixed_precision: state.mixed_precision,
       gradient_checkpointing: state.gradient_checkpointing === 'false' ? false : state.gradient_checkpointing,
-      flash_attention: state.flash_attention,
       zero_stage: intOf(state.zero_stage),
     };
+    if (!cv) tr.flash_attention = state.flash_attention;
     if (state.grad_accum !== '') tr.grad_accum = intOf(state.grad_accum);
-    if (state.tokens !== '') tr.tokens = intOf(state.tokens);
+    if (state.tokens !== '' && !cv) tr.tokens = intOf(state.tokens);
     if (state.task === 'lora' || state.task === 'qlora') {
       if (state.lora_rank !== '') tr.lora_rank = intOf(state.lora_rank);
       const targets = state.lora_targets.split(',').map((x) => x.trim()).filter(Boolean);
@@ -234,7 +289,7 @@ function scenarioOf(state) {
     s.training = tr;
   }
   const parallel = {};
-  for (const key of ['tp', 'pp', 'dp']) if (state[key] !== '' && state[key] !== '1') parallel[key] = intOf(state[key]);
+  for (const key of cv ? ['dp'] : ['tp', 'pp', 'dp']) if (state[key] !== '' && state[key] !== '1') parallel[key] = intOf(state[key]);
   if (Object.keys(parallel).length) s.parallel = parallel;
   if (!state.recommend) {
     if (state.gpu) s.gpu = state.gpu;
@@ -249,9 +304,120 @@ function showSections(state) {
   for (const el of document.querySelectorAll('.infer-only')) el.hidden = training;
   for (const el of document.querySelectorAll('.prealloc-only')) el.hidden = training || !PREALLOC.has(state.engine);
   for (const el of document.querySelectorAll('.lora-only')) el.hidden = !(state.task === 'lora' || state.task === 'qlora');
+  // Vision training has no tokens, context, KV cache or LLM engine: those fields go, image size comes.
+  const cv = state.task === 'cv-train';
+  for (const el of document.querySelectorAll('.llm-only')) el.hidden = cv;
+  for (const el of document.querySelectorAll('.cv-only')) el.hidden = !cv;
+  if (cv) {
+    const m = catalogModel(state.model);
+    $('image_size').placeholder = m && m.resolution ? String(m.resolution) : '';
+    $('image_size-help').textContent = m && m.resolution ? t('image_size_help', { n: m.resolution }) : '';
+  }
   for (const el of document.querySelectorAll('.gpu-only')) el.hidden = state.recommend;
+  for (const el of document.querySelectorAll('.rec-only')) el.hidden = !state.recommend;
   $('estimate-view').hidden = state.recommend;
   $('recommend-view').hidden = !state.recommend;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Field-level messages: a red border, the message under the field, aria-invalid and
+// aria-describedby pointing at it. Warnings (a context past the model's maximum) are amber and
+// leave aria-invalid off.
+
+function describedBy(el, id, on) {
+  const ids = new Set((el.getAttribute('aria-describedby') || '').split(/\s+/).filter(Boolean));
+  if (on) ids.add(id); else ids.delete(id);
+  if (ids.size) el.setAttribute('aria-describedby', [...ids].join(' '));
+  else el.removeAttribute('aria-describedby');
+}
+
+function setFieldMessage(id, text, kind = 'error') {
+  const el = $(id);
+  if (!el) return;
+  const box = el.closest('.field, details') || el.parentElement;
+  const msgId = `${id}-msg`;
+  let msg = $(msgId);
+  box.classList.remove('invalid', 'warned');
+  if (!text) {
+    if (msg) msg.remove();
+    el.removeAttribute('aria-invalid');
+    describedBy(el, msgId, false);
+    return;
+  }
+  if (!msg) {
+    msg = document.createElement('small');
+    msg.id = msgId;
+    box.append(msg);
+  }
+  msg.className = `field-msg ${kind}`;
+  msg.textContent = text;
+  box.classList.add(kind === 'error' ? 'invalid' : 'warned');
+  if (kind === 'error') el.setAttribute('aria-invalid', 'true'); else el.removeAttribute('aria-invalid');
+  describedBy(el, msgId, true);
+}
+
+function clearFieldMessages() {
+  for (const msg of [...document.querySelectorAll('.field-msg')]) setFieldMessage(msg.id.replace(/-msg$/, ''), '');
+}
+
+const isShown = (el) => el && !el.closest('[hidden]');
+const labelOf = (id) => (document.querySelector(`label[for="${id}"]`) || {}).textContent || id;
+
+/** The numeric fields in view that hold something the server cannot take, marked at the field. */
+function validateFields() {
+  const bad = [];
+  for (const id of Object.keys(NUMERIC)) {
+    const el = $(id);
+    if (!isShown(el)) continue;
+    const problem = checkField(id, el.value);
+    if (problem) {
+      setFieldMessage(id, t(problem.key, problem.vars));
+      bad.push(id);
+    }
+  }
+  return bad;
+}
+
+/** The catalog entry for a model name as typed (id or Hugging Face id, any case). */
+function catalogModel(name) {
+  const n = String(name || '').toLowerCase();
+  if (!n) return null;
+  for (const m of catalogModels.values()) if (m.id === n || String(m.hf_id || '').toLowerCase() === n) return m;
+  return null;
+}
+
+/** The model's maximum context, from the pasted config or the models API, or null. */
+function maxContext(state, resolvedId) {
+  if (state.hf_config) {
+    try {
+      const c = JSON.parse(state.hf_config);
+      const cfg = c && c.hf_config ? c.hf_config : c;
+      return Number(cfg.max_position_embeddings) || null;
+    } catch { return null; }
+  }
+  const m = catalogModel(resolvedId) || catalogModel(state.model);
+  return m && m.architecture ? Number(m.architecture.max_position_embeddings) || null : null;
+}
+
+/** "Model maximum: 4,096 tokens" beside the context field, and a warning at it when exceeded. */
+function showContextLimit(state, resolvedId) {
+  const max = maxContext(state, resolvedId);
+  $('seq_len-max').textContent = max ? t('seq_max', { n: num(max, 0) }) : '';
+  const seq = parseNumber(state.seq_len);
+  if ($('seq_len').getAttribute('aria-invalid') === 'true') return;
+  if (max && Number.isFinite(seq) && seq > max) {
+    setFieldMessage('seq_len', t('seq_over_max', { x: num(seq, 0), n: num(max, 0), r: num(seq / max, seq / max >= 10 ? 0 : 1) }), 'warn');
+  } else {
+    setFieldMessage('seq_len', '');
+  }
+}
+
+/** The phone's summary bar: the answer (or the error) stays in view while the form is edited. */
+function setSummary(text, kind) {
+  const el = $('summary');
+  el.replaceChildren(...withServerText(text));
+  el.className = `summary ${kind || ''}`;
+  el.hidden = !text || (Array.isArray(text) && !text.length);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -261,9 +427,14 @@ class ApiError extends Error {
   constructor(status, code, message) { super(message); this.status = status; this.code = code; }
 }
 
+/** The page's language, asked of the server both ways contract v2 names (?lang= and
+ *  Accept-Language), so its texts come back in Chinese once the library translates them. */
+function withLang(path) { return `${path}${path.includes('?') ? '&' : '?'}lang=${language()}`; }
+const langHeaders = () => ({ 'Accept-Language': language() === 'zh' ? 'zh-CN,zh;q=0.9' : 'en' });
+
 async function post(path, body, signal) {
-  const res = await fetch(path, {
-    method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(body), signal,
+  const res = await fetch(withLang(path), {
+    method: 'POST', headers: { 'Content-Type': 'application/json', ...langHeaders() }, body: JSON.stringify(body), signal,
   });
   let data = null;
   try { data = await res.json(); } catch { /* not JSON */ }
@@ -275,7 +446,7 @@ async function post(path, body, signal) {
 }
 
 async function getJson(path) {
-  const res = await fetch(path);
+  const res = await fetch(withLang(path), { headers: langHeaders() });
   if (!res.ok) throw new ApiError(res.status, `http_${res.status}`, res.statusText);
   return res.json();
 }
@@ -307,13 +478,15 @@ async function loadCatalogs() {
       const o = document.createElement('option');
       o.value = g.id;
       o.textContent = `${g.name || g.id}${g.memory_gb ? ` · ${num(g.memory_gb, 0)} GB` : ''}`;
+      o.lang = 'en';  // a product name from the catalog
       group.append(o);
     }
     return group;
   }));
-  if (gpus.some((g) => g.id === keep)) select.value = keep;
+  setGpu(keep);
 
   const models = listOf(modelData, 'models');
+  for (const m of models) if (m && m.id) catalogModels.set(m.id, m);
   const seen = new Set();
   const options = [];
   for (const m of models) {
@@ -334,12 +507,38 @@ async function loadCatalogs() {
 
 function setStatus(text, kind = '') {
   const el = $('status');
-  el.textContent = text;
+  el.replaceChildren(...withServerText(text));
   el.className = `status ${kind}`;
 }
 
+/** Text the server wrote (English until it translates: contract v2 'Language') in a span marked
+ *  lang="en", so screen readers pronounce it right and the Chinese check can tell it apart. */
+const SERVER = Symbol('server text');
+const serverText = (text) => ({ [SERVER]: String(text) });
+function withServerText(text) {
+  const parts = Array.isArray(text) ? text : [text];
+  return parts.map((p) => {
+    if (p && typeof p === 'object' && SERVER in p) {
+      const span = document.createElement('span');
+      span.lang = 'en';
+      span.textContent = p[SERVER];
+      return span;
+    }
+    return document.createTextNode(String(p ?? ''));
+  });
+}
+/** t() with some variables marked as server text: returns parts for withServerText. */
+function tParts(key, vars) {
+  const out = [];
+  const s = t(key, Object.fromEntries(Object.keys(vars).map((k) => [k, `\u0000${k}\u0000`])));
+  for (const [i, piece] of s.split('\u0000').entries()) {
+    if (i % 2 === 0) { if (piece) out.push(piece); } else out.push(vars[piece]);
+  }
+  return out;
+}
+
 function errorText(err) {
-  if (err instanceof ApiError) return t('error_from_server', { code: err.code, message: err.message });
+  if (err instanceof ApiError) return tParts('error_from_server', { code: err.code, message: serverText(err.message) });
   return err.message || String(err);
 }
 
@@ -354,6 +553,58 @@ function gpuCapacity(estimate) {
   return estimate.memory && estimate.memory.gpu_capacity_bytes ? estimate.memory.gpu_capacity_bytes : null;
 }
 
+const gpuName = (id) => (gpus.find((g) => g.id === id) || {}).name || id;
+
+/** What the server computed, in words ("the basis of these figures"), and the form brought in
+ *  line with it: an alias becomes the GPU's id, the task's default format is named. */
+function renderResolved(estimate, state) {
+  const sc = estimate.scenario || {};
+  const model = estimate.model || {};
+  const parts = [];
+  if (sc.model || model.id) parts.push(t('resolved_model', { x: sc.model || model.id }));
+  if (sc.task !== 'cv-train') {  // a vision model has no weights format or LLM engine to choose
+    if (sc.weights) parts.push(t('resolved_weights', { x: sc.weights }));
+    if (sc.engine) parts.push(t('resolved_engine', { x: sc.engine }));
+  }
+  if (sc.gpu) parts.push(t('resolved_gpu', { n: sc.gpu_count ?? 1, x: gpuName(sc.gpu) }));
+  $('resolved').textContent = parts.length ? `${t('resolved')} ${parts.join(' · ')}` : '';
+  // The weights select: '' is the task's default; say which format that was.
+  resolvedWeights = state.weights === '' ? sc.weights || '' : '';
+  const auto = $('weights').querySelector('option[value=""]');
+  if (auto) auto.textContent = autoWeightsLabel();
+  // The GPU select: an alias the server resolved becomes the catalog id, in the URL too.
+  if (sc.gpu && !state.recommend && $('gpu').value !== sc.gpu && gpus.some((g) => g.id === sc.gpu)) {
+    setGpu(sc.gpu);
+    stateToUrl(readForm());
+  }
+  // A model estimated under another name (an HF id mapped to a catalog entry, a near match).
+  const typed = String(state.model || '').toLowerCase();
+  const known = [sc.model, model.id, (catalogModels.get(sc.model) || {}).hf_id].filter(Boolean).map((x) => String(x).toLowerCase());
+  showContextLimit(state, sc.model);
+  const note = $('model-resolved');
+  if (!state.hf_config && sc.model && typed && !known.includes(typed)) {
+    note.textContent = t('model_resolved_as', { x: sc.model, typed: state.model });
+    note.hidden = false;
+  } else {
+    note.textContent = '';
+    note.hidden = true;
+  }
+}
+
+function renderSummary(estimate) {
+  const m = estimate.memory || {};
+  const fit = typeof m.fits === 'boolean' ? (m.fits ? t('fits') : t('does_not_fit')) : null;
+  setSummary([fit, t('summary_total', { x: gib(m.total_bytes) })].filter(Boolean).join(' · '), m.fits === false ? 'bad' : 'ok');
+}
+
+/** "6.74 B parameters", "25.9 M parameters" (a vision model), with the active count for MoE. */
+function paramsText(model) {
+  const count = (n) => (n >= 1e9 ? `${num(n / 1e9, 2)} B` : `${num(n / 1e6, 1)} M`);
+  const p = model.params;
+  const a = model.active_params || p;
+  return a !== p ? t('params_active', { p: count(p), a: count(a) }) : t('params_n', { p: count(p) });
+}
+
 function renderEstimate(estimate, scenario) {
   const m = estimate.memory || {};
   const cap = gpuCapacity(estimate);
@@ -362,7 +613,7 @@ function renderEstimate(estimate, scenario) {
     `= ${gb(m.total_bytes)}`,
     m.low_bytes !== undefined && m.high_bytes !== undefined ? t('range', { low: fixed(toGiB(m.low_bytes), 1), high: fixed(toGiB(m.high_bytes), 1) }) : null,
     m.allocated_bytes !== undefined ? t('alloc_reserved', { a: fixed(toGiB(m.allocated_bytes), 2), r: fixed(toGiB(m.reserved_bytes), 2) }) : null,
-    estimate.model && estimate.model.params ? t('params', { p: num(estimate.model.params / 1e9, 2), a: num((estimate.model.active_params || estimate.model.params) / 1e9, 2) }) : null,
+    estimate.model && estimate.model.params ? paramsText(estimate.model) : null,
   ].filter(Boolean).join(' · ');
 
   const fitCard = $('card-fit');
@@ -370,10 +621,15 @@ function renderEstimate(estimate, scenario) {
     setText('fit', m.fits ? t('fits') : t('does_not_fit'), m.fits);
     fitCard.className = `card ${m.fits ? 'ok' : 'bad'}`;
     const headroom = cap - m.total_bytes;
+    // An engine that preallocates takes its share of the GPU whatever fits in it: "free" memory
+    // beside "Does not fit" means the KV pool is too small for one sequence, so say that.
+    const kvShort = !m.fits && headroom >= 0;
     $('fit-sub').textContent = [
-      t(headroom >= 0 ? 'headroom' : 'short_by', { x: fixed(Math.abs(toGiB(headroom)), 2), cap: fixed(toGiB(cap), 2), capgb: num(cap / 1e9, 0) }),
-      m.max_batch !== undefined ? t('max_batch', { n: num(m.max_batch, 0) }) : null,
-      m.kv_cache_capacity_tokens !== undefined ? t('kv_capacity', { n: num(m.kv_cache_capacity_tokens, 0) }) : null,
+      kvShort
+        ? t('kv_pool_short', { n: num(m.kv_cache_capacity_tokens ?? 0, 0), seq: num(scenario.seq_len ?? (estimate.scenario || {}).seq_len, 0), b: num(m.max_batch ?? 0, 0) })
+        : t(headroom >= 0 ? 'headroom' : 'short_by', { x: fixed(Math.abs(toGiB(headroom)), 2), cap: fixed(toGiB(cap), 2), capgb: num(cap / 1e9, 0) }),
+      m.max_batch !== undefined && m.fits ? t('max_batch', { n: num(m.max_batch, 0) }) : null,
+      m.kv_cache_capacity_tokens !== undefined && !kvShort ? t('kv_capacity', { n: num(m.kv_cache_capacity_tokens, 0) }) : null,
     ].filter(Boolean).join(' · ');
   } else {
     setText('fit', '–');
@@ -381,11 +637,19 @@ function renderEstimate(estimate, scenario) {
     $('fit-sub').textContent = t('no_gpu');
   }
 
-  const p = estimate.performance || {};
+  // A setup that does not fit has no speed, cost or rent-or-buy figures: they would describe a
+  // machine that cannot run it (contract v2 omits them; a v1 server still sends them).
+  const fits = m.fits !== false;
+  const p = fits ? estimate.performance || {} : {};
   const training = scenario.task && scenario.task !== 'inference';
-  if (training && p.train_tokens_per_s !== undefined) {
+  const unit = scenario.task === 'cv-train' ? t('img_s') : t('tok_s');
+  if (!fits) {
+    $('speed-title').textContent = training ? t('train_speed') : t('speed');
+    setText('speed', '–');
+    $('speed-sub').textContent = t('no_figures_no_fit');
+  } else if (training && p.train_tokens_per_s !== undefined) {
     $('speed-title').textContent = t('train_speed');
-    setText('speed', `${rate(p.train_tokens_per_s)} ${t('tok_s')}`, p.train_tokens_per_s);
+    setText('speed', `${rate(p.train_tokens_per_s)} ${unit}`, p.train_tokens_per_s);
     $('speed-sub').textContent = [
       p.step_time_s !== undefined ? t('step_time', { s: rate(p.step_time_s) }) : null,
       p.mfu !== undefined ? `MFU ${fixed(p.mfu * 100, 1)}%` : null,
@@ -404,10 +668,10 @@ function renderEstimate(estimate, scenario) {
     $('speed-sub').textContent = scenario.gpu ? t('no_speed') : t('no_gpu');
   }
 
-  const c = estimate.cost || {};
-  const w = estimate.power || {};
+  const c = fits ? estimate.cost || {} : {};
+  const w = fits ? estimate.power || {} : {};
   if (c.usd_per_hour !== undefined) {
-    setText('cost', `${usd(c.usd_per_hour)} / h`, c.usd_per_hour);
+    setText('cost', `${usd(c.usd_per_hour)} ${t('per_h')}`, c.usd_per_hour);
   } else {
     setText('cost', '–');
   }
@@ -416,12 +680,12 @@ function renderEstimate(estimate, scenario) {
     w.gpu_watts !== undefined ? t('gpu_watts', { w: num(w.gpu_watts, 0) }) : null,
     w.node_watts !== undefined ? t('node_watts', { w: num(w.node_watts, 0) }) : null,
     w.btu_per_hour !== undefined ? `${num(w.btu_per_hour, 0)} BTU/h` : null,
-  ].filter(Boolean).join(' · ') || (c.usd_per_hour === undefined ? t('no_gpu') : '');
+  ].filter(Boolean).join(' · ') || (!fits ? t('no_figures_no_fit') : c.usd_per_hour === undefined ? t('no_gpu') : '');
 
   renderChanges(estimate.changes);
   renderOwnership(c.ownership);
   renderMemory(estimate);
-  renderPerformance(p);
+  renderPerformance(p, scenario.task === 'cv-train');
   renderWarnings(estimate.warnings || []);
   renderBasis(estimate.basis || {});
 }
@@ -440,6 +704,7 @@ function renderChanges(changes) {
     mark.setAttribute('aria-hidden', 'true');
     const name = document.createElement('strong');
     name.textContent = c.change;
+    name.lang = 'en';
     const fit = document.createElement('span');
     fit.className = 'fit-word';
     fit.textContent = c.fits ? t('change_fits') : t('change_not_enough');
@@ -454,7 +719,7 @@ function renderChanges(changes) {
     figures.dataset.value = String(c.needed_bytes);
     const cost = document.createElement('p');
     cost.className = 'sub';
-    cost.textContent = c.cost ? t('change_cost', { x: c.cost }) : '';
+    cost.replaceChildren(...withServerText(c.cost ? tParts('change_cost', { x: serverText(c.cost) }) : ''));
     const apply = document.createElement('button');
     apply.type = 'button';
     apply.className = 'secondary small apply';
@@ -467,6 +732,15 @@ function renderChanges(changes) {
     return li;
   }));
   $('changes-section').hidden = list.length === 0;
+  const noneFits = list.length > 0 && !list.some((c) => c.fits);
+  $('changes-none').hidden = !noneFits;
+}
+
+function recommendInstead() {
+  writeForm({ recommend: true });
+  pushNext = true;
+  focusNext = true;
+  schedule(0);
 }
 
 const percent = (x) => `${fixed(x * 100, 0)} %`;
@@ -483,12 +757,13 @@ function renderOwnership(own) {
   const a = own.assumptions || {};
   $('card-cloud').hidden = !cloud;
   if (cloud) {
-    setText('own-cloud', `${usd(cloud.usd_per_hour)} / h`, cloud.usd_per_hour);
-    $('own-cloud-sub').textContent = [
+    setText('own-cloud', `${usd(cloud.usd_per_hour)} ${t('per_h')}`, cloud.usd_per_hour);
+    const cloudSub = [
       cloud.usd_per_million_tokens !== undefined ? t('per_mtok', { x: usd(cloud.usd_per_million_tokens) }) : null,
-      cloud.instance ? t('own_instance', { x: cloud.instance }) : null,
-      cloud.price_date ? t('own_price_date', { x: cloud.price_date }) : null,
-    ].filter(Boolean).join(' · ');
+      cloud.instance ? tParts('own_instance', { x: serverText(cloud.instance) }) : null,
+      cloud.price_date ? tParts('own_price_date', { x: serverText(cloud.price_date) }) : null,
+    ].filter(Boolean).flatMap((x, i) => (i ? [' · '] : []).concat(x));
+    $('own-cloud-sub').replaceChildren(...withServerText(cloudSub));
   }
   $('card-onprem').hidden = !prem;
   if (prem) {
@@ -499,12 +774,26 @@ function renderOwnership(own) {
       prem.energy_usd_per_hour !== undefined ? t('own_energy', { x: usd(prem.energy_usd_per_hour) }) : null,
     ].filter(Boolean).join(' · ');
   }
-  if (be.utilization !== undefined) setText('own-break-even', percent(be.utilization), be.utilization);
-  else setText('own-break-even', '–');
-  $('own-break-even-sub').textContent = be.months !== undefined
-    ? t('own_months', { m: num(be.months, 1), u: percent(a.utilization) })
-    : t('own_no_months');
+  // A break-even above 100% utilization is never reached, and one past the amortization period
+  // never pays back; with only one side priced there is nothing to break even with.
+  const life = Number(a.amortization_years) * 12;
+  if (!cloud || !prem) {
+    setText('own-break-even', '–');
+    $('own-break-even-sub').textContent = t(cloud ? 'own_no_buy_price' : 'own_no_cloud_price');
+  } else if (be.utilization !== undefined && be.utilization > 1) {
+    setText('own-break-even', t('own_never'), be.utilization);
+    $('own-break-even-sub').textContent = t('own_never_sub', { u: percent(be.utilization) });
+  } else {
+    if (be.utilization !== undefined) setText('own-break-even', percent(be.utilization), be.utilization);
+    else setText('own-break-even', '–');
+    $('own-break-even-sub').textContent = be.months === undefined
+      ? t('own_no_months')
+      : be.months > life
+        ? t('own_months_past', { m: num(be.months, 0), u: percent(a.utilization), y: num(a.amortization_years, 0) })
+        : t('own_months', { m: num(be.months, 1), u: percent(a.utilization) });
+  }
   $('own-verdict').textContent = be.verdict || '';
+  $('own-verdict').lang = 'en';
   $('own-assumptions').textContent = t('own_assumptions', {
     years: num(a.amortization_years, 1), u: percent(a.utilization), pue: num(a.pue, 2),
     kwh: usd(a.electricity_usd_per_kwh), fx: num(a.usd_to_cny, 2), date: a.date || '–',
@@ -513,6 +802,7 @@ function renderOwnership(own) {
   $('own-basis').replaceChildren(...basis.map((b) => {
     const li = document.createElement('li');
     li.textContent = b;
+    li.lang = 'en';
     return li;
   }));
 }
@@ -548,6 +838,7 @@ function renderMemory(estimate) {
     const b = document.createElement('td');
     b.className = 'basis';
     b.textContent = basis[`${part.key}_bytes`] || (part.key === 'other' ? t('other_basis') : '');
+    if (basis[`${part.key}_bytes`]) b.lang = 'en';
     tr.append(name, ...cells, b);
     return tr;
   }));
@@ -558,6 +849,7 @@ function renderMemory(estimate) {
   totalRow.cells[1].textContent = fixed(toGiB(m.total_bytes), 2);
   totalRow.cells[2].textContent = fixed(m.total_bytes / 1e9, 2);
   totalRow.cells[3].textContent = basis.total_bytes || '';
+  totalRow.cells[3].lang = 'en';
   tbody.append(totalRow);
   if (cap) {
     const capRow = document.createElement('tr');
@@ -580,7 +872,7 @@ function renderMemory(estimate) {
     options: {
       indexAxis: 'y', responsive: true, maintainAspectRatio: false, animation: false,
       scales: {
-        x: { stacked: true, beginAtZero: true, title: { display: true, text: 'GiB (2^30 bytes)' } },
+        x: { stacked: true, beginAtZero: true, title: { display: true, text: t('axis_gib') } },
         y: { stacked: true },
       },
       plugins: {
@@ -600,19 +892,19 @@ const PERF_KEYS = [
   ['train_tokens_per_s_per_gpu', 'tok_s'], ['tflops_per_gpu', 'TFLOPS'], ['mfu', '%'], ['time_to_train_s', ''],
 ];
 
-function renderPerformance(p) {
+function renderPerformance(p, cv) {
   const rows = PERF_KEYS.filter(([k]) => p[k] !== undefined && p[k] !== null).map(([k, unit]) => {
     const tr = document.createElement('tr');
     tr.dataset.key = k;
     const th = document.createElement('th');
     th.scope = 'row';
-    th.textContent = t(`p_${k}`);
+    th.textContent = cv && k.startsWith('train_tokens') ? t(`p_${k.replace('tokens', 'images')}`) : t(`p_${k}`);
     const td = document.createElement('td');
     td.className = 'num';
     td.dataset.value = String(p[k]);
     if (k === 'mfu') td.textContent = `${fixed(p[k] * 100, 1)} %`;
     else if (k === 'time_to_train_s') td.textContent = duration(p[k]);
-    else td.textContent = `${rate(p[k])} ${unit === 'tok_s' ? t('tok_s') : unit}`;
+    else td.textContent = `${rate(p[k])} ${unit === 'tok_s' ? t(cv ? 'img_s' : 'tok_s') : unit}`;
     tr.append(th, td);
     return tr;
   });
@@ -624,6 +916,7 @@ function renderWarnings(list) {
   $('warnings').replaceChildren(...list.map((w) => {
     const li = document.createElement('li');
     li.textContent = w;
+    li.lang = 'en';
     return li;
   }));
   $('warnings-section').hidden = list.length === 0;
@@ -636,6 +929,7 @@ function renderBasis(basis) {
     dt.textContent = k;
     const dd = document.createElement('dd');
     dd.textContent = typeof v === 'string' ? v : JSON.stringify(v);
+    dd.lang = 'en';
     items.push(dt, dd);
   }
   $('basis').replaceChildren(...items);
@@ -644,9 +938,9 @@ function renderBasis(basis) {
 
 let sweepPoints = null;  // drawn again on a language change
 
-async function runSweep(scenario, gen, signal) {
+async function runSweep(scenario, gen, signal, fits) {
   const section = $('sweep-section');
-  if (scenario.task !== 'inference' || !scenario.gpu) {
+  if (scenario.task !== 'inference' || !scenario.gpu || !fits) {
     section.hidden = true;
     sweepPoints = null;
     return;
@@ -654,24 +948,23 @@ async function runSweep(scenario, gen, signal) {
   const results = await Promise.all(SWEEP_BATCHES.map((b) =>
     post('api/v1/estimate', { ...scenario, batch: b }, signal).catch(() => null)));
   if (gen !== generation) return;
-  sweepPoints = SWEEP_BATCHES.map((b, i) => ({ b, e: results[i] })).filter((x) => x.e && x.e.performance);
+  sweepPoints = SWEEP_BATCHES.map((b, i) => ({ b, e: results[i] })).filter((x) => x.e && x.e.memory);
   drawSweep();
 }
 
 function drawSweep() {
   const section = $('sweep-section');
-  const points = sweepPoints || [];
+  const all = sweepPoints || [];
+  // Only the batches that fit are drawn, so the axes are scaled to them; the others are named
+  // under the chart (their figures describe a machine that cannot hold the batch).
+  const points = all.filter((x) => x.e.memory && x.e.memory.fits !== false && x.e.performance);
+  const left = all.filter((x) => !(x.e.memory && x.e.memory.fits !== false));
   section.hidden = points.length === 0;
+  $('sweep-note').textContent = left.length ? t('sweep_left_out', { list: left.map((x) => num(x.b, 0)).join(', ') }) : '';
   if (!points.length) return;
-  const fits = points.map((x) => x.e.memory && x.e.memory.fits !== false);
-  const grey = '#b0b7c0';
   const dataset = (label, key, color, axis) => ({
-    label, yAxisID: axis, borderColor: color, backgroundColor: color, tension: 0.2,
+    label, yAxisID: axis, borderColor: color, backgroundColor: color, tension: 0.2, pointRadius: 3,
     data: points.map((x) => x.e.performance[key] ?? null),
-    pointBackgroundColor: fits.map((f) => (f ? color : grey)),
-    pointBorderColor: fits.map((f) => (f ? color : grey)),
-    pointStyle: fits.map((f) => (f ? 'circle' : 'crossRot')), pointRadius: fits.map((f) => (f ? 3 : 6)),
-    segment: { borderDash: (ctx) => (fits[ctx.p1DataIndex] ? undefined : [4, 4]) },
   });
   const config = {
     type: 'line',
@@ -691,37 +984,128 @@ function drawSweep() {
         y: { type: 'linear', position: 'left', beginAtZero: true, title: { display: true, text: t('tok_s') } },
         y1: { type: 'logarithmic', position: 'right', grid: { drawOnChartArea: false }, title: { display: true, text: 'ms' } },
       },
-      plugins: {
-        legend: { position: 'bottom', labels: { boxWidth: 12 } },
-        tooltip: { callbacks: { footer: (items) => (items.length && !fits[items[0].dataIndex] ? t('does_not_fit') : '') } },
-      },
+      plugins: { legend: { position: 'bottom', labels: { boxWidth: 12 } } },
     },
   };
   if (sweepChart) sweepChart.destroy();
   sweepChart = new Chart($('sweep-chart'), config);
-  const fitting = points.filter((_, i) => fits[i]);
-  const best = fitting.length ? fitting[fitting.length - 1] : null;
-  $('sweep-chart').setAttribute('aria-label', best
-    ? t('sweep_label', { b: best.b, x: rate(best.e.performance.decode_tokens_per_s) })
-    : t('sweep_title'));
+  const canvas = $('sweep-chart');
+  canvas.dataset.yMax = String(sweepChart.scales.y.max);
+  canvas.dataset.batches = points.map((x) => x.b).join(',');
+  const best = points[points.length - 1];
+  canvas.setAttribute('aria-label', t('sweep_label', { b: best.b, x: rate(best.e.performance.decode_tokens_per_s) }));
 }
 
 // --- Recommendation ------------------------------------------------------------------------
 
+const layoutOf = (o) => {
+  const p = o.parallel || {};
+  const parts = [];
+  if ((p.tp || 1) > 1) parts.push(`TP ${p.tp}`);
+  if ((p.pp || 1) > 1) parts.push(`PP ${p.pp}`);
+  if ((p.ep || 1) > 1) parts.push(`EP ${p.ep}`);
+  return parts.length ? parts.join(' · ') : t('layout_single');  // per replica
+};
+const replicasOf = (o) => o.replicas ?? (o.parallel && o.parallel.dp) ?? 1;
+const throughputOf = (o) => {
+  const p = o.estimate?.performance || {};
+  return p.max_output_tokens_per_s ?? p.train_tokens_per_s ?? NaN;
+};
+
+/** The table's columns; `show` is the text, `get` the sort key. */
 const OPTION_COLUMNS = [
   { key: 'rank', label: 'rank', num: true, get: (o) => o.rank },
-  { key: 'gpu', label: 'gpu', get: (o) => o.gpu },
-  { key: 'gpu_count', label: 'gpu_count', num: true, get: (o) => o.gpu_count },
+  { key: 'gpu', label: 'gpu', get: (o) => o.gpu_name || gpuName(o.gpu), cls: 'gpu-name' },
+  { key: 'gpu_count', label: 'gpu_count', num: true, get: (o) => o.gpu_count ?? 1 },
+  { key: 'layout', label: 'layout', get: (o) => layoutOf(o) },
+  { key: 'replicas', label: 'replicas', num: true, get: (o) => replicasOf(o) },
   { key: 'weights', label: 'weights', get: (o) => o.weights || '' },
-  { key: 'fits', label: 'fit', get: (o) => (o.fits === false ? 0 : 1), show: (o) => (o.fits === false ? t('does_not_fit') : t('fits')) },
-  { key: 'memory', label: 'mem_gib', num: true, get: (o) => toGiB(o.estimate?.memory?.total_bytes ?? NaN), show: (o) => fixed(toGiB(o.estimate?.memory?.total_bytes ?? NaN), 2) },
-  { key: 'speed', label: 'tok_s', num: true, get: (o) => o.estimate?.performance?.decode_tokens_per_s ?? o.estimate?.performance?.train_tokens_per_s ?? NaN, show: (o) => rate(o.estimate?.performance?.decode_tokens_per_s ?? o.estimate?.performance?.train_tokens_per_s) },
-  { key: 'usd_h', label: 'usd_h', num: true, get: (o) => o.estimate?.cost?.usd_per_hour ?? NaN, show: (o) => usd(o.estimate?.cost?.usd_per_hour) },
-  { key: 'usd_mtok', label: 'usd_mtok', num: true, get: (o) => o.estimate?.cost?.usd_per_million_tokens ?? NaN, show: (o) => usd(o.estimate?.cost?.usd_per_million_tokens) },
-  { key: 'score', label: 'score', num: true, get: (o) => o.score ?? NaN, show: (o) => rate(o.score) },
+  { key: 'memory', label: 'mem_gib', num: true, get: (o) => toGiB(o.estimate?.memory?.total_bytes ?? NaN), show: (o) => fixed(toGiB(o.estimate?.memory?.total_bytes ?? NaN), 1) },
+  { key: 'speed', label: 'throughput', num: true, get: throughputOf, show: (o) => rate(throughputOf(o)) },
+  { key: 'usd_h', label: 'usd_h', num: true, get: (o) => o.fleet_usd_per_hour ?? o.estimate?.cost?.usd_per_hour ?? NaN, show: (o) => usd(o.fleet_usd_per_hour ?? o.estimate?.cost?.usd_per_hour) },
+  { key: 'metric', label: 'metric', num: true, get: (o) => o.objective_value ?? NaN, show: (o) => rate(o.objective_value) },
 ];
 
+let lastRecommendation = null;
+let userGpuPlace = null;  // {option} or {why} for the user's own GPU, from a second request
+
+function optionRows(o, recommendation) {
+  const tr = document.createElement('tr');
+  tr.dataset.gpu = o.gpu;
+  const mine = o.gpu === userGpu();
+  if (mine) tr.classList.add('mine');
+  for (const c of OPTION_COLUMNS) {
+    const td = document.createElement('td');
+    if (c.num) td.className = 'num';
+    if (c.cls) td.classList.add(c.cls);
+    td.dataset.label = t(`col_${c.label}`);
+    td.textContent = c.show ? c.show(o) : String(c.get(o) ?? '');
+    if (c.key === 'gpu' && mine) {
+      const badge = document.createElement('span');
+      badge.className = 'badge';
+      badge.textContent = t('your_gpu');
+      td.append(' ', badge);
+    }
+    tr.append(td);
+  }
+  const actions = document.createElement('td');
+  actions.className = 'actions';
+  const why = document.createElement('button');
+  why.type = 'button';
+  why.className = 'secondary small why';
+  why.textContent = t('why');
+  why.setAttribute('aria-expanded', 'false');
+  const detailId = `why-${o.rank}`;
+  why.setAttribute('aria-controls', detailId);
+  why.setAttribute('aria-label', t('why_label', { gpu: o.gpu_name || gpuName(o.gpu), n: o.gpu_count ?? 1 }));
+  const use = document.createElement('button');
+  use.type = 'button';
+  use.className = 'secondary small use';
+  use.textContent = t('use_option');
+  use.setAttribute('aria-label', t('use_option_label', { gpu: o.gpu_name || gpuName(o.gpu), n: o.gpu_count ?? 1 }));
+  use.addEventListener('click', () => useOption(o));
+  actions.append(why, ' ', use);
+  tr.append(actions);
+  const detail = document.createElement('tr');
+  detail.className = 'why-row';
+  detail.id = detailId;
+  detail.hidden = true;
+  const cell = document.createElement('td');
+  cell.colSpan = OPTION_COLUMNS.length + 1;
+  const list = document.createElement('ul');
+  list.lang = 'en';  // the server's reasons are English until it translates them
+  for (const r of [...(o.reasons || []), ...(o.warnings || [])]) {
+    const li = document.createElement('li');
+    li.textContent = r;
+    list.append(li);
+  }
+  const meta = document.createElement('p');
+  meta.className = 'note';
+  meta.textContent = `${o.gpu} · ${o.objective_basis || ''}`;
+  meta.lang = 'en';
+  cell.append(list, meta);
+  detail.append(cell);
+  why.addEventListener('click', () => {
+    detail.hidden = !detail.hidden;
+    why.setAttribute('aria-expanded', String(!detail.hidden));
+  });
+  return [tr, detail];
+}
+
+function useOption(o) {
+  const patch = { recommend: false, gpu: o.gpu, gpu_count: o.gpu_count ? String(o.gpu_count) : '' };
+  if (o.weights) patch.weights = o.weights;
+  if (o.parallel) for (const k of ['tp', 'pp', 'dp']) if (o.parallel[k]) patch[k] = String(o.parallel[k]);
+  writeForm(patch);
+  pushNext = true;
+  focusNext = true;
+  schedule(0);
+}
+
+const userGpu = () => $('gpu').value;
+
 function renderOptions(recommendation) {
+  lastRecommendation = recommendation;
   const options = (recommendation.options || []).map((o, i) => ({ ...o, rank: i + 1 }));
   const col = OPTION_COLUMNS.find((c) => c.key === optionsSort.key) || OPTION_COLUMNS[0];
   options.sort((a, b) => {
@@ -731,6 +1115,7 @@ function renderOptions(recommendation) {
     return String(x).localeCompare(String(y)) * optionsSort.dir;
   });
   const table = $('options-table');
+  const objective = recommendation.objective || 'cost';
   table.tHead.rows[0].replaceChildren(...OPTION_COLUMNS.map((c) => {
     const th = document.createElement('th');
     th.scope = 'col';
@@ -739,7 +1124,8 @@ function renderOptions(recommendation) {
     const button = document.createElement('button');
     button.type = 'button';
     button.className = 'sort';
-    button.textContent = t(`col_${c.label}`) + (c.key === optionsSort.key ? (optionsSort.dir > 0 ? ' ▲' : ' ▼') : '');
+    const label = c.key === 'metric' ? t(`metric_${objective}`) : c.key === 'speed' && options[0] && options[0].estimate?.performance?.train_tokens_per_s !== undefined ? t('col_train_throughput') : t(`col_${c.label}`);
+    button.textContent = label + (c.key === optionsSort.key ? (optionsSort.dir > 0 ? ' ▲' : ' ▼') : '');
     button.addEventListener('click', () => {
       optionsSort = { key: c.key, dir: optionsSort.key === c.key ? -optionsSort.dir : 1 };
       renderOptions(recommendation);
@@ -747,40 +1133,57 @@ function renderOptions(recommendation) {
     });
     th.append(button);
     return th;
-  }), Object.assign(document.createElement('th'), { scope: 'col' }));
-  table.tBodies[0].replaceChildren(...options.map((o) => {
-    const tr = document.createElement('tr');
-    for (const c of OPTION_COLUMNS) {
-      const td = document.createElement('td');
-      if (c.num) td.className = 'num';
-      td.textContent = c.show ? c.show(o) : String(c.get(o) ?? '');
-      tr.append(td);
-    }
-    const td = document.createElement('td');
-    const use = document.createElement('button');
-    use.type = 'button';
-    use.className = 'secondary small';
-    use.textContent = t('use_option');
-    use.setAttribute('aria-label', t('use_option_label', { gpu: o.gpu, n: o.gpu_count ?? 1 }));
-    use.addEventListener('click', () => {
-      const patch = { recommend: false, gpu: o.gpu, gpu_count: o.gpu_count ? String(o.gpu_count) : '' };
-      if (o.weights) patch.weights = o.weights;
-      if (o.parallel) for (const k of ['tp', 'pp', 'dp']) if (o.parallel[k]) patch[k] = String(o.parallel[k]);
-      writeForm(patch);
-      schedule(0);
-    });
-    td.append(use);
-    tr.append(td);
-    return tr;
-  }));
-  $('recommend-note').textContent = options.length ? t('options_note', { n: options.length }) : t('no_options');
+  }), Object.assign(document.createElement('th'), { scope: 'col', textContent: t('col_actions') }));
+  table.tBodies[0].replaceChildren(...options.flatMap((o) => optionRows(o, recommendation)));
+  const basis = options.length ? options.find((o) => o.rank === 1)?.objective_basis : '';
+  $('recommend-note').textContent = options.length
+    ? t('options_ranked', { n: options.length, metric: t(`metric_${objective}`), lower: t('lower_better') })
+    : t('no_options');
+  $('recommend-basis').textContent = basis ? t('metric_basis', { x: basis }) : '';
+  $('recommend-basis').lang = 'en';
+  renderUserGpu(options, recommendation.rejected || []);
   const rejected = recommendation.rejected || [];
   $('rejected').replaceChildren(...rejected.map((r) => {
     const li = document.createElement('li');
-    li.textContent = `${r.gpu}: ${r.why}`;
+    li.lang = 'en';
+    const name = document.createElement('strong');
+    name.textContent = gpuName(r.gpu);
+    li.append(name, `: ${String(r.why || '').replace(new RegExp(`^${(gpuName(r.gpu) || '').replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}:\\s*`), '')}`);
     return li;
   }));
   $('rejected-section').hidden = rejected.length === 0;
+}
+
+/** Where the user's own GPU stands: one of the options, rejected (why), or below the list. */
+function renderUserGpu(options, rejected) {
+  const id = userGpu();
+  const el = $('your-gpu');
+  el.replaceChildren();
+  if (!id) { el.hidden = true; return; }
+  el.hidden = false;
+  const name = gpuName(id);
+  const listed = options.find((o) => o.gpu === id);
+  const gone = rejected.find((r) => r.gpu === id) || (userGpuPlace && userGpuPlace.gpu === id && userGpuPlace.why ? userGpuPlace : null);
+  if (listed) {
+    el.textContent = t('your_gpu_ranked', { gpu: name, rank: listed.rank });
+  } else if (gone) {
+    const why = document.createElement('span');
+    why.lang = 'en';
+    why.textContent = gone.why;
+    el.append(t('your_gpu_rejected', { gpu: name }), ' ', why);
+  } else if (userGpuPlace && userGpuPlace.gpu === id && userGpuPlace.option) {
+    const o = { ...userGpuPlace.option, rank: '–' };
+    el.append(t('your_gpu_below', { gpu: name, n: o.gpu_count ?? 1, layout: layoutOf(o), metric: rate(o.objective_value), m: t(`metric_${lastRecommendation?.objective || 'cost'}`) }), ' ');
+    const use = document.createElement('button');
+    use.type = 'button';
+    use.className = 'secondary small use';
+    use.textContent = t('use_option');
+    use.setAttribute('aria-label', t('use_option_label', { gpu: name, n: o.gpu_count ?? 1 }));
+    use.addEventListener('click', () => useOption(o));
+    el.append(use);
+  } else {
+    el.textContent = t('your_gpu_checking', { gpu: name });
+  }
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -792,19 +1195,34 @@ function schedule(delay = 300) {
   timer = setTimeout(update, delay);
 }
 
+/** Shows why nothing was computed: the old answer is hidden, the message is at the top (and at
+ *  the field when one is named), and the phone's summary bar carries it. */
+function showFailure(text) {
+  setStatus(text, 'error');
+  $('resolved').textContent = '';
+  setSummary(text, 'error');
+  $('estimate-view').classList.add('stale');
+  $('recommend-view').classList.add('stale');
+}
+
 async function update() {
   const state = readForm();
   showSections(state);
   stateToUrl(state);
+  clearFieldMessages();
+  showContextLimit(state);
   let scenario;
   try {
+    const bad = validateFields();
+    if (bad.length) throw new Error(t('fix_fields', { fields: bad.map(labelOf).join(', ') }));
     scenario = scenarioOf(state);
   } catch (e) {
-    // Nothing to send (the pasted config is not JSON): say so, and drop any answer in flight.
+    // Nothing to send (a field the server cannot take, a pasted config that is not JSON): say so,
+    // and drop any answer in flight.
     const gen = ++generation;
     if (controller) controller.abort();
-    setStatus(e.message, 'error');
-    $('estimate-view').classList.add('stale');
+    if (state.hf_config && /config\.json|JSON/.test(e.message) && !$('hf_config').getAttribute('aria-invalid')) setFieldMessage('hf_config', e.message);
+    showFailure(e.message);
     document.body.classList.remove('busy');
     document.body.dataset.ready = String(gen);
     return;
@@ -817,15 +1235,29 @@ async function update() {
   document.body.classList.add('busy');
   try {
     if (state.recommend) {
-      const request = { ...scenario };
+      const request = { ...scenario, ...constraintsOf(state) };
       delete request.gpu;
       delete request.gpu_count;
       try {
         const recommendation = await post('api/v1/recommend', request, signal);
         if (gen !== generation) return;
+        userGpuPlace = null;
         lastRender = () => renderOptions(recommendation);
         lastRender();
+        const mine = userGpu();
+        const placed = (recommendation.options || []).some((o) => o.gpu === mine) || (recommendation.rejected || []).some((r) => r.gpu === mine);
+        if (mine && !placed) {
+          // Not among the best: ask for the best option on the user's GPU alone.
+          const alone = await post('api/v1/recommend', { ...request, gpus: [mine], limit: 1 }, signal).catch(() => null);
+          if (gen !== generation) return;
+          const o = alone && alone.options && alone.options[0];
+          const r = alone && alone.rejected && alone.rejected.find((x) => x.gpu === mine);
+          userGpuPlace = o ? { gpu: mine, option: o } : { gpu: mine, why: r ? r.why : t('your_gpu_no_answer') };
+          renderUserGpu((recommendation.options || []).map((x, i) => ({ ...x, rank: i + 1 })), recommendation.rejected || []);
+        }
         setStatus('', '');
+        setSummary(t('summary_options', { n: (recommendation.options || []).length }), '');
+        $('recommend-view').classList.remove('stale');
       } catch (e) {
         if (gen !== generation || e.name === 'AbortError') return;
         if (e instanceof ApiError && e.status === 501) {
@@ -843,21 +1275,25 @@ async function update() {
     }
     const estimate = await post('api/v1/estimate', scenario, signal);
     if (gen !== generation) return;
-    lastRender = () => renderEstimate(estimate, scenario);
+    lastRender = () => { renderEstimate(estimate, scenario); renderResolved(estimate, state); renderSummary(estimate); };
     lastRender();
     setStatus('', '');
     $('estimate-view').classList.remove('stale');
     sweepPoints = null;
-    await runSweep(scenario, gen, signal);
+    await runSweep(scenario, gen, signal, !(estimate.memory && estimate.memory.fits === false));
     if (gen !== generation) return;
     const rerender = lastRender;
     lastRender = () => { rerender(); drawSweep(); };
   } catch (e) {
     if (gen !== generation || e.name === 'AbortError') return;
-    setStatus(errorText(e), 'error');
-    $('estimate-view').classList.add('stale');
+    const field = e instanceof ApiError ? fieldOfMessage(e.message, (id) => isShown($(id)) && !!form.elements[id]) : null;
+    if (field) { setFieldMessage(field, e.message); $(`${field}-msg`).lang = 'en'; }
+    showFailure(errorText(e));
   } finally {
     if (gen === generation) {
+      // After Apply or Use the button is gone (the list is redrawn): focus the results, whose
+      // heading is read out, rather than letting focus fall to <body>.
+      if (focusNext) { focusNext = false; $('results').focus(); }
       document.body.classList.remove('busy');
       document.body.dataset.ready = String(gen);
     }
@@ -869,7 +1305,13 @@ function applyLanguage(lang) {
   $('lang').value = language();
   fillSelect('task', TASKS, 'task');
   fillSelect('gradient_checkpointing', CHECKPOINTING, 'ckpt');
+  fillSelect('objective', ['cost', 'speed', 'power'], 'objective');
+  fillSelect('deployment', ['any', 'cloud', 'on_prem'], 'deployment');
+  fillSelect('region', ['any', 'cn'], 'region');
+  const auto = $('weights').querySelector('option[value=""]');
+  if (auto) auto.textContent = autoWeightsLabel();
   if (lastRender) lastRender();
+  schedule(0);  // the server's texts in the new language
 }
 
 async function share() {
@@ -894,7 +1336,9 @@ async function main() {
   form.addEventListener('input', (e) => {
     if (e.target.id === 'task') {
       fillEngines();
-      if (e.target.value === 'qlora' && ['bf16', 'fp16', 'fp32'].includes($('weights').value)) $('weights').value = 'nf4';
+      // QLoRA needs quantized weights: a 16-bit choice goes back to the task's default (nf4), which
+      // the next task's default replaces again, so no format outlives the task that needed it.
+      if (e.target.value === 'qlora' && ['bf16', 'fp16', 'fp32'].includes($('weights').value)) $('weights').value = '';
     }
     schedule();
   });
@@ -907,6 +1351,7 @@ async function main() {
   });
   $('lang').addEventListener('change', (e) => applyLanguage(e.target.value));
   $('share').addEventListener('click', share);
+  $('changes-recommend').addEventListener('click', recommendInstead);
   window.addEventListener('popstate', () => { writeForm(stateFromUrl()); schedule(0); });
   await update();
 }

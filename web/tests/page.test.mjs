@@ -230,7 +230,7 @@ export async function run(report) {
       const other = await context.newPage();
       other.on('pageerror', (e) => consoleErrors.push(String(e)));
       const sent = [];
-      other.on('request', (req) => { if (req.url().endsWith('api/v1/estimate')) sent.push(req.postDataJSON()); });
+      other.on('request', (req) => { if (/api\/v1\/estimate(\?|$)/.test(req.url())) sent.push(req.postDataJSON()); });
       const extra = JSON.stringify({ training: { global_batch: 16 } });
       await other.goto(new URL(`?model=llama-2-7b&task=lora&extra=${encodeURIComponent(extra)}`, base).href);
       await settled(other);
@@ -307,7 +307,7 @@ export async function run(report) {
       const before = await page.evaluate(() => document.body.dataset.ready);
       await page.check('#recommend');
       await settled(page, before);
-      check(!(await page.isVisible('#gpu')), 'GPU select visible in recommend mode');
+      check(!(await page.isVisible('#gpu_count')), 'GPU count visible in recommend mode');
       const expected = await api(base, 'api/v1/recommend', { model: 'llama-2-13b' });
       if (expected.status === 501) {
         const note = await page.textContent('#recommend-note');
