@@ -1,11 +1,43 @@
-# The HTTP server (src/server) and the web page (web/dist) it serves. Included at the end of the
-# top-level CMakeLists.txt, once the library, CLI and test targets exist.
+# The HTTP server (src/server) as its own library, gpusizer_server, and the web page (web/dist) it
+# serves. Included at the end of the top-level CMakeLists.txt, once the library, CLI and test
+# targets exist.
+#
+# The transport is libmicrohttpd (Debian's libmicrohttpd-dev): an epoll event loop on a pool of
+# threads, so slow or idle clients hold a socket, not a worker. cpp-httplib stays only for the
+# test, soak and load clients, which are clients.
 find_package(Threads REQUIRED)
 find_package(PkgConfig REQUIRED)
+pkg_check_modules(MHD REQUIRED IMPORTED_TARGET libmicrohttpd)
 # Debian's libcpp-httplib-dev: the header plus a compiled library; pkg-config carries the
 # CPPHTTPLIB_*_SUPPORT definitions the library was built with (they change its class layout).
 pkg_check_modules(HTTPLIB REQUIRED IMPORTED_TARGET cpp-httplib)
-target_link_libraries(gpusizer_lib PUBLIC PkgConfig::HTTPLIB Threads::Threads)
+
+# src/server/*.cc leave the core library (the top-level glob takes every src/*.cc) for their own.
+file(GLOB GPUSIZER_SERVER_SOURCES CONFIGURE_DEPENDS ${CMAKE_SOURCE_DIR}/src/server/*.cc)
+list(FILTER GPUSIZER_SERVER_SOURCES EXCLUDE REGEX "_(test|fuzz)\\.cc$")
+get_target_property(gpusizer_lib_sources gpusizer_lib SOURCES)
+list(FILTER gpusizer_lib_sources EXCLUDE REGEX "/src/server/")
+set_target_properties(gpusizer_lib PROPERTIES SOURCES "${gpusizer_lib_sources}")
+
+add_library(gpusizer_server STATIC ${GPUSIZER_SERVER_SOURCES})
+target_include_directories(gpusizer_server PUBLIC ${CMAKE_SOURCE_DIR}/include
+                           PRIVATE ${CMAKE_SOURCE_DIR}/src)
+target_link_libraries(gpusizer_server PUBLIC gpusizer_lib PRIVATE PkgConfig::MHD Threads::Threads)
+target_compile_options(gpusizer_server PRIVATE ${GPUSIZER_WARNINGS})
+set_target_properties(gpusizer_server PROPERTIES OUTPUT_NAME gpusizer_server)
+if(GPUSIZER_FUZZ AND CMAKE_CXX_COMPILER_ID MATCHES "Clang")
+  target_compile_options(gpusizer_server PRIVATE -fsanitize=fuzzer-no-link,address,undefined
+                         -fno-omit-frame-pointer)
+endif()
+
+target_link_libraries(gpusizer PRIVATE gpusizer_server)
+if(TARGET gpusizer_tests)
+  # src/server/server_test.cc drives the live server with cpp-httplib's client.
+  target_link_libraries(gpusizer_tests PRIVATE gpusizer_server PkgConfig::HTTPLIB Threads::Threads)
+endif()
+if(TARGET fuzz_http)
+  target_link_libraries(fuzz_http PRIVATE gpusizer_server)
+endif()
 
 # The page's built files, compiled in (embedded::web_files()). Re-globbed at every build, so
 # running scripts/build_web.sh and then the build picks up a new bundle; without web/dist the table
@@ -14,7 +46,7 @@ set(GPUSIZER_WEB_DIST ${CMAKE_SOURCE_DIR}/web/dist)
 file(GLOB_RECURSE GPUSIZER_WEB_FILES CONFIGURE_DEPENDS ${GPUSIZER_WEB_DIST}/*)
 list(FILTER GPUSIZER_WEB_FILES EXCLUDE REGEX "\\.map$")
 list(SORT GPUSIZER_WEB_FILES)
-gpusizer_embed(gpusizer_lib
+gpusizer_embed(gpusizer_server
   FUNCTION web_files
   ROOT ${GPUSIZER_WEB_DIST}
   OUTPUT ${CMAKE_BINARY_DIR}/generated/web_assets.cc
@@ -24,7 +56,7 @@ gpusizer_embed(gpusizer_lib
 # A loopback load generator for POST /api/v1/estimate (bench/load_client.cc).
 if(GPUSIZER_BUILD_BENCH AND EXISTS ${CMAKE_SOURCE_DIR}/bench/load_client.cc)
   add_executable(gpusizer_load ${CMAKE_SOURCE_DIR}/bench/load_client.cc)
-  target_link_libraries(gpusizer_load PRIVATE gpusizer_lib)
+  target_link_libraries(gpusizer_load PRIVATE gpusizer_server PkgConfig::HTTPLIB Threads::Threads)
   target_compile_options(gpusizer_load PRIVATE ${GPUSIZER_WARNINGS})
 endif()
 
