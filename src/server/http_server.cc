@@ -63,9 +63,19 @@ struct Request {
   server::HttpAnswer answer;
   bool answered = false;    ///< the answer is known (refused early, or too large)
   bool over_limit = false;  ///< the body passed max_body_bytes
+  bool discard = false;     ///< declared over the limit: read and drop the body, then 413
   int64_t start_ns = 0;
   std::string route;
 };
+
+/// Bodies declared over the limit but under this are read and dropped before the 413.
+constexpr unsigned long long kDiscardBytes = 64ull << 20;
+
+void set_status_error(server::HttpAnswer& answer, int status) {
+  answer.status = status;
+  answer.body = server::status_error_body(status);
+  answer.content_type = "application/json";
+}
 
 std::string json_escape(std::string_view text) {
   return json_text(nlohmann::json(std::string(text)));
@@ -224,18 +234,22 @@ struct HttpServer::Impl {
         char* end = nullptr;
         const unsigned long long n = std::strtoull(length->c_str(), &end, 10);
         if (end && *end == '\0' && n > self->options.max_body_bytes) {
-          r->answered = true;
-          r->answer.status = 413;
-          r->answer.body = server::status_error_body(413);
-          r->answer.content_type = "application/json";
-          return self->send(c, *r);  // the body is never read; the connection then closes
+          // Up to kDiscardBytes the body is read and dropped, so that a client still writing
+          // gets the 413 rather than a reset; past that the answer goes at once and the
+          // connection closes. The body deadline bounds both.
+          if (n > kDiscardBytes) {
+            r->answered = true;
+            set_status_error(r->answer, 413);
+            return self->send(c, *r);
+          }
+          r->discard = true;
         }
       }
       set_deadline(c, now_ns() + seconds_ns(self->options.read_timeout_s));
       return MHD_YES;
     }
     if (*upload_data_size > 0) {
-      if (r->answered) {  // refused before the body: discard what still arrives
+      if (r->answered || r->discard) {  // refused: drop what still arrives
         *upload_data_size = 0;
         return MHD_YES;
       }
@@ -253,7 +267,10 @@ struct HttpServer::Impl {
     // The whole body is in: compute the answer (no deadline while computing).
     set_deadline(c, 0);
     r->answered = true;
-    self->handler.route(r->request, r->answer);
+    if (r->discard)
+      set_status_error(r->answer, 413);
+    else
+      self->handler.route(r->request, r->answer);
     return self->send(c, *r);
   }
 
