@@ -1,17 +1,23 @@
-# The HTTP server (src/server) and the web page (web/dist) it serves. Included at the end of the
-# top-level CMakeLists.txt, once the library, CLI and test targets exist.
+# The HTTP server (src/server) and the web page (web/dist) it serves. Included from the top-level
+# CMakeLists.txt once the library, CLI and test targets exist.
+#
+# The transport is libmicrohttpd (Debian's libmicrohttpd-dev): an epoll event loop on a pool of
+# threads, so slow or idle clients hold a socket, not a worker. cpp-httplib stays only for the
+# test, soak and load clients, which are clients.
 find_package(Threads REQUIRED)
 find_package(PkgConfig REQUIRED)
+pkg_check_modules(MHD REQUIRED IMPORTED_TARGET libmicrohttpd)
 # Debian's libcpp-httplib-dev: the header plus a compiled library; pkg-config carries the
 # CPPHTTPLIB_*_SUPPORT definitions the library was built with (they change its class layout).
 pkg_check_modules(HTTPLIB REQUIRED IMPORTED_TARGET cpp-httplib)
+
 # The server is a face: its own static library above the report layer, linked by the CLI and the
-# tests, not part of the installed gpusizer::gpusizer; httplib stays private to it.
-gpusizer_layer(server DIRS server DEPS gpusizer_report PRIVATE_DEPS PkgConfig::HTTPLIB
-               Threads::Threads)
+# tests, not part of the installed gpusizer::gpusizer; libmicrohttpd stays private to it.
+gpusizer_layer(server DIRS server DEPS gpusizer_report PRIVATE_DEPS PkgConfig::MHD Threads::Threads)
 list(REMOVE_ITEM GPUSIZER_LAYERS gpusizer_server)
 target_link_libraries(gpusizer PRIVATE gpusizer_server)
 if(TARGET gpusizer_tests)
+  # src/server/*_test.cc drive the live server with cpp-httplib's client.
   target_link_libraries(gpusizer_tests PRIVATE gpusizer_server PkgConfig::HTTPLIB Threads::Threads)
 endif()
 

@@ -348,7 +348,10 @@ TEST(BadInput, HttpAnswers400NamingTheField) {
   server::RequestHandler handler({}, Catalog::builtin());
   for (const Case& c : face_sample()) {
     const auto answer =
-        handler.handle({"POST", "/api/v1/estimate", {{"Host", "127.0.0.1"}}, c.scenario.dump()});
+        handler.handle({"POST",
+                        "/api/v1/estimate",
+                        {{"Host", "127.0.0.1"}, {"Content-Type", "application/json"}},
+                        c.scenario.dump()});
     EXPECT_EQ(answer.status, 400) << c.what << ": " << answer.body;
     const json body = json::parse(answer.body, nullptr, false);
     ASSERT_TRUE(body.is_object() && body.contains("error")) << c.what << ": " << answer.body;

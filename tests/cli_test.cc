@@ -2,7 +2,11 @@
 #include <gtest/gtest.h>
 #include <sys/wait.h>
 
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <string>
@@ -79,17 +83,24 @@ TEST(Cli, JsonlBatchAnswersEveryLineInOrder) {
 
 TEST(Cli, JsonlBatchOnSeveralThreadsKeepsTheOrderOfOneThread) {
   // 1,500 lines span two blocks of map_in_order at 2 threads; every 100th line is bad and every
-  // 250th is blank (skipped, no answer).
+  // 250th is preceded by a blank line, which gets an error answer in its place.
   const std::string path = testing::TempDir() + "/threads.jsonl";
+  std::vector<std::string> expect;  // per input line: "bad", "blank" or the batch
   {
     std::ofstream out(path);
     for (int i = 0; i < 1500; ++i) {
-      if (i % 250 == 249) out << "   \n";
-      if (i % 100 == 7)
+      if (i % 250 == 249) {
+        out << "   \n";
+        expect.push_back("blank");
+      }
+      if (i % 100 == 7) {
         out << R"({"model": "llama-2-7b", "batch": -1})"
             << "\n";
-      else
+        expect.push_back("bad");
+      } else {
         out << R"({"model": "llama-2-7b", "gpu": "a10-24gb", "batch": )" << 1 + i % 9 << "}\n";
+        expect.push_back(std::to_string(1 + i % 9));
+      }
     }
   }
   const Result parallel = cli("estimate --input " + path + " --jobs 2");
@@ -97,16 +108,21 @@ TEST(Cli, JsonlBatchOnSeveralThreadsKeepsTheOrderOfOneThread) {
   EXPECT_EQ(parallel.status, 2);
   ASSERT_EQ(parallel.out, serial.out);
   size_t start = 0;
-  int line = 0;
+  size_t line = 0;
   for (size_t end; (end = parallel.out.find('\n', start)) != std::string::npos; start = end + 1) {
+    ASSERT_LT(line, expect.size());
     const auto j = nlohmann::json::parse(parallel.out.substr(start, end - start));
-    if (line % 100 == 7)
+    if (expect[line] == "bad") {
       EXPECT_EQ(j["error"]["code"], "out_of_range") << line;
-    else
-      EXPECT_EQ(j["scenario"]["batch"], 1 + line % 9) << line;
+    } else if (expect[line] == "blank") {
+      EXPECT_EQ(j["error"]["code"], "bad_input") << line;
+      EXPECT_EQ(j["error"]["message"], "line " + std::to_string(line + 1) + " is blank") << line;
+    } else {
+      EXPECT_EQ(j["scenario"]["batch"], std::stoi(expect[line])) << line;
+    }
     ++line;
   }
-  EXPECT_EQ(line, 1500);
+  EXPECT_EQ(line, 1506u);  // 1,500 scenarios + 6 blank lines: one answer per input line
 }
 
 TEST(Cli, StdinJsonlWithFormatFlag) {
@@ -180,6 +196,132 @@ TEST(CliAdvisor, FitAndReport) {
   r = cli("recommend --model llama-2-7b --task full --max-gpus 4 --format table");
   ASSERT_EQ(r.status, 0);
   EXPECT_NE(r.out.find("Rejected"), std::string::npos);
+}
+
+}  // namespace
+
+namespace {
+
+// Hostile inputs to the CLI (issue 16): each must end with exit 2 and a message, promptly. The
+// commands run under timeout(1) so that a regression hangs for 20 s, not forever.
+Result cli_bounded(const std::string& args) {
+  return cli("--help >/dev/null; exec timeout 20 " + std::string(GPUSIZER_CLI_PATH) + " " + args,
+             true);
+}
+
+std::string scratch_dir(const std::string& name) {
+  const std::string dir =
+      testing::TempDir() + "/cli_hostile_" + name + "_" + std::to_string(getpid());
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  return dir;
+}
+
+TEST(CliHostile, InputFifoIsRefusedNotWaitedOn) {
+  const std::string dir = scratch_dir("fifo");
+  const std::string fifo = dir + "/scenario.json";
+  ASSERT_EQ(mkfifo(fifo.c_str(), 0600), 0);
+  Result r = cli_bounded("estimate --input " + fifo);
+  EXPECT_EQ(r.status, 2) << r.out;
+  EXPECT_NE(r.out.find("is a FIFO"), std::string::npos) << r.out;
+  const std::string jsonl = dir + "/batch.jsonl";
+  ASSERT_EQ(mkfifo(jsonl.c_str(), 0600), 0);
+  r = cli_bounded("estimate --input " + jsonl);
+  EXPECT_EQ(r.status, 2) << r.out;
+  r = cli_bounded("inspect " + fifo);
+  EXPECT_EQ(r.status, 2) << r.out;
+}
+
+TEST(CliHostile, DevZeroStopsAtTheInputCap) {
+  // Read to exhaustion it was a bad_alloc (exit 1) under a 3 GB cap, or ate the machine.
+  Result r = cli_bounded("estimate --input /dev/zero");
+  EXPECT_EQ(r.status, 2) << r.out;
+  EXPECT_NE(r.out.find("character device"), std::string::npos) << r.out;
+  r = cli_bounded("estimate --input - < /dev/zero");
+  EXPECT_EQ(r.status, 2) << r.out;
+  EXPECT_NE(r.out.find("over the limit of 256 MiB"), std::string::npos) << r.out;
+}
+
+TEST(CliHostile, ADirectoryGivenAsJsonlExitsTwo) {
+  const std::string dir = scratch_dir("dir") + "/batch.jsonl";
+  std::filesystem::create_directories(dir);
+  const Result r = cli_bounded("estimate --input " + dir);
+  EXPECT_EQ(r.status, 2) << r.out;
+  EXPECT_NE(r.out.find("is a directory"), std::string::npos) << r.out;
+}
+
+TEST(CliHostile, NonFiniteAndHugeNumbersAreBadInputNamingTheField) {
+  const std::string dir = scratch_dir("numbers");
+  std::ofstream(dir + "/huge.json") << R"({"model": "llama-2-7b", "batch": 1e400})";
+  Result r = cli_bounded("estimate --input " + dir + "/huge.json");
+  EXPECT_EQ(r.status, 2) << r.out;  // was exit 1, an internal error
+  EXPECT_NE(r.out.find("batch: must be a finite number"), std::string::npos) << r.out;
+  std::ofstream(dir + "/huge.jsonl") << R"({"model": "llama-2-7b", "batch": 1e400})"
+                                     << "\n";
+  r = cli_bounded("estimate --input " + dir + "/huge.jsonl");
+  EXPECT_EQ(r.status, 2) << r.out;
+  const auto j = nlohmann::json::parse(r.out.substr(0, r.out.find('\n')));
+  EXPECT_EQ(j["error"]["code"], "out_of_range") << r.out;  // was "internal"
+  std::ofstream(dir + "/range.json") << R"({"model": "llama-2-7b", "batch": 1e300})";
+  r = cli_bounded("estimate --input " + dir + "/range.json");
+  EXPECT_EQ(r.status, 2) << r.out;
+  EXPECT_NE(r.out.find("batch"), std::string::npos) << r.out;
+}
+
+TEST(CliHostile, TrailingNulAndDuplicateKeysAreBadInput) {
+  const std::string dir = scratch_dir("strict");
+  {
+    std::ofstream out(dir + "/nul.json", std::ios::binary);
+    out << R"({"model": "llama-2-7b"})" << std::string(1, '\0');
+  }
+  Result r = cli_bounded("estimate --input " + dir + "/nul.json");
+  EXPECT_EQ(r.status, 2) << r.out;
+  EXPECT_NE(r.out.find("NUL byte"), std::string::npos) << r.out;
+  std::ofstream(dir + "/dup.json") << R"({"model": "llama-2-7b", "batch": 1, "batch": 8})";
+  r = cli_bounded("estimate --input " + dir + "/dup.json");
+  EXPECT_EQ(r.status, 2) << r.out;
+  EXPECT_NE(r.out.find("batch: the key appears twice"), std::string::npos) << r.out;
+}
+
+TEST(CliHostile, ControlBytesInPathsAreRefused) {
+  const std::string dir = scratch_dir("ctl");
+  std::ofstream(dir + "/config.json") << R"({"model_type": "llama"})";
+  // $'...' is bash; popen runs sh, so the byte is written by printf.
+  for (const char* byte : {"\\001", "\\033", "\\177"}) {
+    Result r =
+        cli_bounded(std::string("inspect \"$(printf '") + dir + "/con" + byte + "fig.json')\"");
+    EXPECT_EQ(r.status, 2) << byte << ": " << r.out;
+    EXPECT_NE(r.out.find("control byte"), std::string::npos) << byte << ": " << r.out;
+    r = cli_bounded(std::string("estimate --model \"$(printf '") + dir + "/con" + byte +
+                    "fig.json')\"");
+    EXPECT_EQ(r.status, 2) << byte << ": " << r.out;
+    // Every other path flag: --input, --data-dir, --costs, calibrate's cases and --output.
+    const std::string bad = "\"$(printf '" + dir + "/x" + byte + "y')\"";
+    for (const std::string& args :
+         {"estimate --input " + bad, "--data-dir " + bad + " estimate --model llama-2-7b",
+          "recommend --model llama-2-7b --costs " + bad, "calibrate " + bad,
+          "calibrate " + dir + "/config.json -o " + bad}) {
+      r = cli_bounded(args);
+      EXPECT_EQ(r.status, 2) << args << ": " << r.out;
+      EXPECT_NE(r.out.find("control byte"), std::string::npos) << args << ": " << r.out;
+    }
+  }
+}
+
+TEST(CliHostile, SafetensorsWithoutConfigSaysWhatIsMissing) {
+  const std::string dir = scratch_dir("noconfig");
+  // 8-byte header length, then the JSON header, then 64 zero bytes of F16 data (32 values).
+  const std::string header =
+      R"({"model.embed_tokens.weight": {"dtype": "F16", "shape": [8, 4], "data_offsets": [0, 64]}})";
+  std::string file(8, '\0');
+  for (int i = 0; i < 8; ++i) file[i] = static_cast<char>((header.size() >> (8 * i)) & 0xFF);
+  file += header + std::string(64, '\0');
+  std::ofstream(dir + "/model.safetensors", std::ios::binary) << file;
+  const Result r = cli_bounded("estimate --model " + dir + "/model.safetensors --gpu h100");
+  EXPECT_EQ(r.status, 2) << r.out;
+  EXPECT_NE(r.out.find("has no config.json beside it"), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("parallel.tp"), std::string::npos) << r.out;
+  EXPECT_EQ(cli_bounded("inspect " + dir + "/model.safetensors").status, 0);
 }
 
 }  // namespace

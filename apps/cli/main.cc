@@ -5,6 +5,7 @@
 #include <CLI/CLI.hpp>
 
 #include <atomic>
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <optional>
@@ -15,9 +16,11 @@
 #include "gpusizer/calibrate.h"
 #include "gpusizer/error.h"
 #include "gpusizer/importers.h"
+#include "gpusizer/json_input.h"
 #include "gpusizer/json_text.h"
 #include "gpusizer/model_store.h"
 #include "gpusizer/progress.h"
+#include "gpusizer/regular_file.h"
 #include "gpusizer/render.h"
 #include "gpusizer/render_csv.h"
 #include "gpusizer/server.h"
@@ -63,6 +66,7 @@ std::string output_format(const Options& o) {
 const Catalog& catalog_for(const Options& o) {
   static std::optional<Catalog> loaded;
   if (o.data_dir.empty()) return Catalog::builtin();
+  check_path_text(o.data_dir, "--data-dir");
   if (!loaded) loaded = Catalog::load(o.data_dir);
   return *loaded;
 }
@@ -112,17 +116,11 @@ void apply_flags(const Options& o, nlohmann::json& s) {
   if (!o.lora_targets.empty()) s["training"]["lora_targets"] = o.lora_targets;
 }
 
-std::string read_all(const std::string& path) {
-  if (path == "-") {
-    std::ostringstream s;
-    s << std::cin.rdbuf();
-    return s.str();
-  }
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw InputError("--input", "cannot read '" + path + "'", "bad_file");
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
+// The --input text: stdin or a regular file (a FIFO or device is refused, never waited on), at
+// most kMaxInputBytes.
+std::string read_all(const std::string& path, const std::string& field = "--input") {
+  if (path == "-") return read_fd_bounded(STDIN_FILENO, kMaxInputBytes, field);
+  return read_regular_file(path, kMaxInputBytes, field);
 }
 
 // JSON text for output. Messages may quote the user's bytes (a parse error shows the bytes it
@@ -131,12 +129,20 @@ std::string dump(const nlohmann::json& value, int indent = -1) {
   return json_text(value, indent);
 }
 
-nlohmann::json parse_json(const std::string& text, const std::string& where) {
-  try {
-    return nlohmann::json::parse(text);
-  } catch (const nlohmann::json::parse_error& e) {
-    throw InputError(where, std::string("malformed JSON: ") + e.what(), "bad_json");
-  }
+// Strict: a NUL byte, a duplicate key or a number a double cannot hold is bad input
+// (gpusizer/json_input.h).
+nlohmann::json parse_json(std::string_view text, const std::string& where) {
+  return parse_json_input(text, where);
+}
+
+// One scenario (a .json --input or one JSONL line): at most kMaxScenarioBytes, the HTTP body cap.
+nlohmann::json parse_scenario(std::string_view text, const std::string& where) {
+  if (text.size() > kMaxScenarioBytes)
+    throw InputError(where,
+                     "is " + std::to_string(text.size()) + " bytes, over the limit of " +
+                         byte_limit_text(kMaxScenarioBytes) + " for one scenario",
+                     "bad_input");
+  return parse_json(text, where);
 }
 
 std::string render_one(const nlohmann::json& result, const std::string& format) {
@@ -155,23 +161,23 @@ int run_estimate(const Options& o) {
     // One result per line, in order; a failing line answers with an error object in its place.
     // Lines are independent, so they are estimated on every core.
     const std::string text = read_all(o.input);
+    // Every line gets an answer line, a blank one an error, so answer N is for input line N.
     std::vector<std::pair<int, std::string_view>> lines;  // line number, text
     int number = 0;
     for (size_t begin = 0; begin < text.size();) {
       size_t end = text.find('\n', begin);
       if (end == std::string::npos) end = text.size();
-      const std::string_view line(text.data() + begin, end - begin);
-      ++number;
-      if (line.find_first_not_of(" \t\r") != std::string_view::npos)
-        lines.emplace_back(number, line);
+      lines.emplace_back(++number, std::string_view(text.data() + begin, end - begin));
       begin = end + 1;
     }
     std::atomic<int> status{0};
     auto answer = [&](size_t i) {
       nlohmann::json out;
       try {
-        nlohmann::json scenario =
-            parse_json(std::string(lines[i].second), fmt::format("line {}", lines[i].first));
+        const auto [line_number, line] = lines[i];
+        if (line.find_first_not_of(" \t\r") == std::string_view::npos)
+          throw InputError("", fmt::format("line {} is blank", line_number), "bad_input");
+        nlohmann::json scenario = parse_scenario(line, fmt::format("line {}", line_number));
         apply_flags(o, scenario);
         out = estimate_json(scenario, catalog);
       } catch (const InputError& e) {
@@ -202,7 +208,7 @@ int run_estimate(const Options& o) {
     return status.load();
   }
   nlohmann::json scenario = nlohmann::json::object();
-  if (!o.input.empty()) scenario = parse_json(read_all(o.input), "--input");
+  if (!o.input.empty()) scenario = parse_scenario(read_all(o.input), "--input");
   apply_flags(o, scenario);
   const std::string text = render_one(estimate_json(scenario, catalog), format);
   std::cout << text << std::flush;
@@ -258,7 +264,7 @@ int run_validate(const Options& o) {
 }
 
 int run_inspect(const Options& o, const std::string& path) {
-  const ImportedModel imported = import_model_path(path);
+  const ImportedModel imported = import_model_path(path, /*shapes_only=*/true);
   const std::string format = output_format(o);
   std::cout << (format == "json" || format == "jsonl"
                     ? dump(imported_to_json(imported, catalog_for(o)), 2) + "\n"
@@ -330,7 +336,7 @@ void add_constraint_flags(CLI::App* cmd, Options& o) {
 // The request of recommend/report: the scenario flags plus the constraints.
 nlohmann::json advisor_request(const Options& o) {
   nlohmann::json r = nlohmann::json::object();
-  if (!o.input.empty()) r = parse_json(read_all(o.input), "--input");
+  if (!o.input.empty()) r = parse_scenario(read_all(o.input), "--input");
   apply_flags(o, r);
   auto set = [&](const char* key, const auto& v) {
     if (v) r[key] = *v;
@@ -350,7 +356,7 @@ nlohmann::json advisor_request(const Options& o) {
   if (o.production) r["production"] = true;
   if (o.allow_quantization) r["allow_quantization"] = true;
   if (!o.allowed_gpus.empty()) r["gpus"] = o.allowed_gpus;
-  if (o.costs_file) r["costs"] = parse_json(read_all(*o.costs_file), "--costs");
+  if (o.costs_file) r["costs"] = parse_json(read_all(*o.costs_file, "--costs"), "--costs");
   if (o.rack_budget_watts) r["facility"]["rack_budget_watts"] = *o.rack_budget_watts;
   return r;
 }

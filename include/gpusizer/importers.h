@@ -27,8 +27,11 @@ ImportedModel import_hf_config(const nlohmann::json& config, const std::string& 
 /// Parses config.json text (the bytes of the file) and imports it; malformed JSON is "bad_file".
 ImportedModel import_hf_config_text(std::string_view text, const std::string& where);
 
-/// Reads a config.json, a model folder, a .safetensors file or index, or a .gguf file.
-ImportedModel import_model_path(const std::string& path);
+/// Reads a config.json, a model folder, a .safetensors file or index, or a .gguf file. Weights
+/// without a config.json beside them give the exact parameter count but not the attention
+/// heads, KV heads and head_dim an estimate needs: refused with a message saying so, unless
+/// `shapes_only` (inspect, which reports what the shapes show).
+ImportedModel import_model_path(const std::string& path, bool shapes_only = false);
 
 /// Reads the header of one safetensors file held in memory; never touches tensor data.
 WeightsFile read_safetensors_bytes(std::string_view bytes, const std::string& where);

@@ -1,12 +1,15 @@
 #pragma once
 // The HTTP face: the contract's JSON API (docs/contract.md, "HTTP API") and the web page, served
-// by cpp-httplib. Safe by default: loopback only, bounded bodies and nesting, timeouts, no file
-// paths from clients unless a directory is allowed, no CORS unless asked.
+// by libmicrohttpd's event loop (slow or idle clients hold a socket, never a worker). Safe by
+// default: loopback only, exact Host rule, bounded bodies and nesting, deadlines for headers,
+// bodies and idle connections, no file paths from clients unless a directory is allowed, no CORS
+// unless asked. docs/security.md lists what it exposes and the limits.
 #include <algorithm>
 #include <cstddef>
 #include <memory>
 #include <string>
 #include <thread>
+#include <vector>
 
 namespace gpusizer {
 
@@ -23,12 +26,18 @@ struct ServerOptions {
   bool cors = false;                ///< send Access-Control-Allow-Origin: *
   size_t max_body_bytes = 1 << 20;  ///< larger request bodies get HTTP 413
   int max_json_depth = 64;          ///< deeper JSON gets HTTP 400 too_deep
-  /// Worker threads: sized to the machine, but at least 8, because each open keep-alive
-  /// connection (a browser keeps up to 6) holds a worker while it waits for its next request.
-  int threads = std::max(8, 2 * static_cast<int>(std::thread::hardware_concurrency()));
-  int read_timeout_s = 5;
-  int write_timeout_s = 5;
-  bool log_requests = false;  ///< one line per request on stderr
+  /// Event-loop threads. Each serves many connections; a slow or idle client costs a socket,
+  /// not a thread, so this bounds only how many answers are computed at once.
+  int threads = std::max(4, static_cast<int>(std::thread::hardware_concurrency()));
+  int header_timeout_s = 10;   ///< request line and headers, from the connection (or last answer)
+  int read_timeout_s = 10;     ///< the whole body, once the headers are in
+  int write_timeout_s = 10;    ///< the whole answer, once computed
+  int idle_timeout_s = 5;      ///< silence on a connection (keep-alive idle limit)
+  int max_connections = 1024;  ///< open connections; more are refused at accept
+  /// Host names (or name:port) answered besides the loopback names; see docs/security.md.
+  std::vector<std::string> allow_hosts;
+  bool log_requests = false;        ///< one line per request on stderr
+  std::string log_format = "text";  ///< "text" or "json" (one JSON object a line)
   /// Data files to use instead of the built-in catalog (run_server only); empty: built-in.
   std::string data_dir;
 };

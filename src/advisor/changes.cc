@@ -7,6 +7,7 @@
 
 #include "gpusizer/advisor.h"
 #include "gpusizer/error.h"
+#include "gpusizer/saturate.h"
 #include "gpusizer/units.h"
 
 namespace gpusizer {
@@ -181,8 +182,8 @@ nlohmann::json to_json(const std::vector<Change>& changes) {
   for (const Change& c : changes) {
     nlohmann::json j = {{"change", c.change},
                         {"patch", c.patch},
-                        {"needed_bytes", static_cast<int64_t>(c.needed_bytes)},
-                        {"saves_bytes", static_cast<int64_t>(c.saves_bytes)},
+                        {"needed_bytes", saturating_int64(c.needed_bytes)},
+                        {"saves_bytes", saturating_int64(c.saves_bytes)},
                         {"fits", c.fits},
                         {"cost", c.cost},
                         {"quality_class", c.quality_class}};

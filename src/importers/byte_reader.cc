@@ -4,6 +4,7 @@
 #include <cstring>
 
 #include "gpusizer/error.h"
+#include "gpusizer/regular_file.h"
 
 namespace gpusizer {
 namespace {
@@ -14,35 +15,31 @@ void MemorySource::read(uint64_t offset, size_t n, char* out) const {
   if (n > 0) std::memcpy(out, bytes_.data() + offset, n);
 }
 
-FileSource::FileSource(const std::string& path, const std::string& field) : path_(path) {
-  file_ = std::fopen(path.c_str(), "rb");
-  if (!file_) throw InputError(field, "cannot open '" + path + "'", "bad_file");
-  if (std::fseek(file_, 0, SEEK_END) != 0) {
-    std::fclose(file_);
-    throw InputError(field, "cannot seek in '" + path + "'", "bad_file");
-  }
-  const long end = std::ftell(file_);
-  if (end < 0) {
-    std::fclose(file_);
-    throw InputError(field, "'" + path + "' is not a regular file", "bad_file");
-  }
-  size_ = static_cast<uint64_t>(end);
-}
+FileSource::FileSource(const std::string& path, const std::string& field, uint64_t max_read)
+    : file_(std::make_unique<RegularFile>(path, field)),
+      path_(path),
+      field_(field),
+      size_(file_->size()),
+      max_read_(max_read) {}
 
-FileSource::~FileSource() {
-  if (file_) std::fclose(file_);
-}
+FileSource::~FileSource() = default;
 
 void FileSource::read(uint64_t offset, size_t n, char* out) const {
+  if (offset + n > max_read_)
+    throw InputError(field_,
+                     "the header reaches past its first " + byte_limit_text(max_read_) +
+                         ", the limit for this kind of file",
+                     "bad_file");
   while (n > 0) {
     if (offset < window_offset_ || offset >= window_offset_ + window_.size()) {
       // Refill the window at `offset`; reads past the file end were refused by the caller.
       const size_t want = static_cast<size_t>(std::min<uint64_t>(kWindow, size_ - offset));
       window_.resize(want);
-      if (std::fseek(file_, static_cast<long>(offset), SEEK_SET) != 0 ||
-          std::fread(window_.data(), 1, want, file_) != want) {
+      try {
+        file_->read_at(offset, want, window_.data());
+      } catch (...) {
         window_.clear();
-        throw InputError(path_, "read failed at byte " + std::to_string(offset), "bad_file");
+        throw;
       }
       window_offset_ = offset;
     }

@@ -2,7 +2,7 @@
 // Bounded reading of untrusted binary files: every read is checked against the source's size,
 // and a short or bad read is an InputError ("bad_file") naming the byte offset.
 #include <cstdint>
-#include <cstdio>
+#include <memory>
 #include <string>
 #include <string_view>
 
@@ -29,12 +29,16 @@ class MemorySource : public ByteSource {
   std::string_view bytes_;
 };
 
+class RegularFile;
+
 /// A source over a file, read on demand through a 1 MiB window so that headers with many small
-/// fields (GGUF metadata) cost few system calls and tensor data is never read.
+/// fields (GGUF metadata) cost few system calls and tensor data is never read. Only regular files
+/// are opened (gpusizer/regular_file.h: no FIFO or device, no NUL in the name).
 class FileSource : public ByteSource {
  public:
-  /// Opens `path`; throws InputError naming `field` when it cannot be opened.
-  FileSource(const std::string& path, const std::string& field);
+  /// Opens `path`; throws InputError naming `field` when it cannot be opened or is not a regular
+  /// file. Reads past `max_read` bytes from the start are refused (the cap on a header's size).
+  FileSource(const std::string& path, const std::string& field, uint64_t max_read = UINT64_MAX);
   ~FileSource() override;
   FileSource(const FileSource&) = delete;
   FileSource& operator=(const FileSource&) = delete;
@@ -42,9 +46,10 @@ class FileSource : public ByteSource {
   void read(uint64_t offset, size_t n, char* out) const override;
 
  private:
-  std::FILE* file_ = nullptr;
-  std::string path_;
+  std::unique_ptr<RegularFile> file_;
+  std::string path_, field_;
   uint64_t size_ = 0;
+  uint64_t max_read_ = UINT64_MAX;
   mutable std::string window_;
   mutable uint64_t window_offset_ = 0;
 };

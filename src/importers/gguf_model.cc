@@ -9,6 +9,7 @@
 #include "gpusizer/catalog.h"
 #include "gpusizer/error.h"
 #include "gpusizer/importers.h"
+#include "gpusizer/regular_file.h"
 #include "importers/gguf.h"
 #include "importers/model_guard.h"
 
@@ -297,9 +298,10 @@ ImportedModel import_gguf_bytes(std::string_view bytes, const std::string& where
 }
 
 ImportedModel import_gguf_path(const std::string& path) {
+  check_path_text(path, "model");
   std::vector<GgufHeader> headers;
   for (const auto& part : split_parts(path)) {
-    FileSource src(part, part);
+    FileSource src(part, part, kMaxGgufHeaderBytes);
     headers.push_back(read_gguf_header(src, part));
   }
   return import_headers(headers, path, path);

@@ -2,11 +2,10 @@
 // there is one; weight files add exact bytes and counts.
 #include <algorithm>
 #include <filesystem>
-#include <fstream>
-#include <sstream>
 
 #include "gpusizer/error.h"
 #include "gpusizer/importers.h"
+#include "gpusizer/regular_file.h"
 #include "importers/byte_reader.h"
 #include "importers/model_guard.h"
 #include "importers/safetensors.h"
@@ -15,23 +14,14 @@ namespace gpusizer {
 namespace fs = std::filesystem;
 namespace {
 
-constexpr uintmax_t kMaxJsonFile = 64u << 20;  // config.json and index files
-
 bool ends_with(const std::string& s, std::string_view suffix) {
   return s.size() >= suffix.size() &&
          s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
 }
 
+// config.json and index files: regular files only, at most kMaxJsonFileBytes.
 std::string read_text(const fs::path& p) {
-  std::error_code ec;
-  const uintmax_t size = fs::file_size(p, ec);
-  if (ec) throw InputError(p.string(), "cannot read the file", "bad_file");
-  if (size > kMaxJsonFile) throw InputError(p.string(), "is larger than 64 MiB", "bad_file");
-  std::ifstream in(p, std::ios::binary);
-  if (!in) throw InputError(p.string(), "cannot open the file", "bad_file");
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
+  return read_regular_file(p.string(), kMaxJsonFileBytes, p.string());
 }
 
 std::vector<TensorEntry> safetensors_entries(const std::string& path, int64_t& files) {
@@ -82,7 +72,7 @@ Model model_from_tensors(const std::vector<TensorEntry>& tensors, const WeightsF
   return m;
 }
 
-ImportedModel import_weights(const std::string& path, const fs::path& config) {
+ImportedModel import_weights(const std::string& path, const fs::path& config, bool shapes_only) {
   int64_t files = 0;
   const auto tensors = safetensors_entries(path, files);
   WeightsFile w = summarize_safetensors(tensors, path);
@@ -93,6 +83,15 @@ ImportedModel import_weights(const std::string& path, const fs::path& config) {
   } else {
     out.model = model_from_tensors(tensors, w, out.warnings);
     check_countable(out.model, path, "bad_file");
+    if (!shapes_only)
+      throw InputError(
+          path,
+          "has no config.json beside it: the tensor shapes give the parameter count (" +
+              std::to_string(w.elements) +
+              ") but not the attention heads, KV heads and head_dim an estimate "
+              "needs; put the model's config.json in the same folder, or send "
+              "{\"hf_config\": {...}} or {\"params\": N}",
+          "bad_input");
   }
   if (out.weights_format.empty()) out.weights_format = w.weights_format;
   out.weights = std::move(w);
@@ -102,7 +101,9 @@ ImportedModel import_weights(const std::string& path, const fs::path& config) {
 fs::path config_beside(const fs::path& file) {
   const fs::path c = file.parent_path() / "config.json";
   std::error_code ec;
-  return fs::is_regular_file(c, ec) ? c : fs::path();
+  // exists, not is_regular_file: a config.json that is a FIFO or device is refused when read,
+  // not silently skipped.
+  return fs::exists(c, ec) ? c : fs::path();
 }
 
 }  // namespace
@@ -113,22 +114,24 @@ WeightsFile read_safetensors_bytes(std::string_view bytes, const std::string& wh
 }
 
 WeightsFile read_safetensors_path(const std::string& path) {
+  check_path_text(path, "model");
   int64_t files = 0;
   WeightsFile w = summarize_safetensors(safetensors_entries(path, files), path);
   w.files = files;
   return w;
 }
 
-ImportedModel import_model_path(const std::string& path) {
+ImportedModel import_model_path(const std::string& path, bool shapes_only) {
+  check_path_text(path, "model");  // before any file call: a NUL would cut the name short
   std::error_code ec;
   const fs::path p(path);
   if (!fs::exists(p, ec)) throw InputError(path, "no such file or folder", "bad_input");
   if (fs::is_directory(p, ec)) {
     const fs::path config = p / "config.json";
-    const bool has_config = fs::is_regular_file(config, ec);
+    const bool has_config = fs::exists(config, ec);  // read_text refuses a non-regular one
     if (fs::is_regular_file(p / "model.safetensors.index.json", ec))
       return import_weights((p / "model.safetensors.index.json").string(),
-                            has_config ? config : fs::path());
+                            has_config ? config : fs::path(), shapes_only);
     std::vector<std::string> safetensors, ggufs;
     for (const auto& e : fs::directory_iterator(p, ec)) {
       const std::string name = e.path().string();
@@ -138,7 +141,7 @@ ImportedModel import_model_path(const std::string& path) {
     std::sort(safetensors.begin(), safetensors.end());
     std::sort(ggufs.begin(), ggufs.end());
     if (safetensors.size() == 1)
-      return import_weights(safetensors[0], has_config ? config : fs::path());
+      return import_weights(safetensors[0], has_config ? config : fs::path(), shapes_only);
     if (safetensors.size() > 1)
       throw InputError(path, "holds several .safetensors files but no model.safetensors.index.json",
                        "bad_input");
@@ -149,7 +152,7 @@ ImportedModel import_model_path(const std::string& path) {
   if (ends_with(path, ".gguf")) return import_gguf_path(path);
   if (ends_with(path, ".safetensors") || ends_with(path, ".safetensors.index.json") ||
       ends_with(path, ".index.json"))
-    return import_weights(path, config_beside(p));
+    return import_weights(path, config_beside(p), shapes_only);
   if (ends_with(path, ".json")) return import_hf_config_text(read_text(p), path);
   throw InputError(path, "is not a config.json, model folder, .safetensors(.index.json) or .gguf",
                    "bad_input");

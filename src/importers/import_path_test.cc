@@ -88,12 +88,28 @@ TEST_F(ImportPath, SafetensorsWithoutConfigGivesCounts) {
   auto t = tiny_layer(0);
   t.push_back({"model.embed_tokens.weight", "F16", {32, 8}});
   write("model.safetensors", testing::safetensors_file(t));
-  const ImportedModel im = import_model_path(path("model.safetensors"));
+  const ImportedModel im = import_model_path(path("model.safetensors"), /*shapes_only=*/true);
   EXPECT_EQ(im.model.vocab_size, 32);
   EXPECT_EQ(im.model.hidden_size, 8);
   EXPECT_EQ(im.model.num_layers, 1);
   EXPECT_EQ(count_params(im.model).total, im.weights->elements);
   EXPECT_FALSE(im.warnings.empty());
+}
+
+TEST_F(ImportPath, SafetensorsWithoutConfigTellsWhatIsMissingForAnEstimate) {
+  // The estimate used to fail with "parallel.tp: ... exceeds the model's 0 attention heads".
+  auto t = tiny_layer(0);
+  t.push_back({"model.embed_tokens.weight", "F16", {32, 8}});
+  write("model.safetensors", testing::safetensors_file(t));
+  try {
+    import_model_path(path("model.safetensors"));
+    FAIL() << "imported without config.json";
+  } catch (const InputError& e) {
+    const std::string what = e.what();
+    EXPECT_NE(what.find("has no config.json beside it"), std::string::npos) << what;
+    EXPECT_NE(what.find("attention heads, KV heads and head_dim"), std::string::npos) << what;
+    EXPECT_EQ(what.find("parallel.tp"), std::string::npos) << what;
+  }
 }
 
 TEST_F(ImportPath, SplitGgufReadsEveryPart) {

@@ -7,6 +7,7 @@
 #include "gpusizer/advisor.h"
 #include "gpusizer/error.h"
 #include "gpusizer/estimate.h"
+#include "gpusizer/saturate.h"
 #include "report/estimate_json.h"
 #include "core/json_fields.h"
 
@@ -14,7 +15,7 @@ namespace gpusizer {
 namespace {
 
 nlohmann::json rule_of_thumb_json(const RuleOfThumb& r) {
-  auto b = [](double v) { return static_cast<int64_t>(std::llround(v)); };
+  auto b = [](double v) { return saturating_int64(v); };
   return {{"total_bytes", b(r.total())},
           {"weights_bytes", b(r.weights)},
           {"activations_bytes", b(r.activations)},

@@ -1,12 +1,16 @@
 #include "report/estimate_json.h"
 
+#include <algorithm>
 #include <cmath>
+
+#include "gpusizer/saturate.h"
 
 namespace gpusizer {
 namespace {
 
+// Non-negative and saturating: a byte count past int64 prints as INT64_MAX, never wraps.
 int64_t bytes(double v) {
-  return static_cast<int64_t>(std::llround(std::max(0.0, v)));
+  return saturating_int64(std::max(0.0, v));
 }
 
 template <typename T>
@@ -20,17 +24,30 @@ nlohmann::json to_json(const Estimate& e) {
   nlohmann::json j;
   j["model"] = {{"id", e.model_id}, {"params", e.params}, {"active_params", e.active_params}};
   const MemoryEstimate& m = e.memory;
-  nlohmann::json mem = {{"total_bytes", bytes(m.total)},
-                        {"reserved_bytes", bytes(m.reserved)},
-                        {"allocated_bytes", bytes(m.allocated)},
-                        {"low_bytes", bytes(m.low)},
-                        {"high_bytes", bytes(m.high)},
-                        {"weights_bytes", bytes(m.weights)},
-                        {"kv_cache_bytes", bytes(m.kv_cache)},
-                        {"activations_bytes", bytes(m.activations)},
-                        {"gradients_bytes", bytes(m.gradients)},
-                        {"optimizer_bytes", bytes(m.optimizer)},
-                        {"master_weights_bytes", bytes(m.master_weights)},
+  // Each figure is rounded on its own, so the rounded components can add up to a few bytes more
+  // than the rounded allocated figure (0.5 + 0.5 rounds to 2, their sum 1.0 to 1). The contract's
+  // order holds on the integers written: allocated >= sum of components, reserved >= allocated,
+  // total >= reserved.
+  const int64_t weights = bytes(m.weights), kv = bytes(m.kv_cache),
+                activations = bytes(m.activations), gradients = bytes(m.gradients),
+                optimizer = bytes(m.optimizer), master = bytes(m.master_weights);
+  int64_t components = 0;
+  for (int64_t part : {weights, kv, activations, gradients, optimizer, master})
+    components = saturating_add(components, part);
+  const int64_t allocated = std::max(bytes(m.allocated), components);
+  const int64_t reserved = std::max(bytes(m.reserved), allocated);
+  const int64_t total = std::max(bytes(m.total), reserved);
+  nlohmann::json mem = {{"total_bytes", total},
+                        {"reserved_bytes", reserved},
+                        {"allocated_bytes", allocated},
+                        {"low_bytes", std::min(bytes(m.low), total)},
+                        {"high_bytes", std::max(bytes(m.high), total)},
+                        {"weights_bytes", weights},
+                        {"kv_cache_bytes", kv},
+                        {"activations_bytes", activations},
+                        {"gradients_bytes", gradients},
+                        {"optimizer_bytes", optimizer},
+                        {"master_weights_bytes", master},
                         {"overhead_bytes", bytes(m.overhead)},
                         {"kv_cache_bytes_per_token", bytes(m.kv_bytes_per_token)},
                         {"units", "bytes per GPU"}};

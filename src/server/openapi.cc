@@ -11,7 +11,7 @@ const nlohmann::json& openapi_document() {
   "info": {
     "title": "gpusizer",
     "version": "1",
-    "description": "Sizes GPUs for serving and training large models: memory, speed, cost and power. Memory is in bytes per GPU. Errors are {\"error\": {\"code\", \"message\"}}. The server reads no file paths from requests unless started with --allow-paths DIR, and then only files inside DIR."
+    "description": "Sizes GPUs for serving and training large models: memory, speed, cost and power. Memory is in bytes per GPU. Errors are {\"error\": {\"code\", \"message\"}}. The server reads no file paths from requests unless started with --allow-paths DIR, and then only regular files inside DIR. Every request needs exactly one Host header naming the server (127.0.0.1, localhost or [::1] with its port, or a name given with --allow-host); JSON bodies need Content-Type: application/json."
   },
   "paths": {
     "/api/v1/estimate": {
@@ -30,6 +30,7 @@ const nlohmann::json& openapi_document() {
                   "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Estimate"}}}},
           "400": {"$ref": "#/components/responses/BadRequest"},
           "413": {"$ref": "#/components/responses/TooLarge"},
+          "415": {"$ref": "#/components/responses/NotJson"},
           "500": {"$ref": "#/components/responses/Internal"}
         }
       }
@@ -37,7 +38,6 @@ const nlohmann::json& openapi_document() {
     "/api/v1/recommend": {
       "post": {
         "summary": "Rank GPU options for a scenario without a fixed GPU",
-        "description": "Answers 501 (code not_implemented) in builds without the advisor.",
         "requestBody": {
           "required": true,
           "content": {"application/json": {
@@ -50,9 +50,8 @@ const nlohmann::json& openapi_document() {
                   "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Recommendation"}}}},
           "400": {"$ref": "#/components/responses/BadRequest"},
           "413": {"$ref": "#/components/responses/TooLarge"},
-          "500": {"$ref": "#/components/responses/Internal"},
-          "501": {"description": "The advisor is not in this build",
-                  "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}}
+          "415": {"$ref": "#/components/responses/NotJson"},
+          "500": {"$ref": "#/components/responses/Internal"}
         }
       }
     },
@@ -77,6 +76,21 @@ const nlohmann::json& openapi_document() {
                               "content": {"application/json": {"schema": {"type": "object"}}}}}
       }
     },
+    "/healthz": {
+      "get": {
+        "summary": "Liveness: the server answers",
+        "responses": {"200": {"description": "{\"status\": \"ok\"}",
+                              "content": {"application/json": {"schema": {"type": "object",
+                                "properties": {"status": {"type": "string", "enum": ["ok"]}}}}}}}
+      }
+    },
+    "/metrics": {
+      "get": {
+        "summary": "Counters in the Prometheus text format (version 0.0.4): gpusizer_http_requests_total{route,status}, gpusizer_http_request_duration_seconds{route} (histogram), gpusizer_http_requests_in_flight",
+        "responses": {"200": {"description": "Prometheus text exposition",
+                              "content": {"text/plain": {"schema": {"type": "string"}}}}}
+      }
+    },
     "/": {
       "get": {
         "summary": "The web page (HTML), with its assets compiled into the binary",
@@ -88,6 +102,10 @@ const nlohmann::json& openapi_document() {
     "responses": {
       "BadRequest": {
         "description": "Bad input: malformed JSON (bad_json), JSON nested too deep (too_deep), a wrong or unknown value (bad_input, unknown_name, out_of_range, bad_file), a file path the server may not read (path_not_allowed)",
+        "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}
+      },
+      "NotJson": {
+        "description": "The body's Content-Type is not application/json (code unsupported_media_type)",
         "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}
       },
       "TooLarge": {

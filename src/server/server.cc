@@ -1,34 +1,21 @@
-// The HTTP server: routes, request checks and error mapping. Thin: parse, check, call the JSON
-// facade (gpusizer/api.h), answer.
-#include "gpusizer/server.h"
-
-#include <httplib.h>
-#include <pthread.h>
-#include <signal.h>
-#include <sys/socket.h>
+// The HTTP server's request handling, without sockets: routes, request checks and error mapping.
+// Thin: parse, check, call the JSON facade (gpusizer/api.h), answer. The transport is
+// http_server.cc.
+#include "server/server.h"
 
 #include <algorithm>
-#include <atomic>
 #include <cctype>
-#include <cstdio>
 #include <filesystem>
-#include <iostream>
 #include <mutex>
 #include <optional>
 
 #include "embed/embedded.h"
 #include "gpusizer/api.h"
 #include "gpusizer/error.h"
+#include "gpusizer/json_input.h"
 #include "gpusizer/json_text.h"
 #include "gpusizer/model_store.h"
-#include "server/server.h"
-
-// The advisor provides recommend_json; until it is linked in, this weak reference stays null and
-// POST /api/v1/recommend answers 501 not_implemented.
-namespace gpusizer {
-nlohmann::json recommend_json(const nlohmann::json& request, const Catalog& catalog)
-    __attribute__((weak));
-}  // namespace gpusizer
+#include "gpusizer/regular_file.h"
 
 namespace gpusizer::server {
 namespace {
@@ -41,16 +28,6 @@ std::string dump_json(const json& value) {
   return json_text(value);
 }
 
-void send_json(httplib::Response& res, int status, const json& body) {
-  res.status = status;
-  res.set_content(dump_json(body), "application/json");
-}
-
-void send_error(httplib::Response& res, int status, const std::string& code,
-                const std::string& message) {
-  send_json(res, status, error_json(code, message));
-}
-
 std::string lower(std::string_view text) {
   std::string out(text);
   std::transform(out.begin(), out.end(), out.begin(),
@@ -60,20 +37,6 @@ std::string lower(std::string_view text) {
 
 bool ends_with(std::string_view text, std::string_view suffix) {
   return text.size() >= suffix.size() && text.substr(text.size() - suffix.size()) == suffix;
-}
-
-bool is_loopback_host(const std::string& host) {
-  return host == "127.0.0.1" || host == "localhost" || host == "::1" || host == "[::1]" ||
-         host.rfind("127.", 0) == 0;
-}
-
-/// The host name of a Host header, without the port: "localhost:8080" -> "localhost".
-std::string host_name(const std::string& header) {
-  if (!header.empty() && header[0] == '[') {
-    auto close = header.find(']');
-    return close == std::string::npos ? header : header.substr(0, close + 1);
-  }
-  return lower(header.substr(0, header.find(':')));
 }
 
 const char* status_code_name(int status) {
@@ -94,6 +57,8 @@ const char* status_code_name(int status) {
       return "uri_too_long";
     case 415:
       return "unsupported_media_type";
+    case 431:
+      return "headers_too_large";
     case 501:
       return "not_implemented";
     default:
@@ -113,6 +78,8 @@ std::string status_text(int status) {
       return "request body too large";
     case 414:
       return "request URI too long";
+    case 431:
+      return "request headers too large";
     default:
       return "HTTP status " + std::to_string(status);
   }
@@ -138,7 +105,8 @@ const char* kNoBundlePage = R"(<!doctype html>
 Node.js and npm) and build again to get the page.</p>
 <p>The HTTP API works without it: <code>POST /api/v1/estimate</code>,
 <code>POST /api/v1/recommend</code>, <code>GET /api/v1/gpus</code>,
-<code>GET /api/v1/models</code>; its description is at
+<code>GET /api/v1/models</code>, <code>GET /healthz</code>, <code>GET /metrics</code>; its
+description is at
 <a href="/api/v1/openapi.json">/api/v1/openapi.json</a>.</p>
 </body></html>
 )";
@@ -147,8 +115,14 @@ Node.js and npm) and build again to get the page.</p>
 
 const std::vector<Route>& routes() {
   static const std::vector<Route> all = {
-      {"POST", "/api/v1/estimate"}, {"POST", "/api/v1/recommend"},   {"GET", "/api/v1/gpus"},
-      {"GET", "/api/v1/models"},    {"GET", "/api/v1/openapi.json"}, {"GET", "/"},
+      {"POST", "/api/v1/estimate"},
+      {"POST", "/api/v1/recommend"},
+      {"GET", "/api/v1/gpus"},
+      {"GET", "/api/v1/models"},
+      {"GET", "/api/v1/openapi.json"},
+      {"GET", "/healthz"},
+      {"GET", "/metrics"},
+      {"GET", "/"},
   };
   return all;
 }
@@ -190,7 +164,11 @@ void check_model_path(json& request, const std::string& allow_dir, const Catalog
   auto it = request.find("model");
   if (it == request.end() || !it->is_string()) return;
   const std::string name = it->get<std::string>();
-  if (name.empty() || name.size() > 4096 || name.find('\0') != std::string::npos) return;
+  if (name.empty()) return;  // the estimator says "must not be empty"
+  // Before any file call: the C library opens a name only up to its first NUL, so
+  // "/dir/config.json\0.json" would pass the checks below and open "/dir/config.json". No catalog
+  // name holds a control byte, so these are refused whatever the directory rule.
+  check_path_text(name, "model");
 
   std::error_code ec;
   const bool exists_here = fs::exists(fs::path(name), ec);
@@ -252,6 +230,14 @@ std::optional<std::string> HttpRequest::header(std::string_view name) const {
   return std::nullopt;
 }
 
+std::vector<std::string_view> HttpRequest::header_values(std::string_view name) const {
+  const std::string wanted = lower(name);
+  std::vector<std::string_view> out;
+  for (const auto& [key, value] : headers)
+    if (lower(key) == wanted) out.emplace_back(value);
+  return out;
+}
+
 std::string status_error_body(int status) {
   return dump_json(error_json(status_code_name(status), status_text(status)));
 }
@@ -269,7 +255,7 @@ void set_error(HttpAnswer& answer, int status, const std::string& code,
   set_json(answer, status, error_json(code, message));
 }
 
-// The methods httplib routes; any other method gets its 400 before a handler runs.
+// Methods the server knows; any other gets 400 (as it did before, under cpp-httplib).
 bool routable_method(const std::string& method) {
   for (const char* m : {"GET", "HEAD", "POST", "PUT", "DELETE", "OPTIONS", "PATCH"})
     if (method == m) return true;
@@ -279,10 +265,21 @@ bool routable_method(const std::string& method) {
 }  // namespace
 
 RequestHandler::RequestHandler(ServerOptions options, const Catalog& catalog)
-    : options_(std::move(options)), catalog_(catalog) {}
+    : options_(std::move(options)),
+      catalog_(catalog),
+      host_rule_(options_.host, options_.allow_hosts) {
+  host_rule_.set_port(options_.port);
+}
 
 bool RequestHandler::pre_route(const HttpRequest& req, HttpAnswer& answer) const {
   for (const auto& header : kSecurityHeaders) answer.headers.emplace_back(header[0], header[1]);
+  // The Host rule runs first, for every method: a page elsewhere whose name resolves to this
+  // machine (DNS rebinding) gets nothing, not even a CORS preflight.
+  int status = 0;
+  if (const std::string why = host_rule_.check(req.header_values("Host"), status); !why.empty()) {
+    set_error(answer, status, "bad_host", why);
+    return true;
+  }
   if (options_.cors) {
     answer.headers.emplace_back("Access-Control-Allow-Origin", "*");
     if (req.method == "OPTIONS") {
@@ -290,14 +287,6 @@ bool RequestHandler::pre_route(const HttpRequest& req, HttpAnswer& answer) const
       answer.headers.emplace_back("Access-Control-Allow-Headers", "Content-Type");
       answer.headers.emplace_back("Access-Control-Max-Age", "600");
       answer.status = 204;
-      return true;
-    }
-  }
-  // A server on loopback answers only requests addressed to loopback: a web page elsewhere
-  // cannot reach it through DNS rebinding.
-  if (is_loopback_host(options_.host)) {
-    if (auto host = req.header("Host"); host && !is_loopback_host(host_name(*host))) {
-      set_error(answer, 403, "bad_host", "this server answers requests for localhost only");
       return true;
     }
   }
@@ -310,14 +299,34 @@ std::string RequestHandler::cached(std::optional<std::string>& slot, json (*make
   return *slot;
 }
 
+namespace {
+
+// A JSON body needs a JSON media type (RFC 8259 sec. 11: application/json; "+json" suffixes per
+// RFC 6839): a text/plain POST, which a page elsewhere can send without a preflight, is refused.
+bool json_content_type(const std::optional<std::string>& value) {
+  if (!value) return false;
+  std::string type = value->substr(0, value->find(';'));
+  while (!type.empty() && (type.back() == ' ' || type.back() == '\t')) type.pop_back();
+  while (!type.empty() && (type.front() == ' ' || type.front() == '\t')) type.erase(0, 1);
+  std::transform(type.begin(), type.end(), type.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  return type == "application/json" ||
+         (type.rfind("application/", 0) == 0 && type.size() > 17 && type.ends_with("+json"));
+}
+
+}  // namespace
+
 json RequestHandler::parse_request(const HttpRequest& req) const {
+  if (!json_content_type(req.header("Content-Type")))
+    throw InputError("", "send the body as Content-Type: application/json",
+                     "unsupported_media_type");
   if (req.body.size() > options_.max_body_bytes)
     throw InputError("", "request body too large", "body_too_large");
   if (json_too_deep(req.body, options_.max_json_depth))
     throw InputError(
         "", "JSON nested deeper than " + std::to_string(options_.max_json_depth) + " levels",
         "too_deep");
-  json request = json::parse(req.body);  // parse_error -> 400 bad_json
+  json request = parse_json_input(req.body, "");  // malformed -> 400 bad_json
   if (!request.is_object()) throw InputError("", "the request must be a JSON object", "bad_input");
   check_model_path(request, options_.allow_paths_dir, catalog_);
   return request;
@@ -334,10 +343,6 @@ void RequestHandler::dispatch(const HttpRequest& req, HttpAnswer& answer) {
   }
   if (method == "POST" && path == "/api/v1/recommend") {
     const json request = parse_request(req);
-    if (&recommend_json == nullptr) {  // NOLINT: weak symbol, see the top of this file
-      set_error(answer, 501, "not_implemented", "the advisor is not available in this build");
-      return;
-    }
     set_json(answer, 200, recommend_json(request, catalog_));
     return;
   }
@@ -362,8 +367,18 @@ void RequestHandler::dispatch(const HttpRequest& req, HttpAnswer& answer) {
     set_json(answer, 200, openapi_document());
     return;
   }
-  // The page and its assets, from the files compiled in (httplib's route is the regex "/(.*)",
-  // whose '.' matches no line break).
+  if (get && path == "/healthz") {
+    set_json(answer, 200, {{"status", "ok"}});
+    answer.headers.emplace_back("Cache-Control", "no-store");
+    return;
+  }
+  if (get && path == "/metrics") {
+    answer.body = metrics_.text();
+    answer.content_type = "text/plain; version=0.0.4; charset=utf-8";
+    answer.headers.emplace_back("Cache-Control", "no-store");
+    return;
+  }
+  // The page and its assets, from the files compiled in.
   if (get && !path.empty() && path[0] == '/' && path.find_first_of("\r\n") == std::string::npos) {
     std::string file = path.substr(1);
     if (file.empty()) file = "index.html";
@@ -386,7 +401,7 @@ void RequestHandler::dispatch(const HttpRequest& req, HttpAnswer& answer) {
     set_error(answer, 404, "not_found", "no such page: /" + file);
     return;
   }
-  // No route: httplib answers 404 (400 for a method it does not know), with the error object.
+  // No route: 404 (400 for a method the server does not know), with the error object.
   answer.status = routable_method(method) ? 404 : 400;
   answer.body = status_error_body(answer.status);
   answer.content_type = "application/json";
@@ -396,7 +411,7 @@ void RequestHandler::route(const HttpRequest& req, HttpAnswer& answer) {
   try {
     dispatch(req, answer);
   } catch (const InputError& e) {
-    set_error(answer, 400, e.code(), e.what());
+    set_error(answer, e.code() == "unsupported_media_type" ? 415 : 400, e.code(), e.what());
   } catch (const json::parse_error& e) {
     set_error(answer, 400, "bad_json", e.what());
   } catch (const json::exception& e) {
@@ -418,187 +433,3 @@ HttpAnswer RequestHandler::handle(const HttpRequest& req) {
 }
 
 }  // namespace gpusizer::server
-
-namespace gpusizer {
-
-using nlohmann::json;
-using server::send_error;
-
-struct HttpServer::Impl {
-  ServerOptions options;
-  server::RequestHandler handler;
-  httplib::Server http;
-  std::thread thread;
-  int port = -1;
-  bool bound = false;
-  socket_t listen_socket = -1;
-
-  Impl(ServerOptions opts, const Catalog& cat) : options(opts), handler(std::move(opts), cat) {}
-
-  static server::HttpRequest to_request(const httplib::Request& req) {
-    server::HttpRequest out{req.method, req.path, {}, req.body};
-    out.headers.assign(req.headers.begin(), req.headers.end());
-    return out;
-  }
-
-  static void apply(const server::HttpAnswer& answer, httplib::Response& res) {
-    res.status = answer.status;
-    for (const auto& [key, value] : answer.headers) res.set_header(key, value);
-    if (!answer.content_type.empty()) res.set_content(answer.body, answer.content_type);
-  }
-
-  void add_routes() {
-    // Every route goes to the handler, which holds the route table; these registrations only
-    // decide which requests httplib passes on (and read the body of those that have one).
-    auto to_handler = [this](const httplib::Request& req, httplib::Response& res) {
-      server::HttpAnswer answer;
-      handler.route(to_request(req), answer);
-      apply(answer, res);
-    };
-    http.Post("/api/v1/estimate", to_handler);
-    http.Post("/api/v1/recommend", to_handler);
-    for (const char* path : {"/api/v1/estimate", "/api/v1/recommend"}) {
-      http.Put(path, to_handler);
-      http.Delete(path, to_handler);
-    }
-    http.Get(R"(/(.*))", to_handler);
-  }
-
-  void configure() {
-    const size_t threads = static_cast<size_t>(std::max(1, options.threads));
-    http.new_task_queue = [threads] { return new httplib::ThreadPool(threads); };
-    http.set_payload_max_length(options.max_body_bytes);
-    http.set_read_timeout(options.read_timeout_s, 0);
-    http.set_write_timeout(options.write_timeout_s, 0);
-    http.set_keep_alive_timeout(2);
-    http.set_keep_alive_max_count(1000);
-    http.set_tcp_nodelay(true);  // headers and body go out in separate writes
-    // httplib listens with a backlog of 5; a burst of new connections then waits 1 s for a SYN
-    // retry. Remember the socket so that bind() can listen again with the system's backlog.
-    http.set_socket_options([this](socket_t sock) {
-      httplib::default_socket_options(sock);
-      listen_socket = sock;
-    });
-
-    http.set_pre_routing_handler([this](const httplib::Request& req, httplib::Response& res) {
-      server::HttpAnswer answer;
-      if (handler.pre_route(to_request(req), answer)) {
-        apply(answer, res);
-        return httplib::Server::HandlerResponse::Handled;
-      }
-      // Only the headers: httplib keeps the status unset so that an unrouted request gets 404.
-      for (const auto& [key, value] : answer.headers) res.set_header(key, value);
-      return httplib::Server::HandlerResponse::Unhandled;
-    });
-    // Statuses raised by httplib itself (404, 413, 400 on malformed HTTP) get the error object.
-    http.set_error_handler(
-        httplib::Server::HandlerWithResponse([](const httplib::Request&, httplib::Response& res) {
-          if (!res.body.empty()) return httplib::Server::HandlerResponse::Unhandled;
-          res.set_content(server::status_error_body(res.status), "application/json");
-          return httplib::Server::HandlerResponse::Handled;
-        }));
-    http.set_exception_handler(
-        [](const httplib::Request&, httplib::Response& res, std::exception_ptr) {
-          send_error(res, 500, "internal", "internal error");
-        });
-    if (options.log_requests) {
-      http.set_logger([](const httplib::Request& req, const httplib::Response& res) {
-        std::fprintf(stderr, "%s %s %d %zu\n", req.method.c_str(), req.path.c_str(), res.status,
-                     res.body.size());
-      });
-    }
-    add_routes();
-  }
-};
-
-HttpServer::HttpServer(ServerOptions options)
-    : HttpServer(std::move(options), Catalog::builtin()) {}
-
-HttpServer::HttpServer(ServerOptions options, const Catalog& catalog)
-    : impl_(std::make_unique<Impl>(std::move(options), catalog)) {
-  impl_->configure();
-}
-
-HttpServer::~HttpServer() {
-  stop();
-}
-
-int HttpServer::bind() {
-  if (impl_->bound) return impl_->port;
-  if (impl_->options.port == 0) {
-    impl_->port = impl_->http.bind_to_any_port(impl_->options.host);
-  } else {
-    impl_->port = impl_->http.bind_to_port(impl_->options.host, impl_->options.port)
-                      ? impl_->options.port
-                      : -1;
-  }
-  impl_->bound = impl_->port > 0;
-  if (impl_->bound && impl_->listen_socket >= 0) ::listen(impl_->listen_socket, SOMAXCONN);
-  return impl_->port;
-}
-
-bool HttpServer::start() {
-  if (!impl_->bound && bind() < 0) return false;
-  auto ended = std::make_shared<std::atomic<bool>>(false);
-  impl_->thread = std::thread([this, ended] {
-    impl_->http.listen_after_bind();
-    *ended = true;
-  });
-  // Wait until the accept loop runs, so that stop() right after start() is not lost.
-  while (!impl_->http.is_running() && !*ended)
-    std::this_thread::sleep_for(std::chrono::milliseconds(1));
-  return !*ended;
-}
-
-bool HttpServer::listen() {
-  if (!impl_->bound && bind() < 0) return false;
-  return impl_->http.listen_after_bind();
-}
-
-void HttpServer::stop() {
-  if (impl_->bound) impl_->http.stop();
-  if (impl_->thread.joinable()) impl_->thread.join();
-}
-
-int HttpServer::port() const {
-  return impl_->port;
-}
-
-int run_server(const ServerOptions& options) {
-  // Block SIGINT/SIGTERM in every thread; one thread waits for them and stops the server.
-  sigset_t signals;
-  sigemptyset(&signals);
-  sigaddset(&signals, SIGINT);
-  sigaddset(&signals, SIGTERM);
-  pthread_sigmask(SIG_BLOCK, &signals, nullptr);
-
-  // Model names may be looked up only in the stores the operator named (docs/model-stores.md).
-  set_model_store_access({parse_store_list(options.model_stores, "--model-stores"), process_env()});
-  std::optional<Catalog> own_catalog;
-  if (!options.data_dir.empty()) own_catalog = Catalog::load(options.data_dir);
-  HttpServer server(options, own_catalog ? *own_catalog : Catalog::builtin());
-  if (server.bind() < 0) {
-    std::cerr << "gpusizer serve: cannot listen on " << options.host << ":" << options.port << "\n";
-    return 1;
-  }
-  const bool v6 = options.host.find(':') != std::string::npos;
-  std::cout << "gpusizer serving on http://" << (v6 ? "[" : "") << options.host << (v6 ? "]" : "")
-            << ":" << server.port() << "/ (Ctrl-C to stop)" << std::endl;
-
-  std::atomic<bool> done{false};
-  std::thread waiter([&] {
-    timespec tick{0, 200 * 1000 * 1000};
-    while (!done) {
-      if (sigtimedwait(&signals, nullptr, &tick) > 0) {
-        server.stop();
-        return;
-      }
-    }
-  });
-  const bool ok = server.listen();
-  done = true;
-  waiter.join();
-  return ok ? 0 : 1;
-}
-
-}  // namespace gpusizer

@@ -11,6 +11,8 @@
 
 #include "gpusizer/catalog.h"
 #include "gpusizer/server.h"
+#include "server/host_rule.h"
+#include "server/metrics.h"
 
 namespace gpusizer::server {
 
@@ -43,8 +45,8 @@ void check_model_path(nlohmann::json& request, const std::string& allow_dir,
 /// The content type for a file name, from its extension.
 std::string content_type_for(std::string_view path);
 
-/// One HTTP request as the handler sees it (httplib has already split it; the path is decoded and
-/// holds no query string).
+/// One HTTP request as the handler sees it (the transport has already split it; the path is
+/// decoded and holds no query string).
 struct HttpRequest {
   std::string method;
   std::string path;
@@ -52,6 +54,8 @@ struct HttpRequest {
   std::string body;
   /// The first value of header `name`, or nullopt.
   std::optional<std::string> header(std::string_view name) const;
+  /// Every value of header `name`, in order.
+  std::vector<std::string_view> header_values(std::string_view name) const;
 };
 
 /// The answer to one request: status, body, content type and extra headers.
@@ -71,8 +75,9 @@ class RequestHandler {
   RequestHandler(ServerOptions options, const Catalog& catalog);
 
   /// The checks that run before routing, on the request line and headers only (the body is not
-  /// read yet). Adds the headers every answer carries to `answer`; returns true when the request
-  /// is finished here (CORS preflight, a foreign Host), with `answer` complete.
+  /// read yet): the Host rule first (every method, OPTIONS included), then the CORS preflight.
+  /// Adds the headers every answer carries to `answer`; returns true when the request is
+  /// finished here (a refused Host, a preflight), with `answer` complete.
   bool pre_route(const HttpRequest& request, HttpAnswer& answer) const;
   /// The route's answer (the pre-routing checks passed). Never throws: every exception becomes an
   /// error object, InputError a 400.
@@ -81,6 +86,9 @@ class RequestHandler {
   HttpAnswer handle(const HttpRequest& request);
 
   const ServerOptions& options() const { return options_; }
+  /// The port the transport bound (options.port may be 0): a Host port must equal it.
+  void set_port(int port) { host_rule_.set_port(port); }
+  Metrics& metrics() { return metrics_; }
 
  private:
   nlohmann::json parse_request(const HttpRequest& request) const;
@@ -89,12 +97,14 @@ class RequestHandler {
 
   ServerOptions options_;
   const Catalog& catalog_;
+  HostRule host_rule_;
+  Metrics metrics_;
   std::mutex cache_mutex_;
   std::optional<std::string> gpus_body_, models_body_;
 };
 
-/// The error object the server sends for a status raised outside the routes (httplib's own 400,
-/// 404, 413, ...): {"error": {"code": <name of the status>, "message": ...}}.
+/// The error object the server sends for a status raised outside the routes (the transport's own
+/// 400, 404, 408, 413, ...): {"error": {"code": <name of the status>, "message": ...}}.
 std::string status_error_body(int status);
 
 }  // namespace gpusizer::server

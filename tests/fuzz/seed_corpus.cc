@@ -120,17 +120,30 @@ void write_scenario_seeds(const fs::path& out, const fs::path& configs, Put put)
           "POST\n/api/v1/estimate\nHost: 127.0.0.1:8080\nContent-Type: application/json\n\n" +
               body);
   }
-  put(out / "http" / "recommend", "POST\n/api/v1/recommend\nHost: localhost\n\n" +
-                                      json{{"model", "llama-2-7b"}, {"seq_len", 4096}}.dump());
-  put(out / "http" / "gpus", "GET\n/api/v1/gpus\n\n");
+  put(out / "http" / "recommend",
+      "POST\n/api/v1/recommend\nHost: localhost\nContent-Type: application/json\n\n" +
+          json{{"model", "llama-2-7b"}, {"seq_len", 4096}}.dump());
+  put(out / "http" / "gpus", "GET\n/api/v1/gpus\nHost: 127.0.0.1:8080\n\n");
+  put(out / "http" / "no_host", "GET\n/api/v1/gpus\n\n");
+  put(out / "http" / "two_hosts", "GET\n/api/v1/gpus\nHost: localhost\nHost: evil.example\n\n");
+  put(out / "http" / "rebinding", "GET\n/api/v1/gpus\nHost: 127.0.0.1.nip.io:8080\n\n");
+  put(out / "http" / "healthz", "GET\n/healthz\nHost: localhost:8080\n\n");
+  put(out / "http" / "metrics", "GET\n/metrics\nHost: localhost:8080\n\n");
+  put(out / "http" / "text_plain",
+      "POST\n/api/v1/estimate\nHost: localhost\nContent-Type: text/plain\n\n{\"model\": 1}");
   put(out / "http" / "models", "GET\n/api/v1/models\nHost: [::1]:80\n\n");
-  put(out / "http" / "openapi", "GET\n/api/v1/openapi.json\n\n");
+  put(out / "http" / "openapi", "GET\n/api/v1/openapi.json\nHost: localhost\n\n");
   put(out / "http" / "page", "GET\n/\nHost: localhost\n\n");
-  put(out / "http" / "preflight", "OPTIONS\n/api/v1/estimate\nOrigin: http://x\n\n");
+  put(out / "http" / "preflight",
+      "OPTIONS\n/api/v1/estimate\nHost: localhost:8080\nOrigin: http://x\n\n");
   put(out / "http" / "foreign_host", "GET\n/api/v1/gpus\nHost: attacker.example\n\n");
-  put(out / "http" / "put", "PUT\n/api/v1/estimate\n\n{}");
+  put(out / "http" / "put", "PUT\n/api/v1/estimate\nHost: localhost\n\n{}");
   put(out / "http" / "path_model",
-      "POST\n/api/v1/estimate\n\n{\"model\": \"../../etc/passwd.json\"}");
+      "POST\n/api/v1/estimate\nHost: localhost\nContent-Type: application/json\n\n{\"model\": "
+      "\"../../etc/passwd.json\"}");
+  put(out / "http" / "nul_path",
+      "POST\n/api/v1/estimate\nHost: localhost\nContent-Type: application/json\n\n{\"model\": "
+      "\"/etc/passwd\\u0000.json\"}");
 
   // Dictionaries: every scenario key (as parse_scenario knows them) and name, quoted as they
   // appear in JSON.
@@ -160,8 +173,9 @@ void write_scenario_seeds(const fs::path& out, const fs::path& configs, Put put)
   put(out / "scenario.dict", dict);
   std::string http_dict = dict;
   for (const char* w : {"POST", "GET", "HEAD", "PUT", "DELETE", "OPTIONS", "/api/v1/estimate",
-                        "/api/v1/recommend", "/api/v1/gpus", "/api/v1/models",
-                        "Host: ", "Content-Type: application/json", "localhost", "127.0.0.1"})
+                        "/api/v1/recommend", "/api/v1/gpus", "/api/v1/models", "/healthz",
+                        "/metrics", "Host: ", "Content-Type: application/json", "localhost",
+                        "127.0.0.1", "[::1]", ":8080", "\\u0000"})
     http_dict += json(w).dump() + "\n";
   put(out / "http.dict", http_dict);
 }

@@ -5,7 +5,9 @@
 //
 //   gpusizer_soak GPUSIZER_BINARY [seconds] [threads]
 // Env: GPUSIZER_SOAK_SECONDS (default 20), GPUSIZER_SOAK_THREADS (default 4),
-// GPUSIZER_SOAK_MAX_RSS_GROWTH_MB (default 256). Exit code 0: pass; 1: fail; 2: usage/setup.
+// GPUSIZER_SOAK_MAX_RSS_GROWTH_MB (default 256), GPUSIZER_SOAK_SLOW_CLIENTS (default 100) and
+// GPUSIZER_SOAK_SLOW_SECONDS (default 5): the slow- and idle-client phase after the mixed run.
+// Exit code 0: pass; 1: fail; 2: usage/setup.
 #include <arpa/inet.h>
 #include <httplib.h>
 #include <netinet/in.h>
@@ -14,6 +16,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cstdio>
@@ -78,6 +81,76 @@ long rss_kb(pid_t pid) {
   return -1;
 }
 
+int connect_loopback(int port) {
+  const int fd = socket(AF_INET, SOCK_STREAM, 0);
+  if (fd < 0) return -1;
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_port = htons(static_cast<uint16_t>(port));
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  if (connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0) {
+    close(fd);
+    return -1;
+  }
+  return fd;
+}
+
+// `count` slow clients (one header byte every 100 ms, never finishing) and `count` idle
+// keep-alive connections, for `seconds`; meanwhile one good estimate at a time on a fresh
+// connection. Prints the good requests' latency; returns false when one got no answer in 5 s.
+bool slow_client_phase(int port, int count, double seconds, const std::string& body) {
+  std::vector<int> slow, idle;
+  for (int i = 0; i < count; ++i) {
+    const int s = connect_loopback(port);
+    if (s >= 0) {
+      (void)!write(s, "POST /api/v1/estimate HTTP/1.1\r\nHo", 34);
+      slow.push_back(s);
+    }
+    const int d = connect_loopback(port);
+    if (d >= 0) {
+      const std::string req =
+          "GET /healthz HTTP/1.1\r\nHost: 127.0.0.1:" + std::to_string(port) + "\r\n\r\n";
+      (void)!write(d, req.data(), req.size());
+      idle.push_back(d);
+    }
+  }
+  std::vector<double> ms;
+  long unanswered = 0;
+  const auto until = std::chrono::steady_clock::now() + std::chrono::duration<double>(seconds);
+  auto last_drip = std::chrono::steady_clock::now();
+  while (std::chrono::steady_clock::now() < until && ms.size() < 100000) {
+    if (std::chrono::steady_clock::now() - last_drip > std::chrono::milliseconds(100)) {
+      for (int s : slow) (void)!write(s, "x", 1);
+      last_drip = std::chrono::steady_clock::now();
+    }
+    httplib::Client good("127.0.0.1", port);
+    good.set_read_timeout(5, 0);
+    good.set_connection_timeout(5, 0);
+    const auto t0 = std::chrono::steady_clock::now();
+    auto res = good.Post("/api/v1/estimate", body, "application/json");
+    const double took =
+        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+    if (!res || res->status != 200)
+      ++unanswered;
+    else
+      ms.push_back(took);
+  }
+  for (int s : slow) close(s);
+  for (int d : idle) close(d);
+  std::sort(ms.begin(), ms.end());
+  auto at = [&](double q) {
+    return ms.empty() ? 0.0
+                      : ms[std::min(ms.size() - 1,
+                                    static_cast<size_t>(q * static_cast<double>(ms.size())))];
+  };
+  std::printf(
+      "soak: %zu slow + %zu idle clients for %.0f s: %zu good requests answered, %ld not; "
+      "latency p50 %.2f ms, p99 %.2f ms, max %.2f ms\n",
+      slow.size(), idle.size(), seconds, ms.size(), unanswered, at(0.5), at(0.99),
+      ms.empty() ? 0.0 : ms.back());
+  return unanswered == 0 && !ms.empty();
+}
+
 // Raw bytes that are not HTTP: the server must answer (400) or close, and keep serving.
 void send_garbage(int port, unsigned seed) {
   const int fd = socket(AF_INET, SOCK_STREAM, 0);
@@ -108,6 +181,8 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "usage: gpusizer_soak GPUSIZER_BINARY [seconds] [threads]\n");
     return 2;
   }
+  // The server may close a raw or slow connection while this side still writes to it.
+  signal(SIGPIPE, SIG_IGN);
   auto env_or = [](const char* name, double fallback) {
     const char* v = std::getenv(name);
     return v && *v ? std::atof(v) : fallback;
@@ -205,6 +280,14 @@ int main(int argc, char** argv) {
     });
   }
   for (auto& w : workers) w.join();
+
+  // Slow and idle clients (GPUSIZER_SOAK_SLOW_CLIENTS, default 100, for
+  // GPUSIZER_SOAK_SLOW_SECONDS, default 5) must not starve a good request.
+  const int slow_clients = static_cast<int>(env_or("GPUSIZER_SOAK_SLOW_CLIENTS", 100));
+  const double slow_seconds = env_or("GPUSIZER_SOAK_SLOW_SECONDS", 5);
+  const bool slow_ok =
+      slow_clients <= 0 || slow_client_phase(port, slow_clients, slow_seconds, requests()[0].body);
+  if (!slow_ok) fail("a good request got no answer while slow clients were connected");
 
   const bool alive = kill(pid, 0) == 0;
   const long rss_after = rss_kb(pid);
