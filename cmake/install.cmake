@@ -31,3 +31,24 @@ endforeach()
 configure_file(${PROJECT_SOURCE_DIR}/cmake/gpusizer.pc.in ${PROJECT_BINARY_DIR}/gpusizer.pc @ONLY)
 install(FILES ${PROJECT_BINARY_DIR}/gpusizer.pc
   DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig COMPONENT development)
+
+# Debian packages (cpack -G DEB in the build folder): gpusizer with the CLI (the data files and
+# the page are compiled into it) and libgpusizer-dev with the headers, static libraries, the CMake
+# package and gpusizer.pc. tests/install/run_install_test.sh builds both and runs the unpacked CLI.
+set(CPACK_GENERATOR DEB)
+set(CPACK_PACKAGE_NAME gpusizer)
+set(CPACK_PACKAGE_VENDOR "gpusizer")
+set(CPACK_PACKAGE_CONTACT "gpusizer developers <gpusizer@localhost>")
+set(CPACK_PACKAGE_DESCRIPTION_SUMMARY
+    "GPU memory, speed, cost and power for serving and training large models")
+set(CPACK_DEB_COMPONENT_INSTALL ON)
+set(CPACK_COMPONENTS_ALL runtime development)
+set(CPACK_DEBIAN_FILE_NAME DEB-DEFAULT)
+set(CPACK_DEBIAN_PACKAGE_SECTION science)
+set(CPACK_DEBIAN_RUNTIME_PACKAGE_NAME gpusizer)
+set(CPACK_DEBIAN_RUNTIME_PACKAGE_SHLIBDEPS OFF)
+set(CPACK_DEBIAN_RUNTIME_PACKAGE_DEPENDS "libfmt9, libmicrohttpd12, libc6, libstdc++6")
+set(CPACK_DEBIAN_DEVELOPMENT_PACKAGE_NAME libgpusizer-dev)
+set(CPACK_DEBIAN_DEVELOPMENT_PACKAGE_DEPENDS "nlohmann-json3-dev, libfmt-dev")
+set(CPACK_DEBIAN_DEVELOPMENT_PACKAGE_SECTION libdevel)
+include(CPack)

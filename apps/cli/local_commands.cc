@@ -15,27 +15,26 @@
 #include "gpusizer/log_check.h"
 #include "gpusizer/log_reader.h"
 #include "gpusizer/model_store.h"
+#include "gpusizer/regular_file.h"
 #include "gpusizer/render_csv.h"
 #include "gpusizer/speed_profile.h"
 
 namespace gpusizer::cli {
 namespace {
 
-constexpr std::streamoff kMaxLog = std::streamoff(512) << 20;  // start-up logs are far smaller
+constexpr uint64_t kMaxLog = uint64_t{512} << 20;  // start-up logs are far smaller
 
+// A log or figures file: a checked name and a regular file (gpusizer/regular_file.h), or
+// standard input, at most 512 MiB either way.
 std::string read_file(const std::string& path) {
-  if (path == "-") {
-    std::ostringstream s;
-    s << std::cin.rdbuf();
-    return s.str();
+  if (path != "-") return read_regular_file(path, kMaxLog, path);
+  std::string text;
+  char buffer[1 << 16];
+  while (std::cin.read(buffer, sizeof buffer) || std::cin.gcount() > 0) {
+    text.append(buffer, static_cast<size_t>(std::cin.gcount()));
+    if (text.size() > kMaxLog) throw InputError("-", "standard input is larger than 512 MiB");
   }
-  std::ifstream in(path, std::ios::binary | std::ios::ate);
-  if (!in) throw InputError(path, "cannot read the file", "bad_file");
-  if (in.tellg() > kMaxLog) throw InputError(path, "is larger than 512 MiB", "bad_file");
-  in.seekg(0);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
+  return text;
 }
 
 // A throughput_cases.jsonl file (the shipped measurement format): its first line is an object
@@ -114,6 +113,7 @@ int run_check(const std::string& path, const nlohmann::json& flags, const Catalo
 
 int run_calibrate(const std::string& path, const nlohmann::json& flags, const Catalog& catalog,
                   const std::string& output) {
+  if (!output.empty()) check_path_text(output, "--output");
   const std::string text = read_file(path);
   std::vector<SpeedCase> cases;
   std::optional<nlohmann::json> memory;  // a log's memory figures: checked, not fitted
@@ -201,6 +201,7 @@ int run_calibrate(const std::string& path, const nlohmann::json& flags, const Ca
                  "speed.json)\n";
     return 0;
   }
+  check_path_text(output, "--output");
   std::ofstream out(output);
   if (!out) throw InputError("--output", "cannot write '" + output + "'", "bad_file");
   out << result.profile.dump(2) << "\n";

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs gpusizer from a build folder into a temporary prefix, then builds a tiny outside
 # project against the installed copy twice, with find_package(gpusizer) and with pkg-config, and
-# checks both programs print Llama-2-7B's bf16 weights: 6,738,415,616 parameters x 2 bytes.
+# checks both programs print Llama-2-7B's bf16 weights: 6,738,415,616 parameters x 2 bytes. Then
+# builds the Debian packages (cpack) and runs the CLI unpacked from the gpusizer package.
 # Usage: tests/install/run_install_test.sh BUILD_DIR. Prints "N passed, M failed".
 set -uo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
@@ -36,5 +37,22 @@ else
   cat "$work/pc.log"
 fi
 check "pkg-config gpusizer" "$out"
+# The Debian packages: gpusizer (the CLI) and libgpusizer-dev (headers, libraries, CMake, .pc).
+if (cd "$build" && cpack -G DEB -B "$work/deb" >"$work/cpack.log" 2>&1); then
+  runtime="$(ls "$work"/deb/gpusizer_*.deb 2>/dev/null | head -1)"
+  dev="$(ls "$work"/deb/libgpusizer-dev_*.deb 2>/dev/null | head -1)"
+  if [ -n "$runtime" ] && [ -n "$dev" ] && dpkg-deb -x "$runtime" "$work/unpacked" &&
+     dpkg-deb -c "$dev" | grep -q "gpusizerConfig.cmake" &&
+     "$work"/unpacked/usr*/bin/gpusizer --help >/dev/null &&
+     out="$("$work"/unpacked/usr*/bin/gpusizer estimate --model llama-2-7b --weights bf16 \
+             --gpu a100-sxm4-80gb --format json | python3 -c \
+             'import json,sys; print(json.load(sys.stdin)["memory"]["weights_bytes"])')"; then
+    check "gpusizer .deb: unpacked CLI estimate" "$out"
+  else
+    failed=$((failed + 1)); echo "FAILED: the .deb packages (see below)"; ls "$work/deb" 2>&1
+  fi
+else
+  cat "$work/cpack.log"; failed=$((failed + 1)); echo "FAILED: cpack -G DEB"
+fi
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]
