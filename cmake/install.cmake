@@ -28,6 +28,8 @@ list(REVERSE reversed)
 foreach(layer ${reversed})
   string(APPEND GPUSIZER_PC_LIBS " -l${layer}")
 endforeach()
+# Relocatable: the prefix is found from where gpusizer.pc lies (cmake --install --prefix, .debs).
+file(RELATIVE_PATH GPUSIZER_PC_TO_PREFIX "/root/${CMAKE_INSTALL_LIBDIR}/pkgconfig" "/root")
 configure_file(${PROJECT_SOURCE_DIR}/cmake/gpusizer.pc.in ${PROJECT_BINARY_DIR}/gpusizer.pc @ONLY)
 install(FILES ${PROJECT_BINARY_DIR}/gpusizer.pc
   DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig COMPONENT development)

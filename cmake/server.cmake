@@ -38,7 +38,8 @@ gpusizer_embed(gpusizer_server
 # A loopback load generator for POST /api/v1/estimate (bench/load_client.cc).
 if(GPUSIZER_BUILD_BENCH AND EXISTS ${PROJECT_SOURCE_DIR}/bench/load_client.cc)
   add_executable(gpusizer_load ${PROJECT_SOURCE_DIR}/bench/load_client.cc)
-  target_link_libraries(gpusizer_load PRIVATE gpusizer_lib PkgConfig::HTTPLIB Threads::Threads)
+  target_link_libraries(gpusizer_load PRIVATE gpusizer_lib gpusizer_server PkgConfig::HTTPLIB
+                        Threads::Threads)
   target_compile_options(gpusizer_load PRIVATE ${GPUSIZER_WARNINGS})
 endif()
 

@@ -42,7 +42,8 @@ if (cd "$build" && cpack -G DEB -B "$work/deb" >"$work/cpack.log" 2>&1); then
   runtime="$(ls "$work"/deb/gpusizer_*.deb 2>/dev/null | head -1)"
   dev="$(ls "$work"/deb/libgpusizer-dev_*.deb 2>/dev/null | head -1)"
   if [ -n "$runtime" ] && [ -n "$dev" ] && dpkg-deb -x "$runtime" "$work/unpacked" &&
-     dpkg-deb -c "$dev" | grep -q "gpusizerConfig.cmake" &&
+     dpkg-deb -c "$dev" >"$work/dev-contents.txt" &&
+     grep -q "gpusizerConfig.cmake" "$work/dev-contents.txt" &&
      "$work"/unpacked/usr*/bin/gpusizer --help >/dev/null &&
      out="$("$work"/unpacked/usr*/bin/gpusizer estimate --model llama-2-7b --weights bf16 \
              --gpu a100-sxm4-80gb --format json | python3 -c \
