@@ -652,7 +652,45 @@ const std::vector<std::string>& log_figure_keys() {
   return keys;
 }
 
-LogReading read_log(std::string_view text, const std::string& where) {
+namespace {
+
+// `text` with every byte that is not part of a well-formed UTF-8 sequence (RFC 3629: no
+// overlongs, no surrogates, at most U+10FFFF) replaced by '?', one byte for one, so that names
+// taken from a stranger's log can be written as JSON; line and column positions stay the same.
+std::string valid_utf8(std::string_view text) {
+  std::string out(text);
+  size_t i = 0;
+  while (i < out.size()) {
+    const auto b = static_cast<unsigned char>(out[i]);
+    size_t len = b < 0x80           ? 1
+                 : (b >> 5) == 0x6  ? 2
+                 : (b >> 4) == 0xE  ? 3
+                 : (b >> 3) == 0x1E ? 4
+                                    : 0;
+    bool ok = len > 0 && i + len <= out.size();
+    for (size_t k = 1; ok && k < len; ++k)
+      ok = (static_cast<unsigned char>(out[i + k]) & 0xC0) == 0x80;
+    if (ok && len > 1) {
+      uint32_t cp = b & (0xFF >> (len + 1));
+      for (size_t k = 1; k < len; ++k)
+        cp = (cp << 6) | (static_cast<unsigned char>(out[i + k]) & 0x3F);
+      const uint32_t min_of_len[] = {0, 0, 0x80, 0x800, 0x10000};
+      ok = cp >= min_of_len[len] && cp <= 0x10FFFF && !(cp >= 0xD800 && cp <= 0xDFFF);
+    }
+    if (!ok) {
+      out[i] = '?';
+      len = 1;
+    }
+    i += len;
+  }
+  return out;
+}
+
+}  // namespace
+
+LogReading read_log(std::string_view raw, const std::string& where) {
+  const std::string clean = valid_utf8(raw);
+  const std::string_view text = clean;
   LogReading out;
   const size_t first = text.find_first_not_of(" \t\r\n");
   if (first == text.npos) throw InputError(where, "is empty", "bad_file");

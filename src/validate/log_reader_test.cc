@@ -35,6 +35,23 @@ Maximum concurrency for 29000 tokens per request: 0.82x
 The model's max seq len (29000) is larger than the maximum number of tokens that can be stored in KV cache (23648). Try increasing `gpu_memory_utilization` or decreasing `max_model_len` when initializing the engine.
 )";
 
+TEST(LogReader, InvalidUtf8InANameBecomesQuestionMarks) {
+  // Found by fuzz_log: a llama-bench CSV whose GPU cell holds a NUL-padded byte 0x9C (a lone
+  // continuation byte) made the run's scenario unprintable as JSON (nlohmann type_error 316).
+  using namespace std::string_literals;
+  const std::string csv = "model,gpu,decode_tokens_per_s\nllama5\0"s + "99b,rtx-4\x01"s +
+                          std::string(6, '\0') + "\x9c"s + "090,61\n"s;
+  const LogReading r = read_log(csv, "bench.csv");
+  ASSERT_EQ(r.runs.size(), 1u);
+  EXPECT_EQ(r.runs[0].scenario.dump().find('\x9c'), std::string::npos);
+  EXPECT_NE(r.runs[0].scenario.dump().find("?090"), std::string::npos);
+  // A well-formed multi-byte name is kept as it is: "4090显卡" (U+663E U+5361, 3 bytes each).
+  const LogReading ok = read_log(
+      "model,gpu,decode_tokens_per_s\nllama-2-7b,4090\xe6\x98\xbe\xe5\x8d\xa1,61\n", "b.csv");
+  ASSERT_EQ(ok.runs.size(), 1u);
+  EXPECT_EQ(ok.runs[0].scenario.value("gpu", ""), "4090\xe6\x98\xbe\xe5\x8d\xa1");
+}
+
 TEST(LogReader, VllmV0StartupsAreTwoRuns) {
   const LogReading r = read_log(kVllmV0, "log");
   EXPECT_EQ(r.format, "vllm");
