@@ -74,8 +74,12 @@ HostRule::HostRule(const std::string& bind_host, std::vector<std::string> allow_
   }
   for (const auto& entry : allow_hosts)
     if (auto h = parse_host_header(entry)) allowed_.push_back(*h);
-  for (const HostHeader& a : allowed_)
-    names_ += (names_.empty() ? "" : ", ") + a.host + (a.port ? ":" + std::to_string(*a.port) : "");
+  // Appended piece by piece: GCC 12 at -O3 reports a false -Wrestrict for "literal" + string&&.
+  for (const HostHeader& a : allowed_) {
+    if (!names_.empty()) names_ += ", ";
+    names_ += a.host;
+    if (a.port) names_.append(":").append(std::to_string(*a.port));
+  }
 }
 
 std::string HostRule::check(const std::vector<std::string_view>& values, int& status) const {
