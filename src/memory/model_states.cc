@@ -203,8 +203,8 @@ GatheredParams gathered_params(const Scenario& s, const Zero3Settings& z) {
     g.largest_layer_param = per_layer;
     g.last_layer = {per_layer};
   }
-  const double embed_bytes = quantized ? named_bytes_or(f.embedding_bits, f.bytes_per_value()) : e;
-  const double head_bytes = quantized ? named_bytes_or(f.lm_head_bits, f.bytes_per_value()) : e;
+  const double embed_bytes = quantized ? f.embedding_bytes_per_value() : e;
+  const double head_bytes = quantized ? f.lm_head_bytes_per_value() : e;
   g.embedding = static_cast<double>(c.embedding) * embed_bytes / tp;
   g.head = c.lm_head > 0 ? static_cast<double>(c.lm_head) * head_bytes / tp : g.embedding;
   all.embedding = static_cast<double>(c.embedding) * embed_bytes;
@@ -307,8 +307,8 @@ Part weights(const Scenario& s, const Catalog& catalog, bool explain) {
     b.layers = mods.empty() || !count_params(s.model).computed ? p.layers * f.bytes_per_value()
                                                                : layer_bytes;
     b.experts = p.experts * f.bytes_per_value();
-    b.embedding = p.embedding * named_bytes_or(f.embedding_bits, f.bytes_per_value());
-    b.lm_head = p.lm_head * named_bytes_or(f.lm_head_bits, f.bytes_per_value());
+    b.embedding = p.embedding * f.embedding_bytes_per_value();
+    b.lm_head = p.lm_head * f.lm_head_bytes_per_value();
     basis = explain_if(explain, FMT_COMPILE("params x {:g} bits ({}: {})"), f.bits_per_value, f.id,
                        f.source);
     if (!f.embedding_format.empty())
