@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
-# Runs every test: the unit and end-to-end suite (warnings as errors), then the same suite under
-# AddressSanitizer and UndefinedBehaviorSanitizer, then the fuzz targets for a bounded number of
-# runs, a 10-second soak of the server on loopback and the browser tests. Prints a closing line
-# 'N passed, M failed'. docs/reliability.md describes the checks and their latest figures.
+# Runs every test: the unit and end-to-end suite (warnings as errors), the instruction budgets of
+# the hot paths (counted under callgrind), the install test, the same suite under AddressSanitizer
+# and UndefinedBehaviorSanitizer, the fuzz targets for a bounded number of runs, a 10-second soak
+# of the server on loopback and the browser tests. Prints a closing line 'N passed, M failed'.
+# docs/reliability.md and docs/performance.md describe the checks and their latest figures.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 scripts/install_deps.sh || exit 1
@@ -26,6 +27,8 @@ run_suite() {  # name, build dir, extra cmake flags...
   fi
 }
 run_suite "tests (release)" build-test -DCMAKE_BUILD_TYPE=RelWithDebInfo -DGPUSIZER_BUILD_BENCH=ON
+echo "== instruction budgets (callgrind, bench/instruction_budgets.txt)"
+if scripts/check_instructions.sh build-test; then passed=$((passed + 1)); else failed=$((failed + 1)); fi
 echo "== install (find_package and pkg-config against the installed copy)"
 if tests/install/run_install_test.sh build-test; then passed=$((passed + 1)); else failed=$((failed + 1)); fi
 # The sanitizer build re-runs every gtest; Invariants.HundredThousand checks fewer scenarios there.
