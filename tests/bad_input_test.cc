@@ -7,7 +7,6 @@
 #include <sys/wait.h>
 
 #include <algorithm>
-#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <fstream>
@@ -227,7 +226,6 @@ TEST(BadInput, EveryFieldNamesItselfInOneInputError) {
   EXPECT_GT(cases.size(), 300u);
   std::printf("bad input: %zu cases\n", cases.size());
   for (const Case& c : cases) {
-    const auto start = std::chrono::steady_clock::now();
     try {
       (void)estimate_json(c.scenario);
       ADD_FAILURE() << c.what << ": accepted "
@@ -241,9 +239,6 @@ TEST(BadInput, EveryFieldNamesItselfInOneInputError) {
     } catch (const std::exception& e) {
       ADD_FAILURE() << c.what << ": " << typeid(e).name() << " escaped: " << e.what();
     }
-    const double seconds =
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    EXPECT_LT(seconds, 5.0) << c.what;  // "never hangs", with room for sanitizers and load
   }
 }
 
