@@ -177,6 +177,7 @@ TEST(Advisor, NeverReturnsAnOptionThatDoesNotFit) {
                                            "llama-3.1-70b", "qwen3-30b-a3b", "gemma-2-9b"};
   const std::vector<std::string> tasks = {"inference", "lora", "qlora", "full"};
   const std::vector<std::string> engines = {"hf", "vllm", "llama.cpp"};
+  size_t checked = 0;
   for (int i = 0; i < 12; ++i) {
     nlohmann::json req = {{"model", models[rng() % models.size()]},
                           {"task", tasks[rng() % tasks.size()]},
@@ -187,6 +188,7 @@ TEST(Advisor, NeverReturnsAnOptionThatDoesNotFit) {
                           {"limit", 1000}};
     if (req["task"] == "inference") req["engine"] = engines[rng() % engines.size()];
     const auto r = recommend(req, cat());
+    checked += r.options.size();
     for (const auto& o : r.options) {
       ASSERT_TRUE(o.estimate.memory.fits.value_or(false)) << req.dump() << o.scenario.gpu->id;
       EXPECT_LE(o.needed_bytes,
@@ -194,6 +196,7 @@ TEST(Advisor, NeverReturnsAnOptionThatDoesNotFit) {
           << req.dump() << " " << o.scenario.gpu->id;
     }
   }
+  EXPECT_GT(checked, 12u);  // the property was checked on options, not on empty lists
 }
 
 TEST(Advisor, OptionsAreSortedAndScored) {
@@ -204,6 +207,7 @@ TEST(Advisor, OptionsAreSortedAndScored) {
   EXPECT_DOUBLE_EQ(r.options.front().score, 100.0);
   const auto j = recommend_json({{"model", "llama-3.1-8b"}, {"gpus", {"a100-sxm4-80gb", "l4"}}});
   ASSERT_TRUE(j.contains("options") && j.contains("rejected"));
+  ASSERT_FALSE(j["options"].empty());
   for (const auto& o : j["options"])
     for (const char* k : {"gpu", "gpu_count", "weights", "parallel", "fits", "estimate", "score",
                           "reasons", "warnings"})
@@ -219,6 +223,7 @@ TEST(Advisor, ChinaRegionLeavesOutExportControlledParts) {
 
 TEST(Advisor, ProductionNeedsEccDatacenterCards) {
   const auto r = rec({{"model", "llama-2-7b"}, {"production", true}});
+  ASSERT_FALSE(r.options.empty());
   for (const auto& o : r.options) {
     EXPECT_TRUE(o.scenario.gpu->has_ecc());
     EXPECT_EQ(o.scenario.gpu->segment, "datacenter");
