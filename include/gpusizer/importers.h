@@ -46,6 +46,11 @@ ImportedModel import_gguf_bytes(std::string_view bytes, const std::string& where
 /// Imports a .gguf file; a split file (name-00001-of-0000N.gguf) is read with all its parts.
 ImportedModel import_gguf_path(const std::string& path);
 
+/// The imported weights' format id: the importer's exact reading, else (GGUF block types the
+/// catalog has no row for, such as IQ*) the catalog's GGUF format closest in bits per weight;
+/// empty when unknown. The one rule, used by the scenario and the inspect report.
+std::string imported_weights_format(const ImportedModel& imported, const Catalog& catalog);
+
 /// The imported model as JSON: architecture fields, exact parameter counts (count_params), the
 /// weight files' bytes by dtype, weights format, analytic-vs-file comparison and warnings.
 nlohmann::json imported_to_json(const ImportedModel& imported, const Catalog& catalog);

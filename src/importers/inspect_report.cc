@@ -19,16 +19,6 @@ const NumberFormat* find_format(const std::string& id, const Catalog& catalog) {
   return nullptr;
 }
 
-// The imported weights' format: the importer's exact reading, else (GGUF block types the catalog
-// has no row for, such as IQ*) the catalog's GGUF format closest in bits per weight.
-std::string weights_format(const ImportedModel& im, const Catalog& catalog) {
-  if (!im.weights_format.empty() || !im.weights || im.weights->elements <= 0 ||
-      im.weights->format != "gguf")
-    return im.weights_format;
-  return catalog.closest_format(
-      "gguf", im.weights->total_bytes * 8 / static_cast<double>(im.weights->elements));
-}
-
 // Bytes of the weights in `format_id` from the parameter count: the embedding and the head in
 // the formats the catalog says they keep (data/formats.csv embedding_format/lm_head_format).
 std::optional<double> analytic_bytes(const ParamCounts& c, const std::string& format_id,
@@ -59,8 +49,16 @@ std::string human_count(int64_t n) {
 
 }  // namespace
 
+std::string imported_weights_format(const ImportedModel& im, const Catalog& catalog) {
+  if (!im.weights_format.empty() || !im.weights || im.weights->elements <= 0 ||
+      im.weights->format != "gguf")
+    return im.weights_format;
+  return catalog.closest_format(
+      "gguf", im.weights->total_bytes * 8 / static_cast<double>(im.weights->elements));
+}
+
 json imported_to_json(const ImportedModel& im, const Catalog& catalog) {
-  const std::string format = weights_format(im, catalog);
+  const std::string format = imported_weights_format(im, catalog);
   const Model& m = im.model;
   const ParamCounts c = count_params(m);
   json model = {{"id", m.id},
@@ -150,7 +148,7 @@ json imported_to_json(const ImportedModel& im, const Catalog& catalog) {
 }
 
 std::string imported_to_text(const ImportedModel& im, const Catalog& catalog) {
-  const std::string format = weights_format(im, catalog);
+  const std::string format = imported_weights_format(im, catalog);
   const Model& m = im.model;
   const ParamCounts c = count_params(m);
   std::string s;

@@ -80,14 +80,10 @@ void resolve_model(const nlohmann::json& input, const Catalog& catalog, Scenario
         throw;
     }
     ImportedModel imported = local ? import_local_model(*local) : import_model_path(name);
+    imported_format = imported_weights_format(imported, catalog);
     s.model = std::move(imported.model);
     s.weights_file = std::move(imported.weights);
     s.notes.insert(s.notes.end(), imported.warnings.begin(), imported.warnings.end());
-    imported_format = imported.weights_format;
-    if (imported_format.empty() && s.weights_file && s.weights_file->format == "gguf" &&
-        s.weights_file->elements > 0)
-      imported_format = catalog.closest_format(
-          "gguf", s.weights_file->total_bytes * 8 / static_cast<double>(s.weights_file->elements));
     s.model_origin = local ? std::string(store_id(local->store)) : "path";
     if (local) s.notes.push_back("model found in " + s.model_origin + ": " + local->path);
     return;
@@ -100,7 +96,7 @@ void resolve_model(const nlohmann::json& input, const Catalog& catalog, Scenario
     ImportedModel imported = import_hf_config(v["hf_config"], "model.hf_config");
     s.model = std::move(imported.model);
     s.notes.insert(s.notes.end(), imported.warnings.begin(), imported.warnings.end());
-    imported_format = imported.weights_format;
+    imported_format = imported_weights_format(imported, catalog);
     s.model_origin = "hf_config";
     return;
   }
