@@ -4,6 +4,7 @@
 // the parameter count of the module tree HF builds. docs/models-catalog-notes.md sec. 2-3.
 #include <algorithm>
 #include <cmath>
+#include <map>
 #include <optional>
 #include <set>
 
@@ -192,174 +193,181 @@ std::string weights_format_of(const json& q, const std::string& where) {
   return {};
 }
 
-}  // namespace
+// The language model's config and its family: multimodal wrappers keep the language model in
+// text_config (Gemma3Config, Llama4Config, Mistral3Config, ...); some model_types read as
+// another family's layout.
+struct LanguageConfig {
+  json text;
+  std::string where, family;
+};
 
-ImportedModel import_hf_config(const json& config, const std::string& where) {
-  if (!config.is_object())
-    throw InputError(where, "must be a JSON object (a Hugging Face config.json)", "bad_input");
-  ImportedModel out;
-  std::vector<std::string>& notes = out.warnings;
-  const std::string outer_family = family_of(config);
-
-  // Multimodal wrappers keep the language model in text_config (Gemma3Config, Llama4Config,
-  // Mistral3Config, ...).
-  json text = config;
-  std::string w = where;
+LanguageConfig language_config(const json& config, const std::string& where,
+                               std::vector<std::string>& notes) {
+  LanguageConfig lc{config, where, {}};
   if (auto tc = config.find("text_config");
       tc != config.end() && tc->is_object() && !config.contains("hidden_size")) {
-    text = *tc;
-    w = where + ".text_config";
+    lc.text = *tc;
+    lc.where = where + ".text_config";
   }
-  std::string family = family_of(text);
-  if (family.empty()) family = outer_family;
-  if (family == "gemma3_text" || (family == "gemma3" && w != where)) {
-    family = "gemma3";
-    const json before = text;
-    gemma3_text_defaults(text);
-    std::vector<std::string> used;
-    for (const auto& [k, v] : text.items())
-      if (!before.contains(k) || before[k].is_null()) used.push_back(k + "=" + v.dump());
-    if (!used.empty()) {
-      std::string list;
-      for (const auto& u : used) list += (list.empty() ? "" : ", ") + u;
+  lc.family = family_of(lc.text);
+  if (lc.family.empty()) lc.family = family_of(config);
+  if (lc.family == "gemma3_text" || (lc.family == "gemma3" && lc.where != where)) {
+    lc.family = "gemma3";
+    const json before = lc.text;
+    gemma3_text_defaults(lc.text);
+    std::string list;
+    for (const auto& [k, v] : lc.text.items())
+      if (!before.contains(k) || before[k].is_null())
+        list += (list.empty() ? "" : ", ") + k + "=" + v.dump();
+    if (!list.empty())
       notes.push_back("assumed Gemma3TextConfig defaults for fields the config omits: " + list);
-    }
   }
-  if (family == "llama4_text") family = "llama4";
-  if (family == "kimi_k2") family = "deepseek_v3";
-  if (family == "qwen3_5" || family == "mistral3") family = "mistral";
+  if (lc.family == "llama4_text") lc.family = "llama4";
+  if (lc.family == "kimi_k2") lc.family = "deepseek_v3";
+  if (lc.family == "qwen3_5" || lc.family == "mistral3") lc.family = "mistral";
+  return lc;
+}
 
-  Cfg f(text, w, notes);
-  Model m;
-  m.family = family;
-  m.source = "Hugging Face config.json";
-  m.kind = "llm";
-
-  static const std::set<std::string> kKnown = {
-      "llama",       "mistral",     "mixtral",  "qwen2",  "qwen2_moe",  "qwen3",      "qwen3_moe",
-      "deepseek_v2", "deepseek_v3", "gemma",    "gemma2", "gemma3",     "phi3",       "gpt2",
-      "gpt_neox",    "gptj",        "falcon",   "bloom",  "gpt_oss",    "chatglm",    "glm",
-      "glm4",        "internlm2",   "baichuan", "llama4", "minimax",    "minimax_m2", "minimax_m1",
-      "qwen",        "yi",          "internlm", "phi",    "gpt_bigcode"};
-  const bool known = kKnown.count(family) > 0;
-  if (!known)
-    notes.push_back("unknown model_type '" + family +
-                    "': read as a Llama-style decoder (gated SiLU MLP, RMSNorm, 2 norms per layer, "
-                    "no biases) from hidden_size, num_hidden_layers, num_attention_heads, "
-                    "num_key_value_heads, intermediate_size and vocab_size");
-
-  // Sizes, under the key spellings of each family.
+// Sizes, under the key spellings of each family, and the Llama-style defaults of the layout.
+void read_sizes(const Cfg& f, Model& m) {
   m.hidden_size = f.req_int({"hidden_size", "n_embd", "n_embed", "d_model"});
   m.num_layers = f.req_int({"num_hidden_layers", "n_layer", "num_layers"});
   m.num_heads = f.req_int({"num_attention_heads", "n_head"});
-  m.vocab_size = family == "chatglm" ? f.req_int({"padded_vocab_size", "vocab_size"})
-                                     : f.req_int({"vocab_size", "padded_vocab_size"});
+  m.vocab_size = m.family == "chatglm" ? f.req_int({"padded_vocab_size", "vocab_size"})
+                                       : f.req_int({"vocab_size", "padded_vocab_size"});
   if (m.hidden_size <= 0 || m.num_layers <= 0 || m.num_heads <= 0 || m.vocab_size <= 0)
-    throw InputError(w,
+    throw InputError(f.where(),
                      "hidden_size, num_hidden_layers, num_attention_heads and vocab_size must "
                      "be positive",
                      "bad_input");
   if (m.num_layers > kMaxLayers)
-    throw InputError(w + ".num_hidden_layers", "is implausibly large", "bad_input");
-  const int64_t d = m.hidden_size, L = m.num_layers, H = m.num_heads;
+    throw InputError(f.where() + ".num_hidden_layers", "is implausibly large", "bad_input");
+  const int64_t d = m.hidden_size, H = m.num_heads;
   m.num_kv_heads = f.int_or({"num_key_value_heads", "num_kv_heads", "multi_query_group_num"}, H);
   m.head_dim = f.int_or({"head_dim", "kv_channels"}, d / H);
   if (!f.has("head_dim") && !f.has("kv_channels") && d % H != 0)
-    notes.push_back("hidden_size is not a multiple of num_attention_heads; head_dim = " +
-                    std::to_string(m.head_dim) + " assumed");
+    f.note("hidden_size is not a multiple of num_attention_heads; head_dim = " +
+           std::to_string(m.head_dim) + " assumed");
   m.max_position_embeddings = f.int_or({"max_position_embeddings", "n_positions", "seq_length"}, 0);
   m.intermediate_size = f.int_or({"intermediate_size", "ffn_hidden_size", "n_inner"}, 0);
-
-  // Llama-style defaults; the families below change what differs.
   m.gated_mlp = true;
   m.layer_norm = false;
   m.norms_per_layer = 2;
   m.tied_embeddings = f.flag("tie_word_embeddings", false);
-  const bool attention_bias = f.flag("attention_bias", false);
+}
 
-  if (family == "llama" || family == "yi" || family == "mistral" || family == "mixtral" ||
-      family == "internlm" || !known) {
-    // LlamaAttention: q/k/v/o_proj bias=config.attention_bias; LlamaMLP bias=config.mlp_bias.
-    m.qkv_bias = m.o_bias = attention_bias;
-    m.mlp_bias = f.flag("mlp_bias", false);
-    if (family == "internlm") m.qkv_bias = m.o_bias = f.flag("bias", true);
-  } else if (family == "qwen2" || family == "qwen2_moe") {
-    m.qkv_bias = true;  // Qwen2Attention: q/k/v_proj bias=True, o_proj bias=False
-  } else if (family == "qwen3" || family == "qwen3_moe") {
-    m.qkv_bias = m.o_bias = attention_bias;
-    m.qk_norm = "per_head";  // Qwen3Attention q_norm/k_norm: RMSNorm(head_dim)
-  } else if (family == "gemma" || family == "gemma2" || family == "gemma3") {
-    m.tied_embeddings = f.flag("tie_word_embeddings", true);
-    m.qkv_bias = m.o_bias = attention_bias;
-    if (family != "gemma") m.norms_per_layer = 4;  // pre/post attention and pre/post FFN norms
-    if (family == "gemma3") m.qk_norm = "per_head";
-  } else if (family == "phi3") {
-    // Phi3Attention qkv_proj and o_proj have no bias; gate_up_proj is fused (same count).
-  } else if (family == "gpt2" || family == "gpt_bigcode") {
-    // GPT2Block: ln_1, Conv1D c_attn/c_proj with bias, ln_2, Conv1D c_fc/c_proj; wpe positions.
-    // GPTBigCodeBlock keeps the layout; with multi_query its fused c_attn projects to
-    // d + 2 x head_dim (one shared key/value head).
-    if (family == "gpt_bigcode") m.num_kv_heads = f.flag("multi_query", true) ? 1 : H;
-    m.intermediate_size = f.int_or({"n_inner"}, 4 * d);
-    if (m.intermediate_size == 0) m.intermediate_size = 4 * d;
-    m.gated_mlp = false;
-    m.layer_norm = true;
-    m.qkv_bias = m.o_bias = m.mlp_bias = true;
-    m.tied_embeddings = f.flag("tie_word_embeddings", true);
-    m.learned_pos_embeddings = f.int_or({"n_positions", "max_position_embeddings"}, 1024);
-  } else if (family == "gpt_neox") {
-    // GPTNeoXLayer: query_key_value/dense bias=config.attention_bias (default True), MLP biases,
-    // input_layernorm + post_attention_layernorm, untied embed_out.
-    m.gated_mlp = false;
-    m.layer_norm = true;
-    m.qkv_bias = m.o_bias = f.flag("attention_bias", true);
-    m.mlp_bias = true;
-    m.parallel_residual = f.flag("use_parallel_residual", true);
-  } else if (family == "gptj") {
-    // GPTJBlock: one ln_1 shared by the parallel attention and MLP; q/k/v/out_proj without
-    // bias; fc_in/fc_out with bias; lm_head with bias.
-    m.intermediate_size = f.int_or({"n_inner"}, 4 * d);
-    if (m.intermediate_size == 0) m.intermediate_size = 4 * d;
-    m.gated_mlp = false;
-    m.layer_norm = true;
-    m.norms_per_layer = 1;
-    m.mlp_bias = true;
-    m.lm_head_bias = true;
-    m.parallel_residual = true;
-  } else if (family == "falcon") {
-    // FalconDecoderLayer: query_key_value/dense/dense_h_to_4h/dense_4h_to_h bias=config.bias;
-    // new_decoder_architecture: num_kv_heads groups and ln_attn + ln_mlp
-    // (num_ln_in_parallel_attn, default 2); else multi_query -> 1 KV head and one
-    // input_layernorm when parallel_attn.
-    m.gated_mlp = false;
-    m.layer_norm = true;
-    const bool bias = f.flag("bias", false);
-    m.qkv_bias = m.o_bias = m.mlp_bias = bias;
-    m.tied_embeddings = f.flag("tie_word_embeddings", true);
-    m.intermediate_size = f.int_or({"ffn_hidden_size"}, 4 * d);
-    const bool new_arch = f.flag("new_decoder_architecture", false);
-    const bool parallel = f.flag("parallel_attn", true);
-    m.parallel_residual = parallel || new_arch;
-    if (new_arch) {
-      m.num_kv_heads = f.int_or({"num_kv_heads", "n_head_kv"}, H);
-      m.norms_per_layer = f.int_or({"num_ln_in_parallel_attn"}, 2);
-    } else {
-      m.num_kv_heads = f.flag("multi_query", true) ? 1 : H;
-      m.norms_per_layer = parallel ? 1 : 2;
-    }
-  } else if (family == "bloom") {
-    // BloomBlock: LayerNorms, biased query_key_value/dense/dense_h_to_4h/dense_4h_to_h, 4h MLP;
-    // word_embeddings_layernorm after the embedding; tied head; ALiBi (no position params).
-    m.intermediate_size = 4 * d;
-    m.gated_mlp = false;
-    m.layer_norm = true;
-    m.qkv_bias = m.o_bias = m.mlp_bias = true;
-    m.extra_embed_norms = 1;
-    m.tied_embeddings = f.flag("tie_word_embeddings", true);
-  } else if (family == "gpt_oss") {
-    m.qkv_bias = m.o_bias = f.flag("attention_bias", true);
-    m.attention_sinks = true;  // GptOssAttention.sinks: one learned logit per head
-  } else if (family == "chatglm" && f.has("inner_hidden_size")) {
+// What each family builds differently from the Llama defaults: biases, norms, MLP shape, KV
+// heads. Known families that keep the defaults have no function in the table (phi3: qkv_proj
+// and o_proj without bias, gate_up_proj fused, the same count; baichuan: W_pack and o_proj
+// without bias, NormHead a plain V x d weight; minimax_m1).
+using FamilyLayout = void (*)(const Cfg&, Model&, const std::string& family, bool attention_bias);
+
+void llama_layout(const Cfg& f, Model& m, const std::string& family, bool attention_bias) {
+  // LlamaAttention: q/k/v/o_proj bias=config.attention_bias; LlamaMLP bias=config.mlp_bias.
+  m.qkv_bias = m.o_bias = attention_bias;
+  m.mlp_bias = f.flag("mlp_bias", false);
+  if (family == "internlm") m.qkv_bias = m.o_bias = f.flag("bias", true);
+}
+
+void qwen2_layout(const Cfg&, Model& m, const std::string&, bool) {
+  m.qkv_bias = true;  // Qwen2Attention: q/k/v_proj bias=True, o_proj bias=False
+}
+
+void qwen3_layout(const Cfg&, Model& m, const std::string&, bool attention_bias) {
+  m.qkv_bias = m.o_bias = attention_bias;
+  m.qk_norm = "per_head";  // Qwen3Attention q_norm/k_norm: RMSNorm(head_dim)
+}
+
+void gemma_layout(const Cfg& f, Model& m, const std::string& family, bool attention_bias) {
+  m.tied_embeddings = f.flag("tie_word_embeddings", true);
+  m.qkv_bias = m.o_bias = attention_bias;
+  if (family != "gemma") m.norms_per_layer = 4;  // pre/post attention and pre/post FFN norms
+  if (family == "gemma3") m.qk_norm = "per_head";
+}
+
+void gpt2_layout(const Cfg& f, Model& m, const std::string& family, bool) {
+  const int64_t d = m.hidden_size, H = m.num_heads;
+  // GPT2Block: ln_1, Conv1D c_attn/c_proj with bias, ln_2, Conv1D c_fc/c_proj; wpe positions.
+  // GPTBigCodeBlock keeps the layout; with multi_query its fused c_attn projects to
+  // d + 2 x head_dim (one shared key/value head).
+  if (family == "gpt_bigcode") m.num_kv_heads = f.flag("multi_query", true) ? 1 : H;
+  m.intermediate_size = f.int_or({"n_inner"}, 4 * d);
+  if (m.intermediate_size == 0) m.intermediate_size = 4 * d;
+  m.gated_mlp = false;
+  m.layer_norm = true;
+  m.qkv_bias = m.o_bias = m.mlp_bias = true;
+  m.tied_embeddings = f.flag("tie_word_embeddings", true);
+  m.learned_pos_embeddings = f.int_or({"n_positions", "max_position_embeddings"}, 1024);
+}
+
+void gpt_neox_layout(const Cfg& f, Model& m, const std::string&, bool) {
+  // GPTNeoXLayer: query_key_value/dense bias=config.attention_bias (default True), MLP biases,
+  // input_layernorm + post_attention_layernorm, untied embed_out.
+  m.gated_mlp = false;
+  m.layer_norm = true;
+  m.qkv_bias = m.o_bias = f.flag("attention_bias", true);
+  m.mlp_bias = true;
+  m.parallel_residual = f.flag("use_parallel_residual", true);
+}
+
+void gptj_layout(const Cfg& f, Model& m, const std::string&, bool) {
+  const int64_t d = m.hidden_size;
+  // GPTJBlock: one ln_1 shared by the parallel attention and MLP; q/k/v/out_proj without
+  // bias; fc_in/fc_out with bias; lm_head with bias.
+  m.intermediate_size = f.int_or({"n_inner"}, 4 * d);
+  if (m.intermediate_size == 0) m.intermediate_size = 4 * d;
+  m.gated_mlp = false;
+  m.layer_norm = true;
+  m.norms_per_layer = 1;
+  m.mlp_bias = true;
+  m.lm_head_bias = true;
+  m.parallel_residual = true;
+}
+
+void falcon_layout(const Cfg& f, Model& m, const std::string&, bool) {
+  const int64_t d = m.hidden_size, H = m.num_heads;
+  // FalconDecoderLayer: query_key_value/dense/dense_h_to_4h/dense_4h_to_h bias=config.bias;
+  // new_decoder_architecture: num_kv_heads groups and ln_attn + ln_mlp
+  // (num_ln_in_parallel_attn, default 2); else multi_query -> 1 KV head and one
+  // input_layernorm when parallel_attn.
+  m.gated_mlp = false;
+  m.layer_norm = true;
+  const bool bias = f.flag("bias", false);
+  m.qkv_bias = m.o_bias = m.mlp_bias = bias;
+  m.tied_embeddings = f.flag("tie_word_embeddings", true);
+  m.intermediate_size = f.int_or({"ffn_hidden_size"}, 4 * d);
+  const bool new_arch = f.flag("new_decoder_architecture", false);
+  const bool parallel = f.flag("parallel_attn", true);
+  m.parallel_residual = parallel || new_arch;
+  if (new_arch) {
+    m.num_kv_heads = f.int_or({"num_kv_heads", "n_head_kv"}, H);
+    m.norms_per_layer = f.int_or({"num_ln_in_parallel_attn"}, 2);
+  } else {
+    m.num_kv_heads = f.flag("multi_query", true) ? 1 : H;
+    m.norms_per_layer = parallel ? 1 : 2;
+  }
+}
+
+void bloom_layout(const Cfg& f, Model& m, const std::string&, bool) {
+  const int64_t d = m.hidden_size;
+  // BloomBlock: LayerNorms, biased query_key_value/dense/dense_h_to_4h/dense_4h_to_h, 4h MLP;
+  // word_embeddings_layernorm after the embedding; tied head; ALiBi (no position params).
+  m.intermediate_size = 4 * d;
+  m.gated_mlp = false;
+  m.layer_norm = true;
+  m.qkv_bias = m.o_bias = m.mlp_bias = true;
+  m.extra_embed_norms = 1;
+  m.tied_embeddings = f.flag("tie_word_embeddings", true);
+}
+
+void gpt_oss_layout(const Cfg& f, Model& m, const std::string&, bool) {
+  m.qkv_bias = m.o_bias = f.flag("attention_bias", true);
+  m.attention_sinks = true;  // GptOssAttention.sinks: one learned logit per head
+}
+
+void chatglm_layout(const Cfg& f, Model& m, const std::string&, bool) {
+  const int64_t d = m.hidden_size, H = m.num_heads;
+  if (f.has("inner_hidden_size")) {
     // ChatGLM-6B v1 (THUDM/chatglm-6b modeling_chatglm.py): GLMBlock with LayerNorm before
     // attention and MLP, query_key_value/dense/dense_h_to_4h/dense_4h_to_h all with bias, GELU
     // MLP of inner_hidden_size, MHA, word embeddings shared with the output layer.
@@ -370,7 +378,7 @@ ImportedModel import_hf_config(const json& config, const std::string& where) {
     m.intermediate_size = f.req_int({"inner_hidden_size"});
     m.tied_embeddings = true;
     m.max_position_embeddings = f.int_or({"max_sequence_length"}, 2048);
-  } else if (family == "chatglm") {
+  } else {
     // ChatGLM remote code (modeling_chatglm.py): query_key_value bias = add_bias_linear or
     // add_qkv_bias; dense and MLP bias = add_bias_linear; dense_h_to_4h is 2*ffn (SwiGLU).
     const bool linear_bias = f.flag("add_bias_linear", false);
@@ -383,141 +391,232 @@ ImportedModel import_hf_config(const json& config, const std::string& where) {
       m.num_kv_heads = H;
     m.head_dim = f.int_or({"kv_channels"}, d / H);
     m.intermediate_size = f.req_int({"ffn_hidden_size"});
-    if (!f.flag("post_layer_norm", true))
-      notes.push_back("post_layer_norm=false: final norm still counted");
-  } else if (family == "glm" || family == "glm4") {
-    // GlmAttention: q/k/v bias=config.attention_bias (default True), o_proj no bias; Glm4 adds
-    // post_self_attn_layernorm and post_mlp_layernorm.
-    m.qkv_bias = f.flag("attention_bias", true);
-    if (family == "glm4") m.norms_per_layer = 4;
-  } else if (family == "internlm2") {
-    // InternLM2Attention: wqkv and wo bias=config.bias (default True in the class, False in
-    // released configs); feed_forward w1/w3/w2 without bias.
-    m.qkv_bias = m.o_bias = f.flag("bias", true);
-  } else if (family == "baichuan") {
-    // Baichuan W_pack and o_proj without bias; NormHead is a plain V x d weight.
-  } else if (family == "qwen") {
-    // Qwen v1 (modeling_qwen.py): c_attn Linear(d, 3d, bias=True), c_proj no bias, MLP w1/w2
-    // each intermediate_size/2 wide, mlp.c_proj back; ln_1, ln_2 RMSNorm.
-    m.qkv_bias = true;
-    m.num_kv_heads = H;
-    m.head_dim = f.int_or({"kv_channels"}, d / H);
-    m.intermediate_size = f.req_int({"intermediate_size"}) / 2;
-    // QWenLMHeadModel.forward takes CrossEntropyLoss of the 16-bit logits, no fp32 upcast.
-    m.loss_upcast_fp32 = false;
-  } else if (family == "llama4") {
-    m.qkv_bias = m.o_bias = attention_bias;  // use_qk_norm is a parameter-free L2 norm
-  } else if (family == "minimax_m2" || family == "minimax") {
-    if (f.flag("use_qk_norm", false))
-      m.qk_norm = f.str("qk_norm_type") == "per_head" ? "per_head" : "per_layer";
-  } else if (family == "deepseek_v2" || family == "deepseek_v3") {
-    m.qkv_bias = m.o_bias = attention_bias;
-  } else if (family == "phi") {
-    notes.push_back("phi (v1/v2) uses LayerNorm with a parallel block; counted approximately");
-    m.gated_mlp = false;
-    m.layer_norm = true;
-    m.norms_per_layer = 1;
-    m.qkv_bias = m.o_bias = m.mlp_bias = m.lm_head_bias = true;
+    if (!f.flag("post_layer_norm", true)) f.note("post_layer_norm=false: final norm still counted");
   }
+}
 
-  // Multi-head latent attention (DeepseekV2Attention / DeepseekV3Attention).
-  if (family == "deepseek_v2" || family == "deepseek_v3") {
-    MlaDims a;
-    a.q_lora_rank = f.int_or({"q_lora_rank"}, 0);
-    a.kv_lora_rank = f.req_int({"kv_lora_rank"});
-    a.qk_nope_head_dim = f.req_int({"qk_nope_head_dim"});
-    a.qk_rope_head_dim = f.req_int({"qk_rope_head_dim"});
-    a.v_head_dim = f.req_int({"v_head_dim"});
-    m.mla = a;
-    m.head_dim = a.qk_nope_head_dim + a.qk_rope_head_dim;
-    m.attention_type = "MLA";
-  }
+void glm_layout(const Cfg& f, Model& m, const std::string& family, bool) {
+  // GlmAttention: q/k/v bias=config.attention_bias (default True), o_proj no bias; Glm4 adds
+  // post_self_attn_layernorm and post_mlp_layernorm.
+  m.qkv_bias = f.flag("attention_bias", true);
+  if (family == "glm4") m.norms_per_layer = 4;
+}
 
-  // Mixture of experts: which layers, how many experts, how wide.
-  if (family == "mixtral" || family == "gpt_oss" || family == "minimax" || family == "minimax_m2" ||
-      family == "minimax_m1") {
-    m.num_experts = f.req_int({"num_local_experts"});
-    m.experts_per_token = f.req_int({"num_experts_per_tok", "experts_per_token"});
-    m.moe_intermediate_size = f.req_int({"intermediate_size"});
-    m.num_moe_layers = L;
-    if (family == "gpt_oss")
-      m.router_bias = m.expert_bias = true;  // GptOssTopKRouter, GptOssExperts
-    if (family == "minimax_m2") m.router_bias = f.flag("use_routing_bias", true);
-    if (auto shared = f.opt_int({"shared_intermediate_size"}); shared && *shared > 0) {
-      m.shared_expert_intermediate_size = *shared;
-      m.num_shared_experts = 1;
-    }
-  } else if (family == "qwen2_moe" || family == "qwen3_moe") {
-    // Qwen2MoeDecoderLayer: sparse iff layer not in mlp_only_layers and num_experts > 0 and
-    // (i + 1) % decoder_sparse_step == 0.
-    m.num_experts = f.int_or({"num_experts"}, 0);
-    if (m.num_experts > 0) {
-      m.experts_per_token = f.req_int({"num_experts_per_tok"});
-      m.moe_intermediate_size = f.req_int({"moe_intermediate_size"});
-      const int64_t step = std::max<int64_t>(1, f.int_or({"decoder_sparse_step"}, 1));
-      const auto list = f.int_list("mlp_only_layers").value_or(std::vector<int64_t>{});
-      const std::set<int64_t> mlp_only(list.begin(), list.end());
-      m.num_moe_layers =
-          count_layers(L, [&](int64_t i) { return !mlp_only.count(i) && (i + 1) % step == 0; });
-      if (family == "qwen2_moe") {
-        m.shared_expert_intermediate_size = f.int_or({"shared_expert_intermediate_size"}, 0);
-        if (m.shared_expert_intermediate_size > 0) {
-          m.num_shared_experts = 1;
-          notes.push_back("shared_expert_gate (hidden_size parameters per MoE layer, " +
-                          std::to_string(d * m.num_moe_layers) + " in all) is not counted");
-        }
-      }
-    }
-  } else if (family == "deepseek_v2" || family == "deepseek_v3") {
-    // DeepseekV3DecoderLayer: MoE iff n_routed_experts and i >= first_k_dense_replace and
-    // i % moe_layer_freq == 0; shared experts n_shared_experts x moe_intermediate_size wide.
-    m.num_experts = f.int_or({"n_routed_experts"}, 0);
-    if (m.num_experts > 0) {
-      m.experts_per_token = f.req_int({"num_experts_per_tok"});
-      m.moe_intermediate_size = f.req_int({"moe_intermediate_size"});
-      m.num_shared_experts = f.int_or({"n_shared_experts"}, 0);
-      m.shared_expert_intermediate_size = m.num_shared_experts * m.moe_intermediate_size;
-      const int64_t first_dense = f.int_or({"first_k_dense_replace"}, 0);
-      const int64_t freq = std::max<int64_t>(1, f.int_or({"moe_layer_freq"}, 1));
-      m.num_moe_layers =
-          count_layers(L, [&](int64_t i) { return i >= first_dense && i % freq == 0; });
-      // DeepseekV3TopkRouter always holds e_score_correction_bias; V2's MoEGate only with
-      // topk_method "noaux_tc".
-      m.router_bias = family == "deepseek_v3" || f.str("topk_method") == "noaux_tc";
-    }
-  } else if (family == "llama4") {
-    // Llama4TextConfig: moe_layers default range(step-1, L, step); Llama4TextMoe has one
-    // shared expert of intermediate_size; dense layers use intermediate_size_mlp.
-    m.num_experts = f.req_int({"num_local_experts"});
-    m.experts_per_token = f.req_int({"num_experts_per_tok"});
-    m.moe_intermediate_size = m.intermediate_size;
-    m.shared_expert_intermediate_size = m.intermediate_size;
+void internlm2_layout(const Cfg& f, Model& m, const std::string&, bool) {
+  // InternLM2Attention: wqkv and wo bias=config.bias (default True in the class, False in
+  // released configs); feed_forward w1/w3/w2 without bias.
+  m.qkv_bias = m.o_bias = f.flag("bias", true);
+}
+
+void qwen_layout(const Cfg& f, Model& m, const std::string&, bool) {
+  const int64_t d = m.hidden_size, H = m.num_heads;
+  // Qwen v1 (modeling_qwen.py): c_attn Linear(d, 3d, bias=True), c_proj no bias, MLP w1/w2
+  // each intermediate_size/2 wide, mlp.c_proj back; ln_1, ln_2 RMSNorm.
+  m.qkv_bias = true;
+  m.num_kv_heads = H;
+  m.head_dim = f.int_or({"kv_channels"}, d / H);
+  m.intermediate_size = f.req_int({"intermediate_size"}) / 2;
+  // QWenLMHeadModel.forward takes CrossEntropyLoss of the 16-bit logits, no fp32 upcast.
+  m.loss_upcast_fp32 = false;
+}
+
+void llama4_layout(const Cfg&, Model& m, const std::string&, bool attention_bias) {
+  m.qkv_bias = m.o_bias = attention_bias;  // use_qk_norm is a parameter-free L2 norm
+}
+
+void minimax_layout(const Cfg& f, Model& m, const std::string&, bool) {
+  if (f.flag("use_qk_norm", false))
+    m.qk_norm = f.str("qk_norm_type") == "per_head" ? "per_head" : "per_layer";
+}
+
+void deepseek_layout(const Cfg&, Model& m, const std::string&, bool attention_bias) {
+  m.qkv_bias = m.o_bias = attention_bias;
+}
+
+void phi_layout(const Cfg& f, Model& m, const std::string&, bool) {
+  f.note("phi (v1/v2) uses LayerNorm with a parallel block; counted approximately");
+  m.gated_mlp = false;
+  m.layer_norm = true;
+  m.norms_per_layer = 1;
+  m.qkv_bias = m.o_bias = m.mlp_bias = m.lm_head_bias = true;
+}
+
+// model_type -> its layout (nullptr: the Llama defaults as they are).
+const std::map<std::string, FamilyLayout, std::less<>>& family_layouts() {
+  static const std::map<std::string, FamilyLayout, std::less<>> table = {
+      {"llama", llama_layout},
+      {"yi", llama_layout},
+      {"mistral", llama_layout},
+      {"mixtral", llama_layout},
+      {"internlm", llama_layout},
+      {"qwen2", qwen2_layout},
+      {"qwen2_moe", qwen2_layout},
+      {"qwen3", qwen3_layout},
+      {"qwen3_moe", qwen3_layout},
+      {"gemma", gemma_layout},
+      {"gemma2", gemma_layout},
+      {"gemma3", gemma_layout},
+      {"phi3", nullptr},
+      {"gpt2", gpt2_layout},
+      {"gpt_bigcode", gpt2_layout},
+      {"gpt_neox", gpt_neox_layout},
+      {"gptj", gptj_layout},
+      {"falcon", falcon_layout},
+      {"bloom", bloom_layout},
+      {"gpt_oss", gpt_oss_layout},
+      {"chatglm", chatglm_layout},
+      {"glm", glm_layout},
+      {"glm4", glm_layout},
+      {"internlm2", internlm2_layout},
+      {"baichuan", nullptr},
+      {"qwen", qwen_layout},
+      {"llama4", llama4_layout},
+      {"minimax", minimax_layout},
+      {"minimax_m2", minimax_layout},
+      {"minimax_m1", nullptr},
+      {"deepseek_v2", deepseek_layout},
+      {"deepseek_v3", deepseek_layout},
+      {"phi", phi_layout},
+  };
+  return table;
+}
+
+// Multi-head latent attention (DeepseekV2Attention / DeepseekV3Attention).
+void read_latent_attention(const Cfg& f, Model& m) {
+  if (m.family != "deepseek_v2" && m.family != "deepseek_v3") return;
+  MlaDims a;
+  a.q_lora_rank = f.int_or({"q_lora_rank"}, 0);
+  a.kv_lora_rank = f.req_int({"kv_lora_rank"});
+  a.qk_nope_head_dim = f.req_int({"qk_nope_head_dim"});
+  a.qk_rope_head_dim = f.req_int({"qk_rope_head_dim"});
+  a.v_head_dim = f.req_int({"v_head_dim"});
+  m.mla = a;
+  m.head_dim = a.qk_nope_head_dim + a.qk_rope_head_dim;
+  m.attention_type = "MLA";
+}
+
+// Mixtral, gpt-oss and MiniMax: every layer holds num_local_experts experts.
+void every_layer_experts(const Cfg& f, Model& m) {
+  m.num_experts = f.req_int({"num_local_experts"});
+  m.experts_per_token = f.req_int({"num_experts_per_tok", "experts_per_token"});
+  m.moe_intermediate_size = f.req_int({"intermediate_size"});
+  m.num_moe_layers = m.num_layers;
+  if (m.family == "gpt_oss")
+    m.router_bias = m.expert_bias = true;  // GptOssTopKRouter, GptOssExperts
+  if (m.family == "minimax_m2") m.router_bias = f.flag("use_routing_bias", true);
+  if (auto shared = f.opt_int({"shared_intermediate_size"}); shared && *shared > 0) {
+    m.shared_expert_intermediate_size = *shared;
     m.num_shared_experts = 1;
-    const int64_t step = std::max<int64_t>(1, f.int_or({"interleave_moe_layer_step"}, 1));
-    if (auto layers = f.int_list("moe_layers"); layers && !layers->empty()) {
-      std::set<int64_t> uniq;
-      for (int64_t i : *layers)
-        if (i < L) uniq.insert(i);
-      m.num_moe_layers = static_cast<int64_t>(uniq.size());
-    } else {
-      m.num_moe_layers = count_layers(L, [&](int64_t i) { return i % step == step - 1; });
-    }
-    m.dense_intermediate_size = f.int_or({"intermediate_size_mlp"}, m.intermediate_size);
   }
+}
+
+// Qwen2MoeDecoderLayer: sparse iff layer not in mlp_only_layers and num_experts > 0 and
+// (i + 1) % decoder_sparse_step == 0.
+void qwen_moe_experts(const Cfg& f, Model& m) {
+  m.num_experts = f.int_or({"num_experts"}, 0);
+  if (m.num_experts <= 0) return;
+  m.experts_per_token = f.req_int({"num_experts_per_tok"});
+  m.moe_intermediate_size = f.req_int({"moe_intermediate_size"});
+  const int64_t step = std::max<int64_t>(1, f.int_or({"decoder_sparse_step"}, 1));
+  const auto list = f.int_list("mlp_only_layers").value_or(std::vector<int64_t>{});
+  const std::set<int64_t> mlp_only(list.begin(), list.end());
+  m.num_moe_layers = count_layers(
+      m.num_layers, [&](int64_t i) { return !mlp_only.count(i) && (i + 1) % step == 0; });
+  if (m.family != "qwen2_moe") return;
+  m.shared_expert_intermediate_size = f.int_or({"shared_expert_intermediate_size"}, 0);
+  if (m.shared_expert_intermediate_size > 0) {
+    m.num_shared_experts = 1;
+    f.note("shared_expert_gate (hidden_size parameters per MoE layer, " +
+           std::to_string(m.hidden_size * m.num_moe_layers) + " in all) is not counted");
+  }
+}
+
+// DeepseekV3DecoderLayer: MoE iff n_routed_experts and i >= first_k_dense_replace and
+// i % moe_layer_freq == 0; shared experts n_shared_experts x moe_intermediate_size wide.
+void deepseek_experts(const Cfg& f, Model& m) {
+  m.num_experts = f.int_or({"n_routed_experts"}, 0);
+  if (m.num_experts <= 0) return;
+  m.experts_per_token = f.req_int({"num_experts_per_tok"});
+  m.moe_intermediate_size = f.req_int({"moe_intermediate_size"});
+  m.num_shared_experts = f.int_or({"n_shared_experts"}, 0);
+  m.shared_expert_intermediate_size = m.num_shared_experts * m.moe_intermediate_size;
+  const int64_t first_dense = f.int_or({"first_k_dense_replace"}, 0);
+  const int64_t freq = std::max<int64_t>(1, f.int_or({"moe_layer_freq"}, 1));
+  m.num_moe_layers =
+      count_layers(m.num_layers, [&](int64_t i) { return i >= first_dense && i % freq == 0; });
+  // DeepseekV3TopkRouter always holds e_score_correction_bias; V2's MoEGate only with
+  // topk_method "noaux_tc".
+  m.router_bias = m.family == "deepseek_v3" || f.str("topk_method") == "noaux_tc";
+}
+
+// Llama4TextConfig: moe_layers default range(step-1, L, step); Llama4TextMoe has one shared
+// expert of intermediate_size; dense layers use intermediate_size_mlp.
+void llama4_experts(const Cfg& f, Model& m) {
+  const int64_t L = m.num_layers;
+  m.num_experts = f.req_int({"num_local_experts"});
+  m.experts_per_token = f.req_int({"num_experts_per_tok"});
+  m.moe_intermediate_size = m.intermediate_size;
+  m.shared_expert_intermediate_size = m.intermediate_size;
+  m.num_shared_experts = 1;
+  const int64_t step = std::max<int64_t>(1, f.int_or({"interleave_moe_layer_step"}, 1));
+  if (auto layers = f.int_list("moe_layers"); layers && !layers->empty()) {
+    std::set<int64_t> uniq;
+    for (int64_t i : *layers)
+      if (i < L) uniq.insert(i);
+    m.num_moe_layers = static_cast<int64_t>(uniq.size());
+  } else {
+    m.num_moe_layers = count_layers(L, [&](int64_t i) { return i % step == step - 1; });
+  }
+  m.dense_intermediate_size = f.int_or({"intermediate_size_mlp"}, m.intermediate_size);
+}
+
+// Mixture of experts: which layers, how many experts, how wide.
+void read_experts(const Cfg& f, Model& m) {
+  const std::string& family = m.family;
+  if (family == "mixtral" || family == "gpt_oss" || family == "minimax" || family == "minimax_m2" ||
+      family == "minimax_m1")
+    every_layer_experts(f, m);
+  else if (family == "qwen2_moe" || family == "qwen3_moe")
+    qwen_moe_experts(f, m);
+  else if (family == "deepseek_v2" || family == "deepseek_v3")
+    deepseek_experts(f, m);
+  else if (family == "llama4")
+    llama4_experts(f, m);
   if (m.num_experts > 0) {
     if (m.experts_per_token <= 0 || m.experts_per_token > m.num_experts)
-      throw InputError(w + ".num_experts_per_tok", "must be between 1 and the number of experts",
-                       "bad_input");
-    m.num_dense_layers = L - m.num_moe_layers;
+      throw InputError(f.where() + ".num_experts_per_tok",
+                       "must be between 1 and the number of experts", "bad_input");
+    m.num_dense_layers = m.num_layers - m.num_moe_layers;
     if (m.dense_intermediate_size == 0) m.dense_intermediate_size = m.intermediate_size;
   }
+}
 
-  // Local attention: which layers see a window (or chunk) rather than the whole context.
-  const auto layer_type_count = [&](std::string_view t) {
-    return f.count_in_list("layer_types", t);
-  };
+// Sliding windows by family when layer_types does not list them.
+int64_t window_layers_of_family(const Cfg& f, const Model& m) {
+  const std::string& family = m.family;
+  const int64_t L = m.num_layers;
+  if (family == "mistral" || family == "mixtral" || family == "phi3") return L;
+  if (family == "qwen2" || family == "qwen2_moe" || family == "qwen3" || family == "qwen3_moe") {
+    // Qwen2Config: sliding_attention iff use_sliding_window and i >= max_window_layers.
+    if (!f.flag("use_sliding_window", false)) return 0;
+    const int64_t first = f.int_or({"max_window_layers"}, L);
+    return count_layers(L, [&](int64_t i) { return i >= first; });
+  }
+  if (family == "gemma2" || family == "gpt_oss")
+    return count_layers(L, [](int64_t i) { return i % 2 == 0; });
+  if (family == "gemma3") {
+    const int64_t pattern = std::max<int64_t>(1, f.int_or({"sliding_window_pattern"}, 6));
+    return count_layers(L, [&](int64_t i) { return (i + 1) % pattern != 0; });
+  }
+  return 0;
+}
+
+// Local attention: which layers see a window (or chunk) rather than the whole context; and
+// MiniMax's linear-attention layers.
+void read_local_attention(const Cfg& f, Model& m) {
+  const int64_t L = m.num_layers;
   const int64_t window = f.int_or({"sliding_window"}, 0);
-  if (family == "llama4") {
+  if (m.family == "llama4") {
     // Llama4TextConfig: no_rope_layers[i] == 1 marks a RoPE layer, which uses chunked attention;
     // default: every no_rope_layer_interval-th (4th) layer is a global NoPE layer.
     m.sliding_window = f.int_or({"attention_chunk_size"}, 0);
@@ -529,59 +628,79 @@ ImportedModel import_hf_config(const json& config, const std::string& where) {
       else
         m.num_window_layers = count_layers(L, [&](int64_t i) { return (i + 1) % interval != 0; });
     }
-  } else if (auto typed = layer_type_count("sliding_attention"); typed && window > 0) {
+  } else if (auto typed = f.count_in_list("layer_types", "sliding_attention");
+             typed && window > 0) {
     m.sliding_window = window;
     m.num_window_layers = *typed;
   } else if (window > 0) {
     m.sliding_window = window;
-    if (family == "mistral" || family == "mixtral" || family == "phi3") {
-      m.num_window_layers = L;
-    } else if (family == "qwen2" || family == "qwen2_moe" || family == "qwen3" ||
-               family == "qwen3_moe") {
-      // Qwen2Config: sliding_attention iff use_sliding_window and i >= max_window_layers.
-      if (f.flag("use_sliding_window", false)) {
-        const int64_t first = f.int_or({"max_window_layers"}, L);
-        m.num_window_layers = count_layers(L, [&](int64_t i) { return i >= first; });
-      }
-    } else if (family == "gemma2" || family == "gpt_oss") {
-      m.num_window_layers = count_layers(L, [](int64_t i) { return i % 2 == 0; });
-    } else if (family == "gemma3") {
-      const int64_t pattern = std::max<int64_t>(1, f.int_or({"sliding_window_pattern"}, 6));
-      m.num_window_layers = count_layers(L, [&](int64_t i) { return (i + 1) % pattern != 0; });
-    }
+    m.num_window_layers = window_layers_of_family(f, m);
     if (m.num_window_layers == 0) m.sliding_window = 0;
   }
-  if (family == "minimax" || family == "minimax_m1") {
+  if (m.family == "minimax" || m.family == "minimax_m1") {
     // MiniMaxConfig.layer_types / attn_type_list: 0 = lightning (linear) attention.
-    if (auto lin = layer_type_count("linear_attention"))
+    if (auto lin = f.count_in_list("layer_types", "linear_attention"))
       m.num_linear_layers = *lin;
     else if (auto types = f.int_list("attn_type_list"))
       m.num_linear_layers = std::count(types->begin(), types->end(), int64_t{0});
     if (m.num_linear_layers > 0)
-      notes.push_back(
+      f.note(
           "lightning-attention layers have parameters the counter does not model; the "
           "count is approximate");
   }
+}
 
+// Cross-field checks, the attention type and the model's name.
+void finish_model(const Cfg& f, Model& m, const json& config) {
+  const int64_t H = m.num_heads;
   if (m.attention_type.empty())
     m.attention_type = m.num_kv_heads == H ? "MHA" : (m.num_kv_heads == 1 ? "MQA" : "GQA");
   if (m.num_kv_heads <= 0 || m.head_dim <= 0)
-    throw InputError(w + ".num_key_value_heads", "KV heads and head_dim must be positive",
+    throw InputError(f.where() + ".num_key_value_heads", "KV heads and head_dim must be positive",
                      "bad_input");
   if (H % m.num_kv_heads != 0)
-    notes.push_back("num_attention_heads is not a multiple of num_key_value_heads");
+    f.note("num_attention_heads is not a multiple of num_key_value_heads");
   if (m.intermediate_size == 0 && m.num_experts == 0)
-    throw InputError(w + ".intermediate_size", "is missing (a required config.json field)",
+    throw InputError(f.where() + ".intermediate_size", "is missing (a required config.json field)",
                      "bad_input");
-
-  check_countable(m, w, "bad_input");
-
-  m.name = m.id = family.empty() ? "imported" : family;
+  check_countable(m, f.where(), "bad_input");
+  m.name = m.id = m.family.empty() ? "imported" : m.family;
   if (auto it = config.find("_name_or_path");
       it != config.end() && it->is_string() && !it->get<std::string>().empty()) {
     m.name = it->get<std::string>();
     m.id = lower(m.name);
   }
+}
+
+}  // namespace
+
+ImportedModel import_hf_config(const json& config, const std::string& where) {
+  if (!config.is_object())
+    throw InputError(where, "must be a JSON object (a Hugging Face config.json)", "bad_input");
+  ImportedModel out;
+  const LanguageConfig lc = language_config(config, where, out.warnings);
+  const Cfg f(lc.text, lc.where, out.warnings);
+  Model m;
+  m.family = lc.family;
+  m.source = "Hugging Face config.json";
+  m.kind = "llm";
+  const auto& layouts = family_layouts();
+  const auto layout = layouts.find(m.family);
+  if (layout == layouts.end())
+    f.note("unknown model_type '" + m.family +
+           "': read as a Llama-style decoder (gated SiLU MLP, RMSNorm, 2 norms per layer, "
+           "no biases) from hidden_size, num_hidden_layers, num_attention_heads, "
+           "num_key_value_heads, intermediate_size and vocab_size");
+  read_sizes(f, m);
+  const bool attention_bias = f.flag("attention_bias", false);
+  if (layout == layouts.end())
+    llama_layout(f, m, m.family, attention_bias);
+  else if (layout->second)
+    layout->second(f, m, m.family, attention_bias);
+  read_latent_attention(f, m);
+  read_experts(f, m);
+  read_local_attention(f, m);
+  finish_model(f, m, config);
   if (auto q = config.find("quantization_config"); q != config.end() && !q->is_null())
     out.weights_format = weights_format_of(*q, where + ".quantization_config");
   out.model = std::move(m);
