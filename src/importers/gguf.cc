@@ -173,6 +173,88 @@ GgmlType ggml_type(uint32_t id) {
   }
 }
 
+namespace {
+
+// One metadata array: its length always, its items when short enough to keep (string items and
+// long arrays are skipped, bounded by the bytes left).
+void read_metadata_array(ByteReader& r, GgufHeader& h, const std::string& key) {
+  const uint32_t item_type = r.u32();
+  const uint64_t n = r.u64();
+  if (item_type == kArray) r.fail("nested arrays in metadata '" + key + "' are not supported");
+  const uint64_t item_min = item_type == kString ? 8 : scalar_size(item_type);
+  if (item_min == 0) r.fail("unknown array item type " + std::to_string(item_type));
+  if (n > r.remaining() / item_min)
+    r.fail("array '" + key + "' of " + std::to_string(n) + " items does not fit the file");
+  h.array_lengths[key] = n;
+  if (item_type == kString) {
+    for (uint64_t k = 0; k < n; ++k) r.skip(std::min(r.u64(), r.remaining() + 1));
+  } else if (n <= kMaxStoredArray) {
+    nlohmann::json arr = nlohmann::json::array();
+    for (uint64_t k = 0; k < n; ++k) arr.push_back(read_scalar(r, item_type));
+    h.metadata[key] = std::move(arr);
+  } else {
+    r.skip(n * item_min);
+  }
+}
+
+void read_metadata(ByteReader& r, GgufHeader& h, uint64_t kv_count, const std::string& where) {
+  for (uint64_t i = 0; i < kv_count; ++i) {
+    const std::string key = sanitize_utf8(r.str(kMaxString));
+    const uint32_t type = r.u32();
+    if (type == kArray)
+      read_metadata_array(r, h, key);
+    else
+      h.metadata[key] = read_scalar(r, type);
+  }
+  if (auto it = h.metadata.find("general.alignment"); it != h.metadata.end()) {
+    if (!it->is_number_unsigned() || it->get<uint64_t>() == 0 || it->get<uint64_t>() > 65536 ||
+        (it->get<uint64_t>() & (it->get<uint64_t>() - 1)) != 0)
+      throw InputError(where + ": general.alignment", "must be a power of two up to 65536",
+                       "bad_file");
+    h.alignment = it->get<uint64_t>();
+  }
+}
+
+// A tensor's info record and where its data starts (relative to the data section).
+struct TensorInfo {
+  TensorEntry entry;
+  uint64_t offset = 0;
+};
+
+TensorInfo read_tensor_info(ByteReader& r, uint64_t alignment) {
+  TensorInfo p;
+  p.entry.name = sanitize_utf8(r.str(kMaxString));
+  const uint32_t n_dims = r.u32();
+  if (n_dims == 0 || n_dims > kMaxDims)
+    r.fail("tensor '" + p.entry.name + "' has " + std::to_string(n_dims) + " dims (1 to 4)");
+  uint64_t numel = 1;
+  for (uint32_t d = 0; d < n_dims; ++d) {
+    const uint64_t v = r.u64();
+    if (v > kMaxElements || (v > 0 && numel > kMaxElements / v))
+      r.fail("tensor '" + p.entry.name + "' shape overflows");
+    numel *= v;
+    p.entry.shape.push_back(static_cast<int64_t>(v));
+  }
+  const uint32_t type_id = r.u32();
+  const GgmlType t = ggml_type(type_id);
+  if (!t.name)
+    r.fail("tensor '" + p.entry.name + "' has unknown ggml type " + std::to_string(type_id));
+  if (p.entry.shape[0] % t.block_size != 0)
+    r.fail("tensor '" + p.entry.name + "' row of " + std::to_string(p.entry.shape[0]) +
+           " is not a multiple of the " + t.name + " block size");
+  p.entry.dtype = t.name;
+  p.entry.numel = static_cast<int64_t>(numel);
+  // numel < 2^56 and block_bytes/block_size <= 4.25: no overflow.
+  p.entry.bytes =
+      numel / static_cast<uint64_t>(t.block_size) * static_cast<uint64_t>(t.block_bytes);
+  p.offset = r.u64();
+  if (p.offset % alignment != 0)
+    r.fail("tensor '" + p.entry.name + "' offset is not aligned to " + std::to_string(alignment));
+  return p;
+}
+
+}  // namespace
+
 GgufHeader read_gguf_header(const ByteSource& source, const std::string& where) {
   ByteReader r(source, where);
   GgufHeader h;
@@ -191,78 +273,11 @@ GgufHeader read_gguf_header(const ByteSource& source, const std::string& where) 
     r.fail("metadata count " + std::to_string(kv_count) + " does not fit the file");
   if (tensor_count > r.remaining() / 25)
     r.fail("tensor count " + std::to_string(tensor_count) + " does not fit the file");
+  read_metadata(r, h, kv_count, where);
 
-  for (uint64_t i = 0; i < kv_count; ++i) {
-    const std::string key = sanitize_utf8(r.str(kMaxString));
-    const uint32_t type = r.u32();
-    if (type != kArray) {
-      h.metadata[key] = read_scalar(r, type);
-      continue;
-    }
-    const uint32_t item_type = r.u32();
-    const uint64_t n = r.u64();
-    if (item_type == kArray) r.fail("nested arrays in metadata '" + key + "' are not supported");
-    const uint64_t item_min = item_type == kString ? 8 : scalar_size(item_type);
-    if (item_min == 0) r.fail("unknown array item type " + std::to_string(item_type));
-    if (n > r.remaining() / item_min)
-      r.fail("array '" + key + "' of " + std::to_string(n) + " items does not fit the file");
-    h.array_lengths[key] = n;
-    if (item_type == kString) {
-      for (uint64_t k = 0; k < n; ++k) r.skip(std::min(r.u64(), r.remaining() + 1));
-    } else if (n <= kMaxStoredArray) {
-      nlohmann::json arr = nlohmann::json::array();
-      for (uint64_t k = 0; k < n; ++k) arr.push_back(read_scalar(r, item_type));
-      h.metadata[key] = std::move(arr);
-    } else {
-      r.skip(n * item_min);
-    }
-  }
-  if (auto it = h.metadata.find("general.alignment"); it != h.metadata.end()) {
-    if (!it->is_number_unsigned() || it->get<uint64_t>() == 0 || it->get<uint64_t>() > 65536 ||
-        (it->get<uint64_t>() & (it->get<uint64_t>() - 1)) != 0)
-      throw InputError(where + ": general.alignment", "must be a power of two up to 65536",
-                       "bad_file");
-    h.alignment = it->get<uint64_t>();
-  }
-
-  struct Pending {
-    TensorEntry entry;
-    uint64_t offset;
-  };
-  std::vector<Pending> infos;
+  std::vector<TensorInfo> infos;
   infos.reserve(static_cast<size_t>(tensor_count));
-  for (uint64_t i = 0; i < tensor_count; ++i) {
-    Pending p;
-    p.entry.name = sanitize_utf8(r.str(kMaxString));
-    const uint32_t n_dims = r.u32();
-    if (n_dims == 0 || n_dims > kMaxDims)
-      r.fail("tensor '" + p.entry.name + "' has " + std::to_string(n_dims) + " dims (1 to 4)");
-    uint64_t numel = 1;
-    for (uint32_t d = 0; d < n_dims; ++d) {
-      const uint64_t v = r.u64();
-      if (v > kMaxElements || (v > 0 && numel > kMaxElements / v))
-        r.fail("tensor '" + p.entry.name + "' shape overflows");
-      numel *= v;
-      p.entry.shape.push_back(static_cast<int64_t>(v));
-    }
-    const uint32_t type_id = r.u32();
-    const GgmlType t = ggml_type(type_id);
-    if (!t.name)
-      r.fail("tensor '" + p.entry.name + "' has unknown ggml type " + std::to_string(type_id));
-    if (p.entry.shape[0] % t.block_size != 0)
-      r.fail("tensor '" + p.entry.name + "' row of " + std::to_string(p.entry.shape[0]) +
-             " is not a multiple of the " + t.name + " block size");
-    p.entry.dtype = t.name;
-    p.entry.numel = static_cast<int64_t>(numel);
-    // numel < 2^56 and block_bytes/block_size <= 4.25: no overflow.
-    p.entry.bytes =
-        numel / static_cast<uint64_t>(t.block_size) * static_cast<uint64_t>(t.block_bytes);
-    p.offset = r.u64();
-    if (p.offset % h.alignment != 0)
-      r.fail("tensor '" + p.entry.name + "' offset is not aligned to " +
-             std::to_string(h.alignment));
-    infos.push_back(std::move(p));
-  }
+  for (uint64_t i = 0; i < tensor_count; ++i) infos.push_back(read_tensor_info(r, h.alignment));
   const uint64_t end = r.pos();
   h.data_offset = (end + h.alignment - 1) / h.alignment * h.alignment;
   const uint64_t data_size = h.data_offset <= r.size() ? r.size() - h.data_offset : 0;
