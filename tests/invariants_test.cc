@@ -182,6 +182,17 @@ void check_speed(const json& out, const std::string& what) {
       ASSERT_NEAR(sum, perf["step_time_s"].get<double>(), 1e-9 * sum) << what;
       continue;
     }
+    if (key == "bands") {
+      // Every band is finite, positive and ordered, and belongs to a figure of the answer.
+      for (const auto& [figure, band] : value.items()) {
+        ASSERT_TRUE(perf.contains(figure)) << figure << " " << what;
+        const double low = band["low"].get<double>(), high = band["high"].get<double>();
+        ASSERT_TRUE(std::isfinite(low) && std::isfinite(high)) << figure << " " << what;
+        ASSERT_GT(low, 0) << figure << " " << what;
+        ASSERT_LE(low, high) << figure << " " << what;
+      }
+      continue;
+    }
     ASSERT_TRUE(value.is_number()) << key << " " << what;
     ASSERT_TRUE(std::isfinite(value.get<double>())) << key << " " << what;
     if (key != "mfu" && key != "time_to_train_s") {

@@ -5,6 +5,7 @@
 #include <CLI/CLI.hpp>
 
 #include <atomic>
+#include <ctime>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -24,6 +25,7 @@
 #include "gpusizer/render.h"
 #include "gpusizer/render_csv.h"
 #include "gpusizer/server.h"
+#include "gpusizer/speed_bands_fit.h"
 #include "gpusizer/validation.h"
 #include "local_commands.h"
 #include "serve_command.h"
@@ -48,6 +50,7 @@ struct Options {
   double min_memory_gb = 0;
   double min_params_b = 0, max_params_b = 1e9;
   bool local = false;  // models --local: what the local model stores hold
+  bool bands = false;  // validate --bands: the derived speed bands
   // Advisor constraints (recommend, report).
   std::optional<std::string> objective, region, costs_file;
   std::optional<int64_t> max_gpus;
@@ -254,6 +257,14 @@ int run_models(const Options& o) {
 
 int run_validate(const Options& o) {
   const Catalog& catalog = catalog_for(o);
+  if (o.bands) {
+    // What data/speed_bands.json holds (scripts/update_speed_bands.sh writes it).
+    const std::time_t now = std::time(nullptr);
+    char date[16];
+    std::strftime(date, sizeof date, "%Y-%m-%d", std::gmtime(&now));
+    std::cout << dump(derive_shipped_speed_bands(catalog, date).to_json(), 2) << "\n";
+    return 0;
+  }
   nlohmann::json report = to_json(validate_memory(catalog.memory_cases(), catalog));
   report["speed"] = validate_speed_shipped(catalog);
   const std::string format = output_format(o);
@@ -436,6 +447,9 @@ int main_impl(int argc, char** argv) {
   add_format(inspect);
   CLI::App* validate = app.add_subcommand("validate", "error against the shipped measurements");
   add_table_format(validate);
+  validate->add_flag(
+      "--bands", o.bands,
+      "print the speed bands derived from the calibration rows (data/speed_bands.json)");
   ServerOptions serve_options;
   CLI::App* serve = cli::add_serve_command(app, serve_options);
   std::string cases_path, calibrated_output;

@@ -16,6 +16,7 @@
 #include "gpusizer/names.h"
 #include "gpusizer/number_format.h"
 #include "gpusizer/site.h"
+#include "gpusizer/speed_bands.h"
 #include "gpusizer/speed_profile.h"
 
 namespace gpusizer {
@@ -45,6 +46,8 @@ class Catalog {
   const Zero3Defaults& zero3_defaults() const { return zero3_; }
   /// data/speed.json.
   const SpeedProfile& speed() const { return speed_; }
+  /// data/speed_bands.json: how far measurements fall from the speed figures.
+  const SpeedBands& speed_bands() const { return speed_bands_; }
   /// data/costs.json and data/facility.json.
   const CostAssumptions& cost_defaults() const { return costs_; }
   const Facility& facility_defaults() const { return facility_; }
@@ -75,6 +78,7 @@ class Catalog {
   nlohmann::json engines_;
   Zero3Defaults zero3_;
   SpeedProfile speed_;
+  SpeedBands speed_bands_;
   CostAssumptions costs_;
   Facility facility_;
   std::string memory_cases_, throughput_cases_;

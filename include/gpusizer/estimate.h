@@ -36,6 +36,9 @@ struct PerformanceEstimate {
   /// Training: exposed seconds of the step by cause (compute, recompute, tp_comm, pp_bubble,
   /// dp_comm, ep_comm, optimizer, offload), adding up to step_time_s.
   std::map<std::string, double> step_breakdown_s;
+  /// Figure -> [low, high]: where 80% of published measurements of its kind fell around the
+  /// prediction (data/speed_bands.json); figures without enough measurements have none.
+  std::map<std::string, std::pair<double, double>> bands;
 };
 
 struct CostEstimate {
@@ -43,6 +46,8 @@ struct CostEstimate {
   std::optional<double> usd_per_million_tokens;
   std::optional<double> usd_per_million_requests;  ///< serving: output_len tokens a request
   std::optional<double> usd_per_run;               ///< training: when training.tokens is given
+  /// Figure -> [low, high] from the band of the throughput it divides by.
+  std::map<std::string, std::pair<double, double>> bands;
 };
 
 struct PowerEstimate {

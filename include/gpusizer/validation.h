@@ -26,14 +26,25 @@ struct ErrorSummary {
          bias = 0;  ///< absolute relative errors; bias = median signed
 };
 
+/// Measurements of the device total inside the estimate's [low_bytes, high_bytes] band.
+struct MemoryBandCoverage {
+  std::string use;  ///< calibrate, validate or all
+  int n = 0, inside = 0;
+};
+
 struct ValidationReport {
   std::vector<CaseResult> cases;
   std::vector<ErrorSummary> groups;  ///< one per source group, then "all"
+  std::vector<MemoryBandCoverage> band_coverage;
   size_t excluded = 0;
 };
 
 /// Runs the memory cases (JSONL text, one case per line) and summarises the errors.
 ValidationReport validate_memory(std::string_view cases_jsonl, const Catalog& catalog);
+
+/// The q-quantile of `values` by linear interpolation between closest ranks (Hyndman & Fan 1996,
+/// type 7, numpy's default); 0 for no values.
+double quantile(std::vector<double> values, double q);
 
 /// Summary statistics of absolute relative errors.
 ErrorSummary summarize(const std::string& group, std::vector<double> signed_errors);

@@ -249,6 +249,7 @@ const std::vector<std::string>& Catalog::file_names() {
                                                  "engines.json",
                                                  "aliases.csv",
                                                  "speed.json",
+                                                 "speed_bands.json",
                                                  "costs.json",
                                                  "facility.json",
                                                  "validation/memory_cases.jsonl",
@@ -279,6 +280,8 @@ Catalog Catalog::from_texts(const std::vector<std::pair<std::string, std::string
   c.engines_ = data::parse_json(text("engines.json"), "engines.json");
   c.zero3_ = read_zero3_defaults(c.engines_, "engines.json");
   c.speed_ = SpeedProfile::parse(text("speed.json"), "speed.json");
+  c.speed_bands_ = SpeedBands::from_json(
+      data::parse_json(text("speed_bands.json"), "speed_bands.json"), "speed_bands.json");
   c.costs_ = read_cost_defaults(data::parse_json(text("costs.json"), "costs.json"), "costs.json");
   c.facility_ = read_facility_defaults(data::parse_json(text("facility.json"), "facility.json"),
                                        "facility.json");

@@ -5,6 +5,7 @@
 #include <fmt/compile.h>
 #include <fmt/format.h>
 
+#include "estimate/bands.h"
 #include "estimate/power.h"
 #include "gpusizer/error.h"
 #include "gpusizer/speed.h"
@@ -122,6 +123,7 @@ Estimate estimate(const Scenario& s, const Catalog& catalog, Detail detail) {
       e.cost.usd_per_run = e.ownership->cloud->usd_per_run;
     }
   }
+  add_speed_bands(s, catalog.speed_bands(), e);
   add_warnings(s, e);
   return e;
 }

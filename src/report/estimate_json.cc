@@ -13,6 +13,13 @@ int64_t bytes(double v) {
   return saturating_int64(std::max(0.0, v));
 }
 
+// Figure -> {"low", "high"}: the band a measurement is expected in (gpusizer/speed_bands.h).
+nlohmann::json bands_json(const std::map<std::string, std::pair<double, double>>& bands) {
+  nlohmann::json out = nlohmann::json::object();
+  for (const auto& [name, band] : bands) out[name] = {{"low", band.first}, {"high", band.second}};
+  return out;
+}
+
 template <typename T>
 void put(nlohmann::json& j, const char* key, const std::optional<T>& v) {
   if (v) j[key] = *v;
@@ -75,6 +82,7 @@ nlohmann::json to_json(const Estimate& e) {
     put(perf, "mfu", p.mfu);
     put(perf, "time_to_train_s", p.time_to_train_s);
     if (!p.step_breakdown_s.empty()) perf["step_breakdown_s"] = p.step_breakdown_s;
+    if (!p.bands.empty()) perf["bands"] = bands_json(p.bands);
     j["performance"] = std::move(perf);
   }
   nlohmann::json cost = nlohmann::json::object();
@@ -82,6 +90,7 @@ nlohmann::json to_json(const Estimate& e) {
   put(cost, "usd_per_million_tokens", e.cost.usd_per_million_tokens);
   put(cost, "usd_per_million_requests", e.cost.usd_per_million_requests);
   put(cost, "usd_per_run", e.cost.usd_per_run);
+  if (!e.cost.bands.empty()) cost["bands"] = bands_json(e.cost.bands);
   if (e.ownership) cost["ownership"] = to_json(*e.ownership);
   j["cost"] = std::move(cost);
   nlohmann::json power = nlohmann::json::object();

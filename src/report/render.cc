@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
 #include <utility>
 #include <vector>
 
@@ -221,6 +222,28 @@ std::string render_models(const nlohmann::json& models, bool markdown) {
   return out;
 }
 
+// The band-coverage rows of a validation report as a table: one line per kind (memory has one,
+// the device total), the share inside the band on the calibration half, the check half and all.
+std::string coverage_table(const std::string& title, const nlohmann::json& rows, bool markdown) {
+  std::map<std::string, std::map<std::string, std::string>> cells;  // kind -> use -> "i/n (s%)"
+  for (const auto& r : rows)
+    cells[r.value("kind", "device total")][r.value("use", "")] = fmt::format(
+        "{}/{} ({:.0f}%)", r.value("inside", 0), r.value("n", 0), 100 * r.value("share", 0.0));
+  std::string out = markdown ? fmt::format(
+                                   "\n{}\n\n| kind | calibration | check | all |\n"
+                                   "|---|---:|---:|---:|\n",
+                                   title)
+                             : fmt::format("{}\n{:<20}{:>16}{:>16}{:>16}\n", title, "kind",
+                                           "calibration", "check", "all");
+  if (cells.empty()) return out + (markdown ? "| (no band) | | | |\n" : "(no band)\n");
+  for (auto& [kind, by_use] : cells)
+    out += markdown ? fmt::format("| {} | {} | {} | {} |\n", kind, by_use["calibrate"],
+                                  by_use["validate"], by_use["all"])
+                    : fmt::format("{:<20}{:>16}{:>16}{:>16}\n", kind, by_use["calibrate"],
+                                  by_use["validate"], by_use["all"]);
+  return out;
+}
+
 std::string render_validation(const nlohmann::json& report, bool markdown) {
   std::string out;
   auto header = [&](const std::string& title, const std::string& first) {
@@ -249,8 +272,12 @@ std::string render_validation(const nlohmann::json& report, bool markdown) {
     size_t failures = 0;
     for (const auto& c : body.value("cases", nlohmann::json::array()))
       failures += c.contains("failure");
-    out += fmt::format("{}{} cases excluded by design, {} failed to run\n\n", markdown ? "\n" : "",
+    out += fmt::format("{}{} cases excluded by design, {} failed to run\n", markdown ? "\n" : "",
                        body.value("excluded", 0), failures);
+    out +=
+        coverage_table("memory band coverage (measured device total inside low_bytes..high_bytes)",
+                       body.value("band_coverage", nlohmann::json::array()), markdown) +
+        "\n";
   }
   if (report.contains("speed")) {
     const auto& body = report["speed"];
@@ -266,6 +293,8 @@ std::string render_validation(const nlohmann::json& report, bool markdown) {
         row(g.value("group", "") + " / " + g.value("metric", ""), g, "median_error");
     out += fmt::format("{}{} included cases failed to run\n", markdown ? "\n" : "",
                        body.value("failed", 0));
+    out += coverage_table("speed band coverage (measured value inside the figure's band)",
+                          body.value("band_coverage", nlohmann::json::array()), markdown);
   }
   return out;
 }

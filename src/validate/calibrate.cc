@@ -7,6 +7,7 @@
 
 #include "gpusizer/error.h"
 #include "gpusizer/speed.h"
+#include "gpusizer/validation.h"
 
 namespace gpusizer {
 namespace {
@@ -23,16 +24,6 @@ std::optional<double> pick(const PerformanceEstimate& p, const std::string& key)
   if (key == "mfu") return p.mfu;
   if (key == "step_time_s") return p.step_time_s;
   return std::nullopt;
-}
-
-double quantile(std::vector<double> v, double q) {
-  if (v.empty()) return 0;
-  std::sort(v.begin(), v.end());
-  // Linear interpolation between closest ranks (Hyndman & Fan 1996, type 7, numpy's default).
-  const double pos = q * static_cast<double>(v.size() - 1);
-  const auto lo = static_cast<size_t>(std::floor(pos));
-  const size_t hi = std::min(lo + 1, v.size() - 1);
-  return v[lo] + (v[hi] - v[lo]) * (pos - static_cast<double>(lo));
 }
 
 double loss(const std::vector<const PreparedCase*>& rows, const Catalog& catalog,

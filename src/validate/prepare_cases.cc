@@ -3,6 +3,7 @@
 #include "gpusizer/calibrate.h"
 #include "gpusizer/estimate.h"
 #include "gpusizer/scenario.h"
+#include "gpusizer/speed_bands_fit.h"
 
 namespace gpusizer {
 std::vector<PreparedCase> prepare_speed_cases(const std::vector<SpeedCase>& cases,
@@ -20,8 +21,22 @@ std::vector<PreparedCase> prepare_speed_cases(const std::vector<SpeedCase>& case
 namespace gpusizer {
 
 nlohmann::json validate_speed_shipped(const Catalog& catalog) {
-  const auto cases = read_speed_cases(catalog.throughput_cases());
-  return to_json(validate_speed(prepare_speed_cases(cases, catalog), catalog, catalog.speed()));
+  const auto cases = prepare_speed_cases(read_speed_cases(catalog.throughput_cases()), catalog);
+  const SpeedValidation v = validate_speed(cases, catalog, catalog.speed());
+  nlohmann::json out = to_json(v);
+  out["band_coverage"] = nlohmann::json::array();
+  for (const auto& c : band_coverage(cases, v, catalog.speed_bands()))
+    out["band_coverage"].push_back({{"kind", c.kind},
+                                    {"use", c.use},
+                                    {"n", c.n},
+                                    {"inside", c.inside},
+                                    {"share", static_cast<double>(c.inside) / c.n}});
+  return out;
+}
+
+SpeedBands derive_shipped_speed_bands(const Catalog& catalog, const std::string& date) {
+  const auto cases = prepare_speed_cases(read_speed_cases(catalog.throughput_cases()), catalog);
+  return derive_speed_bands(cases, validate_speed(cases, catalog, catalog.speed()), date);
 }
 
 }  // namespace gpusizer

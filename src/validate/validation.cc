@@ -10,6 +10,15 @@
 
 namespace gpusizer {
 
+double quantile(std::vector<double> v, double q) {
+  if (v.empty()) return 0;
+  std::sort(v.begin(), v.end());
+  const double pos = q * static_cast<double>(v.size() - 1);
+  const auto lo = static_cast<size_t>(std::floor(pos));
+  const size_t hi = std::min(v.size() - 1, lo + 1);
+  return v[lo] + (v[hi] - v[lo]) * (pos - static_cast<double>(lo));
+}
+
 ErrorSummary summarize(const std::string& group, std::vector<double> errors) {
   ErrorSummary s;
   s.group = group;
@@ -17,18 +26,9 @@ ErrorSummary summarize(const std::string& group, std::vector<double> errors) {
   if (errors.empty()) return s;
   std::vector<double> abs_errors;
   for (double e : errors) abs_errors.push_back(std::fabs(e));
-  std::sort(abs_errors.begin(), abs_errors.end());
-  std::sort(errors.begin(), errors.end());
-  auto quantile = [](const std::vector<double>& v, double q) {
-    // Linear interpolation between closest ranks (numpy's default).
-    const double pos = q * static_cast<double>(v.size() - 1);
-    const size_t lo = static_cast<size_t>(std::floor(pos));
-    const size_t hi = std::min(v.size() - 1, lo + 1);
-    return v[lo] + (v[hi] - v[lo]) * (pos - static_cast<double>(lo));
-  };
   s.median = quantile(abs_errors, 0.5);
   s.p90 = quantile(abs_errors, 0.9);
-  s.max = abs_errors.back();
+  s.max = *std::max_element(abs_errors.begin(), abs_errors.end());
   s.bias = quantile(errors, 0.5);
   return s;
 }
@@ -40,6 +40,7 @@ ValidationReport validate_memory(std::string_view text, const Catalog& catalog) 
   // Sources whose rows set figures in data/engines.json ("use": "calibrate") and the others
   // (the check half), split by source in tools/make_memory_cases.py.
   std::map<std::string, std::vector<double>> by_use;
+  std::map<std::string, MemoryBandCoverage> coverage;
   std::istringstream in{std::string(text)};
   std::string line;
   int line_number = 0;
@@ -76,6 +77,18 @@ ValidationReport validate_memory(std::string_view text, const Catalog& catalog) 
       by_group[r.group].push_back(r.error);
       all.push_back(r.error);
       if (c.contains("use")) by_use[c.value("use", "")].push_back(r.error);
+      // Only the device total has a band (memory.low_bytes .. high_bytes).
+      if (r.compare == "total_bytes" && c.value("per_gpu", true) && mem.contains("low_bytes")) {
+        const bool inside = r.measured >= mem["low_bytes"].get<double>() &&
+                            r.measured <= mem["high_bytes"].get<double>();
+        for (const std::string& use :
+             {c.value("use", std::string("validate")), std::string("all")}) {
+          MemoryBandCoverage& b = coverage[use];
+          b.use = use;
+          ++b.n;
+          b.inside += inside;
+        }
+      }
     } catch (const std::exception& e) {
       r.failure = e.what();
     }
@@ -87,6 +100,7 @@ ValidationReport validate_memory(std::string_view text, const Catalog& catalog) 
     report.groups.push_back(summarize("all, calibration sources", by_use["calibrate"]));
   if (by_use.count("validate"))
     report.groups.push_back(summarize("all, check sources", by_use["validate"]));
+  for (const auto& [use, b] : coverage) report.band_coverage.push_back(b);
   return report;
 }
 
@@ -110,7 +124,17 @@ nlohmann::json to_json(const ValidationReport& report) {
     if (!c.failure.empty()) j["failure"] = c.failure;
     cases.push_back(std::move(j));
   }
-  return {{"memory", {{"groups", groups}, {"cases", cases}, {"excluded", report.excluded}}}};
+  nlohmann::json coverage = nlohmann::json::array();
+  for (const auto& b : report.band_coverage)
+    coverage.push_back({{"use", b.use},
+                        {"n", b.n},
+                        {"inside", b.inside},
+                        {"share", static_cast<double>(b.inside) / b.n}});
+  return {{"memory",
+           {{"groups", groups},
+            {"cases", cases},
+            {"excluded", report.excluded},
+            {"band_coverage", coverage}}}};
 }
 
 }  // namespace gpusizer

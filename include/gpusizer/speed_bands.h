@@ -1,0 +1,53 @@
+#pragma once
+// How far published measurements fall from gpusizer's speed figures, so that every speed, time
+// and cost figure can carry a band as memory does (issue 14, item 7). For each kind of figure
+// (decode, prefill, throughput at load, training) and engine: the 10th and 90th percentiles of
+// the rate error (predicted rate / measured rate - 1) over the calibration half of
+// data/validation/throughput_cases.jsonl. `gpusizer validate --bands` derives the table; it is
+// shipped as data/speed_bands.json (scripts/update_speed_bands.sh) and `validate` reports the
+// share of the check half that falls inside its band.
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace gpusizer {
+
+/// One kind of figure on one engine ("*": every engine, used when an engine has too few rows).
+struct SpeedBand {
+  std::string kind, engine;
+  double low_error = 0, high_error = 0;  ///< 10th and 90th percentile of the rate error
+  int n = 0;                             ///< calibration rows behind it
+};
+
+/// Which kind a figure is, and whether it is a time (lower is faster) or a rate.
+struct FigureKind {
+  std::string_view kind;
+  bool is_time = false;
+};
+
+/// The kind of an estimate figure or a validation `compare` key; nullopt for figures without a
+/// band (ratios such as MFU are rates of the training kind).
+std::optional<FigureKind> figure_kind(std::string_view figure);
+
+/// A figure's band: where the measured value lies, from the predicted value and the band's errors.
+/// A rate r: [r / (1 + high), r / (1 + low)]; a time t: [t (1 + low), t (1 + high)].
+std::pair<double, double> band_of(double value, const FigureKind& kind, const SpeedBand& band);
+
+class SpeedBands {
+ public:
+  /// Reads data/speed_bands.json strictly: {"source", "date", "bands": [{kind, engine,
+  /// low_error, high_error, n}]}; throws InputError naming the file and key.
+  static SpeedBands from_json(const nlohmann::json& doc, const std::string& file);
+  nlohmann::json to_json() const;
+
+  /// The band of `kind` on `engine`, else of `kind` on every engine; nullptr when there is none.
+  const SpeedBand* find(std::string_view kind, std::string_view engine) const;
+  const std::vector<SpeedBand>& bands() const { return bands_; }
+
+  std::string source, date;
+  std::vector<SpeedBand> bands_;
+};
+
+}  // namespace gpusizer

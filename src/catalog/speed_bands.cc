@@ -1,0 +1,87 @@
+#include "gpusizer/speed_bands.h"
+
+#include "catalog/data_json.h"
+#include "gpusizer/error.h"
+
+namespace gpusizer {
+
+std::optional<FigureKind> figure_kind(std::string_view figure) {
+  // Pairs of reciprocal figures share a kind: a rate's error is its time's error inverted.
+  static constexpr std::pair<std::string_view, FigureKind> kKinds[] = {
+      {"decode_tokens_per_s", {"decode", false}},
+      {"tpot_ms", {"decode", true}},
+      {"prefill_tokens_per_s", {"prefill", false}},
+      {"ttft_ms", {"prefill", true}},
+      {"max_output_tokens_per_s", {"throughput", false}},
+      {"e2e_output_tokens_per_s", {"throughput", false}},
+      {"train_tokens_per_s", {"training", false}},
+      {"train_tokens_per_s_per_gpu", {"training", false}},
+      {"tflops_per_gpu", {"training", false}},
+      {"mfu", {"training", false}},
+      {"step_time_s", {"training", true}},
+      {"time_to_train_s", {"training", true}},
+  };
+  for (const auto& [name, kind] : kKinds)
+    if (name == figure) return kind;
+  return std::nullopt;
+}
+
+std::pair<double, double> band_of(double value, const FigureKind& kind, const SpeedBand& band) {
+  if (kind.is_time) return {value * (1 + band.low_error), value * (1 + band.high_error)};
+  return {value / (1 + band.high_error), value / (1 + band.low_error)};
+}
+
+SpeedBands SpeedBands::from_json(const nlohmann::json& doc, const std::string& file) {
+  if (!doc.is_object()) throw InputError(file, "must be a JSON object", "bad_file");
+  data::reject_unknown_keys(doc, file, {"source", "date", "bands"});
+  SpeedBands out;
+  auto text = [&](const nlohmann::json& obj, const char* key, const std::string& where) {
+    if (!obj.contains(key) || !obj[key].is_string())
+      throw InputError(where + "." + key, "must be a string", "bad_file");
+    return obj[key].get<std::string>();
+  };
+  out.source = text(doc, "source", file);
+  out.date = text(doc, "date", file);
+  if (!doc.contains("bands") || !doc["bands"].is_array())
+    throw InputError(file + ".bands", "must be a list", "bad_file");
+  for (size_t i = 0; i < doc["bands"].size(); ++i) {
+    const nlohmann::json& b = doc["bands"][i];
+    const std::string where = file + ".bands[" + std::to_string(i) + "]";
+    if (!b.is_object()) throw InputError(where, "must be an object", "bad_file");
+    data::reject_unknown_keys(b, where, {"kind", "engine", "low_error", "high_error", "n"});
+    SpeedBand band;
+    band.kind = text(b, "kind", where);
+    band.engine = text(b, "engine", where);
+    // A rate error of -1 would put the measured value at infinity.
+    band.low_error = data::required_number(b, "low_error", where, -0.95, 10);
+    band.high_error = data::required_number(b, "high_error", where, -0.95, 10);
+    band.n = static_cast<int>(data::required_number(b, "n", where, 1, 1e6));
+    if (band.low_error > band.high_error)
+      throw InputError(where + ".low_error", "must not exceed high_error", "bad_file");
+    out.bands_.push_back(std::move(band));
+  }
+  return out;
+}
+
+nlohmann::json SpeedBands::to_json() const {
+  nlohmann::json list = nlohmann::json::array();
+  for (const auto& b : bands_)
+    list.push_back({{"kind", b.kind},
+                    {"engine", b.engine},
+                    {"low_error", b.low_error},
+                    {"high_error", b.high_error},
+                    {"n", b.n}});
+  return {{"source", source}, {"date", date}, {"bands", list}};
+}
+
+const SpeedBand* SpeedBands::find(std::string_view kind, std::string_view engine) const {
+  const SpeedBand* any = nullptr;
+  for (const auto& b : bands_) {
+    if (b.kind != kind) continue;
+    if (b.engine == engine) return &b;
+    if (b.engine == "*") any = &b;
+  }
+  return any;
+}
+
+}  // namespace gpusizer

@@ -1,0 +1,72 @@
+#include "gpusizer/speed_bands.h"
+
+#include <gtest/gtest.h>
+
+#include "gpusizer/error.h"
+
+namespace gpusizer {
+namespace {
+
+nlohmann::json doc(nlohmann::json bands) {
+  return {{"source", "test"}, {"date", "2026-12-01"}, {"bands", std::move(bands)}};
+}
+
+// A rate error e = predicted / measured - 1 puts the measurement at predicted / (1 + e): with
+// errors -0.2 .. +0.25, a predicted 100 tokens/s means 100 / 1.25 = 80 .. 100 / 0.8 = 125; a
+// predicted 10 ms per token (the same kind, a time) means 10 x 0.8 = 8 .. 10 x 1.25 = 12.5 ms.
+TEST(SpeedBands, RatesAndTimesInvertTheSameError) {
+  const SpeedBand band{"decode", "*", -0.2, 0.25, 10};
+  const auto rate = band_of(100, *figure_kind("decode_tokens_per_s"), band);
+  EXPECT_DOUBLE_EQ(rate.first, 80);
+  EXPECT_DOUBLE_EQ(rate.second, 125);
+  const auto time = band_of(10, *figure_kind("tpot_ms"), band);
+  EXPECT_DOUBLE_EQ(time.first, 8);
+  EXPECT_DOUBLE_EQ(time.second, 12.5);
+  EXPECT_FALSE(figure_kind("weights_bytes"));
+}
+
+TEST(SpeedBands, EngineBandFirstThenEveryEngine) {
+  const SpeedBands b = SpeedBands::from_json(doc({{{"kind", "decode"},
+                                                   {"engine", "*"},
+                                                   {"low_error", -0.1},
+                                                   {"high_error", 0.1},
+                                                   {"n", 30}},
+                                                  {{"kind", "decode"},
+                                                   {"engine", "vllm"},
+                                                   {"low_error", -0.3},
+                                                   {"high_error", 0.2},
+                                                   {"n", 12}}}),
+                                             "speed_bands.json");
+  ASSERT_NE(b.find("decode", "vllm"), nullptr);
+  EXPECT_EQ(b.find("decode", "vllm")->n, 12);
+  EXPECT_EQ(b.find("decode", "hf")->engine, "*");
+  EXPECT_EQ(b.find("prefill", "hf"), nullptr);
+  EXPECT_EQ(SpeedBands::from_json(b.to_json(), "again").bands().size(), 2u);
+}
+
+TEST(SpeedBands, BadFilesNameTheKey) {
+  auto field = [](const nlohmann::json& d) {
+    try {
+      (void)SpeedBands::from_json(d, "speed_bands.json");
+    } catch (const InputError& e) {
+      return e.field();
+    }
+    return std::string("accepted");
+  };
+  const nlohmann::json ok = {
+      {"kind", "decode"}, {"engine", "*"}, {"low_error", -0.1}, {"high_error", 0.1}, {"n", 9}};
+  EXPECT_EQ(field(doc({ok})), "accepted");
+  nlohmann::json swapped = ok;
+  swapped["low_error"] = 0.5;
+  EXPECT_EQ(field(doc({swapped})), "speed_bands.json.bands[0].low_error");
+  nlohmann::json infinite = ok;
+  infinite["high_error"] = -1.0;  // the measurement would be at infinity
+  EXPECT_EQ(field(doc({infinite})), "speed_bands.json.bands[0].high_error");
+  nlohmann::json typo = ok;
+  typo["hihg_error"] = 0.1;
+  EXPECT_NE(field(doc({typo})), "accepted");
+  EXPECT_EQ(field({{"date", "x"}, {"bands", nlohmann::json::array()}}), "speed_bands.json.source");
+}
+
+}  // namespace
+}  // namespace gpusizer

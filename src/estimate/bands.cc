@@ -1,0 +1,79 @@
+#include "estimate/bands.h"
+
+#include <fmt/format.h>
+
+#include <cmath>
+
+namespace gpusizer {
+namespace {
+
+const std::optional<double>* figure(const PerformanceEstimate& p, std::string_view name) {
+  if (name == "decode_tokens_per_s") return &p.decode_tokens_per_s;
+  if (name == "tpot_ms") return &p.tpot_ms;
+  if (name == "prefill_tokens_per_s") return &p.prefill_tokens_per_s;
+  if (name == "ttft_ms") return &p.ttft_ms;
+  if (name == "max_output_tokens_per_s") return &p.max_output_tokens_per_s;
+  if (name == "train_tokens_per_s") return &p.train_tokens_per_s;
+  if (name == "train_tokens_per_s_per_gpu") return &p.train_tokens_per_s_per_gpu;
+  if (name == "tflops_per_gpu") return &p.tflops_per_gpu;
+  if (name == "mfu") return &p.mfu;
+  if (name == "step_time_s") return &p.step_time_s;
+  if (name == "time_to_train_s") return &p.time_to_train_s;
+  return nullptr;
+}
+
+constexpr std::string_view kFigures[] = {"decode_tokens_per_s",
+                                         "tpot_ms",
+                                         "prefill_tokens_per_s",
+                                         "ttft_ms",
+                                         "max_output_tokens_per_s",
+                                         "train_tokens_per_s",
+                                         "train_tokens_per_s_per_gpu",
+                                         "tflops_per_gpu",
+                                         "mfu",
+                                         "step_time_s",
+                                         "time_to_train_s"};
+
+}  // namespace
+
+void add_speed_bands(const Scenario& s, const SpeedBands& bands, Estimate& e) {
+  if (!e.performance) return;
+  PerformanceEstimate& p = *e.performance;
+  std::string used;
+  for (std::string_view name : kFigures) {
+    const auto* value = figure(p, name);
+    const auto kind = figure_kind(name);
+    if (!value || !*value || !kind || !std::isfinite(**value) || **value <= 0) continue;
+    const SpeedBand* band = bands.find(kind->kind, s.engine);
+    if (!band) continue;
+    p.bands[std::string(name)] = band_of(**value, *kind, *band);
+    const std::string line = fmt::format(
+        "{} on {}: measured rate {:+.0f}% to {:+.0f}% of the predicted (n={})", band->kind,
+        band->engine == "*" ? "all engines" : band->engine, 100 * (1 / (1 + band->high_error) - 1),
+        100 * (1 / (1 + band->low_error) - 1), band->n);
+    if (used.find(line) == std::string::npos) used += (used.empty() ? "" : "; ") + line;
+  }
+  // A cost per unit of work divides an hourly price by a throughput: the band of that throughput,
+  // inverted (a time-like figure).
+  const std::string_view throughput =
+      is_training(s.task) ? "train_tokens_per_s" : "max_output_tokens_per_s";
+  if (const auto it = p.bands.find(std::string(throughput)); it != p.bands.end()) {
+    const auto* value = figure(p, throughput);
+    for (auto [name, cost] :
+         {std::pair{"usd_per_million_tokens", e.cost.usd_per_million_tokens},
+          std::pair{"usd_per_million_requests", e.cost.usd_per_million_requests},
+          std::pair{"usd_per_run", e.cost.usd_per_run}}) {
+      if (!cost || !*value) continue;
+      e.cost.bands[name] = {*cost * **value / it->second.second,
+                            *cost * **value / it->second.first};
+    }
+  }
+  if (!used.empty())
+    e.basis["bands"] =
+        "measured value within [low, high] for 80% of published measurements of the kind "
+        "(10th to 90th percentile of the rate error on the calibration half, "
+        "data/speed_bands.json; times and costs take the inverse): " +
+        used;
+}
+
+}  // namespace gpusizer
