@@ -11,7 +11,7 @@ namespace {
 // Whether the engine splits a model by tensor parallelism (vLLM, SGLang, TensorRT-LLM) or by
 // layers (HF device_map="auto", llama.cpp --split-mode layer).
 bool splits_tensors(const Scenario& s, const Catalog& catalog) {
-  return catalog.engine(s.engine).value("preallocates", false) && !s.model.is_cv();
+  return catalog.engine(s.engine).splits_tensors && !s.model.is_cv();
 }
 
 // Candidate splits of `width` GPUs into (tp, pp): tensor parallelism up to the node's fast-link

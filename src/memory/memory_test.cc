@@ -61,14 +61,14 @@ TEST(KvCache, Fp8HalvesAndGqaShrinks) {
 TEST(KvCache, HfBlogTableLlama31_8bAt1kTokensIs128MiB) {
   // HF blog "Llama 3.1" KV table (EST rows): 8B, 1k tokens, 16-bit = 0.125 GB.
   Scenario s = parse_scenario({{"model", "llama-3.1-8b"}}, Catalog::builtin());
-  EXPECT_DOUBLE_EQ(memory::kv_cache(s, 1, 1024).bytes, 128.0 * 1024 * 1024);
+  EXPECT_DOUBLE_EQ(memory::kv_cache(s, Catalog::builtin(), 1, 1024).bytes, 128.0 * 1024 * 1024);
 }
 
 TEST(KvCache, SlidingWindowLayersStopGrowing) {
   // Gemma-3-4B: 5 global layers grow with context; 29 local layers keep 1024 tokens.
   Scenario s = parse_scenario({{"model", "gemma-3-4b"}}, Catalog::builtin());
   const double per_layer_token = 2.0 * 4 * 256 * 2;  // kv heads 4 x head_dim 256 x bf16
-  EXPECT_DOUBLE_EQ(memory::kv_cache(s, 1, 8192).bytes,
+  EXPECT_DOUBLE_EQ(memory::kv_cache(s, Catalog::builtin(), 1, 8192).bytes,
                    per_layer_token * (5 * 8192.0 + 29 * 1024.0));
 }
 
@@ -76,7 +76,7 @@ TEST(KvCache, TensorParallelBeyondKvHeadsReplicates) {
   // Llama-3.1-8B has 8 KV heads: at tp=16 each rank still holds one head.
   Scenario s =
       parse_scenario({{"model", "llama-3.1-8b"}, {"parallel", {{"tp", 16}}}}, Catalog::builtin());
-  EXPECT_DOUBLE_EQ(memory::kv_cache(s, 1, 1).bytes, 2.0 * 32 * 1 * 128 * 2);
+  EXPECT_DOUBLE_EQ(memory::kv_cache(s, Catalog::builtin(), 1, 1).bytes, 2.0 * 32 * 1 * 128 * 2);
 }
 
 TEST(Training, AdamWKeepsEightBytesPerTrainableParameter) {
