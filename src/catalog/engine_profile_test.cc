@@ -13,9 +13,9 @@ TEST(EngineProfile, CapabilitiesAreTypedFlags) {
   const Catalog& c = Catalog::builtin();
   EXPECT_TRUE(c.engine("vllm").preallocates);
   EXPECT_TRUE(c.engine("vllm").splits_tensors);
-  EXPECT_FALSE(c.engine("hf").splits_tensors);     // device_map="auto": whole layers per GPU
+  EXPECT_FALSE(c.engine("hf").splits_tensors);         // device_map="auto": whole layers per GPU
   EXPECT_FALSE(c.engine("llama.cpp").splits_tensors);  // --split-mode layer
-  EXPECT_TRUE(c.engine("hf").kv_grows_by_concat);  // DynamicCache torch.cat
+  EXPECT_TRUE(c.engine("hf").kv_grows_by_concat);      // DynamicCache torch.cat
   EXPECT_TRUE(c.engine("llama.cpp").loads("gguf"));
   EXPECT_FALSE(c.engine("vllm").loads("gguf"));
   EXPECT_TRUE(c.engine("vllm").honours("gpu_memory_utilization"));

@@ -71,6 +71,12 @@ Scenario resolve_scenario(const nlohmann::json& input, const Catalog& catalog) {
   Scenario s = parse_scenario(input, catalog);
   if (s.default_layout) choose_serving_layout(s, catalog);
   s.default_layout = false;
+  // The memory fraction the engine's release takes when none is given (SGLang's by TP size),
+  // so that scenario.gpu_memory_utilization shows the figure the KV pool uses.
+  if (const EngineProfile& e = catalog.engine(s.engine); e.preallocates)
+    s.gpu_memory_utilization =
+        memory_fraction(e.release(s.engine_version), s.gpu_memory_utilization_given,
+                        s.gpu_memory_utilization, s.parallel.tp);
   return s;
 }
 

@@ -42,7 +42,8 @@ TEST(EngineStartup, VllmV1RefusesAUtilizationThatLeavesNoRoomForItsBaseline) {
   // RTX 4090: usable 24 x 0.9894 = 23.746 GiB; 0.99 x that = 23.508 GiB plus 0.49 GiB of CUDA
   // context and 0.21 GiB of graphs = 24.2 GiB > 23.746: vLLM V1 stops at start-up (free memory
   // below the requested utilization, gpu_worker.init_device).
-  const auto out = run({{"engine", "vllm"}, {"gpu", "rtx-4090-24gb"}, {"gpu_memory_utilization", 0.99}});
+  const auto out =
+      run({{"engine", "vllm"}, {"gpu", "rtx-4090-24gb"}, {"gpu_memory_utilization", 0.99}});
   EXPECT_FALSE(out["memory"]["fits"].get<bool>());
   // The V0 rules counted the context inside the budget: the same setting starts there.
   const auto v0 = run({{"engine", "vllm"},

@@ -51,7 +51,10 @@ void resolve_engine(const nlohmann::json& input, const Catalog& catalog, Scenari
                                    "'; use one of " + join(engine->tasks));
   const auto version = read_string(input, "engine_version", "");
   s.engine_version = engine->release(version.value_or(""), "engine_version").version;
-  if (!version) s.engine_basis += "; release " + s.engine_version + " (the newest modelled)";
+  if (!version)
+    s.engine_basis += engine->releases.size() > 1
+                          ? "; release " + s.engine_version + " (the newest modelled)"
+                          : "; one rule set for all releases";
 }
 
 bool retarget_default_engine(Scenario& s, const Gpu& gpu, const Catalog& catalog) {

@@ -6,7 +6,9 @@
 namespace gpusizer {
 namespace {
 
-Scenario parse(nlohmann::json j) { return parse_scenario(j, Catalog::builtin()); }
+Scenario parse(nlohmann::json j) {
+  return parse_scenario(j, Catalog::builtin());
+}
 
 bool has_note(const Scenario& s, const std::string& text) {
   for (const auto& n : s.notes)
@@ -24,15 +26,18 @@ TEST(EngineChoice, ServingDefaultsToVllmOnNvidiaAndAmd) {
 }
 
 TEST(EngineChoice, ServingDefaultsToLlamaCppOnAppleAndForGguf) {
-  EXPECT_EQ(parse({{"model", "llama-3.1-8b"}, {"gpu", "apple-m2-ultra-192gb"}}).engine, "llama.cpp");
-  EXPECT_EQ(parse({{"model", "llama-3.1-8b"}, {"weights", "q4_k_m"}, {"gpu", "rtx-4090-24gb"}}).engine,
+  EXPECT_EQ(parse({{"model", "llama-3.1-8b"}, {"gpu", "apple-m2-ultra-192gb"}}).engine,
             "llama.cpp");
+  EXPECT_EQ(
+      parse({{"model", "llama-3.1-8b"}, {"weights", "q4_k_m"}, {"gpu", "rtx-4090-24gb"}}).engine,
+      "llama.cpp");
 }
 
-TEST(EngineChoice, TrainingAndVisionModelsStayOnHf) {
+TEST(EngineChoice, TrainingStaysOnHf) {
   EXPECT_EQ(parse({{"model", "llama-3.1-8b"}, {"task", "lora"}, {"gpu", "h100-sxm5-80gb"}}).engine,
             "hf");
-  EXPECT_EQ(parse({{"model", "resnet-50"}, {"gpu", "h100-sxm5-80gb"}}).engine, "hf");
+  EXPECT_EQ(parse({{"model", "resnet-50"}, {"task", "cv-train"}, {"gpu", "h100-sxm5-80gb"}}).engine,
+            "hf");
 }
 
 TEST(EngineChoice, GivenEngineAndVersionAreKept) {
