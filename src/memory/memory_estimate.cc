@@ -267,7 +267,7 @@ MemoryEstimate estimate_memory(const Scenario& s, const Catalog& catalog, Estima
     m.high = m.total + spread + 0.1 * m.allocated;
     if (capacity) {
       m.fits = m.total <= *capacity;
-      if (s.task == Task::kInference && s.engine != "llama.cpp") {
+      if (s.task == Task::kInference && engine.kind != EngineKind::kLlamaCpp) {
         // Largest batch of seq_len sequences that fits. Every part is affine in the batch
         // (weights fixed; KV cache, prefill activations and logits per sequence), so two
         // evaluations give the line; checks on either side absorb rounding.
