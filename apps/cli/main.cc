@@ -38,7 +38,7 @@ struct Options {
   std::string data_dir;
   std::string input;
   // Scenario flags; unset ones are left to the scenario's defaults.
-  std::optional<std::string> model, task, weights, kv_cache, engine, gpu, optimizer,
+  std::optional<std::string> model, task, weights, kv_cache, engine, engine_version, gpu, optimizer,
       mixed_precision, gradient_checkpointing, method;
   std::optional<int64_t> batch, seq_len, prompt_len, output_len, gpu_count, gpus_per_node, tp, pp,
       dp, ep, lora_rank, zero_stage, grad_accum, global_batch, max_num_batched_tokens;
@@ -84,6 +84,7 @@ void apply_flags(const Options& o, nlohmann::json& s) {
   set("weights", o.weights);
   set("kv_cache", o.kv_cache);
   set("engine", o.engine);
+  set("engine_version", o.engine_version);
   set("gpu", o.gpu);
   set("method", o.method);
   set("batch", o.batch);
@@ -296,7 +297,12 @@ void add_scenario_flags(CLI::App* cmd, Options& o) {
   cmd->add_option("--seq-len,-s", o.seq_len, "tokens per sequence");
   cmd->add_option("--prompt-len", o.prompt_len, "prompt tokens (inference speed)");
   cmd->add_option("--output-len", o.output_len, "output tokens (inference speed)");
-  cmd->add_option("--engine", o.engine, "hf|vllm|sglang|trtllm|llama.cpp|deepspeed|fsdp|megatron");
+  cmd->add_option("--engine", o.engine,
+                  "hf|vllm|sglang|trtllm|llama.cpp|deepspeed|fsdp|megatron|torchtune (default: "
+                  "vllm for serving on NVIDIA/AMD, llama.cpp on Apple or GGUF, hf for training)");
+  cmd->add_option(
+      "--engine-version", o.engine_version,
+      "engine release whose rules apply, e.g. 0.10 or 0.6.4 for vllm (default: newest)");
   cmd->add_option("--gpu-memory-utilization", o.gpu_memory_utilization,
                   "share of the GPU a preallocating engine takes");
   cmd->add_option("--max-num-batched-tokens", o.max_num_batched_tokens,

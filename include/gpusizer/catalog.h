@@ -41,7 +41,10 @@ class Catalog {
   const std::vector<Gpu>& gpus() const { return gpus_; }
   const std::vector<Model>& models() const { return models_; }
   const std::vector<NumberFormat>& formats() const { return formats_; }
-  const nlohmann::json& engines() const { return engines_; }
+  /// engines.json: every engine's typed profile, and the device figures apart from them.
+  const std::vector<EngineProfile>& engines() const { return engines_; }
+  const DeviceProfile& device() const { return device_; }
+  const EngineDefaults& engine_defaults() const { return engine_defaults_; }
   /// engines.json deepspeed.zero3.
   const Zero3Defaults& zero3_defaults() const { return zero3_; }
   /// data/speed.json.
@@ -67,15 +70,18 @@ class Catalog {
   /// Finds a number format usable for `role` (weights, kv, optimizer).
   const NumberFormat& format(std::string_view name, const std::string& role,
                              const std::string& field) const;
-  /// The engine profile (data/engines.json) for an engine name.
-  const nlohmann::json& engine(std::string_view name, const std::string& field = "engine") const;
+  /// The engine profile (data/engines.json) for an engine name, case-insensitive; an unknown
+  /// name throws InputError naming `field` with the closest engines.
+  const EngineProfile& engine(std::string_view name, const std::string& field = "engine") const;
 
  private:
   std::vector<Gpu> gpus_;
   std::vector<std::shared_ptr<const Gpu>> shared_gpus_;  // the same rows, for gpu_ref
   std::vector<Model> models_;
   std::vector<NumberFormat> formats_;
-  nlohmann::json engines_;
+  std::vector<EngineProfile> engines_;
+  DeviceProfile device_;
+  EngineDefaults engine_defaults_;
   Zero3Defaults zero3_;
   SpeedProfile speed_;
   SpeedBands speed_bands_;

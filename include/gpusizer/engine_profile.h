@@ -1,7 +1,14 @@
 #pragma once
-// Typed engine figures read from data/engines.json.
+// Typed engine figures read from data/engines.json: one EngineProfile per engine with its
+// capability flags and, per release, the rules by which it sizes its memory at start-up; the
+// device figures (driver reservation, ECC, CUDA context, NCCL) apart from the engines. The
+// estimators read these structs, never the JSON and never an engine's name.
+#include <cstdint>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
 
 namespace gpusizer {
 
@@ -21,5 +28,130 @@ struct Zero3Defaults {
 
 /// Reads engines.json deepspeed.zero3; throws InputError naming the missing or bad key.
 Zero3Defaults read_zero3_defaults(const nlohmann::json& engines, const std::string& file);
+
+/// Figures of the device and driver, the same under every engine (engines.json "device").
+struct DeviceProfile {
+  double driver_reserved_fraction = 0;
+  double gddr_ecc_fraction = 0;
+  double apple_wired_fraction = 0;
+  double cuda_context_bytes = 0;
+  double nccl_bytes_per_communicator = 0;
+};
+
+/// How a preallocating engine sizes its KV pool at start-up.
+enum class PoolRule {
+  /// vLLM: fraction x total memory - weights - profiled activation peak - non-torch memory
+  /// (vllm/worker/worker.py determine_num_available_blocks; v1/worker/gpu_worker.py).
+  kShareOfTotal,
+  /// SGLang: memory free after the weights - (1 - fraction) x total, i.e. fraction x total -
+  /// weights - non-torch memory; activations and CUDA graphs live in the reserve
+  /// (sglang/srt/model_executor/model_runner.py profile_max_num_token).
+  kStaticShareOfTotal,
+  /// TensorRT-LLM: fraction x the memory free once weights and the activation workspace are in
+  /// place (tensorrt_llm KvCacheConfig.free_gpu_memory_fraction).
+  kShareOfFree,
+};
+
+/// One release's start-up rules (engines.json ENGINE.releases[]); engines whose rules do not
+/// differ by release have one release, version "all".
+struct EngineRelease {
+  std::string version;
+  std::string source;
+  // Preallocating engines only.
+  PoolRule pool_rule = PoolRule::kShareOfTotal;
+  double memory_fraction = 0;  ///< default gpu_memory_utilization / mem_fraction_static / ...
+  /// Defaults that depend on the replica's TP size (SGLang): (smallest tp, fraction), ascending.
+  std::vector<std::pair<int64_t, double>> memory_fraction_by_tp;
+  double non_torch_bytes = 0;           ///< counted against the budget, TP 1
+  double non_torch_tp_extra_bytes = 0;  ///< added per GPU when tp > 1
+  double cuda_graph_bytes = 0;          ///< held beyond the budget (captured after the pool)
+  /// The CUDA context and NCCL buffers sit outside the budget (vLLM V1 snapshots after them).
+  bool baseline_outside_budget = false;
+  // The start-up profile run (its token budget and rows sampled).
+  int64_t profile_tokens = 0;  ///< default max_num_batched_tokens
+  int64_t profile_seqs = 0;    ///< default max_num_seqs
+  /// V0 without chunked prefill: the budget is max(max_model_len, profile_tokens).
+  bool profile_covers_max_model_len = false;
+  /// Above this max_model_len chunked prefill is on and the budget is chunked_tokens; 0 = never.
+  int64_t chunked_prefill_above = 0;
+  int64_t chunked_tokens = 0;
+  /// Larger defaults on large GPUs (vLLM V1 get_batch_defaults): total memory at least this
+  /// many GiB and a name containing none of large_gpu_excluded; 0 = no such class.
+  double large_gpu_min_gib = 0;
+  std::vector<std::string> large_gpu_excluded;
+  int64_t large_gpu_tokens = 0, large_gpu_seqs = 0;
+  double sampler_bytes_per_logit = 0;  ///< per vocabulary entry per sampled row in the profile
+};
+
+/// Memory-model families.
+enum class EngineKind { kEager, kPreallocating, kLlamaCpp };
+
+struct EngineProfile {
+  std::string name;
+  EngineKind kind = EngineKind::kEager;
+  std::vector<std::string> tasks;   ///< to_string(Task) values it runs
+  bool preallocates = false;        ///< takes a share of the GPU and pages its KV cache in it
+  bool splits_tensors = false;      ///< serving splits by tensor parallelism, not by layers
+  bool caches_mla_latent = false;   ///< MLA models cache the compressed latent (not full K/V)
+  bool kv_grows_by_concat = false;  ///< HF DynamicCache: torch.cat keeps one layer's copy twice
+  bool pp_uses_nccl = false;        ///< pipeline stages talk over an NCCL communicator
+  bool persistent_grad_buffers = false;  ///< contiguous gradient buffers (DeepSpeed, Megatron)
+  bool ddp_grad_buckets = false;         ///< DDP gradient buckets when data-parallel (dp > 1)
+  bool own_zero3 = false;  ///< shards parameters by its own rule (FSDP), not DeepSpeed's ZeRO-3
+  bool trains_on_apple = false;
+  bool language_models_only = false;
+  bool fp8_kv_any_gpu = false;
+  int max_zero_stage =
+      3;  ///< highest ZeRO stage it shards to (Megatron: 1)  ///< reads an fp8 KV cache in its own
+          ///< kernels on any GPU  ///< serves token models, not vision (CV) models
+  std::vector<std::string> vendors;       ///< GPU vendors it runs on (gpus.csv vendor)
+  std::vector<std::string> weight_kinds;  ///< formats.csv kinds it loads
+  std::vector<std::string> knobs;         ///< scenario keys it honours
+  // Memory figures.
+  bool norm_saves_fp32_input = false;
+  bool logits_all_positions_in_generate = false;
+  double loss_bytes_per_logit = 0;
+  double loss_bytes_per_logit_16bit = 0;
+  double allocator_overhead_fraction = 0;
+  bool kbit_training_fp32_upcast = false;
+  int64_t default_ubatch = 0;           ///< llama.cpp
+  double activation_bytes = 0;          ///< llama.cpp: bytes per intermediate value
+  double cuda_context_bytes = 0;        ///< 0: the device's figure
+  std::vector<EngineRelease> releases;  ///< newest first
+
+  bool runs(std::string_view task) const;
+  bool runs_on(std::string_view vendor) const;
+  bool loads(std::string_view format_kind) const;
+  bool honours(std::string_view knob) const;
+  /// The release named `version` ("" = the newest); throws InputError naming `field` and the
+  /// known versions for any other.
+  const EngineRelease& release(std::string_view version,
+                               const std::string& field = "engine_version") const;
+  const std::string& newest_version() const { return releases.front().version; }
+};
+
+/// Which engine a scenario gets when it names none (engines.json "defaults").
+struct EngineDefaults {
+  std::vector<std::string> serving;  ///< first that runs on the GPU and loads the weights
+  std::string training;
+};
+EngineDefaults read_engine_defaults(const nlohmann::json& engines, const std::string& file);
+
+/// Reads every engine of engines.json (all keys but "device", "defaults" and comments).
+std::vector<EngineProfile> read_engine_profiles(const nlohmann::json& engines,
+                                                const std::string& file);
+DeviceProfile read_device_profile(const nlohmann::json& engines, const std::string& file);
+
+/// The KV-pool fraction a preallocating engine uses: the scenario's when given, else the
+/// release's default (by TP size where it has a table).
+double memory_fraction(const EngineRelease& r, bool given, double scenario_value, int64_t tp);
+
+/// The start-up profile run's token budget and sampled rows for a context of `max_model_len`
+/// on a GPU of `gpu_gib` named `gpu_name` (lower case id), unless `given_tokens` > 0.
+struct ProfileRun {
+  int64_t tokens = 0, seqs = 0;
+};
+ProfileRun profile_run(const EngineRelease& r, int64_t given_tokens, int64_t max_model_len,
+                       double gpu_gib, std::string_view gpu_id);
 
 }  // namespace gpusizer

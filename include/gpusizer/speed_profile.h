@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace gpusizer {
 
@@ -23,6 +24,16 @@ struct InferenceProfile {
   double max_num_seqs = 256;
   double pipeline_depth = 64;     ///< micro-batches in flight in prompt processing
   bool decode_pipelining = true;  ///< false: layer split runs stages in turn (llama.cpp)
+  /// Bytes moved per attention score per layer when scores are materialised (no flash
+  /// attention); 0 = the engine never materialises them.
+  double score_bytes_per_element = 0;
+};
+
+/// bitsandbytes kernel figures for one format (data/speed.json bitsandbytes.FORMAT).
+struct BitsandbytesKernel {
+  double linear_call_overhead_s = 0;
+  double gemv_max_tokens = 0;
+  double dequant_bytes_per_param = 0;
 };
 
 struct KernelScale {
@@ -80,8 +91,16 @@ class SpeedProfile {
   /// Maximum achievable matmul FLOPS over the datasheet rate for a GPU id (measured); `fallback`
   /// when the GPU has no measurement.
   double matmul_fraction(const std::string& gpu_id) const;
+  /// Achieved fraction of the dense rate in the attention kernels the engine uses on a GPU
+  /// architecture family (data/speed.json attention_kernels).
+  double attention_efficiency(const std::string& engine, const std::string& family) const;
+  /// The bitsandbytes kernel an engine runs for a weight format, or nullptr.
+  const BitsandbytesKernel* bitsandbytes(const std::string& engine,
+                                         const std::string& format_id) const;
 
  private:
+  static void read_attention_kernels(const nlohmann::json& doc, SpeedProfile& p);
+  static void read_bitsandbytes(const nlohmann::json& doc, SpeedProfile& p);
   nlohmann::json doc_;
   InferenceProfile inference_default_;
   std::map<std::string, InferenceProfile> inference_;
@@ -95,6 +114,11 @@ class SpeedProfile {
   std::map<std::string, double> matmul_fraction_;
   double matmul_fraction_default_ = 1.0;  ///< "vendor segment" -> factor
   double cv_step_overhead_s_ = 0.005;
+  std::map<std::string, std::string> attention_kernel_of_;              // engine -> family
+  std::map<std::string, std::map<std::string, double>> attention_eff_;  // family -> arch -> eff
+  std::string attention_fallback_ = "fa2";
+  std::vector<std::string> bnb_engines_;
+  std::map<std::string, BitsandbytesKernel> bnb_;
 };
 
 }  // namespace gpusizer

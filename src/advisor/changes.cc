@@ -20,11 +20,12 @@ struct Candidate {
   int quality_class;
 };
 
-std::vector<Candidate> candidates(const Scenario& s, const nlohmann::json& input) {
+std::vector<Candidate> candidates(const Scenario& s, const nlohmann::json& input,
+                                  const Catalog& catalog) {
   std::vector<Candidate> out;
   const bool train = is_training(s.task);
   const double bits = s.weights.bits_per_value;
-  const bool gguf = s.engine == "llama.cpp";
+  const bool gguf = catalog.engine(s.engine).loads("gguf");  // its quantized formats are GGUF
   if (!train) {
     if (s.kv_cache.bits_per_value > 8 && !gguf)
       out.push_back({"fp8 KV cache",
@@ -145,7 +146,7 @@ std::vector<Change> changes_to_fit(const nlohmann::json& input, const Scenario& 
   const double need = memory_needed(s, e);
   const auto base_tps = useful_tokens_per_s(s, e);
   std::vector<Change> out;
-  for (const Candidate& c : candidates(s, input)) {
+  for (const Candidate& c : candidates(s, input, catalog)) {
     nlohmann::json changed = input;
     changed.merge_patch(c.patch);
     try {

@@ -12,6 +12,7 @@
 #include "gpusizer/advisor.h"
 #include "gpusizer/error.h"
 #include "gpusizer/units.h"
+#include "scenario/engine_choice.h"
 
 namespace gpusizer {
 namespace {
@@ -57,7 +58,7 @@ std::vector<const NumberFormat*> weight_levers(const Scenario& s, const Gpu& g,
     base = &catalog.format("fp16", "weights", "weights");
   out.push_back(base);
   if (s.task != Task::kInference || !c.allow_quantization) return out;
-  const bool gguf = s.engine == "llama.cpp";
+  const bool gguf = catalog.engine(s.engine).loads("gguf");  // its quantized formats are GGUF
   auto add = [&](const char* id) {
     const NumberFormat& f = catalog.format(id, "weights", "weights");
     if (f.bits_per_value + 0.01 < base->bits_per_value) out.push_back(&f);
@@ -80,7 +81,7 @@ std::string china_block(const Gpu& g, bool& uncertain) {
 }
 
 // Why a GPU is out before any estimate; empty when it stays in.
-std::string filter(const Gpu& g, const Scenario& s, const Constraints& c) {
+std::string filter(const Gpu& g, const Scenario& s, const Constraints& c, const Catalog& catalog) {
   if (!c.gpus.empty() && std::find(c.gpus.begin(), c.gpus.end(), g.id) == c.gpus.end())
     return "not in the allowed list";
   if (!c.vendor.empty() &&
@@ -106,11 +107,11 @@ std::string filter(const Gpu& g, const Scenario& s, const Constraints& c) {
     return "no cloud price in the catalog (not commonly rented)";
   if (c.deployment == "on_prem" && c.budget_usd && !g.launch_price_usd)
     return "no purchase price in the catalog to check the budget";
-  const bool nvidia = g.vendor == "NVIDIA";
-  if (s.engine == "trtllm" && !nvidia) return "TensorRT-LLM runs on NVIDIA GPUs only";
-  if ((s.engine == "vllm" || s.engine == "sglang") && g.segment == "apple-soc")
-    return s.engine + " needs CUDA or ROCm (no Apple silicon backend)";
-  if (is_training(s.task) && g.segment == "apple-soc" && s.engine != "hf")
+  Scenario retargeted = s;  // a defaulted engine follows the GPU (llama.cpp on Apple)
+  retarget_default_engine(retargeted, g, catalog);
+  const EngineProfile& engine = catalog.engine(retargeted.engine);
+  if (!engine.runs_on(g.vendor)) return engine.name + " does not run on " + g.vendor + " GPUs";
+  if (is_training(s.task) && g.segment == "apple-soc" && !engine.trains_on_apple)
     return s.engine + " needs CUDA or ROCm";
   if (!g.memory_bandwidth_gbps || g.memory_gb <= 0) return "no memory figures in the catalog";
   return "";
@@ -125,6 +126,7 @@ bool configure(Scenario& t, const Gpu& g, int64_t count, const Lever& lv, const 
   t.parallel = Parallelism{};
   t.weights = *lv.weights;
   t.kv_cache = *lv.kv;
+  retarget_default_engine(t, g, catalog);  // a defaulted engine follows the GPU and format
   if (t.kv_cache.id == "bf16" && t.weights.id == "fp16")
     t.kv_cache = catalog.format("fp16", "kv", "kv_cache");
   if (t.task == Task::kInference) {
@@ -207,7 +209,7 @@ Recommendation recommend(const nlohmann::json& request, const Catalog& catalog) 
   };
   std::vector<Closest> misses;
   for (const Gpu& g : catalog.gpus()) {
-    const std::string out = filter(g, base, c);
+    const std::string out = filter(g, base, c, catalog);
     if (!out.empty()) {
       // GPUs outside an allowed list are not candidates at all; the others say why they fell.
       if (out != "not in the allowed list") r.rejected.push_back({g.id, g.name + ": " + out});
@@ -220,7 +222,7 @@ Recommendation recommend(const nlohmann::json& request, const Catalog& catalog) 
       // KV formats: the scenario's, then fp8 when quantization is allowed.
       std::vector<const NumberFormat*> kvs = {&base.kv_cache};
       if (base.task == Task::kInference && c.allow_quantization &&
-          base.kv_cache.bits_per_value > 8 && base.engine != "llama.cpp")
+          base.kv_cache.bits_per_value > 8 && !catalog.engine(base.engine).loads("gguf"))
         kvs.push_back(&catalog.format("fp8", "kv", "kv_cache"));
       bool done = false;
       double skip_below = 0;  // counts that cannot meet a speed constraint (linear scaling bound)

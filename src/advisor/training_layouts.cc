@@ -75,7 +75,7 @@ LayoutSearchResult search_training_layouts(const Scenario& base, const Catalog& 
                   // unsupported). One replica needs no sharding.
                   if (zero > 1 && pp > 1) continue;
                   // Megatron-LM shards at most the optimizer (--use-distributed-optimizer).
-                  if (zero > 1 && base.engine == "megatron") continue;
+                  if (zero > catalog.engine(base.engine).max_zero_stage) continue;
                   if (zero > 0 && dp == 1) continue;
                   // One scenario reused: every field a layout sets is set here.
                   s.gpu_count = used;

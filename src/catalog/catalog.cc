@@ -277,8 +277,13 @@ Catalog Catalog::from_texts(const std::vector<std::pair<std::string, std::string
   c.gpus_ = parse_gpus(text("gpus.csv"));
   c.models_ = parse_models(text("models.jsonl"));
   c.formats_ = parse_formats(text("formats.csv"));
-  c.engines_ = data::parse_json(text("engines.json"), "engines.json");
-  c.zero3_ = read_zero3_defaults(c.engines_, "engines.json");
+  {
+    const nlohmann::json engines = data::parse_json(text("engines.json"), "engines.json");
+    c.engines_ = read_engine_profiles(engines, "engines.json");
+    c.device_ = read_device_profile(engines, "engines.json");
+    c.engine_defaults_ = read_engine_defaults(engines, "engines.json");
+    c.zero3_ = read_zero3_defaults(engines, "engines.json");
+  }
   c.speed_ = SpeedProfile::parse(text("speed.json"), "speed.json");
   c.speed_bands_ = SpeedBands::from_json(
       data::parse_json(text("speed_bands.json"), "speed_bands.json"), "speed_bands.json");
@@ -366,14 +371,13 @@ const NumberFormat& Catalog::format(std::string_view name, const std::string& ro
   unknown(name, field, (role + " format").c_str(), valid);
 }
 
-const nlohmann::json& Catalog::engine(std::string_view name, const std::string& field) const {
-  if (auto it = engines_.find(std::string(name)); it != engines_.end() && name[0] != '_')
-    return *it;
+const EngineProfile& Catalog::engine(std::string_view name, const std::string& field) const {
   std::vector<std::string> valid;
-  for (const auto& [key, value] : engines_.items()) {
-    if (key.empty() || key[0] == '_') continue;
-    if (normalize_name(key) == normalize_name(name)) return value;
-    valid.push_back(key);
+  for (const auto& e : engines_)
+    if (e.name == name) return e;
+  for (const auto& e : engines_) {
+    if (normalize_name(e.name) == normalize_name(name)) return e;
+    valid.push_back(e.name);
   }
   unknown(name, field, "engine", valid);
 }

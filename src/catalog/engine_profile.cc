@@ -1,9 +1,305 @@
+// Reads data/engines.json into typed profiles once (strict keys: a misspelt key is an error
+// naming the file and key, never a silent C++ default).
 #include "gpusizer/engine_profile.h"
+
+#include <algorithm>
+#include <cctype>
 
 #include "catalog/data_json.h"
 #include "gpusizer/error.h"
 
 namespace gpusizer {
+namespace {
+
+constexpr double kMaxBytes = 1e15;
+constexpr double kMaxTokens = 1e9;
+
+std::vector<std::string> strings(const nlohmann::json& o, const char* key, const std::string& where,
+                                 bool required) {
+  std::vector<std::string> out;
+  if (!o.contains(key)) {
+    if (required) throw InputError(where + "." + key, "is missing", "bad_file");
+    return out;
+  }
+  const auto& a = o.at(key);
+  if (!a.is_array()) throw InputError(where + "." + key, "must be a list of names", "bad_file");
+  for (const auto& v : a) {
+    if (!v.is_string()) throw InputError(where + "." + key, "must be a list of names", "bad_file");
+    out.push_back(v.get<std::string>());
+  }
+  return out;
+}
+
+int64_t count(const nlohmann::json& o, const char* key, const std::string& where, bool required) {
+  const double x = required ? data::required_number(o, key, where, 0, kMaxTokens)
+                            : data::number_or(o, key, where, 0, kMaxTokens, 0);
+  return static_cast<int64_t>(x);
+}
+
+PoolRule pool_rule(const nlohmann::json& r, const std::string& where) {
+  if (!r.contains("pool_rule") || !r.at("pool_rule").is_string())
+    throw InputError(where + ".pool_rule", "is missing", "bad_file");
+  const std::string v = r.at("pool_rule").get<std::string>();
+  if (v == "share_of_total") return PoolRule::kShareOfTotal;
+  if (v == "static_share_of_total") return PoolRule::kStaticShareOfTotal;
+  if (v == "share_of_free") return PoolRule::kShareOfFree;
+  throw InputError(where + ".pool_rule",
+                   "must be share_of_total, static_share_of_total or share_of_free", "bad_file");
+}
+
+EngineRelease read_release(const nlohmann::json& r, bool preallocates, const std::string& where) {
+  if (!preallocates) {
+    data::reject_unknown_keys(r, where, {"version"});
+  } else {
+    data::reject_unknown_keys(
+        r, where,
+        {"version", "pool_rule", "memory_fraction", "memory_fraction_by_tp", "non_torch_bytes",
+         "non_torch_tp_extra_bytes", "cuda_graph_bytes", "baseline_outside_budget",
+         "profile_tokens", "profile_seqs", "profile_covers_max_model_len", "chunked_prefill_above",
+         "chunked_tokens", "large_gpu_min_gib", "large_gpu_excluded", "large_gpu_tokens",
+         "large_gpu_seqs", "sampler_bytes_per_logit"});
+  }
+  EngineRelease e;
+  if (!r.contains("version") || !r.at("version").is_string() ||
+      r.at("version").get<std::string>().empty())
+    throw InputError(where + ".version", "is missing", "bad_file");
+  e.version = r.at("version").get<std::string>();
+  if (!preallocates) return e;
+  e.pool_rule = pool_rule(r, where);
+  e.memory_fraction = data::required_number(r, "memory_fraction", where, 0.05, 1);
+  if (r.contains("memory_fraction_by_tp")) {
+    const auto& t = r.at("memory_fraction_by_tp");
+    if (!t.is_object()) throw InputError(where + ".memory_fraction_by_tp", "must be an object");
+    for (const auto& [tp, f] : t.items()) {
+      int64_t n = 0;
+      for (char ch : tp) {
+        if (!std::isdigit(static_cast<unsigned char>(ch)) || n > 1'000'000)
+          throw InputError(where + ".memory_fraction_by_tp", "keys are TP sizes", "bad_file");
+        n = n * 10 + (ch - '0');
+      }
+      if (n < 1 || !f.is_number() || f.get<double>() < 0.05 || f.get<double>() > 1)
+        throw InputError(where + ".memory_fraction_by_tp." + tp, "must be a fraction in [0.05, 1]",
+                         "bad_file");
+      e.memory_fraction_by_tp.emplace_back(n, f.get<double>());
+    }
+    std::sort(e.memory_fraction_by_tp.begin(), e.memory_fraction_by_tp.end());
+  }
+  e.non_torch_bytes = data::required_number(r, "non_torch_bytes", where, 0, kMaxBytes);
+  e.non_torch_tp_extra_bytes =
+      data::required_number(r, "non_torch_tp_extra_bytes", where, 0, kMaxBytes);
+  e.cuda_graph_bytes = data::required_number(r, "cuda_graph_bytes", where, 0, kMaxBytes);
+  e.baseline_outside_budget = data::bool_or(r, "baseline_outside_budget", where, false);
+  e.profile_tokens = count(r, "profile_tokens", where, true);
+  e.profile_seqs = count(r, "profile_seqs", where, true);
+  if (e.profile_tokens < 1 || e.profile_seqs < 1)
+    throw InputError(where, "profile_tokens and profile_seqs must be at least 1", "bad_file");
+  e.profile_covers_max_model_len = data::bool_or(r, "profile_covers_max_model_len", where, false);
+  e.chunked_prefill_above = count(r, "chunked_prefill_above", where, false);
+  e.chunked_tokens = count(r, "chunked_tokens", where, e.chunked_prefill_above > 0);
+  e.large_gpu_min_gib = data::number_or(r, "large_gpu_min_gib", where, 0, 1e6, 0);
+  e.large_gpu_excluded = strings(r, "large_gpu_excluded", where, false);
+  e.large_gpu_tokens = count(r, "large_gpu_tokens", where, e.large_gpu_min_gib > 0);
+  e.large_gpu_seqs = count(r, "large_gpu_seqs", where, e.large_gpu_min_gib > 0);
+  e.sampler_bytes_per_logit = data::required_number(r, "sampler_bytes_per_logit", where, 0, 1e3);
+  return e;
+}
+
+const std::vector<std::string> kEngineKeys = {"kind",
+                                              "tasks",
+                                              "preallocates",
+                                              "splits_tensors",
+                                              "caches_mla_latent",
+                                              "kv_grows_by_concat",
+                                              "pp_uses_nccl",
+                                              "persistent_grad_buffers",
+                                              "ddp_grad_buckets",
+                                              "own_zero3",
+                                              "trains_on_apple",
+                                              "language_models_only",
+                                              "fp8_kv_any_gpu",
+                                              "max_zero_stage",
+                                              "vendors",
+                                              "weight_kinds",
+                                              "knobs",
+                                              "norm_saves_fp32_input",
+                                              "logits_all_positions_in_generate",
+                                              "loss_bytes_per_logit",
+                                              "loss_bytes_per_logit_16bit",
+                                              "allocator_overhead_fraction",
+                                              "kbit_training_fp32_upcast",
+                                              "default_ubatch",
+                                              "activation_bytes",
+                                              "cuda_context_bytes",
+                                              "releases",
+                                              "zero3"};
+
+EngineProfile read_engine(const std::string& name, const nlohmann::json& o,
+                          const std::string& file) {
+  const std::string where = file + " " + name;
+  data::reject_unknown_keys(o, where, kEngineKeys);
+  EngineProfile p;
+  p.name = name;
+  const std::string kind = o.value("kind", "");
+  if (kind == "eager")
+    p.kind = EngineKind::kEager;
+  else if (kind == "preallocating")
+    p.kind = EngineKind::kPreallocating;
+  else if (kind == "llama.cpp")
+    p.kind = EngineKind::kLlamaCpp;
+  else
+    throw InputError(where + ".kind", "must be eager, preallocating or llama.cpp", "bad_file");
+  p.tasks = strings(o, "tasks", where, true);
+  p.preallocates = data::required_bool(o, "preallocates", where);
+  if (p.preallocates != (p.kind == EngineKind::kPreallocating))
+    throw InputError(where + ".preallocates", "must be true exactly for kind preallocating",
+                     "bad_file");
+  p.splits_tensors = data::required_bool(o, "splits_tensors", where);
+  p.caches_mla_latent = data::bool_or(o, "caches_mla_latent", where, false);
+  p.kv_grows_by_concat = data::bool_or(o, "kv_grows_by_concat", where, false);
+  p.pp_uses_nccl = data::required_bool(o, "pp_uses_nccl", where);
+  p.persistent_grad_buffers = data::bool_or(o, "persistent_grad_buffers", where, false);
+  p.ddp_grad_buckets = data::bool_or(o, "ddp_grad_buckets", where, false);
+  p.own_zero3 = data::bool_or(o, "own_zero3", where, false);
+  p.trains_on_apple = data::bool_or(o, "trains_on_apple", where, false);
+  p.language_models_only = data::bool_or(o, "language_models_only", where, false);
+  p.fp8_kv_any_gpu = data::bool_or(o, "fp8_kv_any_gpu", where, false);
+  p.max_zero_stage = static_cast<int>(data::number_or(o, "max_zero_stage", where, 0, 3, 3));
+  p.vendors = strings(o, "vendors", where, true);
+  p.weight_kinds = strings(o, "weight_kinds", where, true);
+  p.knobs = strings(o, "knobs", where, true);
+  p.norm_saves_fp32_input = data::required_bool(o, "norm_saves_fp32_input", where);
+  p.logits_all_positions_in_generate =
+      data::bool_or(o, "logits_all_positions_in_generate", where, false);
+  const bool trains = std::any_of(p.tasks.begin(), p.tasks.end(),
+                                  [](const std::string& t) { return t != "inference"; });
+  // Training engines must state their loss figures; the 16-bit one inherits when absent.
+  p.loss_bytes_per_logit = trains ? data::required_number(o, "loss_bytes_per_logit", where, 0, 64)
+                                  : data::number_or(o, "loss_bytes_per_logit", where, 0, 64, 0);
+  p.loss_bytes_per_logit_16bit =
+      data::number_or(o, "loss_bytes_per_logit_16bit", where, 0, 64, p.loss_bytes_per_logit);
+  p.allocator_overhead_fraction =
+      data::required_number(o, "allocator_overhead_fraction", where, 0, 1);
+  p.kbit_training_fp32_upcast = data::bool_or(o, "kbit_training_fp32_upcast", where, false);
+  const bool llama = p.kind == EngineKind::kLlamaCpp;
+  p.default_ubatch = count(o, "default_ubatch", where, llama);
+  p.activation_bytes = llama ? data::required_number(o, "activation_bytes", where, 1, 8)
+                             : data::number_or(o, "activation_bytes", where, 1, 8, 0);
+  p.cuda_context_bytes = data::number_or(o, "cuda_context_bytes", where, 0, kMaxBytes, 0);
+  if (!o.contains("releases") || !o.at("releases").is_array() || o.at("releases").empty())
+    throw InputError(where + ".releases", "must list at least one release", "bad_file");
+  for (size_t i = 0; i < o.at("releases").size(); ++i)
+    p.releases.push_back(read_release(o.at("releases").at(i), p.preallocates,
+                                      where + ".releases[" + std::to_string(i) + "]"));
+  for (size_t i = 0; i < p.releases.size(); ++i)
+    for (size_t j = 0; j < i; ++j)
+      if (p.releases[i].version == p.releases[j].version)
+        throw InputError(where + ".releases", "version " + p.releases[i].version + " twice",
+                         "bad_file");
+  return p;
+}
+
+bool contains(const std::vector<std::string>& list, std::string_view v) {
+  return std::find(list.begin(), list.end(), v) != list.end();
+}
+
+}  // namespace
+
+bool EngineProfile::runs(std::string_view task) const {
+  return contains(tasks, task);
+}
+bool EngineProfile::runs_on(std::string_view vendor) const {
+  return contains(vendors, vendor);
+}
+bool EngineProfile::loads(std::string_view format_kind) const {
+  return contains(weight_kinds, format_kind);
+}
+bool EngineProfile::honours(std::string_view knob) const {
+  return contains(knobs, knob);
+}
+
+const EngineRelease& EngineProfile::release(std::string_view version,
+                                            const std::string& field) const {
+  if (version.empty()) return releases.front();
+  std::string known;
+  for (const auto& r : releases) {
+    if (r.version == version) return r;
+    known += (known.empty() ? "" : ", ") + r.version;
+  }
+  throw InputError(field, "unknown " + name + " version '" + std::string(version) +
+                              "'; the versions modelled are " + known);
+}
+
+std::vector<EngineProfile> read_engine_profiles(const nlohmann::json& engines,
+                                                const std::string& file) {
+  if (!engines.is_object()) throw InputError(file, "must be a JSON object", "bad_file");
+  std::vector<EngineProfile> out;
+  for (const auto& [name, o] : engines.items()) {
+    if (data::is_comment_key(name) || name == "device" || name == "defaults") continue;
+    out.push_back(read_engine(name, o, file));
+  }
+  if (out.empty()) throw InputError(file, "defines no engine", "bad_file");
+  return out;
+}
+
+EngineDefaults read_engine_defaults(const nlohmann::json& engines, const std::string& file) {
+  const std::string where = file + " defaults";
+  const auto& d = data::required_object(engines, "defaults", file);
+  data::reject_unknown_keys(d, where, {"serving", "training"});
+  EngineDefaults out;
+  out.serving = strings(d, "serving", where, true);
+  if (!d.contains("training") || !d.at("training").is_string())
+    throw InputError(where + ".training", "is missing", "bad_file");
+  out.training = d.at("training").get<std::string>();
+  auto known = [&](const std::string& name) {
+    return engines.contains(name) && name != "device" && name != "defaults" &&
+           !data::is_comment_key(name);
+  };
+  for (const auto& n : out.serving)
+    if (!known(n)) throw InputError(where + ".serving", "names no engine: " + n, "bad_file");
+  if (out.serving.empty() || !known(out.training))
+    throw InputError(where, "serving must list engines and training name one", "bad_file");
+  return out;
+}
+
+DeviceProfile read_device_profile(const nlohmann::json& engines, const std::string& file) {
+  const std::string where = file + " device";
+  const auto& d = data::required_object(engines, "device", file);
+  data::reject_unknown_keys(
+      d, where,
+      {"driver_reserved_fraction", "gddr_ecc_fraction", "apple_wired_fraction",
+       "cuda_context_bytes", "nccl_bytes_per_communicator"});
+  DeviceProfile p;
+  p.driver_reserved_fraction = data::required_number(d, "driver_reserved_fraction", where, 0, 0.5);
+  p.gddr_ecc_fraction = data::required_number(d, "gddr_ecc_fraction", where, 0, 0.5);
+  p.apple_wired_fraction = data::required_number(d, "apple_wired_fraction", where, 0.05, 1);
+  p.cuda_context_bytes = data::required_number(d, "cuda_context_bytes", where, 0, kMaxBytes);
+  p.nccl_bytes_per_communicator =
+      data::required_number(d, "nccl_bytes_per_communicator", where, 0, kMaxBytes);
+  return p;
+}
+
+double memory_fraction(const EngineRelease& r, bool given, double scenario_value, int64_t tp) {
+  if (given || r.memory_fraction <= 0) return scenario_value;
+  double f = r.memory_fraction;
+  for (const auto& [min_tp, v] : r.memory_fraction_by_tp)
+    if (tp >= min_tp) f = v;
+  return f;
+}
+
+ProfileRun profile_run(const EngineRelease& r, int64_t given_tokens, int64_t max_model_len,
+                       double gpu_gib, std::string_view gpu_id) {
+  ProfileRun p{r.profile_tokens, r.profile_seqs};
+  bool large = r.large_gpu_min_gib > 0 && gpu_gib >= r.large_gpu_min_gib;
+  for (const auto& name : r.large_gpu_excluded)
+    large = large && gpu_id.find(name) == std::string_view::npos;
+  if (large) p = {r.large_gpu_tokens, r.large_gpu_seqs};
+  if (r.chunked_prefill_above > 0 && max_model_len > r.chunked_prefill_above)
+    p.tokens = r.chunked_tokens;
+  else if (r.profile_covers_max_model_len)
+    p.tokens = std::max(p.tokens, max_model_len);
+  if (given_tokens > 0) p.tokens = given_tokens;
+  return p;
+}
 
 Zero3Defaults read_zero3_defaults(const nlohmann::json& engines, const std::string& file) {
   const std::string where = file + " deepspeed.zero3";

@@ -1,6 +1,8 @@
 // Reads data/speed.json into plain structs once, so that an estimate does no JSON lookups.
 #include "gpusizer/speed_profile.h"
 
+#include <algorithm>
+
 #include "catalog/data_json.h"
 #include "gpusizer/error.h"
 
@@ -51,6 +53,8 @@ InferenceProfile read_inference(const nlohmann::json& o, InferenceProfile p,
   p.max_num_seqs = number(o, "max_num_seqs", p.max_num_seqs, where);
   p.pipeline_depth = number(o, "pipeline_depth", p.pipeline_depth, where);
   p.decode_pipelining = data::bool_or(o, "decode_pipelining", where, p.decode_pipelining);
+  p.score_bytes_per_element =
+      number(o, "score_bytes_per_element", p.score_bytes_per_element, where);
   if (p.bw_eff <= 0 || p.compute_eff_max <= 0 || p.prefill_chunk_tokens < 1 || p.max_num_seqs < 1 ||
       p.pipeline_depth < 1)
     throw InputError(where, "efficiencies and sizes must be positive", "bad_file");
@@ -88,6 +92,60 @@ KernelScale read_scale(const nlohmann::json& o, const std::string& where) {
 }
 
 }  // namespace
+
+// attention_kernels: {"engines": {engine: family}, family: {architecture: fraction, "default"}}.
+void SpeedProfile::read_attention_kernels(const nlohmann::json& doc, SpeedProfile& p) {
+  if (!doc.contains("attention_kernels")) return;
+  const auto& a = doc.at("attention_kernels");
+  const std::string where = "speed.json attention_kernels";
+  if (!a.is_object()) throw InputError(where, "must be a JSON object", "bad_file");
+  for (const auto& [key, v] : a.items()) {
+    if (data::is_comment_key(key)) continue;
+    if (key == "engines") {
+      for (const auto& [engine, family] : v.items()) {
+        if (!family.is_string())
+          throw InputError(where + ".engines." + engine, "must name a kernel family", "bad_file");
+        p.attention_kernel_of_[engine] = family.get<std::string>();
+      }
+      continue;
+    }
+    if (!v.is_object()) throw InputError(where + "." + key, "must be a JSON object", "bad_file");
+    for (const auto& [arch, x] : v.items())
+      if (!data::is_comment_key(arch))
+        p.attention_eff_[key][arch] =
+            data::required_number(v, arch.c_str(), where + "." + key, 0.01, 1);
+  }
+  for (const auto& [engine, family] : p.attention_kernel_of_)
+    if (!p.attention_eff_.contains(family))
+      throw InputError(where + ".engines." + engine, "names no kernel family: " + family,
+                       "bad_file");
+}
+
+// bitsandbytes: {"engines": [names], FORMAT: {linear_call_overhead_us, gemv_max_tokens,
+// dequant_bytes_per_param}}.
+void SpeedProfile::read_bitsandbytes(const nlohmann::json& doc, SpeedProfile& p) {
+  if (!doc.contains("bitsandbytes")) return;
+  const auto& b = doc.at("bitsandbytes");
+  const std::string where = "speed.json bitsandbytes";
+  if (!b.is_object()) throw InputError(where, "must be a JSON object", "bad_file");
+  for (const auto& [key, v] : b.items()) {
+    if (data::is_comment_key(key)) continue;
+    if (key == "engines") {
+      if (!v.is_array()) throw InputError(where + ".engines", "must list engines", "bad_file");
+      for (const auto& e : v)
+        if (e.is_string()) p.bnb_engines_.push_back(e.get<std::string>());
+      continue;
+    }
+    const std::string w = where + "." + key;
+    data::reject_unknown_keys(
+        v, w, {"linear_call_overhead_us", "gemv_max_tokens", "dequant_bytes_per_param"});
+    BitsandbytesKernel k;
+    k.linear_call_overhead_s = number(v, "linear_call_overhead_us", 0, w) * 1e-6;
+    k.gemv_max_tokens = number(v, "gemv_max_tokens", 0, w);
+    k.dequant_bytes_per_param = number(v, "dequant_bytes_per_param", 0, w);
+    p.bnb_[key] = k;
+  }
+}
 
 SpeedProfile SpeedProfile::from_json(const nlohmann::json& doc) {
   if (!doc.is_object()) throw InputError("speed.json", "must be a JSON object", "bad_file");
@@ -155,6 +213,8 @@ SpeedProfile SpeedProfile::from_json(const nlohmann::json& doc) {
           p.matmul_fraction_[name] = data::required_number(
               m.at("gpus"), name.c_str(), "speed.json achievable_matmul.gpus", 0.01, 1);
   }
+  read_attention_kernels(doc, p);
+  read_bitsandbytes(doc, p);
   if (doc.contains("fp16_accumulate_factor"))
     for (const auto& [name, v] : doc.at("fp16_accumulate_factor").items())
       if (!data::is_comment_key(name))
@@ -197,6 +257,30 @@ double SpeedProfile::fp16_accumulate_factor(const std::string& vendor,
 double SpeedProfile::matmul_fraction(const std::string& gpu_id) const {
   const auto it = matmul_fraction_.find(gpu_id);
   return it == matmul_fraction_.end() ? matmul_fraction_default_ : it->second;
+}
+
+double SpeedProfile::attention_efficiency(const std::string& engine,
+                                          const std::string& family) const {
+  // The engine's kernel family (FlashAttention-3 on Hopper for vLLM/SGLang/TensorRT-LLM,
+  // FlashAttention-2 otherwise) at the architecture, else the fallback family's figure there,
+  // else its default; 0.6 when the profile has no attention table at all.
+  const auto k = attention_kernel_of_.find(engine);
+  const std::string family_name = k == attention_kernel_of_.end() ? attention_fallback_ : k->second;
+  auto table = attention_eff_.find(family_name);
+  if (table != attention_eff_.end() && !table->second.contains(family))
+    table = attention_eff_.find(attention_fallback_);
+  if (table == attention_eff_.end()) return 0.6;
+  if (const auto it = table->second.find(family); it != table->second.end()) return it->second;
+  const auto d = table->second.find("default");
+  return d == table->second.end() ? 0.6 : d->second;
+}
+
+const BitsandbytesKernel* SpeedProfile::bitsandbytes(const std::string& engine,
+                                                     const std::string& format_id) const {
+  if (std::find(bnb_engines_.begin(), bnb_engines_.end(), engine) == bnb_engines_.end())
+    return nullptr;
+  const auto it = bnb_.find(format_id);
+  return it == bnb_.end() ? nullptr : &it->second;
 }
 
 double SpeedProfile::cv_eff(const std::string& dtype) const {

@@ -15,7 +15,7 @@
 namespace gpusizer {
 namespace {
 
-void add_warnings(const Scenario& s, Estimate& e) {
+void add_warnings(const Scenario& s, const Catalog& catalog, Estimate& e) {
   for (const auto& n : s.notes) e.warnings.push_back(n);
   if (!s.gpu) return;
   const Gpu& g = *s.gpu;
@@ -30,7 +30,7 @@ void add_warnings(const Scenario& s, Estimate& e) {
     e.warnings.push_back(g.name +
                          " has no FP8 tensor cores: fp8 weights run through a slower "
                          "weight-only path or not at all (FP8 needs Ada, Hopper or newer)");
-  if (s.kv_cache.id == "fp8" && !g.supports("fp8") && s.engine != "vllm")
+  if (s.kv_cache.id == "fp8" && !g.supports("fp8") && !catalog.engine(s.engine).fp8_kv_any_gpu)
     e.warnings.push_back("fp8 KV cache on " + g.name + " is stored only; attention upcasts it");
   if (is_training(s.task) && s.training.flash_attention &&
       g.architecture.find("Volta") != std::string::npos)
@@ -93,6 +93,8 @@ Estimate estimate(const Scenario& s, const Catalog& catalog, Detail detail) {
   }
   e.basis["params"] = c.computed ? "counted from the architecture (HF module layout)"
                                  : "given count (the architecture is not countable field by field)";
+  if (!s.engine_basis.empty())
+    e.basis["engine"] = s.engine + " " + s.engine_version + ": " + s.engine_basis;
   e.memory = estimate_memory(s, catalog, e);
   check_representable(s, e.memory);
   if (e.memory.fits && !*e.memory.fits && e.memory.capacity)
@@ -124,7 +126,7 @@ Estimate estimate(const Scenario& s, const Catalog& catalog, Detail detail) {
     }
   }
   add_speed_bands(s, catalog.speed_bands(), e);
-  add_warnings(s, e);
+  add_warnings(s, catalog, e);
   return e;
 }
 

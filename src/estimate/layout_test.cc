@@ -18,8 +18,8 @@ Scenario resolved(const nlohmann::json& j) {
 TEST(ServingLayout, SmallModelOnEightGpusIsEightReplicas) {
   // Llama-3.1-8B in bf16 is 16.1 GB: one H100 holds it with room for KV, so the contract's rule
   // (smallest tp x pp per replica that fits) gives TP1 and 8 replicas, not TP8.
-  const Scenario s = resolved(
-      {{"model", "llama-3.1-8b"}, {"gpu", "h100"}, {"engine", "vllm"}, {"gpu_count", 8}});
+  const Scenario s =
+      resolved({{"model", "llama-3.1-8b"}, {"gpu", "h100"}, {"engine", "vllm"}, {"gpu_count", 8}});
   EXPECT_EQ(s.parallel.tp, 1);
   EXPECT_EQ(s.parallel.pp, 1);
   EXPECT_EQ(s.parallel.dp, 8);
@@ -29,16 +29,16 @@ TEST(ServingLayout, SmallModelOnEightGpusIsEightReplicas) {
 TEST(ServingLayout, SeventyBillionNeedsTwoGpusPerReplica) {
   // Llama-3.1-70B in bf16: 70.6e9 x 2 B = 141 GB of weights; one H100 (79.2 GiB visible) cannot
   // hold it, two can (70.6 GB each + a few GiB of activations and non-torch memory < 0.9 x 79 GiB).
-  const Scenario s = resolved(
-      {{"model", "llama-3.1-70b"}, {"gpu", "h100"}, {"engine", "vllm"}, {"gpu_count", 8}});
+  const Scenario s =
+      resolved({{"model", "llama-3.1-70b"}, {"gpu", "h100"}, {"engine", "vllm"}, {"gpu_count", 8}});
   EXPECT_EQ(s.parallel.tp, 2);
   EXPECT_EQ(s.parallel.dp, 4);
 }
 
 TEST(ServingLayout, LayerSplittingEnginesUsePipelineStages) {
   // HF device_map="auto" splits layers, never tensors: 70B on two A100-80GB is pp 2.
-  const Scenario s =
-      resolved({{"model", "llama-3.1-70b"}, {"gpu", "a100-sxm4-80gb"}, {"gpu_count", 2}});
+  const Scenario s = resolved(
+      {{"model", "llama-3.1-70b"}, {"engine", "hf"}, {"gpu", "a100-sxm4-80gb"}, {"gpu_count", 2}});
   EXPECT_EQ(s.parallel.tp, 1);
   EXPECT_EQ(s.parallel.pp, 2);
   EXPECT_EQ(s.parallel.dp, 1);
@@ -60,11 +60,10 @@ TEST(ServingLayout, GivenReplicasAreKept) {
                                   {"parallel", {{"dp", 4}}}});
   EXPECT_EQ(four.parallel.dp, 4);
   EXPECT_EQ(four.parallel.tp, 2);
-  EXPECT_THROW(resolved({{"model", "llama-2-7b"},
-                         {"gpu", "h100"},
-                         {"gpu_count", 8},
-                         {"parallel", {{"dp", 3}}}}),
-               InputError);
+  EXPECT_THROW(
+      resolved(
+          {{"model", "llama-2-7b"}, {"gpu", "h100"}, {"gpu_count", 8}, {"parallel", {{"dp", 3}}}}),
+      InputError);
 }
 
 TEST(ExpertParallel, EpInsideTheReplicaIsOneReplica) {
@@ -92,10 +91,10 @@ TEST(ExpertParallel, TensorAndExpertEightSpanEightGpus) {
   EXPECT_EQ(ep.gpu_count, 8);
   const double total = static_cast<double>(count_params(ep.model).total);
   EXPECT_NEAR(estimate(ep, c, Detail::kFigures).memory.weights, 2 * total / 8, 0.002 * total);
-  EXPECT_THROW(resolved({{"model", "mixtral-8x7b"},
-                         {"engine", "vllm"},
-                         {"parallel", {{"tp", 8}, {"ep", 4}}}}),
-               InputError);
+  EXPECT_THROW(
+      resolved(
+          {{"model", "mixtral-8x7b"}, {"engine", "vllm"}, {"parallel", {{"tp", 8}, {"ep", 4}}}}),
+      InputError);
 }
 
 TEST(ExpertParallel, ExpertsAreSplitWholeOverEpRanks) {

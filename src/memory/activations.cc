@@ -79,12 +79,12 @@ double activation_bytes(const Scenario& s) {
 // Bytes of the residual stream and the linear outputs: fp32 when PEFT has cast the embedding and
 // norms to fp32 for a bitsandbytes QLoRA run (bitsandbytes Linear4bit returns its output in the
 // input's dtype), else the activation dtype (memory/kbit_training.cc).
-double hidden_bytes(const Scenario& s, const nlohmann::json& engine) {
+double hidden_bytes(const Scenario& s, const EngineProfile& engine) {
   return kbit_fp32_upcast(s, engine) ? 4.0 : activation_bytes(s);
 }
 
 // Bytes autograd saves per token in one layer (no recomputation).
-double saved_bytes_per_token(const Scenario& s, const nlohmann::json& engine, bool* eager_part,
+double saved_bytes_per_token(const Scenario& s, const EngineProfile& engine, bool* eager_part,
                              double context) {
   const Model& m = s.model;
   const Widths w = widths(s);
@@ -95,7 +95,7 @@ double saved_bytes_per_token(const Scenario& s, const nlohmann::json& engine, bo
   // Norm inputs, and the norm outputs that feed the projections, are replicated over TP ranks
   // unless sequence parallelism splits them (Korthikanti et al. sec. 4.2.2).
   const double rep = sp ? 1.0 / tp : 1.0;
-  const double norm_in = (engine.value("norm_saves_fp32_input", false) ? 4.0 : a) * w.d * rep;
+  const double norm_in = (engine.norm_saves_fp32_input ? 4.0 : a) * w.d * rep;
   // LoRA's saved input: an fp32 copy per adapted module under pure low precision (PEFT
   // _cast_input_dtype), a 16-bit autocast copy under AMP.
   const bool amp = s.training.mixed_precision == "bf16" || s.training.mixed_precision == "fp16";
@@ -154,7 +154,7 @@ double largest_matrix_bytes(const Scenario& s) {
   return largest / static_cast<double>(s.parallel.tp);
 }
 
-Part training_activations(const Scenario& s, const nlohmann::json& engine, bool explain) {
+Part training_activations(const Scenario& s, const EngineProfile& engine, bool explain) {
   const Model& m = s.model;
   const double tokens = static_cast<double>(s.batch * s.seq_len);
   const double tp = static_cast<double>(s.parallel.tp);
@@ -224,9 +224,9 @@ Part training_activations(const Scenario& s, const nlohmann::json& engine, bool 
   // Chunked cross-entropy (torchtune CEWithChunkedOutputLoss) keeps the bf16 chunk outputs (2 B)
   // and every chunk's saved fp32 log-softmax (4 B); the fp32 upcast and the gradients exist for
   // one chunk at a time.
-  double per_logit = s.training.chunked_loss ? 6.0 : engine.value("loss_bytes_per_logit", 14.0);
+  double per_logit = s.training.chunked_loss ? 6.0 : engine.loss_bytes_per_logit;
   if (!m.loss_upcast_fp32 && !s.training.chunked_loss)
-    per_logit = engine.value("loss_bytes_per_logit_16bit", per_logit);
+    per_logit = engine.loss_bytes_per_logit_16bit;
   const double loss = tokens * static_cast<double>(m.vocab_size) * per_logit / tp;
   // Final norm input and the embedding output; sequence-sharded under sequence parallelism
   // (the vocabulary-parallel embedding reduce-scatters its output along the sequence, Megatron
@@ -278,39 +278,39 @@ double inference_transient_bytes_per_token(const Scenario& s, double a) {
 }
 
 Part activations(const Scenario& s, const Catalog& catalog, bool explain) {
-  const nlohmann::json& engine = catalog.engine(s.engine);
+  const EngineProfile& engine = catalog.engine(s.engine);
   if (s.task == Task::kCvTrain) return cv_activations(s);
   if (is_training(s.task)) return training_activations(s, engine, explain);
 
   const Model& m = s.model;
   const double V = static_cast<double>(m.vocab_size);
   const double tp = static_cast<double>(s.parallel.tp);
-  const std::string kind = engine.value("kind", "eager");
-  if (kind == "preallocating") {
-    // The profiling run: one forward over the token budget plus sampling max_num_seqs rows
-    // (vLLM gpu_worker.determine_num_available_blocks).
-    const double tokens = static_cast<double>(
-        s.max_num_batched_tokens > 0
-            ? s.max_num_batched_tokens
-            : std::max<int64_t>(engine.value("default_max_num_batched_tokens", int64_t{8192}), 0));
-    const double seqs = static_cast<double>(engine.value("default_max_num_seqs", int64_t{256}));
+  if (engine.kind == EngineKind::kPreallocating) {
+    // The start-up profile run of this release: one forward over its token budget, then the
+    // sampler over min(max_num_seqs, tokens) rows (vLLM V0 worker.determine_num_available_blocks,
+    // V1 gpu_model_runner.profile_run; budgets by release and GPU in data/engines.json).
+    const EngineRelease& rel = engine.release(s.engine_version);
+    const ProfileRun run = profile_run(rel, s.max_num_batched_tokens, s.seq_len,
+                                       s.gpu ? s.gpu->memory_gb : 0.0, s.gpu ? s.gpu->id : "");
+    const double tokens = static_cast<double>(run.tokens);
+    const double seqs = static_cast<double>(std::min(run.seqs, run.tokens));
     const double per_token = inference_transient_bytes_per_token(s, 2.0);
     // The sampler sees the whole vocabulary on every rank (logits are gathered).
-    const double sampler = seqs * V * engine.value("sampler_bytes_per_logit", 8.0);
+    const double sampler = seqs * V * rel.sampler_bytes_per_logit;
     const double forward = tokens * per_token;
-    return {std::max(forward, sampler),
-            explain_if(
-                explain,
-                FMT_COMPILE("larger of the profile forward ({:g} tokens x {:.0f} B/token) and the "
-                            "sampler ({:g} seqs x vocab x {:g} B)"),
-                tokens, per_token, seqs, engine.value("sampler_bytes_per_logit", 8.0))};
+    return {
+        std::max(forward, sampler),
+        explain_if(explain,
+                   FMT_COMPILE("larger of the profile forward ({:g} tokens x {:.0f} B/token) "
+                               "and the sampler ({:g} seqs x vocab x {:g} B), {} {}"),
+                   tokens, per_token, seqs, rel.sampler_bytes_per_logit, engine.name, rel.version)};
   }
-  if (kind == "llama.cpp") {
+  if (engine.kind == EngineKind::kLlamaCpp) {
     // ggml compute buffer: one ubatch of f32 intermediates, the attention scores without flash
     // attention, and the output rows (llama-context.cpp graph_reserve for the worst case).
-    const double ub = static_cast<double>(
-        std::min<int64_t>(engine.value("default_ubatch", int64_t{512}), s.seq_len * s.batch));
-    const double per_token = inference_transient_bytes_per_token(s, 4.0);
+    const double ub =
+        static_cast<double>(std::min<int64_t>(engine.default_ubatch, s.seq_len * s.batch));
+    const double per_token = inference_transient_bytes_per_token(s, engine.activation_bytes);
     double bytes = ub * per_token + ub * V * 4.0;
     std::string basis =
         explain_if(explain,
@@ -327,15 +327,14 @@ Part activations(const Scenario& s, const Catalog& catalog, bool explain) {
   const double prefill_tokens = static_cast<double>(s.batch * std::max<int64_t>(1, s.prompt_len));
   const double a = s.weights.compute_dtype == "fp32" ? 4.0 : 2.0;
   double per_token = inference_transient_bytes_per_token(s, a);
-  if (engine.value("norm_saves_fp32_input", false) && a < 4.0)
+  if (engine.norm_saves_fp32_input && a < 4.0)
     per_token += 4.0 * static_cast<double>(m.hidden_size);  // RMSNorm's fp32 copy
   double bytes = prefill_tokens * per_token;
   std::string basis =
       explain_if(explain, FMT_COMPILE("prefill of batch x prompt = {:g} tokens x {:.0f} B/token"),
                  prefill_tokens, per_token);
-  const double logit_rows = engine.value("logits_all_positions_in_generate", false)
-                                ? prefill_tokens
-                                : static_cast<double>(s.batch);
+  const double logit_rows =
+      engine.logits_all_positions_in_generate ? prefill_tokens : static_cast<double>(s.batch);
   bytes += logit_rows * V * (a + 4.0) / tp;  // logits and their fp32 copy
   basis += explain_if(explain, FMT_COMPILE(" + logits of {:g} rows x vocab x {:g} B"), logit_rows,
                       a + 4.0);

@@ -23,7 +23,7 @@
 
 namespace gpusizer::memory {
 
-bool kbit_fp32_upcast(const Scenario& s, const nlohmann::json& engine) {
+bool kbit_fp32_upcast(const Scenario& s, const EngineProfile& engine) {
   if (s.task != Task::kQlora) return false;
   // GPTQ checkpoints are skipped by PEFT (is_gptq_quantized); only bitsandbytes formats count.
   if (s.weights.kind == "gguf" || s.weights.id.rfind("gptq", 0) == 0 ||
@@ -31,10 +31,10 @@ bool kbit_fp32_upcast(const Scenario& s, const nlohmann::json& engine) {
     return false;
   // A sharded (FSDP/ZeRO-3) QLoRA run loads Params4bit on cpu/meta and TRL skips the call.
   if (s.training.zero_stage >= 3) return false;
-  return engine.value("kbit_training_fp32_upcast", false);
+  return engine.kbit_training_fp32_upcast;
 }
 
-double kbit_upcast_extra_bytes(const Scenario& s, const nlohmann::json& engine) {
+double kbit_upcast_extra_bytes(const Scenario& s, const EngineProfile& engine) {
   if (!kbit_fp32_upcast(s, engine)) return 0;
   const ParamCounts p = count_params(s.model);
   if (!p.computed) return 0;

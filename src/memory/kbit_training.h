@@ -1,16 +1,15 @@
 #pragma once
 // k-bit (bitsandbytes) fine-tuning as Hugging Face PEFT prepares it (kbit_training.cc).
-#include <nlohmann/json.hpp>
-
+#include "gpusizer/engine_profile.h"
 #include "gpusizer/scenario.h"
 
 namespace gpusizer::memory {
 
 /// True when a QLoRA run on `engine` goes through PEFT's prepare_model_for_kbit_training, which
 /// casts every non-quantized 16-bit parameter to fp32 (engines.json kbit_training_fp32_upcast).
-bool kbit_fp32_upcast(const Scenario& s, const nlohmann::json& engine);
+bool kbit_fp32_upcast(const Scenario& s, const EngineProfile& engine);
 
 /// Extra weight bytes per GPU of that cast: 2 B per embedding, head and norm parameter.
-double kbit_upcast_extra_bytes(const Scenario& s, const nlohmann::json& engine);
+double kbit_upcast_extra_bytes(const Scenario& s, const EngineProfile& engine);
 
 }  // namespace gpusizer::memory

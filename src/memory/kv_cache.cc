@@ -10,13 +10,13 @@
 
 namespace gpusizer::memory {
 
-Part kv_cache(const Scenario& s, int64_t sequences, int64_t context, bool explain) {
+Part kv_cache(const Scenario& s, const Catalog& catalog, int64_t sequences, int64_t context,
+              bool explain) {
   const Model& m = s.model;
   if (m.is_cv() || sequences <= 0 || context <= 0) return {0, "no KV cache"};
   const double bytes = s.kv_cache.bytes_per_value();
   const int64_t tp = s.parallel.tp;
-  const bool latent_cache = m.mla && (s.engine == "vllm" || s.engine == "sglang" ||
-                                      s.engine == "trtllm" || s.engine == "llama.cpp");
+  const bool latent_cache = m.mla && catalog.engine(s.engine).caches_mla_latent;
   double per_token_full = 0;  // one token, one full-attention layer, this GPU
   std::string basis;
   if (m.mla && latent_cache) {

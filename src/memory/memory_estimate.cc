@@ -27,9 +27,10 @@ struct Parts {
 // The parts that grow with the batch: KV cache and activations.
 void fill_batch_parts(const Scenario& s, const Catalog& catalog, Parts& p, bool explain = true) {
   if (s.task == Task::kInference) {
-    p.kv = memory::kv_cache(s, s.batch, s.seq_len, explain);
+    p.kv = memory::kv_cache(s, catalog, s.batch, s.seq_len, explain);
     // Hugging Face's DynamicCache grows by torch.cat: one layer's old and new cache coexist.
-    if (s.engine == "hf") p.kv.bytes *= 1.0 + 1.0 / static_cast<double>(s.model.num_layers);
+    if (catalog.engine(s.engine).kv_grows_by_concat)
+      p.kv.bytes *= 1.0 + 1.0 / static_cast<double>(s.model.num_layers);
   }
   p.activations = memory::activations(s, catalog, explain);
 }
@@ -69,10 +70,11 @@ Parts compute_parts(const Scenario& s, const Catalog& catalog, bool explain) {
 // activations, no gradients yet) or at the end of backward (all gradients, activations freed).
 // DeepSpeed and Megatron keep contiguous gradient buffers and DDP keeps gradient buckets, so
 // there gradients and activations coexist.
-void place_training_peak(const Scenario& s, Parts& p, MemoryEstimate& m, bool explain) {
+void place_training_peak(const Scenario& s, const EngineProfile& engine, Parts& p,
+                         MemoryEstimate& m, bool explain) {
   m.gradients_full = p.gradients.bytes;
   const bool persistent_buffers =
-      s.engine == "deepspeed" || s.engine == "megatron" || (s.engine == "hf" && s.parallel.dp > 1);
+      engine.persistent_grad_buffers || (engine.ddp_grad_buckets && s.parallel.dp > 1);
   if (s.training.grad_accum > 1 || persistent_buffers || s.training.optimizer_in_backward) {
     m.peak_phase = s.training.grad_accum > 1 ? "backward of a later micro-batch (gradients "
                                                "accumulate)"
@@ -99,7 +101,7 @@ void place_training_peak(const Scenario& s, Parts& p, MemoryEstimate& m, bool ex
 }
 
 double allocator_fraction(const Scenario& s, const Catalog& catalog) {
-  return catalog.engine(s.engine).value("allocator_overhead_fraction", 0.0);
+  return catalog.engine(s.engine).allocator_overhead_fraction;
 }
 
 // Device total for a non-preallocating engine.
@@ -111,29 +113,44 @@ double device_total(const Parts& p, const Scenario& s, const Catalog& catalog) {
 
 namespace memory {
 
-Part overhead(const Scenario& s, const Catalog& catalog, bool explain) {
-  const nlohmann::json& engine = catalog.engine(s.engine);
-  const nlohmann::json& device = catalog.engines().at("device");
-  if (engine.value("preallocates", false)) {
-    double bytes = engine.value("non_torch_bytes", 0.0);
-    if (s.parallel.tp > 1) bytes += engine.value("non_torch_tp_extra_bytes", 0.0);
-    return {bytes, engine.value("non_torch_source", std::string())};
-  }
+namespace {
+// The CUDA context and one NCCL communicator per parallel group this GPU belongs to
+// (data/engines.json device; an engine may state its own context size).
+Part process_baseline(const Scenario& s, const EngineProfile& engine, const DeviceProfile& device,
+                      bool explain) {
   const double context =
-      engine.value("cuda_context_bytes", device.value("cuda_context_bytes", 5.24288e8));
-  // One NCCL communicator per parallel group this GPU belongs to.
+      engine.cuda_context_bytes > 0 ? engine.cuda_context_bytes : device.cuda_context_bytes;
   int communicators = 0;
   communicators += s.parallel.tp > 1;
-  communicators += s.parallel.pp > 1 && s.engine != "hf" && s.engine != "llama.cpp";
+  communicators += s.parallel.pp > 1 && engine.pp_uses_nccl;
   communicators += s.parallel.dp > 1 && is_training(s.task);
   communicators += s.parallel.ep > 1;
-  const double nccl = communicators * device.value("nccl_bytes_per_communicator", 3.3554432e8);
+  const double nccl = communicators * device.nccl_bytes_per_communicator;
   std::string basis = explain_if(explain, FMT_COMPILE("CUDA context {:.0f} MiB"), context / kMiB);
   if (communicators)
-    basis +=
-        explain_if(explain, FMT_COMPILE(" + {} NCCL communicator(s) x {:.0f} MiB"), communicators,
-                   device.value("nccl_bytes_per_communicator", 3.3554432e8) / kMiB);
+    basis += explain_if(explain, FMT_COMPILE(" + {} NCCL communicator(s) x {:.0f} MiB"),
+                        communicators, device.nccl_bytes_per_communicator / kMiB);
   return {context + nccl, basis};
+}
+}  // namespace
+
+Part process_baseline_part(const Scenario& s, const Catalog& catalog, bool explain) {
+  return process_baseline(s, catalog.engine(s.engine), catalog.device(), explain);
+}
+
+Part overhead(const Scenario& s, const Catalog& catalog, bool explain) {
+  const EngineProfile& engine = catalog.engine(s.engine);
+  if (engine.preallocates) {
+    // What the release's start-up profile counts as non-torch memory against its budget.
+    const EngineRelease& rel = engine.release(s.engine_version);
+    double bytes = rel.non_torch_bytes;
+    if (s.parallel.tp > 1) bytes += rel.non_torch_tp_extra_bytes;
+    return {
+        bytes,
+        explain_if(explain, FMT_COMPILE("non-torch memory {} {} counts at start-up: {:.2f} GiB{}"),
+                   engine.name, rel.version, bytes / kGiB, s.parallel.tp > 1 ? " (with TP)" : "")};
+  }
+  return process_baseline(s, engine, catalog.device(), explain);
 }
 
 }  // namespace memory
@@ -142,33 +159,59 @@ MemoryEstimate estimate_memory(const Scenario& s, const Catalog& catalog, Estima
                                bool explain) {
   MemoryEstimate m;
   Parts p = compute_parts(s, catalog, explain);
-  const nlohmann::json& engine = catalog.engine(s.engine);
-  const bool preallocates = engine.value("preallocates", false) && s.task == Task::kInference;
+  const EngineProfile& engine = catalog.engine(s.engine);
+  const bool preallocates = engine.preallocates && s.task == Task::kInference;
   std::optional<double> capacity;
   if (s.gpu) capacity = memory::usable_capacity(*s.gpu, catalog);
 
-  const memory::Part kv_one_sequence = memory::kv_cache(s, 1, s.seq_len, explain && preallocates);
+  const memory::Part kv_one_sequence =
+      memory::kv_cache(s, catalog, 1, s.seq_len, explain && preallocates);
   m.kv_bytes_per_token = s.task == Task::kInference && s.seq_len > 0
                              ? kv_one_sequence.bytes / static_cast<double>(s.seq_len)
                              : 0;
-  if (is_training(s.task)) place_training_peak(s, p, m, explain);
+  if (is_training(s.task)) place_training_peak(s, engine, p, m, explain);
 
   if (preallocates && capacity) {
-    // vLLM-style: the engine takes gpu_memory_utilization x capacity and gives the KV cache
-    // whatever weights, the profiled activation peak and non-torch memory leave
-    // (vLLM Worker.determine_num_available_blocks).
-    const double budget = s.gpu_memory_utilization * *capacity;
-    const double pool = budget - p.weights.bytes - p.activations.bytes - p.overhead.bytes;
+    const EngineRelease& rel = engine.release(s.engine_version);
+    const double f = memory_fraction(rel, s.gpu_memory_utilization_given, s.gpu_memory_utilization,
+                                     s.parallel.tp);
+    const double fixed = p.weights.bytes + p.overhead.bytes;
+    // The pool each engine's release leaves for the KV cache (data/engines.json releases):
+    double budget = f * *capacity, pool = 0;
+    double beyond = rel.cuda_graph_bytes;  // held outside the budget: CUDA graphs
+    std::string rule;
+    switch (rel.pool_rule) {
+      case PoolRule::kShareOfTotal:
+        // vLLM: f x capacity less weights, the profiled activation peak and non-torch memory
+        // (V0 worker.determine_num_available_blocks, V1 gpu_worker.determine_available_memory).
+        pool = budget - fixed - p.activations.bytes;
+        rule = "{:g} x capacity - weights - activation peak - non-torch";
+        break;
+      case PoolRule::kStaticShareOfTotal:
+        // SGLang: memory free after the weights less (1 - f) x capacity; the activations run in
+        // that reserve (model_runner.profile_max_num_token).
+        pool = budget - fixed;
+        beyond += p.activations.bytes;
+        rule = "{:g} x capacity - weights - non-torch (activations in the 1 - f reserve)";
+        break;
+      case PoolRule::kShareOfFree:
+        // TensorRT-LLM: f x the memory free after the weights and activation workspace.
+        pool = f * (*capacity - fixed - p.activations.bytes);
+        budget = fixed + p.activations.bytes + std::max(0.0, pool);
+        rule = "{:g} x (capacity - weights - activation workspace - non-torch)";
+        break;
+    }
+    const memory::Part baseline = memory::process_baseline_part(
+        s, catalog, /*explain=*/explain && rel.baseline_outside_budget);
+    if (rel.baseline_outside_budget) beyond += baseline.bytes;
     // With attention data-parallel groups inside the replica (ep > tp) each group caches only
     // its own sequences, so a GPU holds 1/groups of the batch and the replica groups x the pool.
     const auto groups = s.attention_groups();
     const double requested = p.kv.bytes / static_cast<double>(groups);
     p.kv.bytes = std::max(0.0, pool);
-    p.kv.basis =
-        explain_if(explain,
-                   FMT_COMPILE("KV pool = {:g} x capacity - weights - activation peak - non-torch; "
-                               "per sequence: {}"),
-                   s.gpu_memory_utilization, kv_one_sequence.basis);
+    p.kv.basis = explain_if(explain, FMT_COMPILE("KV pool = {} ({} {}); per sequence: {}"),
+                            fmt::format(fmt::runtime(rule), f), engine.name, rel.version,
+                            kv_one_sequence.basis);
     m.kv_cache_capacity_tokens =
         m.kv_bytes_per_token > 0
             ? groups * static_cast<int64_t>(std::max(0.0, pool) / m.kv_bytes_per_token)
@@ -177,17 +220,33 @@ MemoryEstimate estimate_memory(const Scenario& s, const Catalog& catalog, Estima
         kv_one_sequence.bytes > 0
             ? groups * static_cast<int64_t>(std::floor(std::max(0.0, pool) / kv_one_sequence.bytes))
             : 0;
-    m.fits = pool > 0 && requested <= pool;
     m.allocated = p.allocated();
     m.reserved = m.allocated;
-    m.total = std::max(budget, m.reserved + p.overhead.bytes);
+    m.total = std::max(budget, m.reserved + p.overhead.bytes) + beyond;
+    // vLLM V1 refuses to start when f x total exceeds the memory free at start-up; the others
+    // run out of memory when the reserve cannot hold what lives beyond the budget.
+    const bool room = m.total <= *capacity * 1.0000001;
+    m.fits = pool > 0 && requested <= pool && room;
     m.low = m.total * 0.99;
     m.high = m.total * 1.01;
+    if (beyond > 0 && explain)
+      out.basis["outside_budget_bytes"] = fmt::format(
+          "{:.2f} GiB held beyond the budget: CUDA graphs {:.2f} GiB{}{}", beyond / kGiB,
+          rel.cuda_graph_bytes / kGiB,
+          rel.baseline_outside_budget ? "; " + baseline.basis + " (snapshot before the profile)"
+                                      : std::string(),
+          rel.pool_rule == PoolRule::kStaticShareOfTotal ? "; activations in the reserve"
+                                                         : std::string());
     if (pool <= 0)
       out.warnings.push_back(fmt::format(
           "{}: weights, activations and non-torch memory exceed {:g} x {:.1f} GiB; no room for "
           "any KV cache",
-          s.engine, s.gpu_memory_utilization, *capacity / kGiB));
+          s.engine, f, *capacity / kGiB));
+    else if (!room)
+      out.warnings.push_back(fmt::format(
+          "{} {}: {:.1f} GiB needed with what it holds beyond {:g} x capacity, more than the "
+          "{:.1f} GiB usable: lower gpu_memory_utilization",
+          s.engine, rel.version, m.total / kGiB, f, *capacity / kGiB));
     else if (requested > pool)
       out.warnings.push_back(
           fmt::format("the KV pool holds {} sequences of {} tokens, fewer than the batch of {}",
@@ -208,7 +267,7 @@ MemoryEstimate estimate_memory(const Scenario& s, const Catalog& catalog, Estima
     m.high = m.total + spread + 0.1 * m.allocated;
     if (capacity) {
       m.fits = m.total <= *capacity;
-      if (s.task == Task::kInference && s.engine != "llama.cpp") {
+      if (s.task == Task::kInference && engine.kind != EngineKind::kLlamaCpp) {
         // Largest batch of seq_len sequences that fits. Every part is affine in the batch
         // (weights fixed; KV cache, prefill activations and logits per sequence), so two
         // evaluations give the line; checks on either side absorb rounding.
@@ -255,7 +314,8 @@ MemoryEstimate estimate_memory(const Scenario& s, const Catalog& catalog, Estima
           : explain_if(explain, FMT_COMPILE("allocated x (1 + {:g}) caching-allocator slack ({})"),
                        allocator_fraction(s, catalog), s.engine);
   out.basis["total_bytes"] = preallocates && capacity
-                                 ? "gpu_memory_utilization x usable capacity"
+                                 ? "the engine's budget (its memory fraction of usable capacity) + "
+                                   "what it holds beyond it (outside_budget_bytes)"
                                  : "reserved + memory outside the allocator (overhead)";
   if (capacity)
     out.basis["gpu_capacity_bytes"] =

@@ -39,7 +39,8 @@ double trainable_params(const Scenario& s);
 Part weights(const Scenario& s, const Catalog& catalog, bool explain = true);
 
 /// KV cache bytes per GPU for `sequences` sequences of `context` tokens each.
-Part kv_cache(const Scenario& s, int64_t sequences, int64_t context, bool explain = true);
+Part kv_cache(const Scenario& s, const Catalog& catalog, int64_t sequences, int64_t context,
+              bool explain = true);
 
 /// Peak activation memory per GPU: inference transients, or saved training activations + loss.
 Part activations(const Scenario& s, const Catalog& catalog, bool explain = true);
@@ -51,7 +52,11 @@ Part optimizer_states(const Scenario& s, bool explain = true);
 Part master_weights(const Scenario& s, bool explain = true);
 
 /// Memory outside the framework's allocator: CUDA context, NCCL buffers (engine non-torch).
+/// For a preallocating engine: the non-torch memory its release counts against the budget.
 Part overhead(const Scenario& s, const Catalog& catalog, bool explain = true);
+
+/// The process's own baseline: CUDA context + one NCCL communicator per parallel group.
+Part process_baseline_part(const Scenario& s, const Catalog& catalog, bool explain = true);
 
 /// Activation bytes per token of one layer in a no-grad forward (inference transients).
 double inference_transient_bytes_per_token(const Scenario& s, double element_bytes);

@@ -137,8 +137,8 @@ Zero3Settings zero3_settings(const Scenario& s, const Catalog& catalog) {
 }
 
 // FSDP has its own rule (two wrapped units in flight); every other engine's ZeRO-3 is DeepSpeed's.
-bool deepspeed_zero3(const Scenario& s) {
-  return is_training(s.task) && s.training.zero_stage >= 3 && s.engine != "fsdp";
+bool deepspeed_zero3(const Scenario& s, const Catalog& catalog) {
+  return is_training(s.task) && s.training.zero_stage >= 3 && !catalog.engine(s.engine).own_zero3;
 }
 
 // Bytes of one element of a gathered parameter: DeepSpeed holds the parameters in the training
@@ -262,15 +262,14 @@ Part deepspeed_gathered(const Scenario& s, const Zero3Settings& z, const Gathere
 }  // namespace
 
 double usable_capacity(const Gpu& gpu, const Catalog& catalog) {
-  const auto& device = catalog.engines().at("device");
+  const DeviceProfile& device = catalog.device();
   // Vendors market HBM and GDDR capacity in binary units ("80GB" A100 = 80 GiB).
   double bytes = gpu.memory_gb * 1024.0 * 1024.0 * 1024.0;
-  if (gpu.segment == "apple-soc") return bytes * device.value("apple_wired_fraction", 0.7);
+  if (gpu.segment == "apple-soc") return bytes * device.apple_wired_fraction;
   const bool gddr = gpu.memory_type.rfind("GDDR", 0) == 0;
   // Datacenter GDDR cards ship with ECC on, which takes capacity in-band.
-  if (gddr && gpu.has_ecc() && gpu.segment == "datacenter")
-    bytes *= 1.0 - device.value("gddr_ecc_fraction", 0.0625);
-  return bytes * (1.0 - device.value("driver_reserved_fraction", 0.0106));
+  if (gddr && gpu.has_ecc() && gpu.segment == "datacenter") bytes *= 1.0 - device.gddr_ecc_fraction;
+  return bytes * (1.0 - device.driver_reserved_fraction);
 }
 
 double trainable_params(const Scenario& s) {
@@ -338,7 +337,7 @@ Part weights(const Scenario& s, const Catalog& catalog, bool explain) {
   const bool zero3 = is_training(s.task) && s.training.zero_stage >= 3;
   const bool params_offloaded = s.training.offload == "optimizer+params" && is_training(s.task);
   Part part{per_gpu(b, s, zero3), basis};
-  if (deepspeed_zero3(s)) {
+  if (deepspeed_zero3(s, catalog)) {
     const Zero3Settings z = zero3_settings(s, catalog);
     const GatheredParams g = gathered_params(s, z);
     const Part gathered = deepspeed_gathered(s, z, g, explain);
@@ -388,7 +387,7 @@ Part gradients(const Scenario& s, const Catalog& catalog, bool explain) {
     part.bytes /= static_cast<double>(std::max<int64_t>(1, s.model.num_layers));
     part.basis += "; optimizer in backward: one layer alive";
   }
-  if (deepspeed_zero3(s)) {
+  if (deepspeed_zero3(s, catalog)) {
     // DeepSpeed ZeRO-3 keeps a flat reduce bucket of reduce_bucket_size elements in the
     // parameters' dtype on the GPU for the whole run (stage3.py _setup_for_real_optimizer,
     // contiguous_gradients on by default). The fp32 gradient partitions go to the host with an

@@ -120,6 +120,7 @@ nlohmann::json to_json(const Scenario& s) {
                       {"prompt_len", s.prompt_len},
                       {"output_len", s.output_len},
                       {"engine", s.engine},
+                      {"engine_version", s.engine_version},
                       {"gpu_count", s.gpu_count},
                       {"gpus_per_node", s.gpus_per_node},
                       {"parallel",

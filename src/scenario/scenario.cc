@@ -12,6 +12,7 @@
 #include "gpusizer/error.h"
 #include "gpusizer/importers.h"
 #include "gpusizer/model_store.h"
+#include "scenario/engine_choice.h"
 
 namespace gpusizer {
 namespace {
@@ -231,6 +232,7 @@ const ScenarioKeys& scenario_keys() {
               "prompt_len",
               "output_len",
               "engine",
+              "engine_version",
               "gpu_memory_utilization",
               "max_num_batched_tokens",
               "training",
@@ -303,27 +305,15 @@ Scenario parse_scenario(const nlohmann::json& input, const Catalog& catalog) {
 
   if (auto v = read_int(input, "batch", "", 1, kMaxBatch)) s.batch = *v;
 
-  // Engine.
-  if (auto v = read_string(input, "engine", "")) s.engine = *v;
-  const nlohmann::json& engine = catalog.engine(s.engine, "engine");
-  s.engine = [&] {
-    for (const auto& [key, value] : catalog.engines().items())
-      if (&value == &engine) return key;
-    return s.engine;
-  }();
-  {
-    bool ok = false;
-    for (const auto& t : engine.value("tasks", nlohmann::json::array()))
-      if (t == to_string(s.task)) ok = true;
-    if (!ok)
-      throw InputError("engine", "engine '" + s.engine + "' does not run task '" +
-                                     to_string(s.task) + "'; use one of " +
-                                     engine.value("tasks", nlohmann::json::array()).dump());
-  }
-  if (auto v = read_number(input, "gpu_memory_utilization", "", 0.05, 1.0))
+  // Engine: the one named, else the default for the task, GPU and weights (engine_choice.cc).
+  resolve_engine(input, catalog, s);
+  if (auto v = read_number(input, "gpu_memory_utilization", "", 0.05, 1.0)) {
     s.gpu_memory_utilization = *v;
+    s.gpu_memory_utilization_given = true;
+  }
   if (auto v = read_int(input, "max_num_batched_tokens", "", 1, kMaxTokens))
     s.max_num_batched_tokens = *v;
+  note_ignored_knobs(input, catalog, s);
 
   parse_training(input, s);
   if (s.training.lora_targets.empty()) s.training.lora_targets = {"all-linear"};

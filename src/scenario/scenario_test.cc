@@ -40,7 +40,9 @@ TEST(Scenario, ContractDefaults) {
   EXPECT_EQ(s.seq_len, 2048);
   EXPECT_EQ(s.prompt_len, 1536);
   EXPECT_EQ(s.output_len, 512);
-  EXPECT_EQ(s.engine, "hf");
+  // Serving defaults to vLLM (issue 12 item 7; engines.json defaults), its newest release.
+  EXPECT_EQ(s.engine, "vllm");
+  EXPECT_EQ(s.engine_version, "0.10");
   EXPECT_DOUBLE_EQ(s.gpu_memory_utilization, 0.9);
   EXPECT_EQ(s.gpu_count, 1);
 }
@@ -63,8 +65,8 @@ TEST(Scenario, GpuCountLeavesTheServingSplitToTheLayoutRule) {
   const Scenario vllm = resolve_scenario(
       {{"model", "llama-2-70b"}, {"engine", "vllm"}, {"gpu_count", 4}}, Catalog::builtin());
   EXPECT_EQ(vllm.parallel.tp, 4);
-  const Scenario hf =
-      resolve_scenario({{"model", "llama-2-70b"}, {"gpu_count", 2}}, Catalog::builtin());
+  const Scenario hf = resolve_scenario(
+      {{"model", "llama-2-70b"}, {"engine", "hf"}, {"gpu_count", 2}}, Catalog::builtin());
   EXPECT_EQ(hf.parallel.pp, 2);
   const Scenario train = parse({{"model", "llama-2-7b"}, {"task", "full"}, {"gpu_count", 8}});
   EXPECT_EQ(train.parallel.dp, 8);

@@ -137,7 +137,8 @@ const nlohmann::json& openapi_document() {
           "seq_len": {"type": "integer", "minimum": 1, "default": 2048},
           "prompt_len": {"type": "integer"},
           "output_len": {"type": "integer", "default": 512},
-          "engine": {"type": "string", "default": "hf"},
+          "engine": {"type": "string", "description": "default: vllm for serving on NVIDIA/AMD, llama.cpp on Apple or GGUF weights, hf otherwise and for training"},
+          "engine_version": {"type": "string", "description": "engine release whose rules apply; default: the newest modelled"},
           "gpu_memory_utilization": {"type": "number", "default": 0.9},
           "training": {"type": "object", "properties": {
             "optimizer": {"type": "string"}, "mixed_precision": {"type": "string"},

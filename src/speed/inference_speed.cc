@@ -6,36 +6,10 @@
 namespace gpusizer {
 namespace {
 
-const nlohmann::json& section(const nlohmann::json& doc, const char* key) {
-  static const nlohmann::json empty = nlohmann::json::object();
-  return doc.is_object() && doc.contains(key) && doc.at(key).is_object() ? doc.at(key) : empty;
-}
-
-double number_or(const nlohmann::json& o, const std::string& key, double fallback) {
-  return o.is_object() && o.contains(key) && o.at(key).is_number() ? o.at(key).get<double>()
-                                                                   : fallback;
-}
-
 // First word of the catalog's architecture ("Hopper (GH100)" -> "Hopper").
 std::string architecture_family(const Gpu& gpu) {
   const auto end = gpu.architecture.find(' ');
   return gpu.architecture.substr(0, end);
-}
-
-// Attention kernels' achieved fraction of the dense rate (data/speed.json attention_kernels):
-// the engine's kernel family (FlashAttention-3 on Hopper for vLLM/SGLang/TensorRT-LLM,
-// FlashAttention-2 otherwise) at the GPU's architecture, else the family's default.
-double attention_efficiency(const nlohmann::json& doc, const std::string& engine, const Gpu& gpu) {
-  const nlohmann::json& a = section(doc, "attention_kernels");
-  const nlohmann::json& engines = section(a, "engines");
-  const std::string family = architecture_family(gpu);
-  const std::string fallback = "fa2";
-  std::string kernel = engines.contains(engine) && engines.at(engine).is_string()
-                           ? engines.at(engine).get<std::string>()
-                           : fallback;
-  const nlohmann::json* table = &section(a, kernel.c_str());
-  if (!table->contains(family) && kernel != fallback) table = &section(a, fallback.c_str());
-  return number_or(*table, family, number_or(*table, "default", 0.6));
 }
 
 }  // namespace
@@ -74,8 +48,8 @@ std::optional<InferenceSetup> inference_setup(const Scenario& sc, const SpeedPro
   s.replicas = std::max<int64_t>(1, sc.parallel.dp);
   s.tp_link = group_link(gpu, s.tp, sc.gpus_per_node, profile.links());
   s.activation_bytes = profile.links().activation_bytes;
-  const nlohmann::json& doc = profile.doc();
-  s.attention_eff = attention_efficiency(doc, sc.engine, gpu);
+  // Attention kernels' achieved fraction of the dense rate (data/speed.json attention_kernels).
+  s.attention_eff = profile.attention_efficiency(sc.engine, architecture_family(gpu));
   // Large GEMMs stop at the GPU's maximum achievable matmul rate (MAMF, measured by shape
   // search; data/speed.json achievable_matmul), relative to the default the engines' compute
   // efficiencies were fitted at: the same table the training estimate uses.
@@ -84,24 +58,14 @@ std::optional<InferenceSetup> inference_setup(const Scenario& sc, const SpeedPro
   // Engines that materialise the attention scores (llama.cpp without flash attention builds
   // KQ = K^T Q in f32, soft_max_ext reads and writes it, and KQV reads it: llama-graph.cpp
   // build_attn_mha) move score_bytes_per_element bytes per score per layer.
-  if (!sc.training.flash_attention)
-    s.score_bytes =
-        number_or(section(section(section(doc, "inference"), "engines"), sc.engine.c_str()),
-                  "score_bytes_per_element", 0.0);
+  if (!sc.training.flash_attention) s.score_bytes = s.engine.score_bytes_per_element;
   // bitsandbytes (transformers' BitsAndBytesConfig: nf4 Linear4bit, LLM.int8 Linear8bitLt).
-  const nlohmann::json& bnb = section(doc, "bitsandbytes");
-  const nlohmann::json& bnb_engines =
-      bnb.contains("engines") ? bnb.at("engines") : nlohmann::json::array();
-  bool bnb_engine = false;
-  for (const auto& e : bnb_engines)
-    if (e.is_string() && e.get<std::string>() == sc.engine) bnb_engine = true;
-  const nlohmann::json& fmt = section(bnb, sc.weights.id.c_str());
-  if (bnb_engine && !fmt.empty()) {
+  if (const BitsandbytesKernel* bnb = profile.bitsandbytes(sc.engine, sc.weights.id)) {
     s.bnb = true;
     s.kernel = KernelScale{};  // the bitsandbytes terms below replace the generic kernel scale
-    s.bnb_call_overhead_s = number_or(fmt, "linear_call_overhead_us", 0.0) * 1e-6;
-    s.bnb_gemv_max_tokens = number_or(fmt, "gemv_max_tokens", 0.0);
-    s.bnb_dequant_bytes = number_or(fmt, "dequant_bytes_per_param", 0.0);
+    s.bnb_call_overhead_s = bnb->linear_call_overhead_s;
+    s.bnb_gemv_max_tokens = bnb->gemv_max_tokens;
+    s.bnb_dequant_bytes = bnb->dequant_bytes_per_param;
     const Model& m = sc.model;
     for (const auto& mod : linear_modules(m)) {
       if (mod.name == "router") continue;
@@ -153,7 +117,8 @@ PassTime stage_pass(const InferenceSetup& s, double tokens, double flops, double
   // GEMMs, so the time adds), plus the traffic of materialised scores where the engine builds
   // them (bandwidth-bound soft-max kernels).
   const double attn_rate = s.peak_flops * s.attention_eff * s.vendor.compute_scale;
-  if (attention_flops > 0 && attn_rate > 0) t.attention_s = attention_flops / (tp * pp * groups) / attn_rate;
+  if (attention_flops > 0 && attn_rate > 0)
+    t.attention_s = attention_flops / (tp * pp * groups) / attn_rate;
   if (score_elements > 0 && s.score_bytes > 0)
     t.attention_s += score_elements * s.score_bytes / (tp * pp * groups) / bw;
   if (s.bnb) {

@@ -19,11 +19,7 @@ std::string fmt_ms(double s) {
 }
 
 bool preallocates(const Catalog& catalog, const std::string& engine) {
-  try {
-    return catalog.engine(engine).value("preallocates", false);
-  } catch (const std::exception&) {
-    return false;
-  }
+  return catalog.engine(engine).preallocates;
 }
 
 void inference(const Scenario& sc, const Catalog& catalog, Estimate& est,
@@ -85,9 +81,10 @@ void inference(const Scenario& sc, const Catalog& catalog, Estimate& est,
       (est.memory.max_batch ? " (memory.max_batch" : " (scenario batch") +
       ", capped by the engine's max_num_seqs): B x output_len / (prefill of B prompts + " +
       "output_len decode steps of B)";
-  if (s.pp > 1 && sc.engine == "llama.cpp" && sc.batch <= 1)
+  if (s.pp > 1 && !s.engine.decode_pipelining && sc.batch <= 1)
     est.warnings.push_back(
-        "llama.cpp layer split runs the GPUs one after another: no decode speed-up for one "
+        sc.engine +
+        " layer split runs the GPUs one after another: no decode speed-up for one "
         "stream from more GPUs, only more memory");
   if (bw_bound && batch <= 1)
     est.basis["decode_roofline"] = "single-stream decode cannot exceed bandwidth / weight bytes";

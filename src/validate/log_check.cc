@@ -170,10 +170,12 @@ std::string render_check(const json& check, bool markdown) {
     const json& s = r["scenario"];
     auto get = [&](const char* k) { return s.contains(k) ? s[k].dump() : std::string("-"); };
     out += fmt::format(
-        "{}run {} ({}{}): model {}, gpu {}, engine {}, seq_len {}\n", markdown ? "### " : "", ++n,
-        r["source"].get<std::string>(),
+        "{}run {} ({}{}): model {}, gpu {}, engine {} {}, seq_len {}\n", markdown ? "### " : "",
+        ++n, r["source"].get<std::string>(),
         r["label"].get<std::string>().empty() ? "" : ", " + r["label"].get<std::string>(),
-        get("model"), get("gpu"), get("engine"), get("seq_len"));
+        get("model"), get("gpu"), get("engine"),
+        s.contains("engine_version") ? "release " + s["engine_version"].get<std::string>() : "",
+        get("seq_len"));
     if (markdown) out += "\n";
     for (const auto& note : r["notes"]) out += "  note: " + note.get<std::string>() + "\n";
     if (r.contains("error")) out += "  not estimated: " + r["error"].get<std::string>() + "\n";

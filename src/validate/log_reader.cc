@@ -227,12 +227,37 @@ std::string device_before(std::string_view line, std::string_view marker) {
   return std::string(sp == head.npos ? head : head.substr(sp + 1));
 }
 
+// The vLLM release whose start-up rules data/engines.json models for a log: from the version in
+// "Initializing a V0 LLM engine (v0.8.5...)", else from the form of its memory lines (0.6.4's
+// key=value "Memory profiling results", V0 worker.py's "model weights take", V1's gpu_worker.py).
+std::optional<std::string> vllm_release(std::string_view line) {
+  if (auto at = line.find("LLM engine (v"); at != std::string_view::npos) {
+    const bool v1 = contains(line, "V1 LLM engine");
+    const auto minor = number_after(line.substr(at), "LLM engine (v0.");
+    if (!minor) return std::nullopt;
+    if (v1 || *minor >= 9) return "0.10";
+    if (*minor >= 7) return "0.7";
+    if (*minor >= 6) {
+      const auto patch = number_after(line.substr(at), "LLM engine (v0.6.");
+      return patch && *patch >= 6 ? "0.7" : patch && *patch >= 5 ? "0.6.5" : "0.6.4";
+    }
+    return "0.6.4";
+  }
+  if (contains(line, "Memory profiling results:") && contains(line, "non_torch_memory="))
+    return "0.6.4";
+  if (contains(line, "gpu_worker.py") || contains(line, "Available KV cache memory:"))
+    return "0.10";
+  if (contains(line, "worker.py") && contains(line, "model weights take")) return "0.7";
+  return std::nullopt;
+}
+
 void scan_vllm(Collector& c, std::string_view line, int n, bool& seen) {
   auto mark = [&] {
     seen = true;
     c.source("vllm");
     c.set_if_missing("engine", "vllm");
   };
+  if (auto release = vllm_release(line)) mark(), c.set_if_missing("engine_version", *release);
   if (auto v = bytes_after(line, "Loading model weights took")) {
     mark(), c.add("weights_bytes", *v, n, line);
   } else if (auto v1 = bytes_after(line, "Model loading took")) {

@@ -66,6 +66,8 @@ TEST(LogReader, VllmV0StartupsAreTwoRuns) {
   EXPECT_DOUBLE_EQ(a["max_concurrency"], 1.56);
   EXPECT_EQ(r.runs[0].scenario["seq_len"], 20000);
   EXPECT_EQ(r.runs[0].scenario["engine"], "vllm");
+  // 0.6.4's single-line key=value profiling summary (vLLM PR #9352) names its rules.
+  EXPECT_EQ(r.runs[0].scenario["engine_version"], "0.6.4");
   EXPECT_DOUBLE_EQ(r.runs[0].scenario["gpu_memory_utilization"].get<double>(), 0.90);
   auto b = figures(r.runs[1]);
   // 1,478 blocks x 16 = 23,648 tokens: the number the log's own warning states.
@@ -135,6 +137,8 @@ TEST(LogReader, VllmSummaryLineOncePerWorkerIsOneRun) {
   EXPECT_DOUBLE_EQ(a["non_torch_bytes"], 0.20 * kGiB);
   EXPECT_DOUBLE_EQ(a["activation_peak_bytes"], 0.37 * kGiB);
   EXPECT_DOUBLE_EQ(a["kv_cache_bytes"], 1.57 * kGiB);
+  // V0 worker.py's "model weights take ..." form (0.7-0.8, vLLM PR #12126's profiling).
+  EXPECT_EQ(r.runs[0].scenario["engine_version"], "0.7");
   EXPECT_EQ(r.runs[0].figures[0].repeats, 3);  // three workers
   EXPECT_DOUBLE_EQ(r.runs[0].scenario["gpu_memory_utilization"].get<double>(), 0.99);
   // 23.58 GiB x 0.99 = 23.34 GiB = 21.21 + 0.20 + 0.37 + 1.57 (= 23.35, the log's rounding).

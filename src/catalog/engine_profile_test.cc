@@ -1,0 +1,98 @@
+// Typed engine profiles (data/engines.json): strict reading, releases and the per-release rules.
+#include "gpusizer/engine_profile.h"
+
+#include <gtest/gtest.h>
+
+#include "gpusizer/catalog.h"
+#include "gpusizer/error.h"
+
+namespace gpusizer {
+namespace {
+
+TEST(EngineProfile, CapabilitiesAreTypedFlags) {
+  const Catalog& c = Catalog::builtin();
+  EXPECT_TRUE(c.engine("vllm").preallocates);
+  EXPECT_TRUE(c.engine("vllm").splits_tensors);
+  EXPECT_FALSE(c.engine("hf").splits_tensors);         // device_map="auto": whole layers per GPU
+  EXPECT_FALSE(c.engine("llama.cpp").splits_tensors);  // --split-mode layer
+  EXPECT_TRUE(c.engine("hf").kv_grows_by_concat);      // DynamicCache torch.cat
+  EXPECT_TRUE(c.engine("llama.cpp").loads("gguf"));
+  EXPECT_FALSE(c.engine("vllm").loads("gguf"));
+  EXPECT_TRUE(c.engine("vllm").honours("gpu_memory_utilization"));
+  EXPECT_FALSE(c.engine("hf").honours("gpu_memory_utilization"));
+  EXPECT_FALSE(c.engine("trtllm").runs_on("AMD"));
+  EXPECT_EQ(c.engine("megatron").max_zero_stage, 1);
+  EXPECT_TRUE(c.engine("fsdp").own_zero3);
+  // "device" and "defaults" are not engines.
+  EXPECT_THROW(c.engine("device"), InputError);
+  EXPECT_THROW(c.engine("defaults"), InputError);
+}
+
+TEST(EngineProfile, ReleasesNewestFirstAndUnknownVersionNamesTheKnownOnes) {
+  const EngineProfile& v = Catalog::builtin().engine("vllm");
+  EXPECT_EQ(v.newest_version(), "0.10");
+  EXPECT_EQ(v.release("").version, "0.10");
+  EXPECT_EQ(v.release("0.6.4").version, "0.6.4");
+  try {
+    v.release("0.3");
+    FAIL() << "no error";
+  } catch (const InputError& e) {
+    EXPECT_EQ(e.field(), "engine_version");
+    const std::string m = e.what();
+    EXPECT_NE(m.find("0.10, 0.7, 0.6.5, 0.6.4"), std::string::npos) << m;
+  }
+  EXPECT_EQ(Catalog::builtin().engine("hf").newest_version(), "all");
+}
+
+TEST(EngineProfile, VllmV1ProfileBudgetFollowsTheGpuClass) {
+  // vllm/engine/arg_utils.py get_batch_defaults (OpenAI server): 8192 tokens and 1024 sequences
+  // on GPUs of at least 70 GiB other than A100, 2048 and 256 elsewhere; a given budget wins.
+  const EngineRelease& v1 = Catalog::builtin().engine("vllm").release("0.10");
+  const ProfileRun h100 = profile_run(v1, 0, 8192, 80, "h100-sxm5-80gb");
+  EXPECT_EQ(h100.tokens, 8192);
+  EXPECT_EQ(h100.seqs, 1024);
+  const ProfileRun a100 = profile_run(v1, 0, 8192, 80, "a100-sxm4-80gb");
+  EXPECT_EQ(a100.tokens, 2048);
+  EXPECT_EQ(a100.seqs, 256);
+  EXPECT_EQ(profile_run(v1, 0, 8192, 24, "rtx-4090-24gb").tokens, 2048);
+  EXPECT_EQ(profile_run(v1, 4096, 8192, 24, "rtx-4090-24gb").tokens, 4096);
+}
+
+TEST(EngineProfile, VllmV0ProfilesMaxModelLenUnlessChunkedPrefillIsOn) {
+  // vllm/config.py SchedulerConfig (0.6): max(max_model_len, 2048) without chunked prefill,
+  // which turns on above 32k tokens of context with a budget of 512.
+  const EngineRelease& v0 = Catalog::builtin().engine("vllm").release("0.6.4");
+  EXPECT_EQ(profile_run(v0, 0, 20000, 24, "rtx-3090-24gb").tokens, 20000);
+  EXPECT_EQ(profile_run(v0, 0, 1024, 24, "rtx-3090-24gb").tokens, 2048);
+  EXPECT_EQ(profile_run(v0, 0, 65536, 80, "h100-sxm5-80gb").tokens, 512);
+}
+
+TEST(EngineProfile, SglangStaticFractionFallsWithTp) {
+  // sglang/srt/server_args.py: mem_fraction_static 0.88 (TP 1), 0.87 (2), 0.85 (4), 0.81 (8).
+  const EngineRelease& r = Catalog::builtin().engine("sglang").release("");
+  EXPECT_DOUBLE_EQ(memory_fraction(r, false, 0.9, 1), 0.88);
+  EXPECT_DOUBLE_EQ(memory_fraction(r, false, 0.9, 2), 0.87);
+  EXPECT_DOUBLE_EQ(memory_fraction(r, false, 0.9, 8), 0.81);
+  EXPECT_DOUBLE_EQ(memory_fraction(r, true, 0.7, 8), 0.7);  // given: the user's
+}
+
+TEST(EngineProfile, MisspeltKeyIsAnErrorNamingFileAndKey) {
+  const std::string bad = R"({"defaults": {"serving": ["hf"], "training": "hf"},
+    "device": {"driver_reserved_fraction": 0.01, "gddr_ecc_fraction": 0.06,
+               "apple_wired_fraction": 0.7, "cuda_context_bytes": 1, "nccl_bytes_per_communicator": 1},
+    "hf": {"kind": "eager", "tasks": ["inference"], "preallocates": false, "splits_tensors": false,
+           "pp_uses_nccl": false, "vendors": [], "weight_kinds": ["float"], "knobs": [],
+           "norm_saves_fp32_input": true, "allocator_overhead_fracton": 0.06,
+           "releases": [{"version": "all"}]}})";
+  try {
+    read_engine_profiles(nlohmann::json::parse(bad), "engines.json");
+    FAIL() << "no error";
+  } catch (const InputError& e) {
+    const std::string m = e.what();
+    EXPECT_NE(m.find("engines.json hf"), std::string::npos) << m;
+    EXPECT_NE(m.find("allocator_overhead_fraction"), std::string::npos) << m;
+  }
+}
+
+}  // namespace
+}  // namespace gpusizer

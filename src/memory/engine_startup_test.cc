@@ -1,0 +1,95 @@
+// Serving engines' start-up memory by release (data/engines.json releases), each figure derived
+// by hand in the comment beside it. Llama-3.1-8B throughout: 8,030,261,248 parameters x 2 B =
+// 14.9575 GiB of bf16 weights; one token of KV cache = 2 x 32 layers x 8 heads x 128 x 2 B =
+// 131,072 B; one token of the profile forward = 2 B x (3 x 14,336 gated MLP + 2 x 4,096) =
+// 102,400 B (memory_parts inference_transient_bytes_per_token).
+#include <gtest/gtest.h>
+
+#include "gpusizer/api.h"
+#include "gpusizer/error.h"
+
+namespace gpusizer {
+namespace {
+
+constexpr double kGiB = 1073741824.0;
+
+nlohmann::json run(nlohmann::json scenario) {
+  scenario["model"] = "llama-3.1-8b";
+  return estimate_json(scenario);
+}
+
+double gib(const nlohmann::json& out, const char* key) {
+  return out["memory"][key].get<double>() / kGiB;
+}
+
+TEST(EngineStartup, VllmV1OnH100) {
+  // vLLM 0.10 (V1) on H100 80 GB: usable 80 x (1 - 0.0106) = 79.152 GiB; budget 0.9 x 79.152 =
+  // 71.2368 GiB. The profile runs 8,192 tokens (H100: >= 70 GiB and not A100), so the
+  // activation peak is 8,192 x 102,400 B = 0.78125 GiB (the sampler, 1,024 rows x 128,256 x
+  // 4 B = 0.489 GiB, is smaller); non-torch 0.20 GiB. KV pool = 71.2368 - 14.9575 - 0.78125 -
+  // 0.20 = 55.298 GiB = 453,001 tokens of 131,072 B. The CUDA context (500 MiB) and CUDA graphs
+  // (0.21 GiB) sit outside the budget: total 71.2368 + 0.4883 + 0.21 = 71.935 GiB.
+  const auto out = run({{"engine", "vllm"}, {"gpu", "h100-sxm5-80gb"}});
+  EXPECT_EQ(out["scenario"]["engine_version"], "0.10");
+  EXPECT_NEAR(gib(out, "activations_bytes"), 0.78125, 1e-6);
+  EXPECT_NEAR(gib(out, "overhead_bytes"), 0.20, 1e-6);
+  EXPECT_NEAR(gib(out, "kv_cache_bytes"), 55.298, 1e-3);
+  EXPECT_NEAR(out["memory"]["kv_cache_capacity_tokens"].get<double>(), 453001, 1);
+  EXPECT_NEAR(gib(out, "total_bytes"), 71.935, 1e-3);
+}
+
+TEST(EngineStartup, VllmV1RefusesAUtilizationThatLeavesNoRoomForItsBaseline) {
+  // RTX 4090: usable 24 x 0.9894 = 23.746 GiB; 0.99 x that = 23.508 GiB plus 0.49 GiB of CUDA
+  // context and 0.21 GiB of graphs = 24.2 GiB > 23.746: vLLM V1 stops at start-up (free memory
+  // below the requested utilization, gpu_worker.init_device).
+  const auto out =
+      run({{"engine", "vllm"}, {"gpu", "rtx-4090-24gb"}, {"gpu_memory_utilization", 0.99}});
+  EXPECT_FALSE(out["memory"]["fits"].get<bool>());
+  // The V0 rules counted the context inside the budget: the same setting starts there.
+  const auto v0 = run({{"engine", "vllm"},
+                       {"engine_version", "0.7"},
+                       {"gpu", "rtx-4090-24gb"},
+                       {"gpu_memory_utilization", 0.99}});
+  EXPECT_TRUE(v0["memory"]["fits"].get<bool>());
+}
+
+TEST(EngineStartup, Vllm064OnRtx3090AtMaxModelLen20000) {
+  // vLLM 0.6.4, --max-model-len 20000 (vLLM issue #10517): no chunked prefill below 32k, so the
+  // profile runs max(20,000, 2,048) = 20,000 tokens: 20,000 x 102,400 B = 1.9073 GiB (the log:
+  // peak_torch 17.06 - weights 14.99 = 2.07 GiB); the sampler, 256 x 128,256 x 41 B = 1.254 GiB,
+  // is smaller. Non-torch 0.35 GiB as that log reports.
+  const auto out = run({{"engine", "vllm"},
+                        {"engine_version", "0.6.4"},
+                        {"gpu", "rtx-3090-24gb"},
+                        {"seq_len", 20000}});
+  EXPECT_NEAR(gib(out, "activations_bytes"), 20000 * 102400 / kGiB, 1e-9);
+  EXPECT_NEAR(gib(out, "overhead_bytes"), 0.35, 1e-6);
+}
+
+TEST(EngineStartup, SglangStaticFractionLeavesActivationsInTheReserve) {
+  // SGLang 0.4 on H100 at TP 1: mem_fraction_static 0.88 x 79.152 = 69.654 GiB; pool = that -
+  // weights 14.9575 - CUDA context 0.4883 = 54.208 GiB = 444,071 tokens; the activations are not
+  // subtracted (they live in the 12% reserve).
+  const auto out = run({{"engine", "sglang"}, {"gpu", "h100-sxm5-80gb"}});
+  EXPECT_NEAR(gib(out, "kv_cache_bytes"), 54.208, 1e-3);
+  EXPECT_NEAR(out["memory"]["kv_cache_capacity_tokens"].get<double>(), 444071, 1);
+}
+
+TEST(EngineStartup, TrtllmFractionIsOfFreeMemory) {
+  // TensorRT-LLM 1.0 on H100: free_gpu_memory_fraction 0.9 x (79.152 - 14.9575 weights -
+  // 0.78125 activation workspace (8,192 tokens) - 1 GiB runtime) = 0.9 x 62.413 = 56.172 GiB.
+  const auto out = run({{"engine", "trtllm"}, {"gpu", "h100-sxm5-80gb"}});
+  EXPECT_NEAR(gib(out, "kv_cache_bytes"), 56.172, 1e-3);
+}
+
+TEST(EngineStartup, UnknownVersionExitsNamingTheField) {
+  try {
+    run({{"engine", "vllm"}, {"engine_version", "0.2"}, {"gpu", "h100-sxm5-80gb"}});
+    FAIL() << "no error";
+  } catch (const InputError& e) {
+    EXPECT_EQ(e.field(), "engine_version");
+  }
+}
+
+}  // namespace
+}  // namespace gpusizer

@@ -1,0 +1,23 @@
+#pragma once
+// The engine of a scenario: the one it names, or the default for its task, GPU and weights
+// (engines.json "defaults"); its release; warnings for knobs the engine does not have.
+#include <nlohmann/json.hpp>
+
+#include "gpusizer/catalog.h"
+#include "gpusizer/scenario.h"
+
+namespace gpusizer {
+
+/// Sets s.engine (canonical name), s.engine_version and s.engine_basis from `input` ("engine",
+/// "engine_version"), the task, the weights and the model already in `s`. Throws InputError for
+/// an unknown engine or version, or an engine that does not run the task.
+void resolve_engine(const nlohmann::json& input, const Catalog& catalog, Scenario& s);
+
+/// For the advisor: a serving scenario whose engine was the default takes the default for `gpu`
+/// instead (llama.cpp on Apple, vLLM on NVIDIA); true when it did. Other scenarios are unchanged.
+bool retarget_default_engine(Scenario& s, const Gpu& gpu, const Catalog& catalog);
+
+/// Notes for knobs in `input` that the engine ignores (gpu_memory_utilization under hf, ...).
+void note_ignored_knobs(const nlohmann::json& input, const Catalog& catalog, Scenario& s);
+
+}  // namespace gpusizer

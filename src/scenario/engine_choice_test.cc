@@ -1,0 +1,75 @@
+// The default engine and the knob warnings (issue 12 item 7).
+#include "scenario/engine_choice.h"
+
+#include <gtest/gtest.h>
+
+namespace gpusizer {
+namespace {
+
+Scenario parse(nlohmann::json j) {
+  return parse_scenario(j, Catalog::builtin());
+}
+
+bool has_note(const Scenario& s, const std::string& text) {
+  for (const auto& n : s.notes)
+    if (n.find(text) != std::string::npos) return true;
+  return false;
+}
+
+TEST(EngineChoice, ServingDefaultsToVllmOnNvidiaAndAmd) {
+  for (const char* gpu : {"h100-sxm5-80gb", "rtx-4090-24gb", "mi300x-192gb"}) {
+    const Scenario s = parse({{"model", "llama-3.1-8b"}, {"gpu", gpu}});
+    EXPECT_EQ(s.engine, "vllm") << gpu;
+    EXPECT_EQ(s.engine_version, "0.10") << gpu;
+    EXPECT_NE(s.engine_basis.find("default for serving"), std::string::npos) << s.engine_basis;
+  }
+}
+
+TEST(EngineChoice, ServingDefaultsToLlamaCppOnAppleAndForGguf) {
+  EXPECT_EQ(parse({{"model", "llama-3.1-8b"}, {"gpu", "apple-m2-ultra-192gb"}}).engine,
+            "llama.cpp");
+  EXPECT_EQ(
+      parse({{"model", "llama-3.1-8b"}, {"weights", "q4_k_m"}, {"gpu", "rtx-4090-24gb"}}).engine,
+      "llama.cpp");
+}
+
+TEST(EngineChoice, TrainingStaysOnHf) {
+  EXPECT_EQ(parse({{"model", "llama-3.1-8b"}, {"task", "lora"}, {"gpu", "h100-sxm5-80gb"}}).engine,
+            "hf");
+  EXPECT_EQ(parse({{"model", "resnet-50"}, {"task", "cv-train"}, {"gpu", "h100-sxm5-80gb"}}).engine,
+            "hf");
+}
+
+TEST(EngineChoice, GivenEngineAndVersionAreKept) {
+  const Scenario s = parse({{"model", "llama-3.1-8b"},
+                            {"engine", "vllm"},
+                            {"engine_version", "0.6.4"},
+                            {"gpu", "rtx-3090-24gb"}});
+  EXPECT_EQ(s.engine_version, "0.6.4");
+  EXPECT_EQ(s.engine_basis, "given");
+}
+
+TEST(EngineChoice, KnobsAnEngineIgnoresAreWarnings) {
+  const Scenario hf = parse({{"model", "llama-3.1-8b"},
+                             {"engine", "hf"},
+                             {"gpu_memory_utilization", 0.8},
+                             {"max_num_batched_tokens", 4096}});
+  EXPECT_TRUE(has_note(hf, "gpu_memory_utilization is ignored: hf"));
+  EXPECT_TRUE(has_note(hf, "max_num_batched_tokens is ignored: hf"));
+  const Scenario vllm =
+      parse({{"model", "llama-3.1-8b"}, {"engine", "vllm"}, {"gpu_memory_utilization", 0.8}});
+  EXPECT_FALSE(has_note(vllm, "is ignored"));
+}
+
+TEST(EngineChoice, AdvisorRetargetsOnlyADefaultedEngine) {
+  const Catalog& c = Catalog::builtin();
+  Scenario s = parse({{"model", "llama-3.1-8b"}});
+  EXPECT_EQ(s.engine, "vllm");
+  EXPECT_TRUE(retarget_default_engine(s, c.gpu("apple-m2-ultra-192gb"), c));
+  EXPECT_EQ(s.engine, "llama.cpp");
+  Scenario given = parse({{"model", "llama-3.1-8b"}, {"engine", "vllm"}});
+  EXPECT_FALSE(retarget_default_engine(given, c.gpu("apple-m2-ultra-192gb"), c));
+}
+
+}  // namespace
+}  // namespace gpusizer
