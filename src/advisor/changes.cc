@@ -4,7 +4,7 @@
 // patch and re-estimated in bytes-only mode (no speed); a combination that contains one already
 // fitting is not tried, so only the smallest fitting combinations remain, and only those get
 // the full (speed) estimate. The list is ranked fits first, then by the worst quality cost of
-// its levers, then by the GPUs it adds, then by the speed it keeps. A change that does not save
+// its levers, then by the GPUs it needs, then by the speed it keeps. A change that does not save
 // memory is never offered.
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -57,9 +57,16 @@ Dimension batch_levers(const Scenario& s, const nlohmann::json& input, const Est
                        bool train) {
   Dimension d;
   if (s.batch <= 1) return d;
-  std::vector<int64_t> sizes = {s.batch / 2};
-  // A preallocating engine's pool holds max_batch sequences: that batch fits by construction.
-  if (!train && e.memory.max_batch && *e.memory.max_batch >= 1 && *e.memory.max_batch < s.batch / 2)
+  // Half, a quarter, an eighth, a sixteenth of the batch (activations and KV cache scale with
+  // it), and for serving the largest batch that fits (max_batch; for a preallocating engine the
+  // sequences its KV pool holds).
+  std::vector<int64_t> sizes;
+  for (int64_t d : {2, 4, 8, 16})
+    if (s.batch / d >= 1 && (sizes.empty() || sizes.back() != s.batch / d))
+      sizes.push_back(s.batch / d);
+  if (!train && e.memory.max_batch && *e.memory.max_batch >= 1 &&
+      *e.memory.max_batch < s.batch / 2 &&
+      std::find(sizes.begin(), sizes.end(), *e.memory.max_batch) == sizes.end())
     sizes.push_back(*e.memory.max_batch);
   for (int64_t b : sizes) {
     nlohmann::json p = {{"batch", b}};
@@ -304,7 +311,6 @@ std::vector<Change> changes_to_fit(const nlohmann::json& input, const Scenario& 
     if (!x.fits) return x.saves_bytes > y.saves_bytes;
     if (x.quality_class != y.quality_class) return x.quality_class < y.quality_class;
     if (a.gpus != b.gpus) return a.gpus < b.gpus;
-    if (x.levers.size() != y.levers.size()) return x.levers.size() < y.levers.size();
     return x.speed_factor.value_or(0) > y.speed_factor.value_or(0);
   };
   std::stable_sort(combined.begin(), combined.end(), better);

@@ -22,10 +22,13 @@ bool has_lever(const Change& c, const std::string& name) {
 // - ZeRO-3 alone: 16 bytes a parameter (ZeRO paper, sec. 3.1: 2 + 2 + 12) / 8 GPUs = 13.5 GB of
 //   states per GPU, plus saved activations without checkpointing of about 34 x s x h bytes a
 //   layer (Korthikanti et al. 2022, FlashAttention) = 34 x 2048 x 4096 x 32 layers = 9.1 GB:
-//   22.6 GB before overhead, over the A10's 24 GB (22.4 GiB) with the CUDA context.
+//   22.6 GB before ZeRO-3's buffers (3 GB, below) and the CUDA context: over the A10's 24 GB.
 // - checkpointing alone: 16 x 6.74e9 = 108 GB on each GPU (no sharding): far over.
-// - both: 13.5 GB + 32 layer inputs of 2 x s x h = 0.54 GB + one layer's working set: ~16 GB,
-//   fits. So the best change is a combination of two levers that costs no quality.
+// - both: 13.5 GB + 32 layer inputs of 2 x s x h = 0.54 GB, plus DeepSpeed ZeRO-3's defaults
+//   (stage3_max_live_parameters 1e9 x 2 B = 2 GB gathered, reduce_bucket_size 5e8 x 2 B = 1 GB):
+//   at least 17.0 GB; with the loss spike (2048 x 32000 x 14 B = 0.9 GB), one layer's working
+//   set and the CUDA context about 20 GB, under the 22.4 GiB (24.0e9 B) of an A10: fits. So the
+//   best change is a combination of two levers that costs no quality.
 TEST(ChangesCombined, FullFineTune7BOnEightA10NeedsZero3AndCheckpointing) {
   const auto changes = changes_to_fit(
       {{"model", "llama-2-7b"}, {"task", "full"}, {"gpu", "a10-24gb"}, {"gpu_count", 8}}, cat());
@@ -44,20 +47,23 @@ TEST(ChangesCombined, FullFineTune7BOnEightA10NeedsZero3AndCheckpointing) {
   EXPECT_GT(zero3_alone->needed_bytes, 22.6e9);
   ASSERT_NE(both, nullptr);
   EXPECT_TRUE(both->fits);
-  EXPECT_GT(both->needed_bytes, 13.5e9 + 0.54e9);
-  EXPECT_LT(both->needed_bytes, 20e9);
+  EXPECT_GT(both->needed_bytes, 13.5e9 + 0.54e9 + 2e9 + 1e9);
+  EXPECT_LT(both->needed_bytes, 22e9);
   EXPECT_EQ(both->patch["training"]["zero_stage"], 3);
   EXPECT_EQ(both->patch["training"]["gradient_checkpointing"], true);
-  // The first change fits without a quality cost and without more GPUs; no single lever of
-  // quality class 0 fits on its own, so it is a combination.
+  // ZeRO-3 with the optimizer on the CPU (ZeRO-Offload) also fits on the 8 GPUs without a quality
+  // cost, but its optimizer step runs on the host: slower. The first change is the combination,
+  // the fastest of the changes that cost no quality and no more GPUs.
   const Change& best = changes.front();
-  EXPECT_TRUE(best.fits);
-  EXPECT_EQ(best.quality_class, 0);
-  EXPECT_GE(best.levers.size(), 2u) << best.change;
-  EXPECT_EQ(best.patch.value("gpu_count", int64_t{8}), 8);
+  EXPECT_EQ(&best, both) << best.change;
   for (const auto& c : changes)
-    if (c.levers.size() == 1 && c.quality_class == 0 && !c.patch.contains("gpu_count"))
-      EXPECT_FALSE(c.fits) << c.change;
+    if (c.fits && c.quality_class == 0 && c.patch.value("gpu_count", int64_t{8}) == 8) {
+      EXPECT_LE(c.speed_factor.value_or(0), best.speed_factor.value_or(0)) << c.change;
+    }
+  for (const auto& c : changes)
+    if (c.levers == std::vector<std::string>{"gradient checkpointing"}) {
+      EXPECT_FALSE(c.fits);
+    }
 }
 
 // A combination that contains a smaller fitting one is never offered: QLoRA alone fits a 7B on
@@ -70,7 +76,9 @@ TEST(ChangesCombined, OnlyTheSmallestFittingCombinations) {
     if (c.levers == std::vector<std::string>{"QLoRA (4-bit NF4 base)"}) qlora_alone_fits = c.fits;
   ASSERT_TRUE(qlora_alone_fits);
   for (const auto& c : changes)
-    if (c.levers.size() > 1) EXPECT_FALSE(has_lever(c, "QLoRA (4-bit NF4 base)")) << c.change;
+    if (c.levers.size() > 1) {
+      EXPECT_FALSE(has_lever(c, "QLoRA (4-bit NF4 base)")) << c.change;
+    }
 }
 
 // LoRA of Llama-2-7B on 2 x A10: each GPU holds the 13.5 GB bf16 base (data parallel) plus

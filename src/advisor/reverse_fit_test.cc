@@ -77,7 +77,9 @@ TEST(ReverseFitLevers, LoraAndQloraOf7BFitTwoA10) {
 TEST(ReverseFitLevers, ContextWithinTheModelsMaximum) {
   const auto j = fit_json({{"model", "llama-2-7b"}, {"gpu", "h100-sxm5-80gb"}}, cat(), 100);
   for (const auto& m : j["models"])
-    if (m["model"] == "llama-2-7b") EXPECT_EQ(m["max_seq_len"].get<int64_t>(), 4096);
+    if (m["model"] == "llama-2-7b") {
+      EXPECT_EQ(m["max_seq_len"].get<int64_t>(), 4096);
+    }
 }
 
 }  // namespace

@@ -67,6 +67,7 @@ void apply_fit_verdict(const Scenario& s, nlohmann::json& j) {
     }
   }
   const int64_t max_ctx = s.model.max_position_embeddings;
+  if (max_ctx > 0 && !s.model.is_cv()) j["model"]["max_context"] = max_ctx;  // for the faces
   if (max_ctx <= 0 || s.seq_len <= max_ctx || s.model.is_cv()) return;
   auto& w = j["warnings"];
   const std::string head = "seq_len " + std::to_string(s.seq_len) + " exceeds the model's context";

@@ -83,6 +83,7 @@ TEST(NotFitting, ContextPastTheModelsMaximumIsTheFirstWarning) {
   EXPECT_NE(first.find("131072"), std::string::npos) << first;
   EXPECT_NE(first.find("763x"), std::string::npos) << first;
   EXPECT_EQ(j.value("context_warning", ""), first);
+  EXPECT_EQ(j["model"]["max_context"], 131072);
   const std::string table = render_estimate_table(j);
   EXPECT_LT(table.find("WARNING: seq_len"), table.find("Memory per GPU")) << table;
   // Within the maximum: no such warning.
