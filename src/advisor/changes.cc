@@ -61,9 +61,9 @@ Dimension batch_levers(const Scenario& s, const nlohmann::json& input, const Est
   // it), and for serving the largest batch that fits (max_batch; for a preallocating engine the
   // sequences its KV pool holds).
   std::vector<int64_t> sizes;
-  for (int64_t d : {2, 4, 8, 16})
-    if (s.batch / d >= 1 && (sizes.empty() || sizes.back() != s.batch / d))
-      sizes.push_back(s.batch / d);
+  for (int64_t part : {2, 4, 8, 16})
+    if (s.batch / part >= 1 && (sizes.empty() || sizes.back() != s.batch / part))
+      sizes.push_back(s.batch / part);
   if (!train && e.memory.max_batch && *e.memory.max_batch >= 1 &&
       *e.memory.max_batch < s.batch / 2 &&
       std::find(sizes.begin(), sizes.end(), *e.memory.max_batch) == sizes.end())
@@ -261,6 +261,10 @@ std::vector<Change> changes_to_fit(const nlohmann::json& input, const Scenario& 
 
   std::vector<Tried> singles, combined;
   std::vector<std::vector<int>> fitting;  // the smallest fitting combinations found so far
+  // No additive bound on a combination's savings: the peak is a maximum over phases (forward,
+  // backward, optimizer step), so two levers that each lower a different phase save together
+  // more than the sum of what each saves alone (checkpointing + LoRA, measured): every
+  // combination gets its bytes-only estimate, which is what prunes before speed is estimated.
   for (const auto& p : combos) {
     if (std::any_of(fitting.begin(), fitting.end(), [&](const auto& f) { return contains(p, f); }))
       continue;  // a smaller combination inside it already fits
