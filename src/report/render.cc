@@ -83,7 +83,8 @@ std::string changes_text(const nlohmann::json& e, bool markdown) {
 std::string top_notes(const nlohmann::json& e, bool markdown) {
   std::string out;
   if (auto it = e.find("context_warning"); it != e.end() && it->is_string())
-    out += (markdown ? "> **Warning:** " : "WARNING: ") + it->get<std::string>() + "\n";
+    out += (markdown ? "> **Warning:** " : "WARNING: ") + it->get<std::string>() +
+           (markdown ? "\n\n" : "\n");
   if (e.value("fits", true) == false)
     out += std::string(markdown ? "> **Does not fit:** " : "DOES NOT FIT: ") +
            "no speed, cost or ownership figures for a setup that does not fit; see what would "
@@ -119,12 +120,13 @@ std::string render_estimate_table(const nlohmann::json& e) {
                        m["kv_cache_capacity_tokens"].get<int64_t>(), m.value("max_batch", 0),
                        scenario.value("seq_len", 0), scenario.value("batch", 0));
   } else if (m.contains("fits"))
-    out += fmt::format(
-        "  {}: {} of {} GiB usable{}\n", m["fits"].get<bool>() ? "fits" : "DOES NOT FIT",
-        gib(num(m, "total_bytes")), gib(capacity),
-        m.contains("max_batch") ? fmt::format("; up to {} concurrent sequences of this length",
-                                              m["max_batch"].get<int64_t>())
-                                : "");
+    out += fmt::format("  {}: {} of {} GiB usable{}\n",
+                       m["fits"].get<bool>() ? "fits" : "DOES NOT FIT", gib(num(m, "total_bytes")),
+                       gib(capacity),
+                       m.value("max_batch", int64_t{0}) > 0
+                           ? fmt::format("; up to {} concurrent sequences of this length",
+                                         m["max_batch"].get<int64_t>())
+                           : "");
   if (e.contains("rule_of_thumb") && e.value("method", "") != "rule-of-thumb")
     out += fmt::format("  the articles' rule of thumb: {:.1f} GB (decimal)\n",
                        num(e["rule_of_thumb"], "total_bytes") / kGB);
