@@ -137,3 +137,17 @@ TEST(NotFitting, ReportNeverShowsABreakEvenAbove100Percent) {
 
 }  // namespace
 }  // namespace gpusizer
+
+namespace gpusizer {
+namespace {
+
+// A batch (.jsonl) rendered as a table mixes answers and error lines: an error line renders as
+// one line naming its code (it stopped the whole batch with an internal error before).
+TEST(NotFitting, BatchTableRendersErrorLines) {
+  const nlohmann::json err = error_json("unknown_name", "model: no model 'nonexist'");
+  EXPECT_EQ(render_estimate_table(err), "error (unknown_name): model: no model 'nonexist'\n");
+  EXPECT_EQ(render_estimate_markdown(err), "error (unknown_name): model: no model 'nonexist'\n");
+}
+
+}  // namespace
+}  // namespace gpusizer

@@ -92,9 +92,18 @@ std::string top_notes(const nlohmann::json& e, bool markdown) {
   return out.empty() ? out : out + "\n";
 }
 
+// A batch line that failed answers {"error": {...}} in its place: rendered as one line.
+std::string error_text(const nlohmann::json& e) {
+  const auto& err = e["error"];
+  if (!err.is_object()) return "error\n";
+  return "error (" + err.value("code", std::string()) +
+         "): " + err.value("message", std::string()) + "\n";
+}
+
 }  // namespace
 
 std::string render_estimate_table(const nlohmann::json& e) {
+  if (e.contains("error")) return error_text(e);
   const nlohmann::json& m = e["memory"];
   const double capacity = num(m, "gpu_capacity_bytes");
   const double scale = capacity > 0 ? capacity : std::max(1.0, num(m, "total_bytes"));
@@ -169,6 +178,7 @@ std::string render_estimate_table(const nlohmann::json& e) {
 }
 
 std::string render_estimate_markdown(const nlohmann::json& e) {
+  if (e.contains("error")) return error_text(e);
   const nlohmann::json& m = e["memory"];
   const double capacity = num(m, "gpu_capacity_bytes");
   std::string out = "**" + headline(e) + "**\n\n" + top_notes(e, true) +
