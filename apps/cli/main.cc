@@ -49,8 +49,9 @@ struct Options {
   std::string vendor, segment, family, kind;
   double min_memory_gb = 0;
   double min_params_b = 0, max_params_b = 1e9;
-  bool local = false;  // models --local: what the local model stores hold
-  bool bands = false;  // validate --bands: the derived speed bands
+  bool local = false;      // models --local: what the local model stores hold
+  bool bands = false;      // validate --bands: the derived speed bands
+  bool no_levers = false;  // fit --no-levers: the scenario as given, no standard levers
   // Advisor constraints (recommend, report).
   std::optional<std::string> objective, region, costs_file;
   std::optional<int64_t> max_gpus;
@@ -389,7 +390,9 @@ int run_recommend(const Options& o) {
 }
 
 int run_fit(const Options& o) {
-  const nlohmann::json out = fit_models_json(advisor_request(o), catalog_for(o));
+  nlohmann::json request = advisor_request(o);
+  if (o.no_levers) request["levers"] = false;
+  const nlohmann::json out = fit_models_json(request, catalog_for(o));
   const std::string format = output_format(o);
   std::cout << (format == "json" || format == "jsonl" ? dump(out, 2) + "\n"
                                                       : render_fit(out, format == "markdown"))
@@ -484,6 +487,8 @@ int main_impl(int argc, char** argv) {
   CLI::App* fit = app.add_subcommand("fit", "the largest models, contexts and batches that fit");
   add_format(fit);
   add_scenario_flags(fit, o);
+  fit->add_flag("--no-levers", o.no_levers,
+                "no standard levers (training: ZeRO-3 over the GPUs, gradient checkpointing)");
   CLI::App* report = app.add_subcommand("report", "the buyer's checklist as one document");
   add_format(report);
   add_scenario_flags(report, o);

@@ -67,6 +67,7 @@ struct Change {
   std::optional<double> speed_factor;  ///< new throughput / old throughput
   std::string cost;                    ///< its price in speed or quality, in words
   int quality_class = 0;               ///< 0 none, 1 small, 2 noticeable, 3 changes the job
+  std::vector<std::string> levers;     ///< the levers combined in this change, in order
 };
 
 struct Recommendation {
@@ -80,8 +81,9 @@ struct Recommendation {
 /// Searches the catalog for the scenario `request` (contract scenario JSON plus constraints).
 Recommendation recommend(const nlohmann::json& request, const Catalog& catalog);
 
-/// Ranked changes that make a scenario with a GPU fit (or run faster): each re-runs the
-/// estimator on the scenario JSON with the change applied.
+/// Ranked changes that make a scenario with a GPU fit: single levers and the smallest
+/// combinations of levers that fit (src/advisor/changes.cc), each re-estimated on the scenario
+/// JSON with the change applied; none adds memory.
 std::vector<Change> changes_to_fit(const nlohmann::json& scenario, const Catalog& catalog,
                                    double headroom = 0.0);
 /// The same, starting from the scenario already parsed and estimated.

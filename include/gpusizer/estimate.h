@@ -82,7 +82,9 @@ std::optional<double> useful_tokens_per_s(const Scenario& scenario, const Estima
 /// How much an estimate says. Searches (what to change, the largest batch) need only the memory
 /// and speed figures of each candidate; power, cost, warnings and the basis strings are most of
 /// an estimate's cost and are explained once, by the estimate the search starts from.
-enum class Detail { kFull, kFigures };
+/// kMemory: the memory figures alone (bytes only; no speed), for searches that prune by memory
+/// before they estimate speed.
+enum class Detail { kFull, kFigures, kMemory };
 
 /// The contract's scenario JSON as a fully resolved Scenario: parse_scenario, then the layouts
 /// left to gpusizer (the serving split per replica, estimate/layout.h). What the faces call.

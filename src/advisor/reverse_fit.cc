@@ -14,7 +14,7 @@ namespace {
 bool fits(const nlohmann::json& input, const Catalog& catalog) {
   try {
     const Scenario s = resolve_scenario(input, catalog);
-    const Estimate e = estimate(s, catalog);
+    const Estimate e = estimate(s, catalog, Detail::kMemory);
     return e.memory.fits.value_or(false) && memory_needed(s, e) <= e.memory.capacity.value_or(0);
   } catch (const InputError&) {
     return false;
@@ -39,16 +39,53 @@ int64_t largest(int64_t lo, int64_t hi, const std::function<bool(int64_t)>& ok) 
   return good;
 }
 
+// The levers that are standard for the task, where the user has not set them: training on
+// more than one GPU shards weights, gradients and optimizer states with ZeRO-3 / FSDP full
+// shard (Rajbhandari et al. 2020, sec. 5: 16 bytes a parameter of mixed-precision AdamW become
+// 16/N), and LLM training recomputes activations (gradient checkpointing, Chen et al. 2016;
+// PEFT's prepare_model_for_kbit_training turns it on for QLoRA by default). Neither costs
+// quality; both cost speed. Serving levers (formats) do cost quality and are not applied; its
+// layout (TP inside the fast-link domain) is the layout rule's. Returns the names applied.
+std::vector<std::string> apply_standard_levers(nlohmann::json& s, Task task, int64_t gpu_count,
+                                               bool cv) {
+  std::vector<std::string> applied;
+  if (!is_training(task)) return applied;
+  nlohmann::json& t = s["training"];
+  if (!t.is_object()) t = nlohmann::json::object();
+  if (!cv && !t.contains("gradient_checkpointing")) {
+    t["gradient_checkpointing"] = true;
+    applied.push_back("gradient checkpointing");
+  }
+  const bool layout_given = s.contains("parallel") || t.contains("zero_stage");
+  if (gpu_count > 1 && !layout_given) {
+    t["zero_stage"] = 3;
+    s["parallel"] = {{"dp", gpu_count}, {"tp", 1}, {"pp", 1}};
+    applied.push_back(fmt::format("ZeRO-3 over the {} GPUs", gpu_count));
+  }
+  return applied;
+}
+
 }  // namespace
 
-nlohmann::json fit_json(const nlohmann::json& input, const Catalog& catalog, size_t limit) {
-  if (!input.is_object()) throw InputError("", "a scenario must be a JSON object");
-  if (!input.contains("gpu")) throw InputError("gpu", "fit needs --gpu");
+nlohmann::json fit_json(const nlohmann::json& request, const Catalog& catalog, size_t limit) {
+  if (!request.is_object()) throw InputError("", "a scenario must be a JSON object");
+  if (!request.contains("gpu")) throw InputError("gpu", "fit needs --gpu");
+  nlohmann::json input = request;
+  bool levers = true;
+  if (auto it = input.find("levers"); it != input.end()) {
+    if (!it->is_boolean())
+      throw InputError("levers", "must be true or false (false: no standard levers)");
+    levers = it->get<bool>();
+    input.erase(it);
+  }
   // Checks the GPU, task and other fields once, with a stand-in model.
   nlohmann::json probe = input;
   const bool cv = input.value("task", "inference") == "cv-train";
   probe["model"] = cv ? "yolov8m" : "llama-2-7b";
   const Scenario checked = resolve_scenario(probe, catalog);
+  const std::vector<std::string> applied =
+      levers ? apply_standard_levers(input, checked.task, checked.gpu_count, cv)
+             : std::vector<std::string>{};
   struct Row {
     const Model* model;
     int64_t params, seq_len, batch;
@@ -91,10 +128,13 @@ nlohmann::json fit_json(const nlohmann::json& input, const Catalog& catalog, siz
                         {"weights", input.value("weights", checked.weights.id)},
                         {"seq_len", input.value("seq_len", int64_t{2048})},
                         {"models", nlohmann::json::array()},
+                        {"levers", applied},
                         {"basis",
                          "each model at the given seq_len and batch (default 2048, 1), "
                          "then the longest context (up to the model's own) and the "
-                         "largest batch that still fit, all from estimate()"}};
+                         "largest batch that still fit, all from estimate(); with the "
+                         "levers standard for the task unless levers is false "
+                         "(--no-levers)"}};
   for (const Row& r : rows)
     out["models"].push_back({{"model", r.model->id},
                              {"params", r.params},

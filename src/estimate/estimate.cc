@@ -83,10 +83,10 @@ Estimate estimate(const Scenario& s, const Catalog& catalog, Detail detail) {
   const ParamCounts c = count_params(s.model);
   e.params = c.total;
   e.active_params = c.active;
-  if (detail == Detail::kFigures) {
+  if (detail == Detail::kFigures || detail == Detail::kMemory) {
     e.memory = estimate_memory(s, catalog, e, /*explain=*/false);
     check_representable(s, e.memory);
-    if (s.gpu) e.performance = estimate_speed(s, catalog, e);
+    if (s.gpu && detail == Detail::kFigures) e.performance = estimate_speed(s, catalog, e);
     e.basis.clear();
     e.warnings.clear();
     return e;

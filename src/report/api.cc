@@ -52,6 +52,35 @@ void apply_rule_of_thumb(const RuleOfThumb& r, Estimate& e) {
   e.warnings.push_back("method rule-of-thumb: the articles' arithmetic, not the analytic model");
 }
 
+// docs/contract.md, v2: a scenario that does not fit says so at the top ("fits": false, beside
+// memory.fits) and has no speed, cost or ownership figures: "performance" and "cost" are absent
+// and its "changes" say what would make it fit. A context past the model's maximum is the first
+// warning and is repeated as "context_warning" so that every face shows it first.
+void apply_fit_verdict(const Scenario& s, nlohmann::json& j) {
+  const auto& mem = j["memory"];
+  if (auto it = mem.find("fits"); it != mem.end() && it->is_boolean()) {
+    const bool fits = it->get<bool>();
+    j["fits"] = fits;
+    if (!fits) {
+      j.erase("performance");
+      j.erase("cost");
+    }
+  }
+  const int64_t max_ctx = s.model.max_position_embeddings;
+  if (max_ctx > 0 && !s.model.is_cv()) j["model"]["max_context"] = max_ctx;  // for the faces
+  if (max_ctx <= 0 || s.seq_len <= max_ctx || s.model.is_cv()) return;
+  auto& w = j["warnings"];
+  const std::string head = "seq_len " + std::to_string(s.seq_len) + " exceeds the model's context";
+  for (auto it = w.begin(); it != w.end(); ++it) {
+    if (!it->is_string() || !it->get<std::string>().starts_with(head)) continue;
+    j["context_warning"] = *it;
+    nlohmann::json first = *it;
+    w.erase(it);
+    w.insert(w.begin(), std::move(first));
+    break;
+  }
+}
+
 }  // namespace
 
 nlohmann::json estimate_json(const nlohmann::json& input, const Catalog& catalog) {
@@ -69,6 +98,7 @@ nlohmann::json estimate_json(const nlohmann::json& input, const Catalog& catalog
   // What to change so it fits: each change re-runs the estimator.
   if (e.memory.fits && !*e.memory.fits && method == "analytic")
     j["changes"] = to_json(changes_to_fit(input, s, e, catalog));
+  apply_fit_verdict(s, j);
   return j;
 }
 

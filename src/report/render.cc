@@ -63,13 +63,52 @@ std::string headline(const nlohmann::json& e) {
   return h;
 }
 
+// The changes that would make a scenario fit (estimate JSON "changes"), best first.
+std::string changes_text(const nlohmann::json& e, bool markdown) {
+  const auto it = e.find("changes");
+  if (it == e.end() || !it->is_array() || it->empty()) return "";
+  std::string out = markdown ? "\n**What would make it fit**\n\n" : "\nWhat would make it fit\n";
+  size_t shown = 0;
+  for (const auto& c : *it) {
+    if (shown++ == 8) break;
+    const std::string verdict = c.value("fits", false) ? "fits" : "not enough alone";
+    const double saves = num(c, "saves_bytes") / kGiB;
+    out += fmt::format("{}{} ({}; saves {:.1f} GiB per GPU): {}\n", markdown ? "- " : "  - ",
+                       c.value("change", std::string()), verdict, saves,
+                       c.value("cost", std::string()));
+  }
+  return out;
+}
+
+// A scenario that does not fit has no speed or cost (docs/contract.md, v2): said once, at the top.
+std::string top_notes(const nlohmann::json& e, bool markdown) {
+  std::string out;
+  if (auto it = e.find("context_warning"); it != e.end() && it->is_string())
+    out += (markdown ? "> **Warning:** " : "WARNING: ") + it->get<std::string>() +
+           (markdown ? "\n\n" : "\n");
+  if (e.value("fits", true) == false)
+    out += std::string(markdown ? "> **Does not fit:** " : "DOES NOT FIT: ") +
+           "no speed, cost or ownership figures for a setup that does not fit; see what would "
+           "make it fit below.\n";
+  return out.empty() ? out : out + "\n";
+}
+
+// A batch line that failed answers {"error": {...}} in its place: rendered as one line.
+std::string error_text(const nlohmann::json& e) {
+  const auto& err = e["error"];
+  if (!err.is_object()) return "error\n";
+  return "error (" + err.value("code", std::string()) +
+         "): " + err.value("message", std::string()) + "\n";
+}
+
 }  // namespace
 
 std::string render_estimate_table(const nlohmann::json& e) {
+  if (e.contains("error")) return error_text(e);
   const nlohmann::json& m = e["memory"];
   const double capacity = num(m, "gpu_capacity_bytes");
   const double scale = capacity > 0 ? capacity : std::max(1.0, num(m, "total_bytes"));
-  std::string out = headline(e) + "\n\n";
+  std::string out = headline(e) + "\n\n" + top_notes(e, false);
   out +=
       fmt::format("Memory per GPU (GiB = 2^30 bytes){}\n",
                   capacity > 0 ? fmt::format(", bars against {} GiB usable", gib(capacity)) : "");
@@ -91,12 +130,13 @@ std::string render_estimate_table(const nlohmann::json& e) {
                        m["kv_cache_capacity_tokens"].get<int64_t>(), m.value("max_batch", 0),
                        scenario.value("seq_len", 0), scenario.value("batch", 0));
   } else if (m.contains("fits"))
-    out += fmt::format(
-        "  {}: {} of {} GiB usable{}\n", m["fits"].get<bool>() ? "fits" : "DOES NOT FIT",
-        gib(num(m, "total_bytes")), gib(capacity),
-        m.contains("max_batch") ? fmt::format("; up to {} concurrent sequences of this length",
-                                              m["max_batch"].get<int64_t>())
-                                : "");
+    out += fmt::format("  {}: {} of {} GiB usable{}\n",
+                       m["fits"].get<bool>() ? "fits" : "DOES NOT FIT", gib(num(m, "total_bytes")),
+                       gib(capacity),
+                       m.value("max_batch", int64_t{0}) > 0
+                           ? fmt::format("; up to {} concurrent sequences of this length",
+                                         m["max_batch"].get<int64_t>())
+                           : "");
   if (e.contains("rule_of_thumb") && e.value("method", "") != "rule-of-thumb")
     out += fmt::format("  the articles' rule of thumb: {:.1f} GB (decimal)\n",
                        num(e["rule_of_thumb"], "total_bytes") / kGB);
@@ -116,16 +156,21 @@ std::string render_estimate_table(const nlohmann::json& e) {
         out += fmt::format("    {:<26}{:>14.4g}\n", key, seconds);
     }
   }
-  if (!e["power"].empty() || !e["cost"].empty()) {
-    out += "\nPower and cost\n";
-    for (const auto& [key, value] : e["power"].items())
+  // A scenario that does not fit has no "cost" (nor "performance"): only what is there is shown.
+  const nlohmann::json none = nlohmann::json::object();
+  const nlohmann::json& power = e.contains("power") ? e["power"] : none;
+  const nlohmann::json& cost = e.contains("cost") ? e["cost"] : none;
+  if (!power.empty() || !cost.empty()) {
+    out += cost.empty() ? "\nPower\n" : "\nPower and cost\n";
+    for (const auto& [key, value] : power.items())
       if (value.is_number()) out += fmt::format("  {:<28}{:>14.0f}\n", key, value.get<double>());
-    for (const auto& [key, value] : e["cost"].items())
+    for (const auto& [key, value] : cost.items())
       if (value.is_number()) out += fmt::format("  {:<28}{:>14.2f}\n", key, value.get<double>());
-    const auto& own = e["cost"].value("ownership", nlohmann::json::object());
+    const auto& own = cost.value("ownership", nlohmann::json::object());
     if (own.contains("break_even"))
       out += "  cloud vs on-prem: " + own["break_even"].value("verdict", std::string()) + "\n";
   }
+  out += changes_text(e, false);
   if (!e["warnings"].empty()) {
     out += "\nWarnings\n";
     for (const auto& w : e["warnings"]) out += "  - " + w.get<std::string>() + "\n";
@@ -134,10 +179,11 @@ std::string render_estimate_table(const nlohmann::json& e) {
 }
 
 std::string render_estimate_markdown(const nlohmann::json& e) {
+  if (e.contains("error")) return error_text(e);
   const nlohmann::json& m = e["memory"];
   const double capacity = num(m, "gpu_capacity_bytes");
-  std::string out = "**" + headline(e) +
-                    "**\n\n| component | GiB per GPU | share | basis |\n|---|---:|---:|---|\n";
+  std::string out = "**" + headline(e) + "**\n\n" + top_notes(e, true) +
+                    "| component | GiB per GPU | share | basis |\n|---|---:|---:|---|\n";
   const double total = std::max(1.0, num(m, "total_bytes"));
   for (const auto& row : kComponents) {
     const double v = num(m, row.key);
@@ -154,6 +200,7 @@ std::string render_estimate_markdown(const nlohmann::json& e) {
   if (capacity > 0)
     out += fmt::format("\n{} on {} GiB usable.\n", m.value("fits", false) ? "Fits" : "Does not fit",
                        gib(capacity));
+  out += changes_text(e, true);
   if (!e["warnings"].empty()) {
     out += "\nWarnings:\n";
     for (const auto& w : e["warnings"]) out += "- " + w.get<std::string>() + "\n";

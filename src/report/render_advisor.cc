@@ -132,6 +132,11 @@ std::string render_fit(const nlohmann::json& fit, bool markdown) {
       fmt::format("{}Largest models for {} on {} x {} (weights {})\n\n", markdown ? "### " : "",
                   fit.value("task", ""), fit.value("gpu_count", 1), fit.value("gpu", ""),
                   fit.value("weights", ""));
+  if (auto it = fit.find("levers"); it != fit.end() && it->is_array() && !it->empty()) {
+    std::string names;
+    for (const auto& l : *it) names += (names.empty() ? "" : ", ") + l.get<std::string>();
+    out += "With the levers standard for the task: " + names + " (--no-levers: without)\n\n";
+  }
   std::vector<std::vector<std::string>> rows;
   for (const auto& m : fit["models"])
     rows.push_back({m.value("model", ""), fmt::format("{:.2f}B", num(m, "params") / 1e9),
@@ -197,11 +202,25 @@ std::string render_report_markdown(const nlohmann::json& r) {
       out += "- On-prem: no purchase price for this GPU in the catalog\n";
     if (own.contains("break_even")) {
       const auto& b = own["break_even"];
-      if (b.contains("utilization"))
+      // A break-even above 100% utilization is never reached: no percentage above 100 is shown.
+      if (b.contains("utilization") && num(b, "utilization") >= 1.0)
+        out +=
+            "- Break-even: never; owning would cost more than renting even busy around the "
+            "clock\n";
+      else if (b.contains("utilization")) {
+        // Payback past the amortization life is no payback: said so, not as "paying back".
+        const double life_months =
+            12.0 * num(own.value("assumptions", nlohmann::json::object()), "amortization_years");
+        const double months = num(b, "months");
         out += fmt::format(
             "- Break-even: owning wins above {:.0f}% utilization{}\n", num(b, "utilization") * 100,
-            b.contains("months") ? fmt::format(", paying back in {:.0f} months", num(b, "months"))
-                                 : "");
+            !b.contains("months") ? ""
+            : life_months > 0 && months > life_months
+                ? fmt::format("; at the assumed utilization it would take {:.0f} months, past "
+                              "the {:.0f}-month life, so it does not pay back",
+                              months, life_months)
+                : fmt::format(", paying back in {:.0f} months", months));
+      }
       out += "- Verdict: " + b.value("verdict", "") + "\n";
     }
     const auto& p = e["power"];

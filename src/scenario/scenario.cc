@@ -300,8 +300,14 @@ Scenario parse_scenario(const nlohmann::json& input, const Catalog& catalog) {
         "prompt_len and output_len");
   if (s.model.max_position_embeddings > 0 && s.seq_len > s.model.max_position_embeddings &&
       !s.model.is_cv())
-    s.notes.push_back("seq_len " + std::to_string(s.seq_len) + " exceeds the model's context of " +
-                      std::to_string(s.model.max_position_embeddings) + " tokens");
+    // A warning, not an error: RoPE scaling runs models past their trained context (YaRN, Peng
+    // et al. 2023, took Llama 2 from 4k to 128k tokens, 32x), so no ratio is impossible.
+    s.notes.push_back(fmt::format(
+        "seq_len {} exceeds the model's context of {} tokens (its maximum, "
+        "max_position_embeddings) {:.3g}x: the figures are for a context the model was not "
+        "trained for",
+        s.seq_len, s.model.max_position_embeddings,
+        static_cast<double>(s.seq_len) / static_cast<double>(s.model.max_position_embeddings)));
 
   if (auto v = read_int(input, "batch", "", 1, kMaxBatch)) s.batch = *v;
 

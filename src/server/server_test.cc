@@ -93,6 +93,21 @@ TEST(Server, EstimateAnswersTheContractShape) {
   EXPECT_TRUE(estimate["memory"]["fits"].is_boolean());
 }
 
+// Llama-2-13B fp16 (26.0 GB of weights) on one RTX 4090 (24 GB) does not fit: the HTTP answer
+// has "fits": false, no performance or cost, and the changes (docs/contract.md, v2).
+TEST(Server, EstimateThatDoesNotFitHasNoFigures) {
+  Served s;
+  auto res = s.post("/api/v1/estimate",
+                    R"({"model": "llama-2-13b", "weights": "fp16", "gpu": "rtx-4090-24gb"})");
+  ASSERT_TRUE(res);
+  ASSERT_EQ(res->status, 200) << res->body;
+  const json estimate = json::parse(res->body);
+  EXPECT_EQ(estimate["fits"], false);
+  EXPECT_FALSE(estimate.contains("performance"));
+  EXPECT_FALSE(estimate.contains("cost"));
+  EXPECT_FALSE(estimate["changes"].empty());
+}
+
 TEST(Server, EstimateTakesHuggingFaceIdsWhichHoldASlash) {
   Served s;
   auto res = s.post("/api/v1/estimate", R"({"model": "meta-llama/Llama-2-7b-hf"})");

@@ -1,0 +1,146 @@
+// What to change so it fits: combinations of levers, never a "saving" that adds memory, context
+// suggestions within the model's maximum. Values checked by hand in the comments.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+
+#include "gpusizer/advisor.h"
+#include "gpusizer/units.h"
+
+namespace gpusizer {
+namespace {
+
+const Catalog& cat() {
+  return Catalog::builtin();
+}
+
+bool has_lever(const Change& c, const std::string& name) {
+  return std::find(c.levers.begin(), c.levers.end(), name) != c.levers.end();
+}
+
+// Full fine-tuning of Llama-2-7B (6.74e9 parameters) with mixed-precision AdamW on 8 x A10 (24 GB):
+// - ZeRO-3 alone: 16 bytes a parameter (ZeRO paper, sec. 3.1: 2 + 2 + 12) / 8 GPUs = 13.5 GB of
+//   states per GPU, plus saved activations without checkpointing of about 34 x s x h bytes a
+//   layer (Korthikanti et al. 2022, FlashAttention) = 34 x 2048 x 4096 x 32 layers = 9.1 GB:
+//   22.6 GB before ZeRO-3's buffers (3 GB, below) and the CUDA context: over the A10's 24 GB.
+// - checkpointing alone: 16 x 6.74e9 = 108 GB on each GPU (no sharding): far over.
+// - both: 13.5 GB + 32 layer inputs of 2 x s x h = 0.54 GB, plus DeepSpeed ZeRO-3's defaults
+//   (stage3_max_live_parameters 1e9 x 2 B = 2 GB gathered, reduce_bucket_size 5e8 x 2 B = 1 GB):
+//   at least 17.0 GB; with the loss spike (2048 x 32000 x 14 B = 0.9 GB), one layer's working
+//   set and the CUDA context about 20 GB, under the 22.4 GiB (24.0e9 B) of an A10: fits. So the
+//   best change is a combination of two levers that costs no quality.
+TEST(ChangesCombined, FullFineTune7BOnEightA10NeedsZero3AndCheckpointing) {
+  const auto changes = changes_to_fit(
+      {{"model", "llama-2-7b"}, {"task", "full"}, {"gpu", "a10-24gb"}, {"gpu_count", 8}}, cat());
+  ASSERT_FALSE(changes.empty());
+  const Change* zero3_alone = nullptr;
+  const Change* both = nullptr;
+  for (const auto& c : changes) {
+    EXPECT_GT(c.saves_bytes, 0) << c.change;
+    if (c.levers == std::vector<std::string>{"ZeRO-3 over the 8 GPUs"}) zero3_alone = &c;
+    if (c.levers.size() == 2 && has_lever(c, "gradient checkpointing") &&
+        has_lever(c, "ZeRO-3 over the 8 GPUs"))
+      both = &c;
+  }
+  ASSERT_NE(zero3_alone, nullptr);
+  EXPECT_FALSE(zero3_alone->fits);
+  EXPECT_GT(zero3_alone->needed_bytes, 22.6e9);
+  ASSERT_NE(both, nullptr);
+  EXPECT_TRUE(both->fits);
+  EXPECT_GT(both->needed_bytes, 13.5e9 + 0.54e9 + 2e9 + 1e9);
+  EXPECT_LT(both->needed_bytes, 22e9);
+  EXPECT_EQ(both->patch["training"]["zero_stage"], 3);
+  EXPECT_EQ(both->patch["training"]["gradient_checkpointing"], true);
+  // ZeRO-3 with the optimizer on the CPU (ZeRO-Offload) also fits on the 8 GPUs without a quality
+  // cost, but its optimizer step runs on the host: slower. The first change is the combination,
+  // the fastest of the changes that cost no quality and no more GPUs.
+  const Change& best = changes.front();
+  EXPECT_EQ(&best, both) << best.change;
+  for (const auto& c : changes)
+    if (c.fits && c.quality_class == 0 && c.patch.value("gpu_count", int64_t{8}) == 8) {
+      EXPECT_LE(c.speed_factor.value_or(0), best.speed_factor.value_or(0)) << c.change;
+    }
+  for (const auto& c : changes)
+    if (c.levers == std::vector<std::string>{"gradient checkpointing"}) {
+      EXPECT_FALSE(c.fits);
+    }
+}
+
+// A combination that contains a smaller fitting one is never offered: QLoRA alone fits a 7B on
+// one A10 (4-bit base 3.4 GB + checkpointed activations), so no "QLoRA + ..." appears.
+TEST(ChangesCombined, OnlyTheSmallestFittingCombinations) {
+  const auto changes =
+      changes_to_fit({{"model", "llama-2-7b"}, {"task", "full"}, {"gpu", "a10-24gb"}}, cat());
+  bool qlora_alone_fits = false;
+  for (const auto& c : changes)
+    if (c.levers == std::vector<std::string>{"QLoRA (4-bit NF4 base)"}) qlora_alone_fits = c.fits;
+  ASSERT_TRUE(qlora_alone_fits);
+  for (const auto& c : changes)
+    if (c.levers.size() > 1) {
+      EXPECT_FALSE(has_lever(c, "QLoRA (4-bit NF4 base)")) << c.change;
+    }
+}
+
+// LoRA of Llama-2-7B on 2 x A10: each GPU holds the 13.5 GB bf16 base (data parallel) plus
+// 9.1 GB of activations at 2048 tokens without checkpointing (as above): over 22.4 GiB. With
+// gradient checkpointing the activations drop to ~0.8 GB: fits, no quality cost.
+TEST(ChangesCombined, Lora7BOnTwoA10FitsWithCheckpointing) {
+  const auto changes = changes_to_fit(
+      {{"model", "llama-2-7b"}, {"task", "lora"}, {"gpu", "a10-24gb"}, {"gpu_count", 2}}, cat());
+  ASSERT_FALSE(changes.empty());
+  EXPECT_TRUE(changes.front().fits);
+  EXPECT_EQ(changes.front().quality_class, 0);
+  bool ckpt = false;
+  for (const auto& c : changes)
+    if (c.levers == std::vector<std::string>{"gradient checkpointing"}) ckpt = c.fits;
+  EXPECT_TRUE(ckpt);
+}
+
+// CV training: ZeRO-3 over more GPUs shards a 25M-parameter ResNet's 0.4 GB of states, but adds
+// communication buffers; a change that needs more memory than the scenario is never listed.
+TEST(ChangesCombined, NoNegativeSavingsForCvTraining) {
+  for (const char* model : {"resnet-50", "yolov8m", "vit-b/16"}) {
+    nlohmann::json s = {
+        {"model", model}, {"task", "cv-train"}, {"gpu", "rtx-4090-24gb"}, {"batch", 4096}};
+    for (const auto& c : changes_to_fit(s, cat())) EXPECT_GT(c.saves_bytes, 0) << c.change;
+  }
+}
+
+// Llama-2-7B's maximum context is 4096 tokens (max_position_embeddings): asked for 100,000, the
+// context lever proposes 4096, never more.
+TEST(ChangesCombined, ContextSuggestionNeverExceedsTheModelsMaximum) {
+  const auto changes = changes_to_fit(
+      {{"model", "llama-2-7b"}, {"gpu", "rtx-4090-24gb"}, {"engine", "vllm"}, {"seq_len", 100000}},
+      cat());
+  bool offered = false;
+  for (const auto& c : changes)
+    if (c.patch.contains("seq_len")) {
+      EXPECT_LE(c.patch["seq_len"].get<int64_t>(), 4096) << c.change;
+      offered = true;
+    }
+  EXPECT_TRUE(offered);
+}
+
+// Serving: Llama-2-70B (69.0e9 parameters) on 2 x RTX 4090 (48 GB): bf16 is 138 GB, int8 69 GB,
+// int4 (AWQ, ~4.25 bits with scales) 36.6 GB: no format alone fits 2 x 24 GB with KV room except
+// int4; TP=4 with int8 is 17.3 GB a GPU, fits 4 x 24 GB. Every change listed saves memory and
+// the first fitting one costs the least quality among those that fit.
+TEST(ChangesCombined, Serving70BOnTwo4090s) {
+  const auto changes = changes_to_fit(
+      {{"model", "llama-2-70b"}, {"gpu", "rtx-4090-24gb"}, {"parallel", {{"tp", 2}}}}, cat());
+  ASSERT_FALSE(changes.empty());
+  int best_quality = 99;
+  for (const auto& c : changes) {
+    EXPECT_GT(c.saves_bytes, 0) << c.change;
+    if (c.fits) best_quality = std::min(best_quality, c.quality_class);
+  }
+  ASSERT_TRUE(changes.front().fits);
+  EXPECT_EQ(changes.front().quality_class, best_quality);
+  bool int8_tp = false;
+  for (const auto& c : changes)
+    int8_tp |= c.fits && has_lever(c, "int8 weights") && c.patch.contains("parallel");
+  EXPECT_TRUE(int8_tp);
+}
+
+}  // namespace
+}  // namespace gpusizer
