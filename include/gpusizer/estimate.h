@@ -43,6 +43,7 @@ struct CostEstimate {
   std::optional<double> usd_per_million_tokens;
   std::optional<double> usd_per_million_requests;  ///< serving: output_len tokens a request
   std::optional<double> usd_per_run;               ///< training: when training.tokens is given
+  std::optional<double> usd_total;  ///< training: the whole run (cost/run_cost.h), with tokens
 };
 
 struct PowerEstimate {
@@ -55,6 +56,7 @@ struct PowerEstimate {
   std::optional<double> ups_kva;          ///< fleet_watts / power factor
   std::optional<double> annual_kwh;       ///< all nodes at peak x utilization x 8760 h x PUE
   std::optional<double> rack_budget_watts;
+  std::optional<double> run_kwh;  ///< training: energy of the whole run, PUE included
 };
 
 struct Estimate {
