@@ -158,8 +158,8 @@ TEST(TrainingLayouts, BoundsKeepTheBestLayout) {
 }
 
 TEST(TrainingLayouts, EngineLeversLimitTheSearch) {
-  // Hugging Face Trainer: data parallelism with ZeRO through DeepSpeed/FSDP, no model
-  // parallelism; FSDP has no ZeRO-1.
+  // Hugging Face Trainer: data parallelism with ZeRO through DeepSpeed/FSDP, layers split by
+  // device_map (no interleaving), no tensor or context parallelism; FSDP has no ZeRO-1.
   Scenario s = mt_nlg(2240);
   s.model.num_layers = 8;  // a smaller job that pure data parallelism can hold
   s.engine = "hf";
@@ -167,7 +167,7 @@ TEST(TrainingLayouts, EngineLeversLimitTheSearch) {
   s.training.global_batch = 8;
   const auto r = search_training_layouts(s, Catalog::builtin(), Catalog::builtin().speed(), {});
   for (const TrainingLayout& l : r.top) {
-    EXPECT_EQ(l.parallel.tp * l.parallel.pp * l.parallel.cp, 1);
+    EXPECT_EQ(l.parallel.tp * l.parallel.cp * l.parallel.pp_interleave, 1);
     EXPECT_NE(l.recompute, Recompute::kSelective);
   }
   EXPECT_EQ(engine_levers("fsdp").zero_stages, (std::vector<int>{0, 2, 3}));

@@ -133,6 +133,9 @@ TrainingPlan plan_training(const Scenario& base, const Gpu& g, const std::vector
             l.gpus, n, n, ts.training.global_batch, n - l.gpus));
       plan.options.push_back(std::move(opt));
     }
+    // As for the other tasks, the smallest count that fits and meets the constraints is the
+    // system for this GPU; only the speed objective looks further (more GPUs, faster steps).
+    if (!plan.options.empty() && c.objective != Objective::kSpeed) break;
   }
   return plan;
 }

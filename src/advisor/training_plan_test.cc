@@ -155,7 +155,7 @@ TEST(TrainingPlan, TopPinsAndOffload) {
                                       {"task", "full"},
                                       {"gpu", "a100-sxm4-80gb"},
                                       {"gpu_count", 8},
-                                      {"training", {{"zero_stage", 3}}},
+                                      {"training", {{"zero_stage", 3}, {"global_batch", 64}}},
                                       {"top", 3}},
                                      cat());
   ASSERT_EQ(r.options.size(), 3u);
