@@ -126,6 +126,20 @@ TrainingPlan plan_training(const Scenario& base, const Gpu& g, const std::vector
         continue;
       }
       explain::describe(opt, base, c, catalog, layout_words(ts));
+      if (opt.estimate.performance && !opt.estimate.performance->step_breakdown_s.empty()) {
+        std::string parts;
+        for (const auto& [part, sec] : opt.estimate.performance->step_breakdown_s)
+          if (sec > 0) parts += fmt::format("{}{} {:.3g} s", parts.empty() ? "" : ", ", part, sec);
+        opt.reasons.push_back("step time by part: " + parts);
+      }
+      if (opt.estimate.cost.usd_total || opt.estimate.power.run_kwh)
+        opt.reasons.push_back(fmt::format(
+            "the run: {}{}",
+            opt.estimate.cost.usd_total ? fmt::format("${:.0f}", *opt.estimate.cost.usd_total)
+                                        : "no price",
+            opt.estimate.power.run_kwh
+                ? fmt::format(", {:.0f} MWh", *opt.estimate.power.run_kwh / 1000.0)
+                : ""));
       if (l.gpus < n)
         opt.warnings.push_back(fmt::format(
             "uses {} of the {} GPUs: no layout of all {} divides the global batch of {} "
