@@ -4,6 +4,7 @@
 #include <unistd.h>
 #include <CLI/CLI.hpp>
 
+#include <algorithm>
 #include <atomic>
 #include <ctime>
 #include <filesystem>
@@ -42,6 +43,8 @@ struct Options {
       mixed_precision, gradient_checkpointing, method;
   std::optional<int64_t> batch, seq_len, prompt_len, output_len, gpu_count, gpus_per_node, tp, pp,
       dp, ep, lora_rank, zero_stage, grad_accum, global_batch, max_num_batched_tokens;
+  std::optional<int64_t> cp, nodes, top;
+  std::optional<std::string> offload;
   std::optional<double> gpu_memory_utilization, tokens;
   std::vector<std::string> lora_targets;
   bool no_flash_attention = false;
@@ -57,7 +60,8 @@ struct Options {
   std::optional<int64_t> max_gpus;
   std::optional<double> budget_usd, min_tokens_per_s, max_ttft_ms, max_days, headroom,
       rack_budget_watts;
-  bool cloud = false, on_prem = false, production = false, allow_quantization = false;
+  bool cloud = false, on_prem = false, production = false, allow_quantization = false,
+       allow_offload = false;
   std::vector<std::string> allowed_gpus;
   unsigned jobs = 0;  // 0: one thread per core
 };
@@ -103,6 +107,17 @@ void apply_flags(const Options& o, nlohmann::json& s) {
   sub("parallel", "pp", o.pp);
   sub("parallel", "dp", o.dp);
   sub("parallel", "ep", o.ep);
+  sub("parallel", "cp", o.cp);
+  sub("training", "offload", o.offload);
+  // --nodes K: K whole nodes of gpus_per_node GPUs (8 unless given).
+  if (o.nodes && !o.gpu_count) {
+    int64_t per_node = 8;
+    if (o.gpus_per_node)
+      per_node = *o.gpus_per_node;
+    else if (auto it = s.find("gpus_per_node"); it != s.end() && it->is_number_integer())
+      per_node = std::clamp<int64_t>(it->get<int64_t>(), 1, 1024);
+    s["gpu_count"] = *o.nodes * per_node;
+  }
   sub("training", "optimizer", o.optimizer);
   sub("training", "mixed_precision", o.mixed_precision);
   sub("training", "lora_rank", o.lora_rank);
@@ -315,6 +330,10 @@ void add_scenario_flags(CLI::App* cmd, Options& o) {
   cmd->add_option("--pp", o.pp, "pipeline parallel size");
   cmd->add_option("--dp", o.dp, "data parallel size");
   cmd->add_option("--ep", o.ep, "expert parallel size");
+  cmd->add_option("--cp", o.cp, "context parallel size (training)");
+  cmd->add_option("--nodes", o.nodes, "nodes of --gpus-per-node GPUs (sets --gpu-count)")
+      ->check(CLI::Range(int64_t{1}, int64_t{100000}));
+  cmd->add_option("--offload", o.offload, "training: none|optimizer|optimizer+params");
   cmd->add_option("--optimizer", o.optimizer,
                   "adamw|adamw-8bit|paged-adamw-8bit|paged-adamw|sgd|sgd-momentum|adafactor|lion");
   cmd->add_option("--mixed-precision", o.mixed_precision, "bf16|fp16|pure-bf16|fp32");
@@ -334,6 +353,7 @@ void add_scenario_flags(CLI::App* cmd, Options& o) {
 void add_constraint_flags(CLI::App* cmd, Options& o) {
   cmd->add_option("--objective", o.objective, "cost|speed|power (default cost)");
   cmd->add_option("--max-gpus", o.max_gpus, "at most this many GPUs");
+  cmd->add_option("--top", o.top, "options printed (default 20)");
   cmd->add_option("--budget-usd", o.budget_usd, "USD per hour (cloud) or purchase (--on-prem)");
   cmd->add_option("--vendor", o.vendor, "only this vendor");
   cmd->add_option("--segment", o.segment, "consumer|workstation|datacenter");
@@ -345,6 +365,8 @@ void add_constraint_flags(CLI::App* cmd, Options& o) {
   cmd->add_option("--max-days", o.max_days, "training: at most this many days");
   cmd->add_flag("--production", o.production, "ECC and datacenter cards only");
   cmd->add_flag("--allow-quantization", o.allow_quantization, "try int8/int4/fp8 weights, fp8 KV");
+  cmd->add_flag("--allow-offload", o.allow_offload,
+                "training: try CPU offload of the optimizer (and parameters)");
   cmd->add_option("--headroom", o.headroom, "share of memory kept free (default 0.10)");
   cmd->add_option("--gpus", o.allowed_gpus, "allowed GPU ids");
   cmd->add_option("--costs", o.costs_file, "JSON file overriding data/costs.json");
@@ -362,6 +384,7 @@ nlohmann::json advisor_request(const Options& o) {
   set("objective", o.objective);
   set("region", o.region);
   set("max_gpus", o.max_gpus);
+  set("top", o.top);
   set("budget_usd", o.budget_usd);
   set("min_tokens_per_s", o.min_tokens_per_s);
   set("max_ttft_ms", o.max_ttft_ms);
@@ -373,6 +396,7 @@ nlohmann::json advisor_request(const Options& o) {
   if (o.on_prem) r["on_prem"] = true;
   if (o.production) r["production"] = true;
   if (o.allow_quantization) r["allow_quantization"] = true;
+  if (o.allow_offload) r["allow_offload"] = true;
   if (!o.allowed_gpus.empty()) r["gpus"] = o.allowed_gpus;
   if (o.costs_file) r["costs"] = parse_json(read_all(*o.costs_file, "--costs"), "--costs");
   if (o.rack_budget_watts) r["facility"]["rack_budget_watts"] = *o.rack_budget_watts;

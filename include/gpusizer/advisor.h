@@ -28,6 +28,7 @@ struct Constraints {
   std::optional<double> min_tokens_per_s, max_ttft_ms, max_days;
   bool production = false;          ///< ECC and a datacenter card required
   bool allow_quantization = false;  ///< lower-precision weights and KV cache are levers
+  bool allow_offload = false;       ///< training: CPU offload (ZeRO-Offload) is a lever
   double headroom = 0.10;           ///< share of usable memory kept free
   std::vector<std::string> gpus;    ///< allowed catalog ids; empty: all
   int64_t limit = 20;               ///< options returned

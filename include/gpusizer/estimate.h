@@ -48,6 +48,7 @@ struct CostEstimate {
   std::optional<double> usd_per_run;               ///< training: when training.tokens is given
   /// Figure -> [low, high] from the band of the throughput it divides by.
   std::map<std::string, std::pair<double, double>> bands;
+  std::optional<double> usd_total;  ///< training: the whole run (cost/run_cost.h), with tokens
 };
 
 struct PowerEstimate {
@@ -60,6 +61,7 @@ struct PowerEstimate {
   std::optional<double> ups_kva;          ///< fleet_watts / power factor
   std::optional<double> annual_kwh;       ///< all nodes at peak x utilization x 8760 h x PUE
   std::optional<double> rack_budget_watts;
+  std::optional<double> run_kwh;  ///< training: energy of the whole run, PUE included
 };
 
 struct Estimate {

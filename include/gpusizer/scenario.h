@@ -49,6 +49,9 @@ struct Parallelism {
   int64_t tp = 1, pp = 1, dp = 1, ep = 1;
   bool sequence_parallel = false;
   int64_t pp_interleave = 1;
+  /// Context parallelism (training): the sequence split over cp ranks, attention as a ring of
+  /// key/value blocks (Megatron-Core context_parallel; Liu et al. 2023, Ring Attention).
+  int64_t cp = 1;
 };
 
 struct Scenario {
@@ -92,11 +95,12 @@ struct Scenario {
   /// Serving: pp x max(tp, ep); expert parallelism lives inside the replica, over its tensor
   /// ranks and any attention data-parallel groups (vLLM FusedMoEParallelConfig: ep = tp x dp;
   /// SGLang --enable-dp-attention), so gpu_count = dp x pp x max(tp, ep), dp = replicas.
-  /// Training: tp x pp x ep; Megatron carves expert parallelism out of the data-parallel ranks,
-  /// and parallel.dp counts the data-parallel groups beyond it.
+  /// Training: tp x pp x ep x cp; Megatron carves expert parallelism out of the data-parallel
+  /// ranks, and parallel.dp counts the data-parallel groups beyond it; context-parallel ranks
+  /// share one sequence (Megatron-Core parallel_state: world = tp x cp x pp x dp).
   int64_t replica_gpus() const {
     return task == Task::kInference ? parallel.pp * std::max(parallel.tp, parallel.ep)
-                                    : parallel.tp * parallel.pp * parallel.ep;
+                                    : parallel.tp * parallel.pp * parallel.ep * parallel.cp;
   }
   /// Serving with ep > tp: groups of tp GPUs inside a replica that each run attention (and hold
   /// the KV cache) for their own share of the sequences; 1 otherwise.

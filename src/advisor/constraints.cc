@@ -16,7 +16,8 @@ const std::vector<std::string> kConstraintKeys = {"objective",   "max_gpus",
                                                   "max_ttft_ms", "max_days",
                                                   "production",  "allow_quantization",
                                                   "headroom",    "gpus",
-                                                  "limit",       "constraints"};
+                                                  "limit",       "constraints",
+                                                  "top",         "allow_offload"};
 
 // The values of a catalog column, as written.
 std::vector<std::string> distinct(const Catalog& catalog, std::string Gpu::*column) {
@@ -88,8 +89,11 @@ Constraints parse_constraints(const nlohmann::json& request, const Catalog& cata
   out.max_days = read_number(c, "max_days", "", 0.001, 1e6);
   out.production = read_bool(c, "production", "").value_or(false);
   out.allow_quantization = read_bool(c, "allow_quantization", "").value_or(false);
+  out.allow_offload = read_bool(c, "allow_offload", "").value_or(false);
   if (auto v = read_number(c, "headroom", "", 0, 0.9)) out.headroom = *v;
   if (auto v = read_int(c, "limit", "", 1, 1000)) out.limit = *v;
+  // "top" (CLI --top, contract v2 "Training layouts") is the same as "limit".
+  if (auto v = read_int(c, "top", "", 1, 1000)) out.limit = *v;
   auto add_gpu = [&](const nlohmann::json& name, const std::string& field) {
     if (!name.is_string()) throw InputError(field, "must be a GPU id");
     const std::string id = catalog.gpu(name.get<std::string>(), field).id;

@@ -8,6 +8,8 @@
 #include <limits>
 
 #include "advisor/explain.h"
+#include "advisor/training_plan.h"
+#include "core/json_fields.h"
 #include "estimate/layout.h"
 #include "gpusizer/advisor.h"
 #include "gpusizer/error.h"
@@ -202,6 +204,12 @@ Recommendation recommend(const nlohmann::json& request, const Catalog& catalog) 
     pin.grad_accum = it->contains("grad_accum");
   }
   const double params = static_cast<double>(count_params(base.model).total);
+  // Training on token sequences: the layout search (training_plan.h) on the allowed counts, or
+  // on the one gpu_count the request fixes.
+  const bool layout_search = is_training(base.task) && base.task != Task::kCvTrain;
+  const std::optional<int64_t> fixed_count =
+      layout_search ? read_int(request, "gpu_count", "", 1, 1'000'000) : std::nullopt;
+  const LayoutPins pins = layout_search ? layout_pins(scenario_json, base) : LayoutPins{};
 
   struct Closest {
     const Gpu* gpu;
@@ -217,7 +225,28 @@ Recommendation recommend(const nlohmann::json& request, const Catalog& catalog) 
     }
     Attempt best;
     size_t options_before = r.options.size();
-    const auto counts = counts_for(base, g, c);
+    if (layout_search) {
+      const std::vector<int64_t> plan_counts =
+          fixed_count ? std::vector<int64_t>{*fixed_count} : counts_for(base, g, c);
+      TrainingPlan plan = plan_training(base, g, plan_counts, fixed_count.has_value(),
+                                        pin.global_batch, pins, c, catalog);
+      for (Option& o : plan.options) r.options.push_back(std::move(o));
+      if (!plan.constraint.empty()) {
+        best.ratio = 0;
+        best.count = plan.count;
+        best.constraint = plan.constraint;
+      } else if (plan.estimated) {
+        best = {plan.needed / plan.capacity,
+                plan.needed,
+                plan.capacity,
+                plan.count,
+                plan.levers,
+                "",
+                true};
+      }
+    }
+    // The layout search replaces the count and lever ladder below for those tasks.
+    const auto counts = layout_search ? std::vector<int64_t>{} : counts_for(base, g, c);
     for (const NumberFormat* wf : weight_levers(base, g, c, catalog)) {
       // KV formats: the scenario's, then fp8 when quantization is allowed.
       std::vector<const NumberFormat*> kvs = {&base.kv_cache};

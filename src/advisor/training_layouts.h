@@ -1,11 +1,14 @@
 #pragma once
 // Layout search for a training job on a fixed GPU type and count: tensor parallelism inside the
-// node's fast-link domain, pipeline parallelism with interleaving, data parallelism, micro-batch
-// and gradient accumulation at the fixed global batch, recomputation, sequence parallelism and
-// the ZeRO stage. Layouts are pruned by memory first (the memory estimator, bytes only) and the
-// ones that fit are ranked by step time (the stage model of src/speed/training_speed.cc).
-// Not wired into `recommend` yet.
+// node's fast-link domain, pipeline parallelism with interleaving, context and expert
+// parallelism, data parallelism, micro-batch and gradient accumulation at the fixed global
+// batch, recomputation, sequence parallelism, the ZeRO stage and CPU offload, each within what
+// the engine offers. Layouts are pruned by memory first (the memory estimator, bytes only) and
+// the ones that fit are ranked by step time (the stage model of src/speed/training_speed.cc).
+// `recommend` reaches it through src/advisor/training_plan.cc.
 #include <cstdint>
+#include <optional>
+#include <string>
 #include <vector>
 
 #include "gpusizer/catalog.h"
@@ -15,22 +18,52 @@
 
 namespace gpusizer {
 
+/// What an engine can do (docs/speed.md "Training layout search" cites each).
+struct EngineLevers {
+  bool tp = true, pp = true, sp = true, cp = true, ep = true, selective = true;
+  int64_t max_interleave = 64;  ///< virtual pipeline stages the schedule supports
+  std::vector<int> zero_stages = {0, 1, 2, 3};
+  std::vector<std::string> offloads = {"none"};  ///< cheapest first: "none" is always first
+};
+EngineLevers engine_levers(const std::string& engine);
+
+/// Fields of the layout the user fixed; unset ones are searched.
+struct LayoutPins {
+  std::optional<int64_t> tp, pp, pp_interleave, dp, cp, ep, micro_batch;
+  std::optional<bool> sequence_parallel;
+  std::optional<int> zero_stage;
+  std::optional<Recompute> recompute;
+  std::optional<std::string> offload;
+};
+
 struct LayoutSearchOptions {
   int64_t top_n = 20;
   bool tp_beyond_node = false;  ///< allow tensor groups larger than gpus_per_node
   int64_t max_interleave = 4;   ///< largest pipeline interleave v tried
   int64_t max_micro_batch = 16;
-  /// Also try layouts on fewer GPUs than gpu_count (tp x pp x dp <= gpu_count): a count such as
-  /// 5128 = 8 x 641 leaves no data-parallel size that divides the global batch.
+  /// Smallest sequence slice one context-parallel rank keeps (Megatron-Core recommends context
+  /// parallelism for long sequences; below a few thousand tokens per rank its ring costs more
+  /// than it saves).
+  int64_t min_cp_tokens = 4096;
+  /// Also try layouts on fewer GPUs than gpu_count (tp x pp x cp x ep x dp <= gpu_count): a
+  /// count such as 5128 = 8 x 641 leaves no data-parallel size that divides the global batch.
   bool allow_fewer_gpus = false;
+  /// Share of the GPU's usable memory kept free (recommend's headroom).
+  double headroom = 0;
+  /// Skip what cannot win: a (v, micro-batch) cell whose least-memory member does not fit, and
+  /// every later cell with as large a micro-batch; stronger recomputation or offload once a
+  /// weaker one fits (both only add time). false: estimate every candidate (tests compare).
+  bool prune = true;
+  LayoutPins pins;
 };
 
 struct TrainingLayout {
   Parallelism parallel;
-  int64_t gpus = 0;  ///< tp x pp x dp
+  int64_t gpus = 0;  ///< tp x pp x cp x ep x dp
   int64_t micro_batch = 1, grad_accum = 1;
   Recompute recompute = Recompute::kNone;
   int zero_stage = 0;
+  std::string offload = "none";
   double memory_bytes = 0;  ///< per GPU, device total
   double step_time_s = 0;
   double tokens_per_s = 0;
@@ -40,8 +73,12 @@ struct TrainingLayout {
 
 struct LayoutSearchResult {
   std::vector<TrainingLayout> top;  ///< fastest first
-  int64_t candidates = 0;           ///< layouts enumerated
-  int64_t fitting = 0;              ///< of them, those whose memory fits
+  int64_t candidates = 0;           ///< layouts decided (estimated, or excluded by a bound)
+  int64_t memory_estimates = 0;     ///< memory estimator calls
+  int64_t fitting = 0;              ///< layouts that fit and were timed
+  /// The layout closest to fitting when none fits: its memory per GPU and the usable memory.
+  double closest_bytes = 0, usable_bytes = 0;
+  std::optional<TrainingLayout> closest;
 };
 
 /// Searches the layouts of `base` (model, task, GPU, gpu_count, gpus_per_node, seq_len, engine,
@@ -50,5 +87,8 @@ struct LayoutSearchResult {
 LayoutSearchResult search_training_layouts(const Scenario& base, const Catalog& catalog,
                                            const SpeedProfile& profile,
                                            const LayoutSearchOptions& options = {});
+
+/// `base` with the layout's fields set: what memory and speed read for it.
+Scenario apply_layout(const Scenario& base, const TrainingLayout& layout);
 
 }  // namespace gpusizer

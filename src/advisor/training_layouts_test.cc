@@ -33,6 +33,14 @@ Scenario mt_nlg(int64_t gpus) {
   return parse_scenario(j, Catalog::builtin());
 }
 
+// A 530B-shaped job cut to 24 layers on 256 GPUs: small enough to estimate every candidate.
+Scenario mt_nlg_for_bounds() {
+  Scenario s = mt_nlg(256);
+  s.model.num_layers = 24;
+  s.training.global_batch = 256;
+  return s;
+}
+
 TEST(TrainingLayouts, Mt530bOn2240GpusUsesTensorAndPipelineParallelism) {
   const Scenario s = mt_nlg(2240);
   const auto r = search_training_layouts(s, Catalog::builtin(), Catalog::builtin().speed(), {});
@@ -116,11 +124,54 @@ TEST(TrainingLayouts, TopNAndBadInput) {
   Scenario s = mt_nlg(2240);
   LayoutSearchOptions o;
   o.top_n = 3;
-  EXPECT_LE(search_training_layouts(s, Catalog::builtin(), Catalog::builtin().speed(), o).top.size(),
-            3u);
+  EXPECT_LE(
+      search_training_layouts(s, Catalog::builtin(), Catalog::builtin().speed(), o).top.size(), 3u);
   s.gpu = std::nullopt;
   EXPECT_THROW(search_training_layouts(s, Catalog::builtin(), Catalog::builtin().speed(), o),
                InputError);
+}
+
+}  // namespace
+}  // namespace gpusizer
+
+namespace gpusizer {
+namespace {
+
+TEST(TrainingLayouts, BoundsKeepTheBestLayout) {
+  // The pruned search (group memory bound, micro-batch bound, recomputation and offload
+  // dominance) finds the same best layout as estimating every candidate, with fewer estimates.
+  const Scenario s = mt_nlg_for_bounds();
+  LayoutSearchOptions all;
+  all.prune = false;
+  const auto exhaustive =
+      search_training_layouts(s, Catalog::builtin(), Catalog::builtin().speed(), all);
+  const auto pruned =
+      search_training_layouts(s, Catalog::builtin(), Catalog::builtin().speed(), {});
+  ASSERT_FALSE(exhaustive.top.empty());
+  ASSERT_FALSE(pruned.top.empty());
+  EXPECT_DOUBLE_EQ(pruned.top.front().step_time_s, exhaustive.top.front().step_time_s);
+  EXPECT_EQ(pruned.candidates, exhaustive.candidates);  // every layout decided
+  EXPECT_LT(pruned.memory_estimates, exhaustive.memory_estimates / 2);
+  // Every layout the pruned search keeps is one the exhaustive search also found fitting.
+  for (const TrainingLayout& l : pruned.top)
+    EXPECT_GE(l.step_time_s, exhaustive.top.front().step_time_s);
+}
+
+TEST(TrainingLayouts, EngineLeversLimitTheSearch) {
+  // Hugging Face Trainer: data parallelism with ZeRO through DeepSpeed/FSDP, layers split by
+  // device_map (no interleaving), no tensor or context parallelism; FSDP has no ZeRO-1.
+  Scenario s = mt_nlg(2240);
+  s.model.num_layers = 8;  // a smaller job that pure data parallelism can hold
+  s.engine = "hf";
+  s.gpu_count = 8;
+  s.training.global_batch = 8;
+  const auto r = search_training_layouts(s, Catalog::builtin(), Catalog::builtin().speed(), {});
+  for (const TrainingLayout& l : r.top) {
+    EXPECT_EQ(l.parallel.tp * l.parallel.cp * l.parallel.pp_interleave, 1);
+    EXPECT_NE(l.recompute, Recompute::kSelective);
+  }
+  EXPECT_EQ(engine_levers("fsdp").zero_stages, (std::vector<int>{0, 2, 3}));
+  EXPECT_EQ(engine_levers("megatron").zero_stages, (std::vector<int>{0, 1}));
 }
 
 }  // namespace

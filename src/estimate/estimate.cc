@@ -5,6 +5,7 @@
 #include <fmt/compile.h>
 #include <fmt/format.h>
 
+#include "cost/run_cost.h"
 #include "estimate/bands.h"
 #include "estimate/power.h"
 #include "gpusizer/error.h"
@@ -124,6 +125,10 @@ Estimate estimate(const Scenario& s, const Catalog& catalog, Detail detail) {
       e.cost.usd_per_million_requests = e.ownership->cloud->usd_per_million_requests;
       e.cost.usd_per_run = e.ownership->cloud->usd_per_run;
     }
+    const RunCost run = price_training_run(s, e);
+    e.cost.usd_total = run.usd_total;
+    e.power.run_kwh = run.kwh;
+    if (run.usd_total || run.kwh) e.basis["usd_total"] = run.basis;
   }
   add_speed_bands(s, catalog.speed_bands(), e);
   add_warnings(s, catalog, e);

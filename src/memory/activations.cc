@@ -156,7 +156,11 @@ double largest_matrix_bytes(const Scenario& s) {
 
 Part training_activations(const Scenario& s, const EngineProfile& engine, bool explain) {
   const Model& m = s.model;
-  const double tokens = static_cast<double>(s.batch * s.seq_len);
+  // Context parallelism: each rank keeps the activations of its seq / cp tokens (Megatron-Core
+  // context parallel docs: activation memory / cp); its queries still see the whole sequence,
+  // so the per-token bytes keep the full context.
+  const double tokens = static_cast<double>(s.batch * s.seq_len) /
+                        static_cast<double>(std::max<int64_t>(1, s.parallel.cp));
   const double tp = static_cast<double>(s.parallel.tp);
   bool eager = false;
   const double per_layer = saved_bytes_per_token(s, engine, &eager, static_cast<double>(s.seq_len));
@@ -167,8 +171,9 @@ Part training_activations(const Scenario& s, const EngineProfile& engine, bool e
   layers = std::ceil(layers / static_cast<double>(s.parallel.pp));
   // 1F1B keeps up to pp micro-batches in flight on the first stage; interleaving adds
   // (pp-1)/(pp*v) (Korthikanti et al. sec. 4.2.3).
+  // Hugging Face's device_map layer split runs one micro-batch at a time (no schedule).
   double in_flight = 1;
-  if (s.parallel.pp > 1) {
+  if (s.parallel.pp > 1 && s.engine != "hf") {
     const double pp = static_cast<double>(s.parallel.pp);
     in_flight = std::min(pp, static_cast<double>(s.training.grad_accum));
     if (s.parallel.pp_interleave > 1)

@@ -91,6 +91,7 @@ nlohmann::json to_json(const Estimate& e) {
   put(cost, "usd_per_million_requests", e.cost.usd_per_million_requests);
   put(cost, "usd_per_run", e.cost.usd_per_run);
   if (!e.cost.bands.empty()) cost["bands"] = bands_json(e.cost.bands);
+  put(cost, "usd_total", e.cost.usd_total);
   if (e.ownership) cost["ownership"] = to_json(*e.ownership);
   j["cost"] = std::move(cost);
   nlohmann::json power = nlohmann::json::object();
@@ -103,6 +104,7 @@ nlohmann::json to_json(const Estimate& e) {
   put(power, "ups_kva", e.power.ups_kva);
   put(power, "annual_kwh", e.power.annual_kwh);
   put(power, "rack_budget_watts", e.power.rack_budget_watts);
+  put(power, "run_kwh", e.power.run_kwh);
   j["power"] = std::move(power);
   j["warnings"] = e.warnings;
   j["basis"] = e.basis;
@@ -129,7 +131,8 @@ nlohmann::json to_json(const Scenario& s) {
                         {"dp", s.parallel.dp},
                         {"ep", s.parallel.ep},
                         {"sequence_parallel", s.parallel.sequence_parallel},
-                        {"pp_interleave", s.parallel.pp_interleave}}}};
+                        {"pp_interleave", s.parallel.pp_interleave},
+                        {"cp", s.parallel.cp}}}};
   if (s.gpu) j["gpu"] = s.gpu->id;
   if (s.task == Task::kInference) {
     j["gpu_memory_utilization"] = s.gpu_memory_utilization;
@@ -144,6 +147,7 @@ nlohmann::json to_json(const Scenario& s) {
                      {"lora_rank", t.lora_rank},
                      {"lora_targets", t.lora_targets},
                      {"zero_stage", t.zero_stage},
+                     {"offload", t.offload},
                      {"grad_accum", t.grad_accum},
                      {"global_batch", t.global_batch}};
   }

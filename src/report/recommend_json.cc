@@ -13,9 +13,25 @@ nlohmann::json to_json(const Recommendation& r) {
     const Scenario& s = o.scenario;
     nlohmann::json parallel = {
         {"tp", s.parallel.tp}, {"pp", s.parallel.pp}, {"dp", s.parallel.dp}, {"ep", s.parallel.ep}};
+    nlohmann::json training;
     if (is_training(s.task)) {
       parallel["zero_stage"] = s.training.zero_stage;
       parallel["gradient_checkpointing"] = s.training.recompute == Recompute::kFull;
+      // The full layout (contract v2, "Training layouts").
+      parallel["cp"] = s.parallel.cp;
+      parallel["pp_interleave"] = s.parallel.pp_interleave;
+      parallel["sequence_parallel"] = s.parallel.sequence_parallel;
+      const TrainingOptions& t = s.training;
+      training = {{"batch", s.batch},
+                  {"grad_accum", t.grad_accum},
+                  {"global_batch", t.global_batch},
+                  {"zero_stage", t.zero_stage},
+                  {"gradient_checkpointing", t.recompute == Recompute::kFull        ? "full"
+                                             : t.recompute == Recompute::kSelective ? "selective"
+                                                                                    : "none"},
+                  {"offload", t.offload},
+                  {"flash_attention", t.flash_attention},
+                  {"mixed_precision", t.mixed_precision}};
     }
     nlohmann::json e = to_json(o.estimate);
     e["scenario"] = to_json(s);
@@ -35,6 +51,7 @@ nlohmann::json to_json(const Recommendation& r) {
          {"objective_basis", o.objective_basis},
          {"reasons", o.reasons},
          {"warnings", o.warnings}});
+    if (!training.is_null()) options.back()["training"] = std::move(training);
   }
   nlohmann::json rejected = nlohmann::json::array();
   for (const Rejection& x : r.rejected) rejected.push_back({{"gpu", x.gpu}, {"why", x.why}});

@@ -251,7 +251,7 @@ const ScenarioKeys& scenario_keys() {
                    "lora_rank", "lora_targets", "modules_to_save", "zero_stage", "offload",
                    "grad_accum", "global_batch", "tokens", "chunked_loss", "optimizer_in_backward",
                    "activation_offload", "trainable_layers"},
-      .parallel = {"tp", "pp", "dp", "ep", "sequence_parallel", "pp_interleave"},
+      .parallel = {"tp", "pp", "dp", "ep", "sequence_parallel", "pp_interleave", "cp"},
   };
   return keys;
 }
@@ -341,6 +341,7 @@ Scenario parse_scenario(const nlohmann::json& input, const Catalog& catalog) {
     if (auto v = read_int(p, "ep", "parallel", 1, kMaxParallel)) s.parallel.ep = *v;
     if (auto v = read_bool(p, "sequence_parallel", "parallel")) s.parallel.sequence_parallel = *v;
     if (auto v = read_int(p, "pp_interleave", "parallel", 1, 1024)) s.parallel.pp_interleave = *v;
+    if (auto v = read_int(p, "cp", "parallel", 1, kMaxParallel)) s.parallel.cp = *v;
     for (auto& w : unknown_keys(p, "parallel", scenario_keys().parallel)) s.notes.push_back(w);
   }
 
@@ -370,7 +371,19 @@ Scenario parse_scenario(const nlohmann::json& input, const Catalog& catalog) {
     throw InputError("parallel.ep", "serving engines shard experts over all tp ranks: use ep = " +
                                         std::to_string(s.parallel.tp) + " (tp) or a multiple");
   const int64_t replica = s.replica_gpus();
-  const char* rule = serving ? "pp*max(tp,ep)" : "tp*pp*ep";
+  if (s.parallel.cp > 1 && !is_training(s.task))
+    throw InputError("parallel.cp", "context parallelism is modelled for training only");
+  if (s.parallel.cp > 1 && s.task == Task::kCvTrain)
+    throw InputError("parallel.cp",
+                     "context parallelism splits a token sequence: not for cv-train");
+  // Megatron-Core splits the sequence into 2 x cp chunks for causal load balancing
+  // (get_batch_on_this_cp_rank): seq_len must be a multiple of 2 x cp.
+  if (s.parallel.cp > 1 && s.seq_len % (2 * s.parallel.cp) != 0)
+    throw InputError("parallel.cp",
+                     fmt::format("seq_len {} is not a multiple of 2 x cp = {} (Megatron-Core "
+                                 "splits each sequence into 2 x cp chunks)",
+                                 s.seq_len, 2 * s.parallel.cp));
+  const char* rule = serving ? "pp*max(tp,ep)" : "tp*pp*ep*cp";
   if (count) {
     if (*count % replica != 0)
       throw InputError(

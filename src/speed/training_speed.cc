@@ -175,8 +175,7 @@ std::map<std::string, double> StepBreakdown::to_map() const {
 }
 
 double training_flops_per_token(const Scenario& s) {
-  return training_flops_per_token(s,
-                                  model_costs(s.model, s.weights, s.kv_cache));
+  return training_flops_per_token(s, model_costs(s.model, s.weights, s.kv_cache));
 }
 
 double training_flops_per_token(const Scenario& s, const ModelCosts& c) {
@@ -233,13 +232,18 @@ std::optional<TrainingSpeed> training_speed(const Scenario& s, const SpeedProfil
   const TrainingProfile& eng = profile.training(s.engine);
   const int64_t tp = std::max<int64_t>(1, s.parallel.tp), pp = std::max<int64_t>(1, s.parallel.pp);
   const int64_t gpus = std::max<int64_t>(1, s.gpu_count);
+  // The gradient group: every rank holding the same weights (data-parallel, and the context-
+  // and expert-parallel ranks folded into it, Megatron-Core parallel_state). Context-parallel
+  // ranks share each sequence, so the batch is split over dp / cp of them.
+  const int64_t cp = std::max<int64_t>(1, s.parallel.cp);
   const int64_t dp = std::max<int64_t>(std::max<int64_t>(1, s.parallel.dp), gpus / (tp * pp));
+  const double batch_ranks = std::max(1.0, static_cast<double>(dp) / static_cast<double>(cp));
   const double batch = static_cast<double>(std::max<int64_t>(1, s.batch));
   const double global_batch =
       s.training.global_batch > 0
           ? static_cast<double>(s.training.global_batch)
-          : batch * static_cast<double>(s.training.grad_accum) * static_cast<double>(dp);
-  const double micro_batches = std::max(1.0, global_batch / (static_cast<double>(dp) * batch));
+          : batch * static_cast<double>(s.training.grad_accum) * batch_ranks;
+  const double micro_batches = std::max(1.0, global_batch / (batch_ranks * batch));
   const Link dp_link = group_link(gpu, gpus, s.gpus_per_node, links);
 
   if (cv) {
@@ -289,7 +293,9 @@ std::optional<TrainingSpeed> training_speed(const Scenario& s, const SpeedProfil
   const double v =
       pp > 1 ? static_cast<double>(std::max<int64_t>(1, s.parallel.pp_interleave)) : 1.0;
   const double m = micro_batches;
-  const double mb_tokens = batch * seq;  // one micro-batch
+  // One micro-batch's tokens on this GPU: context parallelism gives each rank seq / cp of them
+  // (with all their layers), and each rank's queries attend over the whole sequence.
+  const double mb_tokens = batch * seq / static_cast<double>(cp);
   const double hidden = static_cast<double>(c.hidden);
   const double layers = static_cast<double>(c.num_layers);
   const double vocab = static_cast<double>(s.model.vocab_size);
@@ -372,6 +378,26 @@ std::optional<TrainingSpeed> training_speed(const Scenario& s, const SpeedProfil
     tp_head = one;
   }
 
+  // Context parallelism (Megatron-Core / Transformer Engine, cp_comm_type "p2p"; Liu et al.
+  // 2023, Ring Attention, sec. 3): per layer the key/value blocks of the local seq / cp tokens
+  // travel cp - 1 ring steps forward, and keys/values plus their gradients (twice the bytes)
+  // backward, each step overlapped with the attention of the block in hand. Exposed like other
+  // overlapped traffic; the rest hides behind the attention kernels (forward + backward = 3 x
+  // the attention forward). Counted with the tensor-parallel collectives (model-parallel
+  // activation traffic in the critical path).
+  double cp_body = 0;
+  if (cp > 1) {
+    const Link cp_link = group_link(gpu, tp * cp, s.gpus_per_node, links);
+    const double kv_bytes =
+        mb_tokens * 2.0 * static_cast<double>(s.model.kv_width()) / t * links.activation_bytes;
+    const double steps = static_cast<double>(cp - 1);
+    const double attn_layers = static_cast<double>(c.full_layers + c.window_layers);
+    const double ring = 3.0 * steps * (kv_bytes / cp_link.bytes_per_s + cp_link.latency_s);
+    const double attn_time = mb_tokens * 3.0 * f.attn / std::max(1.0, attn_layers) / t / rate;
+    cp_body = attn_layers / p * exposed(ring, attn_time, eng.overlap);
+  }
+  tp_body += cp_body;
+
   // MoE expert parallelism: a dispatch and a combine all-to-all forward and again backward per
   // MoE layer, top-k copies of each token's hidden state (Lepikhin et al. 2020, GShard sec. 2.2;
   // Megatron-Core token dispatcher). An all-to-all ships (ep - 1) / ep of the bytes.
@@ -398,7 +424,13 @@ std::optional<TrainingSpeed> training_speed(const Scenario& s, const SpeedProfil
   br.recompute = m * (gemm_rec + elem_rec + scores_rec);
   br.tp_comm = m * (tp_body + tp_head);
   br.ep_comm = m * ep_mb;
-  if (pp > 1) {
+  if (pp > 1 && s.engine == "hf") {
+    // Hugging Face device_map splits the layers over the GPUs with no pipeline schedule: each
+    // micro-batch visits the stages in turn while the others wait (transformers docs,
+    // "Efficient training on multiple GPUs", naive pipeline parallelism): m x p stage times.
+    r.bubble = (p - 1.0) / p;
+    br.pp_bubble = m * (p - 1.0) * body_mb;
+  } else if (pp > 1) {
     r.bubble = (p - 1.0) / (v * m);
     br.pp_bubble = (p - 1.0) / v * body_mb;
     // Stage boundaries: the activation forward and its gradient backward for every model chunk

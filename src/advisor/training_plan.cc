@@ -1,0 +1,157 @@
+#include "advisor/training_plan.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "advisor/explain.h"
+#include "gpusizer/error.h"
+
+namespace gpusizer {
+namespace {
+
+const nlohmann::json* object_at(const nlohmann::json& j, const char* key) {
+  auto it = j.find(key);
+  return it != j.end() && it->is_object() ? &*it : nullptr;
+}
+
+}  // namespace
+
+LayoutPins layout_pins(const nlohmann::json& j, const Scenario& s) {
+  LayoutPins p;
+  if (const auto* par = object_at(j, "parallel")) {
+    if (par->contains("tp")) p.tp = s.parallel.tp;
+    if (par->contains("pp")) p.pp = s.parallel.pp;
+    if (par->contains("pp_interleave")) p.pp_interleave = s.parallel.pp_interleave;
+    if (par->contains("dp")) p.dp = s.parallel.dp;
+    if (par->contains("cp")) p.cp = s.parallel.cp;
+    if (par->contains("ep")) p.ep = s.parallel.ep;
+    if (par->contains("sequence_parallel")) p.sequence_parallel = s.parallel.sequence_parallel;
+  }
+  if (const auto* t = object_at(j, "training")) {
+    if (t->contains("zero_stage")) p.zero_stage = s.training.zero_stage;
+    if (t->contains("gradient_checkpointing")) p.recompute = s.training.recompute;
+    if (t->contains("offload")) p.offload = s.training.offload;
+  }
+  if (j.contains("batch")) p.micro_batch = s.batch;
+  return p;
+}
+
+std::string layout_words(const Scenario& s) {
+  std::vector<std::string> w;
+  const Parallelism& p = s.parallel;
+  if (p.tp > 1) w.push_back(fmt::format("TP={}", p.tp));
+  if (p.pp > 1)
+    w.push_back(p.pp_interleave > 1 ? fmt::format("PP={} (interleave {})", p.pp, p.pp_interleave)
+                                    : fmt::format("PP={}", p.pp));
+  if (p.cp > 1) w.push_back(fmt::format("CP={}", p.cp));
+  if (p.ep > 1) w.push_back(fmt::format("EP={}", p.ep));
+  w.push_back(fmt::format("DP={}", p.dp));
+  if (p.sequence_parallel) w.push_back("sequence parallel");
+  const TrainingOptions& t = s.training;
+  if (t.zero_stage > 0) w.push_back(fmt::format("ZeRO-{}", t.zero_stage));
+  if (t.recompute == Recompute::kFull) w.push_back("gradient checkpointing");
+  if (t.recompute == Recompute::kSelective) w.push_back("selective recomputation");
+  if (t.offload != "none") w.push_back(t.offload + " offloaded to the host");
+  w.push_back(fmt::format("micro-batch {} x {} accumulation steps", s.batch, t.grad_accum));
+  std::string out;
+  for (size_t i = 0; i < w.size(); ++i) out += (i ? ", " : "") + w[i];
+  return out;
+}
+
+TrainingPlan plan_training(const Scenario& base, const Gpu& g, const std::vector<int64_t>& counts,
+                           bool fixed_count, bool global_pinned, const LayoutPins& pins,
+                           const Constraints& c, const Catalog& catalog) {
+  TrainingPlan plan;
+  double closest_ratio = -1;
+  for (const int64_t n : counts) {
+    Scenario t = base;
+    t.gpu = g;
+    t.gpu_count = n;
+    t.parallel = Parallelism{};
+    t.parallel.dp = n;
+    if (t.weights.id == "bf16" && !g.supports("bf16"))
+      t.weights = catalog.format("fp16", "weights", "weights");
+    if ((t.training.mixed_precision == "bf16" || t.training.mixed_precision == "pure-bf16") &&
+        !g.supports("bf16"))
+      t.training.mixed_precision = "fp16";
+    if (!global_pinned)
+      t.training.global_batch =
+          std::max<int64_t>(1, base.batch) * std::max<int64_t>(1, base.training.grad_accum) * n;
+    LayoutSearchOptions o;
+    o.top_n = c.limit;
+    o.headroom = c.headroom;
+    o.pins = pins;
+    // Offload is a lever only when allowed (or fixed by the scenario): it trades a large part
+    // of the step for memory (docs/speed.md, offload).
+    if (!c.allow_offload && !o.pins.offload) o.pins.offload = "none";
+    LayoutSearchResult res;
+    try {
+      // A fixed count: layouts of all its GPUs; only when none fits, layouts that leave some
+      // idle (5128 = 8 x 641 GPUs cannot split a global batch of 2520 evenly).
+      o.allow_fewer_gpus = false;
+      res = search_training_layouts(t, catalog, catalog.speed(), o);
+      if (fixed_count && res.top.empty()) {
+        o.allow_fewer_gpus = true;
+        res = search_training_layouts(t, catalog, catalog.speed(), o);
+      }
+    } catch (const InputError&) {
+      continue;  // a pinned field this count cannot hold
+    }
+    if (res.top.empty() && res.closest && res.usable_bytes > 0) {
+      const double ratio = res.closest_bytes / res.usable_bytes;
+      if (closest_ratio < 0 || ratio < closest_ratio) {
+        closest_ratio = ratio;
+        const Scenario miss = apply_layout(t, *res.closest);
+        plan.estimated = true;
+        plan.needed = res.closest_bytes;
+        plan.capacity = res.usable_bytes / (1.0 - c.headroom);
+        plan.count = n;
+        plan.levers = layout_words(miss);
+      }
+    }
+    for (const TrainingLayout& l : res.top) {
+      Scenario ts = apply_layout(t, l);
+      Estimate e = estimate(ts, catalog);
+      if (!e.memory.capacity) continue;
+      const double need = memory_needed(ts, e);
+      const double cap = *e.memory.capacity;
+      Option opt{ts, std::move(e), need, 1.0 - need / cap, 0, "", 0, {}, {}};
+      const std::string unmet = explain::unmet_constraint(opt, c);
+      if (!unmet.empty()) {
+        if (plan.constraint.empty()) {
+          plan.constraint = unmet;
+          plan.count = n;
+        }
+        continue;
+      }
+      explain::describe(opt, base, c, catalog, layout_words(ts));
+      if (opt.estimate.performance && !opt.estimate.performance->step_breakdown_s.empty()) {
+        std::string parts;
+        for (const auto& [part, sec] : opt.estimate.performance->step_breakdown_s)
+          if (sec > 0) parts += fmt::format("{}{} {:.3g} s", parts.empty() ? "" : ", ", part, sec);
+        opt.reasons.push_back("step time by part: " + parts);
+      }
+      if (opt.estimate.cost.usd_total || opt.estimate.power.run_kwh)
+        opt.reasons.push_back(fmt::format(
+            "the run: {}{}",
+            opt.estimate.cost.usd_total ? fmt::format("${:.0f}", *opt.estimate.cost.usd_total)
+                                        : "no price",
+            opt.estimate.power.run_kwh
+                ? fmt::format(", {:.0f} MWh", *opt.estimate.power.run_kwh / 1000.0)
+                : ""));
+      if (l.gpus < n)
+        opt.warnings.push_back(fmt::format(
+            "uses {} of the {} GPUs: no layout of all {} divides the global batch of {} "
+            "sequences ({} idle)",
+            l.gpus, n, n, ts.training.global_batch, n - l.gpus));
+      plan.options.push_back(std::move(opt));
+    }
+    // As for the other tasks, the smallest count that fits and meets the constraints is the
+    // system for this GPU; only the speed objective looks further (more GPUs, faster steps).
+    if (!plan.options.empty() && c.objective != Objective::kSpeed) break;
+  }
+  return plan;
+}
+
+}  // namespace gpusizer

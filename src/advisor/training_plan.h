@@ -1,0 +1,38 @@
+#pragma once
+// recommend for training tasks (full, freeze, lora, qlora, pretrain): the layout search
+// (training_layouts.h) on each allowed GPU count of one GPU type, each layout that fits
+// estimated in full and described as an Option (contract v2, "Training layouts").
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "advisor/training_layouts.h"
+#include "gpusizer/advisor.h"
+
+namespace gpusizer {
+
+struct TrainingPlan {
+  std::vector<Option> options;
+  // The closest miss when nothing fits or meets the constraints.
+  bool estimated = false;  ///< a memory estimate exists for the closest layout
+  double needed = 0, capacity = 0;
+  int64_t count = 0;
+  std::string levers;      ///< the closest layout, in words
+  std::string constraint;  ///< the first unmet constraint of a layout that fits
+};
+
+/// The fields of the request's "parallel" and "training" objects (and "batch") the user fixed:
+/// the search keeps them.
+LayoutPins layout_pins(const nlohmann::json& scenario_json, const Scenario& parsed);
+
+/// Options for `gpu` over `counts` (a fixed gpu_count: one count, and layouts may leave some of
+/// its GPUs idle). `global_batch_pinned`: keep training.global_batch; else it is batch x
+/// grad_accum x the count.
+TrainingPlan plan_training(const Scenario& base, const Gpu& gpu, const std::vector<int64_t>& counts,
+                           bool fixed_count, bool global_batch_pinned, const LayoutPins& pins,
+                           const Constraints& c, const Catalog& catalog);
+
+/// The layout in words: "TP=8, PP=7 (v=3), DP=90, SP, selective recompute, ZeRO-1, ...".
+std::string layout_words(const Scenario& s);
+
+}  // namespace gpusizer
