@@ -94,6 +94,9 @@ nlohmann::json to_json(const Estimate& e) {
   put(power, "ups_kva", e.power.ups_kva);
   put(power, "annual_kwh", e.power.annual_kwh);
   put(power, "rack_budget_watts", e.power.rack_budget_watts);
+  put(power, "gpus_per_node", e.power.gpus_per_node);
+  put(power, "racks", e.power.racks);
+  if (!e.power.server.empty()) power["server"] = e.power.server;
   j["power"] = std::move(power);
   j["warnings"] = e.warnings;
   j["basis"] = e.basis;
