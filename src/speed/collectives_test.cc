@@ -43,7 +43,7 @@ TEST(Topology, NetworkAndRackScaleDomains) {
   EXPECT_EQ(group_link(gpu("h100-sxm5-80gb"), 8, 4, links()).name, "network");
 }
 
-double tokens_per_s(const char* gpu_id, int64_t tp) {
+PerformanceEstimate perf(const char* gpu_id, int64_t tp) {
   const Catalog& cat = Catalog::builtin();
   const Scenario s = resolve_scenario({{"model", "llama-3.1-8b"},
                                        {"gpu", gpu_id},
@@ -51,8 +51,11 @@ double tokens_per_s(const char* gpu_id, int64_t tp) {
                                        {"engine", "vllm"},
                                        {"parallel", {{"tp", tp}}}},
                                       cat);
-  const Estimate e = estimate(s, cat);
-  return e.performance->max_output_tokens_per_s.value_or(0);
+  return *estimate(s, cat).performance;
+}
+
+double tokens_per_s(const char* gpu_id, int64_t tp) {
+  return perf(gpu_id, tp).max_output_tokens_per_s.value_or(0);
 }
 
 // The cases: A100 PCIe at TP8 crosses PCIe and is slower than SXM4's NVSwitch (same
@@ -61,6 +64,8 @@ double tokens_per_s(const char* gpu_id, int64_t tp) {
 TEST(Topology, SpeedUsesTheLinkCrossed) {
   EXPECT_LT(tokens_per_s("a100-pcie-80gb", 8), tokens_per_s("a100-sxm4-80gb", 8));
   EXPECT_LE(tokens_per_s("rtx-3090-24gb", 8), tokens_per_s("rtx-4090-24gb", 8));
+  // Batch-1 decode too: a PCIe all-reduce is no faster than an NVLink one (speed.json latencies).
+  EXPECT_GT(*perf("a100-pcie-80gb", 8).tpot_ms, *perf("a100-sxm4-80gb", 8).tpot_ms);
 }
 
 }  // namespace
