@@ -65,7 +65,7 @@ Ownership ownership_cost(const Scenario& s, const Estimate& e, const CostAssumpt
     const int64_t billed = rent->count * i.gpus;
     o.basis.push_back(fmt::format(
         FMT_COMPILE(
-            "cloud: {} x {} ({}, {} GPU{} each, {}/h{}; {}, {}) for {} GPUs in nodes of {}{}"),
+            "cloud: {} x {} ({}, {} GPU{} each, {}/h{}; {}, {}) for {} GPUs in nodes of {}{}{}"),
         rent->count, i.name, i.provider, i.gpus, i.gpus > 1 ? "s" : "",
         i.currency == "CNY" ? fmt::format(FMT_COMPILE("CNY {:g}"), i.price_per_hour)
                             : money(i.price_per_hour),
@@ -73,7 +73,11 @@ Ownership ownership_cost(const Scenario& s, const Estimate& e, const CostAssumpt
                                           money(rent->instance_usd_per_hour), a.usd_to_cny, a.date)
                             : "",
         i.region, i.date, s.gpu_count, node_gpus,
-        billed > s.gpu_count ? fmt::format(FMT_COMPILE("; {} GPUs billed"), billed) : ""));
+        billed > s.gpu_count ? fmt::format(FMT_COMPILE("; {} GPUs billed"), billed) : "",
+        i.gpus < node_gpus ? fmt::format(FMT_COMPILE("; no listed shape holds a node of {}, so a "
+                                                     "node spans {} instances"),
+                                         node_gpus, (node_gpus + i.gpus - 1) / i.gpus)
+                           : ""));
     o.cloud = c;
   } else {
     o.not_rented =
