@@ -370,7 +370,9 @@ void add_constraint_flags(CLI::App* cmd, Options& o) {
   cmd->add_option("--headroom", o.headroom, "share of memory kept free (default 0.10)");
   cmd->add_option("--gpus", o.allowed_gpus, "allowed GPU ids");
   cmd->add_option("--costs", o.costs_file, "JSON file overriding data/costs.json");
-  cmd->add_option("--rack-budget-watts", o.rack_budget_watts, "rack power budget (default data)");
+  cmd->add_option("--rack-budget-watts", o.rack_budget_watts,
+                  "rack power budget in W: no node may exceed it with its margin (fewer GPUs per "
+                  "node, more racks); default data/facility.json, a warning only");
 }
 
 // The request of recommend/report: the scenario flags plus the constraints.

@@ -53,6 +53,9 @@ struct Option {
   std::string objective_basis;  ///< what objective_value is
   double score = 0;             ///< 100 for the best option, less for the others
   std::vector<std::string> reasons, warnings;
+  /// What sets this option's size (docs/contract.md "binding"): "memory" (the fewest GPUs that
+  /// hold it), "throughput", "slo", "time", "power" (the rack budget split its nodes) or "none".
+  std::string binding = "none";
 };
 
 struct Rejection {

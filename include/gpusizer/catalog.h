@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "gpusizer/engine_profile.h"
+#include "gpusizer/fleet.h"
 #include "gpusizer/gpu.h"
 #include "gpusizer/model.h"
 #include "gpusizer/names.h"
@@ -54,6 +55,9 @@ class Catalog {
   /// data/costs.json and data/facility.json.
   const CostAssumptions& cost_defaults() const { return costs_; }
   const Facility& facility_defaults() const { return facility_; }
+  /// data/instances.csv and data/servers.csv: whole cloud instances and on-prem servers.
+  const std::vector<CloudInstance>& instances() const { return instances_; }
+  const std::vector<ServerForm>& servers() const { return servers_; }
   /// The validation cases (validation/memory_cases.jsonl, validation/throughput_cases.jsonl),
   /// as text: their readers name the line of a bad case.
   const std::string& memory_cases() const { return memory_cases_; }
@@ -87,6 +91,8 @@ class Catalog {
   SpeedBands speed_bands_;
   CostAssumptions costs_;
   Facility facility_;
+  std::vector<CloudInstance> instances_;
+  std::vector<ServerForm> servers_;
   std::string memory_cases_, throughput_cases_;
   std::vector<std::pair<std::string, std::string>> gpu_aliases_;    // normalised alias -> id
   std::vector<std::pair<std::string, std::string>> model_aliases_;  // normalised alias -> id

@@ -2,6 +2,7 @@
 // Cost of ownership: cloud rental (per hour, per million tokens or requests, per training run)
 // against buying (GPUs + servers, amortization, power x PUE, maintenance), in USD and CNY, and
 // the break-even between them. Defaults from data/costs.json; prices per GPU from data/gpus.csv.
+#include <cstdint>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
@@ -13,15 +14,25 @@ namespace gpusizer {
 
 struct Scenario;
 struct Estimate;
+class Catalog;
 
+/// The fleet rented as whole cloud instances (data/instances.csv): `count` x one shape.
 struct CloudCost {
-  double usd_per_hour = 0;
+  double usd_per_hour = 0;  ///< the whole fleet
   std::optional<double> usd_per_million_tokens, usd_per_million_requests, usd_per_run;
-  std::string instance, price_date;
+  std::string instance, price_date;  ///< the shape's name ("g5.48xlarge") and its price's date
+  std::string provider;
+  int64_t count = 0;                 ///< whole instances rented
+  int64_t gpus_per_instance = 0;     ///< GPUs in one instance
+  double instance_usd_per_hour = 0;  ///< one instance, in USD (CNY converted at usd_to_cny)
+  double listed_price_per_hour = 0;  ///< one instance as listed, in `currency`
+  std::string currency;              ///< "USD" or "CNY"
 };
 
 struct OnPremCost {
   double gpus_usd = 0, servers_usd = 0, capex_usd = 0, capex_cny = 0;
+  std::string server;  ///< the server form bought (data/servers.csv id); empty: costs.json class
+  int64_t servers = 0;
   double energy_usd_per_hour = 0;  ///< at full draw (no margin) x PUE, while running
   double maintenance_usd_per_year = 0;
   double usd_per_hour = 0;  ///< amortized cost per hour of useful work at the utilization
@@ -41,10 +52,14 @@ struct Ownership {
   BreakEven break_even;
   CostAssumptions assumptions;
   std::vector<std::string> basis;
+  std::string not_rented;  ///< why there is no cloud price (no instance of this GPU); else empty
 };
 
-/// Cloud and on-prem cost of the scenario's system, using the speed and power of its estimate.
-Ownership ownership_cost(const Scenario& s, const Estimate& e, const CostAssumptions& a);
+/// Cloud and on-prem cost of the scenario's system, using the speed and power of its estimate:
+/// the fleet in whole cloud instances (data/instances.csv; `region` "cn" takes the instances of
+/// mainland-China regions, anything else the others) and whole servers (data/servers.csv).
+Ownership ownership_cost(const Scenario& s, const Estimate& e, const CostAssumptions& a,
+                         const Catalog& catalog, const std::string& region = "");
 
 /// The ownership block as JSON (the "ownership" key of an estimate's "cost").
 nlohmann::json to_json(const Ownership& o);

@@ -62,6 +62,9 @@ struct PowerEstimate {
   std::optional<double> annual_kwh;       ///< all nodes at peak x utilization x 8760 h x PUE
   std::optional<double> rack_budget_watts;
   std::optional<double> run_kwh;  ///< training: energy of the whole run, PUE included
+  std::optional<int64_t> gpus_per_node;  ///< GPUs in one node (the last node may hold fewer)
+  std::string server;                    ///< server form whose host is powered (servers.csv)
+  std::optional<int64_t> racks;          ///< racks at rack_budget_watts; none if a node exceeds it
 };
 
 struct Estimate {

@@ -27,6 +27,17 @@ struct Gpu {
   std::string scaleup_interconnect;
   std::optional<double> scaleup_gbps_bidir;  ///< per-GPU NVLink/xGMI, both directions
   std::string pcie_gen_lanes;
+  // Topology (gpus.csv fast_link_domain, pcie_gen, scaleout_gbps_per_gpu, topology_source).
+  /// GPUs one NVLink/xGMI/fabric domain joins on the usual platform: 0 none (PCIe only), 2 a
+  /// bridged pair, 4 a bridged quad or 4-GPU board, 8 an HGX/OAM baseboard, 72 GB200 NVL72.
+  int64_t fast_link_domain = 0;
+  int pcie_gen = 0;                             ///< 3, 4, 5, 6; 0 without a PCIe link (SoC)
+  std::optional<double> scaleout_gbps_per_gpu;  ///< network per GPU on its platform, Gb/s
+  std::string topology_source;
+  /// Sale in mainland China (gpus.csv china_status): "available", "licence" (needs a US export
+  /// licence, case by case), "restricted" (export-controlled) or "not-sold" (no retail part).
+  std::string china_status;
+  std::string china_variant;  ///< the part sold in China instead, when there is one
   std::optional<double> tdp_w;
   std::string ecc;  ///< "yes", "no", or a qualified note
   std::optional<double> mig_max_instances;

@@ -39,7 +39,8 @@ Price price_of(const Option& o, const Constraints& c) {
   if (use_cloud && w.cloud) {
     p.per_hour = w.cloud->usd_per_hour;
     p.per_million_tokens = w.cloud->usd_per_million_tokens;
-    p.label = "cloud, " + w.cloud->instance;
+    p.label =
+        fmt::format("cloud, {} x {} ({})", w.cloud->count, w.cloud->instance, w.cloud->provider);
   } else if (c.deployment != "cloud" && w.on_prem) {
     p.per_hour = w.on_prem->usd_per_hour;
     p.per_million_tokens = w.on_prem->usd_per_million_tokens;
@@ -139,9 +140,16 @@ void describe(Option& o, const Scenario& base, const Constraints& c, const Catal
             ? fmt::format(", ${:.3f} per million {}", *price.per_million_tokens, unit_of(s))
             : ""));
   if (e.power.node_watts)
-    o.reasons.push_back(fmt::format("{:.1f} kW per node with margin, {} node{}",
-                                    *e.power.node_watts / 1000.0, e.power.nodes.value_or(1),
-                                    e.power.nodes.value_or(1) > 1 ? "s" : ""));
+    o.reasons.push_back(fmt::format(
+        "{:.1f} kW per node with margin, {} node{} of {} GPU{}{}", *e.power.node_watts / 1000.0,
+        e.power.nodes.value_or(1), e.power.nodes.value_or(1) > 1 ? "s" : "",
+        e.power.gpus_per_node.value_or(s.gpu_count),
+        e.power.gpus_per_node.value_or(1) > 1 ? "s" : "",
+        e.power.racks
+            ? fmt::format(", {} rack{} of {:.1f} kW", *e.power.racks, *e.power.racks > 1 ? "s" : "",
+                          e.power.rack_budget_watts.value_or(0) / 1000.0)
+            : ""));
+  if (o.binding != "none") o.reasons.push_back("binding: " + o.binding);
 
   // Objective value: lower is better.
   switch (c.objective) {
@@ -193,16 +201,9 @@ void describe(Option& o, const Scenario& base, const Constraints& c, const Catal
         fmt::format("consumer card: {:.0f} W each with an open-air cooler, {}; "
                     "not for a closed rack or 24x7 production",
                     g.tdp_w.value_or(0), g.has_ecc() ? "ECC costs capacity" : "no ECC"));
-  if (c.region == "cn") {
-    std::string note = g.china_export_note;
-    std::string low = note;
-    std::transform(low.begin(), low.end(), low.begin(), ::tolower);
-    for (const char* w : {"licen", "case-by-case", "check", "uncertain"})
-      if (low.find(w) != std::string::npos) {
-        o.warnings.push_back("China availability: " + note);
-        break;
-      }
-  }
+  if (c.region == "cn" && g.china_status == "licence")
+    o.warnings.push_back("China availability: needs a US export licence, case by case (" +
+                         g.china_export_note + ")");
   if (o.objective_value == kInf && c.objective == Objective::kCost)
     o.warnings.push_back("no price in the catalog: ranked after the priced options");
   if (s.task == Task::kCvTrain && g.architecture.find("GA102") != std::string::npos &&

@@ -8,6 +8,7 @@
 #include <limits>
 
 #include "advisor/explain.h"
+#include "advisor/fleet_fit.h"
 #include "advisor/training_plan.h"
 #include "core/json_fields.h"
 #include "estimate/layout.h"
@@ -71,17 +72,6 @@ std::vector<const NumberFormat*> weight_levers(const Scenario& s, const Gpu& g,
   return out;
 }
 
-std::string china_block(const Gpu& g, bool& uncertain) {
-  std::string note = g.china_export_note;
-  std::transform(note.begin(), note.end(), note.begin(), ::tolower);
-  uncertain = false;
-  for (const char* w : {"banned", "restricted", "not exportable", "exports blocked"})
-    if (note.find(w) != std::string::npos) return g.china_export_note;
-  for (const char* w : {"licen", "case-by-case", "check", "uncertain"})
-    if (note.find(w) != std::string::npos) uncertain = true;
-  return "";
-}
-
 // Why a GPU is out before any estimate; empty when it stays in.
 std::string filter(const Gpu& g, const Scenario& s, const Constraints& c, const Catalog& catalog) {
   if (!c.gpus.empty() && std::find(c.gpus.begin(), c.gpus.end(), g.id) == c.gpus.end())
@@ -92,9 +82,12 @@ std::string filter(const Gpu& g, const Scenario& s, const Constraints& c, const 
   if (!c.segment.empty() && normalize_name(g.segment) != normalize_name(c.segment))
     return "segment " + g.segment + ", not " + c.segment;
   if (c.region == "cn") {
-    bool uncertain = false;
-    const std::string why = china_block(g, uncertain);
-    if (!why.empty()) return "not available in China: " + why;
+    // gpus.csv china_status (typed): restricted and not-sold parts are out, licence ones stay
+    // with a warning (explain.cc).
+    // An export-controlled part already in a Chinese cloud can still be rented there.
+    const std::string why = china_block(g);
+    if (!why.empty() && (c.deployment == "on_prem" || !rented(g, catalog, true)))
+      return "not available in China: " + why;
   }
   // Pre-training runs for weeks across racks: the GeForce driver licence excludes datacenter
   // deployment (the "No Datacenter Deployment" clause of NVIDIA's GeForce driver licence), and
@@ -105,8 +98,8 @@ std::string filter(const Gpu& g, const Scenario& s, const Constraints& c, const 
   if (c.production && !(g.has_ecc() && g.segment == "datacenter"))
     return g.has_ecc() ? "production needs a datacenter card (" + g.segment + ")"
                        : "production needs ECC memory (" + g.segment + " card without ECC)";
-  if (c.deployment == "cloud" && !g.cloud_usd_per_gpu_hr)
-    return "no cloud price in the catalog (not commonly rented)";
+  if (c.deployment == "cloud" && !rented(g, catalog, c.region == "cn"))
+    return "not rented: no cloud instance in data/instances.csv";
   if (c.deployment == "on_prem" && c.budget_usd && !g.launch_price_usd)
     return "no purchase price in the catalog to check the budget";
   Scenario retargeted = s;  // a defaulted engine follows the GPU (llama.cpp on Apple)
@@ -223,14 +216,29 @@ Recommendation recommend(const nlohmann::json& request, const Catalog& catalog) 
       if (out != "not in the allowed list") r.rejected.push_back({g.id, g.name + ": " + out});
       continue;
     }
+    // An explicit rack budget caps the GPUs per node (fewer per node, more nodes).
+    const RackLimit rack = rack_limit(base, g, catalog);
+    if (rack.given && rack.max_gpus_per_node == 0) {
+      r.rejected.push_back(
+          {g.id, fmt::format("{}: one node with a single GPU needs {:.1f} kW with margin, over the "
+                             "rack budget of {:.1f} kW",
+                             g.name, rack.one_gpu_node_watts / 1000.0, rack.watts / 1000.0)});
+      continue;
+    }
     Attempt best;
     size_t options_before = r.options.size();
     if (layout_search) {
       const std::vector<int64_t> plan_counts =
           fixed_count ? std::vector<int64_t>{*fixed_count} : counts_for(base, g, c);
-      TrainingPlan plan = plan_training(base, g, plan_counts, fixed_count.has_value(),
+      Scenario plan_base = base;  // a rack budget caps the GPUs per node here too
+      if (rack.given)
+        plan_base.gpus_per_node = std::min(base.gpus_per_node, rack.max_gpus_per_node);
+      TrainingPlan plan = plan_training(plan_base, g, plan_counts, fixed_count.has_value(),
                                         pin.global_batch, pins, c, catalog);
-      for (Option& o : plan.options) r.options.push_back(std::move(o));
+      for (Option& o : plan.options) {
+        price_in_region(o.scenario, o.estimate, catalog, c.region);
+        r.options.push_back(std::move(o));
+      }
       if (!plan.constraint.empty()) {
         best.ratio = 0;
         best.count = plan.count;
@@ -254,6 +262,7 @@ Recommendation recommend(const nlohmann::json& request, const Catalog& catalog) 
           base.kv_cache.bits_per_value > 8 && !catalog.engine(base.engine).loads("gguf"))
         kvs.push_back(&catalog.format("fp8", "kv", "kv_cache"));
       bool done = false;
+      std::string binding = "none";  // why the counts below this one were not enough
       double skip_below = 0;  // counts that cannot meet a speed constraint (linear scaling bound)
       for (int64_t n : counts) {
         if (done) break;
@@ -274,6 +283,7 @@ Recommendation recommend(const nlohmann::json& request, const Catalog& catalog) 
         }
         for (const Lever& lv : ladder) {
           Scenario t = base;
+          if (rack.given) t.gpus_per_node = std::min(t.gpus_per_node, rack.max_gpus_per_node);
           if (!configure(t, g, n, lv, pin, catalog)) continue;
           const double usable_guess = g.capacity_bytes() * (1.0 - c.headroom);
           if (weights_lower_bound(t, params) > usable_guess) {
@@ -282,9 +292,11 @@ Recommendation recommend(const nlohmann::json& request, const Catalog& catalog) 
               best = {kInf, weights_lower_bound(t, params), g.capacity_bytes(),
                       n,    lever_words(t, base, g),        "",
                       false};
+            binding = "memory";
             continue;
           }
           Estimate e = estimate(t, catalog);
+          price_in_region(t, e, catalog, c.region);
           if (!e.memory.capacity) continue;
           const double need = memory_needed(t, e);
           const double cap = *e.memory.capacity;
@@ -292,11 +304,13 @@ Recommendation recommend(const nlohmann::json& request, const Catalog& catalog) 
           if (!fits) {
             if (need / cap < best.ratio)
               best = {need / cap, need, cap, n, lever_words(t, base, g), "", true};
+            binding = "memory";
             continue;
           }
-          Option o{t, std::move(e), need, 1.0 - need / cap, 0, "", 0, {}, {}};
+          Option o{t, std::move(e), need, 1.0 - need / cap, 0, "", 0, {}, {}, binding};
           const std::string unmet = explain::unmet_constraint(o, c);
           if (!unmet.empty()) {
+            binding = binding_of_unmet(unmet);
             best.ratio = std::min(best.ratio, 0.0);
             best.count = n;
             best.constraint = unmet;
@@ -309,6 +323,9 @@ Recommendation recommend(const nlohmann::json& request, const Catalog& catalog) 
             }
             continue;
           }
+          // The rack budget binds when it split this option's nodes.
+          if (rack.given && rack.max_gpus_per_node < std::min(n, base.gpus_per_node))
+            o.binding = "power";
           explain::describe(o, base, c, catalog, lever_words(t, base, g));
           r.options.push_back(std::move(o));
           done = true;

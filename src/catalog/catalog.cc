@@ -14,6 +14,7 @@
 
 #include "catalog/csv.h"
 #include "catalog/data_json.h"
+#include "catalog/fleet_data.h"
 #include "catalog/model_record.h"
 #include "embed/embedded.h"
 #include "gpusizer/error.h"
@@ -87,6 +88,23 @@ std::vector<Gpu> parse_gpus(std::string_view text) {
     g.china_export_note = f["china_export_note"];
     g.confidence = f["confidence"];
     g.source_urls = f["source_urls"];
+    // Topology and sale in China: typed columns, every row filled (docs/advisor.md, topology).
+    g.fast_link_domain =
+        static_cast<int64_t>(gpu_number(f, "fast_link_domain", where, 0, 4096).value_or(-1));
+    if (g.fast_link_domain < 0)
+      throw InputError(where + ": fast_link_domain", "is missing", "bad_file");
+    g.pcie_gen = static_cast<int>(gpu_number(f, "pcie_gen", where, 0, 9).value_or(-1));
+    if (g.pcie_gen < 0) throw InputError(where + ": pcie_gen", "is missing", "bad_file");
+    g.scaleout_gbps_per_gpu = gpu_number(f, "scaleout_gbps_per_gpu", where, 0.1, 1e5);
+    g.topology_source = f["topology_source"];
+    g.china_status = f["china_status"];
+    if (g.china_status != "available" && g.china_status != "licence" &&
+        g.china_status != "restricted" && g.china_status != "not-sold")
+      throw InputError(
+          where + ": china_status",
+          "must be available, licence, restricted or not-sold, not '" + g.china_status + "'",
+          "bad_file");
+    g.china_variant = f["china_variant"];
     gpus.push_back(std::move(g));
   }
   return gpus;
@@ -252,6 +270,8 @@ const std::vector<std::string>& Catalog::file_names() {
                                                  "speed_bands.json",
                                                  "costs.json",
                                                  "facility.json",
+                                                 "instances.csv",
+                                                 "servers.csv",
                                                  "validation/memory_cases.jsonl",
                                                  "validation/throughput_cases.jsonl"};
   return names;
@@ -290,6 +310,8 @@ Catalog Catalog::from_texts(const std::vector<std::pair<std::string, std::string
   c.costs_ = read_cost_defaults(data::parse_json(text("costs.json"), "costs.json"), "costs.json");
   c.facility_ = read_facility_defaults(data::parse_json(text("facility.json"), "facility.json"),
                                        "facility.json");
+  c.instances_ = parse_instances(text("instances.csv"), c.gpus_);
+  c.servers_ = parse_servers(text("servers.csv"));
   c.memory_cases_ = std::string(text("validation/memory_cases.jsonl"));
   c.throughput_cases_ = std::string(text("validation/throughput_cases.jsonl"));
   for (const auto& g : c.gpus_) c.gpu_aliases_.emplace_back(normalize_name(g.name), g.id);

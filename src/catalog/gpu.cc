@@ -49,6 +49,7 @@ double Gpu::pcie_bytes_per_s() const {
     gen = std::stoi(m[1].str());
     if (m[2].matched) lanes = std::stoi(m[2].str());
   }
+  if (pcie_gen > 0) gen = pcie_gen;  // the typed column (gpus.csv pcie_gen) wins over the text
   const double per_lane_gbps = gen <= 3 ? 0.985 : gen == 4 ? 1.969 : gen == 5 ? 3.938 : 7.877;
   return per_lane_gbps * 1e9 * lanes;
 }

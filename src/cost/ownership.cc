@@ -1,14 +1,16 @@
-// Cost of ownership: rent (cloud price per GPU-hour from data/gpus.csv) against buy (purchase
-// price of GPUs and servers, straight-line amortization, energy x PUE, maintenance). Defaults in
-// data/costs.json; the verdict follows the articles' reasoning (fluctuating or one-off demand:
-// cloud; long, steady, private work: on-prem).
+// Cost of ownership: rent (whole cloud instances, data/instances.csv) against buy (purchase
+// price of GPUs and whole servers, data/servers.csv, straight-line amortization, energy x PUE,
+// maintenance). Defaults in data/costs.json; the verdict follows the articles' reasoning
+// (fluctuating or one-off demand: cloud; long, steady, private work: on-prem).
 #include "gpusizer/cost.h"
 
 #include <fmt/compile.h>
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 
+#include "cost/fleet.h"
 #include "gpusizer/error.h"
 #include "gpusizer/estimate.h"
 
@@ -23,7 +25,8 @@ std::string money(double usd) {
 
 }  // namespace
 
-Ownership ownership_cost(const Scenario& s, const Estimate& e, const CostAssumptions& a) {
+Ownership ownership_cost(const Scenario& s, const Estimate& e, const CostAssumptions& a,
+                         const Catalog& catalog, const std::string& region) {
   Ownership o;
   o.assumptions = a;
   if (!s.gpu) return o;
@@ -34,11 +37,22 @@ Ownership ownership_cost(const Scenario& s, const Estimate& e, const CostAssumpt
   const double run_s =
       e.performance && e.performance->time_to_train_s ? *e.performance->time_to_train_s : 0.0;
 
-  if (g.cloud_usd_per_gpu_hr) {
+  // Cloud: the fleet in whole instances, one node per instance (cost/fleet.h).
+  const bool china = region == "cn";
+  const int64_t node_gpus = std::min(s.gpu_count, s.gpus_per_node);
+  if (const auto rent =
+          cheapest_instances(g, s.gpu_count, node_gpus, catalog, a.usd_to_cny, china)) {
+    const CloudInstance& i = *rent->instance;
     CloudCost c;
-    c.usd_per_hour = *g.cloud_usd_per_gpu_hr * n;
-    c.instance = g.cloud_instance;
-    c.price_date = g.cloud_price_date;
+    c.usd_per_hour = rent->usd_per_hour;
+    c.instance = i.name;
+    c.price_date = i.date;
+    c.provider = i.provider;
+    c.count = rent->count;
+    c.gpus_per_instance = i.gpus;
+    c.instance_usd_per_hour = rent->instance_usd_per_hour;
+    c.listed_price_per_hour = i.price_per_hour;
+    c.currency = i.currency;
     if (tokens_per_s) {
       // Cost per token at full use: hourly price / tokens an hour.
       c.usd_per_million_tokens = c.usd_per_hour / (*tokens_per_s * 3600.0) * 1e6;
@@ -48,17 +62,45 @@ Ownership ownership_cost(const Scenario& s, const Estimate& e, const CostAssumpt
             *c.usd_per_million_tokens * static_cast<double>(std::max<int64_t>(1, s.output_len));
     }
     if (run_s > 0) c.usd_per_run = c.usd_per_hour * run_s / 3600.0;
-    o.basis.push_back(fmt::format(FMT_COMPILE("cloud: {} GPUs x {}/GPU-hour ({}, {})"), s.gpu_count,
-                                  money(*g.cloud_usd_per_gpu_hr), g.cloud_instance,
-                                  g.cloud_price_date));
+    const int64_t billed = rent->count * i.gpus;
+    o.basis.push_back(fmt::format(
+        FMT_COMPILE(
+            "cloud: {} x {} ({}, {} GPU{} each, {}/h{}; {}, {}) for {} GPUs in nodes of {}{}{}"),
+        rent->count, i.name, i.provider, i.gpus, i.gpus > 1 ? "s" : "",
+        i.currency == "CNY" ? fmt::format(FMT_COMPILE("CNY {:g}"), i.price_per_hour)
+                            : money(i.price_per_hour),
+        i.currency == "CNY" ? fmt::format(FMT_COMPILE(" = {} at {:g} CNY/USD (costs.json, {})"),
+                                          money(rent->instance_usd_per_hour), a.usd_to_cny, a.date)
+                            : "",
+        i.region, i.date, s.gpu_count, node_gpus,
+        billed > s.gpu_count ? fmt::format(FMT_COMPILE("; {} GPUs billed"), billed) : "",
+        i.gpus < node_gpus ? fmt::format(FMT_COMPILE("; no listed shape holds a node of {}, so a "
+                                                     "node spans {} instances"),
+                                         node_gpus, (node_gpus + i.gpus - 1) / i.gpus)
+                           : ""));
     o.cloud = c;
+  } else {
+    o.not_rented =
+        fmt::format(FMT_COMPILE("not rented: no cloud instance of {} in data/instances.csv{}"),
+                    g.name, china ? " in mainland-China regions" : "");
+    o.basis.push_back(o.not_rented);
   }
 
+  // On-prem: whole servers of the smallest form that holds a node (data/servers.csv).
   if (g.launch_price_usd && e.power.node_peak_watts && e.power.nodes) {
+    const NodePlan plan = plan_nodes(g, s.gpu_count, s.gpus_per_node, catalog);
     OnPremCost p;
     p.gpus_usd = *g.launch_price_usd * n;
-    const double server =
+    const double class_price =
         a.server_usd_per_node.value(g.form_factor_class, a.server_usd_per_node.value("PCIe", 0.0));
+    // A scenario's own costs.server_usd_per_node wins; else the form's chassis price; a form
+    // without one (sold only with its GPUs) falls back to costs.json's class figure.
+    const bool user_price = s.costs.is_object() && s.costs.contains("server_usd_per_node");
+    const double server = !user_price && plan.server && plan.server->chassis_usd
+                              ? *plan.server->chassis_usd
+                              : class_price;
+    p.server = plan.server && !user_price ? plan.server->id : "";
+    p.servers = *e.power.nodes;
     p.servers_usd = server * static_cast<double>(*e.power.nodes);
     p.capex_usd = p.gpus_usd + p.servers_usd;
     p.capex_cny = p.capex_usd * a.usd_to_cny;
@@ -75,15 +117,22 @@ Ownership ownership_cost(const Scenario& s, const Estimate& e, const CostAssumpt
     p.cny_per_hour = p.usd_per_hour * a.usd_to_cny;
     if (tokens_per_s) p.usd_per_million_tokens = p.usd_per_hour / (*tokens_per_s * 3600.0) * 1e6;
     if (run_s > 0) p.usd_per_run = p.usd_per_hour * run_s / 3600.0;
+    const std::string server_name =
+        p.server.empty() ? fmt::format(FMT_COMPILE("{} server (costs.json)"), g.form_factor_class)
+                         : plan.server->name + " (servers.csv, " + plan.server->date + ")";
     o.basis.push_back(fmt::format(
         FMT_COMPILE(
-            "on-prem: ({} GPUs x {} + {} node(s) x {} server) / {:g} years + {:g}%/year "
+            "on-prem: ({} GPUs x {} + {} x {} at {}) / {:g} years + {:g}%/year "
             "maintenance, "
             "over 8760 h x {:g} utilization, + {:.2f} kW x PUE {:g} x ${:g}/kWh; CNY at {:g}/USD "
             "(data/costs.json, {})"),
-        s.gpu_count, money(*g.launch_price_usd), *e.power.nodes, money(server),
+        s.gpu_count, money(*g.launch_price_usd), *e.power.nodes, server_name, money(server),
         a.amortization_years, a.maintenance_fraction_per_year * 100, a.utilization, it_kw, a.pue,
         a.electricity_usd_per_kwh, a.usd_to_cny, a.date));
+    if (plan.server && plan.gpus_per_node > s.gpu_count)
+      o.basis.push_back(fmt::format(FMT_COMPILE("on-prem: the smallest server that holds {} x {} "
+                                                "is the {} (up to {} GPUs)"),
+                                    s.gpu_count, g.name, plan.server->name, plan.server->max_gpus));
     o.on_prem = p;
   }
 
@@ -126,7 +175,11 @@ Ownership ownership_cost(const Scenario& s, const Estimate& e, const CostAssumpt
   } else if (o.cloud) {
     b.verdict = "rent: no purchase price for " + g.name + " in the catalog (data/gpus.csv)";
   } else if (o.on_prem) {
-    b.verdict = "buy: " + g.name + " has no cloud price in the catalog (not commonly rented)";
+    // No rent to compare with: no verdict from a missing price.
+    b.verdict = o.not_rented + "; owning costs " + money(o.on_prem->usd_per_hour) +
+                "/hour of use, with nothing to compare it to";
+  } else if (!o.not_rented.empty()) {
+    b.verdict = o.not_rented + ", and no purchase price in data/gpus.csv";
   }
   return o;
 }
@@ -138,8 +191,15 @@ nlohmann::json to_json(const Ownership& o) {
   };
   if (o.cloud) {
     const CloudCost& c = *o.cloud;
-    nlohmann::json t = {
-        {"usd_per_hour", c.usd_per_hour}, {"instance", c.instance}, {"price_date", c.price_date}};
+    nlohmann::json t = {{"usd_per_hour", c.usd_per_hour},
+                        {"instance", c.instance},
+                        {"price_date", c.price_date},
+                        {"provider", c.provider},
+                        {"instance_count", c.count},
+                        {"gpus_per_instance", c.gpus_per_instance},
+                        {"instance_usd_per_hour", c.instance_usd_per_hour},
+                        {"listed_price_per_hour", c.listed_price_per_hour},
+                        {"currency", c.currency}};
     put(t, "usd_per_million_tokens", c.usd_per_million_tokens);
     put(t, "usd_per_million_requests", c.usd_per_million_requests);
     put(t, "usd_per_run", c.usd_per_run);
@@ -154,7 +214,9 @@ nlohmann::json to_json(const Ownership& o) {
                         {"energy_usd_per_hour", p.energy_usd_per_hour},
                         {"maintenance_usd_per_year", p.maintenance_usd_per_year},
                         {"usd_per_hour", p.usd_per_hour},
-                        {"cny_per_hour", p.cny_per_hour}};
+                        {"cny_per_hour", p.cny_per_hour},
+                        {"servers", p.servers}};
+    if (!p.server.empty()) t["server"] = p.server;
     put(t, "usd_per_million_tokens", p.usd_per_million_tokens);
     put(t, "usd_per_run", p.usd_per_run);
     j["on_prem"] = std::move(t);
@@ -163,6 +225,7 @@ nlohmann::json to_json(const Ownership& o) {
   put(b, "utilization", o.break_even.utilization);
   put(b, "months", o.break_even.months);
   j["break_even"] = std::move(b);
+  if (!o.not_rented.empty()) j["not_rented"] = o.not_rented;
   const CostAssumptions& a = o.assumptions;
   j["assumptions"] = {{"usd_to_cny", a.usd_to_cny},
                       {"electricity_usd_per_kwh", a.electricity_usd_per_kwh},

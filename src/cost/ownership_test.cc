@@ -9,33 +9,35 @@ namespace gpusizer {
 namespace {
 
 // 8 x A100 SXM4 80GB, one node. By hand with the shipped defaults:
-//   cloud: 8 x $3.4309 = $27.4472/h (AWS p4de /8, data/gpus.csv)
+//   cloud: one AWS p4de.24xlarge (8 x A100 80GB) = $27.4471/h (data/instances.csv; GCP
+//          a2-ultragpu-8g $40.55, Azure ND96amsr_A100_v4 $32.77)
+//   server: the HGX 8-GPU form, $60,000 (data/servers.csv)
 //   capex: 8 x $15,000 + one SXM server $60,000 = $180,000; x 7.2 = 1,296,000 CNY
 //   node peak: 8 x 400 + 800 + 8 x 150 = 5,200 W; energy 5.2 kW x PUE 1.5 x $0.13 = $1.014/h
 //   maintenance: 10% x 180,000 = $18,000/year
 //   per useful hour: (180,000 / 3 + 18,000) / (8760 x 0.6) + 1.014 = 78,000 / 5,256 + 1.014
 //                    = $15.854/h
-//   break-even utilization: 78,000 / ((27.4472 - 1.014) x 8760) = 0.3369
-//   months at 60%: 180,000 / ((27.4472 - 1.014) x 730 x 0.6 - 1,500) = 17.86
+//   break-even utilization: 78,000 / ((27.4471 - 1.014) x 8760) = 0.3369
+//   months at 60%: 180,000 / ((27.4471 - 1.014) x 730 x 0.6 - 1,500) = 17.86
 TEST(Ownership, EightA100HandChecked) {
   const Scenario s = parse_scenario(
       {{"model", "llama-2-7b"}, {"gpu", "a100-sxm4-80gb"}, {"gpu_count", 8}}, Catalog::builtin());
   const Estimate e = estimate(s, Catalog::builtin());
   ASSERT_TRUE(e.ownership && e.ownership->cloud && e.ownership->on_prem);
   const Ownership& o = *e.ownership;
-  EXPECT_NEAR(o.cloud->usd_per_hour, 27.4472, 1e-9);
+  EXPECT_NEAR(o.cloud->usd_per_hour, 27.4471, 1e-9);
   EXPECT_NEAR(o.on_prem->capex_usd, 180000, 1e-6);
   EXPECT_NEAR(o.on_prem->capex_cny, 1296000, 1e-3);
   EXPECT_NEAR(o.on_prem->energy_usd_per_hour, 1.014, 1e-9);
   EXPECT_NEAR(o.on_prem->maintenance_usd_per_year, 18000, 1e-6);
   EXPECT_NEAR(o.on_prem->usd_per_hour, 78000.0 / 5256.0 + 1.014, 1e-9);
-  EXPECT_NEAR(*o.break_even.utilization, 78000.0 / ((27.4472 - 1.014) * 8760.0), 1e-9);
-  EXPECT_NEAR(*o.break_even.months, 180000.0 / ((27.4472 - 1.014) * 730 * 0.6 - 1500), 1e-6);
+  EXPECT_NEAR(*o.break_even.utilization, 78000.0 / ((27.4471 - 1.014) * 8760.0), 1e-9);
+  EXPECT_NEAR(*o.break_even.months, 180000.0 / ((27.4471 - 1.014) * 730 * 0.6 - 1500), 1e-6);
   EXPECT_NE(o.break_even.verdict.find("buy"), std::string::npos) << o.break_even.verdict;
   // Per million output tokens = $/h / (tokens/s x 3600) x 1e6; per million requests x output_len.
   ASSERT_TRUE(o.cloud->usd_per_million_tokens && e.performance->max_output_tokens_per_s);
   EXPECT_NEAR(*o.cloud->usd_per_million_tokens,
-              27.4472 / (*e.performance->max_output_tokens_per_s * 3600) * 1e6, 1e-9);
+              27.4471 / (*e.performance->max_output_tokens_per_s * 3600) * 1e6, 1e-9);
   EXPECT_NEAR(*o.cloud->usd_per_million_requests, *o.cloud->usd_per_million_tokens * 512, 1e-6);
 }
 
@@ -49,7 +51,10 @@ TEST(Ownership, OverridesAndRunCost) {
                                     Catalog::builtin());
   const Estimate e = estimate(s, Catalog::builtin());
   ASSERT_TRUE(e.ownership && e.ownership->cloud && e.performance->time_to_train_s);
-  EXPECT_NEAR(*e.ownership->cloud->usd_per_run, 8 * 6.88 * *e.performance->time_to_train_s / 3600.0,
+  // 8 H100 SXM rent as one Lambda 8x H100 SXM at $23.92/h (data/instances.csv), the cheapest
+  // 8-GPU shape (AWS p5.48xlarge $55.04/h).
+  EXPECT_EQ(e.ownership->cloud->instance, "8x H100 SXM");
+  EXPECT_NEAR(*e.ownership->cloud->usd_per_run, 23.92 * *e.performance->time_to_train_s / 3600.0,
               1e-6);
   EXPECT_NEAR(e.ownership->on_prem->capex_cny, e.ownership->on_prem->capex_usd * 7.0, 1e-6);
   EXPECT_DOUBLE_EQ(e.ownership->assumptions.utilization, 1.0);

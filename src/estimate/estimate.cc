@@ -104,23 +104,26 @@ Estimate estimate(const Scenario& s, const Catalog& catalog, Detail detail) {
                                 "usable"),
                     e.memory.total / kGiB, s.gpu->name, *e.memory.capacity / kGiB));
   const CostAssumptions costs = with_cost_overrides(catalog.cost_defaults(), s.costs);
-  estimate_power(s, with_facility_overrides(catalog.facility_defaults(), s.facility), costs, e);
+  estimate_power(s, with_facility_overrides(catalog.facility_defaults(), s.facility), costs,
+                 catalog, e);
   if (s.gpu) e.performance = estimate_speed(s, catalog, e);
-  if (s.gpu && s.gpu->cloud_usd_per_gpu_hr) {
-    e.cost.usd_per_hour = *s.gpu->cloud_usd_per_gpu_hr * static_cast<double>(s.gpu_count);
-    e.basis["usd_per_hour"] =
-        fmt::format(FMT_COMPILE("{} GPUs x ${:g}/GPU-hour ({}, {})"), s.gpu_count,
-                    *s.gpu->cloud_usd_per_gpu_hr, s.gpu->cloud_instance, s.gpu->cloud_price_date);
-    if (const auto tokens_per_s = useful_tokens_per_s(s, e)) {
-      e.cost.usd_per_million_tokens = *e.cost.usd_per_hour / (*tokens_per_s * 3600.0) * 1e6;
-      e.basis["usd_per_million_tokens"] =
-          is_training(s.task) ? "usd_per_hour / (train_tokens_per_s x 3600) x 1e6"
-                              : "usd_per_hour / (max_output_tokens_per_s x 3600) x 1e6 (output "
-                                "tokens, GPUs kept full)";
-    }
-  }
   if (s.gpu) {
-    e.ownership = ownership_cost(s, e, costs);
+    // The fleet in whole cloud instances (cost/fleet.h): its $/h is the cost's usd_per_hour.
+    e.ownership = ownership_cost(s, e, costs, catalog);
+    if (const auto& rent = e.ownership->cloud) {
+      e.cost.usd_per_hour = rent->usd_per_hour;
+      e.basis["usd_per_hour"] =
+          fmt::format(FMT_COMPILE("{} x {} ({}, {} GPUs each, ${:g}/h, {}) for {} GPUs"),
+                      rent->count, rent->instance, rent->provider, rent->gpus_per_instance,
+                      rent->instance_usd_per_hour, rent->price_date, s.gpu_count);
+      if (useful_tokens_per_s(s, e)) {
+        e.cost.usd_per_million_tokens = rent->usd_per_million_tokens;
+        e.basis["usd_per_million_tokens"] =
+            is_training(s.task) ? "usd_per_hour / (train_tokens_per_s x 3600) x 1e6"
+                                : "usd_per_hour / (max_output_tokens_per_s x 3600) x 1e6 (output "
+                                  "tokens, GPUs kept full)";
+      }
+    }
     if (e.ownership->cloud) {
       e.cost.usd_per_million_requests = e.ownership->cloud->usd_per_million_requests;
       e.cost.usd_per_run = e.ownership->cloud->usd_per_run;

@@ -5,20 +5,40 @@
 
 #include <algorithm>
 
+#include "cost/fleet.h"
 #include "gpusizer/units.h"
 
 namespace gpusizer {
 
-void estimate_power(const Scenario& s, const Facility& f, const CostAssumptions& money,
-                    Estimate& e) {
+double node_peak_watts(const Gpu& gpu, int64_t per_node, const Facility& f,
+                       const ServerForm* server, bool facility_host) {
+  const double n = static_cast<double>(per_node);
+  const bool own = server && !facility_host;
+  return gpu.tdp_w.value_or(0) * n + (own ? server->host_watts : f.host_base_watts) +
+         (own ? server->host_watts_per_gpu : f.host_watts_per_gpu) * n;
+}
+
+void estimate_power(const Scenario& s, const Facility& site, const CostAssumptions& money,
+                    const Catalog& catalog, Estimate& e) {
   if (!s.gpu || !s.gpu->tdp_w) return;
   const double tdp = *s.gpu->tdp_w;
-  const int64_t per_node = std::min(s.gpu_count, s.gpus_per_node);
-  const int64_t nodes = (s.gpu_count + s.gpus_per_node - 1) / s.gpus_per_node;
+  // The nodes and their host: the smallest server form that holds a node (data/servers.csv): a
+  // desktop's one CPU is not a dual-CPU server's. A scenario's own facility.host_* win.
+  const NodePlan plan = plan_nodes(*s.gpu, s.gpu_count, s.gpus_per_node, catalog);
+  const int64_t per_node = std::min(s.gpu_count, plan.gpus_per_node);
+  const int64_t nodes = plan.nodes;
+  Facility f = site;
+  const bool own_host = s.facility.is_object() && (s.facility.contains("host_base_watts") ||
+                                                   s.facility.contains("host_watts_per_gpu"));
+  const double node_peak = node_peak_watts(*s.gpu, per_node, f, plan.server, own_host);
+  if (plan.server && !own_host) {
+    f.host_base_watts = plan.server->host_watts;
+    f.host_watts_per_gpu = plan.server->host_watts_per_gpu;
+    e.power.server = plan.server->id;
+  }
+  e.power.gpus_per_node = per_node;
   e.power.gpu_watts = tdp * static_cast<double>(s.gpu_count);
   // The articles (sec. 5.2): peak draws summed, plus a 20-30% margin for the supply.
-  const double node_peak = tdp * static_cast<double>(per_node) + f.host_base_watts +
-                           f.host_watts_per_gpu * static_cast<double>(per_node);
   e.power.nodes = nodes;
   e.power.node_peak_watts = node_peak;
   e.power.node_watts = node_peak * (1.0 + f.power_margin);
@@ -32,11 +52,18 @@ void estimate_power(const Scenario& s, const Facility& f, const CostAssumptions&
   e.power.annual_kwh =
       node_peak * static_cast<double>(nodes) / 1000.0 * money.utilization * 8760.0 * money.pue;
   e.power.rack_budget_watts = f.rack_budget_watts;
+  // Racks: whole nodes per rack within its budget (with margin), then enough racks for all nodes.
+  if (f.rack_budget_watts > 0 && *e.power.node_watts <= f.rack_budget_watts) {
+    const auto per_rack = static_cast<int64_t>(f.rack_budget_watts / *e.power.node_watts);
+    e.power.racks = (nodes + per_rack - 1) / per_rack;
+  }
   e.basis["gpu_watts"] =
       fmt::format(FMT_COMPILE("{} x {:g} W board power (TDP)"), s.gpu_count, tdp);
   e.basis["node_watts"] = fmt::format(
-      FMT_COMPILE("({} GPUs x {:g} W + host {:g} W + {:g} W per GPU slot) x (1 + {:g} margin)"),
-      per_node, tdp, f.host_base_watts, f.host_watts_per_gpu, f.power_margin);
+      FMT_COMPILE("({} GPUs x {:g} W + host {:g} W + {:g} W per GPU slot) x (1 + {:g} margin){}"),
+      per_node, tdp, f.host_base_watts, f.host_watts_per_gpu, f.power_margin,
+      e.power.server.empty() ? std::string(" (facility.json host)")
+                             : " (" + plan.server->name + ", data/servers.csv)");
   e.basis["btu_per_hour"] = "peak watts of all nodes x 3.412 BTU/h per W";
   e.basis["ups_kva"] =
       fmt::format(FMT_COMPILE("fleet watts with margin / {:g} power factor"), f.power_factor);

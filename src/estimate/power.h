@@ -5,9 +5,15 @@
 
 namespace gpusizer {
 
-/// Fills e.power for the scenario's GPUs; warns when a node exceeds the rack budget or consumer
+/// Peak draw of one node of `per_node` GPUs, no margin: GPUs at TDP + the host of `server`
+/// (data/servers.csv), or of the facility when there is no form or `facility_host` is set.
+double node_peak_watts(const Gpu& gpu, int64_t per_node, const Facility& facility,
+                       const ServerForm* server, bool facility_host);
+
+/// Fills e.power for the scenario's GPUs in whole nodes of their server form (cost/fleet.h),
+/// with the racks they need; warns when a node exceeds the rack budget or consumer
 /// cards sit too densely in a closed chassis.
 void estimate_power(const Scenario& s, const Facility& site, const CostAssumptions& costs,
-                    Estimate& e);
+                    const Catalog& catalog, Estimate& e);
 
 }  // namespace gpusizer

@@ -105,6 +105,9 @@ nlohmann::json to_json(const Estimate& e) {
   put(power, "annual_kwh", e.power.annual_kwh);
   put(power, "rack_budget_watts", e.power.rack_budget_watts);
   put(power, "run_kwh", e.power.run_kwh);
+  put(power, "gpus_per_node", e.power.gpus_per_node);
+  put(power, "racks", e.power.racks);
+  if (!e.power.server.empty()) power["server"] = e.power.server;
   j["power"] = std::move(power);
   j["warnings"] = e.warnings;
   j["basis"] = e.basis;

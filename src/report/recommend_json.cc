@@ -2,6 +2,7 @@
 // the changes that would make the closest miss fit.
 #include <cmath>
 
+#include "advisor/fleet_fit.h"
 #include "gpusizer/advisor.h"
 #include "report/estimate_json.h"
 
@@ -35,23 +36,26 @@ nlohmann::json to_json(const Recommendation& r) {
     }
     nlohmann::json e = to_json(o.estimate);
     e["scenario"] = to_json(s);
-    options.push_back(
-        {{"gpu", s.gpu->id},
-         {"gpu_name", s.gpu->name},
-         {"gpu_count", s.gpu_count},
-         {"weights", s.weights.id},
-         {"kv_cache", s.kv_cache.id},
-         {"parallel", parallel},
-         {"fits", true},
-         {"headroom", o.headroom},
-         {"estimate", std::move(e)},
-         {"score", o.score},
-         {"objective_value", std::isfinite(o.objective_value) ? nlohmann::json(o.objective_value)
-                                                              : nlohmann::json(nullptr)},
-         {"objective_basis", o.objective_basis},
-         {"reasons", o.reasons},
-         {"warnings", o.warnings}});
-    if (!training.is_null()) options.back()["training"] = std::move(training);
+    nlohmann::json option = {
+        {"gpu", s.gpu->id},
+        {"gpu_name", s.gpu->name},
+        {"gpu_count", s.gpu_count},
+        {"weights", s.weights.id},
+        {"kv_cache", s.kv_cache.id},
+        {"parallel", parallel},
+        {"fits", true},
+        {"headroom", o.headroom},
+        {"estimate", std::move(e)},
+        {"score", o.score},
+        {"objective_value", std::isfinite(o.objective_value) ? nlohmann::json(o.objective_value)
+                                                             : nlohmann::json(nullptr)},
+        {"objective_basis", o.objective_basis},
+        {"reasons", o.reasons},
+        {"warnings", o.warnings}};
+    // v2: replicas, nodes, instance, fleet_usd_per_hour, racks, binding (advisor/fleet_fit.h).
+    add_fleet_keys(option, o, r.constraints);
+    if (!training.is_null()) option["training"] = std::move(training);
+    options.push_back(std::move(option));
   }
   nlohmann::json rejected = nlohmann::json::array();
   for (const Rejection& x : r.rejected) rejected.push_back({{"gpu", x.gpu}, {"why", x.why}});

@@ -57,6 +57,21 @@ std::string table(const std::vector<std::string>& head,
   return out;
 }
 
+// The option's machines: "2 x p5.48xlarge" in the cloud, "3 nodes, 1 rack" on-prem, with the
+// replicas of a serving fleet.
+std::string fleet_words(const nlohmann::json& o) {
+  std::string out;
+  if (o.contains("instance") && o["instance"].is_object())
+    out = fmt::format("{} x {}", o["instance"].value("count", 1),
+                      o["instance"].value("name", std::string()));
+  else if (o.contains("nodes"))
+    out = fmt::format("{} node{}", o.value("nodes", 1), o.value("nodes", 1) > 1 ? "s" : "");
+  if (o.contains("racks"))
+    out += fmt::format(", {} rack{}", o.value("racks", 1), o.value("racks", 1) > 1 ? "s" : "");
+  if (o.value("replicas", 1) > 1) out += fmt::format(", {} replicas", o.value("replicas", 1));
+  return out.empty() ? "-" : out;
+}
+
 std::string options_table(const nlohmann::json& rec, bool markdown, size_t limit) {
   std::vector<std::vector<std::string>> rows;
   size_t i = 0;
@@ -71,15 +86,15 @@ std::string options_table(const nlohmann::json& rec, bool markdown, size_t limit
     rows.push_back({std::to_string(i), o.value("gpu", ""), std::to_string(o.value("gpu_count", 1)),
                     o.value("weights", ""), parallel_words(o["parallel"]),
                     fmt::format("{:.0f}%", num(o, "headroom") * 100), speed,
-                    cell(cost, "usd_per_hour", "${:.2f}"),
+                    cell(o, "fleet_usd_per_hour", "${:.2f}"), fleet_words(o),
                     o["objective_value"].is_number()
                         ? fmt::format("{:.4g}", o["objective_value"].get<double>())
                         : "-",
-                    cell(e["power"], "node_watts", "{:.1f} kW", 1e-3),
+                    cell(e["power"], "node_watts", "{:.1f} kW", 1e-3), o.value("binding", "-"),
                     fmt::format("{:.0f}", num(o, "score"))});
   }
-  return table({"#", "GPU", "n", "weights", "parallel", "headroom", "throughput", "cloud $/h",
-                "objective", "node", "score"},
+  return table({"#", "GPU", "n", "weights", "parallel", "headroom", "throughput", "fleet $/h",
+                "machines", "objective", "node", "binding", "score"},
                rows, markdown);
 }
 

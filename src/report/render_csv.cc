@@ -122,6 +122,13 @@ std::string render_recommendation_csv(const json& r) {
       {"usd_per_hour", "/estimate/cost/usd_per_hour"},
       {"usd_per_million_tokens", "/estimate/cost/usd_per_million_tokens"},
       {"node_watts", "/estimate/power/node_watts"},
+      {"replicas", "/replicas"},
+      {"nodes", "/nodes"},
+      {"instance", "/instance/name"},
+      {"instance_count", "/instance/count"},
+      {"fleet_usd_per_hour", "/fleet_usd_per_hour"},
+      {"racks", "/racks"},
+      {"binding", "/binding"},
       {"score", "/score"},
       {"reasons", "/reasons"},
   };

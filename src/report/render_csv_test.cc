@@ -40,7 +40,9 @@ TEST(RenderCsv, RecommendationRowsThenRejected) {
   const std::string first = csv.substr(0, csv.find("\r\n"));
   EXPECT_EQ(first.substr(0, 30), "rank,gpu,gpu_count,weights,tp,");
   EXPECT_NE(csv.find("\r\n1,h100-sxm5-80gb,2,bf16,2,1,1,1,true,76000000000,"), std::string::npos);
-  EXPECT_NE(csv.find(",6.5,,,6.5,\"cheapest, fits\"\r\n"), std::string::npos);
+  // usd_per_hour, then the empty usd_per_million_tokens, node_watts and the seven fleet columns
+  // (replicas, nodes, instance, instance_count, fleet_usd_per_hour, racks, binding), then score.
+  EXPECT_NE(csv.find(",6.5,,,,,,,,,,6.5,\"cheapest, fits\"\r\n"), std::string::npos);
   EXPECT_NE(csv.find("\r\n,rtx-4090-24gb,"), std::string::npos);
   EXPECT_NE(csv.find(",rejected: too small\r\n"), std::string::npos);
 }

@@ -1,22 +1,37 @@
 #include "speed/collectives.h"
 
+#include <algorithm>
+
 namespace gpusizer {
 
+int64_t fast_link_group(const Gpu& gpu, int64_t gpus_per_node) {
+  const int64_t domain = gpu.fast_link_domain;
+  if (domain < 2 || !gpu.scaleup_gbps_bidir || *gpu.scaleup_gbps_bidir <= 0) return 1;
+  // A board-level domain (a bridged pair or quad, an 8-GPU HGX/OAM baseboard) lives inside one
+  // node; a rack-scale one (GB200 NVL72: 72 GPUs over NVLink switch trays) spans the nodes of
+  // the rack.
+  constexpr int64_t kBaseboard = 8;
+  return domain > kBaseboard ? domain : std::min(domain, std::max<int64_t>(1, gpus_per_node));
+}
+
 Link group_link(const Gpu& gpu, int64_t group, int64_t gpus_per_node, const LinkProfile& p) {
+  if (group <= fast_link_group(gpu, gpus_per_node)) {
+    // NVLink/xGMI figures are per GPU, both directions together (NVIDIA datasheets: A100 600
+    // GB/s, H100 900 GB/s; AMD MI300X 896 GB/s); a ring sends one way, so half per direction. A
+    // group inside the domain has every hop on the fabric.
+    const char* name = gpu.nvlink ? "NVLink" : gpu.vendor == "AMD" ? "xGMI" : "fabric";
+    return {*gpu.scaleup_gbps_bidir / 2.0 * 1e9 * p.nvlink_eff, p.nvlink_latency_s, name};
+  }
   if (group > gpus_per_node && gpus_per_node > 0) {
-    // Crossing nodes: one NIC per GPU (rails), so each GPU's share is the per-GPU network rate;
-    // the slowest hop of the ring sets the pace.
-    return {p.network_bytes_per_s * p.network_eff, p.network_latency_s, "network"};
+    // Crossing nodes: one NIC per GPU on rail-optimised platforms, so each GPU's share is the
+    // per-GPU scale-out rate of its platform (gpus.csv scaleout_gbps_per_gpu, Gb/s; the
+    // profile's figure when unknown); the slowest hop of the ring sets the pace.
+    const double bytes_per_s =
+        gpu.scaleout_gbps_per_gpu ? *gpu.scaleout_gbps_per_gpu / 8.0 * 1e9 : p.network_bytes_per_s;
+    return {bytes_per_s * p.network_eff, p.network_latency_s, "network"};
   }
-  if (gpu.scaleup_gbps_bidir && *gpu.scaleup_gbps_bidir > 0 && gpu.nvlink) {
-    // NVLink figures are per GPU, both directions together (NVIDIA datasheets: A100 600 GB/s,
-    // H100 900 GB/s); a ring sends one way, so half of it per direction.
-    return {*gpu.scaleup_gbps_bidir / 2.0 * 1e9 * p.nvlink_eff, p.nvlink_latency_s, "NVLink"};
-  }
-  if (gpu.scaleup_gbps_bidir && *gpu.scaleup_gbps_bidir > 0 && gpu.vendor == "AMD") {
-    // AMD Infinity Fabric (xGMI) peer links, quoted the same way (MI300X 896 GB/s).
-    return {*gpu.scaleup_gbps_bidir / 2.0 * 1e9 * p.nvlink_eff, p.nvlink_latency_s, "xGMI"};
-  }
+  // Larger than the fast-link domain (or no domain): the ring's slowest hops cross PCIe (a pair
+  // of NVLink-bridged cards in an 8-GPU ring still talks to the next pair over PCIe).
   return {gpu.pcie_bytes_per_s() * p.pcie_eff, p.pcie_latency_s, "PCIe"};
 }
 

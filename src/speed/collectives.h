@@ -15,8 +15,13 @@ struct Link {
   std::string name;  ///< "NVLink", "PCIe", "network"
 };
 
-/// The link a group of `group` GPUs uses: NVLink/xGMI inside a node when the GPU has one,
-/// PCIe otherwise, the scale-out network when the group spans more than `gpus_per_node`.
+/// The largest group whose ring stays on the GPU's NVLink/xGMI fabric (gpus.csv
+/// fast_link_domain, inside one node unless the domain is rack-scale); 1 without a fabric.
+int64_t fast_link_group(const Gpu& gpu, int64_t gpus_per_node);
+
+/// The link a group of `group` GPUs uses: the fabric when the group fits its domain, the
+/// scale-out network (per-GPU NIC of the platform) when it spans more than `gpus_per_node`,
+/// PCIe otherwise (a 2-GPU bridge is not a fabric for 8).
 Link group_link(const Gpu& gpu, int64_t group, int64_t gpus_per_node, const LinkProfile& links);
 
 /// Ring all-reduce of `bytes` over `n` GPUs: 2 (n-1)/n x bytes / bandwidth + latency

@@ -1,0 +1,42 @@
+#pragma once
+// A fleet as whole machines: how many nodes of which server form hold the GPUs (power and
+// on-prem price), and which cloud instance shape rents them whole (data/instances.csv).
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include "gpusizer/catalog.h"
+
+namespace gpusizer {
+
+/// The nodes that hold `gpu_count` GPUs with at most `gpus_per_node` in each.
+struct NodePlan {
+  int64_t nodes = 0;
+  int64_t gpus_per_node = 0;           ///< in each node; the last one may hold fewer
+  const ServerForm* server = nullptr;  ///< the smallest form that holds that many; may be null
+};
+
+/// Nodes of min(gpu_count, gpus_per_node) GPUs each, in the smallest server form of
+/// data/servers.csv that holds the GPU and that many (the cheapest of equal size); when no form
+/// holds that many, nodes of the largest form that holds the GPU.
+NodePlan plan_nodes(const Gpu& gpu, int64_t gpu_count, int64_t gpus_per_node,
+                    const Catalog& catalog);
+
+/// The fleet rented whole: `count` instances of one shape.
+struct InstancePlan {
+  const CloudInstance* instance = nullptr;
+  int64_t count = 0;
+  double instance_usd_per_hour = 0;  ///< one instance in USD
+  double usd_per_hour = 0;           ///< all of them
+};
+
+/// The cheapest way to rent `gpu_count` GPUs as whole instances of one shape, each holding a
+/// whole node of `node_gpus` GPUs (a node is one machine: 8 x A10G is one g5.48xlarge, not eight
+/// g5.xlarge). A shape smaller than the node is used only when no shape holds a node. CNY prices
+/// are converted at `usd_to_cny`. `china`: instances of mainland-China regions only, else only
+/// the others. Empty when no instance of the GPU is listed there.
+std::optional<InstancePlan> cheapest_instances(const Gpu& gpu, int64_t gpu_count, int64_t node_gpus,
+                                               const Catalog& catalog, double usd_to_cny,
+                                               bool china);
+
+}  // namespace gpusizer
