@@ -43,6 +43,15 @@ nlohmann::json scenario_of_request(const nlohmann::json& request);
 /// weights, activations, overhead and the requested batch's KV cache take.
 double memory_needed(const Scenario& s, const Estimate& e);
 
+/// Serving with traffic (advisor/serving_plan.cc): how the option's fleet carries the rate.
+struct TrafficPlan {
+  int64_t replicas = 0;
+  double rate_per_replica = 0;  ///< highest rate one replica carries within the SLO
+  std::optional<double> fleet_usd_per_hour, usd_per_million_requests,
+      usd_per_million_output_tokens;
+  std::string binding;  ///< what sets the replica count: slo | memory | throughput
+};
+
 struct Option {
   Scenario scenario;
   Estimate estimate;
@@ -52,6 +61,7 @@ struct Option {
   std::string objective_basis;  ///< what objective_value is
   double score = 0;             ///< 100 for the best option, less for the others
   std::vector<std::string> reasons, warnings;
+  std::optional<TrafficPlan> traffic_plan;  ///< with traffic
 };
 
 struct Rejection {

@@ -36,6 +36,15 @@ struct PerformanceEstimate {
   /// Training: exposed seconds of the step by cause (compute, recompute, tp_comm, pp_bubble,
   /// dp_comm, ep_comm, optimizer, offload), adding up to step_time_s.
   std::map<std::string, double> step_breakdown_s;
+  /// Serving with traffic (speed/serving_load.h), for the whole fleet: TTFT and TPOT at the SLO's
+  /// percentile (load_ttft_ms absent when the rate exceeds the fleet's capacity), their means,
+  /// busy share, the highest rate meeting the SLO, the capacity, the output rate served, the mean
+  /// decode batch per replica and what bounds max_requests_per_s.
+  std::optional<double> load_ttft_ms, load_tpot_ms, load_ttft_mean_ms, load_tpot_mean_ms,
+      load_utilization, max_requests_per_s, load_capacity_requests_per_s, load_output_tokens_per_s,
+      load_batch;
+  std::optional<bool> slo_met;
+  std::string load_binding;
 };
 
 struct CostEstimate {

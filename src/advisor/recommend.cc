@@ -8,6 +8,7 @@
 #include <limits>
 
 #include "advisor/explain.h"
+#include "advisor/serving_plan.h"
 #include "estimate/layout.h"
 #include "gpusizer/advisor.h"
 #include "gpusizer/error.h"
@@ -199,6 +200,10 @@ Recommendation recommend(const nlohmann::json& request, const Catalog& catalog) 
     pin.global_batch = it->contains("global_batch");
     pin.grad_accum = it->contains("grad_accum");
   }
+  if (base.traffic) {  // a request rate: the fleet search (advisor/serving_plan.h)
+    plan_serving(scenario_json, base, catalog, r);
+    return r;
+  }
   const double params = static_cast<double>(count_params(base.model).total);
 
   struct Closest {
@@ -342,6 +347,19 @@ Recommendation recommend(const nlohmann::json& request, const Catalog& catalog) 
     }
   }
   return r;
+}
+
+// The traffic search (serving_plan.cc) shares the catalog filter, the weight formats and the
+// lever words of this search.
+std::string gpu_rejection(const Gpu& g, const Scenario& s, const Constraints& c) {
+  return filter(g, s, c);
+}
+std::vector<const NumberFormat*> weight_formats(const Scenario& s, const Gpu& g,
+                                                const Constraints& c, const Catalog& catalog) {
+  return weight_levers(s, g, c, catalog);
+}
+std::string levers_in_words(const Scenario& t, const Scenario& base, const Gpu& g) {
+  return lever_words(t, base, g);
 }
 
 }  // namespace gpusizer

@@ -35,6 +35,22 @@ nlohmann::json to_json(const Recommendation& r) {
          {"objective_basis", o.objective_basis},
          {"reasons", o.reasons},
          {"warnings", o.warnings}});
+    if (o.traffic_plan) {  // serving with traffic (docs/contract.md v2, options of recommend)
+      const TrafficPlan& t = *o.traffic_plan;
+      nlohmann::json& j = options.back();
+      auto number = [](const std::optional<double>& v) {
+        return v ? nlohmann::json(*v) : nlohmann::json(nullptr);
+      };
+      if (!j.contains("replicas")) j["replicas"] = t.replicas;
+      if (!j.contains("binding")) j["binding"] = t.binding;
+      if (!j.contains("fleet_usd_per_hour")) j["fleet_usd_per_hour"] = number(t.fleet_usd_per_hour);
+      j["usd_per_million_requests"] = number(t.usd_per_million_requests);
+      j["usd_per_million_output_tokens"] = number(t.usd_per_million_output_tokens);
+      j["requests_per_s_per_replica"] = t.rate_per_replica;
+      const nlohmann::json& perf = j["estimate"]["performance"];
+      for (const char* key : {"load_ttft_ms", "load_tpot_ms", "load_utilization", "slo_met"})
+        if (perf.contains(key)) j[key] = perf[key];
+    }
   }
   nlohmann::json rejected = nlohmann::json::array();
   for (const Rejection& x : r.rejected) rejected.push_back({{"gpu", x.gpu}, {"why", x.why}});
