@@ -29,8 +29,11 @@ void BM_RecommendTrafficWholeCatalog(benchmark::State& state) {
       {"model", "llama-3.1-8b"},
       {"engine", "vllm"},
       {"traffic",
-       {{"requests_per_s", 100}, {"prompt_len", 1000}, {"output_len", 200},
-        {"prompt_len_p90", 2500}, {"output_len_p90", 450}}},
+       {{"requests_per_s", 100},
+        {"prompt_len", 1000},
+        {"output_len", 200},
+        {"prompt_len_p90", 2500},
+        {"output_len_p90", 450}}},
       {"slo", {{"ttft_ms", 1000}, {"tpot_ms", 50}, {"percentile", 90}}}};
   for (auto _ : state)
     benchmark::DoNotOptimize(gpusizer::recommend(request, gpusizer::Catalog::builtin()));

@@ -47,8 +47,7 @@ double memory_needed(const Scenario& s, const Estimate& e);
 struct TrafficPlan {
   int64_t replicas = 0;
   double rate_per_replica = 0;  ///< highest rate one replica carries within the SLO
-  std::optional<double> fleet_usd_per_hour, usd_per_million_requests,
-      usd_per_million_output_tokens;
+  std::optional<double> fleet_usd_per_hour, usd_per_million_requests, usd_per_million_output_tokens;
   std::string binding;  ///< what sets the replica count: slo | memory | throughput
 };
 

@@ -268,7 +268,7 @@ Recommendation recommend(const nlohmann::json& request, const Catalog& catalog) 
               best = {need / cap, need, cap, n, lever_words(t, base, g), "", true};
             continue;
           }
-          Option o{t, std::move(e), need, 1.0 - need / cap, 0, "", 0, {}, {}};
+          Option o{t, std::move(e), need, 1.0 - need / cap, 0, "", 0, {}, {}, {}};
           const std::string unmet = explain::unmet_constraint(o, c);
           if (!unmet.empty()) {
             best.ratio = std::min(best.ratio, 0.0);

@@ -94,7 +94,8 @@ struct Search {
     in.traffic = *want.traffic;
     in.slo = want.slo;
     in.replicas = 1;
-    k.rate = max_rate_per_replica(in, &k.bound);
+    double capacity = 0;
+    k.rate = max_rate_per_replica(in, &k.bound, &capacity);
     if (k.rate <= 0) {
       miss = fmt::format("one replica of {} misses the p{} {} SLO even with no other request",
                          layout_words(t), want.slo.percentile, k.bound == "ttft" ? "TTFT" : "TPOT");
@@ -102,11 +103,12 @@ struct Search {
     }
     const double rate = want.traffic->requests_per_s;
     k.replicas = std::max<int64_t>(1, static_cast<int64_t>(std::ceil(rate / k.rate - 1e-9)));
-    // A throughput floor on top of the traffic: replicas at their full-batch output rate.
-    if (c.min_tokens_per_s && e.performance && e.performance->max_output_tokens_per_s &&
-        *e.performance->max_output_tokens_per_s > 0) {
-      const auto floor_replicas = static_cast<int64_t>(
-          std::ceil(*c.min_tokens_per_s / *e.performance->max_output_tokens_per_s - 1e-9));
+    // A throughput floor on top of the traffic: output tokens/s the replicas sustain at their
+    // capacity under the load model (the same model that counts them for the rate).
+    const double out_per_replica = capacity * want.traffic->output_len;
+    if (c.min_tokens_per_s && out_per_replica > 0) {
+      const auto floor_replicas =
+          static_cast<int64_t>(std::ceil(*c.min_tokens_per_s / out_per_replica - 1e-9));
       if (floor_replicas > k.replicas) {
         k.replicas = floor_replicas;
         k.bound = "min_tokens_per_s";

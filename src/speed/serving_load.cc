@@ -73,9 +73,9 @@ struct LoadModel {
     // The prefill step yields the first token; each further token is one decode step.
     decode_steps = std::max(0.0, output.mean - 1.0);
     budget = std::max(1.0, in.token_budget);
-    batch_cap = std::max(1.0, in.max_seqs);
+    batch_cap = std::max(1.0, in.max_seqs);  // lowered by the KV cache below, to 0 when none
     cap_limit = "max_num_seqs";
-    if (in.kv_tokens > 0) {
+    if (in.kv_tokens >= 0) {
       // vLLM allocates KV blocks as tokens are produced (block manager), so a running sequence
       // holds ctx tokens on average; sequences beyond the pool are preempted, not served.
       const double by_kv = in.kv_tokens / std::max(1.0, ctx);
@@ -286,11 +286,16 @@ ServingLoad serving_load(const ServingLoadInputs& in) {
   return out;
 }
 
-double max_rate_per_replica(const ServingLoadInputs& in, std::string* binding) {
+double max_rate_per_replica(const ServingLoadInputs& in, std::string* binding, double* capacity) {
   const LoadModel model(in);
   std::string b;
-  const double x = model.x_slo(model.x_max(), b);
+  const double xm = model.x_max();
+  const double x = model.x_slo(xm, b);
   if (binding) *binding = b;
+  if (capacity) {
+    const double c = model.at_x(xm, false).rate;
+    *capacity = std::isfinite(c) ? c : 0.0;
+  }
   const double r = x > 0 ? model.at_x(x, false).rate : 0.0;
   return std::isfinite(r) ? r : 0.0;
 }
@@ -356,9 +361,11 @@ void estimate_load(const Scenario& sc, const InferenceSetup& s, Estimate& est,
         "the load model assumes continuous batching (vLLM, SGLang, TensorRT-LLM); " + sc.engine +
         " batches requests differently, so the load figures are optimistic");
   est.basis["load_batch"] = fmt::format(
-      "Little's law per replica: running sequences = rate x (output_len - 1) x step; KV cap {:.0f} "
-      "sequences at a mean context of {:.0f} tokens (E[P] + E[O^2] / 2E[O]), max_num_seqs {:g}",
-      in.kv_tokens > 0 ? in.kv_tokens / load.context : 0.0, load.context, in.max_seqs);
+      "Little's law per replica: running sequences = rate x (output_len - 1) x step; KV cap {} "
+      "at a mean context of {:.0f} tokens (E[P] + E[O^2] / 2E[O]), max_num_seqs {:g}",
+      in.kv_tokens >= 0 ? fmt::format("{:.0f} sequences", in.kv_tokens / load.context)
+                        : std::string("not known"),
+      load.context, in.max_seqs);
   est.basis["load_tpot_ms"] = fmt::format(
       "mean engine step at the load: decode-only steps and steps carrying {:.0f} prompt tokens "
       "({:.0f}% of steps; Poisson arrivals per step, budget {:g} tokens), roofline pass time; "

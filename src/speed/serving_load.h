@@ -32,7 +32,7 @@ double z_of_percentile(int percentile);
 /// One replica and the traffic it carries.
 struct ServingLoadInputs {
   const InferenceSetup* setup = nullptr;
-  double kv_tokens = 0;        ///< KV cache the replica holds, tokens; 0 = no limit known
+  double kv_tokens = -1;       ///< KV cache the replica holds, tokens; negative = not known
   double max_seqs = 256;       ///< the engine's running-sequence cap (max_num_seqs)
   double token_budget = 8192;  ///< tokens one step may carry (max_num_batched_tokens)
   Traffic traffic;             ///< the fleet's traffic
@@ -84,6 +84,8 @@ void estimate_load(const Scenario& sc, const InferenceSetup& s, Estimate& est,
 
 /// Only the highest rate per replica that meets the SLO (and its binding): what a fleet search
 /// needs to count replicas, at a fraction of serving_load's cost.
-double max_rate_per_replica(const ServingLoadInputs& in, std::string* binding = nullptr);
+/// `capacity`, when given, receives the highest sustainable rate per replica.
+double max_rate_per_replica(const ServingLoadInputs& in, std::string* binding = nullptr,
+                            double* capacity = nullptr);
 
 }  // namespace gpusizer
