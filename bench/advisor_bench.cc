@@ -22,6 +22,36 @@ void BM_RecommendInference70BAllLevers(benchmark::State& state) {
 }
 BENCHMARK(BM_RecommendInference70BAllLevers)->Unit(benchmark::kMillisecond);
 
+// The fleet search for a traffic target over the whole catalog (aim: under 100 ms): every GPU x
+// replica layout x weights/KV format, replicas from the load model's highest rate per replica.
+void BM_RecommendTrafficWholeCatalog(benchmark::State& state) {
+  const nlohmann::json request = {
+      {"model", "llama-3.1-8b"},
+      {"engine", "vllm"},
+      {"traffic",
+       {{"requests_per_s", 100},
+        {"prompt_len", 1000},
+        {"output_len", 200},
+        {"prompt_len_p90", 2500},
+        {"output_len_p90", 450}}},
+      {"slo", {{"ttft_ms", 1000}, {"tpot_ms", 50}, {"percentile", 90}}}};
+  for (auto _ : state)
+    benchmark::DoNotOptimize(gpusizer::recommend(request, gpusizer::Catalog::builtin()));
+}
+BENCHMARK(BM_RecommendTrafficWholeCatalog)->Unit(benchmark::kMillisecond);
+
+void BM_RecommendTrafficWholeCatalogAllLevers(benchmark::State& state) {
+  const nlohmann::json request = {
+      {"model", "llama-3.1-70b"},
+      {"engine", "vllm"},
+      {"allow_quantization", true},
+      {"traffic", {{"requests_per_s", 20}, {"prompt_len", 1000}, {"output_len", 200}}},
+      {"slo", {{"ttft_ms", 2000}, {"tpot_ms", 100}}}};
+  for (auto _ : state)
+    benchmark::DoNotOptimize(gpusizer::recommend(request, gpusizer::Catalog::builtin()));
+}
+BENCHMARK(BM_RecommendTrafficWholeCatalogAllLevers)->Unit(benchmark::kMillisecond);
+
 void BM_RecommendFullFineTune7B(benchmark::State& state) {
   const nlohmann::json request = {{"model", "llama-2-7b"}, {"task", "full"}};
   for (auto _ : state)

@@ -46,6 +46,9 @@ struct Options {
   std::optional<int64_t> cp, nodes, top;
   std::optional<std::string> offload;
   std::optional<double> gpu_memory_utilization, tokens;
+  // Serving traffic and its service level (scenario "traffic" and "slo").
+  std::optional<double> requests_per_s, prompt_len_p90, output_len_p90, ttft_ms, tpot_ms;
+  std::optional<int64_t> percentile;
   std::vector<std::string> lora_targets;
   bool no_flash_attention = false;
   // Catalog filters.
@@ -132,6 +135,12 @@ void apply_flags(const Options& o, nlohmann::json& s) {
     else
       s["training"]["gradient_checkpointing"] = g;
   }
+  sub("traffic", "requests_per_s", o.requests_per_s);
+  sub("traffic", "prompt_len_p90", o.prompt_len_p90);
+  sub("traffic", "output_len_p90", o.output_len_p90);
+  sub("slo", "ttft_ms", o.ttft_ms);
+  sub("slo", "tpot_ms", o.tpot_ms);
+  sub("slo", "percentile", o.percentile);
   if (o.no_flash_attention) s["training"]["flash_attention"] = false;
   if (!o.lora_targets.empty()) s["training"]["lora_targets"] = o.lora_targets;
 }
@@ -348,6 +357,13 @@ void add_scenario_flags(CLI::App* cmd, Options& o) {
   cmd->add_option("--tokens", o.tokens, "total training tokens");
   cmd->add_option("--method", o.method,
                   "analytic (default) or rule-of-thumb (the articles' arithmetic)");
+  cmd->add_option("--requests-per-s", o.requests_per_s,
+                  "serving traffic: mean request rate (lengths from --prompt-len, --output-len)");
+  cmd->add_option("--prompt-len-p90", o.prompt_len_p90, "traffic: 90th percentile prompt tokens");
+  cmd->add_option("--output-len-p90", o.output_len_p90, "traffic: 90th percentile output tokens");
+  cmd->add_option("--ttft-ms", o.ttft_ms, "SLO: time to first token at the percentile");
+  cmd->add_option("--tpot-ms", o.tpot_ms, "SLO: time per output token at the percentile");
+  cmd->add_option("--percentile", o.percentile, "SLO percentile: 50, 90 (default) or 99");
 }
 
 void add_constraint_flags(CLI::App* cmd, Options& o) {

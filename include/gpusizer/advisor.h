@@ -44,6 +44,14 @@ nlohmann::json scenario_of_request(const nlohmann::json& request);
 /// weights, activations, overhead and the requested batch's KV cache take.
 double memory_needed(const Scenario& s, const Estimate& e);
 
+/// Serving with traffic (advisor/serving_plan.cc): how the option's fleet carries the rate.
+struct TrafficPlan {
+  int64_t replicas = 0;
+  double rate_per_replica = 0;  ///< highest rate one replica carries within the SLO
+  std::optional<double> fleet_usd_per_hour, usd_per_million_requests, usd_per_million_output_tokens;
+  std::string binding;  ///< what sets the replica count: slo | memory | throughput
+};
+
 struct Option {
   Scenario scenario;
   Estimate estimate;
@@ -56,6 +64,7 @@ struct Option {
   /// What sets this option's size (docs/contract.md "binding"): "memory" (the fewest GPUs that
   /// hold it), "throughput", "slo", "time", "power" (the rack budget split its nodes) or "none".
   std::string binding = "none";
+  std::optional<TrafficPlan> traffic_plan;  ///< with traffic
 };
 
 struct Rejection {

@@ -39,6 +39,15 @@ struct PerformanceEstimate {
   /// Figure -> [low, high]: where 80% of published measurements of its kind fell around the
   /// prediction (data/speed_bands.json); figures without enough measurements have none.
   std::map<std::string, std::pair<double, double>> bands;
+  /// Serving with traffic (speed/serving_load.h), for the whole fleet: TTFT and TPOT at the SLO's
+  /// percentile (load_ttft_ms absent when the rate exceeds the fleet's capacity), their means,
+  /// busy share, the highest rate meeting the SLO, the capacity, the output rate served, the mean
+  /// decode batch per replica and what bounds max_requests_per_s.
+  std::optional<double> load_ttft_ms, load_tpot_ms, load_ttft_mean_ms, load_tpot_mean_ms,
+      load_utilization, max_requests_per_s, load_capacity_requests_per_s, load_output_tokens_per_s,
+      load_batch;
+  std::optional<bool> slo_met;
+  std::string load_binding;
 };
 
 struct CostEstimate {
@@ -61,7 +70,7 @@ struct PowerEstimate {
   std::optional<double> ups_kva;          ///< fleet_watts / power factor
   std::optional<double> annual_kwh;       ///< all nodes at peak x utilization x 8760 h x PUE
   std::optional<double> rack_budget_watts;
-  std::optional<double> run_kwh;  ///< training: energy of the whole run, PUE included
+  std::optional<double> run_kwh;         ///< training: energy of the whole run, PUE included
   std::optional<int64_t> gpus_per_node;  ///< GPUs in one node (the last node may hold fewer)
   std::string server;                    ///< server form whose host is powered (servers.csv)
   std::optional<int64_t> racks;          ///< racks at rack_budget_watts; none if a node exceeds it

@@ -13,6 +13,7 @@
 #include "gpusizer/gpu.h"
 #include "gpusizer/model.h"
 #include "gpusizer/number_format.h"
+#include "gpusizer/traffic.h"
 #include "gpusizer/weights_file.h"
 
 namespace gpusizer {
@@ -79,6 +80,9 @@ struct Scenario {
 
   bool default_layout = false;     ///< serving: gpu_count given without tp/pp (estimate/layout.h)
   int64_t requested_replicas = 0;  ///< with default_layout: the dp the user fixed, 0 = free
+
+  std::optional<Traffic> traffic;  ///< serving: the request traffic (scenario/traffic.cc)
+  ServiceLevel slo;                ///< with traffic: the service level it must meet
 
   GpuRef gpu;
   int64_t gpu_count = 1;

@@ -9,6 +9,7 @@
 
 #include "advisor/explain.h"
 #include "advisor/fleet_fit.h"
+#include "advisor/serving_plan.h"
 #include "advisor/training_plan.h"
 #include "core/json_fields.h"
 #include "estimate/layout.h"
@@ -196,6 +197,10 @@ Recommendation recommend(const nlohmann::json& request, const Catalog& catalog) 
     pin.global_batch = it->contains("global_batch");
     pin.grad_accum = it->contains("grad_accum");
   }
+  if (base.traffic) {  // a request rate: the fleet search (advisor/serving_plan.h)
+    plan_serving(scenario_json, base, catalog, r);
+    return r;
+  }
   const double params = static_cast<double>(count_params(base.model).total);
   // Training on token sequences: the layout search (training_plan.h) on the allowed counts, or
   // on the one gpu_count the request fixes.
@@ -307,7 +312,7 @@ Recommendation recommend(const nlohmann::json& request, const Catalog& catalog) 
             binding = "memory";
             continue;
           }
-          Option o{t, std::move(e), need, 1.0 - need / cap, 0, "", 0, {}, {}, binding};
+          Option o{t, std::move(e), need, 1.0 - need / cap, 0, "", 0, {}, {}, binding, {}};
           const std::string unmet = explain::unmet_constraint(o, c);
           if (!unmet.empty()) {
             binding = binding_of_unmet(unmet);
@@ -390,6 +395,19 @@ Recommendation recommend(const nlohmann::json& request, const Catalog& catalog) 
     }
   }
   return r;
+}
+
+// The traffic search (serving_plan.cc) shares the catalog filter, the weight formats and the
+// lever words of this search.
+std::string gpu_rejection(const Gpu& g, const Scenario& s, const Constraints& c) {
+  return filter(g, s, c);
+}
+std::vector<const NumberFormat*> weight_formats(const Scenario& s, const Gpu& g,
+                                                const Constraints& c, const Catalog& catalog) {
+  return weight_levers(s, g, c, catalog);
+}
+std::string levers_in_words(const Scenario& t, const Scenario& base, const Gpu& g) {
+  return lever_words(t, base, g);
 }
 
 }  // namespace gpusizer

@@ -116,7 +116,7 @@ TrainingPlan plan_training(const Scenario& base, const Gpu& g, const std::vector
       if (!e.memory.capacity) continue;
       const double need = memory_needed(ts, e);
       const double cap = *e.memory.capacity;
-      Option opt{ts, std::move(e), need, 1.0 - need / cap, 0, "", 0, {}, {}};
+      Option opt{ts, std::move(e), need, 1.0 - need / cap, 0, "", 0, {}, {}, "memory", {}};
       const std::string unmet = explain::unmet_constraint(opt, c);
       if (!unmet.empty()) {
         if (plan.constraint.empty()) {

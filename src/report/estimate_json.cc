@@ -83,6 +83,19 @@ nlohmann::json to_json(const Estimate& e) {
     put(perf, "time_to_train_s", p.time_to_train_s);
     if (!p.step_breakdown_s.empty()) perf["step_breakdown_s"] = p.step_breakdown_s;
     if (!p.bands.empty()) perf["bands"] = bands_json(p.bands);
+    if (p.slo_met) {  // serving with traffic (docs/contract.md v2); null TTFT when overloaded
+      perf["load_ttft_ms"] = p.load_ttft_ms ? nlohmann::json(*p.load_ttft_ms) : nlohmann::json();
+      put(perf, "load_tpot_ms", p.load_tpot_ms);
+      put(perf, "load_ttft_mean_ms", p.load_ttft_mean_ms);
+      put(perf, "load_tpot_mean_ms", p.load_tpot_mean_ms);
+      put(perf, "load_utilization", p.load_utilization);
+      put(perf, "max_requests_per_s", p.max_requests_per_s);
+      put(perf, "load_capacity_requests_per_s", p.load_capacity_requests_per_s);
+      put(perf, "load_output_tokens_per_s", p.load_output_tokens_per_s);
+      put(perf, "load_batch", p.load_batch);
+      perf["slo_met"] = *p.slo_met;
+      perf["load_binding"] = p.load_binding;
+    }
     j["performance"] = std::move(perf);
   }
   nlohmann::json cost = nlohmann::json::object();

@@ -55,6 +55,22 @@ nlohmann::json to_json(const Recommendation& r) {
     // v2: replicas, nodes, instance, fleet_usd_per_hour, racks, binding (advisor/fleet_fit.h).
     add_fleet_keys(option, o, r.constraints);
     if (!training.is_null()) option["training"] = std::move(training);
+    if (o.traffic_plan) {  // serving with traffic (docs/contract.md v2, options of recommend)
+      const TrafficPlan& t = *o.traffic_plan;
+      nlohmann::json& j = option;
+      auto number = [](const std::optional<double>& v) {
+        return v ? nlohmann::json(*v) : nlohmann::json(nullptr);
+      };
+      j["replicas"] = t.replicas;  // the traffic decides the replicas and what binds
+      j["binding"] = t.binding;
+      if (!j.contains("fleet_usd_per_hour")) j["fleet_usd_per_hour"] = number(t.fleet_usd_per_hour);
+      j["usd_per_million_requests"] = number(t.usd_per_million_requests);
+      j["usd_per_million_output_tokens"] = number(t.usd_per_million_output_tokens);
+      j["requests_per_s_per_replica"] = t.rate_per_replica;
+      const nlohmann::json& perf = j["estimate"]["performance"];
+      for (const char* key : {"load_ttft_ms", "load_tpot_ms", "load_utilization", "slo_met"})
+        if (perf.contains(key)) j[key] = perf[key];
+    }
     options.push_back(std::move(option));
   }
   nlohmann::json rejected = nlohmann::json::array();

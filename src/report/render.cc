@@ -145,6 +145,15 @@ std::string render_estimate_table(const nlohmann::json& e) {
     for (const auto& [key, value] : e["performance"].items()) {
       if (value.is_number()) out += fmt::format("  {:<28}{:>14.4g}\n", key, value.get<double>());
     }
+    const auto& perf = e["performance"];
+    if (perf.contains("slo_met") && perf["slo_met"].is_boolean()) {  // serving with traffic
+      if (perf.contains("load_ttft_ms") && perf["load_ttft_ms"].is_null())
+        out += fmt::format("  {:<28}{:>14}\n", "load_ttft_ms", "overloaded");
+      out += fmt::format("  {:<28}{:>14}\n", "slo_met", perf["slo_met"].get<bool>() ? "yes" : "no");
+      if (perf.contains("load_binding") && perf["load_binding"].is_string())
+        out += fmt::format("  {:<28}{:>14}\n", "load_binding",
+                           perf["load_binding"].get<std::string>());
+    }
     if (e["performance"].contains("step_breakdown_s")) {
       // The exposed parts of the training step, largest first, the zero ones left out.
       std::vector<std::pair<double, std::string>> parts;

@@ -13,6 +13,7 @@
 #include "gpusizer/importers.h"
 #include "gpusizer/model_store.h"
 #include "scenario/engine_choice.h"
+#include "scenario/traffic.h"
 
 namespace gpusizer {
 namespace {
@@ -245,7 +246,9 @@ const ScenarioKeys& scenario_keys() {
               "epochs",
               "method",  // read by the API and CLI (analytic | rule-of-thumb), not here
               "costs",
-              "facility"},
+              "facility",
+              "traffic",
+              "slo"},
       .model = {"hf_config", "params"},
       .training = {"optimizer", "mixed_precision", "gradient_checkpointing", "flash_attention",
                    "lora_rank", "lora_targets", "modules_to_save", "zero_stage", "offload",
@@ -444,6 +447,8 @@ Scenario parse_scenario(const nlohmann::json& input, const Catalog& catalog) {
     if (!it->is_object()) throw InputError(key, "must be an object");
     (std::string(key) == "costs" ? s.costs : s.facility) = *it;
   }
+
+  parse_traffic(input, s);  // serving traffic and its service level (scenario/traffic.h)
 
   for (auto& w : unknown_keys(input, "", scenario_keys().top)) s.notes.push_back(w);
   return s;

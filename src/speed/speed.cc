@@ -7,6 +7,7 @@
 #include <cstdio>
 
 #include "speed/inference_speed.h"
+#include "speed/serving_load.h"
 #include "speed/training_speed.h"
 
 namespace gpusizer {
@@ -88,6 +89,7 @@ void inference(const Scenario& sc, const Catalog& catalog, Estimate& est,
         "stream from more GPUs, only more memory");
   if (bw_bound && batch <= 1)
     est.basis["decode_roofline"] = "single-stream decode cannot exceed bandwidth / weight bytes";
+  if (sc.traffic) estimate_load(sc, s, est, perf);  // the fleet under traffic (serving_load.h)
 }
 
 void training(const Scenario& sc, Estimate& est, const SpeedProfile& profile,

@@ -23,6 +23,14 @@ std::optional<double> pick(const PerformanceEstimate& p, const std::string& key)
   if (key == "tflops_per_gpu") return p.tflops_per_gpu;
   if (key == "mfu") return p.mfu;
   if (key == "step_time_s") return p.step_time_s;
+  // Serving under traffic (speed/serving_load.h): rows whose scenario carries "traffic".
+  if (key == "load_ttft_ms") return p.load_ttft_ms;
+  if (key == "load_tpot_ms") return p.load_tpot_ms;
+  if (key == "load_ttft_mean_ms") return p.load_ttft_mean_ms;
+  if (key == "load_tpot_mean_ms") return p.load_tpot_mean_ms;
+  if (key == "max_requests_per_s") return p.max_requests_per_s;
+  if (key == "load_capacity_requests_per_s") return p.load_capacity_requests_per_s;
+  if (key == "load_output_tokens_per_s") return p.load_output_tokens_per_s;
   return std::nullopt;
 }
 

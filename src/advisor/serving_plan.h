@@ -1,0 +1,29 @@
+#pragma once
+// The fleet search for a serving scenario with traffic (docs/advisor.md, "Sizing a fleet for
+// traffic"): GPU type x replica layout x weights/KV formats, replicas counted from the highest
+// rate one replica carries within the SLO (speed/serving_load.h), ranked by the objective.
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "gpusizer/advisor.h"
+
+namespace gpusizer {
+
+/// Fills `r` (whose constraints are parsed) for `base`, a serving scenario with traffic.
+void plan_serving(const nlohmann::json& scenario_json, const Scenario& base, const Catalog& catalog,
+                  Recommendation& r);
+
+/// The fleet's hourly price: the one place the traffic search reads money, today the option's
+/// own hourly cost (cloud or amortized on-prem, explain::price_of), so that pricing by whole
+/// instances or servers can replace it in one place.
+std::optional<double> fleet_usd_per_hour(const Option& o, const Constraints& c);
+
+// Shared with the recommendation search (recommend.cc).
+std::string gpu_rejection(const Gpu& g, const Scenario& s, const Constraints& c);
+std::vector<const NumberFormat*> weight_formats(const Scenario& s, const Gpu& g,
+                                                const Constraints& c, const Catalog& catalog);
+std::string levers_in_words(const Scenario& t, const Scenario& base, const Gpu& g);
+
+}  // namespace gpusizer
