@@ -399,8 +399,9 @@ Recommendation recommend(const nlohmann::json& request, const Catalog& catalog) 
 
 // The traffic search (serving_plan.cc) shares the catalog filter, the weight formats and the
 // lever words of this search.
-std::string gpu_rejection(const Gpu& g, const Scenario& s, const Constraints& c) {
-  return filter(g, s, c);
+std::string gpu_rejection(const Gpu& g, const Scenario& s, const Constraints& c,
+                          const Catalog& catalog) {
+  return filter(g, s, c, catalog);
 }
 std::vector<const NumberFormat*> weight_formats(const Scenario& s, const Gpu& g,
                                                 const Constraints& c, const Catalog& catalog) {

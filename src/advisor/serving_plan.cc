@@ -171,7 +171,7 @@ void plan_serving(const nlohmann::json& /*scenario_json*/, const Scenario& base,
   const double out_len = want.traffic->output_len;
 
   for (const Gpu& g : catalog.gpus()) {
-    const std::string out = gpu_rejection(g, want, c);
+    const std::string out = gpu_rejection(g, want, c, catalog);
     if (!out.empty()) {
       if (out != "not in the allowed list") r.rejected.push_back({g.id, g.name + ": " + out});
       continue;
