@@ -331,6 +331,33 @@ function describedBy(el, id, on) {
   else el.removeAttribute('aria-describedby');
 }
 
+/** The names a server error offers ("did you mean ..."), as buttons under the field: choosing one
+ *  puts it in the field and asks again. Nothing is swapped in without the person choosing it. */
+function offerNames(id, names) {
+  const msg = $(`${id}-msg`);
+  if (!msg) return;
+  const line = document.createElement('span');
+  line.className = 'suggestions';
+  line.lang = language() === 'zh' ? 'zh-CN' : 'en';
+  line.append(t('did_you_mean'), ' ');
+  names.slice(0, 5).forEach((name, i) => {
+    const b = document.createElement('button');
+    b.type = 'button';
+    b.className = 'link suggestion';
+    b.textContent = name;
+    b.lang = 'en';
+    b.addEventListener('click', () => {
+      $(id).value = name;
+      focusNext = false;
+      $(id).focus();
+      schedule(0);
+    });
+    if (i) line.append(' ');
+    line.append(b);
+  });
+  msg.append(document.createElement('br'), line);
+}
+
 function setFieldMessage(id, text, kind = 'error') {
   const el = $(id);
   if (!el) return;
@@ -424,8 +451,17 @@ function setSummary(text, kind) {
 // Server calls
 
 class ApiError extends Error {
-  constructor(status, code, message) { super(message); this.status = status; this.code = code; }
+  /** `field` and `suggestions` are the error object's (contract v2): the field the message names
+   *  and the names it offers ("did you mean ..."). */
+  constructor(status, code, message, field = '', suggestions = []) {
+    super(message); this.status = status; this.code = code; this.field = field || ''; this.suggestions = suggestions || [];
+  }
 }
+
+/** The language the server's texts came back in (the page's language when it asked): their
+ *  elements carry it, so screen readers read them right and the Chinese check sees them. */
+let answerLang = 'en';
+const serverLang = () => (answerLang === 'zh' ? 'zh-CN' : 'en');
 
 /** The page's language, asked of the server both ways contract v2 names (?lang= and
  *  Accept-Language), so its texts come back in Chinese once the library translates them. */
@@ -436,11 +472,13 @@ async function post(path, body, signal) {
   const res = await fetch(withLang(path), {
     method: 'POST', headers: { 'Content-Type': 'application/json', ...langHeaders() }, body: JSON.stringify(body), signal,
   });
+  const asked = language();
   let data = null;
   try { data = await res.json(); } catch { /* not JSON */ }
+  answerLang = asked;
   if (!res.ok) {
     const err = data && data.error ? data.error : { code: `http_${res.status}`, message: res.statusText };
-    throw new ApiError(res.status, err.code, err.message);
+    throw new ApiError(res.status, err.code, err.message, err.field, err.suggestions);
   }
   return data;
 }
@@ -520,7 +558,7 @@ function withServerText(text) {
   return parts.map((p) => {
     if (p && typeof p === 'object' && SERVER in p) {
       const span = document.createElement('span');
-      span.lang = 'en';
+      span.lang = serverLang();
       span.textContent = p[SERVER];
       return span;
     }
@@ -704,7 +742,7 @@ function renderChanges(changes) {
     mark.setAttribute('aria-hidden', 'true');
     const name = document.createElement('strong');
     name.textContent = c.change;
-    name.lang = 'en';
+    name.lang = serverLang();
     const fit = document.createElement('span');
     fit.className = 'fit-word';
     fit.textContent = c.fits ? t('change_fits') : t('change_not_enough');
@@ -793,7 +831,7 @@ function renderOwnership(own) {
         : t('own_months', { m: num(be.months, 1), u: percent(a.utilization) });
   }
   $('own-verdict').textContent = be.verdict || '';
-  $('own-verdict').lang = 'en';
+  $('own-verdict').lang = serverLang();
   $('own-assumptions').textContent = t('own_assumptions', {
     years: num(a.amortization_years, 1), u: percent(a.utilization), pue: num(a.pue, 2),
     kwh: usd(a.electricity_usd_per_kwh), fx: num(a.usd_to_cny, 2), date: a.date || '–',
@@ -802,7 +840,7 @@ function renderOwnership(own) {
   $('own-basis').replaceChildren(...basis.map((b) => {
     const li = document.createElement('li');
     li.textContent = b;
-    li.lang = 'en';
+    li.lang = serverLang();
     return li;
   }));
 }
@@ -838,7 +876,7 @@ function renderMemory(estimate) {
     const b = document.createElement('td');
     b.className = 'basis';
     b.textContent = basis[`${part.key}_bytes`] || (part.key === 'other' ? t('other_basis') : '');
-    if (basis[`${part.key}_bytes`]) b.lang = 'en';
+    if (basis[`${part.key}_bytes`]) b.lang = serverLang();
     tr.append(name, ...cells, b);
     return tr;
   }));
@@ -849,7 +887,7 @@ function renderMemory(estimate) {
   totalRow.cells[1].textContent = fixed(toGiB(m.total_bytes), 2);
   totalRow.cells[2].textContent = fixed(m.total_bytes / 1e9, 2);
   totalRow.cells[3].textContent = basis.total_bytes || '';
-  totalRow.cells[3].lang = 'en';
+  totalRow.cells[3].lang = serverLang();
   tbody.append(totalRow);
   if (cap) {
     const capRow = document.createElement('tr');
@@ -916,7 +954,7 @@ function renderWarnings(list) {
   $('warnings').replaceChildren(...list.map((w) => {
     const li = document.createElement('li');
     li.textContent = w;
-    li.lang = 'en';
+    li.lang = serverLang();
     return li;
   }));
   $('warnings-section').hidden = list.length === 0;
@@ -929,7 +967,7 @@ function renderBasis(basis) {
     dt.textContent = k;
     const dd = document.createElement('dd');
     dd.textContent = typeof v === 'string' ? v : JSON.stringify(v);
-    dd.lang = 'en';
+    dd.lang = serverLang();
     items.push(dt, dd);
   }
   $('basis').replaceChildren(...items);
@@ -1073,7 +1111,7 @@ function optionRows(o, recommendation) {
   const cell = document.createElement('td');
   cell.colSpan = OPTION_COLUMNS.length + 1;
   const list = document.createElement('ul');
-  list.lang = 'en';  // the server's reasons are English until it translates them
+  list.lang = serverLang();  // the server's reasons, in the language it answered in
   for (const r of [...(o.reasons || []), ...(o.warnings || [])]) {
     const li = document.createElement('li');
     li.textContent = r;
@@ -1082,7 +1120,7 @@ function optionRows(o, recommendation) {
   const meta = document.createElement('p');
   meta.className = 'note';
   meta.textContent = `${o.gpu} · ${o.objective_basis || ''}`;
-  meta.lang = 'en';
+  meta.lang = serverLang();
   cell.append(list, meta);
   detail.append(cell);
   why.addEventListener('click', () => {
@@ -1140,15 +1178,15 @@ function renderOptions(recommendation) {
     ? t('options_ranked', { n: options.length, metric: t(`metric_${objective}`), lower: t('lower_better') })
     : t('no_options');
   $('recommend-basis').textContent = basis ? t('metric_basis', { x: basis }) : '';
-  $('recommend-basis').lang = 'en';
+  $('recommend-basis').lang = serverLang();
   renderUserGpu(options, recommendation.rejected || []);
   const rejected = recommendation.rejected || [];
   $('rejected').replaceChildren(...rejected.map((r) => {
     const li = document.createElement('li');
-    li.lang = 'en';
+    li.lang = serverLang();
     const name = document.createElement('strong');
     name.textContent = gpuName(r.gpu);
-    li.append(name, `: ${String(r.why || '').replace(new RegExp(`^${(gpuName(r.gpu) || '').replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}:\\s*`), '')}`);
+    li.append(name, `: ${String(r.why || '').replace(new RegExp(`^${(gpuName(r.gpu) || '').replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}[:：]\\s*`), '')}`);
     return li;
   }));
   $('rejected-section').hidden = rejected.length === 0;
@@ -1168,7 +1206,7 @@ function renderUserGpu(options, rejected) {
     el.textContent = t('your_gpu_ranked', { gpu: name, rank: listed.rank });
   } else if (gone) {
     const why = document.createElement('span');
-    why.lang = 'en';
+    why.lang = serverLang();
     why.textContent = gone.why;
     el.append(t('your_gpu_rejected', { gpu: name }), ' ', why);
   } else if (userGpuPlace && userGpuPlace.gpu === id && userGpuPlace.option) {
@@ -1286,8 +1324,14 @@ async function update() {
     lastRender = () => { rerender(); drawSweep(); };
   } catch (e) {
     if (gen !== generation || e.name === 'AbortError') return;
-    const field = e instanceof ApiError ? fieldOfMessage(e.message, (id) => isShown($(id)) && !!form.elements[id]) : null;
-    if (field) { setFieldMessage(field, e.message); $(`${field}-msg`).lang = 'en'; }
+    // The error object names its field (contract v2); older servers only say it in the message.
+    const has = (id) => isShown($(id)) && !!form.elements[id];
+    const field = e instanceof ApiError ? fieldOfMessage(e.field ? `${e.field}: ` : e.message, has) : null;
+    if (field) {
+      setFieldMessage(field, e.message);
+      $(`${field}-msg`).lang = serverLang();
+      if (e.suggestions.length) offerNames(field, e.suggestions);
+    }
     showFailure(errorText(e));
   } finally {
     if (gen === generation) {
