@@ -2,7 +2,9 @@
 // the asked language out, by the templates of data/lang/zh.json.
 //
 // A template is an English text with holes: "{}" keeps what it covers as it is (a number, a name,
-// an id), "{t}" translates what it covers again (a nested phrase, a list of levers). The Chinese
+// an id: one phrase, never across "; " or ", " outside parentheses), "{*}" keeps anything (quoted
+// data: a format's source note, an instance and its price source), "{t}" translates what it
+// covers again (a nested phrase, a list of levers). The Chinese
 // side names the holes by position ("{0}", "{1}", ...), so the order may change. Templates are
 // tried most specific first (most literal characters); a text no template covers is split at
 // "; ", then at ". ", then at ", " and its parts translated one by one, then "name: rest" keeps
@@ -20,9 +22,11 @@
 namespace gpusizer {
 namespace {
 
+enum class Hole { kPhrase, kAny, kTranslate };  // "{}", "{*}", "{t}"
+
 struct Template {
   std::vector<std::string> literals;  // holes + 1 pieces around the holes
-  std::vector<bool> translate;        // per hole: "{t}" (translate again) or "{}" (keep)
+  std::vector<Hole> holes;
   std::string zh;                     // "{0}".."{9}" name the holes
   size_t literal_chars = 0;
 };
@@ -34,12 +38,13 @@ Template parse_template(const std::string& en, const std::string& zh) {
   for (size_t i = 0; i < en.size(); ++i) {
     if (en[i] == '{' && i + 1 < en.size() && en[i + 1] == '}') {
       t.literals.push_back(piece);
-      t.translate.push_back(false);
+      t.holes.push_back(Hole::kPhrase);
       piece.clear();
       ++i;
-    } else if (en[i] == '{' && i + 2 < en.size() && en[i + 1] == 't' && en[i + 2] == '}') {
+    } else if (en[i] == '{' && i + 2 < en.size() && (en[i + 1] == 't' || en[i + 1] == '*') &&
+               en[i + 2] == '}') {
       t.literals.push_back(piece);
-      t.translate.push_back(true);
+      t.holes.push_back(en[i + 1] == 't' ? Hole::kTranslate : Hole::kAny);
       piece.clear();
       i += 2;
     } else {
@@ -78,25 +83,48 @@ bool ends_with(std::string_view s, std::string_view suffix) {
   return s.size() >= suffix.size() && s.substr(s.size() - suffix.size()) == suffix;
 }
 
+// Whether a kept hole may cover `text`: its parentheses balance (it never closes one opened before
+// it, so "params x {} bits ({*})" cannot run past the note's closing parenthesis), and a "{}" is one
+// phrase, not across "; " or ", " outside parentheses ("{} GiB taken" does not swallow the clause
+// before it, nor "{} mixed precision" a list). kNotYet: a longer text may still fit (a parenthesis
+// left open); kNever: no longer one will.
+enum class Fit { kYes, kNotYet, kNever };
+
+Fit fits_hole(Hole h, std::string_view text) {
+  if (h == Hole::kTranslate) return Fit::kYes;
+  int level = 0;
+  for (size_t i = 0; i < text.size(); ++i) {
+    if (text[i] == '(') ++level;
+    if (text[i] == ')' && --level < 0) return Fit::kNever;
+    if (h == Hole::kPhrase && level == 0 && (text[i] == ';' || text[i] == ',') &&
+        i + 1 < text.size() && text[i + 1] == ' ')
+      return Fit::kNever;
+  }
+  return level == 0 ? Fit::kYes : Fit::kNotYet;
+}
+
 // Fills the holes from hole `i` on, the text before `pos` being matched. Holes are never empty.
 // `budget` bounds the backtracking on texts that nearly match many ways.
 bool match_from(const Template& t, std::string_view s, size_t i, size_t pos,
                 std::vector<std::string_view>& holes, int& budget) {
   if (--budget < 0) return false;
   const std::string& next = t.literals[i + 1];
-  const bool last = i + 1 == t.translate.size();
+  const bool last = i + 1 == t.holes.size();
   if (next.empty()) {  // a hole at the end of the template
     if (!last || pos >= s.size()) return false;
     holes[i] = s.substr(pos);
-    return true;
+    return fits_hole(t.holes[i], holes[i]) == Fit::kYes;
   }
   if (last) {
     if (s.size() < pos + 1 + next.size() || !ends_with(s, next)) return false;
     holes[i] = s.substr(pos, s.size() - next.size() - pos);
-    return true;
+    return fits_hole(t.holes[i], holes[i]) == Fit::kYes;
   }
   for (size_t p = s.find(next, pos + 1); p != std::string_view::npos; p = s.find(next, p + 1)) {
     holes[i] = s.substr(pos, p - pos);
+    const Fit fit = fits_hole(t.holes[i], holes[i]);
+    if (fit == Fit::kNever) return false;  // a longer hole holds the same fault
+    if (fit == Fit::kNotYet) continue;
     if (match_from(t, s, i + 1, p + next.size(), holes, budget)) return true;
   }
   return false;
@@ -105,8 +133,8 @@ bool match_from(const Template& t, std::string_view s, size_t i, size_t pos,
 bool match(const Template& t, std::string_view s, std::vector<std::string_view>& holes) {
   const std::string& first = t.literals[0];
   if (s.substr(0, first.size()) != first) return false;
-  if (t.translate.empty()) return s.size() == first.size();
-  holes.assign(t.translate.size(), {});
+  if (t.holes.empty()) return s.size() == first.size();
+  holes.assign(t.holes.size(), {});
   int budget = 4000;
   return match_from(t, s, 0, first.size(), holes, budget);
 }
@@ -121,7 +149,8 @@ std::string fill(const Template& t, const std::vector<std::string_view>& holes, 
         t.zh[i + 2] == '}') {
       const size_t k = static_cast<size_t>(t.zh[i + 1] - '0');
       if (k < holes.size())
-        out += t.translate[k] ? translate_zh(holes[k], depth + 1) : std::string(holes[k]);
+        out += t.holes[k] == Hole::kTranslate ? translate_zh(holes[k], depth + 1)
+                                               : std::string(holes[k]);
       i += 2;
     } else {
       out += c;

@@ -48,7 +48,9 @@ const std::set<std::string>& kept_words() {
           "config", "ModelScope", "Ollama", "VLLM", "BIS", "TPP", "HTTP", "URI", "POST", "JSON",
           "Content", "Type", "application", "NA", "cv-train", "llama", "safetensors", "gguf",
           "SkyPilot", "ReLU", "softmax", "Reuters", "Linux", "UPS", "kVA", "IB", "RDMA", "NIC",
-          "GB/s", "TB/s", "et", "al", "sec", "appendix", "hf_config"})
+          "GB/s", "TB/s", "et", "al", "sec", "appendix", "hf_config",
+          // engine and optimizer ids, and terms Chinese engineers keep in English
+          "hf", "vllm", "sglang", "trtllm", "deepspeed", "fsdp", "megatron", "adamw", "sgd", "lion", "adafactor", "autograd", "rank", "AWQ", "GPTQ", "graph", "Graph", "estimate", "GeForce", "id", "analytic", "task", "reduce"})
       w.insert(s);
     return w;
   }();
@@ -155,8 +157,17 @@ bool id_key(const std::string& key) {
 
 void collect(const json& j, const std::string& path, std::set<std::string>& left) {
   if (j.is_object()) {
-    for (const auto& [k, v] : j.items())
-      if (!id_key(k)) collect(v, path + "." + k, left);
+    for (const auto& [k, v] : j.items()) {
+      if (id_key(k)) continue;
+      // An error message starts with the field it names (an id): "batch：必须 ...".
+      const std::string field = j.contains("field") && j["field"].is_string() ? j["field"] : "";
+      if (k == "message" && v.is_string() && !field.empty() &&
+          v.get<std::string>().starts_with(field)) {
+        collect(v.get<std::string>().substr(field.size()), path + "." + k, left);
+        continue;
+      }
+      collect(v, path + "." + k, left);
+    }
   } else if (j.is_array()) {
     for (const auto& v : j) collect(v, path + "[]", left);
   } else if (j.is_string()) {
