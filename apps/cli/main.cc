@@ -528,7 +528,8 @@ int main(int argc, char** argv) {
   try {
     return gpusizer::main_impl(argc, argv);
   } catch (const gpusizer::InputError& e) {
-    const nlohmann::json error = gpusizer::error_json(e.code(), e.what(), e.field(), gpusizer::g_lang);
+    const nlohmann::json error =
+        gpusizer::error_json(e.code(), e.what(), e.field(), gpusizer::g_lang);
     std::cerr << "gpusizer: error: " << error["error"]["message"].get<std::string>() << "\n";
     return 2;
   } catch (const std::exception& e) {

@@ -14,7 +14,8 @@
 
 #include <algorithm>
 #include <cctype>
-#include <mutex>
+#include <cstdlib>
+#include <optional>
 
 #include "embed/embedded.h"
 #include "gpusizer/error.h"
@@ -27,7 +28,7 @@ enum class Hole { kPhrase, kAny, kTranslate };  // "{}", "{*}", "{t}"
 struct Template {
   std::vector<std::string> literals;  // holes + 1 pieces around the holes
   std::vector<Hole> holes;
-  std::string zh;                     // "{0}".."{9}" name the holes
+  std::string zh;  // "{0}".."{9}" name the holes
   size_t literal_chars = 0;
 };
 
@@ -67,14 +68,14 @@ class Table {
  private:
   explicit Table(std::string_view text) {
     if (text.empty()) return;
-    const nlohmann::json j = nlohmann::json::parse(text);
+    const nlohmann::json j = nlohmann::json::parse(text.begin(), text.end());
     for (const auto& [en, zh] : j.at("templates").items())
       if (!en.empty() && en[0] != '_' && zh.is_string())
         templates_.push_back(parse_template(en, zh.get<std::string>()));
     // Most specific first, so that a general template does not take a text a specific one fits.
-    std::stable_sort(templates_.begin(), templates_.end(), [](const Template& a, const Template& b) {
-      return a.literal_chars > b.literal_chars;
-    });
+    std::stable_sort(
+        templates_.begin(), templates_.end(),
+        [](const Template& a, const Template& b) { return a.literal_chars > b.literal_chars; });
   }
   std::vector<Template> templates_;
 };
@@ -84,10 +85,10 @@ bool ends_with(std::string_view s, std::string_view suffix) {
 }
 
 // Whether a kept hole may cover `text`: its parentheses balance (it never closes one opened before
-// it, so "params x {} bits ({*})" cannot run past the note's closing parenthesis), and a "{}" is one
-// phrase, not across "; " or ", " outside parentheses ("{} GiB taken" does not swallow the clause
-// before it, nor "{} mixed precision" a list). kNotYet: a longer text may still fit (a parenthesis
-// left open); kNever: no longer one will.
+// it, so "params x {} bits ({*})" cannot run past the note's closing parenthesis), and a "{}" is
+// one phrase, not across "; " or ", " outside parentheses ("{} GiB taken" does not swallow the
+// clause before it, nor "{} mixed precision" a list). kNotYet: a longer text may still fit (a
+// parenthesis left open); kNever: no longer one will.
 enum class Fit { kYes, kNotYet, kNever };
 
 Fit fits_hole(Hole h, std::string_view text) {
@@ -150,7 +151,7 @@ std::string fill(const Template& t, const std::vector<std::string_view>& holes, 
       const size_t k = static_cast<size_t>(t.zh[i + 1] - '0');
       if (k < holes.size())
         out += t.holes[k] == Hole::kTranslate ? translate_zh(holes[k], depth + 1)
-                                               : std::string(holes[k]);
+                                              : std::string(holes[k]);
       i += 2;
     } else {
       out += c;
@@ -284,7 +285,9 @@ Lang lang_from_accept_language(std::string_view header) {
   return best;
 }
 
-const char* lang_code(Lang lang) { return lang == Lang::kZh ? "zh" : "en"; }
+const char* lang_code(Lang lang) {
+  return lang == Lang::kZh ? "zh" : "en";
+}
 
 std::string translate_text(std::string_view english, Lang lang) {
   if (lang == Lang::kEn) return std::string(english);
@@ -293,9 +296,10 @@ std::string translate_text(std::string_view english, Lang lang) {
 
 bool is_text_key(std::string_view key) {
   static const char* const kKeys[] = {
-      "warnings", "reasons", "why",   "message", "change",     "cost",           "verdict",
-      "notes",    "note",    "units", "summary", "peak_phase", "objective_basis", "advice",
-      "risks",    "hint",    "explanation", "assumption", "assumptions_text", "meaning"};
+      "warnings",         "reasons", "why",   "message", "change",      "cost",
+      "verdict",          "notes",   "note",  "units",   "summary",     "peak_phase",
+      "objective_basis",  "advice",  "risks", "hint",    "explanation", "assumption",
+      "assumptions_text", "meaning"};
   for (const char* k : kKeys)
     if (key == k) return true;
   return false;
@@ -308,7 +312,8 @@ void localize(nlohmann::json& result, Lang lang) {
 
 std::vector<std::string> suggestions_in(std::string_view message) {
   std::vector<std::string> out;
-  for (std::string_view marker : {std::string_view("did you mean "), std::string_view("it matches ")}) {
+  for (std::string_view marker :
+       {std::string_view("did you mean "), std::string_view("it matches ")}) {
     const size_t at = message.find(marker);
     if (at == std::string_view::npos) continue;
     std::string_view rest = message.substr(at + marker.size());

@@ -32,10 +32,10 @@ const std::set<std::string>& kept_words() {
           "N", "T", "USD", "CNY", "tokens", "token", "GPU", "GPUs", "CPU", "vCPU",
           // formula symbols
           "L", "seq", "batch", "vocab", "hidden", "heads", "bytes", "params", "eff", "max", "min",
-          "prompt", "step", "allocated", "reserved", "overhead", "ubatch", "logits", "layers",
-          "qk", "v", "rope", "images", "capacity", "bandwidth", "rate", "fp", "bf", "int", "nf",
-          "f", "q", "k", "m", "e", "dp", "tp", "pp", "ep", "cp", "sp", "gpu", "lang", "en", "zh",
-          "cv", "N", "json", "csv", "jsonl", "py", "cpp", "md",
+          "prompt", "step", "allocated", "reserved", "overhead", "ubatch", "logits", "layers", "qk",
+          "v", "rope", "images", "capacity", "bandwidth", "rate", "fp", "bf", "int", "nf", "f", "q",
+          "k", "m", "e", "dp", "tp", "pp", "ep", "cp", "sp", "gpu", "lang", "en", "zh", "cv", "N",
+          "json", "csv", "jsonl", "py", "cpp", "md",
           // names
           "KV", "TP", "PP", "DP", "EP", "SP", "CP", "MoE", "MLA", "MHA", "GQA", "MQA", "LoRA",
           "QLoRA", "NF", "AdamW", "Adam", "SGD", "ZeRO", "FSDP", "DeepSpeed", "Megatron", "vLLM",
@@ -50,7 +50,9 @@ const std::set<std::string>& kept_words() {
           "SkyPilot", "ReLU", "softmax", "Reuters", "Linux", "UPS", "kVA", "IB", "RDMA", "NIC",
           "GB/s", "TB/s", "et", "al", "sec", "appendix", "hf_config",
           // engine and optimizer ids, and terms Chinese engineers keep in English
-          "hf", "vllm", "sglang", "trtllm", "deepspeed", "fsdp", "megatron", "adamw", "sgd", "lion", "adafactor", "autograd", "rank", "AWQ", "GPTQ", "graph", "Graph", "estimate", "GeForce", "id", "analytic", "task", "reduce"})
+          "hf", "vllm", "sglang", "trtllm", "deepspeed", "fsdp", "megatron", "adamw", "sgd", "lion",
+          "adafactor", "autograd", "rank", "AWQ", "GPTQ", "graph", "Graph", "estimate", "GeForce",
+          "id", "analytic", "task", "reduce"})
       w.insert(s);
     return w;
   }();
@@ -73,13 +75,14 @@ const std::vector<std::string>& data_texts() {
     for (const auto& f : embedded::data_files()) {
       const std::string path(f.path);
       if (path.starts_with("lang/") || path.starts_with("validation/")) continue;
-      if (path.ends_with(".json")) walk(json::parse(f.data, nullptr, false));
+      if (path.ends_with(".json")) walk(json::parse(f.data.begin(), f.data.end(), nullptr, false));
       if (path.ends_with(".jsonl")) {
         size_t begin = 0;
         while (begin < f.data.size()) {
           size_t end = f.data.find('\n', begin);
           if (end == std::string_view::npos) end = f.data.size();
-          walk(json::parse(f.data.substr(begin, end - begin), nullptr, false));
+          const std::string_view line = f.data.substr(begin, end - begin);
+          walk(json::parse(line.begin(), line.end(), nullptr, false));
           begin = end + 1;
         }
       }
@@ -148,10 +151,11 @@ std::vector<std::string> english_words(std::string text, bool strip_data) {
 // Keys whose strings are ids, names or data (never translated).
 bool id_key(const std::string& key) {
   static const std::set<std::string> keys = {
-      "scenario", "patch",  "gpu",      "gpus",  "model",    "id",      "name",   "gpu_name",
-      "instance", "code",   "field",    "engine", "weights", "kv_cache", "objective",
-      "price_date", "date", "provider", "method", "binding", "suggestions", "task", "family",
-      "kind", "source", "vendor", "segment", "currency", "region", "deployment", "format"};
+      "scenario",  "patch",      "gpu",   "gpus",     "model",  "id",      "name",
+      "gpu_name",  "instance",   "code",  "field",    "engine", "weights", "kv_cache",
+      "objective", "price_date", "date",  "provider", "method", "binding", "suggestions",
+      "task",      "family",     "kind",  "source",   "vendor", "segment", "currency",
+      "region",    "deployment", "format"};
   return keys.contains(key);
 }
 
@@ -197,17 +201,19 @@ json zh_answer(const json& request, bool recommend) {
 // mistake people make, drawn the same way every run.
 std::vector<std::pair<json, bool>> scenarios() {
   std::mt19937 rng(20261201);
-  auto pick = [&](const auto& v) { return v[std::uniform_int_distribution<size_t>(0, v.size() - 1)(rng)]; };
+  auto pick = [&](const auto& v) {
+    return v[std::uniform_int_distribution<size_t>(0, v.size() - 1)(rng)];
+  };
   auto chance = [&](double p) { return std::uniform_real_distribution<double>(0, 1)(rng) < p; };
   std::vector<std::string> llms, cvs, gpus;
   for (const Model& m : Catalog::builtin().models()) (m.is_cv() ? cvs : llms).push_back(m.id);
   for (const Gpu& g : Catalog::builtin().gpus()) gpus.push_back(g.id);
-  const std::vector<std::string> tasks = {"inference", "inference", "inference", "lora", "qlora",
-                                          "full", "freeze", "pretrain", "cv-train"};
+  const std::vector<std::string> tasks = {"inference", "inference", "inference", "lora",    "qlora",
+                                          "full",      "freeze",    "pretrain",  "cv-train"};
   const std::vector<std::string> serving = {"hf", "vllm", "sglang", "trtllm", "llama.cpp"};
   const std::vector<std::string> training = {"hf", "deepspeed", "fsdp", "megatron"};
-  const std::vector<std::string> weights = {"fp8", "int8", "int4", "awq-int4", "gptq-int4",
-                                            "q4_k_m", "nf4", "fp32"};
+  const std::vector<std::string> weights = {"fp8",       "int8",   "int4", "awq-int4",
+                                            "gptq-int4", "q4_k_m", "nf4",  "fp32"};
   const std::vector<int> batches = {1, 2, 8, 64, 512};
   const std::vector<int> seqs = {512, 4096, 32768, 200000};
   const std::vector<int> counts = {1, 1, 2, 4, 8, 16};
@@ -229,9 +235,8 @@ std::vector<std::pair<json, bool>> scenarios() {
       if (chance(0.4)) s["training"]["zero_stage"] = pick(std::vector<int>{0, 1, 2, 3});
       if (chance(0.3)) s["training"]["gradient_checkpointing"] = chance(0.5) ? "selective" : "full";
       if (chance(0.3))
-        s["training"]["optimizer"] =
-            pick(std::vector<std::string>{"adamw-8bit", "sgd", "lion", "adafactor",
-                                          "paged-adamw-8bit"});
+        s["training"]["optimizer"] = pick(
+            std::vector<std::string>{"adamw-8bit", "sgd", "lion", "adafactor", "paged-adamw-8bit"});
       if (chance(0.2)) s["training"]["offload"] = chance(0.5) ? "optimizer" : "optimizer+params";
     }
     // A few recommends (the slowest call): without a GPU, sometimes with quantization.
@@ -283,10 +288,12 @@ TEST(LangCoverage, EveryTextOfEveryTaskIsChinese) {
 TEST(LangCoverage, TheCheckFindsEnglish) {
   // The detector itself: an English sentence is found, ids, units and names are not.
   EXPECT_FALSE(english_words("does not fit on this GPU", true).empty());
-  EXPECT_TRUE(english_words("显存放不下：每块 GPU 需要 137.7 GiB，H100 SXM5 80GB 可用 79.2 GiB", true)
-                  .empty());
-  EXPECT_TRUE(english_words("2 x L x kv_heads x head_dim x seq x batch x bytes（GQA；每值 2 B）", true)
-                  .empty());
+  EXPECT_TRUE(
+      english_words("显存放不下：每块 GPU 需要 137.7 GiB，H100 SXM5 80GB 可用 79.2 GiB", true)
+          .empty());
+  EXPECT_TRUE(
+      english_words("2 x L x kv_heads x head_dim x seq x batch x bytes（GQA；每值 2 B）", true)
+          .empty());
 }
 
 }  // namespace

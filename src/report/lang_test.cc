@@ -71,8 +71,8 @@ TEST(Lang, ErrorCarriesFieldSuggestionsAndTranslatedMessage) {
   EXPECT_EQ(e["field"], "gpu");
   EXPECT_EQ(e["suggestions"], nlohmann::json({"t4-16gb", "a10-24gb", "h20-96gb"}));
   EXPECT_EQ(e["message"], "gpu：未知的GPU 'h1000'；你是否想用 t4-16gb, a10-24gb, h20-96gb？");
-  const auto en = error_json("bad_input", "batch: must be between 1 and 10000000, not -1",
-                             "batch", Lang::kEn)["error"];
+  const auto en = error_json("bad_input", "batch: must be between 1 and 10000000, not -1", "batch",
+                             Lang::kEn)["error"];
   EXPECT_EQ(en["message"], "batch: must be between 1 and 10000000, not -1");
   EXPECT_FALSE(en.contains("suggestions"));
 }

@@ -87,7 +87,8 @@ void resolve_model(const nlohmann::json& input, const Catalog& catalog, Scenario
     const std::string name = v.get<std::string>();
     if (name.empty()) throw InputError("model", "must not be empty");
     std::optional<LocalModel> local;  // a model in a local store (docs/model-stores.md)
-    if (const auto size = model_size_in(name)) {  // "24B": a parameter count
+    // "24B": a model given by its parameter count.
+    if (const auto size = model_size_in(name)) {
       if (*size < 1e6 || *size > 1e14)
         throw InputError("model", "a size must be between 1M and 100T parameters, not " + name);
       s.model = model_from_param_count(*size);

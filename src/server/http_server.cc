@@ -32,8 +32,8 @@
 
 #include "gpusizer/catalog.h"
 #include "gpusizer/error.h"
-#include "gpusizer/model_store.h"
 #include "gpusizer/json_text.h"
+#include "gpusizer/model_store.h"
 #include "gpusizer/regular_file.h"
 #include "gpusizer/server.h"
 #include "server/server.h"

@@ -296,9 +296,8 @@ void set_json(HttpAnswer& answer, int status, const json& body) {
   answer.content_type = "application/json";
 }
 
-void set_error(HttpAnswer& answer, int status, const std::string& code,
-               const std::string& message, const std::string& field = "",
-               Lang lang = Lang::kEn) {
+void set_error(HttpAnswer& answer, int status, const std::string& code, const std::string& message,
+               const std::string& field = "", Lang lang = Lang::kEn) {
   set_json(answer, status, error_json(code, message, field, lang));
 }
 

@@ -463,6 +463,46 @@ class ApiError extends Error {
 let answerLang = 'en';
 const serverLang = () => (answerLang === 'zh' ? 'zh-CN' : 'en');
 
+/** Names the server's texts quote as the data files write them (GPU and model names, cloud
+ *  instances and their price sources): inside a translated text they are marked lang="en". */
+let quotedNames = [];
+function learnQuotedNames(answer) {
+  const names = new Set();
+  for (const g of gpus) if (g.name) names.add(g.name);
+  for (const m of catalogModels.values()) if (m.name) names.add(m.name);
+  const walk = (v, key) => {
+    if (typeof v === 'string') { if (['instance', 'price_date', 'gpu_name', 'provider'].includes(key) && v.length > 2) names.add(v); return; }
+    if (Array.isArray(v)) { v.forEach((x) => walk(x, key)); return; }
+    if (v && typeof v === 'object') for (const [k, x] of Object.entries(v)) walk(x, k);
+  };
+  walk(answer, '');
+  quotedNames = [...names].filter((n) => /[A-Za-z]{2}/.test(n)).sort((a, b) => b.length - a.length);
+}
+
+/** `el` shows the server's `text`: in the answer's language, with quoted names marked English. */
+function setServerText(el, text) {
+  el.lang = serverLang();
+  const s = String(text ?? '');
+  if (answerLang === 'en' || !quotedNames.length) { el.textContent = s; return; }
+  const parts = [];
+  let rest = s;
+  while (rest) {
+    let at = -1; let name = '';
+    for (const n of quotedNames) {
+      const i = rest.indexOf(n);
+      if (i >= 0 && (at < 0 || i < at || (i === at && n.length > name.length))) { at = i; name = n; }
+    }
+    if (at < 0) { parts.push(rest); break; }
+    if (at > 0) parts.push(rest.slice(0, at));
+    const span = document.createElement('span');
+    span.lang = 'en';
+    span.textContent = name;
+    parts.push(span);
+    rest = rest.slice(at + name.length);
+  }
+  el.replaceChildren(...parts);
+}
+
 /** The page's language, asked of the server both ways contract v2 names (?lang= and
  *  Accept-Language), so its texts come back in Chinese once the library translates them. */
 function withLang(path) { return `${path}${path.includes('?') ? '&' : '?'}lang=${language()}`; }
@@ -476,6 +516,7 @@ async function post(path, body, signal) {
   let data = null;
   try { data = await res.json(); } catch { /* not JSON */ }
   answerLang = asked;
+  if (data && !data.error) learnQuotedNames(data);
   if (!res.ok) {
     const err = data && data.error ? data.error : { code: `http_${res.status}`, message: res.statusText };
     throw new ApiError(res.status, err.code, err.message, err.field, err.suggestions);
@@ -830,8 +871,7 @@ function renderOwnership(own) {
         ? t('own_months_past', { m: num(be.months, 0), u: percent(a.utilization), y: num(a.amortization_years, 0) })
         : t('own_months', { m: num(be.months, 1), u: percent(a.utilization) });
   }
-  $('own-verdict').textContent = be.verdict || '';
-  $('own-verdict').lang = serverLang();
+  setServerText($('own-verdict'), be.verdict || '');
   $('own-assumptions').textContent = t('own_assumptions', {
     years: num(a.amortization_years, 1), u: percent(a.utilization), pue: num(a.pue, 2),
     kwh: usd(a.electricity_usd_per_kwh), fx: num(a.usd_to_cny, 2), date: a.date || '–',
@@ -839,8 +879,7 @@ function renderOwnership(own) {
   const basis = Array.isArray(own.basis) ? own.basis : [];
   $('own-basis').replaceChildren(...basis.map((b) => {
     const li = document.createElement('li');
-    li.textContent = b;
-    li.lang = serverLang();
+    setServerText(li, b);
     return li;
   }));
 }
@@ -875,8 +914,8 @@ function renderMemory(estimate) {
     cells[0].dataset.value = String(part.bytes);
     const b = document.createElement('td');
     b.className = 'basis';
-    b.textContent = basis[`${part.key}_bytes`] || (part.key === 'other' ? t('other_basis') : '');
-    if (basis[`${part.key}_bytes`]) b.lang = serverLang();
+    if (basis[`${part.key}_bytes`]) setServerText(b, basis[`${part.key}_bytes`]);
+    else b.textContent = part.key === 'other' ? t('other_basis') : '';
     tr.append(name, ...cells, b);
     return tr;
   }));
@@ -886,8 +925,7 @@ function renderMemory(estimate) {
   totalRow.cells[0].textContent = t('c_total');
   totalRow.cells[1].textContent = fixed(toGiB(m.total_bytes), 2);
   totalRow.cells[2].textContent = fixed(m.total_bytes / 1e9, 2);
-  totalRow.cells[3].textContent = basis.total_bytes || '';
-  totalRow.cells[3].lang = serverLang();
+  setServerText(totalRow.cells[3], basis.total_bytes || '');
   tbody.append(totalRow);
   if (cap) {
     const capRow = document.createElement('tr');
@@ -953,8 +991,7 @@ function renderPerformance(p, cv) {
 function renderWarnings(list) {
   $('warnings').replaceChildren(...list.map((w) => {
     const li = document.createElement('li');
-    li.textContent = w;
-    li.lang = serverLang();
+    setServerText(li, w);
     return li;
   }));
   $('warnings-section').hidden = list.length === 0;
@@ -966,8 +1003,7 @@ function renderBasis(basis) {
     const dt = document.createElement('dt');
     dt.textContent = k;
     const dd = document.createElement('dd');
-    dd.textContent = typeof v === 'string' ? v : JSON.stringify(v);
-    dd.lang = serverLang();
+    setServerText(dd, typeof v === 'string' ? v : JSON.stringify(v));
     items.push(dt, dd);
   }
   $('basis').replaceChildren(...items);
@@ -1114,7 +1150,7 @@ function optionRows(o, recommendation) {
   list.lang = serverLang();  // the server's reasons, in the language it answered in
   for (const r of [...(o.reasons || []), ...(o.warnings || [])]) {
     const li = document.createElement('li');
-    li.textContent = r;
+    setServerText(li, r);
     list.append(li);
   }
   const meta = document.createElement('p');
@@ -1186,7 +1222,9 @@ function renderOptions(recommendation) {
     li.lang = serverLang();
     const name = document.createElement('strong');
     name.textContent = gpuName(r.gpu);
-    li.append(name, `: ${String(r.why || '').replace(new RegExp(`^${(gpuName(r.gpu) || '').replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}[:：]\\s*`), '')}`);
+    const why = document.createElement('span');
+    setServerText(why, `: ${String(r.why || '').replace(new RegExp(`^${(gpuName(r.gpu) || '').replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}[:：]\\s*`), '')}`);
+    li.append(name, why);
     return li;
   }));
   $('rejected-section').hidden = rejected.length === 0;
@@ -1206,8 +1244,7 @@ function renderUserGpu(options, rejected) {
     el.textContent = t('your_gpu_ranked', { gpu: name, rank: listed.rank });
   } else if (gone) {
     const why = document.createElement('span');
-    why.lang = serverLang();
-    why.textContent = gone.why;
+    setServerText(why, gone.why);
     el.append(t('your_gpu_rejected', { gpu: name }), ' ', why);
   } else if (userGpuPlace && userGpuPlace.gpu === id && userGpuPlace.option) {
     const o = { ...userGpuPlace.option, rank: '–' };
