@@ -56,9 +56,10 @@ struct HttpRequest {
   std::string method;
   std::string path;
   std::vector<std::pair<std::string, std::string>> headers;  ///< names compared case-insensitively
-  /// The query string's arguments, decoded, in order (?lang=zh).
-  std::vector<std::pair<std::string, std::string>> query;
   std::string body;
+  /// The query string's arguments, decoded, in order (?lang=zh); last, so that brace
+  /// initialisers of {method, path, headers, body} still hold.
+  std::vector<std::pair<std::string, std::string>> query;
   /// The first value of header `name`, or nullopt.
   std::optional<std::string> header(std::string_view name) const;
   /// Every value of header `name`, in order.

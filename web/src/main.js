@@ -599,7 +599,8 @@ function withServerText(text) {
   return parts.map((p) => {
     if (p && typeof p === 'object' && SERVER in p) {
       const span = document.createElement('span');
-      span.lang = serverLang();
+      // A name or source quoted from the data files stays as they write it (English).
+      span.lang = quotedNames.includes(p[SERVER]) ? 'en' : serverLang();
       span.textContent = p[SERVER];
       return span;
     }
