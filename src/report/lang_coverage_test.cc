@@ -51,8 +51,8 @@ const std::set<std::string>& kept_words() {
           "GB/s", "TB/s", "et", "al", "sec", "appendix", "hf_config",
           // engine and optimizer ids, and terms Chinese engineers keep in English
           "hf", "vllm", "sglang", "trtllm", "deepspeed", "fsdp", "megatron", "adamw", "sgd", "lion",
-          "adafactor", "autograd", "rank", "AWQ", "GPTQ", "graph", "Graph", "estimate", "GeForce",
-          "id", "analytic", "task", "reduce"})
+          "adafactor", "autograd", "rank", "AWQ", "GPTQ", "graph", "Graph", "estimate", "Llama",
+          "GeForce", "id", "analytic", "task", "reduce"})
       w.insert(s);
     return w;
   }();

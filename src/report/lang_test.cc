@@ -78,8 +78,10 @@ TEST(Lang, ErrorCarriesFieldSuggestionsAndTranslatedMessage) {
 }
 
 TEST(Lang, LocalizeChangesTextsOnlyNeverKeysIdsOrNumbers) {
-  const nlohmann::json en = estimate_json(
-      {{"model", "llama-2-70b"}, {"gpu", "h100"}, {"task", "inference"}}, Catalog::builtin());
+  nlohmann::json request = nlohmann::json::object();
+  request["model"] = "llama-2-70b";
+  request["gpu"] = "h100";
+  const nlohmann::json en = estimate_json(request, Catalog::builtin());
   nlohmann::json zh = en;
   localize(zh, Lang::kZh);
   EXPECT_EQ(zh["scenario"], en["scenario"]);
