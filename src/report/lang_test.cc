@@ -91,8 +91,9 @@ TEST(Lang, LocalizeChangesTextsOnlyNeverKeysIdsOrNumbers) {
   EXPECT_NE(zh["warnings"][0], en["warnings"][0]);
   // Same keys everywhere: flatten() lists every path.
   std::vector<std::string> a, b;
-  for (const auto& [k, v] : en.flatten().items()) a.push_back(k);
-  for (const auto& [k, v] : zh.flatten().items()) b.push_back(k);
+  const nlohmann::json en_flat = en.flatten(), zh_flat = zh.flatten();
+  for (const auto& [k, v] : en_flat.items()) a.push_back(k);
+  for (const auto& [k, v] : zh_flat.items()) b.push_back(k);
   EXPECT_EQ(a, b);
 }
 
