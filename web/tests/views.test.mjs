@@ -154,6 +154,7 @@ export async function run(report) {
       page = await open('?model=Qwen/NotAModel-7B', { lang: 'zh' });
       const zh = await page.textContent('#model-msg');
       check(/不在目录中/.test(zh) && (await page.getAttribute('#model-msg', 'lang')) === 'zh-CN', `Chinese model message: ${zh}`);
+      await page.evaluate(() => localStorage.setItem('gpusizer.lang', 'en'));  // the next views open in English
       await page.close();
     });
 
