@@ -156,8 +156,8 @@ nlohmann::json localized(nlohmann::json result) {
 }
 
 std::string render_one(const nlohmann::json& result, const std::string& format) {
-  if (format == "table") return render_estimate_table(result);
-  if (format == "markdown") return render_estimate_markdown(result);
+  if (format == "table") return render_estimate_table(result, g_lang);
+  if (format == "markdown") return render_estimate_markdown(result, g_lang);
   if (format == "jsonl") return dump(result) + "\n";
   return dump(result, 2) + "\n";
 }

@@ -5,6 +5,7 @@
 
 #include "gpusizer/api.h"
 #include "gpusizer/error.h"
+#include "gpusizer/render.h"
 
 namespace gpusizer {
 namespace {
@@ -95,6 +96,21 @@ TEST(Lang, LocalizeChangesTextsOnlyNeverKeysIdsOrNumbers) {
   for (const auto& [k, v] : en_flat.items()) a.push_back(k);
   for (const auto& [k, v] : zh_flat.items()) b.push_back(k);
   EXPECT_EQ(a, b);
+}
+
+TEST(Lang, TheEstimateTableSpeaksTheLanguageToo) {
+  nlohmann::json request = nlohmann::json::object();
+  request["model"] = "llama-2-70b";
+  request["gpu"] = "h100";
+  nlohmann::json e = estimate_json(request, Catalog::builtin());
+  const std::string en = render_estimate_table(e);
+  localize(e, Lang::kZh);
+  const std::string zh = render_estimate_table(e, Lang::kZh);
+  EXPECT_NE(en.find("Memory per GPU (GiB = 2^30 bytes)"), std::string::npos);
+  EXPECT_NE(zh.find("每卡显存（GiB = 2^30 字节）"), std::string::npos) << zh;
+  EXPECT_NE(zh.find("放不下"), std::string::npos) << zh;  // 70B in bf16 on one H100
+  EXPECT_EQ(zh.find("Memory per GPU"), std::string::npos) << zh;
+  EXPECT_EQ(zh.find("Warnings"), std::string::npos) << zh;
 }
 
 }  // namespace
