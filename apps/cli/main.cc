@@ -20,6 +20,7 @@
 #include "gpusizer/importers.h"
 #include "gpusizer/json_input.h"
 #include "gpusizer/json_text.h"
+#include "gpusizer/lang.h"
 #include "gpusizer/model_store.h"
 #include "gpusizer/progress.h"
 #include "gpusizer/regular_file.h"
@@ -33,6 +34,9 @@
 
 namespace gpusizer {
 namespace {
+
+// The language of the texts (--lang), also for the error message main() prints.
+Lang g_lang = Lang::kEn;
 
 struct Options {
   std::string format;  // empty: table on a terminal, json otherwise
@@ -174,9 +178,15 @@ nlohmann::json parse_scenario(std::string_view text, const std::string& where) {
   return parse_json(text, where);
 }
 
+// The result's texts in the language asked for (--lang), before any rendering.
+nlohmann::json localized(nlohmann::json result) {
+  localize(result, g_lang);
+  return result;
+}
+
 std::string render_one(const nlohmann::json& result, const std::string& format) {
-  if (format == "table") return render_estimate_table(result);
-  if (format == "markdown") return render_estimate_markdown(result);
+  if (format == "table") return render_estimate_table(result, g_lang);
+  if (format == "markdown") return render_estimate_markdown(result, g_lang);
   if (format == "jsonl") return dump(result) + "\n";
   return dump(result, 2) + "\n";
 }
@@ -208,9 +218,9 @@ int run_estimate(const Options& o) {
           throw InputError("", fmt::format("line {} is blank", line_number), "bad_input");
         nlohmann::json scenario = parse_scenario(line, fmt::format("line {}", line_number));
         apply_flags(o, scenario);
-        out = estimate_json(scenario, catalog);
+        out = localized(estimate_json(scenario, catalog));
       } catch (const InputError& e) {
-        out = error_json(e.code(), e.what());
+        out = error_json(e.code(), e.what(), e.field(), g_lang);
         status = 2;
       } catch (const std::exception& e) {
         out = error_json("internal", e.what());
@@ -239,7 +249,7 @@ int run_estimate(const Options& o) {
   nlohmann::json scenario = nlohmann::json::object();
   if (!o.input.empty()) scenario = parse_scenario(read_all(o.input), "--input");
   apply_flags(o, scenario);
-  const std::string text = render_one(estimate_json(scenario, catalog), format);
+  const std::string text = render_one(localized(estimate_json(scenario, catalog)), format);
   std::cout << text << std::flush;
   return 0;
 }
@@ -422,7 +432,7 @@ nlohmann::json advisor_request(const Options& o) {
 }
 
 int run_recommend(const Options& o) {
-  const nlohmann::json out = recommend_json(advisor_request(o), catalog_for(o));
+  const nlohmann::json out = localized(recommend_json(advisor_request(o), catalog_for(o)));
   const std::string format = output_format(o);
   std::cout << (format == "json" || format == "jsonl" ? dump(out, format == "json" ? 2 : -1) + "\n"
                 : format == "csv"                     ? render_recommendation_csv(out)
@@ -434,7 +444,7 @@ int run_recommend(const Options& o) {
 int run_fit(const Options& o) {
   nlohmann::json request = advisor_request(o);
   if (o.no_levers) request["levers"] = false;
-  const nlohmann::json out = fit_models_json(request, catalog_for(o));
+  const nlohmann::json out = localized(fit_models_json(request, catalog_for(o)));
   const std::string format = output_format(o);
   std::cout << (format == "json" || format == "jsonl" ? dump(out, 2) + "\n"
                                                       : render_fit(out, format == "markdown"))
@@ -445,7 +455,7 @@ int run_fit(const Options& o) {
 // The buyer's document is markdown unless JSON is asked for, on a terminal or not (so that
 // `gpusizer report ... > request.md` writes markdown).
 int run_report(const Options& o) {
-  const nlohmann::json out = report_json(advisor_request(o), catalog_for(o));
+  const nlohmann::json out = localized(report_json(advisor_request(o), catalog_for(o)));
   const std::string format = o.format.empty() ? "markdown" : o.format;
   std::cout << (format == "json" || format == "jsonl" ? dump(out, 2) + "\n"
                                                       : render_report_markdown(out))
@@ -536,6 +546,11 @@ int main_impl(int argc, char** argv) {
   add_scenario_flags(report, o);
   add_constraint_flags(report, o);
 
+  // --lang on every command (before or after the command's name).
+  std::string lang = "en";
+  app.add_option("--lang", lang, "language of the texts: en|zh (default en)");
+  for (CLI::App* sub : app.get_subcommands({}))
+    sub->add_option("--lang", lang, "language of the texts: en|zh (default en)");
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
@@ -546,6 +561,7 @@ int main_impl(int argc, char** argv) {
     std::cerr << "gpusizer: error: " << e.what() << "\n";
     return 2;
   }
+  g_lang = parse_lang(lang, "--lang");
   // Model names that are not catalog ids are looked up in the local stores; `serve` reads only
   // those named by --model-stores (run_server sets them).
   if (!*serve) set_model_store_access({parse_store_list("all", ""), process_env()});
@@ -579,7 +595,9 @@ int main(int argc, char** argv) {
   try {
     return gpusizer::main_impl(argc, argv);
   } catch (const gpusizer::InputError& e) {
-    std::cerr << "gpusizer: error: " << e.what() << "\n";
+    const nlohmann::json error =
+        gpusizer::error_json(e.code(), e.what(), e.field(), gpusizer::g_lang);
+    std::cerr << "gpusizer: error: " << error["error"]["message"].get<std::string>() << "\n";
     return 2;
   } catch (const std::exception& e) {
     std::cerr << "gpusizer: internal error: " << e.what() << "\n";

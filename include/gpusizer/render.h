@@ -4,12 +4,15 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "gpusizer/lang.h"
+
 namespace gpusizer {
 
-/// An estimate as a terminal table with a bar per component against the GPU's capacity.
-std::string render_estimate_table(const nlohmann::json& estimate);
-/// An estimate as a markdown table (for issues and purchase requests).
-std::string render_estimate_markdown(const nlohmann::json& estimate);
+/// An estimate as a terminal table with a bar per component against the GPU's capacity. The
+/// table's own labels are in `lang` (the estimate's texts are localized before, see lang.h).
+std::string render_estimate_table(const nlohmann::json& estimate, Lang lang = Lang::kEn);
+/// An estimate as a markdown table (for issues and purchase requests), labels in `lang`.
+std::string render_estimate_markdown(const nlohmann::json& estimate, Lang lang = Lang::kEn);
 /// The GPU catalog as a table or markdown.
 std::string render_gpus(const nlohmann::json& gpus, bool markdown);
 /// The model catalog as a table or markdown.

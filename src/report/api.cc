@@ -3,13 +3,14 @@
 
 #include <cmath>
 
+#include "core/json_fields.h"
 #include "estimate/rule_of_thumb.h"
 #include "gpusizer/advisor.h"
 #include "gpusizer/error.h"
 #include "gpusizer/estimate.h"
+#include "gpusizer/names.h"
 #include "gpusizer/saturate.h"
 #include "report/estimate_json.h"
-#include "core/json_fields.h"
 
 namespace gpusizer {
 namespace {
@@ -81,6 +82,14 @@ void apply_fit_verdict(const Scenario& s, nlohmann::json& j) {
   }
 }
 
+// Whether `name` is the entry's own id, name or Hugging Face id rather than an alias or a partial
+// name that resolved to it.
+bool names_entry(const std::string& name, const Model& m) {
+  const std::string key = normalize_name(name);
+  return key == normalize_name(m.id) || key == normalize_name(m.name) ||
+         (!m.hf_id.empty() && key == normalize_name(m.hf_id));
+}
+
 }  // namespace
 
 nlohmann::json estimate_json(const nlohmann::json& input, const Catalog& catalog) {
@@ -94,6 +103,17 @@ nlohmann::json estimate_json(const nlohmann::json& input, const Catalog& catalog
   nlohmann::json j = to_json(e);
   j["method"] = method;
   j["scenario"] = to_json(s);
+  // An alias or a partial name is never swapped in silently: the answer says which catalog entry
+  // it became (meta-llama/Meta-Llama-3-70B is estimated as llama-3.1-70b).
+  if (s.model_origin == "catalog" && input.is_object() && input.contains("model") &&
+      input["model"].is_string() && !names_entry(input["model"].get<std::string>(), s.model)) {
+    const std::string asked = input["model"].get<std::string>();
+    j["scenario"]["model_requested"] = asked;
+    j["warnings"].push_back("model '" + asked + "' is not a catalog entry: estimated as " +
+                            s.model.id + " (" + s.model.name +
+                            "), the entry it resolves to; paste its config.json for this exact "
+                            "model");
+  }
   j["rule_of_thumb"] = rule_of_thumb_json(rot);
   // What to change so it fits: each change re-runs the estimator.
   if (e.memory.fits && !*e.memory.fits && method == "analytic")

@@ -103,45 +103,54 @@ std::string error_text(const nlohmann::json& e) {
 
 }  // namespace
 
-std::string render_estimate_table(const nlohmann::json& e) {
+std::string render_estimate_table(const nlohmann::json& e, Lang lang) {
   if (e.contains("error")) return error_text(e);
+  auto L = [lang](std::string_view text) { return translate_text(text, lang); };
   const nlohmann::json& m = e["memory"];
   const double capacity = num(m, "gpu_capacity_bytes");
   const double scale = capacity > 0 ? capacity : std::max(1.0, num(m, "total_bytes"));
   std::string out = headline(e) + "\n\n" + top_notes(e, false);
-  out +=
-      fmt::format("Memory per GPU (GiB = 2^30 bytes){}\n",
-                  capacity > 0 ? fmt::format(", bars against {} GiB usable", gib(capacity)) : "");
+  out += L(fmt::format(
+             "Memory per GPU (GiB = 2^30 bytes){}",
+             capacity > 0 ? fmt::format(", bars against {} GiB usable", gib(capacity)) : "")) +
+         "\n";
   for (const auto& row : kComponents) {
     const double v = num(m, row.key);
     if (v <= 0) continue;
-    out += fmt::format("  {:<18}{:>10}  {}\n", row.label, gib(v), bar(v, scale, 30));
+    out += fmt::format("  {:<18}{:>10}  {}\n", L(row.label), gib(v), bar(v, scale, 30));
   }
-  out += fmt::format("  {:<18}{:>10}\n", "allocated", gib(num(m, "allocated_bytes")));
-  out += fmt::format("  {:<18}{:>10}\n", "reserved", gib(num(m, "reserved_bytes")));
-  out += fmt::format("  {:<18}{:>10}  {}  (range {} - {})\n", "total (device)",
-                     gib(num(m, "total_bytes")), bar(num(m, "total_bytes"), scale, 30),
-                     gib(num(m, "low_bytes")), gib(num(m, "high_bytes")));
+  out += fmt::format("  {:<18}{:>10}\n", L("allocated"), gib(num(m, "allocated_bytes")));
+  out += fmt::format("  {:<18}{:>10}\n", L("reserved"), gib(num(m, "reserved_bytes")));
+  out += fmt::format(
+      "  {:<18}{:>10}  {}  {}\n", L("total (device)"), gib(num(m, "total_bytes")),
+      bar(num(m, "total_bytes"), scale, 30),
+      L(fmt::format("(range {} - {})", gib(num(m, "low_bytes")), gib(num(m, "high_bytes")))));
   if (m.contains("fits") && m.contains("kv_cache_capacity_tokens")) {
     // A preallocating engine always takes its share; what fits is the batch in its KV pool.
     const auto& scenario = e.value("scenario", nlohmann::json::object());
-    out += fmt::format("  {}: the KV pool holds {} tokens = {} sequences of {} tokens (batch {})\n",
-                       m["fits"].get<bool>() ? "fits" : "DOES NOT FIT",
-                       m["kv_cache_capacity_tokens"].get<int64_t>(), m.value("max_batch", 0),
-                       scenario.value("seq_len", 0), scenario.value("batch", 0));
+    out += "  " +
+           L(fmt::format("{}: the KV pool holds {} tokens = {} sequences of {} tokens (batch {})",
+                         m["fits"].get<bool>() ? "fits" : "DOES NOT FIT",
+                         m["kv_cache_capacity_tokens"].get<int64_t>(), m.value("max_batch", 0),
+                         scenario.value("seq_len", 0), scenario.value("batch", 0))) +
+           "\n";
   } else if (m.contains("fits"))
-    out += fmt::format("  {}: {} of {} GiB usable{}\n",
-                       m["fits"].get<bool>() ? "fits" : "DOES NOT FIT", gib(num(m, "total_bytes")),
-                       gib(capacity),
-                       m.value("max_batch", int64_t{0}) > 0
-                           ? fmt::format("; up to {} concurrent sequences of this length",
-                                         m["max_batch"].get<int64_t>())
-                           : "");
+    out +=
+        "  " +
+        L(fmt::format("{}: {} of {} GiB usable{}", m["fits"].get<bool>() ? "fits" : "DOES NOT FIT",
+                      gib(num(m, "total_bytes")), gib(capacity),
+                      m.value("max_batch", int64_t{0}) > 0
+                          ? fmt::format("; up to {} concurrent sequences of this length",
+                                        m["max_batch"].get<int64_t>())
+                          : "")) +
+        "\n";
   if (e.contains("rule_of_thumb") && e.value("method", "") != "rule-of-thumb")
-    out += fmt::format("  the articles' rule of thumb: {:.1f} GB (decimal)\n",
-                       num(e["rule_of_thumb"], "total_bytes") / kGB);
+    out += "  " +
+           L(fmt::format("the articles' rule of thumb: {:.1f} GB (decimal)",
+                         num(e["rule_of_thumb"], "total_bytes") / kGB)) +
+           "\n";
   if (e.contains("performance") && !e["performance"].empty()) {
-    out += "\nPerformance\n";
+    out += "\n" + L("Performance") + "\n";
     for (const auto& [key, value] : e["performance"].items()) {
       if (value.is_number()) out += fmt::format("  {:<28}{:>14.4g}\n", key, value.get<double>());
     }
@@ -160,7 +169,7 @@ std::string render_estimate_table(const nlohmann::json& e) {
       for (const auto& [key, value] : e["performance"]["step_breakdown_s"].items())
         if (value.is_number() && value.get<double>() > 0) parts.emplace_back(value, key);
       std::sort(parts.rbegin(), parts.rend());
-      out += "  step breakdown (s)\n";
+      out += "  " + L("step breakdown (s)") + "\n";
       for (const auto& [seconds, key] : parts)
         out += fmt::format("    {:<26}{:>14.4g}\n", key, seconds);
     }
@@ -170,48 +179,53 @@ std::string render_estimate_table(const nlohmann::json& e) {
   const nlohmann::json& power = e.contains("power") ? e["power"] : none;
   const nlohmann::json& cost = e.contains("cost") ? e["cost"] : none;
   if (!power.empty() || !cost.empty()) {
-    out += cost.empty() ? "\nPower\n" : "\nPower and cost\n";
+    out += "\n" + L(cost.empty() ? "Power" : "Power and cost") + "\n";
     for (const auto& [key, value] : power.items())
       if (value.is_number()) out += fmt::format("  {:<28}{:>14.0f}\n", key, value.get<double>());
     for (const auto& [key, value] : cost.items())
       if (value.is_number()) out += fmt::format("  {:<28}{:>14.2f}\n", key, value.get<double>());
     const auto& own = cost.value("ownership", nlohmann::json::object());
     if (own.contains("break_even"))
-      out += "  cloud vs on-prem: " + own["break_even"].value("verdict", std::string()) + "\n";
+      out += "  " + L("cloud vs on-prem:") + " " +
+             own["break_even"].value("verdict", std::string()) + "\n";
   }
   out += changes_text(e, false);
   if (!e["warnings"].empty()) {
-    out += "\nWarnings\n";
+    out += "\n" + L("Warnings") + "\n";
     for (const auto& w : e["warnings"]) out += "  - " + w.get<std::string>() + "\n";
   }
   return out;
 }
 
-std::string render_estimate_markdown(const nlohmann::json& e) {
+std::string render_estimate_markdown(const nlohmann::json& e, Lang lang) {
   if (e.contains("error")) return error_text(e);
+  auto L = [lang](std::string_view text) { return translate_text(text, lang); };
   const nlohmann::json& m = e["memory"];
   const double capacity = num(m, "gpu_capacity_bytes");
   std::string out = "**" + headline(e) + "**\n\n" + top_notes(e, true) +
-                    "| component | GiB per GPU | share | basis |\n|---|---:|---:|---|\n";
+                    L("| component | GiB per GPU | share | basis |") + "\n|---|---:|---:|---|\n";
   const double total = std::max(1.0, num(m, "total_bytes"));
   for (const auto& row : kComponents) {
     const double v = num(m, row.key);
     if (v <= 0) continue;
     std::string basis = e["basis"].value(row.key, "");
     std::replace(basis.begin(), basis.end(), '|', '/');
-    out += fmt::format("| {} | {} | {:.0f}% | {} |\n", row.label, gib(v), 100 * v / total, basis);
+    out +=
+        fmt::format("| {} | {} | {:.0f}% | {} |\n", L(row.label), gib(v), 100 * v / total, basis);
   }
-  out += fmt::format("| **allocated** | {} | | |\n| **reserved** | {} | | |\n",
-                     gib(num(m, "allocated_bytes")), gib(num(m, "reserved_bytes")));
-  out +=
-      fmt::format("| **total (device)** | **{}** | | range {} - {} |\n", gib(num(m, "total_bytes")),
-                  gib(num(m, "low_bytes")), gib(num(m, "high_bytes")));
+  out += fmt::format("| **{}** | {} | | |\n| **{}** | {} | | |\n", L("allocated"),
+                     gib(num(m, "allocated_bytes")), L("reserved"), gib(num(m, "reserved_bytes")));
+  out += fmt::format(
+      "| **{}** | **{}** | | {} |\n", L("total (device)"), gib(num(m, "total_bytes")),
+      L(fmt::format("(range {} - {})", gib(num(m, "low_bytes")), gib(num(m, "high_bytes")))));
   if (capacity > 0)
-    out += fmt::format("\n{} on {} GiB usable.\n", m.value("fits", false) ? "Fits" : "Does not fit",
-                       gib(capacity));
+    out += "\n" +
+           L(fmt::format("{} on {} GiB usable.", m.value("fits", false) ? "Fits" : "Does not fit",
+                         gib(capacity))) +
+           "\n";
   out += changes_text(e, true);
   if (!e["warnings"].empty()) {
-    out += "\nWarnings:\n";
+    out += "\n" + L("Warnings:") + "\n";
     for (const auto& w : e["warnings"]) out += "- " + w.get<std::string>() + "\n";
   }
   return out;

@@ -2,6 +2,8 @@
 // default applied. Every bad field is named; unknown fields become warnings.
 #include "gpusizer/scenario.h"
 
+#include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
@@ -59,6 +61,22 @@ Model model_from_param_count(double params) {
   return m;
 }
 
+// A model given as a size: "24B", "1.5b", "500M", "1T" (parameters); nullopt for anything else.
+std::optional<double> model_size_in(std::string_view name) {
+  size_t i = 0;
+  while (i < name.size() && (std::isdigit(static_cast<unsigned char>(name[i])) || name[i] == '.'))
+    ++i;
+  if (i == 0 || i + 1 != name.size()) return std::nullopt;
+  const std::string number(name.substr(0, i));
+  if (std::count(number.begin(), number.end(), '.') > 1 || number.front() == '.' ||
+      number.back() == '.')
+    return std::nullopt;
+  const char unit = static_cast<char>(std::tolower(static_cast<unsigned char>(name[i])));
+  const double scale = unit == 'b' ? 1e9 : unit == 'm' ? 1e6 : unit == 't' ? 1e12 : 0;
+  if (scale == 0) return std::nullopt;
+  return std::stod(number) * scale;
+}
+
 void resolve_model(const nlohmann::json& input, const Catalog& catalog, Scenario& s,
                    std::string& imported_format) {
   auto it = input.find("model");
@@ -71,6 +89,18 @@ void resolve_model(const nlohmann::json& input, const Catalog& catalog, Scenario
     const std::string name = v.get<std::string>();
     if (name.empty()) throw InputError("model", "must not be empty");
     std::optional<LocalModel> local;  // a model in a local store (docs/model-stores.md)
+    // "24B": a model given by its parameter count.
+    if (const auto size = model_size_in(name)) {
+      if (*size < 1e6 || *size > 1e14)
+        throw InputError("model", "a size must be between 1M and 100T parameters, not " + name);
+      s.model = model_from_param_count(*size);
+      s.notes.push_back(fmt::format(
+          "model given as a size ({}): KV cache and activations assume a Llama-like shape of {} "
+          "layers x {} hidden (MHA); give hf_config for exact figures",
+          name, s.model.num_layers, s.model.hidden_size));
+      s.model_origin = "params";
+      return;
+    }
     try {
       s.model = catalog.model(name, "model");
       s.model_origin = "catalog";

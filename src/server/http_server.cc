@@ -32,8 +32,8 @@
 
 #include "gpusizer/catalog.h"
 #include "gpusizer/error.h"
-#include "gpusizer/model_store.h"
 #include "gpusizer/json_text.h"
+#include "gpusizer/model_store.h"
 #include "gpusizer/regular_file.h"
 #include "gpusizer/server.h"
 #include "server/server.h"
@@ -169,6 +169,12 @@ struct HttpServer::Impl {
     return MHD_YES;
   }
 
+  static MHD_Result collect_argument(void* cls, MHD_ValueKind, const char* key, const char* value) {
+    auto* req = static_cast<server::HttpRequest*>(cls);
+    req->query.emplace_back(key ? key : "", value ? value : "");
+    return MHD_YES;
+  }
+
   MHD_Result send(MHD_Connection* c, Request& r) {
     const server::HttpAnswer& a = r.answer;
     MHD_Response* response = MHD_create_response_from_buffer(
@@ -226,6 +232,7 @@ struct HttpServer::Impl {
       r->request.path = url ? url : "";
       r->route = server::route_label(r->request.method, r->request.path);
       MHD_get_connection_values(c, MHD_HEADER_KIND, &Impl::collect_header, &r->request);
+      MHD_get_connection_values(c, MHD_GET_ARGUMENT_KIND, &Impl::collect_argument, &r->request);
       self->handler.metrics().begin_request();
       if (self->handler.pre_route(r->request, r->answer)) {
         r->answered = true;

@@ -11,12 +11,15 @@ const nlohmann::json& openapi_document() {
   "info": {
     "title": "gpusizer",
     "version": "1",
-    "description": "Sizes GPUs for serving and training large models: memory, speed, cost and power. Memory is in bytes per GPU. Errors are {\"error\": {\"code\", \"message\"}}. The server reads no file paths from requests unless started with --allow-paths DIR, and then only regular files inside DIR. Every request needs exactly one Host header naming the server (127.0.0.1, localhost or [::1] with its port, or a name given with --allow-host); JSON bodies need Content-Type: application/json."
+    "description": "Sizes GPUs for serving and training large models: memory, speed, cost and power. Memory is in bytes per GPU. Errors are {\"error\": {\"code\", \"message\", \"field\"}}. Every text of an answer is in the language asked for by ?lang=en|zh or Accept-Language (default English). The server reads no file paths from requests unless started with --allow-paths DIR, and then only regular files inside DIR. Every request needs exactly one Host header naming the server (127.0.0.1, localhost or [::1] with its port, or a name given with --allow-host); JSON bodies need Content-Type: application/json."
   },
   "paths": {
     "/api/v1/estimate": {
       "post": {
         "summary": "Estimate memory, speed, cost and power for one scenario",
+        "parameters": [{"name": "lang", "in": "query", "required": false,
+                        "schema": {"type": "string", "enum": ["en", "zh"]},
+                        "description": "language of every text (else Accept-Language, else en)"}],
         "requestBody": {
           "required": true,
           "content": {"application/json": {
@@ -38,6 +41,9 @@ const nlohmann::json& openapi_document() {
     "/api/v1/recommend": {
       "post": {
         "summary": "Rank GPU options for a scenario without a fixed GPU",
+        "parameters": [{"name": "lang", "in": "query", "required": false,
+                        "schema": {"type": "string", "enum": ["en", "zh"]},
+                        "description": "language of every text (else Accept-Language, else en)"}],
         "requestBody": {
           "required": true,
           "content": {"application/json": {
@@ -122,7 +128,10 @@ const nlohmann::json& openapi_document() {
         "type": "object",
         "required": ["error"],
         "properties": {"error": {"type": "object", "required": ["code", "message"],
-          "properties": {"code": {"type": "string"}, "message": {"type": "string"}}}}
+          "properties": {"code": {"type": "string"}, "message": {"type": "string"},
+            "field": {"type": "string", "description": "the field the message names; empty when none"},
+            "suggestions": {"type": "array", "items": {"type": "string"},
+                            "description": "the names the message offers (did you mean ...)"}}}}
       },
       "Scenario": {
         "type": "object",

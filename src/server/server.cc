@@ -14,7 +14,9 @@
 #include "gpusizer/error.h"
 #include "gpusizer/json_input.h"
 #include "gpusizer/json_text.h"
+#include "gpusizer/lang.h"
 #include "gpusizer/model_store.h"
+#include "gpusizer/names.h"
 #include "gpusizer/regular_file.h"
 
 namespace gpusizer::server {
@@ -182,6 +184,22 @@ void check_model_path(json& request, const std::string& allow_dir, const Catalog
     // A model in a local store the server was allowed to read (--model-stores): the estimator
     // finds it there.
     if (find_local_model(name, model_store_access())) return;
+    // "ORG/NAME" is a Hugging Face id the catalog lacks, not a path: the server never downloads,
+    // so say what works instead, with the nearest catalog models.
+    if (allow_dir.empty() && looks_like_hf_id(name)) {
+      std::vector<std::string> names;
+      for (const Model& m : catalog.models()) {
+        names.push_back(m.id);
+        if (!m.hf_id.empty()) names.push_back(m.hf_id);
+      }
+      std::string msg = "'" + name +
+                        "' is not in the catalog and this server does not download from Hugging "
+                        "Face: paste its config.json or give a size such as 24B";
+      const auto near = closest_names(name, names);
+      for (size_t i = 0; i < near.size(); ++i) msg += (i ? ", " : "; did you mean ") + near[i];
+      if (!near.empty()) msg += "?";
+      throw InputError("model", msg, "unknown_name");
+    }
   }
   if (allow_dir.empty())
     throw InputError(
@@ -207,6 +225,21 @@ void check_model_path(json& request, const std::string& allow_dir, const Catalog
   if (ec) throw InputError("model", "no such file in the allowed directory", "bad_file");
   if (!inside(real)) throw InputError("model", refusal, "path_not_allowed");
   *it = real.string();
+}
+
+bool looks_like_hf_id(std::string_view name) {
+  const size_t slash = name.find('/');
+  if (slash == std::string_view::npos || slash == 0 || slash + 1 >= name.size() ||
+      name.find('/', slash + 1) != std::string_view::npos)
+    return false;
+  if (name[0] == '.' || name[0] == '~' || name.find("..") != std::string_view::npos) return false;
+  for (char c : name)
+    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '/' && c != '-' && c != '_' &&
+        c != '.')
+      return false;
+  const std::string lowered = lower(name);
+  return !ends_with(lowered, ".json") && !ends_with(lowered, ".gguf") &&
+         !ends_with(lowered, ".safetensors");
 }
 
 std::string content_type_for(std::string_view path) {
@@ -238,6 +271,19 @@ std::vector<std::string_view> HttpRequest::header_values(std::string_view name) 
   return out;
 }
 
+std::optional<std::string> HttpRequest::query_value(std::string_view name) const {
+  for (const auto& [key, value] : query)
+    if (key == name) return value;
+  return std::nullopt;
+}
+
+Lang request_language(const HttpRequest& request) {
+  if (const auto lang = request.query_value("lang")) return parse_lang(*lang, "lang");
+  if (const auto header = request.header("Accept-Language"))
+    return lang_from_accept_language(*header);
+  return Lang::kEn;
+}
+
 std::string status_error_body(int status) {
   return dump_json(error_json(status_code_name(status), status_text(status)));
 }
@@ -250,9 +296,9 @@ void set_json(HttpAnswer& answer, int status, const json& body) {
   answer.content_type = "application/json";
 }
 
-void set_error(HttpAnswer& answer, int status, const std::string& code,
-               const std::string& message) {
-  set_json(answer, status, error_json(code, message));
+void set_error(HttpAnswer& answer, int status, const std::string& code, const std::string& message,
+               const std::string& field = "", Lang lang = Lang::kEn) {
+  set_json(answer, status, error_json(code, message, field, lang));
 }
 
 // Methods the server knows; any other gets 400 (as it did before, under cpp-httplib).
@@ -332,25 +378,29 @@ json RequestHandler::parse_request(const HttpRequest& req) const {
   return request;
 }
 
-void RequestHandler::dispatch(const HttpRequest& req, HttpAnswer& answer) {
+void RequestHandler::dispatch(const HttpRequest& req, HttpAnswer& answer, Lang lang) {
   const std::string& method = req.method;
   const std::string& path = req.path;
   const bool get = method == "GET" || method == "HEAD";
   if (method == "POST" && path == "/api/v1/estimate") {
     const json request = parse_request(req);
-    set_json(answer, 200, estimate_json(request, catalog_));
+    json result = estimate_json(request, catalog_);
+    localize(result, lang);
+    set_json(answer, 200, result);
     return;
   }
   if (method == "POST" && path == "/api/v1/recommend") {
     const json request = parse_request(req);
-    set_json(answer, 200, recommend_json(request, catalog_));
+    json result = recommend_json(request, catalog_);
+    localize(result, lang);
+    set_json(answer, 200, result);
     return;
   }
   // The POST routes answer other methods with 405 rather than a bare 404.
   if ((get || method == "PUT" || method == "DELETE") &&
       (path == "/api/v1/estimate" || path == "/api/v1/recommend")) {
     answer.headers.emplace_back("Allow", "POST");
-    set_error(answer, 405, "method_not_allowed", "use POST with a JSON body");
+    set_error(answer, 405, "method_not_allowed", "use POST with a JSON body", "", lang);
     return;
   }
   if (get && path == "/api/v1/gpus") {
@@ -398,7 +448,7 @@ void RequestHandler::dispatch(const HttpRequest& req, HttpAnswer& answer) {
       answer.headers.emplace_back("Content-Security-Policy", kPageCsp);
       return;
     }
-    set_error(answer, 404, "not_found", "no such page: /" + file);
+    set_error(answer, 404, "not_found", "no such page: /" + file, "", lang);
     return;
   }
   // No route: 404 (400 for a method the server does not know), with the error object.
@@ -408,21 +458,24 @@ void RequestHandler::dispatch(const HttpRequest& req, HttpAnswer& answer) {
 }
 
 void RequestHandler::route(const HttpRequest& req, HttpAnswer& answer) {
+  Lang lang = Lang::kEn;
   try {
-    dispatch(req, answer);
+    lang = request_language(req);
+    dispatch(req, answer, lang);
   } catch (const InputError& e) {
-    set_error(answer, e.code() == "unsupported_media_type" ? 415 : 400, e.code(), e.what());
+    set_error(answer, e.code() == "unsupported_media_type" ? 415 : 400, e.code(), e.what(),
+              e.field(), lang);
   } catch (const json::parse_error& e) {
-    set_error(answer, 400, "bad_json", e.what());
+    set_error(answer, 400, "bad_json", e.what(), "", lang);
   } catch (const json::exception& e) {
     // Wrong JSON types in the request surface as nlohmann type/range errors.
-    set_error(answer, 400, "bad_input", e.what());
+    set_error(answer, 400, "bad_input", e.what(), "", lang);
   } catch (const std::bad_alloc&) {
-    set_error(answer, 500, "internal", "out of memory");
+    set_error(answer, 500, "internal", "out of memory", "", lang);
   } catch (const std::exception& e) {
-    set_error(answer, 500, "internal", e.what());
+    set_error(answer, 500, "internal", e.what(), "", lang);
   } catch (...) {
-    set_error(answer, 500, "internal", "unknown error");
+    set_error(answer, 500, "internal", "unknown error", "", lang);
   }
 }
 

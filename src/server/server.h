@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "gpusizer/catalog.h"
+#include "gpusizer/lang.h"
 #include "gpusizer/server.h"
 #include "server/host_rule.h"
 #include "server/metrics.h"
@@ -42,6 +43,10 @@ bool looks_like_path(std::string_view model);
 void check_model_path(nlohmann::json& request, const std::string& allow_dir,
                       const Catalog& catalog);
 
+/// True when a "model" string has the shape of a Hugging Face id: ORG/NAME, one slash, letters,
+/// digits, '-', '_' and '.', not a relative path and no file extension the importers read.
+bool looks_like_hf_id(std::string_view name);
+
 /// The content type for a file name, from its extension.
 std::string content_type_for(std::string_view path);
 
@@ -52,11 +57,20 @@ struct HttpRequest {
   std::string path;
   std::vector<std::pair<std::string, std::string>> headers;  ///< names compared case-insensitively
   std::string body;
+  /// The query string's arguments, decoded, in order (?lang=zh); last, so that brace
+  /// initialisers of {method, path, headers, body} still hold.
+  std::vector<std::pair<std::string, std::string>> query;
   /// The first value of header `name`, or nullopt.
   std::optional<std::string> header(std::string_view name) const;
   /// Every value of header `name`, in order.
   std::vector<std::string_view> header_values(std::string_view name) const;
+  /// The first value of query argument `name`, or nullopt.
+  std::optional<std::string> query_value(std::string_view name) const;
 };
+
+/// The language a request asks for (contract v2, "Language"): `?lang=` first (an unknown value is
+/// an InputError naming "lang"), then Accept-Language, else English.
+Lang request_language(const HttpRequest& request);
 
 /// The answer to one request: status, body, content type and extra headers.
 struct HttpAnswer {
@@ -93,7 +107,7 @@ class RequestHandler {
  private:
   nlohmann::json parse_request(const HttpRequest& request) const;
   std::string cached(std::optional<std::string>& slot, nlohmann::json (*make)(const Catalog&));
-  void dispatch(const HttpRequest& request, HttpAnswer& answer);
+  void dispatch(const HttpRequest& request, HttpAnswer& answer, Lang lang);
 
   ServerOptions options_;
   const Catalog& catalog_;

@@ -33,7 +33,10 @@ TEST(ServerStores, OffUnlessAllowedThenResolved) {
   auto off = client.Post("/api/v1/estimate", body, "application/json");
   ASSERT_TRUE(off);
   EXPECT_EQ(off->status, 400);
-  EXPECT_NE(off->body.find("path_not_allowed"), std::string::npos) << off->body;
+  // An ORG/NAME the catalog lacks is a Hugging Face id, not a path: the answer says what works
+  // (issue 15 item 7), not "file paths are not allowed".
+  EXPECT_NE(off->body.find("unknown_name"), std::string::npos) << off->body;
+  EXPECT_NE(off->body.find("config.json"), std::string::npos) << off->body;
 
   const std::map<std::string, std::string> env = {{"HF_HUB_CACHE", (root / "hf").string()}};
   set_model_store_access({parse_store_list("hf", "--model-stores"),

@@ -331,6 +331,33 @@ function describedBy(el, id, on) {
   else el.removeAttribute('aria-describedby');
 }
 
+/** The names a server error offers ("did you mean ..."), as buttons under the field: choosing one
+ *  puts it in the field and asks again. Nothing is swapped in without the person choosing it. */
+function offerNames(id, names) {
+  const msg = $(`${id}-msg`);
+  if (!msg) return;
+  const line = document.createElement('span');
+  line.className = 'suggestions';
+  line.lang = language() === 'zh' ? 'zh-CN' : 'en';
+  line.append(t('did_you_mean'), ' ');
+  names.slice(0, 5).forEach((name, i) => {
+    const b = document.createElement('button');
+    b.type = 'button';
+    b.className = 'link suggestion';
+    b.textContent = name;
+    b.lang = 'en';
+    b.addEventListener('click', () => {
+      $(id).value = name;
+      focusNext = false;
+      $(id).focus();
+      schedule(0);
+    });
+    if (i) line.append(' ');
+    line.append(b);
+  });
+  msg.append(document.createElement('br'), line);
+}
+
 function setFieldMessage(id, text, kind = 'error') {
   const el = $(id);
   if (!el) return;
@@ -424,7 +451,56 @@ function setSummary(text, kind) {
 // Server calls
 
 class ApiError extends Error {
-  constructor(status, code, message) { super(message); this.status = status; this.code = code; }
+  /** `field` and `suggestions` are the error object's (contract v2): the field the message names
+   *  and the names it offers ("did you mean ..."). */
+  constructor(status, code, message, field = '', suggestions = []) {
+    super(message); this.status = status; this.code = code; this.field = field || ''; this.suggestions = suggestions || [];
+  }
+}
+
+/** The language the server's texts came back in (the page's language when it asked): their
+ *  elements carry it, so screen readers read them right and the Chinese check sees them. */
+let answerLang = 'en';
+const serverLang = () => (answerLang === 'zh' ? 'zh-CN' : 'en');
+
+/** Names the server's texts quote as the data files write them (GPU and model names, cloud
+ *  instances and their price sources): inside a translated text they are marked lang="en". */
+let quotedNames = [];
+function learnQuotedNames(answer) {
+  const names = new Set();
+  for (const g of gpus) if (g.name) names.add(g.name);
+  for (const m of catalogModels.values()) if (m.name) names.add(m.name);
+  const walk = (v, key) => {
+    if (typeof v === 'string') { if (['instance', 'price_date', 'gpu_name', 'provider'].includes(key) && v.length > 2) names.add(v); return; }
+    if (Array.isArray(v)) { v.forEach((x) => walk(x, key)); return; }
+    if (v && typeof v === 'object') for (const [k, x] of Object.entries(v)) walk(x, k);
+  };
+  walk(answer, '');
+  quotedNames = [...names].filter((n) => /[A-Za-z]{2}/.test(n)).sort((a, b) => b.length - a.length);
+}
+
+/** `el` shows the server's `text`: in the answer's language, with quoted names marked English. */
+function setServerText(el, text) {
+  el.lang = serverLang();
+  const s = String(text ?? '');
+  if (answerLang === 'en' || !quotedNames.length) { el.textContent = s; return; }
+  const parts = [];
+  let rest = s;
+  while (rest) {
+    let at = -1; let name = '';
+    for (const n of quotedNames) {
+      const i = rest.indexOf(n);
+      if (i >= 0 && (at < 0 || i < at || (i === at && n.length > name.length))) { at = i; name = n; }
+    }
+    if (at < 0) { parts.push(rest); break; }
+    if (at > 0) parts.push(rest.slice(0, at));
+    const span = document.createElement('span');
+    span.lang = 'en';
+    span.textContent = name;
+    parts.push(span);
+    rest = rest.slice(at + name.length);
+  }
+  el.replaceChildren(...parts);
 }
 
 /** The page's language, asked of the server both ways contract v2 names (?lang= and
@@ -436,11 +512,14 @@ async function post(path, body, signal) {
   const res = await fetch(withLang(path), {
     method: 'POST', headers: { 'Content-Type': 'application/json', ...langHeaders() }, body: JSON.stringify(body), signal,
   });
+  const asked = language();
   let data = null;
   try { data = await res.json(); } catch { /* not JSON */ }
+  answerLang = asked;
+  if (data && !data.error) learnQuotedNames(data);
   if (!res.ok) {
     const err = data && data.error ? data.error : { code: `http_${res.status}`, message: res.statusText };
-    throw new ApiError(res.status, err.code, err.message);
+    throw new ApiError(res.status, err.code, err.message, err.field, err.suggestions);
   }
   return data;
 }
@@ -520,7 +599,8 @@ function withServerText(text) {
   return parts.map((p) => {
     if (p && typeof p === 'object' && SERVER in p) {
       const span = document.createElement('span');
-      span.lang = 'en';
+      // A name or source quoted from the data files stays as they write it (English).
+      span.lang = quotedNames.includes(p[SERVER]) ? 'en' : serverLang();
       span.textContent = p[SERVER];
       return span;
     }
@@ -704,7 +784,7 @@ function renderChanges(changes) {
     mark.setAttribute('aria-hidden', 'true');
     const name = document.createElement('strong');
     name.textContent = c.change;
-    name.lang = 'en';
+    name.lang = serverLang();
     const fit = document.createElement('span');
     fit.className = 'fit-word';
     fit.textContent = c.fits ? t('change_fits') : t('change_not_enough');
@@ -792,8 +872,7 @@ function renderOwnership(own) {
         ? t('own_months_past', { m: num(be.months, 0), u: percent(a.utilization), y: num(a.amortization_years, 0) })
         : t('own_months', { m: num(be.months, 1), u: percent(a.utilization) });
   }
-  $('own-verdict').textContent = be.verdict || '';
-  $('own-verdict').lang = 'en';
+  setServerText($('own-verdict'), be.verdict || '');
   $('own-assumptions').textContent = t('own_assumptions', {
     years: num(a.amortization_years, 1), u: percent(a.utilization), pue: num(a.pue, 2),
     kwh: usd(a.electricity_usd_per_kwh), fx: num(a.usd_to_cny, 2), date: a.date || '–',
@@ -801,8 +880,7 @@ function renderOwnership(own) {
   const basis = Array.isArray(own.basis) ? own.basis : [];
   $('own-basis').replaceChildren(...basis.map((b) => {
     const li = document.createElement('li');
-    li.textContent = b;
-    li.lang = 'en';
+    setServerText(li, b);
     return li;
   }));
 }
@@ -837,8 +915,8 @@ function renderMemory(estimate) {
     cells[0].dataset.value = String(part.bytes);
     const b = document.createElement('td');
     b.className = 'basis';
-    b.textContent = basis[`${part.key}_bytes`] || (part.key === 'other' ? t('other_basis') : '');
-    if (basis[`${part.key}_bytes`]) b.lang = 'en';
+    if (basis[`${part.key}_bytes`]) setServerText(b, basis[`${part.key}_bytes`]);
+    else b.textContent = part.key === 'other' ? t('other_basis') : '';
     tr.append(name, ...cells, b);
     return tr;
   }));
@@ -848,8 +926,7 @@ function renderMemory(estimate) {
   totalRow.cells[0].textContent = t('c_total');
   totalRow.cells[1].textContent = fixed(toGiB(m.total_bytes), 2);
   totalRow.cells[2].textContent = fixed(m.total_bytes / 1e9, 2);
-  totalRow.cells[3].textContent = basis.total_bytes || '';
-  totalRow.cells[3].lang = 'en';
+  setServerText(totalRow.cells[3], basis.total_bytes || '');
   tbody.append(totalRow);
   if (cap) {
     const capRow = document.createElement('tr');
@@ -915,8 +992,7 @@ function renderPerformance(p, cv) {
 function renderWarnings(list) {
   $('warnings').replaceChildren(...list.map((w) => {
     const li = document.createElement('li');
-    li.textContent = w;
-    li.lang = 'en';
+    setServerText(li, w);
     return li;
   }));
   $('warnings-section').hidden = list.length === 0;
@@ -928,8 +1004,7 @@ function renderBasis(basis) {
     const dt = document.createElement('dt');
     dt.textContent = k;
     const dd = document.createElement('dd');
-    dd.textContent = typeof v === 'string' ? v : JSON.stringify(v);
-    dd.lang = 'en';
+    setServerText(dd, typeof v === 'string' ? v : JSON.stringify(v));
     items.push(dt, dd);
   }
   $('basis').replaceChildren(...items);
@@ -1073,16 +1148,16 @@ function optionRows(o, recommendation) {
   const cell = document.createElement('td');
   cell.colSpan = OPTION_COLUMNS.length + 1;
   const list = document.createElement('ul');
-  list.lang = 'en';  // the server's reasons are English until it translates them
+  list.lang = serverLang();  // the server's reasons, in the language it answered in
   for (const r of [...(o.reasons || []), ...(o.warnings || [])]) {
     const li = document.createElement('li');
-    li.textContent = r;
+    setServerText(li, r);
     list.append(li);
   }
   const meta = document.createElement('p');
   meta.className = 'note';
   meta.textContent = `${o.gpu} · ${o.objective_basis || ''}`;
-  meta.lang = 'en';
+  meta.lang = serverLang();
   cell.append(list, meta);
   detail.append(cell);
   why.addEventListener('click', () => {
@@ -1140,15 +1215,17 @@ function renderOptions(recommendation) {
     ? t('options_ranked', { n: options.length, metric: t(`metric_${objective}`), lower: t('lower_better') })
     : t('no_options');
   $('recommend-basis').textContent = basis ? t('metric_basis', { x: basis }) : '';
-  $('recommend-basis').lang = 'en';
+  $('recommend-basis').lang = serverLang();
   renderUserGpu(options, recommendation.rejected || []);
   const rejected = recommendation.rejected || [];
   $('rejected').replaceChildren(...rejected.map((r) => {
     const li = document.createElement('li');
-    li.lang = 'en';
+    li.lang = serverLang();
     const name = document.createElement('strong');
     name.textContent = gpuName(r.gpu);
-    li.append(name, `: ${String(r.why || '').replace(new RegExp(`^${(gpuName(r.gpu) || '').replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}:\\s*`), '')}`);
+    const why = document.createElement('span');
+    setServerText(why, `: ${String(r.why || '').replace(new RegExp(`^${(gpuName(r.gpu) || '').replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}[:：]\\s*`), '')}`);
+    li.append(name, why);
     return li;
   }));
   $('rejected-section').hidden = rejected.length === 0;
@@ -1168,8 +1245,7 @@ function renderUserGpu(options, rejected) {
     el.textContent = t('your_gpu_ranked', { gpu: name, rank: listed.rank });
   } else if (gone) {
     const why = document.createElement('span');
-    why.lang = 'en';
-    why.textContent = gone.why;
+    setServerText(why, gone.why);
     el.append(t('your_gpu_rejected', { gpu: name }), ' ', why);
   } else if (userGpuPlace && userGpuPlace.gpu === id && userGpuPlace.option) {
     const o = { ...userGpuPlace.option, rank: '–' };
@@ -1286,8 +1362,14 @@ async function update() {
     lastRender = () => { rerender(); drawSweep(); };
   } catch (e) {
     if (gen !== generation || e.name === 'AbortError') return;
-    const field = e instanceof ApiError ? fieldOfMessage(e.message, (id) => isShown($(id)) && !!form.elements[id]) : null;
-    if (field) { setFieldMessage(field, e.message); $(`${field}-msg`).lang = 'en'; }
+    // The error object names its field (contract v2); older servers only say it in the message.
+    const has = (id) => isShown($(id)) && !!form.elements[id];
+    const field = e instanceof ApiError ? fieldOfMessage(e.field ? `${e.field}: ` : e.message, has) : null;
+    if (field) {
+      setFieldMessage(field, e.message);
+      $(`${field}-msg`).lang = serverLang();
+      if (e.suggestions.length) offerNames(field, e.suggestions);
+    }
     showFailure(errorText(e));
   } finally {
     if (gen === generation) {

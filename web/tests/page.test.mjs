@@ -271,6 +271,11 @@ export async function run(report) {
       check((await other.textContent('#ownership-title')) === '租用还是购买', 'rent-or-buy title not translated');
       check((await other.textContent('#changes li button.apply')) === '应用', 'Apply not translated');
       check(/装/.test(await other.textContent('#changes li .fit-word')), 'fit mark not translated');
+      // The server's texts too (contract v2, "Language"): the changes and their costs come back in
+      // Chinese once the page asks again in Chinese.
+      await other.waitForFunction(() => /[\u4e00-\u9fff]/.test((document.querySelector('#changes li strong') || {}).textContent || ''), null, { timeout: 20000 });
+      const change = await other.textContent('#changes li strong');
+      check((await other.getAttribute('#changes li strong', 'lang')) === 'zh-CN', `change "${change}" not marked Chinese`);
       await other.screenshot({ path: join(results, 'chinese-panels.png'), fullPage: true });
       await other.selectOption('#lang', 'en');
       await other.close();

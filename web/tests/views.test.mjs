@@ -51,6 +51,8 @@ export async function run(report) {
     { name: 'error-field', query: '?model=llama-2-7b&batch=-1' },
     { name: 'error-server', query: '?model=no-such-model-xyz' },
     { name: 'context-warning', query: '?model=llama-2-7b&seq_len=100000000' },
+    { name: 'model-typo', query: '?model=lama-2-7b&gpu=h100-sxm5-80gb' },
+    { name: 'full-tune', query: '?model=llama-2-7b&task=full&gpu=h100-sxm5-80gb&gpu_count=2&zero_stage=3' },
   ];
   const openView = async (view, options) => {
     const page = await open(view.query, options);
@@ -120,6 +122,39 @@ export async function run(report) {
       check(await page.isVisible('#model-resolved'), 'no note that the model was estimated as another');
       check((await page.textContent('#model-resolved')).includes(id), `note does not name ${id}`);
       check((await page.textContent('#resolved')).includes(id), 'resolved line does not name the model');
+      await page.close();
+    });
+
+    await test('models: near matches are links, a size is a model, an HF id outside the catalog says what works', async () => {
+      // A typo: the server's near matches are buttons at the field; choosing one estimates it.
+      let page = await open('?model=lama-2-7b&gpu=h100-sxm5-80gb');
+      const links = await page.$$eval('#model-msg button.suggestion', (bs) => bs.map((b) => b.textContent));
+      check(links.includes('llama-2-7b'), `no llama-2-7b link among ${JSON.stringify(links)}`);
+      check(await page.isVisible('#estimate-view.stale') || (await page.textContent('#status')).length > 0, 'the error is not shown');
+      const before = await readyOf(page);
+      await page.click('#model-msg button.suggestion >> text=llama-2-7b');
+      await settled(page, before);
+      check((await page.inputValue('#model')) === 'llama-2-7b', 'the link did not fill the field');
+      check(!(await page.$('#model-msg')), 'the error stayed after choosing a near match');
+      check(/llama-2-7b/.test(await page.textContent('#resolved')), 'the chosen model is not the one computed');
+      await page.close();
+      // A size: estimated, and said to be a size.
+      page = await open('?model=24B&gpu=h100-sxm5-80gb');
+      const sized = await api(base, 'api/v1/estimate', { model: '24B', gpu: 'h100-sxm5-80gb' });
+      check(sized.status === 200 && sized.body.scenario.model_origin === 'params', `24B: ${JSON.stringify(sized.body).slice(0, 200)}`);
+      check(Number(await page.getAttribute('#total', 'data-value')) === sized.body.memory.total_bytes, 'the page and the API differ for 24B');
+      check(/24B/.test(await page.textContent('#warnings')), 'the size assumption is not said');
+      await page.close();
+      // A Hugging Face id the catalog lacks, on a server that never downloads.
+      page = await open('?model=Qwen/NotAModel-7B');
+      const msg = await page.textContent('#model-msg');
+      check(/config\.json/.test(msg) && /24B/.test(msg) && !/file paths/.test(msg), `model message: ${msg}`);
+      await page.close();
+      // The same in Chinese: the message at the field is the server's Chinese.
+      page = await open('?model=Qwen/NotAModel-7B', { lang: 'zh' });
+      const zh = await page.textContent('#model-msg');
+      check(/不在目录中/.test(zh) && (await page.getAttribute('#model-msg', 'lang')) === 'zh-CN', `Chinese model message: ${zh}`);
+      await page.evaluate(() => localStorage.setItem('gpusizer.lang', 'en'));  // the next views open in English
       await page.close();
     });
 
