@@ -57,9 +57,9 @@ struct HttpRequest {
   std::string path;
   std::vector<std::pair<std::string, std::string>> headers;  ///< names compared case-insensitively
   std::string body;
-  /// The query string's arguments, decoded, in order (?lang=zh); last, so that brace
+  /// The query string's arguments, decoded, in order (?lang=zh); last and defaulted, so that brace
   /// initialisers of {method, path, headers, body} still hold.
-  std::vector<std::pair<std::string, std::string>> query;
+  std::vector<std::pair<std::string, std::string>> query = {};
   /// The first value of header `name`, or nullopt.
   std::optional<std::string> header(std::string_view name) const;
   /// Every value of header `name`, in order.
