@@ -14,8 +14,9 @@ Chart.register(BarController, BarElement, LineController, LineElement, PointElem
   CategoryScale, LinearScale, LogarithmicScale, Legend, Tooltip);
 
 const TASKS = ['inference', 'lora', 'qlora', 'full', 'freeze', 'pretrain', 'cv-train'];
-const INFER_ENGINES = ['hf', 'vllm', 'sglang', 'trtllm', 'llama.cpp'];
-const TRAIN_ENGINES = ['hf', 'deepspeed', 'fsdp', 'megatron'];
+// '' = the server's default engine for the GPU and task (vLLM on NVIDIA and AMD, llama.cpp on Apple).
+const INFER_ENGINES = ['', 'hf', 'vllm', 'sglang', 'trtllm', 'llama.cpp'];
+const TRAIN_ENGINES = ['', 'hf', 'deepspeed', 'fsdp', 'megatron'];
 const PREALLOC = new Set(['vllm', 'sglang', 'trtllm']);
 // '' = the task's default format, which the server resolves (bf16, or nf4 for QLoRA).
 const WEIGHTS = ['', 'fp32', 'bf16', 'fp16', 'fp8', 'int8', 'int4', 'nf4', 'gptq-int4', 'awq-int4',
@@ -34,7 +35,7 @@ const SWEEP_BATCHES = [1, 2, 4, 8, 16, 32, 64, 128, 256];
 
 /** Defaults shown in the form; only values that differ go into the URL. */
 const DEFAULTS = {
-  model: 'llama-2-7b', hf_config: '', task: 'inference', engine: 'hf', weights: '', kv_cache: 'bf16',
+  model: 'llama-2-7b', hf_config: '', task: 'inference', engine: '', weights: '', kv_cache: 'bf16',
   batch: '1', seq_len: '2048', prompt_len: '', output_len: '512', gpu_memory_utilization: '0.9',
   optimizer: 'adamw', mixed_precision: 'bf16', gradient_checkpointing: 'false', zero_stage: '0',
   lora_rank: '8', lora_targets: 'all-linear', grad_accum: '1', tokens: '', flash_attention: true,
@@ -70,6 +71,11 @@ function autoWeightsLabel() {
   return resolvedWeights ? t('weights_auto_is', { x: resolvedWeights }) : t('weights_auto');
 }
 
+let resolvedEngine = '';  // what the server chose for engine '' (its default), for the label
+function autoEngineLabel() {
+  return resolvedEngine ? t('engine_auto_is', { x: resolvedEngine }) : t('engine_auto');
+}
+
 // ---------------------------------------------------------------------------------------------
 // Form <-> state <-> URL
 
@@ -81,6 +87,7 @@ function fillSelect(id, values, labelKey) {
     o.value = v;
     o.textContent = labelKey ? t(`${labelKey}_${v}`) : v;
     if (v === '' && id === 'weights') o.textContent = autoWeightsLabel();
+    if (v === '' && id === 'engine') o.textContent = autoEngineLabel();
     return o;
   }));
   if (values.includes(keep)) select.value = keep;
@@ -262,7 +269,7 @@ function scenarioOf(state) {
   s.task = state.task;
   const cv = state.task === 'cv-train';
   if (!cv) {
-    s.engine = state.engine;
+    if (state.engine) s.engine = state.engine;
     if (state.weights) s.weights = state.weights;
     s.kv_cache = state.kv_cache;
   }
@@ -270,7 +277,7 @@ function scenarioOf(state) {
   const training = state.task !== 'inference';
   if (!training) {
     for (const key of ['prompt_len', 'output_len']) if (state[key] !== '') s[key] = intOf(state[key]);
-    if (PREALLOC.has(state.engine) && state.gpu_memory_utilization !== '') s.gpu_memory_utilization = intOf(state.gpu_memory_utilization);
+    if (PREALLOC.has(state.engine || resolvedEngine) && state.gpu_memory_utilization !== '') s.gpu_memory_utilization = intOf(state.gpu_memory_utilization);
   } else {
     const tr = {
       optimizer: state.optimizer,
@@ -302,7 +309,7 @@ function showSections(state) {
   const training = state.task !== 'inference';
   for (const el of document.querySelectorAll('.train-only')) el.hidden = !training;
   for (const el of document.querySelectorAll('.infer-only')) el.hidden = training;
-  for (const el of document.querySelectorAll('.prealloc-only')) el.hidden = training || !PREALLOC.has(state.engine);
+  for (const el of document.querySelectorAll('.prealloc-only')) el.hidden = training || !PREALLOC.has(state.engine || resolvedEngine);
   for (const el of document.querySelectorAll('.lora-only')) el.hidden = !(state.task === 'lora' || state.task === 'qlora');
   // Vision training has no tokens, context, KV cache or LLM engine: those fields go, image size comes.
   const cv = state.task === 'cv-train';
@@ -652,6 +659,9 @@ function renderResolved(estimate, state) {
   resolvedWeights = state.weights === '' ? sc.weights || '' : '';
   const auto = $('weights').querySelector('option[value=""]');
   if (auto) auto.textContent = autoWeightsLabel();
+  resolvedEngine = state.engine === '' ? sc.engine || '' : '';
+  const autoEngine = $('engine').querySelector('option[value=""]');
+  if (autoEngine) autoEngine.textContent = autoEngineLabel();
   // The GPU select: an alias the server resolved becomes the catalog id, in the URL too.
   if (sc.gpu && !state.recommend && $('gpu').value !== sc.gpu && gpus.some((g) => g.id === sc.gpu)) {
     setGpu(sc.gpu);

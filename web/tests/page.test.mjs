@@ -90,7 +90,7 @@ export async function run(report) {
       await settled(page);
       const shown = Number(await page.getAttribute('#total', 'data-value'));
       const expected = await api(base, 'api/v1/estimate', {
-        model: 'llama-2-7b', task: 'inference', engine: 'hf', weights: 'bf16', kv_cache: 'bf16',
+        model: 'llama-2-7b', task: 'inference', weights: 'bf16', kv_cache: 'bf16',
         batch: 1, seq_len: 2048, output_len: 512, gpu: 'a100-sxm4-80gb',
       });
       check(expected.status === 200, `API answered ${expected.status}`);
@@ -121,7 +121,7 @@ export async function run(report) {
       check(url.searchParams.get('batch') === '8' && url.searchParams.get('gpu') === 'h100-sxm5-80gb', `URL ${url}`);
       sharedUrl = page.url();
       const expected = await api(base, 'api/v1/estimate', {
-        model: 'llama-2-13b', task: 'inference', engine: 'hf', weights: 'int8', kv_cache: 'bf16',
+        model: 'llama-2-13b', task: 'inference', weights: 'int8', kv_cache: 'bf16',
         batch: 8, seq_len: 4096, output_len: 512, gpu: 'h100-sxm5-80gb',
       });
       const shown = Number(await page.getAttribute('#total', 'data-value'));
@@ -144,7 +144,7 @@ export async function run(report) {
       await page.click('#hf-details summary');
       await setField(page, 'hf_config', JSON.stringify(config, null, 1));
       const expected = await api(base, 'api/v1/estimate', {
-        model: { hf_config: config }, task: 'inference', engine: 'hf', weights: 'int8', kv_cache: 'bf16',
+        model: { hf_config: config }, task: 'inference', weights: 'int8', kv_cache: 'bf16',
         batch: 8, seq_len: 4096, output_len: 512, gpu: 'h100-sxm5-80gb',
       });
       check(expected.status === 200, `API answered ${expected.status}: ${JSON.stringify(expected.body)}`);
@@ -162,7 +162,7 @@ export async function run(report) {
       check(!(await page.isVisible('#output_len')), 'output length visible for training');
       await setField(page, 'lora_rank', 16);
       const scenario = {
-        model: 'llama-2-13b', task: 'lora', engine: 'hf', weights: 'int8', kv_cache: 'bf16', batch: 8, seq_len: 4096,
+        model: 'llama-2-13b', task: 'lora', weights: 'int8', kv_cache: 'bf16', batch: 8, seq_len: 4096,
         training: { optimizer: 'adamw', mixed_precision: 'bf16', gradient_checkpointing: false, flash_attention: true,
           zero_stage: 0, grad_accum: 1, lora_rank: 16, lora_targets: 'all-linear' },
         gpu: 'h100-sxm5-80gb',
@@ -195,7 +195,7 @@ export async function run(report) {
       check((await other.getAttribute('#fit', 'data-value')) === 'false', 'the 70B QLoRA on one A100 fits; pick a bigger scenario');
       check(await other.isVisible('#changes-section'), 'changes panel hidden');
       const expected = await api(base, 'api/v1/estimate', {
-        model: 'llama-3.1-70b', task: 'qlora', engine: 'hf', weights: 'nf4', kv_cache: 'bf16', batch: 1, seq_len: 2048,
+        model: 'llama-3.1-70b', task: 'qlora', weights: 'nf4', kv_cache: 'bf16', batch: 1, seq_len: 2048,
         training: { optimizer: 'adamw', mixed_precision: 'bf16', gradient_checkpointing: false, flash_attention: true,
           zero_stage: 0, grad_accum: 1, lora_rank: 8, lora_targets: 'all-linear' },
         gpu: 'a100-sxm4-80gb',
@@ -244,7 +244,7 @@ export async function run(report) {
     await test('a priced GPU shows rent or buy with the break-even figures', async () => {
       const other = await openAt('?model=llama-2-7b&gpu=h100-sxm5-80gb');
       const expected = await api(base, 'api/v1/estimate', {
-        model: 'llama-2-7b', task: 'inference', engine: 'hf', weights: 'bf16', kv_cache: 'bf16',
+        model: 'llama-2-7b', task: 'inference', weights: 'bf16', kv_cache: 'bf16',
         batch: 1, seq_len: 2048, output_len: 512, gpu: 'h100-sxm5-80gb',
       });
       const own = expected.body.cost && expected.body.cost.ownership;
@@ -300,7 +300,7 @@ export async function run(report) {
       check((await other.inputValue('#gpu')) === 'h100-sxm5-80gb', 'gpu not restored');
       check((await other.inputValue('#weights')) === 'int8', 'weights not restored');
       const expected = await api(base, 'api/v1/estimate', {
-        model: 'llama-2-13b', task: 'inference', engine: 'hf', weights: 'int8', kv_cache: 'bf16',
+        model: 'llama-2-13b', task: 'inference', weights: 'int8', kv_cache: 'bf16',
         batch: 8, seq_len: 4096, output_len: 512, gpu: 'h100-sxm5-80gb',
       });
       const shown = Number(await other.getAttribute('#total', 'data-value'));
