@@ -295,11 +295,29 @@ std::string translate_text(std::string_view english, Lang lang) {
 }
 
 bool is_text_key(std::string_view key) {
-  static const char* const kKeys[] = {
-      "warnings",         "reasons", "why",   "message", "change",      "cost",
-      "verdict",          "notes",   "note",  "units",   "summary",     "peak_phase",
-      "objective_basis",  "advice",  "risks", "hint",    "explanation", "assumption",
-      "assumptions_text", "meaning"};
+  static const char* const kKeys[] = {"warnings",
+                                      "reasons",
+                                      "why",
+                                      "message",
+                                      "change",
+                                      "cost",
+                                      "verdict",
+                                      "notes",
+                                      "note",
+                                      "units",
+                                      "summary",
+                                      "peak_phase",
+                                      "objective_basis",
+                                      "advice",
+                                      "risks",
+                                      "hint",
+                                      "explanation",
+                                      "assumption",
+                                      "assumptions_text",
+                                      "meaning",
+                                      "levers",
+                                      "context_warning",
+                                      "not_rented"};
   for (const char* k : kKeys)
     if (key == k) return true;
   return false;
