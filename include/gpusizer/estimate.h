@@ -4,6 +4,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "gpusizer/cost.h"
@@ -92,6 +93,12 @@ struct Estimate {
 /// Tokens per second the system does useful work at: output tokens with the GPUs kept full
 /// (serving) or training tokens; none when speed was not estimated or is zero.
 std::optional<double> useful_tokens_per_s(const Scenario& scenario, const Estimate& estimate);
+
+/// The performance figure named by its JSON key (decode_tokens_per_s, ttft_ms, step_time_s,
+/// load_ttft_ms, ...); nullptr for a name that is not a figure. Used where a figure is chosen by
+/// name: the validation rows' "compare" key and the speed bands.
+const std::optional<double>* performance_figure(const PerformanceEstimate& p,
+                                                std::string_view name);
 
 /// How much an estimate says. Searches (what to change, the largest batch) need only the memory
 /// and speed figures of each candidate; power, cost, warnings and the basis strings are most of

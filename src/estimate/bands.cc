@@ -7,21 +7,6 @@
 namespace gpusizer {
 namespace {
 
-const std::optional<double>* figure(const PerformanceEstimate& p, std::string_view name) {
-  if (name == "decode_tokens_per_s") return &p.decode_tokens_per_s;
-  if (name == "tpot_ms") return &p.tpot_ms;
-  if (name == "prefill_tokens_per_s") return &p.prefill_tokens_per_s;
-  if (name == "ttft_ms") return &p.ttft_ms;
-  if (name == "max_output_tokens_per_s") return &p.max_output_tokens_per_s;
-  if (name == "train_tokens_per_s") return &p.train_tokens_per_s;
-  if (name == "train_tokens_per_s_per_gpu") return &p.train_tokens_per_s_per_gpu;
-  if (name == "tflops_per_gpu") return &p.tflops_per_gpu;
-  if (name == "mfu") return &p.mfu;
-  if (name == "step_time_s") return &p.step_time_s;
-  if (name == "time_to_train_s") return &p.time_to_train_s;
-  return nullptr;
-}
-
 constexpr std::string_view kFigures[] = {"decode_tokens_per_s",
                                          "tpot_ms",
                                          "prefill_tokens_per_s",
@@ -41,7 +26,7 @@ void add_speed_bands(const Scenario& s, const SpeedBands& bands, Estimate& e) {
   PerformanceEstimate& p = *e.performance;
   std::string used;
   for (std::string_view name : kFigures) {
-    const auto* value = figure(p, name);
+    const auto* value = performance_figure(p, name);
     const auto kind = figure_kind(name);
     if (!value || !*value || !kind || !std::isfinite(**value) || **value <= 0) continue;
     const SpeedBand* band = bands.find(kind->kind, s.engine);
@@ -58,7 +43,7 @@ void add_speed_bands(const Scenario& s, const SpeedBands& bands, Estimate& e) {
   const std::string_view throughput =
       is_training(s.task) ? "train_tokens_per_s" : "max_output_tokens_per_s";
   if (const auto it = p.bands.find(std::string(throughput)); it != p.bands.end()) {
-    const auto* value = figure(p, throughput);
+    const auto* value = performance_figure(p, throughput);
     for (auto [name, cost] :
          {std::pair{"usd_per_million_tokens", e.cost.usd_per_million_tokens},
           std::pair{"usd_per_million_requests", e.cost.usd_per_million_requests},

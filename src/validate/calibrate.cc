@@ -13,25 +13,8 @@ namespace gpusizer {
 namespace {
 
 std::optional<double> pick(const PerformanceEstimate& p, const std::string& key) {
-  if (key == "decode_tokens_per_s") return p.decode_tokens_per_s;
-  if (key == "prefill_tokens_per_s") return p.prefill_tokens_per_s;
-  if (key == "max_output_tokens_per_s") return p.max_output_tokens_per_s;
-  if (key == "ttft_ms") return p.ttft_ms;
-  if (key == "tpot_ms") return p.tpot_ms;
-  if (key == "train_tokens_per_s_per_gpu") return p.train_tokens_per_s_per_gpu;
-  if (key == "train_tokens_per_s") return p.train_tokens_per_s;
-  if (key == "tflops_per_gpu") return p.tflops_per_gpu;
-  if (key == "mfu") return p.mfu;
-  if (key == "step_time_s") return p.step_time_s;
-  // Serving under traffic (speed/serving_load.h): rows whose scenario carries "traffic".
-  if (key == "load_ttft_ms") return p.load_ttft_ms;
-  if (key == "load_tpot_ms") return p.load_tpot_ms;
-  if (key == "load_ttft_mean_ms") return p.load_ttft_mean_ms;
-  if (key == "load_tpot_mean_ms") return p.load_tpot_mean_ms;
-  if (key == "max_requests_per_s") return p.max_requests_per_s;
-  if (key == "load_capacity_requests_per_s") return p.load_capacity_requests_per_s;
-  if (key == "load_output_tokens_per_s") return p.load_output_tokens_per_s;
-  return std::nullopt;
+  const std::optional<double>* figure = performance_figure(p, key);
+  return figure ? *figure : std::nullopt;
 }
 
 double loss(const std::vector<const PreparedCase*>& rows, const Catalog& catalog,
