@@ -68,7 +68,10 @@ void choose_serving_layout(Scenario& s, const Catalog& catalog) {
 }
 
 Scenario resolve_scenario(const nlohmann::json& input, const Catalog& catalog) {
-  Scenario s = parse_scenario(input, catalog);
+  return resolved(parse_scenario(input, catalog), catalog);
+}
+
+Scenario resolved(Scenario s, const Catalog& catalog) {
   if (s.default_layout) choose_serving_layout(s, catalog);
   s.default_layout = false;
   // The memory fraction the engine's release takes when none is given (SGLang's by TP size),

@@ -13,4 +13,9 @@ namespace gpusizer {
 /// estimate can say by how much it misses).
 void choose_serving_layout(Scenario& s, const Catalog& catalog);
 
+/// A parsed scenario made ready to estimate, as resolve_scenario does after parse_scenario: the
+/// layout rule for a serving scenario that gave only gpu_count, and the memory fraction the
+/// engine's release takes when none is given. For the advisor's edited candidates.
+Scenario resolved(Scenario parsed, const Catalog& catalog);
+
 }  // namespace gpusizer

@@ -1,5 +1,8 @@
 #include "scenario/engine_choice.h"
 
+#include <optional>
+#include <string>
+
 #include "core/json_fields.h"
 #include "gpusizer/error.h"
 
@@ -26,35 +29,62 @@ std::string join(const std::vector<std::string>& v) {
   return out;
 }
 
+// The default engine for the task, the weights and the GPU, and why (resolve_engine when the
+// input names none).
+const EngineProfile& default_engine(const Catalog& catalog, const Gpu* gpu, Scenario& s) {
+  if (is_training(s.task)) {
+    s.engine_basis = "default for training";
+    return catalog.engine(catalog.engine_defaults().training, "engine");
+  }
+  const EngineProfile* engine = default_serving_engine(catalog, gpu, s);
+  if (!engine) engine = &catalog.engine(catalog.engine_defaults().training, "engine");
+  s.engine_basis = "default for serving " + s.weights.id + " weights" +
+                   (gpu ? " on " + gpu->vendor + " GPUs" : std::string()) + ": " + engine->name +
+                   " (name an engine to choose another)";
+  return *engine;
+}
+
+// The release named, else the newest (said in the basis).
+void set_release(const EngineProfile& engine, const std::optional<std::string>& version,
+                 Scenario& s) {
+  s.engine_version = engine.release(version.value_or(""), "engine_version").version;
+  if (!version)
+    s.engine_basis += engine.releases.size() > 1
+                          ? "; release " + s.engine_version + " (the newest modelled)"
+                          : "; one rule set for all releases";
+}
+
 }  // namespace
+
+void check_engine_runs_task(const EngineProfile& engine, const Scenario& s) {
+  if (!engine.runs(to_string(s.task)))
+    throw InputError("engine", "engine '" + engine.name + "' does not run task '" +
+                                   to_string(s.task) + "'; use one of " + join(engine.tasks));
+}
 
 void resolve_engine(const nlohmann::json& input, const Catalog& catalog, Scenario& s) {
   const EngineProfile* engine = nullptr;
   if (auto v = read_string(input, "engine", "")) {
     engine = &catalog.engine(*v, "engine");
     s.engine_basis = "given";
-  } else if (is_training(s.task)) {
-    engine = &catalog.engine(catalog.engine_defaults().training, "engine");
-    s.engine_basis = "default for training";
   } else {
     const Gpu* gpu = nullptr;
-    if (auto g = read_string(input, "gpu", "")) gpu = &catalog.gpu(*g, "gpu");
-    engine = default_serving_engine(catalog, gpu, s);
-    if (!engine) engine = &catalog.engine(catalog.engine_defaults().training, "engine");
-    s.engine_basis = "default for serving " + s.weights.id + " weights" +
-                     (gpu ? " on " + gpu->vendor + " GPUs" : std::string()) + ": " + engine->name +
-                     " (name an engine to choose another)";
+    if (!is_training(s.task))
+      if (auto g = read_string(input, "gpu", "")) gpu = &catalog.gpu(*g, "gpu");
+    engine = &default_engine(catalog, gpu, s);
   }
   s.engine = engine->name;
-  if (!engine->runs(to_string(s.task)))
-    throw InputError("engine", "engine '" + s.engine + "' does not run task '" + to_string(s.task) +
-                                   "'; use one of " + join(engine->tasks));
-  const auto version = read_string(input, "engine_version", "");
-  s.engine_version = engine->release(version.value_or(""), "engine_version").version;
-  if (!version)
-    s.engine_basis += engine->releases.size() > 1
-                          ? "; release " + s.engine_version + " (the newest modelled)"
-                          : "; one rule set for all releases";
+  check_engine_runs_task(*engine, s);
+  set_release(*engine, read_string(input, "engine_version", ""), s);
+}
+
+void rederive_engine(const Catalog& catalog, bool engine_given, bool version_given, Scenario& s) {
+  if (engine_given) return;  // the engine and its release stay as given
+  const EngineProfile& engine = default_engine(catalog, s.gpu ? &*s.gpu : nullptr, s);
+  s.engine = engine.name;
+  check_engine_runs_task(engine, s);
+  set_release(engine, version_given ? std::optional<std::string>(s.engine_version) : std::nullopt,
+              s);
 }
 
 bool retarget_default_engine(Scenario& s, const Gpu& gpu, const Catalog& catalog) {

@@ -13,6 +13,14 @@ namespace gpusizer {
 /// an unknown engine or version, or an engine that does not run the task.
 void resolve_engine(const nlohmann::json& input, const Catalog& catalog, Scenario& s);
 
+/// Throws the InputError resolve_engine throws for an engine that does not run the task.
+void check_engine_runs_task(const EngineProfile& engine, const Scenario& s);
+
+/// For an edited scenario (scenario_edit.h) whose input named no engine: the default for its
+/// task, weights and GPU, and its release (the one named, else the newest), as resolve_engine
+/// chooses them. Throws as resolve_engine does. A named engine is left as it is.
+void rederive_engine(const Catalog& catalog, bool engine_given, bool version_given, Scenario& s);
+
 /// For the advisor: a serving scenario whose engine was the default takes the default for `gpu`
 /// instead (llama.cpp on Apple, vLLM on NVIDIA); true when it did. Other scenarios are unchanged.
 bool retarget_default_engine(Scenario& s, const Gpu& gpu, const Catalog& catalog);

@@ -14,10 +14,43 @@
 #include "gpusizer/error.h"
 #include "gpusizer/importers.h"
 #include "gpusizer/model_store.h"
+#include "gpusizer/scenario_edit.h"
+#include "scenario/defaults.h"
 #include "scenario/engine_choice.h"
 #include "scenario/traffic.h"
 
 namespace gpusizer {
+
+// The defaults that follow other fields, shared by parse_scenario and edited()
+// (scenario/defaults.h).
+
+// The KV cache follows 16- and 32-bit float weights, else bf16.
+std::string default_kv_id(const NumberFormat& weights) {
+  return weights.id == "fp16" ? "fp16" : weights.id == "fp32" ? "fp32" : "bf16";
+}
+
+// seq_len, prompt_len and output_len from the ones given: seq_len defaults to prompt + output,
+// output to a quarter of seq_len (at most 512), prompt to the rest.
+void derive_lengths(Scenario& s, bool has_seq, std::optional<int64_t> prompt,
+                    std::optional<int64_t> output) {
+  if (!has_seq && prompt) s.seq_len = *prompt + output.value_or(0);
+  s.output_len = output.value_or(std::min<int64_t>(512, std::max<int64_t>(1, s.seq_len / 4)));
+  if (!has_seq && prompt && output) s.seq_len = *prompt + *output;
+  if (!has_seq && prompt && !output) s.seq_len = *prompt + s.output_len;
+  s.prompt_len = prompt.value_or(std::max<int64_t>(0, s.seq_len - s.output_len));
+}
+
+// The global batch is batch x accumulation x dp unless given; given, the accumulation that
+// reaches it unless that is given too.
+void derive_batches(Scenario& s, const ScenarioGiven& given) {
+  TrainingOptions& t = s.training;
+  if (!given.global_batch)
+    t.global_batch = s.batch * t.grad_accum * s.parallel.dp;
+  else if (!given.grad_accum)
+    t.grad_accum = std::max<int64_t>(
+        1, (t.global_batch + s.batch * s.parallel.dp - 1) / (s.batch * s.parallel.dp));
+}
+
 namespace {
 
 constexpr int64_t kMaxTokens = 100'000'000;  // beyond any model's context (Llama 4 Scout: 10M)
@@ -146,11 +179,12 @@ void resolve_model(const nlohmann::json& input, const Catalog& catalog, Scenario
   throw InputError("model", "object must hold \"hf_config\" or \"params\"");
 }
 
-void parse_training(const nlohmann::json& input, Scenario& s) {
+void parse_training(const nlohmann::json& input, Scenario& s, ScenarioGiven& given) {
   auto it = input.find("training");
   if (it == input.end() || it->is_null()) return;
   if (!it->is_object()) throw InputError("training", "must be an object");
   const nlohmann::json& t = *it;
+  given.grad_accum = t.contains("grad_accum");
   const std::string p = "training";
   TrainingOptions& o = s.training;
   if (auto v = read_enum(t, "optimizer", p, kOptimizers)) o.optimizer = *v;
@@ -196,7 +230,8 @@ void parse_training(const nlohmann::json& input, Scenario& s) {
   if (auto v = read_enum(t, "offload", p, {"none", "optimizer", "optimizer+params"}))
     o.offload = *v;
   if (auto v = read_int(t, "grad_accum", p, 1, kMaxBatch)) o.grad_accum = *v;
-  if (auto v = read_int(t, "global_batch", p, 1, kMaxBatch * 1000)) o.global_batch = *v;
+  if (auto v = read_int(t, "global_batch", p, 1, kMaxBatch * 1000))
+    o.global_batch = *v, given.global_batch = true;
   if (auto v = read_number(t, "tokens", p, 1, 1e16)) o.tokens = *v;
   if (auto v = read_bool(t, "chunked_loss", p)) o.chunked_loss = *v;
   if (auto v = read_bool(t, "optimizer_in_backward", p)) o.optimizer_in_backward = *v;
@@ -231,6 +266,234 @@ void check_lora_targets(const Scenario& s) {
       }
       throw InputError("training.lora_targets[" + std::to_string(i) + "]", msg, "unknown_name");
     }
+  }
+}
+
+// The cross-field checks (validate), each where parse_scenario first can make it.
+
+void check_task_model(const Scenario& s) {
+  if (s.model.is_cv() != (s.task == Task::kCvTrain))
+    throw InputError("task", s.model.is_cv()
+                                 ? "'" + s.model.name + "' is a vision model: use task cv-train"
+                                 : "cv-train needs a vision model (yolov8m, resnet-50, vit-b/16)");
+}
+
+void check_qlora_base(const Scenario& s) {
+  if (s.task == Task::kQlora && !is_quantized_base(s.weights))
+    throw InputError("weights",
+                     "qlora trains adapters on a quantized base (nf4, int8, int4, "
+                     "gptq-int4, awq-int4); '" +
+                         s.weights.id + "' is not quantized");
+}
+
+void check_seq_len(const Scenario& s) {
+  if (s.seq_len < 1) throw InputError("seq_len", "must be at least 1");
+}
+
+// Serving engines spread experts over the replica's tensor-parallel ranks (vLLM
+// FusedMoEParallelConfig); context parallelism is Megatron-Core's, for token sequences in training;
+// gpu_count holds whole replicas (Scenario::replica_gpus).
+void check_layout(const Scenario& s) {
+  const bool serving = s.task == Task::kInference;
+  const Parallelism& p = s.parallel;
+  if (serving && p.ep > 1 && p.ep % p.tp != 0 && p.tp % p.ep != 0)
+    throw InputError("parallel.ep",
+                     "serving engines spread experts over the replica's tensor-parallel ranks and "
+                     "attention data-parallel groups (ep = tp x groups): ep " +
+                         std::to_string(p.ep) + " and tp " + std::to_string(p.tp) +
+                         " do not divide each other");
+  if (serving && p.ep > 1 && p.ep < p.tp)
+    throw InputError("parallel.ep", "serving engines shard experts over all tp ranks: use ep = " +
+                                        std::to_string(p.tp) + " (tp) or a multiple");
+  if (p.cp > 1 && !is_training(s.task))
+    throw InputError("parallel.cp", "context parallelism is modelled for training only");
+  if (p.cp > 1 && s.task == Task::kCvTrain)
+    throw InputError("parallel.cp",
+                     "context parallelism splits a token sequence: not for cv-train");
+  // Megatron-Core splits the sequence into 2 x cp chunks for causal load balancing
+  // (get_batch_on_this_cp_rank): seq_len must be a multiple of 2 x cp.
+  if (p.cp > 1 && s.seq_len % (2 * p.cp) != 0)
+    throw InputError("parallel.cp",
+                     fmt::format("seq_len {} is not a multiple of 2 x cp = {} (Megatron-Core "
+                                 "splits each sequence into 2 x cp chunks)",
+                                 s.seq_len, 2 * p.cp));
+  const int64_t replica = s.replica_gpus();
+  const char* rule = serving ? "pp*max(tp,ep)" : "tp*pp*ep*cp";
+  if (s.gpu_count % replica != 0)
+    throw InputError("gpu_count", fmt::format("{} GPUs cannot hold whole replicas of {} = {} GPUs",
+                                              s.gpu_count, rule, replica));
+  if (s.gpu_count != replica * p.dp)
+    throw InputError("gpu_count", fmt::format("must equal dp*{} = {}", rule, replica * p.dp));
+}
+
+// The split against the model: heads for tensor parallelism (Megatron-LM, Shoeybi et al. 2019,
+// sec. 3), layers for pipeline stages, experts for expert parallelism.
+void check_model_split(const Scenario& s) {
+  if (s.model.is_cv()) return;
+  const Parallelism& p = s.parallel;
+  if (p.tp > s.model.num_heads)
+    throw InputError("parallel.tp", "tensor parallelism of " + std::to_string(p.tp) +
+                                        " exceeds the model's " +
+                                        std::to_string(s.model.num_heads) + " attention heads");
+  if (p.pp > s.model.num_layers)
+    throw InputError("parallel.pp", "pipeline of " + std::to_string(p.pp) +
+                                        " stages exceeds the model's " +
+                                        std::to_string(s.model.num_layers) + " layers");
+  if (p.ep > 1 && (!s.model.is_moe() || s.model.num_experts % p.ep != 0))
+    throw InputError("parallel.ep",
+                     s.model.is_moe()
+                         ? "must divide the " + std::to_string(s.model.num_experts) + " experts"
+                         : "expert parallelism needs a mixture-of-experts model");
+}
+
+// The steps of parse_scenario, in order.
+
+void parse_task(const nlohmann::json& input, Scenario& s) {
+  if (auto v = read_enum(input, "task", "", kTasks)) s.task = task_from_string(*v);
+  check_task_model(s);
+}
+
+void parse_formats(const nlohmann::json& input, const Catalog& catalog,
+                   const std::string& imported_format, Scenario& s, ScenarioGiven& given) {
+  std::string weights_id = s.task == Task::kQlora ? "nf4" : "bf16";
+  if (!imported_format.empty()) weights_id = imported_format;
+  if (auto v = read_string(input, "weights", "")) weights_id = *v;
+  s.weights = catalog.format(weights_id, "weights", "weights");
+  check_qlora_base(s);
+  std::string kv_id = default_kv_id(s.weights);
+  if (auto v = read_string(input, "kv_cache", "")) kv_id = *v, given.kv_cache = true;
+  s.kv_cache = catalog.format(kv_id, "kv", "kv_cache");
+}
+
+void note_context(Scenario& s) {
+  if (s.model.max_position_embeddings > 0 && s.seq_len > s.model.max_position_embeddings &&
+      !s.model.is_cv())
+    // A warning, not an error: RoPE scaling runs models past their trained context (YaRN, Peng
+    // et al. 2023, took Llama 2 from 4k to 128k tokens, 32x), so no ratio is impossible.
+    s.notes.push_back(fmt::format(
+        "seq_len {} exceeds the model's context of {} tokens (its maximum, "
+        "max_position_embeddings) {:.3g}x: the figures are for a context the model was not "
+        "trained for",
+        s.seq_len, s.model.max_position_embeddings,
+        static_cast<double>(s.seq_len) / static_cast<double>(s.model.max_position_embeddings)));
+}
+
+void parse_lengths(const nlohmann::json& input, Scenario& s, ScenarioGiven& given) {
+  const bool has_seq = input.contains("seq_len") && !input["seq_len"].is_null();
+  if (auto v = read_int(input, "seq_len", "", 1, kMaxTokens)) s.seq_len = *v;
+  auto output = read_int(input, "output_len", "", 0, kMaxTokens);
+  auto prompt = read_int(input, "prompt_len", "", 0, kMaxTokens);
+  given.seq_len = has_seq;
+  given.prompt_len = prompt.has_value();
+  given.output_len = output.has_value();
+  derive_lengths(s, has_seq, prompt, output);
+  check_seq_len(s);
+  if (s.prompt_len + s.output_len > s.seq_len && has_seq)
+    s.notes.push_back(
+        "prompt_len + output_len exceed seq_len: memory uses seq_len, speed uses "
+        "prompt_len and output_len");
+  note_context(s);
+}
+
+// Engine: the one named, else the default for the task, GPU and weights (engine_choice.cc).
+void parse_engine(const nlohmann::json& input, const Catalog& catalog, Scenario& s,
+                  ScenarioGiven& given) {
+  given.engine = input.contains("engine") && !input["engine"].is_null();
+  given.engine_version = input.contains("engine_version") && !input["engine_version"].is_null();
+  resolve_engine(input, catalog, s);
+  if (auto v = read_number(input, "gpu_memory_utilization", "", 0.05, 1.0)) {
+    s.gpu_memory_utilization = *v;
+    s.gpu_memory_utilization_given = true;
+  }
+  if (auto v = read_int(input, "max_num_batched_tokens", "", 1, kMaxTokens))
+    s.max_num_batched_tokens = *v;
+  note_ignored_knobs(input, catalog, s);
+}
+
+void parse_training_options(const nlohmann::json& input, Scenario& s, ScenarioGiven& given) {
+  parse_training(input, s, given);
+  if (s.training.lora_targets.empty()) s.training.lora_targets = {"all-linear"};
+  check_lora_targets(s);
+  if (s.training.mixed_precision == "bf16" || s.training.mixed_precision == "pure-bf16")
+    if (is_training(s.task) && s.task != Task::kCvTrain && s.weights.id == "fp16")
+      s.notes.push_back("weights fp16 with bf16 training: the working copy is taken as bf16");
+}
+
+struct SplitGiven {
+  bool tp = false, pp = false, dp = false;
+};
+
+SplitGiven parse_parallel(const nlohmann::json& input, Scenario& s) {
+  SplitGiven given;
+  auto it = input.find("parallel");
+  if (it == input.end() || it->is_null()) return given;
+  if (!it->is_object()) throw InputError("parallel", "must be an object");
+  const nlohmann::json& p = *it;
+  if (auto v = read_int(p, "tp", "parallel", 1, kMaxParallel)) s.parallel.tp = *v, given.tp = true;
+  if (auto v = read_int(p, "pp", "parallel", 1, kMaxParallel)) s.parallel.pp = *v, given.pp = true;
+  if (auto v = read_int(p, "dp", "parallel", 1, kMaxGpus)) s.parallel.dp = *v, given.dp = true;
+  if (auto v = read_int(p, "ep", "parallel", 1, kMaxParallel)) s.parallel.ep = *v;
+  if (auto v = read_bool(p, "sequence_parallel", "parallel")) s.parallel.sequence_parallel = *v;
+  if (auto v = read_int(p, "pp_interleave", "parallel", 1, 1024)) s.parallel.pp_interleave = *v;
+  if (auto v = read_int(p, "cp", "parallel", 1, kMaxParallel)) s.parallel.cp = *v;
+  for (auto& w : unknown_keys(p, "parallel", scenario_keys().parallel)) s.notes.push_back(w);
+  return given;
+}
+
+// The GPUs and their split: gpu_count whole replicas, dp the rest of them.
+void parse_system(const nlohmann::json& input, const Catalog& catalog, SplitGiven split,
+                  Scenario& s) {
+  if (auto v = read_string(input, "gpu", "")) s.gpu = catalog.gpu_ref(*v, "gpu");
+  auto count = read_int(input, "gpu_count", "", 1, kMaxGpus);
+  if (auto v = read_int(input, "gpus_per_node", "", 1, 1024)) s.gpus_per_node = *v;
+  // Serving on several GPUs with no split given: the estimate layer chooses the split per
+  // replica (estimate/layout.h), replicas taking the rest; until then, one GPU per replica.
+  s.default_layout = count && *count > 1 && !split.tp && !split.pp && s.task == Task::kInference;
+  if (s.default_layout && split.dp) {
+    if (*count % s.parallel.dp != 0)
+      throw InputError("parallel.dp",
+                       fmt::format("{} replicas do not divide {} GPUs", s.parallel.dp, *count));
+    s.requested_replicas = s.parallel.dp;
+    split.dp = false;
+  }
+  const int64_t replica = s.replica_gpus();
+  if (count) {
+    if (*count % replica == 0 && !split.dp) s.parallel.dp = *count / replica;
+    s.gpu_count = *count;
+  } else {
+    s.gpu_count = replica * s.parallel.dp;
+  }
+  check_layout(s);
+  check_model_split(s);
+  if (!s.model.is_cv() && s.model.num_heads % s.parallel.tp != 0)
+    s.notes.push_back("tp does not divide the " + std::to_string(s.model.num_heads) +
+                      " attention heads: most engines refuse this split");
+  if (s.training.zero_stage > 0 && s.parallel.dp == 1)
+    s.notes.push_back("ZeRO shards over data-parallel ranks: with dp = 1 it saves nothing");
+}
+
+// Vision training. The fields are checked whatever the task, so that a wrong value is never
+// accepted silently; they apply to cv-train only.
+void parse_vision(const nlohmann::json& input, Scenario& s) {
+  const auto image_size = read_int(input, "image_size", "", 16, 16384);
+  const auto dataset_items = read_int(input, "dataset_items", "", 1, 1'000'000'000'000);
+  const auto epochs = read_int(input, "epochs", "", 1, 100000);
+  if (s.task == Task::kCvTrain) {
+    s.image_size = image_size.value_or(s.model.cv_resolution);
+    if (dataset_items) s.dataset_items = *dataset_items;
+    if (epochs) s.epochs = *epochs;
+  } else if (image_size || dataset_items || epochs) {
+    s.notes.push_back("image_size, dataset_items and epochs apply to task cv-train only: ignored");
+  }
+}
+
+// Site overrides; their fields are checked by the cost and power estimators.
+void parse_site(const nlohmann::json& input, Scenario& s) {
+  for (const char* key : {"costs", "facility"}) {
+    auto it = input.find(key);
+    if (it == input.end() || it->is_null()) continue;
+    if (!it->is_object()) throw InputError(key, "must be an object");
+    (std::string(key) == "costs" ? s.costs : s.facility) = *it;
   }
 }
 
@@ -290,198 +553,45 @@ const ScenarioKeys& scenario_keys() {
 }
 
 Scenario parse_scenario(const nlohmann::json& input, const Catalog& catalog) {
+  ScenarioGiven given;
+  return parse_scenario(input, catalog, given);
+}
+
+Scenario parse_scenario(const nlohmann::json& input, const Catalog& catalog, ScenarioGiven& given) {
   if (!input.is_object())
     throw InputError("", "a scenario must be a JSON object, not " + std::string(input.type_name()));
+  given = ScenarioGiven{};
   Scenario s;
   std::string imported_format;
   resolve_model(input, catalog, s, imported_format);
-
-  if (auto v = read_enum(input, "task", "", kTasks)) s.task = task_from_string(*v);
-  if (s.model.is_cv() != (s.task == Task::kCvTrain))
-    throw InputError("task", s.model.is_cv()
-                                 ? "'" + s.model.name + "' is a vision model: use task cv-train"
-                                 : "cv-train needs a vision model (yolov8m, resnet-50, vit-b/16)");
-
-  // Number formats.
-  std::string weights_id = s.task == Task::kQlora ? "nf4" : "bf16";
-  if (!imported_format.empty()) weights_id = imported_format;
-  if (auto v = read_string(input, "weights", "")) weights_id = *v;
-  s.weights = catalog.format(weights_id, "weights", "weights");
-  if (s.task == Task::kQlora && !is_quantized_base(s.weights))
-    throw InputError("weights",
-                     "qlora trains adapters on a quantized base (nf4, int8, int4, "
-                     "gptq-int4, awq-int4); '" +
-                         s.weights.id + "' is not quantized");
-  std::string kv_id = s.weights.id == "fp16" ? "fp16" : s.weights.id == "fp32" ? "fp32" : "bf16";
-  if (auto v = read_string(input, "kv_cache", "")) kv_id = *v;
-  s.kv_cache = catalog.format(kv_id, "kv", "kv_cache");
-
-  // Lengths.
-  const bool has_seq = input.contains("seq_len") && !input["seq_len"].is_null();
-  if (auto v = read_int(input, "seq_len", "", 1, kMaxTokens)) s.seq_len = *v;
-  auto output = read_int(input, "output_len", "", 0, kMaxTokens);
-  auto prompt = read_int(input, "prompt_len", "", 0, kMaxTokens);
-  if (!has_seq && prompt) s.seq_len = *prompt + output.value_or(s.seq_len > *prompt ? 0 : 0);
-  s.output_len = output.value_or(std::min<int64_t>(512, std::max<int64_t>(1, s.seq_len / 4)));
-  if (!has_seq && prompt && output) s.seq_len = *prompt + *output;
-  if (!has_seq && prompt && !output) s.seq_len = *prompt + s.output_len;
-  s.prompt_len = prompt.value_or(std::max<int64_t>(0, s.seq_len - s.output_len));
-  if (s.seq_len < 1) throw InputError("seq_len", "must be at least 1");
-  if (s.prompt_len + s.output_len > s.seq_len && has_seq)
-    s.notes.push_back(
-        "prompt_len + output_len exceed seq_len: memory uses seq_len, speed uses "
-        "prompt_len and output_len");
-  if (s.model.max_position_embeddings > 0 && s.seq_len > s.model.max_position_embeddings &&
-      !s.model.is_cv())
-    // A warning, not an error: RoPE scaling runs models past their trained context (YaRN, Peng
-    // et al. 2023, took Llama 2 from 4k to 128k tokens, 32x), so no ratio is impossible.
-    s.notes.push_back(fmt::format(
-        "seq_len {} exceeds the model's context of {} tokens (its maximum, "
-        "max_position_embeddings) {:.3g}x: the figures are for a context the model was not "
-        "trained for",
-        s.seq_len, s.model.max_position_embeddings,
-        static_cast<double>(s.seq_len) / static_cast<double>(s.model.max_position_embeddings)));
-
+  parse_task(input, s);
+  parse_formats(input, catalog, imported_format, s, given);
+  parse_lengths(input, s, given);
   if (auto v = read_int(input, "batch", "", 1, kMaxBatch)) s.batch = *v;
-
-  // Engine: the one named, else the default for the task, GPU and weights (engine_choice.cc).
-  resolve_engine(input, catalog, s);
-  if (auto v = read_number(input, "gpu_memory_utilization", "", 0.05, 1.0)) {
-    s.gpu_memory_utilization = *v;
-    s.gpu_memory_utilization_given = true;
-  }
-  if (auto v = read_int(input, "max_num_batched_tokens", "", 1, kMaxTokens))
-    s.max_num_batched_tokens = *v;
-  note_ignored_knobs(input, catalog, s);
-
-  parse_training(input, s);
-  if (s.training.lora_targets.empty()) s.training.lora_targets = {"all-linear"};
-  check_lora_targets(s);
-  if (s.training.mixed_precision == "bf16" || s.training.mixed_precision == "pure-bf16")
-    if (is_training(s.task) && s.task != Task::kCvTrain && s.weights.id == "fp16")
-      s.notes.push_back("weights fp16 with bf16 training: the working copy is taken as bf16");
-
-  // Parallelism.
-  bool tp_given = false, pp_given = false, dp_given = false;
-  if (auto it = input.find("parallel"); it != input.end() && !it->is_null()) {
-    if (!it->is_object()) throw InputError("parallel", "must be an object");
-    const nlohmann::json& p = *it;
-    if (auto v = read_int(p, "tp", "parallel", 1, kMaxParallel))
-      s.parallel.tp = *v, tp_given = true;
-    if (auto v = read_int(p, "pp", "parallel", 1, kMaxParallel))
-      s.parallel.pp = *v, pp_given = true;
-    if (auto v = read_int(p, "dp", "parallel", 1, kMaxGpus)) s.parallel.dp = *v, dp_given = true;
-    if (auto v = read_int(p, "ep", "parallel", 1, kMaxParallel)) s.parallel.ep = *v;
-    if (auto v = read_bool(p, "sequence_parallel", "parallel")) s.parallel.sequence_parallel = *v;
-    if (auto v = read_int(p, "pp_interleave", "parallel", 1, 1024)) s.parallel.pp_interleave = *v;
-    if (auto v = read_int(p, "cp", "parallel", 1, kMaxParallel)) s.parallel.cp = *v;
-    for (auto& w : unknown_keys(p, "parallel", scenario_keys().parallel)) s.notes.push_back(w);
-  }
-
-  // System.
-  if (auto v = read_string(input, "gpu", "")) s.gpu = catalog.gpu_ref(*v, "gpu");
-  auto count = read_int(input, "gpu_count", "", 1, kMaxGpus);
-  if (auto v = read_int(input, "gpus_per_node", "", 1, 1024)) s.gpus_per_node = *v;
-  // Serving on several GPUs with no split given: the estimate layer chooses the split per
-  // replica (estimate/layout.h), replicas taking the rest; until then, one GPU per replica.
-  s.default_layout = count && *count > 1 && !tp_given && !pp_given && s.task == Task::kInference;
-  if (s.default_layout && dp_given) {
-    if (*count % s.parallel.dp != 0)
-      throw InputError("parallel.dp",
-                       fmt::format("{} replicas do not divide {} GPUs", s.parallel.dp, *count));
-    s.requested_replicas = s.parallel.dp;
-    dp_given = false;
-  }
-  const bool serving = s.task == Task::kInference;
-  if (serving && s.parallel.ep > 1 && s.parallel.ep % s.parallel.tp != 0 &&
-      s.parallel.tp % s.parallel.ep != 0)
-    throw InputError("parallel.ep",
-                     "serving engines spread experts over the replica's tensor-parallel ranks and "
-                     "attention data-parallel groups (ep = tp x groups): ep " +
-                         std::to_string(s.parallel.ep) + " and tp " +
-                         std::to_string(s.parallel.tp) + " do not divide each other");
-  if (serving && s.parallel.ep > 1 && s.parallel.ep < s.parallel.tp)
-    throw InputError("parallel.ep", "serving engines shard experts over all tp ranks: use ep = " +
-                                        std::to_string(s.parallel.tp) + " (tp) or a multiple");
-  const int64_t replica = s.replica_gpus();
-  if (s.parallel.cp > 1 && !is_training(s.task))
-    throw InputError("parallel.cp", "context parallelism is modelled for training only");
-  if (s.parallel.cp > 1 && s.task == Task::kCvTrain)
-    throw InputError("parallel.cp",
-                     "context parallelism splits a token sequence: not for cv-train");
-  // Megatron-Core splits the sequence into 2 x cp chunks for causal load balancing
-  // (get_batch_on_this_cp_rank): seq_len must be a multiple of 2 x cp.
-  if (s.parallel.cp > 1 && s.seq_len % (2 * s.parallel.cp) != 0)
-    throw InputError("parallel.cp",
-                     fmt::format("seq_len {} is not a multiple of 2 x cp = {} (Megatron-Core "
-                                 "splits each sequence into 2 x cp chunks)",
-                                 s.seq_len, 2 * s.parallel.cp));
-  const char* rule = serving ? "pp*max(tp,ep)" : "tp*pp*ep*cp";
-  if (count) {
-    if (*count % replica != 0)
-      throw InputError(
-          "gpu_count",
-          fmt::format("{} GPUs cannot hold whole replicas of {} = {} GPUs", *count, rule, replica));
-    if (!dp_given) s.parallel.dp = *count / replica;
-    s.gpu_count = *count;
-  } else {
-    s.gpu_count = replica * s.parallel.dp;
-  }
-  if (s.gpu_count != replica * s.parallel.dp)
-    throw InputError("gpu_count",
-                     fmt::format("must equal dp*{} = {}", rule, replica * s.parallel.dp));
-
-  if (!s.model.is_cv()) {
-    if (s.parallel.tp > s.model.num_heads)
-      throw InputError("parallel.tp", "tensor parallelism of " + std::to_string(s.parallel.tp) +
-                                          " exceeds the model's " +
-                                          std::to_string(s.model.num_heads) + " attention heads");
-    if (s.model.num_heads % s.parallel.tp != 0)
-      s.notes.push_back("tp does not divide the " + std::to_string(s.model.num_heads) +
-                        " attention heads: most engines refuse this split");
-    if (s.parallel.pp > s.model.num_layers)
-      throw InputError("parallel.pp", "pipeline of " + std::to_string(s.parallel.pp) +
-                                          " stages exceeds the model's " +
-                                          std::to_string(s.model.num_layers) + " layers");
-    if (s.parallel.ep > 1 && (!s.model.is_moe() || s.model.num_experts % s.parallel.ep != 0))
-      throw InputError("parallel.ep",
-                       s.model.is_moe()
-                           ? "must divide the " + std::to_string(s.model.num_experts) + " experts"
-                           : "expert parallelism needs a mixture-of-experts model");
-  }
-  if (s.training.zero_stage > 0 && s.parallel.dp == 1)
-    s.notes.push_back("ZeRO shards over data-parallel ranks: with dp = 1 it saves nothing");
-  if (s.training.global_batch == 0)
-    s.training.global_batch = s.batch * s.training.grad_accum * s.parallel.dp;
-  else if (!input["training"].contains("grad_accum"))
-    s.training.grad_accum = std::max<int64_t>(
-        1, (s.training.global_batch + s.batch * s.parallel.dp - 1) / (s.batch * s.parallel.dp));
-
-  // Vision training. The fields are checked whatever the task, so that a wrong value is never
-  // accepted silently; they apply to cv-train only.
-  const auto image_size = read_int(input, "image_size", "", 16, 16384);
-  const auto dataset_items = read_int(input, "dataset_items", "", 1, 1'000'000'000'000);
-  const auto epochs = read_int(input, "epochs", "", 1, 100000);
-  if (s.task == Task::kCvTrain) {
-    s.image_size = image_size.value_or(s.model.cv_resolution);
-    if (dataset_items) s.dataset_items = *dataset_items;
-    if (epochs) s.epochs = *epochs;
-  } else if (image_size || dataset_items || epochs) {
-    s.notes.push_back("image_size, dataset_items and epochs apply to task cv-train only: ignored");
-  }
-
-  // Site overrides; their fields are checked by the cost and power estimators.
-  for (const char* key : {"costs", "facility"}) {
-    auto it = input.find(key);
-    if (it == input.end() || it->is_null()) continue;
-    if (!it->is_object()) throw InputError(key, "must be an object");
-    (std::string(key) == "costs" ? s.costs : s.facility) = *it;
-  }
-
+  parse_engine(input, catalog, s, given);
+  parse_training_options(input, s, given);
+  parse_system(input, catalog, parse_parallel(input, s), s);
+  derive_batches(s, given);
+  parse_vision(input, s);
+  parse_site(input, s);
   parse_traffic(input, s);  // serving traffic and its service level (scenario/traffic.h)
-
+  if (const nlohmann::json* t = input.contains("traffic") ? &input["traffic"] : nullptr;
+      t && t->is_object()) {
+    given.traffic_prompt_len = t->contains("prompt_len") && !(*t)["prompt_len"].is_null();
+    given.traffic_output_len = t->contains("output_len") && !(*t)["output_len"].is_null();
+  }
   for (auto& w : unknown_keys(input, "", scenario_keys().top)) s.notes.push_back(w);
   return s;
+}
+
+void validate(const Scenario& s, const Catalog& catalog) {
+  check_task_model(s);
+  check_qlora_base(s);
+  check_seq_len(s);
+  check_engine_runs_task(catalog.engine(s.engine, "engine"), s);
+  check_lora_targets(s);
+  check_layout(s);
+  check_model_split(s);
 }
 
 }  // namespace gpusizer

@@ -67,6 +67,13 @@ void check_spread(double mean, double p90, const char* field) {
 
 }  // namespace
 
+void follow_scenario_lengths(Traffic& tr, const Scenario& s, bool prompt_given, bool output_given) {
+  if (!prompt_given) tr.prompt_len = static_cast<double>(std::max<int64_t>(1, s.prompt_len));
+  if (!output_given) tr.output_len = static_cast<double>(std::max<int64_t>(1, s.output_len));
+  check_spread(tr.prompt_len, tr.prompt_len_p90, "prompt_len_p90");
+  check_spread(tr.output_len, tr.output_len_p90, "output_len_p90");
+}
+
 void parse_traffic(const nlohmann::json& input, Scenario& s) {
   const nlohmann::json* t = object_at(input, "traffic");
   const nlohmann::json* slo = object_at(input, "slo");
@@ -86,12 +93,11 @@ void parse_traffic(const nlohmann::json& input, Scenario& s) {
   tr.requests_per_s = *rate;
   const auto prompt = read_number(*t, "prompt_len", "traffic", 1, kMaxTokens);
   const auto output = read_number(*t, "output_len", "traffic", 1, kMaxTokens);
-  tr.prompt_len = prompt.value_or(static_cast<double>(std::max<int64_t>(1, s.prompt_len)));
-  tr.output_len = output.value_or(static_cast<double>(std::max<int64_t>(1, s.output_len)));
+  if (prompt) tr.prompt_len = *prompt;
+  if (output) tr.output_len = *output;
   tr.prompt_len_p90 = read_number(*t, "prompt_len_p90", "traffic", 1, kMaxTokens).value_or(0);
   tr.output_len_p90 = read_number(*t, "output_len_p90", "traffic", 1, kMaxTokens).value_or(0);
-  check_spread(tr.prompt_len, tr.prompt_len_p90, "prompt_len_p90");
-  check_spread(tr.output_len, tr.output_len_p90, "output_len_p90");
+  follow_scenario_lengths(tr, s, prompt.has_value(), output.has_value());
   // The scenario's own lengths follow the traffic's means unless the scenario gives them.
   auto given = [&](const char* key) { return input.contains(key) && !input[key].is_null(); };
   if (!given("prompt_len") && !given("output_len") && !given("seq_len")) {

@@ -13,4 +13,9 @@ namespace gpusizer {
 /// InputError naming the field.
 void parse_traffic(const nlohmann::json& input, Scenario& s);
 
+/// The traffic's mean lengths the object left out follow the scenario's prompt_len and
+/// output_len (also after an edit of them, scenario_edit.h); a p90 must stay within what the
+/// means allow. Throws InputError naming the p90 field.
+void follow_scenario_lengths(Traffic& tr, const Scenario& s, bool prompt_given, bool output_given);
+
 }  // namespace gpusizer

@@ -1,0 +1,67 @@
+#pragma once
+// Re-checking and editing a parsed scenario without JSON: the cross-field checks of
+// parse_scenario as validate(), and the typed edits the advisor's levers make (a weights format,
+// a shorter context, a ZeRO layout, ...) applied to a Scenario with the defaults that follow them
+// derived again, as parse_scenario would derive them for the JSON with the edit merged in.
+#include <cstdint>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+
+#include "gpusizer/catalog.h"
+#include "gpusizer/scenario.h"
+
+namespace gpusizer {
+
+/// Which fields the scenario JSON set itself; the others are defaults derived from them, and
+/// are derived again when an edit changes what they follow.
+struct ScenarioGiven {
+  bool kv_cache = false;  ///< else the weights' own 16-bit format (fp16, fp32) or bf16
+  bool seq_len = false, prompt_len = false, output_len = false;
+  bool engine = false, engine_version = false;    ///< else the default for task, weights and GPU
+  bool grad_accum = false, global_batch = false;  ///< else one from the other, batch and dp
+  bool traffic_prompt_len = false, traffic_output_len = false;  ///< else the scenario's lengths
+};
+
+/// parse_scenario, also saying which fields the input gave.
+Scenario parse_scenario(const nlohmann::json& input, const Catalog& catalog, ScenarioGiven& given);
+
+/// The cross-field checks of a complete scenario, in the order parse_scenario meets them: a
+/// vision model needs cv-train, qlora a quantized base, the engine must run the task, LoRA
+/// targets must name modules of the model, the parallel split must suit the engine, the model
+/// and gpu_count. Throws the InputError parse_scenario throws for the same input (same field,
+/// same message).
+void validate(const Scenario& s, const Catalog& catalog);
+
+/// A typed change to a parsed scenario, as the advisor's levers make them: each field set here
+/// replaces the scenario's, as the same key of the scenario JSON would (to_patch renders it).
+struct ScenarioEdit {
+  std::optional<Task> task{};
+  std::optional<std::string> weights{}, kv_cache{};  ///< format ids
+  std::optional<int64_t> seq_len{}, prompt_len{}, output_len{}, batch{};
+  /// The system with its split: gpu_count, tp, pp and dp are set together (the split is then
+  /// given, not chosen by the layout rule).
+  std::optional<int64_t> gpu_count{}, tp{}, pp{}, dp{};
+  std::optional<bool> gradient_checkpointing{};  ///< true: full recompute
+  std::optional<bool> flash_attention{};
+  std::optional<std::string> optimizer{}, offload{};
+  std::optional<int> zero_stage{};
+  std::optional<int64_t> grad_accum{};
+};
+
+/// `b` over `a`: each field `b` sets replaces `a`'s, as a JSON merge patch of the two patches.
+ScenarioEdit merged(ScenarioEdit a, const ScenarioEdit& b);
+
+/// The edit as a merge patch on the scenario JSON (docs/contract.md, "changes"[].patch).
+nlohmann::json to_patch(const ScenarioEdit& edit);
+
+/// `s` (as parse_scenario returned it, before the layout is chosen; `given` what its input
+/// fixed) with the edit applied, the defaults that follow the edited fields derived again (the KV
+/// format from the weights, the default engine and its release, prompt and output lengths from
+/// seq_len and the traffic's from them, the global batch or the accumulation), then validate():
+/// what parse_scenario returns for the JSON with to_patch(edit) merged in. The notes are the
+/// input's.
+Scenario edited(const Scenario& s, const ScenarioGiven& given, const ScenarioEdit& edit,
+                const Catalog& catalog);
+
+}  // namespace gpusizer
