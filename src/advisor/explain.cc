@@ -51,40 +51,73 @@ Price price_of(const Option& o, const Constraints& c) {
   return p;
 }
 
-std::string unmet_constraint(const Option& o, const Constraints& c) {
+Unmet unmet(const Option& o, const Constraints& c) {
   const auto tps = throughput(o);
   const auto& perf = o.estimate.performance;
-  if (c.min_tokens_per_s) {
-    if (!tps) return "no speed estimate to check min_tokens_per_s";
-    if (*tps < *c.min_tokens_per_s)
-      return fmt::format("{:.0f} tokens/s < min_tokens_per_s {:g}", *tps, *c.min_tokens_per_s);
-  }
+  if (c.min_tokens_per_s && (!tps || *tps < *c.min_tokens_per_s))
+    return {Constraint::kMinTokensPerS, !tps, false, tps.value_or(0), *c.min_tokens_per_s};
   if (c.max_ttft_ms && o.scenario.task == Task::kInference) {
-    if (!perf || !perf->ttft_ms) return "no TTFT estimate to check max_ttft_ms";
-    if (*perf->ttft_ms > *c.max_ttft_ms)
-      return fmt::format("TTFT {:.0f} ms > max_ttft_ms {:g}", *perf->ttft_ms, *c.max_ttft_ms);
+    const bool known = perf && perf->ttft_ms;
+    if (!known || *perf->ttft_ms > *c.max_ttft_ms)
+      return {Constraint::kMaxTtft, !known, false, known ? *perf->ttft_ms : 0, *c.max_ttft_ms};
   }
   if (c.max_days && is_training(o.scenario.task)) {
-    if (!perf || !perf->time_to_train_s)
-      return "no training time to check max_days (give training.tokens or epochs)";
-    if (*perf->time_to_train_s / 86400.0 > *c.max_days)
-      return fmt::format("training takes {:.1f} days > max_days {:g}",
-                         *perf->time_to_train_s / 86400.0, *c.max_days);
+    const bool known = perf && perf->time_to_train_s;
+    const double days = known ? *perf->time_to_train_s / 86400.0 : 0;
+    if (!known || days > *c.max_days)
+      return {Constraint::kMaxDays, !known, false, days, *c.max_days};
   }
   if (c.budget_usd) {
     const Price p = price_of(o, c);
-    if (c.deployment == "on_prem") {
-      if (!p.capex) return "no purchase price to check the budget";
-      if (*p.capex > *c.budget_usd)
-        return fmt::format("purchase ${:.0f} over the budget of ${:.0f}", *p.capex, *c.budget_usd);
-    } else {
-      if (!p.per_hour) return "no price to check the budget";
-      if (*p.per_hour > *c.budget_usd)
-        return fmt::format("${:.2f}/hour over the budget of ${:.2f}/hour", *p.per_hour,
-                           *c.budget_usd);
-    }
+    const bool purchase = c.deployment == "on_prem";
+    const std::optional<double> price = purchase ? p.capex : p.per_hour;
+    if (!price || *price > *c.budget_usd)
+      return {Constraint::kBudget, !price, purchase, price.value_or(0), *c.budget_usd};
+  }
+  return {};
+}
+
+std::string Unmet::text() const {
+  switch (constraint) {
+    case Constraint::kNone:
+      return "";
+    case Constraint::kMinTokensPerS:
+      return unknown ? "no speed estimate to check min_tokens_per_s"
+                     : fmt::format("{:.0f} tokens/s < min_tokens_per_s {:g}", value, limit);
+    case Constraint::kMaxTtft:
+      return unknown ? "no TTFT estimate to check max_ttft_ms"
+                     : fmt::format("TTFT {:.0f} ms > max_ttft_ms {:g}", value, limit);
+    case Constraint::kMaxDays:
+      return unknown ? "no training time to check max_days (give training.tokens or epochs)"
+                     : fmt::format("training takes {:.1f} days > max_days {:g}", value, limit);
+    case Constraint::kBudget:
+      if (purchase)
+        return unknown ? "no purchase price to check the budget"
+                       : fmt::format("purchase ${:.0f} over the budget of ${:.0f}", value, limit);
+      return unknown ? "no price to check the budget"
+                     : fmt::format("${:.2f}/hour over the budget of ${:.2f}/hour", value, limit);
   }
   return "";
+}
+
+std::string unmet_constraint(const Option& o, const Constraints& c) {
+  return unmet(o, c).text();
+}
+
+std::string binding_of(Constraint constraint) {
+  switch (constraint) {
+    case Constraint::kMinTokensPerS:
+      return "throughput";
+    case Constraint::kMaxTtft:
+      return "slo";
+    case Constraint::kMaxDays:
+      return "time";
+    case Constraint::kBudget:
+      return "budget";
+    case Constraint::kNone:
+      break;
+  }
+  return "none";
 }
 
 double speed_shortfall(const Option& o, const Constraints& c) {
@@ -97,61 +130,60 @@ double speed_shortfall(const Option& o, const Constraints& c) {
   return f;
 }
 
-void describe(Option& o, const Scenario& base, const Constraints& c, const Catalog& /*catalog*/,
-              const std::string& levers) {
+namespace {
+
+// What the option does: decode speed and sequences in memory (serving), step time and days
+// (training).
+void add_speed_reasons(Option& o, const Gpu& g, std::optional<double> tps) {
   const Scenario& s = o.scenario;
   const Estimate& e = o.estimate;
-  const Gpu& g = *s.gpu;
-  const double cap = *e.memory.capacity;
-  o.reasons.push_back(
-      fmt::format("fits with {:.0f}% headroom ({:.1f} of {:.1f} GiB usable per "
-                  "GPU)",
-                  o.headroom * 100, o.needed_bytes / kGiB, cap / kGiB));
-  if (!levers.empty()) o.reasons.push_back("levers: " + levers);
-  const auto tps = throughput(o);
-  if (e.performance) {
-    const PerformanceEstimate& p = *e.performance;
-    if (s.task == Task::kInference) {
-      auto it = e.basis.find("decode_tokens_per_s");
-      const bool bw =
-          it != e.basis.end() && it->second.find("bandwidth-bound") != std::string::npos;
-      if (p.tpot_ms)
-        o.reasons.push_back(fmt::format("decode {:.1f} ms per token, {} by {:.2f} TB/s bandwidth",
-                                        *p.tpot_ms, bw ? "bound" : "compute-bound, not limited",
-                                        g.memory_bandwidth_gbps.value_or(0) / 1000.0));
-      if (tps && e.memory.max_batch)
-        o.reasons.push_back(
-            fmt::format("{:.0f} output tokens/s with {} sequences of {} tokens "
-                        "in memory",
-                        *tps, *e.memory.max_batch, s.seq_len));
-    } else if (p.step_time_s) {
-      o.reasons.push_back(fmt::format("step {:.2f} s, {:.0f} {}/s{}", *p.step_time_s,
-                                      tps.value_or(0), unit_of(s),
-                                      p.mfu ? fmt::format(", MFU {:.0f}%", *p.mfu * 100) : ""));
-      if (p.time_to_train_s)
-        o.reasons.push_back(fmt::format("trains in {:.1f} days", *p.time_to_train_s / 86400.0));
-    }
+  if (!e.performance) return;
+  const PerformanceEstimate& p = *e.performance;
+  if (s.task == Task::kInference) {
+    auto it = e.basis.find("decode_tokens_per_s");
+    const bool bw = it != e.basis.end() && it->second.find("bandwidth-bound") != std::string::npos;
+    if (p.tpot_ms)
+      o.reasons.push_back(fmt::format("decode {:.1f} ms per token, {} by {:.2f} TB/s bandwidth",
+                                      *p.tpot_ms, bw ? "bound" : "compute-bound, not limited",
+                                      g.memory_bandwidth_gbps.value_or(0) / 1000.0));
+    if (tps && e.memory.max_batch)
+      o.reasons.push_back(
+          fmt::format("{:.0f} output tokens/s with {} sequences of {} tokens "
+                      "in memory",
+                      *tps, *e.memory.max_batch, s.seq_len));
+  } else if (p.step_time_s) {
+    o.reasons.push_back(fmt::format("step {:.2f} s, {:.0f} {}/s{}", *p.step_time_s, tps.value_or(0),
+                                    unit_of(s),
+                                    p.mfu ? fmt::format(", MFU {:.0f}%", *p.mfu * 100) : ""));
+    if (p.time_to_train_s)
+      o.reasons.push_back(fmt::format("trains in {:.1f} days", *p.time_to_train_s / 86400.0));
   }
-  const Price price = price_of(o, c);
+}
+
+// What it costs and draws: the price, the nodes and racks with their power.
+void add_price_and_power_reasons(Option& o, const Price& price) {
+  const Scenario& s = o.scenario;
+  const PowerEstimate& w = o.estimate.power;
   if (price.per_hour)
     o.reasons.push_back(fmt::format(
         "${:.2f}/hour ({}){}", *price.per_hour, price.label,
         price.per_million_tokens
             ? fmt::format(", ${:.3f} per million {}", *price.per_million_tokens, unit_of(s))
             : ""));
-  if (e.power.node_watts)
+  if (w.node_watts)
     o.reasons.push_back(fmt::format(
-        "{:.1f} kW per node with margin, {} node{} of {} GPU{}{}", *e.power.node_watts / 1000.0,
-        e.power.nodes.value_or(1), e.power.nodes.value_or(1) > 1 ? "s" : "",
-        e.power.gpus_per_node.value_or(s.gpu_count),
-        e.power.gpus_per_node.value_or(1) > 1 ? "s" : "",
-        e.power.racks
-            ? fmt::format(", {} rack{} of {:.1f} kW", *e.power.racks, *e.power.racks > 1 ? "s" : "",
-                          e.power.rack_budget_watts.value_or(0) / 1000.0)
-            : ""));
-  if (o.binding != "none") o.reasons.push_back("binding: " + o.binding);
+        "{:.1f} kW per node with margin, {} node{} of {} GPU{}{}", *w.node_watts / 1000.0,
+        w.nodes.value_or(1), w.nodes.value_or(1) > 1 ? "s" : "",
+        w.gpus_per_node.value_or(s.gpu_count), w.gpus_per_node.value_or(1) > 1 ? "s" : "",
+        w.racks ? fmt::format(", {} rack{} of {:.1f} kW", *w.racks, *w.racks > 1 ? "s" : "",
+                              w.rack_budget_watts.value_or(0) / 1000.0)
+                : ""));
+}
 
-  // Objective value: lower is better.
+// Objective value: lower is better.
+void set_objective(Option& o, const Constraints& c, const Price& price, std::optional<double> tps) {
+  const Scenario& s = o.scenario;
+  const Estimate& e = o.estimate;
   switch (c.objective) {
     case Objective::kCost:
       if (price.per_million_tokens) {
@@ -191,9 +223,11 @@ void describe(Option& o, const Scenario& base, const Constraints& c, const Catal
       break;
     }
   }
+}
 
-  // Warnings: the estimator's, then the advisor's.
-  for (const auto& w : e.warnings)
+// Warnings: the estimator's, then the advisor's.
+void add_warnings(Option& o, const Constraints& c, const Gpu& g) {
+  for (const auto& w : o.estimate.warnings)
     if (std::find(o.warnings.begin(), o.warnings.end(), w) == o.warnings.end())
       o.warnings.push_back(w);
   if (g.segment == "consumer")
@@ -206,12 +240,31 @@ void describe(Option& o, const Scenario& base, const Constraints& c, const Catal
                          g.china_export_note + ")");
   if (o.objective_value == kInf && c.objective == Objective::kCost)
     o.warnings.push_back("no price in the catalog: ranked after the priced options");
-  if (s.task == Task::kCvTrain && g.architecture.find("GA102") != std::string::npos &&
+  if (o.scenario.task == Task::kCvTrain && g.architecture.find("GA102") != std::string::npos &&
       g.segment == "datacenter" && g.tdp_w && *g.tdp_w <= 150)
     o.warnings.push_back(g.name +
                          ": a 150 W inference card (the articles advise against it for "
                          "training from scratch): low bandwidth and power budget");
-  (void)base;
+}
+
+}  // namespace
+
+void describe(Option& o, const Scenario& /*base*/, const Constraints& c, const Catalog& /*catalog*/,
+              const std::string& levers) {
+  const Gpu& g = *o.scenario.gpu;
+  const double cap = *o.estimate.memory.capacity;
+  o.reasons.push_back(
+      fmt::format("fits with {:.0f}% headroom ({:.1f} of {:.1f} GiB usable per "
+                  "GPU)",
+                  o.headroom * 100, o.needed_bytes / kGiB, cap / kGiB));
+  if (!levers.empty()) o.reasons.push_back("levers: " + levers);
+  const auto tps = throughput(o);
+  add_speed_reasons(o, g, tps);
+  const Price price = price_of(o, c);
+  add_price_and_power_reasons(o, price);
+  if (o.binding != "none") o.reasons.push_back("binding: " + o.binding);
+  set_objective(o, c, price, tps);
+  add_warnings(o, c, g);
 }
 
 void rank(std::vector<Option>& options, const Constraints& c) {

@@ -17,8 +17,31 @@ struct Price {
 /// The price of an option under the constraints' deployment (cloud, on-prem, or the cheaper).
 Price price_of(const Option& o, const Constraints& c);
 
-/// The first constraint an option misses, in words; empty when it meets them all.
+/// The constraints a recommendation can miss (Constraints: min_tokens_per_s, max_ttft_ms,
+/// max_days, budget_usd).
+enum class Constraint { kNone, kMinTokensPerS, kMaxTtft, kMaxDays, kBudget };
+
+/// The first constraint an option misses and by how much; the search decides on `constraint`,
+/// the faces show text().
+struct Unmet {
+  Constraint constraint = Constraint::kNone;
+  bool unknown = false;   ///< the estimate lacks the figure that checks it
+  bool purchase = false;  ///< budget: a purchase (on-prem), else USD per hour
+  double value = 0, limit = 0;
+  explicit operator bool() const { return constraint != Constraint::kNone; }
+  std::string text() const;  ///< "" when none is missed
+};
+
+/// The first constraint an option misses (min_tokens_per_s, max_ttft_ms, max_days, budget, in
+/// that order); Constraint::kNone when it meets them all.
+Unmet unmet(const Option& o, const Constraints& c);
+
+/// unmet(o, c).text(): the first constraint an option misses, in words; empty when none.
 std::string unmet_constraint(const Option& o, const Constraints& c);
+
+/// What an unmet constraint says binds an option (docs/contract.md "binding"): "throughput",
+/// "slo", "time", "budget".
+std::string binding_of(Constraint constraint);
 
 /// How many times faster the option must run to meet min_tokens_per_s and max_days (1 when it
 /// does): more GPUs scale throughput at most linearly, so smaller systems can be skipped.

@@ -65,16 +65,6 @@ void price_in_region(const Scenario& s, Estimate& e, const Catalog& catalog,
   e.cost.usd_per_run = c ? c->usd_per_run : std::nullopt;
 }
 
-std::string binding_of_unmet(const std::string& unmet) {
-  if (unmet.find("min_tokens_per_s") != std::string::npos) return "throughput";
-  if (unmet.find("TTFT") != std::string::npos || unmet.find("ttft") != std::string::npos ||
-      unmet.find("TPOT") != std::string::npos || unmet.find("SLO") != std::string::npos)
-    return "slo";
-  if (unmet.find("max_days") != std::string::npos) return "time";
-  if (unmet.find("budget") != std::string::npos) return "budget";
-  return "constraint";
-}
-
 void add_fleet_keys(nlohmann::json& j, const Option& o, const Constraints& c) {
   const Scenario& s = o.scenario;
   const Estimate& e = o.estimate;

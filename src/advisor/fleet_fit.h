@@ -1,7 +1,7 @@
 #pragma once
 // The fleet side of a recommendation: the rack budget as a hard limit on GPUs per node, the
-// export rules of a region, the price in the region's clouds, the constraint that binds an
-// option, and the option keys that describe its fleet (docs/contract.md, v2 "Options").
+// export rules of a region, the price in the region's clouds, and the option keys that describe its
+// fleet (docs/contract.md, v2 "Options").
 #include <cstdint>
 #include <nlohmann/json.hpp>
 #include <string>
@@ -34,10 +34,6 @@ bool rented(const Gpu& gpu, const Catalog& catalog, bool china);
 /// instances); a no-op for other regions, whose clouds estimate() already used.
 void price_in_region(const Scenario& s, Estimate& e, const Catalog& catalog,
                      const std::string& region);
-
-/// What an unmet constraint (explain::unmet_constraint's words) says binds: "throughput",
-/// "slo", "time", "budget".
-std::string binding_of_unmet(const std::string& unmet);
 
 /// The option's fleet keys: replicas, nodes, instance (cloud), fleet_usd_per_hour, racks (with
 /// an explicit rack budget, or whenever the estimate counted them), binding.

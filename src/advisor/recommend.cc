@@ -7,6 +7,7 @@
 #include <cmath>
 #include <limits>
 
+#include "advisor/candidates.h"
 #include "advisor/explain.h"
 #include "advisor/fleet_fit.h"
 #include "advisor/serving_plan.h"
@@ -73,43 +74,74 @@ std::vector<const NumberFormat*> weight_levers(const Scenario& s, const Gpu& g,
   return out;
 }
 
-// Why a GPU is out before any estimate; empty when it stays in.
-std::string filter(const Gpu& g, const Scenario& s, const Constraints& c, const Catalog& catalog) {
+// Why a GPU is out before any estimate (GpuOut::kIn when it stays in).
+GpuOut filter(const Gpu& g, const Scenario& s, const Constraints& c, const Catalog& catalog) {
   if (!c.gpus.empty() && std::find(c.gpus.begin(), c.gpus.end(), g.id) == c.gpus.end())
-    return "not in the allowed list";
+    return GpuOut::kNotAllowed;
   if (!c.vendor.empty() &&
       normalize_name(g.vendor).find(normalize_name(c.vendor)) == std::string::npos)
-    return "vendor " + g.vendor + ", not " + c.vendor;
+    return GpuOut::kVendor;
   if (!c.segment.empty() && normalize_name(g.segment) != normalize_name(c.segment))
-    return "segment " + g.segment + ", not " + c.segment;
-  if (c.region == "cn") {
-    // gpus.csv china_status (typed): restricted and not-sold parts are out, licence ones stay
-    // with a warning (explain.cc).
-    // An export-controlled part already in a Chinese cloud can still be rented there.
-    const std::string why = china_block(g);
-    if (!why.empty() && (c.deployment == "on_prem" || !rented(g, catalog, true)))
-      return "not available in China: " + why;
-  }
+    return GpuOut::kSegment;
+  // gpus.csv china_status (typed): restricted and not-sold parts are out, licence ones stay with
+  // a warning (explain.cc). An export-controlled part already in a Chinese cloud can still be
+  // rented there.
+  if (c.region == "cn" && !china_block(g).empty() &&
+      (c.deployment == "on_prem" || !rented(g, catalog, true)))
+    return GpuOut::kChina;
   // Pre-training runs for weeks across racks: the GeForce driver licence excludes datacenter
   // deployment (the "No Datacenter Deployment" clause of NVIDIA's GeForce driver licence), and
   // consumer cards lack ECC and NVLink. Asking for the consumer segment explicitly overrides this.
   if (s.task == Task::kPretrain && g.segment == "consumer" && c.segment.empty())
-    return "pre-training clusters need datacenter-licensed cards (GeForce licence: no datacenter "
-           "deployment; no ECC, no NVLink); pass segment consumer to include it";
-  if (c.production && !(g.has_ecc() && g.segment == "datacenter"))
-    return g.has_ecc() ? "production needs a datacenter card (" + g.segment + ")"
-                       : "production needs ECC memory (" + g.segment + " card without ECC)";
-  if (c.deployment == "cloud" && !rented(g, catalog, c.region == "cn"))
-    return "not rented: no cloud instance in data/instances.csv";
+    return GpuOut::kConsumerPretraining;
+  if (c.production && !(g.has_ecc() && g.segment == "datacenter")) return GpuOut::kNotProduction;
+  if (c.deployment == "cloud" && !rented(g, catalog, c.region == "cn")) return GpuOut::kNotRented;
   if (c.deployment == "on_prem" && c.budget_usd && !g.launch_price_usd)
-    return "no purchase price in the catalog to check the budget";
+    return GpuOut::kNoPurchasePrice;
   Scenario retargeted = s;  // a defaulted engine follows the GPU (llama.cpp on Apple)
   retarget_default_engine(retargeted, g, catalog);
   const EngineProfile& engine = catalog.engine(retargeted.engine);
-  if (!engine.runs_on(g.vendor)) return engine.name + " does not run on " + g.vendor + " GPUs";
+  if (!engine.runs_on(g.vendor)) return GpuOut::kEngineVendor;
   if (is_training(s.task) && g.segment == "apple-soc" && !engine.trains_on_apple)
-    return s.engine + " needs CUDA or ROCm";
-  if (!g.memory_bandwidth_gbps || g.memory_gb <= 0) return "no memory figures in the catalog";
+    return GpuOut::kNoCuda;
+  if (!g.memory_bandwidth_gbps || g.memory_gb <= 0) return GpuOut::kNoMemoryFigures;
+  return GpuOut::kIn;
+}
+
+// The reason in words, for the rejected list.
+std::string filter_text(GpuOut why, const Gpu& g, const Scenario& s, const Constraints& c,
+                        const Catalog& catalog) {
+  switch (why) {
+    case GpuOut::kIn:
+      return "";
+    case GpuOut::kNotAllowed:
+      return "not in the allowed list";
+    case GpuOut::kVendor:
+      return "vendor " + g.vendor + ", not " + c.vendor;
+    case GpuOut::kSegment:
+      return "segment " + g.segment + ", not " + c.segment;
+    case GpuOut::kChina:
+      return "not available in China: " + china_block(g);
+    case GpuOut::kConsumerPretraining:
+      return "pre-training clusters need datacenter-licensed cards (GeForce licence: no "
+             "datacenter deployment; no ECC, no NVLink); pass segment consumer to include it";
+    case GpuOut::kNotProduction:
+      return g.has_ecc() ? "production needs a datacenter card (" + g.segment + ")"
+                         : "production needs ECC memory (" + g.segment + " card without ECC)";
+    case GpuOut::kNotRented:
+      return "not rented: no cloud instance in data/instances.csv";
+    case GpuOut::kNoPurchasePrice:
+      return "no purchase price in the catalog to check the budget";
+    case GpuOut::kEngineVendor: {
+      Scenario retargeted = s;
+      retarget_default_engine(retargeted, g, catalog);
+      return catalog.engine(retargeted.engine).name + " does not run on " + g.vendor + " GPUs";
+    }
+    case GpuOut::kNoCuda:
+      return s.engine + " needs CUDA or ROCm";
+    case GpuOut::kNoMemoryFigures:
+      return "no memory figures in the catalog";
+  }
   return "";
 }
 
@@ -186,40 +218,172 @@ double memory_needed(const Scenario& s, const Estimate& e) {
   return m.total;
 }
 
-Recommendation recommend(const nlohmann::json& request, const Catalog& catalog) {
-  Recommendation r;
-  r.constraints = parse_constraints(request, catalog);
-  const Constraints& c = r.constraints;
-  const nlohmann::json scenario_json = scenario_of_request(request);
-  const Scenario base = parse_scenario(scenario_json, catalog);
-  Pinned pin;
-  if (auto it = scenario_json.find("training"); it != scenario_json.end() && it->is_object()) {
-    pin.global_batch = it->contains("global_batch");
-    pin.grad_accum = it->contains("grad_accum");
-  }
-  if (base.traffic) {  // a request rate: the fleet search (advisor/serving_plan.h)
-    plan_serving(scenario_json, base, catalog, r);
-    return r;
-  }
-  const double params = static_cast<double>(count_params(base.model).total);
-  // Training on token sequences: the layout search (training_plan.h) on the allowed counts, or
-  // on the one gpu_count the request fixes.
-  const bool layout_search = is_training(base.task) && base.task != Task::kCvTrain;
-  const std::optional<int64_t> fixed_count =
-      layout_search ? read_int(request, "gpu_count", "", 1, 1'000'000) : std::nullopt;
-  const LayoutPins pins = layout_search ? layout_pins(scenario_json, base) : LayoutPins{};
+namespace {
 
-  struct Closest {
-    const Gpu* gpu;
-    Attempt a;
-  };
-  std::vector<Closest> misses;
-  for (const Gpu& g : catalog.gpus()) {
-    const std::string out = filter(g, base, c, catalog);
-    if (!out.empty()) {
-      // GPUs outside an allowed list are not candidates at all; the others say why they fell.
-      if (out != "not in the allowed list") r.rejected.push_back({g.id, g.name + ": " + out});
+// The ladder of levers at one count: the scenario's own, then ZeRO-3 and checkpointing for
+// training (each, then both), for each KV format.
+std::vector<Lever> ladder_at(const Scenario& base, const NumberFormat* wf,
+                             const std::vector<const NumberFormat*>& kvs, int64_t n) {
+  std::vector<Lever> ladder;
+  for (const NumberFormat* kv : kvs) {
+    if (!is_training(base.task)) {
+      ladder.push_back({wf, kv, 0, Recompute::kNone});
       continue;
+    }
+    const int zb = base.training.zero_stage;
+    const Recompute rb = base.training.recompute;
+    ladder.push_back({wf, kv, zb, rb});
+    if (n > 1 && zb < 3) ladder.push_back({wf, kv, 3, rb});
+    if (rb != Recompute::kFull) ladder.push_back({wf, kv, zb, Recompute::kFull});
+    if (n > 1 && zb < 3 && rb != Recompute::kFull) ladder.push_back({wf, kv, 3, Recompute::kFull});
+  }
+  return ladder;
+}
+
+// A GPU that came closest without fitting, for "what to change".
+struct Miss {
+  const Gpu* gpu;
+  Attempt a;
+};
+
+// What one lever at one count did: not tried or not fitting, an option taken, or a constraint
+// missed (ends the count; a budget ends the GPU: more GPUs cost more).
+enum class Tried { kNext, kTaken, kUnmet, kOverBudget };
+
+struct Search {
+  const Scenario& base;
+  const Constraints& c;
+  const Catalog& catalog;
+  const Pinned& pin;
+  double params = 0;
+  bool layout_search = false;  // training on token sequences: the layout search (training_plan.h)
+  std::optional<int64_t> fixed_count;
+  LayoutPins pins;
+  Recommendation& r;
+  std::vector<Miss> misses;
+
+  // Training layouts (training_plan.h) on the allowed counts, or the one gpu_count fixed.
+  void plan_layouts(const Gpu& g, const RackLimit& rack, Attempt& best) {
+    const std::vector<int64_t> plan_counts =
+        fixed_count ? std::vector<int64_t>{*fixed_count} : counts_for(base, g, c);
+    Scenario plan_base = base;  // a rack budget caps the GPUs per node here too
+    if (rack.given) plan_base.gpus_per_node = std::min(base.gpus_per_node, rack.max_gpus_per_node);
+    TrainingPlan plan = plan_training(plan_base, g, plan_counts, fixed_count.has_value(),
+                                      pin.global_batch, pins, c, catalog);
+    for (Option& o : plan.options) {
+      price_in_region(o.scenario, o.estimate, catalog, c.region);
+      r.options.push_back(std::move(o));
+    }
+    if (!plan.constraint.empty()) {
+      best.ratio = 0;
+      best.count = plan.count;
+      best.constraint = plan.constraint;
+    } else if (plan.estimated) {
+      best = {plan.needed / plan.capacity,
+              plan.needed,
+              plan.capacity,
+              plan.count,
+              plan.levers,
+              "",
+              true};
+    }
+  }
+
+  // One lever at `n` GPUs: estimated unless its weights alone cannot fit; kept when it fits
+  // with headroom and meets the constraints.
+  Tried try_lever(const Gpu& g, const RackLimit& rack, int64_t n, const Lever& lv, Attempt& best,
+                  std::string& binding, double& skip_below) {
+    Scenario t = base;
+    if (rack.given) t.gpus_per_node = std::min(t.gpus_per_node, rack.max_gpus_per_node);
+    if (!configure(t, g, n, lv, pin, catalog)) return Tried::kNext;
+    const double bound = weights_lower_bound(t, params);
+    if (bound > g.capacity_bytes() * (1.0 - c.headroom)) {
+      // Only a bound: it stands for the GPU's best attempt until a real estimate does.
+      if (!best.estimated && bound < best.needed)
+        best = {kInf, bound, g.capacity_bytes(), n, lever_words(t, base, g), "", false};
+      binding = "memory";
+      return Tried::kNext;
+    }
+    Estimate e = estimate(t, catalog);
+    price_in_region(t, e, catalog, c.region);
+    if (!e.memory.capacity) return Tried::kNext;
+    const double need = memory_needed(t, e);
+    const double cap = *e.memory.capacity;
+    if (!e.memory.fits.value_or(false) || need > cap * (1.0 - c.headroom)) {
+      if (need / cap < best.ratio)
+        best = {need / cap, need, cap, n, lever_words(t, base, g), "", true};
+      binding = "memory";
+      return Tried::kNext;
+    }
+    Option o{t, std::move(e), need, 1.0 - need / cap, 0, "", 0, {}, {}, binding, {}};
+    if (const explain::Unmet unmet = explain::unmet(o, c)) {
+      binding = explain::binding_of(unmet.constraint);
+      best.ratio = std::min(best.ratio, 0.0);
+      best.count = n;
+      best.constraint = unmet.text();
+      if (unmet.constraint == explain::Constraint::kBudget) return Tried::kOverBudget;
+      const double f = explain::speed_shortfall(o, c);
+      if (f > 1.0) {
+        // Too slow: other levers at this count only slow it further; go bigger.
+        skip_below = static_cast<double>(n) * f;
+        return Tried::kUnmet;
+      }
+      return Tried::kNext;
+    }
+    // The rack budget binds when it split this option's nodes.
+    if (rack.given && rack.max_gpus_per_node < std::min(n, base.gpus_per_node)) o.binding = "power";
+    explain::describe(o, base, c, catalog, lever_words(t, base, g));
+    r.options.push_back(std::move(o));
+    return Tried::kTaken;
+  }
+
+  // Counts x weight formats x levers, smallest count first: the first that fits and meets the
+  // constraints is the GPU's option for that format.
+  void ladder(const Gpu& g, const RackLimit& rack, Attempt& best) {
+    const std::vector<int64_t> counts = counts_for(base, g, c);
+    for (const NumberFormat* wf : weight_levers(base, g, c, catalog)) {
+      // KV formats: the scenario's, then fp8 when quantization is allowed.
+      std::vector<const NumberFormat*> kvs = {&base.kv_cache};
+      if (base.task == Task::kInference && c.allow_quantization &&
+          base.kv_cache.bits_per_value > 8 && !catalog.engine(base.engine).loads("gguf"))
+        kvs.push_back(&catalog.format("fp8", "kv", "kv_cache"));
+      std::string binding = "none";  // why the counts below this one were not enough
+      double skip_below = 0;  // counts that cannot meet a speed constraint (linear scaling bound)
+      bool done = false;
+      for (int64_t n : counts) {
+        if (done) break;
+        if (static_cast<double>(n) < skip_below && n != counts.back()) continue;
+        for (const Lever& lv : ladder_at(base, wf, kvs, n)) {
+          const Tried t = try_lever(g, rack, n, lv, best, binding, skip_below);
+          if (t == Tried::kOverBudget) done = true;
+          if (t == Tried::kTaken) done = true;
+          if (t == Tried::kTaken || t == Tried::kUnmet) break;
+        }
+      }
+    }
+  }
+
+  // Why a GPU with no option fell: a constraint, or the memory it needed at best.
+  std::string miss_text(const Gpu& g, const Attempt& best) {
+    if (!best.constraint.empty()) return fmt::format("{}: fits, but {}", g.name, best.constraint);
+    if (best.count == 0) return g.name + ": no configuration could be estimated";
+    misses.push_back({&g, best});
+    return fmt::format(
+        "{}: {} of {} needs {}{:.1f} GB per GPU at best ({} GPU{}{}{}); {:.0f} GB usable{}", g.name,
+        to_string(base.task), base.model.name, best.estimated ? "" : "more than its weights' ",
+        best.needed / kGB, best.count, best.count > 1 ? "s" : "", best.levers.empty() ? "" : ", ",
+        best.levers, best.capacity / kGB,
+        best.count > 1 && !g.nvlink ? fmt::format("; no NVLink for a {}-way split", best.count)
+                                    : "");
+  }
+
+  void search_gpu(const Gpu& g) {
+    const GpuOut out = filter(g, base, c, catalog);
+    if (out != GpuOut::kIn) {
+      // GPUs outside an allowed list are not candidates at all; the others say why they fell.
+      if (out != GpuOut::kNotAllowed)
+        r.rejected.push_back({g.id, g.name + ": " + filter_text(out, g, base, c, catalog)});
+      return;
     }
     // An explicit rack budget caps the GPUs per node (fewer per node, more nodes).
     const RackLimit rack = rack_limit(base, g, catalog);
@@ -228,144 +392,25 @@ Recommendation recommend(const nlohmann::json& request, const Catalog& catalog) 
           {g.id, fmt::format("{}: one node with a single GPU needs {:.1f} kW with margin, over the "
                              "rack budget of {:.1f} kW",
                              g.name, rack.one_gpu_node_watts / 1000.0, rack.watts / 1000.0)});
-      continue;
+      return;
     }
     Attempt best;
-    size_t options_before = r.options.size();
-    if (layout_search) {
-      const std::vector<int64_t> plan_counts =
-          fixed_count ? std::vector<int64_t>{*fixed_count} : counts_for(base, g, c);
-      Scenario plan_base = base;  // a rack budget caps the GPUs per node here too
-      if (rack.given)
-        plan_base.gpus_per_node = std::min(base.gpus_per_node, rack.max_gpus_per_node);
-      TrainingPlan plan = plan_training(plan_base, g, plan_counts, fixed_count.has_value(),
-                                        pin.global_batch, pins, c, catalog);
-      for (Option& o : plan.options) {
-        price_in_region(o.scenario, o.estimate, catalog, c.region);
-        r.options.push_back(std::move(o));
-      }
-      if (!plan.constraint.empty()) {
-        best.ratio = 0;
-        best.count = plan.count;
-        best.constraint = plan.constraint;
-      } else if (plan.estimated) {
-        best = {plan.needed / plan.capacity,
-                plan.needed,
-                plan.capacity,
-                plan.count,
-                plan.levers,
-                "",
-                true};
-      }
-    }
-    // The layout search replaces the count and lever ladder below for those tasks.
-    const auto counts = layout_search ? std::vector<int64_t>{} : counts_for(base, g, c);
-    for (const NumberFormat* wf : weight_levers(base, g, c, catalog)) {
-      // KV formats: the scenario's, then fp8 when quantization is allowed.
-      std::vector<const NumberFormat*> kvs = {&base.kv_cache};
-      if (base.task == Task::kInference && c.allow_quantization &&
-          base.kv_cache.bits_per_value > 8 && !catalog.engine(base.engine).loads("gguf"))
-        kvs.push_back(&catalog.format("fp8", "kv", "kv_cache"));
-      bool done = false;
-      std::string binding = "none";  // why the counts below this one were not enough
-      double skip_below = 0;  // counts that cannot meet a speed constraint (linear scaling bound)
-      for (int64_t n : counts) {
-        if (done) break;
-        if (static_cast<double>(n) < skip_below && n != counts.back()) continue;
-        std::vector<Lever> ladder;
-        for (const NumberFormat* kv : kvs) {
-          if (!is_training(base.task)) {
-            ladder.push_back({wf, kv, 0, Recompute::kNone});
-            continue;
-          }
-          const int zb = base.training.zero_stage;
-          const Recompute rb = base.training.recompute;
-          ladder.push_back({wf, kv, zb, rb});
-          if (n > 1 && zb < 3) ladder.push_back({wf, kv, 3, rb});
-          if (rb != Recompute::kFull) ladder.push_back({wf, kv, zb, Recompute::kFull});
-          if (n > 1 && zb < 3 && rb != Recompute::kFull)
-            ladder.push_back({wf, kv, 3, Recompute::kFull});
-        }
-        for (const Lever& lv : ladder) {
-          Scenario t = base;
-          if (rack.given) t.gpus_per_node = std::min(t.gpus_per_node, rack.max_gpus_per_node);
-          if (!configure(t, g, n, lv, pin, catalog)) continue;
-          const double usable_guess = g.capacity_bytes() * (1.0 - c.headroom);
-          if (weights_lower_bound(t, params) > usable_guess) {
-            // Only a bound: it stands for the GPU's best attempt until a real estimate does.
-            if (!best.estimated && weights_lower_bound(t, params) < best.needed)
-              best = {kInf, weights_lower_bound(t, params), g.capacity_bytes(),
-                      n,    lever_words(t, base, g),        "",
-                      false};
-            binding = "memory";
-            continue;
-          }
-          Estimate e = estimate(t, catalog);
-          price_in_region(t, e, catalog, c.region);
-          if (!e.memory.capacity) continue;
-          const double need = memory_needed(t, e);
-          const double cap = *e.memory.capacity;
-          const bool fits = e.memory.fits.value_or(false) && need <= cap * (1.0 - c.headroom);
-          if (!fits) {
-            if (need / cap < best.ratio)
-              best = {need / cap, need, cap, n, lever_words(t, base, g), "", true};
-            binding = "memory";
-            continue;
-          }
-          Option o{t, std::move(e), need, 1.0 - need / cap, 0, "", 0, {}, {}, binding, {}};
-          const std::string unmet = explain::unmet_constraint(o, c);
-          if (!unmet.empty()) {
-            binding = binding_of_unmet(unmet);
-            best.ratio = std::min(best.ratio, 0.0);
-            best.count = n;
-            best.constraint = unmet;
-            if (unmet.find("budget") != std::string::npos) done = true;  // more GPUs cost more
-            const double f = explain::speed_shortfall(o, c);
-            if (f > 1.0) {
-              // Too slow: other levers at this count only slow it further; go bigger.
-              skip_below = static_cast<double>(n) * f;
-              break;
-            }
-            continue;
-          }
-          // The rack budget binds when it split this option's nodes.
-          if (rack.given && rack.max_gpus_per_node < std::min(n, base.gpus_per_node))
-            o.binding = "power";
-          explain::describe(o, base, c, catalog, lever_words(t, base, g));
-          r.options.push_back(std::move(o));
-          done = true;
-          break;
-        }
-        // Inference needs no more GPUs once one count fits; training neither (the search ranks
-        // the smallest system that fits per format).
-      }
-    }
-    if (r.options.size() == options_before) {
-      std::string why;
-      if (!best.constraint.empty()) {
-        why = fmt::format("{}: fits, but {}", g.name, best.constraint);
-      } else if (best.count == 0) {
-        why = g.name + ": no configuration could be estimated";
-      } else {
-        why = fmt::format(
-            "{}: {} of {} needs {}{:.1f} GB per GPU at best ({} GPU{}{}{}); {:.0f} GB "
-            "usable{}",
-            g.name, to_string(base.task), base.model.name,
-            best.estimated ? "" : "more than its weights' ", best.needed / kGB, best.count,
-            best.count > 1 ? "s" : "", best.levers.empty() ? "" : ", ", best.levers,
-            best.capacity / kGB,
-            best.count > 1 && !g.nvlink ? fmt::format("; no NVLink for a {}-way split", best.count)
-                                        : "");
-        misses.push_back({&g, best});
-      }
-      r.rejected.push_back({g.id, why});
-    }
+    const size_t options_before = r.options.size();
+    // The layout search replaces the count and lever ladder for the tasks it covers.
+    if (layout_search)
+      plan_layouts(g, rack, best);
+    else
+      ladder(g, rack, best);
+    if (r.options.size() == options_before) r.rejected.push_back({g.id, miss_text(g, best)});
   }
-  explain::rank(r.options, c);
-  if (static_cast<int64_t>(r.options.size()) > c.limit)
-    r.options.resize(static_cast<size_t>(c.limit));
+};
 
-  // What to change: for the one GPU asked about, or the closest miss when nothing fits.
+// What to change: for the one GPU asked about (unless it fits), or the closest miss when
+// nothing fits.
+void add_changes(Recommendation& r, const std::vector<Miss>& misses,
+                 const nlohmann::json& scenario_json, const Scenario& base,
+                 const Catalog& catalog) {
+  const Constraints& c = r.constraints;
   const Gpu* target = nullptr;
   int64_t target_count = 1;
   if (c.gpus.size() == 1) {
@@ -382,26 +427,69 @@ Recommendation recommend(const nlohmann::json& request, const Catalog& catalog) 
     target = it->gpu;
     target_count = it->a.count;
   }
-  if (target) {
-    nlohmann::json s = scenario_json;
-    s["gpu"] = target->id;
-    s["gpu_count"] = target_count;
-    if (target_count > 1 && is_training(base.task) && !s["training"].contains("zero_stage"))
-      s["training"]["zero_stage"] = 3;
-    try {
-      r.changes = changes_to_fit(s, catalog, c.headroom);
-      r.changes_for = fmt::format("{} x {}", target_count, target->id);
-    } catch (const InputError&) {
-    }
+  if (!target) return;
+  nlohmann::json s = scenario_json;
+  s["gpu"] = target->id;
+  s["gpu_count"] = target_count;
+  if (target_count > 1 && is_training(base.task) && !s["training"].contains("zero_stage"))
+    s["training"]["zero_stage"] = 3;
+  try {
+    r.changes = changes_to_fit(s, catalog, c.headroom);
+    r.changes_for = fmt::format("{} x {}", target_count, target->id);
+  } catch (const InputError&) {
   }
+}
+
+}  // namespace
+
+Recommendation recommend(const nlohmann::json& request, const Catalog& catalog) {
+  Recommendation r;
+  r.constraints = parse_constraints(request, catalog);
+  const Constraints& c = r.constraints;
+  const nlohmann::json scenario_json = scenario_of_request(request);
+  const Scenario base = parse_scenario(scenario_json, catalog);
+  Pinned pin;
+  if (auto it = scenario_json.find("training"); it != scenario_json.end() && it->is_object()) {
+    pin.global_batch = it->contains("global_batch");
+    pin.grad_accum = it->contains("grad_accum");
+  }
+  if (base.traffic) {  // a request rate: the fleet search (advisor/serving_plan.h)
+    plan_serving(scenario_json, base, catalog, r);
+    return r;
+  }
+  Search search{base,
+                c,
+                catalog,
+                pin,
+                static_cast<double>(count_params(base.model).total),
+                false,
+                std::nullopt,
+                LayoutPins{},
+                r,
+                {}};
+  // Training on token sequences: the layout search (training_plan.h) on the allowed counts, or
+  // on the one gpu_count the request fixes.
+  search.layout_search = is_training(base.task) && base.task != Task::kCvTrain;
+  if (search.layout_search) {
+    search.fixed_count = read_int(request, "gpu_count", "", 1, 1'000'000);
+    search.pins = layout_pins(scenario_json, base);
+  }
+  for (const Gpu& g : catalog.gpus()) search.search_gpu(g);
+  explain::rank(r.options, c);
+  if (static_cast<int64_t>(r.options.size()) > c.limit)
+    r.options.resize(static_cast<size_t>(c.limit));
+  add_changes(r, search.misses, scenario_json, base, catalog);
   return r;
 }
 
 // The traffic search (serving_plan.cc) shares the catalog filter, the weight formats and the
-// lever words of this search.
-std::string gpu_rejection(const Gpu& g, const Scenario& s, const Constraints& c,
-                          const Catalog& catalog) {
+// lever words of this search (advisor/candidates.h).
+GpuOut gpu_out(const Gpu& g, const Scenario& s, const Constraints& c, const Catalog& catalog) {
   return filter(g, s, c, catalog);
+}
+std::string gpu_out_text(GpuOut why, const Gpu& g, const Scenario& s, const Constraints& c,
+                         const Catalog& catalog) {
+  return filter_text(why, g, s, c, catalog);
 }
 std::vector<const NumberFormat*> weight_formats(const Scenario& s, const Gpu& g,
                                                 const Constraints& c, const Catalog& catalog) {

@@ -1,21 +1,25 @@
 // The reverse question: for given GPUs and a task, the largest catalog models that fit, with the
-// longest context and the largest batch each can take. Every figure comes from estimate().
+// longest context and the largest batch each can take. Every figure comes from estimate(). Each
+// model's scenario is parsed once; the context and batch searches are typed edits of it
+// (scenario_edit.h).
 #include <fmt/format.h>
 
 #include <algorithm>
 #include <functional>
 
+#include "advisor/candidates.h"
 #include "gpusizer/advisor.h"
 #include "gpusizer/error.h"
 
 namespace gpusizer {
 namespace {
 
-bool fits(const nlohmann::json& input, const Catalog& catalog) {
+// Whether the parsed scenario with the edit fits its GPUs (no headroom), bytes only.
+bool fits(const Scenario& parsed, const ScenarioGiven& given, const ScenarioEdit& edit,
+          const Catalog& catalog) {
   try {
-    const Scenario s = resolve_scenario(input, catalog);
-    const Estimate e = estimate(s, catalog, Detail::kMemory);
-    return e.memory.fits.value_or(false) && memory_needed(s, e) <= e.memory.capacity.value_or(0);
+    const Scenario s = candidate(parsed, given, edit, catalog);
+    return memory_fit(s, estimate(s, catalog, Detail::kMemory), 0.0).fits;
   } catch (const InputError&) {
     return false;
   }
@@ -65,6 +69,43 @@ std::vector<std::string> apply_standard_levers(nlohmann::json& s, Task task, int
   return applied;
 }
 
+struct Row {
+  const Model* model;
+  int64_t params, seq_len, batch;
+};
+
+// One catalog model at the request's context (within the model's own) and batch; then the
+// longest context and the largest batch that still fit. nullopt when it does not fit at all.
+std::optional<Row> fit_model(const Model& m, const nlohmann::json& input, bool cv,
+                             const Catalog& catalog) {
+  nlohmann::json s = input;
+  s["model"] = m.id;
+  s.erase("seq_len");
+  s.erase("prompt_len");
+  s.erase("output_len");
+  const int64_t base_seq = input.value("seq_len", int64_t{2048});
+  s["seq_len"] =
+      cv ? base_seq
+         : std::min<int64_t>(base_seq, std::max<int64_t>(512, m.max_position_embeddings));
+  ScenarioGiven given;
+  Scenario parsed;
+  try {
+    parsed = parse_scenario(s, catalog, given);
+  } catch (const InputError&) {
+    return std::nullopt;
+  }
+  if (!fits(parsed, given, {}, catalog)) return std::nullopt;
+  Row r{&m, count_params(m).total, parsed.seq_len, parsed.batch};
+  if (!cv) {
+    const int64_t max_ctx = m.max_position_embeddings > 0 ? m.max_position_embeddings : 131072;
+    r.seq_len = largest(r.seq_len, std::max(r.seq_len, max_ctx),
+                        [&](int64_t v) { return fits(parsed, given, {.seq_len = v}, catalog); });
+  }
+  r.batch =
+      largest(r.batch, 4096, [&](int64_t v) { return fits(parsed, given, {.batch = v}, catalog); });
+  return r;
+}
+
 }  // namespace
 
 nlohmann::json fit_json(const nlohmann::json& request, const Catalog& catalog, size_t limit) {
@@ -86,39 +127,10 @@ nlohmann::json fit_json(const nlohmann::json& request, const Catalog& catalog, s
   const std::vector<std::string> applied =
       levers ? apply_standard_levers(input, checked.task, checked.gpu_count, cv)
              : std::vector<std::string>{};
-  struct Row {
-    const Model* model;
-    int64_t params, seq_len, batch;
-  };
   std::vector<Row> rows;
-  for (const Model& m : catalog.models()) {
-    if (m.is_cv() != cv) continue;
-    nlohmann::json s = input;
-    s["model"] = m.id;
-    s.erase("seq_len");
-    s.erase("prompt_len");
-    s.erase("output_len");
-    const int64_t base_seq = input.value("seq_len", int64_t{2048});
-    s["seq_len"] =
-        cv ? base_seq
-           : std::min<int64_t>(base_seq, std::max<int64_t>(512, m.max_position_embeddings));
-    if (!fits(s, catalog)) continue;
-    Row r{&m, count_params(m).total, s["seq_len"].get<int64_t>(), s.value("batch", int64_t{1})};
-    if (!cv) {
-      const int64_t max_ctx = m.max_position_embeddings > 0 ? m.max_position_embeddings : 131072;
-      r.seq_len = largest(r.seq_len, std::max(r.seq_len, max_ctx), [&](int64_t v) {
-        nlohmann::json t = s;
-        t["seq_len"] = v;
-        return fits(t, catalog);
-      });
-    }
-    r.batch = largest(r.batch, 4096, [&](int64_t v) {
-      nlohmann::json t = s;
-      t["batch"] = v;
-      return fits(t, catalog);
-    });
-    rows.push_back(r);
-  }
+  for (const Model& m : catalog.models())
+    if (m.is_cv() == cv)
+      if (auto r = fit_model(m, input, cv, catalog)) rows.push_back(*r);
   std::sort(rows.begin(), rows.end(),
             [](const Row& a, const Row& b) { return a.params > b.params; });
   if (rows.size() > limit) rows.resize(limit);

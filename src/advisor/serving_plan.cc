@@ -12,6 +12,7 @@
 #include <cmath>
 #include <limits>
 
+#include "advisor/candidates.h"
 #include "advisor/explain.h"
 #include "estimate/layout.h"
 #include "gpusizer/units.h"
@@ -45,6 +46,14 @@ std::string layout_words(const Scenario& s) {
   return out;
 }
 
+// Why a replica layout was not kept: what the search decides on; the text is for the rejected
+// list.
+enum class MissKind { kNone, kNoEstimate, kWeights, kMemory, kNoSetup, kSlo, kFleetCap };
+struct Miss {
+  MissKind kind = MissKind::kNone;
+  std::string text;
+};
+
 struct Search {
   const Scenario& want;  // the scenario with the SLO the plan must meet
   const Catalog& catalog;
@@ -54,7 +63,7 @@ struct Search {
   // One replica of `width` GPUs of `g` with the formats; nullopt with `miss` set when it does not
   // fit or cannot meet the SLO.
   std::optional<Candidate> evaluate(const Gpu& g, int64_t width, const NumberFormat& wf,
-                                    const NumberFormat& kv, std::string& miss) const {
+                                    const NumberFormat& kv, Miss& miss) const {
     Candidate k;
     Scenario& t = k.replica;
     t = want;
@@ -71,23 +80,26 @@ struct Search {
     if (t.replica_gpus() != width) return std::nullopt;
     const double usable = g.capacity_bytes() * (1.0 - c.headroom);
     if (params * t.weights.bytes_per_value() / static_cast<double>(width) > usable) {
-      miss = fmt::format("weights alone exceed {:.0f} GB per GPU at {} GPUs per replica",
-                         usable / kGB, width);
+      miss = {MissKind::kWeights,
+              fmt::format("weights alone exceed {:.0f} GB per GPU at {} GPUs per replica",
+                          usable / kGB, width)};
       return std::nullopt;
     }
     const Estimate e = estimate(t, catalog, Detail::kFigures);
     if (!e.memory.capacity) return std::nullopt;
-    k.needed = memory_needed(t, e);
-    k.capacity = *e.memory.capacity;
-    if (!e.memory.fits.value_or(false) || k.needed > k.capacity * (1.0 - c.headroom)) {
-      miss = fmt::format("needs {:.1f} GB per GPU at {} GPUs per replica; {:.0f} GB usable",
-                         k.needed / kGB, width, k.capacity * (1.0 - c.headroom) / kGB);
+    const MemoryFit fit = memory_fit(t, e, c.headroom);
+    k.needed = fit.needed;
+    k.capacity = fit.capacity;
+    if (!fit.fits) {
+      miss = {MissKind::kMemory,
+              fmt::format("needs {:.1f} GB per GPU at {} GPUs per replica; {:.0f} GB usable",
+                          k.needed / kGB, width, k.capacity * (1.0 - c.headroom) / kGB)};
       return std::nullopt;
     }
     std::string why;
     const auto setup = inference_setup(t, catalog.speed(), why);
     if (!setup) {
-      miss = why;
+      miss = {MissKind::kNoSetup, why};
       return std::nullopt;
     }
     ServingLoadInputs in = load_inputs(t, *setup, e.memory);
@@ -97,8 +109,10 @@ struct Search {
     double capacity = 0;
     k.rate = max_rate_per_replica(in, &k.bound, &capacity);
     if (k.rate <= 0) {
-      miss = fmt::format("one replica of {} misses the p{} {} SLO even with no other request",
-                         layout_words(t), want.slo.percentile, k.bound == "ttft" ? "TTFT" : "TPOT");
+      miss = {
+          MissKind::kSlo,
+          fmt::format("one replica of {} misses the p{} {} SLO even with no other request",
+                      layout_words(t), want.slo.percentile, k.bound == "ttft" ? "TTFT" : "TPOT")};
       return std::nullopt;
     }
     const double rate = want.traffic->requests_per_s;
@@ -117,8 +131,9 @@ struct Search {
     k.gpus = k.replicas * width;
     const int64_t cap = c.max_gpus > 0 ? c.max_gpus : kMaxFleetGpus;
     if (k.gpus > cap) {
-      miss = fmt::format("{} replicas of {} ({} GPUs) needed for {:g} requests/s, over {} GPUs",
-                         k.replicas, layout_words(t), k.gpus, rate, cap);
+      miss = {MissKind::kFleetCap,
+              fmt::format("{} replicas of {} ({} GPUs) needed for {:g} requests/s, over {} GPUs",
+                          k.replicas, layout_words(t), k.gpus, rate, cap)};
       return std::nullopt;
     }
     return k;
@@ -136,14 +151,14 @@ struct Search {
         // Past one node's fast-link domain only while nothing fits inside it.
         if (w > want.gpus_per_node && wider >= 0) break;
         if (w > 1 && g.segment == "apple-soc") break;  // one SoC per machine
-        std::string why;
+        Miss why;
         auto k = evaluate(g, w, wf, *kv, why);
-        const bool fits = k || why.find("SLO") != std::string::npos;  // too slow still fits
+        const bool fits = k || why.kind == MissKind::kSlo;  // too slow still fits
         if (wider >= 0)
           ++wider;
         else if (fits)
           wider = 0;
-        if (!why.empty()) miss = why;
+        if (!why.text.empty()) miss = why.text;
         if (k && (!best || k->gpus < best->gpus)) best = std::move(k);
       }
     }
@@ -156,6 +171,71 @@ struct Search {
 std::optional<double> fleet_usd_per_hour(const Option& o, const Constraints& c) {
   return explain::price_of(o, c).per_hour;
 }
+
+namespace {
+
+// The replicas' plan and its money: the fleet is paid for every hour, busy or not, so its price
+// is spread over the requests it serves.
+TrafficPlan traffic_plan(const Candidate& k, const Option& o, const Constraints& c, double rate,
+                         double out_len) {
+  TrafficPlan plan;
+  plan.replicas = k.replicas;
+  plan.rate_per_replica = k.rate;
+  plan.binding = plan_binding(k.bound);
+  plan.fleet_usd_per_hour = fleet_usd_per_hour(o, c);
+  if (plan.fleet_usd_per_hour) {
+    plan.usd_per_million_requests = *plan.fleet_usd_per_hour / (rate * 3600.0) * 1e6;
+    plan.usd_per_million_output_tokens = *plan.fleet_usd_per_hour / (rate * out_len * 3600.0) * 1e6;
+  }
+  return plan;
+}
+
+// The first reason: how the replicas carry the rate at the percentile, and what binds one.
+void add_traffic_reason(Option& o, const Candidate& k, double rate, int pct) {
+  const PerformanceEstimate* p = o.estimate.performance ? &*o.estimate.performance : nullptr;
+  if (!p || !p->load_ttft_ms || !p->load_tpot_ms) return;
+  const Scenario& fleet = o.scenario;
+  o.reasons.insert(
+      o.reasons.begin(),
+      fmt::format("{} replica{} of {} ({} GPU{} each) carry {:g} requests/s at p{} TTFT "
+                  "{:.0f} ms, TPOT {:.1f} ms; one replica carries up to {:.3g} requests/s "
+                  "({} binds)",
+                  k.replicas, k.replicas > 1 ? "s" : "", layout_words(fleet), fleet.replica_gpus(),
+                  fleet.replica_gpus() > 1 ? "s" : "", rate, pct, *p->load_ttft_ms,
+                  *p->load_tpot_ms, k.rate,
+                  k.bound == "ttft"   ? "p" + std::to_string(pct) + " TTFT"
+                  : k.bound == "tpot" ? "p" + std::to_string(pct) + " TPOT"
+                                      : k.bound));
+}
+
+// The objective over the traffic: money per request served, latency of a request at the
+// percentile, or energy per request.
+void set_traffic_objective(Option& o, const TrafficPlan& plan, const Constraints& c, double rate,
+                           double out_len, int pct) {
+  const PerformanceEstimate* p = o.estimate.performance ? &*o.estimate.performance : nullptr;
+  switch (c.objective) {
+    case Objective::kCost:
+      o.objective_value = plan.usd_per_million_requests.value_or(kInf);
+      o.objective_basis = plan.usd_per_million_requests
+                              ? "USD per million requests at " + fmt::format("{:g}", rate) +
+                                    " requests/s (" + explain::price_of(o, c).label + ")"
+                              : "no price in the catalog";
+      break;
+    case Objective::kSpeed:
+      o.objective_value = p && p->load_ttft_ms && p->load_tpot_ms
+                              ? *p->load_ttft_ms + (out_len - 1.0) * *p->load_tpot_ms
+                              : kInf;
+      o.objective_basis = fmt::format("p{} request latency in ms (TTFT + output x TPOT)", pct);
+      break;
+    case Objective::kPower:
+      o.objective_value =
+          o.estimate.power.fleet_watts ? *o.estimate.power.fleet_watts / rate : kInf;
+      o.objective_basis = "joules per request at the fleet's peak draw";
+      break;
+  }
+}
+
+}  // namespace
 
 void plan_serving(const nlohmann::json& /*scenario_json*/, const Scenario& base,
                   const Catalog& catalog, Recommendation& r) {
@@ -171,9 +251,10 @@ void plan_serving(const nlohmann::json& /*scenario_json*/, const Scenario& base,
   const double out_len = want.traffic->output_len;
 
   for (const Gpu& g : catalog.gpus()) {
-    const std::string out = gpu_rejection(g, want, c, catalog);
-    if (!out.empty()) {
-      if (out != "not in the allowed list") r.rejected.push_back({g.id, g.name + ": " + out});
+    const GpuOut out = gpu_out(g, want, c, catalog);
+    if (out != GpuOut::kIn) {
+      if (out != GpuOut::kNotAllowed)
+        r.rejected.push_back({g.id, g.name + ": " + gpu_out_text(out, g, want, c, catalog)});
       continue;
     }
     std::string miss = "no layout could be estimated";
@@ -189,59 +270,14 @@ void plan_serving(const nlohmann::json& /*scenario_json*/, const Scenario& base,
       Estimate e = estimate(fleet, catalog);
       Option o{fleet, std::move(e), k->needed, 1.0 - k->needed / k->capacity, 0, "", 0, {},
                {},    "none",       {}};
-      const std::string unmet = explain::unmet_constraint(o, checks);
-      if (!unmet.empty()) {
-        miss = fmt::format("fits, but {}", unmet);
+      if (const explain::Unmet unmet = explain::unmet(o, checks)) {
+        miss = fmt::format("fits, but {}", unmet.text());
         continue;
       }
       explain::describe(o, base, checks, catalog, levers_in_words(fleet, base, g));
-      TrafficPlan plan;
-      plan.replicas = k->replicas;
-      plan.rate_per_replica = k->rate;
-      plan.binding = plan_binding(k->bound);
-      plan.fleet_usd_per_hour = fleet_usd_per_hour(o, c);
-      if (plan.fleet_usd_per_hour) {
-        // The fleet is paid for every hour, busy or not: its price over the requests it serves.
-        plan.usd_per_million_requests = *plan.fleet_usd_per_hour / (rate * 3600.0) * 1e6;
-        plan.usd_per_million_output_tokens =
-            *plan.fleet_usd_per_hour / (rate * out_len * 3600.0) * 1e6;
-      }
-      const PerformanceEstimate* p = o.estimate.performance ? &*o.estimate.performance : nullptr;
-      const int pct = want.slo.percentile;
-      if (p && p->load_ttft_ms && p->load_tpot_ms)
-        o.reasons.insert(
-            o.reasons.begin(),
-            fmt::format("{} replica{} of {} ({} GPU{} each) carry {:g} requests/s at p{} TTFT "
-                        "{:.0f} ms, TPOT {:.1f} ms; one replica carries up to {:.3g} requests/s "
-                        "({} binds)",
-                        k->replicas, k->replicas > 1 ? "s" : "", layout_words(fleet),
-                        fleet.replica_gpus(), fleet.replica_gpus() > 1 ? "s" : "", rate, pct,
-                        *p->load_ttft_ms, *p->load_tpot_ms, k->rate,
-                        k->bound == "ttft"   ? "p" + std::to_string(pct) + " TTFT"
-                        : k->bound == "tpot" ? "p" + std::to_string(pct) + " TPOT"
-                                             : k->bound));
-      // The objective over the traffic: money per request served, latency of a request at the
-      // percentile, or energy per request.
-      switch (c.objective) {
-        case Objective::kCost:
-          o.objective_value = plan.usd_per_million_requests.value_or(kInf);
-          o.objective_basis = plan.usd_per_million_requests
-                                  ? "USD per million requests at " + fmt::format("{:g}", rate) +
-                                        " requests/s (" + explain::price_of(o, c).label + ")"
-                                  : "no price in the catalog";
-          break;
-        case Objective::kSpeed:
-          o.objective_value = p && p->load_ttft_ms && p->load_tpot_ms
-                                  ? *p->load_ttft_ms + (out_len - 1.0) * *p->load_tpot_ms
-                                  : kInf;
-          o.objective_basis = fmt::format("p{} request latency in ms (TTFT + output x TPOT)", pct);
-          break;
-        case Objective::kPower:
-          o.objective_value =
-              o.estimate.power.fleet_watts ? *o.estimate.power.fleet_watts / rate : kInf;
-          o.objective_basis = "joules per request at the fleet's peak draw";
-          break;
-      }
+      const TrafficPlan plan = traffic_plan(*k, o, c, rate, out_len);
+      add_traffic_reason(o, *k, rate, want.slo.percentile);
+      set_traffic_objective(o, plan, c, rate, out_len, want.slo.percentile);
       o.binding = plan.binding;
       o.traffic_plan = plan;
       r.options.push_back(std::move(o));

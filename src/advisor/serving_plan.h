@@ -20,11 +20,4 @@ void plan_serving(const nlohmann::json& scenario_json, const Scenario& base, con
 /// instances or servers can replace it in one place.
 std::optional<double> fleet_usd_per_hour(const Option& o, const Constraints& c);
 
-// Shared with the recommendation search (recommend.cc).
-std::string gpu_rejection(const Gpu& g, const Scenario& s, const Constraints& c,
-                          const Catalog& catalog);
-std::vector<const NumberFormat*> weight_formats(const Scenario& s, const Gpu& g,
-                                                const Constraints& c, const Catalog& catalog);
-std::string levers_in_words(const Scenario& t, const Scenario& base, const Gpu& g);
-
 }  // namespace gpusizer
