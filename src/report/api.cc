@@ -8,6 +8,7 @@
 #include "gpusizer/advisor.h"
 #include "gpusizer/error.h"
 #include "gpusizer/estimate.h"
+#include "gpusizer/fit_verdict.h"
 #include "gpusizer/names.h"
 #include "gpusizer/saturate.h"
 #include "report/estimate_json.h"
@@ -53,33 +54,17 @@ void apply_rule_of_thumb(const RuleOfThumb& r, Estimate& e) {
   e.warnings.push_back("method rule-of-thumb: the articles' arithmetic, not the analytic model");
 }
 
-// docs/contract.md, v2: a scenario that does not fit says so at the top ("fits": false, beside
-// memory.fits) and has no speed, cost or ownership figures: "performance" and "cost" are absent
-// and its "changes" say what would make it fit. A context past the model's maximum is the first
-// warning and is repeated as "context_warning" so that every face shows it first.
-void apply_fit_verdict(const Scenario& s, nlohmann::json& j) {
-  const auto& mem = j["memory"];
-  if (auto it = mem.find("fits"); it != mem.end() && it->is_boolean()) {
-    const bool fits = it->get<bool>();
-    j["fits"] = fits;
-    if (!fits) {
-      j.erase("performance");
-      j.erase("cost");
-    }
+// docs/contract.md, v2: the verdict (gpusizer/fit_verdict.h) rendered: "fits" beside
+// memory.fits; without the figures, no "cost" either; the model's maximum context for the faces;
+// the context warning repeated as "context_warning".
+void render_fit_verdict(const FitVerdict& v, nlohmann::json& j) {
+  if (v.fits) j["fits"] = *v.fits;
+  if (!v.keeps_figures) {
+    j.erase("performance");
+    j.erase("cost");
   }
-  const int64_t max_ctx = s.model.max_position_embeddings;
-  if (max_ctx > 0 && !s.model.is_cv()) j["model"]["max_context"] = max_ctx;  // for the faces
-  if (max_ctx <= 0 || s.seq_len <= max_ctx || s.model.is_cv()) return;
-  auto& w = j["warnings"];
-  const std::string head = "seq_len " + std::to_string(s.seq_len) + " exceeds the model's context";
-  for (auto it = w.begin(); it != w.end(); ++it) {
-    if (!it->is_string() || !it->get<std::string>().starts_with(head)) continue;
-    j["context_warning"] = *it;
-    nlohmann::json first = *it;
-    w.erase(it);
-    w.insert(w.begin(), std::move(first));
-    break;
-  }
+  if (v.max_context) j["model"]["max_context"] = *v.max_context;
+  if (v.context_warning) j["context_warning"] = *v.context_warning;
 }
 
 // Whether `name` is the entry's own id, name or Hugging Face id rather than an alias or a partial
@@ -100,6 +85,11 @@ nlohmann::json estimate_json(const nlohmann::json& input, const Catalog& catalog
   if (input.is_object())
     if (auto v = read_enum(input, "method", "", {"analytic", "rule-of-thumb"})) method = *v;
   if (method == "rule-of-thumb") apply_rule_of_thumb(rot, e);
+  // What to change so it fits: each change re-runs the estimator.
+  std::optional<std::vector<Change>> changes;
+  if (e.memory.fits && !*e.memory.fits && method == "analytic")
+    changes = changes_to_fit(input, s, e, catalog);
+  const FitVerdict verdict = apply_fit_verdict(s, e);
   nlohmann::json j = to_json(e);
   j["method"] = method;
   j["scenario"] = to_json(s);
@@ -115,10 +105,8 @@ nlohmann::json estimate_json(const nlohmann::json& input, const Catalog& catalog
                             "model");
   }
   j["rule_of_thumb"] = rule_of_thumb_json(rot);
-  // What to change so it fits: each change re-runs the estimator.
-  if (e.memory.fits && !*e.memory.fits && method == "analytic")
-    j["changes"] = to_json(changes_to_fit(input, s, e, catalog));
-  apply_fit_verdict(s, j);
+  if (changes) j["changes"] = to_json(*changes);
+  render_fit_verdict(verdict, j);
   return j;
 }
 
