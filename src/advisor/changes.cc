@@ -12,7 +12,7 @@
 
 #include <algorithm>
 
-#include "estimate/layout.h"
+#include "advisor/candidates.h"
 #include "gpusizer/advisor.h"
 #include "gpusizer/error.h"
 #include "gpusizer/saturate.h"
@@ -278,13 +278,13 @@ struct Search {
       costs.push_back(l.cost);
       t.change.quality_class = std::max(t.change.quality_class, l.quality_class);
     }
-    const Scenario sc = resolved(edited(parsed, given, edit, catalog), catalog);
+    const Scenario sc = candidate(parsed, given, edit, catalog);
     const Estimate m = estimate(sc, catalog, Detail::kMemory);
+    const MemoryFit fit = memory_fit(sc, m, headroom);
     Change& ch = t.change;
-    ch.needed_bytes = memory_needed(sc, m);
+    ch.needed_bytes = fit.needed;
     ch.saves_bytes = need - ch.needed_bytes;
-    const double cap = m.memory.capacity.value_or(0);
-    ch.fits = m.memory.fits.value_or(false) && ch.needed_bytes <= cap * (1.0 - headroom);
+    ch.fits = fit.fits;
     if (ch.saves_bytes <= 0) return;  // never a "saving" that adds memory
     if (ch.fits) fitting.push_back(p);
     if (!single && !ch.fits) return;

@@ -307,9 +307,10 @@ struct Search {
     Estimate e = estimate(t, catalog);
     price_in_region(t, e, catalog, c.region);
     if (!e.memory.capacity) return Tried::kNext;
-    const double need = memory_needed(t, e);
-    const double cap = *e.memory.capacity;
-    if (!e.memory.fits.value_or(false) || need > cap * (1.0 - c.headroom)) {
+    const MemoryFit fit = memory_fit(t, e, c.headroom);
+    const double need = fit.needed;
+    const double cap = fit.capacity;
+    if (!fit.fits) {
       if (need / cap < best.ratio)
         best = {need / cap, need, cap, n, lever_words(t, base, g), "", true};
       binding = "memory";
