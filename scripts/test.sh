@@ -2,7 +2,8 @@
 # Runs every test: the unit and end-to-end suite (warnings as errors), the instruction budgets of
 # the hot paths (counted under callgrind), the install test, the function-length rule, the same
 # suite under AddressSanitizer and UndefinedBehaviorSanitizer, the fuzz targets for a bounded
-# number of runs, a 10-second soak of the server on loopback and the browser tests. Prints a closing line 'N passed, M failed'.
+# number of runs, a 10-second soak of the server on loopback and the browser tests. Prints a
+# closing line 'N passed, M failed'.
 # docs/reliability.md and docs/performance.md describe the checks and their latest figures.
 set -uo pipefail
 cd "$(dirname "$0")/.."
