@@ -78,11 +78,15 @@ std::string output_format(const Options& o) {
   return isatty(STDOUT_FILENO) ? "table" : "json";
 }
 
+// The catalog of --data-dir (or GPUSIZER_DATA_DIR), else the built-in one, loaded once. Model
+// names that are not catalog ids are looked up in every local store (`serve` builds its own
+// catalog, reading only the stores named by --model-stores).
 const Catalog& catalog_for(const Options& o) {
   static std::optional<Catalog> loaded;
-  if (o.data_dir.empty()) return Catalog::builtin();
-  check_path_text(o.data_dir, "--data-dir");
-  if (!loaded) loaded = Catalog::load(o.data_dir);
+  if (loaded) return *loaded;
+  if (!o.data_dir.empty()) check_path_text(o.data_dir, "--data-dir");
+  loaded = o.data_dir.empty() ? Catalog::builtin() : Catalog::load(o.data_dir);
+  loaded->allow_model_stores({parse_store_list("all", ""), process_env()});
   return *loaded;
 }
 
@@ -608,9 +612,6 @@ int main_impl(int argc, char** argv) {
     return 2;
   }
   g_lang = parse_lang(c.lang, "--lang");
-  // Model names that are not catalog ids are looked up in the local stores; `serve` reads only
-  // those named by --model-stores (run_server sets them).
-  if (!*c.serve) set_model_store_access({parse_store_list("all", ""), process_env()});
   return run_command(o, c);
 }
 

@@ -183,7 +183,7 @@ void check_model_path(json& request, const std::string& allow_dir, const Catalog
     if (!looks_like_path(name)) return;  // an unknown name: the estimator says "did you mean"
     // A model in a local store the server was allowed to read (--model-stores): the estimator
     // finds it there.
-    if (find_local_model(name, model_store_access())) return;
+    if (find_local_model(name, catalog.model_stores())) return;
     // "ORG/NAME" is a Hugging Face id the catalog lacks, not a path: the server never downloads,
     // so say what works instead, with the nearest catalog models.
     if (allow_dir.empty() && looks_like_hf_id(name)) {
