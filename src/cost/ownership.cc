@@ -98,13 +98,19 @@ void add_cloud(const Scenario& s, const CostAssumptions& a, const Catalog& catal
 }
 
 // The price of one server: a scenario's own costs.server_usd_per_node wins; else the form's
-// chassis price; a form without one (sold only with its GPUs) falls back to costs.json's class
-// figure.
+// chassis price; a form without one (sold only with its GPUs) takes costs.json's figure for the
+// GPU's form-factor class, which must be there (no price is assumed in C++).
 double server_price(const Scenario& s, const Gpu& g, const CostAssumptions& a,
                     const NodePlan& plan) {
   const bool user_price = s.costs.is_object() && s.costs.contains("server_usd_per_node");
   if (!user_price && plan.server && plan.server->chassis_usd) return *plan.server->chassis_usd;
-  return a.server_usd_per_node.value(g.form_factor_class, a.server_usd_per_node.value("PCIe", 0.0));
+  const auto it = a.server_usd_per_node.find(g.form_factor_class);
+  if (it == a.server_usd_per_node.end() || !it->is_number())
+    throw InputError("costs.json server_usd_per_node." + g.form_factor_class,
+                     "is missing: the price of a server for " + g.name + " (form factor class " +
+                         g.form_factor_class + " in gpus.csv)",
+                     "bad_file");
+  return it->get<double>();
 }
 
 std::string on_prem_basis(const Scenario& s, const Gpu& g, const CostAssumptions& a,
