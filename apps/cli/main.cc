@@ -26,6 +26,7 @@
 #include "gpusizer/regular_file.h"
 #include "gpusizer/render.h"
 #include "gpusizer/render_csv.h"
+#include "gpusizer/scenario.h"
 #include "gpusizer/server.h"
 #include "gpusizer/speed_bands_fit.h"
 #include "gpusizer/validation.h"
@@ -120,9 +121,9 @@ void apply_flags(const Options& o, nlohmann::json& s) {
   sub("parallel", "ep", o.ep);
   sub("parallel", "cp", o.cp);
   sub("training", "offload", o.offload);
-  // --nodes K: K whole nodes of gpus_per_node GPUs (8 unless given).
+  // --nodes K: K whole nodes of gpus_per_node GPUs (the scenario's default unless given).
   if (o.nodes && !o.gpu_count) {
-    int64_t per_node = 8;
+    int64_t per_node = Scenario{}.gpus_per_node;
     if (o.gpus_per_node)
       per_node = *o.gpus_per_node;
     else if (auto it = s.find("gpus_per_node"); it != s.end() && it->is_number_integer())
