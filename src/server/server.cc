@@ -308,6 +308,30 @@ bool routable_method(const std::string& method) {
   return false;
 }
 
+// The page and its assets, from the files compiled in; "/" is index.html, or a page saying how to
+// build the bundle when none was compiled in.
+void serve_page(const std::string& path, HttpAnswer& answer, Lang lang) {
+  std::string file = path.substr(1);
+  if (file.empty()) file = "index.html";
+  for (const auto& asset : embedded::web_files()) {
+    if (asset.path == file) {
+      answer.body = std::string(asset.data);
+      answer.content_type = content_type_for(file);
+      answer.headers.emplace_back("Cache-Control",
+                                  file == "index.html" ? "no-cache" : "max-age=3600");
+      if (file == "index.html") answer.headers.emplace_back("Content-Security-Policy", kPageCsp);
+      return;
+    }
+  }
+  if (file == "index.html") {
+    answer.body = kNoBundlePage;
+    answer.content_type = "text/html; charset=utf-8";
+    answer.headers.emplace_back("Content-Security-Policy", kPageCsp);
+    return;
+  }
+  set_error(answer, 404, "not_found", "no such page: /" + file, "", lang);
+}
+
 }  // namespace
 
 RequestHandler::RequestHandler(ServerOptions options, const Catalog& catalog)
@@ -428,27 +452,8 @@ void RequestHandler::dispatch(const HttpRequest& req, HttpAnswer& answer, Lang l
     answer.headers.emplace_back("Cache-Control", "no-store");
     return;
   }
-  // The page and its assets, from the files compiled in.
   if (get && !path.empty() && path[0] == '/' && path.find_first_of("\r\n") == std::string::npos) {
-    std::string file = path.substr(1);
-    if (file.empty()) file = "index.html";
-    for (const auto& asset : embedded::web_files()) {
-      if (asset.path == file) {
-        answer.body = std::string(asset.data);
-        answer.content_type = content_type_for(file);
-        answer.headers.emplace_back("Cache-Control",
-                                    file == "index.html" ? "no-cache" : "max-age=3600");
-        if (file == "index.html") answer.headers.emplace_back("Content-Security-Policy", kPageCsp);
-        return;
-      }
-    }
-    if (file == "index.html") {
-      answer.body = kNoBundlePage;
-      answer.content_type = "text/html; charset=utf-8";
-      answer.headers.emplace_back("Content-Security-Policy", kPageCsp);
-      return;
-    }
-    set_error(answer, 404, "not_found", "no such page: /" + file, "", lang);
+    serve_page(path, answer, lang);
     return;
   }
   // No route: 404 (400 for a method the server does not know), with the error object.
