@@ -34,10 +34,10 @@ TEST(ServerStores, OffUnlessAllowedThenResolved) {
                                 return it == env.end() ? std::nullopt
                                                        : std::optional<std::string>(it->second);
                               }});
-  HttpServer closed(options, Catalog::builtin()), open(options, allowed);
+  HttpServer closed(options, Catalog::builtin()), allowing(options, allowed);
   ASSERT_TRUE(closed.start());
-  ASSERT_TRUE(open.start());
-  httplib::Client closed_client("127.0.0.1", closed.port()), client("127.0.0.1", open.port());
+  ASSERT_TRUE(allowing.start());
+  httplib::Client closed_client("127.0.0.1", closed.port()), client("127.0.0.1", allowing.port());
   closed_client.set_read_timeout(10, 0);
   client.set_read_timeout(10, 0);
   const std::string body = R"({"model": "acme/tiny"})";
@@ -53,7 +53,7 @@ TEST(ServerStores, OffUnlessAllowedThenResolved) {
   auto on = client.Post("/api/v1/estimate", body, "application/json");
   auto ollama = client.Post("/api/v1/estimate", R"({"model": "tiny:q4"})", "application/json");
   closed.stop();
-  open.stop();
+  allowing.stop();
   fs::remove_all(root);
   ASSERT_TRUE(on);
   EXPECT_EQ(on->status, 200) << on->body;
