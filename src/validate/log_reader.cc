@@ -735,18 +735,22 @@ std::string valid_utf8(std::string_view text) {
   return out;
 }
 
-// A JSON document: llama-bench -o json (objects with "avg_ts"), or a figures file. Returns false
-// with `error` set when the text does not parse: a log whose lines start with "[time]" is no JSON
-// and is read as a log instead.
+}  // namespace
+
+namespace {
+
+// JSON: llama-bench -o json, or a figures file. False when the text does not parse, with the
+// error kept: a log whose lines start with "[time]" is not JSON, and the JSON error is the answer
+// only if reading it as a log finds nothing.
 bool read_json_document(std::string_view text, const std::string& where, LogReading& out,
-                        std::optional<InputError>& error) {
+                        std::optional<InputError>& json_error) {
   std::optional<json> doc;
   try {
     doc = parse_json_guarded(text, where);
   } catch (const InputError& e) {
-    error = e;
-    return false;
+    json_error = e;
   }
+  if (!doc) return false;
   const json items = doc->is_array() ? *doc : json::array({*doc});
   if (!items.empty() && items[0].is_object() && items[0].contains("avg_ts")) {
     out.format = "llama-bench-json";
@@ -779,44 +783,35 @@ void read_bench_jsonl(std::string_view text, const std::string& where, LogReadin
   }
 }
 
-// llama-bench -o csv: one run per row, read as the JSON form's object.
-void read_bench_csv(const std::vector<CsvRecord>& rows, const std::string& where, LogReading& out) {
-  out.format = "llama-bench-csv";
-  for (const auto& row : rows) {
-    json o = json::object();
-    o["model_type"] = row["model_type"];
-    for (const char* k : {"n_prompt", "n_gen", "avg_ts", "n_gpu_layers"}) {
-      size_t used = 0;
-      const auto v = leading_number(row[k], &used);
-      if (v && used == row[k].size()) o[k] = *v;
-    }
-    if (!row["gpu_info"].empty()) o["gpu_info"] = row["gpu_info"];
-    LogRun r =
-        bench_object(o, static_cast<int>(row.line), where + ": line " + std::to_string(row.line));
-    r.figures.back().line = static_cast<int>(row.line);
-    out.runs.push_back(std::move(r));
-  }
-}
-
-// CSV with a header (llama-bench -o csv, or a figures file); false when the first line is none.
-bool read_csv(std::string_view text, size_t first, const std::string& where, LogReading& out) {
-  const size_t eol = text.find('\n', first);
-  const std::string_view head = text.substr(first, eol == text.npos ? text.npos : eol - first);
-  if (head.find(',') == head.npos || head.find('|') != head.npos || head.find(' ') != head.npos)
-    return false;
+// CSV with a header: llama-bench -o csv, or a figures file.
+void read_csv_log(std::string_view text, std::string_view head, const std::string& where,
+                  LogReading& out) {
   const auto rows = parse_csv_records(text, where);
   if (contains(head, "avg_ts")) {
-    read_bench_csv(rows, where, out);
+    out.format = "llama-bench-csv";
+    for (const auto& row : rows) {
+      json o = json::object();
+      o["model_type"] = row["model_type"];
+      for (const char* k : {"n_prompt", "n_gen", "avg_ts", "n_gpu_layers"}) {
+        size_t used = 0;
+        const auto v = leading_number(row[k], &used);
+        if (v && used == row[k].size()) o[k] = *v;
+      }
+      if (!row["gpu_info"].empty()) o["gpu_info"] = row["gpu_info"];
+      LogRun r =
+          bench_object(o, static_cast<int>(row.line), where + ": line " + std::to_string(row.line));
+      r.figures.back().line = static_cast<int>(row.line);
+      out.runs.push_back(std::move(r));
+    }
   } else {
     out.format = "figures-csv";
     out.runs = figures_csv(rows, where);
   }
   if (out.runs.empty()) throw InputError(where, "holds a header but no row", "bad_file");
-  return true;
 }
 
-// The GPU that llama.cpp and llama-bench name in their device lines, if any.
-std::optional<std::string> logged_gpu(std::string_view text) {
+// The GPU the first llama.cpp or llama-bench device line names.
+std::optional<std::string> first_cuda_device(std::string_view text) {
   std::optional<std::string> gpu;
   for (size_t begin = 0; begin < text.size() && !gpu;) {
     size_t end = text.find('\n', begin);
@@ -827,26 +822,27 @@ std::optional<std::string> logged_gpu(std::string_view text) {
   return gpu;
 }
 
-// Figures derived once a start-up is read: vLLM V0 counts blocks, V1 prints tokens (blocks hold
-// 16 tokens unless --block-size); llama.cpp's KV buffer is its KV cache; its device lines give
-// the GPU count.
-void finish_line_run(LogRun& r, size_t devices) {
-  const LogFigure* blocks = nullptr;
-  bool tokens = false;
-  for (const auto& f : r.figures) {
-    if (f.key == "gpu_blocks") blocks = &f;
-    if (f.key == "kv_cache_tokens") tokens = true;
+// vLLM V0 counts blocks; V1 prints tokens. Blocks hold 16 tokens unless --block-size. llama.cpp
+// over several devices runs on that many GPUs.
+void finish_line_runs(std::vector<LogRun>& runs, const std::vector<std::string>& devices) {
+  for (auto& r : runs) {
+    const LogFigure* blocks = nullptr;
+    bool tokens = false;
+    for (const auto& f : r.figures) {
+      if (f.key == "gpu_blocks") blocks = &f;
+      if (f.key == "kv_cache_tokens") tokens = true;
+    }
+    for (auto& f : r.figures)
+      if (f.key == "kv_buffer_bytes") f.key = "kv_cache_bytes";
+    if (blocks && !tokens) {
+      const double t = blocks->value * static_cast<double>(kVllmBlockTokens);
+      r.figures.push_back({"kv_cache_tokens", t, 0, "", 1, "# GPU blocks x 16 tokens per block"});
+    }
+    if (devices.size() > 1 && r.source == "llama.cpp") r.scenario["gpu_count"] = devices.size();
   }
-  for (auto& f : r.figures)
-    if (f.key == "kv_buffer_bytes") f.key = "kv_cache_bytes";
-  if (blocks && !tokens) {
-    const double t = blocks->value * static_cast<double>(kVllmBlockTokens);
-    r.figures.push_back({"kv_cache_tokens", t, 0, "", 1, "# GPU blocks x 16 tokens per block"});
-  }
-  if (devices > 1 && r.source == "llama.cpp") r.scenario["gpu_count"] = devices;
 }
 
-// A start-up log of vLLM, SGLang or llama.cpp, line by line.
+// Start-up logs: every line through the vLLM, SGLang and llama.cpp scanners.
 void read_line_log(std::string_view text, LogReading& out) {
   Collector c("log");
   bool vllm = false, sglang = false, llama = false;
@@ -865,7 +861,7 @@ void read_line_log(std::string_view text, LogReading& out) {
   }
   out.runs = c.take();
   out.format = vllm ? "vllm" : sglang ? "sglang" : "llama.cpp";
-  for (auto& r : out.runs) finish_line_run(r, devices.size());
+  finish_line_runs(out.runs, devices);
 }
 
 }  // namespace
@@ -883,9 +879,14 @@ LogReading read_log(std::string_view raw, const std::string& where) {
     read_bench_jsonl(text, where, out);
     return out;
   }
-  if (read_csv(text, first, where, out)) return out;
+  const size_t eol = text.find('\n', first);
+  const std::string_view head = text.substr(first, eol == text.npos ? text.npos : eol - first);
+  if (head.find(',') != head.npos && head.find('|') == head.npos && head.find(' ') == head.npos) {
+    read_csv_log(text, head, where, out);
+    return out;
+  }
   // Line logs (and a llama-bench markdown table, possibly after the device lines).
-  const std::optional<std::string> gpu = logged_gpu(text);
+  const std::optional<std::string> gpu = first_cuda_device(text);
   if (bench_markdown(text, out.runs, where))
     out.format = "llama-bench-markdown";
   else
