@@ -192,7 +192,7 @@ TEST(TrainingPlan, RunCostUsesTheOptionsOwnPriceBasis) {
       const double hours = o["estimate"]["performance"]["time_to_train_s"].get<double>() / 3600;
       const double total = o["estimate"]["cost"]["usd_total"].get<double>();
       EXPECT_NEAR(total, per_hour * hours, 1e-9 * total) << where;
-      const auto& own = o["estimate"]["ownership"];
+      const auto& own = o["estimate"]["cost"]["ownership"];
       const double cloud = own["cloud"]["usd_per_hour"].get<double>();
       const double servers = own["on_prem"]["usd_per_hour"].get<double>();
       EXPECT_NE(cloud, servers);  // the two bases differ, so the test can tell them apart
