@@ -67,6 +67,9 @@ struct TrainingProfile {
   double eager_score_bytes = 0;
   /// Fraction of memory bandwidth the (multi-tensor, fused) optimizer kernels reach.
   double optimizer_bw_eff = 0;
+  /// LoRA adapters: bytes moved per token beyond the base GEMM, forward and backward, per input
+  /// and per output feature of each targeted matrix (PEFT's unfused path: 18 and 36).
+  double lora_bytes_per_in_feature = 0, lora_bytes_per_out_feature = 0;
 };
 
 class SpeedProfile {
@@ -96,6 +99,10 @@ class SpeedProfile {
   /// Achieved fraction of the dense rate in the attention kernels the engine uses on a GPU
   /// architecture family (data/speed.json attention_kernels).
   double attention_efficiency(const std::string& engine, const std::string& family) const;
+  /// Achieved fraction of the dense rate in FlashAttention's backward (fwd FLOPs x 2.5) on an
+  /// architecture family (data/speed.json training.attention_backward); 0 when the profile has
+  /// no such table (training attention then runs at the GEMM rate).
+  double training_attention_backward(const std::string& family) const;
   /// The bitsandbytes kernel an engine runs for a weight format, or nullptr.
   const BitsandbytesKernel* bitsandbytes(const std::string& engine,
                                          const std::string& format_id) const;
@@ -123,6 +130,7 @@ class SpeedProfile {
   std::map<std::string, std::string> attention_kernel_of_;              // engine -> family
   std::map<std::string, std::map<std::string, double>> attention_eff_;  // family -> arch -> eff
   std::string attention_fallback_ = "fa2";
+  std::map<std::string, double> training_attention_bwd_;  // architecture -> fraction
   std::vector<std::string> bnb_engines_;
   std::map<std::string, BitsandbytesKernel> bnb_;
 };

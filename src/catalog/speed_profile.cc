@@ -35,7 +35,9 @@ const std::vector<std::string> kTrainingKeys = {"eff_max",
                                                 "step_overhead_ms",
                                                 "elementwise_bytes_per_hidden",
                                                 "eager_score_bytes",
-                                                "optimizer_bw_eff"};
+                                                "optimizer_bw_eff",
+                                                "lora_bytes_per_in_feature",
+                                                "lora_bytes_per_out_feature"};
 
 InferenceProfile read_inference(const nlohmann::json& o, InferenceProfile p,
                                 const std::string& where) {
@@ -72,6 +74,10 @@ TrainingProfile read_training(const nlohmann::json& o, TrainingProfile p,
       number(o, "elementwise_bytes_per_hidden", p.elementwise_bytes_per_hidden, where);
   p.eager_score_bytes = number(o, "eager_score_bytes", p.eager_score_bytes, where);
   p.optimizer_bw_eff = number(o, "optimizer_bw_eff", p.optimizer_bw_eff, where);
+  p.lora_bytes_per_in_feature =
+      number(o, "lora_bytes_per_in_feature", p.lora_bytes_per_in_feature, where);
+  p.lora_bytes_per_out_feature =
+      number(o, "lora_bytes_per_out_feature", p.lora_bytes_per_out_feature, where);
   if (p.eff_max <= 0 || p.overlap < 0 || p.overlap > 1 || p.optimizer_bw_eff <= 0 ||
       p.eager_score_bytes < 0)
     throw InputError(where,
@@ -193,6 +199,14 @@ void SpeedProfile::read_training_section(const nlohmann::json& doc, SpeedProfile
   p.qlora_dequant_cost_ =
       data::required_number(tr, "qlora_dequant_cost", "speed.json training", 0, 1e18);
   p.lora_extra_cost_ = data::required_number(tr, "lora_extra_cost", "speed.json training", 0, 1e18);
+  if (tr.contains("attention_backward")) {
+    const auto& a = tr.at("attention_backward");
+    const std::string w = "speed.json training.attention_backward";
+    if (!a.is_object()) throw InputError(w, "must be a JSON object", "bad_file");
+    for (const auto& [arch, x] : a.items())
+      if (!data::is_comment_key(arch))
+        p.training_attention_bwd_[arch] = data::required_number(a, arch.c_str(), w, 0.01, 1);
+  }
 }
 
 // Link figures have no inherited default: each must be in the file.
@@ -317,6 +331,13 @@ double SpeedProfile::attention_efficiency(const std::string& engine,
   if (const auto it = table->second.find(family); it != table->second.end()) return it->second;
   const auto d = table->second.find("default");
   return d == table->second.end() ? 0.6 : d->second;
+}
+
+double SpeedProfile::training_attention_backward(const std::string& family) const {
+  if (const auto it = training_attention_bwd_.find(family); it != training_attention_bwd_.end())
+    return it->second;
+  const auto d = training_attention_bwd_.find("default");
+  return d == training_attention_bwd_.end() ? 0.0 : d->second;
 }
 
 const BitsandbytesKernel* SpeedProfile::bitsandbytes(const std::string& engine,

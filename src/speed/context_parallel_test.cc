@@ -38,7 +38,9 @@ SpeedProfile round_profile() {
                                                     {"step_overhead_ms", 0.0},
                                                     {"elementwise_bytes_per_hidden", 0.0},
                                                     {"eager_score_bytes", 32.0},
-                                                    {"optimizer_bw_eff", 1.0}}},
+                                                    {"optimizer_bw_eff", 1.0},
+                                                    {"lora_bytes_per_in_feature", 18.0},
+                                                    {"lora_bytes_per_out_feature", 36.0}}},
                                                   // speed.json's LoRA costs, stated (no C++
                                                   // fallback holds them any more).
                                                   {"qlora_dequant_cost", 0.35},
