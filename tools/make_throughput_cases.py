@@ -67,7 +67,7 @@ def engine_of(e):
     if e.startswith("sglang"): return "sglang"
     if e.startswith("vllm"): return "vllm"
     if e.startswith("gpt-fast"): return "vllm"  # compiled + CUDA graphs: a vLLM-class engine
-    if "torchtune" in e: return "hf"
+    if "torchtune" in e: return "torchtune"  # its own recipes and kernels, not HF/PEFT
     if e.startswith("transformers"): return "hf"
     if "llm foundry" in e: return "fsdp"
     if "meta internal (4d" in e: return "megatron"
@@ -138,9 +138,14 @@ def case(r):
         elif "torchtune" in src:
             task = "full" if "Full" in engine_text else "qlora" if "QLoRA" in engine_text else "lora"
             scen.update({"task": task, "batch": 2, "weights": "nf4" if task == "qlora" else "bf16"})
+            # recipes/configs/llama3_1/8B_{lora,qlora}_single_device.yaml: lora_rank 8,
+            # lora_attn_modules [q_proj, v_proj, output_proj] and apply_lora_to_mlp (w1, w2, w3 =
+            # gate, down, up); the engine is torchtune (compiled, its own LoRALinear), not PEFT.
             scen["training"] = {"mixed_precision": "pure-bf16" if task == "full" else "bf16",
                                 "gradient_checkpointing": True, "flash_attention": True, "grad_accum": 1,
-                                "lora_rank": 8, "lora_targets": ["q_proj", "v_proj", "output_proj"] if False else "all-linear"}
+                                "lora_rank": 8,
+                                "lora_targets": ["q_proj", "v_proj", "o_proj", "gate_proj", "up_proj",
+                                                 "down_proj"]}
             if gpus > 1: reason = "8-GPU torchtune rows: per-GPU vs aggregate unclear (source)"
             if "A6000" in r["gpu"]:
                 # 154.8 TFLOPS dense bf16 vs the RTX 4090's 165.2, yet 1.5x its tokens/s; the LoRA
@@ -159,12 +164,9 @@ def case(r):
             parallel["pp_interleave"] = 8
             cp = re.search(r"CP(\d+)", par)
             if cp and int(cp.group(1)) > 1:
+                # At 131k tokens attention is ~40% of the FLOPs: timed at FlashAttention's
+                # measured training rates (data/speed.json training.attention_backward).
                 parallel["cp"] = int(cp.group(1))
-                # Context parallelism is modelled now, but at 131k tokens attention is ~40% of
-                # the FLOPs: the training path times it at the GEMM rate (no FlashAttention
-                # kernel efficiency yet) and the paper's attention FLOP convention is not given.
-                reason = ("131k-token CP16 row: attention ~40% of FLOPs, timed at the GEMM rate "
-                          "and counted non-causally (+78%); see docs/speed.md known gaps")
         else:
             reason = reason or "model not in the catalog and no config (GPT-2 XL FP8 microbenchmark)"
         if "DERIVED" in r["notes"]: reason = "DERIVED from model-card GPU-hours: a lower bound incl. downtime"

@@ -83,6 +83,16 @@ struct EngineRelease {
   double sampler_bytes_per_logit = 0;  ///< per vocabulary entry per sampled row in the profile
 };
 
+/// The training layout levers an engine offers (engines.json ENGINE.training_levers, each cited
+/// there and in docs/speed.md "Training layout search"): what the layout search may vary.
+struct TrainingLevers {
+  bool tp = false, pp = false, sp = false, cp = false, ep = false;
+  bool selective = false;              ///< selective (attention-only) recomputation besides full
+  int64_t max_interleave = 1;          ///< virtual pipeline stages the schedule supports
+  std::vector<int> zero_stages = {0};  ///< ascending
+  std::vector<std::string> offloads = {"none"};  ///< cheapest first: "none" is always first
+};
+
 /// Memory-model families.
 enum class EngineKind { kEager, kPreallocating, kLlamaCpp };
 
@@ -118,6 +128,7 @@ struct EngineProfile {
   double activation_bytes = 0;          ///< llama.cpp: bytes per intermediate value
   double cuda_context_bytes = 0;        ///< 0: the device's figure
   std::vector<EngineRelease> releases;  ///< newest first
+  TrainingLevers training_levers;       ///< training engines only
 
   bool runs(std::string_view task) const;
   bool runs_on(std::string_view vendor) const;

@@ -1,8 +1,9 @@
 #pragma once
 // How far published measurements fall from gpusizer's speed figures, so that every speed, time
 // and cost figure can carry a band as memory does (issue 14, item 7). For each kind of figure
-// (decode, prefill, throughput at load, training) and engine: the 10th and 90th percentiles of
-// the rate error (predicted rate / measured rate - 1) over the calibration half of
+// (decode, prefill, throughput at load, training) and engine: the k-th smallest and k-th largest
+// rate error (predicted rate / measured rate - 1), k = max(1, floor(0.05 (n + 1))), over the
+// n rows of the calibration half of
 // data/validation/throughput_cases.jsonl. `gpusizer validate --bands` derives the table; it is
 // shipped as data/speed_bands.json (scripts/update_speed_bands.sh) and `validate` reports the
 // share of the check half that falls inside its band.
@@ -17,7 +18,7 @@ namespace gpusizer {
 /// One kind of figure on one engine ("*": every engine, used when an engine has too few rows).
 struct SpeedBand {
   std::string kind, engine;
-  double low_error = 0, high_error = 0;  ///< 10th and 90th percentile of the rate error
+  double low_error = 0, high_error = 0;  ///< outer order statistics of the rate error
   int n = 0;                             ///< calibration rows behind it
 };
 

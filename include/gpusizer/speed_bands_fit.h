@@ -8,8 +8,8 @@
 
 namespace gpusizer {
 
-/// Per kind of figure (and per engine with enough rows), the 10th and 90th percentiles of the
-/// rate error over the validation's calibration rows.
+/// Per kind of figure (and per engine with enough rows), the k-th smallest and k-th largest rate
+/// error over the validation's n calibration rows, k = max(1, floor(0.05 (n + 1))).
 SpeedBands derive_speed_bands(const std::vector<PreparedCase>& cases, const SpeedValidation& v,
                               const std::string& date);
 

@@ -18,15 +18,6 @@
 
 namespace gpusizer {
 
-/// What an engine can do (docs/speed.md "Training layout search" cites each).
-struct EngineLevers {
-  bool tp = true, pp = true, sp = true, cp = true, ep = true, selective = true;
-  int64_t max_interleave = 64;  ///< virtual pipeline stages the schedule supports
-  std::vector<int> zero_stages = {0, 1, 2, 3};
-  std::vector<std::string> offloads = {"none"};  ///< cheapest first: "none" is always first
-};
-EngineLevers engine_levers(const std::string& engine);
-
 /// Fields of the layout the user fixed; unset ones are searched.
 struct LayoutPins {
   std::optional<int64_t> tp, pp, pp_interleave, dp, cp, ep, micro_batch;

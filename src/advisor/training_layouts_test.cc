@@ -5,31 +5,16 @@
 
 #include <gtest/gtest.h>
 
+#include "advisor/testing_training_jobs.h"
 #include "gpusizer/error.h"
 
 namespace gpusizer {
 namespace {
 
 Scenario mt_nlg(int64_t gpus) {
-  const nlohmann::json j = {{"model",
-                             {{"hf_config",
-                               {{"architectures", {"GPT2LMHeadModel"}},
-                                {"model_type", "gpt2"},
-                                {"n_embd", 20480},
-                                {"n_layer", 105},
-                                {"n_head", 128},
-                                {"n_inner", 81920},
-                                {"vocab_size", 51200},
-                                {"n_positions", 2048},
-                                {"tie_word_embeddings", true}}}}},
-                            {"engine", "megatron"},
-                            {"gpu", "a100-sxm4-80gb"},
-                            {"gpu_count", gpus},
-                            {"gpus_per_node", 8},
-                            {"task", "pretrain"},
-                            {"weights", "bf16"},
-                            {"seq_len", 2048},
-                            {"training", {{"global_batch", 2520}, {"mixed_precision", "bf16"}}}};
+  nlohmann::json j = testing::mt_nlg_530b_job(gpus);
+  j["gpus_per_node"] = 8;
+  j["training"]["mixed_precision"] = "bf16";
   return parse_scenario(j, Catalog::builtin());
 }
 
@@ -157,6 +142,29 @@ TEST(TrainingLayouts, BoundsKeepTheBestLayout) {
     EXPECT_GE(l.step_time_s, exhaustive.top.front().step_time_s);
 }
 
+TEST(TrainingLayouts, BoundsKeepEveryBestLayoutOnFewerGpus) {
+  // With fewer GPUs allowed every divisor of the global batch is a data-parallel size, tried
+  // largest first: a (ZeRO, v, b) cell that does not fit at dp >= 2 is skipped at the smaller
+  // ones (memory per GPU does not fall as dp shrinks: fewer optimizer shards, more micro-batches
+  // in flight). The bounds are exact: the same best layout and the same candidates decided.
+  Scenario s = mt_nlg_for_bounds();
+  s.gpu_count = 200;
+  LayoutSearchOptions all;
+  all.prune = false;
+  all.allow_fewer_gpus = true;
+  all.top_n = 5;
+  LayoutSearchOptions bounded = all;
+  bounded.prune = true;
+  const Catalog& cat = Catalog::builtin();
+  const auto exhaustive = search_training_layouts(s, cat, cat.speed(), all);
+  const auto pruned = search_training_layouts(s, cat, cat.speed(), bounded);
+  ASSERT_FALSE(exhaustive.top.empty());
+  ASSERT_FALSE(pruned.top.empty());
+  EXPECT_DOUBLE_EQ(pruned.top.front().step_time_s, exhaustive.top.front().step_time_s);
+  EXPECT_EQ(pruned.candidates, exhaustive.candidates);
+  EXPECT_LT(pruned.memory_estimates, exhaustive.memory_estimates / 2);
+}
+
 TEST(TrainingLayouts, EngineLeversLimitTheSearch) {
   // Hugging Face Trainer: data parallelism with ZeRO through DeepSpeed/FSDP, layers split by
   // device_map (no interleaving), no tensor or context parallelism; FSDP has no ZeRO-1.
@@ -170,8 +178,13 @@ TEST(TrainingLayouts, EngineLeversLimitTheSearch) {
     EXPECT_EQ(l.parallel.tp * l.parallel.cp * l.parallel.pp_interleave, 1);
     EXPECT_NE(l.recompute, Recompute::kSelective);
   }
-  EXPECT_EQ(engine_levers("fsdp").zero_stages, (std::vector<int>{0, 2, 3}));
-  EXPECT_EQ(engine_levers("megatron").zero_stages, (std::vector<int>{0, 1}));
+  // The levers come from data/engines.json training_levers (FSDP: NO_SHARD, SHARD_GRAD_OP,
+  // FULL_SHARD; Megatron: the distributed optimizer is ZeRO-1).
+  const Catalog& cat = Catalog::builtin();
+  EXPECT_EQ(cat.engine("fsdp").training_levers.zero_stages, (std::vector<int>{0, 2, 3}));
+  EXPECT_EQ(cat.engine("megatron").training_levers.zero_stages, (std::vector<int>{0, 1}));
+  EXPECT_FALSE(cat.engine("hf").training_levers.tp);
+  EXPECT_EQ(cat.engine("deepspeed").training_levers.max_interleave, 1);  // 1F1B TrainSchedule
 }
 
 }  // namespace

@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "advisor/explain.h"
+#include "cost/run_cost.h"
 #include "gpusizer/error.h"
 
 namespace gpusizer {
@@ -13,6 +14,20 @@ namespace {
 const nlohmann::json* object_at(const nlohmann::json& j, const char* key) {
   auto it = j.find(key);
   return it != j.end() && it->is_object() ? &*it : nullptr;
+}
+
+// The run's total at the option's own price basis: the one its fleet_usd_per_hour shows
+// (explain::price_of: cloud or on-prem by the deployment constraint, else the cheaper), not the
+// cloud price the estimate starts from.
+void price_run_as_the_fleet(Option& opt, const Constraints& c) {
+  const explain::Price price = explain::price_of(opt, c);
+  if (!price.per_hour || !opt.estimate.performance || !opt.estimate.performance->time_to_train_s)
+    return;
+  const bool on_prem = price.label.rfind("on-prem", 0) == 0;
+  const RunCost run = price_training_run(opt.scenario, opt.estimate,
+                                         on_prem ? RunPriceBasis::kOnPrem : RunPriceBasis::kCloud);
+  opt.estimate.cost.usd_total = run.usd_total;
+  if (!run.basis.empty()) opt.estimate.basis["usd_total"] = run.basis;
 }
 
 }  // namespace
@@ -59,57 +74,93 @@ std::string layout_words(const Scenario& s) {
   return out;
 }
 
+namespace {
+
+// The job on `n` GPUs of type `g`: 16-bit formats the GPU lacks fall back to fp16, and the
+// global batch grows with the count unless the request fixed it.
+Scenario count_scenario(const Scenario& base, const Gpu& g, int64_t n, bool global_pinned,
+                        const Catalog& catalog) {
+  Scenario t = base;
+  t.gpu = g;
+  t.gpu_count = n;
+  t.parallel = Parallelism{};
+  t.parallel.dp = n;
+  if (t.weights.id == "bf16" && !g.supports("bf16"))
+    t.weights = catalog.format("fp16", "weights", "weights");
+  if ((t.training.mixed_precision == "bf16" || t.training.mixed_precision == "pure-bf16") &&
+      !g.supports("bf16"))
+    t.training.mixed_precision = "fp16";
+  if (!global_pinned)
+    t.training.global_batch =
+        std::max<int64_t>(1, base.batch) * std::max<int64_t>(1, base.training.grad_accum) * n;
+  return t;
+}
+
+// The search on one count. A fixed count: layouts of all its GPUs; only when none fits,
+// layouts that leave some idle (5128 = 8 x 641 GPUs cannot split a global batch of 2520
+// evenly). Offload is a lever only when allowed (or fixed by the scenario): it trades a large
+// part of the step for memory (docs/speed.md, offload).
+LayoutSearchResult search_count(const Scenario& t, bool fixed_count, const LayoutPins& pins,
+                                const Constraints& c, const Catalog& catalog) {
+  LayoutSearchOptions o;
+  o.top_n = c.limit;
+  o.headroom = c.headroom;
+  o.pins = pins;
+  if (!c.allow_offload && !o.pins.offload) o.pins.offload = "none";
+  o.allow_fewer_gpus = false;
+  LayoutSearchResult res = search_training_layouts(t, catalog, catalog.speed(), o);
+  if (fixed_count && res.top.empty()) {
+    o.allow_fewer_gpus = true;
+    res = search_training_layouts(t, catalog, catalog.speed(), o);
+  }
+  return res;
+}
+
+// Remembers the closest miss over the counts (the smallest memory over usable memory).
+void note_closest_miss(TrainingPlan& plan, double& closest_ratio, const LayoutSearchResult& res,
+                       const Scenario& t, const Constraints& c) {
+  if (!res.top.empty() || !res.closest || res.usable_bytes <= 0) return;
+  const double ratio = res.closest_bytes / res.usable_bytes;
+  if (closest_ratio >= 0 && ratio >= closest_ratio) return;
+  closest_ratio = ratio;
+  plan.estimated = true;
+  plan.needed = res.closest_bytes;
+  plan.capacity = res.usable_bytes / (1.0 - c.headroom);
+  plan.count = t.gpu_count;
+  plan.levers = layout_words(apply_layout(t, *res.closest));
+}
+
+// The step by part and the run's price and energy, in words.
+void add_step_and_run_reasons(Option& opt) {
+  const Estimate& e = opt.estimate;
+  if (e.performance && !e.performance->step_breakdown_s.empty()) {
+    std::string parts;
+    for (const auto& [part, sec] : e.performance->step_breakdown_s)
+      if (sec > 0) parts += fmt::format("{}{} {:.3g} s", parts.empty() ? "" : ", ", part, sec);
+    opt.reasons.push_back("step time by part: " + parts);
+  }
+  if (e.cost.usd_total || e.power.run_kwh)
+    opt.reasons.push_back(fmt::format(
+        "the run: {}{}", e.cost.usd_total ? fmt::format("${:.0f}", *e.cost.usd_total) : "no price",
+        e.power.run_kwh ? fmt::format(", {:.0f} MWh", *e.power.run_kwh / 1000.0) : ""));
+}
+
+}  // namespace
+
 TrainingPlan plan_training(const Scenario& base, const Gpu& g, const std::vector<int64_t>& counts,
                            bool fixed_count, bool global_pinned, const LayoutPins& pins,
                            const Constraints& c, const Catalog& catalog) {
   TrainingPlan plan;
   double closest_ratio = -1;
   for (const int64_t n : counts) {
-    Scenario t = base;
-    t.gpu = g;
-    t.gpu_count = n;
-    t.parallel = Parallelism{};
-    t.parallel.dp = n;
-    if (t.weights.id == "bf16" && !g.supports("bf16"))
-      t.weights = catalog.format("fp16", "weights", "weights");
-    if ((t.training.mixed_precision == "bf16" || t.training.mixed_precision == "pure-bf16") &&
-        !g.supports("bf16"))
-      t.training.mixed_precision = "fp16";
-    if (!global_pinned)
-      t.training.global_batch =
-          std::max<int64_t>(1, base.batch) * std::max<int64_t>(1, base.training.grad_accum) * n;
-    LayoutSearchOptions o;
-    o.top_n = c.limit;
-    o.headroom = c.headroom;
-    o.pins = pins;
-    // Offload is a lever only when allowed (or fixed by the scenario): it trades a large part
-    // of the step for memory (docs/speed.md, offload).
-    if (!c.allow_offload && !o.pins.offload) o.pins.offload = "none";
+    const Scenario t = count_scenario(base, g, n, global_pinned, catalog);
     LayoutSearchResult res;
     try {
-      // A fixed count: layouts of all its GPUs; only when none fits, layouts that leave some
-      // idle (5128 = 8 x 641 GPUs cannot split a global batch of 2520 evenly).
-      o.allow_fewer_gpus = false;
-      res = search_training_layouts(t, catalog, catalog.speed(), o);
-      if (fixed_count && res.top.empty()) {
-        o.allow_fewer_gpus = true;
-        res = search_training_layouts(t, catalog, catalog.speed(), o);
-      }
+      res = search_count(t, fixed_count, pins, c, catalog);
     } catch (const InputError&) {
       continue;  // a pinned field this count cannot hold
     }
-    if (res.top.empty() && res.closest && res.usable_bytes > 0) {
-      const double ratio = res.closest_bytes / res.usable_bytes;
-      if (closest_ratio < 0 || ratio < closest_ratio) {
-        closest_ratio = ratio;
-        const Scenario miss = apply_layout(t, *res.closest);
-        plan.estimated = true;
-        plan.needed = res.closest_bytes;
-        plan.capacity = res.usable_bytes / (1.0 - c.headroom);
-        plan.count = n;
-        plan.levers = layout_words(miss);
-      }
-    }
+    note_closest_miss(plan, closest_ratio, res, t, c);
     for (const TrainingLayout& l : res.top) {
       Scenario ts = apply_layout(t, l);
       Estimate e = estimate(ts, catalog);
@@ -125,21 +176,9 @@ TrainingPlan plan_training(const Scenario& base, const Gpu& g, const std::vector
         }
         continue;
       }
+      price_run_as_the_fleet(opt, c);
       explain::describe(opt, base, c, catalog, layout_words(ts));
-      if (opt.estimate.performance && !opt.estimate.performance->step_breakdown_s.empty()) {
-        std::string parts;
-        for (const auto& [part, sec] : opt.estimate.performance->step_breakdown_s)
-          if (sec > 0) parts += fmt::format("{}{} {:.3g} s", parts.empty() ? "" : ", ", part, sec);
-        opt.reasons.push_back("step time by part: " + parts);
-      }
-      if (opt.estimate.cost.usd_total || opt.estimate.power.run_kwh)
-        opt.reasons.push_back(fmt::format(
-            "the run: {}{}",
-            opt.estimate.cost.usd_total ? fmt::format("${:.0f}", *opt.estimate.cost.usd_total)
-                                        : "no price",
-            opt.estimate.power.run_kwh
-                ? fmt::format(", {:.0f} MWh", *opt.estimate.power.run_kwh / 1000.0)
-                : ""));
+      add_step_and_run_reasons(opt);
       if (l.gpus < n)
         opt.warnings.push_back(fmt::format(
             "uses {} of the {} GPUs: no layout of all {} divides the global batch of {} "

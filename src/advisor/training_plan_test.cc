@@ -8,6 +8,7 @@
 #include <set>
 #include <tuple>
 
+#include "advisor/testing_training_jobs.h"
 #include "gpusizer/advisor.h"
 #include "gpusizer/api.h"
 
@@ -20,24 +21,9 @@ const Catalog& cat() {
 
 // Megatron-Turing NLG 530B as an inline gpt2-style config (Smith et al. 2022, table 1).
 nlohmann::json mt_nlg_request(int64_t gpus) {
-  return {{"model",
-           {{"hf_config",
-             {{"architectures", {"GPT2LMHeadModel"}},
-              {"model_type", "gpt2"},
-              {"n_embd", 20480},
-              {"n_layer", 105},
-              {"n_head", 128},
-              {"n_inner", 81920},
-              {"vocab_size", 51200},
-              {"n_positions", 2048},
-              {"tie_word_embeddings", true}}}}},
-          {"engine", "megatron"},
-          {"gpu", "a100-sxm4-80gb"},
-          {"gpu_count", gpus},
-          {"task", "pretrain"},
-          {"seq_len", 2048},
-          {"training", {{"global_batch", 2520}}},
-          {"objective", "speed"}};
+  nlohmann::json j = testing::mt_nlg_530b_job(gpus);
+  j["objective"] = "speed";
+  return j;
 }
 
 using LayoutKey = std::tuple<int64_t, int64_t, int64_t, int64_t, int64_t, int64_t, bool, int, int,
@@ -186,6 +172,32 @@ TEST(TrainingPlan, JsonCarriesTheFullLayout) {
          {"batch", "grad_accum", "global_batch", "zero_stage", "gradient_checkpointing", "offload"})
       EXPECT_TRUE(o["training"].contains(k)) << k;
     EXPECT_TRUE(o["estimate"]["performance"].contains("step_breakdown_s"));
+  }
+}
+
+TEST(TrainingPlan, RunCostUsesTheOptionsOwnPriceBasis) {
+  // A 7B full fine-tune of 1e9 tokens on 8 A100 80GB. With `on_prem` the option is priced as
+  // amortized servers (fleet_usd_per_hour): the run's total must be that hourly price x the run's
+  // hours, not the cloud instance's; with `cloud`, the instance price x hours.
+  const nlohmann::json base = {{"model", "llama-2-7b"},         {"task", "full"},
+                               {"gpu", "a100-sxm4-80gb"},       {"gpu_count", 8},
+                               {"training", {{"tokens", 1e9}}}, {"top", 3}};
+  for (const char* where : {"on_prem", "cloud"}) {
+    nlohmann::json req = base;
+    req["deployment"] = where;
+    const nlohmann::json j = recommend_json(req, cat());
+    ASSERT_FALSE(j["options"].empty()) << where;
+    for (const auto& o : j["options"]) {
+      const double per_hour = o["fleet_usd_per_hour"].get<double>();
+      const double hours = o["estimate"]["performance"]["time_to_train_s"].get<double>() / 3600;
+      const double total = o["estimate"]["cost"]["usd_total"].get<double>();
+      EXPECT_NEAR(total, per_hour * hours, 1e-9 * total) << where;
+      const auto& own = o["estimate"]["cost"]["ownership"];
+      const double cloud = own["cloud"]["usd_per_hour"].get<double>();
+      const double servers = own["on_prem"]["usd_per_hour"].get<double>();
+      EXPECT_NE(cloud, servers);  // the two bases differ, so the test can tell them apart
+      EXPECT_DOUBLE_EQ(per_hour, std::string(where) == "cloud" ? cloud : servers) << where;
+    }
   }
 }
 

@@ -131,7 +131,45 @@ const std::vector<std::string> kEngineKeys = {"kind",
                                               "activation_bytes",
                                               "cuda_context_bytes",
                                               "releases",
-                                              "zero3"};
+                                              "zero3",
+                                              "training_levers"};
+
+// ENGINE.training_levers: the layout search's levers, required for engines that train.
+TrainingLevers read_training_levers(const nlohmann::json& o, int max_zero_stage,
+                                    const std::string& where) {
+  data::reject_unknown_keys(o, where,
+                            {"tp", "pp", "sp", "cp", "ep", "selective_recompute", "max_interleave",
+                             "zero_stages", "offloads", "source"});
+  TrainingLevers l;
+  l.tp = data::required_bool(o, "tp", where);
+  l.pp = data::required_bool(o, "pp", where);
+  l.sp = data::required_bool(o, "sp", where);
+  l.cp = data::required_bool(o, "cp", where);
+  l.ep = data::required_bool(o, "ep", where);
+  l.selective = data::required_bool(o, "selective_recompute", where);
+  l.max_interleave =
+      static_cast<int64_t>(data::required_number(o, "max_interleave", where, 1, 1024));
+  if (!o.contains("zero_stages") || !o.at("zero_stages").is_array() || o.at("zero_stages").empty())
+    throw InputError(where + ".zero_stages", "must list ZeRO stages", "bad_file");
+  l.zero_stages.clear();
+  for (const auto& z : o.at("zero_stages")) {
+    if (!z.is_number_integer() || z.get<int>() < 0 || z.get<int>() > max_zero_stage ||
+        (!l.zero_stages.empty() && z.get<int>() <= l.zero_stages.back()))
+      throw InputError(
+          where + ".zero_stages",
+          "must be ascending stages from 0 to max_zero_stage " + std::to_string(max_zero_stage),
+          "bad_file");
+    l.zero_stages.push_back(z.get<int>());
+  }
+  l.offloads = strings(o, "offloads", where, true);
+  if (l.offloads.empty() || l.offloads.front() != "none")
+    throw InputError(where + ".offloads", "must start with none", "bad_file");
+  for (const auto& off : l.offloads)
+    if (off != "none" && off != "optimizer" && off != "optimizer+params")
+      throw InputError(where + ".offloads", "must be none, optimizer or optimizer+params",
+                       "bad_file");
+  return l;
+}
 
 EngineProfile read_engine(const std::string& name, const nlohmann::json& o,
                           const std::string& file) {
@@ -195,6 +233,11 @@ EngineProfile read_engine(const std::string& name, const nlohmann::json& o,
       if (p.releases[i].version == p.releases[j].version)
         throw InputError(where + ".releases", "version " + p.releases[i].version + " twice",
                          "bad_file");
+  if (trains)
+    p.training_levers = read_training_levers(data::required_object(o, "training_levers", where),
+                                             p.max_zero_stage, where + ".training_levers");
+  else if (o.contains("training_levers"))
+    throw InputError(where + ".training_levers", "is for engines that train", "bad_file");
   return p;
 }
 

@@ -94,5 +94,43 @@ TEST(EngineProfile, MisspeltKeyIsAnErrorNamingFileAndKey) {
   }
 }
 
+TEST(EngineProfile, TrainingLeversAreReadAndChecked) {
+  // A training engine states its layout levers; offloads must start with "none" and ZeRO
+  // stages stay within max_zero_stage.
+  auto engine = [](const std::string& levers) {
+    return R"({"hf": {"kind": "eager", "tasks": ["full"], "preallocates": false,
+           "splits_tensors": false, "pp_uses_nccl": false, "vendors": [], "weight_kinds": [],
+           "knobs": [], "norm_saves_fp32_input": true, "allocator_overhead_fraction": 0.06,
+           "loss_bytes_per_logit": 14, "max_zero_stage": 1, "releases": [{"version": "all"}])" +
+           levers + "}}";
+  };
+  const std::string ok = R"(, "training_levers": {"tp": true, "pp": true, "sp": true,
+      "cp": false, "ep": false, "selective_recompute": true, "max_interleave": 4,
+      "zero_stages": [0, 1], "offloads": ["none", "optimizer"]})";
+  const auto profiles = read_engine_profiles(nlohmann::json::parse(engine(ok)), "engines.json");
+  ASSERT_EQ(profiles.size(), 1u);
+  const TrainingLevers& l = profiles[0].training_levers;
+  EXPECT_TRUE(l.tp && l.sp && l.selective);
+  EXPECT_FALSE(l.cp);
+  EXPECT_EQ(l.max_interleave, 4);
+  EXPECT_EQ(l.zero_stages, (std::vector<int>{0, 1}));
+  EXPECT_EQ(l.offloads, (std::vector<std::string>{"none", "optimizer"}));
+  auto error_of = [&](const std::string& levers) {
+    try {
+      read_engine_profiles(nlohmann::json::parse(engine(levers)), "engines.json");
+    } catch (const InputError& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  EXPECT_NE(error_of("").find("training_levers"), std::string::npos);
+  std::string stage3 = ok;
+  stage3.replace(stage3.find("[0, 1]"), 6, "[0, 3]");
+  EXPECT_NE(error_of(stage3).find("zero_stages"), std::string::npos);
+  std::string first = ok;
+  first.replace(first.find(R"(["none", "optimizer"])"), 21, R"(["optimizer"])");
+  EXPECT_NE(error_of(first).find("offloads"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace gpusizer

@@ -35,7 +35,9 @@ const std::vector<std::string> kTrainingKeys = {"eff_max",
                                                 "step_overhead_ms",
                                                 "elementwise_bytes_per_hidden",
                                                 "eager_score_bytes",
-                                                "optimizer_bw_eff"};
+                                                "optimizer_bw_eff",
+                                                "lora_bytes_per_in_feature",
+                                                "lora_bytes_per_out_feature"};
 
 InferenceProfile read_inference(const nlohmann::json& o, InferenceProfile p,
                                 const std::string& where) {
@@ -72,6 +74,10 @@ TrainingProfile read_training(const nlohmann::json& o, TrainingProfile p,
       number(o, "elementwise_bytes_per_hidden", p.elementwise_bytes_per_hidden, where);
   p.eager_score_bytes = number(o, "eager_score_bytes", p.eager_score_bytes, where);
   p.optimizer_bw_eff = number(o, "optimizer_bw_eff", p.optimizer_bw_eff, where);
+  p.lora_bytes_per_in_feature =
+      number(o, "lora_bytes_per_in_feature", p.lora_bytes_per_in_feature, where);
+  p.lora_bytes_per_out_feature =
+      number(o, "lora_bytes_per_out_feature", p.lora_bytes_per_out_feature, where);
   if (p.eff_max <= 0 || p.overlap < 0 || p.overlap > 1 || p.optimizer_bw_eff <= 0 ||
       p.eager_score_bytes < 0)
     throw InputError(where,
@@ -79,6 +85,26 @@ TrainingProfile read_training(const nlohmann::json& o, TrainingProfile p,
                      "eager_score_bytes not negative",
                      "bad_file");
   return p;
+}
+
+// The "defaults" sections give every fitted figure (an engine inherits what it leaves out), so
+// no figure comes from C++. The ones left out here are optional: 0 or false means none.
+const std::vector<std::string> kRequiredInferenceDefaults = {"bw_eff",
+                                                             "compute_eff_max",
+                                                             "compute_k_tokens",
+                                                             "step_overhead_ms",
+                                                             "layer_overhead_us",
+                                                             "hop_overhead_ms",
+                                                             "prefill_chunk_tokens",
+                                                             "max_num_seqs",
+                                                             "pipeline_depth",
+                                                             "decode_pipelining"};
+
+void require_keys(const nlohmann::json& o, const std::string& where,
+                  const std::vector<std::string>& keys) {
+  if (!o.is_object()) throw InputError(where, "must be a JSON object", "bad_file");
+  for (const auto& key : keys)
+    if (!o.contains(key)) throw InputError(where + "." + key, "is missing", "bad_file");
 }
 
 KernelScale read_scale(const nlohmann::json& o, const std::string& where) {
@@ -147,39 +173,44 @@ void SpeedProfile::read_bitsandbytes(const nlohmann::json& doc, SpeedProfile& p)
   }
 }
 
-SpeedProfile SpeedProfile::from_json(const nlohmann::json& doc) {
-  if (!doc.is_object()) throw InputError("speed.json", "must be a JSON object", "bad_file");
-  data::reject_unknown_keys(doc, "speed.json",
-                            {"version", "inference", "training", "weight_kernels", "vendors",
-                             "links", "cv", "achievable_matmul", "fp16_accumulate_factor",
-                             "calibration", "attention_kernels", "bitsandbytes"});
-  SpeedProfile p;
-  p.doc_ = doc;
-  const auto empty = nlohmann::json::object();
-  const auto& inf = doc.contains("inference") ? doc.at("inference") : empty;
-  p.inference_default_ = read_inference(inf.value("defaults", empty), InferenceProfile{},
-                                        "speed.json inference.defaults");
+// inference: {"defaults": {...}, "engines": {name: {...}}}.
+void SpeedProfile::read_inference_section(const nlohmann::json& doc, SpeedProfile& p) {
+  const auto& inf = data::required_object(doc, "inference", "speed.json");
+  const auto& defaults = data::required_object(inf, "defaults", "speed.json inference");
+  require_keys(defaults, "speed.json inference.defaults", kRequiredInferenceDefaults);
+  p.inference_default_ =
+      read_inference(defaults, InferenceProfile{}, "speed.json inference.defaults");
   if (inf.contains("engines"))
     for (const auto& [name, o] : inf.at("engines").items())
       p.inference_[name] =
           read_inference(o, p.inference_default_, "speed.json inference.engines." + name);
-  const auto& tr = doc.contains("training") ? doc.at("training") : empty;
-  p.training_default_ =
-      read_training(tr.value("defaults", empty), TrainingProfile{}, "speed.json training.defaults");
+}
+
+// training: {"defaults": {...}, "engines": {...}, "qlora_dequant_cost", "lora_extra_cost"}.
+void SpeedProfile::read_training_section(const nlohmann::json& doc, SpeedProfile& p) {
+  const auto& tr = data::required_object(doc, "training", "speed.json");
+  const auto& defaults = data::required_object(tr, "defaults", "speed.json training");
+  require_keys(defaults, "speed.json training.defaults", kTrainingKeys);
+  p.training_default_ = read_training(defaults, TrainingProfile{}, "speed.json training.defaults");
   if (tr.contains("engines"))
     for (const auto& [name, o] : tr.at("engines").items())
       p.training_[name] =
           read_training(o, p.training_default_, "speed.json training.engines." + name);
-  p.qlora_dequant_cost_ = number(tr, "qlora_dequant_cost", p.qlora_dequant_cost_, "training");
-  p.lora_extra_cost_ = number(tr, "lora_extra_cost", p.lora_extra_cost_, "training");
-  for (const char* section : {"weight_kernels", "vendors"}) {
-    if (!doc.contains(section)) continue;
-    auto& target = std::string(section) == "vendors" ? p.vendors_ : p.kernels_;
-    for (const auto& [name, o] : doc.at(section).items())
-      if (o.is_object())
-        target[name] = read_scale(o, std::string("speed.json ") + section + "." + name);
+  p.qlora_dequant_cost_ =
+      data::required_number(tr, "qlora_dequant_cost", "speed.json training", 0, 1e18);
+  p.lora_extra_cost_ = data::required_number(tr, "lora_extra_cost", "speed.json training", 0, 1e18);
+  if (tr.contains("attention_backward")) {
+    const auto& a = tr.at("attention_backward");
+    const std::string w = "speed.json training.attention_backward";
+    if (!a.is_object()) throw InputError(w, "must be a JSON object", "bad_file");
+    for (const auto& [arch, x] : a.items())
+      if (!data::is_comment_key(arch))
+        p.training_attention_bwd_[arch] = data::required_number(a, arch.c_str(), w, 0.01, 1);
   }
-  // Link figures have no inherited default: each must be in the file.
+}
+
+// Link figures have no inherited default: each must be in the file.
+void SpeedProfile::read_links(const nlohmann::json& doc, SpeedProfile& p) {
   const auto& l = data::required_object(doc, "links", "speed.json");
   LinkProfile& k = p.links_;
   const std::string lw = "speed.json links";
@@ -197,22 +228,49 @@ SpeedProfile SpeedProfile::from_json(const nlohmann::json& doc) {
   k.activation_bytes = data::required_number(l, "activation_bytes", lw, 0.5, 8);
   k.host_memory_bytes_per_s =
       data::required_number(l, "host_memory_gbps_per_gpu", lw, 1, 1e4) * 1e9;
-  const auto& cv = doc.contains("cv") ? doc.at("cv") : empty;
+}
+
+// cv: {"eff": {model: fraction}, "step_overhead_ms"}; achievable_matmul: {"default", "gpus"}.
+void SpeedProfile::read_cv_and_matmul(const nlohmann::json& doc, SpeedProfile& p) {
+  const auto& cv = data::required_object(doc, "cv", "speed.json");
   if (cv.contains("eff"))
     for (const auto& [name, v] : cv.at("eff").items())
       if (!data::is_comment_key(name))
         p.cv_eff_[name] =
             data::required_number(cv.at("eff"), name.c_str(), "speed.json cv.eff", 0.01, 1);
-  p.cv_step_overhead_s_ = number(cv, "step_overhead_ms", 5, "speed.json cv") * 1e-3;
+  p.cv_step_overhead_s_ =
+      data::required_number(cv, "step_overhead_ms", "speed.json cv", 0, 1e18) * 1e-3;
   if (doc.contains("achievable_matmul")) {
     const auto& m = doc.at("achievable_matmul");
-    p.matmul_fraction_default_ = number(m, "default", 1.0, "speed.json achievable_matmul");
+    p.matmul_fraction_default_ =
+        data::required_number(m, "default", "speed.json achievable_matmul", 0, 1e18);
     if (m.contains("gpus"))
       for (const auto& [name, v] : m.at("gpus").items())
         if (!data::is_comment_key(name))
           p.matmul_fraction_[name] = data::required_number(
               m.at("gpus"), name.c_str(), "speed.json achievable_matmul.gpus", 0.01, 1);
   }
+}
+
+SpeedProfile SpeedProfile::from_json(const nlohmann::json& doc) {
+  if (!doc.is_object()) throw InputError("speed.json", "must be a JSON object", "bad_file");
+  data::reject_unknown_keys(doc, "speed.json",
+                            {"version", "inference", "training", "weight_kernels", "vendors",
+                             "links", "cv", "achievable_matmul", "fp16_accumulate_factor",
+                             "calibration", "attention_kernels", "bitsandbytes"});
+  SpeedProfile p;
+  p.doc_ = doc;
+  read_inference_section(doc, p);
+  read_training_section(doc, p);
+  for (const char* section : {"weight_kernels", "vendors"}) {
+    if (!doc.contains(section)) continue;
+    auto& target = std::string(section) == "vendors" ? p.vendors_ : p.kernels_;
+    for (const auto& [name, o] : doc.at(section).items())
+      if (o.is_object())
+        target[name] = read_scale(o, std::string("speed.json ") + section + "." + name);
+  }
+  read_links(doc, p);
+  read_cv_and_matmul(doc, p);
   read_attention_kernels(doc, p);
   read_bitsandbytes(doc, p);
   if (doc.contains("fp16_accumulate_factor"))
@@ -273,6 +331,13 @@ double SpeedProfile::attention_efficiency(const std::string& engine,
   if (const auto it = table->second.find(family); it != table->second.end()) return it->second;
   const auto d = table->second.find("default");
   return d == table->second.end() ? 0.6 : d->second;
+}
+
+double SpeedProfile::training_attention_backward(const std::string& family) const {
+  if (const auto it = training_attention_bwd_.find(family); it != training_attention_bwd_.end())
+    return it->second;
+  const auto d = training_attention_bwd_.find("default");
+  return d == training_attention_bwd_.end() ? 0.0 : d->second;
 }
 
 const BitsandbytesKernel* SpeedProfile::bitsandbytes(const std::string& engine,

@@ -6,15 +6,18 @@
 
 namespace gpusizer {
 
-RunCost price_training_run(const Scenario& s, const Estimate& e) {
+RunCost price_training_run(const Scenario& s, const Estimate& e, RunPriceBasis basis) {
   RunCost r;
   if (!is_training(s.task) || !e.performance || !e.performance->time_to_train_s) return r;
   const double hours = *e.performance->time_to_train_s / 3600.0;
   std::string priced;
-  if (e.ownership && e.ownership->cloud && e.ownership->cloud->usd_per_run) {
+  const bool cloud_ok = basis != RunPriceBasis::kOnPrem;
+  const bool on_prem_ok = basis != RunPriceBasis::kCloud;
+  if (cloud_ok && e.ownership && e.ownership->cloud && e.ownership->cloud->usd_per_run) {
     r.usd_total = e.ownership->cloud->usd_per_run;
     priced = fmt::format("cloud ${:.2f}/hour x {:.1f} h", e.ownership->cloud->usd_per_hour, hours);
-  } else if (e.ownership && e.ownership->on_prem && e.ownership->on_prem->usd_per_run) {
+  } else if (on_prem_ok && e.ownership && e.ownership->on_prem &&
+             e.ownership->on_prem->usd_per_run) {
     r.usd_total = e.ownership->on_prem->usd_per_run;
     priced = fmt::format("on-prem ${:.2f}/hour amortized x {:.1f} h",
                          e.ownership->on_prem->usd_per_hour, hours);

@@ -16,7 +16,17 @@ struct RunCost {
   std::string basis;
 };
 
+/// Whose hourly price the run is charged at.
+enum class RunPriceBasis {
+  kCloudFirst,  ///< the cloud instances when the GPU is rented anywhere, else on-prem servers
+  kCloud,       ///< the cloud instances only
+  kOnPrem,      ///< the on-prem servers, amortized
+};
+
 /// Needs the estimate's time_to_train_s (training.tokens given), its ownership and power.
-RunCost price_training_run(const Scenario& s, const Estimate& e);
+/// `recommend` passes the basis of the option's own fleet price (fleet_usd_per_hour), so that
+/// the run's total and the option's hourly price are one price.
+RunCost price_training_run(const Scenario& s, const Estimate& e,
+                           RunPriceBasis basis = RunPriceBasis::kCloudFirst);
 
 }  // namespace gpusizer

@@ -55,8 +55,8 @@ void add_speed_bands(const Scenario& s, const SpeedBands& bands, Estimate& e) {
   }
   if (!used.empty())
     e.basis["bands"] =
-        "measured value within [low, high] for 80% of published measurements of the kind "
-        "(10th to 90th percentile of the rate error on the calibration half, "
+        "measured value within [low, high] for about 90% of published measurements of the kind "
+        "(outer rate errors of the calibration half, a distribution-free interval, "
         "data/speed_bands.json; times and costs take the inverse): " +
         used;
 }

@@ -83,9 +83,10 @@ double hidden_bytes(const Scenario& s, const EngineProfile& engine) {
   return kbit_fp32_upcast(s, engine) ? 4.0 : activation_bytes(s);
 }
 
-// Bytes autograd saves per token in one layer (no recomputation).
+// Bytes autograd saves per token in one layer (no recomputation); `flash`: the attention core
+// saves what FlashAttention keeps (also what selective recomputation leaves of eager attention).
 double saved_bytes_per_token(const Scenario& s, const EngineProfile& engine, bool* eager_part,
-                             double context) {
+                             double context, bool flash) {
   const Model& m = s.model;
   const Widths w = widths(s);
   const double a = hidden_bytes(s, engine);
@@ -113,7 +114,7 @@ double saved_bytes_per_token(const Scenario& s, const EngineProfile& engine, boo
   if (proj_trains) bytes += a * w.d * rep;  // shared input of q/k/v
   bytes += lora("q_proj", w.d) + lora("k_proj", w.d) + lora("v_proj", w.d);
   if (m.mla) bytes += lora("q_a_proj", w.d) + lora("kv_a_proj_with_mqa", w.d);
-  if (s.training.flash_attention) {
+  if (flash) {
     // FlashAttention-2 saves Q, K, V (unrepeated), the output and fp32 log-sum-exp per head.
     bytes += a_attn * (w.q + 2.0 * w.kv) + a_attn * w.q + 4.0 * w.heads;
   } else {
@@ -154,37 +155,28 @@ double largest_matrix_bytes(const Scenario& s) {
   return largest / static_cast<double>(s.parallel.tp);
 }
 
-Part training_activations(const Scenario& s, const EngineProfile& engine, bool explain) {
-  const Model& m = s.model;
-  // Context parallelism: each rank keeps the activations of its seq / cp tokens (Megatron-Core
-  // context parallel docs: activation memory / cp); its queries still see the whole sequence,
-  // so the per-token bytes keep the full context.
-  const double tokens = static_cast<double>(s.batch * s.seq_len) /
-                        static_cast<double>(std::max<int64_t>(1, s.parallel.cp));
+// Micro-batches whose activations the first pipeline stage holds at once: 1F1B keeps up to pp
+// in flight; interleaving adds (pp-1)/(pp*v) (Korthikanti et al. sec. 4.2.3). Hugging Face's
+// device_map layer split runs one micro-batch at a time (no schedule).
+double pipeline_in_flight(const Scenario& s) {
+  if (s.parallel.pp <= 1 || s.engine == "hf") return 1;
+  const double pp = static_cast<double>(s.parallel.pp);
+  double in_flight = std::min(pp, static_cast<double>(s.training.grad_accum));
+  if (s.parallel.pp_interleave > 1)
+    in_flight *= 1.0 + (pp - 1.0) / (pp * static_cast<double>(s.parallel.pp_interleave));
+  return in_flight;
+}
+
+// The transformer layers' saved tensors on one GPU under the recomputation policy: `layers`
+// layers of `in_flight` micro-batches of `tokens` tokens, `per_layer` bytes per token each.
+Part saved_layer_activations(const Scenario& s, const EngineProfile& engine, bool explain,
+                             double layers, double in_flight, double tokens, double per_layer,
+                             bool eager) {
   const double tp = static_cast<double>(s.parallel.tp);
-  bool eager = false;
-  const double per_layer = saved_bytes_per_token(s, engine, &eager, static_cast<double>(s.seq_len));
-  // Layers that save anything: all, or only the trainable top layers when freeze-tuning.
-  double layers = static_cast<double>(m.num_layers);
-  if (s.task == Task::kFreeze)
-    layers = std::min(layers, static_cast<double>(s.training.trainable_layers));
-  layers = std::ceil(layers / static_cast<double>(s.parallel.pp));
-  // 1F1B keeps up to pp micro-batches in flight on the first stage; interleaving adds
-  // (pp-1)/(pp*v) (Korthikanti et al. sec. 4.2.3).
-  // Hugging Face's device_map layer split runs one micro-batch at a time (no schedule).
-  double in_flight = 1;
-  if (s.parallel.pp > 1 && s.engine != "hf") {
-    const double pp = static_cast<double>(s.parallel.pp);
-    in_flight = std::min(pp, static_cast<double>(s.training.grad_accum));
-    if (s.parallel.pp_interleave > 1)
-      in_flight *= 1.0 + (pp - 1.0) / (pp * static_cast<double>(s.parallel.pp_interleave));
-  }
   const double a = hidden_bytes(s, engine);
   // Share of the sequence whose residual-stream tensors one TP rank holds: 1/tp under sequence
   // parallelism, the whole sequence otherwise (Megatron TP replicates them).
   const double seq_share = s.parallel.sequence_parallel ? 1.0 / tp : 1.0;
-  double saved;
-  std::string basis;
   switch (s.training.recompute) {
     case Recompute::kFull:
       // Checkpointing keeps each layer's input and recomputes one layer at a time. Under
@@ -194,36 +186,51 @@ Part training_activations(const Scenario& s, const EngineProfile& engine, bool e
       // _checkpointed_forward saves the SP-scattered hidden_states; torchtitan's TP plan
       // (parallelize_llama: SequenceParallel norms, RowwiseParallel outputs Shard(1)) does the
       // same before checkpoint_wrapper).
-      saved =
-          (layers * in_flight * a * static_cast<double>(m.hidden_size) * seq_share + per_layer) *
-          tokens;
-      basis = seq_share < 1.0 ? "full recomputation: L x seq/tp x batch x hidden x bytes "
+      return {(layers * in_flight * a * static_cast<double>(s.model.hidden_size) * seq_share +
+               per_layer) *
+                  tokens,
+              seq_share < 1.0 ? "full recomputation: L x seq/tp x batch x hidden x bytes "
                                 "(sequence parallel) + one layer's saved tensors"
                               : "full recomputation: L x seq x batch x hidden x bytes + one "
-                                "layer's saved tensors";
-      break;
+                                "layer's saved tensors"};
     case Recompute::kSelective: {
-      Scenario flash = s;
-      flash.training.flash_attention = true;
       bool unused = false;
-      const double without_scores = saved_bytes_per_token(flash, engine, &unused, 0);
-      saved = layers * in_flight * without_scores * tokens;
-      basis = "selective recomputation: per-layer saved tensors without attention scores";
-      break;
+      const double without_scores = saved_bytes_per_token(s, engine, &unused, 0, true);
+      return {layers * in_flight * without_scores * tokens,
+              "selective recomputation: per-layer saved tensors without attention scores"};
     }
     default:
-      saved = layers * in_flight * per_layer * tokens;
-      basis = explain_if(
-          explain,
-          FMT_COMPILE("L x seq x batch x {:.0f} B per token per layer (tensors autograd saves; "
-                      "Korthikanti et al. 2022 accounting, {})"),
-          per_layer, eager ? "eager attention" : "FlashAttention");
+      return {layers * in_flight * per_layer * tokens,
+              explain_if(explain,
+                         FMT_COMPILE("L x seq x batch x {:.0f} B per token per layer (tensors "
+                                     "autograd saves; Korthikanti et al. 2022 accounting, {})"),
+                         per_layer, eager ? "eager attention" : "FlashAttention")};
   }
+}
+
+Part training_activations(const Scenario& s, const EngineProfile& engine, bool explain) {
+  const Model& m = s.model;
+  // Context parallelism: each rank keeps the activations of its seq / cp tokens (Megatron-Core
+  // context parallel docs: activation memory / cp); its queries still see the whole sequence,
+  // so the per-token bytes keep the full context.
+  const double tokens = static_cast<double>(s.batch * s.seq_len) /
+                        static_cast<double>(std::max<int64_t>(1, s.parallel.cp));
+  const double tp = static_cast<double>(s.parallel.tp);
+  bool eager = false;
+  const double per_layer = saved_bytes_per_token(s, engine, &eager, static_cast<double>(s.seq_len),
+                                                 s.training.flash_attention);
+  // Layers that save anything: all, or only the trainable top layers when freeze-tuning.
+  double layers = static_cast<double>(m.num_layers);
+  if (s.task == Task::kFreeze)
+    layers = std::min(layers, static_cast<double>(s.training.trainable_layers));
+  layers = std::ceil(layers / static_cast<double>(s.parallel.pp));
+  Part saved = saved_layer_activations(s, engine, explain, layers, pipeline_in_flight(s), tokens,
+                                       per_layer, eager);
   if (s.training.activation_offload) {
     // Saved tensors stream to host memory (torchtune OffloadActivations); the layer being
     // recomputed or back-propagated, and the next one in flight, stay on the GPU.
-    saved = (s.training.recompute == Recompute::kFull ? 1.0 : 2.0) * per_layer * tokens;
-    basis = "activations offloaded to host: the layer in backward (and one in flight) resident";
+    saved = {(s.training.recompute == Recompute::kFull ? 1.0 : 2.0) * per_layer * tokens,
+             "activations offloaded to host: the layer in backward (and one in flight) resident"};
   }
   // Loss: the logits and the cross-entropy on the last stage (vocabulary split over TP).
   // Chunked cross-entropy (torchtune CEWithChunkedOutputLoss) keeps the bf16 chunk outputs (2 B)
@@ -237,8 +244,11 @@ Part training_activations(const Scenario& s, const EngineProfile& engine, bool e
   // (the vocabulary-parallel embedding reduce-scatters its output along the sequence, Megatron
   // VocabParallelEmbedding with sequence_parallel; torchtitan RowwiseParallel(output_layouts=
   // Shard(1)) on tok_embeddings and SequenceParallel on the final norm).
-  const double edges = tokens * static_cast<double>(m.hidden_size) * (4.0 + a) * seq_share;
-  double total = saved + loss + edges;
+  const double seq_share = s.parallel.sequence_parallel ? 1.0 / tp : 1.0;
+  const double edges =
+      tokens * static_cast<double>(m.hidden_size) * (4.0 + hidden_bytes(s, engine)) * seq_share;
+  double total = saved.bytes + loss + edges;
+  std::string basis = saved.basis;
   basis += explain_if(explain, FMT_COMPILE("; + loss spike seq x batch x vocab x {:g} B{}"),
                       per_logit, s.training.chunked_loss ? " (chunked cross-entropy)" : "");
   if (s.task == Task::kQlora) {

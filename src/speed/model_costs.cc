@@ -5,19 +5,11 @@
 #include <string>
 
 namespace gpusizer {
-ModelCosts model_costs(const Model& m, const NumberFormat& weights, const NumberFormat& kv) {
-  ModelCosts c;
-  const ParamCounts p = count_params(m);
-  c.active_compute_params = static_cast<double>(p.active_compute);
-  c.total_params = static_cast<double>(p.total);
-  // Forward FLOPs per token = 2 x matmul parameters touched (one multiply-add per weight):
-  // Kaplan et al. 2020 "Scaling Laws", sec. 2.1; Chinchilla (Hoffmann et al. 2022) appendix F.
-  c.matmul_flops_per_token = 2.0 * c.active_compute_params;
-  c.num_layers = m.num_layers;
-  c.hidden = m.hidden_size;
-  c.heads = m.num_heads;
-  // MLA keeps one latent per token that every tensor-parallel rank holds whole.
-  c.kv_heads = m.mla ? 1 : std::max<int64_t>(1, m.num_kv_heads);
+namespace {
+
+// How many layers attend over the whole context, over a sliding window, or not at all (linear
+// attention / state-space layers).
+void count_layer_spans(const Model& m, ModelCosts& c) {
   for (int64_t l = 0; l < m.num_layers; ++l) {
     switch (layer_span(m, l)) {
       case AttentionSpan::kFull:
@@ -32,6 +24,10 @@ ModelCosts model_costs(const Model& m, const NumberFormat& weights, const Number
     }
   }
   c.window = m.sliding_window;
+}
+
+// Attention FLOPs per token and context token, and the KV cache bytes per token and layer.
+void attention_costs(const Model& m, const NumberFormat& kv, ModelCosts& c) {
   const double kv_bytes = kv.bytes_per_value();
   if (m.mla) {
     // MLA with the absorbed projections (DeepSeek-V2 paper sec. 2.1.2; vLLM MLA backend):
@@ -56,44 +52,68 @@ ModelCosts model_costs(const Model& m, const NumberFormat& weights, const Number
   }
   c.linear_state_bytes =
       static_cast<double>(m.linear_state_bytes_per_layer) * static_cast<double>(c.linear_layers);
+}
+
+// Weight bytes one pass reads (dense part; MoE experts apart) and the model's total.
+void weight_costs(const Model& m, const NumberFormat& weights, const ParamCounts& p,
+                  ModelCosts& c) {
+  const double body_bits = weights.bits_per_value;
+  const auto mods = linear_modules(m);
+  if (!p.computed || mods.empty()) {
+    // Counts given as facts (hybrid, CV): every active weight is read once per pass.
+    c.dense_weight_bytes = static_cast<double>(p.active) * body_bits / 8.0;
+    c.total_weight_bytes = static_cast<double>(p.total) * body_bits / 8.0;
+    return;
+  }
+  double dense_params = 0;
+  for (const auto& mod : mods) {
+    const double n =
+        static_cast<double>(mod.in) * static_cast<double>(mod.out) * static_cast<double>(mod.count);
+    if (!mod.expert) dense_params += n;
+  }
+  if (m.is_moe()) {
+    c.moe_layers = m.num_moe_layers;
+    c.experts = m.num_experts;
+    c.experts_per_token = m.experts_per_token;
+    c.expert_bytes = 3.0 * static_cast<double>(m.hidden_size) *
+                     static_cast<double>(m.moe_intermediate_size) * body_bits / 8.0;
+  }
+  // The output head reads vocab x hidden every pass, in the format's lm_head format (or the
+  // embedding's when tied). Norms and biases are read in 16 bits.
+  const double head_bits = m.tied_embeddings ? weights.embedding_bytes_per_value() * 8
+                                             : weights.lm_head_bytes_per_value() * 8;
+  const double head = static_cast<double>(m.vocab_size) * static_cast<double>(m.hidden_size);
+  const double small = static_cast<double>(p.norms);
+  c.dense_weight_bytes = dense_params * body_bits / 8.0 + head * head_bits / 8.0 + small * 2.0;
+  const double embed_bits = weights.embedding_bytes_per_value() * 8;
+  c.total_weight_bytes =
+      c.dense_weight_bytes + static_cast<double>(c.moe_layers * c.experts) * c.expert_bytes +
+      (m.tied_embeddings ? 0.0 : static_cast<double>(p.embedding) * embed_bits / 8.0);
+}
+
+}  // namespace
+
+ModelCosts model_costs(const Model& m, const NumberFormat& weights, const NumberFormat& kv) {
+  ModelCosts c;
+  const ParamCounts p = count_params(m);
+  c.active_compute_params = static_cast<double>(p.active_compute);
+  c.total_params = static_cast<double>(p.total);
+  // Forward FLOPs per token = 2 x matmul parameters touched (one multiply-add per weight):
+  // Kaplan et al. 2020 "Scaling Laws", sec. 2.1; Chinchilla (Hoffmann et al. 2022) appendix F.
+  c.matmul_flops_per_token = 2.0 * c.active_compute_params;
+  c.num_layers = m.num_layers;
+  c.hidden = m.hidden_size;
+  c.heads = m.num_heads;
+  // MLA keeps one latent per token that every tensor-parallel rank holds whole.
+  c.kv_heads = m.mla ? 1 : std::max<int64_t>(1, m.num_kv_heads);
+  count_layer_spans(m, c);
+  attention_costs(m, kv, c);
   // Hidden state in and out of each layer plus the MLP intermediate, bf16 (activations never
   // dominate decode traffic; counted so that large batches are not free).
   c.activation_bytes_per_token =
       2.0 * static_cast<double>(m.num_layers) *
       (4.0 * static_cast<double>(m.hidden_size) + 2.0 * static_cast<double>(m.intermediate_size));
-
-  const double body_bits = weights.bits_per_value;
-  const auto mods = linear_modules(m);
-  if (p.computed && !mods.empty()) {
-    double dense_params = 0;
-    for (const auto& mod : mods) {
-      const double n = static_cast<double>(mod.in) * static_cast<double>(mod.out) *
-                       static_cast<double>(mod.count);
-      if (!mod.expert) dense_params += n;
-    }
-    if (m.is_moe()) {
-      c.moe_layers = m.num_moe_layers;
-      c.experts = m.num_experts;
-      c.experts_per_token = m.experts_per_token;
-      c.expert_bytes = 3.0 * static_cast<double>(m.hidden_size) *
-                       static_cast<double>(m.moe_intermediate_size) * body_bits / 8.0;
-    }
-    // The output head reads vocab x hidden every pass, in the format's lm_head format (or the
-    // embedding's when tied). Norms and biases are read in 16 bits.
-    const double head_bits = m.tied_embeddings ? weights.embedding_bytes_per_value() * 8
-                                               : weights.lm_head_bytes_per_value() * 8;
-    const double head = static_cast<double>(m.vocab_size) * static_cast<double>(m.hidden_size);
-    const double small = static_cast<double>(p.norms);
-    c.dense_weight_bytes = dense_params * body_bits / 8.0 + head * head_bits / 8.0 + small * 2.0;
-    const double embed_bits = weights.embedding_bytes_per_value() * 8;
-    c.total_weight_bytes =
-        c.dense_weight_bytes + static_cast<double>(c.moe_layers * c.experts) * c.expert_bytes +
-        (m.tied_embeddings ? 0.0 : static_cast<double>(p.embedding) * embed_bits / 8.0);
-  } else {
-    // Counts given as facts (hybrid, CV): every active weight is read once per pass.
-    c.dense_weight_bytes = static_cast<double>(p.active) * body_bits / 8.0;
-    c.total_weight_bytes = static_cast<double>(p.total) * body_bits / 8.0;
-  }
+  weight_costs(m, weights, p, c);
   return c;
 }
 

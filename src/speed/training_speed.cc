@@ -84,20 +84,22 @@ ForwardFlops forward_flops(const Scenario& s, const ModelCosts& c) {
   return f;
 }
 
-// Bytes PEFT's unfused LoRA path moves per token beyond the base GEMM, forward and backward:
-// lora_dropout reads and writes x, lora_A reads it again (6 bytes per input feature forward);
-// lora_B writes its output, the scaling reads and writes it, the add reads both terms and
-// writes the sum (12 bytes per output feature forward); the backward moves each gradient and
-// re-reads the saved inputs, about twice the forward (peft/tuners/lora/layer.py Linear.forward).
-// Returns the sum over targeted matrices of 18 x in + 36 x out, routed experts at k / E.
-double lora_adapter_bytes_per_token(const Model& m, const TrainingOptions& t) {
+// Bytes the LoRA adapters move per token beyond the base GEMM, forward and backward: `in` per
+// input and `out` per output feature of each targeted matrix, routed experts at k / E. PEFT's
+// unfused path (peft/tuners/lora/layer.py Linear.forward): lora_dropout reads and writes x,
+// lora_A reads it again (6 bytes per input feature forward); lora_B writes its output, the
+// scaling reads and writes it, the add reads both terms and writes the sum (12 bytes per output
+// feature forward); the backward moves each gradient and re-reads the saved inputs, about twice
+// the forward: 18 and 36 (data/speed.json training defaults; other engines there).
+double lora_adapter_bytes_per_token(const Model& m, const TrainingOptions& t, double in,
+                                    double out) {
   double bytes = 0;
   for (const auto& mod : linear_modules(m)) {
     if (!targeted(t, mod) || mod.name == "router") continue;
     double count = static_cast<double>(mod.count);
     if (mod.expert && m.num_experts > 0)
       count *= static_cast<double>(m.experts_per_token) / static_cast<double>(m.num_experts);
-    bytes += count * (18.0 * static_cast<double>(mod.in) + 36.0 * static_cast<double>(mod.out));
+    bytes += count * (in * static_cast<double>(mod.in) + out * static_cast<double>(mod.out));
   }
   return bytes;
 }
@@ -212,302 +214,449 @@ double optimizer_bytes_per_param(const TrainingOptions& t) {
   return grad + 2.0 * master + 2.0 * states * state_bytes + copy + clip;
 }
 
-std::optional<TrainingSpeed> training_speed(const Scenario& s, const SpeedProfile& profile,
-                                            std::string& why) {
-  if (!s.gpu) {
-    why = "no gpu given";
-    return std::nullopt;
-  }
+namespace {
+
+// Images per second of a CV training step: forward GFLOPs scale with the pixel count
+// (image_size / cv_resolution)^2 (convolutions and ViT patch counts both grow with area);
+// training = forward + backward (2x) = 3x forward.
+std::optional<TrainingSpeed> cv_training_speed(const Scenario& s, const SpeedProfile& profile,
+                                               double peak, TrainingSpeed r, std::string& why) {
   const Gpu& gpu = *s.gpu;
-  const bool cv = s.task == Task::kCvTrain;
-  TrainingSpeed r;
-  r.dtype = training_dtype(s.training.mixed_precision, gpu, cv);
-  const auto peak = gpu.dense_flops(r.dtype);
-  if (!peak || *peak <= 0) {
-    why = "the GPU catalog lacks a " + r.dtype + " rate for " + gpu.id;
+  const int64_t gpus = std::max<int64_t>(1, s.gpu_count);
+  const double res = static_cast<double>(std::max<int64_t>(1, s.model.cv_resolution));
+  const double img = s.image_size > 0 ? static_cast<double>(s.image_size) : res;
+  const double flops_img = 3.0 * s.model.cv_gflops_per_image * 1e9 * (img / res) * (img / res);
+  if (flops_img <= 0) {
+    why = "the model has no cv_gflops_per_image";
     return std::nullopt;
   }
-  const KernelScale vendor = profile.vendor(gpu.vendor);
-  const LinkProfile& links = profile.links();
-  const TrainingProfile& eng = profile.training(s.engine);
+  // The batch splits over the data-parallel ranks, as for language models (step_shape).
   const int64_t tp = std::max<int64_t>(1, s.parallel.tp), pp = std::max<int64_t>(1, s.parallel.pp);
-  const int64_t gpus = std::max<int64_t>(1, s.gpu_count);
-  // The gradient group: every rank holding the same weights (data-parallel, and the context-
-  // and expert-parallel ranks folded into it, Megatron-Core parallel_state). Context-parallel
-  // ranks share each sequence, so the batch is split over dp / cp of them.
-  const int64_t cp = std::max<int64_t>(1, s.parallel.cp);
   const int64_t dp = std::max<int64_t>(std::max<int64_t>(1, s.parallel.dp), gpus / (tp * pp));
-  const double batch_ranks = std::max(1.0, static_cast<double>(dp) / static_cast<double>(cp));
+  const double batch_ranks = std::max(
+      1.0, static_cast<double>(dp) / static_cast<double>(std::max<int64_t>(1, s.parallel.cp)));
   const double batch = static_cast<double>(std::max<int64_t>(1, s.batch));
   const double global_batch =
       s.training.global_batch > 0
           ? static_cast<double>(s.training.global_batch)
           : batch * static_cast<double>(s.training.grad_accum) * batch_ranks;
   const double micro_batches = std::max(1.0, global_batch / (batch_ranks * batch));
-  const Link dp_link = group_link(gpu, gpus, s.gpus_per_node, links);
+  const double rate = peak * profile.cv_eff(r.dtype) * profile.vendor(gpu.vendor).compute_scale;
+  r.compute_s = global_batch / static_cast<double>(gpus) * flops_img / rate;
+  const double grad_bytes = static_cast<double>(count_params(s.model).total) *
+                            (r.dtype == "fp32" || r.dtype == "tf32" ? 4.0 : 2.0);
+  const Link dp_link = group_link(gpu, gpus, s.gpus_per_node, profile.links());
+  r.dp_comm_s = allreduce_s(grad_bytes, gpus, dp_link);
+  r.breakdown.compute = r.compute_s + profile.cv_step_overhead_s() * micro_batches;
+  r.breakdown.dp_comm = exposed(r.dp_comm_s, r.compute_s, profile.training(s.engine).overlap);
+  r.step_time_s = r.breakdown.total();
+  r.tokens_per_s = global_batch / r.step_time_s;  // images/s
+  r.tokens_per_s_per_gpu = r.tokens_per_s / static_cast<double>(gpus);
+  r.tflops_per_gpu = r.tokens_per_s_per_gpu * flops_img / 1e12;
+  r.mfu = r.tflops_per_gpu * 1e12 / peak;
+  r.model_flops_per_token = r.hardware_flops_per_token = flops_img;
+  if (s.dataset_items > 0 && s.epochs > 0)
+    r.time_to_train_s =
+        static_cast<double>(s.dataset_items) * static_cast<double>(s.epochs) / r.tokens_per_s;
+  return r;
+}
 
-  if (cv) {
-    // Forward GFLOPs scale with the pixel count: (image_size / cv_resolution)^2 (convolutions and
-    // ViT patch counts both grow with area); training = forward + backward (2x) = 3x forward.
-    const double res = static_cast<double>(std::max<int64_t>(1, s.model.cv_resolution));
-    const double img = s.image_size > 0 ? static_cast<double>(s.image_size) : res;
-    const double flops_img = 3.0 * s.model.cv_gflops_per_image * 1e9 * (img / res) * (img / res);
-    if (flops_img <= 0) {
-      why = "the model has no cv_gflops_per_image";
-      return std::nullopt;
-    }
-    const double rate = *peak * profile.cv_eff(r.dtype) * vendor.compute_scale;
-    r.compute_s = global_batch / static_cast<double>(gpus) * flops_img / rate;
-    const double grad_bytes = static_cast<double>(count_params(s.model).total) *
-                              (r.dtype == "fp32" || r.dtype == "tf32" ? 4.0 : 2.0);
-    r.dp_comm_s = allreduce_s(grad_bytes, gpus, dp_link);
-    r.breakdown.compute = r.compute_s + profile.cv_step_overhead_s() * micro_batches;
-    r.breakdown.dp_comm = exposed(r.dp_comm_s, r.compute_s, eng.overlap);
-    r.step_time_s = r.breakdown.total();
-    r.tokens_per_s = global_batch / r.step_time_s;  // images/s
-    r.tokens_per_s_per_gpu = r.tokens_per_s / static_cast<double>(gpus);
-    r.tflops_per_gpu = r.tokens_per_s_per_gpu * flops_img / 1e12;
-    r.mfu = r.tflops_per_gpu * 1e12 / *peak;
-    r.model_flops_per_token = r.hardware_flops_per_token = flops_img;
-    if (s.dataset_items > 0 && s.epochs > 0)
-      r.time_to_train_s =
-          static_cast<double>(s.dataset_items) * static_cast<double>(s.epochs) / r.tokens_per_s;
-    return r;
+// The layout and the sizes every part of a language-model step reads: one micro-batch of b
+// sequences on one GPU of a tp x pp x cp x ep x dp layout with m micro-batches per step.
+struct StepShape {
+  StepShape(const Scenario& scenario, const SpeedProfile& profile)
+      : s(scenario),
+        gpu(*scenario.gpu),
+        eng(profile.training(scenario.engine)),
+        links(profile.links()),
+        c(model_costs(scenario.model, scenario.weights, scenario.kv_cache)),
+        params(static_cast<double>(count_params(scenario.model).total)) {}
+  const Scenario& s;
+  const Gpu& gpu;
+  const TrainingProfile& eng;
+  const LinkProfile& links;
+  ModelCosts c;
+  double params = 0;  ///< all parameters (count_params)
+  ForwardFlops f;
+  bool frozen = false;
+  int64_t tp = 1, pp = 1, cp = 1, dp = 1, ep = 1, gpus = 1;
+  double t = 1, p = 1, v = 1, m = 1;
+  double global_batch = 1, mb_tokens = 0, seq = 0, hidden = 0, layers = 0, vocab = 0, hbm = 0;
+  double rate = 0, head_rate = 0, gemm_scale = 1;  ///< GEMM FLOP/s of the layers and the head
+  /// FlashAttention timed at its own measured rates (profile figures for the architecture):
+  /// seconds per attention forward FLOP for the forward and the backward together, and for a
+  /// replayed forward. Otherwise attention runs with the GEMMs (3 x the forward at `rate`).
+  bool flash_rates = false;
+  double attn_s_per_flop = 0, attn_replay_s_per_flop = 0;
+  Link dp_link;
+};
+
+// First word of the catalog's architecture ("Hopper (GH100)" -> "Hopper"), as the attention
+// tables of data/speed.json are keyed.
+std::string architecture_family(const Gpu& gpu) {
+  return gpu.architecture.substr(0, gpu.architecture.find(' '));
+}
+
+// FlashAttention's achieved rates in training (data/speed.json attention_kernels for the
+// forward, training.attention_backward for the backward; fa2 for the training engines). Its
+// backward recomputes the scores S = QK^T and P from the saved softmax statistics instead of
+// storing them (Dao et al. 2022 sec. 3.1, "Recomputation"): five GEMMs against the forward's
+// two, 2.5 x the forward FLOPs, the count at which the FlashAttention-2/3 papers quote their
+// backward TFLOPs/s (Dao 2023 sec. 4.1; Shah et al. 2024 sec. 4.1).
+void set_attention_rates(StepShape& h, const SpeedProfile& profile, double peak) {
+  const std::string arch = architecture_family(h.gpu);
+  const double bwd = profile.training_attention_backward(arch);
+  if (!h.s.training.flash_attention || bwd <= 0) {
+    h.attn_s_per_flop = 3.0 / h.rate;
+    h.attn_replay_s_per_flop = 1.0 / h.rate;
+    return;
   }
+  const double scale = peak * profile.vendor(h.gpu.vendor).compute_scale;
+  const double fwd_rate = scale * profile.attention_efficiency(h.s.engine, arch);
+  const double bwd_rate = scale * bwd;
+  h.flash_rates = true;
+  h.attn_s_per_flop = 1.0 / fwd_rate + 2.5 / bwd_rate;
+  h.attn_replay_s_per_flop = 1.0 / fwd_rate;
+}
 
-  const ModelCosts c = model_costs(s.model, s.weights, s.kv_cache);
-  const double seq = static_cast<double>(s.seq_len);
-  const bool frozen = frozen_base(s.task);
-  const ForwardFlops f = forward_flops(s, c);
-  r.hardware_flops_per_token = training_flops_per_token(s, c);
-  // Model FLOPs for MFU (Chowdhery et al. 2022, PaLM appendix B): 6N + 12 L H Q T per token,
-  // attention counted without the causal saving, as llm-foundry and Megatron report it; N holds
-  // the LM head (Narayanan et al. 2021, appendix: the V / (12 h l) term). Frozen weights (LoRA,
-  // freeze-tuning) need no weight gradients, so the work the step requires is 4N.
-  r.model_flops_per_token =
-      (frozen ? 2.0 : 3.0) * (f.layers + f.head) +
-      3.0 * c.attn_width * seq *
-          static_cast<double>(c.full_layers + c.window_layers + c.linear_layers);
-  const double tokens = global_batch * seq;
-  const double t = static_cast<double>(tp), p = static_cast<double>(pp);
-  const double v =
-      pp > 1 ? static_cast<double>(std::max<int64_t>(1, s.parallel.pp_interleave)) : 1.0;
-  const double m = micro_batches;
+StepShape step_shape(const Scenario& s, const SpeedProfile& profile, double peak) {
+  StepShape h(s, profile);
+  h.frozen = frozen_base(s.task);
+  h.f = forward_flops(s, h.c);
+  h.tp = std::max<int64_t>(1, s.parallel.tp);
+  h.pp = std::max<int64_t>(1, s.parallel.pp);
+  h.gpus = std::max<int64_t>(1, s.gpu_count);
+  // The gradient group: every rank holding the same weights (data-parallel, and the context-
+  // and expert-parallel ranks folded into it, Megatron-Core parallel_state). Context-parallel
+  // ranks share each sequence, so the batch is split over dp / cp of them.
+  h.cp = std::max<int64_t>(1, s.parallel.cp);
+  h.dp = std::max<int64_t>(std::max<int64_t>(1, s.parallel.dp), h.gpus / (h.tp * h.pp));
+  h.ep = std::max<int64_t>(1, s.parallel.ep);
+  const double batch_ranks = std::max(1.0, static_cast<double>(h.dp) / static_cast<double>(h.cp));
+  const double batch = static_cast<double>(std::max<int64_t>(1, s.batch));
+  h.global_batch = s.training.global_batch > 0
+                       ? static_cast<double>(s.training.global_batch)
+                       : batch * static_cast<double>(s.training.grad_accum) * batch_ranks;
+  h.m = std::max(1.0, h.global_batch / (batch_ranks * batch));
+  h.dp_link = group_link(h.gpu, h.gpus, s.gpus_per_node, h.links);
+  h.t = static_cast<double>(h.tp);
+  h.p = static_cast<double>(h.pp);
+  h.v = h.pp > 1 ? static_cast<double>(std::max<int64_t>(1, s.parallel.pp_interleave)) : 1.0;
+  h.seq = static_cast<double>(s.seq_len);
   // One micro-batch's tokens on this GPU: context parallelism gives each rank seq / cp of them
   // (with all their layers), and each rank's queries attend over the whole sequence.
-  const double mb_tokens = batch * seq / static_cast<double>(cp);
-  const double hidden = static_cast<double>(c.hidden);
-  const double layers = static_cast<double>(c.num_layers);
-  const double vocab = static_cast<double>(s.model.vocab_size);
-  const double hbm = gpu.memory_bandwidth_gbps ? *gpu.memory_bandwidth_gbps * 1e9 : 0.0;
-
+  h.mb_tokens = batch * h.seq / static_cast<double>(h.cp);
+  h.hidden = static_cast<double>(h.c.hidden);
+  h.layers = static_cast<double>(h.c.num_layers);
+  h.vocab = static_cast<double>(s.model.vocab_size);
+  h.hbm = h.gpu.memory_bandwidth_gbps ? *h.gpu.memory_bandwidth_gbps * 1e9 : 0.0;
   // GEMM rate: the dense tensor rate x the GPU's maximum achievable matmul fraction (MAMF,
   // measured by shape search, data/speed.json achievable_matmul) x the engine's share of it
   // (eff_max <= 1: kernel choice, fusion) x the depth efficiency of its GEMMs, which saturates
   // with size. The head reduces over the hidden size.
-  const double mamf = profile.matmul_fraction(gpu.id);
-  const double base = *peak * mamf * eng.eff_max * vendor.compute_scale;
-  const double rate = base * layer_depth_eff(s.model, t, eng.eff_k_hidden);
-  const double head_rate = base * depth_eff(hidden, eng.eff_k_hidden);
-  double gemm_scale = 1.0;
-  if (s.task == Task::kQlora) gemm_scale *= 1.0 + profile.qlora_dequant_cost();  // NF4 -> bf16
-  if (is_lora(s.task)) gemm_scale *= 1.0 + profile.lora_extra_cost();  // unfused adapter GEMMs
+  const double base = peak * profile.matmul_fraction(h.gpu.id) * h.eng.eff_max *
+                      profile.vendor(h.gpu.vendor).compute_scale;
+  h.rate = base * layer_depth_eff(s.model, h.t, h.eng.eff_k_hidden);
+  h.head_rate = base * depth_eff(h.hidden, h.eng.eff_k_hidden);
+  if (s.task == Task::kQlora) h.gemm_scale *= 1.0 + profile.qlora_dequant_cost();  // NF4 -> bf16
+  if (is_lora(s.task)) h.gemm_scale *= 1.0 + profile.lora_extra_cost();  // unfused adapter GEMMs
+  set_attention_rates(h, profile, peak);
+  return h;
+}
 
-  // One micro-batch on one body stage (layers / p of them), per GPU of its tensor group.
-  const double stage_share = 1.0 / (p * t);
-  const double gemm_body =
-      mb_tokens * train_layer_flops(f, frozen) * stage_share / rate * gemm_scale;
-  const double gemm_rec =
-      mb_tokens * recompute_flops(f, s.training.recompute) * stage_share / rate * gemm_scale;
+// Seconds of one micro-batch's work on one body stage (layers / p of them) and of the last
+// stage's extra (head and loss), per GPU of its tensor group.
+struct StageWork {
+  double gemm_body = 0, gemm_rec = 0, gemm_head = 0;
+  double attn = 0, attn_rec = 0;  ///< FlashAttention at its own rates (else in the GEMMs)
+  double elem = 0, elem_rec = 0, scores = 0, scores_rec = 0, loss = 0;
+  double forward() const { return gemm_body + attn + elem + scores; }
+  double replay() const { return gemm_rec + attn_rec + elem_rec + scores_rec; }
+};
+
+// Bandwidth-bound kernels of one micro-batch on one stage (seconds into `w`).
+void add_memory_bound_work(const StepShape& h, StageWork& w) {
+  const Scenario& s = h.s;
+  if (h.hbm <= 0) return;
+  // Non-GEMM kernels (norms, activations, dropout, residual adds, casts) are bandwidth-bound:
+  // they move elementwise_bytes_per_hidden x hidden bytes per token and layer (forward and
+  // backward) in proportion to the activations a layer stores: 34 s b h bytes, of which
+  // sequence parallelism splits all over the tensor group and plain tensor parallelism only
+  // 24 (the layer norms and dropouts, 10 s b h, stay replicated): Korthikanti et al. 2022,
+  // sec. 4.2, eq. 2 vs eq. 4. Half of it is the forward (written, read back), replayed by
+  // full recomputation.
+  const double share =
+      (s.parallel.sequence_parallel || h.tp == 1) ? 1.0 / h.t : (10.0 + 24.0 / h.t) / 34.0;
+  w.elem =
+      h.eng.elementwise_bytes_per_hidden * h.hidden * share * h.layers / h.p * h.mb_tokens / h.hbm;
+  if (s.training.recompute == Recompute::kFull) w.elem_rec = 0.5 * w.elem;
+  if (!s.training.flash_attention) {
+    // Eager attention materializes the s x s scores per head (the 5 a s^2 b bytes a layer
+    // stores, Korthikanti et al. 2022 sec. 4.1) and streams them through the softmax, dropout
+    // and both score GEMMs: eager_score_bytes per score, forward and backward (Megatron
+    // fused softmax: forward 13 bytes = scores written 2, softmax read 2 write 2, dropout
+    // read 2 write 2 + mask 1, PV read 2). FlashAttention keeps them in SRAM (Dao et al. 2022).
+    const double heads = static_cast<double>(s.model.num_heads) / h.t;
+    const double attn_layers = static_cast<double>(h.c.full_layers + h.c.window_layers);
+    w.scores = h.mb_tokens * h.seq * heads * h.eng.eager_score_bytes * attn_layers / h.p / h.hbm;
+    // Any recomputation replays the attention core's forward: 13 of the bytes.
+    if (s.training.recompute != Recompute::kNone && h.eng.eager_score_bytes > 0)
+      w.scores_rec = w.scores * std::min(1.0, 13.0 / h.eng.eager_score_bytes);
+  }
+  if (is_lora(s.task))
+    w.elem += lora_adapter_bytes_per_token(s.model, s.training, h.eng.lora_bytes_per_in_feature,
+                                           h.eng.lora_bytes_per_out_feature) /
+              (h.p * h.t) * h.mb_tokens / h.hbm;
+  // Cross-entropy over the vocab-parallel logits in fp32 (Megatron
+  // vocab_parallel_cross_entropy, torch cross_entropy upcast): logits read, exp written,
+  // read again and the gradient written, 4 bytes each.
+  w.loss = h.mb_tokens * h.vocab / h.t * 16.0 / h.hbm;
+}
+
+StageWork stage_work(const StepShape& h) {
+  StageWork w;
+  const double stage_share = 1.0 / (h.p * h.t);
+  const double layer_flops = train_layer_flops(h.f, h.frozen);
+  const double replay_flops = recompute_flops(h.f, h.s.training.recompute);
+  if (!h.flash_rates) {
+    w.gemm_body = h.mb_tokens * layer_flops * stage_share / h.rate * h.gemm_scale;
+    w.gemm_rec = h.mb_tokens * replay_flops * stage_share / h.rate * h.gemm_scale;
+  } else {
+    // The attention core leaves the GEMMs (3 x its forward there) and runs at its kernel's rate;
+    // any recomputation replays its forward (recompute_flops holds it once).
+    const double replayed_attn = h.s.training.recompute == Recompute::kNone ? 0.0 : h.f.attn;
+    w.gemm_body =
+        h.mb_tokens * (layer_flops - 3.0 * h.f.attn) * stage_share / h.rate * h.gemm_scale;
+    w.gemm_rec = h.mb_tokens * (replay_flops - replayed_attn) * stage_share / h.rate * h.gemm_scale;
+    w.attn = h.mb_tokens * h.f.attn * stage_share * h.attn_s_per_flop;
+    w.attn_rec = h.mb_tokens * replayed_attn * stage_share * h.attn_replay_s_per_flop;
+  }
   // The LM head and loss sit on the last stage, vocab-parallel over the tensor group (Shoeybi
   // et al. 2019, sec. 3; Narayanan et al. 2021, sec. 3.2: the first stage holds the embedding
   // lookup, which costs no FLOPs). This is what makes the last stage the slowest.
-  const double gemm_head = mb_tokens * train_head_flops(f, frozen) / t / head_rate;
-  double elem = 0, elem_rec = 0, scores = 0, scores_rec = 0, loss = 0;
-  if (hbm > 0) {
-    // Non-GEMM kernels (norms, activations, dropout, residual adds, casts) are bandwidth-bound:
-    // they move elementwise_bytes_per_hidden x hidden bytes per token and layer (forward and
-    // backward) in proportion to the activations a layer stores: 34 s b h bytes, of which
-    // sequence parallelism splits all over the tensor group and plain tensor parallelism only
-    // 24 (the layer norms and dropouts, 10 s b h, stay replicated): Korthikanti et al. 2022,
-    // sec. 4.2, eq. 2 vs eq. 4. Half of it is the forward (written, read back), replayed by
-    // full recomputation.
-    const double share =
-        (s.parallel.sequence_parallel || tp == 1) ? 1.0 / t : (10.0 + 24.0 / t) / 34.0;
-    elem = eng.elementwise_bytes_per_hidden * hidden * share * layers / p * mb_tokens / hbm;
-    if (s.training.recompute == Recompute::kFull) elem_rec = 0.5 * elem;
-    if (!s.training.flash_attention) {
-      // Eager attention materializes the s x s scores per head (the 5 a s^2 b bytes a layer
-      // stores, Korthikanti et al. 2022 sec. 4.1) and streams them through the softmax, dropout
-      // and both score GEMMs: eager_score_bytes per score, forward and backward (Megatron
-      // fused softmax: forward 13 bytes = scores written 2, softmax read 2 write 2, dropout
-      // read 2 write 2 + mask 1, PV read 2). FlashAttention keeps them in SRAM (Dao et al. 2022).
-      const double heads = static_cast<double>(s.model.num_heads) / t;
-      const double attn_layers = static_cast<double>(c.full_layers + c.window_layers);
-      scores = mb_tokens * seq * heads * eng.eager_score_bytes * attn_layers / p / hbm;
-      // Any recomputation replays the attention core's forward: 13 of the bytes.
-      if (s.training.recompute != Recompute::kNone && eng.eager_score_bytes > 0)
-        scores_rec = scores * std::min(1.0, 13.0 / eng.eager_score_bytes);
-    }
-    if (is_lora(s.task))
-      elem += lora_adapter_bytes_per_token(s.model, s.training) / (p * t) * mb_tokens / hbm;
-    // Cross-entropy over the vocab-parallel logits in fp32 (Megatron
-    // vocab_parallel_cross_entropy, torch cross_entropy upcast): logits read, exp written,
-    // read again and the gradient written, 4 bytes each.
-    loss = mb_tokens * vocab / t * 16.0 / hbm;
-  }
+  w.gemm_head = h.mb_tokens * train_head_flops(h.f, h.frozen) / h.t / h.head_rate;
+  add_memory_bound_work(h, w);
+  return w;
+}
 
-  // Tensor (and sequence) parallelism: per layer and micro-batch, 2 all-reduces forward and 2
-  // backward of b s h activations (Shoeybi et al. 2019, sec. 3), 2 more replayed by full
-  // recomputation; sequence parallelism swaps each for a reduce-scatter plus an all-gather of
-  // the same volume (Korthikanti et al. 2022, sec. 4.2.2). Megatron runs them in the critical
-  // path. The head adds one: its input gradient is all-reduced. The ring runs over NVLink inside
-  // the node's fast-link domain (gpus_per_node) and over the network beyond it.
-  double tp_body = 0, tp_head = 0;
-  if (tp > 1) {
-    const Link tp_link = group_link(gpu, tp, s.gpus_per_node, links);
-    double per_layer = s.training.recompute == Recompute::kFull ? 6.0 : 4.0;
-    // Sequence parallelism keeps only each rank's 1/t slice of the layer-norm outputs, so the
-    // backward all-gathers them again for the weight gradients of both column-parallel GEMMs
-    // (Megatron-LM tensor_parallel/layers.py, LinearWithGradAccumulationAndAsyncCommunication
-    // backward; Calculon's seq_par_ag_redo): 2 all-gathers, one all-reduce's worth of bytes.
-    if (s.parallel.sequence_parallel && s.training.recompute != Recompute::kFull) per_layer += 1.0;
-    const double bytes = mb_tokens * hidden * links.activation_bytes;
-    const double one = allreduce_s(bytes, tp, tp_link);
-    tp_body = per_layer * layers / p * one;
-    tp_head = one;
-  }
+// Model-parallel activation traffic of one micro-batch on one stage, in the critical path.
+struct ModelParallelComm {
+  double tp_body = 0, tp_head = 0, ep = 0;
+};
 
-  // Context parallelism (Megatron-Core / Transformer Engine, cp_comm_type "p2p"; Liu et al.
-  // 2023, Ring Attention, sec. 3): per layer the key/value blocks of the local seq / cp tokens
-  // travel cp - 1 ring steps forward, and keys/values plus their gradients (twice the bytes)
-  // backward, each step overlapped with the attention of the block in hand. Exposed like other
-  // overlapped traffic; the rest hides behind the attention kernels (forward + backward = 3 x
-  // the attention forward). Counted with the tensor-parallel collectives (model-parallel
-  // activation traffic in the critical path).
-  double cp_body = 0;
-  if (cp > 1) {
-    const Link cp_link = group_link(gpu, tp * cp, s.gpus_per_node, links);
-    const double kv_bytes =
-        mb_tokens * 2.0 * static_cast<double>(s.model.kv_width()) / t * links.activation_bytes;
-    const double steps = static_cast<double>(cp - 1);
-    const double attn_layers = static_cast<double>(c.full_layers + c.window_layers);
-    const double ring = 3.0 * steps * (kv_bytes / cp_link.bytes_per_s + cp_link.latency_s);
-    const double attn_time = mb_tokens * 3.0 * f.attn / std::max(1.0, attn_layers) / t / rate;
-    cp_body = attn_layers / p * exposed(ring, attn_time, eng.overlap);
-  }
-  tp_body += cp_body;
+// Tensor (and sequence) parallelism: per layer and micro-batch, 2 all-reduces forward and 2
+// backward of b s h activations (Shoeybi et al. 2019, sec. 3), 2 more replayed by full
+// recomputation; sequence parallelism swaps each for a reduce-scatter plus an all-gather of
+// the same volume (Korthikanti et al. 2022, sec. 4.2.2). Megatron runs them in the critical
+// path. The head adds one: its input gradient is all-reduced. The ring runs over NVLink inside
+// the node's fast-link domain (gpus_per_node) and over the network beyond it.
+void add_tensor_parallel_comm(const StepShape& h, ModelParallelComm& mp) {
+  if (h.tp <= 1) return;
+  const Scenario& s = h.s;
+  const Link tp_link = group_link(h.gpu, h.tp, s.gpus_per_node, h.links);
+  double per_layer = s.training.recompute == Recompute::kFull ? 6.0 : 4.0;
+  // Sequence parallelism keeps only each rank's 1/t slice of the layer-norm outputs, so the
+  // backward all-gathers them again for the weight gradients of both column-parallel GEMMs
+  // (Megatron-LM tensor_parallel/layers.py, LinearWithGradAccumulationAndAsyncCommunication
+  // backward; Calculon's seq_par_ag_redo): 2 all-gathers, one all-reduce's worth of bytes.
+  if (s.parallel.sequence_parallel && s.training.recompute != Recompute::kFull) per_layer += 1.0;
+  const double bytes = h.mb_tokens * h.hidden * h.links.activation_bytes;
+  const double one = allreduce_s(bytes, h.tp, tp_link);
+  mp.tp_body = per_layer * h.layers / h.p * one;
+  mp.tp_head = one;
+}
 
-  // MoE expert parallelism: a dispatch and a combine all-to-all forward and again backward per
-  // MoE layer, top-k copies of each token's hidden state (Lepikhin et al. 2020, GShard sec. 2.2;
-  // Megatron-Core token dispatcher). An all-to-all ships (ep - 1) / ep of the bytes.
-  double ep_mb = 0;
-  const int64_t ep = std::max<int64_t>(1, s.parallel.ep);
-  if (ep > 1 && c.moe_layers > 0) {
-    const Link ep_link = group_link(gpu, ep * tp, s.gpus_per_node, links);
-    const double e = static_cast<double>(ep);
-    const double bytes = mb_tokens / t * static_cast<double>(c.experts_per_token) * hidden *
-                         links.activation_bytes * (e - 1.0) / e;
-    ep_mb = 4.0 * static_cast<double>(c.moe_layers) / p *
-            (bytes / ep_link.bytes_per_s + ep_link.latency_s);
-  }
+// Context parallelism (Megatron-Core / Transformer Engine, cp_comm_type "p2p"; Liu et al.
+// 2023, Ring Attention, sec. 3): per layer the key/value blocks of the local seq / cp tokens
+// travel cp - 1 ring steps forward, and keys/values plus their gradients (twice the bytes)
+// backward, each step overlapped with the attention of the block in hand. Exposed like other
+// overlapped traffic; the rest hides behind the attention kernels (forward + backward = 3 x
+// the attention forward). Counted with the tensor-parallel collectives (model-parallel
+// activation traffic in the critical path).
+double context_parallel_comm(const StepShape& h) {
+  if (h.cp <= 1) return 0;
+  const Scenario& s = h.s;
+  const Link cp_link = group_link(h.gpu, h.tp * h.cp, s.gpus_per_node, h.links);
+  const double kv_bytes =
+      h.mb_tokens * 2.0 * static_cast<double>(s.model.kv_width()) / h.t * h.links.activation_bytes;
+  const double steps = static_cast<double>(h.cp - 1);
+  const double attn_layers = static_cast<double>(h.c.full_layers + h.c.window_layers);
+  const double ring = 3.0 * steps * (kv_bytes / cp_link.bytes_per_s + cp_link.latency_s);
+  const double attn_time =
+      h.mb_tokens * h.f.attn / std::max(1.0, attn_layers) / h.t * h.attn_s_per_flop;
+  return attn_layers / h.p * exposed(ring, attn_time, h.eng.overlap);
+}
 
-  const double overhead = eng.step_overhead_s;  // per micro-batch: launches, Python, data
-  const double body_mb =
-      gemm_body + elem + scores + gemm_rec + elem_rec + scores_rec + tp_body + ep_mb;
-  const double last_mb = body_mb + gemm_head + loss + tp_head;
+// MoE expert parallelism: a dispatch and a combine all-to-all forward and again backward per
+// MoE layer, top-k copies of each token's hidden state (Lepikhin et al. 2020, GShard sec. 2.2;
+// Megatron-Core token dispatcher). An all-to-all ships (ep - 1) / ep of the bytes.
+double expert_parallel_comm(const StepShape& h) {
+  if (h.ep <= 1 || h.c.moe_layers <= 0) return 0;
+  const Link ep_link = group_link(h.gpu, h.ep * h.tp, h.s.gpus_per_node, h.links);
+  const double e = static_cast<double>(h.ep);
+  const double bytes = h.mb_tokens / h.t * static_cast<double>(h.c.experts_per_token) * h.hidden *
+                       h.links.activation_bytes * (e - 1.0) / e;
+  return 4.0 * static_cast<double>(h.c.moe_layers) / h.p *
+         (bytes / ep_link.bytes_per_s + ep_link.latency_s);
+}
+
+// Pipeline fill and drain and the stage-boundary sends; `body_mb` is one body-stage
+// micro-batch.
+void add_pipeline(const StepShape& h, double body_mb, TrainingSpeed& r) {
+  if (h.pp <= 1) return;
   StepBreakdown& br = r.breakdown;
-  // 1F1B (and interleaved) schedules: the slowest (last) stage paces the m micro-batches; the
-  // fill and drain cost (p - 1) / v body-stage micro-batch times (Narayanan et al. 2021,
-  // sec. 2.2.1-2.2.2: bubble fraction (p - 1) / (v m)).
-  br.compute = m * (gemm_body + elem + scores + gemm_head + loss + overhead);
-  br.recompute = m * (gemm_rec + elem_rec + scores_rec);
-  br.tp_comm = m * (tp_body + tp_head);
-  br.ep_comm = m * ep_mb;
-  if (pp > 1 && s.engine == "hf") {
+  const double p = h.p, m = h.m, v = h.v;
+  if (h.s.engine == "hf") {
     // Hugging Face device_map splits the layers over the GPUs with no pipeline schedule: each
     // micro-batch visits the stages in turn while the others wait (transformers docs,
     // "Efficient training on multiple GPUs", naive pipeline parallelism): m x p stage times.
     r.bubble = (p - 1.0) / p;
     br.pp_bubble = m * (p - 1.0) * body_mb;
-  } else if (pp > 1) {
-    r.bubble = (p - 1.0) / (v * m);
-    br.pp_bubble = (p - 1.0) / v * body_mb;
-    // Stage boundaries: the activation forward and its gradient backward for every model chunk
-    // (v of them per GPU); with the scatter/gather optimisation each tensor rank sends 1/t
-    // (Narayanan et al. 2021, sec. 4.1). Blocking sends in the 1F1B schedule.
-    const Link pp_link = group_link(gpu, tp * pp, s.gpus_per_node, links);
-    const double bytes = mb_tokens * hidden * links.activation_bytes / t;
-    br.pp_bubble += m * 2.0 * v * (bytes / pp_link.bytes_per_s + pp_link.latency_s);
+    return;
   }
+  // 1F1B (and interleaved) schedules: the slowest (last) stage paces the m micro-batches; the
+  // fill and drain cost (p - 1) / v body-stage micro-batch times (Narayanan et al. 2021,
+  // sec. 2.2.1-2.2.2: bubble fraction (p - 1) / (v m)).
+  r.bubble = (p - 1.0) / (v * m);
+  br.pp_bubble = (p - 1.0) / v * body_mb;
+  // Stage boundaries: the activation forward and its gradient backward for every model chunk
+  // (v of them per GPU); with the scatter/gather optimisation each tensor rank sends 1/t
+  // (Narayanan et al. 2021, sec. 4.1). Blocking sends in the 1F1B schedule.
+  const Link pp_link = group_link(h.gpu, h.tp * h.pp, h.s.gpus_per_node, h.links);
+  const double bytes = h.mb_tokens * h.hidden * h.links.activation_bytes / h.t;
+  br.pp_bubble += m * 2.0 * v * (bytes / pp_link.bytes_per_s + pp_link.latency_s);
+}
 
-  // Data parallelism, for this GPU's shard of the trainable weights.
-  const double shard = t * p;
-  const double grad_bytes_per_value = r.dtype == "fp32" ? 4.0 : 2.0;
-  const double trainable = is_lora(s.task) ? lora_params(s.model, s.training, false)
-                                           : static_cast<double>(count_params(s.model).total);
-  const double grads = trainable / shard * grad_bytes_per_value;
-  const double backward_window = last_mb * 2.0 / 3.0;  // backward of the last micro-batch
-  if (dp > 1) {
+double grad_bytes_per_value(const TrainingSpeed& r) {
+  return r.dtype == "fp32" ? 4.0 : 2.0;
+}
+double trainable_params(const StepShape& h) {
+  return is_lora(h.s.task) ? lora_params(h.s.model, h.s.training, false) : h.params;
+}
+
+// Data parallelism, for this GPU's shard of the trainable weights; `last_mb` is one last-stage
+// micro-batch.
+void add_data_parallel(const StepShape& h, double last_mb, TrainingSpeed& r) {
+  const Scenario& s = h.s;
+  StepBreakdown& br = r.breakdown;
+  const double shard = h.t * h.p;
+  const double grads = trainable_params(h) / shard * grad_bytes_per_value(r);
+  if (h.dp > 1) {
     if (s.training.zero_stage >= 3) {
       // ZeRO-3 / FSDP (Rajbhandari et al. 2020, sec. 5.3 and 7.2.2): every micro-batch gathers
       // the parameters for its forward and again for its backward, and reduce-scatters its
       // gradients; prefetching hides them behind that micro-batch's compute.
-      const double params = static_cast<double>(count_params(s.model).total) / shard *
-                            (frozen ? s.weights.bytes_per_value() : grad_bytes_per_value);
+      const double params =
+          h.params / shard * (h.frozen ? s.weights.bytes_per_value() : grad_bytes_per_value(r));
       const double per_mb =
-          2.0 * allgather_s(params, dp, dp_link) + allgather_s(grads, dp, dp_link);
-      r.dp_comm_s = m * per_mb;
-      br.dp_comm = m * exposed(per_mb, last_mb, eng.overlap);
+          2.0 * allgather_s(params, h.dp, h.dp_link) + allgather_s(grads, h.dp, h.dp_link);
+      r.dp_comm_s = h.m * per_mb;
+      br.dp_comm = h.m * exposed(per_mb, last_mb, h.eng.overlap);
     } else {
       // ZeRO 0-2: one all-reduce (ZeRO-1/2: reduce-scatter + all-gather, the same volume,
       // Rajbhandari et al. 2020 sec. 7.2.1) of the gradients after the last micro-batch,
       // bucketed behind its backward.
-      r.dp_comm_s = allreduce_s(grads, dp, dp_link);
-      br.dp_comm = exposed(r.dp_comm_s, backward_window, eng.overlap);
+      r.dp_comm_s = allreduce_s(grads, h.dp, h.dp_link);
+      br.dp_comm = exposed(r.dp_comm_s, last_mb * 2.0 / 3.0, h.eng.overlap);
     }
   }
-  if (pp > 1 && s.model.tied_embeddings && !frozen) {
+  if (h.pp > 1 && s.model.tied_embeddings && !h.frozen) {
     // Tied input embedding and LM head live on the first and last stage: their gradients are
     // all-reduced between the two after the flush (Megatron _allreduce_embedding_grads).
-    const Link pp_link = group_link(gpu, tp * pp, s.gpus_per_node, links);
-    br.dp_comm += allreduce_s(vocab * hidden / t * grad_bytes_per_value, 2, pp_link);
+    const Link pp_link = group_link(h.gpu, h.tp * h.pp, s.gpus_per_node, h.links);
+    br.dp_comm += allreduce_s(h.vocab * h.hidden / h.t * grad_bytes_per_value(r), 2, pp_link);
   }
+}
 
-  // Optimizer step: bandwidth-bound over the states of this GPU's shard (ZeRO-1+ shards them
-  // over dp as well).
+// Optimizer step: bandwidth-bound over the states of this GPU's shard (ZeRO-1+ shards them
+// over dp as well), on the GPU or, offloaded, on the host with the PCIe copies.
+void add_optimizer_and_offload(const StepShape& h, double last_mb, TrainingSpeed& r) {
+  const Scenario& s = h.s;
+  StepBreakdown& br = r.breakdown;
+  const double shard = h.t * h.p;
   const double opt_params =
-      trainable / shard / (s.training.zero_stage >= 1 ? static_cast<double>(dp) : 1.0);
+      trainable_params(h) / shard / (s.training.zero_stage >= 1 ? static_cast<double>(h.dp) : 1.0);
   const double opt_bytes = opt_params * optimizer_bytes_per_param(s.training);
-  const bool offload_opt = s.training.offload != "none";
-  if (!offload_opt && hbm > 0) br.optimizer = opt_bytes / (hbm * eng.optimizer_bw_eff);
-  if (offload_opt) {
-    // ZeRO-Offload (Ren et al. 2021, sec. 4.1-4.2): the 16-bit gradients go to the host during
-    // the backward, the CPU runs Adam over the fp32 master weights and states (host-memory
-    // bound, the same bytes as on the GPU), and the updated 16-bit weights come back before the
-    // next forward. Only the gradient copy overlaps.
-    const double pcie = gpu.pcie_bytes_per_s() * links.pcie_eff;
-    const double down = opt_params * grad_bytes_per_value / pcie + links.pcie_latency_s;
-    const double up = opt_params * 2.0 / pcie + links.pcie_latency_s;
-    br.offload = exposed(down, backward_window, eng.overlap) + up +
-                 opt_bytes / links.host_memory_bytes_per_s;
-    if (s.training.offload == "optimizer+params") {
-      // Parameters live on the host too (ZeRO-Infinity, Rajbhandari et al. 2021 sec. 5; FSDP
-      // CPUOffload): each micro-batch copies this GPU's shard in for the forward and again for
-      // the backward, prefetched behind the micro-batch's compute.
-      const double param_shard = static_cast<double>(count_params(s.model).total) / shard /
-                                 (s.training.zero_stage >= 3 ? static_cast<double>(dp) : 1.0) *
-                                 s.weights.bytes_per_value();
-      const double fetch = 2.0 * (param_shard / pcie + links.pcie_latency_s);
-      br.offload += m * exposed(fetch, last_mb, eng.overlap);
-    }
+  if (s.training.offload == "none") {
+    if (h.hbm > 0) br.optimizer = opt_bytes / (h.hbm * h.eng.optimizer_bw_eff);
+    return;
   }
+  // ZeRO-Offload (Ren et al. 2021, sec. 4.1-4.2): the 16-bit gradients go to the host during
+  // the backward, the CPU runs Adam over the fp32 master weights and states (host-memory
+  // bound, the same bytes as on the GPU), and the updated 16-bit weights come back before the
+  // next forward. Only the gradient copy overlaps.
+  const double pcie = h.gpu.pcie_bytes_per_s() * h.links.pcie_eff;
+  const double down = opt_params * grad_bytes_per_value(r) / pcie + h.links.pcie_latency_s;
+  const double up = opt_params * 2.0 / pcie + h.links.pcie_latency_s;
+  br.offload = exposed(down, last_mb * 2.0 / 3.0, h.eng.overlap) + up +
+               opt_bytes / h.links.host_memory_bytes_per_s;
+  if (s.training.offload == "optimizer+params") {
+    // Parameters live on the host too (ZeRO-Infinity, Rajbhandari et al. 2021 sec. 5; FSDP
+    // CPUOffload): each micro-batch copies this GPU's shard in for the forward and again for
+    // the backward, prefetched behind the micro-batch's compute.
+    const double param_shard = h.params / shard /
+                               (s.training.zero_stage >= 3 ? static_cast<double>(h.dp) : 1.0) *
+                               s.weights.bytes_per_value();
+    const double fetch = 2.0 * (param_shard / pcie + h.links.pcie_latency_s);
+    br.offload += h.m * exposed(fetch, last_mb, h.eng.overlap);
+  }
+}
+
+// Model FLOPs for MFU (Chowdhery et al. 2022, PaLM appendix B): 6N + 12 L H Q T per token,
+// attention counted without the causal saving, as llm-foundry and Megatron report it; N holds
+// the LM head (Narayanan et al. 2021, appendix: the V / (12 h l) term). Frozen weights (LoRA,
+// freeze-tuning) need no weight gradients, so the work the step requires is 4N.
+double model_flops_per_token(const StepShape& h) {
+  return (h.frozen ? 2.0 : 3.0) * (h.f.layers + h.f.head) +
+         3.0 * h.c.attn_width * h.seq *
+             static_cast<double>(h.c.full_layers + h.c.window_layers + h.c.linear_layers);
+}
+
+}  // namespace
+
+std::optional<TrainingSpeed> training_speed(const Scenario& s, const SpeedProfile& profile,
+                                            std::string& why) {
+  if (!s.gpu) {
+    why = "no gpu given";
+    return std::nullopt;
+  }
+  const bool cv = s.task == Task::kCvTrain;
+  TrainingSpeed r;
+  r.dtype = training_dtype(s.training.mixed_precision, *s.gpu, cv);
+  const auto peak = s.gpu->dense_flops(r.dtype);
+  if (!peak || *peak <= 0) {
+    why = "the GPU catalog lacks a " + r.dtype + " rate for " + s.gpu->id;
+    return std::nullopt;
+  }
+  if (cv) return cv_training_speed(s, profile, *peak, std::move(r), why);
+
+  const StepShape h = step_shape(s, profile, *peak);
+  r.hardware_flops_per_token = training_flops_per_token(s, h.c);
+  r.model_flops_per_token = model_flops_per_token(h);
+  const StageWork w = stage_work(h);
+  ModelParallelComm mp;
+  add_tensor_parallel_comm(h, mp);
+  mp.tp_body += context_parallel_comm(h);
+  mp.ep = expert_parallel_comm(h);
+
+  const double overhead = h.eng.step_overhead_s;  // per micro-batch: launches, Python, data
+  const double body_mb = w.forward() + w.replay() + mp.tp_body + mp.ep;
+  const double last_mb = body_mb + w.gemm_head + w.loss + mp.tp_head;
+  StepBreakdown& br = r.breakdown;
+  // The slowest (last) stage paces the m micro-batches.
+  br.compute = h.m * (w.forward() + w.gemm_head + w.loss + overhead);
+  br.recompute = h.m * w.replay();
+  br.tp_comm = h.m * (mp.tp_body + mp.tp_head);
+  br.ep_comm = h.m * mp.ep;
+  add_pipeline(h, body_mb, r);
+  add_data_parallel(h, last_mb, r);
+  add_optimizer_and_offload(h, last_mb, r);
 
   r.compute_s = br.compute + br.recompute;
   r.tp_comm_s = br.tp_comm;
   r.step_time_s = br.total();
-  r.tokens_per_s = tokens / r.step_time_s;
-  r.tokens_per_s_per_gpu = r.tokens_per_s / static_cast<double>(gpus);
+  r.tokens_per_s = h.global_batch * h.seq / r.step_time_s;
+  r.tokens_per_s_per_gpu = r.tokens_per_s / static_cast<double>(h.gpus);
   r.tflops_per_gpu = r.model_flops_per_token * r.tokens_per_s_per_gpu / 1e12;
   r.mfu = r.tflops_per_gpu * 1e12 / *peak;
   if (s.training.tokens > 0) r.time_to_train_s = s.training.tokens / r.tokens_per_s;

@@ -19,6 +19,11 @@ constexpr double kRate = 312e12 * 0.5;
 constexpr double kHbm = 2039e9;
 constexpr double kPcie = 16 * 1.969e9;
 
+// The shipped inference section: these profiles are for training, but a profile holds both.
+nlohmann::json shipped_inference() {
+  return Catalog::builtin().speed().doc().at("inference");
+}
+
 SpeedProfile round_profile(double elementwise = 0, double overlap = 0) {
   return SpeedProfile::from_json(nlohmann::json{{"achievable_matmul", {{"default", 1.0}}},
                                                 {"links",
@@ -39,7 +44,15 @@ SpeedProfile round_profile(double elementwise = 0, double overlap = 0) {
                                                     {"step_overhead_ms", 0.0},
                                                     {"elementwise_bytes_per_hidden", elementwise},
                                                     {"eager_score_bytes", 32.0},
-                                                    {"optimizer_bw_eff", 1.0}}}}}});
+                                                    {"optimizer_bw_eff", 1.0},
+                                                    {"lora_bytes_per_in_feature", 18.0},
+                                                    {"lora_bytes_per_out_feature", 36.0}}},
+                                                  // speed.json's LoRA costs, stated (no C++
+                                                  // fallback holds them any more).
+                                                  {"qlora_dequant_cost", 0.35},
+                                                  {"lora_extra_cost", 0.1}}},
+                                                {"inference", shipped_inference()},
+                                                {"cv", {{"step_overhead_ms", 5.0}}}});
 }
 
 // GPT-2-shaped model: h = 1024, 4 layers, 16 heads, ffn 4096, vocab 1000, 1024 positions, tied
@@ -128,6 +141,31 @@ TEST(TrainingSpeed, EagerAttentionPaysForTheMaskedHalfAndTheScores) {
   const double flops = 3 * kAttnFwd * kTokens / kRate;
   const double bytes = kTokens * kS * 16 * 32 * kL / kHbm;
   EXPECT_NEAR(eager.step_time_s - flash.step_time_s, flops + bytes, 0.001 * (flops + bytes));
+}
+
+TEST(TrainingSpeed, FlashAttentionRunsAtItsOwnTrainingRates) {
+  // With measured FlashAttention rates the attention core leaves the GEMMs (3 x its forward at
+  // the GEMM rate, 0.5 of the dense rate here) and runs its forward at the forward fraction
+  // (0.5 here) and its backward, 2.5 x the forward FLOPs because it recomputes QK^T (Dao et al.
+  // 2022 sec. 3.1), at the backward fraction (0.25 here):
+  // kAttnFwd x tokens x (1 / 156e12 + 2.5 / 78e12) = 8.389e6 x 1024 x 6 / 1.56e14 = 330.4 us,
+  // against 3 x 8.389e6 x 1024 / 1.56e14 = 165.2 us with the GEMMs: +165.2 us. A full replay
+  // runs the attention forward again at the forward rate: +55.1 us either way.
+  Scenario s = small();
+  const SpeedProfile gemm = round_profile();
+  nlohmann::json doc = gemm.doc();
+  doc["attention_kernels"] = {{"fa2", {{"default", 0.5}}}};
+  doc["training"]["attention_backward"] = {{"default", 0.25}};
+  const SpeedProfile fa = SpeedProfile::from_json(doc);
+  const double extra = 3 * kAttnFwd * kTokens / kRate;
+  EXPECT_NEAR(step(s, fa).step_time_s - step(s, gemm).step_time_s, extra, 0.001 * extra);
+  s.training.recompute = Recompute::kFull;
+  const TrainingSpeed full = step(s, fa);
+  const double replay = (kLayerFwd + kAttnFwd) * kTokens / kRate;
+  EXPECT_NEAR(full.breakdown.recompute, replay, 0.002 * replay);
+  // Eager attention keeps the GEMM path whatever the tables say.
+  s.training.flash_attention = false;
+  EXPECT_DOUBLE_EQ(step(s, fa).step_time_s, step(s, gemm).step_time_s);
 }
 
 TEST(TrainingSpeed, SequenceParallelismSplitsTheReplicatedActivations) {

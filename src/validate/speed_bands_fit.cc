@@ -11,10 +11,11 @@
 namespace gpusizer {
 namespace {
 
-// Fewer rows than these give percentiles too coarse to stand for a kind or an engine: 10th and
-// 90th percentiles of 8 rows already interpolate between the two extreme pairs.
+// Fewer rows than these are too few to stand for a kind or an engine.
 constexpr int kMinKindRows = 8;
 constexpr int kMinEngineRows = 10;
+// Share of new measurements a band aims to hold.
+constexpr double kCoverage = 0.9;
 
 struct RowError {
   std::string kind, engine, use;
@@ -44,10 +45,24 @@ double rate_error(const RowError& r) {
   return r.figure.is_time ? r.measured / r.predicted - 1 : r.predicted / r.measured - 1;
 }
 
+// Distribution-free prediction interval from order statistics (Wilks 1941, "Determination of
+// sample sizes for setting tolerance limits"; split conformal prediction, Lei et al. 2018,
+// "Distribution-free predictive inference for regression", sec. 2.2): for n exchangeable errors
+// sorted e(1) <= ... <= e(n), a new error falls in [e(k), e(n+1-k)] with probability
+// (n + 1 - 2k) / (n + 1). k is the largest rank that keeps this at kCoverage or more, at least 1
+// (the calibration range itself, which holds (n - 1) / (n + 1) of new errors when n is small).
+// Percentiles of the calibration rows (the 10th to 90th before) hold 80% of those rows but fewer
+// of the check half's, whose sources the calibration never saw.
+int outer_rank(size_t n) {
+  const double k = std::floor((1 - kCoverage) / 2 * static_cast<double>(n + 1));
+  return std::max(1, static_cast<int>(k));
+}
+
 SpeedBand band_from(const std::string& kind, const std::string& engine,
-                    const std::vector<double>& errors) {
-  return {kind, engine, quantile(errors, 0.1), quantile(errors, 0.9),
-          static_cast<int>(errors.size())};
+                    std::vector<double> errors) {
+  std::sort(errors.begin(), errors.end());
+  const auto k = static_cast<size_t>(outer_rank(errors.size()));
+  return {kind, engine, errors[k - 1], errors[errors.size() - k], static_cast<int>(errors.size())};
 }
 
 }  // namespace
@@ -63,8 +78,10 @@ SpeedBands derive_speed_bands(const std::vector<PreparedCase>& cases, const Spee
   }
   SpeedBands bands;
   bands.source =
-      "gpusizer validate --bands: 10th and 90th percentiles of the rate error on the "
-      "calibration rows of data/validation/throughput_cases.jsonl (engines with at least " +
+      "gpusizer validate --bands: the k-th smallest and k-th largest rate error of the n "
+      "calibration rows of data/validation/throughput_cases.jsonl, k = max(1, floor(0.05 (n + "
+      "1))): a distribution-free interval that holds at least 90% of new errors when n >= 19 "
+      "and (n - 1) / (n + 1) below (Wilks 1941) (engines with at least " +
       std::to_string(kMinEngineRows) + " rows get their own band, kinds need " +
       std::to_string(kMinKindRows) + ")";
   bands.date = date;
