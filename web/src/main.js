@@ -9,6 +9,9 @@ import './style.css';
 import { initialLanguage, setLanguage, t, language } from './i18n.js';
 import { gib, gb, toGiB, rate, usd, money, duration, num, fixed } from './format.js';
 import { NUMERIC, parseNumber, checkField, fieldOfMessage } from './validate.js';
+import {
+  trafficOf, renderLoad, renderStep, fleetColumns, trainColumns, PERCENTILES,
+} from './planner.js';
 
 Chart.register(BarController, BarElement, LineController, LineElement, PointElement,
   CategoryScale, LinearScale, LogarithmicScale, Legend, Tooltip);
@@ -43,6 +46,8 @@ const DEFAULTS = {
   tp: '1', pp: '1', dp: '1', recommend: false, gpu: 'a100-sxm4-80gb', gpu_count: '',
   objective: 'cost', allow_quantization: false, deployment: 'any', region: 'any', max_gpus: '',
   min_tokens_per_s: '', max_ttft_ms: '', budget_usd: '',
+  requests_per_s: '', prompt_len_p90: '', output_len_p90: '', ttft_ms: '', tpot_ms: '', percentile: '90',
+  rack_budget_watts: '', only_gpu: false,
   extra: '',  // an applied change's scenario keys that no control holds, as merge-patch JSON
 };
 /** Where a change's patch keys land in the form: top-level keys, and those inside training/parallel. */
@@ -104,6 +109,7 @@ function fillStaticSelects() {
   fillSelect('objective', ['cost', 'speed', 'power'], 'objective');
   fillSelect('deployment', ['any', 'cloud', 'on_prem'], 'deployment');
   fillSelect('region', ['any', 'cn'], 'region');
+  fillSelect('percentile', PERCENTILES, 'pct');
   fillEngines();
 }
 
@@ -278,6 +284,7 @@ function scenarioOf(state) {
   if (!training) {
     for (const key of ['prompt_len', 'output_len']) if (state[key] !== '') s[key] = intOf(state[key]);
     if (PREALLOC.has(state.engine || resolvedEngine) && state.gpu_memory_utilization !== '') s.gpu_memory_utilization = intOf(state.gpu_memory_utilization);
+    Object.assign(s, trafficOf(state, intOf));  // serving at a request rate, within targets
   } else {
     const tr = {
       optimizer: state.optimizer,
@@ -298,10 +305,11 @@ function scenarioOf(state) {
   const parallel = {};
   for (const key of cv ? ['dp'] : ['tp', 'pp', 'dp']) if (state[key] !== '' && state[key] !== '1') parallel[key] = intOf(state[key]);
   if (Object.keys(parallel).length) s.parallel = parallel;
-  if (!state.recommend) {
+  if (!state.recommend || state.only_gpu) {
     if (state.gpu) s.gpu = state.gpu;
     if (state.gpu_count !== '') s.gpu_count = intOf(state.gpu_count);
   }
+  if (state.rack_budget_watts !== '') s.facility = { rack_budget_watts: intOf(state.rack_budget_watts) };
   return state.extra ? mergePatch(s, JSON.parse(state.extra)) : s;
 }
 
@@ -320,7 +328,7 @@ function showSections(state) {
     $('image_size').placeholder = m && m.resolution ? String(m.resolution) : '';
     $('image_size-help').textContent = m && m.resolution ? t('image_size_help', { n: m.resolution }) : '';
   }
-  for (const el of document.querySelectorAll('.gpu-only')) el.hidden = state.recommend;
+  for (const el of document.querySelectorAll('.gpu-only')) el.hidden = state.recommend && !state.only_gpu;
   for (const el of document.querySelectorAll('.rec-only')) el.hidden = !state.recommend;
   $('estimate-view').hidden = state.recommend;
   $('recommend-view').hidden = !state.recommend;
@@ -767,6 +775,7 @@ function renderEstimate(estimate, scenario) {
   }
   $('cost-sub').textContent = [
     c.usd_per_million_tokens !== undefined ? t('per_mtok', { x: usd(c.usd_per_million_tokens) }) : null,
+    c.usd_total !== undefined ? t('run_cost', { x: usd(c.usd_total) }) : null,
     w.gpu_watts !== undefined ? t('gpu_watts', { w: num(w.gpu_watts, 0) }) : null,
     w.node_watts !== undefined ? t('node_watts', { w: num(w.node_watts, 0) }) : null,
     w.btu_per_hour !== undefined ? `${num(w.btu_per_hour, 0)} BTU/h` : null,
@@ -776,6 +785,8 @@ function renderEstimate(estimate, scenario) {
   renderOwnership(c.ownership);
   renderMemory(estimate);
   renderPerformance(p, scenario.task === 'cv-train');
+  renderLoad(p, scenario);
+  renderStep('step', p, t('step_caption_estimate', { s: fixed(p.step_time_s, 3) }));
   renderWarnings(estimate.warnings || []);
   renderBasis(estimate.basis || {});
 }
@@ -1112,18 +1123,56 @@ const OPTION_COLUMNS = [
 ];
 
 let lastRecommendation = null;
+let lastRequest = null;  // the recommend request the table answers (traffic, task)
+let columns = OPTION_COLUMNS;  // the table's columns for that request
+const TRAIN_TASKS = new Set(['lora', 'qlora', 'full', 'freeze', 'pretrain']);
+const METRIC_COLUMN = { key: 'metric', label: 'metric', num: true, get: (o) => o.objective_value ?? NaN, show: (o) => rate(o.objective_value) };
+
+/** The columns for a request: the fleet at a request rate, the training layout, or the plain set. */
+function columnsFor(request, options) {
+  if (request && request.traffic) {
+    // Racks only where the answer counts them (a rack budget).
+    const racked = options.some((o) => Number.isFinite(o.racks ?? o.estimate?.power?.racks));
+    const fleet = fleetColumns(layoutOf, request.slo || {}).filter((c) => c.key !== 'racks' || racked);
+    return request.objective && request.objective !== 'cost' ? [...fleet, METRIC_COLUMN] : fleet;
+  }
+  // Training: the run cost ranks as the cost metric does (same tokens), so the metric shows only for speed or power.
+  if (request && TRAIN_TASKS.has(request.task)) return request.objective && request.objective !== 'cost' ? [...trainColumns(), METRIC_COLUMN] : trainColumns();
+  return OPTION_COLUMNS;
+}
+
+const cellText = (c, o) => (c.show ? c.show(o) : String(c.get(o) ?? ''));
+
+/** The columns marked `fold` that read the same on every option leave the table and are said once
+ *  above it ("Same for every option: ZeRO 0; offload none"), so the table fits beside the form. */
+function foldColumns(cols, options) {
+  const same = options.length > 1 ? cols.filter((c) => c.fold && new Set(options.map((o) => cellText(c, o))).size === 1) : [];
+  $('options-same').textContent = same.length
+    ? t('options_same', { list: same.map((c) => `${t(`col_${c.label}`, c.vars)} ${cellText(c, options[0])}`).join('; ') })
+    : '';
+  $('options-same').hidden = same.length === 0;
+  return cols.filter((c) => !same.includes(c));
+}
+
+/** The name of the ranking metric: per million requests at a rate, training tokens when training. */
+function metricLabel(objective) {
+  if (objective === 'cost' && lastRequest && lastRequest.traffic) return t('metric_cost_requests');
+  if (objective === 'cost' && lastRequest && TRAIN_TASKS.has(lastRequest.task)) return t('metric_cost_train');
+  return t(`metric_${objective}`);
+}
 let userGpuPlace = null;  // {option} or {why} for the user's own GPU, from a second request
 
 function optionRows(o, recommendation) {
   const tr = document.createElement('tr');
   tr.dataset.gpu = o.gpu;
+  tr.dataset.rank = String(o.rank);
   const mine = o.gpu === userGpu();
   if (mine) tr.classList.add('mine');
-  for (const c of OPTION_COLUMNS) {
+  for (const c of columns) {
     const td = document.createElement('td');
     if (c.num) td.className = 'num';
     if (c.cls) td.classList.add(c.cls);
-    td.dataset.label = t(`col_${c.label}`);
+    td.dataset.label = t(`col_${c.label}`, c.vars);
     td.textContent = c.show ? c.show(o) : String(c.get(o) ?? '');
     if (c.key === 'gpu' && mine) {
       const badge = document.createElement('span');
@@ -1150,13 +1199,24 @@ function optionRows(o, recommendation) {
   use.setAttribute('aria-label', t('use_option_label', { gpu: o.gpu_name || gpuName(o.gpu), n: o.gpu_count ?? 1 }));
   use.addEventListener('click', () => useOption(o));
   actions.append(why, ' ', use);
+  if (o.estimate?.performance?.step_breakdown_s) {
+    // A training layout: its step by part is drawn under the table.
+    const step = document.createElement('button');
+    step.type = 'button';
+    step.className = 'secondary small step';
+    step.textContent = t('show_step');
+    step.setAttribute('aria-label', t('show_step_label', { gpu: o.gpu_name || gpuName(o.gpu), n: o.gpu_count ?? 1, rank: o.rank }));
+    step.setAttribute('aria-controls', 'rec-step-section');
+    step.addEventListener('click', () => { showOptionStep(o); $('rec-step-title').focus(); });
+    actions.append(' ', step);
+  }
   tr.append(actions);
   const detail = document.createElement('tr');
   detail.className = 'why-row';
   detail.id = detailId;
   detail.hidden = true;
   const cell = document.createElement('td');
-  cell.colSpan = OPTION_COLUMNS.length + 1;
+  cell.colSpan = columns.length + 1;
   const list = document.createElement('ul');
   list.lang = serverLang();  // the server's reasons, in the language it answered in
   for (const r of [...(o.reasons || []), ...(o.warnings || [])]) {
@@ -1181,6 +1241,19 @@ function useOption(o) {
   const patch = { recommend: false, gpu: o.gpu, gpu_count: o.gpu_count ? String(o.gpu_count) : '' };
   if (o.weights) patch.weights = o.weights;
   if (o.parallel) for (const k of ['tp', 'pp', 'dp']) if (o.parallel[k]) patch[k] = String(o.parallel[k]);
+  if (o.training && TRAIN_TASKS.has($('task').value)) {
+    // The layout's training settings the form holds; the rest (cp, offload, ...) ride in 'extra'.
+    const tr = o.training;
+    if (tr.batch) patch.batch = String(tr.batch);
+    if (tr.grad_accum) patch.grad_accum = String(tr.grad_accum);
+    if (tr.zero_stage !== undefined) patch.zero_stage = String(tr.zero_stage);
+    if (tr.gradient_checkpointing !== undefined) patch.gradient_checkpointing = tr.gradient_checkpointing === 'none' || tr.gradient_checkpointing === false ? 'false' : tr.gradient_checkpointing === true ? 'full' : String(tr.gradient_checkpointing);
+    const rest = {};
+    for (const k of ['cp', 'ep', 'pp_interleave', 'sequence_parallel']) if (o.parallel && o.parallel[k] !== undefined && o.parallel[k] !== 1 && o.parallel[k] !== false) rest[k] = o.parallel[k];
+    const extra = Object.keys(rest).length ? { parallel: rest } : {};
+    if (tr.offload && tr.offload !== 'none') extra.training = { offload: tr.offload };
+    if (Object.keys(extra).length) extraPatch = mergePatch(extraPatch || {}, extra);
+  }
   writeForm(patch);
   pushNext = true;
   focusNext = true;
@@ -1189,10 +1262,23 @@ function useOption(o) {
 
 const userGpu = () => $('gpu').value;
 
-function renderOptions(recommendation) {
+/** The step of a training option by part, under the table (the first option's until one is chosen). */
+function showOptionStep(o) {
+  const title = $('rec-step-title');
+  title.textContent = t('rec_step_title', { rank: o.rank, n: o.gpu_count ?? 1, gpu: o.gpu_name || gpuName(o.gpu) });
+  title.tabIndex = -1;
+  renderStep('rec-step', o.estimate?.performance, t('step_caption_option', { rank: o.rank, s: fixed(o.estimate?.performance?.step_time_s, 3) }));
+  for (const b of document.querySelectorAll('#options-table button.step')) b.setAttribute('aria-pressed', 'false');
+  const row = [...document.querySelectorAll('#options-table tbody tr:not(.why-row)')].find((tr) => tr.dataset.rank === String(o.rank));
+  if (row && row.querySelector('button.step')) row.querySelector('button.step').setAttribute('aria-pressed', 'true');
+}
+
+function renderOptions(recommendation, request = lastRequest) {
   lastRecommendation = recommendation;
+  lastRequest = request;
   const options = (recommendation.options || []).map((o, i) => ({ ...o, rank: i + 1 }));
-  const col = OPTION_COLUMNS.find((c) => c.key === optionsSort.key) || OPTION_COLUMNS[0];
+  columns = foldColumns(columnsFor(request, options), options);
+  const col = columns.find((c) => c.key === optionsSort.key) || columns[0];
   options.sort((a, b) => {
     const x = col.get(a);
     const y = col.get(b);
@@ -1200,8 +1286,10 @@ function renderOptions(recommendation) {
     return String(x).localeCompare(String(y)) * optionsSort.dir;
   });
   const table = $('options-table');
+  table.classList.toggle('train', Boolean(request && TRAIN_TASKS.has(request.task)));
+  table.classList.toggle('fleet', Boolean(request && request.traffic));
   const objective = recommendation.objective || 'cost';
-  table.tHead.rows[0].replaceChildren(...OPTION_COLUMNS.map((c) => {
+  table.tHead.rows[0].replaceChildren(...columns.map((c) => {
     const th = document.createElement('th');
     th.scope = 'col';
     if (c.num) th.className = 'num';
@@ -1209,22 +1297,26 @@ function renderOptions(recommendation) {
     const button = document.createElement('button');
     button.type = 'button';
     button.className = 'sort';
-    const label = c.key === 'metric' ? t(`metric_${objective}`) : c.key === 'speed' && options[0] && options[0].estimate?.performance?.train_tokens_per_s !== undefined ? t('col_train_throughput') : t(`col_${c.label}`);
+    const label = c.key === 'metric' ? metricLabel(objective) : c.key === 'speed' && options[0] && options[0].estimate?.performance?.train_tokens_per_s !== undefined ? t('col_train_throughput') : t(`col_${c.label}`, c.vars);
     button.textContent = label + (c.key === optionsSort.key ? (optionsSort.dir > 0 ? ' ▲' : ' ▼') : '');
     button.addEventListener('click', () => {
       optionsSort = { key: c.key, dir: optionsSort.key === c.key ? -optionsSort.dir : 1 };
       renderOptions(recommendation);
-      table.querySelector(`th:nth-child(${OPTION_COLUMNS.indexOf(c) + 1}) button`).focus();
+      table.querySelector(`th:nth-child(${columns.indexOf(c) + 1}) button`).focus();
     });
     th.append(button);
     return th;
   }), Object.assign(document.createElement('th'), { scope: 'col', textContent: t('col_actions') }));
   table.tBodies[0].replaceChildren(...options.flatMap((o) => optionRows(o, recommendation)));
+  const best = options.find((o) => o.rank === 1);
+  if (best && best.estimate?.performance?.step_breakdown_s) showOptionStep(best);
+  else $('rec-step-section').hidden = true;
   const basis = options.length ? options.find((o) => o.rank === 1)?.objective_basis : '';
   $('recommend-note').textContent = options.length
-    ? t('options_ranked', { n: options.length, metric: t(`metric_${objective}`), lower: t('lower_better') })
+    ? t('options_ranked', { n: options.length, metric: metricLabel(objective), lower: t('lower_better') })
     : t('no_options');
   $('recommend-basis').textContent = basis ? t('metric_basis', { x: basis }) : '';
+  if (request && TRAIN_TASKS.has(request.task) && !(request.training && request.training.tokens)) $('recommend-basis').textContent += ` ${t('train_no_tokens')}`;
   $('recommend-basis').lang = serverLang();
   renderUserGpu(options, recommendation.rejected || []);
   const rejected = recommendation.rejected || [];
@@ -1259,7 +1351,7 @@ function renderUserGpu(options, rejected) {
     el.append(t('your_gpu_rejected', { gpu: name }), ' ', why);
   } else if (userGpuPlace && userGpuPlace.gpu === id && userGpuPlace.option) {
     const o = { ...userGpuPlace.option, rank: '–' };
-    el.append(t('your_gpu_below', { gpu: name, n: o.gpu_count ?? 1, layout: layoutOf(o), metric: rate(o.objective_value), m: t(`metric_${lastRecommendation?.objective || 'cost'}`) }), ' ');
+    el.append(t('your_gpu_below', { gpu: name, n: o.gpu_count ?? 1, layout: layoutOf(o), metric: rate(o.objective_value), m: metricLabel(lastRecommendation?.objective || 'cost') }), ' ');
     const use = document.createElement('button');
     use.type = 'button';
     use.className = 'secondary small use';
@@ -1322,16 +1414,20 @@ async function update() {
   try {
     if (state.recommend) {
       const request = { ...scenario, ...constraintsOf(state) };
-      delete request.gpu;
-      delete request.gpu_count;
+      // "Only this GPU" ranks the layouts of that GPU (of its count when given); else every GPU.
+      if (state.only_gpu && state.gpu) request.gpus = [state.gpu];
+      else {
+        delete request.gpu;
+        delete request.gpu_count;
+      }
       try {
         const recommendation = await post('api/v1/recommend', request, signal);
         if (gen !== generation) return;
         userGpuPlace = null;
-        lastRender = () => renderOptions(recommendation);
+        lastRender = () => renderOptions(recommendation, request);
         lastRender();
         const mine = userGpu();
-        const placed = (recommendation.options || []).some((o) => o.gpu === mine) || (recommendation.rejected || []).some((r) => r.gpu === mine);
+        const placed = state.only_gpu || (recommendation.options || []).some((o) => o.gpu === mine) || (recommendation.rejected || []).some((r) => r.gpu === mine);
         if (mine && !placed) {
           // Not among the best: ask for the best option on the user's GPU alone.
           const alone = await post('api/v1/recommend', { ...request, gpus: [mine], limit: 1 }, signal).catch(() => null);
@@ -1400,6 +1496,7 @@ function applyLanguage(lang) {
   fillSelect('objective', ['cost', 'speed', 'power'], 'objective');
   fillSelect('deployment', ['any', 'cloud', 'on_prem'], 'deployment');
   fillSelect('region', ['any', 'cn'], 'region');
+  fillSelect('percentile', PERCENTILES, 'pct');
   const auto = $('weights').querySelector('option[value=""]');
   if (auto) auto.textContent = autoWeightsLabel();
   if (lastRender) lastRender();
