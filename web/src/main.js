@@ -252,6 +252,18 @@ function intOf(value) {
   return Number.isFinite(n) ? n : value;  // a non-number goes through, and the server names it
 }
 
+/** A training recommend searches the layout (contract v2 "Training layouts": fields given are kept),
+ *  so the form's defaults for micro-batch, ZeRO, checkpointing and accumulation are left out. */
+function leaveToSearch(request, state) {
+  if (!TRAIN_TASKS.has(state.task) || !request.training) return request;
+  const out = { ...request, training: { ...request.training } };
+  if (state.batch === DEFAULTS.batch) delete out.batch;
+  if (state.zero_stage === DEFAULTS.zero_stage) delete out.training.zero_stage;
+  if (state.gradient_checkpointing === DEFAULTS.gradient_checkpointing) delete out.training.gradient_checkpointing;
+  if (state.grad_accum === DEFAULTS.grad_accum) delete out.training.grad_accum;
+  return out;
+}
+
 /** The recommend request's constraints (the CLI's recommend flags) from the form. */
 function constraintsOf(state) {
   const c = { objective: state.objective };
@@ -1308,6 +1320,7 @@ function renderOptions(recommendation, request = lastRequest) {
     return th;
   }), Object.assign(document.createElement('th'), { scope: 'col', textContent: t('col_actions') }));
   table.tBodies[0].replaceChildren(...options.flatMap((o) => optionRows(o, recommendation)));
+  table.closest('.table-wrap').hidden = options.length === 0;
   const best = options.find((o) => o.rank === 1);
   if (best && best.estimate?.performance?.step_breakdown_s) showOptionStep(best);
   else $('rec-step-section').hidden = true;
@@ -1326,11 +1339,17 @@ function renderOptions(recommendation, request = lastRequest) {
     const name = document.createElement('strong');
     name.textContent = gpuName(r.gpu);
     const why = document.createElement('span');
-    setServerText(why, `: ${String(r.why || '').replace(new RegExp(`^${(gpuName(r.gpu) || '').replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}[:：]\\s*`), '')}`);
+    setServerText(why, `: ${withoutGpuName(r.why, r.gpu)}`);
     li.append(name, why);
     return li;
   }));
   $('rejected-section').hidden = rejected.length === 0;
+}
+
+/** A rejection's reason without the GPU name it starts with (the name is said beside it). */
+function withoutGpuName(why, gpu) {
+  const name = (gpuName(gpu) || '').replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  return String(why || '').replace(new RegExp(`^${name}[:：]\\s*`), '');
 }
 
 /** Where the user's own GPU stands: one of the options, rejected (why), or below the list. */
@@ -1347,7 +1366,7 @@ function renderUserGpu(options, rejected) {
     el.textContent = t('your_gpu_ranked', { gpu: name, rank: listed.rank });
   } else if (gone) {
     const why = document.createElement('span');
-    setServerText(why, gone.why);
+    setServerText(why, withoutGpuName(gone.why, id));
     el.append(t('your_gpu_rejected', { gpu: name }), ' ', why);
   } else if (userGpuPlace && userGpuPlace.gpu === id && userGpuPlace.option) {
     const o = { ...userGpuPlace.option, rank: '–' };
@@ -1413,7 +1432,7 @@ async function update() {
   document.body.classList.add('busy');
   try {
     if (state.recommend) {
-      const request = { ...scenario, ...constraintsOf(state) };
+      const request = leaveToSearch({ ...scenario, ...constraintsOf(state) }, state);
       // "Only this GPU" ranks the layouts of that GPU (of its count when given); else every GPU.
       if (state.only_gpu && state.gpu) request.gpus = [state.gpu];
       else {
