@@ -1131,14 +1131,16 @@ const OPTION_COLUMNS = [
   { key: 'memory', label: 'mem_gib', num: true, get: (o) => toGiB(o.estimate?.memory?.total_bytes ?? NaN), show: (o) => fixed(toGiB(o.estimate?.memory?.total_bytes ?? NaN), 1) },
   { key: 'speed', label: 'throughput', num: true, get: throughputOf, show: (o) => rate(throughputOf(o)) },
   { key: 'usd_h', label: 'usd_h', num: true, get: (o) => o.fleet_usd_per_hour ?? o.estimate?.cost?.usd_per_hour ?? NaN, show: (o) => usd(o.fleet_usd_per_hour ?? o.estimate?.cost?.usd_per_hour) },
-  { key: 'metric', label: 'metric', num: true, get: (o) => o.objective_value ?? NaN, show: (o) => rate(o.objective_value) },
+  { key: 'metric', label: 'metric', num: true, get: (o) => o.objective_value ?? NaN, show: (o) => metricText(o.objective_value) },
 ];
 
 let lastRecommendation = null;
 let lastRequest = null;  // the recommend request the table answers (traffic, task)
 let columns = OPTION_COLUMNS;  // the table's columns for that request
 const TRAIN_TASKS = new Set(['lora', 'qlora', 'full', 'freeze', 'pretrain']);
-const METRIC_COLUMN = { key: 'metric', label: 'metric', num: true, get: (o) => o.objective_value ?? NaN, show: (o) => rate(o.objective_value) };
+const METRIC_COLUMN = { key: 'metric', label: 'metric', num: true, get: (o) => o.objective_value ?? NaN, show: (o) => metricText(o.objective_value) };
+/** The ranking metric's value: money for the cost objective, a plain figure for speed or power. */
+const metricText = (x) => ((lastRecommendation?.objective || 'cost') === 'cost' ? usd(x) : rate(x));
 
 /** The columns for a request: the fleet at a request rate, the training layout, or the plain set. */
 function columnsFor(request, options) {
@@ -1184,7 +1186,7 @@ function optionRows(o, recommendation) {
     const td = document.createElement('td');
     if (c.num) td.className = 'num';
     if (c.cls) td.classList.add(c.cls);
-    td.dataset.label = t(`col_${c.label}`, c.vars);
+    td.dataset.label = c.key === 'metric' ? metricLabel(recommendation.objective || 'cost') : t(`col_${c.label}`, c.vars);
     td.textContent = c.show ? c.show(o) : String(c.get(o) ?? '');
     if (c.key === 'gpu' && mine) {
       const badge = document.createElement('span');
@@ -1370,7 +1372,7 @@ function renderUserGpu(options, rejected) {
     el.append(t('your_gpu_rejected', { gpu: name }), ' ', why);
   } else if (userGpuPlace && userGpuPlace.gpu === id && userGpuPlace.option) {
     const o = { ...userGpuPlace.option, rank: '–' };
-    el.append(t('your_gpu_below', { gpu: name, n: o.gpu_count ?? 1, layout: layoutOf(o), metric: rate(o.objective_value), m: metricLabel(lastRecommendation?.objective || 'cost') }), ' ');
+    el.append(t('your_gpu_below', { gpu: name, n: o.gpu_count ?? 1, layout: layoutOf(o), metric: metricText(o.objective_value), m: metricLabel(lastRecommendation?.objective || 'cost') }), ' ');
     const use = document.createElement('button');
     use.type = 'button';
     use.className = 'secondary small use';
