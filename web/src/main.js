@@ -7,7 +7,7 @@ import {
 } from 'chart.js';
 import './style.css';
 import { initialLanguage, setLanguage, t, language } from './i18n.js';
-import { gib, gb, toGiB, rate, usd, money, duration, num, fixed } from './format.js';
+import { gib, gb, toGiB, rate, usd, money, duration, num, fixed, unit as timeUnit } from './format.js';
 import { NUMERIC, parseNumber, checkField, fieldOfMessage } from './validate.js';
 import {
   trafficOf, renderLoad, renderStep, fleetColumns, trainColumns, PERCENTILES,
@@ -48,6 +48,7 @@ const DEFAULTS = {
   min_tokens_per_s: '', max_ttft_ms: '', budget_usd: '',
   requests_per_s: '', prompt_len_p90: '', output_len_p90: '', ttft_ms: '', tpot_ms: '', percentile: '90',
   rack_budget_watts: '', only_gpu: false,
+  vendor: 'any', segment: 'any', headroom: '', max_days: '', production: false, allow_offload: false,
   extra: '',  // an applied change's scenario keys that no control holds, as merge-patch JSON
 };
 /** Where a change's patch keys land in the form: top-level keys, and those inside training/parallel. */
@@ -110,6 +111,8 @@ function fillStaticSelects() {
   fillSelect('deployment', ['any', 'cloud', 'on_prem'], 'deployment');
   fillSelect('region', ['any', 'cn'], 'region');
   fillSelect('percentile', PERCENTILES, 'pct');
+  fillSelect('segment', ['any', 'datacenter', 'workstation', 'consumer'], 'segment');
+  fillSelect('vendor', ['any'], 'vendor');
   fillEngines();
 }
 
@@ -268,6 +271,11 @@ function leaveToSearch(request, state) {
 function constraintsOf(state) {
   const c = { objective: state.objective };
   if (state.allow_quantization) c.allow_quantization = true;
+  if (state.production) c.production = true;
+  if (state.allow_offload && TRAIN_TASKS.has(state.task)) c.allow_offload = true;
+  for (const key of ['vendor', 'segment']) if (state[key] !== 'any') c[key] = state[key];
+  if (state.headroom !== '') c.headroom = parseNumber(state.headroom) / 100;  // the form says percent
+  if (state.max_days !== '' && TRAIN_TASKS.has(state.task)) c.max_days = intOf(state.max_days);
   if (state.deployment !== 'any') c.deployment = state.deployment;
   if (state.region !== 'any') c.region = state.region;
   for (const key of ['max_gpus', 'min_tokens_per_s', 'max_ttft_ms', 'budget_usd']) if (state[key] !== '') c[key] = intOf(state[key]);
@@ -432,6 +440,21 @@ function validateFields() {
   return bad;
 }
 
+/** The vendor select: any, then the catalog's vendors as the data writes them. */
+function fillVendors() {
+  const select = $('vendor');
+  const keep = select.value || stateFromUrl().vendor;
+  const names = [...new Set(gpus.map((g) => g.vendor).filter(Boolean))];
+  select.replaceChildren(...['any', ...names].map((v) => {
+    const o = document.createElement('option');
+    o.value = v;
+    o.textContent = v === 'any' ? t('vendor_any') : v;
+    if (v !== 'any') o.lang = 'en';
+    return o;
+  }));
+  if (['any', ...names].includes(keep)) select.value = keep;
+}
+
 /** The catalog entry for a model name as typed (id or Hugging Face id, any case). */
 function catalogModel(name) {
   const n = String(name || '').toLowerCase();
@@ -590,6 +613,7 @@ async function loadCatalogs() {
     return group;
   }));
   setGpu(keep);
+  fillVendors();
 
   const models = listOf(modelData, 'models');
   for (const m of models) if (m && m.id) catalogModels.set(m.id, m);
@@ -1014,7 +1038,7 @@ function renderPerformance(p, cv) {
     td.dataset.value = String(p[k]);
     if (k === 'mfu') td.textContent = `${fixed(p[k] * 100, 1)} %`;
     else if (k === 'time_to_train_s') td.textContent = duration(p[k]);
-    else td.textContent = `${rate(p[k])} ${unit === 'tok_s' ? t(cv ? 'img_s' : 'tok_s') : unit}`;
+    else td.textContent = `${rate(p[k])} ${unit === 'tok_s' ? t(cv ? 'img_s' : 'tok_s') : unit === 's' ? timeUnit('s') : unit}`;
     tr.append(th, td);
     return tr;
   });
@@ -1162,7 +1186,7 @@ const cellText = (c, o) => (c.show ? c.show(o) : String(c.get(o) ?? ''));
 function foldColumns(cols, options) {
   const same = options.length > 1 ? cols.filter((c) => c.fold && new Set(options.map((o) => cellText(c, o))).size === 1) : [];
   $('options-same').textContent = same.length
-    ? t('options_same', { list: same.map((c) => `${t(`col_${c.label}`, c.vars)} ${cellText(c, options[0])}`).join('; ') })
+    ? t('options_same', { list: same.map((c) => `${t(`col_${c.label}`, c.vars)}: ${cellText(c, options[0])}`).join('; ') })
     : '';
   $('options-same').hidden = same.length === 0;
   return cols.filter((c) => !same.includes(c));
@@ -1180,7 +1204,8 @@ function optionRows(o, recommendation) {
   const tr = document.createElement('tr');
   tr.dataset.gpu = o.gpu;
   tr.dataset.rank = String(o.rank);
-  const mine = o.gpu === userGpu();
+  // Your GPU is marked among others (not when every option is on it: "Only this GPU").
+  const mine = o.gpu === userGpu() && new Set((recommendation.options || []).map((x) => x.gpu)).size > 1;
   if (mine) tr.classList.add('mine');
   for (const c of columns) {
     const td = document.createElement('td');
@@ -1518,6 +1543,8 @@ function applyLanguage(lang) {
   fillSelect('deployment', ['any', 'cloud', 'on_prem'], 'deployment');
   fillSelect('region', ['any', 'cn'], 'region');
   fillSelect('percentile', PERCENTILES, 'pct');
+  fillSelect('segment', ['any', 'datacenter', 'workstation', 'consumer'], 'segment');
+  fillVendors();
   const auto = $('weights').querySelector('option[value=""]');
   if (auto) auto.textContent = autoWeightsLabel();
   if (lastRender) lastRender();

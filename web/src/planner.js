@@ -180,7 +180,7 @@ function targetsOf(slo) {
 export function fleetColumns(layoutOf, slo) {
   return [
     { key: 'rank', label: 'rank', num: true, get: (o) => o.rank },
-    { key: 'gpu', label: 'gpu', get: (o) => o.gpu_name || o.gpu, cls: 'gpu-name' },
+    { key: 'gpu', fold: true, label: 'gpu', get: (o) => o.gpu_name || o.gpu, cls: 'gpu-name' },
     { key: 'fleet', label: 'fleet', get: (o) => o.gpu_count ?? 1, show: (o) => `${o.replicas ?? 1} × ${layoutOf(o)}\n${t('gpus_n', { n: num(o.gpu_count ?? 1, 0) })}`, cls: 'lines' },
     { key: 'machines', label: 'machines', get: machinesOf, cls: 'machines' },
     { key: 'weights', fold: true, label: 'weights', get: (o) => o.weights || '' },
@@ -198,8 +198,8 @@ export function trainColumns() {
   const n = (get) => (o) => get(o) ?? 1;
   return [
     { key: 'rank', label: 'rank', num: true, get: (o) => o.rank },
-    { key: 'gpu', label: 'gpu', get: (o) => o.gpu_name || o.gpu, cls: 'gpu-name' },
-    { key: 'gpu_count', label: 'gpu_count', num: true, get: (o) => o.gpu_count ?? 1 },
+    { key: 'gpu', fold: true, label: 'gpu', get: (o) => o.gpu_name || o.gpu, cls: 'gpu-name' },
+    { key: 'gpu_count', fold: true, label: 'gpu_count', num: true, get: (o) => o.gpu_count ?? 1 },
     { key: 'tp', label: 'tp_pp_dp', num: true, get: (o) => n((x) => P(x).tp)(o) * 1e6 + n((x) => P(x).pp)(o) * 1e3 + n((x) => P(x).dp)(o), show: (o) => [P(o).tp, P(o).pp, P(o).dp].map((v) => v ?? 1).join(' · ') },
     { key: 'more', fold: true, label: 'more_layout', get: moreLayout, cls: 'nowrap' },
     { key: 'zero', fold: true, label: 'zero', num: true, get: (o) => T(o).zero_stage ?? P(o).zero_stage ?? 0 },

@@ -28,6 +28,8 @@ export const NUMERIC = {
   ttft_ms: { min: 0.001 },
   tpot_ms: { min: 0.001 },
   rack_budget_watts: { min: 1 },
+  headroom: { min: 0, max: 90 },
+  max_days: { min: 0.001 },
 };
 
 /** Parses what a person types: "8", "2048", "1e9", "1,000", "0.9". NaN when it is not a number. */

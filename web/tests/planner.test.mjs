@@ -147,6 +147,13 @@ export async function run(report) {
       const sum = drawn.reduce((a, [, v]) => a + v, 0);
       check(Math.abs(sum - total) <= 1e-6 * total, `parts add to ${sum}, the step is ${total}`);
       await page.screenshot({ path: shotPath('planner-training-en-desktop.png'), fullPage: true });
+      // The training constraints the CLI has (--allow-offload, --max-days, --production, --vendor).
+      await setField(page, 'allow_offload', true);
+      await setField(page, 'max_days', 30);
+      await setField(page, 'production', true);
+      await setField(page, 'vendor', 'NVIDIA');
+      const last = sent[sent.length - 1];
+      check(last.allow_offload === true && last.max_days === 30 && last.production === true && last.vendor === 'NVIDIA', `constraints sent: ${JSON.stringify(last)}`);
       await page.close();
     });
 
