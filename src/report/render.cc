@@ -50,17 +50,19 @@ std::string bar(double bytes, double capacity, int width) {
   return s;
 }
 
-std::string headline(const nlohmann::json& e) {
+std::string headline(const nlohmann::json& e, const Localizer& L) {
   const nlohmann::json& s = e.value("scenario", nlohmann::json::object());
-  std::string h = fmt::format("{} ({:.2f}B params", e["model"].value("id", ""),
-                              num(e["model"], "params") / 1e9);
+  std::string h = e["model"].value("id", "") + " (" +
+                  L(fmt::format("{:.2f}B params", num(e["model"], "params") / 1e9));
   if (num(e["model"], "active_params") != num(e["model"], "params"))
-    h += fmt::format(", {:.2f}B active", num(e["model"], "active_params") / 1e9);
+    h += ", " + L(fmt::format("{:.2f}B active", num(e["model"], "active_params") / 1e9));
   h += ")";
   if (s.is_object() && !s.empty()) {
-    h += fmt::format(" | {} | weights {} | batch {} x {} tokens | {}", s.value("task", ""),
-                     s.value("weights", ""), s.value("batch", 0), s.value("seq_len", 0),
-                     s.value("engine", ""));
+    h += fmt::format(
+        " | {} | {} | {} | {}", s.value("task", ""),
+        L(fmt::format("weights {}", s.value("weights", ""))),
+        L(fmt::format("batch {} x {} tokens", s.value("batch", 0), s.value("seq_len", 0))),
+        s.value("engine", ""));
     if (s.contains("gpu"))
       h += fmt::format(" | {} x {}", s.value("gpu_count", 1), s.value("gpu", ""));
     const auto& p = s["parallel"];
@@ -72,32 +74,35 @@ std::string headline(const nlohmann::json& e) {
 }
 
 // The changes that would make a scenario fit (estimate JSON "changes"), best first.
-std::string changes_text(const nlohmann::json& e, bool markdown) {
+std::string changes_text(const nlohmann::json& e, bool markdown, const Localizer& L) {
   const auto it = e.find("changes");
   if (it == e.end() || !it->is_array() || it->empty()) return "";
-  std::string out = markdown ? "\n**What would make it fit**\n\n" : "\nWhat would make it fit\n";
+  const std::string title = L("What would make it fit");
+  std::string out = markdown ? "\n**" + title + "**\n\n" : "\n" + title + "\n";
   size_t shown = 0;
   for (const auto& c : *it) {
     if (shown++ == 8) break;
     const std::string verdict = c.value("fits", false) ? "fits" : "not enough alone";
     const double saves = num(c, "saves_bytes") / kGiB;
-    out += fmt::format("{}{} ({}; saves {:.1f} GiB per GPU): {}\n", markdown ? "- " : "  - ",
-                       c.value("change", std::string()), verdict, saves,
-                       c.value("cost", std::string()));
+    out += (markdown ? "- " : "  - ") +
+           L(fmt::format("{} ({}; saves {:.1f} GiB per GPU): {}", c.value("change", std::string()),
+                         verdict, saves, c.value("cost", std::string()))) +
+           "\n";
   }
   return out;
 }
 
 // A scenario that does not fit has no speed or cost (docs/contract.md, v2): said once, at the top.
-std::string top_notes(const nlohmann::json& e, bool markdown) {
+std::string top_notes(const nlohmann::json& e, bool markdown, const Localizer& L) {
   std::string out;
   if (auto it = e.find("context_warning"); it != e.end() && it->is_string())
-    out += (markdown ? "> **Warning:** " : "WARNING: ") + it->get<std::string>() +
-           (markdown ? "\n\n" : "\n");
+    out += (markdown ? "> **" + L("Warning:") + "** " : L("WARNING:") + " ") +
+           it->get<std::string>() + (markdown ? "\n\n" : "\n");
   if (e.value("fits", true) == false)
-    out += std::string(markdown ? "> **Does not fit:** " : "DOES NOT FIT: ") +
-           "no speed, cost or ownership figures for a setup that does not fit; see what would "
-           "make it fit below.\n";
+    out += (markdown ? "> **" + L("Does not fit:") + "** " : L("DOES NOT FIT:") + " ") +
+           L("no speed, cost or ownership figures for a setup that does not fit; see what would "
+             "make it fit below.") +
+           "\n";
   return out.empty() ? out : out + "\n";
 }
 
@@ -211,13 +216,13 @@ std::string power_cost_section(const nlohmann::json& e, const Localizer& L) {
 std::string render_estimate_table(const nlohmann::json& e, Lang lang) {
   if (e.contains("error")) return error_text(e);
   const Localizer L{lang};
-  std::string out = headline(e) + "\n\n" + top_notes(e, false) + memory_section(e, L);
+  std::string out = headline(e, L) + "\n\n" + top_notes(e, false, L) + memory_section(e, L);
   if (e.contains("rule_of_thumb") && e.value("method", "") != "rule-of-thumb")
     out += "  " +
            L(fmt::format("the articles' rule of thumb: {:.1f} GB (decimal)",
                          num(e["rule_of_thumb"], "total_bytes") / kGB)) +
            "\n";
-  out += performance_section(e, L) + power_cost_section(e, L) + changes_text(e, false);
+  out += performance_section(e, L) + power_cost_section(e, L) + changes_text(e, false, L);
   if (!e["warnings"].empty()) {
     out += "\n" + L("Warnings") + "\n";
     for (const auto& w : e["warnings"]) out += "  - " + w.get<std::string>() + "\n";
@@ -230,7 +235,7 @@ std::string render_estimate_markdown(const nlohmann::json& e, Lang lang) {
   const Localizer L{lang};
   const nlohmann::json& m = e["memory"];
   const double capacity = num(m, "gpu_capacity_bytes");
-  std::string out = "**" + headline(e) + "**\n\n" + top_notes(e, true) +
+  std::string out = "**" + headline(e, L) + "**\n\n" + top_notes(e, true, L) +
                     L("| component | GiB per GPU | share | basis |") + "\n|---|---:|---:|---|\n";
   const double total = std::max(1.0, num(m, "total_bytes"));
   for (const auto& row : kComponents) {
@@ -251,7 +256,7 @@ std::string render_estimate_markdown(const nlohmann::json& e, Lang lang) {
            L(fmt::format("{} on {} GiB usable.", m.value("fits", false) ? "Fits" : "Does not fit",
                          gib(capacity))) +
            "\n";
-  out += changes_text(e, true);
+  out += changes_text(e, true, L);
   if (!e["warnings"].empty()) {
     out += "\n" + L("Warnings:") + "\n";
     for (const auto& w : e["warnings"]) out += "- " + w.get<std::string>() + "\n";
@@ -370,7 +375,7 @@ std::string render_validation(const nlohmann::json& report, bool markdown, Lang 
   if (report.contains("memory")) {
     const auto& body = report["memory"];
     header("memory, by source", "group");
-    for (const auto& g : body["groups"]) row(g.value("group", ""), g, "median_signed_error");
+    for (const auto& g : body["groups"]) row(L(g.value("group", "")), g, "median_signed_error");
     size_t failures = 0;
     for (const auto& c : body.value("cases", nlohmann::json::array()))
       failures += c.contains("failure");
