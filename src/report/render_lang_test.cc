@@ -72,32 +72,30 @@ TEST(RenderLang, CatalogTablesHaveChineseHeaders) {
 TEST(RenderLang, ValidationTableHasChineseTitlesAndHeaders) {
   // A report of one memory group and one speed metric, written by hand in the shape
   // `gpusizer validate --format json` gives.
-  const nlohmann::json report = nlohmann::json::parse(R"({
+  const nlohmann::json report = nlohmann::json::parse(R"json({
     "memory": {"groups": [{"group": "QWEN25", "n": 2, "median_abs_error": 0.01,
                            "p90_abs_error": 0.02, "max_abs_error": 0.03,
                            "median_signed_error": 0.01}],
                "cases": [], "excluded": 1,
                "band_coverage": [{"use": "all", "inside": 1, "n": 2, "share": 0.5}]},
-    "speed": {"summary": [{"group": "(all)", "use": "all", "metric": "decode_tokens_per_s", "n": 3,
-                           "median_abs_error": 0.1, "p90_abs_error": 0.2, "max_abs_error": 0.3,
-                           "median_error": -0.1}],
+    "speed": {"summary": [{"group": "(all)", "use": "all", "metric": "decode_tokens_per_s",
+                           "n": 3, "median_abs_error": 0.1, "p90_abs_error": 0.2,
+                           "max_abs_error": 0.3, "median_error": -0.1}],
               "failed": 0,
               "band_coverage": [{"kind": "decode", "use": "all", "inside": 2, "n": 3,
-                                 "share": 0.667}]
-}
-})");
+                                 "share": 0.667}]}})json");
   const std::string zh = render_validation(report, false, Lang::kZh);
-EXPECT_NE(zh.find("显存，按来源（绝对相对误差）"), std::string::npos) << zh;
-EXPECT_NE(zh.find("1 个案例按设计排除，0 个运行失败"), std::string::npos) << zh;
-EXPECT_NE(zh.find("1/2 (50%)"), std::string::npos) << zh;  // 1 of 2 inside the band
-std::istringstream lines(zh);
-for (std::string line; std::getline(lines, line);) {
-  // Row names are ids (QWEN25, decode_tokens_per_s); every other word is translated.
-  if (line.find("QWEN25") != std::string::npos || line.find("_") != std::string::npos) continue;
-  EXPECT_EQ(english_words(line, kKept), std::vector<std::string>{}) << line;
-}
-EXPECT_NE(render_validation(report, false).find("memory, by source (absolute relative error)"),
-          std::string::npos);
+  EXPECT_NE(zh.find("显存，按来源（绝对相对误差）"), std::string::npos) << zh;
+  EXPECT_NE(zh.find("1 个案例按设计排除，0 个运行失败"), std::string::npos) << zh;
+  EXPECT_NE(zh.find("1/2 (50%)"), std::string::npos) << zh;  // 1 of 2 inside the band
+  std::istringstream lines(zh);
+  for (std::string line; std::getline(lines, line);) {
+    // Row names are ids (QWEN25, decode_tokens_per_s); every other word is translated.
+    if (line.find("QWEN25") != std::string::npos || line.find("_") != std::string::npos) continue;
+    EXPECT_EQ(english_words(line, kKept), std::vector<std::string>{}) << line;
+  }
+  EXPECT_NE(render_validation(report, false).find("memory, by source (absolute relative error)"),
+            std::string::npos);
 }
 
 TEST(RenderLang, RecommendationTableHasChineseLabels) {
