@@ -275,7 +275,7 @@ int run_gpus(const Options& o) {
   const std::string format = output_format(o);
   std::cout << (format == "json" || format == "jsonl" ? dump(out, 2) + "\n"
                 : format == "csv"                     ? csv_table(out)
-                                                      : render_gpus(out, format == "markdown"));
+                                  : render_gpus(out, format == "markdown", g_lang));
   return 0;
 }
 
@@ -292,7 +292,7 @@ int run_models(const Options& o) {
   const std::string format = output_format(o);
   std::cout << (format == "json" || format == "jsonl" ? dump(out, 2) + "\n"
                 : format == "csv"                     ? csv_table(out)
-                                                      : render_models(out, format == "markdown"));
+                                  : render_models(out, format == "markdown", g_lang));
   return 0;
 }
 
@@ -311,7 +311,7 @@ int run_validate(const Options& o) {
   const std::string format = output_format(o);
   std::cout << (format == "json" || format == "jsonl" ? dump(report, 2) + "\n"
                 : format == "csv"                     ? render_validation_csv(report)
-                                  : render_validation(report, format == "markdown"));
+                                  : render_validation(report, format == "markdown", g_lang));
   return 0;
 }
 
@@ -441,7 +441,7 @@ int run_recommend(const Options& o) {
   const std::string format = output_format(o);
   std::cout << (format == "json" || format == "jsonl" ? dump(out, format == "json" ? 2 : -1) + "\n"
                 : format == "csv"                     ? render_recommendation_csv(out)
-                                  : render_recommendation(out, format == "markdown"))
+                                  : render_recommendation(out, format == "markdown", g_lang))
             << std::flush;
   return 0;
 }
@@ -451,8 +451,9 @@ int run_fit(const Options& o) {
   if (o.no_levers) request["levers"] = false;
   const nlohmann::json out = localized(fit_models_json(request, catalog_for(o)));
   const std::string format = output_format(o);
-  std::cout << (format == "json" || format == "jsonl" ? dump(out, 2) + "\n"
-                                                      : render_fit(out, format == "markdown"))
+  std::cout << (format == "json" || format == "jsonl"
+                    ? dump(out, 2) + "\n"
+                    : render_fit(out, format == "markdown", g_lang))
             << std::flush;
   return 0;
 }
@@ -463,7 +464,7 @@ int run_report(const Options& o) {
   const nlohmann::json out = localized(report_json(advisor_request(o), catalog_for(o)));
   const std::string format = o.format.empty() ? "markdown" : o.format;
   std::cout << (format == "json" || format == "jsonl" ? dump(out, 2) + "\n"
-                                                      : render_report_markdown(out))
+                                                      : render_report_markdown(out, g_lang))
             << std::flush;
   return 0;
 }

@@ -2,6 +2,10 @@
 // Built from the JSON so the CLI and the server show the same numbers.
 #include <fmt/format.h>
 
+#include <cstdint>
+#include <string_view>
+#include <vector>
+
 #include "gpusizer/render.h"
 #include "gpusizer/units.h"
 
@@ -31,19 +35,47 @@ std::string parallel_words(const nlohmann::json& p) {
   return s;
 }
 
+// A table's own labels in the asked language (the templates of data/lang/zh.json, lang.h).
+struct Localizer {
+  Lang lang;
+  std::string operator()(std::string_view english) const { return translate_text(english, lang); }
+  std::string comma() const { return lang == Lang::kZh ? "，" : ", "; }
+};
+
+// Columns a terminal gives a UTF-8 text: two for East Asian wide characters (Unicode UAX #11,
+// the CJK ranges), one for the others, so Chinese labels line up with the figures under them.
+size_t display_width(std::string_view s) {
+  size_t width = 0;
+  for (size_t i = 0; i < s.size();) {
+    const auto c = static_cast<unsigned char>(s[i]);
+    const size_t len = c < 0x80 ? 1 : c < 0xE0 ? 2 : c < 0xF0 ? 3 : 4;
+    uint32_t cp = len == 1 ? c : c & (0x3F >> (len - 1));
+    for (size_t k = 1; k < len && i + k < s.size(); ++k)
+      cp = (cp << 6) | (static_cast<unsigned char>(s[i + k]) & 0x3F);
+    const bool wide = (cp >= 0x1100 && cp <= 0x115F) || (cp >= 0x2E80 && cp <= 0xA4CF) ||
+                      (cp >= 0xAC00 && cp <= 0xD7A3) || (cp >= 0xF900 && cp <= 0xFAFF) ||
+                      (cp >= 0xFE30 && cp <= 0xFE4F) || (cp >= 0xFF00 && cp <= 0xFF60) ||
+                      (cp >= 0xFFE0 && cp <= 0xFFE6) || (cp >= 0x20000 && cp <= 0x3FFFD);
+    width += wide ? 2 : 1;
+    i += len;
+  }
+  return width;
+}
+
 std::string table(const std::vector<std::string>& head,
                   const std::vector<std::vector<std::string>>& rows, bool markdown) {
   std::vector<size_t> w(head.size());
-  for (size_t i = 0; i < head.size(); ++i) w[i] = head[i].size();
+  for (size_t i = 0; i < head.size(); ++i) w[i] = display_width(head[i]);
   for (const auto& r : rows)
-    for (size_t i = 0; i < r.size() && i < w.size(); ++i) w[i] = std::max(w[i], r[i].size());
+    for (size_t i = 0; i < r.size() && i < w.size(); ++i)
+      w[i] = std::max(w[i], display_width(r[i]));
   std::string out;
   auto line = [&](const std::vector<std::string>& r) {
     if (markdown) out += "|";
     for (size_t i = 0; i < w.size(); ++i) {
       const std::string v = i < r.size() ? r[i] : "";
-      out += markdown ? " " + v + std::string(w[i] - v.size(), ' ') + " |"
-                      : v + std::string(w[i] - v.size() + 2, ' ');
+      const size_t pad = w[i] - display_width(v);
+      out += markdown ? " " + v + std::string(pad, ' ') + " |" : v + std::string(pad + 2, ' ');
     }
     out += "\n";
   };
@@ -59,20 +91,26 @@ std::string table(const std::vector<std::string>& head,
 
 // The option's machines: "2 x p5.48xlarge" in the cloud, "3 nodes, 1 rack" on-prem, with the
 // replicas of a serving fleet.
-std::string fleet_words(const nlohmann::json& o) {
-  std::string out;
+std::string fleet_words(const nlohmann::json& o, const Localizer& L) {
+  std::vector<std::string> parts;
   if (o.contains("instance") && o["instance"].is_object())
-    out = fmt::format("{} x {}", o["instance"].value("count", 1),
-                      o["instance"].value("name", std::string()));
+    parts.push_back(fmt::format("{} x {}", o["instance"].value("count", 1),
+                                o["instance"].value("name", std::string())));
   else if (o.contains("nodes"))
-    out = fmt::format("{} node{}", o.value("nodes", 1), o.value("nodes", 1) > 1 ? "s" : "");
+    parts.push_back(
+        L(fmt::format("{} node{}", o.value("nodes", 1), o.value("nodes", 1) > 1 ? "s" : "")));
   if (o.contains("racks"))
-    out += fmt::format(", {} rack{}", o.value("racks", 1), o.value("racks", 1) > 1 ? "s" : "");
-  if (o.value("replicas", 1) > 1) out += fmt::format(", {} replicas", o.value("replicas", 1));
+    parts.push_back(
+        L(fmt::format("{} rack{}", o.value("racks", 1), o.value("racks", 1) > 1 ? "s" : "")));
+  if (o.value("replicas", 1) > 1)
+    parts.push_back(L(fmt::format("{} replicas", o.value("replicas", 1))));
+  std::string out;
+  for (const auto& p : parts) out += (out.empty() ? "" : L.comma()) + p;
   return out.empty() ? "-" : out;
 }
 
-std::string options_table(const nlohmann::json& rec, bool markdown, size_t limit) {
+std::string options_table(const nlohmann::json& rec, bool markdown, size_t limit,
+                          const Localizer& L) {
   std::vector<std::vector<std::string>> rows;
   size_t i = 0;
   for (const auto& o : rec["options"]) {
@@ -86,41 +124,30 @@ std::string options_table(const nlohmann::json& rec, bool markdown, size_t limit
     rows.push_back({std::to_string(i), o.value("gpu", ""), std::to_string(o.value("gpu_count", 1)),
                     o.value("weights", ""), parallel_words(o["parallel"]),
                     fmt::format("{:.0f}%", num(o, "headroom") * 100), speed,
-                    cell(o, "fleet_usd_per_hour", "${:.2f}"), fleet_words(o),
+                    cell(o, "fleet_usd_per_hour", "${:.2f}"), fleet_words(o, L),
                     o["objective_value"].is_number()
                         ? fmt::format("{:.4g}", o["objective_value"].get<double>())
                         : "-",
                     cell(e["power"], "node_watts", "{:.1f} kW", 1e-3), o.value("binding", "-"),
                     fmt::format("{:.0f}", num(o, "score"))});
   }
-  return table({"#", "GPU", "n", "weights", "parallel", "headroom", "throughput", "fleet $/h",
-                "machines", "objective", "node", "binding", "score"},
+  return table({"#", "GPU", L("n"), L("weights"), L("parallel"), L("headroom"), L("throughput"),
+                L("fleet $/h"), L("machines"), L("objective"), L("node"), L("binding"), L("score")},
                rows, markdown);
 }
 
-std::string changes_list(const nlohmann::json& changes, bool markdown) {
+std::string changes_list(const nlohmann::json& changes, bool markdown, const Localizer& L) {
   std::vector<std::vector<std::string>> rows;
   for (const auto& c : changes)
-    rows.push_back({c.value("change", ""), c.value("fits", false) ? "yes" : "no",
+    rows.push_back({c.value("change", ""), L(c.value("fits", false) ? "yes" : "no"),
                     fmt::format("{:.1f}", num(c, "saves_bytes") / kGiB),
                     cell(c, "speed_factor", "x{:.2f}"), c.value("cost", "")});
-  return table({"change", "fits", "saves GiB", "speed", "cost"}, rows, markdown);
+  return table({L("change"), L("fits"), L("saves GiB"), L("speed"), L("cost")}, rows, markdown);
 }
 
-}  // namespace
-
-std::string render_recommendation(const nlohmann::json& rec, bool markdown) {
+// The first options' reasons and warnings, in the order they rank.
+std::string reasons_text(const nlohmann::json& rec, bool markdown, const Localizer& L) {
   std::string out;
-  out += fmt::format("{}Options, best first by {} (memory kept free: {:.0f}%)\n\n",
-                     markdown ? "### " : "", rec.value("objective", "cost"),
-                     num(rec, "headroom") * 100);
-  if (rec["options"].empty()) {
-    out += "No GPU in the catalog fits with these constraints.\n";
-  } else {
-    out += options_table(rec, markdown, 20);
-    out += "objective: " + rec["options"][0].value("objective_basis", std::string()) +
-           " (lower is better)\n";
-  }
   size_t i = 0;
   for (const auto& o : rec["options"]) {
     if (i++ >= 5) break;
@@ -128,155 +155,237 @@ std::string render_recommendation(const nlohmann::json& rec, bool markdown) {
                        o.value("gpu_name", o.value("gpu", "")), o.value("weights", "")) +
            (markdown ? "**\n" : "");
     for (const auto& r : o["reasons"]) out += "  - " + r.get<std::string>() + "\n";
-    for (const auto& w : o["warnings"]) out += "  - warning: " + w.get<std::string>() + "\n";
-  }
-  if (!rec["rejected"].empty()) {
-    out += fmt::format("\n{}Rejected\n", markdown ? "### " : "");
-    for (const auto& r : rec["rejected"]) out += "  - " + r.value("why", "") + "\n";
-  }
-  if (!rec["changes"].empty()) {
-    out += fmt::format("\n{}What to change so it fits ({})\n\n", markdown ? "### " : "",
-                       rec.value("changes_for", ""));
-    out += changes_list(rec["changes"], markdown);
+    for (const auto& w : o["warnings"])
+      out += "  - " + L("warning:") + " " + w.get<std::string>() + "\n";
   }
   return out;
 }
 
-std::string render_fit(const nlohmann::json& fit, bool markdown) {
+}  // namespace
+
+std::string render_recommendation(const nlohmann::json& rec, bool markdown, Lang lang) {
+  const Localizer L{lang};
+  std::string out = (markdown ? "### " : "") +
+                    L(fmt::format("Options, best first by {} (memory kept free: {:.0f}%)",
+                                  rec.value("objective", "cost"), num(rec, "headroom") * 100)) +
+                    "\n\n";
+  if (rec["options"].empty()) {
+    out += L("No GPU in the catalog fits with these constraints.") + "\n";
+  } else {
+    out += options_table(rec, markdown, 20, L);
+    out += L(fmt::format("objective: {} (lower is better)",
+                         rec["options"][0].value("objective_basis", std::string()))) +
+           "\n";
+  }
+  out += reasons_text(rec, markdown, L);
+  if (!rec["rejected"].empty()) {
+    out += "\n" + std::string(markdown ? "### " : "") + L("Rejected") + "\n";
+    for (const auto& r : rec["rejected"]) out += "  - " + r.value("why", "") + "\n";
+  }
+  if (!rec["changes"].empty()) {
+    out += "\n" + std::string(markdown ? "### " : "") +
+           L(fmt::format("What to change so it fits ({})", rec.value("changes_for", ""))) + "\n\n";
+    out += changes_list(rec["changes"], markdown, L);
+  }
+  return out;
+}
+
+std::string render_fit(const nlohmann::json& fit, bool markdown, Lang lang) {
+  const Localizer L{lang};
   std::string out =
-      fmt::format("{}Largest models for {} on {} x {} (weights {})\n\n", markdown ? "### " : "",
-                  fit.value("task", ""), fit.value("gpu_count", 1), fit.value("gpu", ""),
-                  fit.value("weights", ""));
+      (markdown ? "### " : "") +
+      L(fmt::format("Largest models for {} on {} x {} (weights {})", fit.value("task", ""),
+                    fit.value("gpu_count", 1), fit.value("gpu", ""), fit.value("weights", ""))) +
+      "\n\n";
   if (auto it = fit.find("levers"); it != fit.end() && it->is_array() && !it->empty()) {
     std::string names;
     for (const auto& l : *it) names += (names.empty() ? "" : ", ") + l.get<std::string>();
-    out += "With the levers standard for the task: " + names + " (--no-levers: without)\n\n";
+    out +=
+        L(fmt::format("With the levers standard for the task: {} (--no-levers: without)", names)) +
+        "\n\n";
   }
   std::vector<std::vector<std::string>> rows;
   for (const auto& m : fit["models"])
     rows.push_back({m.value("model", ""), fmt::format("{:.2f}B", num(m, "params") / 1e9),
                     std::to_string(m.value("max_seq_len", 0)),
                     std::to_string(m.value("max_batch", 0))});
-  if (rows.empty()) return out + "No catalog model fits.\n";
-  return out + table({"model", "params", "max context", "max batch"}, rows, markdown);
+  if (rows.empty()) return out + L("No catalog model fits.") + "\n";
+  return out + table({L("model"), L("params"), L("max context"), L("max batch")}, rows, markdown);
 }
 
-std::string render_report_markdown(const nlohmann::json& r) {
-  const auto& rec = r["recommendation"];
+namespace {
+
+// The buyer's report, section by section (render_report_markdown joins them).
+std::string report_scenario(const nlohmann::json& r, const Localizer& L) {
   const auto& m = r["model"];
   std::string out =
-      fmt::format("# GPU purchase request: {} ({})\n\n", m.value("name", ""), r.value("task", ""));
-  out += "## 1. Model and scenario\n\n";
-  out += fmt::format("- Model: {} — {:.2f}B parameters ({:.2f}B active per token)\n",
-                     m.value("id", ""), num(m, "params") / 1e9, num(m, "active_params") / 1e9);
-  out += fmt::format("- Job: {}; batch (concurrency) {} x {} tokens\n", r.value("task", ""),
-                     r.value("batch", 1), r.value("seq_len", 0));
+      "# " +
+      L(fmt::format("GPU purchase request: {} ({})", m.value("name", ""), r.value("task", ""))) +
+      "\n\n## " + L("1. Model and scenario") + "\n\n";
+  out += "- " +
+         L(fmt::format("Model: {} — {:.2f}B parameters ({:.2f}B active per token)",
+                       m.value("id", ""), num(m, "params") / 1e9, num(m, "active_params") / 1e9)) +
+         "\n";
+  out += "- " +
+         L(fmt::format("Job: {}; batch (concurrency) {} x {} tokens", r.value("task", ""),
+                       r.value("batch", 1), r.value("seq_len", 0))) +
+         "\n";
+  return out;
+}
+
+std::string report_memory(const nlohmann::json& mem, const Localizer& L) {
+  std::string out =
+      "\n## " + L("2. Memory per GPU (recommended system, GiB = 2^30 bytes)") + "\n\n";
+  std::vector<std::vector<std::string>> rows;
+  for (const char* k : {"weights_bytes", "kv_cache_bytes", "activations_bytes", "gradients_bytes",
+                        "optimizer_bytes", "master_weights_bytes", "overhead_bytes", "total_bytes",
+                        "gpu_capacity_bytes"})
+    if (num(mem, k) > 0)
+      rows.push_back({std::string(k).substr(0, std::string(k).size() - 6),
+                      fmt::format("{:.2f}", num(mem, k) / kGiB)});
+  return out + table({L("component"), "GiB"}, rows, true);
+}
+
+std::string report_options(const nlohmann::json& rec, const Localizer& L) {
+  std::string out =
+      "\n## " +
+      L(fmt::format("3. Options (best first by {})", rec.value("objective", std::string("cost")))) +
+      "\n\n";
+  out += options_table(rec, true, 5, L);
+  out += "\n" + L("Why the first option:") + "\n";
+  for (const auto& x : rec["options"][0]["reasons"]) out += "- " + x.get<std::string>() + "\n";
+  return out;
+}
+
+// "owning wins above 62% utilization, paying back in 37 months"; a break-even above 100% is never
+// reached, and a payback past the amortization life is no payback: both are said so.
+std::string break_even_line(const nlohmann::json& own, const Localizer& L) {
+  const auto& b = own["break_even"];
+  if (b.contains("utilization") && num(b, "utilization") >= 1.0)
+    return "- " +
+           L("Break-even: never; owning would cost more than renting even busy around the clock") +
+           "\n";
+  if (!b.contains("utilization")) return "";
+  const double life_months =
+      12.0 * num(own.value("assumptions", nlohmann::json::object()), "amortization_years");
+  const double months = num(b, "months");
+  const double u = num(b, "utilization") * 100;
+  if (!b.contains("months"))
+    return "- " + L(fmt::format("Break-even: owning wins above {:.0f}% utilization", u)) + "\n";
+  if (life_months > 0 && months > life_months)
+    return "- " +
+           L(fmt::format("Break-even: owning wins above {:.0f}% utilization; at the assumed "
+                         "utilization it would take {:.0f} months, past the {:.0f}-month life, so "
+                         "it does not pay back",
+                         u, months, life_months)) +
+           "\n";
+  return "- " +
+         L(fmt::format("Break-even: owning wins above {:.0f}% utilization, paying back in {:.0f} "
+                       "months",
+                       u, months)) +
+         "\n";
+}
+
+std::string report_ownership(const nlohmann::json& own, const Localizer& L) {
+  std::string out = "\n## " + L("4. Cloud vs on-prem (recommended system)") + "\n\n";
+  if (own.contains("cloud")) {
+    const auto& c = own["cloud"];
+    std::string line =
+        L(fmt::format("Cloud: ${:.2f}/hour ({}, price of {})", num(c, "usd_per_hour"),
+                      c.value("instance", ""), c.value("price_date", "")));
+    if (c.contains("usd_per_million_tokens"))
+      line += L(fmt::format("; ${:.3f} per million tokens", num(c, "usd_per_million_tokens")));
+    if (c.contains("usd_per_run"))
+      line += L(fmt::format("; ${:.0f} per training run", num(c, "usd_per_run")));
+    out += "- " + line + "\n";
+  } else {
+    out += "- " + L("Cloud: no cloud price for this GPU in the catalog") + "\n";
+  }
+  if (own.contains("on_prem")) {
+    const auto& p = own["on_prem"];
+    out += "- " +
+           L(fmt::format("On-prem: ${:.0f} (¥{:.0f}) up front (GPUs ${:.0f} + servers ${:.0f}); "
+                         "${:.2f}/hour of use amortized; energy ${:.2f}/hour while running",
+                         num(p, "capex_usd"), num(p, "capex_cny"), num(p, "gpus_usd"),
+                         num(p, "servers_usd"), num(p, "usd_per_hour"),
+                         num(p, "energy_usd_per_hour"))) +
+           "\n";
+  } else {
+    out += "- " + L("On-prem: no purchase price for this GPU in the catalog") + "\n";
+  }
+  if (own.contains("break_even"))
+    out += break_even_line(own, L) + "- " + L("Verdict:") + " " +
+           own["break_even"].value("verdict", "") + "\n";
+  return out;
+}
+
+std::string report_power(const nlohmann::json& p, const Localizer& L) {
+  std::string out = "\n## " + L("5. Power and machine room") + "\n\n";
+  out +=
+      "- " +
+      L(fmt::format("{} node(s); {:.2f} kW per node with margin ({:.2f} kW peak); fleet {:.2f} kW",
+                    static_cast<int64_t>(num(p, "nodes", 1)), num(p, "node_watts") / 1000,
+                    num(p, "node_peak_watts") / 1000, num(p, "fleet_watts") / 1000)) +
+      "\n";
+  out += "- " +
+         L(fmt::format("Cooling {:.0f} BTU/h; UPS at least {:.1f} kVA; about {:.0f} kWh a year at "
+                       "the facility meter",
+                       num(p, "btu_per_hour"), num(p, "ups_kva"), num(p, "annual_kwh"))) +
+         "\n";
+  out += "- " +
+         L(fmt::format("Rack budget {:.1f} kW per rack", num(p, "rack_budget_watts") / 1000)) +
+         "\n";
+  return out;
+}
+
+std::string report_risks(const nlohmann::json& best, const Localizer& L) {
+  std::string out = "\n## " + L("6. Risks") + "\n\n";
+  for (const auto& w : best["warnings"]) out += "- " + w.get<std::string>() + "\n";
+  if (best["warnings"].empty()) out += "- " + L("none flagged for the recommended system") + "\n";
+  return out;
+}
+
+std::string report_rejected(const nlohmann::json& rejected, const Localizer& L) {
+  std::string out = "\n## " + L("7. Rejected GPUs") + "\n\n";
+  size_t i = 0;
+  for (const auto& x : rejected) {
+    if (i++ >= 25) {
+      out += "- " + L(fmt::format("... and {} more (see the JSON)", rejected.size() - 25)) + "\n";
+      break;
+    }
+    out += "- " + x.value("why", "") + "\n";
+  }
+  return out;
+}
+
+}  // namespace
+
+std::string render_report_markdown(const nlohmann::json& r, Lang lang) {
+  const Localizer L{lang};
+  const auto& rec = r["recommendation"];
+  std::string out = report_scenario(r, L);
   if (rec["options"].empty()) {
-    out += "\n**No GPU in the catalog fits.** See what to change below.\n";
+    out +=
+        "\n**" + L("No GPU in the catalog fits.") + "** " + L("See what to change below.") + "\n";
   } else {
     const auto& best = rec["options"][0];
     const auto& e = best["estimate"];
-    const auto& mem = e["memory"];
-    out += "\n## 2. Memory per GPU (recommended system, GiB = 2^30 bytes)\n\n";
-    std::vector<std::vector<std::string>> rows;
-    for (const char* k : {"weights_bytes", "kv_cache_bytes", "activations_bytes", "gradients_bytes",
-                          "optimizer_bytes", "master_weights_bytes", "overhead_bytes",
-                          "total_bytes", "gpu_capacity_bytes"})
-      if (num(mem, k) > 0)
-        rows.push_back({std::string(k).substr(0, std::string(k).size() - 6),
-                        fmt::format("{:.2f}", num(mem, k) / kGiB)});
-    out += table({"component", "GiB"}, rows, true);
-    out +=
-        "\n## 3. Options (best first by " + rec.value("objective", std::string("cost")) + ")\n\n";
-    out += options_table(rec, true, 5);
-    out += "\nWhy the first option:\n";
-    for (const auto& x : best["reasons"]) out += "- " + x.get<std::string>() + "\n";
-    const auto& own = e["cost"].value("ownership", nlohmann::json::object());
-    out += "\n## 4. Cloud vs on-prem (recommended system)\n\n";
-    if (own.contains("cloud"))
-      out += fmt::format(
-          "- Cloud: ${:.2f}/hour ({}, price of {}){}{}\n", num(own["cloud"], "usd_per_hour"),
-          own["cloud"].value("instance", ""), own["cloud"].value("price_date", ""),
-          own["cloud"].contains("usd_per_million_tokens")
-              ? fmt::format("; ${:.3f} per million tokens",
-                            num(own["cloud"], "usd_per_million_tokens"))
-              : "",
-          own["cloud"].contains("usd_per_run")
-              ? fmt::format("; ${:.0f} per training run", num(own["cloud"], "usd_per_run"))
-              : "");
-    else
-      out += "- Cloud: no cloud price for this GPU in the catalog\n";
-    if (own.contains("on_prem"))
-      out += fmt::format(
-          "- On-prem: ${:.0f} (¥{:.0f}) up front (GPUs ${:.0f} + servers ${:.0f}); "
-          "${:.2f}/hour of use amortized; energy ${:.2f}/hour while running\n",
-          num(own["on_prem"], "capex_usd"), num(own["on_prem"], "capex_cny"),
-          num(own["on_prem"], "gpus_usd"), num(own["on_prem"], "servers_usd"),
-          num(own["on_prem"], "usd_per_hour"), num(own["on_prem"], "energy_usd_per_hour"));
-    else
-      out += "- On-prem: no purchase price for this GPU in the catalog\n";
-    if (own.contains("break_even")) {
-      const auto& b = own["break_even"];
-      // A break-even above 100% utilization is never reached: no percentage above 100 is shown.
-      if (b.contains("utilization") && num(b, "utilization") >= 1.0)
-        out +=
-            "- Break-even: never; owning would cost more than renting even busy around the "
-            "clock\n";
-      else if (b.contains("utilization")) {
-        // Payback past the amortization life is no payback: said so, not as "paying back".
-        const double life_months =
-            12.0 * num(own.value("assumptions", nlohmann::json::object()), "amortization_years");
-        const double months = num(b, "months");
-        out += fmt::format(
-            "- Break-even: owning wins above {:.0f}% utilization{}\n", num(b, "utilization") * 100,
-            !b.contains("months") ? ""
-            : life_months > 0 && months > life_months
-                ? fmt::format("; at the assumed utilization it would take {:.0f} months, past "
-                              "the {:.0f}-month life, so it does not pay back",
-                              months, life_months)
-                : fmt::format(", paying back in {:.0f} months", months));
-      }
-      out += "- Verdict: " + b.value("verdict", "") + "\n";
-    }
-    const auto& p = e["power"];
-    out += "\n## 5. Power and machine room\n\n";
-    out += fmt::format(
-        "- {} node(s); {:.2f} kW per node with margin ({:.2f} kW peak); fleet "
-        "{:.2f} kW\n",
-        static_cast<int64_t>(num(p, "nodes", 1)), num(p, "node_watts") / 1000,
-        num(p, "node_peak_watts") / 1000, num(p, "fleet_watts") / 1000);
-    out += fmt::format(
-        "- Cooling {:.0f} BTU/h; UPS at least {:.1f} kVA; about {:.0f} kWh a year "
-        "at the facility meter\n",
-        num(p, "btu_per_hour"), num(p, "ups_kva"), num(p, "annual_kwh"));
-    out += fmt::format("- Rack budget {:.1f} kW per rack\n", num(p, "rack_budget_watts") / 1000);
-    out += "\n## 6. Risks\n\n";
-    bool any = false;
-    for (const auto& w : best["warnings"]) {
-      out += "- " + w.get<std::string>() + "\n";
-      any = true;
-    }
-    if (!any) out += "- none flagged for the recommended system\n";
+    out += report_memory(e["memory"], L) + report_options(rec, L) +
+           report_ownership(e["cost"].value("ownership", nlohmann::json::object()), L) +
+           report_power(e["power"], L) + report_risks(best, L);
   }
-  if (!rec["rejected"].empty()) {
-    out += "\n## 7. Rejected GPUs\n\n";
-    size_t i = 0;
-    for (const auto& x : rec["rejected"]) {
-      if (i++ >= 25) {
-        out += fmt::format("- ... and {} more (see the JSON)\n", rec["rejected"].size() - 25);
-        break;
-      }
-      out += "- " + x.value("why", "") + "\n";
-    }
-  }
+  if (!rec["rejected"].empty()) out += report_rejected(rec["rejected"], L);
   if (!rec["changes"].empty()) {
-    out +=
-        "\n## 8. What to change so it fits (" + rec.value("changes_for", std::string()) + ")\n\n";
-    out += changes_list(rec["changes"], true);
+    out += "\n## " +
+           L(fmt::format("8. What to change so it fits ({})",
+                         rec.value("changes_for", std::string()))) +
+           "\n\n";
+    out += changes_list(rec["changes"], true, L);
   }
-  out +=
-      "\n*Figures from gpusizer (docs/method.md); prices and defaults from data/gpus.csv and "
-      "data/costs.json with their dates.*\n";
+  out += "\n*" +
+         L("Figures from gpusizer (docs/method.md); prices and defaults from data/gpus.csv and "
+           "data/costs.json with their dates.") +
+         "*\n";
   return out;
 }
 

@@ -39,11 +39,15 @@ export function money(value, currency) {
   return new Intl.NumberFormat(locale(), { style: 'currency', currency, minimumFractionDigits: Math.min(digits, 2), maximumFractionDigits: digits }).format(value);
 }
 
-/** Seconds as a short duration: 45 s, 12.5 min, 3.2 h, 4.1 d. */
+/** Time units as the page's language writes them. */
+const UNITS = { en: { s: 's', min: 'min', h: 'h', d: 'd' }, zh: { s: '秒', min: '分钟', h: '小时', d: '天' } };
+export const unit = (u) => (UNITS[language()] || UNITS.en)[u];
+
+/** Seconds as a short duration: 45 s, 12.5 min, 3.2 h, 4.1 d (秒, 分钟, 小时, 天 in Chinese). */
 export function duration(seconds) {
   if (!Number.isFinite(Number(seconds))) return '–';
-  if (seconds < 120) return `${rate(seconds)} s`;
-  if (seconds < 7200) return `${num(seconds / 60, 1)} min`;
-  if (seconds < 172800) return `${num(seconds / 3600, 1)} h`;
-  return `${num(seconds / 86400, 1)} d`;
+  if (seconds < 120) return `${rate(seconds)} ${unit('s')}`;
+  if (seconds < 7200) return `${num(seconds / 60, 1)} ${unit('min')}`;
+  if (seconds < 172800) return `${num(seconds / 3600, 1)} ${unit('h')}`;
+  return `${num(seconds / 86400, 1)} ${unit('d')}`;
 }

@@ -7,8 +7,11 @@ import {
 } from 'chart.js';
 import './style.css';
 import { initialLanguage, setLanguage, t, language } from './i18n.js';
-import { gib, gb, toGiB, rate, usd, money, duration, num, fixed } from './format.js';
+import { gib, gb, toGiB, rate, usd, money, duration, num, fixed, unit as timeUnit } from './format.js';
 import { NUMERIC, parseNumber, checkField, fieldOfMessage } from './validate.js';
+import {
+  trafficOf, renderLoad, renderStep, fleetColumns, trainColumns, PERCENTILES,
+} from './planner.js';
 
 Chart.register(BarController, BarElement, LineController, LineElement, PointElement,
   CategoryScale, LinearScale, LogarithmicScale, Legend, Tooltip);
@@ -43,6 +46,9 @@ const DEFAULTS = {
   tp: '1', pp: '1', dp: '1', recommend: false, gpu: 'a100-sxm4-80gb', gpu_count: '',
   objective: 'cost', allow_quantization: false, deployment: 'any', region: 'any', max_gpus: '',
   min_tokens_per_s: '', max_ttft_ms: '', budget_usd: '',
+  requests_per_s: '', prompt_len_p90: '', output_len_p90: '', ttft_ms: '', tpot_ms: '', percentile: '90',
+  rack_budget_watts: '', only_gpu: false,
+  vendor: 'any', segment: 'any', headroom: '', max_days: '', production: false, allow_offload: false,
   extra: '',  // an applied change's scenario keys that no control holds, as merge-patch JSON
 };
 /** Where a change's patch keys land in the form: top-level keys, and those inside training/parallel. */
@@ -104,6 +110,9 @@ function fillStaticSelects() {
   fillSelect('objective', ['cost', 'speed', 'power'], 'objective');
   fillSelect('deployment', ['any', 'cloud', 'on_prem'], 'deployment');
   fillSelect('region', ['any', 'cn'], 'region');
+  fillSelect('percentile', PERCENTILES, 'pct');
+  fillSelect('segment', ['any', 'datacenter', 'workstation', 'consumer'], 'segment');
+  fillSelect('vendor', ['any'], 'vendor');
   fillEngines();
 }
 
@@ -246,10 +255,27 @@ function intOf(value) {
   return Number.isFinite(n) ? n : value;  // a non-number goes through, and the server names it
 }
 
+/** A training recommend searches the layout (contract v2 "Training layouts": fields given are kept),
+ *  so the form's defaults for micro-batch, ZeRO, checkpointing and accumulation are left out. */
+function leaveToSearch(request, state) {
+  if (!TRAIN_TASKS.has(state.task) || !request.training) return request;
+  const out = { ...request, training: { ...request.training } };
+  if (state.batch === DEFAULTS.batch) delete out.batch;
+  if (state.zero_stage === DEFAULTS.zero_stage) delete out.training.zero_stage;
+  if (state.gradient_checkpointing === DEFAULTS.gradient_checkpointing) delete out.training.gradient_checkpointing;
+  if (state.grad_accum === DEFAULTS.grad_accum) delete out.training.grad_accum;
+  return out;
+}
+
 /** The recommend request's constraints (the CLI's recommend flags) from the form. */
 function constraintsOf(state) {
   const c = { objective: state.objective };
   if (state.allow_quantization) c.allow_quantization = true;
+  if (state.production) c.production = true;
+  if (state.allow_offload && TRAIN_TASKS.has(state.task)) c.allow_offload = true;
+  for (const key of ['vendor', 'segment']) if (state[key] !== 'any') c[key] = state[key];
+  if (state.headroom !== '') c.headroom = parseNumber(state.headroom) / 100;  // the form says percent
+  if (state.max_days !== '' && TRAIN_TASKS.has(state.task)) c.max_days = intOf(state.max_days);
   if (state.deployment !== 'any') c.deployment = state.deployment;
   if (state.region !== 'any') c.region = state.region;
   for (const key of ['max_gpus', 'min_tokens_per_s', 'max_ttft_ms', 'budget_usd']) if (state[key] !== '') c[key] = intOf(state[key]);
@@ -278,6 +304,7 @@ function scenarioOf(state) {
   if (!training) {
     for (const key of ['prompt_len', 'output_len']) if (state[key] !== '') s[key] = intOf(state[key]);
     if (PREALLOC.has(state.engine || resolvedEngine) && state.gpu_memory_utilization !== '') s.gpu_memory_utilization = intOf(state.gpu_memory_utilization);
+    Object.assign(s, trafficOf(state, intOf));  // serving at a request rate, within targets
   } else {
     const tr = {
       optimizer: state.optimizer,
@@ -298,10 +325,11 @@ function scenarioOf(state) {
   const parallel = {};
   for (const key of cv ? ['dp'] : ['tp', 'pp', 'dp']) if (state[key] !== '' && state[key] !== '1') parallel[key] = intOf(state[key]);
   if (Object.keys(parallel).length) s.parallel = parallel;
-  if (!state.recommend) {
+  if (!state.recommend || state.only_gpu) {
     if (state.gpu) s.gpu = state.gpu;
     if (state.gpu_count !== '') s.gpu_count = intOf(state.gpu_count);
   }
+  if (state.rack_budget_watts !== '') s.facility = { rack_budget_watts: intOf(state.rack_budget_watts) };
   return state.extra ? mergePatch(s, JSON.parse(state.extra)) : s;
 }
 
@@ -320,7 +348,7 @@ function showSections(state) {
     $('image_size').placeholder = m && m.resolution ? String(m.resolution) : '';
     $('image_size-help').textContent = m && m.resolution ? t('image_size_help', { n: m.resolution }) : '';
   }
-  for (const el of document.querySelectorAll('.gpu-only')) el.hidden = state.recommend;
+  for (const el of document.querySelectorAll('.gpu-only')) el.hidden = state.recommend && !state.only_gpu;
   for (const el of document.querySelectorAll('.rec-only')) el.hidden = !state.recommend;
   $('estimate-view').hidden = state.recommend;
   $('recommend-view').hidden = !state.recommend;
@@ -410,6 +438,21 @@ function validateFields() {
     }
   }
   return bad;
+}
+
+/** The vendor select: any, then the catalog's vendors as the data writes them. */
+function fillVendors() {
+  const select = $('vendor');
+  const keep = select.value || stateFromUrl().vendor;
+  const names = [...new Set(gpus.map((g) => g.vendor).filter(Boolean))];
+  select.replaceChildren(...['any', ...names].map((v) => {
+    const o = document.createElement('option');
+    o.value = v;
+    o.textContent = v === 'any' ? t('vendor_any') : v;
+    if (v !== 'any') o.lang = 'en';
+    return o;
+  }));
+  if (['any', ...names].includes(keep)) select.value = keep;
 }
 
 /** The catalog entry for a model name as typed (id or Hugging Face id, any case). */
@@ -570,6 +613,7 @@ async function loadCatalogs() {
     return group;
   }));
   setGpu(keep);
+  fillVendors();
 
   const models = listOf(modelData, 'models');
   for (const m of models) if (m && m.id) catalogModels.set(m.id, m);
@@ -767,6 +811,7 @@ function renderEstimate(estimate, scenario) {
   }
   $('cost-sub').textContent = [
     c.usd_per_million_tokens !== undefined ? t('per_mtok', { x: usd(c.usd_per_million_tokens) }) : null,
+    c.usd_total !== undefined ? t('run_cost', { x: usd(c.usd_total) }) : null,
     w.gpu_watts !== undefined ? t('gpu_watts', { w: num(w.gpu_watts, 0) }) : null,
     w.node_watts !== undefined ? t('node_watts', { w: num(w.node_watts, 0) }) : null,
     w.btu_per_hour !== undefined ? `${num(w.btu_per_hour, 0)} BTU/h` : null,
@@ -776,6 +821,8 @@ function renderEstimate(estimate, scenario) {
   renderOwnership(c.ownership);
   renderMemory(estimate);
   renderPerformance(p, scenario.task === 'cv-train');
+  renderLoad(p, scenario);
+  renderStep('step', p, t('step_caption_estimate', { s: fixed(p.step_time_s, 3) }));
   renderWarnings(estimate.warnings || []);
   renderBasis(estimate.basis || {});
 }
@@ -991,7 +1038,7 @@ function renderPerformance(p, cv) {
     td.dataset.value = String(p[k]);
     if (k === 'mfu') td.textContent = `${fixed(p[k] * 100, 1)} %`;
     else if (k === 'time_to_train_s') td.textContent = duration(p[k]);
-    else td.textContent = `${rate(p[k])} ${unit === 'tok_s' ? t(cv ? 'img_s' : 'tok_s') : unit}`;
+    else td.textContent = `${rate(p[k])} ${unit === 'tok_s' ? t(cv ? 'img_s' : 'tok_s') : unit === 's' ? timeUnit('s') : unit}`;
     tr.append(th, td);
     return tr;
   });
@@ -1108,22 +1155,63 @@ const OPTION_COLUMNS = [
   { key: 'memory', label: 'mem_gib', num: true, get: (o) => toGiB(o.estimate?.memory?.total_bytes ?? NaN), show: (o) => fixed(toGiB(o.estimate?.memory?.total_bytes ?? NaN), 1) },
   { key: 'speed', label: 'throughput', num: true, get: throughputOf, show: (o) => rate(throughputOf(o)) },
   { key: 'usd_h', label: 'usd_h', num: true, get: (o) => o.fleet_usd_per_hour ?? o.estimate?.cost?.usd_per_hour ?? NaN, show: (o) => usd(o.fleet_usd_per_hour ?? o.estimate?.cost?.usd_per_hour) },
-  { key: 'metric', label: 'metric', num: true, get: (o) => o.objective_value ?? NaN, show: (o) => rate(o.objective_value) },
+  { key: 'metric', label: 'metric', num: true, get: (o) => o.objective_value ?? NaN, show: (o) => metricText(o.objective_value) },
 ];
 
 let lastRecommendation = null;
+let lastRequest = null;  // the recommend request the table answers (traffic, task)
+let columns = OPTION_COLUMNS;  // the table's columns for that request
+const TRAIN_TASKS = new Set(['lora', 'qlora', 'full', 'freeze', 'pretrain']);
+const METRIC_COLUMN = { key: 'metric', label: 'metric', num: true, get: (o) => o.objective_value ?? NaN, show: (o) => metricText(o.objective_value) };
+/** The ranking metric's value: money for the cost objective, a plain figure for speed or power. */
+const metricText = (x) => ((lastRecommendation?.objective || 'cost') === 'cost' ? usd(x) : rate(x));
+
+/** The columns for a request: the fleet at a request rate, the training layout, or the plain set. */
+function columnsFor(request, options) {
+  if (request && request.traffic) {
+    // Racks only where the answer counts them (a rack budget).
+    const racked = options.some((o) => Number.isFinite(o.racks ?? o.estimate?.power?.racks));
+    const fleet = fleetColumns(layoutOf, request.slo || {}).filter((c) => c.key !== 'racks' || racked);
+    return request.objective && request.objective !== 'cost' ? [...fleet, METRIC_COLUMN] : fleet;
+  }
+  // Training: the run cost ranks as the cost metric does (same tokens), so the metric shows only for speed or power.
+  if (request && TRAIN_TASKS.has(request.task)) return request.objective && request.objective !== 'cost' ? [...trainColumns(), METRIC_COLUMN] : trainColumns();
+  return OPTION_COLUMNS;
+}
+
+const cellText = (c, o) => (c.show ? c.show(o) : String(c.get(o) ?? ''));
+
+/** The columns marked `fold` that read the same on every option leave the table and are said once
+ *  above it ("Same for every option: ZeRO 0; offload none"), so the table fits beside the form. */
+function foldColumns(cols, options) {
+  const same = options.length > 1 ? cols.filter((c) => c.fold && new Set(options.map((o) => cellText(c, o))).size === 1) : [];
+  $('options-same').textContent = same.length
+    ? t('options_same', { list: same.map((c) => `${t(`col_${c.label}`, c.vars)}: ${cellText(c, options[0])}`).join('; ') })
+    : '';
+  $('options-same').hidden = same.length === 0;
+  return cols.filter((c) => !same.includes(c));
+}
+
+/** The name of the ranking metric: per million requests at a rate, training tokens when training. */
+function metricLabel(objective) {
+  if (objective === 'cost' && lastRequest && lastRequest.traffic) return t('metric_cost_requests');
+  if (objective === 'cost' && lastRequest && TRAIN_TASKS.has(lastRequest.task)) return t('metric_cost_train');
+  return t(`metric_${objective}`);
+}
 let userGpuPlace = null;  // {option} or {why} for the user's own GPU, from a second request
 
 function optionRows(o, recommendation) {
   const tr = document.createElement('tr');
   tr.dataset.gpu = o.gpu;
-  const mine = o.gpu === userGpu();
+  tr.dataset.rank = String(o.rank);
+  // Your GPU is marked among others (not when every option is on it: "Only this GPU").
+  const mine = o.gpu === userGpu() && new Set((recommendation.options || []).map((x) => x.gpu)).size > 1;
   if (mine) tr.classList.add('mine');
-  for (const c of OPTION_COLUMNS) {
+  for (const c of columns) {
     const td = document.createElement('td');
     if (c.num) td.className = 'num';
     if (c.cls) td.classList.add(c.cls);
-    td.dataset.label = t(`col_${c.label}`);
+    td.dataset.label = c.key === 'metric' ? metricLabel(recommendation.objective || 'cost') : t(`col_${c.label}`, c.vars);
     td.textContent = c.show ? c.show(o) : String(c.get(o) ?? '');
     if (c.key === 'gpu' && mine) {
       const badge = document.createElement('span');
@@ -1150,13 +1238,24 @@ function optionRows(o, recommendation) {
   use.setAttribute('aria-label', t('use_option_label', { gpu: o.gpu_name || gpuName(o.gpu), n: o.gpu_count ?? 1 }));
   use.addEventListener('click', () => useOption(o));
   actions.append(why, ' ', use);
+  if (o.estimate?.performance?.step_breakdown_s) {
+    // A training layout: its step by part is drawn under the table.
+    const step = document.createElement('button');
+    step.type = 'button';
+    step.className = 'secondary small step';
+    step.textContent = t('show_step');
+    step.setAttribute('aria-label', t('show_step_label', { gpu: o.gpu_name || gpuName(o.gpu), n: o.gpu_count ?? 1, rank: o.rank }));
+    step.setAttribute('aria-controls', 'rec-step-section');
+    step.addEventListener('click', () => { showOptionStep(o); $('rec-step-title').focus(); });
+    actions.append(' ', step);
+  }
   tr.append(actions);
   const detail = document.createElement('tr');
   detail.className = 'why-row';
   detail.id = detailId;
   detail.hidden = true;
   const cell = document.createElement('td');
-  cell.colSpan = OPTION_COLUMNS.length + 1;
+  cell.colSpan = columns.length + 1;
   const list = document.createElement('ul');
   list.lang = serverLang();  // the server's reasons, in the language it answered in
   for (const r of [...(o.reasons || []), ...(o.warnings || [])]) {
@@ -1181,6 +1280,19 @@ function useOption(o) {
   const patch = { recommend: false, gpu: o.gpu, gpu_count: o.gpu_count ? String(o.gpu_count) : '' };
   if (o.weights) patch.weights = o.weights;
   if (o.parallel) for (const k of ['tp', 'pp', 'dp']) if (o.parallel[k]) patch[k] = String(o.parallel[k]);
+  if (o.training && TRAIN_TASKS.has($('task').value)) {
+    // The layout's training settings the form holds; the rest (cp, offload, ...) ride in 'extra'.
+    const tr = o.training;
+    if (tr.batch) patch.batch = String(tr.batch);
+    if (tr.grad_accum) patch.grad_accum = String(tr.grad_accum);
+    if (tr.zero_stage !== undefined) patch.zero_stage = String(tr.zero_stage);
+    if (tr.gradient_checkpointing !== undefined) patch.gradient_checkpointing = tr.gradient_checkpointing === 'none' || tr.gradient_checkpointing === false ? 'false' : tr.gradient_checkpointing === true ? 'full' : String(tr.gradient_checkpointing);
+    const rest = {};
+    for (const k of ['cp', 'ep', 'pp_interleave', 'sequence_parallel']) if (o.parallel && o.parallel[k] !== undefined && o.parallel[k] !== 1 && o.parallel[k] !== false) rest[k] = o.parallel[k];
+    const extra = Object.keys(rest).length ? { parallel: rest } : {};
+    if (tr.offload && tr.offload !== 'none') extra.training = { offload: tr.offload };
+    if (Object.keys(extra).length) extraPatch = mergePatch(extraPatch || {}, extra);
+  }
   writeForm(patch);
   pushNext = true;
   focusNext = true;
@@ -1189,10 +1301,23 @@ function useOption(o) {
 
 const userGpu = () => $('gpu').value;
 
-function renderOptions(recommendation) {
+/** The step of a training option by part, under the table (the first option's until one is chosen). */
+function showOptionStep(o) {
+  const title = $('rec-step-title');
+  title.textContent = t('rec_step_title', { rank: o.rank, n: o.gpu_count ?? 1, gpu: o.gpu_name || gpuName(o.gpu) });
+  title.tabIndex = -1;
+  renderStep('rec-step', o.estimate?.performance, t('step_caption_option', { rank: o.rank, s: fixed(o.estimate?.performance?.step_time_s, 3) }));
+  for (const b of document.querySelectorAll('#options-table button.step')) b.setAttribute('aria-pressed', 'false');
+  const row = [...document.querySelectorAll('#options-table tbody tr:not(.why-row)')].find((tr) => tr.dataset.rank === String(o.rank));
+  if (row && row.querySelector('button.step')) row.querySelector('button.step').setAttribute('aria-pressed', 'true');
+}
+
+function renderOptions(recommendation, request = lastRequest) {
   lastRecommendation = recommendation;
+  lastRequest = request;
   const options = (recommendation.options || []).map((o, i) => ({ ...o, rank: i + 1 }));
-  const col = OPTION_COLUMNS.find((c) => c.key === optionsSort.key) || OPTION_COLUMNS[0];
+  columns = foldColumns(columnsFor(request, options), options);
+  const col = columns.find((c) => c.key === optionsSort.key) || columns[0];
   options.sort((a, b) => {
     const x = col.get(a);
     const y = col.get(b);
@@ -1200,8 +1325,10 @@ function renderOptions(recommendation) {
     return String(x).localeCompare(String(y)) * optionsSort.dir;
   });
   const table = $('options-table');
+  table.classList.toggle('train', Boolean(request && TRAIN_TASKS.has(request.task)));
+  table.classList.toggle('fleet', Boolean(request && request.traffic));
   const objective = recommendation.objective || 'cost';
-  table.tHead.rows[0].replaceChildren(...OPTION_COLUMNS.map((c) => {
+  table.tHead.rows[0].replaceChildren(...columns.map((c) => {
     const th = document.createElement('th');
     th.scope = 'col';
     if (c.num) th.className = 'num';
@@ -1209,22 +1336,27 @@ function renderOptions(recommendation) {
     const button = document.createElement('button');
     button.type = 'button';
     button.className = 'sort';
-    const label = c.key === 'metric' ? t(`metric_${objective}`) : c.key === 'speed' && options[0] && options[0].estimate?.performance?.train_tokens_per_s !== undefined ? t('col_train_throughput') : t(`col_${c.label}`);
+    const label = c.key === 'metric' ? metricLabel(objective) : c.key === 'speed' && options[0] && options[0].estimate?.performance?.train_tokens_per_s !== undefined ? t('col_train_throughput') : t(`col_${c.label}`, c.vars);
     button.textContent = label + (c.key === optionsSort.key ? (optionsSort.dir > 0 ? ' ▲' : ' ▼') : '');
     button.addEventListener('click', () => {
       optionsSort = { key: c.key, dir: optionsSort.key === c.key ? -optionsSort.dir : 1 };
       renderOptions(recommendation);
-      table.querySelector(`th:nth-child(${OPTION_COLUMNS.indexOf(c) + 1}) button`).focus();
+      table.querySelector(`th:nth-child(${columns.indexOf(c) + 1}) button`).focus();
     });
     th.append(button);
     return th;
   }), Object.assign(document.createElement('th'), { scope: 'col', textContent: t('col_actions') }));
   table.tBodies[0].replaceChildren(...options.flatMap((o) => optionRows(o, recommendation)));
+  table.closest('.table-wrap').hidden = options.length === 0;
+  const best = options.find((o) => o.rank === 1);
+  if (best && best.estimate?.performance?.step_breakdown_s) showOptionStep(best);
+  else $('rec-step-section').hidden = true;
   const basis = options.length ? options.find((o) => o.rank === 1)?.objective_basis : '';
   $('recommend-note').textContent = options.length
-    ? t('options_ranked', { n: options.length, metric: t(`metric_${objective}`), lower: t('lower_better') })
+    ? t('options_ranked', { n: options.length, metric: metricLabel(objective), lower: t('lower_better') })
     : t('no_options');
   $('recommend-basis').textContent = basis ? t('metric_basis', { x: basis }) : '';
+  if (request && TRAIN_TASKS.has(request.task) && !(request.training && request.training.tokens)) $('recommend-basis').textContent += ` ${t('train_no_tokens')}`;
   $('recommend-basis').lang = serverLang();
   renderUserGpu(options, recommendation.rejected || []);
   const rejected = recommendation.rejected || [];
@@ -1234,11 +1366,17 @@ function renderOptions(recommendation) {
     const name = document.createElement('strong');
     name.textContent = gpuName(r.gpu);
     const why = document.createElement('span');
-    setServerText(why, `: ${String(r.why || '').replace(new RegExp(`^${(gpuName(r.gpu) || '').replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}[:：]\\s*`), '')}`);
+    setServerText(why, `: ${withoutGpuName(r.why, r.gpu)}`);
     li.append(name, why);
     return li;
   }));
   $('rejected-section').hidden = rejected.length === 0;
+}
+
+/** A rejection's reason without the GPU name it starts with (the name is said beside it). */
+function withoutGpuName(why, gpu) {
+  const name = (gpuName(gpu) || '').replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  return String(why || '').replace(new RegExp(`^${name}[:：]\\s*`), '');
 }
 
 /** Where the user's own GPU stands: one of the options, rejected (why), or below the list. */
@@ -1255,11 +1393,11 @@ function renderUserGpu(options, rejected) {
     el.textContent = t('your_gpu_ranked', { gpu: name, rank: listed.rank });
   } else if (gone) {
     const why = document.createElement('span');
-    setServerText(why, gone.why);
+    setServerText(why, withoutGpuName(gone.why, id));
     el.append(t('your_gpu_rejected', { gpu: name }), ' ', why);
   } else if (userGpuPlace && userGpuPlace.gpu === id && userGpuPlace.option) {
     const o = { ...userGpuPlace.option, rank: '–' };
-    el.append(t('your_gpu_below', { gpu: name, n: o.gpu_count ?? 1, layout: layoutOf(o), metric: rate(o.objective_value), m: t(`metric_${lastRecommendation?.objective || 'cost'}`) }), ' ');
+    el.append(t('your_gpu_below', { gpu: name, n: o.gpu_count ?? 1, layout: layoutOf(o), metric: metricText(o.objective_value), m: metricLabel(lastRecommendation?.objective || 'cost') }), ' ');
     const use = document.createElement('button');
     use.type = 'button';
     use.className = 'secondary small use';
@@ -1321,17 +1459,21 @@ async function update() {
   document.body.classList.add('busy');
   try {
     if (state.recommend) {
-      const request = { ...scenario, ...constraintsOf(state) };
-      delete request.gpu;
-      delete request.gpu_count;
+      const request = leaveToSearch({ ...scenario, ...constraintsOf(state) }, state);
+      // "Only this GPU" ranks the layouts of that GPU (of its count when given); else every GPU.
+      if (state.only_gpu && state.gpu) request.gpus = [state.gpu];
+      else {
+        delete request.gpu;
+        delete request.gpu_count;
+      }
       try {
         const recommendation = await post('api/v1/recommend', request, signal);
         if (gen !== generation) return;
         userGpuPlace = null;
-        lastRender = () => renderOptions(recommendation);
+        lastRender = () => renderOptions(recommendation, request);
         lastRender();
         const mine = userGpu();
-        const placed = (recommendation.options || []).some((o) => o.gpu === mine) || (recommendation.rejected || []).some((r) => r.gpu === mine);
+        const placed = state.only_gpu || (recommendation.options || []).some((o) => o.gpu === mine) || (recommendation.rejected || []).some((r) => r.gpu === mine);
         if (mine && !placed) {
           // Not among the best: ask for the best option on the user's GPU alone.
           const alone = await post('api/v1/recommend', { ...request, gpus: [mine], limit: 1 }, signal).catch(() => null);
@@ -1400,6 +1542,9 @@ function applyLanguage(lang) {
   fillSelect('objective', ['cost', 'speed', 'power'], 'objective');
   fillSelect('deployment', ['any', 'cloud', 'on_prem'], 'deployment');
   fillSelect('region', ['any', 'cn'], 'region');
+  fillSelect('percentile', PERCENTILES, 'pct');
+  fillSelect('segment', ['any', 'datacenter', 'workstation', 'consumer'], 'segment');
+  fillVendors();
   const auto = $('weights').querySelector('option[value=""]');
   if (auto) auto.textContent = autoWeightsLabel();
   if (lastRender) lastRender();

@@ -22,6 +22,14 @@ export const NUMERIC = {
   min_tokens_per_s: { min: 0 },
   max_ttft_ms: { min: 0.001 },
   budget_usd: { min: 0.01 },
+  requests_per_s: { min: 0.001 },
+  prompt_len_p90: { int: true, min: 1 },
+  output_len_p90: { int: true, min: 1 },
+  ttft_ms: { min: 0.001 },
+  tpot_ms: { min: 0.001 },
+  rack_budget_watts: { min: 1 },
+  headroom: { min: 0, max: 90 },
+  max_days: { min: 0.001 },
 };
 
 /** Parses what a person types: "8", "2048", "1e9", "1,000", "0.9". NaN when it is not a number. */

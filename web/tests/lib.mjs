@@ -17,8 +17,10 @@ export const PHONE = { width: 390, height: 844 };
 
 export function check(cond, message) { if (!cond) throw new Error(message); }
 
-/** Starts `gpusizer serve --port 0` and resolves with its base URL once it prints its address. */
+/** Starts `gpusizer serve --port 0` and resolves with its base URL once it prints its address.
+ *  GPUSIZER_URL (a server already running, e.g. while the page is developed) is used instead. */
 export function startServer() {
+  if (process.env.GPUSIZER_URL) return Promise.resolve({ child: { kill() {} }, base: process.env.GPUSIZER_URL });
   return new Promise((ok, fail) => {
     const child = spawn(bin, ['serve', '--host', '127.0.0.1', '--port', '0'], { stdio: ['ignore', 'pipe', 'pipe'] });
     let out = '';

@@ -53,6 +53,11 @@ export async function run(report) {
     { name: 'context-warning', query: '?model=llama-2-7b&seq_len=100000000' },
     { name: 'model-typo', query: '?model=lama-2-7b&gpu=h100-sxm5-80gb' },
     { name: 'full-tune', query: '?model=llama-2-7b&task=full&gpu=h100-sxm5-80gb&gpu_count=2&zero_stage=3' },
+    // The planners: serving at a request rate within targets, and training layouts with their step.
+    { name: 'serving-load', query: '?model=llama-2-7b&gpu=h100-sxm5-80gb&gpu_count=2&requests_per_s=5&ttft_ms=500&tpot_ms=30' },
+    { name: 'serving-fleet', query: '?model=llama-3.1-70b&recommend=1&requests_per_s=20&prompt_len=1000&output_len=200&ttft_ms=1000&tpot_ms=50&rack_budget_watts=10000' },
+    { name: 'training-layouts', query: '?model=llama-3.1-8b&task=full&tokens=1e10&recommend=1&gpu=h100-sxm5-80gb',
+      then: async (page) => { await page.click('#options-table tbody tr[data-rank="2"] button.step'); } },
   ];
   const openView = async (view, options) => {
     const page = await open(view.query, options);
