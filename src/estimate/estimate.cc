@@ -139,12 +139,11 @@ void estimate_cost(const Scenario& s, const Catalog& catalog, const CostAssumpti
 }
 
 // Memory (and with kFigures speed) without any text: what searches need of each candidate.
-Estimate estimate_figures(const Scenario& s, const Catalog& catalog, Detail detail, Estimate e) {
+void estimate_figures(const Scenario& s, const Catalog& catalog, Detail detail, Estimate& e) {
   e.memory = estimate_memory(s, catalog, nullptr);
   check_representable(s, e.memory);
   if (s.gpu && detail == Detail::kFigures)
     e.performance = estimate_speed(s, catalog, e.memory, nullptr);
-  return e;
 }
 
 }  // namespace
@@ -155,8 +154,10 @@ Estimate estimate(const Scenario& s, const Catalog& catalog, Detail detail) {
   const ParamCounts c = count_params(s.model);
   e.params = c.total;
   e.active_params = c.active;
-  if (detail == Detail::kFigures || detail == Detail::kMemory)
-    return estimate_figures(s, catalog, detail, std::move(e));
+  if (detail == Detail::kFigures || detail == Detail::kMemory) {
+    estimate_figures(s, catalog, detail, e);
+    return e;
+  }
   Explanations why;
   why.basis["params"] = c.computed
                             ? "counted from the architecture (HF module layout)"

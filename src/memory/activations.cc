@@ -154,6 +154,28 @@ double largest_matrix_bytes(const Scenario& s) {
   return largest / static_cast<double>(s.parallel.tp);
 }
 
+// Micro-batches whose activations the first pipeline stage holds at once: 1F1B keeps up to pp in
+// flight; interleaving adds (pp-1)/(pp*v) (Korthikanti et al. sec. 4.2.3). Hugging Face's
+// device_map layer split runs one micro-batch at a time (no schedule).
+double micro_batches_in_flight(const Scenario& s) {
+  double in_flight = 1;
+  if (s.parallel.pp > 1 && s.engine != "hf") {
+    const double pp = static_cast<double>(s.parallel.pp);
+    in_flight = std::min(pp, static_cast<double>(s.training.grad_accum));
+    if (s.parallel.pp_interleave > 1)
+      in_flight *= 1.0 + (pp - 1.0) / (pp * static_cast<double>(s.parallel.pp_interleave));
+  }
+  return in_flight;
+}
+
+// Bytes per logit the loss keeps at its peak: chunked cross-entropy (torchtune
+// CEWithChunkedOutputLoss) keeps the bf16 chunk outputs (2 B) and every chunk's saved fp32
+// log-softmax (4 B); the fp32 upcast and the gradients exist for one chunk at a time.
+double loss_bytes_per_logit(const Scenario& s, const EngineProfile& engine) {
+  if (s.training.chunked_loss) return 6.0;
+  return s.model.loss_upcast_fp32 ? engine.loss_bytes_per_logit : engine.loss_bytes_per_logit_16bit;
+}
+
 Part training_activations(const Scenario& s, const EngineProfile& engine, bool explain) {
   const Model& m = s.model;
   // Context parallelism: each rank keeps the activations of its seq / cp tokens (Megatron-Core
@@ -169,16 +191,7 @@ Part training_activations(const Scenario& s, const EngineProfile& engine, bool e
   if (s.task == Task::kFreeze)
     layers = std::min(layers, static_cast<double>(s.training.trainable_layers));
   layers = std::ceil(layers / static_cast<double>(s.parallel.pp));
-  // 1F1B keeps up to pp micro-batches in flight on the first stage; interleaving adds
-  // (pp-1)/(pp*v) (Korthikanti et al. sec. 4.2.3).
-  // Hugging Face's device_map layer split runs one micro-batch at a time (no schedule).
-  double in_flight = 1;
-  if (s.parallel.pp > 1 && s.engine != "hf") {
-    const double pp = static_cast<double>(s.parallel.pp);
-    in_flight = std::min(pp, static_cast<double>(s.training.grad_accum));
-    if (s.parallel.pp_interleave > 1)
-      in_flight *= 1.0 + (pp - 1.0) / (pp * static_cast<double>(s.parallel.pp_interleave));
-  }
+  const double in_flight = micro_batches_in_flight(s);
   const double a = hidden_bytes(s, engine);
   // Share of the sequence whose residual-stream tensors one TP rank holds: 1/tp under sequence
   // parallelism, the whole sequence otherwise (Megatron TP replicates them).
@@ -226,12 +239,7 @@ Part training_activations(const Scenario& s, const EngineProfile& engine, bool e
     basis = "activations offloaded to host: the layer in backward (and one in flight) resident";
   }
   // Loss: the logits and the cross-entropy on the last stage (vocabulary split over TP).
-  // Chunked cross-entropy (torchtune CEWithChunkedOutputLoss) keeps the bf16 chunk outputs (2 B)
-  // and every chunk's saved fp32 log-softmax (4 B); the fp32 upcast and the gradients exist for
-  // one chunk at a time.
-  double per_logit = s.training.chunked_loss ? 6.0 : engine.loss_bytes_per_logit;
-  if (!m.loss_upcast_fp32 && !s.training.chunked_loss)
-    per_logit = engine.loss_bytes_per_logit_16bit;
+  const double per_logit = loss_bytes_per_logit(s, engine);
   const double loss = tokens * static_cast<double>(m.vocab_size) * per_logit / tp;
   // Final norm input and the embedding output; sequence-sharded under sequence parallelism
   // (the vocabulary-parallel embedding reduce-scatters its output along the sequence, Megatron

@@ -24,27 +24,29 @@ struct Parts {
   }
 };
 
-// The parts that grow with the batch: KV cache and activations.
-void fill_batch_parts(const Scenario& s, const Catalog& catalog, Parts& p, bool explain = true) {
+// The parts that grow with the batch: KV cache and activations (`engine` is the scenario's).
+void fill_batch_parts(const Scenario& s, const Catalog& catalog, const EngineProfile& engine,
+                      Parts& p, bool explain) {
   if (s.task == Task::kInference) {
     p.kv = memory::kv_cache(s, catalog, s.batch, s.seq_len, explain);
     // Hugging Face's DynamicCache grows by torch.cat: one layer's old and new cache coexist.
-    if (catalog.engine(s.engine).kv_grows_by_concat)
+    if (engine.kv_grows_by_concat)
       p.kv.bytes *= 1.0 + 1.0 / static_cast<double>(s.model.num_layers);
   }
   p.activations = memory::activations(s, catalog, explain);
 }
 
-Parts compute_parts(const Scenario& s, const Catalog& catalog, bool explain) {
+Parts compute_parts(const Scenario& s, const Catalog& catalog, const EngineProfile& engine,
+                    bool explain) {
   Parts p;
   p.weights = memory::weights(s, catalog, explain);
-  if (const double up = memory::kbit_upcast_extra_bytes(s, catalog.engine(s.engine)); up > 0) {
+  if (const double up = memory::kbit_upcast_extra_bytes(s, engine); up > 0) {
     // PEFT prepare_model_for_kbit_training: embedding, head and norms cast to fp32.
     p.weights.bytes += up;
     p.weights.basis +=
         "; + embedding, head and norms cast to fp32 (PEFT prepare_model_for_kbit_training)";
   }
-  fill_batch_parts(s, catalog, p, explain);
+  fill_batch_parts(s, catalog, engine, p, explain);
   p.gradients = memory::gradients(s, catalog, explain);
   p.optimizer = memory::optimizer_states(s, explain);
   p.master = memory::master_weights(s, explain);
@@ -105,8 +107,8 @@ double allocator_fraction(const Scenario& s, const Catalog& catalog) {
 }
 
 // Device total for a non-preallocating engine.
-double device_total(const Parts& p, const Scenario& s, const Catalog& catalog) {
-  return p.allocated() * (1.0 + allocator_fraction(s, catalog)) + p.overhead.bytes;
+double device_total(const Parts& p, const EngineProfile& engine) {
+  return p.allocated() * (1.0 + engine.allocator_overhead_fraction) + p.overhead.bytes;
 }
 
 }  // namespace
@@ -159,13 +161,16 @@ namespace {
 
 // A preallocating engine with a GPU: the KV pool its release leaves (data/engines.json
 // releases), the sequences it holds, and the device total with what it holds beyond its budget.
-void size_kv_pool(const Scenario& s, const Catalog& catalog, const EngineProfile& engine,
-                  double capacity, const memory::Part& kv_one_sequence, Parts& p, MemoryEstimate& m,
-                  Explanations* why) {
-  const bool explain = why != nullptr;
-  const EngineRelease& rel = engine.release(s.engine_version);
-  const double f =
-      memory_fraction(rel, s.gpu_memory_utilization_given, s.gpu_memory_utilization, s.parallel.tp);
+struct PoolSize {
+  double budget = 0;      ///< what the engine counts against its memory fraction
+  double pool = 0;        ///< the KV pool (negative: no room)
+  double beyond = 0;      ///< held outside the budget
+  const char* rule = "";  ///< the release's rule, a format of f
+};
+
+// The pool each engine's release leaves for the KV cache at memory fraction f
+// (data/engines.json releases).
+PoolSize pool_size(const EngineRelease& rel, double f, double capacity, const Parts& p) {
   const double fixed = p.weights.bytes + p.overhead.bytes;
   double budget = f * capacity, pool = 0;
   double beyond = rel.cuda_graph_bytes;  // held outside the budget: CUDA graphs
@@ -191,6 +196,17 @@ void size_kv_pool(const Scenario& s, const Catalog& catalog, const EngineProfile
       rule = "{:g} x (capacity - weights - activation workspace - non-torch)";
       break;
   }
+  return {budget, pool, beyond, rule};
+}
+
+void size_kv_pool(const Scenario& s, const Catalog& catalog, const EngineProfile& engine,
+                  double capacity, const memory::Part& kv_one_sequence, Parts& p, MemoryEstimate& m,
+                  Explanations* why) {
+  const bool explain = why != nullptr;
+  const EngineRelease& rel = engine.release(s.engine_version);
+  const double f =
+      memory_fraction(rel, s.gpu_memory_utilization_given, s.gpu_memory_utilization, s.parallel.tp);
+  auto [budget, pool, beyond, rule] = pool_size(rel, f, capacity, p);
   const memory::Part baseline =
       memory::process_baseline_part(s, catalog, /*explain=*/explain && rel.baseline_outside_budget);
   if (rel.baseline_outside_budget) beyond += baseline.bytes;
@@ -248,13 +264,14 @@ void size_kv_pool(const Scenario& s, const Catalog& catalog, const EngineProfile
 // Largest batch of seq_len sequences that fits `capacity` under the caching allocator. Every
 // part is affine in the batch (weights fixed; KV cache, prefill activations and logits per
 // sequence), so two evaluations give the line; checks on either side absorb rounding.
-int64_t largest_batch(const Scenario& s, const Catalog& catalog, const Parts& p, double capacity) {
+int64_t largest_batch(const Scenario& s, const Catalog& catalog, const EngineProfile& engine,
+                      const Parts& p, double capacity) {
   Scenario t = s;
   Parts q = p;
   auto total_at = [&](int64_t b) {
     t.batch = b;
-    fill_batch_parts(t, catalog, q, /*explain=*/false);
-    return device_total(q, t, catalog);
+    fill_batch_parts(t, catalog, engine, q, /*explain=*/false);
+    return device_total(q, engine);
   };
   constexpr int64_t kMost = int64_t{1} << 24;
   const double one = total_at(1), slope = total_at(2) - one;
@@ -272,7 +289,7 @@ int64_t largest_batch(const Scenario& s, const Catalog& catalog, const Parts& p,
 void size_allocated(const Scenario& s, const Catalog& catalog, const EngineProfile& engine,
                     const std::optional<double>& capacity, const Parts& p, MemoryEstimate& m) {
   m.allocated = p.allocated();
-  m.reserved = m.allocated * (1.0 + allocator_fraction(s, catalog));
+  m.reserved = m.allocated * (1.0 + engine.allocator_overhead_fraction);
   m.total = m.reserved + p.overhead.bytes;
   // Band: weights and states are near exact; activations and overhead are not.
   const double spread = 0.02 * (p.weights.bytes + p.kv.bytes + p.gradients.bytes +
@@ -283,7 +300,7 @@ void size_allocated(const Scenario& s, const Catalog& catalog, const EngineProfi
   if (!capacity) return;
   m.fits = m.total <= *capacity;
   if (s.task == Task::kInference && engine.kind != EngineKind::kLlamaCpp)
-    m.max_batch = largest_batch(s, catalog, p, *capacity);
+    m.max_batch = largest_batch(s, catalog, engine, p, *capacity);
   else if (s.task == Task::kInference)
     m.max_batch = s.batch;  // llama.cpp serves the slots it was started with
 }
@@ -316,8 +333,8 @@ void explain_memory(const Scenario& s, const Catalog& catalog, bool preallocates
 MemoryEstimate estimate_memory(const Scenario& s, const Catalog& catalog, Explanations* why) {
   const bool explain = why != nullptr;
   MemoryEstimate m;
-  Parts p = compute_parts(s, catalog, explain);
   const EngineProfile& engine = catalog.engine(s.engine);
+  Parts p = compute_parts(s, catalog, engine, explain);
   const bool preallocates = engine.preallocates && s.task == Task::kInference;
   std::optional<double> capacity;
   if (s.gpu) capacity = memory::usable_capacity(*s.gpu, catalog);
