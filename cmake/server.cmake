@@ -35,6 +35,14 @@ gpusizer_embed(gpusizer_server
   COMMENT "Embedding the web page (${GPUSIZER_WEB_DIST})"
   FILES ${GPUSIZER_WEB_FILES})
 
+# The API's OpenAPI document (src/server/openapi.json), compiled in (embedded::server_files()).
+gpusizer_embed(gpusizer_server
+  FUNCTION server_files
+  ROOT ${PROJECT_SOURCE_DIR}/src/server
+  OUTPUT ${PROJECT_BINARY_DIR}/generated/server_files.cc
+  COMMENT "Embedding the OpenAPI document"
+  FILES ${PROJECT_SOURCE_DIR}/src/server/openapi.json)
+
 # A loopback load generator for POST /api/v1/estimate (bench/load_client.cc).
 if(GPUSIZER_BUILD_BENCH AND EXISTS ${PROJECT_SOURCE_DIR}/bench/load_client.cc)
   add_executable(gpusizer_load ${PROJECT_SOURCE_DIR}/bench/load_client.cc)

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Runs every test: the unit and end-to-end suite (warnings as errors), the instruction budgets of
-# the hot paths (counted under callgrind), the install test, the same suite under AddressSanitizer
-# and UndefinedBehaviorSanitizer, the fuzz targets for a bounded number of runs, a 10-second soak
-# of the server on loopback and the browser tests. Prints a closing line 'N passed, M failed'.
+# the hot paths (counted under callgrind), the install test, the function-length rule, the same
+# suite under AddressSanitizer and UndefinedBehaviorSanitizer, the fuzz targets for a bounded
+# number of runs, a 10-second soak of the server on loopback and the browser tests. Prints a
+# closing line 'N passed, M failed'.
 # docs/reliability.md and docs/performance.md describe the checks and their latest figures.
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -31,6 +32,8 @@ echo "== instruction budgets (callgrind, bench/instruction_budgets.txt)"
 if scripts/check_instructions.sh build-test; then passed=$((passed + 1)); else failed=$((failed + 1)); fi
 echo "== install (find_package and pkg-config against the installed copy)"
 if tests/install/run_install_test.sh build-test; then passed=$((passed + 1)); else failed=$((failed + 1)); fi
+echo "== function length (scripts/check_function_length.sh: every function under 80 lines)"
+if scripts/check_function_length.sh; then passed=$((passed + 1)); else failed=$((failed + 1)); fi
 # The sanitizer build re-runs every gtest; Invariants.HundredThousand checks fewer scenarios there.
 GPUSIZER_INVARIANT_SCENARIOS="${GPUSIZER_INVARIANT_SCENARIOS_ASAN:-5000}" \
 run_suite "tests under ASan+UBSan" build-asan -DCMAKE_BUILD_TYPE=Debug -DGPUSIZER_SANITIZE=ON \

@@ -124,12 +124,15 @@ TEST_F(CliLocal, CheckPutsTheEstimateBesideTheLog) {
   const auto check = nlohmann::json::parse(j.out);
   ASSERT_EQ(check["runs"].size(), 1u);
   EXPECT_EQ(check["runs"][0]["scenario"]["seq_len"], 20000);  // from the log, not a flag
+  int weights_rows = 0;
   for (const auto& row : check["runs"][0]["rows"]) {
     if (row["key"] != "weights_bytes") continue;
+    ++weights_rows;
     // Llama-3.1-8B holds 8,030,261,248 parameters: x 2 bytes = 16,060,522,496 B = 14.9575 GiB
     // against the 14.9888 GiB vLLM loaded: -0.2%.
     EXPECT_NEAR(row["rel_error"].get<double>(), 14.9575 / 14.9888 - 1, 0.002);
   }
+  EXPECT_EQ(weights_rows, 1) << "the log's weights line is compared once";
   // Without a model the log cannot be estimated: exit 2 with the reason.
   EXPECT_EQ(run(env_, "check " + log).status, 2);
 }

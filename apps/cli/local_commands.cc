@@ -111,79 +111,93 @@ int run_check(const std::string& path, const nlohmann::json& flags, const Catalo
   return 0;
 }
 
-int run_calibrate(const std::string& path, const nlohmann::json& flags, const Catalog& catalog,
-                  const std::string& output) {
-  if (!output.empty()) check_path_text(output, "--output");
-  const std::string text = read_file(path);
+namespace {
+
+// What calibrate reads: the speed rows to fit and, from a log, its memory figures (checked, not
+// fitted).
+struct CalibrationInput {
   std::vector<SpeedCase> cases;
-  std::optional<nlohmann::json> memory;  // a log's memory figures: checked, not fitted
+  std::optional<nlohmann::json> memory;
+};
+
+CalibrationInput read_calibration_input(const std::string& path, const nlohmann::json& flags,
+                                        const Catalog& catalog) {
+  const std::string text = read_file(path);
+  CalibrationInput in;
   if (is_speed_cases(text)) {
     // The user's own rows calibrate unless they say otherwise ("use": "validate").
-    cases = read_speed_cases(text, "calibrate");
-    for (auto& c : cases)
+    in.cases = read_speed_cases(text, "calibrate");
+    for (auto& c : in.cases)
       if (c.scenario.is_object())
         for (const auto& [k, v] : flags.items())
           if (!c.scenario.contains(k)) c.scenario[k] = v;
   } else {
     const LogReading log = read_log(text, path);
-    cases = speed_cases_from_log(log, flags);
-    memory = check_log(log, flags, catalog);
+    in.cases = speed_cases_from_log(log, flags);
+    in.memory = check_log(log, flags, catalog);
   }
-  const auto prepared = prepare_speed_cases(cases, catalog);
-  const SpeedProfile& start = catalog.speed();
-  const CalibrationResult result = calibrate_speed(prepared, catalog, start);
-  const SpeedProfile fitted = SpeedProfile::from_json(result.profile);
-  const nlohmann::json before = to_json(validate_speed(prepared, catalog, start))["rows"];
-  const nlohmann::json after = to_json(validate_speed(prepared, catalog, fitted))["rows"];
+  return in;
+}
 
-  // Every row read, with what happened to it.
+// One row's columns: predicted and error before and after the fit, and what happened to it.
+std::string calibration_row(const PreparedCase& c, const nlohmann::json* before,
+                            const nlohmann::json* after, size_t id_width) {
+  std::string status;
+  std::string pb = "-", eb = "-", pa = "-", ea = "-";
+  if (!c.spec.include) {
+    status = "excluded: " +
+             (c.spec.exclude_reason.empty() ? std::string("include false") : c.spec.exclude_reason);
+  } else if (before->contains("predicted")) {
+    pb = fmt::format("{:.4g}", (*before)["predicted"].get<double>());
+    eb = fmt::format("{:+.1f}%", 100 * (*before)["rel_error"].get<double>());
+    pa = fmt::format("{:.4g}", (*after)["predicted"].get<double>());
+    ea = fmt::format("{:+.1f}%", 100 * (*after)["rel_error"].get<double>());
+    status = c.spec.use == "calibrate" ? "fitted" : "checked (use " + c.spec.use + ")";
+  } else {
+    status = "not estimated: " + before->value("error", std::string("no prediction"));
+  }
+  return fmt::format("  {:<{}}{:<24}{:>11.4g}{:>11}{:>9}{:>11}{:>9}  {}\n", c.spec.id, id_width,
+                     c.spec.compare, c.spec.measured, pb, eb, pa, ea, status);
+}
+
+// Every row read, with what happened to it. `before` and `after` hold one row per included case.
+void print_calibration_rows(const std::string& path, const std::vector<SpeedCase>& cases,
+                            const std::vector<PreparedCase>& prepared, const nlohmann::json& before,
+                            const nlohmann::json& after) {
   size_t id_width = 4;
   for (const auto& c : cases) id_width = std::max(id_width, c.id.size() + 2);
   std::cout << fmt::format("read {} speed rows from {}\n", cases.size(), path);
   std::cout << fmt::format("  {:<{}}{:<24}{:>11}{:>11}{:>9}{:>11}{:>9}  {}\n", "id", id_width,
                            "compare", "measured", "before", "error", "after", "error", "row");
   for (size_t i = 0, k = 0; i < prepared.size(); ++i) {
-    const PreparedCase& c = prepared[i];
-    std::string status;
-    std::string pb = "-", eb = "-", pa = "-", ea = "-";
-    if (!c.spec.include) {
-      status = "excluded: " + (c.spec.exclude_reason.empty() ? std::string("include false")
-                                                             : c.spec.exclude_reason);
-    } else {
-      const auto& b = before[k];
-      const auto& a = after[k];
-      ++k;
-      if (b.contains("predicted")) {
-        pb = fmt::format("{:.4g}", b["predicted"].get<double>());
-        eb = fmt::format("{:+.1f}%", 100 * b["rel_error"].get<double>());
-        pa = fmt::format("{:.4g}", a["predicted"].get<double>());
-        ea = fmt::format("{:+.1f}%", 100 * a["rel_error"].get<double>());
-        status = c.spec.use == "calibrate" ? "fitted" : "checked (use " + c.spec.use + ")";
-      } else {
-        status = "not estimated: " + b.value("error", std::string("no prediction"));
-      }
-    }
-    std::cout << fmt::format("  {:<{}}{:<24}{:>11.4g}{:>11}{:>9}{:>11}{:>9}  {}\n", c.spec.id,
-                             id_width, c.spec.compare, c.spec.measured, pb, eb, pa, ea, status);
+    const bool included = prepared[i].spec.include;
+    std::cout << calibration_row(prepared[i], included ? &before[k] : nullptr,
+                                 included ? &after[k] : nullptr, id_width);
+    if (included) ++k;
   }
-  if (memory) {
-    int rows = 0;
-    for (const auto& r : (*memory)["runs"])
-      for (const auto& row : r["rows"])
-        if (!std::string_view(row["unit"].get<std::string>()).starts_with("tokens/") &&
-            row["unit"] != "ms" && row["unit"] != "s")
-          ++rows;
-    if (rows > 0) {
-      std::cout << fmt::format(
-          "\n{} memory figures read: checked against the estimate, not fitted (the fit is of "
-          "speed efficiencies)\n",
-          rows);
-      std::cout << render_check(*memory, false);
-    }
-  }
+}
+
+// A log's memory figures beside the estimate (speed figures are the fitted rows).
+void print_memory_figures(const nlohmann::json& memory) {
+  int rows = 0;
+  for (const auto& r : memory["runs"])
+    for (const auto& row : r["rows"])
+      if (!std::string_view(row["unit"].get<std::string>()).starts_with("tokens/") &&
+          row["unit"] != "ms" && row["unit"] != "s")
+        ++rows;
+  if (rows == 0) return;
+  std::cout << fmt::format(
+      "\n{} memory figures read: checked against the estimate, not fitted (the fit is of "
+      "speed efficiencies)\n",
+      rows);
+  std::cout << render_check(memory, false);
+}
+
+// The loss before and after, and the parameters the fit moved (the rows may not bear on the
+// others).
+void print_fit(const CalibrationResult& result, const SpeedProfile& start) {
   std::cout << fmt::format("\ncalibrated on {} rows: mean squared log error {:.4f} -> {:.4f}\n",
                            result.n, result.loss_before, result.loss_after);
-  // The parameters the fit moved (the rows may not bear on the others).
   int unchanged = 0;
   for (const auto& [pointer, value] : result.fitted) {
     const nlohmann::json::json_pointer p(pointer);
@@ -196,16 +210,37 @@ int run_calibrate(const std::string& path, const nlohmann::json& flags, const Ca
                                start.doc().contains(p) ? start.doc().at(p).get<double>() : 0.0);
   }
   if (unchanged > 0) std::cout << fmt::format("  ({} parameters unchanged)\n", unchanged);
+}
+
+void write_profile(const nlohmann::json& profile, const std::string& output) {
   if (output.empty()) {
     std::cout << "profile not written: give -o FILE (then --data-dir DIR holding it as "
                  "speed.json)\n";
-    return 0;
+    return;
   }
   check_path_text(output, "--output");
   std::ofstream out(output);
   if (!out) throw InputError("--output", "cannot write '" + output + "'", "bad_file");
-  out << result.profile.dump(2) << "\n";
+  out << profile.dump(2) << "\n";
   std::cout << "wrote " << output << " (use it with --data-dir DIR holding speed.json)\n";
+}
+
+}  // namespace
+
+int run_calibrate(const std::string& path, const nlohmann::json& flags, const Catalog& catalog,
+                  const std::string& output) {
+  if (!output.empty()) check_path_text(output, "--output");
+  const CalibrationInput in = read_calibration_input(path, flags, catalog);
+  const auto prepared = prepare_speed_cases(in.cases, catalog);
+  const SpeedProfile& start = catalog.speed();
+  const CalibrationResult result = calibrate_speed(prepared, catalog, start);
+  const SpeedProfile fitted = SpeedProfile::from_json(result.profile);
+  const nlohmann::json before = to_json(validate_speed(prepared, catalog, start))["rows"];
+  const nlohmann::json after = to_json(validate_speed(prepared, catalog, fitted))["rows"];
+  print_calibration_rows(path, in.cases, prepared, before, after);
+  if (in.memory) print_memory_figures(*in.memory);
+  print_fit(result, start);
+  write_profile(result.profile, output);
   return 0;
 }
 

@@ -26,6 +26,7 @@
 #include "gpusizer/regular_file.h"
 #include "gpusizer/render.h"
 #include "gpusizer/render_csv.h"
+#include "gpusizer/scenario.h"
 #include "gpusizer/server.h"
 #include "gpusizer/speed_bands_fit.h"
 #include "gpusizer/validation.h"
@@ -78,11 +79,15 @@ std::string output_format(const Options& o) {
   return isatty(STDOUT_FILENO) ? "table" : "json";
 }
 
+// The catalog of --data-dir (or GPUSIZER_DATA_DIR), else the built-in one, loaded once. Model
+// names that are not catalog ids are looked up in every local store (`serve` builds its own
+// catalog, reading only the stores named by --model-stores).
 const Catalog& catalog_for(const Options& o) {
   static std::optional<Catalog> loaded;
-  if (o.data_dir.empty()) return Catalog::builtin();
-  check_path_text(o.data_dir, "--data-dir");
-  if (!loaded) loaded = Catalog::load(o.data_dir);
+  if (loaded) return *loaded;
+  if (!o.data_dir.empty()) check_path_text(o.data_dir, "--data-dir");
+  loaded = o.data_dir.empty() ? Catalog::builtin() : Catalog::load(o.data_dir);
+  loaded->allow_model_stores({parse_store_list("all", ""), process_env()});
   return *loaded;
 }
 
@@ -116,9 +121,9 @@ void apply_flags(const Options& o, nlohmann::json& s) {
   sub("parallel", "ep", o.ep);
   sub("parallel", "cp", o.cp);
   sub("training", "offload", o.offload);
-  // --nodes K: K whole nodes of gpus_per_node GPUs (8 unless given).
+  // --nodes K: K whole nodes of gpus_per_node GPUs (the scenario's default unless given).
   if (o.nodes && !o.gpu_count) {
-    int64_t per_node = 8;
+    int64_t per_node = Scenario{}.gpus_per_node;
     if (o.gpus_per_node)
       per_node = *o.gpus_per_node;
     else if (auto it = s.find("gpus_per_node"); it != s.end() && it->is_number_integer())
@@ -463,94 +468,140 @@ int run_report(const Options& o) {
   return 0;
 }
 
+// The subcommands and the arguments of their own (CLI11 writes into these while parsing, so the
+// object stays where main_impl made it).
+struct Commands {
+  CLI::App *estimate = nullptr, *gpus = nullptr, *models = nullptr, *inspect = nullptr,
+           *validate = nullptr, *serve = nullptr, *calibrate = nullptr, *check = nullptr,
+           *recommend = nullptr, *fit = nullptr, *report = nullptr;
+  std::string inspect_path, cases_path, calibrated_output, log_path;
+  std::string lang = "en";
+  ServerOptions serve_options;
+};
+
+void add_format(CLI::App* cmd, Options& o) {
+  cmd->add_option("--format,-f", o.format, "table|markdown|json|jsonl")
+      ->check(CLI::IsMember(std::vector<std::string>{"table", "markdown", "json", "jsonl"}));
+}
+
+// Tables open in a spreadsheet as CSV (RFC 4180).
+void add_table_format(CLI::App* cmd, Options& o) {
+  cmd->add_option("--format,-f", o.format, "table|markdown|json|jsonl|csv")
+      ->check(CLI::IsMember(std::vector<std::string>{"table", "markdown", "json", "jsonl", "csv"}));
+}
+
+// estimate, gpus, models, inspect, validate: one scenario and the catalogs.
+void add_catalog_commands(CLI::App& app, Options& o, Commands& c) {
+  c.estimate = app.add_subcommand("estimate", "memory, speed, cost and power of one scenario");
+  add_format(c.estimate, o);
+  add_scenario_flags(c.estimate, o);
+  c.estimate->add_option("--jobs,-j", o.jobs, "threads for a .jsonl batch (default: one per core)")
+      ->check(CLI::Range(1, 256));
+  c.gpus = app.add_subcommand("gpus", "list the GPU catalog");
+  add_table_format(c.gpus, o);
+  c.gpus->add_option("--vendor", o.vendor, "filter by vendor");
+  c.gpus->add_option("--segment", o.segment, "datacenter|workstation|consumer|apple-soc");
+  c.gpus->add_option("--min-memory", o.min_memory_gb, "at least this many GB");
+  c.models = app.add_subcommand("models", "list the model catalog");
+  add_table_format(c.models, o);
+  c.models->add_flag("--local", o.local,
+                     "list the models in the local stores (Hugging Face, ModelScope, Ollama)");
+  c.models->add_option("--family", o.family, "filter by family");
+  c.models->add_option("--kind", o.kind, "llm|cv");
+  c.models->add_option("--min-params", o.min_params_b, "at least this many billion parameters");
+  c.models->add_option("--max-params", o.max_params_b, "at most this many billion parameters");
+  c.inspect = app.add_subcommand(
+      "inspect", "read a config.json, model folder, .safetensors (or index) or .gguf file");
+  c.inspect->add_option("path", c.inspect_path, "file or folder")->required();
+  add_format(c.inspect, o);
+  c.validate = app.add_subcommand("validate", "error against the shipped measurements");
+  add_table_format(c.validate, o);
+  c.validate->add_flag(
+      "--bands", o.bands,
+      "print the speed bands derived from the calibration rows (data/speed_bands.json)");
+}
+
+// serve, calibrate, check: the server and the user's own measurements.
+void add_measurement_commands(CLI::App& app, Options& o, Commands& c) {
+  c.serve = cli::add_serve_command(app, c.serve_options);
+  c.calibrate = app.add_subcommand(
+      "calibrate", "fit the speed efficiencies to your measurements, logs or llama-bench output");
+  c.calibrate
+      ->add_option("cases", c.cases_path,
+                   "throughput_cases.jsonl rows, a vLLM/SGLang/llama.cpp log, llama-bench output "
+                   "or a figures file (docs/logs.md)")
+      ->required();
+  c.calibrate->add_option("--output,-o", c.calibrated_output,
+                          "write the fitted profile here (nothing is written without it)");
+  add_scenario_flags(c.calibrate, o);
+  c.check = app.add_subcommand(
+      "check", "the estimate beside what a start-up log or llama-bench measured, with the error");
+  c.check
+      ->add_option("log", c.log_path, "vLLM, SGLang or llama.cpp log, llama-bench output, figures")
+      ->required();
+  add_format(c.check, o);
+  add_scenario_flags(c.check, o);
+}
+
+// recommend, fit, report: the advisor.
+void add_advisor_commands(CLI::App& app, Options& o, Commands& c) {
+  c.recommend = app.add_subcommand("recommend", "rank the GPUs for a scenario");
+  add_table_format(c.recommend, o);
+  add_scenario_flags(c.recommend, o);
+  add_constraint_flags(c.recommend, o);
+  c.fit = app.add_subcommand("fit", "the largest models, contexts and batches that fit");
+  add_format(c.fit, o);
+  add_scenario_flags(c.fit, o);
+  c.fit->add_flag("--no-levers", o.no_levers,
+                  "no standard levers (training: ZeRO-3 over the GPUs, gradient checkpointing)");
+  c.report = app.add_subcommand("report", "the buyer's checklist as one document");
+  add_format(c.report, o);
+  add_scenario_flags(c.report, o);
+  add_constraint_flags(c.report, o);
+}
+
+// The command that was parsed, run.
+int run_command(Options& o, Commands& c) {
+  if (*c.estimate) return run_estimate(o);
+  if (*c.gpus) return run_gpus(o);
+  if (*c.models) return run_models(o);
+  if (*c.validate) return run_validate(o);
+  if (*c.inspect) return run_inspect(o, c.inspect_path);
+  if (*c.serve) {
+    c.serve_options.data_dir = o.data_dir;
+    return run_server(c.serve_options);
+  }
+  if (*c.calibrate || *c.check) {
+    nlohmann::json flags = nlohmann::json::object();
+    apply_flags(o, flags);
+    if (*c.check) return cli::run_check(c.log_path, flags, catalog_for(o), output_format(o));
+    return cli::run_calibrate(c.cases_path, flags, catalog_for(o), c.calibrated_output);
+  }
+  if (*c.recommend) return run_recommend(o);
+  if (*c.fit) {
+    if (!o.model) o.model = "llama-2-7b";  // any model: fit searches the catalog
+    return run_fit(o);
+  }
+  if (*c.report) return run_report(o);
+  return 2;
+}
+
 }  // namespace
 
 int main_impl(int argc, char** argv) {
   Options o;
+  Commands c;
   CLI::App app{"gpusizer: which GPUs, how many, how fast, at what cost, for a large model"};
   app.require_subcommand(1);
   app.add_option("--data-dir", o.data_dir, "read data files from this directory (else built-in)")
       ->envname("GPUSIZER_DATA_DIR");
-  const std::vector<std::string> formats = {"table", "markdown", "json", "jsonl"};
-  const std::vector<std::string> table_formats = {"table", "markdown", "json", "jsonl", "csv"};
-  auto add_format = [&](CLI::App* cmd) {
-    cmd->add_option("--format,-f", o.format, "table|markdown|json|jsonl")
-        ->check(CLI::IsMember(formats));
-  };
-  // Tables open in a spreadsheet as CSV (RFC 4180).
-  auto add_table_format = [&](CLI::App* cmd) {
-    cmd->add_option("--format,-f", o.format, "table|markdown|json|jsonl|csv")
-        ->check(CLI::IsMember(table_formats));
-  };
-  CLI::App* estimate =
-      app.add_subcommand("estimate", "memory, speed, cost and power of one scenario");
-  add_format(estimate);
-  add_scenario_flags(estimate, o);
-  estimate->add_option("--jobs,-j", o.jobs, "threads for a .jsonl batch (default: one per core)")
-      ->check(CLI::Range(1, 256));
-  CLI::App* gpus = app.add_subcommand("gpus", "list the GPU catalog");
-  add_table_format(gpus);
-  gpus->add_option("--vendor", o.vendor, "filter by vendor");
-  gpus->add_option("--segment", o.segment, "datacenter|workstation|consumer|apple-soc");
-  gpus->add_option("--min-memory", o.min_memory_gb, "at least this many GB");
-  CLI::App* models = app.add_subcommand("models", "list the model catalog");
-  add_table_format(models);
-  models->add_flag("--local", o.local,
-                   "list the models in the local stores (Hugging Face, ModelScope, Ollama)");
-  models->add_option("--family", o.family, "filter by family");
-  models->add_option("--kind", o.kind, "llm|cv");
-  models->add_option("--min-params", o.min_params_b, "at least this many billion parameters");
-  models->add_option("--max-params", o.max_params_b, "at most this many billion parameters");
-  std::string inspect_path;
-  CLI::App* inspect = app.add_subcommand(
-      "inspect", "read a config.json, model folder, .safetensors (or index) or .gguf file");
-  inspect->add_option("path", inspect_path, "file or folder")->required();
-  add_format(inspect);
-  CLI::App* validate = app.add_subcommand("validate", "error against the shipped measurements");
-  add_table_format(validate);
-  validate->add_flag(
-      "--bands", o.bands,
-      "print the speed bands derived from the calibration rows (data/speed_bands.json)");
-  ServerOptions serve_options;
-  CLI::App* serve = cli::add_serve_command(app, serve_options);
-  std::string cases_path, calibrated_output;
-  CLI::App* calibrate = app.add_subcommand(
-      "calibrate", "fit the speed efficiencies to your measurements, logs or llama-bench output");
-  calibrate
-      ->add_option("cases", cases_path,
-                   "throughput_cases.jsonl rows, a vLLM/SGLang/llama.cpp log, llama-bench output "
-                   "or a figures file (docs/logs.md)")
-      ->required();
-  calibrate->add_option("--output,-o", calibrated_output,
-                        "write the fitted profile here (nothing is written without it)");
-  add_scenario_flags(calibrate, o);
-  std::string log_path;
-  CLI::App* check = app.add_subcommand(
-      "check", "the estimate beside what a start-up log or llama-bench measured, with the error");
-  check->add_option("log", log_path, "vLLM, SGLang or llama.cpp log, llama-bench output, figures")
-      ->required();
-  add_format(check);
-  add_scenario_flags(check, o);
-
-  CLI::App* recommend = app.add_subcommand("recommend", "rank the GPUs for a scenario");
-  add_table_format(recommend);
-  add_scenario_flags(recommend, o);
-  add_constraint_flags(recommend, o);
-  CLI::App* fit = app.add_subcommand("fit", "the largest models, contexts and batches that fit");
-  add_format(fit);
-  add_scenario_flags(fit, o);
-  fit->add_flag("--no-levers", o.no_levers,
-                "no standard levers (training: ZeRO-3 over the GPUs, gradient checkpointing)");
-  CLI::App* report = app.add_subcommand("report", "the buyer's checklist as one document");
-  add_format(report);
-  add_scenario_flags(report, o);
-  add_constraint_flags(report, o);
-
+  add_catalog_commands(app, o, c);
+  add_measurement_commands(app, o, c);
+  add_advisor_commands(app, o, c);
   // --lang on every command (before or after the command's name).
-  std::string lang = "en";
-  app.add_option("--lang", lang, "language of the texts: en|zh (default en)");
+  app.add_option("--lang", c.lang, "language of the texts: en|zh (default en)");
   for (CLI::App* sub : app.get_subcommands({}))
-    sub->add_option("--lang", lang, "language of the texts: en|zh (default en)");
+    sub->add_option("--lang", c.lang, "language of the texts: en|zh (default en)");
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
@@ -561,32 +612,8 @@ int main_impl(int argc, char** argv) {
     std::cerr << "gpusizer: error: " << e.what() << "\n";
     return 2;
   }
-  g_lang = parse_lang(lang, "--lang");
-  // Model names that are not catalog ids are looked up in the local stores; `serve` reads only
-  // those named by --model-stores (run_server sets them).
-  if (!*serve) set_model_store_access({parse_store_list("all", ""), process_env()});
-  if (*estimate) return run_estimate(o);
-  if (*gpus) return run_gpus(o);
-  if (*models) return run_models(o);
-  if (*validate) return run_validate(o);
-  if (*inspect) return run_inspect(o, inspect_path);
-  if (*serve) {
-    serve_options.data_dir = o.data_dir;
-    return run_server(serve_options);
-  }
-  if (*calibrate || *check) {
-    nlohmann::json flags = nlohmann::json::object();
-    apply_flags(o, flags);
-    if (*check) return cli::run_check(log_path, flags, catalog_for(o), output_format(o));
-    return cli::run_calibrate(cases_path, flags, catalog_for(o), calibrated_output);
-  }
-  if (*recommend) return run_recommend(o);
-  if (*fit) {
-    if (!o.model) o.model = "llama-2-7b";  // any model: fit searches the catalog
-    return run_fit(o);
-  }
-  if (*report) return run_report(o);
-  return 2;
+  g_lang = parse_lang(c.lang, "--lang");
+  return run_command(o, c);
 }
 
 }  // namespace gpusizer

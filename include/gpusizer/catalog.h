@@ -8,6 +8,7 @@
 #include <string>
 #include <string_view>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "gpusizer/engine_profile.h"
@@ -19,6 +20,7 @@
 #include "gpusizer/site.h"
 #include "gpusizer/speed_bands.h"
 #include "gpusizer/speed_profile.h"
+#include "gpusizer/store_access.h"
 
 namespace gpusizer {
 
@@ -62,6 +64,11 @@ class Catalog {
   /// as text: their readers name the line of a bad case.
   const std::string& memory_cases() const { return memory_cases_; }
   const std::string& throughput_cases() const { return throughput_cases_; }
+  /// The local model stores where a model name that is not in the catalog is looked up
+  /// (docs/model-stores.md): none unless a face allows some with allow_model_stores (the gpusizer
+  /// command allows every store for its commands, `serve` those named by --model-stores).
+  const StoreAccess& model_stores() const { return model_stores_; }
+  void allow_model_stores(StoreAccess access) { model_stores_ = std::move(access); }
   /// The GGUF (or other `kind`) format closest in bits per value; empty when there is none.
   std::string closest_format(std::string_view kind, double bits_per_value) const;
 
@@ -98,6 +105,7 @@ class Catalog {
   std::vector<std::pair<std::string, std::string>> model_aliases_;  // normalised alias -> id
   std::unordered_map<std::string, size_t> gpu_index_;    // normalised id or alias -> position
   std::unordered_map<std::string, size_t> model_index_;  // normalised id or alias -> position
+  StoreAccess model_stores_;
 };
 
 }  // namespace gpusizer

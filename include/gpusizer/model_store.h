@@ -2,17 +2,15 @@
 // Local model stores, read offline: the Hugging Face cache, ModelScope's cache and Ollama's store.
 // A model name that is not a catalog id is looked up there before it is refused; the importers
 // then read the files found exactly (docs/model-stores.md).
-#include <functional>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "gpusizer/importers.h"
+#include "gpusizer/store_access.h"
 
 namespace gpusizer {
-
-enum class ModelStore { kHfCache, kModelScope, kOllama };
 
 /// "hf-cache", "modelscope", "ollama": the value of the scenario's model_origin.
 std::string_view store_id(ModelStore store);
@@ -21,18 +19,8 @@ std::string_view store_id(ModelStore store);
 /// flag in the InputError for an unknown store.
 std::vector<ModelStore> parse_store_list(std::string_view list, const std::string& field);
 
-/// An environment variable's value, or nullopt when unset or empty. Passed in so that tests can
-/// fake HOME, HF_HUB_CACHE, HF_HOME, XDG_CACHE_HOME, MODELSCOPE_CACHE and OLLAMA_MODELS.
-using EnvLookup = std::function<std::optional<std::string>(const std::string& name)>;
-
 /// The process environment (getenv).
 EnvLookup process_env();
-
-/// Which stores a lookup may read, and where it learns their roots.
-struct StoreAccess {
-  std::vector<ModelStore> stores;  ///< empty: no lookup at all
-  EnvLookup env;
-};
 
 /// A model found in a store.
 struct LocalModel {
@@ -68,11 +56,5 @@ struct OllamaManifest {
   double layer_bytes = 0;
 };
 OllamaManifest parse_ollama_manifest(std::string_view text, const std::string& where);
-
-/// The stores the scenario parser may read for a model name in this process: none unless a face
-/// sets them (the gpusizer command allows all for its commands, `serve` only those named by
-/// --model-stores). Set it before starting threads; reads are safe from any thread.
-void set_model_store_access(StoreAccess access);
-StoreAccess model_store_access();
 
 }  // namespace gpusizer

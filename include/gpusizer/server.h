@@ -21,7 +21,7 @@ struct ServerOptions {
   /// Directory whose files a request may name as "model"; empty: no paths at all.
   std::string allow_paths_dir;
   /// Local model stores a request's model name may be looked up in ("hf,modelscope,ollama");
-  /// empty: none. run_server applies it to the process (set_model_store_access).
+  /// empty: none. run_server gives it to its catalog (Catalog::allow_model_stores).
   std::string model_stores;
   bool cors = false;                ///< send Access-Control-Allow-Origin: *
   size_t max_body_bytes = 1 << 20;  ///< larger request bodies get HTTP 413

@@ -9,20 +9,22 @@
 
 namespace gpusizer {
 
-/// One inference engine's roofline figures (data/speed.json "inference").
+/// One inference engine's roofline figures (data/speed.json "inference"). The figures live in the
+/// file: "defaults" must give every fitted one, an engine's entry inherits what it leaves out; the
+/// zeros here are "not read", never a value.
 struct InferenceProfile {
-  double bw_eff = 0.8;            ///< achieved fraction of peak memory bandwidth
-  double compute_eff_max = 0.7;   ///< asymptote of eff(T) = max * T / (T + k)
-  double compute_k_tokens = 16;   ///< tokens per pass at which half of the asymptote is reached
+  double bw_eff = 0;              ///< achieved fraction of peak memory bandwidth
+  double compute_eff_max = 0;     ///< asymptote of eff(T) = max * T / (T + k)
+  double compute_k_tokens = 0;    ///< tokens per pass at which half of the asymptote is reached
   double compute_cap_flops = 0;   ///< engine kernels' own ceiling, FLOP/s; 0 = none
   double bw_cap_bytes_per_s = 0;  ///< engine kernels' bandwidth ceiling (Little's law); 0 = none
   bool fp16_accumulate = false;   ///< GEMMs accumulate in fp16 (rate x fp16_accumulate_factor)
   double step_overhead_s = 0;     ///< per forward pass
   double layer_overhead_s = 0;    ///< per layer per forward pass
   double hop_overhead_s = 0;      ///< per pipeline-stage boundary per pass
-  double prefill_chunk_tokens = 8192;
-  double max_num_seqs = 256;
-  double pipeline_depth = 64;     ///< micro-batches in flight in prompt processing
+  double prefill_chunk_tokens = 0;
+  double max_num_seqs = 0;
+  double pipeline_depth = 0;      ///< micro-batches in flight in prompt processing
   bool decode_pipelining = true;  ///< false: layer split runs stages in turn (llama.cpp)
   /// Bytes moved per attention score per layer when scores are materialised (no flash
   /// attention); 0 = the engine never materialises them.
@@ -52,19 +54,19 @@ struct LinkProfile {
 };
 
 struct TrainingProfile {
-  double eff_max = 0.75;
-  double eff_k_hidden = 600;
-  double overlap = 0.8;
-  double step_overhead_s = 0.005;
+  double eff_max = 0;
+  double eff_k_hidden = 0;
+  double overlap = 0;
+  double step_overhead_s = 0;
   /// Bytes moved by the non-GEMM (element-wise, norm, activation) kernels per token, per layer,
   /// per hidden unit, forward and backward; bandwidth-bound, so GPUs with many FLOPs per byte
   /// lose a larger share of the step to them.
   double elementwise_bytes_per_hidden = 0;
   /// Eager (non-Flash) attention: bytes moved per materialized score (one head, query, key),
   /// forward and backward; 0 = FlashAttention, nothing materialized.
-  double eager_score_bytes = 28;
+  double eager_score_bytes = 0;
   /// Fraction of memory bandwidth the (multi-tensor, fused) optimizer kernels reach.
-  double optimizer_bw_eff = 0.8;
+  double optimizer_bw_eff = 0;
 };
 
 class SpeedProfile {
@@ -100,6 +102,10 @@ class SpeedProfile {
 
  private:
   static void read_attention_kernels(const nlohmann::json& doc, SpeedProfile& p);
+  static void read_inference_section(const nlohmann::json& doc, SpeedProfile& p);
+  static void read_training_section(const nlohmann::json& doc, SpeedProfile& p);
+  static void read_links(const nlohmann::json& doc, SpeedProfile& p);
+  static void read_cv_and_matmul(const nlohmann::json& doc, SpeedProfile& p);
   static void read_bitsandbytes(const nlohmann::json& doc, SpeedProfile& p);
   nlohmann::json doc_;
   InferenceProfile inference_default_;
@@ -108,12 +114,12 @@ class SpeedProfile {
   std::map<std::string, TrainingProfile> training_;
   std::map<std::string, KernelScale> kernels_, vendors_;
   LinkProfile links_;
-  double qlora_dequant_cost_ = 0.35, lora_extra_cost_ = 0.1;
+  double qlora_dequant_cost_ = 0, lora_extra_cost_ = 0;
   std::map<std::string, double> cv_eff_;
   std::map<std::string, double> fp16_acc_factor_;
   std::map<std::string, double> matmul_fraction_;
   double matmul_fraction_default_ = 1.0;  ///< "vendor segment" -> factor
-  double cv_step_overhead_s_ = 0.005;
+  double cv_step_overhead_s_ = 0;
   std::map<std::string, std::string> attention_kernel_of_;              // engine -> family
   std::map<std::string, std::map<std::string, double>> attention_eff_;  // family -> arch -> eff
   std::string attention_fallback_ = "fa2";

@@ -74,8 +74,7 @@ TEST_F(DataDir, SpeedProfileFromTheDirectoryIsUsed) {
   // Batch-1 decode is memory-bound: bytes / (bandwidth x bw_eff) plus a fixed step overhead, so
   // cutting vLLM's bw_eff from 0.80 to 0.08 must slow it several-fold (it was ignored before:
   // --data-dir read speed.json from GPUSIZER_DATA_DIR only).
-  write("speed.json",
-        edited("speed.json", R"(("vllm": \{[^}]*"bw_eff": )[0-9.]+)", "$010.08"));
+  write("speed.json", edited("speed.json", R"(("vllm": \{[^}]*"bw_eff": )[0-9.]+)", "$010.08"));
   const Catalog slow = Catalog::load(dir_.string());
   EXPECT_DOUBLE_EQ(slow.speed().inference("vllm").bw_eff, 0.08);
   EXPECT_LT(decode_tokens_per_s(slow), decode_tokens_per_s(Catalog::embedded()) / 5);
@@ -127,6 +126,33 @@ TEST_F(DataDir, MisspeltProfileKeyIsAnErrorNotADefault) {
 TEST_F(DataDir, MissingSiteFigureIsAnError) {
   write("costs.json", edited("costs.json", R"("pue": 1.5,)", ""));
   EXPECT_NE(load_error().find("costs.json.pue"), std::string::npos) << load_error();
+}
+
+// Figures that live in data files have no C++ stand-in: before, a speed.json without them took 256
+// sequences and a LoRA cost of 0.1 from C++ initialisers, and a missing server class the PCIe
+// figure.
+TEST_F(DataDir, MissingFittedFigureIsAnErrorNotACppDefault) {
+  write("speed.json", edited("speed.json", R"("max_num_seqs": 256,)", ""));
+  EXPECT_NE(load_error().find("speed.json inference.defaults.max_num_seqs"), std::string::npos)
+      << load_error();
+  write("speed.json", edited("speed.json", R"("lora_extra_cost": 0.0,)", ""));
+  EXPECT_NE(load_error().find("lora_extra_cost"), std::string::npos) << load_error();
+  write("speed.json", std::string(embedded::find("speed.json")));
+  // costs.json without the SXM class: the catalog loads; a scenario that prices its own servers
+  // by class (costs.server_usd_per_node) for A100 SXM GPUs finds no SXM figure, and the error
+  // names the key instead of taking the PCIe one.
+  write("costs.json", edited("costs.json", R"("SXM": 60000,)", ""));
+  const Catalog c = Catalog::load(dir_.string());
+  const nlohmann::json scenario = {{"model", "llama-2-7b"},
+                                   {"gpu", "a100-sxm4-80gb"},
+                                   {"gpu_count", 8},
+                                   {"costs", {{"server_usd_per_node", {{"PCIe", 1}}}}}};
+  try {
+    (void)estimate(resolve_scenario(scenario, c), c);
+    ADD_FAILURE() << "an SXM server's price was assumed";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("server_usd_per_node.SXM"), std::string::npos) << e.what();
+  }
 }
 
 TEST_F(DataDir, FifoIsRefusedWithoutBlocking) {

@@ -81,6 +81,26 @@ TrainingProfile read_training(const nlohmann::json& o, TrainingProfile p,
   return p;
 }
 
+// The "defaults" sections give every fitted figure (an engine inherits what it leaves out), so
+// no figure comes from C++. The ones left out here are optional: 0 or false means none.
+const std::vector<std::string> kRequiredInferenceDefaults = {"bw_eff",
+                                                             "compute_eff_max",
+                                                             "compute_k_tokens",
+                                                             "step_overhead_ms",
+                                                             "layer_overhead_us",
+                                                             "hop_overhead_ms",
+                                                             "prefill_chunk_tokens",
+                                                             "max_num_seqs",
+                                                             "pipeline_depth",
+                                                             "decode_pipelining"};
+
+void require_keys(const nlohmann::json& o, const std::string& where,
+                  const std::vector<std::string>& keys) {
+  if (!o.is_object()) throw InputError(where, "must be a JSON object", "bad_file");
+  for (const auto& key : keys)
+    if (!o.contains(key)) throw InputError(where + "." + key, "is missing", "bad_file");
+}
+
 KernelScale read_scale(const nlohmann::json& o, const std::string& where) {
   data::reject_unknown_keys(o, where, {"bw_scale", "compute_scale"});
   KernelScale k;
@@ -147,39 +167,36 @@ void SpeedProfile::read_bitsandbytes(const nlohmann::json& doc, SpeedProfile& p)
   }
 }
 
-SpeedProfile SpeedProfile::from_json(const nlohmann::json& doc) {
-  if (!doc.is_object()) throw InputError("speed.json", "must be a JSON object", "bad_file");
-  data::reject_unknown_keys(doc, "speed.json",
-                            {"version", "inference", "training", "weight_kernels", "vendors",
-                             "links", "cv", "achievable_matmul", "fp16_accumulate_factor",
-                             "calibration", "attention_kernels", "bitsandbytes"});
-  SpeedProfile p;
-  p.doc_ = doc;
-  const auto empty = nlohmann::json::object();
-  const auto& inf = doc.contains("inference") ? doc.at("inference") : empty;
-  p.inference_default_ = read_inference(inf.value("defaults", empty), InferenceProfile{},
-                                        "speed.json inference.defaults");
+// inference: {"defaults": {...}, "engines": {name: {...}}}.
+void SpeedProfile::read_inference_section(const nlohmann::json& doc, SpeedProfile& p) {
+  const auto& inf = data::required_object(doc, "inference", "speed.json");
+  const auto& defaults = data::required_object(inf, "defaults", "speed.json inference");
+  require_keys(defaults, "speed.json inference.defaults", kRequiredInferenceDefaults);
+  p.inference_default_ =
+      read_inference(defaults, InferenceProfile{}, "speed.json inference.defaults");
   if (inf.contains("engines"))
     for (const auto& [name, o] : inf.at("engines").items())
       p.inference_[name] =
           read_inference(o, p.inference_default_, "speed.json inference.engines." + name);
-  const auto& tr = doc.contains("training") ? doc.at("training") : empty;
-  p.training_default_ =
-      read_training(tr.value("defaults", empty), TrainingProfile{}, "speed.json training.defaults");
+}
+
+// training: {"defaults": {...}, "engines": {...}, "qlora_dequant_cost", "lora_extra_cost"}.
+void SpeedProfile::read_training_section(const nlohmann::json& doc, SpeedProfile& p) {
+  const auto& tr = data::required_object(doc, "training", "speed.json");
+  const auto& defaults = data::required_object(tr, "defaults", "speed.json training");
+  require_keys(defaults, "speed.json training.defaults", kTrainingKeys);
+  p.training_default_ = read_training(defaults, TrainingProfile{}, "speed.json training.defaults");
   if (tr.contains("engines"))
     for (const auto& [name, o] : tr.at("engines").items())
       p.training_[name] =
           read_training(o, p.training_default_, "speed.json training.engines." + name);
-  p.qlora_dequant_cost_ = number(tr, "qlora_dequant_cost", p.qlora_dequant_cost_, "training");
-  p.lora_extra_cost_ = number(tr, "lora_extra_cost", p.lora_extra_cost_, "training");
-  for (const char* section : {"weight_kernels", "vendors"}) {
-    if (!doc.contains(section)) continue;
-    auto& target = std::string(section) == "vendors" ? p.vendors_ : p.kernels_;
-    for (const auto& [name, o] : doc.at(section).items())
-      if (o.is_object())
-        target[name] = read_scale(o, std::string("speed.json ") + section + "." + name);
-  }
-  // Link figures have no inherited default: each must be in the file.
+  p.qlora_dequant_cost_ =
+      data::required_number(tr, "qlora_dequant_cost", "speed.json training", 0, 1e18);
+  p.lora_extra_cost_ = data::required_number(tr, "lora_extra_cost", "speed.json training", 0, 1e18);
+}
+
+// Link figures have no inherited default: each must be in the file.
+void SpeedProfile::read_links(const nlohmann::json& doc, SpeedProfile& p) {
   const auto& l = data::required_object(doc, "links", "speed.json");
   LinkProfile& k = p.links_;
   const std::string lw = "speed.json links";
@@ -197,22 +214,49 @@ SpeedProfile SpeedProfile::from_json(const nlohmann::json& doc) {
   k.activation_bytes = data::required_number(l, "activation_bytes", lw, 0.5, 8);
   k.host_memory_bytes_per_s =
       data::required_number(l, "host_memory_gbps_per_gpu", lw, 1, 1e4) * 1e9;
-  const auto& cv = doc.contains("cv") ? doc.at("cv") : empty;
+}
+
+// cv: {"eff": {model: fraction}, "step_overhead_ms"}; achievable_matmul: {"default", "gpus"}.
+void SpeedProfile::read_cv_and_matmul(const nlohmann::json& doc, SpeedProfile& p) {
+  const auto& cv = data::required_object(doc, "cv", "speed.json");
   if (cv.contains("eff"))
     for (const auto& [name, v] : cv.at("eff").items())
       if (!data::is_comment_key(name))
         p.cv_eff_[name] =
             data::required_number(cv.at("eff"), name.c_str(), "speed.json cv.eff", 0.01, 1);
-  p.cv_step_overhead_s_ = number(cv, "step_overhead_ms", 5, "speed.json cv") * 1e-3;
+  p.cv_step_overhead_s_ =
+      data::required_number(cv, "step_overhead_ms", "speed.json cv", 0, 1e18) * 1e-3;
   if (doc.contains("achievable_matmul")) {
     const auto& m = doc.at("achievable_matmul");
-    p.matmul_fraction_default_ = number(m, "default", 1.0, "speed.json achievable_matmul");
+    p.matmul_fraction_default_ =
+        data::required_number(m, "default", "speed.json achievable_matmul", 0, 1e18);
     if (m.contains("gpus"))
       for (const auto& [name, v] : m.at("gpus").items())
         if (!data::is_comment_key(name))
           p.matmul_fraction_[name] = data::required_number(
               m.at("gpus"), name.c_str(), "speed.json achievable_matmul.gpus", 0.01, 1);
   }
+}
+
+SpeedProfile SpeedProfile::from_json(const nlohmann::json& doc) {
+  if (!doc.is_object()) throw InputError("speed.json", "must be a JSON object", "bad_file");
+  data::reject_unknown_keys(doc, "speed.json",
+                            {"version", "inference", "training", "weight_kernels", "vendors",
+                             "links", "cv", "achievable_matmul", "fp16_accumulate_factor",
+                             "calibration", "attention_kernels", "bitsandbytes"});
+  SpeedProfile p;
+  p.doc_ = doc;
+  read_inference_section(doc, p);
+  read_training_section(doc, p);
+  for (const char* section : {"weight_kernels", "vendors"}) {
+    if (!doc.contains(section)) continue;
+    auto& target = std::string(section) == "vendors" ? p.vendors_ : p.kernels_;
+    for (const auto& [name, o] : doc.at(section).items())
+      if (o.is_object())
+        target[name] = read_scale(o, std::string("speed.json ") + section + "." + name);
+  }
+  read_links(doc, p);
+  read_cv_and_matmul(doc, p);
   read_attention_kernels(doc, p);
   read_bitsandbytes(doc, p);
   if (doc.contains("fp16_accumulate_factor"))

@@ -23,155 +23,193 @@ std::string money(double usd) {
                     : fmt::format(FMT_COMPILE("${:.2f}"), usd);
 }
 
-}  // namespace
+// How much the hardware is used: tokens a second (when known) and seconds of one training run (0
+// when not known: no training.tokens).
+struct Use {
+  std::optional<double> tokens_per_s;
+  double run_s = 0;
+};
 
-Ownership ownership_cost(const Scenario& s, const Estimate& e, const CostAssumptions& a,
-                         const Catalog& catalog, const std::string& region) {
-  Ownership o;
-  o.assumptions = a;
-  if (!s.gpu) return o;
+// The hourly price per useful output: per million tokens at full use (hourly price / tokens an
+// hour) and per run.
+void price_use(double usd_per_hour, const Use& use, std::optional<double>& per_million_tokens,
+               std::optional<double>& per_run) {
+  if (use.tokens_per_s) per_million_tokens = usd_per_hour / (*use.tokens_per_s * 3600.0) * 1e6;
+  if (use.run_s > 0) per_run = usd_per_hour * use.run_s / 3600.0;
+}
+
+CloudCost cloud_cost(const Scenario& s, const InstancePlan& rent, const Use& use) {
+  const CloudInstance& i = *rent.instance;
+  CloudCost c;
+  c.usd_per_hour = rent.usd_per_hour;
+  c.instance = i.name;
+  c.price_date = i.date;
+  c.provider = i.provider;
+  c.count = rent.count;
+  c.gpus_per_instance = i.gpus;
+  c.instance_usd_per_hour = rent.instance_usd_per_hour;
+  c.listed_price_per_hour = i.price_per_hour;
+  c.currency = i.currency;
+  price_use(c.usd_per_hour, use, c.usd_per_million_tokens, c.usd_per_run);
+  // One request produces output_len tokens (serving), so requests cost output_len x that.
+  if (c.usd_per_million_tokens && !is_training(s.task))
+    c.usd_per_million_requests =
+        *c.usd_per_million_tokens * static_cast<double>(std::max<int64_t>(1, s.output_len));
+  return c;
+}
+
+std::string cloud_basis(const Scenario& s, const InstancePlan& rent, const CostAssumptions& a,
+                        int64_t node_gpus) {
+  const CloudInstance& i = *rent.instance;
+  const int64_t billed = rent.count * i.gpus;
+  return fmt::format(
+      FMT_COMPILE(
+          "cloud: {} x {} ({}, {} GPU{} each, {}/h{}; {}, {}) for {} GPUs in nodes of {}{}{}"),
+      rent.count, i.name, i.provider, i.gpus, i.gpus > 1 ? "s" : "",
+      i.currency == "CNY" ? fmt::format(FMT_COMPILE("CNY {:g}"), i.price_per_hour)
+                          : money(i.price_per_hour),
+      i.currency == "CNY" ? fmt::format(FMT_COMPILE(" = {} at {:g} CNY/USD (costs.json, {})"),
+                                        money(rent.instance_usd_per_hour), a.usd_to_cny, a.date)
+                          : "",
+      i.region, i.date, s.gpu_count, node_gpus,
+      billed > s.gpu_count ? fmt::format(FMT_COMPILE("; {} GPUs billed"), billed) : "",
+      i.gpus < node_gpus ? fmt::format(FMT_COMPILE("; no listed shape holds a node of {}, so a "
+                                                   "node spans {} instances"),
+                                       node_gpus, (node_gpus + i.gpus - 1) / i.gpus)
+                         : "");
+}
+
+// Cloud: the fleet in whole instances, one node per instance (cost/fleet.h).
+void add_cloud(const Scenario& s, const CostAssumptions& a, const Catalog& catalog,
+               const std::string& region, const Use& use, Ownership& o) {
   const Gpu& g = *s.gpu;
-  const double n = static_cast<double>(s.gpu_count);
-  const auto tokens_per_s = useful_tokens_per_s(s, e);
-  // Seconds of one training run; 0 when not known (no training.tokens).
-  const double run_s =
-      e.performance && e.performance->time_to_train_s ? *e.performance->time_to_train_s : 0.0;
-
-  // Cloud: the fleet in whole instances, one node per instance (cost/fleet.h).
   const bool china = region == "cn";
   const int64_t node_gpus = std::min(s.gpu_count, s.gpus_per_node);
   if (const auto rent =
           cheapest_instances(g, s.gpu_count, node_gpus, catalog, a.usd_to_cny, china)) {
-    const CloudInstance& i = *rent->instance;
-    CloudCost c;
-    c.usd_per_hour = rent->usd_per_hour;
-    c.instance = i.name;
-    c.price_date = i.date;
-    c.provider = i.provider;
-    c.count = rent->count;
-    c.gpus_per_instance = i.gpus;
-    c.instance_usd_per_hour = rent->instance_usd_per_hour;
-    c.listed_price_per_hour = i.price_per_hour;
-    c.currency = i.currency;
-    if (tokens_per_s) {
-      // Cost per token at full use: hourly price / tokens an hour.
-      c.usd_per_million_tokens = c.usd_per_hour / (*tokens_per_s * 3600.0) * 1e6;
-      // One request produces output_len tokens (serving), so requests cost output_len x that.
-      if (!is_training(s.task))
-        c.usd_per_million_requests =
-            *c.usd_per_million_tokens * static_cast<double>(std::max<int64_t>(1, s.output_len));
-    }
-    if (run_s > 0) c.usd_per_run = c.usd_per_hour * run_s / 3600.0;
-    const int64_t billed = rent->count * i.gpus;
-    o.basis.push_back(fmt::format(
-        FMT_COMPILE(
-            "cloud: {} x {} ({}, {} GPU{} each, {}/h{}; {}, {}) for {} GPUs in nodes of {}{}{}"),
-        rent->count, i.name, i.provider, i.gpus, i.gpus > 1 ? "s" : "",
-        i.currency == "CNY" ? fmt::format(FMT_COMPILE("CNY {:g}"), i.price_per_hour)
-                            : money(i.price_per_hour),
-        i.currency == "CNY" ? fmt::format(FMT_COMPILE(" = {} at {:g} CNY/USD (costs.json, {})"),
-                                          money(rent->instance_usd_per_hour), a.usd_to_cny, a.date)
-                            : "",
-        i.region, i.date, s.gpu_count, node_gpus,
-        billed > s.gpu_count ? fmt::format(FMT_COMPILE("; {} GPUs billed"), billed) : "",
-        i.gpus < node_gpus ? fmt::format(FMT_COMPILE("; no listed shape holds a node of {}, so a "
-                                                     "node spans {} instances"),
-                                         node_gpus, (node_gpus + i.gpus - 1) / i.gpus)
-                           : ""));
-    o.cloud = c;
+    o.cloud = cloud_cost(s, *rent, use);
+    o.basis.push_back(cloud_basis(s, *rent, a, node_gpus));
+    return;
+  }
+  o.not_rented =
+      fmt::format(FMT_COMPILE("not rented: no cloud instance of {} in data/instances.csv{}"),
+                  g.name, china ? " in mainland-China regions" : "");
+  o.basis.push_back(o.not_rented);
+}
+
+// The price of one server: a scenario's own costs.server_usd_per_node wins; else the form's
+// chassis price; a form without one (sold only with its GPUs) takes costs.json's figure for the
+// GPU's form-factor class, which must be there (no price is assumed in C++).
+double server_price(const Scenario& s, const Gpu& g, const CostAssumptions& a,
+                    const NodePlan& plan) {
+  const bool user_price = s.costs.is_object() && s.costs.contains("server_usd_per_node");
+  if (!user_price && plan.server && plan.server->chassis_usd) return *plan.server->chassis_usd;
+  const auto it = a.server_usd_per_node.find(g.form_factor_class);
+  if (it == a.server_usd_per_node.end() || !it->is_number())
+    throw InputError("costs.json server_usd_per_node." + g.form_factor_class,
+                     "is missing: the price of a server for " + g.name + " (form factor class " +
+                         g.form_factor_class + " in gpus.csv)",
+                     "bad_file");
+  return it->get<double>();
+}
+
+std::string on_prem_basis(const Scenario& s, const Gpu& g, const CostAssumptions& a,
+                          const OnPremCost& p, const NodePlan& plan, double server_usd,
+                          double it_kw) {
+  const std::string server_name =
+      p.server.empty() ? fmt::format(FMT_COMPILE("{} server (costs.json)"), g.form_factor_class)
+                       : plan.server->name + " (servers.csv, " + plan.server->date + ")";
+  return fmt::format(
+      FMT_COMPILE(
+          "on-prem: ({} GPUs x {} + {} x {} at {}) / {:g} years + {:g}%/year "
+          "maintenance, "
+          "over 8760 h x {:g} utilization, + {:.2f} kW x PUE {:g} x ${:g}/kWh; CNY at {:g}/USD "
+          "(data/costs.json, {})"),
+      s.gpu_count, money(*g.launch_price_usd), p.servers, server_name, money(server_usd),
+      a.amortization_years, a.maintenance_fraction_per_year * 100, a.utilization, it_kw, a.pue,
+      a.electricity_usd_per_kwh, a.usd_to_cny, a.date);
+}
+
+// On-prem: whole servers of the smallest form that holds a node (data/servers.csv).
+void add_on_prem(const Scenario& s, const Estimate& e, const CostAssumptions& a,
+                 const Catalog& catalog, const Use& use, Ownership& o) {
+  const Gpu& g = *s.gpu;
+  if (!g.launch_price_usd || !e.power.node_peak_watts || !e.power.nodes) return;
+  const NodePlan plan = plan_nodes(g, s.gpu_count, s.gpus_per_node, catalog);
+  const bool user_price = s.costs.is_object() && s.costs.contains("server_usd_per_node");
+  const double server = server_price(s, g, a, plan);
+  OnPremCost p;
+  p.gpus_usd = *g.launch_price_usd * static_cast<double>(s.gpu_count);
+  p.server = plan.server && !user_price ? plan.server->id : "";
+  p.servers = *e.power.nodes;
+  p.servers_usd = server * static_cast<double>(*e.power.nodes);
+  p.capex_usd = p.gpus_usd + p.servers_usd;
+  p.capex_cny = p.capex_usd * a.usd_to_cny;
+  // Energy while running: the nodes' peak draw (no design margin) x PUE x tariff.
+  const double it_kw = *e.power.node_peak_watts * static_cast<double>(*e.power.nodes) / 1000.0;
+  p.energy_usd_per_hour = it_kw * a.pue * a.electricity_usd_per_kwh;
+  p.maintenance_usd_per_year = a.maintenance_fraction_per_year * p.capex_usd;
+  // Amortized cost per useful hour: (capex / years + maintenance) spread over the hours used,
+  // plus the energy of those hours.
+  const double hours_used_per_year = 8760.0 * a.utilization;
+  p.usd_per_hour =
+      (p.capex_usd / a.amortization_years + p.maintenance_usd_per_year) / hours_used_per_year +
+      p.energy_usd_per_hour;
+  p.cny_per_hour = p.usd_per_hour * a.usd_to_cny;
+  price_use(p.usd_per_hour, use, p.usd_per_million_tokens, p.usd_per_run);
+  o.basis.push_back(on_prem_basis(s, g, a, p, plan, server, it_kw));
+  if (plan.server && plan.gpus_per_node > s.gpu_count)
+    o.basis.push_back(fmt::format(FMT_COMPILE("on-prem: the smallest server that holds {} x {} "
+                                              "is the {} (up to {} GPUs)"),
+                                  s.gpu_count, g.name, plan.server->name, plan.server->max_gpus));
+  o.on_prem = p;
+}
+
+// Rent against buy, both priced: the utilization above which owning is cheaper and the months
+// until it pays back.
+void compare_rent_and_buy(const CloudCost& cloud, const OnPremCost& on_prem,
+                          const CostAssumptions& a, BreakEven& b) {
+  const double rent = cloud.usd_per_hour, energy = on_prem.energy_usd_per_hour;
+  const double fixed_per_year =
+      on_prem.capex_usd / a.amortization_years + on_prem.maintenance_usd_per_year;
+  // Buying wins when rent x hours used > fixed + energy x hours used over a year:
+  // u* = fixed per year / ((rent - energy) x 8760).
+  if (rent > energy) {
+    b.utilization = fixed_per_year / ((rent - energy) * 8760.0);
+    // Months until cumulative rent meets capex plus running costs, at the assumed utilization.
+    const double saved_per_month = (rent - energy) * a.hours_per_month * a.utilization -
+                                   on_prem.maintenance_usd_per_year / 12.0;
+    if (saved_per_month > 0) b.months = on_prem.capex_usd / saved_per_month;
+  }
+  const double life_months = a.amortization_years * 12.0;
+  if (!b.utilization || *b.utilization >= 1.0) {
+    b.verdict =
+        "rent: at these prices buying never pays back within " +
+        fmt::format(FMT_COMPILE("{:g} years, even busy around the clock"), a.amortization_years);
+  } else if (a.utilization >= *b.utilization && b.months && *b.months <= life_months) {
+    b.verdict =
+        fmt::format(FMT_COMPILE("buy if the work is long and steady: above {:.0f}% utilization "
+                                "owning is cheaper, and at "
+                                "{:.0f}% it pays back in {:.0f} months (of a {:g}-year life); "
+                                "private data also favours "
+                                "on-prem. Fluctuating or one-off demand still favours the cloud"),
+                    *b.utilization * 100, a.utilization * 100, *b.months, a.amortization_years);
   } else {
-    o.not_rented =
-        fmt::format(FMT_COMPILE("not rented: no cloud instance of {} in data/instances.csv{}"),
-                    g.name, china ? " in mainland-China regions" : "");
-    o.basis.push_back(o.not_rented);
-  }
-
-  // On-prem: whole servers of the smallest form that holds a node (data/servers.csv).
-  if (g.launch_price_usd && e.power.node_peak_watts && e.power.nodes) {
-    const NodePlan plan = plan_nodes(g, s.gpu_count, s.gpus_per_node, catalog);
-    OnPremCost p;
-    p.gpus_usd = *g.launch_price_usd * n;
-    const double class_price =
-        a.server_usd_per_node.value(g.form_factor_class, a.server_usd_per_node.value("PCIe", 0.0));
-    // A scenario's own costs.server_usd_per_node wins; else the form's chassis price; a form
-    // without one (sold only with its GPUs) falls back to costs.json's class figure.
-    const bool user_price = s.costs.is_object() && s.costs.contains("server_usd_per_node");
-    const double server = !user_price && plan.server && plan.server->chassis_usd
-                              ? *plan.server->chassis_usd
-                              : class_price;
-    p.server = plan.server && !user_price ? plan.server->id : "";
-    p.servers = *e.power.nodes;
-    p.servers_usd = server * static_cast<double>(*e.power.nodes);
-    p.capex_usd = p.gpus_usd + p.servers_usd;
-    p.capex_cny = p.capex_usd * a.usd_to_cny;
-    // Energy while running: the nodes' peak draw (no design margin) x PUE x tariff.
-    const double it_kw = *e.power.node_peak_watts * static_cast<double>(*e.power.nodes) / 1000.0;
-    p.energy_usd_per_hour = it_kw * a.pue * a.electricity_usd_per_kwh;
-    p.maintenance_usd_per_year = a.maintenance_fraction_per_year * p.capex_usd;
-    // Amortized cost per useful hour: (capex / years + maintenance) spread over the hours used,
-    // plus the energy of those hours.
-    const double hours_used_per_year = 8760.0 * a.utilization;
-    p.usd_per_hour =
-        (p.capex_usd / a.amortization_years + p.maintenance_usd_per_year) / hours_used_per_year +
-        p.energy_usd_per_hour;
-    p.cny_per_hour = p.usd_per_hour * a.usd_to_cny;
-    if (tokens_per_s) p.usd_per_million_tokens = p.usd_per_hour / (*tokens_per_s * 3600.0) * 1e6;
-    if (run_s > 0) p.usd_per_run = p.usd_per_hour * run_s / 3600.0;
-    const std::string server_name =
-        p.server.empty() ? fmt::format(FMT_COMPILE("{} server (costs.json)"), g.form_factor_class)
-                         : plan.server->name + " (servers.csv, " + plan.server->date + ")";
-    o.basis.push_back(fmt::format(
+    b.verdict = fmt::format(
         FMT_COMPILE(
-            "on-prem: ({} GPUs x {} + {} x {} at {}) / {:g} years + {:g}%/year "
-            "maintenance, "
-            "over 8760 h x {:g} utilization, + {:.2f} kW x PUE {:g} x ${:g}/kWh; CNY at {:g}/USD "
-            "(data/costs.json, {})"),
-        s.gpu_count, money(*g.launch_price_usd), *e.power.nodes, server_name, money(server),
-        a.amortization_years, a.maintenance_fraction_per_year * 100, a.utilization, it_kw, a.pue,
-        a.electricity_usd_per_kwh, a.usd_to_cny, a.date));
-    if (plan.server && plan.gpus_per_node > s.gpu_count)
-      o.basis.push_back(fmt::format(FMT_COMPILE("on-prem: the smallest server that holds {} x {} "
-                                                "is the {} (up to {} GPUs)"),
-                                    s.gpu_count, g.name, plan.server->name, plan.server->max_gpus));
-    o.on_prem = p;
+            "rent unless the GPUs will be busy more than {:.0f}% of the time for {:g} years: at "
+            "{:.0f}% utilization the cloud is cheaper. Fluctuating, one-off or exploratory "
+            "demand "
+            "favours the cloud; long, steady, private work favours owning"),
+        *b.utilization * 100, a.amortization_years, a.utilization * 100);
   }
+}
 
+// The verdict (the articles' reasoning), also when only one side has a price.
+void set_break_even(const Gpu& g, const CostAssumptions& a, Ownership& o) {
   BreakEven& b = o.break_even;
   if (o.cloud && o.on_prem) {
-    const double rent = o.cloud->usd_per_hour, energy = o.on_prem->energy_usd_per_hour;
-    const double fixed_per_year =
-        o.on_prem->capex_usd / a.amortization_years + o.on_prem->maintenance_usd_per_year;
-    // Buying wins when rent x hours used > fixed + energy x hours used over a year:
-    // u* = fixed per year / ((rent - energy) x 8760).
-    if (rent > energy) {
-      b.utilization = fixed_per_year / ((rent - energy) * 8760.0);
-      // Months until cumulative rent meets capex plus running costs, at the assumed utilization.
-      const double saved_per_month = (rent - energy) * a.hours_per_month * a.utilization -
-                                     o.on_prem->maintenance_usd_per_year / 12.0;
-      if (saved_per_month > 0) b.months = o.on_prem->capex_usd / saved_per_month;
-    }
-    const double life_months = a.amortization_years * 12.0;
-    if (!b.utilization || *b.utilization >= 1.0) {
-      b.verdict =
-          "rent: at these prices buying never pays back within " +
-          fmt::format(FMT_COMPILE("{:g} years, even busy around the clock"), a.amortization_years);
-    } else if (a.utilization >= *b.utilization && b.months && *b.months <= life_months) {
-      b.verdict =
-          fmt::format(FMT_COMPILE("buy if the work is long and steady: above {:.0f}% utilization "
-                                  "owning is cheaper, and at "
-                                  "{:.0f}% it pays back in {:.0f} months (of a {:g}-year life); "
-                                  "private data also favours "
-                                  "on-prem. Fluctuating or one-off demand still favours the cloud"),
-                      *b.utilization * 100, a.utilization * 100, *b.months, a.amortization_years);
-    } else {
-      b.verdict = fmt::format(
-          FMT_COMPILE(
-              "rent unless the GPUs will be busy more than {:.0f}% of the time for {:g} years: at "
-              "{:.0f}% utilization the cloud is cheaper. Fluctuating, one-off or exploratory "
-              "demand "
-              "favours the cloud; long, steady, private work favours owning"),
-          *b.utilization * 100, a.amortization_years, a.utilization * 100);
-    }
+    compare_rent_and_buy(*o.cloud, *o.on_prem, a, b);
   } else if (o.cloud) {
     b.verdict = "rent: no purchase price for " + g.name + " in the catalog (data/gpus.csv)";
   } else if (o.on_prem) {
@@ -181,6 +219,21 @@ Ownership ownership_cost(const Scenario& s, const Estimate& e, const CostAssumpt
   } else if (!o.not_rented.empty()) {
     b.verdict = o.not_rented + ", and no purchase price in data/gpus.csv";
   }
+}
+
+}  // namespace
+
+Ownership ownership_cost(const Scenario& s, const Estimate& e, const CostAssumptions& a,
+                         const Catalog& catalog, const std::string& region) {
+  Ownership o;
+  o.assumptions = a;
+  if (!s.gpu) return o;
+  Use use;
+  use.tokens_per_s = useful_tokens_per_s(s, e);
+  if (e.performance && e.performance->time_to_train_s) use.run_s = *e.performance->time_to_train_s;
+  add_cloud(s, a, catalog, region, use, o);
+  add_on_prem(s, e, a, catalog, use, o);
+  set_break_even(*s.gpu, a, o);
   return o;
 }
 

@@ -17,6 +17,9 @@ std::span<const File> data_files();
 /// The built web page (web/dist), sorted by path; empty when web/dist was not built.
 std::span<const File> web_files();
 
+/// The server's own files (src/server: openapi.json, the API's description).
+std::span<const File> server_files();
+
 /// The data file at `name`, a path under data/ such as "validation/memory_cases.jsonl"; empty
 /// when there is none.
 std::string_view find(std::string_view name);

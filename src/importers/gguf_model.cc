@@ -118,12 +118,28 @@ std::string infer_gguf_format(const GgufHeader& h) {
   return {};
 }
 
-Model model_from_gguf(const GgufHeader& h, const std::string& where,
-                      std::vector<std::string>& notes) {
-  const json& md = h.metadata;
+// The tensors of a file by name, to ask which exist (llama.cpp LLM_TENSOR_NAMES).
+class TensorIndex {
+ public:
+  explicit TensorIndex(const std::vector<TensorEntry>& tensors) {
+    for (const auto& t : tensors) by_name_[t.name] = &t;
+  }
+  bool has(const std::string& name) const { return by_name_.count(name) > 0; }
+  // The tensor's shape; empty when there is no such tensor.
+  const std::vector<int64_t>& shape(const std::string& name) const {
+    static const std::vector<int64_t> kNone;
+    auto it = by_name_.find(name);
+    return it == by_name_.end() ? kNone : it->second->shape;
+  }
+
+ private:
+  std::map<std::string, const TensorEntry*> by_name_;
+};
+
+// general.architecture, general.name: the family and the id (the name in lower case).
+Model model_identity(const json& md, const std::string& where) {
   const std::string arch = meta_str(md, "general.architecture");
   if (arch.empty()) throw InputError(where + ": general.architecture", "is missing", "bad_file");
-  const std::string a = arch + ".";
   Model m;
   m.family = arch;
   m.source = "GGUF metadata";
@@ -132,11 +148,13 @@ Model model_from_gguf(const GgufHeader& h, const std::string& where,
   m.id = m.name;
   std::transform(m.id.begin(), m.id.end(), m.id.begin(),
                  [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  return m;
+}
 
-  std::map<std::string, const TensorEntry*> by_name;
-  for (const auto& t : h.tensors) by_name[t.name] = &t;
-  auto has = [&](const std::string& n) { return by_name.count(n) > 0; };
-
+// The "{arch}.*" sizes: hidden, layers, heads, head dim, MLP, context and vocabulary.
+void read_dimensions(const GgufHeader& h, const TensorIndex& tensors, const std::string& a,
+                     const std::string& where, Model& m) {
+  const json& md = h.metadata;
   m.hidden_size = meta_int(md, a + "embedding_length");
   m.num_layers = meta_int(md, a + "block_count");
   m.num_heads = meta_int(md, a + "attention.head_count");
@@ -160,33 +178,15 @@ Model model_from_gguf(const GgufHeader& h, const std::string& where,
     if (it != h.array_lengths.end())
       m.vocab_size = static_cast<int64_t>(std::min<uint64_t>(it->second, uint64_t{1} << 31));
   }
-  if (auto it = by_name.find("token_embd.weight");
-      it != by_name.end() && it->second->shape.size() == 2)
-    m.vocab_size = it->second->shape[1];  // ggml ne = [n_embd, n_vocab]; the table is the truth
+  if (const auto& embd = tensors.shape("token_embd.weight"); embd.size() == 2)
+    m.vocab_size = embd[1];  // ggml ne = [n_embd, n_vocab]; the table is the truth
   if (m.vocab_size <= 0) throw InputError(where, "cannot tell the vocabulary size", "bad_file");
+}
 
-  // Layout from the tensors present (llama.cpp LLM_TENSOR_NAMES).
-  m.tied_embeddings = !has("output.weight");
-  m.gated_mlp = has("blk.0.ffn_gate.weight") || has("blk.0.ffn_gate_exps.weight") ||
-                has("blk.0.ffn_gate_shexp.weight");
-  if (!m.gated_mlp && has("blk.0.ffn_up.weight") && m.intermediate_size > 0 &&
-      by_name["blk.0.ffn_up.weight"]->shape.size() == 2 &&
-      by_name["blk.0.ffn_up.weight"]->shape[1] == 2 * m.intermediate_size)
-    m.gated_mlp = true;  // fused gate_up (Phi-3)
-  m.layer_norm = has("blk.0.attn_norm.bias");
-  m.qkv_bias = has("blk.0.attn_q.bias") || has("blk.0.attn_qkv.bias");
-  m.o_bias = has("blk.0.attn_output.bias");
-  m.mlp_bias = has("blk.0.ffn_up.bias") || has("blk.0.ffn_down.bias");
-  m.lm_head_bias = has("output.bias");
-  m.attention_sinks = has("blk.0.attn_sinks.weight") || has("blk.0.attn_sinks");
-  m.extra_embed_norms = has("token_embd_norm.weight") ? 1 : 0;
-  if (auto it = by_name.find("position_embd.weight");
-      it != by_name.end() && it->second->shape.size() == 2)
-    m.learned_pos_embeddings = it->second->shape[1];
-  if (auto it = by_name.find("blk.0.attn_q_norm.weight"); it != by_name.end())
-    m.qk_norm = it->second->shape[0] == m.head_dim ? "per_head" : "per_layer";
+// Norms per layer: the blk.N.*norm.weight tensors, less the q/k and latent norms inside attention.
+int64_t count_layer_norms(const std::vector<TensorEntry>& tensors) {
   int64_t norms = 0;
-  for (const auto& t : h.tensors) {
+  for (const auto& t : tensors) {
     if (t.name.rfind("blk.", 0) != 0 || !ends_with(t.name, "norm.weight")) continue;
     if (t.name.find("attn_q_norm") != std::string::npos ||
         t.name.find("attn_k_norm") != std::string::npos ||
@@ -195,60 +195,107 @@ Model model_from_gguf(const GgufHeader& h, const std::string& where,
       continue;
     ++norms;
   }
-  if (norms > 0) m.norms_per_layer = norms / m.num_layers;
+  return norms;
+}
 
-  // Mixture of experts (deepseek2 names: leading_dense_block_count, expert_shared_count).
+// The layout from the tensors present (llama.cpp LLM_TENSOR_NAMES): tied head, gated MLP,
+// biases, norms, learned positions.
+void read_tensor_layout(const GgufHeader& h, const TensorIndex& t, Model& m) {
+  m.tied_embeddings = !t.has("output.weight");
+  m.gated_mlp = t.has("blk.0.ffn_gate.weight") || t.has("blk.0.ffn_gate_exps.weight") ||
+                t.has("blk.0.ffn_gate_shexp.weight");
+  if (const auto& up = t.shape("blk.0.ffn_up.weight");
+      !m.gated_mlp && m.intermediate_size > 0 && up.size() == 2 && up[1] == 2 * m.intermediate_size)
+    m.gated_mlp = true;  // fused gate_up (Phi-3)
+  m.layer_norm = t.has("blk.0.attn_norm.bias");
+  m.qkv_bias = t.has("blk.0.attn_q.bias") || t.has("blk.0.attn_qkv.bias");
+  m.o_bias = t.has("blk.0.attn_output.bias");
+  m.mlp_bias = t.has("blk.0.ffn_up.bias") || t.has("blk.0.ffn_down.bias");
+  m.lm_head_bias = t.has("output.bias");
+  m.attention_sinks = t.has("blk.0.attn_sinks.weight") || t.has("blk.0.attn_sinks");
+  m.extra_embed_norms = t.has("token_embd_norm.weight") ? 1 : 0;
+  if (const auto& pos = t.shape("position_embd.weight"); pos.size() == 2)
+    m.learned_pos_embeddings = pos[1];
+  if (t.has("blk.0.attn_q_norm.weight")) {
+    const auto& q_norm = t.shape("blk.0.attn_q_norm.weight");
+    m.qk_norm = !q_norm.empty() && q_norm[0] == m.head_dim ? "per_head" : "per_layer";
+  }
+  if (const int64_t norms = count_layer_norms(h.tensors); norms > 0)
+    m.norms_per_layer = norms / m.num_layers;
+}
+
+// Mixture of experts (deepseek2 names: leading_dense_block_count, expert_shared_count).
+void read_experts(const GgufHeader& h, const TensorIndex& t, const std::string& a, Model& m) {
+  const json& md = h.metadata;
   m.num_experts = meta_int(md, a + "expert_count");
-  if (m.num_experts > 0) {
-    m.experts_per_token =
-        std::clamp<int64_t>(meta_int(md, a + "expert_used_count"), 1, m.num_experts);
-    m.moe_intermediate_size = meta_int(md, a + "expert_feed_forward_length");
-    if (m.moe_intermediate_size == 0) m.moe_intermediate_size = m.intermediate_size;
-    m.num_shared_experts = meta_int(md, a + "expert_shared_count");
-    m.shared_expert_intermediate_size = meta_int(md, a + "expert_shared_feed_forward_length");
-    if (m.shared_expert_intermediate_size == 0 && m.num_shared_experts > 0)
-      m.shared_expert_intermediate_size = m.num_shared_experts * m.moe_intermediate_size;
-    int64_t moe_layers = 0;  // layers with a router (blk.N.ffn_gate_inp.weight)
-    for (const auto& t : h.tensors)
-      moe_layers += t.name.rfind("blk.", 0) == 0 && ends_with(t.name, ".ffn_gate_inp.weight");
-    moe_layers = std::min(moe_layers, m.num_layers);
-    m.num_moe_layers = moe_layers > 0 ? moe_layers : m.num_layers;
-    m.num_dense_layers = m.num_layers - m.num_moe_layers;
-    m.dense_intermediate_size = m.intermediate_size;
-    m.router_bias = has("blk." + std::to_string(m.num_dense_layers) + ".exp_probs_b.bias") ||
-                    has("blk." + std::to_string(m.num_dense_layers) + ".ffn_gate_inp.bias");
-    m.expert_bias = has("blk." + std::to_string(m.num_dense_layers) + ".ffn_up_exps.bias");
-  }
+  if (m.num_experts <= 0) return;
+  m.experts_per_token =
+      std::clamp<int64_t>(meta_int(md, a + "expert_used_count"), 1, m.num_experts);
+  m.moe_intermediate_size = meta_int(md, a + "expert_feed_forward_length");
+  if (m.moe_intermediate_size == 0) m.moe_intermediate_size = m.intermediate_size;
+  m.num_shared_experts = meta_int(md, a + "expert_shared_count");
+  m.shared_expert_intermediate_size = meta_int(md, a + "expert_shared_feed_forward_length");
+  if (m.shared_expert_intermediate_size == 0 && m.num_shared_experts > 0)
+    m.shared_expert_intermediate_size = m.num_shared_experts * m.moe_intermediate_size;
+  int64_t moe_layers = 0;  // layers with a router (blk.N.ffn_gate_inp.weight)
+  for (const auto& tensor : h.tensors)
+    moe_layers +=
+        tensor.name.rfind("blk.", 0) == 0 && ends_with(tensor.name, ".ffn_gate_inp.weight");
+  moe_layers = std::min(moe_layers, m.num_layers);
+  m.num_moe_layers = moe_layers > 0 ? moe_layers : m.num_layers;
+  m.num_dense_layers = m.num_layers - m.num_moe_layers;
+  m.dense_intermediate_size = m.intermediate_size;
+  const std::string first_moe = "blk." + std::to_string(m.num_dense_layers);
+  m.router_bias = t.has(first_moe + ".exp_probs_b.bias") || t.has(first_moe + ".ffn_gate_inp.bias");
+  m.expert_bias = t.has(first_moe + ".ffn_up_exps.bias");
+}
 
-  // Multi-head latent attention (deepseek2: attention.kv_lora_rank, rope.dimension_count).
-  if (const int64_t kv_rank = meta_int(md, a + "attention.kv_lora_rank"); kv_rank > 0) {
-    MlaDims mla;
-    mla.kv_lora_rank = kv_rank;
-    mla.q_lora_rank = meta_int(md, a + "attention.q_lora_rank");
-    mla.qk_rope_head_dim = meta_int(md, a + "rope.dimension_count");
-    int64_t key = meta_int(md, a + "attention.key_length_mla");
-    if (key == 0) key = meta_int(md, a + "attention.key_length");
-    int64_t value = meta_int(md, a + "attention.value_length_mla");
-    if (value == 0) value = meta_int(md, a + "attention.value_length");
-    mla.qk_nope_head_dim = std::max<int64_t>(0, key - mla.qk_rope_head_dim);
-    mla.v_head_dim = value;
-    m.mla = mla;
-    m.head_dim = key;
-    m.attention_type = "MLA";
-  }
+// Multi-head latent attention (deepseek2: attention.kv_lora_rank, rope.dimension_count).
+void read_latent_attention(const json& md, const std::string& a, Model& m) {
+  const int64_t kv_rank = meta_int(md, a + "attention.kv_lora_rank");
+  if (kv_rank <= 0) return;
+  MlaDims mla;
+  mla.kv_lora_rank = kv_rank;
+  mla.q_lora_rank = meta_int(md, a + "attention.q_lora_rank");
+  mla.qk_rope_head_dim = meta_int(md, a + "rope.dimension_count");
+  int64_t key = meta_int(md, a + "attention.key_length_mla");
+  if (key == 0) key = meta_int(md, a + "attention.key_length");
+  int64_t value = meta_int(md, a + "attention.value_length_mla");
+  if (value == 0) value = meta_int(md, a + "attention.value_length");
+  mla.qk_nope_head_dim = std::max<int64_t>(0, key - mla.qk_rope_head_dim);
+  mla.v_head_dim = value;
+  m.mla = mla;
+  m.head_dim = key;
+  m.attention_type = "MLA";
+}
 
-  if (const int64_t window = meta_int(md, a + "attention.sliding_window"); window > 0) {
-    m.sliding_window = window;
-    const int64_t L = m.num_layers;
-    if (arch == "gemma2" || arch == "gpt-oss")
-      m.num_window_layers = (L + 1) / 2;
-    else if (arch == "gemma3")
-      m.num_window_layers = L - L / 6;
-    else {
-      m.num_window_layers = L;
-      notes.push_back("attention.sliding_window set: assumed on every layer");
-    }
+// Sliding-window layers: gemma2 and gpt-oss alternate, gemma3 has one global layer in six.
+void read_sliding_window(const json& md, const std::string& a, Model& m,
+                         std::vector<std::string>& notes) {
+  const int64_t window = meta_int(md, a + "attention.sliding_window");
+  if (window <= 0) return;
+  m.sliding_window = window;
+  const int64_t L = m.num_layers;
+  if (m.family == "gemma2" || m.family == "gpt-oss")
+    m.num_window_layers = (L + 1) / 2;
+  else if (m.family == "gemma3")
+    m.num_window_layers = L - L / 6;
+  else {
+    m.num_window_layers = L;
+    notes.push_back("attention.sliding_window set: assumed on every layer");
   }
+}
+
+Model model_from_gguf(const GgufHeader& h, const std::string& where,
+                      std::vector<std::string>& notes) {
+  Model m = model_identity(h.metadata, where);
+  const std::string a = m.family + ".";
+  const TensorIndex tensors(h.tensors);
+  read_dimensions(h, tensors, a, where, m);
+  read_tensor_layout(h, tensors, m);
+  read_experts(h, tensors, a, m);
+  read_latent_attention(h.metadata, a, m);
+  read_sliding_window(h.metadata, a, m, notes);
   if (m.attention_type.empty())
     m.attention_type =
         m.num_kv_heads == m.num_heads ? "MHA" : (m.num_kv_heads == 1 ? "MQA" : "GQA");

@@ -57,10 +57,10 @@ std::string imported_weights_format(const ImportedModel& im, const Catalog& cata
       "gguf", im.weights->total_bytes * 8 / static_cast<double>(im.weights->elements));
 }
 
-json imported_to_json(const ImportedModel& im, const Catalog& catalog) {
-  const std::string format = imported_weights_format(im, catalog);
-  const Model& m = im.model;
-  const ParamCounts c = count_params(m);
+namespace {
+
+// The architecture as config.json names it, with the MLA and MoE dimensions when present.
+json architecture_json(const Model& m) {
   json model = {{"id", m.id},
                 {"name", m.name},
                 {"family", m.family},
@@ -100,49 +100,69 @@ json imported_to_json(const ImportedModel& im, const Catalog& catalog) {
                     {"num_moe_layers", m.num_moe_layers},
                     {"num_dense_layers", m.num_dense_layers},
                     {"dense_intermediate_size", m.dense_intermediate_size}};
-  json out = {{"model", model},
-              {"params",
-               {{"total", c.total},
-                {"active", c.active},
-                {"active_excl_input_embedding", c.active_compute},
-                {"embedding", c.embedding},
-                {"lm_head", c.lm_head},
-                {"attention", c.attention},
-                {"dense_mlp", c.dense_mlp},
-                {"routed_experts", c.routed_experts},
-                {"shared_experts", c.shared_experts},
-                {"router", c.router},
-                {"norms", c.norms},
-                {"computed", c.computed}}},
+  return model;
+}
+
+json params_json(const ParamCounts& c) {
+  return {{"total", c.total},
+          {"active", c.active},
+          {"active_excl_input_embedding", c.active_compute},
+          {"embedding", c.embedding},
+          {"lm_head", c.lm_head},
+          {"attention", c.attention},
+          {"dense_mlp", c.dense_mlp},
+          {"routed_experts", c.routed_experts},
+          {"shared_experts", c.shared_experts},
+          {"router", c.router},
+          {"norms", c.norms},
+          {"computed", c.computed}};
+}
+
+// What the weight files hold, exactly.
+json weights_file_json(const WeightsFile& w, const std::string& format) {
+  json by_dtype = json::object();
+  for (const auto& [dtype, bytes] : w.bytes_by_dtype) by_dtype[dtype] = static_cast<int64_t>(bytes);
+  return {{"format", w.format},
+          {"path", w.path},
+          {"files", w.files},
+          {"tensors", w.tensors},
+          {"elements", w.elements},
+          {"total_bytes", static_cast<int64_t>(w.total_bytes)},
+          {"embedding_bytes", static_cast<int64_t>(w.embedding_bytes)},
+          {"lm_head_bytes", static_cast<int64_t>(w.lm_head_bytes)},
+          {"bytes_by_dtype", by_dtype},
+          {"weights_format", w.weights_format.empty() ? format : w.weights_format}};
+}
+
+// The files' elements and bytes beside the counted parameters and the analytic bytes.
+json comparison_json(const WeightsFile& w, const ParamCounts& c, const std::string& format,
+                     const Catalog& catalog) {
+  json cmp = {{"file_elements", w.elements},
+              {"counted_params", c.total},
+              {"param_difference", w.elements - c.total},
+              {"file_bytes", static_cast<int64_t>(w.total_bytes)}};
+  if (auto a = analytic_bytes(c, format, catalog)) {
+    cmp["analytic_bytes"] = static_cast<int64_t>(std::llround(*a));
+    cmp["analytic_format"] = format;
+    cmp["bytes_difference_pct"] =
+        w.total_bytes > 0 ? (*a - w.total_bytes) / w.total_bytes * 100 : 0.0;
+  }
+  return cmp;
+}
+
+}  // namespace
+
+json imported_to_json(const ImportedModel& im, const Catalog& catalog) {
+  const std::string format = imported_weights_format(im, catalog);
+  const ParamCounts c = count_params(im.model);
+  json out = {{"model", architecture_json(im.model)},
+              {"params", params_json(c)},
               {"weights_format", format},
               {"weights", nullptr},
               {"warnings", im.warnings}};
   if (im.weights) {
-    const WeightsFile& w = *im.weights;
-    json by_dtype = json::object();
-    for (const auto& [dtype, bytes] : w.bytes_by_dtype)
-      by_dtype[dtype] = static_cast<int64_t>(bytes);
-    out["weights"] = {{"format", w.format},
-                      {"path", w.path},
-                      {"files", w.files},
-                      {"tensors", w.tensors},
-                      {"elements", w.elements},
-                      {"total_bytes", static_cast<int64_t>(w.total_bytes)},
-                      {"embedding_bytes", static_cast<int64_t>(w.embedding_bytes)},
-                      {"lm_head_bytes", static_cast<int64_t>(w.lm_head_bytes)},
-                      {"bytes_by_dtype", by_dtype},
-                      {"weights_format", w.weights_format.empty() ? format : w.weights_format}};
-    json cmp = {{"file_elements", w.elements},
-                {"counted_params", c.total},
-                {"param_difference", w.elements - c.total},
-                {"file_bytes", static_cast<int64_t>(w.total_bytes)}};
-    if (auto a = analytic_bytes(c, format, catalog)) {
-      cmp["analytic_bytes"] = static_cast<int64_t>(std::llround(*a));
-      cmp["analytic_format"] = format;
-      cmp["bytes_difference_pct"] =
-          w.total_bytes > 0 ? (*a - w.total_bytes) / w.total_bytes * 100 : 0.0;
-    }
-    out["comparison"] = cmp;
+    out["weights"] = weights_file_json(*im.weights, format);
+    out["comparison"] = comparison_json(*im.weights, c, format, catalog);
   }
   return out;
 }

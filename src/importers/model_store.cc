@@ -15,7 +15,6 @@
 #include <filesystem>
 #include <fstream>
 #include <memory>
-#include <mutex>
 #include <sstream>
 
 #include "gpusizer/error.h"
@@ -422,27 +421,6 @@ std::vector<LocalListing> list_local_models(const StoreAccess& access) {
       });
     }
   return out;
-}
-
-namespace {
-std::mutex& access_mutex() {
-  static std::mutex m;
-  return m;
-}
-StoreAccess& access_slot() {
-  static StoreAccess a;
-  return a;
-}
-}  // namespace
-
-void set_model_store_access(StoreAccess access) {
-  std::lock_guard<std::mutex> lock(access_mutex());
-  access_slot() = std::move(access);
-}
-
-StoreAccess model_store_access() {
-  std::lock_guard<std::mutex> lock(access_mutex());
-  return access_slot();
 }
 
 }  // namespace gpusizer

@@ -174,16 +174,16 @@ TEST_F(ModelStores, ListingShowsEveryEntryWithSizes) {
   EXPECT_NE(by_name["acme/broken"]->error.find("snapshot"), std::string::npos);
 }
 
-TEST_F(ModelStores, ScenarioNamesResolveWhenTheProcessAllowsIt) {
+TEST_F(ModelStores, ScenarioNamesResolveWhenTheCatalogAllowsIt) {
   const nlohmann::json input = {{"model", "acme/tiny"}};
   EXPECT_THROW(parse_scenario(input, Catalog::builtin()), InputError);  // off by default
-  set_model_store_access(access("hf"));
-  const Scenario s = parse_scenario(input, Catalog::builtin());
-  const Scenario o = [&] {
-    set_model_store_access(access("ollama"));
-    return parse_scenario({{"model", "tiny:q4"}}, Catalog::builtin());
-  }();
-  set_model_store_access({});
+  Catalog hf = Catalog::builtin(), ollama = Catalog::builtin();
+  hf.allow_model_stores(access("hf"));
+  ollama.allow_model_stores(access("ollama"));
+  const Scenario s = parse_scenario(input, hf);
+  const Scenario o = parse_scenario({{"model", "tiny:q4"}}, ollama);
+  // Each catalog reads only its own store.
+  EXPECT_THROW(parse_scenario(input, ollama), InputError);
   EXPECT_EQ(s.model_origin, "hf-cache");
   ASSERT_TRUE(s.weights_file);
   EXPECT_EQ(s.weights_file->elements, testing::kStoreTinyParams);

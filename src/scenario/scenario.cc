@@ -108,7 +108,7 @@ void resolve_model(const nlohmann::json& input, const Catalog& catalog, Scenario
     } catch (const InputError&) {
       std::error_code ec;
       if (!std::filesystem::exists(name, ec) &&
-          !(local = find_local_model(name, model_store_access())))
+          !(local = find_local_model(name, catalog.model_stores())))
         throw;
     }
     ImportedModel imported = local ? import_local_model(*local) : import_model_path(name);

@@ -432,10 +432,10 @@ int run_server(const ServerOptions& options) {
   signal(SIGPIPE, SIG_IGN);
 
   // Model names may be looked up only in the stores the operator named (docs/stores-and-logs.md).
-  set_model_store_access({parse_store_list(options.model_stores, "--model-stores"), process_env()});
-  std::optional<Catalog> own_catalog;
-  if (!options.data_dir.empty()) own_catalog = Catalog::load(options.data_dir);
-  HttpServer server(options, own_catalog ? *own_catalog : Catalog::builtin());
+  StoreAccess stores{parse_store_list(options.model_stores, "--model-stores"), process_env()};
+  Catalog catalog = options.data_dir.empty() ? Catalog::builtin() : Catalog::load(options.data_dir);
+  catalog.allow_model_stores(std::move(stores));
+  HttpServer server(options, catalog);
   if (server.bind() < 0) {
     std::cerr << "gpusizer serve: cannot listen on " << options.host << ":" << options.port << "\n";
     return 1;

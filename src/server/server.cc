@@ -183,7 +183,7 @@ void check_model_path(json& request, const std::string& allow_dir, const Catalog
     if (!looks_like_path(name)) return;  // an unknown name: the estimator says "did you mean"
     // A model in a local store the server was allowed to read (--model-stores): the estimator
     // finds it there.
-    if (find_local_model(name, model_store_access())) return;
+    if (find_local_model(name, catalog.model_stores())) return;
     // "ORG/NAME" is a Hugging Face id the catalog lacks, not a path: the server never downloads,
     // so say what works instead, with the nearest catalog models.
     if (allow_dir.empty() && looks_like_hf_id(name)) {
@@ -308,6 +308,30 @@ bool routable_method(const std::string& method) {
   return false;
 }
 
+// The page and its assets, from the files compiled in; "/" is index.html, or a page saying how to
+// build the bundle when none was compiled in.
+void serve_page(const std::string& path, HttpAnswer& answer, Lang lang) {
+  std::string file = path.substr(1);
+  if (file.empty()) file = "index.html";
+  for (const auto& asset : embedded::web_files()) {
+    if (asset.path == file) {
+      answer.body = std::string(asset.data);
+      answer.content_type = content_type_for(file);
+      answer.headers.emplace_back("Cache-Control",
+                                  file == "index.html" ? "no-cache" : "max-age=3600");
+      if (file == "index.html") answer.headers.emplace_back("Content-Security-Policy", kPageCsp);
+      return;
+    }
+  }
+  if (file == "index.html") {
+    answer.body = kNoBundlePage;
+    answer.content_type = "text/html; charset=utf-8";
+    answer.headers.emplace_back("Content-Security-Policy", kPageCsp);
+    return;
+  }
+  set_error(answer, 404, "not_found", "no such page: /" + file, "", lang);
+}
+
 }  // namespace
 
 RequestHandler::RequestHandler(ServerOptions options, const Catalog& catalog)
@@ -428,27 +452,8 @@ void RequestHandler::dispatch(const HttpRequest& req, HttpAnswer& answer, Lang l
     answer.headers.emplace_back("Cache-Control", "no-store");
     return;
   }
-  // The page and its assets, from the files compiled in.
   if (get && !path.empty() && path[0] == '/' && path.find_first_of("\r\n") == std::string::npos) {
-    std::string file = path.substr(1);
-    if (file.empty()) file = "index.html";
-    for (const auto& asset : embedded::web_files()) {
-      if (asset.path == file) {
-        answer.body = std::string(asset.data);
-        answer.content_type = content_type_for(file);
-        answer.headers.emplace_back("Cache-Control",
-                                    file == "index.html" ? "no-cache" : "max-age=3600");
-        if (file == "index.html") answer.headers.emplace_back("Content-Security-Policy", kPageCsp);
-        return;
-      }
-    }
-    if (file == "index.html") {
-      answer.body = kNoBundlePage;
-      answer.content_type = "text/html; charset=utf-8";
-      answer.headers.emplace_back("Content-Security-Policy", kPageCsp);
-      return;
-    }
-    set_error(answer, 404, "not_found", "no such page: /" + file, "", lang);
+    serve_page(path, answer, lang);
     return;
   }
   // No route: 404 (400 for a method the server does not know), with the error object.

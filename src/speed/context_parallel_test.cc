@@ -11,6 +11,11 @@
 namespace gpusizer {
 namespace {
 
+// The shipped inference section: these profiles are for training, but a profile holds both.
+nlohmann::json shipped_inference() {
+  return Catalog::builtin().speed().doc().at("inference");
+}
+
 // Round profile: eff 0.5 of the dense rate, no element-wise traffic, no overlap, links at line
 // rate with no latency (as training_speed_test.cc).
 SpeedProfile round_profile() {
@@ -33,7 +38,13 @@ SpeedProfile round_profile() {
                                                     {"step_overhead_ms", 0.0},
                                                     {"elementwise_bytes_per_hidden", 0.0},
                                                     {"eager_score_bytes", 32.0},
-                                                    {"optimizer_bw_eff", 1.0}}}}}});
+                                                    {"optimizer_bw_eff", 1.0}}},
+                                                  // speed.json's LoRA costs, stated (no C++
+                                                  // fallback holds them any more).
+                                                  {"qlora_dequant_cost", 0.35},
+                                                  {"lora_extra_cost", 0.1}}},
+                                                {"inference", shipped_inference()},
+                                                {"cv", {{"step_overhead_ms", 5.0}}}});
 }
 
 // GPT-2-shaped: h 1024, 4 layers, 16 heads of 64, ffn 4096, vocab 1000, one sequence of 1024.

@@ -19,6 +19,11 @@ constexpr double kRate = 312e12 * 0.5;
 constexpr double kHbm = 2039e9;
 constexpr double kPcie = 16 * 1.969e9;
 
+// The shipped inference section: these profiles are for training, but a profile holds both.
+nlohmann::json shipped_inference() {
+  return Catalog::builtin().speed().doc().at("inference");
+}
+
 SpeedProfile round_profile(double elementwise = 0, double overlap = 0) {
   return SpeedProfile::from_json(nlohmann::json{{"achievable_matmul", {{"default", 1.0}}},
                                                 {"links",
@@ -39,7 +44,13 @@ SpeedProfile round_profile(double elementwise = 0, double overlap = 0) {
                                                     {"step_overhead_ms", 0.0},
                                                     {"elementwise_bytes_per_hidden", elementwise},
                                                     {"eager_score_bytes", 32.0},
-                                                    {"optimizer_bw_eff", 1.0}}}}}});
+                                                    {"optimizer_bw_eff", 1.0}}},
+                                                  // speed.json's LoRA costs, stated (no C++
+                                                  // fallback holds them any more).
+                                                  {"qlora_dequant_cost", 0.35},
+                                                  {"lora_extra_cost", 0.1}}},
+                                                {"inference", shipped_inference()},
+                                                {"cv", {{"step_overhead_ms", 5.0}}}});
 }
 
 // GPT-2-shaped model: h = 1024, 4 layers, 16 heads, ffn 4096, vocab 1000, 1024 positions, tied

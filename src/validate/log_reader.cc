@@ -713,6 +713,135 @@ std::string valid_utf8(std::string_view text) {
 
 }  // namespace
 
+namespace {
+
+// JSON: llama-bench -o json, or a figures file. False when the text does not parse, with the
+// error kept: a log whose lines start with "[time]" is not JSON, and the JSON error is the answer
+// only if reading it as a log finds nothing.
+bool read_json_document(std::string_view text, const std::string& where, LogReading& out,
+                        std::optional<InputError>& json_error) {
+  std::optional<json> doc;
+  try {
+    doc = parse_json_guarded(text, where);
+  } catch (const InputError& e) {
+    json_error = e;
+  }
+  if (!doc) return false;
+  const json items = doc->is_array() ? *doc : json::array({*doc});
+  if (!items.empty() && items[0].is_object() && items[0].contains("avg_ts")) {
+    out.format = "llama-bench-json";
+    for (size_t i = 0; i < items.size(); ++i)
+      out.runs.push_back(bench_object(items[i], static_cast<int>(i + 1), where));
+  } else {
+    out.format = "figures-json";
+    for (size_t i = 0; i < items.size(); ++i)
+      out.runs.push_back(figures_object(
+          items[i], doc->is_array() ? where + "[" + std::to_string(i) + "]" : where));
+  }
+  if (out.runs.empty()) throw InputError(where, "holds no run", "bad_file");
+  return true;
+}
+
+// llama-bench -o jsonl: one object per line.
+void read_bench_jsonl(std::string_view text, const std::string& where, LogReading& out) {
+  out.format = "llama-bench-json";
+  int n = 0;
+  size_t begin = 0;
+  while (begin < text.size()) {
+    size_t end = text.find('\n', begin);
+    if (end == text.npos) end = text.size();
+    const std::string_view line = trim(text.substr(begin, end - begin));
+    begin = end + 1;
+    ++n;
+    if (line.empty()) continue;
+    const json o = parse_json_guarded(line, where + ": line " + std::to_string(n));
+    out.runs.push_back(bench_object(o, n, where + ": line " + std::to_string(n)));
+  }
+}
+
+// CSV with a header: llama-bench -o csv, or a figures file.
+void read_csv_log(std::string_view text, std::string_view head, const std::string& where,
+                  LogReading& out) {
+  const auto rows = parse_csv_records(text, where);
+  if (contains(head, "avg_ts")) {
+    out.format = "llama-bench-csv";
+    for (const auto& row : rows) {
+      json o = json::object();
+      o["model_type"] = row["model_type"];
+      for (const char* k : {"n_prompt", "n_gen", "avg_ts", "n_gpu_layers"}) {
+        size_t used = 0;
+        const auto v = leading_number(row[k], &used);
+        if (v && used == row[k].size()) o[k] = *v;
+      }
+      if (!row["gpu_info"].empty()) o["gpu_info"] = row["gpu_info"];
+      LogRun r =
+          bench_object(o, static_cast<int>(row.line), where + ": line " + std::to_string(row.line));
+      r.figures.back().line = static_cast<int>(row.line);
+      out.runs.push_back(std::move(r));
+    }
+  } else {
+    out.format = "figures-csv";
+    out.runs = figures_csv(rows, where);
+  }
+  if (out.runs.empty()) throw InputError(where, "holds a header but no row", "bad_file");
+}
+
+// The GPU the first llama.cpp or llama-bench device line names.
+std::optional<std::string> first_cuda_device(std::string_view text) {
+  std::optional<std::string> gpu;
+  for (size_t begin = 0; begin < text.size() && !gpu;) {
+    size_t end = text.find('\n', begin);
+    if (end == text.npos) end = text.size();
+    gpu = cuda_device(text.substr(begin, std::min(end - begin, kMaxLine)));
+    begin = end + 1;
+  }
+  return gpu;
+}
+
+// vLLM V0 counts blocks; V1 prints tokens. Blocks hold 16 tokens unless --block-size. llama.cpp
+// over several devices runs on that many GPUs.
+void finish_line_runs(std::vector<LogRun>& runs, const std::vector<std::string>& devices) {
+  for (auto& r : runs) {
+    const LogFigure* blocks = nullptr;
+    bool tokens = false;
+    for (const auto& f : r.figures) {
+      if (f.key == "gpu_blocks") blocks = &f;
+      if (f.key == "kv_cache_tokens") tokens = true;
+    }
+    for (auto& f : r.figures)
+      if (f.key == "kv_buffer_bytes") f.key = "kv_cache_bytes";
+    if (blocks && !tokens) {
+      const double t = blocks->value * static_cast<double>(kVllmBlockTokens);
+      r.figures.push_back({"kv_cache_tokens", t, 0, "", 1, "# GPU blocks x 16 tokens per block"});
+    }
+    if (devices.size() > 1 && r.source == "llama.cpp") r.scenario["gpu_count"] = devices.size();
+  }
+}
+
+// Start-up logs: every line through the vLLM, SGLang and llama.cpp scanners.
+void read_line_log(std::string_view text, LogReading& out) {
+  Collector c("log");
+  bool vllm = false, sglang = false, llama = false;
+  std::vector<std::string> devices;
+  int n = 0;
+  size_t begin = 0;
+  while (begin < text.size()) {
+    size_t end = text.find('\n', begin);
+    if (end == text.npos) end = text.size();
+    const std::string_view line = text.substr(begin, std::min(end - begin, kMaxLine));
+    begin = end + 1;
+    ++n;
+    scan_vllm(c, line, n, vllm);
+    scan_sglang(c, line, n, sglang);
+    scan_llama_cpp(c, line, n, llama, devices);
+  }
+  out.runs = c.take();
+  out.format = vllm ? "vllm" : sglang ? "sglang" : "llama.cpp";
+  finish_line_runs(out.runs, devices);
+}
+
+}  // namespace
+
 LogReading read_log(std::string_view raw, const std::string& where) {
   const std::string clean = valid_utf8(raw);
   const std::string_view text = clean;
@@ -720,125 +849,24 @@ LogReading read_log(std::string_view raw, const std::string& where) {
   const size_t first = text.find_first_not_of(" \t\r\n");
   if (first == text.npos) throw InputError(where, "is empty", "bad_file");
   const char lead = text[first];
-
-  // JSON: llama-bench -o json, or a figures file. A log whose lines start with "[time]" is not
-  // JSON: it is read as a log below, and the JSON error is the answer only if that finds nothing.
   std::optional<InputError> json_error;
-  if (lead == '[' || lead == '{') {
-    std::optional<json> doc;
-    try {
-      doc = parse_json_guarded(text, where);
-    } catch (const InputError& e) {
-      json_error = e;
-    }
-    if (doc) {
-      const json items = doc->is_array() ? *doc : json::array({*doc});
-      if (!items.empty() && items[0].is_object() && items[0].contains("avg_ts")) {
-        out.format = "llama-bench-json";
-        for (size_t i = 0; i < items.size(); ++i)
-          out.runs.push_back(bench_object(items[i], static_cast<int>(i + 1), where));
-      } else {
-        out.format = "figures-json";
-        for (size_t i = 0; i < items.size(); ++i)
-          out.runs.push_back(figures_object(
-              items[i], doc->is_array() ? where + "[" + std::to_string(i) + "]" : where));
-      }
-      if (out.runs.empty()) throw InputError(where, "holds no run", "bad_file");
-      return out;
-    }
-  }
+  if ((lead == '[' || lead == '{') && read_json_document(text, where, out, json_error)) return out;
   if (lead == '{') {
-    // llama-bench -o jsonl: one object per line.
-    out.format = "llama-bench-json";
-    int n = 0;
-    size_t begin = 0;
-    while (begin < text.size()) {
-      size_t end = text.find('\n', begin);
-      if (end == text.npos) end = text.size();
-      const std::string_view line = trim(text.substr(begin, end - begin));
-      begin = end + 1;
-      ++n;
-      if (line.empty()) continue;
-      const json o = parse_json_guarded(line, where + ": line " + std::to_string(n));
-      out.runs.push_back(bench_object(o, n, where + ": line " + std::to_string(n)));
-    }
+    read_bench_jsonl(text, where, out);
     return out;
   }
-
-  // CSV with a header: llama-bench -o csv, or a figures file.
   const size_t eol = text.find('\n', first);
   const std::string_view head = text.substr(first, eol == text.npos ? text.npos : eol - first);
   if (head.find(',') != head.npos && head.find('|') == head.npos && head.find(' ') == head.npos) {
-    const auto rows = parse_csv_records(text, where);
-    if (contains(head, "avg_ts")) {
-      out.format = "llama-bench-csv";
-      for (const auto& row : rows) {
-        json o = json::object();
-        o["model_type"] = row["model_type"];
-        for (const char* k : {"n_prompt", "n_gen", "avg_ts", "n_gpu_layers"}) {
-          size_t used = 0;
-          const auto v = leading_number(row[k], &used);
-          if (v && used == row[k].size()) o[k] = *v;
-        }
-        if (!row["gpu_info"].empty()) o["gpu_info"] = row["gpu_info"];
-        LogRun r = bench_object(o, static_cast<int>(row.line),
-                                where + ": line " + std::to_string(row.line));
-        r.figures.back().line = static_cast<int>(row.line);
-        out.runs.push_back(std::move(r));
-      }
-    } else {
-      out.format = "figures-csv";
-      out.runs = figures_csv(rows, where);
-    }
-    if (out.runs.empty()) throw InputError(where, "holds a header but no row", "bad_file");
+    read_csv_log(text, head, where, out);
     return out;
   }
-
   // Line logs (and a llama-bench markdown table, possibly after the device lines).
-  std::optional<std::string> gpu;
-  for (size_t begin = 0; begin < text.size() && !gpu;) {  // llama.cpp and llama-bench name it
-    size_t end = text.find('\n', begin);
-    if (end == text.npos) end = text.size();
-    gpu = cuda_device(text.substr(begin, std::min(end - begin, kMaxLine)));
-    begin = end + 1;
-  }
-  if (bench_markdown(text, out.runs, where)) {
+  const std::optional<std::string> gpu = first_cuda_device(text);
+  if (bench_markdown(text, out.runs, where))
     out.format = "llama-bench-markdown";
-  } else {
-    Collector c("log");
-    bool vllm = false, sglang = false, llama = false;
-    std::vector<std::string> devices;
-    int n = 0;
-    size_t begin = 0;
-    while (begin < text.size()) {
-      size_t end = text.find('\n', begin);
-      if (end == text.npos) end = text.size();
-      const std::string_view line = text.substr(begin, std::min(end - begin, kMaxLine));
-      begin = end + 1;
-      ++n;
-      scan_vllm(c, line, n, vllm);
-      scan_sglang(c, line, n, sglang);
-      scan_llama_cpp(c, line, n, llama, devices);
-    }
-    out.runs = c.take();
-    out.format = vllm ? "vllm" : sglang ? "sglang" : "llama.cpp";
-    for (auto& r : out.runs) {
-      // vLLM V0 counts blocks; V1 prints tokens. Blocks hold 16 tokens unless --block-size.
-      const LogFigure* blocks = nullptr;
-      bool tokens = false;
-      for (const auto& f : r.figures) {
-        if (f.key == "gpu_blocks") blocks = &f;
-        if (f.key == "kv_cache_tokens") tokens = true;
-      }
-      for (auto& f : r.figures)
-        if (f.key == "kv_buffer_bytes") f.key = "kv_cache_bytes";
-      if (blocks && !tokens) {
-        const double t = blocks->value * static_cast<double>(kVllmBlockTokens);
-        r.figures.push_back({"kv_cache_tokens", t, 0, "", 1, "# GPU blocks x 16 tokens per block"});
-      }
-      if (devices.size() > 1 && r.source == "llama.cpp") r.scenario["gpu_count"] = devices.size();
-    }
-  }
+  else
+    read_line_log(text, out);
   if (gpu)
     for (auto& r : out.runs)
       if (!r.scenario.contains("gpu")) r.scenario["gpu"] = *gpu;

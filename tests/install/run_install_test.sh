@@ -2,7 +2,8 @@
 # Installs gpusizer from a build folder into a temporary prefix, then builds a tiny outside
 # project against the installed copy twice, with find_package(gpusizer) and with pkg-config, and
 # checks both programs print Llama-2-7B's bf16 weights: 6,738,415,616 parameters x 2 bytes. Then
-# builds the Debian packages (cpack) and runs the CLI unpacked from the gpusizer package.
+# configures gpusizer inside another project (add_subdirectory) and builds its lowest layer there.
+# Then builds the Debian packages (cpack) and runs the CLI unpacked from the gpusizer package.
 # Usage: tests/install/run_install_test.sh BUILD_DIR. Prints "N passed, M failed".
 set -uo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
@@ -37,6 +38,25 @@ else
   cat "$work/pc.log"
 fi
 check "pkg-config gpusizer" "$out"
+# Inside another project (add_subdirectory, as FetchContent does): the paths are the project's own
+# (PROJECT_SOURCE_DIR), so the data files are found and compiled in. Only the lowest layer is
+# built, which holds the embedded data table.
+source="$(cd "$here/../.." && pwd)"
+mkdir -p "$work/parent"
+cat >"$work/parent/CMakeLists.txt" <<EOF
+cmake_minimum_required(VERSION 3.25)
+project(parent LANGUAGES CXX)
+set(GPUSIZER_BUILD_TESTS OFF CACHE BOOL "" FORCE)
+set(GPUSIZER_BUILD_BENCH OFF CACHE BOOL "" FORCE)
+add_subdirectory("$source" gpusizer)
+EOF
+if cmake -S "$work/parent" -B "$work/parent-build" -G Ninja >"$work/parent.log" 2>&1 &&
+   cmake --build "$work/parent-build" --target gpusizer_core >>"$work/parent.log" 2>&1 &&
+   grep -q '"gpus.csv"' "$work/parent-build/gpusizer/generated/embedded_data.cc"; then
+  passed=$((passed + 1)); echo "ok: add_subdirectory(gpusizer)"
+else
+  cat "$work/parent.log"; failed=$((failed + 1)); echo "FAILED: add_subdirectory(gpusizer)"
+fi
 # The Debian packages: gpusizer (the CLI) and libgpusizer-dev (headers, libraries, CMake, .pc).
 if (cd "$build" && cpack -G DEB -B "$work/deb" >"$work/cpack.log" 2>&1); then
   runtime="$(ls "$work"/deb/gpusizer_*.deb 2>/dev/null | head -1)"
