@@ -29,6 +29,17 @@ void BM_EstimateTraining(benchmark::State& state) {
 }
 BENCHMARK(BM_EstimateTraining);
 
+// The numbers-only estimate searches use (Detail::kFigures: memory and speed, no text); issue 18
+// asks for about a million a second per core.
+void BM_EstimateFiguresInference(benchmark::State& state) {
+  const nlohmann::json input = {{"model", "llama-3.1-8b"}, {"gpu", "a100-sxm4-80gb"}, {"batch", 8}};
+  const gpusizer::Scenario s = gpusizer::parse_scenario(input, gpusizer::Catalog::builtin());
+  for (auto _ : state)
+    benchmark::DoNotOptimize(
+        gpusizer::estimate(s, gpusizer::Catalog::builtin(), gpusizer::Detail::kFigures));
+}
+BENCHMARK(BM_EstimateFiguresInference);
+
 void BM_EstimateJsonRoundTrip(benchmark::State& state) {
   const std::string line =
       R"({"model": "qwen2.5-7b", "gpu": "l40s", "engine": "vllm", "seq_len": 8192, "batch": 16})";

@@ -6,16 +6,26 @@
 #include <vector>
 
 #include "gpusizer/estimate.h"
+#include "gpusizer/explanations.h"
 #include "gpusizer/speed_profile.h"
 
 namespace gpusizer {
 
-/// Fills the speed figures for a scenario with a GPU, using the memory estimate for the batch
-/// that fits. Adds warnings and basis entries to `estimate`.
+/// The speed figures for a scenario with a GPU, using the memory estimate for the batch that
+/// fits (its max_batch and KV capacity), with an explicit speed profile (calibration, user
+/// profiles). Warnings and basis entries go to `why`; null builds no text (numbers only).
+PerformanceEstimate estimate_speed(const Scenario& scenario, const Catalog& catalog,
+                                   const MemoryEstimate& memory, Explanations* why,
+                                   const SpeedProfile& profile);
+
+/// The same with the catalog's speed profile.
+PerformanceEstimate estimate_speed(const Scenario& scenario, const Catalog& catalog,
+                                   const MemoryEstimate& memory, Explanations* why);
+
+/// The same reading `estimate.memory` and adding warnings and basis entries to `estimate`
+/// (tests and calibration).
 PerformanceEstimate estimate_speed(const Scenario& scenario, const Catalog& catalog,
                                    Estimate& estimate);
-
-/// The same with an explicit speed profile (calibration, user profiles).
 PerformanceEstimate estimate_speed(const Scenario& scenario, const Catalog& catalog,
                                    Estimate& estimate, const SpeedProfile& profile);
 

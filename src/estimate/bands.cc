@@ -21,9 +21,8 @@ constexpr std::string_view kFigures[] = {"decode_tokens_per_s",
 
 }  // namespace
 
-void add_speed_bands(const Scenario& s, const SpeedBands& bands, Estimate& e) {
-  if (!e.performance) return;
-  PerformanceEstimate& p = *e.performance;
+void add_speed_bands(const Scenario& s, const SpeedBands& bands, PerformanceEstimate& p,
+                     CostEstimate& cost_figures, Explanations* why) {
   std::string used;
   for (std::string_view name : kFigures) {
     const auto* value = performance_figure(p, name);
@@ -32,6 +31,7 @@ void add_speed_bands(const Scenario& s, const SpeedBands& bands, Estimate& e) {
     const SpeedBand* band = bands.find(kind->kind, s.engine);
     if (!band) continue;
     p.bands[std::string(name)] = band_of(**value, *kind, *band);
+    if (!why) continue;
     const std::string line = fmt::format(
         "{} on {}: measured rate {:+.0f}% to {:+.0f}% of the predicted (n={})", band->kind,
         band->engine == "*" ? "all engines" : band->engine, 100 * (1 / (1 + band->high_error) - 1),
@@ -45,16 +45,16 @@ void add_speed_bands(const Scenario& s, const SpeedBands& bands, Estimate& e) {
   if (const auto it = p.bands.find(std::string(throughput)); it != p.bands.end()) {
     const auto* value = performance_figure(p, throughput);
     for (auto [name, cost] :
-         {std::pair{"usd_per_million_tokens", e.cost.usd_per_million_tokens},
-          std::pair{"usd_per_million_requests", e.cost.usd_per_million_requests},
-          std::pair{"usd_per_run", e.cost.usd_per_run}}) {
+         {std::pair{"usd_per_million_tokens", cost_figures.usd_per_million_tokens},
+          std::pair{"usd_per_million_requests", cost_figures.usd_per_million_requests},
+          std::pair{"usd_per_run", cost_figures.usd_per_run}}) {
       if (!cost || !*value) continue;
-      e.cost.bands[name] = {*cost * **value / it->second.second,
-                            *cost * **value / it->second.first};
+      cost_figures.bands[name] = {*cost * **value / it->second.second,
+                                  *cost * **value / it->second.first};
     }
   }
   if (!used.empty())
-    e.basis["bands"] =
+    why->basis["bands"] =
         "measured value within [low, high] for about 90% of published measurements of the kind "
         "(outer rate errors of the calibration half, a distribution-free interval, "
         "data/speed_bands.json; times and costs take the inverse): " +

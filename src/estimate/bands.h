@@ -1,12 +1,15 @@
 #pragma once
 // Bands on the speed, time and cost figures of an estimate (gpusizer/speed_bands.h).
 #include "gpusizer/estimate.h"
+#include "gpusizer/explanations.h"
 #include "gpusizer/speed_bands.h"
 
 namespace gpusizer {
 
-/// Sets performance.bands and cost.bands from the bands of the scenario's engine; explains them
-/// in e.basis["bands"].
-void add_speed_bands(const Scenario& s, const SpeedBands& bands, Estimate& e);
+/// Sets the bands of the speed figures `p` and of the cost figures `cost` (from the band of the
+/// throughput they divide by) from the bands of the scenario's engine; explains them in
+/// why->basis["bands"] (no text when `why` is null).
+void add_speed_bands(const Scenario& s, const SpeedBands& bands, PerformanceEstimate& p,
+                     CostEstimate& cost, Explanations* why);
 
 }  // namespace gpusizer

@@ -9,6 +9,7 @@
 #include "estimate/bands.h"
 #include "estimate/power.h"
 #include "gpusizer/error.h"
+#include "gpusizer/explanations.h"
 #include "gpusizer/speed.h"
 #include "gpusizer/units.h"
 #include "memory/memory_estimate.h"
@@ -16,7 +17,7 @@
 namespace gpusizer {
 namespace {
 
-void add_warnings(const Scenario& s, const Catalog& catalog, Estimate& e) {
+void add_warnings(const Scenario& s, const Catalog& catalog, Explanations& e) {
   for (const auto& n : s.notes) e.warnings.push_back(n);
   if (!s.gpu) return;
   const Gpu& g = *s.gpu;
@@ -106,6 +107,47 @@ std::optional<double> useful_tokens_per_s(const Scenario& s, const Estimate& e) 
   return std::nullopt;
 }
 
+namespace {
+
+// The fleet in whole cloud instances (cost/fleet.h): its $/h is the cost's usd_per_hour; the
+// training run's price and energy (cost/run_cost.h).
+void estimate_cost(const Scenario& s, const Catalog& catalog, const CostAssumptions& costs,
+                   Estimate& e, Explanations& why) {
+  e.ownership = ownership_cost(s, e, costs, catalog);
+  if (const auto& rent = e.ownership->cloud) {
+    e.cost.usd_per_hour = rent->usd_per_hour;
+    why.basis["usd_per_hour"] =
+        fmt::format(FMT_COMPILE("{} x {} ({}, {} GPUs each, ${:g}/h, {}) for {} GPUs"), rent->count,
+                    rent->instance, rent->provider, rent->gpus_per_instance,
+                    rent->instance_usd_per_hour, rent->price_date, s.gpu_count);
+    if (useful_tokens_per_s(s, e)) {
+      e.cost.usd_per_million_tokens = rent->usd_per_million_tokens;
+      why.basis["usd_per_million_tokens"] =
+          is_training(s.task) ? "usd_per_hour / (train_tokens_per_s x 3600) x 1e6"
+                              : "usd_per_hour / (max_output_tokens_per_s x 3600) x 1e6 (output "
+                                "tokens, GPUs kept full)";
+    }
+  }
+  if (e.ownership->cloud) {
+    e.cost.usd_per_million_requests = e.ownership->cloud->usd_per_million_requests;
+    e.cost.usd_per_run = e.ownership->cloud->usd_per_run;
+  }
+  const RunCost run = price_training_run(s, e);
+  e.cost.usd_total = run.usd_total;
+  e.power.run_kwh = run.kwh;
+  if (run.usd_total || run.kwh) why.basis["usd_total"] = run.basis;
+}
+
+// Memory (and with kFigures speed) without any text: what searches need of each candidate.
+void estimate_figures(const Scenario& s, const Catalog& catalog, Detail detail, Estimate& e) {
+  e.memory = estimate_memory(s, catalog, nullptr);
+  check_representable(s, e.memory);
+  if (s.gpu && detail == Detail::kFigures)
+    e.performance = estimate_speed(s, catalog, e.memory, nullptr);
+}
+
+}  // namespace
+
 Estimate estimate(const Scenario& s, const Catalog& catalog, Detail detail) {
   Estimate e;
   e.model_id = s.model.id;
@@ -113,56 +155,33 @@ Estimate estimate(const Scenario& s, const Catalog& catalog, Detail detail) {
   e.params = c.total;
   e.active_params = c.active;
   if (detail == Detail::kFigures || detail == Detail::kMemory) {
-    e.memory = estimate_memory(s, catalog, e, /*explain=*/false);
-    check_representable(s, e.memory);
-    if (s.gpu && detail == Detail::kFigures) e.performance = estimate_speed(s, catalog, e);
-    e.basis.clear();
-    e.warnings.clear();
+    estimate_figures(s, catalog, detail, e);
     return e;
   }
-  e.basis["params"] = c.computed ? "counted from the architecture (HF module layout)"
-                                 : "given count (the architecture is not countable field by field)";
+  Explanations why;
+  why.basis["params"] = c.computed
+                            ? "counted from the architecture (HF module layout)"
+                            : "given count (the architecture is not countable field by field)";
   if (!s.engine_basis.empty())
-    e.basis["engine"] = s.engine + " " + s.engine_version + ": " + s.engine_basis;
-  e.memory = estimate_memory(s, catalog, e);
+    why.basis["engine"] = s.engine + " " + s.engine_version + ": " + s.engine_basis;
+  e.memory = estimate_memory(s, catalog, &why);
   check_representable(s, e.memory);
   if (e.memory.fits && !*e.memory.fits && e.memory.capacity)
-    e.warnings.push_back(
+    why.warnings.push_back(
         fmt::format(FMT_COMPILE("does not fit: needs {:.1f} GiB per GPU, {} has {:.1f} GiB "
                                 "usable"),
                     e.memory.total / kGiB, s.gpu->name, *e.memory.capacity / kGiB));
   const CostAssumptions costs = with_cost_overrides(catalog.cost_defaults(), s.costs);
-  estimate_power(s, with_facility_overrides(catalog.facility_defaults(), s.facility), costs,
-                 catalog, e);
-  if (s.gpu) e.performance = estimate_speed(s, catalog, e);
+  e.power = estimate_power(s, with_facility_overrides(catalog.facility_defaults(), s.facility),
+                           costs, catalog, &why);
   if (s.gpu) {
-    // The fleet in whole cloud instances (cost/fleet.h): its $/h is the cost's usd_per_hour.
-    e.ownership = ownership_cost(s, e, costs, catalog);
-    if (const auto& rent = e.ownership->cloud) {
-      e.cost.usd_per_hour = rent->usd_per_hour;
-      e.basis["usd_per_hour"] =
-          fmt::format(FMT_COMPILE("{} x {} ({}, {} GPUs each, ${:g}/h, {}) for {} GPUs"),
-                      rent->count, rent->instance, rent->provider, rent->gpus_per_instance,
-                      rent->instance_usd_per_hour, rent->price_date, s.gpu_count);
-      if (useful_tokens_per_s(s, e)) {
-        e.cost.usd_per_million_tokens = rent->usd_per_million_tokens;
-        e.basis["usd_per_million_tokens"] =
-            is_training(s.task) ? "usd_per_hour / (train_tokens_per_s x 3600) x 1e6"
-                                : "usd_per_hour / (max_output_tokens_per_s x 3600) x 1e6 (output "
-                                  "tokens, GPUs kept full)";
-      }
-    }
-    if (e.ownership->cloud) {
-      e.cost.usd_per_million_requests = e.ownership->cloud->usd_per_million_requests;
-      e.cost.usd_per_run = e.ownership->cloud->usd_per_run;
-    }
-    const RunCost run = price_training_run(s, e);
-    e.cost.usd_total = run.usd_total;
-    e.power.run_kwh = run.kwh;
-    if (run.usd_total || run.kwh) e.basis["usd_total"] = run.basis;
+    e.performance = estimate_speed(s, catalog, e.memory, &why);
+    estimate_cost(s, catalog, costs, e, why);
   }
-  add_speed_bands(s, catalog.speed_bands(), e);
-  add_warnings(s, catalog, e);
+  if (e.performance) add_speed_bands(s, catalog.speed_bands(), *e.performance, e.cost, &why);
+  add_warnings(s, catalog, why);
+  e.basis = std::move(why.basis);
+  e.warnings = std::move(why.warnings);
   return e;
 }
 

@@ -57,8 +57,7 @@ void choose_serving_layout(Scenario& s, const Catalog& catalog) {
     widest = t.parallel;
     have_widest = true;
     if (!s.gpu) continue;  // no capacity to check: the model is spread over all GPUs
-    Estimate scratch;
-    const MemoryEstimate m = estimate_memory(t, catalog, scratch, /*explain=*/false);
+    const MemoryEstimate m = estimate_memory(t, catalog, nullptr);
     if (m.fits.value_or(false)) {
       s.parallel = t.parallel;
       return;

@@ -18,9 +18,46 @@ double node_peak_watts(const Gpu& gpu, int64_t per_node, const Facility& f,
          (own ? server->host_watts_per_gpu : f.host_watts_per_gpu) * n;
 }
 
-void estimate_power(const Scenario& s, const Facility& site, const CostAssumptions& money,
-                    const Catalog& catalog, Estimate& e) {
-  if (!s.gpu || !s.gpu->tdp_w) return;
+namespace {
+
+// The basis of the power figures and the warnings on the rack budget and dense consumer cards.
+void explain_power(const Scenario& s, const Facility& f, const CostAssumptions& money,
+                   const NodePlan& plan, int64_t per_node, const PowerEstimate& power,
+                   Explanations& e) {
+  const double tdp = *s.gpu->tdp_w;
+  e.basis["gpu_watts"] =
+      fmt::format(FMT_COMPILE("{} x {:g} W board power (TDP)"), s.gpu_count, tdp);
+  e.basis["node_watts"] = fmt::format(
+      FMT_COMPILE("({} GPUs x {:g} W + host {:g} W + {:g} W per GPU slot) x (1 + {:g} margin){}"),
+      per_node, tdp, f.host_base_watts, f.host_watts_per_gpu, f.power_margin,
+      power.server.empty() ? std::string(" (facility.json host)")
+                           : " (" + plan.server->name + ", data/servers.csv)");
+  e.basis["btu_per_hour"] = "peak watts of all nodes x 3.412 BTU/h per W";
+  e.basis["ups_kva"] =
+      fmt::format(FMT_COMPILE("fleet watts with margin / {:g} power factor"), f.power_factor);
+  e.basis["annual_kwh"] = fmt::format(FMT_COMPILE("peak kW x {:g} utilization x 8760 h x PUE {:g}"),
+                                      money.utilization, money.pue);
+  if (*power.node_watts > f.rack_budget_watts)
+    e.warnings.push_back(
+        fmt::format(FMT_COMPILE("one node needs {:.1f} kW with margin, above a typical {:.0f} "
+                                "kW rack budget"),
+                    *power.node_watts / 1000.0, f.rack_budget_watts / 1000.0));
+  const Gpu& g = *s.gpu;
+  if (g.segment == "consumer" && per_node > f.consumer_cards_per_closed_chassis)
+    e.warnings.push_back(fmt::format(
+        FMT_COMPILE(
+            "{} x {} in one closed chassis: open-air coolers recirculate hot air and throttle; use "
+            "blower or liquid-cooled cards, or at most {} per chassis; {}"),
+        per_node, g.name, f.consumer_cards_per_closed_chassis,
+        g.has_ecc() ? "ECC only at a capacity cost" : "no ECC memory"));
+}
+
+}  // namespace
+
+PowerEstimate estimate_power(const Scenario& s, const Facility& site, const CostAssumptions& money,
+                             const Catalog& catalog, Explanations* why) {
+  PowerEstimate power;
+  if (!s.gpu || !s.gpu->tdp_w) return power;
   const double tdp = *s.gpu->tdp_w;
   // The nodes and their host: the smallest server form that holds a node (data/servers.csv): a
   // desktop's one CPU is not a dual-CPU server's. A scenario's own facility.host_* win.
@@ -34,54 +71,31 @@ void estimate_power(const Scenario& s, const Facility& site, const CostAssumptio
   if (plan.server && !own_host) {
     f.host_base_watts = plan.server->host_watts;
     f.host_watts_per_gpu = plan.server->host_watts_per_gpu;
-    e.power.server = plan.server->id;
+    power.server = plan.server->id;
   }
-  e.power.gpus_per_node = per_node;
-  e.power.gpu_watts = tdp * static_cast<double>(s.gpu_count);
+  power.gpus_per_node = per_node;
+  power.gpu_watts = tdp * static_cast<double>(s.gpu_count);
   // The articles (sec. 5.2): peak draws summed, plus a 20-30% margin for the supply.
-  e.power.nodes = nodes;
-  e.power.node_peak_watts = node_peak;
-  e.power.node_watts = node_peak * (1.0 + f.power_margin);
-  e.power.fleet_watts = *e.power.node_watts * static_cast<double>(nodes);
+  power.nodes = nodes;
+  power.node_peak_watts = node_peak;
+  power.node_watts = node_peak * (1.0 + f.power_margin);
+  power.fleet_watts = *power.node_watts * static_cast<double>(nodes);
   // All of it ends up as heat: 1 kW = 3412 BTU/h.
-  e.power.btu_per_hour = node_peak * static_cast<double>(nodes) / 1000.0 * kBtuPerHourPerKw;
+  power.btu_per_hour = node_peak * static_cast<double>(nodes) / 1000.0 * kBtuPerHourPerKw;
   // UPS apparent power: kVA = kW / power factor.
-  e.power.ups_kva = *e.power.fleet_watts / 1000.0 / f.power_factor;
+  power.ups_kva = *power.fleet_watts / 1000.0 / f.power_factor;
   // Energy a year at the facility meter: peak x utilization x 8760 h x PUE (an upper bound:
   // GPUs rarely hold TDP).
-  e.power.annual_kwh =
+  power.annual_kwh =
       node_peak * static_cast<double>(nodes) / 1000.0 * money.utilization * 8760.0 * money.pue;
-  e.power.rack_budget_watts = f.rack_budget_watts;
+  power.rack_budget_watts = f.rack_budget_watts;
   // Racks: whole nodes per rack within its budget (with margin), then enough racks for all nodes.
-  if (f.rack_budget_watts > 0 && *e.power.node_watts <= f.rack_budget_watts) {
-    const auto per_rack = static_cast<int64_t>(f.rack_budget_watts / *e.power.node_watts);
-    e.power.racks = (nodes + per_rack - 1) / per_rack;
+  if (f.rack_budget_watts > 0 && *power.node_watts <= f.rack_budget_watts) {
+    const auto per_rack = static_cast<int64_t>(f.rack_budget_watts / *power.node_watts);
+    power.racks = (nodes + per_rack - 1) / per_rack;
   }
-  e.basis["gpu_watts"] =
-      fmt::format(FMT_COMPILE("{} x {:g} W board power (TDP)"), s.gpu_count, tdp);
-  e.basis["node_watts"] = fmt::format(
-      FMT_COMPILE("({} GPUs x {:g} W + host {:g} W + {:g} W per GPU slot) x (1 + {:g} margin){}"),
-      per_node, tdp, f.host_base_watts, f.host_watts_per_gpu, f.power_margin,
-      e.power.server.empty() ? std::string(" (facility.json host)")
-                             : " (" + plan.server->name + ", data/servers.csv)");
-  e.basis["btu_per_hour"] = "peak watts of all nodes x 3.412 BTU/h per W";
-  e.basis["ups_kva"] =
-      fmt::format(FMT_COMPILE("fleet watts with margin / {:g} power factor"), f.power_factor);
-  e.basis["annual_kwh"] = fmt::format(FMT_COMPILE("peak kW x {:g} utilization x 8760 h x PUE {:g}"),
-                                      money.utilization, money.pue);
-  if (*e.power.node_watts > f.rack_budget_watts)
-    e.warnings.push_back(
-        fmt::format(FMT_COMPILE("one node needs {:.1f} kW with margin, above a typical {:.0f} "
-                                "kW rack budget"),
-                    *e.power.node_watts / 1000.0, f.rack_budget_watts / 1000.0));
-  const Gpu& g = *s.gpu;
-  if (g.segment == "consumer" && per_node > f.consumer_cards_per_closed_chassis)
-    e.warnings.push_back(fmt::format(
-        FMT_COMPILE(
-            "{} x {} in one closed chassis: open-air coolers recirculate hot air and throttle; use "
-            "blower or liquid-cooled cards, or at most {} per chassis; {}"),
-        per_node, g.name, f.consumer_cards_per_closed_chassis,
-        g.has_ecc() ? "ECC only at a capacity cost" : "no ECC memory"));
+  if (why) explain_power(s, f, money, plan, per_node, power, *why);
+  return power;
 }
 
 }  // namespace gpusizer

@@ -2,6 +2,7 @@
 // Power and the machine room: GPU board power, node power with the design margin, fleet power,
 // BTU/h, UPS kVA and annual energy (data/facility.json, data/costs.json for PUE and utilization).
 #include "gpusizer/estimate.h"
+#include "gpusizer/explanations.h"
 
 namespace gpusizer {
 
@@ -10,10 +11,11 @@ namespace gpusizer {
 double node_peak_watts(const Gpu& gpu, int64_t per_node, const Facility& facility,
                        const ServerForm* server, bool facility_host);
 
-/// Fills e.power for the scenario's GPUs in whole nodes of their server form (cost/fleet.h),
-/// with the racks they need; warns when a node exceeds the rack budget or consumer
-/// cards sit too densely in a closed chassis.
-void estimate_power(const Scenario& s, const Facility& site, const CostAssumptions& costs,
-                    const Catalog& catalog, Estimate& e);
+/// Power of the scenario's GPUs in whole nodes of their server form (cost/fleet.h), with the
+/// racks they need; none without a GPU of known TDP. `why` (null: numbers only) receives the
+/// basis and warns when a node exceeds the rack budget or consumer cards sit too densely in a
+/// closed chassis.
+PowerEstimate estimate_power(const Scenario& s, const Facility& site, const CostAssumptions& costs,
+                             const Catalog& catalog, Explanations* why);
 
 }  // namespace gpusizer

@@ -24,27 +24,29 @@ struct Parts {
   }
 };
 
-// The parts that grow with the batch: KV cache and activations.
-void fill_batch_parts(const Scenario& s, const Catalog& catalog, Parts& p, bool explain = true) {
+// The parts that grow with the batch: KV cache and activations (`engine` is the scenario's).
+void fill_batch_parts(const Scenario& s, const Catalog& catalog, const EngineProfile& engine,
+                      Parts& p, bool explain) {
   if (s.task == Task::kInference) {
     p.kv = memory::kv_cache(s, catalog, s.batch, s.seq_len, explain);
     // Hugging Face's DynamicCache grows by torch.cat: one layer's old and new cache coexist.
-    if (catalog.engine(s.engine).kv_grows_by_concat)
+    if (engine.kv_grows_by_concat)
       p.kv.bytes *= 1.0 + 1.0 / static_cast<double>(s.model.num_layers);
   }
   p.activations = memory::activations(s, catalog, explain);
 }
 
-Parts compute_parts(const Scenario& s, const Catalog& catalog, bool explain) {
+Parts compute_parts(const Scenario& s, const Catalog& catalog, const EngineProfile& engine,
+                    bool explain) {
   Parts p;
   p.weights = memory::weights(s, catalog, explain);
-  if (const double up = memory::kbit_upcast_extra_bytes(s, catalog.engine(s.engine)); up > 0) {
+  if (const double up = memory::kbit_upcast_extra_bytes(s, engine); up > 0) {
     // PEFT prepare_model_for_kbit_training: embedding, head and norms cast to fp32.
     p.weights.bytes += up;
     p.weights.basis +=
         "; + embedding, head and norms cast to fp32 (PEFT prepare_model_for_kbit_training)";
   }
-  fill_batch_parts(s, catalog, p, explain);
+  fill_batch_parts(s, catalog, engine, p, explain);
   p.gradients = memory::gradients(s, catalog, explain);
   p.optimizer = memory::optimizer_states(s, explain);
   p.master = memory::master_weights(s, explain);
@@ -105,8 +107,8 @@ double allocator_fraction(const Scenario& s, const Catalog& catalog) {
 }
 
 // Device total for a non-preallocating engine.
-double device_total(const Parts& p, const Scenario& s, const Catalog& catalog) {
-  return p.allocated() * (1.0 + allocator_fraction(s, catalog)) + p.overhead.bytes;
+double device_total(const Parts& p, const EngineProfile& engine) {
+  return p.allocated() * (1.0 + engine.allocator_overhead_fraction) + p.overhead.bytes;
 }
 
 }  // namespace
@@ -155,11 +157,184 @@ Part overhead(const Scenario& s, const Catalog& catalog, bool explain) {
 
 }  // namespace memory
 
-MemoryEstimate estimate_memory(const Scenario& s, const Catalog& catalog, Estimate& out,
-                               bool explain) {
+namespace {
+
+// A preallocating engine with a GPU: the KV pool its release leaves (data/engines.json
+// releases), the sequences it holds, and the device total with what it holds beyond its budget.
+struct PoolSize {
+  double budget = 0;      ///< what the engine counts against its memory fraction
+  double pool = 0;        ///< the KV pool (negative: no room)
+  double beyond = 0;      ///< held outside the budget
+  const char* rule = "";  ///< the release's rule, a format of f
+};
+
+// The pool each engine's release leaves for the KV cache at memory fraction f
+// (data/engines.json releases).
+PoolSize pool_size(const EngineRelease& rel, double f, double capacity, const Parts& p) {
+  const double fixed = p.weights.bytes + p.overhead.bytes;
+  double budget = f * capacity, pool = 0;
+  double beyond = rel.cuda_graph_bytes;  // held outside the budget: CUDA graphs
+  const char* rule = "";
+  switch (rel.pool_rule) {
+    case PoolRule::kShareOfTotal:
+      // vLLM: f x capacity less weights, the profiled activation peak and non-torch memory
+      // (V0 worker.determine_num_available_blocks, V1 gpu_worker.determine_available_memory).
+      pool = budget - fixed - p.activations.bytes;
+      rule = "{:g} x capacity - weights - activation peak - non-torch";
+      break;
+    case PoolRule::kStaticShareOfTotal:
+      // SGLang: memory free after the weights less (1 - f) x capacity; the activations run in
+      // that reserve (model_runner.profile_max_num_token).
+      pool = budget - fixed;
+      beyond += p.activations.bytes;
+      rule = "{:g} x capacity - weights - non-torch (activations in the 1 - f reserve)";
+      break;
+    case PoolRule::kShareOfFree:
+      // TensorRT-LLM: f x the memory free after the weights and activation workspace.
+      pool = f * (capacity - fixed - p.activations.bytes);
+      budget = fixed + p.activations.bytes + std::max(0.0, pool);
+      rule = "{:g} x (capacity - weights - activation workspace - non-torch)";
+      break;
+  }
+  return {budget, pool, beyond, rule};
+}
+
+void size_kv_pool(const Scenario& s, const Catalog& catalog, const EngineProfile& engine,
+                  double capacity, const memory::Part& kv_one_sequence, Parts& p, MemoryEstimate& m,
+                  Explanations* why) {
+  const bool explain = why != nullptr;
+  const EngineRelease& rel = engine.release(s.engine_version);
+  const double f =
+      memory_fraction(rel, s.gpu_memory_utilization_given, s.gpu_memory_utilization, s.parallel.tp);
+  auto [budget, pool, beyond, rule] = pool_size(rel, f, capacity, p);
+  const memory::Part baseline =
+      memory::process_baseline_part(s, catalog, /*explain=*/explain && rel.baseline_outside_budget);
+  if (rel.baseline_outside_budget) beyond += baseline.bytes;
+  // With attention data-parallel groups inside the replica (ep > tp) each group caches only
+  // its own sequences, so a GPU holds 1/groups of the batch and the replica groups x the pool.
+  const auto groups = s.attention_groups();
+  const double requested = p.kv.bytes / static_cast<double>(groups);
+  p.kv.bytes = std::max(0.0, pool);
+  if (explain)
+    p.kv.basis = fmt::format(FMT_COMPILE("KV pool = {} ({} {}); per sequence: {}"),
+                             fmt::format(fmt::runtime(rule), f), engine.name, rel.version,
+                             kv_one_sequence.basis);
+  m.kv_cache_capacity_tokens =
+      m.kv_bytes_per_token > 0
+          ? groups * static_cast<int64_t>(std::max(0.0, pool) / m.kv_bytes_per_token)
+          : 0;
+  m.max_batch =
+      kv_one_sequence.bytes > 0
+          ? groups * static_cast<int64_t>(std::floor(std::max(0.0, pool) / kv_one_sequence.bytes))
+          : 0;
+  m.allocated = p.allocated();
+  m.reserved = m.allocated;
+  m.total = std::max(budget, m.reserved + p.overhead.bytes) + beyond;
+  // vLLM V1 refuses to start when f x total exceeds the memory free at start-up; the others
+  // run out of memory when the reserve cannot hold what lives beyond the budget.
+  const bool room = m.total <= capacity * 1.0000001;
+  m.fits = pool > 0 && requested <= pool && room;
+  m.low = m.total * 0.99;
+  m.high = m.total * 1.01;
+  if (!why) return;
+  if (beyond > 0)
+    why->basis["outside_budget_bytes"] = fmt::format(
+        "{:.2f} GiB held beyond the budget: CUDA graphs {:.2f} GiB{}{}", beyond / kGiB,
+        rel.cuda_graph_bytes / kGiB,
+        rel.baseline_outside_budget ? "; " + baseline.basis + " (snapshot before the profile)"
+                                    : std::string(),
+        rel.pool_rule == PoolRule::kStaticShareOfTotal ? "; activations in the reserve"
+                                                       : std::string());
+  if (pool <= 0)
+    why->warnings.push_back(fmt::format(
+        "{}: weights, activations and non-torch memory exceed {:g} x {:.1f} GiB; no room for "
+        "any KV cache",
+        s.engine, f, capacity / kGiB));
+  else if (!room)
+    why->warnings.push_back(fmt::format(
+        "{} {}: {:.1f} GiB needed with what it holds beyond {:g} x capacity, more than the "
+        "{:.1f} GiB usable: lower gpu_memory_utilization",
+        s.engine, rel.version, m.total / kGiB, f, capacity / kGiB));
+  else if (requested > pool)
+    why->warnings.push_back(
+        fmt::format("the KV pool holds {} sequences of {} tokens, fewer than the batch of {}",
+                    *m.max_batch, s.seq_len, s.batch));
+}
+
+// Largest batch of seq_len sequences that fits `capacity` under the caching allocator. Every
+// part is affine in the batch (weights fixed; KV cache, prefill activations and logits per
+// sequence), so two evaluations give the line; checks on either side absorb rounding.
+int64_t largest_batch(const Scenario& s, const Catalog& catalog, const EngineProfile& engine,
+                      const Parts& p, double capacity) {
+  Scenario t = s;
+  Parts q = p;
+  auto total_at = [&](int64_t b) {
+    t.batch = b;
+    fill_batch_parts(t, catalog, engine, q, /*explain=*/false);
+    return device_total(q, engine);
+  };
+  constexpr int64_t kMost = int64_t{1} << 24;
+  const double one = total_at(1), slope = total_at(2) - one;
+  int64_t b = 0;
+  if (one <= capacity)
+    b = slope > 0 ? static_cast<int64_t>(std::floor((capacity - one) / slope)) + 1 : kMost;
+  b = std::min<int64_t>(b, kMost);
+  while (b > 0 && total_at(b) > capacity) --b;
+  while (b < kMost && total_at(b + 1) <= capacity) ++b;
+  return b;
+}
+
+// An engine that allocates as it goes (PyTorch's caching allocator): reserved and device totals,
+// the uncertainty band, fit and the largest batch.
+void size_allocated(const Scenario& s, const Catalog& catalog, const EngineProfile& engine,
+                    const std::optional<double>& capacity, const Parts& p, MemoryEstimate& m) {
+  m.allocated = p.allocated();
+  m.reserved = m.allocated * (1.0 + engine.allocator_overhead_fraction);
+  m.total = m.reserved + p.overhead.bytes;
+  // Band: weights and states are near exact; activations and overhead are not.
+  const double spread = 0.02 * (p.weights.bytes + p.kv.bytes + p.gradients.bytes +
+                                p.optimizer.bytes + p.master.bytes) +
+                        0.25 * p.activations.bytes + 0.5 * p.overhead.bytes;
+  m.low = m.allocated + p.overhead.bytes - spread;
+  m.high = m.total + spread + 0.1 * m.allocated;
+  if (!capacity) return;
+  m.fits = m.total <= *capacity;
+  if (s.task == Task::kInference && engine.kind != EngineKind::kLlamaCpp)
+    m.max_batch = largest_batch(s, catalog, engine, p, *capacity);
+  else if (s.task == Task::kInference)
+    m.max_batch = s.batch;  // llama.cpp serves the slots it was started with
+}
+
+// The basis of every memory figure.
+void explain_memory(const Scenario& s, const Catalog& catalog, bool preallocates, bool capacity,
+                    Parts& p, Explanations& why) {
+  why.basis["weights_bytes"] = std::move(p.weights.basis);
+  why.basis["kv_cache_bytes"] = std::move(p.kv.basis);
+  why.basis["activations_bytes"] = std::move(p.activations.basis);
+  why.basis["gradients_bytes"] = std::move(p.gradients.basis);
+  why.basis["optimizer_bytes"] = std::move(p.optimizer.basis);
+  why.basis["master_weights_bytes"] = std::move(p.master.basis);
+  why.basis["overhead_bytes"] = std::move(p.overhead.basis);
+  why.basis["reserved_bytes"] =
+      preallocates ? "the engine's own allocator: reserved = allocated"
+                   : fmt::format(FMT_COMPILE("allocated x (1 + {:g}) caching-allocator slack ({})"),
+                                 allocator_fraction(s, catalog), s.engine);
+  why.basis["total_bytes"] = preallocates && capacity
+                                 ? "the engine's budget (its memory fraction of usable capacity) + "
+                                   "what it holds beyond it (outside_budget_bytes)"
+                                 : "reserved + memory outside the allocator (overhead)";
+  if (capacity)
+    why.basis["gpu_capacity_bytes"] =
+        "marketed GiB less in-band ECC (datacenter GDDR) and the driver's reservation";
+}
+
+}  // namespace
+
+MemoryEstimate estimate_memory(const Scenario& s, const Catalog& catalog, Explanations* why) {
+  const bool explain = why != nullptr;
   MemoryEstimate m;
-  Parts p = compute_parts(s, catalog, explain);
   const EngineProfile& engine = catalog.engine(s.engine);
+  Parts p = compute_parts(s, catalog, engine, explain);
   const bool preallocates = engine.preallocates && s.task == Task::kInference;
   std::optional<double> capacity;
   if (s.gpu) capacity = memory::usable_capacity(*s.gpu, catalog);
@@ -172,125 +347,13 @@ MemoryEstimate estimate_memory(const Scenario& s, const Catalog& catalog, Estima
   if (is_training(s.task)) place_training_peak(s, engine, p, m, explain);
 
   if (preallocates && capacity) {
-    const EngineRelease& rel = engine.release(s.engine_version);
-    const double f = memory_fraction(rel, s.gpu_memory_utilization_given, s.gpu_memory_utilization,
-                                     s.parallel.tp);
-    const double fixed = p.weights.bytes + p.overhead.bytes;
-    // The pool each engine's release leaves for the KV cache (data/engines.json releases):
-    double budget = f * *capacity, pool = 0;
-    double beyond = rel.cuda_graph_bytes;  // held outside the budget: CUDA graphs
-    std::string rule;
-    switch (rel.pool_rule) {
-      case PoolRule::kShareOfTotal:
-        // vLLM: f x capacity less weights, the profiled activation peak and non-torch memory
-        // (V0 worker.determine_num_available_blocks, V1 gpu_worker.determine_available_memory).
-        pool = budget - fixed - p.activations.bytes;
-        rule = "{:g} x capacity - weights - activation peak - non-torch";
-        break;
-      case PoolRule::kStaticShareOfTotal:
-        // SGLang: memory free after the weights less (1 - f) x capacity; the activations run in
-        // that reserve (model_runner.profile_max_num_token).
-        pool = budget - fixed;
-        beyond += p.activations.bytes;
-        rule = "{:g} x capacity - weights - non-torch (activations in the 1 - f reserve)";
-        break;
-      case PoolRule::kShareOfFree:
-        // TensorRT-LLM: f x the memory free after the weights and activation workspace.
-        pool = f * (*capacity - fixed - p.activations.bytes);
-        budget = fixed + p.activations.bytes + std::max(0.0, pool);
-        rule = "{:g} x (capacity - weights - activation workspace - non-torch)";
-        break;
-    }
-    const memory::Part baseline = memory::process_baseline_part(
-        s, catalog, /*explain=*/explain && rel.baseline_outside_budget);
-    if (rel.baseline_outside_budget) beyond += baseline.bytes;
-    // With attention data-parallel groups inside the replica (ep > tp) each group caches only
-    // its own sequences, so a GPU holds 1/groups of the batch and the replica groups x the pool.
-    const auto groups = s.attention_groups();
-    const double requested = p.kv.bytes / static_cast<double>(groups);
-    p.kv.bytes = std::max(0.0, pool);
-    p.kv.basis = explain_if(explain, FMT_COMPILE("KV pool = {} ({} {}); per sequence: {}"),
-                            fmt::format(fmt::runtime(rule), f), engine.name, rel.version,
-                            kv_one_sequence.basis);
-    m.kv_cache_capacity_tokens =
-        m.kv_bytes_per_token > 0
-            ? groups * static_cast<int64_t>(std::max(0.0, pool) / m.kv_bytes_per_token)
-            : 0;
-    m.max_batch =
-        kv_one_sequence.bytes > 0
-            ? groups * static_cast<int64_t>(std::floor(std::max(0.0, pool) / kv_one_sequence.bytes))
-            : 0;
-    m.allocated = p.allocated();
-    m.reserved = m.allocated;
-    m.total = std::max(budget, m.reserved + p.overhead.bytes) + beyond;
-    // vLLM V1 refuses to start when f x total exceeds the memory free at start-up; the others
-    // run out of memory when the reserve cannot hold what lives beyond the budget.
-    const bool room = m.total <= *capacity * 1.0000001;
-    m.fits = pool > 0 && requested <= pool && room;
-    m.low = m.total * 0.99;
-    m.high = m.total * 1.01;
-    if (beyond > 0 && explain)
-      out.basis["outside_budget_bytes"] = fmt::format(
-          "{:.2f} GiB held beyond the budget: CUDA graphs {:.2f} GiB{}{}", beyond / kGiB,
-          rel.cuda_graph_bytes / kGiB,
-          rel.baseline_outside_budget ? "; " + baseline.basis + " (snapshot before the profile)"
-                                      : std::string(),
-          rel.pool_rule == PoolRule::kStaticShareOfTotal ? "; activations in the reserve"
-                                                         : std::string());
-    if (pool <= 0)
-      out.warnings.push_back(fmt::format(
-          "{}: weights, activations and non-torch memory exceed {:g} x {:.1f} GiB; no room for "
-          "any KV cache",
-          s.engine, f, *capacity / kGiB));
-    else if (!room)
-      out.warnings.push_back(fmt::format(
-          "{} {}: {:.1f} GiB needed with what it holds beyond {:g} x capacity, more than the "
-          "{:.1f} GiB usable: lower gpu_memory_utilization",
-          s.engine, rel.version, m.total / kGiB, f, *capacity / kGiB));
-    else if (requested > pool)
-      out.warnings.push_back(
-          fmt::format("the KV pool holds {} sequences of {} tokens, fewer than the batch of {}",
-                      *m.max_batch, s.seq_len, s.batch));
+    size_kv_pool(s, catalog, engine, *capacity, kv_one_sequence, p, m, why);
   } else {
-    if (preallocates)
-      out.warnings.push_back(s.engine +
-                             " preallocates a share of the GPU: give a gpu to size its "
-                             "KV pool; showing the memory the batch needs");
-    m.allocated = p.allocated();
-    m.reserved = m.allocated * (1.0 + allocator_fraction(s, catalog));
-    m.total = m.reserved + p.overhead.bytes;
-    // Band: weights and states are near exact; activations and overhead are not.
-    const double spread = 0.02 * (p.weights.bytes + p.kv.bytes + p.gradients.bytes +
-                                  p.optimizer.bytes + p.master.bytes) +
-                          0.25 * p.activations.bytes + 0.5 * p.overhead.bytes;
-    m.low = m.allocated + p.overhead.bytes - spread;
-    m.high = m.total + spread + 0.1 * m.allocated;
-    if (capacity) {
-      m.fits = m.total <= *capacity;
-      if (s.task == Task::kInference && engine.kind != EngineKind::kLlamaCpp) {
-        // Largest batch of seq_len sequences that fits. Every part is affine in the batch
-        // (weights fixed; KV cache, prefill activations and logits per sequence), so two
-        // evaluations give the line; checks on either side absorb rounding.
-        Scenario t = s;
-        Parts q = p;
-        auto total_at = [&](int64_t b) {
-          t.batch = b;
-          fill_batch_parts(t, catalog, q, /*explain=*/false);
-          return device_total(q, t, catalog);
-        };
-        const double one = total_at(1), slope = total_at(2) - one;
-        int64_t b = 0;
-        if (one <= *capacity)
-          b = slope > 0 ? static_cast<int64_t>(std::floor((*capacity - one) / slope)) + 1
-                        : int64_t{1} << 24;
-        b = std::min<int64_t>(b, int64_t{1} << 24);
-        while (b > 0 && total_at(b) > *capacity) --b;
-        while (b < (int64_t{1} << 24) && total_at(b + 1) <= *capacity) ++b;
-        m.max_batch = b;
-      } else if (s.task == Task::kInference) {
-        m.max_batch = s.batch;  // llama.cpp serves the slots it was started with
-      }
-    }
+    if (preallocates && why)
+      why->warnings.push_back(s.engine +
+                              " preallocates a share of the GPU: give a gpu to size its "
+                              "KV pool; showing the memory the batch needs");
+    size_allocated(s, catalog, engine, capacity, p, m);
   }
 
   m.weights = p.weights.bytes;
@@ -301,25 +364,16 @@ MemoryEstimate estimate_memory(const Scenario& s, const Catalog& catalog, Estima
   m.master_weights = p.master.bytes;
   m.overhead = p.overhead.bytes;
   m.capacity = capacity;
-  out.basis["weights_bytes"] = p.weights.basis;
-  out.basis["kv_cache_bytes"] = p.kv.basis;
-  out.basis["activations_bytes"] = p.activations.basis;
-  out.basis["gradients_bytes"] = p.gradients.basis;
-  out.basis["optimizer_bytes"] = p.optimizer.basis;
-  out.basis["master_weights_bytes"] = p.master.basis;
-  out.basis["overhead_bytes"] = p.overhead.basis;
-  out.basis["reserved_bytes"] =
-      preallocates
-          ? "the engine's own allocator: reserved = allocated"
-          : explain_if(explain, FMT_COMPILE("allocated x (1 + {:g}) caching-allocator slack ({})"),
-                       allocator_fraction(s, catalog), s.engine);
-  out.basis["total_bytes"] = preallocates && capacity
-                                 ? "the engine's budget (its memory fraction of usable capacity) + "
-                                   "what it holds beyond it (outside_budget_bytes)"
-                                 : "reserved + memory outside the allocator (overhead)";
-  if (capacity)
-    out.basis["gpu_capacity_bytes"] =
-        "marketed GiB less in-band ECC (datacenter GDDR) and the driver's reservation";
+  if (why) explain_memory(s, catalog, preallocates, capacity.has_value(), p, *why);
+  return m;
+}
+
+MemoryEstimate estimate_memory(const Scenario& s, const Catalog& catalog, Estimate& out,
+                               bool explain) {
+  Explanations why;
+  MemoryEstimate m = estimate_memory(s, catalog, explain ? &why : nullptr);
+  for (auto& [key, text] : why.basis) out.basis[key] = std::move(text);
+  for (auto& w : why.warnings) out.warnings.push_back(std::move(w));
   return m;
 }
 

@@ -3,11 +3,16 @@
 // device total), the uncertainty band, fit, the largest batch and the KV pool of preallocating
 // engines.
 #include "gpusizer/estimate.h"
+#include "gpusizer/explanations.h"
 
 namespace gpusizer {
 
-/// Estimates memory for a checked scenario; adds basis entries and warnings to `out` (the basis
-/// of the batch-dependent parts only when `explain` is set).
+/// Estimates memory for a checked scenario, with the basis of every figure and the warnings in
+/// `why`; null builds no text (numbers only: searches, the largest batch).
+MemoryEstimate estimate_memory(const Scenario& s, const Catalog& catalog, Explanations* why);
+
+/// The same adding the basis and warnings to `out` (none unless `explain`), for callers that
+/// still fill an Estimate.
 MemoryEstimate estimate_memory(const Scenario& s, const Catalog& catalog, Estimate& out,
                                bool explain = true);
 

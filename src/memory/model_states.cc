@@ -277,66 +277,69 @@ double trainable_params(const Scenario& s) {
   return trainable_split(s).total();
 }
 
-Part weights(const Scenario& s, const Catalog& catalog, bool explain) {
-  const ModelBytes p = param_split(s);
+namespace {
+
+// Inference and adapter or freeze training: the weights in their number format (quantized
+// matrices, 16-bit norms and routers), the weights file's exact bytes when given, and the
+// trainable copies next to them.
+ModelBytes stored_weights(const Scenario& s, const ModelBytes& p, bool explain,
+                          std::string& basis) {
   ModelBytes b;
-  std::string basis;
-  if (full_training(s)) {
-    b = scaled(p, working_bytes(s));
-    basis = explain_if(explain, FMT_COMPILE("params x {:g} B ({} working copy)"), working_bytes(s),
-                       s.training.mixed_precision == "fp32" ? "fp32" : "16-bit");
-  } else {
-    const NumberFormat& f = s.weights;
-    const double small = 2.0;  // norms, biases, routers stay 16-bit in every quantized format
-    std::vector<LinearModule> mods = linear_modules(s.model);
-    double matrix = 0, router = 0;
-    for (const auto& m : mods) {
-      const double n = static_cast<double>(m.in * m.out * m.count);
-      if (m.name == "router")
-        router += n;
-      else if (!m.expert)
-        matrix += n;
-    }
-    const double other = std::max(0.0, p.layers - matrix - router);
-    const double layer_bytes = f.kind == "float"
-                                   ? p.layers * f.bytes_per_value()
-                                   : matrix * f.bytes_per_value() + (other + router) * small;
-    // Where the count is a given fact (hybrid or CV networks), the layers' split into matrices
-    // is unknown: all of it takes the format.
-    b.layers = mods.empty() || !count_params(s.model).computed ? p.layers * f.bytes_per_value()
-                                                               : layer_bytes;
-    b.experts = p.experts * f.bytes_per_value();
-    b.embedding = p.embedding * f.embedding_bytes_per_value();
-    b.lm_head = p.lm_head * f.lm_head_bytes_per_value();
-    basis = explain_if(explain, FMT_COMPILE("params x {:g} bits ({}: {})"), f.bits_per_value, f.id,
-                       f.source);
-    if (!f.embedding_format.empty())
-      basis += explain_if(explain, FMT_COMPILE("; embedding {} and head {}"), f.embedding_format,
-                          f.lm_head_format);
-    if (s.weights_file && s.weights_file->weights_format == f.id &&
-        s.weights_file->total_bytes > 0) {
-      b = scaled(b, s.weights_file->total_bytes / b.total());
-      basis = explain_if(explain, FMT_COMPILE("exact tensor bytes read from {} ({})"),
-                         s.weights_file->format, s.weights_file->path);
-    }
-    // Trainable copies: LoRA adapters in fp32 (PEFT autocast_adapter_dtype=True), freeze-tuned
-    // layers upcast to fp32 (LLaMA-Factory upcast_trainable_params), modules_to_save copies.
-    const ModelBytes t = trainable_split(s);
-    if (adapter_training(s)) {
-      b.layers += t.layers * 4.0;
-      // modules_to_save copies keep the module's 16-bit dtype (PEFT ModulesToSaveWrapper).
-      b.embedding += t.embedding * 2.0;
-      basis += "; + LoRA adapters in fp32";
-      if (t.embedding > 0) basis += " and 16-bit trainable copies of the saved modules";
-    } else if (s.task == Task::kFreeze) {
-      b.layers += t.layers * 2.0;
-      b.experts += t.experts * 2.0;
-      basis += "; + trainable layers upcast to fp32";
-    }
+  const NumberFormat& f = s.weights;
+  const double small = 2.0;  // norms, biases, routers stay 16-bit in every quantized format
+  std::vector<LinearModule> mods = linear_modules(s.model);
+  double matrix = 0, router = 0;
+  for (const auto& m : mods) {
+    const double n = static_cast<double>(m.in * m.out * m.count);
+    if (m.name == "router")
+      router += n;
+    else if (!m.expert)
+      matrix += n;
   }
+  const double other = std::max(0.0, p.layers - matrix - router);
+  const double layer_bytes = f.kind == "float"
+                                 ? p.layers * f.bytes_per_value()
+                                 : matrix * f.bytes_per_value() + (other + router) * small;
+  // Where the count is a given fact (hybrid or CV networks), the layers' split into matrices
+  // is unknown: all of it takes the format.
+  // (A count is not computed exactly when it is given: count_params, model.cc.)
+  b.layers = mods.empty() || s.model.given_params ? p.layers * f.bytes_per_value() : layer_bytes;
+  b.experts = p.experts * f.bytes_per_value();
+  b.embedding = p.embedding * f.embedding_bytes_per_value();
+  b.lm_head = p.lm_head * f.lm_head_bytes_per_value();
+  basis = explain_if(explain, FMT_COMPILE("params x {:g} bits ({}: {})"), f.bits_per_value, f.id,
+                     f.source);
+  if (!f.embedding_format.empty())
+    basis += explain_if(explain, FMT_COMPILE("; embedding {} and head {}"), f.embedding_format,
+                        f.lm_head_format);
+  if (s.weights_file && s.weights_file->weights_format == f.id && s.weights_file->total_bytes > 0) {
+    b = scaled(b, s.weights_file->total_bytes / b.total());
+    basis = explain_if(explain, FMT_COMPILE("exact tensor bytes read from {} ({})"),
+                       s.weights_file->format, s.weights_file->path);
+  }
+  // Trainable copies: LoRA adapters in fp32 (PEFT autocast_adapter_dtype=True), freeze-tuned
+  // layers upcast to fp32 (LLaMA-Factory upcast_trainable_params), modules_to_save copies.
+  const ModelBytes t = trainable_split(s);
+  if (adapter_training(s)) {
+    b.layers += t.layers * 4.0;
+    // modules_to_save copies keep the module's 16-bit dtype (PEFT ModulesToSaveWrapper).
+    b.embedding += t.embedding * 2.0;
+    basis += "; + LoRA adapters in fp32";
+    if (t.embedding > 0) basis += " and 16-bit trainable copies of the saved modules";
+  } else if (s.task == Task::kFreeze) {
+    b.layers += t.layers * 2.0;
+    b.experts += t.experts * 2.0;
+    basis += "; + trainable layers upcast to fp32";
+  }
+  return b;
+}
+
+// ZeRO-3 or FSDP sharding and parameter offload of the weights `b` held per GPU.
+Part sharded_weights(const Scenario& s, const Catalog& catalog, const ModelBytes& b,
+                     std::string basis, bool explain) {
   const bool zero3 = is_training(s.task) && s.training.zero_stage >= 3;
   const bool params_offloaded = s.training.offload == "optimizer+params" && is_training(s.task);
-  Part part{per_gpu(b, s, zero3), basis};
+  Part part{per_gpu(b, s, zero3), std::move(basis)};
   if (deepspeed_zero3(s, catalog)) {
     const Zero3Settings z = zero3_settings(s, catalog);
     const GatheredParams g = gathered_params(s, z);
@@ -369,6 +372,22 @@ Part weights(const Scenario& s, const Catalog& catalog, bool explain) {
     part.basis += "; parameters offloaded to host: 2 layers resident";
   }
   return part;
+}
+
+}  // namespace
+
+Part weights(const Scenario& s, const Catalog& catalog, bool explain) {
+  const ModelBytes p = param_split(s);
+  ModelBytes b;
+  std::string basis;
+  if (full_training(s)) {
+    b = scaled(p, working_bytes(s));
+    basis = explain_if(explain, FMT_COMPILE("params x {:g} B ({} working copy)"), working_bytes(s),
+                       s.training.mixed_precision == "fp32" ? "fp32" : "16-bit");
+  } else {
+    b = stored_weights(s, p, explain, basis);
+  }
+  return sharded_weights(s, catalog, b, std::move(basis), explain);
 }
 
 Part gradients(const Scenario& s, const Catalog& catalog, bool explain) {

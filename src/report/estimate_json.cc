@@ -25,12 +25,8 @@ void put(nlohmann::json& j, const char* key, const std::optional<T>& v) {
   if (v) j[key] = *v;
 }
 
-}  // namespace
-
-nlohmann::json to_json(const Estimate& e) {
-  nlohmann::json j;
-  j["model"] = {{"id", e.model_id}, {"params", e.params}, {"active_params", e.active_params}};
-  const MemoryEstimate& m = e.memory;
+// The "memory" object: bytes per GPU by component and level, fit, the largest batch.
+nlohmann::json memory_json(const MemoryEstimate& m) {
   // Each figure is rounded on its own, so the rounded components can add up to a few bytes more
   // than the rounded allocated figure (0.5 + 0.5 rounds to 2, their sum 1.0 to 1). The contract's
   // order holds on the integers written: allocated >= sum of components, reserved >= allocated,
@@ -66,38 +62,43 @@ nlohmann::json to_json(const Estimate& e) {
   put(mem, "fits", m.fits);
   put(mem, "max_batch", m.max_batch);
   put(mem, "kv_cache_capacity_tokens", m.kv_cache_capacity_tokens);
-  j["memory"] = std::move(mem);
-  if (e.performance) {
-    const PerformanceEstimate& p = *e.performance;
-    nlohmann::json perf = nlohmann::json::object();
-    put(perf, "prefill_tokens_per_s", p.prefill_tokens_per_s);
-    put(perf, "decode_tokens_per_s", p.decode_tokens_per_s);
-    put(perf, "ttft_ms", p.ttft_ms);
-    put(perf, "tpot_ms", p.tpot_ms);
-    put(perf, "max_output_tokens_per_s", p.max_output_tokens_per_s);
-    put(perf, "step_time_s", p.step_time_s);
-    put(perf, "train_tokens_per_s", p.train_tokens_per_s);
-    put(perf, "train_tokens_per_s_per_gpu", p.train_tokens_per_s_per_gpu);
-    put(perf, "tflops_per_gpu", p.tflops_per_gpu);
-    put(perf, "mfu", p.mfu);
-    put(perf, "time_to_train_s", p.time_to_train_s);
-    if (!p.step_breakdown_s.empty()) perf["step_breakdown_s"] = p.step_breakdown_s;
-    if (!p.bands.empty()) perf["bands"] = bands_json(p.bands);
-    if (p.slo_met) {  // serving with traffic (docs/contract.md v2); null TTFT when overloaded
-      perf["load_ttft_ms"] = p.load_ttft_ms ? nlohmann::json(*p.load_ttft_ms) : nlohmann::json();
-      put(perf, "load_tpot_ms", p.load_tpot_ms);
-      put(perf, "load_ttft_mean_ms", p.load_ttft_mean_ms);
-      put(perf, "load_tpot_mean_ms", p.load_tpot_mean_ms);
-      put(perf, "load_utilization", p.load_utilization);
-      put(perf, "max_requests_per_s", p.max_requests_per_s);
-      put(perf, "load_capacity_requests_per_s", p.load_capacity_requests_per_s);
-      put(perf, "load_output_tokens_per_s", p.load_output_tokens_per_s);
-      put(perf, "load_batch", p.load_batch);
-      perf["slo_met"] = *p.slo_met;
-      perf["load_binding"] = p.load_binding;
-    }
-    j["performance"] = std::move(perf);
+  return mem;
+}
+
+// The "performance" object: serving or training speed, bands, the load figures with traffic.
+nlohmann::json performance_json(const PerformanceEstimate& p) {
+  nlohmann::json perf = nlohmann::json::object();
+  put(perf, "prefill_tokens_per_s", p.prefill_tokens_per_s);
+  put(perf, "decode_tokens_per_s", p.decode_tokens_per_s);
+  put(perf, "ttft_ms", p.ttft_ms);
+  put(perf, "tpot_ms", p.tpot_ms);
+  put(perf, "max_output_tokens_per_s", p.max_output_tokens_per_s);
+  put(perf, "step_time_s", p.step_time_s);
+  put(perf, "train_tokens_per_s", p.train_tokens_per_s);
+  put(perf, "train_tokens_per_s_per_gpu", p.train_tokens_per_s_per_gpu);
+  put(perf, "tflops_per_gpu", p.tflops_per_gpu);
+  put(perf, "mfu", p.mfu);
+  put(perf, "time_to_train_s", p.time_to_train_s);
+  if (!p.step_breakdown_s.empty()) perf["step_breakdown_s"] = p.step_breakdown_s;
+  if (!p.bands.empty()) perf["bands"] = bands_json(p.bands);
+  if (p.slo_met) {  // serving with traffic (docs/contract.md v2); null TTFT when overloaded
+    perf["load_ttft_ms"] = p.load_ttft_ms ? nlohmann::json(*p.load_ttft_ms) : nlohmann::json();
+    put(perf, "load_tpot_ms", p.load_tpot_ms);
+    put(perf, "load_ttft_mean_ms", p.load_ttft_mean_ms);
+    put(perf, "load_tpot_mean_ms", p.load_tpot_mean_ms);
+    put(perf, "load_utilization", p.load_utilization);
+    put(perf, "max_requests_per_s", p.max_requests_per_s);
+    put(perf, "load_capacity_requests_per_s", p.load_capacity_requests_per_s);
+    put(perf, "load_output_tokens_per_s", p.load_output_tokens_per_s);
+    put(perf, "load_batch", p.load_batch);
+    perf["slo_met"] = *p.slo_met;
+    perf["load_binding"] = p.load_binding;
   }
+  return perf;
+}
+
+// The "cost" object: cloud prices of the fleet, their bands, the run's cost and ownership.
+nlohmann::json cost_json(const Estimate& e) {
   nlohmann::json cost = nlohmann::json::object();
   put(cost, "usd_per_hour", e.cost.usd_per_hour);
   put(cost, "usd_per_million_tokens", e.cost.usd_per_million_tokens);
@@ -106,22 +107,37 @@ nlohmann::json to_json(const Estimate& e) {
   if (!e.cost.bands.empty()) cost["bands"] = bands_json(e.cost.bands);
   put(cost, "usd_total", e.cost.usd_total);
   if (e.ownership) cost["ownership"] = to_json(*e.ownership);
-  j["cost"] = std::move(cost);
+  return cost;
+}
+
+// The "power" object: watts of GPUs, nodes and fleet, heat, UPS, energy, racks.
+nlohmann::json power_json(const PowerEstimate& p) {
   nlohmann::json power = nlohmann::json::object();
-  put(power, "gpu_watts", e.power.gpu_watts);
-  put(power, "node_watts", e.power.node_watts);
-  put(power, "btu_per_hour", e.power.btu_per_hour);
-  put(power, "nodes", e.power.nodes);
-  put(power, "node_peak_watts", e.power.node_peak_watts);
-  put(power, "fleet_watts", e.power.fleet_watts);
-  put(power, "ups_kva", e.power.ups_kva);
-  put(power, "annual_kwh", e.power.annual_kwh);
-  put(power, "rack_budget_watts", e.power.rack_budget_watts);
-  put(power, "run_kwh", e.power.run_kwh);
-  put(power, "gpus_per_node", e.power.gpus_per_node);
-  put(power, "racks", e.power.racks);
-  if (!e.power.server.empty()) power["server"] = e.power.server;
-  j["power"] = std::move(power);
+  put(power, "gpu_watts", p.gpu_watts);
+  put(power, "node_watts", p.node_watts);
+  put(power, "btu_per_hour", p.btu_per_hour);
+  put(power, "nodes", p.nodes);
+  put(power, "node_peak_watts", p.node_peak_watts);
+  put(power, "fleet_watts", p.fleet_watts);
+  put(power, "ups_kva", p.ups_kva);
+  put(power, "annual_kwh", p.annual_kwh);
+  put(power, "rack_budget_watts", p.rack_budget_watts);
+  put(power, "run_kwh", p.run_kwh);
+  put(power, "gpus_per_node", p.gpus_per_node);
+  put(power, "racks", p.racks);
+  if (!p.server.empty()) power["server"] = p.server;
+  return power;
+}
+
+}  // namespace
+
+nlohmann::json to_json(const Estimate& e) {
+  nlohmann::json j;
+  j["model"] = {{"id", e.model_id}, {"params", e.params}, {"active_params", e.active_params}};
+  j["memory"] = memory_json(e.memory);
+  if (e.performance) j["performance"] = performance_json(*e.performance);
+  j["cost"] = cost_json(e);
+  j["power"] = power_json(e.power);
   j["warnings"] = e.warnings;
   j["basis"] = e.basis;
   return j;

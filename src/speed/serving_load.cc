@@ -317,10 +317,10 @@ ServingLoadInputs load_inputs(const Scenario& sc, const InferenceSetup& s,
   return in;
 }
 
-void estimate_load(const Scenario& sc, const InferenceSetup& s, Estimate& est,
-                   PerformanceEstimate& perf) {
+void estimate_load(const Scenario& sc, const InferenceSetup& s, const MemoryEstimate& memory,
+                   Explanations* why, PerformanceEstimate& perf) {
   if (!sc.traffic) return;
-  const ServingLoadInputs in = load_inputs(sc, s, est.memory);
+  const ServingLoadInputs in = load_inputs(sc, s, memory);
   const ServingLoad load = serving_load(in);
   const double n = in.replicas;
   const LoadPoint& p = load.at_rate;
@@ -338,6 +338,8 @@ void estimate_load(const Scenario& sc, const InferenceSetup& s, Estimate& est,
   perf.load_batch = p.batch;
   perf.slo_met = load.slo_met;
   perf.load_binding = load.binding;
+  if (!why) return;
+  Explanations& est = *why;
 
   const int pct = sc.slo.percentile;
   if (!p.stable)

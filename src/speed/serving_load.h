@@ -7,6 +7,7 @@
 #include <string>
 
 #include "gpusizer/estimate.h"
+#include "gpusizer/explanations.h"
 #include "gpusizer/traffic.h"
 #include "speed/inference_speed.h"
 
@@ -78,9 +79,9 @@ ServingLoadInputs load_inputs(const Scenario& sc, const InferenceSetup& s,
                               const MemoryEstimate& memory);
 
 /// Fills the load figures of `perf` (fleet-wide) for a scenario with traffic, with warnings and
-/// basis entries in `est`.
-void estimate_load(const Scenario& sc, const InferenceSetup& s, Estimate& est,
-                   PerformanceEstimate& perf);
+/// basis entries in `why` (none when null).
+void estimate_load(const Scenario& sc, const InferenceSetup& s, const MemoryEstimate& memory,
+                   Explanations* why, PerformanceEstimate& perf);
 
 /// Only the highest rate per replica that meets the SLO (and its binding): what a fleet search
 /// needs to count replicas, at a fraction of serving_load's cost.

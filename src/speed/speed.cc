@@ -23,12 +23,15 @@ bool preallocates(const Catalog& catalog, const std::string& engine) {
   return catalog.engine(engine).preallocates;
 }
 
-void inference(const Scenario& sc, const Catalog& catalog, Estimate& est,
-               const SpeedProfile& profile, PerformanceEstimate& perf) {
+void explain_inference(const Scenario& sc, const InferenceSetup& s, const MemoryEstimate& memory,
+                       const PassTime& p, double batch, double full, Explanations& est);
+
+void inference(const Scenario& sc, const Catalog& catalog, const MemoryEstimate& memory,
+               Explanations* est, const SpeedProfile& profile, PerformanceEstimate& perf) {
   std::string why;
   const auto setup = inference_setup(sc, profile, why);
   if (!setup) {
-    est.warnings.push_back("speed not estimated: " + why);
+    if (est) est->warnings.push_back("speed not estimated: " + why);
     return;
   }
   const InferenceSetup& s = *setup;
@@ -46,8 +49,8 @@ void inference(const Scenario& sc, const Catalog& catalog, Estimate& est,
 
   // Serving throughput with the GPUs kept full: every request costs its prefill plus its share
   // of output_len decode steps of the full batch (continuous batching, Yu et al. 2022 "Orca").
-  double full = est.memory.max_batch ? static_cast<double>(*est.memory.max_batch) : batch;
-  if (!est.memory.max_batch && preallocates(catalog, sc.engine)) {
+  double full = memory.max_batch ? static_cast<double>(*memory.max_batch) : batch;
+  if (!memory.max_batch && preallocates(catalog, sc.engine)) {
     // Without a memory estimate, a preallocating engine's batch is its KV pool over the KV of one
     // sequence: (utilization x capacity x GPUs - weights) / KV(seq_len) (vLLM's block manager
     // sizing, vllm/worker/worker.py determine_num_available_blocks). The memory estimator's
@@ -57,16 +60,23 @@ void inference(const Scenario& sc, const Catalog& catalog, Estimate& est,
         sc.gpu_memory_utilization * sc.gpu->capacity_bytes() * gpus - s.costs.total_weight_bytes;
     const double kv = kv_bytes_per_sequence(s.costs, prompt + output);
     if (pool > 0 && kv > 0) full = std::max(full, std::floor(pool / kv));
-    est.warnings.push_back(
-        "max_output_tokens_per_s: no memory.max_batch, batch sized from the KV "
-        "pool the engine preallocates");
+    if (est)
+      est->warnings.push_back(
+          "max_output_tokens_per_s: no memory.max_batch, batch sized from the KV "
+          "pool the engine preallocates");
   }
   full = std::clamp(full, 1.0, std::max(1.0, s.engine.max_num_seqs));
   const double t_all =
       prefill_time(s, full, prompt).seconds + output * decode_step(s, full, ctx).seconds;
   perf.max_output_tokens_per_s = static_cast<double>(s.replicas) * full * output / t_all;
 
-  const PassTime& p = dec.pass;
+  if (est) explain_inference(sc, s, memory, dec.pass, batch, full, *est);
+  if (sc.traffic) estimate_load(sc, s, memory, est, perf);  // the fleet under traffic
+}
+
+// The basis and warnings of the serving figures.
+void explain_inference(const Scenario& sc, const InferenceSetup& s, const MemoryEstimate& memory,
+                       const PassTime& p, double batch, double full, Explanations& est) {
   const bool bw_bound = p.memory_s >= p.compute_s;
   est.basis["decode_tokens_per_s"] =
       "batch / step; step = max(FLOPs / (peak " + s.compute_dtype +
@@ -79,7 +89,7 @@ void inference(const Scenario& sc, const Catalog& catalog, Estimate& est,
       "x prompt/2 per token, at peak x eff(chunk tokens), chunked and pipelined as the engine does";
   est.basis["max_output_tokens_per_s"] =
       "batch B = " + std::to_string(static_cast<int64_t>(full)) +
-      (est.memory.max_batch ? " (memory.max_batch" : " (scenario batch") +
+      (memory.max_batch ? " (memory.max_batch" : " (scenario batch") +
       ", capped by the engine's max_num_seqs): B x output_len / (prefill of B prompts + " +
       "output_len decode steps of B)";
   if (s.pp > 1 && !s.engine.decode_pipelining && sc.batch <= 1)
@@ -89,15 +99,14 @@ void inference(const Scenario& sc, const Catalog& catalog, Estimate& est,
         "stream from more GPUs, only more memory");
   if (bw_bound && batch <= 1)
     est.basis["decode_roofline"] = "single-stream decode cannot exceed bandwidth / weight bytes";
-  if (sc.traffic) estimate_load(sc, s, est, perf);  // the fleet under traffic (serving_load.h)
 }
 
-void training(const Scenario& sc, Estimate& est, const SpeedProfile& profile,
+void training(const Scenario& sc, Explanations* why_sink, const SpeedProfile& profile,
               PerformanceEstimate& perf) {
   std::string why;
   const auto r = training_speed(sc, profile, why);
   if (!r) {
-    est.warnings.push_back("speed not estimated: " + why);
+    if (why_sink) why_sink->warnings.push_back("speed not estimated: " + why);
     return;
   }
   perf.step_time_s = r->step_time_s;
@@ -107,6 +116,8 @@ void training(const Scenario& sc, Estimate& est, const SpeedProfile& profile,
   perf.mfu = r->mfu;
   perf.time_to_train_s = r->time_to_train_s;
   perf.step_breakdown_s = r->breakdown.to_map();
+  if (!why_sink) return;
+  Explanations& est = *why_sink;
   if (sc.task == Task::kCvTrain) {
     est.basis["train_tokens_per_s"] =
         "cv-train: images/s = rate(" + r->dtype +
@@ -132,18 +143,33 @@ void training(const Scenario& sc, Estimate& est, const SpeedProfile& profile,
 }  // namespace
 
 PerformanceEstimate estimate_speed(const Scenario& scenario, const Catalog& catalog,
+                                   const MemoryEstimate& memory, Explanations* why,
+                                   const SpeedProfile& profile) {
+  PerformanceEstimate perf;
+  if (!scenario.gpu) return perf;
+  if (scenario.task != Task::kInference)
+    training(scenario, why, profile, perf);
+  else
+    inference(scenario, catalog, memory, why, profile, perf);
+  return perf;
+}
+
+PerformanceEstimate estimate_speed(const Scenario& scenario, const Catalog& catalog,
+                                   const MemoryEstimate& memory, Explanations* why) {
+  return estimate_speed(scenario, catalog, memory, why, catalog.speed());
+}
+
+PerformanceEstimate estimate_speed(const Scenario& scenario, const Catalog& catalog,
                                    Estimate& estimate) {
   return estimate_speed(scenario, catalog, estimate, catalog.speed());
 }
 
 PerformanceEstimate estimate_speed(const Scenario& scenario, const Catalog& catalog,
                                    Estimate& estimate, const SpeedProfile& profile) {
-  PerformanceEstimate perf;
-  if (!scenario.gpu) return perf;
-  if (scenario.task != Task::kInference)
-    training(scenario, estimate, profile, perf);
-  else
-    inference(scenario, catalog, estimate, profile, perf);
+  Explanations why;
+  PerformanceEstimate perf = estimate_speed(scenario, catalog, estimate.memory, &why, profile);
+  for (auto& [key, text] : why.basis) estimate.basis[key] = std::move(text);
+  for (auto& w : why.warnings) estimate.warnings.push_back(std::move(w));
   return perf;
 }
 

@@ -1,0 +1,96 @@
+// The estimators return their own results and explain them only into a sink they are given: a
+// null sink gives the same figures and builds no text (gpusizer/explanations.h).
+#include <gtest/gtest.h>
+
+#include "estimate/power.h"
+#include "gpusizer/estimate.h"
+#include "gpusizer/explanations.h"
+#include "gpusizer/speed.h"
+#include "memory/memory_estimate.h"
+
+namespace gpusizer {
+namespace {
+
+Scenario scenario(const nlohmann::json& j) {
+  return parse_scenario(j, Catalog::builtin());
+}
+
+bool has_warning(const Explanations& why, const std::string& text) {
+  for (const auto& w : why.warnings)
+    if (w.find(text) != std::string::npos) return true;
+  return false;
+}
+
+// Llama-2-7B has 6,738,415,616 parameters (Meta's model card: 6.74B); in bf16 that is 2 bytes
+// each, 13,476,831,232 bytes of weights, with or without a sink.
+TEST(Explanations, MemoryFiguresWithoutText) {
+  const Scenario s = scenario({{"model", "llama-2-7b"}, {"gpu", "a100-sxm4-80gb"}, {"batch", 4}});
+  Explanations why;
+  const MemoryEstimate explained = estimate_memory(s, Catalog::builtin(), &why);
+  const MemoryEstimate bare = estimate_memory(s, Catalog::builtin(), nullptr);
+  EXPECT_DOUBLE_EQ(explained.weights, 2.0 * 6738415616.0);
+  EXPECT_DOUBLE_EQ(bare.weights, 2.0 * 6738415616.0);
+  EXPECT_DOUBLE_EQ(bare.total, explained.total);
+  EXPECT_DOUBLE_EQ(bare.kv_cache, explained.kv_cache);
+  EXPECT_EQ(bare.max_batch, explained.max_batch);
+  EXPECT_EQ(bare.fits, explained.fits);
+  ASSERT_TRUE(why.basis.count("weights_bytes"));
+  EXPECT_EQ(why.basis["weights_bytes"].rfind("params x 16 bits (bf16", 0), 0u);
+  EXPECT_TRUE(why.basis.count("gpu_capacity_bytes"));
+}
+
+// 8 x A100 SXM 400 W: (3,200 W + 800 W host + 8 x 150 W) x 1.25 margin = 6,500 W a node, over the
+// 6 kW rack budget of data/facility.json: a figure either way, a warning only with a sink.
+TEST(Explanations, PowerWarnsOnlyIntoASink) {
+  const Scenario s =
+      scenario({{"model", "llama-2-7b"}, {"gpu", "a100-sxm4-80gb"}, {"gpu_count", 8}});
+  const Catalog& c = Catalog::builtin();
+  Explanations why;
+  const PowerEstimate explained =
+      estimate_power(s, c.facility_defaults(), c.cost_defaults(), c, &why);
+  const PowerEstimate bare =
+      estimate_power(s, c.facility_defaults(), c.cost_defaults(), c, nullptr);
+  EXPECT_DOUBLE_EQ(*explained.node_watts, 6500);
+  EXPECT_DOUBLE_EQ(*bare.node_watts, 6500);
+  EXPECT_TRUE(has_warning(why, "rack budget"));
+  EXPECT_EQ(why.basis["gpu_watts"], "8 x 400 W board power (TDP)");
+}
+
+// Speed reads the memory estimate it is given (its max_batch sizes max_output_tokens_per_s) and
+// gives the same figures with and without a sink.
+TEST(Explanations, SpeedFiguresWithoutText) {
+  const Scenario s = scenario(
+      {{"model", "llama-3.1-8b"}, {"gpu", "h100-sxm5-80gb"}, {"engine", "vllm"}, {"batch", 8}});
+  const Catalog& c = Catalog::builtin();
+  const MemoryEstimate m = estimate_memory(s, c, nullptr);
+  Explanations why;
+  const PerformanceEstimate explained = estimate_speed(s, c, m, &why);
+  const PerformanceEstimate bare = estimate_speed(s, c, m, nullptr);
+  ASSERT_TRUE(bare.decode_tokens_per_s && explained.decode_tokens_per_s);
+  EXPECT_DOUBLE_EQ(*bare.decode_tokens_per_s, *explained.decode_tokens_per_s);
+  EXPECT_DOUBLE_EQ(*bare.max_output_tokens_per_s, *explained.max_output_tokens_per_s);
+  ASSERT_TRUE(why.basis.count("max_output_tokens_per_s"));
+  EXPECT_NE(why.basis["max_output_tokens_per_s"].find("(memory.max_batch"), std::string::npos);
+  // Without a memory estimate vLLM's batch is sized from the pool it preallocates, and says so.
+  Explanations none;
+  estimate_speed(s, c, MemoryEstimate{}, &none);
+  EXPECT_TRUE(has_warning(none, "batch sized from the KV pool"));
+}
+
+// estimate() composes the estimators: the numbers-only detail has the full estimate's figures and
+// no warnings or basis.
+TEST(Explanations, FiguresDetailMatchesFull) {
+  const Scenario s =
+      scenario({{"model", "llama-2-70b"}, {"task", "lora"}, {"gpu", "h100"}, {"gpu_count", 8}});
+  const Estimate full = estimate(s, Catalog::builtin(), Detail::kFull);
+  const Estimate figures = estimate(s, Catalog::builtin(), Detail::kFigures);
+  EXPECT_DOUBLE_EQ(figures.memory.total, full.memory.total);
+  ASSERT_TRUE(figures.performance && full.performance);
+  EXPECT_DOUBLE_EQ(*figures.performance->step_time_s, *full.performance->step_time_s);
+  EXPECT_TRUE(figures.basis.empty());
+  EXPECT_TRUE(figures.warnings.empty());
+  EXPECT_FALSE(full.basis.empty());
+}
+
+}  // namespace
+}  // namespace gpusizer
