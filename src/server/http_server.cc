@@ -436,28 +436,22 @@ int run_server(const ServerOptions& options) {
   Catalog catalog = options.data_dir.empty() ? Catalog::builtin() : Catalog::load(options.data_dir);
   catalog.allow_model_stores(std::move(stores));
   HttpServer server(options, catalog);
-  if (server.bind() < 0) {
+  // Start serving before saying so and before waiting for a signal: a stop that arrived while
+  // the daemon was still starting used to be undone by the start (the process then never exited).
+  if (server.bind() < 0 || !server.start()) {
     std::cerr << "gpusizer serve: cannot listen on " << options.host << ":" << options.port << "\n";
     return 1;
   }
   const bool v6 = options.host.find(':') != std::string::npos && options.host.front() != '[';
   std::cout << "gpusizer serving on http://" << (v6 ? "[" : "") << options.host << (v6 ? "]" : "")
             << ":" << server.port() << "/ (Ctrl-C to stop)" << std::endl;
-
-  std::atomic<bool> done{false};
-  std::thread waiter([&] {
-    timespec tick{0, 200 * 1000 * 1000};
-    while (!done) {
-      if (sigtimedwait(&signals, nullptr, &tick) > 0) {
-        server.stop();
-        return;
-      }
-    }
-  });
-  const bool ok = server.listen();
-  done = true;
-  waiter.join();
-  return ok ? 0 : 1;
+  // SIGINT/SIGTERM are blocked in every thread (the daemon's threads inherit the mask), so this
+  // thread alone receives them.
+  int received = 0;
+  while (sigwait(&signals, &received) != 0) {
+  }
+  server.stop();
+  return 0;
 }
 
 }  // namespace gpusizer
