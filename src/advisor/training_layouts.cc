@@ -132,6 +132,7 @@ class LayoutSearch {
   bool search_cell(const std::vector<bool>& sps, const std::vector<const std::string*>& offs);
   bool fits_memory(double& bytes);
   void keep(double bytes, const TrainingSpeed& speed);
+  TrainingLayout current_layout(double bytes) const;
 
   const Catalog& catalog_;
   const SpeedProfile& profile_;
@@ -159,21 +160,13 @@ bool LayoutSearch::fits_memory(double& bytes) {
   if (!fits && (result_.closest_bytes == 0 || mem.total < result_.closest_bytes)) {
     result_.closest_bytes = mem.total;
     result_.usable_bytes = usable;
-    TrainingLayout l;
-    l.parallel = s_.parallel;
-    l.gpus = s_.gpu_count;
-    l.micro_batch = s_.batch;
-    l.grad_accum = s_.training.grad_accum;
-    l.recompute = s_.training.recompute;
-    l.zero_stage = s_.training.zero_stage;
-    l.offload = s_.training.offload;
-    l.memory_bytes = mem.total;
-    result_.closest = l;
+    result_.closest = current_layout(mem.total);
   }
   return fits;
 }
 
-void LayoutSearch::keep(double bytes, const TrainingSpeed& speed) {
+// The layout the search's scenario holds now, with its memory per GPU.
+TrainingLayout LayoutSearch::current_layout(double bytes) const {
   TrainingLayout l;
   l.parallel = s_.parallel;
   l.gpus = s_.gpu_count;
@@ -183,6 +176,11 @@ void LayoutSearch::keep(double bytes, const TrainingSpeed& speed) {
   l.zero_stage = s_.training.zero_stage;
   l.offload = s_.training.offload;
   l.memory_bytes = bytes;
+  return l;
+}
+
+void LayoutSearch::keep(double bytes, const TrainingSpeed& speed) {
+  TrainingLayout l = current_layout(bytes);
   l.step_time_s = speed.step_time_s;
   l.tokens_per_s = speed.tokens_per_s;
   l.mfu = speed.mfu;
