@@ -10,6 +10,8 @@
 #include <utility>
 #include <vector>
 
+#include "gpusizer/training_options.h"
+
 namespace gpusizer {
 
 /// DeepSpeed ZeRO-3's parameter-coordinator and bucket settings (engines.json deepspeed.zero3):
@@ -90,12 +92,14 @@ struct TrainingLevers {
   bool selective = false;              ///< selective (attention-only) recomputation besides full
   int64_t max_interleave = 1;          ///< virtual pipeline stages the schedule supports
   std::vector<int> zero_stages = {0};  ///< ascending
-  std::vector<std::string> offloads = {"none"};  ///< cheapest first: "none" is always first
+  std::vector<Offload> offloads = {Offload::kNone};  ///< cheapest first: kNone always first
 };
 
 /// Memory-model families.
 enum class EngineKind { kEager, kPreallocating, kLlamaCpp };
 
+/// Every flag and figure is a required key of engines.json (engine_profile.cc says which keys
+/// may be left out and the rule that then applies).
 struct EngineProfile {
   std::string name;
   EngineKind kind = EngineKind::kEager;
@@ -105,15 +109,18 @@ struct EngineProfile {
   bool caches_mla_latent = false;   ///< MLA models cache the compressed latent (not full K/V)
   bool kv_grows_by_concat = false;  ///< HF DynamicCache: torch.cat keeps one layer's copy twice
   bool pp_uses_nccl = false;        ///< pipeline stages talk over an NCCL communicator
+  /// Training over a layer split runs naive pipeline parallelism: one micro-batch visits the
+  /// stages in turn, no pipeline schedule (Hugging Face accelerate device_map), so no 1F1B
+  /// overlap and one micro-batch's activations in flight.
+  bool naive_pipeline = false;
   bool persistent_grad_buffers = false;  ///< contiguous gradient buffers (DeepSpeed, Megatron)
   bool ddp_grad_buckets = false;         ///< DDP gradient buckets when data-parallel (dp > 1)
   bool own_zero3 = false;  ///< shards parameters by its own rule (FSDP), not DeepSpeed's ZeRO-3
   bool trains_on_apple = false;
-  bool language_models_only = false;
-  bool fp8_kv_any_gpu = false;
-  int max_zero_stage =
-      3;  ///< highest ZeRO stage it shards to (Megatron: 1)  ///< reads an fp8 KV cache in its own
-          ///< kernels on any GPU  ///< serves token models, not vision (CV) models
+  bool language_models_only = false;  ///< serves token models, not vision (CV) models
+  bool fp8_kv_cache = false;          ///< can store its KV cache in fp8 (an advisor lever)
+  bool fp8_kv_any_gpu = false;        ///< reads an fp8 KV cache in its own kernels on any GPU
+  int max_zero_stage = 0;  ///< highest ZeRO stage it shards to (Megatron: 1); 0 if it cannot train
   std::vector<std::string> vendors;       ///< GPU vendors it runs on (gpus.csv vendor)
   std::vector<std::string> weight_kinds;  ///< formats.csv kinds it loads
   std::vector<std::string> knobs;         ///< scenario keys it honours

@@ -14,6 +14,7 @@
 #include "gpusizer/model.h"
 #include "gpusizer/number_format.h"
 #include "gpusizer/traffic.h"
+#include "gpusizer/training_options.h"
 #include "gpusizer/weights_file.h"
 
 namespace gpusizer {
@@ -23,28 +24,6 @@ enum class Task { kInference, kLora, kQlora, kFull, kFreeze, kPretrain, kCvTrain
 /// "inference", "lora", ... as the contract spells them.
 std::string to_string(Task task);
 bool is_training(Task task);
-
-enum class Recompute { kNone, kSelective, kFull };
-
-struct TrainingOptions {
-  std::string optimizer = "adamw";       ///< adamw adamw-8bit paged-adamw-8bit paged-adamw sgd
-                                         ///< sgd-momentum adafactor lion
-  std::string mixed_precision = "bf16";  ///< bf16 fp16 (AMP, fp32 master) | pure-bf16 | fp32
-  Recompute recompute = Recompute::kNone;
-  bool flash_attention = true;
-  int64_t lora_rank = 8;
-  std::vector<std::string> lora_targets;     ///< HF module names; {"all-linear"} by default
-  std::vector<std::string> modules_to_save;  ///< fully trained besides LoRA: embed_tokens, lm_head
-  int zero_stage = 0;
-  std::string offload = "none";  ///< none | optimizer | optimizer+params (ZeRO-Offload/FSDP)
-  int64_t grad_accum = 1;
-  int64_t global_batch = 0;   ///< 0: batch * grad_accum * dp
-  double tokens = 0;          ///< total training tokens, 0 = not given
-  bool chunked_loss = false;  ///< loss computed in chunks (torchtune, Liger): no full fp32 logits
-  bool optimizer_in_backward = false;  ///< each gradient applied and freed as it is produced
-  bool activation_offload = false;     ///< saved activations moved to host memory
-  int64_t trainable_layers = 2;  ///< freeze task: the last N layers train (LLaMA-Factory default)
-};
 
 struct Parallelism {
   int64_t tp = 1, pp = 1, dp = 1, ep = 1;

@@ -44,7 +44,8 @@ struct ScenarioEdit {
   std::optional<int64_t> gpu_count{}, tp{}, pp{}, dp{};
   std::optional<bool> gradient_checkpointing{};  ///< true: full recompute
   std::optional<bool> flash_attention{};
-  std::optional<std::string> optimizer{}, offload{};
+  std::optional<Optimizer> optimizer{};
+  std::optional<Offload> offload{};
   std::optional<int> zero_stage{};
   std::optional<int64_t> grad_accum{};
 };

@@ -90,11 +90,12 @@ class SpeedProfile {
   /// Tensor rate with fp16 accumulation over the stored (fp32-accumulate) rate, by GPU segment
   /// and vendor ("NVIDIA consumer": GeForce runs fp16-accumulate MMA at twice the rate); 1 if none.
   double fp16_accumulate_factor(const std::string& vendor, const std::string& segment) const;
-  /// Achieved fraction of the dense rate in CV training for a compute dtype.
+  /// Achieved fraction of the dense rate in CV training for a compute dtype (speed.json cv.eff,
+  /// which must give bf16, fp16, fp32 and tf32).
   double cv_eff(const std::string& dtype) const;
   double cv_step_overhead_s() const { return cv_step_overhead_s_; }
-  /// Maximum achievable matmul FLOPS over the datasheet rate for a GPU id (measured); `fallback`
-  /// when the GPU has no measurement.
+  /// Maximum achievable matmul FLOPS over the datasheet rate for a GPU id (measured); the file's
+  /// achievable_matmul.default when the GPU has no measurement.
   double matmul_fraction(const std::string& gpu_id) const;
   /// Achieved fraction of the dense rate in the attention kernels the engine uses on a GPU
   /// architecture family (data/speed.json attention_kernels).

@@ -148,14 +148,18 @@ Dimension zero_levers(const Scenario& s) {
                                       gpus),
                     0});
   }
-  if (s.training.offload == "none" && !s.model.is_cv()) {
+  if (s.training.offload == Offload::kNone && !s.model.is_cv()) {
     const int64_t gpus = s.gpu_count;
-    zero.push_back(
-        {"ZeRO-3 with the optimizer offloaded to the CPU",
-         {.gpu_count = gpus, .tp = 1, .pp = 1, .dp = gpus, .offload = "optimizer", .zero_stage = 3},
-         "no quality cost; the optimizer step runs on the host (ZeRO-Offload): "
-         "slower steps, needs host memory",
-         0});
+    zero.push_back({"ZeRO-3 with the optimizer offloaded to the CPU",
+                    {.gpu_count = gpus,
+                     .tp = 1,
+                     .pp = 1,
+                     .dp = gpus,
+                     .offload = Offload::kOptimizer,
+                     .zero_stage = 3},
+                    "no quality cost; the optimizer step runs on the host (ZeRO-Offload): "
+                    "slower steps, needs host memory",
+                    0});
   }
   return zero;
 }
@@ -167,9 +171,9 @@ void training_dimensions(const Scenario& s, std::vector<Dimension>& out) {
                     {.gradient_checkpointing = true},
                     "about 30% slower steps (one more forward pass); no quality cost",
                     0}});
-  if (s.training.optimizer == "adamw")
+  if (s.training.optimizer == Optimizer::kAdamw)
     out.push_back({{"8-bit AdamW",
-                    {.optimizer = "adamw-8bit"},
+                    {.optimizer = Optimizer::kAdamw8bit},
                     "no measurable quality cost (Dettmers et al. 2022); same speed",
                     0}});
   Dimension method;

@@ -165,9 +165,8 @@ bool configure(Scenario& t, const Gpu& g, int64_t count, const Lever& lv, const 
     t.parallel.dp = count;
     t.training.zero_stage = lv.zero;
     t.training.recompute = lv.recompute;
-    if ((t.training.mixed_precision == "bf16" || t.training.mixed_precision == "pure-bf16") &&
-        !g.supports("bf16"))
-      t.training.mixed_precision = "fp16";
+    if (computes_in_bf16(t.training.mixed_precision) && !g.supports("bf16"))
+      t.training.mixed_precision = MixedPrecision::kFp16;
     if (!pin.global_batch) {
       t.training.global_batch = t.batch * t.training.grad_accum * count;
     } else if (!pin.grad_accum) {
@@ -199,7 +198,7 @@ std::string lever_words(const Scenario& t, const Scenario& base, const Gpu& g) {
       w.push_back(fmt::format("ZeRO-{} over {} GPUs", t.training.zero_stage, t.gpu_count));
     if (t.training.recompute == Recompute::kFull) w.push_back("gradient checkpointing");
     if (t.training.mixed_precision != base.training.mixed_precision)
-      w.push_back(t.training.mixed_precision + " mixed precision");
+      w.push_back(to_string(t.training.mixed_precision) + " mixed precision");
   }
   std::string out;
   for (size_t i = 0; i < w.size(); ++i) out += (i ? ", " : "") + w[i];

@@ -142,7 +142,11 @@ struct Search {
   // The best replica for a GPU and weights format: KV formats x widths, fewest GPUs first.
   std::optional<Candidate> best_for(const Gpu& g, const NumberFormat& wf, std::string& miss) const {
     std::vector<const NumberFormat*> kvs = {&want.kv_cache};
-    if (c.allow_quantization && want.kv_cache.bits_per_value > 8 && want.engine != "llama.cpp")
+    // An fp8 KV cache only where the engine stores one (engines.json fp8_kv_cache: vLLM, SGLang
+    // --kv-cache-dtype fp8; not llama.cpp, whose --cache-type-k/v offer f16 and the ggml
+    // block types, no fp8).
+    if (c.allow_quantization && want.kv_cache.bits_per_value > 8 &&
+        catalog.engine(want.engine).fp8_kv_cache)
       kvs.push_back(&catalog.format("fp8", "kv", "kv_cache"));
     std::optional<Candidate> best;
     for (const NumberFormat* kv : kvs) {

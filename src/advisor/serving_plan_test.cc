@@ -5,7 +5,10 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <set>
+#include <string>
 
+#include "embed/embedded.h"
 #include "gpusizer/api.h"
 
 namespace gpusizer {
@@ -72,6 +75,30 @@ TEST(ServingPlan, ReplicasAndPricesFollowTheirDefinitions) {
   for (size_t i = 1; i < out["options"].size(); ++i)
     EXPECT_LE(out["options"][i - 1]["objective_value"].get<double>(),
               out["options"][i]["objective_value"].get<double>());
+}
+
+TEST(ServingPlan, AnFp8KvCacheIsTriedOnlyWhereTheEngineStoresOne) {
+  // 70B at 20 requests/s on L40S with quantization allowed: vLLM (--kv-cache-dtype fp8) gets
+  // fp8 KV options; the same engine with engines.json fp8_kv_cache off (as llama.cpp, whose
+  // --cache-type-k/v have no fp8) keeps the requested bf16 cache in every option.
+  const nlohmann::json req = {
+      {"model", "llama-3.1-70b"},
+      {"engine", "vllm"},
+      {"gpus", {"l40s-48gb"}},
+      {"allow_quantization", true},
+      {"traffic", {{"requests_per_s", 20}, {"prompt_len", 2000}, {"output_len", 300}}},
+      {"slo", {{"ttft_ms", 3000}, {"tpot_ms", 80}}}};
+  auto kv_formats = [&](const Catalog& c) {
+    std::set<std::string> kv;
+    const nlohmann::json out = recommend_json(req, c);
+    for (const auto& o : out["options"]) kv.insert(o["kv_cache"].get<std::string>());
+    return kv;
+  };
+  EXPECT_TRUE(kv_formats(Catalog::builtin()).contains("fp8"));
+  nlohmann::json engines = nlohmann::json::parse(embedded::find("engines.json"));
+  engines["vllm"]["fp8_kv_cache"] = false;
+  const Catalog no_fp8 = Catalog::from_texts({{"engines.json", engines.dump()}});
+  EXPECT_EQ(kv_formats(no_fp8), (std::set<std::string>{"bf16"}));
 }
 
 TEST(ServingPlan, AnSloNoGpuMeetsRejectsThemAll) {

@@ -58,7 +58,7 @@ struct SearchGrid {
   bool fewer = false;
   std::vector<int64_t> tps, cps, eps, batch_divisors;
   std::vector<Recompute> rcs;
-  std::vector<std::string> offloads;
+  std::vector<Offload> offloads;
   std::vector<int> zeros;
 };
 
@@ -114,7 +114,8 @@ class LayoutSearch {
       : catalog_(catalog),
         profile_(profile),
         o_(o),
-        lv_(catalog.engine(base.engine).training_levers),
+        engine_(catalog.engine(base.engine)),
+        lv_(engine_.training_levers),
         g_(search_grid(base, lv_, o)),
         s_(base) {
     s_.default_layout = false;
@@ -126,10 +127,10 @@ class LayoutSearch {
  private:
   void search_group(int64_t t, int64_t pp, int64_t cp, int64_t ep, int64_t dp);
   std::vector<Vb> interleave_and_micro_batches(int64_t pp, int64_t per_replica) const;
-  std::vector<const std::string*> offloads_for(int zero, int64_t dp) const;
+  std::vector<Offload> offloads_for(int zero, int64_t dp) const;
   void search_zero(int zero, const std::vector<Vb>& vbs, const std::vector<bool>& sps,
                    int64_t per_replica);
-  bool search_cell(const std::vector<bool>& sps, const std::vector<const std::string*>& offs);
+  bool search_cell(const std::vector<bool>& sps, const std::vector<Offload>& offs);
   bool fits_memory(double& bytes);
   void keep(double bytes, const TrainingSpeed& speed);
   TrainingLayout current_layout(double bytes) const;
@@ -137,6 +138,7 @@ class LayoutSearch {
   const Catalog& catalog_;
   const SpeedProfile& profile_;
   const LayoutSearchOptions& o_;
+  const EngineProfile& engine_;
   const TrainingLevers& lv_;
   const SearchGrid g_;
   Scenario s_;
@@ -273,13 +275,13 @@ void LayoutSearch::search_group(int64_t t, int64_t pp, int64_t cp, int64_t ep, i
 // offload_optimizer) and parameter offload ZeRO-3 (offload_param; FSDP CPUOffload with
 // FULL_SHARD). One replica needs no sharding, except to offload (ZeRO-Offload's single-GPU
 // case, Ren et al. 2021 sec. 5).
-std::vector<const std::string*> LayoutSearch::offloads_for(int zero, int64_t dp) const {
-  std::vector<const std::string*> offs;
-  for (const std::string& off : g_.offloads) {
-    if (off != "none" && zero == 0) continue;
-    if (off == "optimizer+params" && zero < 3) continue;
-    if (zero > 0 && dp == 1 && off == "none") continue;
-    offs.push_back(&off);
+std::vector<Offload> LayoutSearch::offloads_for(int zero, int64_t dp) const {
+  std::vector<Offload> offs;
+  for (const Offload off : g_.offloads) {
+    if (off != Offload::kNone && zero == 0) continue;
+    if (off == Offload::kOptimizerParams && zero < 3) continue;
+    if (zero > 0 && dp == 1 && off == Offload::kNone) continue;
+    offs.push_back(off);
   }
   return offs;
 }
@@ -290,7 +292,7 @@ void LayoutSearch::search_zero(int zero, const std::vector<Vb>& vbs, const std::
   // ZeRO-2/3 shard gradients and weights, which pipelines do not combine with (DeepSpeed:
   // ZeRO-2/3 with PP unsupported).
   if (zero > 1 && pp > 1) return;
-  const std::vector<const std::string*> offs = offloads_for(zero, dp);
+  const std::vector<Offload> offs = offloads_for(zero, dp);
   if (offs.empty()) return;
   const auto per_vb = static_cast<int64_t>(sps.size() * g_.rcs.size() * offs.size());
   // ZeRO-1 and -2 shard the optimizer states over dp: less memory and a dp-times shorter
@@ -339,7 +341,7 @@ void LayoutSearch::search_zero(int zero, const std::vector<Vb>& vbs, const std::
     if (o_.prune && per_vb > 1) {
       s_.parallel.sequence_parallel = sps.back();
       s_.training.recompute = g_.rcs.back();
-      s_.training.offload = *offs.back();
+      s_.training.offload = offs.back();
       double bytes = 0;
       if (!fits_memory(bytes)) {
         result_.candidates += per_vb;
@@ -352,8 +354,7 @@ void LayoutSearch::search_zero(int zero, const std::vector<Vb>& vbs, const std::
 }
 
 // Sequence parallelism, recomputation and offload on one (v, b) cell; true when any fits.
-bool LayoutSearch::search_cell(const std::vector<bool>& sps,
-                               const std::vector<const std::string*>& offs) {
+bool LayoutSearch::search_cell(const std::vector<bool>& sps, const std::vector<Offload>& offs) {
   bool any = false;
   const std::vector<Recompute>& rcs = g_.rcs;
   for (const bool sp : sps) {
@@ -363,11 +364,11 @@ bool LayoutSearch::search_cell(const std::vector<bool>& sps,
       bool fit_plain = false;
       for (size_t oi = 0; oi < offs.size(); ++oi) {
         ++result_.candidates;
-        s_.training.offload = *offs[oi];
+        s_.training.offload = offs[oi];
         double bytes = 0;
         if (!fits_memory(bytes)) continue;
         any = true;
-        const auto speed = training_speed(s_, profile_, why_);
+        const auto speed = training_speed(s_, engine_, profile_, why_);
         if (!speed) break;
         keep(bytes, *speed);
         if (!o_.prune) continue;

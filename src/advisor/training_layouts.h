@@ -24,7 +24,7 @@ struct LayoutPins {
   std::optional<bool> sequence_parallel;
   std::optional<int> zero_stage;
   std::optional<Recompute> recompute;
-  std::optional<std::string> offload;
+  std::optional<Offload> offload;
 };
 
 struct LayoutSearchOptions {
@@ -54,7 +54,7 @@ struct TrainingLayout {
   int64_t micro_batch = 1, grad_accum = 1;
   Recompute recompute = Recompute::kNone;
   int zero_stage = 0;
-  std::string offload = "none";
+  Offload offload = Offload::kNone;
   double memory_bytes = 0;  ///< per GPU, device total
   double step_time_s = 0;
   double tokens_per_s = 0;

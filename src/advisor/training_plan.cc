@@ -67,7 +67,7 @@ std::string layout_words(const Scenario& s) {
   if (t.zero_stage > 0) w.push_back(fmt::format("ZeRO-{}", t.zero_stage));
   if (t.recompute == Recompute::kFull) w.push_back("gradient checkpointing");
   if (t.recompute == Recompute::kSelective) w.push_back("selective recomputation");
-  if (t.offload != "none") w.push_back(t.offload + " offloaded to the host");
+  if (t.offload != Offload::kNone) w.push_back(to_string(t.offload) + " offloaded to the host");
   w.push_back(fmt::format("micro-batch {} x {} accumulation steps", s.batch, t.grad_accum));
   std::string out;
   for (size_t i = 0; i < w.size(); ++i) out += (i ? ", " : "") + w[i];
@@ -87,9 +87,8 @@ Scenario count_scenario(const Scenario& base, const Gpu& g, int64_t n, bool glob
   t.parallel.dp = n;
   if (t.weights.id == "bf16" && !g.supports("bf16"))
     t.weights = catalog.format("fp16", "weights", "weights");
-  if ((t.training.mixed_precision == "bf16" || t.training.mixed_precision == "pure-bf16") &&
-      !g.supports("bf16"))
-    t.training.mixed_precision = "fp16";
+  if (computes_in_bf16(t.training.mixed_precision) && !g.supports("bf16"))
+    t.training.mixed_precision = MixedPrecision::kFp16;
   if (!global_pinned)
     t.training.global_batch =
         std::max<int64_t>(1, base.batch) * std::max<int64_t>(1, base.training.grad_accum) * n;
@@ -106,7 +105,7 @@ LayoutSearchResult search_count(const Scenario& t, bool fixed_count, const Layou
   o.top_n = c.limit;
   o.headroom = c.headroom;
   o.pins = pins;
-  if (!c.allow_offload && !o.pins.offload) o.pins.offload = "none";
+  if (!c.allow_offload && !o.pins.offload) o.pins.offload = Offload::kNone;
   o.allow_fewer_gpus = false;
   LayoutSearchResult res = search_training_layouts(t, catalog, catalog.speed(), o);
   if (fixed_count && res.top.empty()) {

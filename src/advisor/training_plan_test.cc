@@ -27,7 +27,7 @@ nlohmann::json mt_nlg_request(int64_t gpus) {
 }
 
 using LayoutKey = std::tuple<int64_t, int64_t, int64_t, int64_t, int64_t, int64_t, bool, int, int,
-                             int64_t, std::string>;
+                             int64_t, Offload>;
 LayoutKey key_of(const Scenario& s) {
   return {s.parallel.tp,
           s.parallel.pp,
@@ -156,7 +156,7 @@ TEST(TrainingPlan, TopPinsAndOffload) {
   allowed["allow_offload"] = true;
   const Recommendation off = recommend(allowed, cat());
   ASSERT_FALSE(off.options.empty());
-  EXPECT_NE(off.options.front().scenario.training.offload, "none");
+  EXPECT_NE(off.options.front().scenario.training.offload, Offload::kNone);
   EXPECT_GT(off.options.front().estimate.performance->step_breakdown_s.at("offload"), 0);
 }
 

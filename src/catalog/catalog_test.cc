@@ -155,6 +155,21 @@ TEST_F(DataDir, MissingFittedFigureIsAnErrorNotACppDefault) {
   }
 }
 
+// The speed and engine figures that had C++ stand-ins (a CV efficiency of 0.4, kernel scales of
+// 1, an attention fraction of 0.6, a ZeRO limit of 3, flags off) are required keys now.
+TEST_F(DataDir, MissingSpeedOrEngineFigureNamesTheFileAndKey) {
+  write("speed.json", edited("speed.json", R"(,\s*"tf32": 0.4)", ""));
+  EXPECT_NE(load_error().find("speed.json cv.eff.tf32: is missing"), std::string::npos)
+      << load_error();
+  write("speed.json", edited("speed.json", R"("AMD": \{\s*"bw_scale": [0-9.]+,)", R"("AMD": {)"));
+  EXPECT_NE(load_error().find("speed.json vendors.AMD.bw_scale: is missing"), std::string::npos)
+      << load_error();
+  write("speed.json", std::string(embedded::find("speed.json")));
+  write("engines.json", edited("engines.json", R"("naive_pipeline": true,)", ""));
+  EXPECT_NE(load_error().find("engines.json hf.naive_pipeline: is missing"), std::string::npos)
+      << load_error();
+}
+
 TEST_F(DataDir, FifoIsRefusedWithoutBlocking) {
   ASSERT_EQ(::mkfifo((dir_ / "gpus.csv").c_str(), 0600), 0);
   EXPECT_NE(load_error().find("not a regular file"), std::string::npos);

@@ -88,12 +88,14 @@ EngineRelease read_release(const nlohmann::json& r, bool preallocates, const std
   e.non_torch_tp_extra_bytes =
       data::required_number(r, "non_torch_tp_extra_bytes", where, 0, kMaxBytes);
   e.cuda_graph_bytes = data::required_number(r, "cuda_graph_bytes", where, 0, kMaxBytes);
-  e.baseline_outside_budget = data::bool_or(r, "baseline_outside_budget", where, false);
+  e.baseline_outside_budget = data::required_bool(r, "baseline_outside_budget", where);
   e.profile_tokens = count(r, "profile_tokens", where, true);
   e.profile_seqs = count(r, "profile_seqs", where, true);
   if (e.profile_tokens < 1 || e.profile_seqs < 1)
     throw InputError(where, "profile_tokens and profile_seqs must be at least 1", "bad_file");
-  e.profile_covers_max_model_len = data::bool_or(r, "profile_covers_max_model_len", where, false);
+  e.profile_covers_max_model_len = data::required_bool(r, "profile_covers_max_model_len", where);
+  // Features a release may not have, absent meaning none: no chunked-prefill threshold (0 =
+  // never), no large-GPU defaults (0 = no such class), no per-TP fraction table (above).
   e.chunked_prefill_above = count(r, "chunked_prefill_above", where, false);
   e.chunked_tokens = count(r, "chunked_tokens", where, e.chunked_prefill_above > 0);
   e.large_gpu_min_gib = data::number_or(r, "large_gpu_min_gib", where, 0, 1e6, 0);
@@ -111,11 +113,13 @@ const std::vector<std::string> kEngineKeys = {"kind",
                                               "caches_mla_latent",
                                               "kv_grows_by_concat",
                                               "pp_uses_nccl",
+                                              "naive_pipeline",
                                               "persistent_grad_buffers",
                                               "ddp_grad_buckets",
                                               "own_zero3",
                                               "trains_on_apple",
                                               "language_models_only",
+                                              "fp8_kv_cache",
                                               "fp8_kv_any_gpu",
                                               "max_zero_stage",
                                               "vendors",
@@ -161,14 +165,46 @@ TrainingLevers read_training_levers(const nlohmann::json& o, int max_zero_stage,
           "bad_file");
     l.zero_stages.push_back(z.get<int>());
   }
-  l.offloads = strings(o, "offloads", where, true);
-  if (l.offloads.empty() || l.offloads.front() != "none")
+  const std::vector<std::string> offloads = strings(o, "offloads", where, true);
+  if (offloads.empty() || offloads.front() != "none")
     throw InputError(where + ".offloads", "must start with none", "bad_file");
-  for (const auto& off : l.offloads)
-    if (off != "none" && off != "optimizer" && off != "optimizer+params")
+  const auto& names = offload_names();
+  l.offloads.clear();
+  for (const auto& off : offloads) {
+    const auto it = std::find(names.begin(), names.end(), off);
+    if (it == names.end())
       throw InputError(where + ".offloads", "must be none, optimizer or optimizer+params",
                        "bad_file");
+    l.offloads.push_back(static_cast<Offload>(it - names.begin()));
+  }
   return l;
+}
+
+bool trains(const EngineProfile& p) {
+  return std::any_of(p.tasks.begin(), p.tasks.end(),
+                     [](const std::string& t) { return t != "inference"; });
+}
+
+// The keys an engine may leave out, each by a rule rather than a C++ figure: what only
+// another kind of engine has (a loss and ZeRO stages for trainers, ubatches and ggml
+// activations for llama.cpp) is required there and 0 (or rejected) elsewhere; the 16-bit loss
+// figure is the loss figure unless the engine states its own; a CUDA context of 0 is the
+// "device" section's figure of the same file.
+void read_optional_figures(const nlohmann::json& o, const std::string& where, EngineProfile& p) {
+  const bool trainer = trains(p);
+  p.loss_bytes_per_logit = trainer ? data::required_number(o, "loss_bytes_per_logit", where, 0, 64)
+                                   : data::number_or(o, "loss_bytes_per_logit", where, 0, 64, 0);
+  p.loss_bytes_per_logit_16bit =
+      data::number_or(o, "loss_bytes_per_logit_16bit", where, 0, 64, p.loss_bytes_per_logit);
+  const bool llama = p.kind == EngineKind::kLlamaCpp;
+  p.default_ubatch = count(o, "default_ubatch", where, llama);
+  p.activation_bytes = llama ? data::required_number(o, "activation_bytes", where, 1, 8)
+                             : data::number_or(o, "activation_bytes", where, 1, 8, 0);
+  p.cuda_context_bytes = data::number_or(o, "cuda_context_bytes", where, 0, kMaxBytes, 0);
+  if (trainer)
+    p.max_zero_stage = static_cast<int>(data::required_number(o, "max_zero_stage", where, 0, 3));
+  else if (o.contains("max_zero_stage"))
+    throw InputError(where + ".max_zero_stage", "is for engines that train", "bad_file");
 }
 
 EngineProfile read_engine(const std::string& name, const nlohmann::json& o,
@@ -192,37 +228,27 @@ EngineProfile read_engine(const std::string& name, const nlohmann::json& o,
     throw InputError(where + ".preallocates", "must be true exactly for kind preallocating",
                      "bad_file");
   p.splits_tensors = data::required_bool(o, "splits_tensors", where);
-  p.caches_mla_latent = data::bool_or(o, "caches_mla_latent", where, false);
-  p.kv_grows_by_concat = data::bool_or(o, "kv_grows_by_concat", where, false);
+  p.caches_mla_latent = data::required_bool(o, "caches_mla_latent", where);
+  p.kv_grows_by_concat = data::required_bool(o, "kv_grows_by_concat", where);
   p.pp_uses_nccl = data::required_bool(o, "pp_uses_nccl", where);
-  p.persistent_grad_buffers = data::bool_or(o, "persistent_grad_buffers", where, false);
-  p.ddp_grad_buckets = data::bool_or(o, "ddp_grad_buckets", where, false);
-  p.own_zero3 = data::bool_or(o, "own_zero3", where, false);
-  p.trains_on_apple = data::bool_or(o, "trains_on_apple", where, false);
-  p.language_models_only = data::bool_or(o, "language_models_only", where, false);
-  p.fp8_kv_any_gpu = data::bool_or(o, "fp8_kv_any_gpu", where, false);
-  p.max_zero_stage = static_cast<int>(data::number_or(o, "max_zero_stage", where, 0, 3, 3));
+  p.naive_pipeline = data::required_bool(o, "naive_pipeline", where);
+  p.persistent_grad_buffers = data::required_bool(o, "persistent_grad_buffers", where);
+  p.ddp_grad_buckets = data::required_bool(o, "ddp_grad_buckets", where);
+  p.own_zero3 = data::required_bool(o, "own_zero3", where);
+  p.trains_on_apple = data::required_bool(o, "trains_on_apple", where);
+  p.language_models_only = data::required_bool(o, "language_models_only", where);
+  p.fp8_kv_cache = data::required_bool(o, "fp8_kv_cache", where);
+  p.fp8_kv_any_gpu = data::required_bool(o, "fp8_kv_any_gpu", where);
   p.vendors = strings(o, "vendors", where, true);
   p.weight_kinds = strings(o, "weight_kinds", where, true);
   p.knobs = strings(o, "knobs", where, true);
   p.norm_saves_fp32_input = data::required_bool(o, "norm_saves_fp32_input", where);
   p.logits_all_positions_in_generate =
-      data::bool_or(o, "logits_all_positions_in_generate", where, false);
-  const bool trains = std::any_of(p.tasks.begin(), p.tasks.end(),
-                                  [](const std::string& t) { return t != "inference"; });
-  // Training engines must state their loss figures; the 16-bit one inherits when absent.
-  p.loss_bytes_per_logit = trains ? data::required_number(o, "loss_bytes_per_logit", where, 0, 64)
-                                  : data::number_or(o, "loss_bytes_per_logit", where, 0, 64, 0);
-  p.loss_bytes_per_logit_16bit =
-      data::number_or(o, "loss_bytes_per_logit_16bit", where, 0, 64, p.loss_bytes_per_logit);
+      data::required_bool(o, "logits_all_positions_in_generate", where);
   p.allocator_overhead_fraction =
       data::required_number(o, "allocator_overhead_fraction", where, 0, 1);
-  p.kbit_training_fp32_upcast = data::bool_or(o, "kbit_training_fp32_upcast", where, false);
-  const bool llama = p.kind == EngineKind::kLlamaCpp;
-  p.default_ubatch = count(o, "default_ubatch", where, llama);
-  p.activation_bytes = llama ? data::required_number(o, "activation_bytes", where, 1, 8)
-                             : data::number_or(o, "activation_bytes", where, 1, 8, 0);
-  p.cuda_context_bytes = data::number_or(o, "cuda_context_bytes", where, 0, kMaxBytes, 0);
+  p.kbit_training_fp32_upcast = data::required_bool(o, "kbit_training_fp32_upcast", where);
+  read_optional_figures(o, where, p);
   if (!o.contains("releases") || !o.at("releases").is_array() || o.at("releases").empty())
     throw InputError(where + ".releases", "must list at least one release", "bad_file");
   for (size_t i = 0; i < o.at("releases").size(); ++i)
@@ -233,7 +259,7 @@ EngineProfile read_engine(const std::string& name, const nlohmann::json& o,
       if (p.releases[i].version == p.releases[j].version)
         throw InputError(where + ".releases", "version " + p.releases[i].version + " twice",
                          "bad_file");
-  if (trains)
+  if (trains(p))
     p.training_levers = read_training_levers(data::required_object(o, "training_levers", where),
                                              p.max_zero_stage, where + ".training_levers");
   else if (o.contains("training_levers"))

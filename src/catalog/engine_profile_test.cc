@@ -3,6 +3,7 @@
 
 #include <gtest/gtest.h>
 
+#include "embed/embedded.h"
 #include "gpusizer/catalog.h"
 #include "gpusizer/error.h"
 
@@ -94,6 +95,52 @@ TEST(EngineProfile, MisspeltKeyIsAnErrorNamingFileAndKey) {
   }
 }
 
+// Every capability flag an engine must state, all off.
+constexpr const char* kFlagsOff = R"("caches_mla_latent": false, "kv_grows_by_concat": false,
+    "naive_pipeline": false, "persistent_grad_buffers": false, "ddp_grad_buckets": false,
+    "own_zero3": false, "trains_on_apple": false, "language_models_only": false,
+    "fp8_kv_cache": false, "fp8_kv_any_gpu": false, "logits_all_positions_in_generate": false,
+    "kbit_training_fp32_upcast": false)";
+
+TEST(EngineProfile, EveryFlagAndZeroStageIsARequiredKey) {
+  // No flag or ZeRO limit takes a C++ default: leaving one out of a shipped engine is an error
+  // naming the file, the engine and the key.
+  const nlohmann::json shipped = nlohmann::json::parse(embedded::find("engines.json"));
+  for (const char* key :
+       {"caches_mla_latent", "kv_grows_by_concat", "naive_pipeline", "persistent_grad_buffers",
+        "ddp_grad_buckets", "own_zero3", "trains_on_apple", "language_models_only", "fp8_kv_cache",
+        "fp8_kv_any_gpu", "logits_all_positions_in_generate", "kbit_training_fp32_upcast",
+        "max_zero_stage"}) {
+    nlohmann::json doc = shipped;
+    ASSERT_TRUE(doc["deepspeed"].contains(key)) << key;
+    doc["deepspeed"].erase(key);
+    try {
+      read_engine_profiles(doc, "engines.json");
+      ADD_FAILURE() << key << ": no error";
+    } catch (const InputError& e) {
+      EXPECT_EQ(e.field(), std::string("engines.json deepspeed.") + key);
+      EXPECT_EQ(e.code(), "bad_file");
+    }
+  }
+  // A ZeRO limit is for engines that train.
+  nlohmann::json doc = shipped;
+  doc["vllm"]["max_zero_stage"] = 3;
+  EXPECT_THROW(read_engine_profiles(doc, "engines.json"), InputError);
+}
+
+TEST(EngineProfile, FlagsOfTheShippedEngines) {
+  const Catalog& c = Catalog::builtin();
+  // transformers docs "Efficient training on multiple GPUs": device_map's naive pipeline.
+  EXPECT_TRUE(c.engine("hf").naive_pipeline);
+  EXPECT_FALSE(c.engine("megatron").naive_pipeline);   // 1F1B and interleaved schedules
+  EXPECT_FALSE(c.engine("deepspeed").naive_pipeline);  // PipelineModule TrainSchedule (1F1B)
+  // llama.cpp --cache-type-k/v: f16, bf16, q8_0, q4_0, ... but no fp8.
+  EXPECT_FALSE(c.engine("llama.cpp").fp8_kv_cache);
+  EXPECT_TRUE(c.engine("vllm").fp8_kv_cache);     // --kv-cache-dtype fp8
+  EXPECT_EQ(c.engine("vllm").max_zero_stage, 0);  // serves only
+  EXPECT_EQ(c.engine("fsdp").max_zero_stage, 3);
+}
+
 TEST(EngineProfile, TrainingLeversAreReadAndChecked) {
   // A training engine states its layout levers; offloads must start with "none" and ZeRO
   // stages stay within max_zero_stage.
@@ -101,8 +148,8 @@ TEST(EngineProfile, TrainingLeversAreReadAndChecked) {
     return R"({"hf": {"kind": "eager", "tasks": ["full"], "preallocates": false,
            "splits_tensors": false, "pp_uses_nccl": false, "vendors": [], "weight_kinds": [],
            "knobs": [], "norm_saves_fp32_input": true, "allocator_overhead_fraction": 0.06,
-           "loss_bytes_per_logit": 14, "max_zero_stage": 1, "releases": [{"version": "all"}])" +
-           levers + "}}";
+           "loss_bytes_per_logit": 14, "max_zero_stage": 1, "releases": [{"version": "all"}],)" +
+           std::string(kFlagsOff) + levers + "}}";
   };
   const std::string ok = R"(, "training_levers": {"tp": true, "pp": true, "sp": true,
       "cp": false, "ep": false, "selective_recompute": true, "max_interleave": 4,
@@ -114,7 +161,7 @@ TEST(EngineProfile, TrainingLeversAreReadAndChecked) {
   EXPECT_FALSE(l.cp);
   EXPECT_EQ(l.max_interleave, 4);
   EXPECT_EQ(l.zero_stages, (std::vector<int>{0, 1}));
-  EXPECT_EQ(l.offloads, (std::vector<std::string>{"none", "optimizer"}));
+  EXPECT_EQ(l.offloads, (std::vector<Offload>{Offload::kNone, Offload::kOptimizer}));
   auto error_of = [&](const std::string& levers) {
     try {
       read_engine_profiles(nlohmann::json::parse(engine(levers)), "engines.json");

@@ -15,6 +15,11 @@ double number(const nlohmann::json& obj, const char* key, double fallback,
   return data::number_or(obj, key, where, 0, 1e18, fallback);
 }
 
+// A finite, non-negative figure that must be there.
+double required(const nlohmann::json& obj, const char* key, const std::string& where) {
+  return data::required_number(obj, key, where, 0, 1e18);
+}
+
 const std::vector<std::string> kInferenceKeys = {"bw_eff",
                                                  "compute_eff_max",
                                                  "compute_k_tokens",
@@ -110,8 +115,8 @@ void require_keys(const nlohmann::json& o, const std::string& where,
 KernelScale read_scale(const nlohmann::json& o, const std::string& where) {
   data::reject_unknown_keys(o, where, {"bw_scale", "compute_scale"});
   KernelScale k;
-  k.bw_scale = number(o, "bw_scale", 1, where);
-  k.compute_scale = number(o, "compute_scale", 1, where);
+  k.bw_scale = required(o, "bw_scale", where);
+  k.compute_scale = required(o, "compute_scale", where);
   if (k.bw_scale <= 0 || k.compute_scale <= 0)
     throw InputError(where, "scales must be positive", "bad_file");
   return k;
@@ -120,11 +125,12 @@ KernelScale read_scale(const nlohmann::json& o, const std::string& where) {
 }  // namespace
 
 // attention_kernels: {"engines": {engine: family}, family: {architecture: fraction, "default"}}.
+// An engine the table does not name, and an architecture its family has no figure for, take the
+// fallback family (fa2, FlashAttention-2: PyTorch SDPA and flash-attn), which must be there with
+// a "default" for the architectures it does not list.
 void SpeedProfile::read_attention_kernels(const nlohmann::json& doc, SpeedProfile& p) {
-  if (!doc.contains("attention_kernels")) return;
-  const auto& a = doc.at("attention_kernels");
   const std::string where = "speed.json attention_kernels";
-  if (!a.is_object()) throw InputError(where, "must be a JSON object", "bad_file");
+  const auto& a = data::required_object(doc, "attention_kernels", "speed.json");
   for (const auto& [key, v] : a.items()) {
     if (data::is_comment_key(key)) continue;
     if (key == "engines") {
@@ -141,6 +147,9 @@ void SpeedProfile::read_attention_kernels(const nlohmann::json& doc, SpeedProfil
         p.attention_eff_[key][arch] =
             data::required_number(v, arch.c_str(), where + "." + key, 0.01, 1);
   }
+  const auto fallback = p.attention_eff_.find(p.attention_fallback_);
+  if (fallback == p.attention_eff_.end() || !fallback->second.contains("default"))
+    throw InputError(where + "." + p.attention_fallback_ + ".default", "is missing", "bad_file");
   for (const auto& [engine, family] : p.attention_kernel_of_)
     if (!p.attention_eff_.contains(family))
       throw InputError(where + ".engines." + engine, "names no kernel family: " + family,
@@ -166,9 +175,9 @@ void SpeedProfile::read_bitsandbytes(const nlohmann::json& doc, SpeedProfile& p)
     data::reject_unknown_keys(
         v, w, {"linear_call_overhead_us", "gemv_max_tokens", "dequant_bytes_per_param"});
     BitsandbytesKernel k;
-    k.linear_call_overhead_s = number(v, "linear_call_overhead_us", 0, w) * 1e-6;
-    k.gemv_max_tokens = number(v, "gemv_max_tokens", 0, w);
-    k.dequant_bytes_per_param = number(v, "dequant_bytes_per_param", 0, w);
+    k.linear_call_overhead_s = required(v, "linear_call_overhead_us", w) * 1e-6;
+    k.gemv_max_tokens = required(v, "gemv_max_tokens", w);
+    k.dequant_bytes_per_param = required(v, "dequant_bytes_per_param", w);
     p.bnb_[key] = k;
   }
 }
@@ -233,23 +242,23 @@ void SpeedProfile::read_links(const nlohmann::json& doc, SpeedProfile& p) {
 // cv: {"eff": {model: fraction}, "step_overhead_ms"}; achievable_matmul: {"default", "gpus"}.
 void SpeedProfile::read_cv_and_matmul(const nlohmann::json& doc, SpeedProfile& p) {
   const auto& cv = data::required_object(doc, "cv", "speed.json");
-  if (cv.contains("eff"))
-    for (const auto& [name, v] : cv.at("eff").items())
-      if (!data::is_comment_key(name))
-        p.cv_eff_[name] =
-            data::required_number(cv.at("eff"), name.c_str(), "speed.json cv.eff", 0.01, 1);
+  // One figure for each compute dtype CV training runs in (speed/training_speed.h training_dtype).
+  const auto& eff = data::required_object(cv, "eff", "speed.json cv");
+  for (const char* dtype : {"bf16", "fp16", "fp32", "tf32"})
+    data::required_number(eff, dtype, "speed.json cv.eff", 0.01, 1);
+  for (const auto& [name, v] : eff.items())
+    if (!data::is_comment_key(name))
+      p.cv_eff_[name] = data::required_number(eff, name.c_str(), "speed.json cv.eff", 0.01, 1);
   p.cv_step_overhead_s_ =
       data::required_number(cv, "step_overhead_ms", "speed.json cv", 0, 1e18) * 1e-3;
-  if (doc.contains("achievable_matmul")) {
-    const auto& m = doc.at("achievable_matmul");
-    p.matmul_fraction_default_ =
-        data::required_number(m, "default", "speed.json achievable_matmul", 0, 1e18);
-    if (m.contains("gpus"))
-      for (const auto& [name, v] : m.at("gpus").items())
-        if (!data::is_comment_key(name))
-          p.matmul_fraction_[name] = data::required_number(
-              m.at("gpus"), name.c_str(), "speed.json achievable_matmul.gpus", 0.01, 1);
-  }
+  const auto& m = data::required_object(doc, "achievable_matmul", "speed.json");
+  p.matmul_fraction_default_ =
+      data::required_number(m, "default", "speed.json achievable_matmul", 0, 1e18);
+  if (m.contains("gpus"))
+    for (const auto& [name, v] : m.at("gpus").items())
+      if (!data::is_comment_key(name))
+        p.matmul_fraction_[name] = data::required_number(
+            m.at("gpus"), name.c_str(), "speed.json achievable_matmul.gpus", 0.01, 1);
 }
 
 SpeedProfile SpeedProfile::from_json(const nlohmann::json& doc) {
@@ -321,16 +330,14 @@ double SpeedProfile::attention_efficiency(const std::string& engine,
                                           const std::string& family) const {
   // The engine's kernel family (FlashAttention-3 on Hopper for vLLM/SGLang/TensorRT-LLM,
   // FlashAttention-2 otherwise) at the architecture, else the fallback family's figure there,
-  // else its default; 0.6 when the profile has no attention table at all.
+  // else its default (the reader checks that the fallback family and its default are there).
   const auto k = attention_kernel_of_.find(engine);
-  const std::string family_name = k == attention_kernel_of_.end() ? attention_fallback_ : k->second;
-  auto table = attention_eff_.find(family_name);
-  if (table != attention_eff_.end() && !table->second.contains(family))
-    table = attention_eff_.find(attention_fallback_);
-  if (table == attention_eff_.end()) return 0.6;
-  if (const auto it = table->second.find(family); it != table->second.end()) return it->second;
-  const auto d = table->second.find("default");
-  return d == table->second.end() ? 0.6 : d->second;
+  const std::string& family_name =
+      k == attention_kernel_of_.end() ? attention_fallback_ : k->second;
+  const auto* table = &attention_eff_.at(family_name);
+  if (!table->contains(family)) table = &attention_eff_.at(attention_fallback_);
+  if (const auto it = table->find(family); it != table->end()) return it->second;
+  return table->at("default");
 }
 
 double SpeedProfile::training_attention_backward(const std::string& family) const {
@@ -350,7 +357,8 @@ const BitsandbytesKernel* SpeedProfile::bitsandbytes(const std::string& engine,
 
 double SpeedProfile::cv_eff(const std::string& dtype) const {
   const auto it = cv_eff_.find(dtype);
-  return it == cv_eff_.end() ? 0.4 : it->second;
+  if (it == cv_eff_.end()) throw InputError("speed.json cv.eff." + dtype, "is missing", "bad_file");
+  return it->second;
 }
 
 }  // namespace gpusizer

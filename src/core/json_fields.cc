@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 
 #include "gpusizer/error.h"
@@ -60,21 +61,26 @@ std::optional<std::string> read_string(const nlohmann::json& obj, const char* ke
   return it->get<std::string>();
 }
 
+size_t name_index(std::string_view value, const std::vector<std::string>& allowed,
+                  const std::string& field) {
+  std::string lowered(value);
+  std::transform(lowered.begin(), lowered.end(), lowered.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  for (size_t i = 0; i < allowed.size(); ++i)
+    if (allowed[i] == lowered) return i;
+  std::string msg = "unknown value '" + std::string(value) + "'; expected one of ";
+  for (size_t i = 0; i < allowed.size(); ++i) msg += (i ? ", " : "") + allowed[i];
+  const auto near = closest_names(value, allowed, 1);
+  if (!near.empty()) msg += " (did you mean " + near[0] + "?)";
+  throw InputError(field, msg, "unknown_name");
+}
+
 std::optional<std::string> read_enum(const nlohmann::json& obj, const char* key,
                                      const std::string& path,
                                      const std::vector<std::string>& allowed) {
   auto v = read_string(obj, key, path);
   if (!v) return std::nullopt;
-  std::string lowered = *v;
-  std::transform(lowered.begin(), lowered.end(), lowered.begin(),
-                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  for (const auto& a : allowed)
-    if (a == lowered) return a;
-  std::string msg = "unknown value '" + *v + "'; expected one of ";
-  for (size_t i = 0; i < allowed.size(); ++i) msg += (i ? ", " : "") + allowed[i];
-  const auto near = closest_names(*v, allowed, 1);
-  if (!near.empty()) msg += " (did you mean " + near[0] + "?)";
-  throw InputError(join(path, key), msg, "unknown_name");
+  return allowed[name_index(*v, allowed, join(path, key))];
 }
 
 std::vector<std::string> unknown_keys(const nlohmann::json& obj, const std::string& path,

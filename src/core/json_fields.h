@@ -3,6 +3,7 @@
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace gpusizer {
@@ -16,6 +17,10 @@ std::optional<double> read_number(const nlohmann::json& obj, const char* key,
 std::optional<bool> read_bool(const nlohmann::json& obj, const char* key, const std::string& path);
 std::optional<std::string> read_string(const nlohmann::json& obj, const char* key,
                                        const std::string& path);
+/// The index in `allowed` of `value` (case-insensitive); otherwise throws InputError naming
+/// `field`, listing `allowed` and the closest one.
+size_t name_index(std::string_view value, const std::vector<std::string>& allowed,
+                  const std::string& field);
 /// A string that must be one of `allowed`; otherwise names the closest ones.
 std::optional<std::string> read_enum(const nlohmann::json& obj, const char* key,
                                      const std::string& path,

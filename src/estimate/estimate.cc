@@ -22,9 +22,10 @@ void add_warnings(const Scenario& s, const Catalog& catalog, Explanations& e) {
   if (!s.gpu) return;
   const Gpu& g = *s.gpu;
   // What the matmuls run in: the training precision, or the weights' compute type.
-  const std::string dtype = is_training(s.task) ? (s.training.mixed_precision == "fp32"   ? "fp32"
-                                                   : s.training.mixed_precision == "fp16" ? "fp16"
-                                                                                          : "bf16")
+  const MixedPrecision mp = s.training.mixed_precision;
+  const std::string dtype = is_training(s.task) ? (mp == MixedPrecision::kFp32   ? "fp32"
+                                                   : mp == MixedPrecision::kFp16 ? "fp16"
+                                                                                 : "bf16")
                                                 : s.weights.compute_dtype;
   if (dtype == "bf16" && !g.supports("bf16"))
     e.warnings.push_back(g.name + " has no BF16: use fp16 (mixed_precision fp16, weights fp16)");

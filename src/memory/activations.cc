@@ -73,7 +73,7 @@ bool has_lora(const Scenario& s, const std::string& module) {
 }
 
 double activation_bytes(const Scenario& s) {
-  return s.training.mixed_precision == "fp32" ? 4.0 : 2.0;
+  return s.training.mixed_precision == MixedPrecision::kFp32 ? 4.0 : 2.0;
 }
 
 // Bytes of the residual stream and the linear outputs: fp32 when PEFT has cast the embedding and
@@ -99,8 +99,7 @@ double saved_bytes_per_token(const Scenario& s, const EngineProfile& engine, boo
   const double norm_in = (engine.norm_saves_fp32_input ? 4.0 : a) * w.d * rep;
   // LoRA's saved input: an fp32 copy per adapted module under pure low precision (PEFT
   // _cast_input_dtype), a 16-bit autocast copy under AMP.
-  const bool amp = s.training.mixed_precision == "bf16" || s.training.mixed_precision == "fp16";
-  const double lora_in_bytes = amp ? 2.0 : 4.0;
+  const double lora_in_bytes = is_amp(s.training.mixed_precision) ? 2.0 : 4.0;
   const double r = static_cast<double>(s.training.lora_rank);
   auto lora = [&](const std::string& name, double in) {
     return has_lora(s, name) ? lora_in_bytes * in + 4.0 * r : 0.0;
@@ -156,10 +155,11 @@ double largest_matrix_bytes(const Scenario& s) {
 }
 
 // Micro-batches whose activations the first pipeline stage holds at once: 1F1B keeps up to pp
-// in flight; interleaving adds (pp-1)/(pp*v) (Korthikanti et al. sec. 4.2.3). Hugging Face's
-// device_map layer split runs one micro-batch at a time (no schedule).
-double pipeline_in_flight(const Scenario& s) {
-  if (s.parallel.pp <= 1 || s.engine == "hf") return 1;
+// in flight; interleaving adds (pp-1)/(pp*v) (Korthikanti et al. sec. 4.2.3). A naive pipeline
+// (Hugging Face accelerate's device_map layer split, engines.json naive_pipeline) runs one
+// micro-batch at a time (no schedule).
+double pipeline_in_flight(const Scenario& s, const EngineProfile& engine) {
+  if (s.parallel.pp <= 1 || engine.naive_pipeline) return 1;
   const double pp = static_cast<double>(s.parallel.pp);
   double in_flight = std::min(pp, static_cast<double>(s.training.grad_accum));
   if (s.parallel.pp_interleave > 1)
@@ -224,8 +224,8 @@ Part training_activations(const Scenario& s, const EngineProfile& engine, bool e
   if (s.task == Task::kFreeze)
     layers = std::min(layers, static_cast<double>(s.training.trainable_layers));
   layers = std::ceil(layers / static_cast<double>(s.parallel.pp));
-  Part saved = saved_layer_activations(s, engine, explain, layers, pipeline_in_flight(s), tokens,
-                                       per_layer, eager);
+  Part saved = saved_layer_activations(s, engine, explain, layers, pipeline_in_flight(s, engine),
+                                       tokens, per_layer, eager);
   if (s.training.activation_offload) {
     // Saved tensors stream to host memory (torchtune OffloadActivations); the layer being
     // recomputed or back-propagated, and the next one in flight, stay on the GPU.

@@ -20,7 +20,7 @@ Scenario qlora(const std::string& engine) {
   s.engine = engine;
   s.batch = 1;
   s.seq_len = 4096;
-  s.training.mixed_precision = "bf16";
+  s.training.mixed_precision = MixedPrecision::kBf16;
   s.training.recompute = Recompute::kFull;
   s.training.flash_attention = true;
   s.training.lora_rank = 16;

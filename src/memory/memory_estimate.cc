@@ -51,7 +51,7 @@ Parts compute_parts(const Scenario& s, const Catalog& catalog, const EngineProfi
   p.optimizer = memory::optimizer_states(s, explain);
   p.master = memory::master_weights(s, explain);
   p.overhead = memory::overhead(s, catalog, explain);
-  if (s.training.optimizer.rfind("paged-", 0) == 0 && is_training(s.task)) {
+  if (is_paged(s.training.optimizer) && is_training(s.task)) {
     // bitsandbytes pages these states in CUDA unified memory: the device holds them while there
     // is room, PyTorch's allocator never sees them, and they move to host memory under pressure.
     p.overhead.bytes += p.optimizer.bytes;

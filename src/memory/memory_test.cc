@@ -3,6 +3,7 @@
 
 #include <cmath>
 
+#include "embed/embedded.h"
 #include "gpusizer/api.h"
 #include "gpusizer/estimate.h"
 #include "memory/memory_parts.h"
@@ -199,6 +200,37 @@ TEST(Preallocating, VllmKvPoolIsWhatTheBudgetLeaves) {
   EXPECT_NEAR(m["kv_cache_bytes"].get<double>() / (1 << 30), 53.29, 1.0);
   EXPECT_EQ(m["kv_cache_capacity_tokens"].get<int64_t>(),
             m["kv_cache_bytes"].get<int64_t>() / 131072);
+}
+
+TEST(Training, ANaivePipelineHoldsOneMicroBatchInFlight) {
+  // 1F1B keeps min(pp, micro-batches) micro-batches' activations on the first stage
+  // (Korthikanti et al. 2022 sec. 4.2.3); a naive pipeline (engines.json naive_pipeline,
+  // accelerate's device_map) runs one micro-batch at a time. The same Megatron job with the
+  // flag set therefore holds, with 4 micro-batches over 2 stages, what the scheduled run holds
+  // with one micro-batch.
+  std::string engines(embedded::find("engines.json"));
+  nlohmann::json doc = nlohmann::json::parse(engines);
+  doc["megatron"]["naive_pipeline"] = true;
+  const Catalog naive = Catalog::from_texts({{"engines.json", doc.dump()}});
+  const Catalog& scheduled = Catalog::builtin();
+  nlohmann::json job = {{"model", "llama-2-7b"},
+                        {"engine", "megatron"},
+                        {"gpu", "a100-sxm4-80gb"},
+                        {"gpu_count", 2},
+                        {"task", "full"},
+                        {"seq_len", 1024},
+                        {"batch", 1},
+                        {"parallel", {{"pp", 2}}},
+                        {"training", {{"global_batch", 4}}}};
+  auto activations = [&](const nlohmann::json& j, const Catalog& c) {
+    return estimate(parse_scenario(j, c), c, Detail::kFigures).memory.activations;
+  };
+  const double four_naive = activations(job, naive);
+  const double four_scheduled = activations(job, scheduled);
+  job["training"]["global_batch"] = 1;
+  const double one_scheduled = activations(job, scheduled);
+  EXPECT_DOUBLE_EQ(four_naive, one_scheduled);
+  EXPECT_GT(four_scheduled, four_naive * 1.2);
 }
 
 }  // namespace

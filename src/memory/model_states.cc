@@ -29,7 +29,7 @@ bool adapter_training(const Scenario& s) {
 
 // Bytes of the working copy of trainable weights in full training.
 double working_bytes(const Scenario& s) {
-  return s.training.mixed_precision == "fp32" ? 4 : 2;
+  return s.training.mixed_precision == MixedPrecision::kFp32 ? 4 : 2;
 }
 
 // Parameters of each place in the model (router, norms, biases and sinks count as layers).
@@ -96,14 +96,23 @@ ModelBytes scaled(ModelBytes b, double factor) {
 
 // Optimizer state bytes per trainable parameter (PyTorch torch.optim and bitsandbytes).
 double optimizer_bytes_per_param(const Scenario& s, double state_bytes) {
-  const std::string& o = s.training.optimizer;
-  // bitsandbytes 8-bit blockwise states: 1 byte + one fp32 absmax per block of 256
-  // (Dettmers et al. 2022, "8-bit Optimizers via Block-wise Quantization").
-  if (o == "adamw-8bit" || o == "paged-adamw-8bit") return 2.0 * (1.0 + 4.0 / 256.0);
-  if (o == "adamw" || o == "paged-adamw") return 2.0 * state_bytes;  // exp_avg, exp_avg_sq
-  if (o == "sgd-momentum" || o == "lion") return state_bytes;        // one momentum buffer
-  if (o == "sgd") return 0.0;
-  return 0.0;  // adafactor: factored, computed separately
+  switch (s.training.optimizer) {
+    // bitsandbytes 8-bit blockwise states: 1 byte + one fp32 absmax per block of 256
+    // (Dettmers et al. 2022, "8-bit Optimizers via Block-wise Quantization").
+    case Optimizer::kAdamw8bit:
+    case Optimizer::kPagedAdamw8bit:
+      return 2.0 * (1.0 + 4.0 / 256.0);
+    case Optimizer::kAdamw:
+    case Optimizer::kPagedAdamw:
+      return 2.0 * state_bytes;  // exp_avg, exp_avg_sq
+    case Optimizer::kSgdMomentum:
+    case Optimizer::kLion:
+      return state_bytes;  // one momentum buffer
+    case Optimizer::kSgd:
+    case Optimizer::kAdafactor:  // factored, computed separately
+      return 0.0;
+  }
+  return 0.0;
 }
 
 // DeepSpeed ZeRO-3 settings in elements, as data/engines.json "deepspeed"."zero3" gives them
@@ -145,7 +154,7 @@ bool deepspeed_zero3(const Scenario& s, const Catalog& catalog) {
 // dtype (it casts the module to 16 bits under bf16/fp16; fp32 training keeps fp32), and a
 // quantized base is stored in 16-bit elements (bitsandbytes quant_storage for ZeRO-3 QLoRA).
 double gathered_element_bytes(const Scenario& s) {
-  return s.training.mixed_precision == "fp32" ? 4.0 : 2.0;
+  return s.training.mixed_precision == MixedPrecision::kFp32 ? 4.0 : 2.0;
 }
 
 // The parameters DeepSpeed ZeRO-3 gathers and releases, in bytes on one rank (after TP/EP).
@@ -338,7 +347,8 @@ ModelBytes stored_weights(const Scenario& s, const ModelBytes& p, bool explain,
 Part sharded_weights(const Scenario& s, const Catalog& catalog, const ModelBytes& b,
                      std::string basis, bool explain) {
   const bool zero3 = is_training(s.task) && s.training.zero_stage >= 3;
-  const bool params_offloaded = s.training.offload == "optimizer+params" && is_training(s.task);
+  const bool params_offloaded =
+      s.training.offload == Offload::kOptimizerParams && is_training(s.task);
   Part part{per_gpu(b, s, zero3), std::move(basis)};
   if (deepspeed_zero3(s, catalog)) {
     const Zero3Settings z = zero3_settings(s, catalog);
@@ -383,7 +393,7 @@ Part weights(const Scenario& s, const Catalog& catalog, bool explain) {
   if (full_training(s)) {
     b = scaled(p, working_bytes(s));
     basis = explain_if(explain, FMT_COMPILE("params x {:g} B ({} working copy)"), working_bytes(s),
-                       s.training.mixed_precision == "fp32" ? "fp32" : "16-bit");
+                       s.training.mixed_precision == MixedPrecision::kFp32 ? "fp32" : "16-bit");
   } else {
     b = stored_weights(s, p, explain, basis);
   }
@@ -424,13 +434,14 @@ Part optimizer_states(const Scenario& s, bool explain) {
   if (!is_training(s.task)) return {0, "inference keeps no optimizer states"};
   // States follow the trainable parameters' dtype: fp32 with a master copy or fp32 adapters,
   // bf16 in pure-bf16 training (torch.optim creates states like the parameter).
-  const double state_bytes = full_training(s) && s.training.mixed_precision == "pure-bf16" ? 2 : 4;
+  const double state_bytes =
+      full_training(s) && s.training.mixed_precision == MixedPrecision::kPureBf16 ? 2 : 4;
   const ModelBytes t = trainable_split(s);
   double per_param = optimizer_bytes_per_param(s, state_bytes);
   std::string basis = explain_if(explain, FMT_COMPILE("trainable params x {:.3g} B ({})"),
-                                 per_param, s.training.optimizer);
+                                 per_param, to_string(s.training.optimizer));
   ModelBytes b = scaled(t, per_param);
-  if (s.training.optimizer == "adafactor") {
+  if (s.training.optimizer == Optimizer::kAdafactor) {
     // Adafactor (Shazeer & Stern 2018) factors the second moment of each matrix into a row and
     // a column vector; no first moment by default.
     double factored = 0;
@@ -444,9 +455,9 @@ Part optimizer_states(const Scenario& s, bool explain) {
   }
   Part part{per_gpu(b, s, s.training.zero_stage >= 1), basis};
   if (s.training.zero_stage >= 1) part.basis += "; ZeRO-1+: sharded over dp";
-  if (s.training.optimizer.rfind("paged-", 0) == 0)
+  if (is_paged(s.training.optimizer))
     part.basis += "; paged: can spill to host memory under pressure";
-  if (s.training.offload != "none") {
+  if (s.training.offload != Offload::kNone) {
     part.bytes = 0;
     part.basis = "offloaded to host memory (ZeRO-Offload)";
   }
@@ -454,12 +465,13 @@ Part optimizer_states(const Scenario& s, bool explain) {
 }
 
 Part master_weights(const Scenario& s, bool /*explain: no formatted basis*/) {
-  const bool amp = s.training.mixed_precision == "bf16" || s.training.mixed_precision == "fp16";
-  if (!full_training(s) || !amp) return {0, "no separate fp32 master copy"};
+  if (!full_training(s) || !is_amp(s.training.mixed_precision))
+    return {0, "no separate fp32 master copy"};
   const ModelBytes t = scaled(trainable_split(s), 4.0);
   Part part{per_gpu(t, s, s.training.zero_stage >= 1),
             "trainable params x 4 B (fp32 master, mixed precision; ZeRO sec. 3.1)"};
-  if (s.training.offload != "none") part = {0, "offloaded to host memory with the optimizer"};
+  if (s.training.offload != Offload::kNone)
+    part = {0, "offloaded to host memory with the optimizer"};
   return part;
 }
 

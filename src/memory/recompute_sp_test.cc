@@ -22,7 +22,7 @@ Scenario titan(bool sp) {
   s.parallel.tp = 8;
   s.parallel.dp = 32;
   s.parallel.sequence_parallel = sp;
-  s.training.mixed_precision = "bf16";
+  s.training.mixed_precision = MixedPrecision::kBf16;
   s.training.recompute = Recompute::kFull;
   s.training.flash_attention = true;
   s.training.zero_stage = 3;

@@ -170,8 +170,8 @@ nlohmann::json to_json(const Scenario& s) {
     j["gpu_memory_utilization"] = s.gpu_memory_utilization;
   } else {
     const TrainingOptions& t = s.training;
-    j["training"] = {{"optimizer", t.optimizer},
-                     {"mixed_precision", t.mixed_precision},
+    j["training"] = {{"optimizer", to_string(t.optimizer)},
+                     {"mixed_precision", to_string(t.mixed_precision)},
                      {"gradient_checkpointing", t.recompute == Recompute::kFull        ? "full"
                                                 : t.recompute == Recompute::kSelective ? "selective"
                                                                                        : "none"},
@@ -179,7 +179,7 @@ nlohmann::json to_json(const Scenario& s) {
                      {"lora_rank", t.lora_rank},
                      {"lora_targets", t.lora_targets},
                      {"zero_stage", t.zero_stage},
-                     {"offload", t.offload},
+                     {"offload", to_string(t.offload)},
                      {"grad_accum", t.grad_accum},
                      {"global_batch", t.global_batch}};
   }

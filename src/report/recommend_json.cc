@@ -30,9 +30,9 @@ nlohmann::json to_json(const Recommendation& r) {
                   {"gradient_checkpointing", t.recompute == Recompute::kFull        ? "full"
                                              : t.recompute == Recompute::kSelective ? "selective"
                                                                                     : "none"},
-                  {"offload", t.offload},
+                  {"offload", to_string(t.offload)},
                   {"flash_attention", t.flash_attention},
-                  {"mixed_precision", t.mixed_precision}};
+                  {"mixed_precision", to_string(t.mixed_precision)}};
     }
     nlohmann::json e = to_json(o.estimate);
     e["scenario"] = to_json(s);

@@ -60,10 +60,6 @@ constexpr int64_t kMaxParallel = 65'536;
 
 const std::vector<std::string> kTasks = {"inference", "lora",     "qlora",   "full",
                                          "freeze",    "pretrain", "cv-train"};
-const std::vector<std::string> kOptimizers = {"adamw",       "adamw-8bit", "paged-adamw-8bit",
-                                              "paged-adamw", "sgd",        "sgd-momentum",
-                                              "adafactor",   "lion"};
-const std::vector<std::string> kPrecisions = {"bf16", "fp16", "pure-bf16", "fp32"};
 
 Task task_from_string(const std::string& s) {
   for (size_t i = 0; i < kTasks.size(); ++i)
@@ -187,8 +183,9 @@ void parse_training(const nlohmann::json& input, Scenario& s, ScenarioGiven& giv
   given.grad_accum = t.contains("grad_accum");
   const std::string p = "training";
   TrainingOptions& o = s.training;
-  if (auto v = read_enum(t, "optimizer", p, kOptimizers)) o.optimizer = *v;
-  if (auto v = read_enum(t, "mixed_precision", p, kPrecisions)) o.mixed_precision = *v;
+  if (auto v = read_string(t, "optimizer", p)) o.optimizer = parse_optimizer(*v, p + ".optimizer");
+  if (auto v = read_string(t, "mixed_precision", p))
+    o.mixed_precision = parse_mixed_precision(*v, p + ".mixed_precision");
   if (auto gc = t.find("gradient_checkpointing"); gc != t.end() && !gc->is_null()) {
     if (gc->is_boolean()) {
       o.recompute = gc->get<bool>() ? Recompute::kFull : Recompute::kNone;
@@ -227,8 +224,7 @@ void parse_training(const nlohmann::json& input, Scenario& s, ScenarioGiven& giv
     }
   }
   if (auto v = read_int(t, "zero_stage", p, 0, 3)) o.zero_stage = static_cast<int>(*v);
-  if (auto v = read_enum(t, "offload", p, {"none", "optimizer", "optimizer+params"}))
-    o.offload = *v;
+  if (auto v = read_string(t, "offload", p)) o.offload = parse_offload(*v, p + ".offload");
   if (auto v = read_int(t, "grad_accum", p, 1, kMaxBatch)) o.grad_accum = *v;
   if (auto v = read_int(t, "global_batch", p, 1, kMaxBatch * 1000))
     o.global_batch = *v, given.global_batch = true;
@@ -414,7 +410,7 @@ void parse_training_options(const nlohmann::json& input, Scenario& s, ScenarioGi
   parse_training(input, s, given);
   if (s.training.lora_targets.empty()) s.training.lora_targets = {"all-linear"};
   check_lora_targets(s);
-  if (s.training.mixed_precision == "bf16" || s.training.mixed_precision == "pure-bf16")
+  if (computes_in_bf16(s.training.mixed_precision))
     if (is_training(s.task) && s.task != Task::kCvTrain && s.weights.id == "fp16")
       s.notes.push_back("weights fp16 with bf16 training: the working copy is taken as bf16");
 }

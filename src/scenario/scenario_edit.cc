@@ -88,8 +88,8 @@ nlohmann::json to_patch(const ScenarioEdit& e) {
   if (e.dp) p["parallel"]["dp"] = *e.dp;
   if (e.gradient_checkpointing) p["training"]["gradient_checkpointing"] = *e.gradient_checkpointing;
   if (e.flash_attention) p["training"]["flash_attention"] = *e.flash_attention;
-  if (e.optimizer) p["training"]["optimizer"] = *e.optimizer;
-  if (e.offload) p["training"]["offload"] = *e.offload;
+  if (e.optimizer) p["training"]["optimizer"] = to_string(*e.optimizer);
+  if (e.offload) p["training"]["offload"] = to_string(*e.offload);
   if (e.zero_stage) p["training"]["zero_stage"] = *e.zero_stage;
   if (e.grad_accum) p["training"]["grad_accum"] = *e.grad_accum;
   return p;

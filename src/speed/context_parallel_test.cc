@@ -6,78 +6,19 @@
 #include "gpusizer/api.h"
 #include "gpusizer/error.h"
 #include "gpusizer/estimate.h"
+#include "speed/testing_training_speed.h"
 #include "speed/training_speed.h"
 
 namespace gpusizer {
 namespace {
 
-// The shipped inference section: these profiles are for training, but a profile holds both.
-nlohmann::json shipped_inference() {
-  return Catalog::builtin().speed().doc().at("inference");
-}
+using testing::round_profile;
+using testing::step;
 
-// Round profile: eff 0.5 of the dense rate, no element-wise traffic, no overlap, links at line
-// rate with no latency (as training_speed_test.cc).
-SpeedProfile round_profile() {
-  return SpeedProfile::from_json(nlohmann::json{{"achievable_matmul", {{"default", 1.0}}},
-                                                {"links",
-                                                 {{"nvlink_eff", 1.0},
-                                                  {"nvlink_latency_us", 0.0},
-                                                  {"pcie_eff", 1.0},
-                                                  {"pcie_latency_us", 0.0},
-                                                  {"network_gbps_per_gpu", 400.0},
-                                                  {"network_eff", 1.0},
-                                                  {"network_latency_us", 0.0},
-                                                  {"activation_bytes", 2.0},
-                                                  {"host_memory_gbps_per_gpu", 25.0}}},
-                                                {"training",
-                                                 {{"defaults",
-                                                   {{"eff_max", 0.5},
-                                                    {"eff_k_hidden", 0.0},
-                                                    {"overlap", 0.0},
-                                                    {"step_overhead_ms", 0.0},
-                                                    {"elementwise_bytes_per_hidden", 0.0},
-                                                    {"eager_score_bytes", 32.0},
-                                                    {"optimizer_bw_eff", 1.0},
-                                                    {"lora_bytes_per_in_feature", 18.0},
-                                                    {"lora_bytes_per_out_feature", 36.0}}},
-                                                  // speed.json's LoRA costs, stated (no C++
-                                                  // fallback holds them any more).
-                                                  {"qlora_dequant_cost", 0.35},
-                                                  {"lora_extra_cost", 0.1}}},
-                                                {"inference", shipped_inference()},
-                                                {"cv", {{"step_overhead_ms", 5.0}}}});
-}
-
-// GPT-2-shaped: h 1024, 4 layers, 16 heads of 64, ffn 4096, vocab 1000, one sequence of 1024.
+// The GPT-2-shaped job of testing_training_speed.h (h 1024, 4 layers, 16 heads of 64, one
+// sequence of 1024) on `gpus` GPUs with context parallelism `cp`.
 nlohmann::json small_json(int64_t gpus, int64_t cp) {
-  return {{"model",
-           {{"hf_config",
-             {{"architectures", {"GPT2LMHeadModel"}},
-              {"model_type", "gpt2"},
-              {"n_embd", 1024},
-              {"n_layer", 4},
-              {"n_head", 16},
-              {"n_inner", 4096},
-              {"vocab_size", 1000},
-              {"n_positions", 1024},
-              {"tie_word_embeddings", true}}}}},
-          {"engine", "megatron"},
-          {"gpu", "a100-sxm4-80gb"},
-          {"gpu_count", gpus},
-          {"task", "pretrain"},
-          {"weights", "bf16"},
-          {"seq_len", 1024},
-          {"batch", 1},
-          {"parallel", {{"cp", cp}}},
-          {"training", {{"global_batch", 1}}}};
-}
-
-TrainingSpeed step(const Scenario& s, const SpeedProfile& p) {
-  std::string why;
-  const auto r = training_speed(s, p, why);
-  EXPECT_TRUE(r) << why;
-  return r.value_or(TrainingSpeed{});
+  return testing::small_gpt2_job(gpus, cp);
 }
 
 TEST(ContextParallel, ParsedStrictlyAndCountedInTheReplica) {

@@ -101,10 +101,10 @@ void explain_inference(const Scenario& sc, const InferenceSetup& s, const Memory
     est.basis["decode_roofline"] = "single-stream decode cannot exceed bandwidth / weight bytes";
 }
 
-void training(const Scenario& sc, Explanations* why_sink, const SpeedProfile& profile,
-              PerformanceEstimate& perf) {
+void training(const Scenario& sc, const EngineProfile& engine, Explanations* why_sink,
+              const SpeedProfile& profile, PerformanceEstimate& perf) {
   std::string why;
-  const auto r = training_speed(sc, profile, why);
+  const auto r = training_speed(sc, engine, profile, why);
   if (!r) {
     if (why_sink) why_sink->warnings.push_back("speed not estimated: " + why);
     return;
@@ -148,7 +148,7 @@ PerformanceEstimate estimate_speed(const Scenario& scenario, const Catalog& cata
   PerformanceEstimate perf;
   if (!scenario.gpu) return perf;
   if (scenario.task != Task::kInference)
-    training(scenario, why, profile, perf);
+    training(scenario, catalog.engine(scenario.engine), why, profile, perf);
   else
     inference(scenario, catalog, memory, why, profile, perf);
   return perf;

@@ -182,9 +182,9 @@ TEST(Speed, CvTrainingFp32VersusAmp) {
   s.image_size = 224;
   s.dataset_items = 1281167;
   s.epochs = 1;
-  s.training.mixed_precision = "fp32";
+  s.training.mixed_precision = MixedPrecision::kFp32;
   const auto fp32 = run(s);
-  s.training.mixed_precision = "bf16";
+  s.training.mixed_precision = MixedPrecision::kBf16;
   const auto amp = run(s);
   ASSERT_TRUE(fp32.train_tokens_per_s && amp.train_tokens_per_s && amp.time_to_train_s);
   EXPECT_GT(*amp.train_tokens_per_s, *fp32.train_tokens_per_s);

@@ -26,9 +26,9 @@ bool is_lora(Task t) {
 
 }  // namespace
 
-std::string training_dtype(const std::string& mp, const Gpu& gpu, bool cv) {
-  if (mp == "fp16") return "fp16";
-  if (mp == "fp32") {
+std::string training_dtype(MixedPrecision mp, const Gpu& gpu, bool cv) {
+  if (mp == MixedPrecision::kFp16) return "fp16";
+  if (mp == MixedPrecision::kFp32) {
     // PyTorch: cuDNN convolutions use TF32 by default, matmuls do not since 1.12
     // (torch.backends.cuda.matmul.allow_tf32 = False; docs "TensorFloat-32 (TF32) on Ampere").
     return cv && gpu.supports("tf32") ? "tf32" : "fp32";
@@ -192,17 +192,17 @@ double optimizer_bytes_per_param(const TrainingOptions& t) {
   // state, and (mixed precision) writes the 16-bit working copy: torch/optim/adamw.py
   // (_multi_tensor_adamw) and apex FusedAdam read param, grad, exp_avg, exp_avg_sq and write
   // param, exp_avg, exp_avg_sq; AdamW with fp32 master: 4 + 2 x 4 + 2 x 2 x 4 + 2 = 30 bytes.
-  const std::string& o = t.optimizer;
+  const Optimizer o = t.optimizer;
   double states = 2;  // Adam family: exp_avg, exp_avg_sq
-  if (o == "sgd")
+  if (o == Optimizer::kSgd)
     states = 0;
-  else if (o == "sgd-momentum" || o == "lion")
+  else if (o == Optimizer::kSgdMomentum || o == Optimizer::kLion)
     states = 1;
-  else if (o == "adafactor")
+  else if (o == Optimizer::kAdafactor)
     states = 0;  // factored second moment: rows + columns, negligible per parameter
-  const bool eight_bit = o.find("8bit") != std::string::npos;  // bitsandbytes: 1 byte a state
-  const bool pure16 = t.mixed_precision == "pure-bf16";
-  const bool fp32 = t.mixed_precision == "fp32";
+  const bool eight_bit = is_8bit(o);  // bitsandbytes: 1 byte a state
+  const bool pure16 = t.mixed_precision == MixedPrecision::kPureBf16;
+  const bool fp32 = t.mixed_precision == MixedPrecision::kFp32;
   const double state_bytes = eight_bit ? 1.0 : pure16 ? 2.0 : 4.0;
   const double master = pure16 ? 2.0 : 4.0;
   const double grad = pure16 ? 2.0 : 4.0;  // AMP keeps fp32 grads of fp32 master weights
@@ -264,14 +264,17 @@ std::optional<TrainingSpeed> cv_training_speed(const Scenario& s, const SpeedPro
 // The layout and the sizes every part of a language-model step reads: one micro-batch of b
 // sequences on one GPU of a tp x pp x cp x ep x dp layout with m micro-batches per step.
 struct StepShape {
-  StepShape(const Scenario& scenario, const SpeedProfile& profile)
+  StepShape(const Scenario& scenario, const EngineProfile& engine_profile,
+            const SpeedProfile& profile)
       : s(scenario),
+        engine(engine_profile),
         gpu(*scenario.gpu),
         eng(profile.training(scenario.engine)),
         links(profile.links()),
         c(model_costs(scenario.model, scenario.weights, scenario.kv_cache)),
         params(static_cast<double>(count_params(scenario.model).total)) {}
   const Scenario& s;
+  const EngineProfile& engine;
   const Gpu& gpu;
   const TrainingProfile& eng;
   const LinkProfile& links;
@@ -319,8 +322,9 @@ void set_attention_rates(StepShape& h, const SpeedProfile& profile, double peak)
   h.attn_replay_s_per_flop = 1.0 / fwd_rate;
 }
 
-StepShape step_shape(const Scenario& s, const SpeedProfile& profile, double peak) {
-  StepShape h(s, profile);
+StepShape step_shape(const Scenario& s, const EngineProfile& engine, const SpeedProfile& profile,
+                     double peak) {
+  StepShape h(s, engine, profile);
   h.frozen = frozen_base(s.task);
   h.f = forward_flops(s, h.c);
   h.tp = std::max<int64_t>(1, s.parallel.tp);
@@ -506,10 +510,11 @@ void add_pipeline(const StepShape& h, double body_mb, TrainingSpeed& r) {
   if (h.pp <= 1) return;
   StepBreakdown& br = r.breakdown;
   const double p = h.p, m = h.m, v = h.v;
-  if (h.s.engine == "hf") {
-    // Hugging Face device_map splits the layers over the GPUs with no pipeline schedule: each
-    // micro-batch visits the stages in turn while the others wait (transformers docs,
-    // "Efficient training on multiple GPUs", naive pipeline parallelism): m x p stage times.
+  if (h.engine.naive_pipeline) {
+    // Naive pipeline parallelism (Hugging Face accelerate's device_map splits the layers over
+    // the GPUs with no pipeline schedule): each micro-batch visits the stages in turn while the
+    // others wait (transformers docs, "Efficient training on multiple GPUs", naive pipeline
+    // parallelism; engines.json naive_pipeline): m x p stage times.
     r.bubble = (p - 1.0) / p;
     br.pp_bubble = m * (p - 1.0) * body_mb;
     return;
@@ -577,7 +582,7 @@ void add_optimizer_and_offload(const StepShape& h, double last_mb, TrainingSpeed
   const double opt_params =
       trainable_params(h) / shard / (s.training.zero_stage >= 1 ? static_cast<double>(h.dp) : 1.0);
   const double opt_bytes = opt_params * optimizer_bytes_per_param(s.training);
-  if (s.training.offload == "none") {
+  if (s.training.offload == Offload::kNone) {
     if (h.hbm > 0) br.optimizer = opt_bytes / (h.hbm * h.eng.optimizer_bw_eff);
     return;
   }
@@ -590,7 +595,7 @@ void add_optimizer_and_offload(const StepShape& h, double last_mb, TrainingSpeed
   const double up = opt_params * 2.0 / pcie + h.links.pcie_latency_s;
   br.offload = exposed(down, last_mb * 2.0 / 3.0, h.eng.overlap) + up +
                opt_bytes / h.links.host_memory_bytes_per_s;
-  if (s.training.offload == "optimizer+params") {
+  if (s.training.offload == Offload::kOptimizerParams) {
     // Parameters live on the host too (ZeRO-Infinity, Rajbhandari et al. 2021 sec. 5; FSDP
     // CPUOffload): each micro-batch copies this GPU's shard in for the forward and again for
     // the backward, prefetched behind the micro-batch's compute.
@@ -614,8 +619,8 @@ double model_flops_per_token(const StepShape& h) {
 
 }  // namespace
 
-std::optional<TrainingSpeed> training_speed(const Scenario& s, const SpeedProfile& profile,
-                                            std::string& why) {
+std::optional<TrainingSpeed> training_speed(const Scenario& s, const EngineProfile& engine,
+                                            const SpeedProfile& profile, std::string& why) {
   if (!s.gpu) {
     why = "no gpu given";
     return std::nullopt;
@@ -630,7 +635,7 @@ std::optional<TrainingSpeed> training_speed(const Scenario& s, const SpeedProfil
   }
   if (cv) return cv_training_speed(s, profile, *peak, std::move(r), why);
 
-  const StepShape h = step_shape(s, profile, *peak);
+  const StepShape h = step_shape(s, engine, profile, *peak);
   r.hardware_flops_per_token = training_flops_per_token(s, h.c);
   r.model_flops_per_token = model_flops_per_token(h);
   const StageWork w = stage_work(h);

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "gpusizer/engine_profile.h"
 #include "gpusizer/scenario.h"
 #include "gpusizer/speed_profile.h"
 #include "speed/model_costs.h"
@@ -49,7 +50,7 @@ struct TrainingSpeed {
 };
 
 /// The compute dtype of a training precision on `gpu`: bf16, fp16, tf32 or fp32.
-std::string training_dtype(const std::string& mixed_precision, const Gpu& gpu, bool cv);
+std::string training_dtype(MixedPrecision mixed_precision, const Gpu& gpu, bool cv);
 
 /// Trainable LoRA adapter parameters (A: r x in, B: out x r per targeted matrix); `active`
 /// counts routed experts at experts_per_token / num_experts.
@@ -63,8 +64,9 @@ double training_flops_per_token(const Scenario& s, const ModelCosts& costs);
 /// Bytes the optimizer step reads and writes per trained parameter (HBM or host memory).
 double optimizer_bytes_per_param(const TrainingOptions& t);
 
-/// Step time and throughput; nullopt with `why` when the GPU lacks the needed figures.
-std::optional<TrainingSpeed> training_speed(const Scenario& s, const SpeedProfile& profile,
-                                            std::string& why);
+/// Step time and throughput under `engine` (the scenario's engine profile); nullopt with `why`
+/// when the GPU lacks the needed figures.
+std::optional<TrainingSpeed> training_speed(const Scenario& s, const EngineProfile& engine,
+                                            const SpeedProfile& profile, std::string& why);
 
 }  // namespace gpusizer

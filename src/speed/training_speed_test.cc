@@ -9,6 +9,7 @@
 
 #include "gpusizer/api.h"
 #include "gpusizer/speed.h"
+#include "speed/testing_training_speed.h"
 
 namespace gpusizer {
 namespace {
@@ -19,72 +20,12 @@ constexpr double kRate = 312e12 * 0.5;
 constexpr double kHbm = 2039e9;
 constexpr double kPcie = 16 * 1.969e9;
 
-// The shipped inference section: these profiles are for training, but a profile holds both.
-nlohmann::json shipped_inference() {
-  return Catalog::builtin().speed().doc().at("inference");
-}
+using testing::round_profile;
+using testing::step;
 
-SpeedProfile round_profile(double elementwise = 0, double overlap = 0) {
-  return SpeedProfile::from_json(nlohmann::json{{"achievable_matmul", {{"default", 1.0}}},
-                                                {"links",
-                                                 {{"nvlink_eff", 1.0},
-                                                  {"nvlink_latency_us", 0.0},
-                                                  {"pcie_eff", 1.0},
-                                                  {"pcie_latency_us", 0.0},
-                                                  {"network_gbps_per_gpu", 400.0},
-                                                  {"network_eff", 1.0},
-                                                  {"network_latency_us", 0.0},
-                                                  {"activation_bytes", 2.0},
-                                                  {"host_memory_gbps_per_gpu", 25.0}}},
-                                                {"training",
-                                                 {{"defaults",
-                                                   {{"eff_max", 0.5},
-                                                    {"eff_k_hidden", 0.0},
-                                                    {"overlap", overlap},
-                                                    {"step_overhead_ms", 0.0},
-                                                    {"elementwise_bytes_per_hidden", elementwise},
-                                                    {"eager_score_bytes", 32.0},
-                                                    {"optimizer_bw_eff", 1.0},
-                                                    {"lora_bytes_per_in_feature", 18.0},
-                                                    {"lora_bytes_per_out_feature", 36.0}}},
-                                                  // speed.json's LoRA costs, stated (no C++
-                                                  // fallback holds them any more).
-                                                  {"qlora_dequant_cost", 0.35},
-                                                  {"lora_extra_cost", 0.1}}},
-                                                {"inference", shipped_inference()},
-                                                {"cv", {{"step_overhead_ms", 5.0}}}});
-}
-
-// GPT-2-shaped model: h = 1024, 4 layers, 16 heads, ffn 4096, vocab 1000, 1024 positions, tied
-// embeddings; one sequence of 1024 tokens on one A100.
+// The GPT-2-shaped job of testing_training_speed.h: one sequence of 1024 tokens per step.
 Scenario small(int64_t gpus = 1) {
-  const nlohmann::json j = {{"model",
-                             {{"hf_config",
-                               {{"architectures", {"GPT2LMHeadModel"}},
-                                {"model_type", "gpt2"},
-                                {"n_embd", 1024},
-                                {"n_layer", 4},
-                                {"n_head", 16},
-                                {"n_inner", 4096},
-                                {"vocab_size", 1000},
-                                {"n_positions", 1024},
-                                {"tie_word_embeddings", true}}}}},
-                            {"engine", "megatron"},
-                            {"gpu", "a100-sxm4-80gb"},
-                            {"gpu_count", gpus},
-                            {"task", "pretrain"},
-                            {"weights", "bf16"},
-                            {"seq_len", 1024},
-                            {"batch", 1},
-                            {"training", {{"global_batch", 1}, {"flash_attention", true}}}};
-  return parse_scenario(j, Catalog::builtin());
-}
-
-TrainingSpeed step(const Scenario& s, const SpeedProfile& p) {
-  std::string why;
-  const auto r = training_speed(s, p, why);
-  EXPECT_TRUE(r) << why;
-  return r.value_or(TrainingSpeed{});
+  return parse_scenario(testing::small_gpt2_job(gpus), Catalog::builtin());
 }
 
 // Per token and layer: 12 h^2 weights (4 h^2 attention + 8 h^2 MLP), forward 2 FLOPs each:
@@ -205,7 +146,7 @@ TEST(TrainingSpeed, OptimizerOffloadMovesTheStepToThePcieAndTheCpu) {
   const TrainingSpeed gpu = step(s, p);
   const double params = 52459520;
   EXPECT_NEAR(gpu.breakdown.optimizer, params * 42 / kHbm, 1e-9);
-  s.training.offload = "optimizer";
+  s.training.offload = Offload::kOptimizer;
   const TrainingSpeed off = step(s, p);
   EXPECT_EQ(off.breakdown.optimizer, 0);
   const double expect = 4 * params / kPcie + params * 42 / 25e9;
@@ -213,7 +154,7 @@ TEST(TrainingSpeed, OptimizerOffloadMovesTheStepToThePcieAndTheCpu) {
   EXPECT_GT(off.step_time_s, gpu.step_time_s);
   // Parameters offloaded too: each micro-batch copies the 2-byte weights in for the forward and
   // again for the backward: 2 x 104,919,040 / 31.504e9 = 6.661 ms more.
-  s.training.offload = "optimizer+params";
+  s.training.offload = Offload::kOptimizerParams;
   const TrainingSpeed both = step(s, p);
   EXPECT_NEAR(both.breakdown.offload - off.breakdown.offload, 4 * params / kPcie, 1e-9);
 }
@@ -290,6 +231,30 @@ TEST(TrainingSpeed, InterleavingShrinksTheBubbleAndTheLastStageCarriesTheHead) {
   const double head = 6 * 1000 * kH * kTokens / kRate;
   const double loss = kTokens * 1000 * 16 / kHbm;
   EXPECT_NEAR(v1.breakdown.compute, 8 * (stage + head + loss), 0.01 * stage);
+}
+
+TEST(TrainingSpeed, ANaivePipelineRunsTheStagesInTurn) {
+  // An engine whose layer split has no pipeline schedule (engines.json naive_pipeline: Hugging
+  // Face accelerate's device_map; transformers docs, naive pipeline parallelism) runs each of
+  // the m = 8 micro-batches through the p = 4 stages in turn: the others wait (p - 1) stage
+  // times per micro-batch, 8 x 3 = 24 of them, an idle share of (p - 1) / p = 3/4 against 1F1B's
+  // (p - 1) / m = 3/8 (3 stage times and the 16 sends of the test above).
+  Scenario s = small(4);
+  s.parallel.pp = 4;
+  s.parallel.dp = 1;
+  s.training.global_batch = 8;
+  const auto p = round_profile();
+  EngineProfile naive = Catalog::builtin().engine("megatron");
+  ASSERT_FALSE(naive.naive_pipeline);
+  const TrainingSpeed scheduled = step(s, p, naive);
+  naive.naive_pipeline = true;
+  const TrainingSpeed in_turn = step(s, p, naive);
+  const double stage = 3 * (24 * kH * kH + 2 * kH * kS) * kTokens / kRate;
+  EXPECT_NEAR(scheduled.bubble, 3.0 / 8.0, 1e-12);
+  EXPECT_NEAR(in_turn.bubble, 3.0 / 4.0, 1e-12);
+  // (+ 0.1% for biases, as above)
+  EXPECT_NEAR(in_turn.breakdown.pp_bubble, 24 * stage, 0.002 * 24 * stage);
+  EXPECT_NEAR(scheduled.breakdown.pp_bubble, 3 * stage + 16 * 2097152.0 / 300e9, 0.005 * stage);
 }
 
 TEST(TrainingSpeed, BreakdownAddsUpInTheEstimateJson) {

@@ -66,7 +66,8 @@ void mini_prepare(PreparedCase& c, const Catalog& cat) {
                               : Task::kInference;
   if (j.contains("training")) {
     const auto& t = j.at("training");
-    s.training.mixed_precision = t.value("mixed_precision", "bf16");
+    s.training.mixed_precision =
+        parse_mixed_precision(t.value("mixed_precision", "bf16"), "training.mixed_precision");
     s.training.recompute =
         t.value("gradient_checkpointing", false) ? Recompute::kFull : Recompute::kNone;
     s.training.zero_stage = t.value("zero_stage", 0);

@@ -1,0 +1,81 @@
+#pragma once
+// A training job's options (the scenario's "training" object, docs/contract.md) as typed values:
+// the optimizer, the mixed-precision recipe and the offload are enums, spelt as the contract
+// spells them by to_string and read back by parse_* with the closest valid name on a typo.
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace gpusizer {
+
+/// The optimizers modelled: PyTorch torch.optim (AdamW, SGD), bitsandbytes (8-bit and paged
+/// AdamW), transformers Adafactor, Lion (Chen et al. 2023).
+enum class Optimizer {
+  kAdamw,
+  kAdamw8bit,
+  kPagedAdamw8bit,
+  kPagedAdamw,
+  kSgd,
+  kSgdMomentum,
+  kAdafactor,
+  kLion,
+};
+
+/// bf16 and fp16: AMP, 16-bit working copy beside an fp32 master; pure-bf16: bf16 weights,
+/// gradients and states; fp32: no 16-bit copy.
+enum class MixedPrecision { kBf16, kFp16, kPureBf16, kFp32 };
+
+/// What lives in host memory: the optimizer states (ZeRO-Offload, offload_optimizer) or also
+/// the parameters (ZeRO-Infinity offload_param; FSDP CPUOffload).
+enum class Offload { kNone, kOptimizer, kOptimizerParams };
+
+enum class Recompute { kNone, kSelective, kFull };
+
+/// "adamw", "adamw-8bit", ... as the contract spells them.
+const std::string& to_string(Optimizer o);
+/// "bf16", "fp16", "pure-bf16", "fp32".
+const std::string& to_string(MixedPrecision p);
+/// "none", "optimizer", "optimizer+params".
+const std::string& to_string(Offload o);
+
+/// The contract's names of each enum, in the enum's order.
+const std::vector<std::string>& optimizer_names();
+const std::vector<std::string>& mixed_precision_names();
+const std::vector<std::string>& offload_names();
+
+/// The value a contract name stands for (case-insensitive). Throws InputError naming `field`,
+/// listing the valid names and the closest one ("did you mean adamw-8bit?").
+Optimizer parse_optimizer(std::string_view name, const std::string& field);
+MixedPrecision parse_mixed_precision(std::string_view name, const std::string& field);
+Offload parse_offload(std::string_view name, const std::string& field);
+
+/// bitsandbytes paged optimizers: states in CUDA unified memory (paged-adamw, paged-adamw-8bit).
+bool is_paged(Optimizer o);
+/// bitsandbytes 8-bit blockwise states (adamw-8bit, paged-adamw-8bit).
+bool is_8bit(Optimizer o);
+/// AMP (bf16, fp16): 16-bit working copies of fp32 master weights.
+bool is_amp(MixedPrecision p);
+/// The matmuls run in bf16 (bf16 AMP or pure-bf16).
+bool computes_in_bf16(MixedPrecision p);
+
+struct TrainingOptions {
+  Optimizer optimizer = Optimizer::kAdamw;
+  MixedPrecision mixed_precision = MixedPrecision::kBf16;
+  Recompute recompute = Recompute::kNone;
+  bool flash_attention = true;
+  int64_t lora_rank = 8;
+  std::vector<std::string> lora_targets;     ///< HF module names; {"all-linear"} by default
+  std::vector<std::string> modules_to_save;  ///< fully trained besides LoRA: embed_tokens, lm_head
+  int zero_stage = 0;
+  Offload offload = Offload::kNone;
+  int64_t grad_accum = 1;
+  int64_t global_batch = 0;   ///< 0: batch * grad_accum * dp
+  double tokens = 0;          ///< total training tokens, 0 = not given
+  bool chunked_loss = false;  ///< loss computed in chunks (torchtune, Liger): no full fp32 logits
+  bool optimizer_in_backward = false;  ///< each gradient applied and freed as it is produced
+  bool activation_offload = false;     ///< saved activations moved to host memory
+  int64_t trainable_layers = 2;  ///< freeze task: the last N layers train (LLaMA-Factory default)
+};
+
+}  // namespace gpusizer
