@@ -134,7 +134,7 @@ GROUP_TIER = {"PEFTMM": "A", "QWEN25": "A", "QWENFT": "A", "VLLM": "A",
               "TT": "B", "PEFTRM": "B", "PEFTDOC": "B", "UNSLOTH": "B", "UNSLOTHCTX": "B",
               "LFWIKI": "B", "HFBLOG": "B", "HFDOC": "B", "ACCEL": "B", "QWENINF": "B",
               "BAICHUAN": "B", "CHATGLM": "B", "GALORE": "B",
-              "MOECLAIM": "C", "AXOLOTL": "C", "EST": "EST", "TITAN": "A", "LLMD": "A"}
+              "MOECLAIM": "C", "AXOLOTL": "C", "EST": "EST", "TITAN": "A", "LLMD": "A", "SGLANG": "B"}
 
 # Sources whose rows set figures in data/engines.json (allocator slack: Qwen2.5 and PEFT rows;
 # vLLM non-torch and driver reservation: VLLM rows; HFDOC context; PEFTDOC/PEFTRM references):
@@ -967,11 +967,33 @@ def m_llmd(r, i):
                 per_gpu=True, include=include, exclude_reason=reason, notes=notes)
 
 
+def m_sglang(r, i):
+    """Start-up KV pools of Qwen3-235B-A22B-FP8 on 4 H100 from vLLM issue #21348."""
+    vllm = r["id"] == "SGLANG-002"
+    sc = {"model": "qwen3-235b-a22b", "task": "inference", "weights": "fp8",
+          "engine": "vllm" if vllm else "sglang", "seq_len": 40960, "gpu": "h100-sxm5-80gb",
+          "gpu_count": 4, "parallel": {"tp": 4}}
+    if not vllm:
+        sc["gpu_memory_utilization"] = 0.93
+    notes = ("Qwen3-235B-A22B-FP8 (block-wise FP8 -> fp8), TP 4 on H100, context length the model's default "
+             "40,960 -> seq_len (not printed), per-GPU token count of the pool; %s. Log line '%s' -> "
+             "kv_cache_capacity_tokens." % ("vLLM V1, default util 0.9" if vllm else
+                                            "SGLang --mem-fraction-static 0.93 -> gpu_memory_utilization",
+                                            r["metric"]))
+    include, reason = True, ""
+    if vllm:
+        include, reason = False, ("vLLM release not stated (July 2025: 0.9.2 or 0.10.0, whose sampler "
+                                  "rules differ) and an LMCache connector (kv_both) is configured")
+    return dict(scenario=sc, compare="kv_cache_capacity_tokens", unit=None, measured_override=float(r["value"]),
+                per_gpu=True, include=include, exclude_reason=reason, notes=notes)
+
+
 MAPPERS = {"PEFTMM": m_peftmm, "QWEN25": m_qwen25, "QWENFT": m_qwenft, "VLLM": m_vllm, "TT": m_tt,
            "PEFTRM": m_peftrm, "PEFTDOC": m_peftdoc, "UNSLOTH": m_unsloth, "UNSLOTHCTX": m_unslothctx,
            "LFWIKI": m_lfwiki, "HFBLOG": m_hfblog, "HFDOC": m_hfdoc, "ACCEL": m_accel, "QWENINF": m_qweninf,
            "BAICHUAN": m_baichuan, "CHATGLM": m_chatglm, "GALORE": m_galore, "MOECLAIM": m_moeclaim,
-           "AXOLOTL": m_axolotl, "EST": m_est, "TITAN": m_titan, "LLMD": m_llmd}
+           "AXOLOTL": m_axolotl, "EST": m_est, "TITAN": m_titan, "LLMD": m_llmd,
+           "SGLANG": m_sglang}
 
 
 def build():
