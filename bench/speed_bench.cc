@@ -26,9 +26,10 @@ void BM_InferenceSpeed(benchmark::State& state) {
   const Catalog& cat = Catalog::builtin();
   Catalog::builtin().speed();
   for (auto _ : state) {
-    Estimate e;
-    e.memory.max_batch = 256;
-    benchmark::DoNotOptimize(estimate_speed(s, cat, e));
+    MemoryEstimate m;
+    m.max_batch = 256;
+    Explanations why;
+    benchmark::DoNotOptimize(estimate_speed(s, cat, m, &why));
   }
 }
 BENCHMARK(BM_InferenceSpeed);
@@ -40,8 +41,8 @@ void BM_TrainingSpeed(benchmark::State& state) {
   const Catalog& cat = Catalog::builtin();
   Catalog::builtin().speed();
   for (auto _ : state) {
-    Estimate e;
-    benchmark::DoNotOptimize(estimate_speed(s, cat, e));
+    Explanations why;
+    benchmark::DoNotOptimize(estimate_speed(s, cat, MemoryEstimate{}, &why));
   }
 }
 BENCHMARK(BM_TrainingSpeed);

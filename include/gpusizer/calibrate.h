@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "gpusizer/catalog.h"
+#include "gpusizer/error_summary.h"
 #include "gpusizer/estimate.h"
 #include "gpusizer/speed_profile.h"
 
@@ -28,18 +29,20 @@ struct SpeedCase {
 std::vector<SpeedCase> read_speed_cases(std::string_view jsonl,
                                         std::string_view default_use = "validate");
 
-/// A case with its scenario checked and its memory estimate (memory.max_batch) made once.
+/// A case with its scenario checked and its memory estimate (max_batch, the KV pool) made once:
+/// the speed estimator reads it under every profile the calibration tries.
 struct PreparedCase {
   SpeedCase spec;
   std::optional<Scenario> scenario;
-  Estimate base;
+  MemoryEstimate memory;
   std::string error;  ///< why the scenario could not be built
 };
 
-/// Builds `c.scenario` and `c.base` from `c.spec`, or sets `c.error`.
+/// Builds `c.scenario` and `c.memory` from `c.spec`, or sets `c.error`.
 using CasePreparer = std::function<void(PreparedCase& c, const Catalog& catalog)>;
 
-/// Prepares the cases with parse_scenario and estimate (the library's own path).
+/// Prepares the cases with resolve_scenario and the numbers-only memory estimate (the library's
+/// own path).
 std::vector<PreparedCase> prepare_speed_cases(const std::vector<SpeedCase>& cases,
                                               const Catalog& catalog);
 /// Prepares the cases with a caller's preparer.
@@ -50,20 +53,11 @@ std::vector<PreparedCase> prepare_speed_cases(const std::vector<SpeedCase>& case
 std::optional<double> predict_case(const PreparedCase& c, const Catalog& catalog,
                                    const SpeedProfile& profile);
 
-/// Error statistics of |predicted / measured - 1| over a set of rows.
-struct ErrorStats {
-  std::string group;   ///< "" for all groups
-  std::string metric;  ///< compare key
-  std::string use;     ///< calibrate, validate or all
-  int n = 0;
-  double median = 0, p90 = 0, max = 0;
-  double median_signed = 0;  ///< median of predicted / measured - 1 (bias)
-};
-
 struct SpeedValidation {
-  std::vector<ErrorStats> stats;  ///< per metric (all groups) and per group and metric, per use
-  nlohmann::json rows;            ///< per case: id, group, compare, use, measured, predicted, error
-  int failed = 0;                 ///< included cases with no prediction
+  /// Per metric (all groups: group "") and per group and metric, per use; and "all metrics".
+  std::vector<ErrorSummary> stats;
+  nlohmann::json rows;  ///< per case: id, group, compare, use, measured, predicted, error
+  int failed = 0;       ///< included cases with no prediction
 };
 
 /// Errors of every included case under `profile`.

@@ -34,6 +34,9 @@ struct PerformanceEstimate {
       max_output_tokens_per_s;
   std::optional<double> step_time_s, train_tokens_per_s, train_tokens_per_s_per_gpu, tflops_per_gpu,
       mfu, time_to_train_s;
+  /// Serving: a decode step at the scenario's batch takes longer to read its bytes (weights, KV)
+  /// than to compute (the roofline's memory side binds).
+  std::optional<bool> decode_bandwidth_bound;
   /// Training: exposed seconds of the step by cause (compute, recompute, tp_comm, pp_bubble,
   /// dp_comm, ep_comm, optimizer, offload), adding up to step_time_s.
   std::map<std::string, double> step_breakdown_s;

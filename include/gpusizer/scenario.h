@@ -49,8 +49,9 @@ struct Scenario {
   int64_t prompt_len = 1536;
   int64_t output_len = 512;
   std::string engine = "hf";
-  std::string engine_version;  ///< the release whose rules apply (engines.json releases)
-  std::string engine_basis;    ///< why this engine: given, or the default and its reason
+  std::string engine_version;     ///< the release whose rules apply (engines.json releases)
+  std::string engine_basis;       ///< why this engine: given, or the default and its reason
+  bool engine_defaulted = false;  ///< the input named no engine: it is the default (follows GPU)
   double gpu_memory_utilization = 0.9;
   bool gpu_memory_utilization_given = false;  ///< else the engine release's default fraction
   int64_t max_num_batched_tokens = 0;  ///< preallocating engines' token budget; 0 = engine default

@@ -22,11 +22,4 @@ PerformanceEstimate estimate_speed(const Scenario& scenario, const Catalog& cata
 PerformanceEstimate estimate_speed(const Scenario& scenario, const Catalog& catalog,
                                    const MemoryEstimate& memory, Explanations* why);
 
-/// The same reading `estimate.memory` and adding warnings and basis entries to `estimate`
-/// (tests and calibration).
-PerformanceEstimate estimate_speed(const Scenario& scenario, const Catalog& catalog,
-                                   Estimate& estimate);
-PerformanceEstimate estimate_speed(const Scenario& scenario, const Catalog& catalog,
-                                   Estimate& estimate, const SpeedProfile& profile);
-
 }  // namespace gpusizer

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "gpusizer/catalog.h"
+#include "gpusizer/error_summary.h"
 
 namespace gpusizer {
 
@@ -17,13 +18,6 @@ struct CaseResult {
   double predicted = 0;
   double error = 0;     ///< (predicted - measured) / measured
   std::string failure;  ///< set when the scenario could not be estimated
-};
-
-struct ErrorSummary {
-  std::string group;
-  size_t n = 0;
-  double median = 0, p90 = 0, max = 0,
-         bias = 0;  ///< absolute relative errors; bias = median signed
 };
 
 /// Measurements of the device total inside the estimate's [low_bytes, high_bytes] band.
@@ -41,13 +35,6 @@ struct ValidationReport {
 
 /// Runs the memory cases (JSONL text, one case per line) and summarises the errors.
 ValidationReport validate_memory(std::string_view cases_jsonl, const Catalog& catalog);
-
-/// The q-quantile of `values` by linear interpolation between closest ranks (Hyndman & Fan 1996,
-/// type 7, numpy's default); 0 for no values.
-double quantile(std::vector<double> values, double q);
-
-/// Summary statistics of absolute relative errors.
-ErrorSummary summarize(const std::string& group, std::vector<double> signed_errors);
 
 nlohmann::json to_json(const ValidationReport& report);
 

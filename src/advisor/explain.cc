@@ -39,11 +39,13 @@ Price price_of(const Option& o, const Constraints& c) {
   if (use_cloud && w.cloud) {
     p.per_hour = w.cloud->usd_per_hour;
     p.per_million_tokens = w.cloud->usd_per_million_tokens;
+    p.source = Price::Source::kCloud;
     p.label =
         fmt::format("cloud, {} x {} ({})", w.cloud->count, w.cloud->instance, w.cloud->provider);
   } else if (c.deployment != "cloud" && w.on_prem) {
     p.per_hour = w.on_prem->usd_per_hour;
     p.per_million_tokens = w.on_prem->usd_per_million_tokens;
+    p.source = Price::Source::kOnPrem;
     p.label = fmt::format("on-prem, amortized over {:g} years at {:.0f}% utilization",
                           w.assumptions.amortization_years, w.assumptions.utilization * 100);
   }
@@ -140,8 +142,7 @@ void add_speed_reasons(Option& o, const Gpu& g, std::optional<double> tps) {
   if (!e.performance) return;
   const PerformanceEstimate& p = *e.performance;
   if (s.task == Task::kInference) {
-    auto it = e.basis.find("decode_tokens_per_s");
-    const bool bw = it != e.basis.end() && it->second.find("bandwidth-bound") != std::string::npos;
+    const bool bw = p.decode_bandwidth_bound.value_or(false);
     if (p.tpot_ms)
       o.reasons.push_back(fmt::format("decode {:.1f} ms per token, {} by {:.2f} TB/s bandwidth",
                                       *p.tpot_ms, bw ? "bound" : "compute-bound, not limited",

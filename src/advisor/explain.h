@@ -10,8 +10,10 @@ namespace gpusizer::explain {
 
 /// The hourly, per-million-token and purchase figures used for ranking and budgets.
 struct Price {
+  enum class Source { kNone, kCloud, kOnPrem };  ///< whose price per_hour is
   std::optional<double> per_hour, per_million_tokens, capex;
-  std::string label;  ///< "cloud, <instance>" or "on-prem, amortized"
+  Source source = Source::kNone;
+  std::string label;  ///< "cloud, <instance>" or "on-prem, amortized": shown, never parsed
 };
 
 /// The price of an option under the constraints' deployment (cloud, on-prem, or the cheaper).

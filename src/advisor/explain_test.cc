@@ -51,5 +51,28 @@ TEST(Unmet, BudgetWithoutAPrice) {
   EXPECT_EQ(binding_of(days.constraint), "time");
 }
 
+// Cloud at $10/h against on-prem at $6/h: without a deployment constraint the cheaper on-prem
+// price is the option's, "cloud" takes the cloud's. Callers decide on `source`, not the label.
+TEST(Price, SourceFollowsTheChosenPrice) {
+  Option o = serving_option(2000, 100);
+  Ownership w;
+  w.cloud = CloudCost{};
+  w.cloud->usd_per_hour = 10;
+  w.cloud->instance = "one";
+  w.on_prem = OnPremCost{};
+  w.on_prem->usd_per_hour = 6;
+  o.estimate.ownership = w;
+  const Price cheaper = price_of(o, Constraints{});
+  EXPECT_EQ(cheaper.source, Price::Source::kOnPrem);
+  EXPECT_EQ(*cheaper.per_hour, 6);
+  Constraints cloud;
+  cloud.deployment = "cloud";
+  const Price rented = price_of(o, cloud);
+  EXPECT_EQ(rented.source, Price::Source::kCloud);
+  EXPECT_EQ(*rented.per_hour, 10);
+  o.estimate.ownership.reset();
+  EXPECT_EQ(price_of(o, Constraints{}).source, Price::Source::kNone);
+}
+
 }  // namespace
 }  // namespace gpusizer::explain

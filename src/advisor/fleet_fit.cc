@@ -72,7 +72,8 @@ void add_fleet_keys(nlohmann::json& j, const Option& o, const Constraints& c) {
   // fleet, its data-parallel groups being one job.
   j["replicas"] = s.task == Task::kInference ? s.parallel.dp : 1;
   const explain::Price price = explain::price_of(o, c);
-  const bool cloud = e.ownership && e.ownership->cloud && price.label.rfind("cloud", 0) == 0;
+  const bool cloud =
+      e.ownership && e.ownership->cloud && price.source == explain::Price::Source::kCloud;
   if (cloud) {
     const CloudCost& k = *e.ownership->cloud;
     j["nodes"] = k.count;

@@ -145,7 +145,6 @@ class LayoutSearch {
   LayoutSearchResult result_;
   std::vector<TrainingLayout> fitting_;
   std::string why_;
-  Estimate scratch_;
   /// Smallest micro-batch found not to fit, by (ZeRO stage, v), over the data-parallel sizes
   /// >= 2 of the current (tp, pp, cp, ep) group tried so far.
   std::map<std::pair<int, int64_t>, int64_t> no_fit_b_;
@@ -155,7 +154,7 @@ class LayoutSearch {
 // remembers the layout closest to fitting.
 bool LayoutSearch::fits_memory(double& bytes) {
   ++result_.memory_estimates;
-  const MemoryEstimate mem = estimate_memory(s_, catalog_, scratch_, false);
+  const MemoryEstimate mem = estimate_memory(s_, catalog_, nullptr);
   const double usable = mem.capacity.value_or(0) * (1.0 - o_.headroom);
   const bool fits = mem.fits.value_or(false) && mem.total <= usable;
   bytes = mem.total;

@@ -23,7 +23,7 @@ void price_run_as_the_fleet(Option& opt, const Constraints& c) {
   const explain::Price price = explain::price_of(opt, c);
   if (!price.per_hour || !opt.estimate.performance || !opt.estimate.performance->time_to_train_s)
     return;
-  const bool on_prem = price.label.rfind("on-prem", 0) == 0;
+  const bool on_prem = price.source == explain::Price::Source::kOnPrem;
   const RunCost run = price_training_run(opt.scenario, opt.estimate,
                                          on_prem ? RunPriceBasis::kOnPrem : RunPriceBasis::kCloud);
   opt.estimate.cost.usd_total = run.usd_total;

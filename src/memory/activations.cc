@@ -189,15 +189,17 @@ Part saved_layer_activations(const Scenario& s, const EngineProfile& engine, boo
       return {(layers * in_flight * a * static_cast<double>(s.model.hidden_size) * seq_share +
                per_layer) *
                   tokens,
-              seq_share < 1.0 ? "full recomputation: L x seq/tp x batch x hidden x bytes "
-                                "(sequence parallel) + one layer's saved tensors"
-                              : "full recomputation: L x seq x batch x hidden x bytes + one "
-                                "layer's saved tensors"};
+              !explain          ? ""
+              : seq_share < 1.0 ? "full recomputation: L x seq/tp x batch x hidden x bytes "
+                                  "(sequence parallel) + one layer's saved tensors"
+                                : "full recomputation: L x seq x batch x hidden x bytes + one "
+                                  "layer's saved tensors"};
     case Recompute::kSelective: {
       bool unused = false;
       const double without_scores = saved_bytes_per_token(s, engine, &unused, 0, true);
       return {layers * in_flight * without_scores * tokens,
-              "selective recomputation: per-layer saved tensors without attention scores"};
+              explain ? "selective recomputation: per-layer saved tensors without attention scores"
+                      : ""};
     }
     default:
       return {layers * in_flight * per_layer * tokens,
@@ -230,7 +232,9 @@ Part training_activations(const Scenario& s, const EngineProfile& engine, bool e
     // Saved tensors stream to host memory (torchtune OffloadActivations); the layer being
     // recomputed or back-propagated, and the next one in flight, stay on the GPU.
     saved = {(s.training.recompute == Recompute::kFull ? 1.0 : 2.0) * per_layer * tokens,
-             "activations offloaded to host: the layer in backward (and one in flight) resident"};
+             explain ? "activations offloaded to host: the layer in backward (and one in flight) "
+                       "resident"
+                     : ""};
   }
   // Loss: the logits and the cross-entropy on the last stage (vocabulary split over TP).
   // Chunked cross-entropy (torchtune CEWithChunkedOutputLoss) keeps the bf16 chunk outputs (2 B)
@@ -248,20 +252,20 @@ Part training_activations(const Scenario& s, const EngineProfile& engine, bool e
   const double edges =
       tokens * static_cast<double>(m.hidden_size) * (4.0 + hidden_bytes(s, engine)) * seq_share;
   double total = saved.bytes + loss + edges;
-  std::string basis = saved.basis;
+  std::string basis = std::move(saved.basis);
   basis += explain_if(explain, FMT_COMPILE("; + loss spike seq x batch x vocab x {:g} B{}"),
                       per_logit, s.training.chunked_loss ? " (chunked cross-entropy)" : "");
   if (s.task == Task::kQlora) {
     total += largest_matrix_bytes(s);
-    basis += "; + one dequantized 16-bit weight (QLoRA)";
+    if (explain) basis += "; + one dequantized 16-bit weight (QLoRA)";
   }
-  return {total, basis};
+  return {total, std::move(basis)};
 }
 
 // CV networks have no per-layer architecture here: ~ params-proportional model states plus
 // activations from the forward FLOPs. A ResNet-50 at 224 px saves ~100 MB per image in fp32
 // (torchvision training recipes fit batch 32 in 16 GB of V100 memory, NVIDIA DL examples).
-Part cv_activations(const Scenario& s) {
+Part cv_activations(const Scenario& s, bool explain) {
   const double scale =
       std::pow(static_cast<double>(s.image_size) /
                    static_cast<double>(std::max<int64_t>(1, s.model.cv_resolution)),
@@ -271,8 +275,9 @@ Part cv_activations(const Scenario& s) {
   const double elements = s.model.cv_gflops_per_image * 1e9 * scale * 3.0e-3;
   const double a = activation_bytes(s);
   return {elements * a * static_cast<double>(s.batch),
-          "forward GFLOPs x image-size scale x 3 saved elements per kFLOP x batch x bytes "
-          "(ResNet-50: ~25M saved values per 224 px image)"};
+          explain ? "forward GFLOPs x image-size scale x 3 saved elements per kFLOP x batch x "
+                    "bytes (ResNet-50: ~25M saved values per 224 px image)"
+                  : ""};
 }
 
 }  // namespace
@@ -292,53 +297,56 @@ double inference_transient_bytes_per_token(const Scenario& s, double a) {
   return a * (std::max(mlp, attention) + 2.0 * w.d);
 }
 
-Part activations(const Scenario& s, const Catalog& catalog, bool explain) {
-  const EngineProfile& engine = catalog.engine(s.engine);
-  if (s.task == Task::kCvTrain) return cv_activations(s);
-  if (is_training(s.task)) return training_activations(s, engine, explain);
+namespace {
 
+// A preallocating engine: the start-up profile run of this release, one forward over its token
+// budget, then the sampler over min(max_num_seqs, tokens) rows (vLLM V0
+// worker.determine_num_available_blocks, V1 gpu_model_runner.profile_run; budgets by release and
+// GPU in data/engines.json).
+Part profile_run_activations(const Scenario& s, const EngineProfile& engine, bool explain) {
+  const EngineRelease& rel = engine.release(s.engine_version);
+  const ProfileRun run = profile_run(rel, s.max_num_batched_tokens, s.seq_len,
+                                     s.gpu ? s.gpu->memory_gb : 0.0, s.gpu ? s.gpu->id : "");
+  const double tokens = static_cast<double>(run.tokens);
+  const double seqs = static_cast<double>(std::min(run.seqs, run.tokens));
+  const double per_token = inference_transient_bytes_per_token(s, 2.0);
+  // The sampler sees the whole vocabulary on every rank (logits are gathered).
+  const double sampler =
+      seqs * static_cast<double>(s.model.vocab_size) * rel.sampler_bytes_per_logit;
+  const double forward = tokens * per_token;
+  return {
+      std::max(forward, sampler),
+      explain_if(explain,
+                 FMT_COMPILE("larger of the profile forward ({:g} tokens x {:.0f} B/token) "
+                             "and the sampler ({:g} seqs x vocab x {:g} B), {} {}"),
+                 tokens, per_token, seqs, rel.sampler_bytes_per_logit, engine.name, rel.version)};
+}
+
+// llama.cpp's ggml compute buffer: one ubatch of f32 intermediates, the attention scores without
+// flash attention, and the output rows (llama-context.cpp graph_reserve for the worst case).
+Part compute_buffer_activations(const Scenario& s, const EngineProfile& engine, bool explain) {
+  const Model& m = s.model;
+  const double ub =
+      static_cast<double>(std::min<int64_t>(engine.default_ubatch, s.seq_len * s.batch));
+  const double per_token = inference_transient_bytes_per_token(s, engine.activation_bytes);
+  double bytes = ub * per_token + ub * static_cast<double>(m.vocab_size) * 4.0;
+  std::string basis =
+      explain_if(explain,
+                 FMT_COMPILE("compute buffer: ubatch {:g} x ({:.0f} B f32 intermediates + "
+                             "vocab x 4 B logits)"),
+                 ub, per_token);
+  if (!s.training.flash_attention) {
+    bytes += ub * static_cast<double>(s.seq_len) * static_cast<double>(m.num_heads) * 4.0;
+    if (explain) basis += " + ubatch x ctx x heads x 4 B scores";
+  }
+  return {bytes, std::move(basis)};
+}
+
+// Hugging Face generate: the prefill of the whole prompt is the largest forward.
+Part generate_activations(const Scenario& s, const EngineProfile& engine, bool explain) {
   const Model& m = s.model;
   const double V = static_cast<double>(m.vocab_size);
   const double tp = static_cast<double>(s.parallel.tp);
-  if (engine.kind == EngineKind::kPreallocating) {
-    // The start-up profile run of this release: one forward over its token budget, then the
-    // sampler over min(max_num_seqs, tokens) rows (vLLM V0 worker.determine_num_available_blocks,
-    // V1 gpu_model_runner.profile_run; budgets by release and GPU in data/engines.json).
-    const EngineRelease& rel = engine.release(s.engine_version);
-    const ProfileRun run = profile_run(rel, s.max_num_batched_tokens, s.seq_len,
-                                       s.gpu ? s.gpu->memory_gb : 0.0, s.gpu ? s.gpu->id : "");
-    const double tokens = static_cast<double>(run.tokens);
-    const double seqs = static_cast<double>(std::min(run.seqs, run.tokens));
-    const double per_token = inference_transient_bytes_per_token(s, 2.0);
-    // The sampler sees the whole vocabulary on every rank (logits are gathered).
-    const double sampler = seqs * V * rel.sampler_bytes_per_logit;
-    const double forward = tokens * per_token;
-    return {
-        std::max(forward, sampler),
-        explain_if(explain,
-                   FMT_COMPILE("larger of the profile forward ({:g} tokens x {:.0f} B/token) "
-                               "and the sampler ({:g} seqs x vocab x {:g} B), {} {}"),
-                   tokens, per_token, seqs, rel.sampler_bytes_per_logit, engine.name, rel.version)};
-  }
-  if (engine.kind == EngineKind::kLlamaCpp) {
-    // ggml compute buffer: one ubatch of f32 intermediates, the attention scores without flash
-    // attention, and the output rows (llama-context.cpp graph_reserve for the worst case).
-    const double ub =
-        static_cast<double>(std::min<int64_t>(engine.default_ubatch, s.seq_len * s.batch));
-    const double per_token = inference_transient_bytes_per_token(s, engine.activation_bytes);
-    double bytes = ub * per_token + ub * V * 4.0;
-    std::string basis =
-        explain_if(explain,
-                   FMT_COMPILE("compute buffer: ubatch {:g} x ({:.0f} B f32 intermediates + "
-                               "vocab x 4 B logits)"),
-                   ub, per_token);
-    if (!s.training.flash_attention) {
-      bytes += ub * static_cast<double>(s.seq_len) * static_cast<double>(m.num_heads) * 4.0;
-      basis += " + ubatch x ctx x heads x 4 B scores";
-    }
-    return {bytes, basis};
-  }
-  // Hugging Face generate: the prefill of the whole prompt is the largest forward.
   const double prefill_tokens = static_cast<double>(s.batch * std::max<int64_t>(1, s.prompt_len));
   const double a = s.weights.compute_dtype == "fp32" ? 4.0 : 2.0;
   double per_token = inference_transient_bytes_per_token(s, a);
@@ -357,16 +365,35 @@ Part activations(const Scenario& s, const Catalog& catalog, bool explain) {
     // bitsandbytes 4-bit: a pass of more than one token dequantizes each weight to a 16-bit
     // copy before the GEMM (MatMul4Bit.forward, functional.dequantize_4bit), one at a time.
     bytes += largest_matrix_bytes(s);
-    basis += " + one dequantized 16-bit weight (bitsandbytes 4-bit prefill)";
+    if (explain) basis += " + one dequantized 16-bit weight (bitsandbytes 4-bit prefill)";
   }
   if (!s.training.flash_attention) {
     // Eager attention materialises batch x heads x prompt^2 scores in fp32 and 16-bit.
     const double p = static_cast<double>(std::max<int64_t>(1, s.prompt_len));
     bytes +=
         static_cast<double>(s.batch) * static_cast<double>(m.num_heads) / tp * p * p * (4.0 + a);
-    basis += " + eager attention scores batch x heads x prompt^2 x 6 B";
+    if (explain) basis += " + eager attention scores batch x heads x prompt^2 x 6 B";
   }
-  return {bytes, basis};
+  return {bytes, std::move(basis)};
+}
+
+}  // namespace
+
+double activations(const Scenario& s, const Catalog& catalog, Explanations* why) {
+  const bool explain = why != nullptr;
+  const EngineProfile& engine = catalog.engine(s.engine);
+  Part part;
+  if (s.task == Task::kCvTrain)
+    part = cv_activations(s, explain);
+  else if (is_training(s.task))
+    part = training_activations(s, engine, explain);
+  else if (engine.kind == EngineKind::kPreallocating)
+    part = profile_run_activations(s, engine, explain);
+  else if (engine.kind == EngineKind::kLlamaCpp)
+    part = compute_buffer_activations(s, engine, explain);
+  else
+    part = generate_activations(s, engine, explain);
+  return explained(std::move(part), "activations_bytes", why);
 }
 
 }  // namespace gpusizer::memory

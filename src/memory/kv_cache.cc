@@ -10,10 +10,12 @@
 
 namespace gpusizer::memory {
 
-Part kv_cache(const Scenario& s, const Catalog& catalog, int64_t sequences, int64_t context,
-              bool explain) {
+double kv_cache(const Scenario& s, const Catalog& catalog, int64_t sequences, int64_t context,
+                Explanations* why) {
+  const bool explain = why != nullptr;
   const Model& m = s.model;
-  if (m.is_cv() || sequences <= 0 || context <= 0) return {0, "no KV cache"};
+  if (m.is_cv() || sequences <= 0 || context <= 0)
+    return explained(0, "no KV cache", "kv_cache_bytes", why);
   const double bytes = s.kv_cache.bytes_per_value();
   const int64_t tp = s.parallel.tp;
   const bool latent_cache = m.mla && catalog.engine(s.engine).caches_mla_latent;
@@ -33,7 +35,8 @@ Part kv_cache(const Scenario& s, const Catalog& catalog, int64_t sequences, int6
         heads *
         static_cast<double>(m.mla->qk_nope_head_dim + m.mla->qk_rope_head_dim + m.mla->v_head_dim) *
         bytes;
-    basis = "L x heads x (qk 192 + v 128) x seq x batch x bytes (MLA expanded, HF cache)";
+    if (explain)
+      basis = "L x heads x (qk 192 + v 128) x seq x batch x bytes (MLA expanded, HF cache)";
   } else {
     // Each TP rank holds kv_heads/tp heads; when tp exceeds kv_heads the heads are replicated.
     const double heads = std::ceil(static_cast<double>(m.num_kv_heads) / static_cast<double>(tp));
@@ -66,7 +69,8 @@ Part kv_cache(const Scenario& s, const Catalog& catalog, int64_t sequences, int6
                         FMT_COMPILE("; {:g} linear-attention layers keep a constant fp32 state"),
                         linear_layers);
   }
-  return {per_sequence * static_cast<double>(sequences), basis};
+  return explained({per_sequence * static_cast<double>(sequences), std::move(basis)},
+                   "kv_cache_bytes", why);
 }
 
 }  // namespace gpusizer::memory

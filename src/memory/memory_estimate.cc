@@ -13,55 +13,56 @@
 namespace gpusizer {
 namespace {
 
+using memory::add_basis;
 using memory::explain_if;
+using memory::explained;
 using memory::Part;
 
+// Bytes per GPU of each part; their formulas went to the sink as the parts were computed.
 struct Parts {
-  Part weights, kv, activations, gradients, optimizer, master, overhead;
-  double allocated() const {
-    return weights.bytes + kv.bytes + activations.bytes + gradients.bytes + optimizer.bytes +
-           master.bytes;
-  }
+  double weights = 0, kv = 0, activations = 0, gradients = 0, optimizer = 0, master = 0,
+         overhead = 0;
+  double allocated() const { return weights + kv + activations + gradients + optimizer + master; }
 };
 
 // The parts that grow with the batch: KV cache and activations (`engine` is the scenario's).
 void fill_batch_parts(const Scenario& s, const Catalog& catalog, const EngineProfile& engine,
-                      Parts& p, bool explain) {
+                      Parts& p, Explanations* why) {
   if (s.task == Task::kInference) {
-    p.kv = memory::kv_cache(s, catalog, s.batch, s.seq_len, explain);
+    p.kv = memory::kv_cache(s, catalog, s.batch, s.seq_len, why);
     // Hugging Face's DynamicCache grows by torch.cat: one layer's old and new cache coexist.
-    if (engine.kv_grows_by_concat)
-      p.kv.bytes *= 1.0 + 1.0 / static_cast<double>(s.model.num_layers);
+    if (engine.kv_grows_by_concat) p.kv *= 1.0 + 1.0 / static_cast<double>(s.model.num_layers);
   }
-  p.activations = memory::activations(s, catalog, explain);
+  p.activations = memory::activations(s, catalog, why);
 }
 
 Parts compute_parts(const Scenario& s, const Catalog& catalog, const EngineProfile& engine,
-                    bool explain) {
+                    Explanations* why) {
   Parts p;
-  p.weights = memory::weights(s, catalog, explain);
+  p.weights = memory::weights(s, catalog, why);
   if (const double up = memory::kbit_upcast_extra_bytes(s, engine); up > 0) {
     // PEFT prepare_model_for_kbit_training: embedding, head and norms cast to fp32.
-    p.weights.bytes += up;
-    p.weights.basis +=
-        "; + embedding, head and norms cast to fp32 (PEFT prepare_model_for_kbit_training)";
+    p.weights += up;
+    add_basis(why, "weights_bytes",
+              FMT_COMPILE("; + embedding, head and norms cast to fp32 (PEFT "
+                          "prepare_model_for_kbit_training)"));
   }
-  fill_batch_parts(s, catalog, engine, p, explain);
-  p.gradients = memory::gradients(s, catalog, explain);
-  p.optimizer = memory::optimizer_states(s, explain);
-  p.master = memory::master_weights(s, explain);
-  p.overhead = memory::overhead(s, catalog, explain);
+  fill_batch_parts(s, catalog, engine, p, why);
+  p.gradients = memory::gradients(s, catalog, why);
+  p.optimizer = memory::optimizer_states(s, why);
+  p.master = memory::master_weights(s, why);
+  p.overhead = memory::overhead(s, catalog, why);
   if (is_paged(s.training.optimizer) && is_training(s.task)) {
     // bitsandbytes pages these states in CUDA unified memory: the device holds them while there
     // is room, PyTorch's allocator never sees them, and they move to host memory under pressure.
-    p.overhead.bytes += p.optimizer.bytes;
-    p.overhead.basis +=
-        explain_if(explain,
-                   FMT_COMPILE(" + paged optimizer states {:.2f} GiB (unified memory, outside "
-                               "PyTorch's allocator)"),
-                   p.optimizer.bytes / kGiB);
-    p.optimizer.basis += "; held in unified memory outside the allocator: counted in overhead";
-    p.optimizer.bytes = 0;
+    p.overhead += p.optimizer;
+    add_basis(why, "overhead_bytes",
+              FMT_COMPILE(" + paged optimizer states {:.2f} GiB (unified memory, outside "
+                          "PyTorch's allocator)"),
+              p.optimizer / kGiB);
+    add_basis(why, "optimizer_bytes",
+              FMT_COMPILE("; held in unified memory outside the allocator: counted in overhead"));
+    p.optimizer = 0;
   }
   return p;
 }
@@ -73,8 +74,8 @@ Parts compute_parts(const Scenario& s, const Catalog& catalog, const EngineProfi
 // DeepSpeed and Megatron keep contiguous gradient buffers and DDP keeps gradient buckets, so
 // there gradients and activations coexist.
 void place_training_peak(const Scenario& s, const EngineProfile& engine, Parts& p,
-                         MemoryEstimate& m, bool explain) {
-  m.gradients_full = p.gradients.bytes;
+                         MemoryEstimate& m, Explanations* why) {
+  m.gradients_full = p.gradients;
   const bool persistent_buffers =
       engine.persistent_grad_buffers || (engine.ddp_grad_buckets && s.parallel.dp > 1);
   if (s.training.grad_accum > 1 || persistent_buffers || s.training.optimizer_in_backward) {
@@ -83,22 +84,20 @@ void place_training_peak(const Scenario& s, const EngineProfile& engine, Parts& 
                                              : "backward (gradient buffers persist)";
     return;
   }
-  if (p.activations.bytes >= p.gradients.bytes) {
+  if (p.activations >= p.gradients) {
     m.peak_phase = "loss (before any gradient exists)";
-    p.gradients.basis +=
-        explain_if(explain,
-                   FMT_COMPILE("; none alive at the peak: freed by zero_grad, all {:.2f} GiB "
-                               "exist only at the end of backward"),
-                   p.gradients.bytes / kGiB);
-    p.gradients.bytes = 0;
+    add_basis(why, "gradients_bytes",
+              FMT_COMPILE("; none alive at the peak: freed by zero_grad, all {:.2f} GiB exist "
+                          "only at the end of backward"),
+              p.gradients / kGiB);
+    p.gradients = 0;
   } else {
     m.peak_phase = "end of backward (activations freed)";
-    p.activations.basis +=
-        explain_if(explain,
-                   FMT_COMPILE("; freed at the peak, which comes at the end of backward "
-                               "({:.2f} GiB at the loss)"),
-                   p.activations.bytes / kGiB);
-    p.activations.bytes = 0;
+    add_basis(why, "activations_bytes",
+              FMT_COMPILE("; freed at the peak, which comes at the end of backward ({:.2f} GiB "
+                          "at the loss)"),
+              p.activations / kGiB);
+    p.activations = 0;
   }
 }
 
@@ -108,7 +107,7 @@ double allocator_fraction(const Scenario& s, const Catalog& catalog) {
 
 // Device total for a non-preallocating engine.
 double device_total(const Parts& p, const EngineProfile& engine) {
-  return p.allocated() * (1.0 + engine.allocator_overhead_fraction) + p.overhead.bytes;
+  return p.allocated() * (1.0 + engine.allocator_overhead_fraction) + p.overhead;
 }
 
 }  // namespace
@@ -117,7 +116,8 @@ namespace memory {
 
 namespace {
 // The CUDA context and one NCCL communicator per parallel group this GPU belongs to
-// (data/engines.json device; an engine may state its own context size).
+// (data/engines.json device; an engine may state its own context size). With its formula when
+// `explain`: it is the overhead's basis, or part of what a release holds beyond its budget.
 Part process_baseline(const Scenario& s, const EngineProfile& engine, const DeviceProfile& device,
                       bool explain) {
   const double context =
@@ -136,23 +136,21 @@ Part process_baseline(const Scenario& s, const EngineProfile& engine, const Devi
 }
 }  // namespace
 
-Part process_baseline_part(const Scenario& s, const Catalog& catalog, bool explain) {
-  return process_baseline(s, catalog.engine(s.engine), catalog.device(), explain);
-}
-
-Part overhead(const Scenario& s, const Catalog& catalog, bool explain) {
+double overhead(const Scenario& s, const Catalog& catalog, Explanations* why) {
+  const bool explain = why != nullptr;
   const EngineProfile& engine = catalog.engine(s.engine);
   if (engine.preallocates) {
     // What the release's start-up profile counts as non-torch memory against its budget.
     const EngineRelease& rel = engine.release(s.engine_version);
     double bytes = rel.non_torch_bytes;
     if (s.parallel.tp > 1) bytes += rel.non_torch_tp_extra_bytes;
-    return {
-        bytes,
-        explain_if(explain, FMT_COMPILE("non-torch memory {} {} counts at start-up: {:.2f} GiB{}"),
-                   engine.name, rel.version, bytes / kGiB, s.parallel.tp > 1 ? " (with TP)" : "")};
+    return explained(
+        {bytes,
+         explain_if(explain, FMT_COMPILE("non-torch memory {} {} counts at start-up: {:.2f} GiB{}"),
+                    engine.name, rel.version, bytes / kGiB, s.parallel.tp > 1 ? " (with TP)" : "")},
+        "overhead_bytes", why);
   }
-  return process_baseline(s, engine, catalog.device(), explain);
+  return explained(process_baseline(s, engine, catalog.device(), explain), "overhead_bytes", why);
 }
 
 }  // namespace memory
@@ -171,7 +169,7 @@ struct PoolSize {
 // The pool each engine's release leaves for the KV cache at memory fraction f
 // (data/engines.json releases).
 PoolSize pool_size(const EngineRelease& rel, double f, double capacity, const Parts& p) {
-  const double fixed = p.weights.bytes + p.overhead.bytes;
+  const double fixed = p.weights + p.overhead;
   double budget = f * capacity, pool = 0;
   double beyond = rel.cuda_graph_bytes;  // held outside the budget: CUDA graphs
   const char* rule = "";
@@ -179,20 +177,20 @@ PoolSize pool_size(const EngineRelease& rel, double f, double capacity, const Pa
     case PoolRule::kShareOfTotal:
       // vLLM: f x capacity less weights, the profiled activation peak and non-torch memory
       // (V0 worker.determine_num_available_blocks, V1 gpu_worker.determine_available_memory).
-      pool = budget - fixed - p.activations.bytes;
+      pool = budget - fixed - p.activations;
       rule = "{:g} x capacity - weights - activation peak - non-torch";
       break;
     case PoolRule::kStaticShareOfTotal:
       // SGLang: memory free after the weights less (1 - f) x capacity; the activations run in
       // that reserve (model_runner.profile_max_num_token).
       pool = budget - fixed;
-      beyond += p.activations.bytes;
+      beyond += p.activations;
       rule = "{:g} x capacity - weights - non-torch (activations in the 1 - f reserve)";
       break;
     case PoolRule::kShareOfFree:
       // TensorRT-LLM: f x the memory free after the weights and activation workspace.
-      pool = f * (capacity - fixed - p.activations.bytes);
-      budget = fixed + p.activations.bytes + std::max(0.0, pool);
+      pool = f * (capacity - fixed - p.activations);
+      budget = fixed + p.activations + std::max(0.0, pool);
       rule = "{:g} x (capacity - weights - activation workspace - non-torch)";
       break;
   }
@@ -200,36 +198,38 @@ PoolSize pool_size(const EngineRelease& rel, double f, double capacity, const Pa
 }
 
 void size_kv_pool(const Scenario& s, const Catalog& catalog, const EngineProfile& engine,
-                  double capacity, const memory::Part& kv_one_sequence, Parts& p, MemoryEstimate& m,
+                  double capacity, double kv_one_sequence, Parts& p, MemoryEstimate& m,
                   Explanations* why) {
-  const bool explain = why != nullptr;
   const EngineRelease& rel = engine.release(s.engine_version);
   const double f =
       memory_fraction(rel, s.gpu_memory_utilization_given, s.gpu_memory_utilization, s.parallel.tp);
   auto [budget, pool, beyond, rule] = pool_size(rel, f, capacity, p);
-  const memory::Part baseline =
-      memory::process_baseline_part(s, catalog, /*explain=*/explain && rel.baseline_outside_budget);
+  const Part baseline = memory::process_baseline(s, engine, catalog.device(),
+                                                 /*explain=*/why && rel.baseline_outside_budget);
   if (rel.baseline_outside_budget) beyond += baseline.bytes;
   // With attention data-parallel groups inside the replica (ep > tp) each group caches only
   // its own sequences, so a GPU holds 1/groups of the batch and the replica groups x the pool.
   const auto groups = s.attention_groups();
-  const double requested = p.kv.bytes / static_cast<double>(groups);
-  p.kv.bytes = std::max(0.0, pool);
-  if (explain)
-    p.kv.basis = fmt::format(FMT_COMPILE("KV pool = {} ({} {}); per sequence: {}"),
-                             fmt::format(fmt::runtime(rule), f), engine.name, rel.version,
-                             kv_one_sequence.basis);
+  const double requested = p.kv / static_cast<double>(groups);
+  p.kv = std::max(0.0, pool);
+  if (why) {
+    // The batch's KV formula (kv_cache wrote it) is the formula of one sequence: it names seq
+    // and batch, not their values.
+    std::string& kv = why->basis["kv_cache_bytes"];
+    kv = fmt::format(FMT_COMPILE("KV pool = {} ({} {}); per sequence: {}"),
+                     fmt::format(fmt::runtime(rule), f), engine.name, rel.version, kv);
+  }
   m.kv_cache_capacity_tokens =
       m.kv_bytes_per_token > 0
           ? groups * static_cast<int64_t>(std::max(0.0, pool) / m.kv_bytes_per_token)
           : 0;
   m.max_batch =
-      kv_one_sequence.bytes > 0
-          ? groups * static_cast<int64_t>(std::floor(std::max(0.0, pool) / kv_one_sequence.bytes))
+      kv_one_sequence > 0
+          ? groups * static_cast<int64_t>(std::floor(std::max(0.0, pool) / kv_one_sequence))
           : 0;
   m.allocated = p.allocated();
   m.reserved = m.allocated;
-  m.total = std::max(budget, m.reserved + p.overhead.bytes) + beyond;
+  m.total = std::max(budget, m.reserved + p.overhead) + beyond;
   // vLLM V1 refuses to start when f x total exceeds the memory free at start-up; the others
   // run out of memory when the reserve cannot hold what lives beyond the budget.
   const bool room = m.total <= capacity * 1.0000001;
@@ -270,7 +270,7 @@ int64_t largest_batch(const Scenario& s, const Catalog& catalog, const EnginePro
   Parts q = p;
   auto total_at = [&](int64_t b) {
     t.batch = b;
-    fill_batch_parts(t, catalog, engine, q, /*explain=*/false);
+    fill_batch_parts(t, catalog, engine, q, nullptr);
     return device_total(q, engine);
   };
   constexpr int64_t kMost = int64_t{1} << 24;
@@ -290,12 +290,11 @@ void size_allocated(const Scenario& s, const Catalog& catalog, const EngineProfi
                     const std::optional<double>& capacity, const Parts& p, MemoryEstimate& m) {
   m.allocated = p.allocated();
   m.reserved = m.allocated * (1.0 + engine.allocator_overhead_fraction);
-  m.total = m.reserved + p.overhead.bytes;
+  m.total = m.reserved + p.overhead;
   // Band: weights and states are near exact; activations and overhead are not.
-  const double spread = 0.02 * (p.weights.bytes + p.kv.bytes + p.gradients.bytes +
-                                p.optimizer.bytes + p.master.bytes) +
-                        0.25 * p.activations.bytes + 0.5 * p.overhead.bytes;
-  m.low = m.allocated + p.overhead.bytes - spread;
+  const double spread = 0.02 * (p.weights + p.kv + p.gradients + p.optimizer + p.master) +
+                        0.25 * p.activations + 0.5 * p.overhead;
+  m.low = m.allocated + p.overhead - spread;
   m.high = m.total + spread + 0.1 * m.allocated;
   if (!capacity) return;
   m.fits = m.total <= *capacity;
@@ -305,16 +304,10 @@ void size_allocated(const Scenario& s, const Catalog& catalog, const EngineProfi
     m.max_batch = s.batch;  // llama.cpp serves the slots it was started with
 }
 
-// The basis of every memory figure.
+// The basis of the totals (the parts wrote their own as they were computed).
 void explain_memory(const Scenario& s, const Catalog& catalog, bool preallocates, bool capacity,
-                    Parts& p, Explanations& why) {
-  why.basis["weights_bytes"] = std::move(p.weights.basis);
-  why.basis["kv_cache_bytes"] = std::move(p.kv.basis);
-  why.basis["activations_bytes"] = std::move(p.activations.basis);
-  why.basis["gradients_bytes"] = std::move(p.gradients.basis);
-  why.basis["optimizer_bytes"] = std::move(p.optimizer.basis);
-  why.basis["master_weights_bytes"] = std::move(p.master.basis);
-  why.basis["overhead_bytes"] = std::move(p.overhead.basis);
+                    Explanations& why) {
+  why.basis.try_emplace("kv_cache_bytes");  // training caches nothing: the key stays, empty
   why.basis["reserved_bytes"] =
       preallocates ? "the engine's own allocator: reserved = allocated"
                    : fmt::format(FMT_COMPILE("allocated x (1 + {:g}) caching-allocator slack ({})"),
@@ -331,20 +324,18 @@ void explain_memory(const Scenario& s, const Catalog& catalog, bool preallocates
 }  // namespace
 
 MemoryEstimate estimate_memory(const Scenario& s, const Catalog& catalog, Explanations* why) {
-  const bool explain = why != nullptr;
   MemoryEstimate m;
   const EngineProfile& engine = catalog.engine(s.engine);
-  Parts p = compute_parts(s, catalog, engine, explain);
+  Parts p = compute_parts(s, catalog, engine, why);
   const bool preallocates = engine.preallocates && s.task == Task::kInference;
   std::optional<double> capacity;
   if (s.gpu) capacity = memory::usable_capacity(*s.gpu, catalog);
 
-  const memory::Part kv_one_sequence =
-      memory::kv_cache(s, catalog, 1, s.seq_len, explain && preallocates);
+  const double kv_one_sequence = memory::kv_cache(s, catalog, 1, s.seq_len, nullptr);
   m.kv_bytes_per_token = s.task == Task::kInference && s.seq_len > 0
-                             ? kv_one_sequence.bytes / static_cast<double>(s.seq_len)
+                             ? kv_one_sequence / static_cast<double>(s.seq_len)
                              : 0;
-  if (is_training(s.task)) place_training_peak(s, engine, p, m, explain);
+  if (is_training(s.task)) place_training_peak(s, engine, p, m, why);
 
   if (preallocates && capacity) {
     size_kv_pool(s, catalog, engine, *capacity, kv_one_sequence, p, m, why);
@@ -356,24 +347,15 @@ MemoryEstimate estimate_memory(const Scenario& s, const Catalog& catalog, Explan
     size_allocated(s, catalog, engine, capacity, p, m);
   }
 
-  m.weights = p.weights.bytes;
-  m.kv_cache = p.kv.bytes;
-  m.activations = p.activations.bytes;
-  m.gradients = p.gradients.bytes;
-  m.optimizer = p.optimizer.bytes;
-  m.master_weights = p.master.bytes;
-  m.overhead = p.overhead.bytes;
+  m.weights = p.weights;
+  m.kv_cache = p.kv;
+  m.activations = p.activations;
+  m.gradients = p.gradients;
+  m.optimizer = p.optimizer;
+  m.master_weights = p.master;
+  m.overhead = p.overhead;
   m.capacity = capacity;
-  if (why) explain_memory(s, catalog, preallocates, capacity.has_value(), p, *why);
-  return m;
-}
-
-MemoryEstimate estimate_memory(const Scenario& s, const Catalog& catalog, Estimate& out,
-                               bool explain) {
-  Explanations why;
-  MemoryEstimate m = estimate_memory(s, catalog, explain ? &why : nullptr);
-  for (auto& [key, text] : why.basis) out.basis[key] = std::move(text);
-  for (auto& w : why.warnings) out.warnings.push_back(std::move(w));
+  if (why) explain_memory(s, catalog, preallocates, capacity.has_value(), *why);
   return m;
 }
 

@@ -11,9 +11,4 @@ namespace gpusizer {
 /// `why`; null builds no text (numbers only: searches, the largest batch).
 MemoryEstimate estimate_memory(const Scenario& s, const Catalog& catalog, Explanations* why);
 
-/// The same adding the basis and warnings to `out` (none unless `explain`), for callers that
-/// still fill an Estimate.
-MemoryEstimate estimate_memory(const Scenario& s, const Catalog& catalog, Estimate& out,
-                               bool explain = true);
-
 }  // namespace gpusizer

@@ -1,20 +1,24 @@
 #pragma once
 // The memory estimator's parts, each a pure function of the scenario. Every part returns its
-// bytes per GPU and the formula it used (the "basis" the output shows).
+// bytes per GPU and writes the formula it used (the "basis" the output shows) into the sink it
+// is given, under the figure's output key; a null sink asks for bytes only and no text is built.
 #include <fmt/compile.h>
 #include <fmt/format.h>
 
+#include <iterator>
 #include <string>
 #include <utility>
 
 #include "gpusizer/catalog.h"
+#include "gpusizer/explanations.h"
 #include "gpusizer/scenario.h"
 
 namespace gpusizer::memory {
 
+/// A piece of a figure while a part builds it: bytes and, when explaining, its formula.
 struct Part {
   double bytes = 0;   ///< per GPU
-  std::string basis;  ///< formula and source
+  std::string basis;  ///< formula and source; empty when not explaining
 };
 
 /// fmt::format when `explain` is set, else nothing: searches over the batch need bytes only.
@@ -27,6 +31,27 @@ std::string explain_if(bool explain, const CompiledFormat& format, const Args&..
   return explain ? fmt::format(format, args...) : std::string();
 }
 
+/// Appends to the basis of `figure` (an output key, "weights_bytes") in `why`; null: nothing.
+template <typename CompiledFormat, typename... Args>
+void add_basis(Explanations* why, const char* figure, const CompiledFormat& format,
+               const Args&... args) {
+  static_assert(fmt::detail::is_compiled_string<CompiledFormat>::value,
+                "wrap the format in FMT_COMPILE");
+  if (why) fmt::format_to(std::back_inserter(why->basis[figure]), format, args...);
+}
+
+/// The part's bytes; its basis becomes the basis of `figure` in `why` when there is one.
+inline double explained(Part part, const char* figure, Explanations* why) {
+  if (why) why->basis[figure] = std::move(part.basis);
+  return part.bytes;
+}
+
+/// The same for a part whose basis is a fixed text.
+inline double explained(double bytes, const char* basis, const char* figure, Explanations* why) {
+  if (why) why->basis[figure] = basis;
+  return bytes;
+}
+
 /// Bytes the GPU lets a process use: marketed binary capacity less in-band ECC and the driver's
 /// reservation (data/engines.json "device").
 double usable_capacity(const Gpu& gpu, const Catalog& catalog);
@@ -35,28 +60,32 @@ double usable_capacity(const Gpu& gpu, const Catalog& catalog);
 /// last layers (freeze). 0 for inference.
 double trainable_params(const Scenario& s);
 
+// Each part below writes its basis to why->basis under the key named after it; `why` may be
+// null (bytes only).
+
 /// Model weights held per GPU (frozen base for LoRA; working copy for full training).
-Part weights(const Scenario& s, const Catalog& catalog, bool explain = true);
+/// Basis: "weights_bytes".
+double weights(const Scenario& s, const Catalog& catalog, Explanations* why);
 
 /// KV cache bytes per GPU for `sequences` sequences of `context` tokens each.
-Part kv_cache(const Scenario& s, const Catalog& catalog, int64_t sequences, int64_t context,
-              bool explain = true);
+/// Basis: "kv_cache_bytes".
+double kv_cache(const Scenario& s, const Catalog& catalog, int64_t sequences, int64_t context,
+                Explanations* why);
 
 /// Peak activation memory per GPU: inference transients, or saved training activations + loss.
-Part activations(const Scenario& s, const Catalog& catalog, bool explain = true);
+/// Basis: "activations_bytes".
+double activations(const Scenario& s, const Catalog& catalog, Explanations* why);
 
 /// Gradients, optimizer states and fp32 master weights per GPU after ZeRO sharding.
-/// (`explain`: build the basis strings; searches that need bytes only pass false.)
-Part gradients(const Scenario& s, const Catalog& catalog, bool explain = true);
-Part optimizer_states(const Scenario& s, bool explain = true);
-Part master_weights(const Scenario& s, bool explain = true);
+/// Bases: "gradients_bytes", "optimizer_bytes", "master_weights_bytes".
+double gradients(const Scenario& s, const Catalog& catalog, Explanations* why);
+double optimizer_states(const Scenario& s, Explanations* why);
+double master_weights(const Scenario& s, Explanations* why);
 
 /// Memory outside the framework's allocator: CUDA context, NCCL buffers (engine non-torch).
 /// For a preallocating engine: the non-torch memory its release counts against the budget.
-Part overhead(const Scenario& s, const Catalog& catalog, bool explain = true);
-
-/// The process's own baseline: CUDA context + one NCCL communicator per parallel group.
-Part process_baseline_part(const Scenario& s, const Catalog& catalog, bool explain = true);
+/// Basis: "overhead_bytes".
+double overhead(const Scenario& s, const Catalog& catalog, Explanations* why);
 
 /// Activation bytes per token of one layer in a no-grad forward (inference transients).
 double inference_transient_bytes_per_token(const Scenario& s, double element_bytes);

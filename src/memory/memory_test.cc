@@ -6,6 +6,7 @@
 #include "embed/embedded.h"
 #include "gpusizer/api.h"
 #include "gpusizer/estimate.h"
+#include "gpusizer/explanations.h"
 #include "memory/memory_parts.h"
 
 namespace gpusizer {
@@ -62,14 +63,14 @@ TEST(KvCache, Fp8HalvesAndGqaShrinks) {
 TEST(KvCache, HfBlogTableLlama31_8bAt1kTokensIs128MiB) {
   // HF blog "Llama 3.1" KV table (EST rows): 8B, 1k tokens, 16-bit = 0.125 GB.
   Scenario s = parse_scenario({{"model", "llama-3.1-8b"}}, Catalog::builtin());
-  EXPECT_DOUBLE_EQ(memory::kv_cache(s, Catalog::builtin(), 1, 1024).bytes, 128.0 * 1024 * 1024);
+  EXPECT_DOUBLE_EQ(memory::kv_cache(s, Catalog::builtin(), 1, 1024, nullptr), 128.0 * 1024 * 1024);
 }
 
 TEST(KvCache, SlidingWindowLayersStopGrowing) {
   // Gemma-3-4B: 5 global layers grow with context; 29 local layers keep 1024 tokens.
   Scenario s = parse_scenario({{"model", "gemma-3-4b"}}, Catalog::builtin());
   const double per_layer_token = 2.0 * 4 * 256 * 2;  // kv heads 4 x head_dim 256 x bf16
-  EXPECT_DOUBLE_EQ(memory::kv_cache(s, Catalog::builtin(), 1, 8192).bytes,
+  EXPECT_DOUBLE_EQ(memory::kv_cache(s, Catalog::builtin(), 1, 8192, nullptr),
                    per_layer_token * (5 * 8192.0 + 29 * 1024.0));
 }
 
@@ -77,7 +78,26 @@ TEST(KvCache, TensorParallelBeyondKvHeadsReplicates) {
   // Llama-3.1-8B has 8 KV heads: at tp=16 each rank still holds one head.
   Scenario s =
       parse_scenario({{"model", "llama-3.1-8b"}, {"parallel", {{"tp", 16}}}}, Catalog::builtin());
-  EXPECT_DOUBLE_EQ(memory::kv_cache(s, Catalog::builtin(), 1, 1).bytes, 2.0 * 32 * 1 * 128 * 2);
+  EXPECT_DOUBLE_EQ(memory::kv_cache(s, Catalog::builtin(), 1, 1, nullptr), 2.0 * 32 * 1 * 128 * 2);
+}
+
+// A part called directly: with a sink it writes its formula under its own output key, with none
+// it gives the same bytes (the numbers-only path builds no text). Llama-2-7B in fp16:
+// 6,738,415,616 params x 2 bytes = 13,476,831,232.
+TEST(MemoryParts, NullSinkGivesTheSameBytes) {
+  const Catalog& cat = Catalog::builtin();
+  const Scenario s = parse_scenario({{"model", "llama-2-7b"}, {"weights", "fp16"}}, cat);
+  Explanations why;
+  EXPECT_DOUBLE_EQ(memory::weights(s, cat, &why), 13476831232.0);
+  EXPECT_DOUBLE_EQ(memory::weights(s, cat, nullptr), 13476831232.0);
+  ASSERT_EQ(why.basis.size(), 1u);
+  EXPECT_EQ(why.basis["weights_bytes"].rfind("params x 16 bits (fp16: ", 0), 0u);
+  // Inference keeps no gradients: 0 bytes either way, and the basis says so under its own key.
+  EXPECT_EQ(memory::gradients(s, cat, nullptr), 0.0);
+  EXPECT_EQ(memory::gradients(s, cat, &why), 0.0);
+  EXPECT_EQ(why.basis["gradients_bytes"], "inference keeps no gradients");
+  EXPECT_EQ(why.basis.size(), 2u);
+  EXPECT_TRUE(why.warnings.empty());
 }
 
 TEST(Training, AdamWKeepsEightBytesPerTrainableParameter) {

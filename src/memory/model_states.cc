@@ -333,12 +333,12 @@ ModelBytes stored_weights(const Scenario& s, const ModelBytes& p, bool explain,
     b.layers += t.layers * 4.0;
     // modules_to_save copies keep the module's 16-bit dtype (PEFT ModulesToSaveWrapper).
     b.embedding += t.embedding * 2.0;
-    basis += "; + LoRA adapters in fp32";
-    if (t.embedding > 0) basis += " and 16-bit trainable copies of the saved modules";
+    if (explain) basis += "; + LoRA adapters in fp32";
+    if (explain && t.embedding > 0) basis += " and 16-bit trainable copies of the saved modules";
   } else if (s.task == Task::kFreeze) {
     b.layers += t.layers * 2.0;
     b.experts += t.experts * 2.0;
-    basis += "; + trainable layers upcast to fp32";
+    if (explain) basis += "; + trainable layers upcast to fp32";
   }
   return b;
 }
@@ -364,10 +364,11 @@ Part sharded_weights(const Scenario& s, const Catalog& catalog, const ModelBytes
           gathered.basis, resident / 1073741824.0);
     } else if (s.parallel.dp > 1) {
       part.bytes += gathered.bytes;
-      part.basis += "; ZeRO-3: sharded over dp + " + gathered.basis;
+      if (explain) part.basis += "; ZeRO-3: sharded over dp + " + gathered.basis;
     } else {
       // One rank: a parameter is gathered as a view of its own partition (NoGatherHandle).
-      part.basis += "; ZeRO-3 on one rank: parameters gathered in place, nothing extra";
+      if (explain)
+        part.basis += "; ZeRO-3 on one rank: parameters gathered in place, nothing extra";
     }
     return part;
   }
@@ -375,18 +376,19 @@ Part sharded_weights(const Scenario& s, const Catalog& catalog, const ModelBytes
     // FSDP gathers one wrapped unit (a layer) at a time; limit_all_gathers keeps two in flight.
     const double layer = (b.layers + b.experts) / static_cast<double>(s.model.num_layers);
     part.bytes += 2.0 * layer / static_cast<double>(s.parallel.tp);
-    part.basis += "; FSDP: sharded over dp + 2 gathered layers";
+    if (explain) part.basis += "; FSDP: sharded over dp + 2 gathered layers";
   }
   if (params_offloaded) {
     part.bytes = 2.0 * (b.layers + b.experts) / static_cast<double>(s.model.num_layers);
-    part.basis += "; parameters offloaded to host: 2 layers resident";
+    if (explain) part.basis += "; parameters offloaded to host: 2 layers resident";
   }
   return part;
 }
 
 }  // namespace
 
-Part weights(const Scenario& s, const Catalog& catalog, bool explain) {
+double weights(const Scenario& s, const Catalog& catalog, Explanations* why) {
+  const bool explain = why != nullptr;
   const ModelBytes p = param_split(s);
   ModelBytes b;
   std::string basis;
@@ -397,11 +399,13 @@ Part weights(const Scenario& s, const Catalog& catalog, bool explain) {
   } else {
     b = stored_weights(s, p, explain, basis);
   }
-  return sharded_weights(s, catalog, b, std::move(basis), explain);
+  return explained(sharded_weights(s, catalog, b, std::move(basis), explain), "weights_bytes", why);
 }
 
-Part gradients(const Scenario& s, const Catalog& catalog, bool explain) {
-  if (!is_training(s.task)) return {0, "inference keeps no gradients"};
+double gradients(const Scenario& s, const Catalog& catalog, Explanations* why) {
+  if (!is_training(s.task))
+    return explained(0, "inference keeps no gradients", "gradients_bytes", why);
+  const bool explain = why != nullptr;
   // Mixed precision keeps 16-bit gradients (ZeRO sec. 3.1); fp32 training and the fp32 trainable
   // copies of adapter and freeze tuning keep fp32 ones.
   const double bytes = full_training(s) ? working_bytes(s) : 4.0;
@@ -409,12 +413,12 @@ Part gradients(const Scenario& s, const Catalog& catalog, bool explain) {
   if (adapter_training(s)) t.embedding *= 2.0 / bytes;  // saved modules: 16-bit gradients
   Part part{per_gpu(t, s, s.training.zero_stage >= 2),
             explain_if(explain, FMT_COMPILE("trainable params x {:g} B"), bytes)};
-  if (s.training.zero_stage >= 2) part.basis += "; ZeRO-2/3: sharded over dp";
+  if (explain && s.training.zero_stage >= 2) part.basis += "; ZeRO-2/3: sharded over dp";
   if (s.training.optimizer_in_backward) {
     // Each gradient is applied and freed as soon as it exists (torchtune optimizer_in_bwd):
     // about one layer's worth is alive at a time.
     part.bytes /= static_cast<double>(std::max<int64_t>(1, s.model.num_layers));
-    part.basis += "; optimizer in backward: one layer alive";
+    if (explain) part.basis += "; optimizer in backward: one layer alive";
   }
   if (deepspeed_zero3(s, catalog)) {
     // DeepSpeed ZeRO-3 keeps a flat reduce bucket of reduce_bucket_size elements in the
@@ -427,11 +431,13 @@ Part gradients(const Scenario& s, const Catalog& catalog, bool explain) {
     part.basis += explain_if(explain, FMT_COMPILE("; + ZeRO-3 reduce bucket {:.3g} x {:g} B"),
                              z.reduce_bucket, gathered_element_bytes(s));
   }
-  return part;
+  return explained(std::move(part), "gradients_bytes", why);
 }
 
-Part optimizer_states(const Scenario& s, bool explain) {
-  if (!is_training(s.task)) return {0, "inference keeps no optimizer states"};
+double optimizer_states(const Scenario& s, Explanations* why) {
+  if (!is_training(s.task))
+    return explained(0, "inference keeps no optimizer states", "optimizer_bytes", why);
+  const bool explain = why != nullptr;
   // States follow the trainable parameters' dtype: fp32 with a master copy or fp32 adapters,
   // bf16 in pure-bf16 training (torch.optim creates states like the parameter).
   const double state_bytes =
@@ -451,28 +457,29 @@ Part optimizer_states(const Scenario& s, bool explain) {
         t.total() / std::max(1.0, static_cast<double>(count_params(s.model).total));
     b = scaled(param_split(s), 0);
     b.layers = factored * std::min(1.0, share) + std::max(0.0, t.total() - t.layers) * state_bytes;
-    basis = "adafactor: factored second moments (rows + columns) x 4 B";
+    if (explain) basis = "adafactor: factored second moments (rows + columns) x 4 B";
   }
-  Part part{per_gpu(b, s, s.training.zero_stage >= 1), basis};
-  if (s.training.zero_stage >= 1) part.basis += "; ZeRO-1+: sharded over dp";
-  if (is_paged(s.training.optimizer))
+  Part part{per_gpu(b, s, s.training.zero_stage >= 1), std::move(basis)};
+  if (explain && s.training.zero_stage >= 1) part.basis += "; ZeRO-1+: sharded over dp";
+  if (explain && is_paged(s.training.optimizer))
     part.basis += "; paged: can spill to host memory under pressure";
   if (s.training.offload != Offload::kNone) {
     part.bytes = 0;
-    part.basis = "offloaded to host memory (ZeRO-Offload)";
+    if (explain) part.basis = "offloaded to host memory (ZeRO-Offload)";
   }
-  return part;
+  return explained(std::move(part), "optimizer_bytes", why);
 }
 
-Part master_weights(const Scenario& s, bool /*explain: no formatted basis*/) {
+double master_weights(const Scenario& s, Explanations* why) {
+  const char* figure = "master_weights_bytes";
   if (!full_training(s) || !is_amp(s.training.mixed_precision))
-    return {0, "no separate fp32 master copy"};
-  const ModelBytes t = scaled(trainable_split(s), 4.0);
-  Part part{per_gpu(t, s, s.training.zero_stage >= 1),
-            "trainable params x 4 B (fp32 master, mixed precision; ZeRO sec. 3.1)"};
+    return explained(0, "no separate fp32 master copy", figure, why);
   if (s.training.offload != Offload::kNone)
-    part = {0, "offloaded to host memory with the optimizer"};
-  return part;
+    return explained(0, "offloaded to host memory with the optimizer", figure, why);
+  const ModelBytes t = scaled(trainable_split(s), 4.0);
+  return explained(per_gpu(t, s, s.training.zero_stage >= 1),
+                   "trainable params x 4 B (fp32 master, mixed precision; ZeRO sec. 3.1)", figure,
+                   why);
 }
 
 }  // namespace gpusizer::memory

@@ -31,9 +31,9 @@ Scenario titan(bool sp) {
 
 double one_layer(Scenario s) {
   const Catalog& cat = Catalog::builtin();
-  const double all = memory::activations(s, cat, false).bytes;
+  const double all = memory::activations(s, cat, nullptr);
   s.model.num_layers -= 1;
-  return all - memory::activations(s, cat, false).bytes;
+  return all - memory::activations(s, cat, nullptr);
 }
 
 TEST(RecomputeSp, CheckpointedInputIsShardedAlongTheSequence) {
@@ -49,8 +49,8 @@ TEST(RecomputeSp, SequenceParallelShardsTheEdgesToo) {
   // norm input (16 x 8,192 x 8,192 x (4 + 2) B = 6,442,450,944 B) shrink by 7/8 as well, and
   // the recomputed layer's norm inputs: the whole difference is at least the first two terms.
   const Catalog& cat = Catalog::builtin();
-  const double with = memory::activations(titan(true), cat, false).bytes;
-  const double without = memory::activations(titan(false), cat, false).bytes;
+  const double with = memory::activations(titan(true), cat, nullptr);
+  const double without = memory::activations(titan(false), cat, nullptr);
   EXPECT_GT(without - with, 7.0 / 8.0 * (80 * 2147483648.0 + 6442450944.0));
 }
 

@@ -32,6 +32,7 @@ std::string join(const std::vector<std::string>& v) {
 // The default engine for the task, the weights and the GPU, and why (resolve_engine when the
 // input names none).
 const EngineProfile& default_engine(const Catalog& catalog, const Gpu* gpu, Scenario& s) {
+  s.engine_defaulted = true;
   if (is_training(s.task)) {
     s.engine_basis = "default for training";
     return catalog.engine(catalog.engine_defaults().training, "engine");
@@ -67,6 +68,7 @@ void resolve_engine(const nlohmann::json& input, const Catalog& catalog, Scenari
   if (auto v = read_string(input, "engine", "")) {
     engine = &catalog.engine(*v, "engine");
     s.engine_basis = "given";
+    s.engine_defaulted = false;
   } else {
     const Gpu* gpu = nullptr;
     if (!is_training(s.task))
@@ -88,8 +90,7 @@ void rederive_engine(const Catalog& catalog, bool engine_given, bool version_giv
 }
 
 bool retarget_default_engine(Scenario& s, const Gpu& gpu, const Catalog& catalog) {
-  if (s.task != Task::kInference || s.engine_basis.rfind("default for serving", 0) != 0)
-    return false;
+  if (s.task != Task::kInference || !s.engine_defaulted) return false;
   const EngineProfile* engine = default_serving_engine(catalog, &gpu, s);
   if (!engine || engine->name == s.engine) return false;
   s.engine = engine->name;

@@ -71,5 +71,20 @@ TEST(EngineChoice, AdvisorRetargetsOnlyADefaultedEngine) {
   EXPECT_FALSE(retarget_default_engine(given, c.gpu("apple-m2-ultra-192gb"), c));
 }
 
+// The decision reads the typed flag, never the basis text (which is for the output only): a
+// defaulted engine whose basis says something else is still retargeted, and a named one whose
+// basis reads like a default is not.
+TEST(EngineChoice, RetargetDecidesOnTheFlagNotTheBasisText) {
+  const Catalog& c = Catalog::builtin();
+  Scenario s = parse({{"model", "llama-3.1-8b"}});
+  EXPECT_TRUE(s.engine_defaulted);
+  s.engine_basis = "reworded";
+  EXPECT_TRUE(retarget_default_engine(s, c.gpu("apple-m2-ultra-192gb"), c));
+  Scenario given = parse({{"model", "llama-3.1-8b"}, {"engine", "vllm"}});
+  EXPECT_FALSE(given.engine_defaulted);
+  given.engine_basis = "default for serving bf16 weights";
+  EXPECT_FALSE(retarget_default_engine(given, c.gpu("apple-m2-ultra-192gb"), c));
+}
+
 }  // namespace
 }  // namespace gpusizer

@@ -22,8 +22,7 @@ Scenario make(const std::string& weights, int64_t prompt, int64_t batch = 1) {
 }
 
 PerformanceEstimate run(const Scenario& s) {
-  Estimate e;
-  return estimate_speed(s, Catalog::builtin(), e);
+  return estimate_speed(s, Catalog::builtin(), MemoryEstimate{}, nullptr);
 }
 
 TEST(Bitsandbytes, Nf4DecodeIsSlowerThanFp16AtBatchOne) {

@@ -19,8 +19,7 @@ double pp(int64_t prompt, bool flash) {
   s.output_len = 1;
   s.seq_len = prompt + 1;
   s.training.flash_attention = flash;
-  Estimate e;
-  return *estimate_speed(s, cat, e).prefill_tokens_per_s;
+  return *estimate_speed(s, cat, MemoryEstimate{}, nullptr).prefill_tokens_per_s;
 }
 
 TEST(LlamaCppScores, LongPromptsSlowDownWithoutFlashAttention) {

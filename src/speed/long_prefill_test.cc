@@ -37,9 +37,8 @@ TEST(LongPrefill, CausalAttentionFlopsOf128kPrompt) {
 TEST(LongPrefill, Llama8b128kOnH100TakesAtLeastItsFlopsAtPeak) {
   // 131,072 x (15,009,849,344 + 34,359,738,368) = 6.471e15 FLOPs: at the 989 TFLOPS dense bf16
   // peak no less than 6.54 s; GEMMs at ~65% and FlashAttention-3 at ~65% of peak give ~10 s.
-  Estimate e;
   const auto p = estimate_speed(make("llama-3.1-8b", "h100-sxm5-80gb", "bf16", "vllm", 131072),
-                                Catalog::builtin(), e);
+                                Catalog::builtin(), MemoryEstimate{}, nullptr);
   ASSERT_TRUE(p.ttft_ms);
   const double flops = 131072.0 * (15009849344.0 + 34359738368.0);
   EXPECT_GT(*p.ttft_ms / 1e3, flops / 989e12);
@@ -67,8 +66,7 @@ TEST(LongPrefill, ImpliedFlopRateNeverExceedsTheDensePeak) {
             Scenario s = make(model, g.id, "bf16", engine, prompt);
             s.parallel.tp = tp;
             s.gpu_count = tp;
-            Estimate e;
-            const auto p = estimate_speed(s, cat, e);
+            const auto p = estimate_speed(s, cat, MemoryEstimate{}, nullptr);
             if (!p.ttft_ms) continue;
             const ModelCosts c = model_costs(s.model, s.weights, s.kv_cache);
             const double flops = static_cast<double>(prompt) *

@@ -46,6 +46,7 @@ void inference(const Scenario& sc, const Catalog& catalog, const MemoryEstimate&
   perf.ttft_ms = pre.seconds * 1e3;
   perf.tpot_ms = dec.seconds * 1e3;
   perf.decode_tokens_per_s = batch / dec.seconds;
+  perf.decode_bandwidth_bound = dec.pass.memory_s >= dec.pass.compute_s;
 
   // Serving throughput with the GPUs kept full: every request costs its prefill plus its share
   // of output_len decode steps of the full batch (continuous batching, Yu et al. 2022 "Orca").
@@ -77,7 +78,7 @@ void inference(const Scenario& sc, const Catalog& catalog, const MemoryEstimate&
 // The basis and warnings of the serving figures.
 void explain_inference(const Scenario& sc, const InferenceSetup& s, const MemoryEstimate& memory,
                        const PassTime& p, double batch, double full, Explanations& est) {
-  const bool bw_bound = p.memory_s >= p.compute_s;
+  const bool bw_bound = p.memory_s >= p.compute_s;  // perf.decode_bandwidth_bound
   est.basis["decode_tokens_per_s"] =
       "batch / step; step = max(FLOPs / (peak " + s.compute_dtype +
       " x eff(batch)), bytes (weights once + KV per sequence) / (bandwidth x bw_eff)) + TP " +
@@ -157,20 +158,6 @@ PerformanceEstimate estimate_speed(const Scenario& scenario, const Catalog& cata
 PerformanceEstimate estimate_speed(const Scenario& scenario, const Catalog& catalog,
                                    const MemoryEstimate& memory, Explanations* why) {
   return estimate_speed(scenario, catalog, memory, why, catalog.speed());
-}
-
-PerformanceEstimate estimate_speed(const Scenario& scenario, const Catalog& catalog,
-                                   Estimate& estimate) {
-  return estimate_speed(scenario, catalog, estimate, catalog.speed());
-}
-
-PerformanceEstimate estimate_speed(const Scenario& scenario, const Catalog& catalog,
-                                   Estimate& estimate, const SpeedProfile& profile) {
-  Explanations why;
-  PerformanceEstimate perf = estimate_speed(scenario, catalog, estimate.memory, &why, profile);
-  for (auto& [key, text] : why.basis) estimate.basis[key] = std::move(text);
-  for (auto& w : why.warnings) estimate.warnings.push_back(std::move(w));
-  return perf;
 }
 
 }  // namespace gpusizer

@@ -4,10 +4,10 @@
 #include <cmath>
 #include <map>
 #include <sstream>
+#include <tuple>
 
 #include "gpusizer/error.h"
 #include "gpusizer/speed.h"
-#include "gpusizer/validation.h"
 
 namespace gpusizer {
 namespace {
@@ -89,8 +89,7 @@ std::vector<PreparedCase> prepare_speed_cases(const std::vector<SpeedCase>& case
 std::optional<double> predict_case(const PreparedCase& c, const Catalog& catalog,
                                    const SpeedProfile& profile) {
   if (!c.scenario) return std::nullopt;
-  Estimate e = c.base;
-  const PerformanceEstimate p = estimate_speed(*c.scenario, catalog, e, profile);
+  const PerformanceEstimate p = estimate_speed(*c.scenario, catalog, c.memory, nullptr, profile);
   if (c.spec.compare == "e2e_output_tokens_per_s") {
     // One timed generate() of a fixed batch (vLLM benchmarks/benchmark_latency.py): the prefill
     // of every prompt, then output_len decode steps; tokens out / that latency.
@@ -106,8 +105,8 @@ SpeedValidation validate_speed(const std::vector<PreparedCase>& cases, const Cat
                                const SpeedProfile& profile) {
   SpeedValidation v;
   v.rows = nlohmann::json::array();
-  // (group, metric, use) -> errors; "" group = all groups, "all" use = both sides.
-  std::map<std::tuple<std::string, std::string, std::string>, std::vector<double>> abs_err, err;
+  // (group, metric, use) -> signed errors; "" group = all groups, "all" use = both sides.
+  std::map<std::tuple<std::string, std::string, std::string>, std::vector<double>> err;
   for (const auto& c : cases) {
     if (!c.spec.include) continue;
     nlohmann::json row = {{"id", c.spec.id},
@@ -131,20 +130,14 @@ SpeedValidation validate_speed(const std::vector<PreparedCase>& cases, const Cat
     for (const auto& [g, metric] :
          {std::pair{c.spec.group, c.spec.compare}, std::pair{std::string(), c.spec.compare},
           std::pair{std::string(), std::string("all metrics")}})
-      for (const std::string& u : {c.spec.use, std::string("all")}) {
-        abs_err[{g, metric, u}].push_back(std::abs(e));
+      for (const std::string& u : {c.spec.use, std::string("all")})
         err[{g, metric, u}].push_back(e);
-      }
   }
-  for (const auto& [key, values] : abs_err) {
-    ErrorStats s;
-    std::tie(s.group, s.metric, s.use) = key;
-    s.n = static_cast<int>(values.size());
-    s.median = quantile(values, 0.5);
-    s.p90 = quantile(values, 0.9);
-    s.max = *std::max_element(values.begin(), values.end());
-    s.median_signed = quantile(err[key], 0.5);
-    v.stats.push_back(s);
+  for (const auto& [key, errors] : err) {
+    ErrorSummary s = summarize(std::get<0>(key), errors);
+    s.metric = std::get<1>(key);
+    s.use = std::get<2>(key);
+    v.stats.push_back(std::move(s));
   }
   return v;
 }
@@ -159,7 +152,7 @@ nlohmann::json to_json(const SpeedValidation& v) {
                        {"median_abs_error", s.median},
                        {"p90_abs_error", s.p90},
                        {"max_abs_error", s.max},
-                       {"median_error", s.median_signed}});
+                       {"median_error", s.bias}});
   return {{"summary", summary}, {"rows", v.rows}, {"failed", v.failed}};
 }
 

@@ -1,5 +1,5 @@
-// The library's own way to ready a speed case: parse_scenario, then estimate() for the memory
-// figures (memory.max_batch) that max_output_tokens_per_s needs.
+// The library's own way to ready a speed case: resolve_scenario, then the numbers-only memory
+// estimate (memory.max_batch, the KV pool) that max_output_tokens_per_s needs.
 #include "gpusizer/calibrate.h"
 #include "gpusizer/estimate.h"
 #include "gpusizer/scenario.h"
@@ -10,8 +10,7 @@ std::vector<PreparedCase> prepare_speed_cases(const std::vector<SpeedCase>& case
                                               const Catalog& catalog) {
   return prepare_speed_cases(cases, catalog, [](PreparedCase& c, const Catalog& cat) {
     Scenario s = resolve_scenario(c.spec.scenario, cat);
-    c.base = estimate(s, cat);
-    c.base.performance.reset();
+    c.memory = estimate(s, cat, Detail::kMemory).memory;
     c.scenario = std::move(s);
   });
 }
