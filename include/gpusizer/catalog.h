@@ -83,7 +83,7 @@ class Catalog {
                              const std::string& field) const;
   /// The engine profile (data/engines.json) for an engine name, case-insensitive; an unknown
   /// name throws InputError naming `field` with the closest engines.
-  const EngineProfile& engine(std::string_view name, const std::string& field = "engine") const;
+  const EngineProfile& engine(std::string_view name, std::string_view field = "engine") const;
 
  private:
   std::vector<Gpu> gpus_;

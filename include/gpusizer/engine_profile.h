@@ -144,7 +144,7 @@ struct EngineProfile {
   /// The release named `version` ("" = the newest); throws InputError naming `field` and the
   /// known versions for any other.
   const EngineRelease& release(std::string_view version,
-                               const std::string& field = "engine_version") const;
+                               std::string_view field = "engine_version") const;
   const std::string& newest_version() const { return releases.front().version; }
 };
 

@@ -104,8 +104,9 @@ const std::optional<double>* performance_figure(const PerformanceEstimate& p,
                                                 std::string_view name);
 
 /// How much an estimate says. Searches (what to change, the largest batch) need only the memory
-/// and speed figures of each candidate; power, cost, warnings and the basis strings are most of
-/// an estimate's cost and are explained once, by the estimate the search starts from.
+/// and speed figures of each candidate; power, cost, warnings, the basis strings and the training
+/// step's split by part (step_breakdown_s, which explains step_time_s) are most of an estimate's
+/// cost and are explained once, by the estimate the search starts from.
 /// kMemory: the memory figures alone (bytes only; no speed), for searches that prune by memory
 /// before they estimate speed.
 enum class Detail { kFull, kFigures, kMemory };

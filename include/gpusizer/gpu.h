@@ -3,6 +3,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -54,12 +55,17 @@ struct Gpu {
   /// Memory capacity in bytes (decimal GB as marketed).
   double capacity_bytes() const { return memory_gb * 1e9; }
   /// Whether the GPU computes natively in a tensor format ("bf16", "fp8", "fp16", "tf32", "int8").
-  bool supports(const std::string& compute_dtype) const;
+  bool supports(std::string_view compute_dtype) const;
   /// Dense tensor rate in FLOP/s for a compute dtype, falling back to the nearest slower path.
-  std::optional<double> dense_flops(const std::string& compute_dtype) const;
+  std::optional<double> dense_flops(std::string_view compute_dtype) const;
   /// PCIe bandwidth per direction in bytes/s from the generation and lane count.
   double pcie_bytes_per_s() const;
   bool has_ecc() const { return ecc.rfind("yes", 0) == 0; }
+  /// First word of the architecture ("Hopper (GH100)" -> "Hopper"): what the attention tables
+  /// of data/speed.json are keyed by.
+  std::string_view architecture_family() const {
+    return std::string_view(architecture).substr(0, architecture.find(' '));
+  }
 };
 
 /// The GPU a scenario runs on, shared and immutable: a Scenario is copied for every candidate a

@@ -1,5 +1,6 @@
 #pragma once
 // The Model: a network's architecture and its exact parameter count.
+#include <cstddef>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -104,8 +105,28 @@ struct LinearModule {
   bool attention = false;
 };
 
+/// The model's matrices as linear_modules lists them, held in place: no layout has more than 15
+/// kinds, and searches list them several times per estimate, so the list never allocates.
+class LinearModules {
+ public:
+  static constexpr size_t kCapacity = 16;
+  LinearModules() {}  // NOLINT: the storage past size() is never read
+  void push_back(const LinearModule& m) { items_[size_++] = m; }
+  const LinearModule* begin() const { return items_; }
+  const LinearModule* end() const { return items_ + size_; }
+  const LinearModule& operator[](size_t i) const { return items_[i]; }
+  size_t size() const { return size_; }
+  bool empty() const { return size_ == 0; }
+
+ private:
+  union {
+    LinearModule items_[kCapacity];
+  };
+  size_t size_ = 0;
+};
+
 /// The model's matrices, layer by layer summed by kind. Does not include the embedding.
-std::vector<LinearModule> linear_modules(const Model& model);
+LinearModules linear_modules(const Model& model);
 
 /// Parameter counts by component; totals follow the HF module layout
 /// (docs/models-catalog-notes.md sec. 3, checked against published exact counts).
@@ -130,5 +151,11 @@ ParamCounts count_params(const Model& model);
 
 /// How layer `layer` (0-based) attends. Window and linear layers are spread as the catalog says.
 AttentionSpan layer_span(const Model& model, int64_t layer);
+
+/// Layers of each span: layer_span counted over all layers, in closed form.
+struct LayerSpans {
+  int64_t full = 0, window = 0, linear = 0;
+};
+LayerSpans layer_spans(const Model& model);
 
 }  // namespace gpusizer

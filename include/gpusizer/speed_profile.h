@@ -83,33 +83,32 @@ class SpeedProfile {
   static SpeedProfile from_json(const nlohmann::json& doc);
 
   const nlohmann::json& doc() const { return doc_; }
-  const InferenceProfile& inference(const std::string& engine) const;
-  const TrainingProfile& training(const std::string& engine) const;
-  KernelScale weight_kernel(const std::string& format_kind) const;
-  KernelScale vendor(const std::string& vendor) const;
+  const InferenceProfile& inference(std::string_view engine) const;
+  const TrainingProfile& training(std::string_view engine) const;
+  KernelScale weight_kernel(std::string_view format_kind) const;
+  KernelScale vendor(std::string_view vendor) const;
   const LinkProfile& links() const { return links_; }
   double qlora_dequant_cost() const { return qlora_dequant_cost_; }
   double lora_extra_cost() const { return lora_extra_cost_; }
   /// Tensor rate with fp16 accumulation over the stored (fp32-accumulate) rate, by GPU segment
   /// and vendor ("NVIDIA consumer": GeForce runs fp16-accumulate MMA at twice the rate); 1 if none.
-  double fp16_accumulate_factor(const std::string& vendor, const std::string& segment) const;
+  double fp16_accumulate_factor(std::string_view vendor, std::string_view segment) const;
   /// Achieved fraction of the dense rate in CV training for a compute dtype (speed.json cv.eff,
   /// which must give bf16, fp16, fp32 and tf32).
-  double cv_eff(const std::string& dtype) const;
+  double cv_eff(std::string_view dtype) const;
   double cv_step_overhead_s() const { return cv_step_overhead_s_; }
   /// Maximum achievable matmul FLOPS over the datasheet rate for a GPU id (measured); the file's
   /// achievable_matmul.default when the GPU has no measurement.
-  double matmul_fraction(const std::string& gpu_id) const;
+  double matmul_fraction(std::string_view gpu_id) const;
   /// Achieved fraction of the dense rate in the attention kernels the engine uses on a GPU
   /// architecture family (data/speed.json attention_kernels).
-  double attention_efficiency(const std::string& engine, const std::string& family) const;
+  double attention_efficiency(std::string_view engine, std::string_view family) const;
   /// Achieved fraction of the dense rate in FlashAttention's backward (fwd FLOPs x 2.5) on an
   /// architecture family (data/speed.json training.attention_backward); 0 when the profile has
   /// no such table (training attention then runs at the GEMM rate).
-  double training_attention_backward(const std::string& family) const;
+  double training_attention_backward(std::string_view family) const;
   /// The bitsandbytes kernel an engine runs for a weight format, or nullptr.
-  const BitsandbytesKernel* bitsandbytes(const std::string& engine,
-                                         const std::string& format_id) const;
+  const BitsandbytesKernel* bitsandbytes(std::string_view engine, std::string_view format_id) const;
 
  private:
   static void read_attention_kernels(const nlohmann::json& doc, SpeedProfile& p);
@@ -120,23 +119,24 @@ class SpeedProfile {
   static void read_bitsandbytes(const nlohmann::json& doc, SpeedProfile& p);
   nlohmann::json doc_;
   InferenceProfile inference_default_;
-  std::map<std::string, InferenceProfile> inference_;
+  std::map<std::string, InferenceProfile, std::less<>> inference_;
   TrainingProfile training_default_;
-  std::map<std::string, TrainingProfile> training_;
-  std::map<std::string, KernelScale> kernels_, vendors_;
+  std::map<std::string, TrainingProfile, std::less<>> training_;
+  std::map<std::string, KernelScale, std::less<>> kernels_, vendors_;
   LinkProfile links_;
   double qlora_dequant_cost_ = 0, lora_extra_cost_ = 0;
-  std::map<std::string, double> cv_eff_;
-  std::map<std::string, double> fp16_acc_factor_;
-  std::map<std::string, double> matmul_fraction_;
+  std::map<std::string, double, std::less<>> cv_eff_;
+  std::map<std::string, double, std::less<>> fp16_acc_factor_;
+  std::map<std::string, double, std::less<>> matmul_fraction_;
   double matmul_fraction_default_ = 1.0;  ///< "vendor segment" -> factor
   double cv_step_overhead_s_ = 0;
-  std::map<std::string, std::string> attention_kernel_of_;              // engine -> family
-  std::map<std::string, std::map<std::string, double>> attention_eff_;  // family -> arch -> eff
+  std::map<std::string, std::string, std::less<>> attention_kernel_of_;  // engine -> family
+  std::map<std::string, std::map<std::string, double, std::less<>>, std::less<>>
+      attention_eff_;  // family -> arch -> eff
   std::string attention_fallback_ = "fa2";
-  std::map<std::string, double> training_attention_bwd_;  // architecture -> fraction
+  std::map<std::string, double, std::less<>> training_attention_bwd_;  // architecture -> fraction
   std::vector<std::string> bnb_engines_;
-  std::map<std::string, BitsandbytesKernel> bnb_;
+  std::map<std::string, BitsandbytesKernel, std::less<>> bnb_;
 };
 
 }  // namespace gpusizer

@@ -393,15 +393,15 @@ const NumberFormat& Catalog::format(std::string_view name, const std::string& ro
   unknown(name, field, (role + " format").c_str(), valid);
 }
 
-const EngineProfile& Catalog::engine(std::string_view name, const std::string& field) const {
-  std::vector<std::string> valid;
+const EngineProfile& Catalog::engine(std::string_view name, std::string_view field) const {
   for (const auto& e : engines_)
     if (e.name == name) return e;
+  std::vector<std::string> valid;
   for (const auto& e : engines_) {
     if (normalize_name(e.name) == normalize_name(name)) return e;
     valid.push_back(e.name);
   }
-  unknown(name, field, "engine", valid);
+  unknown(name, std::string(field), "engine", valid);
 }
 
 }  // namespace gpusizer

@@ -287,15 +287,14 @@ bool EngineProfile::honours(std::string_view knob) const {
 }
 
 const EngineRelease& EngineProfile::release(std::string_view version,
-                                            const std::string& field) const {
+                                            std::string_view field) const {
   if (version.empty()) return releases.front();
-  std::string known;
-  for (const auto& r : releases) {
+  for (const auto& r : releases)
     if (r.version == version) return r;
-    known += (known.empty() ? "" : ", ") + r.version;
-  }
-  throw InputError(field, "unknown " + name + " version '" + std::string(version) +
-                              "'; the versions modelled are " + known);
+  std::string known;
+  for (const auto& r : releases) known += (known.empty() ? "" : ", ") + r.version;
+  throw InputError(std::string(field), "unknown " + name + " version '" + std::string(version) +
+                                           "'; the versions modelled are " + known);
 }
 
 std::vector<EngineProfile> read_engine_profiles(const nlohmann::json& engines,

@@ -6,13 +6,13 @@
 namespace gpusizer {
 namespace {
 
-bool is_unsupported(const Gpu& g, const std::string& column) {
+bool is_unsupported(const Gpu& g, std::string_view column) {
   return std::find(g.unsupported.begin(), g.unsupported.end(), column) != g.unsupported.end();
 }
 
 }  // namespace
 
-bool Gpu::supports(const std::string& dtype) const {
+bool Gpu::supports(std::string_view dtype) const {
   if (dtype == "fp32" || dtype.empty()) return true;
   if (dtype == "bf16")
     return bf16_tflops.has_value() && !is_unsupported(*this, "bf16_tflops_dense");
@@ -24,7 +24,7 @@ bool Gpu::supports(const std::string& dtype) const {
   return true;
 }
 
-std::optional<double> Gpu::dense_flops(const std::string& dtype) const {
+std::optional<double> Gpu::dense_flops(std::string_view dtype) const {
   auto tera = [](std::optional<double> v) -> std::optional<double> {
     if (v) return *v * 1e12;
     return std::nullopt;

@@ -306,39 +306,41 @@ SpeedProfile SpeedProfile::parse(std::string_view text, const std::string& file)
   return from_json(data::parse_json(text, file));
 }
 
-const InferenceProfile& SpeedProfile::inference(const std::string& engine) const {
+const InferenceProfile& SpeedProfile::inference(std::string_view engine) const {
   const auto it = inference_.find(engine);
   return it == inference_.end() ? inference_default_ : it->second;
 }
 
-const TrainingProfile& SpeedProfile::training(const std::string& engine) const {
+const TrainingProfile& SpeedProfile::training(std::string_view engine) const {
   const auto it = training_.find(engine);
   return it == training_.end() ? training_default_ : it->second;
 }
 
-KernelScale SpeedProfile::weight_kernel(const std::string& kind) const {
+KernelScale SpeedProfile::weight_kernel(std::string_view kind) const {
   const auto it = kernels_.find(kind);
   return it == kernels_.end() ? KernelScale{} : it->second;
 }
 
-KernelScale SpeedProfile::vendor(const std::string& name) const {
+KernelScale SpeedProfile::vendor(std::string_view name) const {
   const auto it = vendors_.find(name);
   return it == vendors_.end() ? KernelScale{} : it->second;
 }
 
-double SpeedProfile::fp16_accumulate_factor(const std::string& vendor,
-                                            const std::string& segment) const {
-  const auto it = fp16_acc_factor_.find(vendor + " " + segment);
+double SpeedProfile::fp16_accumulate_factor(std::string_view vendor,
+                                            std::string_view segment) const {
+  std::string key;
+  key.reserve(vendor.size() + 1 + segment.size());
+  key.append(vendor).append(" ").append(segment);
+  const auto it = fp16_acc_factor_.find(key);
   return it == fp16_acc_factor_.end() ? 1.0 : it->second;
 }
 
-double SpeedProfile::matmul_fraction(const std::string& gpu_id) const {
+double SpeedProfile::matmul_fraction(std::string_view gpu_id) const {
   const auto it = matmul_fraction_.find(gpu_id);
   return it == matmul_fraction_.end() ? matmul_fraction_default_ : it->second;
 }
 
-double SpeedProfile::attention_efficiency(const std::string& engine,
-                                          const std::string& family) const {
+double SpeedProfile::attention_efficiency(std::string_view engine, std::string_view family) const {
   // The engine's kernel family (FlashAttention-3 on Hopper for vLLM/SGLang/TensorRT-LLM,
   // FlashAttention-2 otherwise) at the architecture, else the fallback family's figure there,
   // else its default (the reader checks that the fallback family and its default are there).
@@ -351,24 +353,25 @@ double SpeedProfile::attention_efficiency(const std::string& engine,
   return table->at("default");
 }
 
-double SpeedProfile::training_attention_backward(const std::string& family) const {
+double SpeedProfile::training_attention_backward(std::string_view family) const {
   if (const auto it = training_attention_bwd_.find(family); it != training_attention_bwd_.end())
     return it->second;
   const auto d = training_attention_bwd_.find("default");
   return d == training_attention_bwd_.end() ? 0.0 : d->second;
 }
 
-const BitsandbytesKernel* SpeedProfile::bitsandbytes(const std::string& engine,
-                                                     const std::string& format_id) const {
+const BitsandbytesKernel* SpeedProfile::bitsandbytes(std::string_view engine,
+                                                     std::string_view format_id) const {
   if (std::find(bnb_engines_.begin(), bnb_engines_.end(), engine) == bnb_engines_.end())
     return nullptr;
   const auto it = bnb_.find(format_id);
   return it == bnb_.end() ? nullptr : &it->second;
 }
 
-double SpeedProfile::cv_eff(const std::string& dtype) const {
+double SpeedProfile::cv_eff(std::string_view dtype) const {
   const auto it = cv_eff_.find(dtype);
-  if (it == cv_eff_.end()) throw InputError("speed.json cv.eff." + dtype, "is missing", "bad_file");
+  if (it == cv_eff_.end())
+    throw InputError("speed.json cv.eff." + std::string(dtype), "is missing", "bad_file");
   return it->second;
 }
 

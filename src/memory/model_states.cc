@@ -185,8 +185,7 @@ GatheredParams gathered_params(const Scenario& s, const Zero3Settings& z) {
   const Model& m = s.model;
   const ParamCounts c = count_params(m);
   ModelBytes all, held;  // gathered and held bytes by place, for the stage totals
-  const std::vector<LinearModule> mods =
-      c.computed ? linear_modules(m) : std::vector<LinearModule>{};
+  const LinearModules mods = c.computed ? linear_modules(m) : LinearModules{};
   const bool moe_last = m.is_moe() && m.num_moe_layers > 0;
   for (const auto& mod : mods) {
     const double numel = static_cast<double>(mod.in) * static_cast<double>(mod.out);
@@ -296,7 +295,7 @@ ModelBytes stored_weights(const Scenario& s, const ModelBytes& p, bool explain,
   ModelBytes b;
   const NumberFormat& f = s.weights;
   const double small = 2.0;  // norms, biases, routers stay 16-bit in every quantized format
-  std::vector<LinearModule> mods = linear_modules(s.model);
+  const LinearModules mods = linear_modules(s.model);
   double matrix = 0, router = 0;
   for (const auto& m : mods) {
     const double n = static_cast<double>(m.in * m.out * m.count);

@@ -3,6 +3,8 @@
 // modeling_gpt_oss.py, ...) and reproduces every exact published count in the catalog.
 #include "gpusizer/model.h"
 
+#include <algorithm>
+
 namespace gpusizer {
 namespace {
 
@@ -10,12 +12,41 @@ int64_t norm_params(const Model& m) {
   return m.layer_norm ? 2 * m.hidden_size : m.hidden_size;
 }
 
+bool has_matrices(const Model& m) {
+  return !m.is_cv() && m.hidden_size != 0;
+}
+
+// The attention projections, the first modules linear_modules lists.
+void add_attention_modules(const Model& m, LinearModules& mods) {
+  const int64_t d = m.hidden_size, L = m.num_layers;
+  if (m.mla) {
+    const MlaDims& a = *m.mla;
+    const int64_t qk = a.qk_nope_head_dim + a.qk_rope_head_dim;
+    if (a.q_lora_rank > 0) {
+      mods.push_back({"q_a_proj", d, a.q_lora_rank, L, false, true});
+      mods.push_back({"q_b_proj", a.q_lora_rank, m.num_heads * qk, L, false, true});
+    } else {
+      mods.push_back({"q_proj", d, m.num_heads * qk, L, false, true});
+    }
+    mods.push_back({"kv_a_proj_with_mqa", d, a.kv_lora_rank + a.qk_rope_head_dim, L, false, true});
+    mods.push_back({"kv_b_proj", a.kv_lora_rank, m.num_heads * (a.qk_nope_head_dim + a.v_head_dim),
+                    L, false, true});
+    mods.push_back({"o_proj", m.num_heads * a.v_head_dim, d, L, false, true});
+  } else {
+    mods.push_back({"q_proj", d, m.q_width(), L, false, true});
+    mods.push_back({"k_proj", d, m.kv_width(), L, false, true});
+    mods.push_back({"v_proj", d, m.kv_width(), L, false, true});
+    mods.push_back({"o_proj", m.q_width(), d, L, false, true});
+  }
+}
+
 // Attention projections of one layer, including biases, QK-norms and sinks.
 int64_t attention_params_per_layer(const Model& m) {
   const int64_t d = m.hidden_size;
   int64_t n = 0;
-  for (const auto& mod : linear_modules(m))
-    if (mod.attention) n += mod.in * mod.out * mod.count / m.num_layers;
+  LinearModules attention;  // the projections alone: count_params runs on every estimate
+  if (has_matrices(m)) add_attention_modules(m, attention);
+  for (const auto& mod : attention) n += mod.in * mod.out * mod.count / m.num_layers;
   if (m.mla) {
     // q_a_layernorm and kv_a_layernorm (DeepseekV3Attention).
     n += m.mla->q_lora_rank + m.mla->kv_lora_rank;
@@ -37,30 +68,11 @@ int64_t mlp_params(const Model& m, int64_t ff) {
 
 }  // namespace
 
-std::vector<LinearModule> linear_modules(const Model& m) {
-  std::vector<LinearModule> mods;
-  if (m.is_cv() || m.hidden_size == 0) return mods;
-  mods.reserve(16);  // more than any layout has: one allocation
+LinearModules linear_modules(const Model& m) {
+  LinearModules mods;
+  if (!has_matrices(m)) return mods;
   const int64_t d = m.hidden_size, L = m.num_layers;
-  if (m.mla) {
-    const MlaDims& a = *m.mla;
-    const int64_t qk = a.qk_nope_head_dim + a.qk_rope_head_dim;
-    if (a.q_lora_rank > 0) {
-      mods.push_back({"q_a_proj", d, a.q_lora_rank, L, false, true});
-      mods.push_back({"q_b_proj", a.q_lora_rank, m.num_heads * qk, L, false, true});
-    } else {
-      mods.push_back({"q_proj", d, m.num_heads * qk, L, false, true});
-    }
-    mods.push_back({"kv_a_proj_with_mqa", d, a.kv_lora_rank + a.qk_rope_head_dim, L, false, true});
-    mods.push_back({"kv_b_proj", a.kv_lora_rank, m.num_heads * (a.qk_nope_head_dim + a.v_head_dim),
-                    L, false, true});
-    mods.push_back({"o_proj", m.num_heads * a.v_head_dim, d, L, false, true});
-  } else {
-    mods.push_back({"q_proj", d, m.q_width(), L, false, true});
-    mods.push_back({"k_proj", d, m.kv_width(), L, false, true});
-    mods.push_back({"v_proj", d, m.kv_width(), L, false, true});
-    mods.push_back({"o_proj", m.q_width(), d, L, false, true});
-  }
+  add_attention_modules(m, mods);
   const int64_t dense_layers = m.is_moe() ? m.num_dense_layers : L;
   const int64_t dense_ff =
       m.is_moe() && m.dense_intermediate_size > 0 ? m.dense_intermediate_size : m.intermediate_size;
@@ -136,6 +148,18 @@ AttentionSpan layer_span(const Model& m, int64_t layer) {
   if (spread(m.num_linear_layers)) return AttentionSpan::kLinear;
   if (m.num_linear_layers == 0 && spread(m.num_window_layers)) return AttentionSpan::kWindow;
   return AttentionSpan::kFull;
+}
+
+LayerSpans layer_spans(const Model& m) {
+  // layer_span's spread marks the layers where floor(l x s / L) steps up. For 0 < s <= L it
+  // steps by 0 or 1 from 0 to s, so s layers are marked; for s > L it steps at every layer.
+  LayerSpans n;
+  if (m.num_layers <= 0) return n;
+  auto marked = [&](int64_t special) { return special > 0 ? std::min(special, m.num_layers) : 0; };
+  n.linear = marked(m.num_linear_layers);
+  if (m.num_linear_layers == 0) n.window = marked(m.num_window_layers);
+  n.full = m.num_layers - n.linear - n.window;
+  return n;
 }
 
 }  // namespace gpusizer

@@ -72,5 +72,23 @@ TEST(LayerSpan, SpreadsWindowLayers) {
   EXPECT_EQ(window, 29);
 }
 
+TEST(LayerSpans, CountsWhatLayerSpanSpreads) {
+  // Gemma 3 4B: 29 sliding-window layers of 34 (5:1 local:global), 5 global.
+  const LayerSpans gemma = layer_spans(Catalog::builtin().model("gemma-3-4b"));
+  EXPECT_EQ(gemma.window, 29);
+  EXPECT_EQ(gemma.full, 5);
+  EXPECT_EQ(gemma.linear, 0);
+  // More special layers than layers: every layer is special, as layer_span marks them.
+  Model m;
+  m.num_layers = 4;
+  m.num_linear_layers = 6;
+  m.num_window_layers = 2;  // ignored beside linear layers, as in layer_span
+  const LayerSpans all = layer_spans(m);
+  EXPECT_EQ(all.linear, 4);
+  EXPECT_EQ(all.window, 0);
+  EXPECT_EQ(all.full, 0);
+  for (int64_t i = 0; i < m.num_layers; ++i) EXPECT_EQ(layer_span(m, i), AttentionSpan::kLinear);
+}
+
 }  // namespace
 }  // namespace gpusizer

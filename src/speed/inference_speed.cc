@@ -4,15 +4,6 @@
 #include <cmath>
 
 namespace gpusizer {
-namespace {
-
-// First word of the catalog's architecture ("Hopper (GH100)" -> "Hopper").
-std::string architecture_family(const Gpu& gpu) {
-  const auto end = gpu.architecture.find(' ');
-  return gpu.architecture.substr(0, end);
-}
-
-}  // namespace
 
 std::optional<InferenceSetup> inference_setup(const Scenario& sc, const SpeedProfile& profile,
                                               std::string& why) {
@@ -49,7 +40,7 @@ std::optional<InferenceSetup> inference_setup(const Scenario& sc, const SpeedPro
   s.tp_link = group_link(gpu, s.tp, sc.gpus_per_node, profile.links());
   s.activation_bytes = profile.links().activation_bytes;
   // Attention kernels' achieved fraction of the dense rate (data/speed.json attention_kernels).
-  s.attention_eff = profile.attention_efficiency(sc.engine, architecture_family(gpu));
+  s.attention_eff = profile.attention_efficiency(sc.engine, gpu.architecture_family());
   // Large GEMMs stop at the GPU's maximum achievable matmul rate (MAMF, measured by shape
   // search; data/speed.json achievable_matmul), relative to the default the engines' compute
   // efficiencies were fitted at: the same table the training estimate uses.

@@ -10,19 +10,10 @@ namespace {
 // How many layers attend over the whole context, over a sliding window, or not at all (linear
 // attention / state-space layers).
 void count_layer_spans(const Model& m, ModelCosts& c) {
-  for (int64_t l = 0; l < m.num_layers; ++l) {
-    switch (layer_span(m, l)) {
-      case AttentionSpan::kFull:
-        ++c.full_layers;
-        break;
-      case AttentionSpan::kWindow:
-        ++c.window_layers;
-        break;
-      case AttentionSpan::kLinear:
-        ++c.linear_layers;
-        break;
-    }
-  }
+  const LayerSpans n = layer_spans(m);
+  c.full_layers = n.full;
+  c.window_layers = n.window;
+  c.linear_layers = n.linear;
   c.window = m.sliding_window;
 }
 

@@ -116,8 +116,8 @@ void training(const Scenario& sc, const EngineProfile& engine, Explanations* why
   perf.tflops_per_gpu = r->tflops_per_gpu;
   perf.mfu = r->mfu;
   perf.time_to_train_s = r->time_to_train_s;
+  if (!why_sink) return;  // the split by part explains step_time_s: built with the basis
   perf.step_breakdown_s = r->breakdown.to_map();
-  if (!why_sink) return;
   Explanations& est = *why_sink;
   if (sc.task == Task::kCvTrain) {
     est.basis["train_tokens_per_s"] =

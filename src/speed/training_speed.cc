@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <string_view>
 
 #include "speed/collectives.h"
 #include "speed/model_costs.h"
@@ -10,12 +11,12 @@ namespace gpusizer {
 namespace {
 
 bool targeted(const TrainingOptions& t, const LinearModule& mod) {
-  for (const auto& name : t.lora_targets) {
-    if (name == "all-linear") return true;
-    if (name == mod.name) return true;
+  using namespace std::string_view_literals;
+  for (const std::string_view name : t.lora_targets) {
+    if (name == "all-linear"sv || name == mod.name) return true;
     // "gate_proj" also names the experts' gate_proj (PEFT matches on the last name component).
     const auto dot = mod.name.rfind('.');
-    if (dot != std::string::npos && mod.name.substr(dot + 1) == name) return true;
+    if (dot != std::string_view::npos && mod.name.substr(dot + 1) == name) return true;
   }
   return t.lora_targets.empty();  // the contract's default is all-linear
 }
@@ -294,12 +295,6 @@ struct StepShape {
   Link dp_link;
 };
 
-// First word of the catalog's architecture ("Hopper (GH100)" -> "Hopper"), as the attention
-// tables of data/speed.json are keyed.
-std::string architecture_family(const Gpu& gpu) {
-  return gpu.architecture.substr(0, gpu.architecture.find(' '));
-}
-
 // FlashAttention's achieved rates in training (data/speed.json attention_kernels for the
 // forward, training.attention_backward for the backward; fa2 for the training engines). Its
 // backward recomputes the scores S = QK^T and P from the saved softmax statistics instead of
@@ -307,7 +302,7 @@ std::string architecture_family(const Gpu& gpu) {
 // two, 2.5 x the forward FLOPs, the count at which the FlashAttention-2/3 papers quote their
 // backward TFLOPs/s (Dao 2023 sec. 4.1; Shah et al. 2024 sec. 4.1).
 void set_attention_rates(StepShape& h, const SpeedProfile& profile, double peak) {
-  const std::string arch = architecture_family(h.gpu);
+  const std::string_view arch = h.gpu.architecture_family();
   const double bwd = profile.training_attention_backward(arch);
   if (!h.s.training.flash_attention || bwd <= 0) {
     h.attn_s_per_flop = 3.0 / h.rate;
