@@ -290,10 +290,11 @@ struct Search {
       binding = "memory";
       return Tried::kNext;
     }
-    Estimate e = estimate(t, catalog);
-    price_in_region(t, e, catalog, c.region);
-    if (!e.memory.capacity) return Tried::kNext;
-    const MemoryFit fit = memory_fit(t, e, c.headroom);
+    // Memory first, bytes only (issue 18): speed, power, cost and their basis only for a
+    // candidate that fits. The full estimate's memory is the same figures.
+    const Estimate bytes = estimate(t, catalog, Detail::kMemory);
+    if (!bytes.memory.capacity) return Tried::kNext;
+    const MemoryFit fit = memory_fit(t, bytes, c.headroom);
     const double need = fit.needed;
     const double cap = fit.capacity;
     if (!fit.fits) {
@@ -302,6 +303,8 @@ struct Search {
       binding = "memory";
       return Tried::kNext;
     }
+    Estimate e = estimate(t, catalog);
+    price_in_region(t, e, catalog, c.region);
     Option o{t, std::move(e), need, 1.0 - need / cap, 0, "", 0, {}, {}, binding, {}};
     if (const explain::Unmet unmet = explain::unmet(o, c)) {
       binding = explain::binding_of(unmet.constraint);

@@ -38,7 +38,9 @@ void expect_same(const Scenario& a, const Scenario& b) {
   EXPECT_EQ(a.engine_version, b.engine_version);
   EXPECT_EQ(a.engine_basis, b.engine_basis);
   EXPECT_EQ(a.gpu.has_value(), b.gpu.has_value());
-  if (a.gpu && b.gpu) EXPECT_EQ(a.gpu->id, b.gpu->id);
+  if (a.gpu && b.gpu) {
+    EXPECT_EQ(a.gpu->id, b.gpu->id);
+  }
   EXPECT_EQ(a.gpus_per_node, b.gpus_per_node);
   EXPECT_EQ(a.gpu_count, b.gpu_count);
   EXPECT_EQ(a.parallel.tp, b.parallel.tp);
@@ -143,7 +145,7 @@ TEST(ScenarioEdit, DefaultEngineFollowsTheGpu) {
   const ScenarioEdit apple{.gpu = "apple-m2-ultra-192gb"};
   const Scenario on_h100 = edit_of(in, h100);
   EXPECT_EQ(on_h100.engine, "vllm");
-  EXPECT_NE(on_h100.engine_basis.find("bf16 weights on NVIDIA GPUs: vLLM"), std::string::npos);
+  EXPECT_NE(on_h100.engine_basis.find("bf16 weights on NVIDIA GPUs: vllm"), std::string::npos);
   EXPECT_EQ(edit_of(in, {}).engine_basis.find("on NVIDIA"), std::string::npos);
   expect_same(on_h100, patched(in, h100));
   EXPECT_EQ(edit_of(in, apple).engine, "llama.cpp");
