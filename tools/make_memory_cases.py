@@ -134,7 +134,7 @@ GROUP_TIER = {"PEFTMM": "A", "QWEN25": "A", "QWENFT": "A", "VLLM": "A",
               "TT": "B", "PEFTRM": "B", "PEFTDOC": "B", "UNSLOTH": "B", "UNSLOTHCTX": "B",
               "LFWIKI": "B", "HFBLOG": "B", "HFDOC": "B", "ACCEL": "B", "QWENINF": "B",
               "BAICHUAN": "B", "CHATGLM": "B", "GALORE": "B",
-              "MOECLAIM": "C", "AXOLOTL": "C", "EST": "EST", "TITAN": "A"}
+              "MOECLAIM": "C", "AXOLOTL": "C", "EST": "EST", "TITAN": "A", "LLMD": "A", "SGLANG": "B"}
 
 # Sources whose rows set figures in data/engines.json (allocator slack: Qwen2.5 and PEFT rows;
 # vLLM non-torch and driver reservation: VLLM rows; HFDOC context; PEFTDOC/PEFTRM references):
@@ -278,7 +278,7 @@ def m_vllm(r, i):
     vision = "Vision" in r["model"]
     if not vision:
         sc = {"model": "llama-3.1-8b", "task": "inference", "weights": "bf16", "engine": "vllm",
-              "gpu_memory_utilization": 0.9, "seq_len": 8192, "max_num_batched_tokens": 8192,
+              "engine_version": "0.6.5", "gpu_memory_utilization": 0.9, "seq_len": 8192, "max_num_batched_tokens": 8192,
               "gpu": "h100-sxm5-80gb", "gpu_count": n, "parallel": {"tp": n}}
         notes = ("Meta-Llama-3-8B = llama-3.1-8b architecture; vLLM ~0.6.5 V0 startup log (PR #10511), "
                  "gpu_memory_utilization 0.90, max_model_len 8192 (default) -> seq_len; max_num_batched_tokens "
@@ -287,7 +287,7 @@ def m_vllm(r, i):
         return dict(scenario=sc, compare=compare, unit=GiB, per_gpu=True, include=True,
                     exclude_reason="", notes=notes)
     sc = {"model": hf("llama-3.2-11b-vision"), "task": "inference", "weights": "bf16", "engine": "vllm",
-          "gpu_memory_utilization": 0.9, "seq_len": 65536, "batch": 128, "gpu": "h100-sxm5-80gb",
+          "engine_version": "0.7", "gpu_memory_utilization": 0.9, "seq_len": 65536, "batch": 128, "gpu": "h100-sxm5-80gb",
           "gpu_count": 1, "parallel": {"tp": 1}}
     notes = ("Llama-3.2-11B-Vision (mllama) with --load-format dummy, enforce-eager, max_model_len 65536, "
              "max_num_seqs 128 (-> batch), util 0.90; vLLM ~0.6.6 V0 (PR #12126); GiB. Log line '%s' -> %s."
@@ -329,7 +329,7 @@ def m_tt(r, i):
     compare = "reserved_bytes"
     if n == 1:
         sc = tt_train("full", "llama-3.1-8b", 2, 2048, optimizer="paged-adamw-8bit", gpu=G4090,
-                      optimizer_in_backward=True)
+                      optimizer_in_backward=True, chunked_loss=True)
         notes = TTNOTE + "8B_full_single_device defaults: PagedAdamW8bit + optimizer_in_bwd, AC on; packed 2048. " + UNKNOWN
     elif n == 2:
         sc = tt_train("full", "llama-3.1-8b", 2, 2048, optimizer="paged-adamw-8bit", gpu=A6000, gc=False,
@@ -337,24 +337,26 @@ def m_tt(r, i):
         notes = TTNOTE + "A6000 row; AC assumed off (not documented). " + UNKNOWN
         include, reason = False, "run settings undocumented (A6000 row uses 2x the memory of the 4090 row for the same recipe; AC state unknown)"
     elif n == 3:
-        sc = tt_train("lora", "llama-3.1-8b", 2, 2048, gpu=G4090, rank=8, targets=QV)
+        sc = tt_train("lora", "llama-3.1-8b", 2, 2048, gpu=G4090, rank=8, targets=QV, chunked_loss=True)
         notes = TTNOTE + "8B_lora_single_device at the time: r=8 on q,v; AC on; packed 2048. " + UNKNOWN
     elif n == 4:
         sc = tt_train("lora", "llama-3.1-8b", 2, 2048, gpu=A6000, rank=8, targets=QV, gc=False)
         notes = TTNOTE + "A6000 row; AC assumed off (not documented). " + UNKNOWN
         include, reason = False, "run settings undocumented (A6000 row uses ~2x the memory of the 4090 row; AC state unknown)"
     elif n == 5:
-        sc = tt_train("qlora", "llama-3.1-8b", 2, 2048, gpu=G4090, rank=8, targets=ALL7)
+        sc = tt_train("qlora", "llama-3.1-8b", 2, 2048, gpu=G4090, rank=8, targets=ALL7, chunked_loss=True)
         notes = TTNOTE + "QLoRA: torchao NF4 base, r=8 on q,k,v,output_proj + MLP (= all 7 projections). " + UNKNOWN
     elif n == 6:
         sc = tt_train("full", "llama-3.1-70b", 2, 2048, gpu=A100, n=8, engine="fsdp",
-                      optimizer_in_backward=True, offload="optimizer+params")
+                      optimizer_in_backward=True, offload="optimizer+params", chunked_loss=True)
         notes = TTNOTE + "70B full on 8xA100 with fsdp_cpu_offload=True (params, grads and optimizer step on CPU -> offload optimizer+params) and fused optimizer-in-backward. " + UNKNOWN
     elif n == 7:
-        sc = tt_train("lora", "llama-3.1-70b", 2, 2048, gpu=A100, n=8, engine="fsdp", rank=16, targets=QKV)
+        sc = tt_train("lora", "llama-3.1-70b", 2, 2048, gpu=A100, n=8, engine="fsdp", rank=16, targets=QKV,
+                      chunked_loss=True)
         notes = TTNOTE + "70B LoRA r=16 on q,k,v, FSDP over 8 GPUs. " + UNKNOWN
     elif n == 8:
-        sc = tt_train("qlora", "llama-3.1-405b", 2, 2048, gpu=A100, n=8, engine="fsdp", rank=16, targets=ALL7)
+        sc = tt_train("qlora", "llama-3.1-405b", 2, 2048, gpu=A100, n=8, engine="fsdp", rank=16, targets=ALL7,
+                      chunked_loss=True)
         notes = (TTNOTE + "405B QLoRA r=16 on q,k,v,output_proj + MLP, FSDP over 8 GPUs; batch 2 as the table "
                  "says (config default was 1). Unit printed 'GB' but the table dates from after torchtune switched "
                  "to GiB (Aug 2024) and the other rows are GiB -> treated as GiB (uncertain). " + UNKNOWN)
@@ -424,9 +426,16 @@ def m_tt(r, i):
         elif n == 24:
             sc = tt_train("lora", "llama-2-70b", 4, 4096, gpu=A100, n=8, engine="fsdp", rank=16, targets=QKV)
             notes = TTNOTE + base + "70B_lora: r=16 on q,k,v, 8 GPUs FSDP. " + UNKNOWN
+            include, reason = False, ("the tabulated 4 x 4096 tokens cannot be what ran: their checkpointed layer "
+                                      "inputs alone (80 layers x 16,384 x 8,192 x 2 B = 20 GiB per GPU, FSDP does not "
+                                      "shard activations) plus the 8-way shard of the bf16 weights (16 GiB) exceed "
+                                      "the measured 24.6 GiB; the unpacked alpaca batches were shorter (as TT-009)")
         else:
             sc = tt_train("full", "llama-2-70b", 4, 4096, gpu=A100, n=8, engine="fsdp")
             notes = TTNOTE + base + "70B full, 8 GPUs FSDP; the table's PagedAdamW is taken as plain AdamW (FSDP shards the states). " + UNKNOWN
+            include, reason = False, ("same unpacked table as TT-024, whose 4 x 4096 tokens are ruled out by its own "
+                                      "measurement: the sequence length that ran is unknown and the activations "
+                                      "(20 GiB per GPU at 4 x 4096) are the largest term")
     elif 26 <= n <= 34:
         unit = GB
         seqnote = ("alpaca_cleaned unpacked with variable lengths: seq_len 512 = the alpaca builder's default "
@@ -925,11 +934,66 @@ def m_titan(r, i):
                 exclude_reason=reason, notes=notes)
 
 
+LLMD_MODELS = {"meta-llama/Llama-3.1-8B-Instruct": ("llama-3.1-8b", "bf16"),
+               "Qwen/Qwen3-0.6B": ("qwen3-0.6b", "bf16"), "Qwen/Qwen3-32B": ("qwen3-32b", "bf16"),
+               "RedHatAI/Llama-3.3-70B-Instruct-FP8-dynamic": ("llama-3.3-70b-instruct", "fp8"),
+               "openai/gpt-oss-20b": ("gpt-oss-20b", "mxfp4"), "openai/gpt-oss-120b": ("gpt-oss-120b", "mxfp4"),
+               "mistralai/Mistral-Small-3.2-24B-Instruct-2506": (None, "bf16")}
+
+
+def m_llmd(r, i):
+    """llm-d-benchmark's vLLM 0.11 start-up logs on one H100 (79.18 GiB) and two at TP 2."""
+    n = int(r["num_gpus"])
+    metric = r["metric"]
+    compare = ("kv_cache_capacity_tokens" if metric.startswith("GPU KV cache size")
+               else "activations_bytes" if "activation" in metric else "kv_cache_bytes")
+    model, weights = LLMD_MODELS[r["model"]]
+    seq = int(r["seq_len"].split()[-1])
+    util = 0.95 if "0.95" in r["notes"] else 0.9
+    sc = {"model": model or r["model"], "task": "inference", "weights": weights, "engine": "vllm",
+          "engine_version": "0.11", "gpu_memory_utilization": util, "seq_len": seq,
+          "gpu": "h100-sxm5-80gb", "gpu_count": n, "parallel": {"tp": n}}
+    notes = ("vLLM 0.11.0 V1 OpenAI server (llm-d-benchmark), --max-model-len %d -> seq_len, "
+             "--gpu-memory-utilization %g, TP=%d, per-GPU figure; max_num_batched_tokens and max_num_seqs are the "
+             "server's H100 defaults (8192, 1024: not given); block size 128 does not change the pool. "
+             "Log line '%s' -> %s." % (seq, util, n, metric, compare))
+    include, reason = True, ""
+    if model is None:
+        include, reason = False, ("multimodal Mistral3ForConditionalGeneration (vision encoder) is not representable "
+                                  "as a decoder-only config, and its activation peak (2.12 GiB, 17 B per logit over "
+                                  "1024 x 131,072) is not the text models' sampler peak")
+    return dict(scenario=sc, compare=compare, unit=(None if compare == "kv_cache_capacity_tokens" else GiB),
+                measured_override=(float(r["value"]) if compare == "kv_cache_capacity_tokens" else None),
+                per_gpu=True, include=include, exclude_reason=reason, notes=notes)
+
+
+def m_sglang(r, i):
+    """Start-up KV pools of Qwen3-235B-A22B-FP8 on 4 H100 from vLLM issue #21348."""
+    vllm = r["id"] == "SGLANG-002"
+    sc = {"model": "qwen3-235b-a22b", "task": "inference", "weights": "fp8",
+          "engine": "vllm" if vllm else "sglang", "seq_len": 40960, "gpu": "h100-sxm5-80gb",
+          "gpu_count": 4, "parallel": {"tp": 4}}
+    if not vllm:
+        sc["gpu_memory_utilization"] = 0.93
+    notes = ("Qwen3-235B-A22B-FP8 (block-wise FP8 -> fp8), TP 4 on H100, context length the model's default "
+             "40,960 -> seq_len (not printed), per-GPU token count of the pool; %s. Log line '%s' -> "
+             "kv_cache_capacity_tokens." % ("vLLM V1, default util 0.9" if vllm else
+                                            "SGLang --mem-fraction-static 0.93 -> gpu_memory_utilization",
+                                            r["metric"]))
+    include, reason = True, ""
+    if vllm:
+        include, reason = False, ("vLLM release not stated (July 2025: 0.9.2 or 0.10.0, whose sampler "
+                                  "rules differ) and an LMCache connector (kv_both) is configured")
+    return dict(scenario=sc, compare="kv_cache_capacity_tokens", unit=None, measured_override=float(r["value"]),
+                per_gpu=True, include=include, exclude_reason=reason, notes=notes)
+
+
 MAPPERS = {"PEFTMM": m_peftmm, "QWEN25": m_qwen25, "QWENFT": m_qwenft, "VLLM": m_vllm, "TT": m_tt,
            "PEFTRM": m_peftrm, "PEFTDOC": m_peftdoc, "UNSLOTH": m_unsloth, "UNSLOTHCTX": m_unslothctx,
            "LFWIKI": m_lfwiki, "HFBLOG": m_hfblog, "HFDOC": m_hfdoc, "ACCEL": m_accel, "QWENINF": m_qweninf,
            "BAICHUAN": m_baichuan, "CHATGLM": m_chatglm, "GALORE": m_galore, "MOECLAIM": m_moeclaim,
-           "AXOLOTL": m_axolotl, "EST": m_est, "TITAN": m_titan}
+           "AXOLOTL": m_axolotl, "EST": m_est, "TITAN": m_titan, "LLMD": m_llmd,
+           "SGLANG": m_sglang}
 
 
 def build():

@@ -106,6 +106,9 @@ def case(r):
     except ValueError:
         gpus, reason = 1, "cluster-level figure (GPU count not given)"
     scen = {"model": model, "engine": eng, "gpu": gpu, "gpu_count": gpus}
+    if group == "trtllm-static":
+        # The 2023 tables ran TensorRT-LLM v0.6.1 (L40S v0.5): data/engines.json release "0.6".
+        scen["engine_version"] = "0.6"
     par = r["parallelism"]
     tp = re.search(r"TP(\d+)", par)
     pp = re.search(r"PP(\d+)", par)

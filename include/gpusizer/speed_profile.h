@@ -29,6 +29,9 @@ struct InferenceProfile {
   /// Bytes moved per attention score per layer when scores are materialised (no flash
   /// attention); 0 = the engine never materialises them.
   double score_bytes_per_element = 0;
+  /// Releases (engine_version) whose decode attention reads the KV cache once per query head,
+  /// not once per KV head: grouped-query models move heads / kv_heads times the cache per step.
+  std::vector<std::string> kv_read_per_query_head_versions;
 };
 
 /// bitsandbytes kernel figures for one format (data/speed.json bitsandbytes.FORMAT).

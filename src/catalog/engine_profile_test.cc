@@ -30,8 +30,8 @@ TEST(EngineProfile, CapabilitiesAreTypedFlags) {
 
 TEST(EngineProfile, ReleasesNewestFirstAndUnknownVersionNamesTheKnownOnes) {
   const EngineProfile& v = Catalog::builtin().engine("vllm");
-  EXPECT_EQ(v.newest_version(), "0.10");
-  EXPECT_EQ(v.release("").version, "0.10");
+  EXPECT_EQ(v.newest_version(), "0.11");
+  EXPECT_EQ(v.release("").version, "0.11");
   EXPECT_EQ(v.release("0.6.4").version, "0.6.4");
   try {
     v.release("0.3");
@@ -39,7 +39,7 @@ TEST(EngineProfile, ReleasesNewestFirstAndUnknownVersionNamesTheKnownOnes) {
   } catch (const InputError& e) {
     EXPECT_EQ(e.field(), "engine_version");
     const std::string m = e.what();
-    EXPECT_NE(m.find("0.10, 0.7, 0.6.5, 0.6.4"), std::string::npos) << m;
+    EXPECT_NE(m.find("0.11, 0.10, 0.7, 0.6.5, 0.6.4"), std::string::npos) << m;
   }
   EXPECT_EQ(Catalog::builtin().engine("hf").newest_version(), "all");
 }

@@ -28,7 +28,8 @@ const std::vector<std::string> kInferenceKeys = {"bw_eff",
                                                  "max_num_seqs",
                                                  "pipeline_depth",
                                                  "decode_pipelining",
-                                                 "score_bytes_per_element"};
+                                                 "score_bytes_per_element",
+                                                 "kv_read_per_query_head_versions"};
 const std::vector<std::string> kTrainingKeys = {"eff_max",
                                                 "eff_k_hidden",
                                                 "overlap",
@@ -57,6 +58,16 @@ InferenceProfile read_inference(const nlohmann::json& o, InferenceProfile p,
   p.decode_pipelining = data::bool_or(o, "decode_pipelining", where, p.decode_pipelining);
   p.score_bytes_per_element =
       number(o, "score_bytes_per_element", p.score_bytes_per_element, where);
+  if (o.contains("kv_read_per_query_head_versions")) {
+    const auto& v = o.at("kv_read_per_query_head_versions");
+    const std::string field = where + ".kv_read_per_query_head_versions";
+    if (!v.is_array()) throw InputError(field, "must be a list of versions", "bad_file");
+    p.kv_read_per_query_head_versions.clear();
+    for (const auto& e : v) {
+      if (!e.is_string()) throw InputError(field, "must be a list of versions", "bad_file");
+      p.kv_read_per_query_head_versions.push_back(e.get<std::string>());
+    }
+  }
   if (p.bw_eff <= 0 || p.compute_eff_max <= 0 || p.prefill_chunk_tokens < 1 || p.max_num_seqs < 1 ||
       p.pipeline_depth < 1)
     throw InputError(where, "efficiencies and sizes must be positive", "bad_file");

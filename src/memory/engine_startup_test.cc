@@ -29,12 +29,27 @@ TEST(EngineStartup, VllmV1OnH100) {
   // 4 B = 0.489 GiB, is smaller); non-torch 0.20 GiB. KV pool = 71.2368 - 14.9575 - 0.78125 -
   // 0.20 = 55.298 GiB = 453,001 tokens of 131,072 B. The CUDA context (500 MiB) and CUDA graphs
   // (0.21 GiB) sit outside the budget: total 71.2368 + 0.4883 + 0.21 = 71.935 GiB.
-  const auto out = run({{"engine", "vllm"}, {"gpu", "h100-sxm5-80gb"}});
-  EXPECT_EQ(out["scenario"]["engine_version"], "0.10");
+  const auto out = run({{"engine", "vllm"}, {"engine_version", "0.10"}, {"gpu", "h100-sxm5-80gb"}});
   EXPECT_NEAR(gib(out, "activations_bytes"), 0.78125, 1e-6);
   EXPECT_NEAR(gib(out, "overhead_bytes"), 0.20, 1e-6);
   EXPECT_NEAR(gib(out, "kv_cache_bytes"), 55.298, 1e-3);
   EXPECT_NEAR(out["memory"]["kv_cache_capacity_tokens"].get<double>(), 453001, 1);
+  EXPECT_NEAR(gib(out, "total_bytes"), 71.935, 1e-3);
+}
+
+TEST(EngineStartup, Vllm011SamplerSortPathSetsTheActivationPeakOnH100) {
+  // vLLM 0.11 (the default release) on H100: the dummy sampler over 1,024 rows sorts the
+  // vocabulary: bf16 logits 2 B + fp32 copy 4 + sorted values 4 + int64 indices 8 + torch.sort's
+  // int64 iota 8 + cub's alternate keys and values 4 + 8 = 38 B per entry; 1,024 x 128,256 x
+  // 38 B = 4.6479 GiB, above the 8,192-token forward (0.78125 GiB). KV pool = 71.2368 -
+  // 14.9575 - 4.6479 - 0.20 = 51.431 GiB = 421,325 tokens of 131,072 B (llm-d-benchmark's 0.11
+  // log: activation 4.76 GiB, pool 51.38 GiB). What sits outside the budget is unchanged:
+  // total 71.935 GiB.
+  const auto out = run({{"engine", "vllm"}, {"gpu", "h100-sxm5-80gb"}});
+  EXPECT_EQ(out["scenario"]["engine_version"], "0.11");
+  EXPECT_NEAR(gib(out, "activations_bytes"), 4.64795, 1e-5);
+  EXPECT_NEAR(gib(out, "kv_cache_bytes"), 51.431, 1e-3);
+  EXPECT_NEAR(out["memory"]["kv_cache_capacity_tokens"].get<double>(), 421325, 1);
   EXPECT_NEAR(gib(out, "total_bytes"), 71.935, 1e-3);
 }
 

@@ -59,6 +59,13 @@ std::optional<InferenceSetup> inference_setup(const Scenario& sc, const SpeedPro
   // KQ = K^T Q in f32, soft_max_ext reads and writes it, and KQV reads it: llama-graph.cpp
   // build_attn_mha) move score_bytes_per_element bytes per score per layer.
   if (!sc.training.flash_attention) s.score_bytes = s.engine.score_bytes_per_element;
+  // Releases whose generation-phase attention gives each query head its own pass over the
+  // cache (TensorRT-LLM's masked MHA kernel before its MQA/GQA optimisation and the XQA kernel
+  // for FP8 KV, release notes 0.7.1) read a grouped-query cache heads / kv_heads times.
+  const auto& per_head = s.engine.kv_read_per_query_head_versions;
+  if (!sc.model.mla && s.costs.kv_heads > 0 && s.costs.heads > s.costs.kv_heads &&
+      std::find(per_head.begin(), per_head.end(), sc.engine_version) != per_head.end())
+    s.kv_read_factor = static_cast<double>(s.costs.heads) / static_cast<double>(s.costs.kv_heads);
   // bitsandbytes (transformers' BitsAndBytesConfig: nf4 Linear4bit, LLM.int8 Linear8bitLt).
   if (const BitsandbytesKernel* bnb = profile.bitsandbytes(sc.engine, sc.weights.id)) {
     s.bnb = true;
@@ -192,7 +199,8 @@ Phase decode_step(const InferenceSetup& s, double batch, double ctx) {
   const double scores = s.score_bytes > 0 ? per * ctx * static_cast<double>(c.heads) *
                                                 static_cast<double>(c.full_layers + c.window_layers)
                                           : 0.0;
-  const double other = per * (kv_bytes_per_sequence(c, ctx) + c.activation_bytes_per_token);
+  const double other =
+      per * (kv_bytes_per_sequence(c, ctx) * s.kv_read_factor + c.activation_bytes_per_token);
   Phase ph;
   ph.pass = stage_pass(s, per, flops, weight_bytes_read(c, per), other, attention, scores);
   ph.seconds = std::max(m, pp) * ph.pass.total();

@@ -34,6 +34,9 @@ struct InferenceSetup {
   /// Bytes moved per attention-score element per layer when the engine materialises the
   /// scores (llama.cpp without flash attention: KQ written, softmax read and write, KQV read).
   double score_bytes = 0;
+  /// KV-cache bytes one decode step reads per byte stored: heads / kv_heads for releases whose
+  /// decode attention loads K and V once per query head (data/speed.json), else 1.
+  double kv_read_factor = 1;
   /// bitsandbytes kernels (Hugging Face transformers with nf4 or LLM.int8 weights).
   bool bnb = false;
   double bnb_call_overhead_s = 0;     ///< per quantized linear module per pass (host side)

@@ -163,6 +163,22 @@ TEST(LogReader, VllmBlocksAreSixteenTokens) {
   EXPECT_EQ(r.runs[0].scenario["seq_len"], 2048);
 }
 
+// vLLM V1 at a release after 0.10 takes the newest modelled rules (data/engines.json vllm 0.11).
+// Source: https://github.com/noonghunna/club-3090/issues/612 (RTX 5090, cut).
+const char* kVllmV1Recent =
+    R"((EngineCore pid=107) INFO 07-06 22:50:46 [core.py:114] Initializing a V1 LLM engine (v0.24.0) with config: model='~/.cache/huggingface/qwen3.6-35b-a3b-nvfp4'
+(EngineCore pid=107) INFO 07-06 22:52:09 [gpu_worker.py:508] Available KV cache memory: 5.98 GiB
+(EngineCore pid=107) INFO 07-06 22:52:09 [kv_cache_utils.py:2146] GPU KV cache size: 567,978 tokens
+)";
+
+TEST(LogReader, VllmV1AfterTenTakesTheNewestRules) {
+  const LogReading r = read_log(kVllmV1Recent, "log");
+  auto a = figures(r.runs.at(0));
+  EXPECT_EQ(r.runs[0].scenario["engine_version"], "0.11");
+  EXPECT_DOUBLE_EQ(a["kv_cache_bytes"], 5.98 * kGiB);
+  EXPECT_EQ(a["kv_cache_tokens"], 567978);
+}
+
 // Engine settings stated by the log. Sources: https://github.com/livepeer/ai-runner/pull/230
 // (V0 config line, cut) and https://github.com/LMCache/LMCache/pull/2522 (V1 non-default args,
 // cut), each followed by a figure so that the run is kept.
