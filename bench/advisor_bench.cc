@@ -69,9 +69,11 @@ void BM_RecommendJsonPretrain(benchmark::State& state) {
 BENCHMARK(BM_RecommendJsonPretrain)->Unit(benchmark::kMillisecond);
 
 void BM_ChangesToFit(benchmark::State& state) {
-  const nlohmann::json s = {{"model", "llama-2-7b"}, {"task", "full"}, {"gpu", "a10-24gb"}};
-  for (auto _ : state)
-    benchmark::DoNotOptimize(gpusizer::changes_to_fit(s, gpusizer::Catalog::builtin()));
+  const gpusizer::Catalog& catalog = gpusizer::Catalog::builtin();
+  gpusizer::ScenarioGiven given;
+  const gpusizer::Scenario s = gpusizer::parse_scenario(
+      {{"model", "llama-2-7b"}, {"task", "full"}, {"gpu", "a10-24gb"}}, catalog, given);
+  for (auto _ : state) benchmark::DoNotOptimize(gpusizer::changes_to_fit(s, given, catalog));
 }
 BENCHMARK(BM_ChangesToFit)->Unit(benchmark::kMillisecond);
 

@@ -12,6 +12,7 @@
 #include "gpusizer/catalog.h"
 #include "gpusizer/estimate.h"
 #include "gpusizer/scenario.h"
+#include "gpusizer/scenario_edit.h"
 
 namespace gpusizer {
 
@@ -74,7 +75,7 @@ struct Rejection {
 /// One change to a scenario and what it does: memory saved, speed kept, quality cost.
 struct Change {
   std::string change;
-  nlohmann::json patch;  ///< merge patch on the scenario JSON
+  ScenarioEdit edit;  ///< the change to the scenario; to_patch(edit) is its JSON merge patch
   double needed_bytes = 0, saves_bytes = 0;
   bool fits = false;
   std::optional<double> speed_factor;  ///< new throughput / old throughput
@@ -95,14 +96,14 @@ struct Recommendation {
 Recommendation recommend(const nlohmann::json& request, const Catalog& catalog);
 
 /// Ranked changes that make a scenario with a GPU fit: single levers and the smallest
-/// combinations of levers that fit (src/advisor/changes.cc), each re-estimated on the scenario
-/// JSON with the change applied; none adds memory.
-std::vector<Change> changes_to_fit(const nlohmann::json& scenario, const Catalog& catalog,
-                                   double headroom = 0.0);
-/// The same, starting from the scenario already parsed and estimated.
-std::vector<Change> changes_to_fit(const nlohmann::json& scenario, const Scenario& parsed,
-                                   const Estimate& estimated, const Catalog& catalog,
-                                   double headroom = 0.0);
+/// combinations of levers that fit (src/advisor/changes.cc), each a typed edit of `parsed` (as
+/// parse_scenario returned it; `given`: what its input fixed) re-estimated; none adds memory.
+std::vector<Change> changes_to_fit(const Scenario& parsed, const ScenarioGiven& given,
+                                   const Catalog& catalog, double headroom = 0.0);
+/// The same, with `parsed` already resolved and estimated (`resolved`, `estimated`).
+std::vector<Change> changes_to_fit(const Scenario& parsed, const ScenarioGiven& given,
+                                   const Scenario& resolved, const Estimate& estimated,
+                                   const Catalog& catalog, double headroom = 0.0);
 
 /// The reverse question: the largest catalog models, contexts and batches that fit
 /// `scenario`'s GPUs for its task.

@@ -21,6 +21,9 @@ struct ScenarioGiven {
   bool engine = false, engine_version = false;    ///< else the default for task, weights and GPU
   bool grad_accum = false, global_batch = false;  ///< else one from the other, batch and dp
   bool traffic_prompt_len = false, traffic_output_len = false;  ///< else the scenario's lengths
+  bool parallel = false;                                        ///< a "parallel" object
+  bool tp = false, pp = false, dp = false;     ///< else the split follows gpu_count (place_split)
+  bool zero_stage = false, recompute = false;  ///< training.zero_stage, .gradient_checkpointing
 };
 
 /// parse_scenario, also saying which fields the input gave.
@@ -39,25 +42,39 @@ struct ScenarioEdit {
   std::optional<Task> task{};
   std::optional<std::string> weights{}, kv_cache{};  ///< format ids
   std::optional<int64_t> seq_len{}, prompt_len{}, output_len{}, batch{};
-  /// The system with its split: gpu_count, tp, pp and dp are set together (the split is then
-  /// given, not chosen by the layout rule).
+  std::optional<std::string> gpu{};  ///< catalog id: a defaulted serving engine follows it
+  std::optional<int64_t> gpus_per_node{};
+  /// The system with its split: gpu_count with tp, pp and dp set together (the split is then
+  /// given, not chosen by the layout rule), or with default_split.
   std::optional<int64_t> gpu_count{}, tp{}, pp{}, dp{};
-  std::optional<bool> gradient_checkpointing{};  ///< true: full recompute
+  std::optional<int64_t> ep{}, cp{}, pp_interleave{};
+  std::optional<bool> sequence_parallel{};
+  /// With gpu_count: the input's "parallel" object dropped, the split the parser derives for
+  /// gpu_count alone (serving: chosen by the layout rule; training: dp = gpu_count), then the
+  /// split fields set here on top.
+  bool default_split = false;
+  std::optional<Recompute> recompute{};  ///< "gradient_checkpointing" in the JSON
   std::optional<bool> flash_attention{};
   std::optional<Optimizer> optimizer{};
   std::optional<Offload> offload{};
   std::optional<int> zero_stage{};
   std::optional<int64_t> grad_accum{};
+  std::optional<int64_t> global_batch{};
+  std::optional<MixedPrecision> mixed_precision{};  ///< bf16 fp16 pure-bf16 fp32
 };
 
 /// `b` over `a`: each field `b` sets replaces `a`'s, as a JSON merge patch of the two patches.
 ScenarioEdit merged(ScenarioEdit a, const ScenarioEdit& b);
 
+/// Which fields are given after the edit: those `given` names and those the edit sets.
+ScenarioGiven given_after(ScenarioGiven given, const ScenarioEdit& edit);
+
 /// The edit as a merge patch on the scenario JSON (docs/contract.md, "changes"[].patch).
 nlohmann::json to_patch(const ScenarioEdit& edit);
 
 /// `s` (as parse_scenario returned it, before the layout is chosen; `given` what its input
-/// fixed) with the edit applied, the defaults that follow the edited fields derived again (the KV
+/// fixed) with the edit applied (a gpu_count without default_split keeps the input's split
+/// fields, as the JSON does), the defaults that follow the edited fields derived again (the KV
 /// format from the weights, the default engine and its release, prompt and output lengths from
 /// seq_len and the traffic's from them, the global batch or the accumulation), then validate():
 /// what parse_scenario returns for the JSON with to_patch(edit) merged in. The notes are the

@@ -249,8 +249,10 @@ TEST(Advisor, BadConstraintsNameTheField) {
 }
 
 TEST(Changes, WhatToChangeSoA7BFullFineTuneFitsAnA10) {
-  const auto changes =
-      changes_to_fit({{"model", "llama-2-7b"}, {"task", "full"}, {"gpu", "a10-24gb"}}, cat());
+  ScenarioGiven given;
+  const Scenario parsed = parse_scenario(
+      {{"model", "llama-2-7b"}, {"task", "full"}, {"gpu", "a10-24gb"}}, cat(), given);
+  const auto changes = changes_to_fit(parsed, given, cat());
   ASSERT_FALSE(changes.empty());
   bool qlora_fits = false;
   for (const auto& c : changes) {

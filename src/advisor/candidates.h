@@ -46,6 +46,13 @@ struct MemoryFit {
 };
 MemoryFit memory_fit(const Scenario& s, const Estimate& e, double headroom);
 
+/// The 16-bit fallbacks of a GPU without BF16, added to the edit `e` of `base` (a field `e`
+/// already sets is the candidate's): bf16 weights are served and trained as fp16; a bf16 KV
+/// cache beside fp16 weights becomes fp16 (vLLM's KV cache takes the model's dtype, and
+/// FP16 is the dtype without BF16); training's bf16 or pure-bf16 mixed precision becomes fp16
+/// AMP (PyTorch autocast with torch.float16 and a GradScaler; bf16 needs Ampere or newer).
+void fp16_fallbacks(const Scenario& base, const Gpu& g, ScenarioEdit& e);
+
 /// A parsed scenario with a typed edit (scenario_edit.h), checked and resolved for estimate():
 /// what resolve_scenario gives for the scenario JSON with to_patch(edit) merged in. Throws
 /// InputError when the edited scenario is invalid (a split the model cannot take, ...).

@@ -13,9 +13,9 @@
 #include <algorithm>
 
 #include "advisor/candidates.h"
+#include "estimate/layout.h"
 #include "gpusizer/advisor.h"
 #include "gpusizer/error.h"
-#include "gpusizer/saturate.h"
 #include "gpusizer/scenario_edit.h"
 #include "gpusizer/units.h"
 
@@ -168,7 +168,7 @@ Dimension zero_levers(const Scenario& s) {
 void training_dimensions(const Scenario& s, std::vector<Dimension>& out) {
   if (s.training.recompute != Recompute::kFull)
     out.push_back({{"gradient checkpointing",
-                    {.gradient_checkpointing = true},
+                    {.recompute = Recompute::kFull},
                     "about 30% slower steps (one more forward pass); no quality cost",
                     0}});
   if (s.training.optimizer == Optimizer::kAdamw)
@@ -187,7 +187,7 @@ void training_dimensions(const Scenario& s, std::vector<Dimension>& out) {
     // PEFT's prepare_model_for_kbit_training turns gradient checkpointing on by default
     // (use_gradient_checkpointing=True), and QLoRA recipes keep it on.
     method.push_back({"QLoRA (4-bit NF4 base)",
-                      {.task = Task::kQlora, .weights = "nf4", .gradient_checkpointing = true},
+                      {.task = Task::kQlora, .weights = "nf4", .recompute = Recompute::kFull},
                       "4-bit base: small quality cost, about 30% slower than LoRA; changes the "
                       "job",
                       3});
@@ -299,7 +299,7 @@ struct Search {
     ch.levers = names;
     ch.change = fmt::format("{}", fmt::join(names, " + "));
     ch.cost = fmt::format("{}", fmt::join(costs, "; "));
-    ch.patch = to_patch(edit);  // the JSON form, for rendering only
+    ch.edit = std::move(edit);  // its merge patch is made when the answer is rendered
     t.gpus = static_cast<int>(std::min<int64_t>(sc.gpu_count, 1 << 20));
     (single ? singles : combined).push_back(std::move(t));
   }
@@ -329,18 +329,18 @@ std::vector<Change> ranked(std::vector<Tried> singles, std::vector<Tried> combin
 
 }  // namespace
 
-std::vector<Change> changes_to_fit(const nlohmann::json& input, const Catalog& catalog,
-                                   double headroom) {
-  const Scenario s = resolve_scenario(input, catalog);
-  return changes_to_fit(input, s, estimate(s, catalog, Detail::kFigures), catalog, headroom);
+std::vector<Change> changes_to_fit(const Scenario& parsed, const ScenarioGiven& given,
+                                   const Catalog& catalog, double headroom) {
+  const Scenario s = resolved(parsed, catalog);
+  return changes_to_fit(parsed, given, s, estimate(s, catalog, Detail::kFigures), catalog,
+                        headroom);
 }
 
-std::vector<Change> changes_to_fit(const nlohmann::json& input, const Scenario& s,
-                                   const Estimate& e, const Catalog& catalog, double headroom) {
+std::vector<Change> changes_to_fit(const Scenario& parsed, const ScenarioGiven& given,
+                                   const Scenario& s, const Estimate& e, const Catalog& catalog,
+                                   double headroom) {
   if (!s.gpu) throw InputError("gpu", "what to change needs a GPU to fit");
-  // The JSON is read once; every candidate is a typed edit of the parsed scenario.
-  ScenarioGiven given;
-  const Scenario parsed = parse_scenario(input, catalog, given);
+  // Every candidate is a typed edit of the parsed scenario.
   const std::vector<Dimension> dims = dimensions(s, given, e, catalog);
   Search search{
       parsed, given, dims, catalog, headroom, memory_needed(s, e), useful_tokens_per_s(s, e),
@@ -360,23 +360,6 @@ std::vector<Change> changes_to_fit(const nlohmann::json& input, const Scenario& 
     }
   }
   return ranked(std::move(search.singles), std::move(search.combined));
-}
-
-nlohmann::json to_json(const std::vector<Change>& changes) {
-  nlohmann::json out = nlohmann::json::array();
-  for (const Change& c : changes) {
-    nlohmann::json j = {{"change", c.change},
-                        {"patch", c.patch},
-                        {"needed_bytes", saturating_int64(c.needed_bytes)},
-                        {"saves_bytes", saturating_int64(c.saves_bytes)},
-                        {"fits", c.fits},
-                        {"cost", c.cost},
-                        {"quality_class", c.quality_class},
-                        {"levers", c.levers}};
-    if (c.speed_factor) j["speed_factor"] = *c.speed_factor;
-    out.push_back(std::move(j));
-  }
-  return out;
 }
 
 }  // namespace gpusizer

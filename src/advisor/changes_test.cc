@@ -14,6 +14,13 @@ const Catalog& cat() {
   return Catalog::builtin();
 }
 
+// The changes for a scenario JSON, through the typed entry (parsed once, `given` its fields).
+std::vector<Change> changes_of(const nlohmann::json& input) {
+  ScenarioGiven given;
+  const Scenario parsed = parse_scenario(input, cat(), given);
+  return changes_to_fit(parsed, given, cat());
+}
+
 bool has_lever(const Change& c, const std::string& name) {
   return std::find(c.levers.begin(), c.levers.end(), name) != c.levers.end();
 }
@@ -30,8 +37,8 @@ bool has_lever(const Change& c, const std::string& name) {
 //   set and the CUDA context about 20 GB, under the 22.4 GiB (24.0e9 B) of an A10: fits. So the
 //   best change is a combination of two levers that costs no quality.
 TEST(ChangesCombined, FullFineTune7BOnEightA10NeedsZero3AndCheckpointing) {
-  const auto changes = changes_to_fit(
-      {{"model", "llama-2-7b"}, {"task", "full"}, {"gpu", "a10-24gb"}, {"gpu_count", 8}}, cat());
+  const auto changes = changes_of(
+      {{"model", "llama-2-7b"}, {"task", "full"}, {"gpu", "a10-24gb"}, {"gpu_count", 8}});
   ASSERT_FALSE(changes.empty());
   const Change* zero3_alone = nullptr;
   const Change* both = nullptr;
@@ -49,15 +56,15 @@ TEST(ChangesCombined, FullFineTune7BOnEightA10NeedsZero3AndCheckpointing) {
   EXPECT_TRUE(both->fits);
   EXPECT_GT(both->needed_bytes, 13.5e9 + 0.54e9 + 2e9 + 1e9);
   EXPECT_LT(both->needed_bytes, 22e9);
-  EXPECT_EQ(both->patch["training"]["zero_stage"], 3);
-  EXPECT_EQ(both->patch["training"]["gradient_checkpointing"], true);
+  EXPECT_EQ(both->edit.zero_stage, 3);
+  EXPECT_EQ(both->edit.recompute, Recompute::kFull);
   // ZeRO-3 with the optimizer on the CPU (ZeRO-Offload) also fits on the 8 GPUs without a quality
   // cost, but its optimizer step runs on the host: slower. The first change is the combination,
   // the fastest of the changes that cost no quality and no more GPUs.
   const Change& best = changes.front();
   EXPECT_EQ(&best, both) << best.change;
   for (const auto& c : changes)
-    if (c.fits && c.quality_class == 0 && c.patch.value("gpu_count", int64_t{8}) == 8) {
+    if (c.fits && c.quality_class == 0 && c.edit.gpu_count.value_or(8) == 8) {
       EXPECT_LE(c.speed_factor.value_or(0), best.speed_factor.value_or(0)) << c.change;
     }
   for (const auto& c : changes)
@@ -69,8 +76,7 @@ TEST(ChangesCombined, FullFineTune7BOnEightA10NeedsZero3AndCheckpointing) {
 // A combination that contains a smaller fitting one is never offered: QLoRA alone fits a 7B on
 // one A10 (4-bit base 3.4 GB + checkpointed activations), so no "QLoRA + ..." appears.
 TEST(ChangesCombined, OnlyTheSmallestFittingCombinations) {
-  const auto changes =
-      changes_to_fit({{"model", "llama-2-7b"}, {"task", "full"}, {"gpu", "a10-24gb"}}, cat());
+  const auto changes = changes_of({{"model", "llama-2-7b"}, {"task", "full"}, {"gpu", "a10-24gb"}});
   bool qlora_alone_fits = false;
   for (const auto& c : changes)
     if (c.levers == std::vector<std::string>{"QLoRA (4-bit NF4 base)"}) qlora_alone_fits = c.fits;
@@ -85,8 +91,8 @@ TEST(ChangesCombined, OnlyTheSmallestFittingCombinations) {
 // 9.1 GB of activations at 2048 tokens without checkpointing (as above): over 22.4 GiB. With
 // gradient checkpointing the activations drop to ~0.8 GB: fits, no quality cost.
 TEST(ChangesCombined, Lora7BOnTwoA10FitsWithCheckpointing) {
-  const auto changes = changes_to_fit(
-      {{"model", "llama-2-7b"}, {"task", "lora"}, {"gpu", "a10-24gb"}, {"gpu_count", 2}}, cat());
+  const auto changes = changes_of(
+      {{"model", "llama-2-7b"}, {"task", "lora"}, {"gpu", "a10-24gb"}, {"gpu_count", 2}});
   ASSERT_FALSE(changes.empty());
   EXPECT_TRUE(changes.front().fits);
   EXPECT_EQ(changes.front().quality_class, 0);
@@ -102,20 +108,19 @@ TEST(ChangesCombined, NoNegativeSavingsForCvTraining) {
   for (const char* model : {"resnet-50", "yolov8m", "vit-b/16"}) {
     nlohmann::json s = {
         {"model", model}, {"task", "cv-train"}, {"gpu", "rtx-4090-24gb"}, {"batch", 4096}};
-    for (const auto& c : changes_to_fit(s, cat())) EXPECT_GT(c.saves_bytes, 0) << c.change;
+    for (const auto& c : changes_of(s)) EXPECT_GT(c.saves_bytes, 0) << c.change;
   }
 }
 
 // Llama-2-7B's maximum context is 4096 tokens (max_position_embeddings): asked for 100,000, the
 // context lever proposes 4096, never more.
 TEST(ChangesCombined, ContextSuggestionNeverExceedsTheModelsMaximum) {
-  const auto changes = changes_to_fit(
-      {{"model", "llama-2-7b"}, {"gpu", "rtx-4090-24gb"}, {"engine", "vllm"}, {"seq_len", 100000}},
-      cat());
+  const auto changes = changes_of(
+      {{"model", "llama-2-7b"}, {"gpu", "rtx-4090-24gb"}, {"engine", "vllm"}, {"seq_len", 100000}});
   bool offered = false;
   for (const auto& c : changes)
-    if (c.patch.contains("seq_len")) {
-      EXPECT_LE(c.patch["seq_len"].get<int64_t>(), 4096) << c.change;
+    if (c.edit.seq_len) {
+      EXPECT_LE(*c.edit.seq_len, 4096) << c.change;
       offered = true;
     }
   EXPECT_TRUE(offered);
@@ -126,8 +131,8 @@ TEST(ChangesCombined, ContextSuggestionNeverExceedsTheModelsMaximum) {
 // int4; TP=4 with int8 is 17.3 GB a GPU, fits 4 x 24 GB. Every change listed saves memory and
 // the first fitting one costs the least quality among those that fit.
 TEST(ChangesCombined, Serving70BOnTwo4090s) {
-  const auto changes = changes_to_fit(
-      {{"model", "llama-2-70b"}, {"gpu", "rtx-4090-24gb"}, {"parallel", {{"tp", 2}}}}, cat());
+  const auto changes =
+      changes_of({{"model", "llama-2-70b"}, {"gpu", "rtx-4090-24gb"}, {"parallel", {{"tp", 2}}}});
   ASSERT_FALSE(changes.empty());
   int best_quality = 99;
   for (const auto& c : changes) {
@@ -138,7 +143,7 @@ TEST(ChangesCombined, Serving70BOnTwo4090s) {
   EXPECT_EQ(changes.front().quality_class, best_quality);
   bool int8_tp = false;
   for (const auto& c : changes)
-    int8_tp |= c.fits && has_lever(c, "int8 weights") && c.patch.contains("parallel");
+    int8_tp |= c.fits && has_lever(c, "int8 weights") && c.edit.tp.has_value();
   EXPECT_TRUE(int8_tp);
 }
 

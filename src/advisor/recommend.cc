@@ -24,10 +24,6 @@ namespace {
 
 constexpr double kInf = std::numeric_limits<double>::infinity();
 
-struct Pinned {
-  bool global_batch = false, grad_accum = false;
-};
-
 struct Lever {
   const NumberFormat* weights = nullptr;
   const NumberFormat* kv = nullptr;
@@ -145,36 +141,23 @@ std::string filter_text(GpuOut why, const Gpu& g, const Scenario& s, const Const
   return "";
 }
 
-// Sets the system and levers on a copy of the parsed scenario, as parse_scenario would for the
-// same JSON. Returns false when the split is impossible for this model.
-bool configure(Scenario& t, const Gpu& g, int64_t count, const Lever& lv, const Pinned& pin,
-               const Catalog& catalog) {
-  t.gpu = g;
-  t.gpu_count = count;
-  t.parallel = Parallelism{};
-  t.weights = *lv.weights;
-  t.kv_cache = *lv.kv;
-  retarget_default_engine(t, g, catalog);  // a defaulted engine follows the GPU and format
-  if (t.kv_cache.id == "bf16" && t.weights.id == "fp16")
-    t.kv_cache = catalog.format("fp16", "kv", "kv_cache");
-  if (t.task == Task::kInference) {
-    t.requested_replicas = 0;
-    choose_serving_layout(t, catalog);  // the one layout rule (estimate/layout.h)
-    if (t.replica_gpus() * t.parallel.dp != count) return false;
-  } else {
-    t.parallel.dp = count;
-    t.training.zero_stage = lv.zero;
-    t.training.recompute = lv.recompute;
-    if (computes_in_bf16(t.training.mixed_precision) && !g.supports("bf16"))
-      t.training.mixed_precision = MixedPrecision::kFp16;
-    if (!pin.global_batch) {
-      t.training.global_batch = t.batch * t.training.grad_accum * count;
-    } else if (!pin.grad_accum) {
-      t.training.grad_accum =
-          std::max<int64_t>(1, (t.training.global_batch + t.batch * count - 1) / (t.batch * count));
-    }
+// A lever at `n` GPUs of `g` as an edit of the parsed scenario: the GPU (a defaulted engine
+// follows it), the count with the split the layout rule chooses (serving) or dp = n
+// (training), the formats, ZeRO and checkpointing where they differ from the scenario's, and
+// the 16-bit fallbacks of a GPU without BF16. The KV format is named: a candidate keeps the
+// scenario's unless the lever changes it.
+ScenarioEdit lever_edit(const Scenario& base, const Gpu& g, const RackLimit& rack, int64_t n,
+                        const Lever& lv) {
+  ScenarioEdit e{.gpu = g.id, .gpu_count = n, .default_split = true};
+  if (rack.given) e.gpus_per_node = std::min(base.gpus_per_node, rack.max_gpus_per_node);
+  if (lv.weights->id != base.weights.id) e.weights = lv.weights->id;
+  e.kv_cache = lv.kv->id;
+  if (is_training(base.task)) {
+    if (lv.zero != base.training.zero_stage) e.zero_stage = lv.zero;
+    if (lv.recompute != base.training.recompute) e.recompute = lv.recompute;
   }
-  return true;
+  fp16_fallbacks(base, g, e);
+  return e;
 }
 
 // Weights alone per GPU: a lower bound that skips estimates that cannot fit.
@@ -250,10 +233,10 @@ struct Miss {
 enum class Tried { kNext, kTaken, kUnmet, kOverBudget };
 
 struct Search {
-  const Scenario& base;
+  const Scenario& base;  // as parsed (before the layout is chosen)
+  const ScenarioGiven& given;
   const Constraints& c;
   const Catalog& catalog;
-  const Pinned& pin;
   double params = 0;
   bool layout_search = false;  // training on token sequences: the layout search (training_plan.h)
   std::optional<int64_t> fixed_count;
@@ -267,8 +250,8 @@ struct Search {
         fixed_count ? std::vector<int64_t>{*fixed_count} : counts_for(base, g, c);
     Scenario plan_base = base;  // a rack budget caps the GPUs per node here too
     if (rack.given) plan_base.gpus_per_node = std::min(base.gpus_per_node, rack.max_gpus_per_node);
-    TrainingPlan plan = plan_training(plan_base, g, plan_counts, fixed_count.has_value(),
-                                      pin.global_batch, pins, c, catalog);
+    TrainingPlan plan =
+        plan_training(plan_base, given, g, plan_counts, fixed_count.has_value(), pins, c, catalog);
     for (Option& o : plan.options) {
       price_in_region(o.scenario, o.estimate, catalog, c.region);
       r.options.push_back(std::move(o));
@@ -292,9 +275,13 @@ struct Search {
   // with headroom and meets the constraints.
   Tried try_lever(const Gpu& g, const RackLimit& rack, int64_t n, const Lever& lv, Attempt& best,
                   std::string& binding, double& skip_below) {
-    Scenario t = base;
-    if (rack.given) t.gpus_per_node = std::min(t.gpus_per_node, rack.max_gpus_per_node);
-    if (!configure(t, g, n, lv, pin, catalog)) return Tried::kNext;
+    Scenario t;
+    try {
+      t = candidate(base, given, lever_edit(base, g, rack, n, lv), catalog);
+    } catch (const InputError&) {
+      return Tried::kNext;  // a split this model cannot take
+    }
+    if (t.replica_gpus() * t.parallel.dp != n) return Tried::kNext;
     const double bound = weights_lower_bound(t, params);
     if (bound > g.capacity_bytes() * (1.0 - c.headroom)) {
       // Only a bound: it stands for the GPU's best attempt until a real estimate does.
@@ -303,10 +290,11 @@ struct Search {
       binding = "memory";
       return Tried::kNext;
     }
-    Estimate e = estimate(t, catalog);
-    price_in_region(t, e, catalog, c.region);
-    if (!e.memory.capacity) return Tried::kNext;
-    const MemoryFit fit = memory_fit(t, e, c.headroom);
+    // Memory first, bytes only (issue 18): speed, power, cost and their basis only for a
+    // candidate that fits. The full estimate's memory is the same figures.
+    const Estimate bytes = estimate(t, catalog, Detail::kMemory);
+    if (!bytes.memory.capacity) return Tried::kNext;
+    const MemoryFit fit = memory_fit(t, bytes, c.headroom);
     const double need = fit.needed;
     const double cap = fit.capacity;
     if (!fit.fits) {
@@ -315,6 +303,8 @@ struct Search {
       binding = "memory";
       return Tried::kNext;
     }
+    Estimate e = estimate(t, catalog);
+    price_in_region(t, e, catalog, c.region);
     Option o{t, std::move(e), need, 1.0 - need / cap, 0, "", 0, {}, {}, binding, {}};
     if (const explain::Unmet unmet = explain::unmet(o, c)) {
       binding = explain::binding_of(unmet.constraint);
@@ -407,9 +397,8 @@ struct Search {
 
 // What to change: for the one GPU asked about (unless it fits), or the closest miss when
 // nothing fits.
-void add_changes(Recommendation& r, const std::vector<Miss>& misses,
-                 const nlohmann::json& scenario_json, const Scenario& base,
-                 const Catalog& catalog) {
+void add_changes(Recommendation& r, const std::vector<Miss>& misses, const Scenario& base,
+                 const ScenarioGiven& given, const Catalog& catalog) {
   const Constraints& c = r.constraints;
   const Gpu* target = nullptr;
   int64_t target_count = 1;
@@ -428,13 +417,13 @@ void add_changes(Recommendation& r, const std::vector<Miss>& misses,
     target_count = it->a.count;
   }
   if (!target) return;
-  nlohmann::json s = scenario_json;
-  s["gpu"] = target->id;
-  s["gpu_count"] = target_count;
-  if (target_count > 1 && is_training(base.task) && !s["training"].contains("zero_stage"))
-    s["training"]["zero_stage"] = 3;
+  // The scenario on that system (its own split fields kept), ZeRO-3 over several GPUs unless
+  // the input chose a stage; the changes are edits of it.
+  ScenarioEdit on_target{.gpu = target->id, .gpu_count = target_count};
+  if (target_count > 1 && is_training(base.task) && !given.zero_stage) on_target.zero_stage = 3;
   try {
-    r.changes = changes_to_fit(s, catalog, c.headroom);
+    const Scenario parsed = edited(base, given, on_target, catalog);
+    r.changes = changes_to_fit(parsed, given_after(given, on_target), catalog, c.headroom);
     r.changes_for = fmt::format("{} x {}", target_count, target->id);
   } catch (const InputError&) {
   }
@@ -447,20 +436,16 @@ Recommendation recommend(const nlohmann::json& request, const Catalog& catalog) 
   r.constraints = parse_constraints(request, catalog);
   const Constraints& c = r.constraints;
   const nlohmann::json scenario_json = scenario_of_request(request);
-  const Scenario base = parse_scenario(scenario_json, catalog);
-  Pinned pin;
-  if (auto it = scenario_json.find("training"); it != scenario_json.end() && it->is_object()) {
-    pin.global_batch = it->contains("global_batch");
-    pin.grad_accum = it->contains("grad_accum");
-  }
+  ScenarioGiven given;
+  const Scenario base = parse_scenario(scenario_json, catalog, given);
   if (base.traffic) {  // a request rate: the fleet search (advisor/serving_plan.h)
-    plan_serving(scenario_json, base, catalog, r);
+    plan_serving(base, given, catalog, r);
     return r;
   }
   Search search{base,
+                given,
                 c,
                 catalog,
-                pin,
                 static_cast<double>(count_params(base.model).total),
                 false,
                 std::nullopt,
@@ -478,7 +463,7 @@ Recommendation recommend(const nlohmann::json& request, const Catalog& catalog) 
   explain::rank(r.options, c);
   if (static_cast<int64_t>(r.options.size()) > c.limit)
     r.options.resize(static_cast<size_t>(c.limit));
-  add_changes(r, search.misses, scenario_json, base, catalog);
+  add_changes(r, search.misses, base, given, catalog);
   return r;
 }
 

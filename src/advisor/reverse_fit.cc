@@ -8,6 +8,7 @@
 #include <functional>
 
 #include "advisor/candidates.h"
+#include "estimate/layout.h"
 #include "gpusizer/advisor.h"
 #include "gpusizer/error.h"
 
@@ -49,24 +50,22 @@ int64_t largest(int64_t lo, int64_t hi, const std::function<bool(int64_t)>& ok) 
 // 16/N), and LLM training recomputes activations (gradient checkpointing, Chen et al. 2016;
 // PEFT's prepare_model_for_kbit_training turns it on for QLoRA by default). Neither costs
 // quality; both cost speed. Serving levers (formats) do cost quality and are not applied; its
-// layout (TP inside the fast-link domain) is the layout rule's. Returns the names applied.
-std::vector<std::string> apply_standard_levers(nlohmann::json& s, Task task, int64_t gpu_count,
-                                               bool cv) {
-  std::vector<std::string> applied;
-  if (!is_training(task)) return applied;
-  nlohmann::json& t = s["training"];
-  if (!t.is_object()) t = nlohmann::json::object();
-  if (!cv && !t.contains("gradient_checkpointing")) {
-    t["gradient_checkpointing"] = true;
-    applied.push_back("gradient checkpointing");
+// layout (TP inside the fast-link domain) is the layout rule's. Appends the names applied.
+ScenarioEdit standard_levers(const Scenario& s, const ScenarioGiven& given, bool cv,
+                             std::vector<std::string>* applied) {
+  ScenarioEdit e;
+  if (!is_training(s.task)) return e;
+  if (!cv && !given.recompute) {
+    e.recompute = Recompute::kFull;
+    if (applied) applied->push_back("gradient checkpointing");
   }
-  const bool layout_given = s.contains("parallel") || t.contains("zero_stage");
-  if (gpu_count > 1 && !layout_given) {
-    t["zero_stage"] = 3;
-    s["parallel"] = {{"dp", gpu_count}, {"tp", 1}, {"pp", 1}};
-    applied.push_back(fmt::format("ZeRO-3 over the {} GPUs", gpu_count));
+  if (s.gpu_count > 1 && !given.parallel && !given.zero_stage) {
+    e.gpu_count = s.gpu_count;
+    e.tp = 1, e.pp = 1, e.dp = s.gpu_count;
+    e.zero_stage = 3;
+    if (applied) applied->push_back(fmt::format("ZeRO-3 over the {} GPUs", s.gpu_count));
   }
-  return applied;
+  return e;
 }
 
 struct Row {
@@ -76,7 +75,7 @@ struct Row {
 
 // One catalog model at the request's context (within the model's own) and batch; then the
 // longest context and the largest batch that still fit. nullopt when it does not fit at all.
-std::optional<Row> fit_model(const Model& m, const nlohmann::json& input, bool cv,
+std::optional<Row> fit_model(const Model& m, const nlohmann::json& input, bool cv, bool levers,
                              const Catalog& catalog) {
   nlohmann::json s = input;
   s["model"] = m.id;
@@ -94,15 +93,19 @@ std::optional<Row> fit_model(const Model& m, const nlohmann::json& input, bool c
   } catch (const InputError&) {
     return std::nullopt;
   }
-  if (!fits(parsed, given, {}, catalog)) return std::nullopt;
+  const ScenarioEdit standard =
+      levers ? standard_levers(parsed, given, cv, nullptr) : ScenarioEdit{};
+  if (!fits(parsed, given, standard, catalog)) return std::nullopt;
   Row r{&m, count_params(m).total, parsed.seq_len, parsed.batch};
   if (!cv) {
     const int64_t max_ctx = m.max_position_embeddings > 0 ? m.max_position_embeddings : 131072;
-    r.seq_len = largest(r.seq_len, std::max(r.seq_len, max_ctx),
-                        [&](int64_t v) { return fits(parsed, given, {.seq_len = v}, catalog); });
+    r.seq_len = largest(r.seq_len, std::max(r.seq_len, max_ctx), [&](int64_t v) {
+      return fits(parsed, given, merged(standard, {.seq_len = v}), catalog);
+    });
   }
-  r.batch =
-      largest(r.batch, 4096, [&](int64_t v) { return fits(parsed, given, {.batch = v}, catalog); });
+  r.batch = largest(r.batch, 4096, [&](int64_t v) {
+    return fits(parsed, given, merged(standard, {.batch = v}), catalog);
+  });
   return r;
 }
 
@@ -123,14 +126,14 @@ nlohmann::json fit_json(const nlohmann::json& request, const Catalog& catalog, s
   nlohmann::json probe = input;
   const bool cv = input.value("task", "inference") == "cv-train";
   probe["model"] = cv ? "yolov8m" : "llama-2-7b";
-  const Scenario checked = resolve_scenario(probe, catalog);
-  const std::vector<std::string> applied =
-      levers ? apply_standard_levers(input, checked.task, checked.gpu_count, cv)
-             : std::vector<std::string>{};
+  ScenarioGiven probe_given;
+  const Scenario checked = resolved(parse_scenario(probe, catalog, probe_given), catalog);
+  std::vector<std::string> applied;
+  if (levers) standard_levers(checked, probe_given, cv, &applied);
   std::vector<Row> rows;
   for (const Model& m : catalog.models())
     if (m.is_cv() == cv)
-      if (auto r = fit_model(m, input, cv, catalog)) rows.push_back(*r);
+      if (auto r = fit_model(m, input, cv, levers, catalog)) rows.push_back(*r);
   std::sort(rows.begin(), rows.end(),
             [](const Row& a, const Row& b) { return a.params > b.params; });
   if (rows.size() > limit) rows.resize(limit);

@@ -15,6 +15,7 @@
 #include "advisor/candidates.h"
 #include "advisor/explain.h"
 #include "estimate/layout.h"
+#include "gpusizer/error.h"
 #include "gpusizer/units.h"
 #include "speed/serving_load.h"
 
@@ -27,6 +28,7 @@ constexpr int64_t kMaxFleetGpus = 1 << 20;  // the scenario's own gpu_count limi
 constexpr int kWiderLayouts = 2;            // widths tried past the narrowest that fits
 
 struct Candidate {
+  ScenarioEdit edit;  // the replica as an edit of the parsed scenario
   Scenario replica;   // one replica, dp 1, no traffic
   double rate = 0;    // highest rate within the SLO
   std::string bound;  // what bounds `rate` (serving_load.h bindings) or "min_tokens_per_s"
@@ -54,8 +56,19 @@ struct Miss {
   std::string text;
 };
 
+// One replica of `width` GPUs of `g` with the formats: the layout rule splits it (dp 1).
+ScenarioEdit replica_edit(const Scenario& want, const Gpu& g, int64_t width, const NumberFormat& wf,
+                          const NumberFormat& kv) {
+  ScenarioEdit e{.gpu = g.id, .gpu_count = width, .dp = 1, .default_split = true};
+  if (wf.id != want.weights.id) e.weights = wf.id;
+  e.kv_cache = kv.id;
+  fp16_fallbacks(want, g, e);
+  return e;
+}
+
 struct Search {
-  const Scenario& want;  // the scenario with the SLO the plan must meet
+  const Scenario& want;  // the scenario with the SLO the plan must meet, as parsed
+  const ScenarioGiven& given;
   const Catalog& catalog;
   const Constraints& c;
   double params = 0;
@@ -65,18 +78,14 @@ struct Search {
   std::optional<Candidate> evaluate(const Gpu& g, int64_t width, const NumberFormat& wf,
                                     const NumberFormat& kv, Miss& miss) const {
     Candidate k;
+    k.edit = replica_edit(want, g, width, wf, kv);
     Scenario& t = k.replica;
-    t = want;
+    try {
+      t = candidate(want, given, k.edit, catalog);  // the one layout rule, for `width` GPUs
+    } catch (const InputError&) {
+      return std::nullopt;
+    }
     t.traffic.reset();  // the replica's own figures; the load model runs below
-    t.gpu = g;
-    t.gpu_count = width;
-    t.parallel = Parallelism{};
-    t.weights = wf;
-    t.kv_cache = kv;
-    if (t.kv_cache.id == "bf16" && t.weights.id == "fp16")
-      t.kv_cache = catalog.format("fp16", "kv", "kv_cache");
-    t.requested_replicas = 1;
-    choose_serving_layout(t, catalog);  // the one layout rule, for a replica of `width` GPUs
     if (t.replica_gpus() != width) return std::nullopt;
     const double usable = g.capacity_bytes() * (1.0 - c.headroom);
     if (params * t.weights.bytes_per_value() / static_cast<double>(width) > usable) {
@@ -241,8 +250,8 @@ void set_traffic_objective(Option& o, const TrafficPlan& plan, const Constraints
 
 }  // namespace
 
-void plan_serving(const nlohmann::json& /*scenario_json*/, const Scenario& base,
-                  const Catalog& catalog, Recommendation& r) {
+void plan_serving(const Scenario& base, const ScenarioGiven& given, const Catalog& catalog,
+                  Recommendation& r) {
   const Constraints& c = r.constraints;
   Scenario want = base;
   // max_ttft_ms with traffic is the TTFT service level, at the SLO's percentile.
@@ -250,7 +259,7 @@ void plan_serving(const nlohmann::json& /*scenario_json*/, const Scenario& base,
   Constraints checks = c;  // the SLO and the throughput floor are met by the replica count
   checks.max_ttft_ms.reset();
   checks.min_tokens_per_s.reset();
-  const Search search{want, catalog, c, static_cast<double>(count_params(base.model).total)};
+  const Search search{want, given, catalog, c, static_cast<double>(count_params(base.model).total)};
   const double rate = want.traffic->requests_per_s;
   const double out_len = want.traffic->output_len;
 
@@ -266,11 +275,13 @@ void plan_serving(const nlohmann::json& /*scenario_json*/, const Scenario& base,
     for (const NumberFormat* wf : weight_formats(want, g, c, catalog)) {
       auto k = search.best_for(g, *wf, miss);
       if (!k) continue;
-      Scenario fleet = k->replica;
-      fleet.traffic = want.traffic;
-      fleet.slo = want.slo;
-      fleet.parallel.dp = k->replicas;
-      fleet.gpu_count = k->gpus;
+      // The fleet: the replica's split given, k->replicas of it, with the traffic.
+      const Parallelism& p = k->replica.parallel;
+      const Scenario fleet = candidate(
+          want, given,
+          merged(k->edit,
+                 {.gpu_count = k->gpus, .tp = p.tp, .pp = p.pp, .dp = k->replicas, .ep = p.ep}),
+          catalog);
       Estimate e = estimate(fleet, catalog);
       Option o{fleet, std::move(e), k->needed, 1.0 - k->needed / k->capacity, 0, "", 0, {},
                {},    "none",       {}};

@@ -37,17 +37,22 @@ std::vector<Recompute> recompute_levels(const TrainingLevers& l, const LayoutPin
 
 }  // namespace
 
-Scenario apply_layout(const Scenario& base, const TrainingLayout& l) {
-  Scenario s = base;
-  s.gpu_count = l.gpus;
-  s.parallel = l.parallel;
-  s.batch = l.micro_batch;
-  s.training.grad_accum = l.grad_accum;
-  s.training.recompute = l.recompute;
-  s.training.zero_stage = l.zero_stage;
-  s.training.offload = l.offload;
-  s.default_layout = false;
-  return s;
+ScenarioEdit layout_edit(const TrainingLayout& l, int64_t global_batch) {
+  const Parallelism& p = l.parallel;
+  return {.batch = l.micro_batch,
+          .gpu_count = l.gpus,
+          .tp = p.tp,
+          .pp = p.pp,
+          .dp = p.dp,
+          .ep = p.ep,
+          .cp = p.cp,
+          .pp_interleave = p.pp_interleave,
+          .sequence_parallel = p.sequence_parallel,
+          .recompute = l.recompute,
+          .offload = l.offload,
+          .zero_stage = l.zero_stage,
+          .grad_accum = l.grad_accum,
+          .global_batch = global_batch};
 }
 
 namespace {

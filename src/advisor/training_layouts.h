@@ -13,6 +13,7 @@
 
 #include "gpusizer/catalog.h"
 #include "gpusizer/scenario.h"
+#include "gpusizer/scenario_edit.h"
 #include "gpusizer/speed_profile.h"
 #include "speed/training_speed.h"
 
@@ -79,7 +80,8 @@ LayoutSearchResult search_training_layouts(const Scenario& base, const Catalog& 
                                            const SpeedProfile& profile,
                                            const LayoutSearchOptions& options = {});
 
-/// `base` with the layout's fields set: what memory and speed read for it.
-Scenario apply_layout(const Scenario& base, const TrainingLayout& layout);
+/// The layout as an edit of the job's scenario (scenario_edit.h): its whole split, micro-batch,
+/// accumulation, recomputation, ZeRO stage and offload, at the job's `global_batch`.
+ScenarioEdit layout_edit(const TrainingLayout& layout, int64_t global_batch);
 
 }  // namespace gpusizer

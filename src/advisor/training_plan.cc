@@ -3,7 +3,9 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <functional>
 
+#include "advisor/candidates.h"
 #include "advisor/explain.h"
 #include "cost/run_cost.h"
 #include "gpusizer/error.h"
@@ -76,23 +78,13 @@ std::string layout_words(const Scenario& s) {
 
 namespace {
 
-// The job on `n` GPUs of type `g`: 16-bit formats the GPU lacks fall back to fp16, and the
-// global batch grows with the count unless the request fixed it.
-Scenario count_scenario(const Scenario& base, const Gpu& g, int64_t n, bool global_pinned,
-                        const Catalog& catalog) {
-  Scenario t = base;
-  t.gpu = g;
-  t.gpu_count = n;
-  t.parallel = Parallelism{};
-  t.parallel.dp = n;
-  if (t.weights.id == "bf16" && !g.supports("bf16"))
-    t.weights = catalog.format("fp16", "weights", "weights");
-  if (computes_in_bf16(t.training.mixed_precision) && !g.supports("bf16"))
-    t.training.mixed_precision = MixedPrecision::kFp16;
-  if (!global_pinned)
-    t.training.global_batch =
-        std::max<int64_t>(1, base.batch) * std::max<int64_t>(1, base.training.grad_accum) * n;
-  return t;
+// The job on `n` GPUs of type `g` as an edit of the parsed scenario: the GPU, dp = n, and the
+// 16-bit fallbacks of a GPU without BF16; the global batch grows with the count unless the
+// request fixed it (derived again by edited()).
+ScenarioEdit count_edit(const Scenario& base, const Gpu& g, int64_t n) {
+  ScenarioEdit e{.gpu = g.id, .gpu_count = n, .default_split = true};
+  fp16_fallbacks(base, g, e);
+  return e;
 }
 
 // The search on one count. A fixed count: layouts of all its GPUs; only when none fits,
@@ -117,7 +109,8 @@ LayoutSearchResult search_count(const Scenario& t, bool fixed_count, const Layou
 
 // Remembers the closest miss over the counts (the smallest memory over usable memory).
 void note_closest_miss(TrainingPlan& plan, double& closest_ratio, const LayoutSearchResult& res,
-                       const Scenario& t, const Constraints& c) {
+                       const Scenario& t, const Constraints& c,
+                       const std::function<Scenario(const TrainingLayout&)>& scenario_of) {
   if (!res.top.empty() || !res.closest || res.usable_bytes <= 0) return;
   const double ratio = res.closest_bytes / res.usable_bytes;
   if (closest_ratio >= 0 && ratio >= closest_ratio) return;
@@ -126,7 +119,7 @@ void note_closest_miss(TrainingPlan& plan, double& closest_ratio, const LayoutSe
   plan.needed = res.closest_bytes;
   plan.capacity = res.usable_bytes / (1.0 - c.headroom);
   plan.count = t.gpu_count;
-  plan.levers = layout_words(apply_layout(t, *res.closest));
+  plan.levers = layout_words(scenario_of(*res.closest));
 }
 
 // The step by part and the run's price and energy, in words.
@@ -146,22 +139,34 @@ void add_step_and_run_reasons(Option& opt) {
 
 }  // namespace
 
-TrainingPlan plan_training(const Scenario& base, const Gpu& g, const std::vector<int64_t>& counts,
-                           bool fixed_count, bool global_pinned, const LayoutPins& pins,
-                           const Constraints& c, const Catalog& catalog) {
+TrainingPlan plan_training(const Scenario& base, const ScenarioGiven& given, const Gpu& g,
+                           const std::vector<int64_t>& counts, bool fixed_count,
+                           const LayoutPins& pins, const Constraints& c, const Catalog& catalog) {
   TrainingPlan plan;
   double closest_ratio = -1;
   for (const int64_t n : counts) {
-    const Scenario t = count_scenario(base, g, n, global_pinned, catalog);
+    const ScenarioEdit at_count = count_edit(base, g, n);
     LayoutSearchResult res;
+    Scenario t;
     try {
+      t = candidate(base, given, at_count, catalog);
       res = search_count(t, fixed_count, pins, c, catalog);
     } catch (const InputError&) {
       continue;  // a pinned field this count cannot hold
     }
-    note_closest_miss(plan, closest_ratio, res, t, c);
+    // A layout the search found, as an edit of the parsed scenario.
+    auto scenario_of = [&](const TrainingLayout& l) {
+      return candidate(base, given, merged(at_count, layout_edit(l, t.training.global_batch)),
+                       catalog);
+    };
+    note_closest_miss(plan, closest_ratio, res, t, c, scenario_of);
     for (const TrainingLayout& l : res.top) {
-      Scenario ts = apply_layout(t, l);
+      Scenario ts;
+      try {
+        ts = scenario_of(l);
+      } catch (const InputError&) {
+        continue;  // not a layout the parser would take (none seen: the grid is the parser's)
+      }
       Estimate e = estimate(ts, catalog);
       if (!e.memory.capacity) continue;
       const double need = memory_needed(ts, e);

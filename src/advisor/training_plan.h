@@ -26,11 +26,11 @@ struct TrainingPlan {
 LayoutPins layout_pins(const nlohmann::json& scenario_json, const Scenario& parsed);
 
 /// Options for `gpu` over `counts` (a fixed gpu_count: one count, and layouts may leave some of
-/// its GPUs idle). `global_batch_pinned`: keep training.global_batch; else it is batch x
-/// grad_accum x the count.
-TrainingPlan plan_training(const Scenario& base, const Gpu& gpu, const std::vector<int64_t>& counts,
-                           bool fixed_count, bool global_batch_pinned, const LayoutPins& pins,
-                           const Constraints& c, const Catalog& catalog);
+/// its GPUs idle), each an edit of `base` (as parsed; `given` what its input fixed): the global
+/// batch is the input's, else batch x grad_accum x the count.
+TrainingPlan plan_training(const Scenario& base, const ScenarioGiven& given, const Gpu& gpu,
+                           const std::vector<int64_t>& counts, bool fixed_count,
+                           const LayoutPins& pins, const Constraints& c, const Catalog& catalog);
 
 /// The layout in words: "TP=8, PP=7 (v=3), DP=90, SP, selective recompute, ZeRO-1, ...".
 std::string layout_words(const Scenario& s);

@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "core/json_fields.h"
+#include "estimate/layout.h"
 #include "estimate/rule_of_thumb.h"
 #include "gpusizer/advisor.h"
 #include "gpusizer/error.h"
@@ -78,7 +79,9 @@ bool names_entry(const std::string& name, const Model& m) {
 }  // namespace
 
 nlohmann::json estimate_json(const nlohmann::json& input, const Catalog& catalog) {
-  const Scenario s = resolve_scenario(input, catalog);
+  ScenarioGiven given;
+  const Scenario parsed = parse_scenario(input, catalog, given);
+  const Scenario s = resolved(parsed, catalog);
   Estimate e = estimate(s, catalog);
   const RuleOfThumb rot = rule_of_thumb(s);
   std::string method = "analytic";
@@ -88,7 +91,7 @@ nlohmann::json estimate_json(const nlohmann::json& input, const Catalog& catalog
   // What to change so it fits: each change re-runs the estimator.
   std::optional<std::vector<Change>> changes;
   if (e.memory.fits && !*e.memory.fits && method == "analytic")
-    changes = changes_to_fit(input, s, e, catalog);
+    changes = changes_to_fit(parsed, given, s, e, catalog);
   const FitVerdict verdict = apply_fit_verdict(s, e);
   nlohmann::json j = to_json(e);
   j["method"] = method;

@@ -4,9 +4,29 @@
 
 #include "advisor/fleet_fit.h"
 #include "gpusizer/advisor.h"
+#include "gpusizer/saturate.h"
+#include "gpusizer/scenario_edit.h"
 #include "report/estimate_json.h"
 
 namespace gpusizer {
+
+// The changes: each edit's merge patch is made here, when the answer is rendered.
+nlohmann::json to_json(const std::vector<Change>& changes) {
+  nlohmann::json out = nlohmann::json::array();
+  for (const Change& c : changes) {
+    nlohmann::json j = {{"change", c.change},
+                        {"patch", to_patch(c.edit)},
+                        {"needed_bytes", saturating_int64(c.needed_bytes)},
+                        {"saves_bytes", saturating_int64(c.saves_bytes)},
+                        {"fits", c.fits},
+                        {"cost", c.cost},
+                        {"quality_class", c.quality_class},
+                        {"levers", c.levers}};
+    if (c.speed_factor) j["speed_factor"] = *c.speed_factor;
+    out.push_back(std::move(j));
+  }
+  return out;
+}
 
 nlohmann::json to_json(const Recommendation& r) {
   nlohmann::json options = nlohmann::json::array();

@@ -21,4 +21,11 @@ void derive_lengths(Scenario& s, bool has_seq, std::optional<int64_t> prompt,
 /// reaches it unless that is given too.
 void derive_batches(Scenario& s, const ScenarioGiven& given);
 
+/// The split that gpu_count gives with the parallel fields the input named (the others at
+/// their defaults in s.parallel): serving on several GPUs with no tp or pp leaves the split to
+/// the layout rule (a dp given is the replicas it must keep); dp takes the rest of gpu_count.
+/// Sets gpu_count, parallel.dp, default_layout and requested_replicas.
+void place_split(Scenario& s, std::optional<int64_t> count, bool tp_given, bool pp_given,
+                 bool dp_given);
+
 }  // namespace gpusizer

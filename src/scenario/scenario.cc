@@ -51,6 +51,28 @@ void derive_batches(Scenario& s, const ScenarioGiven& given) {
         1, (t.global_batch + s.batch * s.parallel.dp - 1) / (s.batch * s.parallel.dp));
 }
 
+// Serving on several GPUs with no split given: the estimate layer chooses the split per
+// replica (estimate/layout.h), replicas taking the rest; until then, one GPU per replica.
+void place_split(Scenario& s, std::optional<int64_t> count, bool tp_given, bool pp_given,
+                 bool dp_given) {
+  s.default_layout = count && *count > 1 && !tp_given && !pp_given && s.task == Task::kInference;
+  s.requested_replicas = 0;
+  if (s.default_layout && dp_given) {
+    if (*count % s.parallel.dp != 0)
+      throw InputError("parallel.dp",
+                       fmt::format("{} replicas do not divide {} GPUs", s.parallel.dp, *count));
+    s.requested_replicas = s.parallel.dp;
+    dp_given = false;
+  }
+  const int64_t replica = s.replica_gpus();
+  if (count) {
+    if (*count % replica == 0 && !dp_given) s.parallel.dp = *count / replica;
+    s.gpu_count = *count;
+  } else {
+    s.gpu_count = replica * s.parallel.dp;
+  }
+}
+
 namespace {
 
 constexpr int64_t kMaxTokens = 100'000'000;  // beyond any model's context (Llama 4 Scout: 10M)
@@ -181,6 +203,8 @@ void parse_training(const nlohmann::json& input, Scenario& s, ScenarioGiven& giv
   if (!it->is_object()) throw InputError("training", "must be an object");
   const nlohmann::json& t = *it;
   given.grad_accum = t.contains("grad_accum");
+  given.zero_stage = t.contains("zero_stage") && !t["zero_stage"].is_null();
+  given.recompute = t.contains("gradient_checkpointing") && !t["gradient_checkpointing"].is_null();
   const std::string p = "training";
   TrainingOptions& o = s.training;
   if (auto v = read_string(t, "optimizer", p)) o.optimizer = parse_optimizer(*v, p + ".optimizer");
@@ -442,23 +466,7 @@ void parse_system(const nlohmann::json& input, const Catalog& catalog, SplitGive
   if (auto v = read_string(input, "gpu", "")) s.gpu = catalog.gpu_ref(*v, "gpu");
   auto count = read_int(input, "gpu_count", "", 1, kMaxGpus);
   if (auto v = read_int(input, "gpus_per_node", "", 1, 1024)) s.gpus_per_node = *v;
-  // Serving on several GPUs with no split given: the estimate layer chooses the split per
-  // replica (estimate/layout.h), replicas taking the rest; until then, one GPU per replica.
-  s.default_layout = count && *count > 1 && !split.tp && !split.pp && s.task == Task::kInference;
-  if (s.default_layout && split.dp) {
-    if (*count % s.parallel.dp != 0)
-      throw InputError("parallel.dp",
-                       fmt::format("{} replicas do not divide {} GPUs", s.parallel.dp, *count));
-    s.requested_replicas = s.parallel.dp;
-    split.dp = false;
-  }
-  const int64_t replica = s.replica_gpus();
-  if (count) {
-    if (*count % replica == 0 && !split.dp) s.parallel.dp = *count / replica;
-    s.gpu_count = *count;
-  } else {
-    s.gpu_count = replica * s.parallel.dp;
-  }
+  place_split(s, count, split.tp, split.pp, split.dp);
   check_layout(s);
   check_model_split(s);
   if (!s.model.is_cv() && s.model.num_heads % s.parallel.tp != 0)
@@ -566,7 +574,10 @@ Scenario parse_scenario(const nlohmann::json& input, const Catalog& catalog, Sce
   if (auto v = read_int(input, "batch", "", 1, kMaxBatch)) s.batch = *v;
   parse_engine(input, catalog, s, given);
   parse_training_options(input, s, given);
-  parse_system(input, catalog, parse_parallel(input, s), s);
+  const SplitGiven split = parse_parallel(input, s);
+  given.parallel = input.contains("parallel") && !input["parallel"].is_null();
+  given.tp = split.tp, given.pp = split.pp, given.dp = split.dp;
+  parse_system(input, catalog, split, s);
   derive_batches(s, given);
   parse_vision(input, s);
   parse_site(input, s);

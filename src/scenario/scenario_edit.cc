@@ -17,11 +17,11 @@ void take(std::optional<T>& a, const std::optional<T>& b) {
 
 // Lengths the edit sets; the others follow them as in parse_scenario, and so do the traffic's
 // mean lengths that its object left out.
-void edit_lengths(Scenario& s, ScenarioGiven& given, const ScenarioEdit& e) {
+void edit_lengths(Scenario& s, const ScenarioGiven& given, const ScenarioEdit& e) {
   if (!e.seq_len && !e.prompt_len && !e.output_len) return;
-  if (e.seq_len) s.seq_len = *e.seq_len, given.seq_len = true;
-  if (e.prompt_len) s.prompt_len = *e.prompt_len, given.prompt_len = true;
-  if (e.output_len) s.output_len = *e.output_len, given.output_len = true;
+  if (e.seq_len) s.seq_len = *e.seq_len;
+  if (e.prompt_len) s.prompt_len = *e.prompt_len;
+  if (e.output_len) s.output_len = *e.output_len;
   derive_lengths(s, given.seq_len,
                  given.prompt_len ? std::optional<int64_t>(s.prompt_len) : std::nullopt,
                  given.output_len ? std::optional<int64_t>(s.output_len) : std::nullopt);
@@ -29,25 +29,39 @@ void edit_lengths(Scenario& s, ScenarioGiven& given, const ScenarioEdit& e) {
     follow_scenario_lengths(*s.traffic, s, given.traffic_prompt_len, given.traffic_output_len);
 }
 
-void edit_training(TrainingOptions& t, ScenarioGiven& given, const ScenarioEdit& e) {
-  if (e.gradient_checkpointing)
-    t.recompute = *e.gradient_checkpointing ? Recompute::kFull : Recompute::kNone;
+void edit_training(TrainingOptions& t, const ScenarioEdit& e) {
+  if (e.recompute) t.recompute = *e.recompute;
   if (e.flash_attention) t.flash_attention = *e.flash_attention;
   if (e.optimizer) t.optimizer = *e.optimizer;
   if (e.offload) t.offload = *e.offload;
   if (e.zero_stage) t.zero_stage = *e.zero_stage;
-  if (e.grad_accum) t.grad_accum = *e.grad_accum, given.grad_accum = true;
+  if (e.grad_accum) t.grad_accum = *e.grad_accum;
+  if (e.global_batch) t.global_batch = *e.global_batch;
+  if (e.mixed_precision) t.mixed_precision = *e.mixed_precision;
 }
 
-// A system with its split given: the layout rule no longer chooses it.
-void edit_system(Scenario& s, const ScenarioEdit& e) {
+// The split fields the edit sets, over `p`.
+void edit_split(Parallelism& p, const ScenarioEdit& e) {
+  p.tp = e.tp.value_or(p.tp);
+  p.pp = e.pp.value_or(p.pp);
+  p.dp = e.dp.value_or(p.dp);
+  p.ep = e.ep.value_or(p.ep);
+  p.cp = e.cp.value_or(p.cp);
+  p.pp_interleave = e.pp_interleave.value_or(p.pp_interleave);
+  p.sequence_parallel = e.sequence_parallel.value_or(p.sequence_parallel);
+}
+
+// The count and its split with the parser's own rule (place_split): over the input's split, or
+// with default_split over the parser's default Parallelism (the input's "parallel" dropped).
+void edit_system(Scenario& s, const ScenarioGiven& given, const ScenarioEdit& e) {
+  if (e.gpus_per_node) s.gpus_per_node = *e.gpus_per_node;
   if (!e.gpu_count) return;
-  s.gpu_count = *e.gpu_count;
-  s.parallel.tp = e.tp.value_or(s.parallel.tp);
-  s.parallel.pp = e.pp.value_or(s.parallel.pp);
-  s.parallel.dp = e.dp.value_or(s.parallel.dp);
-  s.default_layout = false;
-  s.requested_replicas = 0;
+  const bool kept = !e.default_split;  // the input's split fields stay
+  if (!kept) s.parallel = Parallelism{};
+  if (kept && s.requested_replicas > 0) s.parallel.dp = s.requested_replicas;  // the dp given
+  edit_split(s.parallel, e);
+  place_split(s, *e.gpu_count, e.tp || (kept && given.tp), e.pp || (kept && given.pp),
+              e.dp || (kept && given.dp));
 }
 
 }  // namespace
@@ -60,18 +74,69 @@ ScenarioEdit merged(ScenarioEdit a, const ScenarioEdit& b) {
   take(a.prompt_len, b.prompt_len);
   take(a.output_len, b.output_len);
   take(a.batch, b.batch);
+  take(a.gpu, b.gpu);
+  take(a.gpus_per_node, b.gpus_per_node);
   take(a.gpu_count, b.gpu_count);
   take(a.tp, b.tp);
   take(a.pp, b.pp);
   take(a.dp, b.dp);
-  take(a.gradient_checkpointing, b.gradient_checkpointing);
+  take(a.ep, b.ep);
+  take(a.cp, b.cp);
+  take(a.pp_interleave, b.pp_interleave);
+  take(a.sequence_parallel, b.sequence_parallel);
+  a.default_split = a.default_split || b.default_split;
+  take(a.recompute, b.recompute);
   take(a.flash_attention, b.flash_attention);
   take(a.optimizer, b.optimizer);
   take(a.offload, b.offload);
   take(a.zero_stage, b.zero_stage);
   take(a.grad_accum, b.grad_accum);
+  take(a.global_batch, b.global_batch);
+  take(a.mixed_precision, b.mixed_precision);
   return a;
 }
+
+ScenarioGiven given_after(ScenarioGiven g, const ScenarioEdit& e) {
+  g.kv_cache |= e.kv_cache.has_value();
+  g.seq_len |= e.seq_len.has_value();
+  g.prompt_len |= e.prompt_len.has_value();
+  g.output_len |= e.output_len.has_value();
+  g.grad_accum |= e.grad_accum.has_value();
+  g.global_batch |= e.global_batch.has_value();
+  g.zero_stage |= e.zero_stage.has_value();
+  g.recompute |= e.recompute.has_value();
+  if (e.gpu_count && e.default_split) g.parallel = g.tp = g.pp = g.dp = false;
+  g.parallel |= e.tp || e.pp || e.dp || e.ep || e.cp || e.pp_interleave || e.sequence_parallel;
+  g.tp |= e.tp.has_value();
+  g.pp |= e.pp.has_value();
+  g.dp |= e.dp.has_value();
+  return g;
+}
+
+namespace {
+
+// The system and its split; a default split drops the input's "parallel" object first.
+void system_patch(const ScenarioEdit& e, nlohmann::json& p) {
+  if (e.gpu) p["gpu"] = *e.gpu;
+  if (e.gpus_per_node) p["gpus_per_node"] = *e.gpus_per_node;
+  if (e.gpu_count) p["gpu_count"] = *e.gpu_count;
+  if (e.default_split) p["parallel"] = nullptr;
+  if (e.tp) p["parallel"]["tp"] = *e.tp;
+  if (e.pp) p["parallel"]["pp"] = *e.pp;
+  if (e.dp) p["parallel"]["dp"] = *e.dp;
+  if (e.ep) p["parallel"]["ep"] = *e.ep;
+  if (e.cp) p["parallel"]["cp"] = *e.cp;
+  if (e.pp_interleave) p["parallel"]["pp_interleave"] = *e.pp_interleave;
+  if (e.sequence_parallel) p["parallel"]["sequence_parallel"] = *e.sequence_parallel;
+}
+
+// gradient_checkpointing as the contract spells it: true (full), false (none), "selective".
+nlohmann::json recompute_json(Recompute r) {
+  if (r == Recompute::kSelective) return "selective";
+  return r == Recompute::kFull;
+}
+
+}  // namespace
 
 nlohmann::json to_patch(const ScenarioEdit& e) {
   nlohmann::json p = nlohmann::json::object();
@@ -82,33 +147,32 @@ nlohmann::json to_patch(const ScenarioEdit& e) {
   if (e.prompt_len) p["prompt_len"] = *e.prompt_len;
   if (e.output_len) p["output_len"] = *e.output_len;
   if (e.batch) p["batch"] = *e.batch;
-  if (e.gpu_count) p["gpu_count"] = *e.gpu_count;
-  if (e.tp) p["parallel"]["tp"] = *e.tp;
-  if (e.pp) p["parallel"]["pp"] = *e.pp;
-  if (e.dp) p["parallel"]["dp"] = *e.dp;
-  if (e.gradient_checkpointing) p["training"]["gradient_checkpointing"] = *e.gradient_checkpointing;
+  system_patch(e, p);
+  if (e.recompute) p["training"]["gradient_checkpointing"] = recompute_json(*e.recompute);
   if (e.flash_attention) p["training"]["flash_attention"] = *e.flash_attention;
   if (e.optimizer) p["training"]["optimizer"] = to_string(*e.optimizer);
   if (e.offload) p["training"]["offload"] = to_string(*e.offload);
   if (e.zero_stage) p["training"]["zero_stage"] = *e.zero_stage;
   if (e.grad_accum) p["training"]["grad_accum"] = *e.grad_accum;
+  if (e.global_batch) p["training"]["global_batch"] = *e.global_batch;
+  if (e.mixed_precision) p["training"]["mixed_precision"] = to_string(*e.mixed_precision);
   return p;
 }
 
 Scenario edited(const Scenario& base, const ScenarioGiven& base_given, const ScenarioEdit& e,
                 const Catalog& catalog) {
   Scenario s = base;
-  ScenarioGiven given = base_given;
+  const ScenarioGiven given = given_after(base_given, e);
   if (e.task) s.task = *e.task;
   if (e.weights) s.weights = catalog.format(*e.weights, "weights", "weights");
-  if (e.kv_cache) given.kv_cache = true;
   if (e.kv_cache || !given.kv_cache)  // an unnamed KV format follows the weights
     s.kv_cache = catalog.format(e.kv_cache.value_or(default_kv_id(s.weights)), "kv", "kv_cache");
   edit_lengths(s, given, e);
   if (e.batch) s.batch = *e.batch;
+  if (e.gpu) s.gpu = catalog.gpu_ref(*e.gpu, "gpu");  // before the engine: it may follow the GPU
   rederive_engine(catalog, given.engine, given.engine_version, s);
-  edit_training(s.training, given, e);
-  edit_system(s, e);
+  edit_training(s.training, e);
+  edit_system(s, base_given, e);
   validate(s, catalog);
   derive_batches(s, given);
   return s;

@@ -37,12 +37,24 @@ void expect_same(const Scenario& a, const Scenario& b) {
   EXPECT_EQ(a.engine, b.engine);
   EXPECT_EQ(a.engine_version, b.engine_version);
   EXPECT_EQ(a.engine_basis, b.engine_basis);
+  EXPECT_EQ(a.gpu.has_value(), b.gpu.has_value());
+  if (a.gpu && b.gpu) {
+    EXPECT_EQ(a.gpu->id, b.gpu->id);
+  }
+  EXPECT_EQ(a.gpus_per_node, b.gpus_per_node);
   EXPECT_EQ(a.gpu_count, b.gpu_count);
   EXPECT_EQ(a.parallel.tp, b.parallel.tp);
   EXPECT_EQ(a.parallel.pp, b.parallel.pp);
   EXPECT_EQ(a.parallel.dp, b.parallel.dp);
+  EXPECT_EQ(a.parallel.ep, b.parallel.ep);
+  EXPECT_EQ(a.parallel.cp, b.parallel.cp);
+  EXPECT_EQ(a.parallel.pp_interleave, b.parallel.pp_interleave);
+  EXPECT_EQ(a.parallel.sequence_parallel, b.parallel.sequence_parallel);
   EXPECT_EQ(a.default_layout, b.default_layout);
+  EXPECT_EQ(a.requested_replicas, b.requested_replicas);
   EXPECT_EQ(a.training.recompute, b.training.recompute);
+  EXPECT_EQ(a.training.mixed_precision, b.training.mixed_precision);
+  EXPECT_EQ(a.training.flash_attention, b.training.flash_attention);
   EXPECT_EQ(a.training.zero_stage, b.training.zero_stage);
   EXPECT_EQ(a.training.offload, b.training.offload);
   EXPECT_EQ(a.training.optimizer, b.training.optimizer);
@@ -124,6 +136,110 @@ TEST(ScenarioEdit, GlobalBatchOrAccumulationFollowTheSplit) {
   expect_same(edit_of(pinned, half), patched(pinned, half));
 }
 
+// A defaulted serving engine follows an edited GPU as the parser's follows "gpu": vLLM on an
+// NVIDIA GPU (its basis now says so), llama.cpp on Apple, where vLLM does not run
+// (engines.json: vllm vendors lack Apple; llama.cpp is next in the serving defaults).
+TEST(ScenarioEdit, DefaultEngineFollowsTheGpu) {
+  const nlohmann::json in = {{"model", "llama-2-7b"}};
+  const ScenarioEdit h100{.gpu = "h100-sxm5-80gb"};
+  const ScenarioEdit apple{.gpu = "apple-m2-ultra-192gb"};
+  const Scenario on_h100 = edit_of(in, h100);
+  EXPECT_EQ(on_h100.engine, "vllm");
+  EXPECT_NE(on_h100.engine_basis.find("bf16 weights on NVIDIA GPUs: vllm"), std::string::npos);
+  EXPECT_EQ(edit_of(in, {}).engine_basis.find("on NVIDIA"), std::string::npos);
+  expect_same(on_h100, patched(in, h100));
+  EXPECT_EQ(edit_of(in, apple).engine, "llama.cpp");
+  expect_same(edit_of(in, apple), patched(in, apple));
+  // A named engine stays.
+  nlohmann::json named = in;
+  named["engine"] = "hf";
+  EXPECT_EQ(edit_of(named, apple).engine, "hf");
+}
+
+// The default split drops the input's split: serving on 8 GPUs whose input gave tp 2 becomes
+// a layout-rule scenario with 8 replicas of one GPU until resolved (default_layout); training
+// on 8 GPUs takes dp = 8 with tp = pp = 1.
+TEST(ScenarioEdit, DefaultSplitIsTheParsersForTheCount) {
+  const nlohmann::json serve = {{"model", "llama-2-7b"},
+                                {"gpu", "h100-sxm5-80gb"},
+                                {"gpu_count", 2},
+                                {"parallel", {{"tp", 2}}}};
+  const ScenarioEdit eight{.gpu_count = 8, .default_split = true};
+  const Scenario s = edit_of(serve, eight);
+  EXPECT_TRUE(s.default_layout);
+  EXPECT_EQ(s.parallel.tp, 1);
+  EXPECT_EQ(s.parallel.dp, 8);
+  expect_same(s, patched(serve, eight));
+  EXPECT_EQ(to_patch(eight), nlohmann::json::parse(R"({"gpu_count": 8, "parallel": null})"));
+  const nlohmann::json train = {{"model", "llama-2-7b"},
+                                {"task", "full"},
+                                {"gpu_count", 4},
+                                {"parallel", {{"tp", 2}, {"pp", 2}, {"dp", 1}}}};
+  const Scenario t = edit_of(train, eight);
+  EXPECT_FALSE(t.default_layout);
+  EXPECT_EQ(t.parallel.tp * t.parallel.pp, 1);
+  EXPECT_EQ(t.parallel.dp, 8);
+  expect_same(t, patched(train, eight));
+}
+
+// A gpu_count alone keeps the input's split fields, as the JSON with only gpu_count merged in:
+// serving with dp 2 given on 8 GPUs keeps 2 replicas on 16 (the layout rule then splits each
+// over 8); training with tp 2 given takes dp = 16 / 2 = 8. A rack cap on the GPUs per node is
+// the input's gpus_per_node.
+TEST(ScenarioEdit, CountKeepsTheInputsSplit) {
+  const nlohmann::json serve = {{"model", "llama-2-7b"},
+                                {"gpu", "h100-sxm5-80gb"},
+                                {"gpu_count", 8},
+                                {"parallel", {{"dp", 2}}}};
+  const ScenarioEdit sixteen{.gpus_per_node = 4, .gpu_count = 16};
+  const Scenario s = edit_of(serve, sixteen);
+  EXPECT_TRUE(s.default_layout);
+  EXPECT_EQ(s.requested_replicas, 2);
+  EXPECT_EQ(s.gpus_per_node, 4);
+  expect_same(s, patched(serve, sixteen));
+  const nlohmann::json train = {
+      {"model", "llama-2-7b"}, {"task", "full"}, {"gpu_count", 4}, {"parallel", {{"tp", 2}}}};
+  const Scenario t = edit_of(train, sixteen);
+  EXPECT_EQ(t.parallel.tp, 2);
+  EXPECT_EQ(t.parallel.dp, 8);
+  expect_same(t, patched(train, sixteen));
+}
+
+// A whole training layout as one edit (the layout search's kept layouts): Mixtral-8x7B (32
+// layers, 8 experts) on 64 GPUs as tp 2 x pp 4 (interleave 2) x ep 2 x cp 2 x dp 2 = 64, with
+// sequence parallelism, selective recomputation, ZeRO-1, micro-batch 2, accumulation 8 and
+// global batch 64 (= 2 x 8 x dp 2 x ep 2, kept as given); and fp16 mixed precision.
+TEST(ScenarioEdit, TrainingLayoutAndPrecision) {
+  const nlohmann::json in = {{"model", "mixtral-8x7b"},
+                             {"task", "pretrain"},
+                             {"gpu", "h100-sxm5-80gb"},
+                             {"seq_len", 4096}};
+  const ScenarioEdit layout{.batch = 2,
+                            .gpu_count = 64,
+                            .tp = 2,
+                            .pp = 4,
+                            .dp = 2,
+                            .ep = 2,
+                            .cp = 2,
+                            .pp_interleave = 2,
+                            .sequence_parallel = true,
+                            .default_split = true,
+                            .recompute = Recompute::kSelective,
+                            .zero_stage = 1,
+                            .grad_accum = 8,
+                            .global_batch = 64,
+                            .mixed_precision = MixedPrecision::kFp16};
+  const Scenario s = edit_of(in, layout);
+  EXPECT_EQ(s.replica_gpus() * s.parallel.dp, 64);
+  EXPECT_EQ(s.training.global_batch, 64);
+  EXPECT_EQ(s.training.grad_accum, 8);
+  EXPECT_EQ(s.training.recompute, Recompute::kSelective);
+  EXPECT_EQ(s.training.mixed_precision, MixedPrecision::kFp16);
+  expect_same(s, patched(in, layout));
+  EXPECT_EQ(to_patch(layout)["training"]["gradient_checkpointing"], "selective");
+  EXPECT_EQ(to_patch({.recompute = Recompute::kNone})["training"]["gradient_checkpointing"], false);
+}
+
 // Llama-2-7B has 32 attention heads: TP=64 is refused by the edit as by the parser, with the
 // parser's field and message.
 TEST(ScenarioEdit, ValidateThrowsTheParsersError) {
@@ -160,7 +276,7 @@ TEST(ScenarioEdit, ValidateRechecksAChangedScenario) {
 // The patch renders the edit's keys as the contract's scenario JSON spells them; merging two
 // edits keeps the later value of a key both set.
 TEST(ScenarioEdit, PatchAndMerge) {
-  const ScenarioEdit a{.weights = "int8", .gradient_checkpointing = true};
+  const ScenarioEdit a{.weights = "int8", .recompute = Recompute::kFull};
   const ScenarioEdit b{.task = Task::kQlora, .weights = "nf4"};
   const nlohmann::json p = to_patch(merged(a, b));
   EXPECT_EQ(p, nlohmann::json({{"task", "qlora"},
