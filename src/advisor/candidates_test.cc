@@ -82,10 +82,10 @@ TEST(Candidates, TrainingLayoutOptionIsTheJsonPath) {
   in["parallel"]["ep"] = o.parallel.ep;
   in["parallel"]["pp_interleave"] = o.parallel.pp_interleave;
   in["parallel"]["sequence_parallel"] = o.parallel.sequence_parallel;
-  in["training"] = {{"mixed_precision", o.training.mixed_precision},
+  in["training"] = {{"mixed_precision", to_string(o.training.mixed_precision)},
                     {"zero_stage", o.training.zero_stage},
                     {"gradient_checkpointing", o.training.recompute == Recompute::kFull},
-                    {"offload", o.training.offload},
+                    {"offload", to_string(o.training.offload)},
                     {"grad_accum", o.training.grad_accum},
                     {"global_batch", o.training.global_batch}};
   if (o.training.recompute == Recompute::kSelective)
