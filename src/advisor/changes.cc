@@ -86,7 +86,8 @@ Dimension batch_levers(const Scenario& s, const ScenarioGiven& given, const Esti
 // Serving: lower-precision weights and KV cache, tensor parallelism over more GPUs.
 void serving_dimensions(const Scenario& s, const Catalog& catalog, std::vector<Dimension>& out) {
   const double bits = s.weights.bits_per_value;
-  const bool gguf = catalog.engine(s.engine).loads("gguf");  // its quantized formats are GGUF
+  const EngineProfile& engine = catalog.engine(s.engine);
+  const bool gguf = engine.loads("gguf");  // its quantized formats are GGUF
   Dimension weights;
   if (bits > 8.5 && s.gpu && s.gpu->supports("fp8") && !gguf)
     weights.push_back(
@@ -102,12 +103,16 @@ void serving_dimensions(const Scenario& s, const Catalog& catalog, std::vector<D
                        "noticeable quality cost on hard tasks (about 1-3 points on benchmarks)",
                        2});
   out.push_back(std::move(weights));
-  if (s.kv_cache.bits_per_value > 8)
-    out.push_back({gguf ? Lever{"q8_0 KV cache", {.kv_cache = "q8_0"}, "small quality cost", 1}
-                        : Lever{"fp8 KV cache",
-                                {.kv_cache = "fp8"},
-                                "small quality cost (per-tensor scales); halves KV memory",
-                                1}});
+  // GGUF engines quantize the cache in their own block types (llama.cpp --cache-type-k/v);
+  // an fp8 cache only where the engine stores one (engines.json fp8_kv_cache, as the traffic
+  // search asks).
+  if (s.kv_cache.bits_per_value > 8 && gguf)
+    out.push_back({Lever{"q8_0 KV cache", {.kv_cache = "q8_0"}, "small quality cost", 1}});
+  else if (s.kv_cache.bits_per_value > 8 && engine.fp8_kv_cache)
+    out.push_back({Lever{"fp8 KV cache",
+                         {.kv_cache = "fp8"},
+                         "small quality cost (per-tensor scales); halves KV memory",
+                         1}});
   // Tensor parallelism inside the fast-link domain; the heads must split evenly (Megatron-LM,
   // Shoeybi et al. 2019, sec. 3).
   Dimension tp;
