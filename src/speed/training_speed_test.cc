@@ -28,6 +28,16 @@ Scenario small(int64_t gpus = 1) {
   return parse_scenario(testing::small_gpt2_job(gpus), Catalog::builtin());
 }
 
+// The job split into p = 4 pipeline stages of one layer each on 4 GPUs, with m = 8
+// micro-batches per step.
+Scenario four_stages_eight_micro_batches() {
+  Scenario s = small(4);
+  s.parallel.pp = 4;
+  s.parallel.dp = 1;
+  s.training.global_batch = 8;
+  return s;
+}
+
 // Per token and layer: 12 h^2 weights (4 h^2 attention + 8 h^2 MLP), forward 2 FLOPs each:
 // 24 h^2 = 25,165,824; biases and norms add 13 h parameters (0.1%). Attention forward per token
 // and layer: QK^T and PV, 2 FLOPs x h each per context token (PaLM appendix B), over the causal
@@ -210,10 +220,7 @@ TEST(TrainingSpeed, DataParallelTrafficAndItsOverlap) {
 TEST(TrainingSpeed, InterleavingShrinksTheBubbleAndTheLastStageCarriesTheHead) {
   // Narayanan et al. 2021 sec. 2.2: bubble = (p - 1) / v body-stage micro-batch times. With p = 4
   // stages (one layer each) and m = 8 micro-batches, v = 2 halves the fill and drain.
-  Scenario s = small(4);
-  s.parallel.pp = 4;
-  s.parallel.dp = 1;
-  s.training.global_batch = 8;
+  Scenario s = four_stages_eight_micro_batches();
   const auto p = round_profile();
   const TrainingSpeed v1 = step(s, p);
   s.parallel.pp_interleave = 2;
@@ -239,10 +246,7 @@ TEST(TrainingSpeed, ANaivePipelineRunsTheStagesInTurn) {
   // the m = 8 micro-batches through the p = 4 stages in turn: the others wait (p - 1) stage
   // times per micro-batch, 8 x 3 = 24 of them, an idle share of (p - 1) / p = 3/4 against 1F1B's
   // (p - 1) / m = 3/8 (3 stage times and the 16 sends of the test above).
-  Scenario s = small(4);
-  s.parallel.pp = 4;
-  s.parallel.dp = 1;
-  s.training.global_batch = 8;
+  Scenario s = four_stages_eight_micro_batches();
   const auto p = round_profile();
   EngineProfile naive = Catalog::builtin().engine("megatron");
   ASSERT_FALSE(naive.naive_pipeline);
