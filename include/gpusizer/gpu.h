@@ -82,6 +82,7 @@ class GpuRef {
   bool has_value() const { return gpu_ != nullptr; }
   const Gpu& operator*() const { return *gpu_; }
   const Gpu* operator->() const { return gpu_.get(); }
+  const Gpu* get() const { return gpu_.get(); }
 
  private:
   std::shared_ptr<const Gpu> gpu_;

@@ -16,6 +16,7 @@ struct MlaDims {
   int64_t qk_nope_head_dim = 0;
   int64_t qk_rope_head_dim = 0;
   int64_t v_head_dim = 0;
+  bool operator==(const MlaDims&) const = default;
 };
 
 /// How a layer attends: over the whole context, a sliding/chunked window, or a linear
@@ -93,13 +94,16 @@ struct Model {
   bool is_cv() const { return kind == "cv"; }
   int64_t q_width() const { return num_heads * head_dim; }
   int64_t kv_width() const { return num_kv_heads * head_dim; }
+  /// Every field equal: what keys the counts a scenario keeps of its model (ModelFacts).
+  bool operator==(const Model&) const = default;
 };
 
 /// One kind of linear (matrix) module, as LoRA and quantization see it.
 struct LinearModule {
-  std::string_view name;  ///< HF module name (a literal): q_proj, k_proj, ..., experts.gate_proj, lm_head
-  int64_t in = 0;       ///< input features
-  int64_t out = 0;      ///< output features
+  std::string_view
+      name;         ///< HF module name (a literal): q_proj, k_proj, ..., experts.gate_proj, lm_head
+  int64_t in = 0;   ///< input features
+  int64_t out = 0;  ///< output features
   int64_t count = 0;    ///< instances in the whole model (layers x experts)
   bool expert = false;  ///< a routed expert matrix (only experts_per_token of them run)
   bool attention = false;

@@ -3,6 +3,7 @@
 // checked and with every default applied. Parsed from the contract's scenario JSON
 // (docs/contract.md); every bad field is named in an InputError.
 #include <algorithm>
+#include <memory>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
@@ -32,6 +33,45 @@ struct Parallelism {
   /// Context parallelism (training): the sequence split over cp ranks, attention as a ring of
   /// key/value blocks (Megatron-Core context_parallel; Liu et al. 2023, Ring Attention).
   int64_t cp = 1;
+};
+
+/// What the estimators count of the scenario's model on every call (parameters by component, the
+/// linear modules), counted once per model. Keyed by a copy of the model it was counted from: it
+/// is read only while Scenario::model equals that copy (src/scenario/lookups.h).
+struct ModelFacts {
+  Model model;
+  ParamCounts params;
+  LinearModules modules;
+};
+
+/// What the estimators read of the catalog on every call, looked up once per scenario (by
+/// parse_scenario, resolved() in estimate/layout.h and edited() in scenario_edit.h) instead of by
+/// name in each estimator (issue 18). Read it only through src/scenario/lookups.h, which checks
+/// its key: the entries are used only while the scenario's engine, GPU and weights format (and,
+/// for the counts, its model) are those they were looked up for, and only with the catalog (and
+/// its speed profile) that looked them up; otherwise the estimators look the figures up again. So a
+/// scenario edited after it was resolved never reads a stale entry, it only loses the shortcut. The
+/// pointers point into that Catalog, which owns the rows: a resolved scenario must not be estimated
+/// after its catalog is destroyed (the catalog's address is part of the key, a destroyed one's is
+/// not recognisable).
+struct ScenarioLookups {
+  // The key (the engine's is engine->name == Scenario::engine).
+  const Catalog* catalog = nullptr;
+  GpuRef gpu;  ///< held, so that its address cannot be reused by another GPU while it is a key
+  std::string weights_id, weights_kind;
+  const EngineProfile* engine = nullptr;  ///< data/engines.json
+  // With a GPU: the speed profile's entries (data/speed.json) for the engine, GPU and weights.
+  bool speed = false;
+  const InferenceProfile* inference = nullptr;
+  const TrainingProfile* training = nullptr;
+  KernelScale weight_kernel, vendor;
+  double fp16_accumulate_factor = 1;
+  double attention_efficiency = 0;         ///< the engine's kernels on the GPU's family
+  double training_attention_backward = 0;  ///< the GPU's family
+  double matmul_fraction = 0, matmul_fraction_default = 0;
+  const BitsandbytesKernel* bitsandbytes = nullptr;
+  /// The model's counts; shared by the copies of a scenario (the advisor copies it per candidate).
+  std::shared_ptr<const ModelFacts> model;
 };
 
 struct Scenario {
@@ -74,6 +114,8 @@ struct Scenario {
 
   nlohmann::json costs = nlohmann::json::object();     ///< overrides of data/costs.json
   nlohmann::json facility = nlohmann::json::object();  ///< overrides of data/facility.json
+
+  ScenarioLookups lookups;  ///< catalog entries resolved once; keyed, see ScenarioLookups
 
   /// GPUs one model replica spans: the one layout rule that memory, speed and the advisor read.
   /// Serving: pp x max(tp, ep); expert parallelism lives inside the replica, over its tensor

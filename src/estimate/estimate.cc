@@ -13,6 +13,7 @@
 #include "gpusizer/speed.h"
 #include "gpusizer/units.h"
 #include "memory/memory_estimate.h"
+#include "scenario/lookups.h"
 
 namespace gpusizer {
 namespace {
@@ -33,7 +34,7 @@ void add_warnings(const Scenario& s, const Catalog& catalog, Explanations& e) {
     e.warnings.push_back(g.name +
                          " has no FP8 tensor cores: fp8 weights run through a slower "
                          "weight-only path or not at all (FP8 needs Ada, Hopper or newer)");
-  if (s.kv_cache.id == "fp8" && !g.supports("fp8") && !catalog.engine(s.engine).fp8_kv_any_gpu)
+  if (s.kv_cache.id == "fp8" && !g.supports("fp8") && !engine_profile(s, catalog).fp8_kv_any_gpu)
     e.warnings.push_back("fp8 KV cache on " + g.name + " is stored only; attention upcasts it");
   if (is_training(s.task) && s.training.flash_attention &&
       g.architecture.find("Volta") != std::string::npos)

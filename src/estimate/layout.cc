@@ -4,6 +4,7 @@
 
 #include "gpusizer/estimate.h"
 #include "memory/memory_estimate.h"
+#include "scenario/lookups.h"
 
 namespace gpusizer {
 namespace {
@@ -11,7 +12,7 @@ namespace {
 // Whether the engine splits a model by tensor parallelism (vLLM, SGLang, TensorRT-LLM) or by
 // layers (HF device_map="auto", llama.cpp --split-mode layer).
 bool splits_tensors(const Scenario& s, const Catalog& catalog) {
-  return catalog.engine(s.engine).splits_tensors && !s.model.is_cv();
+  return engine_profile(s, catalog).splits_tensors && !s.model.is_cv();
 }
 
 // Candidate splits of `width` GPUs into (tp, pp): tensor parallelism up to the node's fast-link
@@ -75,7 +76,7 @@ Scenario resolved(Scenario s, const Catalog& catalog) {
   s.default_layout = false;
   // The memory fraction the engine's release takes when none is given (SGLang's by TP size),
   // so that scenario.gpu_memory_utilization shows the figure the KV pool uses.
-  if (const EngineProfile& e = catalog.engine(s.engine); e.preallocates)
+  if (const EngineProfile& e = engine_profile(s, catalog); e.preallocates)
     s.gpu_memory_utilization =
         memory_fraction(e.release(s.engine_version), s.gpu_memory_utilization_given,
                         s.gpu_memory_utilization, s.parallel.tp);

@@ -11,9 +11,11 @@
 
 #include <algorithm>
 #include <cmath>
+#include <string_view>
 
 #include "memory/kbit_training.h"
 #include "memory/memory_parts.h"
+#include "scenario/lookups.h"
 
 namespace gpusizer::memory {
 namespace {
@@ -59,13 +61,13 @@ bool full_training(const Scenario& s) {
 }
 
 // Whether a module's weight trains (its input must then be saved for the weight gradient).
-bool trains(const Scenario& s, const std::string& /*module*/) {
+bool trains(const Scenario& s, std::string_view /*module*/) {
   if (full_training(s) || s.task == Task::kFreeze) return true;
   return false;
 }
 
 // Whether a LoRA adapter sits on the module.
-bool has_lora(const Scenario& s, const std::string& module) {
+bool has_lora(const Scenario& s, std::string_view module) {
   if (s.task != Task::kLora && s.task != Task::kQlora) return false;
   for (const auto& t : s.training.lora_targets)
     if (lora_target_matches(t, module)) return true;
@@ -101,7 +103,7 @@ double saved_bytes_per_token(const Scenario& s, const EngineProfile& engine, boo
   // _cast_input_dtype), a 16-bit autocast copy under AMP.
   const double lora_in_bytes = is_amp(s.training.mixed_precision) ? 2.0 : 4.0;
   const double r = static_cast<double>(s.training.lora_rank);
-  auto lora = [&](const std::string& name, double in) {
+  auto lora = [&](std::string_view name, double in) {
     return has_lora(s, name) ? lora_in_bytes * in + 4.0 * r : 0.0;
   };
 
@@ -381,7 +383,7 @@ Part generate_activations(const Scenario& s, const EngineProfile& engine, bool e
 
 double activations(const Scenario& s, const Catalog& catalog, Explanations* why) {
   const bool explain = why != nullptr;
-  const EngineProfile& engine = catalog.engine(s.engine);
+  const EngineProfile& engine = engine_profile(s, catalog);
   Part part;
   if (s.task == Task::kCvTrain)
     part = cv_activations(s, explain);

@@ -7,6 +7,7 @@
 #include <cmath>
 
 #include "memory/memory_parts.h"
+#include "scenario/lookups.h"
 
 namespace gpusizer::memory {
 
@@ -18,7 +19,7 @@ double kv_cache(const Scenario& s, const Catalog& catalog, int64_t sequences, in
     return explained(0, "no KV cache", "kv_cache_bytes", why);
   const double bytes = s.kv_cache.bytes_per_value();
   const int64_t tp = s.parallel.tp;
-  const bool latent_cache = m.mla && catalog.engine(s.engine).caches_mla_latent;
+  const bool latent_cache = m.mla && engine_profile(s, catalog).caches_mla_latent;
   double per_token_full = 0;  // one token, one full-attention layer, this GPU
   std::string basis;
   if (m.mla && latent_cache) {

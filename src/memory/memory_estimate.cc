@@ -9,6 +9,7 @@
 #include "gpusizer/units.h"
 #include "memory/kbit_training.h"
 #include "memory/memory_parts.h"
+#include "scenario/lookups.h"
 
 namespace gpusizer {
 namespace {
@@ -102,7 +103,7 @@ void place_training_peak(const Scenario& s, const EngineProfile& engine, Parts& 
 }
 
 double allocator_fraction(const Scenario& s, const Catalog& catalog) {
-  return catalog.engine(s.engine).allocator_overhead_fraction;
+  return engine_profile(s, catalog).allocator_overhead_fraction;
 }
 
 // Device total for a non-preallocating engine.
@@ -138,7 +139,7 @@ Part process_baseline(const Scenario& s, const EngineProfile& engine, const Devi
 
 double overhead(const Scenario& s, const Catalog& catalog, Explanations* why) {
   const bool explain = why != nullptr;
-  const EngineProfile& engine = catalog.engine(s.engine);
+  const EngineProfile& engine = engine_profile(s, catalog);
   if (engine.preallocates) {
     // What the release's start-up profile counts as non-torch memory against its budget.
     const EngineRelease& rel = engine.release(s.engine_version);
@@ -325,7 +326,7 @@ void explain_memory(const Scenario& s, const Catalog& catalog, bool preallocates
 
 MemoryEstimate estimate_memory(const Scenario& s, const Catalog& catalog, Explanations* why) {
   MemoryEstimate m;
-  const EngineProfile& engine = catalog.engine(s.engine);
+  const EngineProfile& engine = engine_profile(s, catalog);
   Parts p = compute_parts(s, catalog, engine, why);
   const bool preallocates = engine.preallocates && s.task == Task::kInference;
   std::optional<double> capacity;

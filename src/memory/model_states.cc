@@ -10,6 +10,7 @@
 #include "gpusizer/error.h"
 #include "memory/memory_parts.h"
 #include "memory/sharding.h"
+#include "scenario/lookups.h"
 
 namespace gpusizer::memory {
 namespace {
@@ -44,10 +45,15 @@ ModelBytes param_split(const Scenario& s) {
 }
 
 double lora_params(const Scenario& s) {
+  const auto& targets = s.training.lora_targets;
+  // "all-linear" selects every matrix but the router (lora_target_matches): tested once, not
+  // once per module.
+  const bool all_linear = std::find(targets.begin(), targets.end(), "all-linear") != targets.end();
   double n = 0;
   for (const auto& m : linear_modules(s.model)) {
-    bool targeted = false;
-    for (const auto& t : s.training.lora_targets) targeted |= lora_target_matches(t, m.name);
+    bool targeted = all_linear && m.name != "router";
+    if (!targeted)
+      for (const auto& t : targets) targeted |= lora_target_matches(t, m.name);
     if (targeted)
       n += static_cast<double>(m.count) * static_cast<double>(s.training.lora_rank) *
            static_cast<double>(m.in + m.out);
@@ -147,7 +153,7 @@ Zero3Settings zero3_settings(const Scenario& s, const Catalog& catalog) {
 
 // FSDP has its own rule (two wrapped units in flight); every other engine's ZeRO-3 is DeepSpeed's.
 bool deepspeed_zero3(const Scenario& s, const Catalog& catalog) {
-  return is_training(s.task) && s.training.zero_stage >= 3 && !catalog.engine(s.engine).own_zero3;
+  return is_training(s.task) && s.training.zero_stage >= 3 && !engine_profile(s, catalog).own_zero3;
 }
 
 // Bytes of one element of a gathered parameter: DeepSpeed holds the parameters in the training
@@ -187,6 +193,7 @@ GatheredParams gathered_params(const Scenario& s, const Zero3Settings& z) {
   ModelBytes all, held;  // gathered and held bytes by place, for the stage totals
   const LinearModules mods = c.computed ? linear_modules(m) : LinearModules{};
   const bool moe_last = m.is_moe() && m.num_moe_layers > 0;
+  g.last_layer.reserve(mods.size());  // one allocation, not one per doubling (dense models)
   for (const auto& mod : mods) {
     const double numel = static_cast<double>(mod.in) * static_cast<double>(mod.out);
     if (numel < z.persistence) continue;  // persistent: gathered once and kept (norm-sized)

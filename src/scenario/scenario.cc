@@ -17,6 +17,7 @@
 #include "gpusizer/scenario_edit.h"
 #include "scenario/defaults.h"
 #include "scenario/engine_choice.h"
+#include "scenario/lookups.h"
 #include "scenario/traffic.h"
 
 namespace gpusizer {
@@ -588,6 +589,7 @@ Scenario parse_scenario(const nlohmann::json& input, const Catalog& catalog, Sce
     given.traffic_output_len = t->contains("output_len") && !(*t)["output_len"].is_null();
   }
   for (auto& w : unknown_keys(input, "", scenario_keys().top)) s.notes.push_back(w);
+  resolve_lookups(s, catalog);
   return s;
 }
 

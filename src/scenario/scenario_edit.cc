@@ -5,6 +5,7 @@
 
 #include "scenario/defaults.h"
 #include "scenario/engine_choice.h"
+#include "scenario/lookups.h"
 #include "scenario/traffic.h"
 
 namespace gpusizer {
@@ -175,6 +176,10 @@ Scenario edited(const Scenario& base, const ScenarioGiven& base_given, const Sce
   edit_system(s, base_given, e);
   validate(s, catalog);
   derive_batches(s, given);
+  // The base's lookups stay while the edit keeps the engine, GPU and weights they are keyed by.
+  // Other candidates get the engine profile only: most are sized bytes-only, which reads no
+  // speed entry, and looking those up would cost more than it saves.
+  if (!speed_lookups(s, catalog.speed())) resolve_lookups(s, catalog, false);
   return s;
 }
 

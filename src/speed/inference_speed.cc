@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "scenario/lookups.h"
+
 namespace gpusizer {
 
 std::optional<InferenceSetup> inference_setup(const Scenario& sc, const SpeedProfile& profile,
@@ -13,10 +15,15 @@ std::optional<InferenceSetup> inference_setup(const Scenario& sc, const SpeedPro
   }
   const Gpu& gpu = *sc.gpu;
   InferenceSetup s;
+  // Counted here: checking the model against its resolved counts (model_facts, which compares
+  // every field) costs about as much as counting it once.
   s.costs = model_costs(sc.model, sc.weights, sc.kv_cache);
-  s.engine = profile.inference(sc.engine);
-  s.kernel = profile.weight_kernel(sc.weights.kind);
-  s.vendor = profile.vendor(gpu.vendor);
+  // The profile's entries for this engine, GPU and weights, as resolved with the scenario when
+  // they are still its own (scenario/lookups.h), else looked up by name.
+  const ScenarioLookups* l = speed_lookups(sc, profile);
+  s.engine = l ? *l->inference : profile.inference(sc.engine);
+  s.kernel = l ? l->weight_kernel : profile.weight_kernel(sc.weights.kind);
+  s.vendor = l ? l->vendor : profile.vendor(gpu.vendor);
   s.compute_dtype = sc.weights.compute_dtype.empty() ? "bf16" : sc.weights.compute_dtype;
   const auto flops = gpu.dense_flops(s.compute_dtype);
   if (!flops || *flops <= 0 || !gpu.memory_bandwidth_gbps || *gpu.memory_bandwidth_gbps <= 0) {
@@ -30,7 +37,8 @@ std::optional<InferenceSetup> inference_setup(const Scenario& sc, const SpeedPro
   // tensor rate, which GeForce cards run at twice the fp32-accumulate rate that gpus.csv stores
   // (Ada whitepaper: RTX 4090 330 vs 165 TFLOPS; GA102 whitepaper: RTX 3090 142 vs 71).
   if (s.engine.fp16_accumulate && (s.compute_dtype == "fp16" || s.compute_dtype == "bf16"))
-    s.peak_flops *= profile.fp16_accumulate_factor(gpu.vendor, gpu.segment);
+    s.peak_flops *=
+        l ? l->fp16_accumulate_factor : profile.fp16_accumulate_factor(gpu.vendor, gpu.segment);
   s.bandwidth = *gpu.memory_bandwidth_gbps * 1e9;
   // The resolved layout (Scenario::replica_gpus): speed reads it, never re-derives it.
   s.tp = std::max<int64_t>(1, sc.parallel.tp);
@@ -40,12 +48,14 @@ std::optional<InferenceSetup> inference_setup(const Scenario& sc, const SpeedPro
   s.tp_link = group_link(gpu, s.tp, sc.gpus_per_node, profile.links());
   s.activation_bytes = profile.links().activation_bytes;
   // Attention kernels' achieved fraction of the dense rate (data/speed.json attention_kernels).
-  s.attention_eff = profile.attention_efficiency(sc.engine, gpu.architecture_family());
+  s.attention_eff = l ? l->attention_efficiency
+                      : profile.attention_efficiency(sc.engine, gpu.architecture_family());
   // Large GEMMs stop at the GPU's maximum achievable matmul rate (MAMF, measured by shape
   // search; data/speed.json achievable_matmul), relative to the default the engines' compute
   // efficiencies were fitted at: the same table the training estimate uses.
-  const double mamf_default = profile.matmul_fraction("");
-  if (mamf_default > 0) s.matmul_scale = profile.matmul_fraction(gpu.id) / mamf_default;
+  const double mamf_default = l ? l->matmul_fraction_default : profile.matmul_fraction("");
+  if (mamf_default > 0)
+    s.matmul_scale = (l ? l->matmul_fraction : profile.matmul_fraction(gpu.id)) / mamf_default;
   // Engines that materialise the attention scores (llama.cpp without flash attention builds
   // KQ = K^T Q in f32, soft_max_ext reads and writes it, and KQV reads it: llama-graph.cpp
   // build_attn_mha) move score_bytes_per_element bytes per score per layer.
@@ -58,7 +68,8 @@ std::optional<InferenceSetup> inference_setup(const Scenario& sc, const SpeedPro
       std::find(per_head.begin(), per_head.end(), sc.engine_version) != per_head.end())
     s.kv_read_factor = static_cast<double>(s.costs.heads) / static_cast<double>(s.costs.kv_heads);
   // bitsandbytes (transformers' BitsAndBytesConfig: nf4 Linear4bit, LLM.int8 Linear8bitLt).
-  if (const BitsandbytesKernel* bnb = profile.bitsandbytes(sc.engine, sc.weights.id)) {
+  if (const BitsandbytesKernel* bnb =
+          l ? l->bitsandbytes : profile.bitsandbytes(sc.engine, sc.weights.id)) {
     s.bnb = true;
     s.kernel = KernelScale{};  // the bitsandbytes terms below replace the generic kernel scale
     s.bnb_call_overhead_s = bnb->linear_call_overhead_s;

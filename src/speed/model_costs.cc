@@ -47,9 +47,8 @@ void attention_costs(const Model& m, const NumberFormat& kv, ModelCosts& c) {
 
 // Weight bytes one pass reads (dense part; MoE experts apart) and the model's total.
 void weight_costs(const Model& m, const NumberFormat& weights, const ParamCounts& p,
-                  ModelCosts& c) {
+                  const LinearModules& mods, ModelCosts& c) {
   const double body_bits = weights.bits_per_value;
-  const auto mods = linear_modules(m);
   if (!p.computed || mods.empty()) {
     // Counts given as facts (hybrid, CV): every active weight is read once per pass.
     c.dense_weight_bytes = static_cast<double>(p.active) * body_bits / 8.0;
@@ -85,8 +84,12 @@ void weight_costs(const Model& m, const NumberFormat& weights, const ParamCounts
 }  // namespace
 
 ModelCosts model_costs(const Model& m, const NumberFormat& weights, const NumberFormat& kv) {
+  return model_costs(m, weights, kv, count_params(m), linear_modules(m));
+}
+
+ModelCosts model_costs(const Model& m, const NumberFormat& weights, const NumberFormat& kv,
+                       const ParamCounts& p, const LinearModules& mods) {
   ModelCosts c;
-  const ParamCounts p = count_params(m);
   c.active_compute_params = static_cast<double>(p.active_compute);
   c.total_params = static_cast<double>(p.total);
   // Forward FLOPs per token = 2 x matmul parameters touched (one multiply-add per weight):
@@ -104,7 +107,7 @@ ModelCosts model_costs(const Model& m, const NumberFormat& weights, const Number
   c.activation_bytes_per_token =
       2.0 * static_cast<double>(m.num_layers) *
       (4.0 * static_cast<double>(m.hidden_size) + 2.0 * static_cast<double>(m.intermediate_size));
-  weight_costs(m, weights, p, c);
+  weight_costs(m, weights, p, mods, c);
   return c;
 }
 

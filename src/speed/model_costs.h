@@ -30,6 +30,9 @@ struct ModelCosts {
 
 /// Costs of `model` with weights in `weights` and KV cache in `kv`.
 ModelCosts model_costs(const Model& model, const NumberFormat& weights, const NumberFormat& kv);
+/// The same from the model's counts, already made (count_params and linear_modules of `model`).
+ModelCosts model_costs(const Model& model, const NumberFormat& weights, const NumberFormat& kv,
+                       const ParamCounts& params, const LinearModules& modules);
 
 /// Attention FLOPs per token at context `ctx` (decode: ctx = tokens already in the cache).
 double attention_flops_decode(const ModelCosts& c, double ctx);

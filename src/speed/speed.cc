@@ -6,6 +6,7 @@
 #include <cmath>
 #include <cstdio>
 
+#include "scenario/lookups.h"
 #include "speed/inference_speed.h"
 #include "speed/serving_load.h"
 #include "speed/training_speed.h"
@@ -19,8 +20,8 @@ std::string fmt_ms(double s) {
   return buf;
 }
 
-bool preallocates(const Catalog& catalog, const std::string& engine) {
-  return catalog.engine(engine).preallocates;
+bool preallocates(const Catalog& catalog, const Scenario& s) {
+  return engine_profile(s, catalog).preallocates;
 }
 
 void explain_inference(const Scenario& sc, const InferenceSetup& s, const MemoryEstimate& memory,
@@ -51,7 +52,7 @@ void inference(const Scenario& sc, const Catalog& catalog, const MemoryEstimate&
   // Serving throughput with the GPUs kept full: every request costs its prefill plus its share
   // of output_len decode steps of the full batch (continuous batching, Yu et al. 2022 "Orca").
   double full = memory.max_batch ? static_cast<double>(*memory.max_batch) : batch;
-  if (!memory.max_batch && preallocates(catalog, sc.engine)) {
+  if (!memory.max_batch && preallocates(catalog, sc)) {
     // Without a memory estimate, a preallocating engine's batch is its KV pool over the KV of one
     // sequence: (utilization x capacity x GPUs - weights) / KV(seq_len) (vLLM's block manager
     // sizing, vllm/worker/worker.py determine_num_available_blocks). The memory estimator's
@@ -149,7 +150,7 @@ PerformanceEstimate estimate_speed(const Scenario& scenario, const Catalog& cata
   PerformanceEstimate perf;
   if (!scenario.gpu) return perf;
   if (scenario.task != Task::kInference)
-    training(scenario, catalog.engine(scenario.engine), why, profile, perf);
+    training(scenario, engine_profile(scenario, catalog), why, profile, perf);
   else
     inference(scenario, catalog, memory, why, profile, perf);
   return perf;

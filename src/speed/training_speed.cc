@@ -4,6 +4,7 @@
 #include <cmath>
 #include <string_view>
 
+#include "scenario/lookups.h"
 #include "speed/collectives.h"
 #include "speed/model_costs.h"
 
@@ -19,6 +20,12 @@ bool targeted(const TrainingOptions& t, const LinearModule& mod) {
     if (dot != std::string_view::npos && mod.name.substr(dot + 1) == name) return true;
   }
   return t.lora_targets.empty();  // the contract's default is all-linear
+}
+
+// targeted() for every module: the targets name "all-linear" (or none, the contract's default).
+bool all_linear(const TrainingOptions& t) {
+  return t.lora_targets.empty() || std::find(t.lora_targets.begin(), t.lora_targets.end(),
+                                             "all-linear") != t.lora_targets.end();
 }
 
 bool is_lora(Task t) {
@@ -37,10 +44,15 @@ std::string training_dtype(MixedPrecision mp, const Gpu& gpu, bool cv) {
   return "bf16";  // bf16 AMP and pure bf16
 }
 
-double lora_params(const Model& m, const TrainingOptions& t, bool active) {
+namespace {
+
+// lora_params over the model's modules, already listed.
+double lora_params(const Model& m, const LinearModules& mods, const TrainingOptions& t,
+                   bool active) {
+  const bool all = all_linear(t);
   double n = 0;
-  for (const auto& mod : linear_modules(m)) {
-    if (!targeted(t, mod) || mod.name == "router") continue;
+  for (const auto& mod : mods) {
+    if (!(all || targeted(t, mod)) || mod.name == "router") continue;
     double count = static_cast<double>(mod.count);
     if (active && mod.expert && m.num_experts > 0)
       count *= static_cast<double>(m.experts_per_token) / static_cast<double>(m.num_experts);
@@ -48,6 +60,12 @@ double lora_params(const Model& m, const TrainingOptions& t, bool active) {
     n += count * static_cast<double>(t.lora_rank) * static_cast<double>(mod.in + mod.out);
   }
   return n;
+}
+
+}  // namespace
+
+double lora_params(const Model& m, const TrainingOptions& t, bool active) {
+  return lora_params(m, linear_modules(m), t, active);
 }
 
 namespace {
@@ -60,7 +78,7 @@ struct ForwardFlops {
   double lora = 0;    ///< adapters: 2 x adapter parameters
 };
 
-ForwardFlops forward_flops(const Scenario& s, const ModelCosts& c) {
+ForwardFlops forward_flops(const Scenario& s, const ModelCosts& c, const LinearModules& mods) {
   ForwardFlops f;
   const double vocab = static_cast<double>(s.model.vocab_size);
   const double hidden = static_cast<double>(c.hidden);
@@ -81,7 +99,7 @@ ForwardFlops forward_flops(const Scenario& s, const ModelCosts& c) {
     // (Megatron's fused scale-mask-softmax, HF eager attention): no causal saving.
     f.attn = c.attn_width * seq * static_cast<double>(c.full_layers + c.window_layers);
   }
-  if (is_lora(s.task)) f.lora = 2.0 * lora_params(s.model, s.training, true);
+  if (is_lora(s.task)) f.lora = 2.0 * lora_params(s.model, mods, s.training, true);
   return f;
 }
 
@@ -92,11 +110,12 @@ ForwardFlops forward_flops(const Scenario& s, const ModelCosts& c) {
 // scaling reads and writes it, the add reads both terms and writes the sum (12 bytes per output
 // feature forward); the backward moves each gradient and re-reads the saved inputs, about twice
 // the forward: 18 and 36 (data/speed.json training defaults; other engines there).
-double lora_adapter_bytes_per_token(const Model& m, const TrainingOptions& t, double in,
-                                    double out) {
+double lora_adapter_bytes_per_token(const Model& m, const LinearModules& mods,
+                                    const TrainingOptions& t, double in, double out) {
+  const bool all = all_linear(t);
   double bytes = 0;
-  for (const auto& mod : linear_modules(m)) {
-    if (!targeted(t, mod) || mod.name == "router") continue;
+  for (const auto& mod : mods) {
+    if (!(all || targeted(t, mod)) || mod.name == "router") continue;
     double count = static_cast<double>(mod.count);
     if (mod.expert && m.num_experts > 0)
       count *= static_cast<double>(m.experts_per_token) / static_cast<double>(m.num_experts);
@@ -150,9 +169,9 @@ double depth_eff(double k_depth, double k_half) {
 // column-parallel matrices (q/k/v, gate/up, the head) reduce over the full input, row-parallel
 // ones (o_proj, down_proj) over in / tp (Shoeybi et al. 2019, sec. 3). Routed experts weigh
 // experts_per_token / num_experts. Time = sum FLOPs_i / eff_i, hence the harmonic mean.
-double layer_depth_eff(const Model& m, double tp, double k_half) {
+double layer_depth_eff(const Model& m, const LinearModules& mods, double tp, double k_half) {
   double flops = 0, time = 0;
-  for (const auto& mod : linear_modules(m)) {
+  for (const auto& mod : mods) {
     if (mod.name == "router") continue;
     double n =
         static_cast<double>(mod.in) * static_cast<double>(mod.out) * static_cast<double>(mod.count);
@@ -182,7 +201,7 @@ double training_flops_per_token(const Scenario& s) {
 }
 
 double training_flops_per_token(const Scenario& s, const ModelCosts& c) {
-  const ForwardFlops f = forward_flops(s, c);
+  const ForwardFlops f = forward_flops(s, c, linear_modules(s.model));
   const bool frozen = frozen_base(s.task);
   return train_layer_flops(f, frozen) + train_head_flops(f, frozen) +
          recompute_flops(f, s.training.recompute);
@@ -270,15 +289,29 @@ struct StepShape {
       : s(scenario),
         engine(engine_profile),
         gpu(*scenario.gpu),
-        eng(profile.training(scenario.engine)),
+        l(speed_lookups(scenario, profile)),
+        eng(l ? *l->training : profile.training(scenario.engine)),
         links(profile.links()),
-        c(model_costs(scenario.model, scenario.weights, scenario.kv_cache)),
-        params(static_cast<double>(count_params(scenario.model).total)) {}
+        facts(model_facts(scenario)),
+        counted(facts ? LinearModules{} : linear_modules(scenario.model)),
+        params_counted(facts ? facts->params : count_params(scenario.model)),
+        c(model_costs(scenario.model, scenario.weights, scenario.kv_cache, params_counted,
+                      modules())),
+        params(static_cast<double>(params_counted.total)) {}
   const Scenario& s;
   const EngineProfile& engine;
   const Gpu& gpu;
+  /// The profile's entries resolved with the scenario (scenario/lookups.h); nullptr: by name.
+  const ScenarioLookups* l;
   const TrainingProfile& eng;
   const LinkProfile& links;
+  /// The model's counts resolved with the scenario (scenario/lookups.h); nullptr: counted here.
+  const ModelFacts* facts;
+  LinearModules counted;  ///< without facts: the modules, listed here
+  /// The model's linear modules (a function, not a reference member: StepShape is returned by
+  /// value, and a reference to its own `counted` would follow the copy).
+  const LinearModules& modules() const { return facts ? facts->modules : counted; }
+  ParamCounts params_counted;
   ModelCosts c;
   double params = 0;  ///< all parameters (count_params)
   ForwardFlops f;
@@ -303,14 +336,16 @@ struct StepShape {
 // backward TFLOPs/s (Dao 2023 sec. 4.1; Shah et al. 2024 sec. 4.1).
 void set_attention_rates(StepShape& h, const SpeedProfile& profile, double peak) {
   const std::string_view arch = h.gpu.architecture_family();
-  const double bwd = profile.training_attention_backward(arch);
+  const double bwd =
+      h.l ? h.l->training_attention_backward : profile.training_attention_backward(arch);
   if (!h.s.training.flash_attention || bwd <= 0) {
     h.attn_s_per_flop = 3.0 / h.rate;
     h.attn_replay_s_per_flop = 1.0 / h.rate;
     return;
   }
-  const double scale = peak * profile.vendor(h.gpu.vendor).compute_scale;
-  const double fwd_rate = scale * profile.attention_efficiency(h.s.engine, arch);
+  const double scale = peak * (h.l ? h.l->vendor : profile.vendor(h.gpu.vendor)).compute_scale;
+  const double fwd_rate =
+      scale * (h.l ? h.l->attention_efficiency : profile.attention_efficiency(h.s.engine, arch));
   const double bwd_rate = scale * bwd;
   h.flash_rates = true;
   h.attn_s_per_flop = 1.0 / fwd_rate + 2.5 / bwd_rate;
@@ -321,7 +356,7 @@ StepShape step_shape(const Scenario& s, const EngineProfile& engine, const Speed
                      double peak) {
   StepShape h(s, engine, profile);
   h.frozen = frozen_base(s.task);
-  h.f = forward_flops(s, h.c);
+  h.f = forward_flops(s, h.c, h.modules());
   h.tp = std::max<int64_t>(1, s.parallel.tp);
   h.pp = std::max<int64_t>(1, s.parallel.pp);
   h.gpus = std::max<int64_t>(1, s.gpu_count);
@@ -353,9 +388,10 @@ StepShape step_shape(const Scenario& s, const EngineProfile& engine, const Speed
   // measured by shape search, data/speed.json achievable_matmul) x the engine's share of it
   // (eff_max <= 1: kernel choice, fusion) x the depth efficiency of its GEMMs, which saturates
   // with size. The head reduces over the hidden size.
-  const double base = peak * profile.matmul_fraction(h.gpu.id) * h.eng.eff_max *
-                      profile.vendor(h.gpu.vendor).compute_scale;
-  h.rate = base * layer_depth_eff(s.model, h.t, h.eng.eff_k_hidden);
+  const double base = peak * (h.l ? h.l->matmul_fraction : profile.matmul_fraction(h.gpu.id)) *
+                      h.eng.eff_max *
+                      (h.l ? h.l->vendor : profile.vendor(h.gpu.vendor)).compute_scale;
+  h.rate = base * layer_depth_eff(s.model, h.modules(), h.t, h.eng.eff_k_hidden);
   h.head_rate = base * depth_eff(h.hidden, h.eng.eff_k_hidden);
   if (s.task == Task::kQlora) h.gemm_scale *= 1.0 + profile.qlora_dequant_cost();  // NF4 -> bf16
   if (is_lora(s.task)) h.gemm_scale *= 1.0 + profile.lora_extra_cost();  // unfused adapter GEMMs
@@ -403,7 +439,8 @@ void add_memory_bound_work(const StepShape& h, StageWork& w) {
       w.scores_rec = w.scores * std::min(1.0, 13.0 / h.eng.eager_score_bytes);
   }
   if (is_lora(s.task))
-    w.elem += lora_adapter_bytes_per_token(s.model, s.training, h.eng.lora_bytes_per_in_feature,
+    w.elem += lora_adapter_bytes_per_token(s.model, h.modules(), s.training,
+                                           h.eng.lora_bytes_per_in_feature,
                                            h.eng.lora_bytes_per_out_feature) /
               (h.p * h.t) * h.mb_tokens / h.hbm;
   // Cross-entropy over the vocab-parallel logits in fp32 (Megatron
@@ -531,7 +568,7 @@ double grad_bytes_per_value(const TrainingSpeed& r) {
   return r.dtype == "fp32" ? 4.0 : 2.0;
 }
 double trainable_params(const StepShape& h) {
-  return is_lora(h.s.task) ? lora_params(h.s.model, h.s.training, false) : h.params;
+  return is_lora(h.s.task) ? lora_params(h.s.model, h.modules(), h.s.training, false) : h.params;
 }
 
 // Data parallelism, for this GPU's shard of the trainable weights; `last_mb` is one last-stage

@@ -1,0 +1,87 @@
+// The catalog lookups a scenario holds (ScenarioLookups): read only while the scenario's engine,
+// GPU and weights format are those they were resolved for, and only with the catalog that
+// resolved them. A scenario edited in place after it was parsed estimates exactly as a fresh
+// parse of the edited input does.
+#include "scenario/lookups.h"
+
+#include <gtest/gtest.h>
+
+#include "gpusizer/estimate.h"
+
+namespace gpusizer {
+namespace {
+
+const Catalog& cat() {
+  return Catalog::builtin();
+}
+
+const nlohmann::json kServing = {{"model", "llama-3.1-8b"},
+                                 {"engine", "vllm"},
+                                 {"gpu", "a100-sxm4-80gb"},
+                                 {"kv_cache", "bf16"},
+                                 {"batch", 8}};
+
+// The figures the lookups feed: memory (engine profile) and speed (speed-profile entries).
+void expect_same_estimate(const Scenario& a, const Scenario& b) {
+  for (const Detail d : {Detail::kFigures, Detail::kFull}) {
+    const Estimate x = estimate(a, cat(), d), y = estimate(b, cat(), d);
+    EXPECT_EQ(x.memory.total, y.memory.total);
+    EXPECT_EQ(x.memory.max_batch, y.memory.max_batch);
+    ASSERT_TRUE(x.performance && y.performance);
+    EXPECT_EQ(x.performance->decode_tokens_per_s, y.performance->decode_tokens_per_s);
+    EXPECT_EQ(x.performance->ttft_ms, y.performance->ttft_ms);
+    EXPECT_EQ(x.performance->train_tokens_per_s, y.performance->train_tokens_per_s);
+    EXPECT_EQ(x.basis, y.basis);
+  }
+}
+
+TEST(ScenarioLookups, ParsedScenarioHoldsTheCatalogEntries) {
+  const Scenario s = parse_scenario(kServing, cat());
+  EXPECT_EQ(&engine_profile(s, cat()), &cat().engine("vllm"));
+  const ScenarioLookups* l = speed_lookups(s, cat().speed());
+  ASSERT_NE(l, nullptr);
+  EXPECT_EQ(l->inference, &cat().speed().inference("vllm"));
+  // Another catalog's speed profile is not the one they were looked up in.
+  const Catalog other = Catalog::embedded();
+  EXPECT_EQ(speed_lookups(s, other.speed()), nullptr);
+  EXPECT_EQ(&engine_profile(s, other), &other.engine("vllm"));
+}
+
+TEST(ScenarioLookups, AnotherGpuSetInPlaceEstimatesAsAFreshParse) {
+  Scenario s = parse_scenario(kServing, cat());
+  nlohmann::json h100 = kServing;
+  h100["gpu"] = "h100";
+  const Scenario fresh = parse_scenario(h100, cat());
+  // The two GPUs decode at different rates, so a stale A100 entry would show.
+  EXPECT_NE(estimate(s, cat()).performance->decode_tokens_per_s,
+            estimate(fresh, cat()).performance->decode_tokens_per_s);
+  s.gpu = cat().gpu_ref("h100");
+  EXPECT_EQ(speed_lookups(s, cat().speed()), nullptr);
+  expect_same_estimate(s, fresh);
+}
+
+TEST(ScenarioLookups, AnotherWeightsFormatSetInPlaceEstimatesAsAFreshParse) {
+  Scenario s = parse_scenario(kServing, cat());
+  nlohmann::json awq = kServing;
+  awq["weights"] = "awq-int4";
+  const Scenario fresh = parse_scenario(awq, cat());
+  s.weights = cat().format("awq-int4", "weights", "weights");
+  EXPECT_EQ(speed_lookups(s, cat().speed()), nullptr);
+  expect_same_estimate(s, fresh);
+}
+
+TEST(ScenarioLookups, AnotherEngineSetInPlaceReadsItsOwnProfile) {
+  Scenario s = parse_scenario(kServing, cat());
+  nlohmann::json sglang = kServing;
+  sglang["engine"] = "sglang";
+  const Scenario fresh = parse_scenario(sglang, cat());
+  s.engine = fresh.engine;
+  s.engine_version = fresh.engine_version;
+  s.gpu_memory_utilization = fresh.gpu_memory_utilization;
+  EXPECT_EQ(&engine_profile(s, cat()), &cat().engine("sglang"));
+  EXPECT_EQ(speed_lookups(s, cat().speed()), nullptr);
+  expect_same_estimate(s, fresh);
+}
+
+}  // namespace
+}  // namespace gpusizer
