@@ -6,6 +6,29 @@
 #include "scenario/lookups.h"
 
 namespace gpusizer {
+namespace {
+
+// The bitsandbytes terms, which replace the generic kernel scale: the quantized Linear calls a
+// token makes and the parameters they hold.
+void set_bitsandbytes(const Model& m, const BitsandbytesKernel& bnb, InferenceSetup& s) {
+  s.bnb = true;
+  s.kernel = KernelScale{};
+  s.bnb_call_overhead_s = bnb.linear_call_overhead_s;
+  s.bnb_gemv_max_tokens = bnb.gemv_max_tokens;
+  s.bnb_dequant_bytes = bnb.dequant_bytes_per_param;
+  for (const auto& mod : linear_modules(m)) {
+    if (mod.name == "router") continue;
+    double count = static_cast<double>(mod.count);
+    // A token visits k of E experts: k modules of each expert kind per MoE layer.
+    if (mod.expert && m.num_experts > 0)
+      count *= static_cast<double>(m.experts_per_token) / static_cast<double>(m.num_experts);
+    s.quantized_linear_calls += count;
+    s.quantized_params +=
+        static_cast<double>(mod.in) * static_cast<double>(mod.out) * static_cast<double>(mod.count);
+  }
+}
+
+}  // namespace
 
 std::optional<InferenceSetup> inference_setup(const Scenario& sc, const SpeedProfile& profile,
                                               std::string& why) {
@@ -70,22 +93,7 @@ std::optional<InferenceSetup> inference_setup(const Scenario& sc, const SpeedPro
   // bitsandbytes (transformers' BitsAndBytesConfig: nf4 Linear4bit, LLM.int8 Linear8bitLt).
   if (const BitsandbytesKernel* bnb =
           l ? l->bitsandbytes : profile.bitsandbytes(sc.engine, sc.weights.id)) {
-    s.bnb = true;
-    s.kernel = KernelScale{};  // the bitsandbytes terms below replace the generic kernel scale
-    s.bnb_call_overhead_s = bnb->linear_call_overhead_s;
-    s.bnb_gemv_max_tokens = bnb->gemv_max_tokens;
-    s.bnb_dequant_bytes = bnb->dequant_bytes_per_param;
-    const Model& m = sc.model;
-    for (const auto& mod : linear_modules(m)) {
-      if (mod.name == "router") continue;
-      double count = static_cast<double>(mod.count);
-      // A token visits k of E experts: k modules of each expert kind per MoE layer.
-      if (mod.expert && m.num_experts > 0)
-        count *= static_cast<double>(m.experts_per_token) / static_cast<double>(m.num_experts);
-      s.quantized_linear_calls += count;
-      s.quantized_params += static_cast<double>(mod.in) * static_cast<double>(mod.out) *
-                            static_cast<double>(mod.count);
-    }
+    set_bitsandbytes(sc.model, *bnb, s);
   }
   return s;
 }
