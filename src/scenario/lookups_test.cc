@@ -77,6 +77,7 @@ TEST(ScenarioLookups, AnotherEngineSetInPlaceReadsItsOwnProfile) {
   const Scenario fresh = parse_scenario(sglang, cat());
   s.engine = fresh.engine;
   s.engine_version = fresh.engine_version;
+  s.engine_basis = fresh.engine_basis;
   s.gpu_memory_utilization = fresh.gpu_memory_utilization;
   EXPECT_EQ(&engine_profile(s, cat()), &cat().engine("sglang"));
   EXPECT_EQ(speed_lookups(s, cat().speed()), nullptr);
