@@ -20,7 +20,6 @@
 #include "gpusizer/advisor.h"
 #include "gpusizer/api.h"
 #include "gpusizer/estimate.h"
-#include "gpusizer/json_text.h"
 
 namespace {
 
@@ -68,11 +67,14 @@ std::vector<Measure> measures() {
        [](size_t n) { return estimates(inference, gpusizer::Detail::kFull, n); }},
       {"jsonl_line", "one JSONL answer line: parse, estimate, what to change, JSON text",
        [](size_t n) {
+         // As `estimate --input FILE.jsonl` writes an English line: streamed, no answer tree.
          size_t bytes = 0;
-         for (size_t i = 0; i < n; ++i)
-           bytes += gpusizer::json_text(
-                        gpusizer::estimate_json(nlohmann::json::parse(kBatchLines[i % 4])))
-                        .size();
+         std::string text;
+         for (size_t i = 0; i < n; ++i) {
+           text.clear();
+           gpusizer::append_estimate_json(text, nlohmann::json::parse(kBatchLines[i % 4]));
+           bytes += text.size();
+         }
          return bytes;
        }},
       {"recommend_inference_catalog", "recommend over the whole catalog, Llama-3.1-8B serving",

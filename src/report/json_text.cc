@@ -1,5 +1,7 @@
 #include "gpusizer/json_text.h"
 
+#include "report/json_text_parts.h"
+
 #include <charconv>
 #include <cmath>
 #include <cstdint>
@@ -71,10 +73,13 @@ bool valid_text(std::string_view s) {
   return valid_utf8(s.substr(i));
 }
 
-void append_string(std::string& out, const std::string& s) {
+}  // namespace
+
+void append_json_string(std::string& out, std::string_view s) {
   if (!valid_text(s)) {
     // Rare (user bytes quoted in a message): let nlohmann place the replacement characters.
-    out += nlohmann::json(s).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+    out += nlohmann::json(std::string(s))
+               .dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
     return;
   }
   static constexpr char kHex[] = "0123456789abcdef";
@@ -88,7 +93,7 @@ void append_string(std::string& out, const std::string& s) {
     }
     const auto c = static_cast<unsigned char>(s[i++]);
     if (c >= 0x20 && c != '"' && c != '\\') continue;
-    out.append(s, run, i - 1 - run);
+    out.append(s.data() + run, i - 1 - run);
     run = i;
     switch (c) {
       case '"':
@@ -118,18 +123,23 @@ void append_string(std::string& out, const std::string& s) {
         out += kHex[c & 0xF];
     }
   }
-  out.append(s, run, std::string::npos);
+  out.append(s.data() + run, n - run);
   out += '"';
 }
 
-template <typename Integer>
-void append_integer(std::string& out, Integer v) {
+void append_json_integer(std::string& out, int64_t v) {
   char buffer[24];
   const auto end = std::to_chars(buffer, buffer + sizeof buffer, v).ptr;
   out.append(buffer, end);
 }
 
-void append_float(std::string& out, double v) {
+void append_json_integer(std::string& out, uint64_t v) {
+  char buffer[24];
+  const auto end = std::to_chars(buffer, buffer + sizeof buffer, v).ptr;
+  out.append(buffer, end);
+}
+
+void append_json_float(std::string& out, double v) {
   if (!std::isfinite(v)) {
     out += "null";
     return;
@@ -139,6 +149,8 @@ void append_float(std::string& out, double v) {
   char* end = nlohmann::detail::to_chars(buffer, buffer + sizeof buffer, v);
   out.append(buffer, static_cast<size_t>(end - buffer));
 }
+
+namespace {
 
 void newline(std::string& out, int indent, int depth) {
   out += '\n';
@@ -160,7 +172,7 @@ void append(std::string& out, const nlohmann::json& v, int indent, int depth) {
         if (!first) out += ',';
         first = false;
         if (pretty) newline(out, indent, depth + 1);
-        append_string(out, key);
+        append_json_string(out, key);
         out += pretty ? ": " : ":";
         append(out, item, indent, depth + 1);
       }
@@ -187,19 +199,19 @@ void append(std::string& out, const nlohmann::json& v, int indent, int depth) {
       return;
     }
     case value_t::string:
-      append_string(out, v.get_ref<const std::string&>());
+      append_json_string(out, v.get_ref<const std::string&>());
       return;
     case value_t::boolean:
       out += v.get<bool>() ? "true" : "false";
       return;
     case value_t::number_integer:
-      append_integer(out, v.get<int64_t>());
+      append_json_integer(out, v.get<int64_t>());
       return;
     case value_t::number_unsigned:
-      append_integer(out, v.get<uint64_t>());
+      append_json_integer(out, v.get<uint64_t>());
       return;
     case value_t::number_float:
-      append_float(out, v.get<double>());
+      append_json_float(out, v.get<double>());
       return;
     case value_t::null:
       out += "null";
