@@ -73,9 +73,31 @@ bool valid_text(std::string_view s) {
   return valid_utf8(s.substr(i));
 }
 
+// Whether `s` is plain: ASCII with nothing to escape, written between quotes as it is (the
+// keys, ids and basis texts of an answer nearly always are).
+bool plain(std::string_view s) {
+  const size_t n = s.size();
+  size_t i = 0;
+  for (; i + 8 <= n; i += 8) {
+    const uint64_t w = load8(s.data() + i);
+    if ((w & kHigh) != 0 || word_needs_escape(w)) return false;
+  }
+  for (; i < n; ++i) {
+    const auto c = static_cast<unsigned char>(s[i]);
+    if (c < 0x20 || c >= 0x80 || c == '"' || c == '\\') return false;
+  }
+  return true;
+}
+
 }  // namespace
 
 void append_json_string(std::string& out, std::string_view s) {
+  if (plain(s)) {  // the common case: copied as it is
+    out += '"';
+    out.append(s.data(), s.size());
+    out += '"';
+    return;
+  }
   if (!valid_text(s)) {
     // Rare (user bytes quoted in a message): let nlohmann place the replacement characters.
     out += nlohmann::json(std::string(s))
@@ -127,6 +149,27 @@ void append_json_string(std::string& out, std::string_view s) {
   out += '"';
 }
 
+bool json_plain(std::string_view s) {
+  return plain(s);
+}
+
+char* write_json_integer(char* p, int64_t v) {
+  return std::to_chars(p, p + 20, v).ptr;
+}
+
+char* write_json_integer(char* p, uint64_t v) {
+  return std::to_chars(p, p + 20, v).ptr;
+}
+
+char* write_json_float(char* p, double v) {
+  if (!std::isfinite(v)) {
+    std::memcpy(p, "null", 4);
+    return p + 4;
+  }
+  // nlohmann's own shortest round-trip form (Grisu2), so the text is the same as dump()'s.
+  return nlohmann::detail::to_chars(p, p + kJsonFloatChars, v);
+}
+
 void append_json_integer(std::string& out, int64_t v) {
   char buffer[24];
   const auto end = std::to_chars(buffer, buffer + sizeof buffer, v).ptr;
@@ -140,14 +183,8 @@ void append_json_integer(std::string& out, uint64_t v) {
 }
 
 void append_json_float(std::string& out, double v) {
-  if (!std::isfinite(v)) {
-    out += "null";
-    return;
-  }
-  // nlohmann's own shortest round-trip form (Grisu2), so the text is the same as dump()'s.
-  char buffer[64];
-  char* end = nlohmann::detail::to_chars(buffer, buffer + sizeof buffer, v);
-  out.append(buffer, static_cast<size_t>(end - buffer));
+  char buffer[kJsonFloatChars];
+  out.append(buffer, write_json_float(buffer, v));
 }
 
 namespace {

@@ -1,5 +1,6 @@
 #include "report/json_writer.h"
 
+#include <cstring>
 #include <stdexcept>
 
 #include "gpusizer/json_text.h"
@@ -94,6 +95,24 @@ void TextWriter::end_array() {
   comma_ = true;
 }
 
+namespace {
+
+constexpr size_t kShort = 120;  // keys and short values go through a stack buffer, one append
+
+// `s` quoted, the comma before it when `comma`, then `after`, into `buf` (room for kShort + 4).
+size_t quoted(char* buf, bool comma, std::string_view s, char after) {
+  size_t n = 0;
+  if (comma) buf[n++] = ',';
+  buf[n++] = '"';
+  if (!s.empty()) std::memcpy(buf + n, s.data(), s.size());
+  n += s.size();
+  buf[n++] = '"';
+  if (after) buf[n++] = after;
+  return n;
+}
+
+}  // namespace
+
 void TextWriter::key(std::string_view k) {
   if (check_keys_) {
     if (last_keys_.empty())
@@ -103,30 +122,50 @@ void TextWriter::key(std::string_view k) {
       throw std::logic_error("key '" + std::string(k) + "' after '" + *last + "'");
     last = std::string(k);
   }
-  separate();
-  append_json_string(out_, k);
-  out_ += ':';
+  if (k.size() <= kShort && json_plain(k)) {
+    char buf[kShort + 4];
+    out_.append(buf, quoted(buf, comma_, k, ':'));
+  } else {
+    separate();
+    append_json_string(out_, k);
+    out_ += ':';
+  }
   comma_ = false;
 }
 
 void TextWriter::string(std::string_view v) {
+  if (v.size() <= kShort && json_plain(v)) {
+    char buf[kShort + 4];
+    out_.append(buf, quoted(buf, comma_, v, '\0'));
+    comma_ = true;
+    return;
+  }
   separate();
   append_json_string(out_, v);
 }
 
 void TextWriter::integer(int64_t v) {
-  separate();
-  append_json_integer(out_, v);
+  char buf[24];
+  char* p = buf;
+  if (comma_) *p++ = ',';
+  out_.append(buf, write_json_integer(p, v));
+  comma_ = true;
 }
 
 void TextWriter::unsigned_integer(uint64_t v) {
-  separate();
-  append_json_integer(out_, v);
+  char buf[24];
+  char* p = buf;
+  if (comma_) *p++ = ',';
+  out_.append(buf, write_json_integer(p, v));
+  comma_ = true;
 }
 
 void TextWriter::number(double v) {
-  separate();
-  append_json_float(out_, v);
+  char buf[kJsonFloatChars + 1];
+  char* p = buf;
+  if (comma_) *p++ = ',';
+  out_.append(buf, write_json_float(p, v));
+  comma_ = true;
 }
 
 void TextWriter::boolean(bool v) {
