@@ -2,7 +2,7 @@
 // of "what to change" and of the reverse fit. Prints Google Benchmark's table.
 #include <benchmark/benchmark.h>
 
-#include "gpusizer/advisor.h"
+#include "gpusizer/advisor_json.h"
 #include "gpusizer/api.h"
 
 namespace {

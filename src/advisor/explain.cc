@@ -268,13 +268,23 @@ void describe(Option& o, const Scenario& /*base*/, const Constraints& c, const C
   add_warnings(o, c, g);
 }
 
+void set_objective(Option& o, const Constraints& c) {
+  set_objective(o, c, price_of(o, c), throughput(o));
+}
+
+bool ranks_before(const Option& a, const Option& b) {
+  if (a.objective_value != b.objective_value) return a.objective_value < b.objective_value;
+  if (a.scenario.gpu_count != b.scenario.gpu_count)
+    return a.scenario.gpu_count < b.scenario.gpu_count;
+  return a.headroom > b.headroom;
+}
+
 void rank(std::vector<Option>& options, const Constraints& c) {
-  std::stable_sort(options.begin(), options.end(), [](const Option& a, const Option& b) {
-    if (a.objective_value != b.objective_value) return a.objective_value < b.objective_value;
-    if (a.scenario.gpu_count != b.scenario.gpu_count)
-      return a.scenario.gpu_count < b.scenario.gpu_count;
-    return a.headroom > b.headroom;
-  });
+  std::stable_sort(options.begin(), options.end(), ranks_before);
+  score(options, c);
+}
+
+void score(std::vector<Option>& options, const Constraints& c) {
   if (options.empty()) return;
   const double best = options.front().objective_value;
   for (Option& o : options)

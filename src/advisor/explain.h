@@ -53,7 +53,18 @@ double speed_shortfall(const Option& o, const Constraints& c);
 void describe(Option& o, const Scenario& base, const Constraints& c, const Catalog& catalog,
               const std::string& levers);
 
+/// Sets the option's objective value and its basis alone (describe() sets them too): what
+/// ranking needs of an option not yet described.
+void set_objective(Option& o, const Constraints& c);
+
+/// The ranking order: lower objective value, then fewer GPUs, then more headroom.
+bool ranks_before(const Option& a, const Option& b);
+
 /// Sorts best first by the objective, sets scores (100 = best) and the winner's reason.
 void rank(std::vector<Option>& options, const Constraints& c);
+
+/// rank() without the sort, for options already in ranks_before order: the scores and the
+/// winner's reason.
+void score(std::vector<Option>& options, const Constraints& c);
 
 }  // namespace gpusizer::explain

@@ -13,11 +13,6 @@
 namespace gpusizer {
 namespace {
 
-const nlohmann::json* object_at(const nlohmann::json& j, const char* key) {
-  auto it = j.find(key);
-  return it != j.end() && it->is_object() ? &*it : nullptr;
-}
-
 // The run's total at the option's own price basis: the one its fleet_usd_per_hour shows
 // (explain::price_of: cloud or on-prem by the deployment constraint, else the cheaper), not the
 // cloud price the estimate starts from.
@@ -33,26 +28,6 @@ void price_run_as_the_fleet(Option& opt, const Constraints& c) {
 }
 
 }  // namespace
-
-LayoutPins layout_pins(const nlohmann::json& j, const Scenario& s) {
-  LayoutPins p;
-  if (const auto* par = object_at(j, "parallel")) {
-    if (par->contains("tp")) p.tp = s.parallel.tp;
-    if (par->contains("pp")) p.pp = s.parallel.pp;
-    if (par->contains("pp_interleave")) p.pp_interleave = s.parallel.pp_interleave;
-    if (par->contains("dp")) p.dp = s.parallel.dp;
-    if (par->contains("cp")) p.cp = s.parallel.cp;
-    if (par->contains("ep")) p.ep = s.parallel.ep;
-    if (par->contains("sequence_parallel")) p.sequence_parallel = s.parallel.sequence_parallel;
-  }
-  if (const auto* t = object_at(j, "training")) {
-    if (t->contains("zero_stage")) p.zero_stage = s.training.zero_stage;
-    if (t->contains("gradient_checkpointing")) p.recompute = s.training.recompute;
-    if (t->contains("offload")) p.offload = s.training.offload;
-  }
-  if (j.contains("batch")) p.micro_batch = s.batch;
-  return p;
-}
 
 std::string layout_words(const Scenario& s) {
   std::vector<std::string> w;

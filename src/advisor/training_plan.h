@@ -2,7 +2,6 @@
 // recommend for training tasks (full, freeze, lora, qlora, pretrain): the layout search
 // (training_layouts.h) on each allowed GPU count of one GPU type, each layout that fits
 // estimated in full and described as an Option (contract v2, "Training layouts").
-#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
@@ -20,10 +19,6 @@ struct TrainingPlan {
   std::string levers;      ///< the closest layout, in words
   std::string constraint;  ///< the first unmet constraint of a layout that fits
 };
-
-/// The fields of the request's "parallel" and "training" objects (and "batch") the user fixed:
-/// the search keeps them.
-LayoutPins layout_pins(const nlohmann::json& scenario_json, const Scenario& parsed);
 
 /// Options for `gpu` over `counts` (a fixed gpu_count: one count, and layouts may leave some of
 /// its GPUs idle), each an edit of `base` (as parsed; `given` what its input fixed): the global
