@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <limits>
 
 #include "advisor/candidates.h"
@@ -240,6 +241,7 @@ struct Search {
   Recommendation& r;
   std::vector<Miss> misses;
   std::vector<std::string> levers;  // the ladder's options' levers in words, by index
+  std::vector<LayoutNote> notes;    // the layout search's options' notes, by index
 
   // Training layouts (training_plan.h) on the allowed counts, or the one gpu_count fixed.
   void plan_layouts(const Gpu& g, const RackLimit& rack, Attempt& best) {
@@ -249,9 +251,10 @@ struct Search {
     if (rack.given) plan_base.gpus_per_node = std::min(base.gpus_per_node, rack.max_gpus_per_node);
     TrainingPlan plan =
         plan_training(plan_base, given, g, plan_counts, fixed_count.has_value(), pins, c, catalog);
-    for (Option& o : plan.options) {
-      price_in_region(o.scenario, o.estimate, catalog, c.region);
-      r.options.push_back(std::move(o));
+    // Explained (and priced in the region) once ranked: finish_options.
+    for (size_t i = 0; i < plan.options.size(); ++i) {
+      r.options.push_back(std::move(plan.options[i]));
+      notes.push_back(std::move(plan.notes[i]));
     }
     if (!plan.constraint.empty()) {
       best.ratio = 0;
@@ -395,12 +398,11 @@ struct Search {
   }
 };
 
-// The ladder's options, figures only, ranked by index (explain::ranks_before, stable as
-// explain::rank); the best `limit` are estimated in full (basis, bands, warnings), priced in the
-// region and described, then scored: the same options, order and scores as describing all of
-// them and ranking, at the cost of the options returned.
-void finish_options(Recommendation& r, const std::vector<std::string>& levers, const Scenario& base,
-                    const Catalog& catalog) {
+// The options, figures only, ranked by index (explain::ranks_before, stable as explain::rank);
+// the best `limit` are explained by `explain_one` (estimated in full, described), then scored:
+// the same options, order and scores as explaining all of them and ranking, at the cost of the
+// options returned.
+void finish_options(Recommendation& r, const std::function<void(Option&, size_t)>& explain_one) {
   const Constraints& c = r.constraints;
   std::vector<size_t> order(r.options.size());
   for (size_t i = 0; i < order.size(); ++i) order[i] = i;
@@ -412,9 +414,7 @@ void finish_options(Recommendation& r, const std::vector<std::string>& levers, c
   top.reserve(order.size());
   for (size_t i : order) {
     Option o = std::move(r.options[i]);
-    o.estimate = estimate(o.scenario, catalog);
-    price_in_region(o.scenario, o.estimate, catalog, c.region);
-    explain::describe(o, base, c, catalog, levers[i]);
+    explain_one(o, i);
     top.push_back(std::move(o));
   }
   r.options = std::move(top);
@@ -477,6 +477,7 @@ Recommendation recommend(const RecommendRequest& request, const Catalog& catalog
                 LayoutPins{},
                 r,
                 {},
+                {},
                 {}};
   // Training on token sequences: the layout search (training_plan.h) on the allowed counts, or
   // on the one gpu_count the request fixes.
@@ -491,11 +492,18 @@ Recommendation recommend(const RecommendRequest& request, const Catalog& catalog
   }
   for (const Gpu& g : catalog.gpus()) search.search_gpu(g);
   if (search.layout_search) {
-    explain::rank(r.options, c);
-    if (static_cast<int64_t>(r.options.size()) > c.limit)
-      r.options.resize(static_cast<size_t>(c.limit));
+    // As the training plan explains an option, then priced in the region (the objective stays
+    // the one described).
+    finish_options(r, [&](Option& o, size_t i) {
+      explain_training_option(o, search.notes[i], base, c, catalog);
+      price_in_region(o.scenario, o.estimate, catalog, c.region);
+    });
   } else {
-    finish_options(r, search.levers, base, catalog);
+    finish_options(r, [&](Option& o, size_t i) {
+      o.estimate = estimate(o.scenario, catalog);
+      price_in_region(o.scenario, o.estimate, catalog, c.region);
+      explain::describe(o, base, c, catalog, search.levers[i]);
+    });
   }
   add_changes(r, search.misses, base, given, catalog);
   return r;

@@ -8,6 +8,7 @@
 #include "advisor/candidates.h"
 #include "advisor/explain.h"
 #include "cost/run_cost.h"
+#include "estimate/priced.h"
 #include "gpusizer/error.h"
 
 namespace gpusizer {
@@ -114,6 +115,20 @@ void add_step_and_run_reasons(Option& opt) {
 
 }  // namespace
 
+void explain_training_option(Option& o, const LayoutNote& note, const Scenario& base,
+                             const Constraints& c, const Catalog& catalog) {
+  o.estimate = estimate(o.scenario, catalog);
+  price_run_as_the_fleet(o, c);
+  explain::describe(o, base, c, catalog, note.words);
+  add_step_and_run_reasons(o);
+  if (note.gpus < note.count)
+    o.warnings.push_back(
+        fmt::format("uses {} of the {} GPUs: no layout of all {} divides the global batch of {} "
+                    "sequences ({} idle)",
+                    note.gpus, note.count, note.count, o.scenario.training.global_batch,
+                    note.count - note.gpus));
+}
+
 TrainingPlan plan_training(const Scenario& base, const ScenarioGiven& given, const Gpu& g,
                            const std::vector<int64_t>& counts, bool fixed_count,
                            const LayoutPins& pins, const Constraints& c, const Catalog& catalog) {
@@ -142,7 +157,9 @@ TrainingPlan plan_training(const Scenario& base, const ScenarioGiven& given, con
       } catch (const InputError&) {
         continue;  // not a layout the parser would take (none seen: the grid is the parser's)
       }
-      Estimate e = estimate(ts, catalog);
+      // The figures only (estimate/priced.h): explain_training_option explains the options
+      // recommend returns.
+      Estimate e = estimate_priced(ts, catalog);
       if (!e.memory.capacity) continue;
       const double need = memory_needed(ts, e);
       const double cap = *e.memory.capacity;
@@ -155,15 +172,9 @@ TrainingPlan plan_training(const Scenario& base, const ScenarioGiven& given, con
         }
         continue;
       }
-      price_run_as_the_fleet(opt, c);
-      explain::describe(opt, base, c, catalog, layout_words(ts));
-      add_step_and_run_reasons(opt);
-      if (l.gpus < n)
-        opt.warnings.push_back(fmt::format(
-            "uses {} of the {} GPUs: no layout of all {} divides the global batch of {} "
-            "sequences ({} idle)",
-            l.gpus, n, n, ts.training.global_batch, n - l.gpus));
+      explain::set_objective(opt, c);
       plan.options.push_back(std::move(opt));
+      plan.notes.push_back({layout_words(ts), l.gpus, n});
     }
     // As for the other tasks, the smallest count that fits and meets the constraints is the
     // system for this GPU; only the speed objective looks further (more GPUs, faster steps).

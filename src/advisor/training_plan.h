@@ -10,8 +10,18 @@
 
 namespace gpusizer {
 
+/// What explaining one option of a TrainingPlan needs besides its figures.
+struct LayoutNote {
+  std::string words;  ///< layout_words of its scenario
+  int64_t gpus = 0;   ///< GPUs the layout uses
+  int64_t count = 0;  ///< GPUs of the system it was planned on
+};
+
 struct TrainingPlan {
+  /// The layouts that fit and meet the constraints, with their figures only (the priced
+  /// estimate, the objective set); explain_training_option makes one an explained option.
   std::vector<Option> options;
+  std::vector<LayoutNote> notes;  ///< by index in options
   // The closest miss when nothing fits or meets the constraints.
   bool estimated = false;  ///< a memory estimate exists for the closest layout
   double needed = 0, capacity = 0;
@@ -26,6 +36,11 @@ struct TrainingPlan {
 TrainingPlan plan_training(const Scenario& base, const ScenarioGiven& given, const Gpu& gpu,
                            const std::vector<int64_t>& counts, bool fixed_count,
                            const LayoutPins& pins, const Constraints& c, const Catalog& catalog);
+
+/// One of plan_training's options estimated in full and explained: the run priced as its fleet
+/// is, the reasons, the step by part and the warning for idle GPUs.
+void explain_training_option(Option& o, const LayoutNote& note, const Scenario& base,
+                             const Constraints& c, const Catalog& catalog);
 
 /// The layout in words: "TP=8, PP=7 (v=3), DP=90, SP, selective recompute, ZeRO-1, ...".
 std::string layout_words(const Scenario& s);
