@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Runs two gpusizer binaries on the same ~30 recommend requests (serving, training, traffic and
+# Runs two gpusizer binaries on the same ~40 recommend requests (serving, training, traffic and
 # SLO, allowed lists, budgets, regions, Apple, bad input, nothing fits) with --format json and
 # prints how many answers differ (stdout and exit status), with the first few names. For
 # refactors of the advisor, whose answers must stay byte-identical.
@@ -38,6 +38,11 @@ cases=(
   'train-pretrain|{"model":"llama-2-70b","task":"pretrain","gpu_count":64,"gpus":["h100-sxm5-80gb"],"training":{"tokens":1e10}}'
   'train-pinned|{"model":"llama-2-7b","task":"full","parallel":{"tp":2},"training":{"zero_stage":1},"gpus":["a100-sxm4-80gb"]}'
   'train-cv|{"model":"yolov8m","task":"cv-train"}'
+  'train-cn|{"model":"llama-2-7b","task":"lora","region":"cn","training":{"tokens":1e8}}'
+  'train-speed|{"model":"llama-2-13b","task":"full","objective":"speed","top":8}'
+  'train-onprem|{"model":"llama-2-7b","task":"full","on_prem":true,"budget_usd":200000,"training":{"tokens":1e9}}'
+  'train-power|{"model":"llama-2-7b","task":"qlora","objective":"power","gpus":["4090","a100-sxm4-80gb","l40s"]}'
+  'serve-traffic-cn|{"model":"llama-3.1-8b","region":"cn","traffic":{"requests_per_s":10}}'
   'train-offload|{"model":"llama-2-13b","task":"full","allow_offload":true,"max_gpus":1}'
   'bad-objective|{"model":"llama-3.1-8b","objective":"fast"}'
   'bad-gpu|{"model":"llama-3.1-8b","gpus":["nonexistent-gpu"]}'

@@ -185,7 +185,7 @@ struct Search {
 }  // namespace
 
 std::optional<double> fleet_usd_per_hour(const Option& o, const Constraints& c) {
-  return explain::price_of(o, c).per_hour;
+  return explain::price_of(o, c, false).per_hour;
 }
 
 namespace {

@@ -18,7 +18,7 @@ namespace {
 // (explain::price_of: cloud or on-prem by the deployment constraint, else the cheaper), not the
 // cloud price the estimate starts from.
 void price_run_as_the_fleet(Option& opt, const Constraints& c) {
-  const explain::Price price = explain::price_of(opt, c);
+  const explain::Price price = explain::price_of(opt, c, false);
   if (!price.per_hour || !opt.estimate.performance || !opt.estimate.performance->time_to_train_s)
     return;
   const bool on_prem = price.source == explain::Price::Source::kOnPrem;
