@@ -48,6 +48,13 @@ cases=(
   'bad-gpu|{"model":"llama-3.1-8b","gpus":["nonexistent-gpu"]}'
   'bad-vendor|{"model":"llama-3.1-8b","vendor":"acme"}'
   'bad-count|{"model":"llama-2-7b","task":"full","gpu_count":0}'
+  'bad-pin|{"model":"llama-2-7b","task":"full","parallel":{"tp":"two"}}'
+  'bad-constraints|{"model":"llama-3.1-8b","constraints":5}'
+  'bad-top|{"model":"llama-3.1-8b","top":0}'
+  'bad-budget|{"model":"llama-3.1-8b","budget_usd":-1}'
+  'bad-both|{"model":"llama-3.1-8b","cloud":true,"on_prem":true}'
+  'bad-request|[1,2]'
+  'bad-model|{"model":"no-such-model","budget_usd":"x"}'
 )
 total=0 differ=0 shown=0
 for c in "${cases[@]}"; do
