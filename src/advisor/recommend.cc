@@ -1,6 +1,7 @@
 // The recommendation search: every allowed catalog GPU x count x lever, each candidate estimated
-// by the library's estimator (estimate()), kept when it fits with headroom and meets the
-// constraints, ranked by the objective, explained. Rejected GPUs get the reason they fell.
+// by the library's estimators (bytes first, then the priced figures of estimate/priced.h), kept
+// when it fits with headroom and meets the constraints, ranked by the objective; the options
+// returned are estimated in full and explained. Rejected GPUs get the reason they fell.
 #include <fmt/format.h>
 
 #include <algorithm>
