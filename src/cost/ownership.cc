@@ -250,58 +250,6 @@ Ownership ownership_figures(const Scenario& s, const Estimate& e, const CostAssu
   return ownership(s, e, a, catalog, region, false);
 }
 
-nlohmann::json to_json(const Ownership& o) {
-  nlohmann::json j = nlohmann::json::object();
-  auto put = [](nlohmann::json& t, const char* k, const std::optional<double>& v) {
-    if (v) t[k] = *v;
-  };
-  if (o.cloud) {
-    const CloudCost& c = *o.cloud;
-    nlohmann::json t = {{"usd_per_hour", c.usd_per_hour},
-                        {"instance", c.instance},
-                        {"price_date", c.price_date},
-                        {"provider", c.provider},
-                        {"instance_count", c.count},
-                        {"gpus_per_instance", c.gpus_per_instance},
-                        {"instance_usd_per_hour", c.instance_usd_per_hour},
-                        {"listed_price_per_hour", c.listed_price_per_hour},
-                        {"currency", c.currency}};
-    put(t, "usd_per_million_tokens", c.usd_per_million_tokens);
-    put(t, "usd_per_million_requests", c.usd_per_million_requests);
-    put(t, "usd_per_run", c.usd_per_run);
-    j["cloud"] = std::move(t);
-  }
-  if (o.on_prem) {
-    const OnPremCost& p = *o.on_prem;
-    nlohmann::json t = {{"gpus_usd", p.gpus_usd},
-                        {"servers_usd", p.servers_usd},
-                        {"capex_usd", p.capex_usd},
-                        {"capex_cny", p.capex_cny},
-                        {"energy_usd_per_hour", p.energy_usd_per_hour},
-                        {"maintenance_usd_per_year", p.maintenance_usd_per_year},
-                        {"usd_per_hour", p.usd_per_hour},
-                        {"cny_per_hour", p.cny_per_hour},
-                        {"servers", p.servers}};
-    if (!p.server.empty()) t["server"] = p.server;
-    put(t, "usd_per_million_tokens", p.usd_per_million_tokens);
-    put(t, "usd_per_run", p.usd_per_run);
-    j["on_prem"] = std::move(t);
-  }
-  nlohmann::json b = {{"verdict", o.break_even.verdict}};
-  put(b, "utilization", o.break_even.utilization);
-  put(b, "months", o.break_even.months);
-  j["break_even"] = std::move(b);
-  if (!o.not_rented.empty()) j["not_rented"] = o.not_rented;
-  const CostAssumptions& a = o.assumptions;
-  j["assumptions"] = {{"usd_to_cny", a.usd_to_cny},
-                      {"electricity_usd_per_kwh", a.electricity_usd_per_kwh},
-                      {"pue", a.pue},
-                      {"amortization_years", a.amortization_years},
-                      {"utilization", a.utilization},
-                      {"maintenance_fraction_per_year", a.maintenance_fraction_per_year},
-                      {"date", a.date}};
-  j["basis"] = o.basis;
-  return j;
-}
+// to_json(const Ownership&) is written by the report (src/report/ownership_json.cc).
 
 }  // namespace gpusizer
