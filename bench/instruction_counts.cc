@@ -17,7 +17,7 @@
 #include <string>
 #include <vector>
 
-#include "gpusizer/advisor.h"
+#include "gpusizer/advisor_json.h"
 #include "gpusizer/api.h"
 #include "gpusizer/estimate.h"
 

@@ -6,7 +6,7 @@
 #include "core/json_fields.h"
 #include "estimate/layout.h"
 #include "estimate/rule_of_thumb.h"
-#include "gpusizer/advisor.h"
+#include "gpusizer/advisor_json.h"
 #include "gpusizer/error.h"
 #include "gpusizer/estimate.h"
 #include "gpusizer/fit_verdict.h"
@@ -169,7 +169,7 @@ void append_estimate_json(std::string& out, const nlohmann::json& input, const C
 }
 
 nlohmann::json recommend_json(const nlohmann::json& request, const Catalog& catalog) {
-  return to_json(recommend(request, catalog));
+  return to_json(recommend(parse_recommend_request(request, catalog), catalog));
 }
 
 nlohmann::json error_json(const std::string& code, const std::string& message) {

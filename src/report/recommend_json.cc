@@ -3,7 +3,7 @@
 #include <cmath>
 
 #include "advisor/fleet_fit.h"
-#include "gpusizer/advisor.h"
+#include "gpusizer/advisor_json.h"
 #include "gpusizer/saturate.h"
 #include "gpusizer/scenario_edit.h"
 #include "report/describe.h"
