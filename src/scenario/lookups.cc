@@ -11,9 +11,10 @@ void resolve_lookups(Scenario& s, const Catalog& catalog, bool speed) {
   l.weights_id = s.weights.id;
   l.weights_kind = s.weights.kind;
   // The model's counts are kept while the model is the one they were counted from (the readers
-  // check it); the advisor's candidates, which never change the model, share them.
+  // check it); the advisor's candidates, which never change the model, share them. Only the
+  // training step reads them (speed/training_speed.cc): a serving scenario does not count them.
   l.model = std::move(s.lookups.model);
-  if (speed && (!l.model || !(l.model->model == s.model)))
+  if (speed && is_training(s.task) && (!l.model || !(l.model->model == s.model)))
     l.model = std::make_shared<const ModelFacts>(
         ModelFacts{s.model, count_params(s.model), linear_modules(s.model)});
   for (const auto& e : catalog.engines())

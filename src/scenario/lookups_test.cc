@@ -84,5 +84,23 @@ TEST(ScenarioLookups, AnotherEngineSetInPlaceReadsItsOwnProfile) {
   expect_same_estimate(s, fresh);
 }
 
+TEST(ScenarioLookups, AModelChangedInPlaceIsCountedAgain) {
+  const nlohmann::json lora = {{"model", "llama-2-7b"}, {"task", "lora"}, {"gpu", "h100"}};
+  Scenario s = parse_scenario(lora, cat());
+  ASSERT_NE(model_facts(s), nullptr);  // a training scenario keeps its model's counts
+  const Estimate before = estimate(s, cat(), Detail::kFigures);
+  s.model.num_layers = 16;  // half of Llama-2-7B's 32 layers
+  EXPECT_EQ(model_facts(s), nullptr);
+  // The same model with no counts kept: what the estimators count themselves.
+  Scenario counted = s;
+  counted.lookups.model.reset();
+  const Estimate after = estimate(s, cat(), Detail::kFigures);
+  const Estimate fresh = estimate(counted, cat(), Detail::kFigures);
+  ASSERT_TRUE(before.performance && after.performance && fresh.performance);
+  EXPECT_GT(*after.performance->train_tokens_per_s, *before.performance->train_tokens_per_s);
+  EXPECT_EQ(after.performance->train_tokens_per_s, fresh.performance->train_tokens_per_s);
+  EXPECT_EQ(after.memory.total, fresh.memory.total);
+}
+
 }  // namespace
 }  // namespace gpusizer
