@@ -12,7 +12,7 @@
 
 #include "advisor/testing_training_jobs.h"
 #include "advisor/training_layouts.h"
-#include "gpusizer/advisor.h"
+#include "gpusizer/advisor_json.h"
 
 namespace gpusizer {
 namespace {

@@ -6,7 +6,7 @@
 #include <algorithm>
 #include <random>
 
-#include "gpusizer/advisor.h"
+#include "gpusizer/advisor_json.h"
 #include "gpusizer/api.h"
 #include "gpusizer/error.h"
 

@@ -5,7 +5,7 @@
 
 #include <gtest/gtest.h>
 
-#include "gpusizer/advisor.h"
+#include "gpusizer/advisor_json.h"
 #include "gpusizer/estimate.h"
 
 namespace gpusizer {

@@ -4,7 +4,7 @@
 
 #include <gtest/gtest.h>
 
-#include "gpusizer/advisor.h"
+#include "gpusizer/advisor_json.h"
 
 namespace gpusizer {
 namespace {

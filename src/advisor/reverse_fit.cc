@@ -9,7 +9,7 @@
 
 #include "advisor/candidates.h"
 #include "estimate/layout.h"
-#include "gpusizer/advisor.h"
+#include "gpusizer/advisor_json.h"
 #include "gpusizer/error.h"
 
 namespace gpusizer {

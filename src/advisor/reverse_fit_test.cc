@@ -2,7 +2,7 @@
 // checkpointing) unless told not to. Bounds worked out by hand in the comments.
 #include <gtest/gtest.h>
 
-#include "gpusizer/advisor.h"
+#include "gpusizer/advisor_json.h"
 #include "gpusizer/error.h"
 
 namespace gpusizer {

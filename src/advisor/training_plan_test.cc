@@ -9,7 +9,7 @@
 #include <tuple>
 
 #include "advisor/testing_training_jobs.h"
-#include "gpusizer/advisor.h"
+#include "gpusizer/advisor_json.h"
 #include "gpusizer/api.h"
 
 namespace gpusizer {
