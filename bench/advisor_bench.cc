@@ -3,7 +3,8 @@
 #include <benchmark/benchmark.h>
 
 #include "gpusizer/advisor.h"
-#include "gpusizer/api.h"
+#include "gpusizer/json/api.h"
+#include "gpusizer/json/scenario.h"
 
 namespace {
 

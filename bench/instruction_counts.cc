@@ -18,9 +18,10 @@
 #include <vector>
 
 #include "gpusizer/advisor.h"
-#include "gpusizer/api.h"
 #include "gpusizer/estimate.h"
-#include "gpusizer/json_text.h"
+#include "gpusizer/json/api.h"
+#include "gpusizer/json/json_text.h"
+#include "gpusizer/json/scenario.h"
 
 namespace {
 

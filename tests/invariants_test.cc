@@ -11,8 +11,8 @@
 #include <cstdlib>
 #include <random>
 
-#include "gpusizer/api.h"
 #include "gpusizer/error.h"
+#include "gpusizer/json/api.h"
 
 namespace gpusizer {
 namespace {

@@ -7,8 +7,9 @@
 #include <random>
 
 #include "gpusizer/advisor.h"
-#include "gpusizer/api.h"
 #include "gpusizer/error.h"
+#include "gpusizer/json/api.h"
+#include "gpusizer/json/scenario.h"
 
 namespace gpusizer {
 namespace {

@@ -7,6 +7,7 @@
 
 #include "gpusizer/advisor.h"
 #include "gpusizer/estimate.h"
+#include "gpusizer/json/scenario.h"
 
 namespace gpusizer {
 namespace {

@@ -16,6 +16,7 @@
 #include "estimate/layout.h"
 #include "gpusizer/advisor.h"
 #include "gpusizer/error.h"
+#include "gpusizer/json/scenario.h"
 #include "gpusizer/units.h"
 #include "scenario/engine_choice.h"
 

@@ -11,6 +11,7 @@
 #include "estimate/layout.h"
 #include "gpusizer/advisor.h"
 #include "gpusizer/error.h"
+#include "gpusizer/json/scenario.h"
 
 namespace gpusizer {
 namespace {

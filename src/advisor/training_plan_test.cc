@@ -10,7 +10,7 @@
 
 #include "advisor/testing_training_jobs.h"
 #include "gpusizer/advisor.h"
-#include "gpusizer/api.h"
+#include "gpusizer/json/api.h"
 
 namespace gpusizer {
 namespace {

@@ -4,6 +4,8 @@
 #include "gpusizer/cost.h"
 #include "gpusizer/error.h"
 #include "gpusizer/estimate.h"
+#include "gpusizer/json/scenario.h"
+#include "gpusizer/json/site.h"
 
 namespace gpusizer {
 namespace {

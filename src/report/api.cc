@@ -1,5 +1,5 @@
 // The JSON facade shared by the CLI and the HTTP server.
-#include "gpusizer/api.h"
+#include "gpusizer/json/api.h"
 
 #include <cmath>
 
@@ -10,6 +10,8 @@
 #include "gpusizer/error.h"
 #include "gpusizer/estimate.h"
 #include "gpusizer/fit_verdict.h"
+#include "gpusizer/json/lang.h"
+#include "gpusizer/json/scenario.h"
 #include "gpusizer/names.h"
 #include "gpusizer/saturate.h"
 #include "report/estimate_json.h"

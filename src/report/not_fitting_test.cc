@@ -5,8 +5,9 @@
 
 #include <regex>
 
-#include "gpusizer/api.h"
-#include "gpusizer/render.h"
+#include "gpusizer/json/api.h"
+#include "gpusizer/json/lang.h"
+#include "gpusizer/json/render.h"
 
 namespace gpusizer {
 namespace {

@@ -4,6 +4,7 @@
 
 #include "advisor/fleet_fit.h"
 #include "gpusizer/advisor.h"
+#include "gpusizer/json/scenario.h"
 #include "gpusizer/saturate.h"
 #include "gpusizer/scenario_edit.h"
 #include "report/estimate_json.h"

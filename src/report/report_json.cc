@@ -1,7 +1,8 @@
 // The buyer's report: the articles' purchase checklist (sec. 5.1: model scale, scenario,
 // concurrency, machine room) answered from one recommendation.
 #include "gpusizer/advisor.h"
-#include "gpusizer/api.h"
+#include "gpusizer/json/api.h"
+#include "gpusizer/json/scenario.h"
 
 namespace gpusizer {
 

@@ -8,6 +8,7 @@
 #include <iostream>
 #include <sstream>
 
+#include "gpusizer/json/calibrate.h"
 #include "gpusizer/speed.h"
 #include "gpusizer/validation.h"
 
