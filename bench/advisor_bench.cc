@@ -3,10 +3,19 @@
 #include <benchmark/benchmark.h>
 
 #include "gpusizer/advisor.h"
+#include "gpusizer/json/advisor.h"
 #include "gpusizer/json/api.h"
 #include "gpusizer/json/scenario.h"
 
 namespace {
+
+// instruction_counts' recommend_inference_catalog in time (issue 18's aim: under 2 ms).
+void BM_RecommendInferenceCatalog(benchmark::State& state) {
+  const nlohmann::json request = {{"model", "llama-3.1-8b"}, {"engine", "vllm"}};
+  for (auto _ : state)
+    benchmark::DoNotOptimize(gpusizer::recommend(request, gpusizer::Catalog::builtin()));
+}
+BENCHMARK(BM_RecommendInferenceCatalog)->Unit(benchmark::kMillisecond);
 
 void BM_RecommendInference13BAllLevers(benchmark::State& state) {
   const nlohmann::json request = {

@@ -19,6 +19,7 @@
 
 #include "gpusizer/advisor.h"
 #include "gpusizer/estimate.h"
+#include "gpusizer/json/advisor.h"
 #include "gpusizer/json/api.h"
 #include "gpusizer/json/json_text.h"
 #include "gpusizer/json/scenario.h"
@@ -69,11 +70,34 @@ std::vector<Measure> measures() {
        [](size_t n) { return estimates(inference, gpusizer::Detail::kFull, n); }},
       {"jsonl_line", "one JSONL answer line: parse, estimate, what to change, JSON text",
        [](size_t n) {
+         // As `estimate --input FILE.jsonl` writes an English line: streamed, no answer tree.
          size_t bytes = 0;
-         for (size_t i = 0; i < n; ++i)
-           bytes += gpusizer::json_text(
-                        gpusizer::estimate_json(nlohmann::json::parse(kBatchLines[i % 4])))
-                        .size();
+         std::string text;
+         for (size_t i = 0; i < n; ++i) {
+           text.clear();
+           gpusizer::append_estimate_json(text, nlohmann::json::parse(kBatchLines[i % 4]));
+           bytes += text.size();
+         }
+         return bytes;
+       }},
+      {"jsonl_line_hf_config", "one JSONL answer line whose model is an inline config.json",
+       [](size_t n) {
+         // Llama-2-7B's config.json (tests/fixtures/hf_configs/llama-2-7b.json) on every line,
+         // as a grid sweep sends it: imported once, not once a line.
+         static const std::string line =
+             R"({"model": {"hf_config": {"architectures": ["LlamaForCausalLM"], )"
+             R"("hidden_act": "silu", "hidden_size": 4096, "intermediate_size": 11008, )"
+             R"("max_position_embeddings": 4096, "model_type": "llama", )"
+             R"("num_attention_heads": 32, "num_hidden_layers": 32, "num_key_value_heads": 32, )"
+             R"("rms_norm_eps": 1e-05, "tie_word_embeddings": false, "torch_dtype": "float16", )"
+             R"("vocab_size": 32000}}, "gpu": "rtx-4090-24gb", "batch": 4})";
+         size_t bytes = 0;
+         std::string text;
+         for (size_t i = 0; i < n; ++i) {
+           text.clear();
+           gpusizer::append_estimate_json(text, nlohmann::json::parse(line));
+           bytes += text.size();
+         }
          return bytes;
        }},
       {"recommend_inference_catalog", "recommend over the whole catalog, Llama-3.1-8B serving",

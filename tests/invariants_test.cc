@@ -13,6 +13,7 @@
 
 #include "gpusizer/error.h"
 #include "gpusizer/json/api.h"
+#include "gpusizer/json/json_text.h"
 
 namespace gpusizer {
 namespace {
@@ -256,6 +257,10 @@ Tally run_invariants(int64_t count, uint32_t seed) {
     }
     ++tally.valid;
     const std::string what = s.dump();
+    // The JSONL path streams the same answer without the tree: the same bytes.
+    std::string streamed;
+    append_estimate_json(streamed, s);
+    EXPECT_EQ(streamed, json_text(out)) << what;
     check_levels(out, what);
     check_speed(out, what);
     if (::testing::Test::HasFatalFailure()) return tally;

@@ -174,7 +174,7 @@ std::string dump(const nlohmann::json& value, int indent = -1) {
 }
 
 // Strict: a NUL byte, a duplicate key or a number a double cannot hold is bad input
-// (gpusizer/json_input.h).
+// (gpusizer/json/json_input.h).
 nlohmann::json parse_json(std::string_view text, const std::string& where) {
   return parse_json_input(text, where);
 }
@@ -221,6 +221,8 @@ int run_estimate(const Options& o) {
       begin = end + 1;
     }
     std::atomic<int> status{0};
+    // English JSON text needs no tree: the answer is streamed as text (the same bytes).
+    const bool stream = g_lang == Lang::kEn && format != "table" && format != "markdown";
     auto answer = [&](size_t i) {
       nlohmann::json out;
       try {
@@ -229,6 +231,12 @@ int run_estimate(const Options& o) {
           throw InputError("", fmt::format("line {} is blank", line_number), "bad_input");
         nlohmann::json scenario = parse_scenario(line, fmt::format("line {}", line_number));
         apply_flags(o, scenario);
+        if (stream) {
+          std::string answer_text;
+          append_estimate_json(answer_text, scenario, catalog);
+          answer_text += '\n';
+          return answer_text;
+        }
         out = localized(estimate_json(scenario, catalog));
       } catch (const InputError& e) {
         out = error_json(e.code(), e.what(), e.field(), g_lang);

@@ -3,8 +3,9 @@
 // KV cache format, TP/PP, ZeRO stage, gradient checkpointing) that calls the same estimator for
 // each candidate, keeps what fits with headroom and meets the constraints, ranks it by the
 // objective and says why; plus "what to change so it fits" and the reverse question "what fits
-// these GPUs". Nothing here computes memory or speed itself.
-#include <nlohmann/json.hpp>
+// these GPUs". Nothing here computes memory or speed itself. Typed input only: the contract's
+// JSON requests are parsed in gpusizer/json/advisor.h.
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
@@ -35,11 +36,26 @@ struct Constraints {
   int64_t limit = 20;               ///< options returned
 };
 
-/// Reads and checks the constraint keys of a request; throws InputError naming the field.
-Constraints parse_constraints(const nlohmann::json& request, const Catalog& catalog);
+/// Fields of a training layout the request fixed (its "parallel" and "training" objects and
+/// "batch"); the layout search keeps them and searches the others.
+struct LayoutPins {
+  std::optional<int64_t> tp, pp, pp_interleave, dp, cp, ep, micro_batch;
+  std::optional<bool> sequence_parallel;
+  std::optional<int> zero_stage;
+  std::optional<Recompute> recompute;
+  std::optional<Offload> offload;
+};
 
-/// The request without its constraint keys: the scenario the estimator reads.
-nlohmann::json scenario_of_request(const nlohmann::json& request);
+/// A recommend request, parsed (gpusizer/json/advisor.h parses the contract's JSON into one).
+struct RecommendRequest {
+  Scenario scenario;    ///< as parse_scenario returned it (before the layout is chosen)
+  ScenarioGiven given;  ///< what its input fixed
+  Constraints constraints;
+  /// Training on token sequences (the layout search): the gpu_count the request fixes, and the
+  /// layout fields it fixes. Unused by serving and cv-train.
+  std::optional<int64_t> gpu_count;
+  LayoutPins pins;
+};
 
 /// Memory a configuration needs per GPU: the device total, or for engines that preallocate, what
 /// weights, activations, overhead and the requested batch's KV cache take.
@@ -92,8 +108,9 @@ struct Recommendation {
   Constraints constraints;
 };
 
-/// Searches the catalog for the scenario `request` (contract scenario JSON plus constraints).
-Recommendation recommend(const nlohmann::json& request, const Catalog& catalog);
+/// Searches the catalog for the request's scenario under its constraints: with traffic the fleet
+/// search, training on token sequences the layout search, otherwise the count and lever ladder.
+Recommendation recommend(const RecommendRequest& request, const Catalog& catalog);
 
 /// Ranked changes that make a scenario with a GPU fit: single levers and the smallest
 /// combinations of levers that fit (src/advisor/changes.cc), each a typed edit of `parsed` (as
@@ -104,13 +121,5 @@ std::vector<Change> changes_to_fit(const Scenario& parsed, const ScenarioGiven& 
 std::vector<Change> changes_to_fit(const Scenario& parsed, const ScenarioGiven& given,
                                    const Scenario& resolved, const Estimate& estimated,
                                    const Catalog& catalog, double headroom = 0.0);
-
-/// The reverse question: the largest catalog models, contexts and batches that fit
-/// `scenario`'s GPUs for its task.
-nlohmann::json fit_json(const nlohmann::json& scenario, const Catalog& catalog, size_t limit = 10);
-
-/// JSON of the advisor's results (the contract's Recommendation).
-nlohmann::json to_json(const Recommendation& r);
-nlohmann::json to_json(const std::vector<Change>& changes);
 
 }  // namespace gpusizer

@@ -8,6 +8,7 @@
 
 #include "gpusizer/advisor.h"
 #include "gpusizer/error.h"
+#include "gpusizer/json/advisor.h"
 #include "gpusizer/json/api.h"
 #include "gpusizer/json/scenario.h"
 

@@ -5,8 +5,8 @@
 
 #include <gtest/gtest.h>
 
-#include "gpusizer/advisor.h"
 #include "gpusizer/estimate.h"
+#include "gpusizer/json/advisor.h"
 #include "gpusizer/json/scenario.h"
 
 namespace gpusizer {

@@ -17,6 +17,7 @@
 #include "gpusizer/advisor.h"
 #include "gpusizer/error.h"
 #include "gpusizer/scenario_edit.h"
+#include "gpusizer/speed.h"
 #include "gpusizer/units.h"
 
 namespace gpusizer {
@@ -288,7 +289,7 @@ struct Search {
       t.change.quality_class = std::max(t.change.quality_class, l.quality_class);
     }
     const Scenario sc = candidate(parsed, given, edit, catalog);
-    const Estimate m = estimate(sc, catalog, Detail::kMemory);
+    Estimate m = estimate(sc, catalog, Detail::kMemory);
     const MemoryFit fit = memory_fit(sc, m, headroom);
     Change& ch = t.change;
     ch.needed_bytes = fit.needed;
@@ -298,8 +299,10 @@ struct Search {
     if (ch.fits) fitting.push_back(p);
     if (!single && !ch.fits) return;
     if (!single && combined.size() >= kMaxCombined * 4) return;
-    const Estimate f = estimate(sc, catalog, Detail::kFigures);
-    const auto tps = useful_tokens_per_s(sc, f);
+    // The speed of a kept change, from the memory figures just estimated (Detail::kFigures
+    // would estimate them again: about a fifth of a line that does not fit).
+    if (sc.gpu) m.performance = estimate_speed(sc, catalog, m.memory, nullptr);
+    const auto tps = useful_tokens_per_s(sc, m);
     if (tps && base_tps) ch.speed_factor = *tps / *base_tps;
     ch.levers = names;
     ch.change = fmt::format("{}", fmt::join(names, " + "));

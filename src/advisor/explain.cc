@@ -29,7 +29,7 @@ std::string unit_of(const Scenario& s) {
 
 }  // namespace
 
-Price price_of(const Option& o, const Constraints& c) {
+Price price_of(const Option& o, const Constraints& c, bool with_label) {
   Price p;
   if (!o.estimate.ownership) return p;
   const Ownership& w = *o.estimate.ownership;
@@ -40,14 +40,16 @@ Price price_of(const Option& o, const Constraints& c) {
     p.per_hour = w.cloud->usd_per_hour;
     p.per_million_tokens = w.cloud->usd_per_million_tokens;
     p.source = Price::Source::kCloud;
-    p.label =
-        fmt::format("cloud, {} x {} ({})", w.cloud->count, w.cloud->instance, w.cloud->provider);
+    if (with_label)
+      p.label =
+          fmt::format("cloud, {} x {} ({})", w.cloud->count, w.cloud->instance, w.cloud->provider);
   } else if (c.deployment != "cloud" && w.on_prem) {
     p.per_hour = w.on_prem->usd_per_hour;
     p.per_million_tokens = w.on_prem->usd_per_million_tokens;
     p.source = Price::Source::kOnPrem;
-    p.label = fmt::format("on-prem, amortized over {:g} years at {:.0f}% utilization",
-                          w.assumptions.amortization_years, w.assumptions.utilization * 100);
+    if (with_label)
+      p.label = fmt::format("on-prem, amortized over {:g} years at {:.0f}% utilization",
+                            w.assumptions.amortization_years, w.assumptions.utilization * 100);
   }
   if (w.on_prem) p.capex = w.on_prem->capex_usd;
   return p;
@@ -70,7 +72,7 @@ Unmet unmet(const Option& o, const Constraints& c) {
       return {Constraint::kMaxDays, !known, false, days, *c.max_days};
   }
   if (c.budget_usd) {
-    const Price p = price_of(o, c);
+    const Price p = price_of(o, c, false);  // the figures; Unmet names no label
     const bool purchase = c.deployment == "on_prem";
     const std::optional<double> price = purchase ? p.capex : p.per_hour;
     if (!price || *price > *c.budget_usd)
@@ -268,13 +270,23 @@ void describe(Option& o, const Scenario& /*base*/, const Constraints& c, const C
   add_warnings(o, c, g);
 }
 
+void set_objective(Option& o, const Constraints& c) {
+  set_objective(o, c, price_of(o, c, false), throughput(o));
+}
+
+bool ranks_before(const Option& a, const Option& b) {
+  if (a.objective_value != b.objective_value) return a.objective_value < b.objective_value;
+  if (a.scenario.gpu_count != b.scenario.gpu_count)
+    return a.scenario.gpu_count < b.scenario.gpu_count;
+  return a.headroom > b.headroom;
+}
+
 void rank(std::vector<Option>& options, const Constraints& c) {
-  std::stable_sort(options.begin(), options.end(), [](const Option& a, const Option& b) {
-    if (a.objective_value != b.objective_value) return a.objective_value < b.objective_value;
-    if (a.scenario.gpu_count != b.scenario.gpu_count)
-      return a.scenario.gpu_count < b.scenario.gpu_count;
-    return a.headroom > b.headroom;
-  });
+  std::stable_sort(options.begin(), options.end(), ranks_before);
+  score(options, c);
+}
+
+void score(std::vector<Option>& options, const Constraints& c) {
   if (options.empty()) return;
   const double best = options.front().objective_value;
   for (Option& o : options)

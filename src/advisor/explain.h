@@ -16,8 +16,9 @@ struct Price {
   std::string label;  ///< "cloud, <instance>" or "on-prem, amortized": shown, never parsed
 };
 
-/// The price of an option under the constraints' deployment (cloud, on-prem, or the cheaper).
-Price price_of(const Option& o, const Constraints& c);
+/// The price of an option under the constraints' deployment (cloud, on-prem, or the cheaper);
+/// `with_label` false leaves the label empty (the figures of a search, formatted nothing).
+Price price_of(const Option& o, const Constraints& c, bool with_label = true);
 
 /// The constraints a recommendation can miss (Constraints: min_tokens_per_s, max_ttft_ms,
 /// max_days, budget_usd).
@@ -53,7 +54,18 @@ double speed_shortfall(const Option& o, const Constraints& c);
 void describe(Option& o, const Scenario& base, const Constraints& c, const Catalog& catalog,
               const std::string& levers);
 
+/// Sets the option's objective value alone (describe() sets it too, with its basis): what
+/// ranking needs of an option not yet described. The basis it leaves names no price label.
+void set_objective(Option& o, const Constraints& c);
+
+/// The ranking order: lower objective value, then fewer GPUs, then more headroom.
+bool ranks_before(const Option& a, const Option& b);
+
 /// Sorts best first by the objective, sets scores (100 = best) and the winner's reason.
 void rank(std::vector<Option>& options, const Constraints& c);
+
+/// rank() without the sort, for options already in ranks_before order: the scores and the
+/// winner's reason.
+void score(std::vector<Option>& options, const Constraints& c);
 
 }  // namespace gpusizer::explain

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include "gpusizer/advisor.h"
+#include "gpusizer/json/advisor.h"
 #include "gpusizer/json/scenario.h"
 
 namespace gpusizer {

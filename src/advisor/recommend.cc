@@ -1,10 +1,12 @@
 // The recommendation search: every allowed catalog GPU x count x lever, each candidate estimated
-// by the library's estimator (estimate()), kept when it fits with headroom and meets the
-// constraints, ranked by the objective, explained. Rejected GPUs get the reason they fell.
+// by the library's estimators (bytes first, then the priced figures of estimate/priced.h), kept
+// when it fits with headroom and meets the constraints, ranked by the objective; the options
+// returned are estimated in full and explained. Rejected GPUs get the reason they fell.
 #include <fmt/format.h>
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <limits>
 
 #include "advisor/candidates.h"
@@ -12,8 +14,8 @@
 #include "advisor/fleet_fit.h"
 #include "advisor/serving_plan.h"
 #include "advisor/training_plan.h"
-#include "core/json_fields.h"
 #include "estimate/layout.h"
+#include "estimate/priced.h"
 #include "gpusizer/advisor.h"
 #include "gpusizer/error.h"
 #include "gpusizer/json/scenario.h"
@@ -95,9 +97,8 @@ GpuOut filter(const Gpu& g, const Scenario& s, const Constraints& c, const Catal
   if (c.deployment == "cloud" && !rented(g, catalog, c.region == "cn")) return GpuOut::kNotRented;
   if (c.deployment == "on_prem" && c.budget_usd && !g.launch_price_usd)
     return GpuOut::kNoPurchasePrice;
-  Scenario retargeted = s;  // a defaulted engine follows the GPU (llama.cpp on Apple)
-  retarget_default_engine(retargeted, g, catalog);
-  const EngineProfile& engine = catalog.engine(retargeted.engine);
+  // A defaulted engine follows the GPU (llama.cpp on Apple).
+  const EngineProfile& engine = engine_on(s, g, catalog);
   if (!engine.runs_on(g.vendor)) return GpuOut::kEngineVendor;
   if (is_training(s.task) && g.segment == "apple-soc" && !engine.trains_on_apple)
     return GpuOut::kNoCuda;
@@ -129,11 +130,8 @@ std::string filter_text(GpuOut why, const Gpu& g, const Scenario& s, const Const
       return "not rented: no cloud instance in data/instances.csv";
     case GpuOut::kNoPurchasePrice:
       return "no purchase price in the catalog to check the budget";
-    case GpuOut::kEngineVendor: {
-      Scenario retargeted = s;
-      retarget_default_engine(retargeted, g, catalog);
-      return catalog.engine(retargeted.engine).name + " does not run on " + g.vendor + " GPUs";
-    }
+    case GpuOut::kEngineVendor:
+      return engine_on(s, g, catalog).name + " does not run on " + g.vendor + " GPUs";
     case GpuOut::kNoCuda:
       return s.engine + " needs CUDA or ROCm";
     case GpuOut::kNoMemoryFigures:
@@ -244,6 +242,8 @@ struct Search {
   LayoutPins pins;
   Recommendation& r;
   std::vector<Miss> misses;
+  std::vector<std::string> levers;  // the ladder's options' levers in words, by index
+  std::vector<LayoutNote> notes;    // the layout search's options' notes, by index
 
   // Training layouts (training_plan.h) on the allowed counts, or the one gpu_count fixed.
   void plan_layouts(const Gpu& g, const RackLimit& rack, Attempt& best) {
@@ -253,9 +253,10 @@ struct Search {
     if (rack.given) plan_base.gpus_per_node = std::min(base.gpus_per_node, rack.max_gpus_per_node);
     TrainingPlan plan =
         plan_training(plan_base, given, g, plan_counts, fixed_count.has_value(), pins, c, catalog);
-    for (Option& o : plan.options) {
-      price_in_region(o.scenario, o.estimate, catalog, c.region);
-      r.options.push_back(std::move(o));
+    // Explained (and priced in the region) once ranked: finish_options.
+    for (size_t i = 0; i < plan.options.size(); ++i) {
+      r.options.push_back(std::move(plan.options[i]));
+      notes.push_back(std::move(plan.notes[i]));
     }
     if (!plan.constraint.empty()) {
       best.ratio = 0;
@@ -304,9 +305,11 @@ struct Search {
       binding = "memory";
       return Tried::kNext;
     }
-    Estimate e = estimate(t, catalog);
+    // The figures only (estimate/priced.h): ranking and the constraints read numbers; the
+    // options returned are estimated in full and explained once ranked (finish_options).
+    Estimate e = estimate_priced(t, catalog);
     price_in_region(t, e, catalog, c.region);
-    Option o{t, std::move(e), need, 1.0 - need / cap, 0, "", 0, {}, {}, binding, {}};
+    Option o{std::move(t), std::move(e), need, 1.0 - need / cap, 0, "", 0, {}, {}, binding, {}};
     if (const explain::Unmet unmet = explain::unmet(o, c)) {
       binding = explain::binding_of(unmet.constraint);
       best.ratio = std::min(best.ratio, 0.0);
@@ -323,7 +326,8 @@ struct Search {
     }
     // The rack budget binds when it split this option's nodes.
     if (rack.given && rack.max_gpus_per_node < std::min(n, base.gpus_per_node)) o.binding = "power";
-    explain::describe(o, base, c, catalog, lever_words(t, base, g));
+    explain::set_objective(o, c);
+    levers.push_back(lever_words(o.scenario, base, g));
     r.options.push_back(std::move(o));
     return Tried::kTaken;
   }
@@ -396,6 +400,29 @@ struct Search {
   }
 };
 
+// The options, figures only, ranked by index (explain::ranks_before, stable as explain::rank);
+// the best `limit` are explained by `explain_one` (estimated in full, described), then scored:
+// the same options, order and scores as explaining all of them and ranking, at the cost of the
+// options returned.
+void finish_options(Recommendation& r, const std::function<void(Option&, size_t)>& explain_one) {
+  const Constraints& c = r.constraints;
+  std::vector<size_t> order(r.options.size());
+  for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+    return explain::ranks_before(r.options[a], r.options[b]);
+  });
+  if (static_cast<int64_t>(order.size()) > c.limit) order.resize(static_cast<size_t>(c.limit));
+  std::vector<Option> top;
+  top.reserve(order.size());
+  for (size_t i : order) {
+    Option o = std::move(r.options[i]);
+    explain_one(o, i);
+    top.push_back(std::move(o));
+  }
+  r.options = std::move(top);
+  explain::score(r.options, c);  // already in rank order
+}
+
 // What to change: for the one GPU asked about (unless it fits), or the closest miss when
 // nothing fits.
 void add_changes(Recommendation& r, const std::vector<Miss>& misses, const Scenario& base,
@@ -432,13 +459,12 @@ void add_changes(Recommendation& r, const std::vector<Miss>& misses, const Scena
 
 }  // namespace
 
-Recommendation recommend(const nlohmann::json& request, const Catalog& catalog) {
+Recommendation recommend(const RecommendRequest& request, const Catalog& catalog) {
   Recommendation r;
-  r.constraints = parse_constraints(request, catalog);
+  r.constraints = request.constraints;
   const Constraints& c = r.constraints;
-  const nlohmann::json scenario_json = scenario_of_request(request);
-  ScenarioGiven given;
-  const Scenario base = parse_scenario(scenario_json, catalog, given);
+  const ScenarioGiven& given = request.given;
+  const Scenario& base = request.scenario;
   if (base.traffic) {  // a request rate: the fleet search (advisor/serving_plan.h)
     plan_serving(base, given, catalog, r);
     return r;
@@ -452,18 +478,35 @@ Recommendation recommend(const nlohmann::json& request, const Catalog& catalog) 
                 std::nullopt,
                 LayoutPins{},
                 r,
+                {},
+                {},
                 {}};
   // Training on token sequences: the layout search (training_plan.h) on the allowed counts, or
   // on the one gpu_count the request fixes.
   search.layout_search = is_training(base.task) && base.task != Task::kCvTrain;
   if (search.layout_search) {
-    search.fixed_count = read_int(request, "gpu_count", "", 1, 1'000'000);
-    search.pins = layout_pins(scenario_json, base);
+    search.fixed_count = request.gpu_count;
+    search.pins = request.pins;
+  } else {
+    // At most one option per GPU and weights format (weight_levers: four at most): no Option
+    // is moved by the vector's growth.
+    r.options.reserve(catalog.gpus().size() * (c.allow_quantization ? 4 : 1));
   }
   for (const Gpu& g : catalog.gpus()) search.search_gpu(g);
-  explain::rank(r.options, c);
-  if (static_cast<int64_t>(r.options.size()) > c.limit)
-    r.options.resize(static_cast<size_t>(c.limit));
+  if (search.layout_search) {
+    // As the training plan explains an option, then priced in the region (the objective stays
+    // the one described).
+    finish_options(r, [&](Option& o, size_t i) {
+      explain_training_option(o, search.notes[i], base, c, catalog);
+      price_in_region(o.scenario, o.estimate, catalog, c.region);
+    });
+  } else {
+    finish_options(r, [&](Option& o, size_t i) {
+      o.estimate = estimate(o.scenario, catalog);
+      price_in_region(o.scenario, o.estimate, catalog, c.region);
+      explain::describe(o, base, c, catalog, search.levers[i]);
+    });
+  }
   add_changes(r, search.misses, base, given, catalog);
   return r;
 }

@@ -9,8 +9,8 @@
 
 #include "advisor/candidates.h"
 #include "estimate/layout.h"
-#include "gpusizer/advisor.h"
 #include "gpusizer/error.h"
+#include "gpusizer/json/advisor.h"
 #include "gpusizer/json/scenario.h"
 
 namespace gpusizer {

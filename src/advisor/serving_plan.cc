@@ -6,6 +6,8 @@
 // then prices and ranks the fleets.
 #include "advisor/serving_plan.h"
 
+#include "estimate/priced.h"
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -15,6 +17,7 @@
 #include "advisor/candidates.h"
 #include "advisor/explain.h"
 #include "estimate/layout.h"
+#include "estimate/priced.h"
 #include "gpusizer/error.h"
 #include "gpusizer/units.h"
 #include "speed/serving_load.h"
@@ -182,7 +185,7 @@ struct Search {
 }  // namespace
 
 std::optional<double> fleet_usd_per_hour(const Option& o, const Constraints& c) {
-  return explain::price_of(o, c).per_hour;
+  return explain::price_of(o, c, false).per_hour;
 }
 
 namespace {
@@ -248,6 +251,43 @@ void set_traffic_objective(Option& o, const TrafficPlan& plan, const Constraints
   }
 }
 
+// What each option found (by index in the options) needs to be explained.
+struct Found {
+  Candidate k;
+  std::string levers;
+};
+
+// The options, figures only, ranked by index (explain::ranks_before, stable as explain::rank);
+// the best `limit` are estimated in full, described, given their traffic plan, reason and
+// objective, then scored: the same options, order and scores as explaining all of them.
+void finish(Recommendation& r, const std::vector<Found>& found, const Scenario& base,
+            const Scenario& want, const Constraints& checks, const Catalog& catalog) {
+  const Constraints& c = r.constraints;
+  const double rate = want.traffic->requests_per_s;
+  const double out_len = want.traffic->output_len;
+  std::vector<size_t> order(r.options.size());
+  for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+    return explain::ranks_before(r.options[a], r.options[b]);
+  });
+  if (static_cast<int64_t>(order.size()) > c.limit) order.resize(static_cast<size_t>(c.limit));
+  std::vector<Option> top;
+  top.reserve(order.size());
+  for (size_t i : order) {
+    Option o = std::move(r.options[i]);
+    o.estimate = estimate(o.scenario, catalog);
+    explain::describe(o, base, checks, catalog, found[i].levers);
+    const TrafficPlan plan = traffic_plan(found[i].k, o, c, rate, out_len);
+    add_traffic_reason(o, found[i].k, rate, want.slo.percentile);
+    set_traffic_objective(o, plan, c, rate, out_len, want.slo.percentile);
+    o.binding = plan.binding;
+    o.traffic_plan = plan;
+    top.push_back(std::move(o));
+  }
+  r.options = std::move(top);
+  explain::score(r.options, c);  // already in rank order
+}
+
 }  // namespace
 
 void plan_serving(const Scenario& base, const ScenarioGiven& given, const Catalog& catalog,
@@ -262,7 +302,7 @@ void plan_serving(const Scenario& base, const ScenarioGiven& given, const Catalo
   const Search search{want, given, catalog, c, static_cast<double>(count_params(base.model).total)};
   const double rate = want.traffic->requests_per_s;
   const double out_len = want.traffic->output_len;
-
+  std::vector<Found> found;  // by index in r.options
   for (const Gpu& g : catalog.gpus()) {
     const GpuOut out = gpu_out(g, want, c, catalog);
     if (out != GpuOut::kIn) {
@@ -282,26 +322,25 @@ void plan_serving(const Scenario& base, const ScenarioGiven& given, const Catalo
           merged(k->edit,
                  {.gpu_count = k->gpus, .tp = p.tp, .pp = p.pp, .dp = k->replicas, .ep = p.ep}),
           catalog);
-      Estimate e = estimate(fleet, catalog);
-      Option o{fleet, std::move(e), k->needed, 1.0 - k->needed / k->capacity, 0, "", 0, {},
-               {},    "none",       {}};
+      // The figures only (estimate/priced.h) to check and rank; finish() explains the ones
+      // returned.
+      Option o;
+      o.scenario = fleet;
+      o.estimate = estimate_priced(fleet, catalog);
+      o.needed_bytes = k->needed;
+      o.headroom = 1.0 - k->needed / k->capacity;
       if (const explain::Unmet unmet = explain::unmet(o, checks)) {
         miss = fmt::format("fits, but {}", unmet.text());
         continue;
       }
-      explain::describe(o, base, checks, catalog, levers_in_words(fleet, base, g));
       const TrafficPlan plan = traffic_plan(*k, o, c, rate, out_len);
-      add_traffic_reason(o, *k, rate, want.slo.percentile);
       set_traffic_objective(o, plan, c, rate, out_len, want.slo.percentile);
-      o.binding = plan.binding;
-      o.traffic_plan = plan;
+      found.push_back({*k, levers_in_words(fleet, base, g)});
       r.options.push_back(std::move(o));
     }
     if (r.options.size() == before) r.rejected.push_back({g.id, g.name + ": " + miss});
   }
-  explain::rank(r.options, c);
-  if (static_cast<int64_t>(r.options.size()) > c.limit)
-    r.options.resize(static_cast<size_t>(c.limit));
+  finish(r, found, base, want, checks, catalog);
 }
 
 }  // namespace gpusizer

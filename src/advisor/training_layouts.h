@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "gpusizer/advisor.h"
 #include "gpusizer/catalog.h"
 #include "gpusizer/scenario.h"
 #include "gpusizer/scenario_edit.h"
@@ -18,15 +19,6 @@
 #include "speed/training_speed.h"
 
 namespace gpusizer {
-
-/// Fields of the layout the user fixed; unset ones are searched.
-struct LayoutPins {
-  std::optional<int64_t> tp, pp, pp_interleave, dp, cp, ep, micro_batch;
-  std::optional<bool> sequence_parallel;
-  std::optional<int> zero_stage;
-  std::optional<Recompute> recompute;
-  std::optional<Offload> offload;
-};
 
 struct LayoutSearchOptions {
   int64_t top_n = 20;

@@ -8,21 +8,17 @@
 #include "advisor/candidates.h"
 #include "advisor/explain.h"
 #include "cost/run_cost.h"
+#include "estimate/priced.h"
 #include "gpusizer/error.h"
 
 namespace gpusizer {
 namespace {
 
-const nlohmann::json* object_at(const nlohmann::json& j, const char* key) {
-  auto it = j.find(key);
-  return it != j.end() && it->is_object() ? &*it : nullptr;
-}
-
 // The run's total at the option's own price basis: the one its fleet_usd_per_hour shows
 // (explain::price_of: cloud or on-prem by the deployment constraint, else the cheaper), not the
 // cloud price the estimate starts from.
 void price_run_as_the_fleet(Option& opt, const Constraints& c) {
-  const explain::Price price = explain::price_of(opt, c);
+  const explain::Price price = explain::price_of(opt, c, false);
   if (!price.per_hour || !opt.estimate.performance || !opt.estimate.performance->time_to_train_s)
     return;
   const bool on_prem = price.source == explain::Price::Source::kOnPrem;
@@ -34,26 +30,6 @@ void price_run_as_the_fleet(Option& opt, const Constraints& c) {
 }
 
 }  // namespace
-
-LayoutPins layout_pins(const nlohmann::json& j, const Scenario& s) {
-  LayoutPins p;
-  if (const auto* par = object_at(j, "parallel")) {
-    if (par->contains("tp")) p.tp = s.parallel.tp;
-    if (par->contains("pp")) p.pp = s.parallel.pp;
-    if (par->contains("pp_interleave")) p.pp_interleave = s.parallel.pp_interleave;
-    if (par->contains("dp")) p.dp = s.parallel.dp;
-    if (par->contains("cp")) p.cp = s.parallel.cp;
-    if (par->contains("ep")) p.ep = s.parallel.ep;
-    if (par->contains("sequence_parallel")) p.sequence_parallel = s.parallel.sequence_parallel;
-  }
-  if (const auto* t = object_at(j, "training")) {
-    if (t->contains("zero_stage")) p.zero_stage = s.training.zero_stage;
-    if (t->contains("gradient_checkpointing")) p.recompute = s.training.recompute;
-    if (t->contains("offload")) p.offload = s.training.offload;
-  }
-  if (j.contains("batch")) p.micro_batch = s.batch;
-  return p;
-}
 
 std::string layout_words(const Scenario& s) {
   std::vector<std::string> w;
@@ -140,6 +116,20 @@ void add_step_and_run_reasons(Option& opt) {
 
 }  // namespace
 
+void explain_training_option(Option& o, const LayoutNote& note, const Scenario& base,
+                             const Constraints& c, const Catalog& catalog) {
+  o.estimate = estimate(o.scenario, catalog);
+  price_run_as_the_fleet(o, c);
+  explain::describe(o, base, c, catalog, note.words);
+  add_step_and_run_reasons(o);
+  if (note.gpus < note.count)
+    o.warnings.push_back(
+        fmt::format("uses {} of the {} GPUs: no layout of all {} divides the global batch of {} "
+                    "sequences ({} idle)",
+                    note.gpus, note.count, note.count, o.scenario.training.global_batch,
+                    note.count - note.gpus));
+}
+
 TrainingPlan plan_training(const Scenario& base, const ScenarioGiven& given, const Gpu& g,
                            const std::vector<int64_t>& counts, bool fixed_count,
                            const LayoutPins& pins, const Constraints& c, const Catalog& catalog) {
@@ -168,7 +158,9 @@ TrainingPlan plan_training(const Scenario& base, const ScenarioGiven& given, con
       } catch (const InputError&) {
         continue;  // not a layout the parser would take (none seen: the grid is the parser's)
       }
-      Estimate e = estimate(ts, catalog);
+      // The figures only (estimate/priced.h): explain_training_option explains the options
+      // recommend returns.
+      Estimate e = estimate_priced(ts, catalog);
       if (!e.memory.capacity) continue;
       const double need = memory_needed(ts, e);
       const double cap = *e.memory.capacity;
@@ -181,15 +173,9 @@ TrainingPlan plan_training(const Scenario& base, const ScenarioGiven& given, con
         }
         continue;
       }
-      price_run_as_the_fleet(opt, c);
-      explain::describe(opt, base, c, catalog, layout_words(ts));
-      add_step_and_run_reasons(opt);
-      if (l.gpus < n)
-        opt.warnings.push_back(fmt::format(
-            "uses {} of the {} GPUs: no layout of all {} divides the global batch of {} "
-            "sequences ({} idle)",
-            l.gpus, n, n, ts.training.global_batch, n - l.gpus));
+      explain::set_objective(opt, c);
       plan.options.push_back(std::move(opt));
+      plan.notes.push_back({layout_words(ts), l.gpus, n});
     }
     // As for the other tasks, the smallest count that fits and meets the constraints is the
     // system for this GPU; only the speed objective looks further (more GPUs, faster steps).

@@ -10,6 +10,7 @@
 
 #include "advisor/testing_training_jobs.h"
 #include "gpusizer/advisor.h"
+#include "gpusizer/json/advisor.h"
 #include "gpusizer/json/api.h"
 
 namespace gpusizer {

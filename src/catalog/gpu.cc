@@ -1,7 +1,7 @@
 #include "gpusizer/gpu.h"
 
 #include <algorithm>
-#include <regex>
+#include <string_view>
 
 namespace gpusizer {
 namespace {
@@ -39,16 +39,41 @@ std::optional<double> Gpu::dense_flops(std::string_view dtype) const {
   return tera(fp32_tflops);
 }
 
+namespace {
+
+// The generation and lanes of gpus.csv's pcie_gen_lanes text ("Gen4 x16", "Gen5 (4x16 from
+// Grace)", "via Grace (Gen5)"): the first "Gen<digit>", then, after optional spaces, an optional
+// "(", spaces and a count, "x<lanes>". The same as the regex
+// Gen(\d)\s*(?:\(?\s*(?:\d+)?x(\d+))? (case-insensitive) by hand: the estimate asks it for
+// every speed estimate, and a std::regex search costs thousands of instructions.
+void read_pcie_text(std::string_view t, int& gen, int& lanes) {
+  auto digit = [](char ch) { return ch >= '0' && ch <= '9'; };
+  auto space = [](char ch) { return ch == ' ' || (ch >= '\t' && ch <= '\r'); };
+  auto lower = [](char ch) { return ch >= 'A' && ch <= 'Z' ? static_cast<char>(ch + 32) : ch; };
+  for (size_t i = 0; i + 3 < t.size(); ++i) {
+    if (lower(t[i]) != 'g' || lower(t[i + 1]) != 'e' || lower(t[i + 2]) != 'n' || !digit(t[i + 3]))
+      continue;
+    gen = t[i + 3] - '0';
+    size_t j = i + 4;
+    while (j < t.size() && space(t[j])) ++j;
+    if (j < t.size() && t[j] == '(') ++j;
+    while (j < t.size() && space(t[j])) ++j;
+    while (j < t.size() && digit(t[j])) ++j;
+    if (j + 1 < t.size() && lower(t[j]) == 'x' && digit(t[j + 1])) {
+      lanes = 0;
+      for (size_t k = j + 1; k < t.size() && digit(t[k]); ++k) lanes = lanes * 10 + (t[k] - '0');
+    }
+    return;
+  }
+}
+
+}  // namespace
+
 double Gpu::pcie_bytes_per_s() const {
   // Per-lane, per-direction rates after encoding: PCI-SIG base specs 3.0 (8 GT/s, 128b/130b),
   // 4.0 (16 GT/s), 5.0 (32 GT/s), 6.0 (64 GT/s PAM4, FLIT): 0.985, 1.969, 3.938, 7.877 GB/s.
-  static const std::regex pattern(R"(Gen(\d)\s*(?:\(?\s*(?:\d+)?x(\d+))?)", std::regex::icase);
-  std::smatch m;
   int gen = 4, lanes = 16;
-  if (std::regex_search(pcie_gen_lanes, m, pattern)) {
-    gen = std::stoi(m[1].str());
-    if (m[2].matched) lanes = std::stoi(m[2].str());
-  }
+  read_pcie_text(pcie_gen_lanes, gen, lanes);
   if (pcie_gen > 0) gen = pcie_gen;  // the typed column (gpus.csv pcie_gen) wins over the text
   const double per_lane_gbps = gen <= 3 ? 0.985 : gen == 4 ? 1.969 : gen == 5 ? 3.938 : 7.877;
   return per_lane_gbps * 1e9 * lanes;

@@ -11,8 +11,8 @@
 #include <cmath>
 
 #include "cost/fleet.h"
+#include "cost/ownership_figures.h"
 #include "gpusizer/error.h"
-#include "gpusizer/json/cost.h"
 #include "gpusizer/scenario.h"
 
 namespace gpusizer {
@@ -82,16 +82,17 @@ std::string cloud_basis(const Scenario& s, const InstancePlan& rent, const CostA
 
 // Cloud: the fleet in whole instances, one node per instance (cost/fleet.h).
 void add_cloud(const Scenario& s, const CostAssumptions& a, const Catalog& catalog,
-               const std::string& region, const Use& use, Ownership& o) {
+               const std::string& region, const Use& use, bool text, Ownership& o) {
   const Gpu& g = *s.gpu;
   const bool china = region == "cn";
   const int64_t node_gpus = std::min(s.gpu_count, s.gpus_per_node);
   if (const auto rent =
           cheapest_instances(g, s.gpu_count, node_gpus, catalog, a.usd_to_cny, china)) {
     o.cloud = cloud_cost(s, *rent, use);
-    o.basis.push_back(cloud_basis(s, *rent, a, node_gpus));
+    if (text) o.basis.push_back(cloud_basis(s, *rent, a, node_gpus));
     return;
   }
+  if (!text) return;
   o.not_rented =
       fmt::format(FMT_COMPILE("not rented: no cloud instance of {} in data/instances.csv{}"),
                   g.name, china ? " in mainland-China regions" : "");
@@ -133,7 +134,7 @@ std::string on_prem_basis(const Scenario& s, const Gpu& g, const CostAssumptions
 
 // On-prem: whole servers of the smallest form that holds a node (data/servers.csv).
 void add_on_prem(const Scenario& s, const PowerEstimate& power, const CostAssumptions& a,
-                 const Catalog& catalog, const Use& use, Ownership& o) {
+                 const Catalog& catalog, const Use& use, bool text, Ownership& o) {
   const Gpu& g = *s.gpu;
   if (!g.launch_price_usd || !power.node_peak_watts || !power.nodes) return;
   const NodePlan plan = plan_nodes(g, s.gpu_count, s.gpus_per_node, catalog);
@@ -158,12 +159,13 @@ void add_on_prem(const Scenario& s, const PowerEstimate& power, const CostAssump
       p.energy_usd_per_hour;
   p.cny_per_hour = p.usd_per_hour * a.usd_to_cny;
   price_use(p.usd_per_hour, use, p.usd_per_million_tokens, p.usd_per_run);
+  o.on_prem = p;
+  if (!text) return;
   o.basis.push_back(on_prem_basis(s, g, a, p, plan, server, it_kw));
   if (plan.server && plan.gpus_per_node > s.gpu_count)
     o.basis.push_back(fmt::format(FMT_COMPILE("on-prem: the smallest server that holds {} x {} "
                                               "is the {} (up to {} GPUs)"),
                                   s.gpu_count, g.name, plan.server->name, plan.server->max_gpus));
-  o.on_prem = p;
 }
 
 // Rent against buy, both priced: the utilization above which owning is cheaper and the months
@@ -222,75 +224,36 @@ void set_break_even(const Gpu& g, const CostAssumptions& a, Ownership& o) {
   }
 }
 
-}  // namespace
-
-Ownership ownership_cost(const Scenario& s, const std::optional<PerformanceEstimate>& performance,
-                         const PowerEstimate& power, const CostAssumptions& a,
-                         const Catalog& catalog, const std::string& region) {
+Ownership ownership(const Scenario& s, const std::optional<PerformanceEstimate>& performance,
+                    const PowerEstimate& power, const CostAssumptions& a, const Catalog& catalog,
+                    const std::string& region, bool text) {
   Ownership o;
   o.assumptions = a;
   if (!s.gpu) return o;
   Use use;
   use.tokens_per_s = useful_tokens_per_s(s, performance);
   if (performance && performance->time_to_train_s) use.run_s = *performance->time_to_train_s;
-  add_cloud(s, a, catalog, region, use, o);
-  add_on_prem(s, power, a, catalog, use, o);
-  set_break_even(*s.gpu, a, o);
+  add_cloud(s, a, catalog, region, use, text, o);
+  add_on_prem(s, power, a, catalog, use, text, o);
+  if (text) set_break_even(*s.gpu, a, o);
   return o;
 }
 
-nlohmann::json to_json(const Ownership& o) {
-  nlohmann::json j = nlohmann::json::object();
-  auto put = [](nlohmann::json& t, const char* k, const std::optional<double>& v) {
-    if (v) t[k] = *v;
-  };
-  if (o.cloud) {
-    const CloudCost& c = *o.cloud;
-    nlohmann::json t = {{"usd_per_hour", c.usd_per_hour},
-                        {"instance", c.instance},
-                        {"price_date", c.price_date},
-                        {"provider", c.provider},
-                        {"instance_count", c.count},
-                        {"gpus_per_instance", c.gpus_per_instance},
-                        {"instance_usd_per_hour", c.instance_usd_per_hour},
-                        {"listed_price_per_hour", c.listed_price_per_hour},
-                        {"currency", c.currency}};
-    put(t, "usd_per_million_tokens", c.usd_per_million_tokens);
-    put(t, "usd_per_million_requests", c.usd_per_million_requests);
-    put(t, "usd_per_run", c.usd_per_run);
-    j["cloud"] = std::move(t);
-  }
-  if (o.on_prem) {
-    const OnPremCost& p = *o.on_prem;
-    nlohmann::json t = {{"gpus_usd", p.gpus_usd},
-                        {"servers_usd", p.servers_usd},
-                        {"capex_usd", p.capex_usd},
-                        {"capex_cny", p.capex_cny},
-                        {"energy_usd_per_hour", p.energy_usd_per_hour},
-                        {"maintenance_usd_per_year", p.maintenance_usd_per_year},
-                        {"usd_per_hour", p.usd_per_hour},
-                        {"cny_per_hour", p.cny_per_hour},
-                        {"servers", p.servers}};
-    if (!p.server.empty()) t["server"] = p.server;
-    put(t, "usd_per_million_tokens", p.usd_per_million_tokens);
-    put(t, "usd_per_run", p.usd_per_run);
-    j["on_prem"] = std::move(t);
-  }
-  nlohmann::json b = {{"verdict", o.break_even.verdict}};
-  put(b, "utilization", o.break_even.utilization);
-  put(b, "months", o.break_even.months);
-  j["break_even"] = std::move(b);
-  if (!o.not_rented.empty()) j["not_rented"] = o.not_rented;
-  const CostAssumptions& a = o.assumptions;
-  j["assumptions"] = {{"usd_to_cny", a.usd_to_cny},
-                      {"electricity_usd_per_kwh", a.electricity_usd_per_kwh},
-                      {"pue", a.pue},
-                      {"amortization_years", a.amortization_years},
-                      {"utilization", a.utilization},
-                      {"maintenance_fraction_per_year", a.maintenance_fraction_per_year},
-                      {"date", a.date}};
-  j["basis"] = o.basis;
-  return j;
+}  // namespace
+
+Ownership ownership_cost(const Scenario& s, const std::optional<PerformanceEstimate>& performance,
+                         const PowerEstimate& power, const CostAssumptions& a,
+                         const Catalog& catalog, const std::string& region) {
+  return ownership(s, performance, power, a, catalog, region, true);
 }
+
+Ownership ownership_figures(const Scenario& s,
+                            const std::optional<PerformanceEstimate>& performance,
+                            const PowerEstimate& power, const CostAssumptions& a,
+                            const Catalog& catalog, const std::string& region) {
+  return ownership(s, performance, power, a, catalog, region, false);
+}
+
+// to_json(const Ownership&) is written by the report (src/report/ownership_json.cc).
 
 }  // namespace gpusizer

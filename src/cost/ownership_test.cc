@@ -1,6 +1,7 @@
 // Cost of ownership against arithmetic done by hand from data/costs.json and data/gpus.csv.
 #include <gtest/gtest.h>
 
+#include "cost/ownership_figures.h"
 #include "gpusizer/cost.h"
 #include "gpusizer/error.h"
 #include "gpusizer/estimate.h"
@@ -41,6 +42,21 @@ TEST(Ownership, EightA100HandChecked) {
   EXPECT_NEAR(*o.cloud->usd_per_million_tokens,
               27.4471 / (*e.performance->max_output_tokens_per_s * 3600) * 1e6, 1e-9);
   EXPECT_NEAR(*o.cloud->usd_per_million_requests, *o.cloud->usd_per_million_tokens * 512, 1e-6);
+}
+
+// The figures-only ownership (searches rank on it): the same hand-checked prices, no text.
+TEST(Ownership, FiguresAloneHaveThePricesAndNoText) {
+  const Scenario s = parse_scenario(
+      {{"model", "llama-2-7b"}, {"gpu", "a100-sxm4-80gb"}, {"gpu_count", 8}}, Catalog::builtin());
+  const Estimate e = estimate(s, Catalog::builtin());
+  const Ownership o = ownership_figures(s, e.performance, e.power,
+                                        Catalog::builtin().cost_defaults(), Catalog::builtin());
+  ASSERT_TRUE(o.cloud && o.on_prem);
+  EXPECT_NEAR(o.cloud->usd_per_hour, 27.4471, 1e-9);
+  EXPECT_NEAR(o.on_prem->capex_usd, 180000, 1e-6);
+  EXPECT_NEAR(o.on_prem->usd_per_hour, 78000.0 / 5256.0 + 1.014, 1e-9);
+  EXPECT_TRUE(o.basis.empty());
+  EXPECT_TRUE(o.break_even.verdict.empty());
 }
 
 TEST(Ownership, OverridesAndRunCost) {

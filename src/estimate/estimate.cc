@@ -5,9 +5,11 @@
 #include <fmt/compile.h>
 #include <fmt/format.h>
 
+#include "cost/ownership_figures.h"
 #include "cost/run_cost.h"
 #include "estimate/bands.h"
 #include "estimate/power.h"
+#include "estimate/priced.h"
 #include "gpusizer/error.h"
 #include "gpusizer/explanations.h"
 #include "gpusizer/json/site.h"
@@ -82,20 +84,24 @@ namespace {
 // The fleet in whole cloud instances (cost/fleet.h): its $/h is the cost's usd_per_hour; the
 // training run's price and energy (cost/run_cost.h).
 void estimate_cost(const Scenario& s, const Catalog& catalog, const CostAssumptions& costs,
-                   Estimate& e, Explanations& why) {
-  e.ownership = ownership_cost(s, e.performance, e.power, costs, catalog);
+                   Estimate& e, Explanations* why) {
+  // Numbers only: the ownership's figures without its basis lines and verdict.
+  e.ownership = why ? ownership_cost(s, e.performance, e.power, costs, catalog)
+                    : ownership_figures(s, e.performance, e.power, costs, catalog);
   if (const auto& rent = e.ownership->cloud) {
     e.cost.usd_per_hour = rent->usd_per_hour;
-    why.basis["usd_per_hour"] =
-        fmt::format(FMT_COMPILE("{} x {} ({}, {} GPUs each, ${:g}/h, {}) for {} GPUs"), rent->count,
-                    rent->instance, rent->provider, rent->gpus_per_instance,
-                    rent->instance_usd_per_hour, rent->price_date, s.gpu_count);
+    if (why)
+      why->basis["usd_per_hour"] =
+          fmt::format(FMT_COMPILE("{} x {} ({}, {} GPUs each, ${:g}/h, {}) for {} GPUs"),
+                      rent->count, rent->instance, rent->provider, rent->gpus_per_instance,
+                      rent->instance_usd_per_hour, rent->price_date, s.gpu_count);
     if (useful_tokens_per_s(s, e)) {
       e.cost.usd_per_million_tokens = rent->usd_per_million_tokens;
-      why.basis["usd_per_million_tokens"] =
-          is_training(s.task) ? "usd_per_hour / (train_tokens_per_s x 3600) x 1e6"
-                              : "usd_per_hour / (max_output_tokens_per_s x 3600) x 1e6 (output "
-                                "tokens, GPUs kept full)";
+      if (why)
+        why->basis["usd_per_million_tokens"] =
+            is_training(s.task) ? "usd_per_hour / (train_tokens_per_s x 3600) x 1e6"
+                                : "usd_per_hour / (max_output_tokens_per_s x 3600) x 1e6 (output "
+                                  "tokens, GPUs kept full)";
     }
   }
   if (e.ownership->cloud) {
@@ -105,7 +111,7 @@ void estimate_cost(const Scenario& s, const Catalog& catalog, const CostAssumpti
   const RunCost run = price_training_run(s, e.performance, e.ownership, e.power);
   e.cost.usd_total = run.usd_total;
   e.power.run_kwh = run.kwh;
-  if (run.usd_total || run.kwh) why.basis["usd_total"] = run.basis;
+  if (why && (run.usd_total || run.kwh)) why->basis["usd_total"] = run.basis;
 }
 
 // Memory (and with kFigures speed) without any text: what searches need of each candidate.
@@ -117,6 +123,24 @@ void estimate_figures(const Scenario& s, const Catalog& catalog, Detail detail, 
 }
 
 }  // namespace
+
+Estimate estimate_priced(const Scenario& s, const Catalog& catalog) {
+  Estimate e;
+  e.model_id = s.model.id;
+  const ParamCounts c = count_params(s.model);
+  e.params = c.total;
+  e.active_params = c.active;
+  e.memory = estimate_memory(s, catalog, nullptr);
+  check_representable(s, e.memory);
+  const CostAssumptions costs = with_cost_overrides(catalog.cost_defaults(), s.costs);
+  e.power = estimate_power(s, with_facility_overrides(catalog.facility_defaults(), s.facility),
+                           costs, catalog, nullptr);
+  if (s.gpu) {
+    e.performance = estimate_speed(s, catalog, e.memory, nullptr);
+    estimate_cost(s, catalog, costs, e, nullptr);
+  }
+  return e;
+}
 
 Estimate estimate(const Scenario& s, const Catalog& catalog, Detail detail) {
   Estimate e;
@@ -146,7 +170,7 @@ Estimate estimate(const Scenario& s, const Catalog& catalog, Detail detail) {
                            costs, catalog, &why);
   if (s.gpu) {
     e.performance = estimate_speed(s, catalog, e.memory, &why);
-    estimate_cost(s, catalog, costs, e, why);
+    estimate_cost(s, catalog, costs, e, &why);
   }
   if (e.performance) add_speed_bands(s, catalog.speed_bands(), *e.performance, e.cost, &why);
   add_warnings(s, catalog, why);

@@ -6,32 +6,38 @@
 #include "core/json_fields.h"
 #include "estimate/layout.h"
 #include "estimate/rule_of_thumb.h"
-#include "gpusizer/advisor.h"
 #include "gpusizer/error.h"
 #include "gpusizer/estimate.h"
 #include "gpusizer/fit_verdict.h"
+#include "gpusizer/json/advisor.h"
 #include "gpusizer/json/lang.h"
 #include "gpusizer/json/scenario.h"
 #include "gpusizer/names.h"
 #include "gpusizer/saturate.h"
+#include "report/describe.h"
 #include "report/estimate_json.h"
+#include "report/json_writer.h"
 
 namespace gpusizer {
 namespace {
 
-nlohmann::json rule_of_thumb_json(const RuleOfThumb& r) {
+constexpr const char* kRuleOfThumbBasis =
+    "the articles' rule of thumb: params x bytes; activations and KV 10% of the "
+    "weights; 2 GB other; LoRA trains 1%; Adam 8 B and gradients 2 B per trainable "
+    "parameter (decimal GB)";
+
+void describe_rule_of_thumb(JsonWriter& w, const RuleOfThumb& r) {
   auto b = [](double v) { return saturating_int64(v); };
-  return {{"total_bytes", b(r.total())},
-          {"weights_bytes", b(r.weights)},
-          {"activations_bytes", b(r.activations)},
-          {"kv_cache_bytes", b(r.kv_cache)},
-          {"gradients_bytes", b(r.gradients)},
-          {"optimizer_bytes", b(r.optimizer)},
-          {"overhead_bytes", b(r.other)},
-          {"basis",
-           "the articles' rule of thumb: params x bytes; activations and KV 10% of the "
-           "weights; 2 GB other; LoRA trains 1%; Adam 8 B and gradients 2 B per trainable "
-           "parameter (decimal GB)"}};
+  w.begin_object();
+  w.field("activations_bytes", b(r.activations));
+  w.field("basis", kRuleOfThumbBasis);
+  w.field("gradients_bytes", b(r.gradients));
+  w.field("kv_cache_bytes", b(r.kv_cache));
+  w.field("optimizer_bytes", b(r.optimizer));
+  w.field("overhead_bytes", b(r.other));
+  w.field("total_bytes", b(r.total()));
+  w.field("weights_bytes", b(r.weights));
+  w.end_object();
 }
 
 // Replaces the analytic memory with the articles' arithmetic (--method rule-of-thumb).
@@ -53,21 +59,8 @@ void apply_rule_of_thumb(const RuleOfThumb& r, Estimate& e) {
   m.high = m.total;
   if (capacity) m.fits = m.total <= *capacity;
   e.basis.clear();
-  e.basis["total_bytes"] = rule_of_thumb_json(r)["basis"];
+  e.basis["total_bytes"] = kRuleOfThumbBasis;
   e.warnings.push_back("method rule-of-thumb: the articles' arithmetic, not the analytic model");
-}
-
-// docs/contract.md, v2: the verdict (gpusizer/fit_verdict.h) rendered: "fits" beside
-// memory.fits; without the figures, no "cost" either; the model's maximum context for the faces;
-// the context warning repeated as "context_warning".
-void render_fit_verdict(const FitVerdict& v, nlohmann::json& j) {
-  if (v.fits) j["fits"] = *v.fits;
-  if (!v.keeps_figures) {
-    j.erase("performance");
-    j.erase("cost");
-  }
-  if (v.max_context) j["model"]["max_context"] = *v.max_context;
-  if (v.context_warning) j["context_warning"] = *v.context_warning;
 }
 
 // Whether `name` is the entry's own id, name or Hugging Face id rather than an alias or a partial
@@ -78,45 +71,107 @@ bool names_entry(const std::string& name, const Model& m) {
          (!m.hf_id.empty() && key == normalize_name(m.hf_id));
 }
 
-}  // namespace
+// One estimate's answer: everything the contract's Estimate JSON is written from.
+struct Answer {
+  Scenario scenario;
+  Estimate estimate;
+  RuleOfThumb rule_of_thumb;
+  std::string method = "analytic";
+  std::optional<std::string> model_requested;
+  std::optional<std::vector<Change>> changes;
+  FitVerdict verdict;
+};
 
-nlohmann::json estimate_json(const nlohmann::json& input, const Catalog& catalog) {
+Answer answer(const nlohmann::json& input, const Catalog& catalog) {
+  Answer a;
   ScenarioGiven given;
   const Scenario parsed = parse_scenario(input, catalog, given);
-  const Scenario s = resolved(parsed, catalog);
-  Estimate e = estimate(s, catalog);
-  const RuleOfThumb rot = rule_of_thumb(s);
-  std::string method = "analytic";
+  a.scenario = resolved(parsed, catalog);
+  const Scenario& s = a.scenario;
+  Estimate& e = a.estimate;
+  e = estimate(s, catalog);
+  a.rule_of_thumb = rule_of_thumb(s);
   if (input.is_object())
-    if (auto v = read_enum(input, "method", "", {"analytic", "rule-of-thumb"})) method = *v;
-  if (method == "rule-of-thumb") apply_rule_of_thumb(rot, e);
+    if (auto v = read_enum(input, "method", "", {"analytic", "rule-of-thumb"})) a.method = *v;
+  if (a.method == "rule-of-thumb") apply_rule_of_thumb(a.rule_of_thumb, e);
   // What to change so it fits: each change re-runs the estimator.
-  std::optional<std::vector<Change>> changes;
-  if (e.memory.fits && !*e.memory.fits && method == "analytic")
-    changes = changes_to_fit(parsed, given, s, e, catalog);
-  const FitVerdict verdict = apply_fit_verdict(s, e);
-  nlohmann::json j = to_json(e);
-  j["method"] = method;
-  j["scenario"] = to_json(s);
+  if (e.memory.fits && !*e.memory.fits && a.method == "analytic")
+    a.changes = changes_to_fit(parsed, given, s, e, catalog);
+  a.verdict = apply_fit_verdict(s, e);
   // An alias or a partial name is never swapped in silently: the answer says which catalog entry
   // it became (meta-llama/Meta-Llama-3-70B is estimated as llama-3.1-70b).
   if (s.model_origin == "catalog" && input.is_object() && input.contains("model") &&
       input["model"].is_string() && !names_entry(input["model"].get<std::string>(), s.model)) {
     const std::string asked = input["model"].get<std::string>();
-    j["scenario"]["model_requested"] = asked;
-    j["warnings"].push_back("model '" + asked + "' is not a catalog entry: estimated as " +
-                            s.model.id + " (" + s.model.name +
-                            "), the entry it resolves to; paste its config.json for this exact "
-                            "model");
+    a.model_requested = asked;
+    e.warnings.push_back("model '" + asked + "' is not a catalog entry: estimated as " +
+                         s.model.id + " (" + s.model.name +
+                         "), the entry it resolves to; paste its config.json for this exact "
+                         "model");
   }
-  j["rule_of_thumb"] = rule_of_thumb_json(rot);
-  if (changes) j["changes"] = to_json(*changes);
-  render_fit_verdict(verdict, j);
-  return j;
+  return a;
+}
+
+// docs/contract.md, v2: the Estimate, the method, the resolved scenario, the rule of thumb, the
+// changes and the verdict ("fits" beside memory.fits; without the figures, no "performance" or
+// "cost"; the model's maximum context; the context warning repeated as "context_warning").
+void describe_answer(JsonWriter& w, const Answer& a) {
+  const Estimate& e = a.estimate;
+  const FitVerdict& v = a.verdict;
+  w.begin_object();
+  w.key("basis");
+  describe_texts(w, e.basis);
+  if (a.changes) {
+    w.key("changes");
+    describe_changes(w, *a.changes);
+  }
+  w.field("context_warning", v.context_warning);
+  if (v.keeps_figures) {
+    w.key("cost");
+    describe_cost(w, e);
+  }
+  w.field("fits", v.fits);
+  w.key("memory");
+  describe_memory(w, e.memory);
+  w.field("method", a.method);
+  w.key("model");
+  w.begin_object();
+  w.field("active_params", e.active_params);
+  w.field("id", e.model_id);
+  w.field("max_context", v.max_context);
+  w.field("params", e.params);
+  w.end_object();
+  if (e.performance && v.keeps_figures) {
+    w.key("performance");
+    describe_performance(w, *e.performance);
+  }
+  w.key("power");
+  describe_power(w, e.power);
+  w.key("rule_of_thumb");
+  describe_rule_of_thumb(w, a.rule_of_thumb);
+  w.key("scenario");
+  describe_scenario(w, a.scenario, a.model_requested ? &*a.model_requested : nullptr);
+  w.strings("warnings", e.warnings);
+  w.end_object();
+}
+
+}  // namespace
+
+nlohmann::json estimate_json(const nlohmann::json& input, const Catalog& catalog) {
+  TreeWriter w;
+  describe_answer(w, answer(input, catalog));
+  return w.take();
+}
+
+void append_estimate_json(std::string& out, const nlohmann::json& input, const Catalog& catalog) {
+  const Answer a = answer(input, catalog);
+  out.reserve(out.size() + 8192);  // an answer is 2-8 kB: grown once, not doubled from empty
+  TextWriter w(out);
+  describe_answer(w, a);
 }
 
 nlohmann::json recommend_json(const nlohmann::json& request, const Catalog& catalog) {
-  return to_json(recommend(request, catalog));
+  return to_json(recommend(parse_recommend_request(request, catalog), catalog));
 }
 
 nlohmann::json error_json(const std::string& code, const std::string& message) {

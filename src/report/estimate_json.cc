@@ -5,6 +5,7 @@
 
 #include "gpusizer/json/cost.h"
 #include "gpusizer/saturate.h"
+#include "report/describe.h"
 
 namespace gpusizer {
 namespace {
@@ -15,19 +16,40 @@ int64_t bytes(double v) {
 }
 
 // Figure -> {"low", "high"}: the band a measurement is expected in (gpusizer/speed_bands.h).
-nlohmann::json bands_json(const std::map<std::string, std::pair<double, double>>& bands) {
-  nlohmann::json out = nlohmann::json::object();
-  for (const auto& [name, band] : bands) out[name] = {{"low", band.first}, {"high", band.second}};
-  return out;
+void describe_bands(JsonWriter& w, const std::map<std::string, std::pair<double, double>>& bands) {
+  w.key("bands");
+  w.begin_object();
+  for (const auto& [name, band] : bands) {
+    w.key(name);
+    w.begin_object();
+    w.field("high", band.second);
+    w.field("low", band.first);
+    w.end_object();
+  }
+  w.end_object();
 }
 
-template <typename T>
-void put(nlohmann::json& j, const char* key, const std::optional<T>& v) {
-  if (v) j[key] = *v;
+// Serving with traffic (docs/contract.md v2): the load figures, in key order among the others.
+void describe_load_head(JsonWriter& w, const PerformanceEstimate& p) {
+  w.field("load_batch", p.load_batch);
+  w.field("load_binding", p.load_binding);
+  w.field("load_capacity_requests_per_s", p.load_capacity_requests_per_s);
+  w.field("load_output_tokens_per_s", p.load_output_tokens_per_s);
+  w.field("load_tpot_mean_ms", p.load_tpot_mean_ms);
+  w.field("load_tpot_ms", p.load_tpot_ms);
+  w.field("load_ttft_mean_ms", p.load_ttft_mean_ms);
+  w.key("load_ttft_ms");  // null TTFT when overloaded
+  if (p.load_ttft_ms)
+    w.number(*p.load_ttft_ms);
+  else
+    w.null();
+  w.field("load_utilization", p.load_utilization);
 }
+
+}  // namespace
 
 // The "memory" object: bytes per GPU by component and level, fit, the largest batch.
-nlohmann::json memory_json(const MemoryEstimate& m) {
+void describe_memory(JsonWriter& w, const MemoryEstimate& m) {
   // Each figure is rounded on its own, so the rounded components can add up to a few bytes more
   // than the rounded allocated figure (0.5 + 0.5 rounds to 2, their sum 1.0 to 1). The contract's
   // order holds on the integers written: allocated >= sum of components, reserved >= allocated,
@@ -41,150 +63,192 @@ nlohmann::json memory_json(const MemoryEstimate& m) {
   const int64_t allocated = std::max(bytes(m.allocated), components);
   const int64_t reserved = std::max(bytes(m.reserved), allocated);
   const int64_t total = std::max(bytes(m.total), reserved);
-  nlohmann::json mem = {{"total_bytes", total},
-                        {"reserved_bytes", reserved},
-                        {"allocated_bytes", allocated},
-                        {"low_bytes", std::min(bytes(m.low), total)},
-                        {"high_bytes", std::max(bytes(m.high), total)},
-                        {"weights_bytes", weights},
-                        {"kv_cache_bytes", kv},
-                        {"activations_bytes", activations},
-                        {"gradients_bytes", gradients},
-                        {"optimizer_bytes", optimizer},
-                        {"master_weights_bytes", master},
-                        {"overhead_bytes", bytes(m.overhead)},
-                        {"kv_cache_bytes_per_token", bytes(m.kv_bytes_per_token)},
-                        {"units", "bytes per GPU"}};
-  if (m.capacity) mem["gpu_capacity_bytes"] = bytes(*m.capacity);
-  if (!m.peak_phase.empty()) {
-    mem["peak_phase"] = m.peak_phase;
-    mem["gradients_full_bytes"] = bytes(m.gradients_full);
-  }
-  put(mem, "fits", m.fits);
-  put(mem, "max_batch", m.max_batch);
-  put(mem, "kv_cache_capacity_tokens", m.kv_cache_capacity_tokens);
-  return mem;
+  const bool training_peak = !m.peak_phase.empty();
+  w.begin_object();
+  w.field("activations_bytes", activations);
+  w.field("allocated_bytes", allocated);
+  w.field("fits", m.fits);
+  if (m.capacity) w.field("gpu_capacity_bytes", bytes(*m.capacity));
+  w.field("gradients_bytes", gradients);
+  if (training_peak) w.field("gradients_full_bytes", bytes(m.gradients_full));
+  w.field("high_bytes", std::max(bytes(m.high), total));
+  w.field("kv_cache_bytes", kv);
+  w.field("kv_cache_bytes_per_token", bytes(m.kv_bytes_per_token));
+  w.field("kv_cache_capacity_tokens", m.kv_cache_capacity_tokens);
+  w.field("low_bytes", std::min(bytes(m.low), total));
+  w.field("master_weights_bytes", master);
+  w.field("max_batch", m.max_batch);
+  w.field("optimizer_bytes", optimizer);
+  w.field("overhead_bytes", bytes(m.overhead));
+  if (training_peak) w.field("peak_phase", m.peak_phase);
+  w.field("reserved_bytes", reserved);
+  w.field("total_bytes", total);
+  w.field("units", "bytes per GPU");
+  w.field("weights_bytes", weights);
+  w.end_object();
 }
 
 // The "performance" object: serving or training speed, bands, the load figures with traffic.
-nlohmann::json performance_json(const PerformanceEstimate& p) {
-  nlohmann::json perf = nlohmann::json::object();
-  put(perf, "prefill_tokens_per_s", p.prefill_tokens_per_s);
-  put(perf, "decode_tokens_per_s", p.decode_tokens_per_s);
-  put(perf, "ttft_ms", p.ttft_ms);
-  put(perf, "tpot_ms", p.tpot_ms);
-  put(perf, "max_output_tokens_per_s", p.max_output_tokens_per_s);
-  put(perf, "step_time_s", p.step_time_s);
-  put(perf, "train_tokens_per_s", p.train_tokens_per_s);
-  put(perf, "train_tokens_per_s_per_gpu", p.train_tokens_per_s_per_gpu);
-  put(perf, "tflops_per_gpu", p.tflops_per_gpu);
-  put(perf, "mfu", p.mfu);
-  put(perf, "time_to_train_s", p.time_to_train_s);
-  if (!p.step_breakdown_s.empty()) perf["step_breakdown_s"] = p.step_breakdown_s;
-  if (!p.bands.empty()) perf["bands"] = bands_json(p.bands);
-  if (p.slo_met) {  // serving with traffic (docs/contract.md v2); null TTFT when overloaded
-    perf["load_ttft_ms"] = p.load_ttft_ms ? nlohmann::json(*p.load_ttft_ms) : nlohmann::json();
-    put(perf, "load_tpot_ms", p.load_tpot_ms);
-    put(perf, "load_ttft_mean_ms", p.load_ttft_mean_ms);
-    put(perf, "load_tpot_mean_ms", p.load_tpot_mean_ms);
-    put(perf, "load_utilization", p.load_utilization);
-    put(perf, "max_requests_per_s", p.max_requests_per_s);
-    put(perf, "load_capacity_requests_per_s", p.load_capacity_requests_per_s);
-    put(perf, "load_output_tokens_per_s", p.load_output_tokens_per_s);
-    put(perf, "load_batch", p.load_batch);
-    perf["slo_met"] = *p.slo_met;
-    perf["load_binding"] = p.load_binding;
+void describe_performance(JsonWriter& w, const PerformanceEstimate& p) {
+  const bool load = p.slo_met.has_value();
+  w.begin_object();
+  if (!p.bands.empty()) describe_bands(w, p.bands);
+  w.field("decode_tokens_per_s", p.decode_tokens_per_s);
+  if (load) describe_load_head(w, p);
+  w.field("max_output_tokens_per_s", p.max_output_tokens_per_s);
+  if (load) w.field("max_requests_per_s", p.max_requests_per_s);
+  w.field("mfu", p.mfu);
+  w.field("prefill_tokens_per_s", p.prefill_tokens_per_s);
+  w.field("slo_met", p.slo_met);
+  if (!p.step_breakdown_s.empty()) {
+    w.key("step_breakdown_s");
+    w.begin_object();
+    for (const auto& [cause, seconds] : p.step_breakdown_s) w.field(cause, seconds);
+    w.end_object();
   }
-  return perf;
+  w.field("step_time_s", p.step_time_s);
+  w.field("tflops_per_gpu", p.tflops_per_gpu);
+  w.field("time_to_train_s", p.time_to_train_s);
+  w.field("tpot_ms", p.tpot_ms);
+  w.field("train_tokens_per_s", p.train_tokens_per_s);
+  w.field("train_tokens_per_s_per_gpu", p.train_tokens_per_s_per_gpu);
+  w.field("ttft_ms", p.ttft_ms);
+  w.end_object();
 }
 
 // The "cost" object: cloud prices of the fleet, their bands, the run's cost and ownership.
-nlohmann::json cost_json(const Estimate& e) {
-  nlohmann::json cost = nlohmann::json::object();
-  put(cost, "usd_per_hour", e.cost.usd_per_hour);
-  put(cost, "usd_per_million_tokens", e.cost.usd_per_million_tokens);
-  put(cost, "usd_per_million_requests", e.cost.usd_per_million_requests);
-  put(cost, "usd_per_run", e.cost.usd_per_run);
-  if (!e.cost.bands.empty()) cost["bands"] = bands_json(e.cost.bands);
-  put(cost, "usd_total", e.cost.usd_total);
-  if (e.ownership) cost["ownership"] = to_json(*e.ownership);
-  return cost;
+void describe_cost(JsonWriter& w, const Estimate& e) {
+  w.begin_object();
+  if (!e.cost.bands.empty()) describe_bands(w, e.cost.bands);
+  if (e.ownership) {
+    w.key("ownership");
+    describe_ownership(w, *e.ownership);
+  }
+  w.field("usd_per_hour", e.cost.usd_per_hour);
+  w.field("usd_per_million_requests", e.cost.usd_per_million_requests);
+  w.field("usd_per_million_tokens", e.cost.usd_per_million_tokens);
+  w.field("usd_per_run", e.cost.usd_per_run);
+  w.field("usd_total", e.cost.usd_total);
+  w.end_object();
 }
 
 // The "power" object: watts of GPUs, nodes and fleet, heat, UPS, energy, racks.
-nlohmann::json power_json(const PowerEstimate& p) {
-  nlohmann::json power = nlohmann::json::object();
-  put(power, "gpu_watts", p.gpu_watts);
-  put(power, "node_watts", p.node_watts);
-  put(power, "btu_per_hour", p.btu_per_hour);
-  put(power, "nodes", p.nodes);
-  put(power, "node_peak_watts", p.node_peak_watts);
-  put(power, "fleet_watts", p.fleet_watts);
-  put(power, "ups_kva", p.ups_kva);
-  put(power, "annual_kwh", p.annual_kwh);
-  put(power, "rack_budget_watts", p.rack_budget_watts);
-  put(power, "run_kwh", p.run_kwh);
-  put(power, "gpus_per_node", p.gpus_per_node);
-  put(power, "racks", p.racks);
-  if (!p.server.empty()) power["server"] = p.server;
-  return power;
+void describe_power(JsonWriter& w, const PowerEstimate& p) {
+  w.begin_object();
+  w.field("annual_kwh", p.annual_kwh);
+  w.field("btu_per_hour", p.btu_per_hour);
+  w.field("fleet_watts", p.fleet_watts);
+  w.field("gpu_watts", p.gpu_watts);
+  w.field("gpus_per_node", p.gpus_per_node);
+  w.field("node_peak_watts", p.node_peak_watts);
+  w.field("node_watts", p.node_watts);
+  w.field("nodes", p.nodes);
+  w.field("rack_budget_watts", p.rack_budget_watts);
+  w.field("racks", p.racks);
+  w.field("run_kwh", p.run_kwh);
+  if (!p.server.empty()) w.field("server", p.server);
+  w.field("ups_kva", p.ups_kva);
+  w.end_object();
+}
+
+void describe_texts(JsonWriter& w, const std::map<std::string, std::string>& texts) {
+  w.begin_object();
+  for (const auto& [name, text] : texts) w.field(name, text);
+  w.end_object();
+}
+
+void describe_estimate(JsonWriter& w, const Estimate& e) {
+  w.begin_object();
+  w.key("basis");
+  describe_texts(w, e.basis);
+  w.key("cost");
+  describe_cost(w, e);
+  w.key("memory");
+  describe_memory(w, e.memory);
+  w.key("model");
+  w.begin_object();
+  w.field("active_params", e.active_params);
+  w.field("id", e.model_id);
+  w.field("params", e.params);
+  w.end_object();
+  if (e.performance) {
+    w.key("performance");
+    describe_performance(w, *e.performance);
+  }
+  w.key("power");
+  describe_power(w, e.power);
+  w.strings("warnings", e.warnings);
+  w.end_object();
+}
+
+nlohmann::json to_json(const Estimate& e) {
+  TreeWriter w;
+  describe_estimate(w, e);
+  return w.take();
+}
+
+namespace {
+
+void describe_parallel(JsonWriter& w, const Parallelism& p) {
+  w.key("parallel");
+  w.begin_object();
+  w.field("cp", p.cp);
+  w.field("dp", p.dp);
+  w.field("ep", p.ep);
+  w.field("pp", p.pp);
+  w.field("pp_interleave", p.pp_interleave);
+  w.field("sequence_parallel", p.sequence_parallel);
+  w.field("tp", p.tp);
+  w.end_object();
+}
+
+void describe_training(JsonWriter& w, const TrainingOptions& t) {
+  w.key("training");
+  w.begin_object();
+  w.field("flash_attention", t.flash_attention);
+  w.field("global_batch", t.global_batch);
+  w.field("grad_accum", t.grad_accum);
+  w.field("gradient_checkpointing", t.recompute == Recompute::kFull        ? "full"
+                                    : t.recompute == Recompute::kSelective ? "selective"
+                                                                           : "none");
+  w.field("lora_rank", t.lora_rank);
+  w.strings("lora_targets", t.lora_targets);
+  w.field("mixed_precision", to_string(t.mixed_precision));
+  w.field("offload", to_string(t.offload));
+  w.field("optimizer", to_string(t.optimizer));
+  w.field("zero_stage", t.zero_stage);
+  w.end_object();
 }
 
 }  // namespace
 
-nlohmann::json to_json(const Estimate& e) {
-  nlohmann::json j;
-  j["model"] = {{"id", e.model_id}, {"params", e.params}, {"active_params", e.active_params}};
-  j["memory"] = memory_json(e.memory);
-  if (e.performance) j["performance"] = performance_json(*e.performance);
-  j["cost"] = cost_json(e);
-  j["power"] = power_json(e.power);
-  j["warnings"] = e.warnings;
-  j["basis"] = e.basis;
-  return j;
+void describe_scenario(JsonWriter& w, const Scenario& s, const std::string* model_requested) {
+  w.begin_object();
+  w.field("batch", s.batch);
+  w.field("engine", s.engine);
+  w.field("engine_version", s.engine_version);
+  if (s.gpu) w.field("gpu", s.gpu->id);
+  w.field("gpu_count", s.gpu_count);
+  if (s.task == Task::kInference) w.field("gpu_memory_utilization", s.gpu_memory_utilization);
+  w.field("gpus_per_node", s.gpus_per_node);
+  w.field("kv_cache", s.kv_cache.id);
+  w.field("model", s.model.id);
+  w.field("model_origin", s.model_origin);
+  if (model_requested) w.field("model_requested", *model_requested);
+  w.field("output_len", s.output_len);
+  describe_parallel(w, s.parallel);
+  w.field("prompt_len", s.prompt_len);
+  w.field("seq_len", s.seq_len);
+  w.field("task", to_string(s.task));
+  if (s.task != Task::kInference) describe_training(w, s.training);
+  w.field("weights", s.weights.id);
+  w.end_object();
 }
 
 nlohmann::json to_json(const Scenario& s) {
-  nlohmann::json j = {{"model", s.model.id},
-                      {"model_origin", s.model_origin},
-                      {"task", to_string(s.task)},
-                      {"weights", s.weights.id},
-                      {"kv_cache", s.kv_cache.id},
-                      {"batch", s.batch},
-                      {"seq_len", s.seq_len},
-                      {"prompt_len", s.prompt_len},
-                      {"output_len", s.output_len},
-                      {"engine", s.engine},
-                      {"engine_version", s.engine_version},
-                      {"gpu_count", s.gpu_count},
-                      {"gpus_per_node", s.gpus_per_node},
-                      {"parallel",
-                       {{"tp", s.parallel.tp},
-                        {"pp", s.parallel.pp},
-                        {"dp", s.parallel.dp},
-                        {"ep", s.parallel.ep},
-                        {"sequence_parallel", s.parallel.sequence_parallel},
-                        {"pp_interleave", s.parallel.pp_interleave},
-                        {"cp", s.parallel.cp}}}};
-  if (s.gpu) j["gpu"] = s.gpu->id;
-  if (s.task == Task::kInference) {
-    j["gpu_memory_utilization"] = s.gpu_memory_utilization;
-  } else {
-    const TrainingOptions& t = s.training;
-    j["training"] = {{"optimizer", to_string(t.optimizer)},
-                     {"mixed_precision", to_string(t.mixed_precision)},
-                     {"gradient_checkpointing", t.recompute == Recompute::kFull        ? "full"
-                                                : t.recompute == Recompute::kSelective ? "selective"
-                                                                                       : "none"},
-                     {"flash_attention", t.flash_attention},
-                     {"lora_rank", t.lora_rank},
-                     {"lora_targets", t.lora_targets},
-                     {"zero_stage", t.zero_stage},
-                     {"offload", to_string(t.offload)},
-                     {"grad_accum", t.grad_accum},
-                     {"global_batch", t.global_batch}};
-  }
-  return j;
+  TreeWriter w;
+  describe_scenario(w, s);
+  return w.take();
 }
 
 }  // namespace gpusizer

@@ -1,5 +1,7 @@
 #include "gpusizer/json/json_text.h"
 
+#include "report/json_text_parts.h"
+
 #include <charconv>
 #include <cmath>
 #include <cstdint>
@@ -71,10 +73,35 @@ bool valid_text(std::string_view s) {
   return valid_utf8(s.substr(i));
 }
 
-void append_string(std::string& out, const std::string& s) {
+// Whether `s` is plain: ASCII with nothing to escape, written between quotes as it is (the
+// keys, ids and basis texts of an answer nearly always are).
+bool plain(std::string_view s) {
+  const size_t n = s.size();
+  size_t i = 0;
+  for (; i + 8 <= n; i += 8) {
+    const uint64_t w = load8(s.data() + i);
+    if ((w & kHigh) != 0 || word_needs_escape(w)) return false;
+  }
+  if (i == n) return true;
+  // The last 1-7 bytes as one word padded with spaces (plain): one word test, not a byte loop.
+  uint64_t w = kOnes * ' ';
+  std::memcpy(&w, s.data() + i, n - i);
+  return (w & kHigh) == 0 && !word_needs_escape(w);
+}
+
+}  // namespace
+
+void append_json_string(std::string& out, std::string_view s) {
+  if (plain(s)) {  // the common case: copied as it is
+    out += '"';
+    out.append(s.data(), s.size());
+    out += '"';
+    return;
+  }
   if (!valid_text(s)) {
     // Rare (user bytes quoted in a message): let nlohmann place the replacement characters.
-    out += nlohmann::json(s).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+    out += nlohmann::json(std::string(s))
+               .dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
     return;
   }
   static constexpr char kHex[] = "0123456789abcdef";
@@ -88,7 +115,7 @@ void append_string(std::string& out, const std::string& s) {
     }
     const auto c = static_cast<unsigned char>(s[i++]);
     if (c >= 0x20 && c != '"' && c != '\\') continue;
-    out.append(s, run, i - 1 - run);
+    out.append(s.data() + run, i - 1 - run);
     run = i;
     switch (c) {
       case '"':
@@ -118,27 +145,49 @@ void append_string(std::string& out, const std::string& s) {
         out += kHex[c & 0xF];
     }
   }
-  out.append(s, run, std::string::npos);
+  out.append(s.data() + run, n - run);
   out += '"';
 }
 
-template <typename Integer>
-void append_integer(std::string& out, Integer v) {
+bool json_plain(std::string_view s) {
+  return plain(s);
+}
+
+char* write_json_integer(char* p, int64_t v) {
+  return std::to_chars(p, p + 20, v).ptr;
+}
+
+char* write_json_integer(char* p, uint64_t v) {
+  return std::to_chars(p, p + 20, v).ptr;
+}
+
+char* write_json_float(char* p, double v) {
+  if (!std::isfinite(v)) {
+    std::memcpy(p, "null", 4);
+    return p + 4;
+  }
+  // nlohmann's own shortest round-trip form (Grisu2), so the text is the same as dump()'s.
+  return nlohmann::detail::to_chars(p, p + kJsonFloatChars, v);
+}
+
+void append_json_integer(std::string& out, int64_t v) {
   char buffer[24];
   const auto end = std::to_chars(buffer, buffer + sizeof buffer, v).ptr;
   out.append(buffer, end);
 }
 
-void append_float(std::string& out, double v) {
-  if (!std::isfinite(v)) {
-    out += "null";
-    return;
-  }
-  // nlohmann's own shortest round-trip form (Grisu2), so the text is the same as dump()'s.
-  char buffer[64];
-  char* end = nlohmann::detail::to_chars(buffer, buffer + sizeof buffer, v);
-  out.append(buffer, static_cast<size_t>(end - buffer));
+void append_json_integer(std::string& out, uint64_t v) {
+  char buffer[24];
+  const auto end = std::to_chars(buffer, buffer + sizeof buffer, v).ptr;
+  out.append(buffer, end);
 }
+
+void append_json_float(std::string& out, double v) {
+  char buffer[kJsonFloatChars];
+  out.append(buffer, write_json_float(buffer, v));
+}
+
+namespace {
 
 void newline(std::string& out, int indent, int depth) {
   out += '\n';
@@ -160,7 +209,7 @@ void append(std::string& out, const nlohmann::json& v, int indent, int depth) {
         if (!first) out += ',';
         first = false;
         if (pretty) newline(out, indent, depth + 1);
-        append_string(out, key);
+        append_json_string(out, key);
         out += pretty ? ": " : ":";
         append(out, item, indent, depth + 1);
       }
@@ -187,19 +236,19 @@ void append(std::string& out, const nlohmann::json& v, int indent, int depth) {
       return;
     }
     case value_t::string:
-      append_string(out, v.get_ref<const std::string&>());
+      append_json_string(out, v.get_ref<const std::string&>());
       return;
     case value_t::boolean:
       out += v.get<bool>() ? "true" : "false";
       return;
     case value_t::number_integer:
-      append_integer(out, v.get<int64_t>());
+      append_json_integer(out, v.get<int64_t>());
       return;
     case value_t::number_unsigned:
-      append_integer(out, v.get<uint64_t>());
+      append_json_integer(out, v.get<uint64_t>());
       return;
     case value_t::number_float:
-      append_float(out, v.get<double>());
+      append_json_float(out, v.get<double>());
       return;
     case value_t::null:
       out += "null";

@@ -4,29 +4,39 @@
 
 #include "advisor/fleet_fit.h"
 #include "gpusizer/advisor.h"
+#include "gpusizer/json/advisor.h"
 #include "gpusizer/json/scenario.h"
 #include "gpusizer/saturate.h"
 #include "gpusizer/scenario_edit.h"
+#include "report/describe.h"
 #include "report/estimate_json.h"
 
 namespace gpusizer {
 
 // The changes: each edit's merge patch is made here, when the answer is rendered.
-nlohmann::json to_json(const std::vector<Change>& changes) {
-  nlohmann::json out = nlohmann::json::array();
+void describe_changes(JsonWriter& w, const std::vector<Change>& changes) {
+  w.begin_array();
   for (const Change& c : changes) {
-    nlohmann::json j = {{"change", c.change},
-                        {"patch", to_patch(c.edit)},
-                        {"needed_bytes", saturating_int64(c.needed_bytes)},
-                        {"saves_bytes", saturating_int64(c.saves_bytes)},
-                        {"fits", c.fits},
-                        {"cost", c.cost},
-                        {"quality_class", c.quality_class},
-                        {"levers", c.levers}};
-    if (c.speed_factor) j["speed_factor"] = *c.speed_factor;
-    out.push_back(std::move(j));
+    w.begin_object();
+    w.field("change", c.change);
+    w.field("cost", c.cost);
+    w.field("fits", c.fits);
+    w.strings("levers", c.levers);
+    w.field("needed_bytes", saturating_int64(c.needed_bytes));
+    w.key("patch");
+    w.tree(to_patch(c.edit));
+    w.field("quality_class", c.quality_class);
+    w.field("saves_bytes", saturating_int64(c.saves_bytes));
+    w.field("speed_factor", c.speed_factor);
+    w.end_object();
   }
-  return out;
+  w.end_array();
+}
+
+nlohmann::json to_json(const std::vector<Change>& changes) {
+  TreeWriter w;
+  describe_changes(w, changes);
+  return w.take();
 }
 
 nlohmann::json to_json(const Recommendation& r) {

@@ -1,13 +1,14 @@
 // The buyer's report: the articles' purchase checklist (sec. 5.1: model scale, scenario,
 // concurrency, machine room) answered from one recommendation.
 #include "gpusizer/advisor.h"
+#include "gpusizer/json/advisor.h"
 #include "gpusizer/json/api.h"
 #include "gpusizer/json/scenario.h"
 
 namespace gpusizer {
 
 nlohmann::json report_json(const nlohmann::json& request, const Catalog& catalog) {
-  const Recommendation r = recommend(request, catalog);
+  const Recommendation r = recommend(parse_recommend_request(request, catalog), catalog);
   nlohmann::json rec = to_json(r);
   nlohmann::json out;
   const Scenario base = resolve_scenario(scenario_of_request(request), catalog);

@@ -100,6 +100,12 @@ bool retarget_default_engine(Scenario& s, const Gpu& gpu, const Catalog& catalog
   return true;
 }
 
+const EngineProfile& engine_on(const Scenario& s, const Gpu& gpu, const Catalog& catalog) {
+  if (s.task == Task::kInference && s.engine_defaulted)
+    if (const EngineProfile* engine = default_serving_engine(catalog, &gpu, s)) return *engine;
+  return catalog.engine(s.engine);
+}
+
 void note_ignored_knobs(const nlohmann::json& input, const Catalog& catalog, Scenario& s) {
   const EngineProfile& engine = catalog.engine(s.engine, "engine");
   for (const char* knob : {"gpu_memory_utilization", "max_num_batched_tokens"}) {

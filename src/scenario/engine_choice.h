@@ -25,6 +25,10 @@ void rederive_engine(const Catalog& catalog, bool engine_given, bool version_giv
 /// instead (llama.cpp on Apple, vLLM on NVIDIA); true when it did. Other scenarios are unchanged.
 bool retarget_default_engine(Scenario& s, const Gpu& gpu, const Catalog& catalog);
 
+/// The engine `s` runs on `gpu`: the one retarget_default_engine would leave it with, without
+/// copying the scenario (the advisor's catalog filter asks it of every GPU).
+const EngineProfile& engine_on(const Scenario& s, const Gpu& gpu, const Catalog& catalog);
+
 /// Notes for knobs in `input` that the engine ignores (gpu_memory_utilization under hf, ...).
 void note_ignored_knobs(const nlohmann::json& input, const Catalog& catalog, Scenario& s);
 

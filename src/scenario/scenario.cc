@@ -17,6 +17,7 @@
 #include "gpusizer/json/scenario.h"
 #include "gpusizer/model_store.h"
 #include "gpusizer/scenario_edit.h"
+#include "scenario/config_cache.h"
 #include "scenario/defaults.h"
 #include "scenario/engine_choice.h"
 #include "scenario/traffic.h"
@@ -178,7 +179,7 @@ void resolve_model(const nlohmann::json& input, const Catalog& catalog, Scenario
   if (v.contains("hf_config")) {
     if (!v["hf_config"].is_object())
       throw InputError("model.hf_config", "must be a JSON object holding a config.json");
-    ImportedModel imported = import_hf_config(v["hf_config"], "model.hf_config");
+    ImportedModel imported = import_hf_config_cached(v["hf_config"], "model.hf_config");
     s.model = std::move(imported.model);
     s.notes.insert(s.notes.end(), imported.warnings.begin(), imported.warnings.end());
     imported_format = imported_weights_format(imported, catalog);

@@ -1,5 +1,5 @@
 // The HTTP server's request handling, without sockets: routes, request checks and error mapping.
-// Thin: parse, check, call the JSON facade (gpusizer/api.h), answer. The transport is
+// Thin: parse, check, call the JSON facade (gpusizer/json/api.h), answer. The transport is
 // http_server.cc.
 #include "server/server.h"
 

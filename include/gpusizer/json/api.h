@@ -2,6 +2,7 @@
 // The library's JSON face: what the CLI and the HTTP server call. Inputs and outputs are the
 // contract's JSON (docs/contract.md); bad input throws InputError naming the field.
 #include <nlohmann/json.hpp>
+#include <string>
 
 #include "gpusizer/catalog.h"
 
@@ -10,6 +11,11 @@ namespace gpusizer {
 /// One scenario in, one Estimate out, as contract JSON.
 nlohmann::json estimate_json(const nlohmann::json& scenario,
                              const Catalog& catalog = Catalog::builtin());
+
+/// The same answer appended to `out` as compact JSON text, written without building the tree:
+/// the bytes append_json(out, estimate_json(scenario, catalog)) writes (the JSONL path).
+void append_estimate_json(std::string& out, const nlohmann::json& scenario,
+                          const Catalog& catalog = Catalog::builtin());
 
 /// The contract's Recommendation for a scenario without a fixed GPU (or with a list of allowed
 /// GPUs): ranked options and rejected GPUs. Provided by the advisor.

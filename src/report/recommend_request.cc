@@ -1,12 +1,20 @@
-// Constraint keys of a recommend request: checked, with the bad field named.
+// A recommend request's JSON (docs/contract.md, recommend) parsed into the advisor's typed
+// RecommendRequest: the constraint keys checked with the bad field named, the scenario, the
+// training layout's fixed count and pins.
 #include <algorithm>
 
-#include "gpusizer/advisor.h"
-#include "gpusizer/error.h"
 #include "core/json_fields.h"
+#include "gpusizer/error.h"
+#include "gpusizer/json/advisor.h"
+#include "gpusizer/json/scenario.h"
 
 namespace gpusizer {
 namespace {
+
+const nlohmann::json* object_at(const nlohmann::json& j, const char* key) {
+  auto it = j.find(key);
+  return it != j.end() && it->is_object() ? &*it : nullptr;
+}
 
 const std::vector<std::string> kConstraintKeys = {"objective",   "max_gpus",
                                                   "budget_usd",  "vendor",
@@ -110,6 +118,45 @@ Constraints parse_constraints(const nlohmann::json& request, const Catalog& cata
   }
   if (auto it = request.find("gpu"); it != request.end() && !it->is_null()) add_gpu(*it, "gpu");
   return out;
+}
+
+LayoutPins layout_pins(const nlohmann::json& j, const Scenario& s) {
+  LayoutPins p;
+  if (const auto* par = object_at(j, "parallel")) {
+    if (par->contains("tp")) p.tp = s.parallel.tp;
+    if (par->contains("pp")) p.pp = s.parallel.pp;
+    if (par->contains("pp_interleave")) p.pp_interleave = s.parallel.pp_interleave;
+    if (par->contains("dp")) p.dp = s.parallel.dp;
+    if (par->contains("cp")) p.cp = s.parallel.cp;
+    if (par->contains("ep")) p.ep = s.parallel.ep;
+    if (par->contains("sequence_parallel")) p.sequence_parallel = s.parallel.sequence_parallel;
+  }
+  if (const auto* t = object_at(j, "training")) {
+    if (t->contains("zero_stage")) p.zero_stage = s.training.zero_stage;
+    if (t->contains("gradient_checkpointing")) p.recompute = s.training.recompute;
+    if (t->contains("offload")) p.offload = s.training.offload;
+  }
+  if (j.contains("batch")) p.micro_batch = s.batch;
+  return p;
+}
+
+RecommendRequest parse_recommend_request(const nlohmann::json& request, const Catalog& catalog) {
+  RecommendRequest r;
+  r.constraints = parse_constraints(request, catalog);
+  const nlohmann::json scenario_json = scenario_of_request(request);
+  r.scenario = parse_scenario(scenario_json, catalog, r.given);
+  // Training on token sequences without traffic: the layout search on the one gpu_count the
+  // request fixes (else the allowed counts), keeping the layout fields it fixes.
+  const Scenario& s = r.scenario;
+  if (!s.traffic && is_training(s.task) && s.task != Task::kCvTrain) {
+    r.gpu_count = read_int(request, "gpu_count", "", 1, 1'000'000);
+    r.pins = layout_pins(scenario_json, s);
+  }
+  return r;
+}
+
+Recommendation recommend(const nlohmann::json& request, const Catalog& catalog) {
+  return recommend(parse_recommend_request(request, catalog), catalog);
 }
 
 }  // namespace gpusizer

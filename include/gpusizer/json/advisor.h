@@ -1,0 +1,40 @@
+#pragma once
+// The advisor's contract JSON (docs/contract.md, recommend and fit): requests parsed into the
+// typed input of gpusizer/advisor.h, results rendered. Bad input throws InputError naming the
+// field (exit 2 in the CLI). The library below this header takes and returns typed values.
+#include <nlohmann/json.hpp>
+#include <vector>
+
+#include "gpusizer/advisor.h"
+#include "gpusizer/catalog.h"
+
+namespace gpusizer {
+
+/// Reads and checks the constraint keys of a request; throws InputError naming the field.
+Constraints parse_constraints(const nlohmann::json& request, const Catalog& catalog);
+
+/// The request without its constraint keys: the scenario the estimator reads.
+nlohmann::json scenario_of_request(const nlohmann::json& request);
+
+/// The fields of the request's "parallel" and "training" objects (and "batch") the user fixed,
+/// with their parsed values from `parsed`.
+LayoutPins layout_pins(const nlohmann::json& scenario_json, const Scenario& parsed);
+
+/// A recommend request (contract scenario JSON plus constraints) parsed and checked, in the
+/// order recommend has always checked it: constraints, the scenario, then (training on token
+/// sequences without traffic) gpu_count and the layout pins.
+RecommendRequest parse_recommend_request(const nlohmann::json& request, const Catalog& catalog);
+
+/// recommend(parse_recommend_request(request, catalog), catalog).
+Recommendation recommend(const nlohmann::json& request, const Catalog& catalog);
+
+/// The reverse question: the largest catalog models, contexts and batches that fit
+/// `scenario`'s GPUs for its task. Takes JSON: each catalog model's scenario is parsed once from
+/// the request with the model swapped in (docs/design.md, "Still to do").
+nlohmann::json fit_json(const nlohmann::json& scenario, const Catalog& catalog, size_t limit = 10);
+
+/// JSON of the advisor's results (the contract's Recommendation).
+nlohmann::json to_json(const Recommendation& r);
+nlohmann::json to_json(const std::vector<Change>& changes);
+
+}  // namespace gpusizer

@@ -1,0 +1,132 @@
+#pragma once
+// One description of a contract answer, two backends (issue 18). The report's describe_*
+// functions write an answer token by token to a JsonWriter: TreeWriter builds the nlohmann tree
+// (for localize(), the table renderers and the server's transforms), TextWriter appends compact
+// JSON text to a string without building a tree (the JSONL path). The text is the same bytes as
+// json_text() of the tree, provided the describer writes each object's keys in nlohmann's order
+// (std::map: byte-wise ascending) and never writes a key twice; TextWriter checks both when asked.
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <type_traits>
+#include <vector>
+
+namespace gpusizer {
+
+class JsonWriter {
+ public:
+  virtual ~JsonWriter() = default;
+  virtual void begin_object() = 0;
+  virtual void end_object() = 0;
+  virtual void begin_array() = 0;
+  virtual void end_array() = 0;
+  virtual void key(std::string_view k) = 0;
+  virtual void string(std::string_view v) = 0;
+  virtual void integer(int64_t v) = 0;
+  virtual void unsigned_integer(uint64_t v) = 0;
+  virtual void number(double v) = 0;  ///< nlohmann's float: shortest round trip, NaN/inf null
+  virtual void boolean(bool v) = 0;
+  virtual void null() = 0;
+  /// A value that already is a tree (a merge patch, another module's to_json).
+  virtual void tree(const nlohmann::json& v) = 0;
+
+  /// The value as nlohmann would store the same C++ type: bool, signed or unsigned integer,
+  /// float, string.
+  template <typename T>
+  void value(const T& v) {
+    if constexpr (std::is_same_v<T, bool>) {
+      boolean(v);
+    } else if constexpr (std::is_integral_v<T> && std::is_signed_v<T>) {
+      integer(static_cast<int64_t>(v));
+    } else if constexpr (std::is_integral_v<T>) {
+      unsigned_integer(static_cast<uint64_t>(v));
+    } else if constexpr (std::is_floating_point_v<T>) {
+      number(static_cast<double>(v));
+    } else if constexpr (std::is_same_v<T, nlohmann::json>) {
+      tree(v);
+    } else {
+      string(std::string_view(v));
+    }
+  }
+  template <typename T>
+  void field(std::string_view k, const T& v) {
+    key(k);
+    value(v);
+  }
+  /// The key only when the value is present (nlohmann: `if (v) j[k] = *v`).
+  template <typename T>
+  void field(std::string_view k, const std::optional<T>& v) {
+    if (!v) return;
+    key(k);
+    value(*v);
+  }
+  void strings(std::string_view k, const std::vector<std::string>& v) {
+    key(k);
+    begin_array();
+    for (const std::string& s : v) string(s);
+    end_array();
+  }
+};
+
+/// Builds the nlohmann tree of what is written.
+class TreeWriter final : public JsonWriter {
+ public:
+  void begin_object() override;
+  void end_object() override;
+  void begin_array() override;
+  void end_array() override;
+  void key(std::string_view k) override;
+  void string(std::string_view v) override;
+  void integer(int64_t v) override;
+  void unsigned_integer(uint64_t v) override;
+  void number(double v) override;
+  void boolean(bool v) override;
+  void null() override;
+  void tree(const nlohmann::json& v) override;
+
+  nlohmann::json take() { return std::move(root_); }
+
+ private:
+  nlohmann::json& slot();
+
+  nlohmann::json root_;
+  std::vector<nlohmann::json*> open_;  // the open objects and arrays, innermost last
+  std::string key_;
+};
+
+/// Appends compact JSON text, the bytes json_text() writes for the tree of the same tokens.
+class TextWriter final : public JsonWriter {
+ public:
+  /// `check_keys`: throw std::logic_error when an object's keys are not strictly ascending (a
+  /// describer bug that would make the text differ from the tree's); for tests.
+  explicit TextWriter(std::string& out, bool check_keys = false)
+      : out_(out), check_keys_(check_keys) {}
+
+  void begin_object() override;
+  void end_object() override;
+  void begin_array() override;
+  void end_array() override;
+  void key(std::string_view k) override;
+  void string(std::string_view v) override;
+  void integer(int64_t v) override;
+  void unsigned_integer(uint64_t v) override;
+  void number(double v) override;
+  void boolean(bool v) override;
+  void null() override;
+  void tree(const nlohmann::json& v) override;
+
+ private:
+  void separate() {
+    if (comma_) out_ += ',';
+    comma_ = true;
+  }
+
+  std::string& out_;
+  bool comma_ = false;  // the next value or key follows another in its object or array
+  bool check_keys_;
+  std::vector<std::optional<std::string>>
+      last_keys_;  // with check_keys: per open object, its last key
+};
+
+}  // namespace gpusizer

@@ -1,0 +1,176 @@
+// The two backends of report/json_writer.h: TextWriter must write the bytes nlohmann's dump()
+// writes for the tree TreeWriter builds from the same tokens (numbers above all), and the whole
+// estimate answer streamed must equal the tree's text.
+#include "report/json_writer.h"
+
+#include <gtest/gtest.h>
+
+#include <cfloat>
+#include <cmath>
+#include <limits>
+#include <sstream>
+
+#include "gpusizer/catalog.h"
+#include "gpusizer/error.h"
+#include "gpusizer/json/api.h"
+#include "gpusizer/json/json_text.h"
+
+namespace gpusizer {
+namespace {
+
+// The tokens of {"a": [v], "b": {"c": v}} written to `w`.
+template <typename T>
+void write_sample(JsonWriter& w, const T& v) {
+  w.begin_object();
+  w.key("a");
+  w.begin_array();
+  w.value(v);
+  w.end_array();
+  w.key("b");
+  w.begin_object();
+  w.field("c", v);
+  w.end_object();
+  w.end_object();
+}
+
+template <typename T>
+std::string streamed(const T& v) {
+  std::string out;
+  TextWriter w(out, true);
+  w.value(v);
+  return out;
+}
+
+template <typename T>
+void expect_same_both_ways(const T& v) {
+  TreeWriter tree;
+  write_sample(tree, v);
+  std::string text;
+  TextWriter stream(text, true);
+  write_sample(stream, v);
+  const nlohmann::json built = tree.take();
+  EXPECT_EQ(text, built.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
+  EXPECT_EQ(text, json_text(built));
+}
+
+// nlohmann's number rules (its serializer and dtoa): integers as digits; floats in the shortest
+// form that reads back the same, ".0" on whole numbers, plain notation for decimal exponents
+// from -4 to 15 and e+NN / e-NN (two digits at least) outside; -0.0 keeps its sign; NaN and
+// infinities are written as null.
+TEST(JsonWriter, NumbersAsNlohmannWritesThem) {
+  const std::vector<std::pair<double, std::string>> floats = {
+      {0.0, "0.0"},
+      {-0.0, "-0.0"},
+      {1.0, "1.0"},
+      {-2.0, "-2.0"},
+      {2.5, "2.5"},
+      {0.1, "0.1"},
+      {1.0 / 3.0, "0.3333333333333333"},
+      {12345.678, "12345.678"},
+      {0.0001, "0.0001"},
+      {0.00001, "1e-05"},
+      {1.5e-7, "1.5e-07"},
+      {123456789012345.0, "123456789012345.0"},
+      {1e15, "1e+15"},
+      {1e21, "1e+21"},
+      {1e100, "1e+100"},
+      {DBL_MAX, "1.7976931348623157e+308"},
+      {5e-324, "5e-324"},
+      {std::nan(""), "null"},
+      {std::numeric_limits<double>::infinity(), "null"},
+      {-std::numeric_limits<double>::infinity(), "null"},
+  };
+  for (const auto& [v, text] : floats) {
+    EXPECT_EQ(streamed(v), text) << v;
+    expect_same_both_ways(v);
+  }
+  EXPECT_EQ(streamed(int64_t{0}), "0");
+  EXPECT_EQ(streamed(-7), "-7");
+  EXPECT_EQ(streamed(std::numeric_limits<int64_t>::min()), "-9223372036854775808");
+  EXPECT_EQ(streamed(std::numeric_limits<uint64_t>::max()), "18446744073709551615");
+  EXPECT_EQ(streamed(size_t{42}), "42");
+  // An integer-valued int is not a float: 8, never 8.0.
+  EXPECT_EQ(streamed(8), "8");
+  for (int64_t v : {int64_t{0}, int64_t{-7}, std::numeric_limits<int64_t>::max()})
+    expect_same_both_ways(v);
+  expect_same_both_ways(std::numeric_limits<uint64_t>::max());
+  expect_same_both_ways(true);
+  expect_same_both_ways(std::string("quote \" tab \t caf\xc3\xa9 bad \xff"));
+}
+
+TEST(JsonWriter, ContainersNullsAndTrees) {
+  const nlohmann::json patch = {{"weights", "int4"}, {"parallel", {{"tp", 2}}}};
+  auto write = [&](JsonWriter& w) {
+    w.begin_object();
+    w.key("empty_array");
+    w.begin_array();
+    w.end_array();
+    w.key("empty_object");
+    w.begin_object();
+    w.end_object();
+    w.field("none", std::optional<double>());
+    w.key("null");
+    w.null();
+    w.key("patch");
+    w.tree(patch);
+    w.strings("texts", {"a", "b"});
+    w.end_object();
+  };
+  TreeWriter tree;
+  write(tree);
+  std::string text;
+  TextWriter stream(text, true);
+  write(stream);
+  EXPECT_EQ(text,
+            "{\"empty_array\":[],\"empty_object\":{},\"null\":null,"
+            "\"patch\":{\"parallel\":{\"tp\":2},\"weights\":\"int4\"},\"texts\":[\"a\",\"b\"]}");
+  EXPECT_EQ(json_text(tree.take()), text);
+}
+
+// A describer that writes keys out of nlohmann's order would stream different text than the
+// tree (which sorts them): the checking writer refuses it, and a repeated key.
+TEST(JsonWriter, CheckingWriterRefusesKeysOutOfOrder) {
+  std::string out;
+  TextWriter w(out, true);
+  w.begin_object();
+  w.field("b", 1);
+  EXPECT_THROW(w.field("a", 2), std::logic_error);
+  EXPECT_THROW(w.field("b", 2), std::logic_error);
+  w.field("c", 3);
+  w.key("d");
+  w.begin_object();
+  w.field("a", 1);  // a nested object starts its own order
+  w.end_object();
+  w.end_object();
+}
+
+// Every shipped validation scenario's answer, streamed and through the tree: the same bytes.
+TEST(JsonWriter, ValidationAnswersStreamAsTheTreeWrites) {
+  const Catalog& catalog = Catalog::builtin();
+  int answers = 0;
+  for (const std::string* cases : {&catalog.memory_cases(), &catalog.throughput_cases()}) {
+    std::istringstream lines(*cases);
+    std::string line;
+    while (std::getline(lines, line)) {
+      if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
+      const nlohmann::json scenario = nlohmann::json::parse(line).at("scenario");
+      nlohmann::json tree;
+      try {
+        tree = estimate_json(scenario, catalog);
+      } catch (const InputError&) {
+        // A case the validator reports as an error (an hf_config it cannot read): no answer.
+        std::string text;
+        EXPECT_THROW(append_estimate_json(text, scenario, catalog), InputError);
+        continue;
+      }
+      std::string text;
+      append_estimate_json(text, scenario, catalog);
+      EXPECT_EQ(text, json_text(tree)) << scenario.dump();
+      ++answers;
+    }
+  }
+  EXPECT_GT(answers, 500);
+}
+
+}  // namespace
+}  // namespace gpusizer

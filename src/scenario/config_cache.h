@@ -1,0 +1,17 @@
+#pragma once
+// Inline model configs imported once (issue 18): a JSONL batch, Calculon's grid for one, repeats
+// the same {"hf_config": {...}} on every line, and importing it was about a quarter of such a
+// line. The cache is keyed by the config's JSON value (nlohmann's ordering compares it member by
+// member), shared by the threads of a batch and bounded.
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "gpusizer/importers.h"
+
+namespace gpusizer {
+
+/// import_hf_config(config, where), from a process-wide cache when the same config was imported
+/// before. Errors are not cached: a config that fails throws the same InputError every time.
+ImportedModel import_hf_config_cached(const nlohmann::json& config, const std::string& where);
+
+}  // namespace gpusizer
