@@ -145,6 +145,7 @@ std::vector<NumberFormat> parse_formats(std::string_view text) {
                        "needs an id and a positive bits_per_value", "bad_file");
     nf.embedding_format = f["embedding_format"];
     nf.lm_head_format = f["lm_head_format"];
+    nf.dense_format = f["dense_format"];
     nf.usable_for = f["usable_for"];
     nf.compute_dtype = f["compute_dtype"];
     nf.needs = f["needs"];
@@ -152,7 +153,7 @@ std::vector<NumberFormat> parse_formats(std::string_view text) {
     nf.notes = f["notes"];
     formats.push_back(std::move(nf));
   }
-  // The embedding and head formats name other rows of the same table.
+  // The embedding, head and dense-layer formats name other rows of the same table.
   auto bits_of = [&](const std::string& id, size_t row) {
     if (id.empty()) return 0.0;
     for (const auto& g : formats)
@@ -163,6 +164,7 @@ std::vector<NumberFormat> parse_formats(std::string_view text) {
   for (size_t i = 0; i < formats.size(); ++i) {
     formats[i].embedding_bits = bits_of(formats[i].embedding_format, i);
     formats[i].lm_head_bits = bits_of(formats[i].lm_head_format, i);
+    formats[i].dense_bits = bits_of(formats[i].dense_format, i);
   }
   return formats;
 }

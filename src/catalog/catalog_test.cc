@@ -186,5 +186,14 @@ TEST(CatalogFormats, EmbeddingAndHeadFormatsResolveToTheirBits) {
   EXPECT_DOUBLE_EQ(c.format("bf16", "weights", "weights").embedding_bytes_per_value(), 2.0);
 }
 
+TEST(CatalogFormats, Mxfp4KeepsTheMatricesOutsideTheExpertsInBf16) {
+  // gpt-oss's mxfp4 covers the routed experts only (4 + 8/32 bits); attention is bf16 (2 B).
+  const Catalog& c = Catalog::builtin();
+  const NumberFormat& f = c.format("mxfp4", "weights", "weights");
+  EXPECT_DOUBLE_EQ(f.bytes_per_value(), 4.25 / 8);
+  EXPECT_DOUBLE_EQ(f.dense_bytes_per_value(), 2.0);
+  EXPECT_DOUBLE_EQ(c.format("nf4", "weights", "weights").dense_bytes_per_value(), 4.127 / 8);
+}
+
 }  // namespace
 }  // namespace gpusizer

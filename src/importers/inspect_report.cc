@@ -21,16 +21,18 @@ const NumberFormat* find_format(const std::string& id, const Catalog& catalog) {
 }
 
 // Bytes of the weights in `format_id` from the parameter count: the embedding and the head in
-// the formats the catalog says they keep (data/formats.csv embedding_format/lm_head_format).
+// the formats the catalog says they keep (data/formats.csv embedding_format/lm_head_format,
+// dense_format for the matrices outside the routed experts).
 std::optional<double> analytic_bytes(const ParamCounts& c, const std::string& format_id,
                                      const Catalog& catalog) {
   const NumberFormat* f = find_format(format_id, catalog);
   if (!f) return std::nullopt;
   const double head = static_cast<double>(c.lm_head);
   const double emb = static_cast<double>(c.embedding);
-  const double body = static_cast<double>(c.total) - head - emb;
-  return (body * f->bits_per_value + emb * f->embedding_bytes_per_value() * 8 +
-          head * f->lm_head_bytes_per_value() * 8) /
+  const double experts = static_cast<double>(c.routed_experts);
+  const double body = static_cast<double>(c.total) - head - emb - experts;
+  return (experts * f->bits_per_value + body * f->dense_bytes_per_value() * 8 +
+          emb * f->embedding_bytes_per_value() * 8 + head * f->lm_head_bytes_per_value() * 8) /
          8.0;
 }
 

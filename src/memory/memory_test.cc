@@ -43,6 +43,21 @@ TEST(Weights, Nf4KeepsEmbeddingsInBf16) {
       expected, 1.0);
 }
 
+TEST(Weights, Mxfp4QuantizesOnlyTheRoutedExperts) {
+  // gpt-oss-120b as its checkpoint stores it (config.json modules_to_not_convert: self_attn,
+  // router, embed_tokens, lm_head) and vLLM loads it (mxfp4.py: Linear layers unquantized):
+  // experts 36 x 128 x (2880 x 5760 + 2880 x 2880) = 114,661,785,600 x 4.25 bits
+  //   = 60,914,073,600 B;
+  // attention 36 x (2 x 2880 x 4096 + 2 x 2880 x 512) = 955,514,880 x 2 B = 1,911,029,760 B;
+  // embedding + head 2 x 201,088 x 2880 x 2 B = 2,316,533,760 B;
+  // router 36 x 2880 x 128 x 2 B = 26,542,080 B;
+  // norms, biases and sinks 40,318,272 x 2 B = 80,636,544 B (the 39.8M expert biases are the
+  // tolerance: 4.25 bits or 2 bytes, 58 MB apart). Sum 65,248,815,744 B (116.83B params, the
+  // model card's count); with the attention in mxfp4 it would be 1.40 GB less.
+  const auto out = run({{"model", "gpt-oss-120b"}, {"weights", "mxfp4"}, {"engine", "vllm"}});
+  EXPECT_NEAR(static_cast<double>(mem(out, "weights_bytes")), 65248815744.0, 1e8);
+}
+
 TEST(KvCache, Llama2_7bIs512KiBPerTokenInBf16) {
   // 2 (K,V) x 32 layers x 32 heads x 128 dims x 2 bytes = 524,288.
   const auto out = run({{"model", "llama-2-7b"}, {"engine", "vllm"}});

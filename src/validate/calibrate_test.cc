@@ -5,7 +5,6 @@
 #include <gtest/gtest.h>
 
 #include <fstream>
-#include <iostream>
 #include <sstream>
 
 #include "gpusizer/json/calibrate.h"
@@ -121,27 +120,6 @@ TEST(Calibrate, NoRowsNoSummary) {
   const auto v = validate_speed(none, Catalog::builtin(), Catalog::builtin().speed());
   EXPECT_TRUE(v.stats.empty());
   EXPECT_EQ(to_json(v)["failed"], 0);
-}
-
-TEST(Calibrate, DISABLED_FitProfile) {
-  const auto cases = shipped_cases();
-  const auto r = calibrate_speed(cases, Catalog::builtin(), Catalog::builtin().speed());
-  std::cout << "calibrate rows " << r.n << " loss " << r.loss_before << " -> " << r.loss_after
-            << "\n";
-  for (const auto& [k, v] : r.fitted) std::cout << "  " << k << " = " << v << "\n";
-  std::ofstream(std::string(GPUSIZER_SOURCE_DIR) + "/build/speed_fitted.json")
-      << r.profile.dump(2) << "\n";
-  const auto fitted = SpeedProfile::from_json(r.profile);
-  for (const auto* prof : {&Catalog::builtin().speed(), &fitted}) {
-    const auto v = validate_speed(cases, Catalog::builtin(), *prof);
-    std::cout << (prof == &fitted ? "FITTED\n" : "START\n");
-    for (const auto& s : v.stats)
-      std::cout << "  " << (s.group.empty() ? "(all)" : s.group) << " " << s.metric << " " << s.use
-                << " n=" << s.n << " median=" << s.median << " p90=" << s.p90 << " bias=" << s.bias
-                << "\n";
-  }
-  std::ofstream(std::string(GPUSIZER_SOURCE_DIR) + "/build/speed_rows.json")
-      << to_json(validate_speed(cases, Catalog::builtin(), fitted))["rows"].dump(1) << "\n";
 }
 
 }  // namespace
