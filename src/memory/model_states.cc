@@ -326,7 +326,7 @@ ModelBytes stored_weights(const Scenario& s, const ModelBytes& p, const Explanat
     basis += explain_if(why, FMT_COMPILE("; embedding {} and head {}"), f.embedding_format,
                         f.lm_head_format);
   if (!f.dense_format.empty())
-    basis += explain_if(explain, FMT_COMPILE("; {} outside the routed experts"), f.dense_format);
+    basis += explain_if(why, FMT_COMPILE("; {} outside the routed experts"), f.dense_format);
   if (s.weights_file && s.weights_file->weights_format == f.id && s.weights_file->total_bytes > 0) {
     b = scaled(b, s.weights_file->total_bytes / b.total());
     basis = explain_if(why, FMT_COMPILE("exact tensor bytes read from {} ({})"),
