@@ -69,6 +69,8 @@ struct Options {
   bool local = false;      // models --local: what the local model stores hold
   bool bands = false;      // validate --bands: the derived speed bands
   bool no_levers = false;  // fit --no-levers: the scenario as given, no standard levers
+  bool no_changes =
+      false;  // estimate --no-changes: no "what to change" for a scenario that does not fit
   // Advisor constraints (recommend, report).
   std::optional<std::string> objective, region, costs_file;
   std::optional<int64_t> max_gpus;
@@ -110,6 +112,7 @@ void apply_flags(const Options& o, nlohmann::json& s) {
   set("engine_version", o.engine_version);
   set("gpu", o.gpu);
   set("method", o.method);
+  if (o.no_changes) s["changes"] = false;
   set("batch", o.batch);
   set("seq_len", o.seq_len);
   set("prompt_len", o.prompt_len);
@@ -510,6 +513,8 @@ void add_catalog_commands(CLI::App& app, Options& o, Commands& c) {
   c.estimate = app.add_subcommand("estimate", "memory, speed, cost and power of one scenario");
   add_format(c.estimate, o);
   add_scenario_flags(c.estimate, o);
+  c.estimate->add_flag("--no-changes", o.no_changes,
+                       "no \"changes\" for a scenario that does not fit (JSON \"changes\": false)");
   c.estimate->add_option("--jobs,-j", o.jobs, "threads for a .jsonl batch (default: one per core)")
       ->check(CLI::Range(1, 256));
   c.gpus = app.add_subcommand("gpus", "list the GPU catalog");

@@ -94,8 +94,12 @@ Answer answer(const nlohmann::json& input, const Catalog& catalog) {
   if (input.is_object())
     if (auto v = read_enum(input, "method", "", {"analytic", "rule-of-thumb"})) a.method = *v;
   if (a.method == "rule-of-thumb") apply_rule_of_thumb(a.rule_of_thumb, e);
-  // What to change so it fits: each change re-runs the estimator.
-  if (e.memory.fits && !*e.memory.fits && a.method == "analytic")
+  // What to change so it fits: each change re-runs the estimator, so a sweep over a grid of
+  // scenarios can turn it off ("changes": false, about half of a non-fitting line's cost).
+  bool want_changes = true;
+  if (input.is_object())
+    if (auto v = read_bool(input, "changes", "")) want_changes = *v;
+  if (want_changes && e.memory.fits && !*e.memory.fits && a.method == "analytic")
     a.changes = changes_to_fit(parsed, given, s, e, catalog);
   a.verdict = apply_fit_verdict(s, e);
   // An alias or a partial name is never swapped in silently: the answer says which catalog entry

@@ -5,6 +5,7 @@
 
 #include <regex>
 
+#include "gpusizer/error.h"
 #include "gpusizer/json/api.h"
 #include "gpusizer/json/lang.h"
 #include "gpusizer/json/render.h"
@@ -32,6 +33,26 @@ TEST(NotFitting, NoSpeedOrCostWhenItDoesNotFit) {
     EXPECT_EQ(text.find("usd_per"), std::string::npos) << text;
     EXPECT_EQ(text.find("cloud vs on-prem"), std::string::npos) << text;
     EXPECT_NE(text.find("What would make it fit"), std::string::npos) << text;
+  }
+}
+
+// "changes": false (CLI --no-changes) answers the same scenario without the search for what
+// would make it fit: still "fits": false and the memory figures, but no "changes" key. A value
+// that is not a boolean is bad input naming the field.
+TEST(NotFitting, NoChangesWhenAskedForNone) {
+  const nlohmann::json scenario = {
+      {"model", "llama-2-13b"}, {"weights", "fp16"}, {"gpu", "rtx-4090-24gb"}, {"changes", false}};
+  const auto j = estimate_json(scenario);
+  EXPECT_FALSE(j["fits"].get<bool>());
+  EXPECT_GT(j["memory"]["weights_bytes"].get<double>(), 26.0e9);
+  EXPECT_FALSE(j.contains("changes"));
+  nlohmann::json wrong = scenario;
+  wrong["changes"] = "no";
+  try {
+    estimate_json(wrong);
+    ADD_FAILURE() << "a string for \"changes\" was accepted";
+  } catch (const InputError& e) {
+    EXPECT_EQ(e.field(), "changes");
   }
 }
 

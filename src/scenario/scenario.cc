@@ -544,7 +544,8 @@ const ScenarioKeys& scenario_keys() {
               "image_size",
               "dataset_items",
               "epochs",
-              "method",  // read by the API and CLI (analytic | rule-of-thumb), not here
+              "method",   // read by the API and CLI (analytic | rule-of-thumb), not here
+              "changes",  // read by the estimate answer (false: no "what to change"), not here
               "costs",
               "facility",
               "traffic",
