@@ -2,8 +2,10 @@
 // of "what to change" and of the reverse fit. Prints Google Benchmark's table.
 #include <benchmark/benchmark.h>
 
-#include "gpusizer/advisor_json.h"
-#include "gpusizer/api.h"
+#include "gpusizer/advisor.h"
+#include "gpusizer/json/advisor.h"
+#include "gpusizer/json/api.h"
+#include "gpusizer/json/scenario.h"
 
 namespace {
 

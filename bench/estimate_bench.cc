@@ -2,10 +2,11 @@
 // library (aim: under one second on 2 cores). Prints Google Benchmark's table.
 #include <benchmark/benchmark.h>
 
-#include "gpusizer/api.h"
 #include "gpusizer/batch.h"
 #include "gpusizer/estimate.h"
-#include "gpusizer/json_text.h"
+#include "gpusizer/json/api.h"
+#include "gpusizer/json/json_text.h"
+#include "gpusizer/json/scenario.h"
 
 namespace {
 

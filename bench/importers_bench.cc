@@ -8,6 +8,7 @@
 
 #include "../src/importers/test_files.h"
 #include "gpusizer/importers.h"
+#include "gpusizer/json/importers.h"
 
 namespace fs = std::filesystem;
 using namespace gpusizer;

@@ -17,9 +17,12 @@
 #include <string>
 #include <vector>
 
-#include "gpusizer/advisor_json.h"
-#include "gpusizer/api.h"
+#include "gpusizer/advisor.h"
 #include "gpusizer/estimate.h"
+#include "gpusizer/json/advisor.h"
+#include "gpusizer/json/api.h"
+#include "gpusizer/json/json_text.h"
+#include "gpusizer/json/scenario.h"
 
 namespace {
 

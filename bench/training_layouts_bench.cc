@@ -12,7 +12,9 @@
 
 #include "advisor/testing_training_jobs.h"
 #include "advisor/training_layouts.h"
-#include "gpusizer/advisor_json.h"
+#include "gpusizer/advisor.h"
+#include "gpusizer/json/advisor.h"
+#include "gpusizer/json/scenario.h"
 
 namespace gpusizer {
 namespace {

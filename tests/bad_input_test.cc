@@ -17,8 +17,8 @@
 #include <typeinfo>
 #include <vector>
 
-#include "gpusizer/api.h"
 #include "gpusizer/error.h"
+#include "gpusizer/json/api.h"
 #include "server/server.h"
 
 namespace gpusizer {

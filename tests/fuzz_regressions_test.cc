@@ -8,8 +8,8 @@
 #include <sstream>
 
 #include "fuzz/http_input.h"
-#include "gpusizer/api.h"
 #include "gpusizer/error.h"
+#include "gpusizer/json/api.h"
 
 namespace gpusizer {
 namespace {

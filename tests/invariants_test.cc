@@ -11,9 +11,9 @@
 #include <cstdlib>
 #include <random>
 
-#include "gpusizer/api.h"
 #include "gpusizer/error.h"
-#include "gpusizer/json_text.h"
+#include "gpusizer/json/api.h"
+#include "gpusizer/json/json_text.h"
 
 namespace gpusizer {
 namespace {

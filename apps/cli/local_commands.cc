@@ -11,12 +11,13 @@
 
 #include "gpusizer/calibrate.h"
 #include "gpusizer/error.h"
-#include "gpusizer/json_text.h"
-#include "gpusizer/log_check.h"
+#include "gpusizer/json/calibrate.h"
+#include "gpusizer/json/json_text.h"
+#include "gpusizer/json/log_check.h"
+#include "gpusizer/json/render_csv.h"
 #include "gpusizer/log_reader.h"
 #include "gpusizer/model_store.h"
 #include "gpusizer/regular_file.h"
-#include "gpusizer/render_csv.h"
 #include "gpusizer/speed_profile.h"
 
 namespace gpusizer::cli {

@@ -13,19 +13,25 @@
 #include <optional>
 #include <sstream>
 
-#include "gpusizer/api.h"
 #include "gpusizer/batch.h"
 #include "gpusizer/calibrate.h"
 #include "gpusizer/error.h"
 #include "gpusizer/importers.h"
-#include "gpusizer/json_input.h"
-#include "gpusizer/json_text.h"
+#include "gpusizer/json/api.h"
+#include "gpusizer/json/calibrate.h"
+#include "gpusizer/json/importers.h"
+#include "gpusizer/json/json_input.h"
+#include "gpusizer/json/json_text.h"
+#include "gpusizer/json/lang.h"
+#include "gpusizer/json/render.h"
+#include "gpusizer/json/render_csv.h"
+#include "gpusizer/json/scenario.h"
+#include "gpusizer/json/speed_bands.h"
+#include "gpusizer/json/validation.h"
 #include "gpusizer/lang.h"
 #include "gpusizer/model_store.h"
 #include "gpusizer/progress.h"
 #include "gpusizer/regular_file.h"
-#include "gpusizer/render.h"
-#include "gpusizer/render_csv.h"
 #include "gpusizer/scenario.h"
 #include "gpusizer/server.h"
 #include "gpusizer/speed_bands_fit.h"
@@ -171,7 +177,7 @@ std::string dump(const nlohmann::json& value, int indent = -1) {
 }
 
 // Strict: a NUL byte, a duplicate key or a number a double cannot hold is bad input
-// (gpusizer/json_input.h).
+// (gpusizer/json/json_input.h).
 nlohmann::json parse_json(std::string_view text, const std::string& where) {
   return parse_json_input(text, where);
 }
@@ -314,7 +320,7 @@ int run_validate(const Options& o) {
     const std::time_t now = std::time(nullptr);
     char date[16];
     std::strftime(date, sizeof date, "%Y-%m-%d", std::gmtime(&now));
-    std::cout << dump(derive_shipped_speed_bands(catalog, date).to_json(), 2) << "\n";
+    std::cout << dump(to_json(derive_shipped_speed_bands(catalog, date)), 2) << "\n";
     return 0;
   }
   nlohmann::json report = to_json(validate_memory(catalog.memory_cases(), catalog));

@@ -4,7 +4,7 @@
 // each candidate, keeps what fits with headroom and meets the constraints, ranks it by the
 // objective and says why; plus "what to change so it fits" and the reverse question "what fits
 // these GPUs". Nothing here computes memory or speed itself. Typed input only: the contract's
-// JSON requests are parsed in gpusizer/advisor_json.h.
+// JSON requests are parsed in gpusizer/json/advisor.h.
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -46,7 +46,7 @@ struct LayoutPins {
   std::optional<Offload> offload;
 };
 
-/// A recommend request, parsed (gpusizer/advisor_json.h parses the contract's JSON into one).
+/// A recommend request, parsed (gpusizer/json/advisor.h parses the contract's JSON into one).
 struct RecommendRequest {
   Scenario scenario;    ///< as parse_scenario returned it (before the layout is chosen)
   ScenarioGiven given;  ///< what its input fixed

@@ -63,12 +63,6 @@ struct SpeedValidation {
 /// Errors of every included case under `profile`.
 SpeedValidation validate_speed(const std::vector<PreparedCase>& cases, const Catalog& catalog,
                                const SpeedProfile& profile);
-/// The validation as JSON: {"summary": [...], "rows": [...], "failed": n}.
-nlohmann::json to_json(const SpeedValidation& v);
-
-/// validate_speed over the built-in data/validation/throughput_cases.jsonl with the built-in
-/// profile, as JSON (what `gpusizer validate` prints for speed).
-nlohmann::json validate_speed_shipped(const Catalog& catalog);
 
 struct CalibrationResult {
   nlohmann::json profile;                  ///< the input profile document with the fitted values

@@ -4,7 +4,6 @@
 // cases), from the files compiled into the binary or a user's own directory, file by file. It is
 // the one way data enters gpusizer and is passed by reference to everything that reads data.
 // Lookups are case-insensitive, take aliases, and answer an unknown name with the closest ones.
-#include <nlohmann/json.hpp>
 #include <string>
 #include <string_view>
 #include <unordered_map>

@@ -3,17 +3,18 @@
 // against buying (GPUs + servers, amortization, power x PUE, maintenance), in USD and CNY, and
 // the break-even between them. Defaults from data/costs.json; prices per GPU from data/gpus.csv.
 #include <cstdint>
-#include <nlohmann/json.hpp>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
 
+#include "gpusizer/performance_estimate.h"
+#include "gpusizer/power_estimate.h"
 #include "gpusizer/site.h"
 
 namespace gpusizer {
 
 struct Scenario;
-struct Estimate;
 class Catalog;
 
 /// The fleet rented as whole cloud instances (data/instances.csv): `count` x one shape.
@@ -46,6 +47,16 @@ struct BreakEven {
   std::string verdict;
 };
 
+struct CostEstimate {
+  std::optional<double> usd_per_hour;
+  std::optional<double> usd_per_million_tokens;
+  std::optional<double> usd_per_million_requests;  ///< serving: output_len tokens a request
+  std::optional<double> usd_per_run;               ///< training: when training.tokens is given
+  /// Figure -> [low, high] from the band of the throughput it divides by.
+  std::map<std::string, std::pair<double, double>> bands;
+  std::optional<double> usd_total;  ///< training: the whole run (cost/run_cost.h), with tokens
+};
+
 struct Ownership {
   std::optional<CloudCost> cloud;
   std::optional<OnPremCost> on_prem;
@@ -55,13 +66,12 @@ struct Ownership {
   std::string not_rented;  ///< why there is no cloud price (no instance of this GPU); else empty
 };
 
-/// Cloud and on-prem cost of the scenario's system, using the speed and power of its estimate:
+/// Cloud and on-prem cost of the scenario's system, from its speed (`performance`, none when not
+/// estimated) and its power:
 /// the fleet in whole cloud instances (data/instances.csv; `region` "cn" takes the instances of
 /// mainland-China regions, anything else the others) and whole servers (data/servers.csv).
-Ownership ownership_cost(const Scenario& s, const Estimate& e, const CostAssumptions& a,
+Ownership ownership_cost(const Scenario& s, const std::optional<PerformanceEstimate>& performance,
+                         const PowerEstimate& power, const CostAssumptions& a,
                          const Catalog& catalog, const std::string& region = "");
-
-/// The ownership block as JSON (the "ownership" key of an estimate's "cost").
-nlohmann::json to_json(const Ownership& o);
 
 }  // namespace gpusizer

@@ -4,7 +4,6 @@
 // device figures (driver reservation, ECC, CUDA context, NCCL) apart from the engines. The
 // estimators read these structs, never the JSON and never an engine's name.
 #include <cstdint>
-#include <nlohmann/json.hpp>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -27,9 +26,6 @@ struct Zero3Defaults {
   double auto_persistence_per_hidden = 0;
   bool hf_auto = false;  ///< buckets: "hf-auto" (the templates' sizes) or DeepSpeed's defaults
 };
-
-/// Reads engines.json deepspeed.zero3; throws InputError naming the missing or bad key.
-Zero3Defaults read_zero3_defaults(const nlohmann::json& engines, const std::string& file);
 
 /// Figures of the device and driver, the same under every engine (engines.json "device").
 struct DeviceProfile {
@@ -153,12 +149,6 @@ struct EngineDefaults {
   std::vector<std::string> serving;  ///< first that runs on the GPU and loads the weights
   std::string training;
 };
-EngineDefaults read_engine_defaults(const nlohmann::json& engines, const std::string& file);
-
-/// Reads every engine of engines.json (all keys but "device", "defaults" and comments).
-std::vector<EngineProfile> read_engine_profiles(const nlohmann::json& engines,
-                                                const std::string& file);
-DeviceProfile read_device_profile(const nlohmann::json& engines, const std::string& file);
 
 /// The KV-pool fraction a preallocating engine uses: the scenario's when given, else the
 /// release's default (by TP size where it has a table).

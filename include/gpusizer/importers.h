@@ -2,7 +2,6 @@
 // Reading real model files offline: Hugging Face config.json, safetensors headers (sharded too),
 // GGUF headers (v2, v3; split files). Every length, count and offset is checked against the file
 // size and sane limits; a malformed file is an InputError naming the byte offset or JSON path.
-#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -20,9 +19,6 @@ struct ImportedModel {
   std::string weights_format;  ///< from quantization_config or the file's dtypes; empty = unknown
   std::vector<std::string> warnings;  ///< fields assumed, unknown model_type, ...
 };
-
-/// Builds a Model from a Hugging Face config.json object; `where` prefixes JSON paths in errors.
-ImportedModel import_hf_config(const nlohmann::json& config, const std::string& where);
 
 /// Parses config.json text (the bytes of the file) and imports it; malformed JSON is "bad_file".
 ImportedModel import_hf_config_text(std::string_view text, const std::string& where);
@@ -50,10 +46,6 @@ ImportedModel import_gguf_path(const std::string& path);
 /// catalog has no row for, such as IQ*) the catalog's GGUF format closest in bits per weight;
 /// empty when unknown. The one rule, used by the scenario and the inspect report.
 std::string imported_weights_format(const ImportedModel& imported, const Catalog& catalog);
-
-/// The imported model as JSON: architecture fields, exact parameter counts (count_params), the
-/// weight files' bytes by dtype, weights format, analytic-vs-file comparison and warnings.
-nlohmann::json imported_to_json(const ImportedModel& imported, const Catalog& catalog);
 
 /// The imported model as a readable text table.
 std::string imported_to_text(const ImportedModel& imported, const Catalog& catalog);

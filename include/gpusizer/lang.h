@@ -3,7 +3,6 @@
 // texts in English; the faces translate them at the last step, before rendering, with the
 // templates of data/lang/zh.json: an English template whose holes stand for numbers and names,
 // and the Chinese template that uses them. Keys, ids, codes and numbers never change.
-#include <nlohmann/json.hpp>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -26,20 +25,8 @@ const char* lang_code(Lang lang);
 /// One English text in `lang`; unchanged for English, and for a text no template covers.
 std::string translate_text(std::string_view english, Lang lang);
 
-/// Translates, in place, every human-readable text of a result of estimate, recommend, fit,
-/// report, check or an error object: warnings, reasons, rejections (why), changes and their
-/// costs, verdicts, basis explanations, error messages. Keys, ids and numbers stay.
-void localize(nlohmann::json& result, Lang lang);
-
 /// Whether a key's string values are human-readable text (what localize translates).
 bool is_text_key(std::string_view key);
-
-/// The error object of the contract, extended: {"error": {"code", "message", "field"}} with
-/// `field` the field the message names ("" when none) and, when the message offers names
-/// ("did you mean a, b?", "it matches a, b"), "suggestions": ["a", "b"]. The message is in
-/// `lang`.
-nlohmann::json error_json(const std::string& code, const std::string& message,
-                          const std::string& field, Lang lang);
 
 /// The names an error message offers ("did you mean a, b, c?", "it matches a, b"), in order.
 std::vector<std::string> suggestions_in(std::string_view message);

@@ -145,9 +145,6 @@ struct Scenario {
 /// ("gate_proj" selects "experts.gate_proj"); "all-linear" selects every matrix but the router.
 bool lora_target_matches(std::string_view target, std::string_view module);
 
-/// Checks and completes a scenario from the contract's JSON. Throws InputError naming the field.
-Scenario parse_scenario(const nlohmann::json& input, const Catalog& catalog);
-
 /// The keys the scenario JSON reads (docs/contract.md, plus the extensions the code accepts), by
 /// object. parse_scenario turns any other key of the top level, "training" or "parallel" into a
 /// note ("ignored unknown field ..."); the fuzz seed dictionary is built from these lists.

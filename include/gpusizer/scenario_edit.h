@@ -4,7 +4,6 @@
 // a shorter context, a ZeRO layout, ...) applied to a Scenario with the defaults that follow them
 // derived again, as parse_scenario would derive them for the JSON with the edit merged in.
 #include <cstdint>
-#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 
@@ -25,9 +24,6 @@ struct ScenarioGiven {
   bool tp = false, pp = false, dp = false;     ///< else the split follows gpu_count (place_split)
   bool zero_stage = false, recompute = false;  ///< training.zero_stage, .gradient_checkpointing
 };
-
-/// parse_scenario, also saying which fields the input gave.
-Scenario parse_scenario(const nlohmann::json& input, const Catalog& catalog, ScenarioGiven& given);
 
 /// The cross-field checks of a complete scenario, in the order parse_scenario meets them: a
 /// vision model needs cv-train, qlora a quantized base, the engine must run the task, LoRA
@@ -68,9 +64,6 @@ ScenarioEdit merged(ScenarioEdit a, const ScenarioEdit& b);
 
 /// Which fields are given after the edit: those `given` names and those the edit sets.
 ScenarioGiven given_after(ScenarioGiven given, const ScenarioEdit& edit);
-
-/// The edit as a merge patch on the scenario JSON (docs/contract.md, "changes"[].patch).
-nlohmann::json to_patch(const ScenarioEdit& edit);
 
 /// `s` (as parse_scenario returned it, before the layout is chosen; `given` what its input
 /// fixed) with the edit applied (a gpu_count without default_split keeps the input's split

@@ -5,8 +5,11 @@
 #include <string>
 #include <vector>
 
-#include "gpusizer/estimate.h"
+#include "gpusizer/catalog.h"
 #include "gpusizer/explanations.h"
+#include "gpusizer/memory_estimate.h"
+#include "gpusizer/performance_estimate.h"
+#include "gpusizer/scenario.h"
 #include "gpusizer/speed_profile.h"
 
 namespace gpusizer {

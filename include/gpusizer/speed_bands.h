@@ -7,7 +7,6 @@
 // data/validation/throughput_cases.jsonl. `gpusizer validate --bands` derives the table; it is
 // shipped as data/speed_bands.json (scripts/update_speed_bands.sh) and `validate` reports the
 // share of the check half that falls inside its band.
-#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -38,11 +37,7 @@ std::pair<double, double> band_of(double value, const FigureKind& kind, const Sp
 
 class SpeedBands {
  public:
-  /// Reads data/speed_bands.json strictly: {"source", "date", "bands": [{kind, engine,
-  /// low_error, high_error, n}]}; throws InputError naming the file and key.
-  static SpeedBands from_json(const nlohmann::json& doc, const std::string& file);
-  nlohmann::json to_json() const;
-
+  /// data/speed_bands.json is read by read_speed_bands and written by to_json (json/ folder).
   /// The band of `kind` on `engine`, else of `kind` on every engine; nullptr when there is none.
   const SpeedBand* find(std::string_view kind, std::string_view engine) const;
   const std::vector<SpeedBand>& bands() const { return bands_; }

@@ -1,8 +1,8 @@
 #pragma once
 // `gpusizer validate`: runs every shipped measurement case through the estimator and reports the
 // error per source group and overall (data/validation/memory_cases.jsonl).
-#include <nlohmann/json.hpp>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "gpusizer/catalog.h"
@@ -35,7 +35,5 @@ struct ValidationReport {
 
 /// Runs the memory cases (JSONL text, one case per line) and summarises the errors.
 ValidationReport validate_memory(std::string_view cases_jsonl, const Catalog& catalog);
-
-nlohmann::json to_json(const ValidationReport& report);
 
 }  // namespace gpusizer

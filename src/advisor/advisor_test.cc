@@ -6,9 +6,11 @@
 #include <algorithm>
 #include <random>
 
-#include "gpusizer/advisor_json.h"
-#include "gpusizer/api.h"
+#include "gpusizer/advisor.h"
 #include "gpusizer/error.h"
+#include "gpusizer/json/advisor.h"
+#include "gpusizer/json/api.h"
+#include "gpusizer/json/scenario.h"
 
 namespace gpusizer {
 namespace {

@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "gpusizer/advisor.h"
+#include "gpusizer/json/scenario.h"
 #include "gpusizer/units.h"
 
 namespace gpusizer {

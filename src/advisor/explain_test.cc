@@ -1,6 +1,7 @@
 // The advisor's unmet constraints as an enum: the search decides on the kind, the binding comes
 // from it, the text is made from it. Figures set by hand.
 #include "advisor/explain.h"
+#include "gpusizer/json/scenario.h"
 
 #include <gtest/gtest.h>
 

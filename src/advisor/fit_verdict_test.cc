@@ -1,6 +1,7 @@
 // The verdict of an estimate: a scenario that does not fit loses its speed figures; a context
 // past the model's maximum is the first warning.
 #include "gpusizer/fit_verdict.h"
+#include "gpusizer/json/scenario.h"
 
 #include <gtest/gtest.h>
 

@@ -7,6 +7,7 @@
 #include "advisor/explain.h"
 #include "cost/fleet.h"
 #include "estimate/power.h"
+#include "gpusizer/json/site.h"
 
 namespace gpusizer {
 
@@ -50,7 +51,7 @@ void price_in_region(const Scenario& s, Estimate& e, const Catalog& catalog,
                      const std::string& region) {
   if (region != "cn" || !s.gpu || !e.ownership) return;
   const CostAssumptions a = with_cost_overrides(catalog.cost_defaults(), s.costs);
-  e.ownership = ownership_cost(s, e, a, catalog, region);
+  e.ownership = ownership_cost(s, e.performance, e.power, a, catalog, region);
   if (const std::string why = china_block(*s.gpu); !why.empty() && e.ownership->on_prem) {
     // Not for sale there: only the capacity already in Chinese clouds can be rented.
     e.ownership->on_prem.reset();

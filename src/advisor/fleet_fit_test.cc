@@ -4,7 +4,9 @@
 
 #include <gtest/gtest.h>
 
-#include "gpusizer/advisor_json.h"
+#include "gpusizer/advisor.h"
+#include "gpusizer/json/advisor.h"
+#include "gpusizer/json/scenario.h"
 
 namespace gpusizer {
 namespace {

@@ -9,8 +9,9 @@
 
 #include "advisor/candidates.h"
 #include "estimate/layout.h"
-#include "gpusizer/advisor_json.h"
 #include "gpusizer/error.h"
+#include "gpusizer/json/advisor.h"
+#include "gpusizer/json/scenario.h"
 
 namespace gpusizer {
 namespace {

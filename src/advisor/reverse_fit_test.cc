@@ -2,8 +2,8 @@
 // checkpointing) unless told not to. Bounds worked out by hand in the comments.
 #include <gtest/gtest.h>
 
-#include "gpusizer/advisor_json.h"
 #include "gpusizer/error.h"
+#include "gpusizer/json/advisor.h"
 
 namespace gpusizer {
 namespace {

@@ -9,7 +9,7 @@
 #include <string>
 
 #include "embed/embedded.h"
-#include "gpusizer/api.h"
+#include "gpusizer/json/api.h"
 
 namespace gpusizer {
 namespace {

@@ -7,6 +7,7 @@
 
 #include "advisor/testing_training_jobs.h"
 #include "gpusizer/error.h"
+#include "gpusizer/json/scenario.h"
 
 namespace gpusizer {
 namespace {

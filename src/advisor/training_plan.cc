@@ -22,7 +22,8 @@ void price_run_as_the_fleet(Option& opt, const Constraints& c) {
   if (!price.per_hour || !opt.estimate.performance || !opt.estimate.performance->time_to_train_s)
     return;
   const bool on_prem = price.source == explain::Price::Source::kOnPrem;
-  const RunCost run = price_training_run(opt.scenario, opt.estimate,
+  const RunCost run = price_training_run(opt.scenario, opt.estimate.performance,
+                                         opt.estimate.ownership, opt.estimate.power,
                                          on_prem ? RunPriceBasis::kOnPrem : RunPriceBasis::kCloud);
   opt.estimate.cost.usd_total = run.usd_total;
   if (!run.basis.empty()) opt.estimate.basis["usd_total"] = run.basis;

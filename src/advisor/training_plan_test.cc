@@ -9,8 +9,9 @@
 #include <tuple>
 
 #include "advisor/testing_training_jobs.h"
-#include "gpusizer/advisor_json.h"
-#include "gpusizer/api.h"
+#include "gpusizer/advisor.h"
+#include "gpusizer/json/advisor.h"
+#include "gpusizer/json/api.h"
 
 namespace gpusizer {
 namespace {

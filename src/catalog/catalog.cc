@@ -18,6 +18,9 @@
 #include "catalog/model_record.h"
 #include "embed/embedded.h"
 #include "gpusizer/error.h"
+#include "gpusizer/json/engine_profile.h"
+#include "gpusizer/json/site.h"
+#include "gpusizer/json/speed_bands.h"
 
 namespace gpusizer {
 namespace {
@@ -307,8 +310,8 @@ Catalog Catalog::from_texts(const std::vector<std::pair<std::string, std::string
     c.zero3_ = read_zero3_defaults(engines, "engines.json");
   }
   c.speed_ = SpeedProfile::parse(text("speed.json"), "speed.json");
-  c.speed_bands_ = SpeedBands::from_json(
-      data::parse_json(text("speed_bands.json"), "speed_bands.json"), "speed_bands.json");
+  c.speed_bands_ = read_speed_bands(data::parse_json(text("speed_bands.json"), "speed_bands.json"),
+                                    "speed_bands.json");
   c.costs_ = read_cost_defaults(data::parse_json(text("costs.json"), "costs.json"), "costs.json");
   c.facility_ = read_facility_defaults(data::parse_json(text("facility.json"), "facility.json"),
                                        "facility.json");

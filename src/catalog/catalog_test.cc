@@ -12,6 +12,7 @@
 #include "embed/embedded.h"
 #include "gpusizer/error.h"
 #include "gpusizer/estimate.h"
+#include "gpusizer/json/scenario.h"
 
 namespace gpusizer {
 namespace {

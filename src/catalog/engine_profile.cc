@@ -7,6 +7,7 @@
 
 #include "catalog/data_json.h"
 #include "gpusizer/error.h"
+#include "gpusizer/json/engine_profile.h"
 
 namespace gpusizer {
 namespace {

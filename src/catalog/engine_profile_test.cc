@@ -6,6 +6,7 @@
 #include "embed/embedded.h"
 #include "gpusizer/catalog.h"
 #include "gpusizer/error.h"
+#include "gpusizer/json/engine_profile.h"
 
 namespace gpusizer {
 namespace {

@@ -2,9 +2,12 @@
 // overrides. The ranges are the same for a data file and for an override.
 #include "gpusizer/site.h"
 
+#include <map>
+
 #include "catalog/data_json.h"
 #include "core/json_fields.h"
 #include "gpusizer/error.h"
+#include "gpusizer/json/site.h"
 
 namespace gpusizer {
 namespace {
@@ -54,13 +57,15 @@ std::vector<std::string> keys_of(const Range (&ranges)[N], std::vector<std::stri
 }
 
 // server_usd_per_node: form-factor class -> non-negative USD.
-void read_server_prices(const nlohmann::json& v, const std::string& where, nlohmann::json& out) {
+void read_server_prices(const nlohmann::json& v, const std::string& where,
+                        std::map<std::string, double>& out) {
   if (!v.is_object())
     throw InputError(where, "must be an object of form factor -> USD", "bad_file");
   for (const auto& [k, price] : v.items())
     if (!price.is_number() || !(price.get<double>() >= 0) || price.get<double>() > 1e9)
       throw InputError(where + "." + k, "must be a number of USD between 0 and 1e9", "bad_file");
-  out = v;
+  out.clear();
+  for (const auto& [k, price] : v.items()) out[k] = price.get<double>();
 }
 
 }  // namespace
@@ -102,12 +107,12 @@ CostAssumptions with_cost_overrides(CostAssumptions a, const nlohmann::json& ove
   if (auto it = overrides.find("server_usd_per_node"); it != overrides.end()) {
     if (it->is_number()) {
       const double v = *read_number(overrides, "server_usd_per_node", "costs", 0, 1e9);
-      for (auto& [k, value] : a.server_usd_per_node.items()) value = v;
+      for (auto& [k, value] : a.server_usd_per_node) value = v;
     } else if (it->is_object()) {
       for (const auto& [k, value] : it->items()) {
         if (!value.is_number() || value.get<double>() < 0)
           throw InputError("costs.server_usd_per_node." + k, "must be a non-negative number");
-        a.server_usd_per_node[k] = value;
+        a.server_usd_per_node[k] = value.get<double>();
       }
     } else {
       throw InputError("costs.server_usd_per_node", "must be a number or an object");

@@ -2,6 +2,7 @@
 
 #include "catalog/data_json.h"
 #include "gpusizer/error.h"
+#include "gpusizer/json/speed_bands.h"
 
 namespace gpusizer {
 
@@ -31,7 +32,7 @@ std::pair<double, double> band_of(double value, const FigureKind& kind, const Sp
   return {value / (1 + band.high_error), value / (1 + band.low_error)};
 }
 
-SpeedBands SpeedBands::from_json(const nlohmann::json& doc, const std::string& file) {
+SpeedBands read_speed_bands(const nlohmann::json& doc, const std::string& file) {
   if (!doc.is_object()) throw InputError(file, "must be a JSON object", "bad_file");
   data::reject_unknown_keys(doc, file, {"source", "date", "bands"});
   SpeedBands out;
@@ -63,15 +64,15 @@ SpeedBands SpeedBands::from_json(const nlohmann::json& doc, const std::string& f
   return out;
 }
 
-nlohmann::json SpeedBands::to_json() const {
+nlohmann::json to_json(const SpeedBands& bands) {
   nlohmann::json list = nlohmann::json::array();
-  for (const auto& b : bands_)
+  for (const auto& b : bands.bands_)
     list.push_back({{"kind", b.kind},
                     {"engine", b.engine},
                     {"low_error", b.low_error},
                     {"high_error", b.high_error},
                     {"n", b.n}});
-  return {{"source", source}, {"date", date}, {"bands", list}};
+  return {{"source", bands.source}, {"date", bands.date}, {"bands", list}};
 }
 
 const SpeedBand* SpeedBands::find(std::string_view kind, std::string_view engine) const {

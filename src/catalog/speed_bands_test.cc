@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "gpusizer/error.h"
+#include "gpusizer/json/speed_bands.h"
 
 namespace gpusizer {
 namespace {
@@ -26,28 +27,28 @@ TEST(SpeedBands, RatesAndTimesInvertTheSameError) {
 }
 
 TEST(SpeedBands, EngineBandFirstThenEveryEngine) {
-  const SpeedBands b = SpeedBands::from_json(doc({{{"kind", "decode"},
-                                                   {"engine", "*"},
-                                                   {"low_error", -0.1},
-                                                   {"high_error", 0.1},
-                                                   {"n", 30}},
-                                                  {{"kind", "decode"},
-                                                   {"engine", "vllm"},
-                                                   {"low_error", -0.3},
-                                                   {"high_error", 0.2},
-                                                   {"n", 12}}}),
-                                             "speed_bands.json");
+  const SpeedBands b = read_speed_bands(doc({{{"kind", "decode"},
+                                              {"engine", "*"},
+                                              {"low_error", -0.1},
+                                              {"high_error", 0.1},
+                                              {"n", 30}},
+                                             {{"kind", "decode"},
+                                              {"engine", "vllm"},
+                                              {"low_error", -0.3},
+                                              {"high_error", 0.2},
+                                              {"n", 12}}}),
+                                        "speed_bands.json");
   ASSERT_NE(b.find("decode", "vllm"), nullptr);
   EXPECT_EQ(b.find("decode", "vllm")->n, 12);
   EXPECT_EQ(b.find("decode", "hf")->engine, "*");
   EXPECT_EQ(b.find("prefill", "hf"), nullptr);
-  EXPECT_EQ(SpeedBands::from_json(b.to_json(), "again").bands().size(), 2u);
+  EXPECT_EQ(read_speed_bands(to_json(b), "again").bands().size(), 2u);
 }
 
 TEST(SpeedBands, BadFilesNameTheKey) {
   auto field = [](const nlohmann::json& d) {
     try {
-      (void)SpeedBands::from_json(d, "speed_bands.json");
+      (void)read_speed_bands(d, "speed_bands.json");
     } catch (const InputError& e) {
       return e.field();
     }

@@ -6,6 +6,7 @@
 
 #include "gpusizer/error.h"
 #include "gpusizer/estimate.h"
+#include "gpusizer/json/scenario.h"
 
 namespace gpusizer {
 namespace {

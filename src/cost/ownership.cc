@@ -13,7 +13,7 @@
 #include "cost/fleet.h"
 #include "cost/ownership_figures.h"
 #include "gpusizer/error.h"
-#include "gpusizer/estimate.h"
+#include "gpusizer/scenario.h"
 
 namespace gpusizer {
 
@@ -107,12 +107,12 @@ double server_price(const Scenario& s, const Gpu& g, const CostAssumptions& a,
   const bool user_price = s.costs.is_object() && s.costs.contains("server_usd_per_node");
   if (!user_price && plan.server && plan.server->chassis_usd) return *plan.server->chassis_usd;
   const auto it = a.server_usd_per_node.find(g.form_factor_class);
-  if (it == a.server_usd_per_node.end() || !it->is_number())
+  if (it == a.server_usd_per_node.end())
     throw InputError("costs.json server_usd_per_node." + g.form_factor_class,
                      "is missing: the price of a server for " + g.name + " (form factor class " +
                          g.form_factor_class + " in gpus.csv)",
                      "bad_file");
-  return it->get<double>();
+  return it->second;
 }
 
 std::string on_prem_basis(const Scenario& s, const Gpu& g, const CostAssumptions& a,
@@ -133,22 +133,22 @@ std::string on_prem_basis(const Scenario& s, const Gpu& g, const CostAssumptions
 }
 
 // On-prem: whole servers of the smallest form that holds a node (data/servers.csv).
-void add_on_prem(const Scenario& s, const Estimate& e, const CostAssumptions& a,
+void add_on_prem(const Scenario& s, const PowerEstimate& power, const CostAssumptions& a,
                  const Catalog& catalog, const Use& use, bool text, Ownership& o) {
   const Gpu& g = *s.gpu;
-  if (!g.launch_price_usd || !e.power.node_peak_watts || !e.power.nodes) return;
+  if (!g.launch_price_usd || !power.node_peak_watts || !power.nodes) return;
   const NodePlan plan = plan_nodes(g, s.gpu_count, s.gpus_per_node, catalog);
   const bool user_price = s.costs.is_object() && s.costs.contains("server_usd_per_node");
   const double server = server_price(s, g, a, plan);
   OnPremCost p;
   p.gpus_usd = *g.launch_price_usd * static_cast<double>(s.gpu_count);
   p.server = plan.server && !user_price ? plan.server->id : "";
-  p.servers = *e.power.nodes;
-  p.servers_usd = server * static_cast<double>(*e.power.nodes);
+  p.servers = *power.nodes;
+  p.servers_usd = server * static_cast<double>(*power.nodes);
   p.capex_usd = p.gpus_usd + p.servers_usd;
   p.capex_cny = p.capex_usd * a.usd_to_cny;
   // Energy while running: the nodes' peak draw (no design margin) x PUE x tariff.
-  const double it_kw = *e.power.node_peak_watts * static_cast<double>(*e.power.nodes) / 1000.0;
+  const double it_kw = *power.node_peak_watts * static_cast<double>(*power.nodes) / 1000.0;
   p.energy_usd_per_hour = it_kw * a.pue * a.electricity_usd_per_kwh;
   p.maintenance_usd_per_year = a.maintenance_fraction_per_year * p.capex_usd;
   // Amortized cost per useful hour: (capex / years + maintenance) spread over the hours used,
@@ -224,30 +224,34 @@ void set_break_even(const Gpu& g, const CostAssumptions& a, Ownership& o) {
   }
 }
 
-Ownership ownership(const Scenario& s, const Estimate& e, const CostAssumptions& a,
-                    const Catalog& catalog, const std::string& region, bool text) {
+Ownership ownership(const Scenario& s, const std::optional<PerformanceEstimate>& performance,
+                    const PowerEstimate& power, const CostAssumptions& a, const Catalog& catalog,
+                    const std::string& region, bool text) {
   Ownership o;
   o.assumptions = a;
   if (!s.gpu) return o;
   Use use;
-  use.tokens_per_s = useful_tokens_per_s(s, e);
-  if (e.performance && e.performance->time_to_train_s) use.run_s = *e.performance->time_to_train_s;
+  use.tokens_per_s = useful_tokens_per_s(s, performance);
+  if (performance && performance->time_to_train_s) use.run_s = *performance->time_to_train_s;
   add_cloud(s, a, catalog, region, use, text, o);
-  add_on_prem(s, e, a, catalog, use, text, o);
+  add_on_prem(s, power, a, catalog, use, text, o);
   if (text) set_break_even(*s.gpu, a, o);
   return o;
 }
 
 }  // namespace
 
-Ownership ownership_cost(const Scenario& s, const Estimate& e, const CostAssumptions& a,
+Ownership ownership_cost(const Scenario& s, const std::optional<PerformanceEstimate>& performance,
+                         const PowerEstimate& power, const CostAssumptions& a,
                          const Catalog& catalog, const std::string& region) {
-  return ownership(s, e, a, catalog, region, true);
+  return ownership(s, performance, power, a, catalog, region, true);
 }
 
-Ownership ownership_figures(const Scenario& s, const Estimate& e, const CostAssumptions& a,
+Ownership ownership_figures(const Scenario& s,
+                            const std::optional<PerformanceEstimate>& performance,
+                            const PowerEstimate& power, const CostAssumptions& a,
                             const Catalog& catalog, const std::string& region) {
-  return ownership(s, e, a, catalog, region, false);
+  return ownership(s, performance, power, a, catalog, region, false);
 }
 
 // to_json(const Ownership&) is written by the report (src/report/ownership_json.cc).

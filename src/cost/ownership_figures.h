@@ -2,15 +2,18 @@
 // Ownership's figures alone, for searches that rank many candidates (issue 18): ownership_cost
 // without its text (no basis lines, no not_rented reason, no break-even verdict), the cloud and
 // on-prem prices the same numbers.
+#include <optional>
 #include <string>
 
 #include "gpusizer/cost.h"
 
 namespace gpusizer {
 
-/// ownership_cost(s, e, a, catalog, region) with the cloud and on-prem costs only: `basis`,
-/// `not_rented` and `break_even` are left empty.
-Ownership ownership_figures(const Scenario& s, const Estimate& e, const CostAssumptions& a,
+/// ownership_cost(s, performance, power, a, catalog, region) with the cloud and on-prem costs only:
+/// `basis`, `not_rented` and `break_even` are left empty.
+Ownership ownership_figures(const Scenario& s,
+                            const std::optional<PerformanceEstimate>& performance,
+                            const PowerEstimate& power, const CostAssumptions& a,
                             const Catalog& catalog, const std::string& region = "");
 
 }  // namespace gpusizer

@@ -5,6 +5,8 @@
 #include "gpusizer/cost.h"
 #include "gpusizer/error.h"
 #include "gpusizer/estimate.h"
+#include "gpusizer/json/scenario.h"
+#include "gpusizer/json/site.h"
 
 namespace gpusizer {
 namespace {
@@ -47,8 +49,8 @@ TEST(Ownership, FiguresAloneHaveThePricesAndNoText) {
   const Scenario s = parse_scenario(
       {{"model", "llama-2-7b"}, {"gpu", "a100-sxm4-80gb"}, {"gpu_count", 8}}, Catalog::builtin());
   const Estimate e = estimate(s, Catalog::builtin());
-  const Ownership o =
-      ownership_figures(s, e, Catalog::builtin().cost_defaults(), Catalog::builtin());
+  const Ownership o = ownership_figures(s, e.performance, e.power,
+                                        Catalog::builtin().cost_defaults(), Catalog::builtin());
   ASSERT_TRUE(o.cloud && o.on_prem);
   EXPECT_NEAR(o.cloud->usd_per_hour, 27.4471, 1e-9);
   EXPECT_NEAR(o.on_prem->capex_usd, 180000, 1e-6);

@@ -5,10 +5,13 @@
 #include <optional>
 #include <string>
 
+#include "gpusizer/cost.h"
+#include "gpusizer/performance_estimate.h"
+#include "gpusizer/power_estimate.h"
+
 namespace gpusizer {
 
 struct Scenario;
-struct Estimate;
 
 struct RunCost {
   std::optional<double> usd_total;  ///< the run at the cloud price, else on-prem amortized
@@ -23,10 +26,11 @@ enum class RunPriceBasis {
   kOnPrem,      ///< the on-prem servers, amortized
 };
 
-/// Needs the estimate's time_to_train_s (training.tokens given), its ownership and power.
+/// Needs the speed's time_to_train_s (training.tokens given), the ownership and the power.
 /// `recommend` passes the basis of the option's own fleet price (fleet_usd_per_hour), so that
 /// the run's total and the option's hourly price are one price.
-RunCost price_training_run(const Scenario& s, const Estimate& e,
+RunCost price_training_run(const Scenario& s, const std::optional<PerformanceEstimate>& performance,
+                           const std::optional<Ownership>& ownership, const PowerEstimate& power,
                            RunPriceBasis basis = RunPriceBasis::kCloudFirst);
 
 }  // namespace gpusizer

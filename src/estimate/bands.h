@@ -1,7 +1,9 @@
 #pragma once
 // Bands on the speed, time and cost figures of an estimate (gpusizer/speed_bands.h).
-#include "gpusizer/estimate.h"
+#include "gpusizer/cost.h"
 #include "gpusizer/explanations.h"
+#include "gpusizer/performance_estimate.h"
+#include "gpusizer/scenario.h"
 #include "gpusizer/speed_bands.h"
 
 namespace gpusizer {

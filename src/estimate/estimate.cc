@@ -12,6 +12,7 @@
 #include "estimate/priced.h"
 #include "gpusizer/error.h"
 #include "gpusizer/explanations.h"
+#include "gpusizer/json/site.h"
 #include "gpusizer/speed.h"
 #include "gpusizer/units.h"
 #include "memory/memory_estimate.h"
@@ -75,40 +76,8 @@ void check_representable(const Scenario& s, const MemoryEstimate& m) {
 
 }  // namespace
 
-const std::optional<double>* performance_figure(const PerformanceEstimate& p,
-                                                std::string_view name) {
-  static constexpr std::pair<std::string_view, std::optional<double> PerformanceEstimate::*>
-      kFigures[] = {
-          {"decode_tokens_per_s", &PerformanceEstimate::decode_tokens_per_s},
-          {"prefill_tokens_per_s", &PerformanceEstimate::prefill_tokens_per_s},
-          {"max_output_tokens_per_s", &PerformanceEstimate::max_output_tokens_per_s},
-          {"ttft_ms", &PerformanceEstimate::ttft_ms},
-          {"tpot_ms", &PerformanceEstimate::tpot_ms},
-          {"train_tokens_per_s_per_gpu", &PerformanceEstimate::train_tokens_per_s_per_gpu},
-          {"train_tokens_per_s", &PerformanceEstimate::train_tokens_per_s},
-          {"tflops_per_gpu", &PerformanceEstimate::tflops_per_gpu},
-          {"mfu", &PerformanceEstimate::mfu},
-          {"step_time_s", &PerformanceEstimate::step_time_s},
-          {"time_to_train_s", &PerformanceEstimate::time_to_train_s},
-          {"load_ttft_ms", &PerformanceEstimate::load_ttft_ms},
-          {"load_tpot_ms", &PerformanceEstimate::load_tpot_ms},
-          {"load_ttft_mean_ms", &PerformanceEstimate::load_ttft_mean_ms},
-          {"load_tpot_mean_ms", &PerformanceEstimate::load_tpot_mean_ms},
-          {"max_requests_per_s", &PerformanceEstimate::max_requests_per_s},
-          {"load_capacity_requests_per_s", &PerformanceEstimate::load_capacity_requests_per_s},
-          {"load_output_tokens_per_s", &PerformanceEstimate::load_output_tokens_per_s},
-      };
-  for (const auto& [key, member] : kFigures)
-    if (key == name) return &(p.*member);
-  return nullptr;
-}
-
 std::optional<double> useful_tokens_per_s(const Scenario& s, const Estimate& e) {
-  if (!e.performance) return std::nullopt;
-  const auto v = is_training(s.task) ? e.performance->train_tokens_per_s
-                                     : e.performance->max_output_tokens_per_s;
-  if (v && *v > 0) return v;
-  return std::nullopt;
+  return useful_tokens_per_s(s, e.performance);
 }
 
 namespace {
@@ -118,8 +87,8 @@ namespace {
 void estimate_cost(const Scenario& s, const Catalog& catalog, const CostAssumptions& costs,
                    Estimate& e, Explanations* why) {
   // Numbers only: the ownership's figures without its basis lines and verdict.
-  e.ownership =
-      why ? ownership_cost(s, e, costs, catalog) : ownership_figures(s, e, costs, catalog);
+  e.ownership = why ? ownership_cost(s, e.performance, e.power, costs, catalog)
+                    : ownership_figures(s, e.performance, e.power, costs, catalog);
   if (const auto& rent = e.ownership->cloud) {
     e.cost.usd_per_hour = rent->usd_per_hour;
     if (why)
@@ -140,7 +109,7 @@ void estimate_cost(const Scenario& s, const Catalog& catalog, const CostAssumpti
     e.cost.usd_per_million_requests = e.ownership->cloud->usd_per_million_requests;
     e.cost.usd_per_run = e.ownership->cloud->usd_per_run;
   }
-  const RunCost run = price_training_run(s, e);
+  const RunCost run = price_training_run(s, e.performance, e.ownership, e.power);
   e.cost.usd_total = run.usd_total;
   e.power.run_kwh = run.kwh;
   if (why && (run.usd_total || run.kwh)) why->basis["usd_total"] = run.basis;

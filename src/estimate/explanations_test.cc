@@ -5,6 +5,7 @@
 #include "estimate/power.h"
 #include "gpusizer/estimate.h"
 #include "gpusizer/explanations.h"
+#include "gpusizer/json/scenario.h"
 #include "gpusizer/speed.h"
 #include "memory/memory_estimate.h"
 

@@ -3,6 +3,7 @@
 #include <vector>
 
 #include "gpusizer/estimate.h"
+#include "gpusizer/json/scenario.h"
 #include "memory/memory_estimate.h"
 #include "scenario/lookups.h"
 

@@ -1,8 +1,11 @@
 #pragma once
 // Power and the machine room: GPU board power, node power with the design margin, fleet power,
 // BTU/h, UPS kVA and annual energy (data/facility.json, data/costs.json for PUE and utilization).
-#include "gpusizer/estimate.h"
+#include "gpusizer/catalog.h"
 #include "gpusizer/explanations.h"
+#include "gpusizer/power_estimate.h"
+#include "gpusizer/scenario.h"
+#include "gpusizer/site.h"
 
 namespace gpusizer {
 

@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 
 #include "gpusizer/estimate.h"
+#include "gpusizer/json/scenario.h"
 
 namespace gpusizer {
 namespace {

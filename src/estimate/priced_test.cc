@@ -1,6 +1,7 @@
 // The figures a search ranks on (estimate/priced.h) against estimate() and the hand-checked
 // price of cost/ownership_test.cc.
 #include "estimate/priced.h"
+#include "gpusizer/json/scenario.h"
 
 #include <gtest/gtest.h>
 

@@ -1,7 +1,7 @@
 // The articles' worked examples (seeds/002 sec. 1.1 and 1.2), reproduced exactly.
 #include <gtest/gtest.h>
 
-#include "gpusizer/api.h"
+#include "gpusizer/json/api.h"
 
 namespace gpusizer {
 namespace {

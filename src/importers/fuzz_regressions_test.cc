@@ -8,6 +8,7 @@
 
 #include "gpusizer/error.h"
 #include "gpusizer/importers.h"
+#include "gpusizer/json/importers.h"
 
 namespace gpusizer {
 namespace {

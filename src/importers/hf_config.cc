@@ -10,6 +10,7 @@
 
 #include "gpusizer/error.h"
 #include "gpusizer/importers.h"
+#include "gpusizer/json/importers.h"
 #include "importers/json_guard.h"
 #include "importers/model_guard.h"
 

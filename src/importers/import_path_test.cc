@@ -9,6 +9,7 @@
 
 #include "gpusizer/error.h"
 #include "gpusizer/importers.h"
+#include "gpusizer/json/importers.h"
 #include "importers/test_files.h"
 
 namespace gpusizer {

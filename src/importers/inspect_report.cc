@@ -6,6 +6,7 @@
 
 #include "gpusizer/catalog.h"
 #include "gpusizer/importers.h"
+#include "gpusizer/json/importers.h"
 
 namespace gpusizer {
 namespace {

@@ -10,6 +10,7 @@
 #include <map>
 
 #include "gpusizer/error.h"
+#include "gpusizer/json/scenario.h"
 #include "gpusizer/scenario.h"
 #include "importers/test_stores.h"
 

@@ -171,9 +171,9 @@ double pipeline_in_flight(const Scenario& s, const EngineProfile& engine) {
 
 // The transformer layers' saved tensors on one GPU under the recomputation policy: `layers`
 // layers of `in_flight` micro-batches of `tokens` tokens, `per_layer` bytes per token each.
-Part saved_layer_activations(const Scenario& s, const EngineProfile& engine, bool explain,
-                             double layers, double in_flight, double tokens, double per_layer,
-                             bool eager) {
+Part saved_layer_activations(const Scenario& s, const EngineProfile& engine,
+                             const Explanations* why, double layers, double in_flight,
+                             double tokens, double per_layer, bool eager) {
   const double tp = static_cast<double>(s.parallel.tp);
   const double a = hidden_bytes(s, engine);
   // Share of the sequence whose residual-stream tensors one TP rank holds: 1/tp under sequence
@@ -191,7 +191,7 @@ Part saved_layer_activations(const Scenario& s, const EngineProfile& engine, boo
       return {(layers * in_flight * a * static_cast<double>(s.model.hidden_size) * seq_share +
                per_layer) *
                   tokens,
-              !explain          ? ""
+              !why              ? ""
               : seq_share < 1.0 ? "full recomputation: L x seq/tp x batch x hidden x bytes "
                                   "(sequence parallel) + one layer's saved tensors"
                                 : "full recomputation: L x seq x batch x hidden x bytes + one "
@@ -199,20 +199,20 @@ Part saved_layer_activations(const Scenario& s, const EngineProfile& engine, boo
     case Recompute::kSelective: {
       bool unused = false;
       const double without_scores = saved_bytes_per_token(s, engine, &unused, 0, true);
-      return {layers * in_flight * without_scores * tokens,
-              explain ? "selective recomputation: per-layer saved tensors without attention scores"
-                      : ""};
+      return {
+          layers * in_flight * without_scores * tokens,
+          why ? "selective recomputation: per-layer saved tensors without attention scores" : ""};
     }
     default:
       return {layers * in_flight * per_layer * tokens,
-              explain_if(explain,
+              explain_if(why,
                          FMT_COMPILE("L x seq x batch x {:.0f} B per token per layer (tensors "
                                      "autograd saves; Korthikanti et al. 2022 accounting, {})"),
                          per_layer, eager ? "eager attention" : "FlashAttention")};
   }
 }
 
-Part training_activations(const Scenario& s, const EngineProfile& engine, bool explain) {
+Part training_activations(const Scenario& s, const EngineProfile& engine, const Explanations* why) {
   const Model& m = s.model;
   // Context parallelism: each rank keeps the activations of its seq / cp tokens (Megatron-Core
   // context parallel docs: activation memory / cp); its queries still see the whole sequence,
@@ -228,15 +228,15 @@ Part training_activations(const Scenario& s, const EngineProfile& engine, bool e
   if (s.task == Task::kFreeze)
     layers = std::min(layers, static_cast<double>(s.training.trainable_layers));
   layers = std::ceil(layers / static_cast<double>(s.parallel.pp));
-  Part saved = saved_layer_activations(s, engine, explain, layers, pipeline_in_flight(s, engine),
+  Part saved = saved_layer_activations(s, engine, why, layers, pipeline_in_flight(s, engine),
                                        tokens, per_layer, eager);
   if (s.training.activation_offload) {
     // Saved tensors stream to host memory (torchtune OffloadActivations); the layer being
     // recomputed or back-propagated, and the next one in flight, stay on the GPU.
     saved = {(s.training.recompute == Recompute::kFull ? 1.0 : 2.0) * per_layer * tokens,
-             explain ? "activations offloaded to host: the layer in backward (and one in flight) "
-                       "resident"
-                     : ""};
+             why ? "activations offloaded to host: the layer in backward (and one in flight) "
+                   "resident"
+                 : ""};
   }
   // Loss: the logits and the cross-entropy on the last stage (vocabulary split over TP).
   // Chunked cross-entropy (torchtune CEWithChunkedOutputLoss) keeps the bf16 chunk outputs (2 B)
@@ -255,11 +255,11 @@ Part training_activations(const Scenario& s, const EngineProfile& engine, bool e
       tokens * static_cast<double>(m.hidden_size) * (4.0 + hidden_bytes(s, engine)) * seq_share;
   double total = saved.bytes + loss + edges;
   std::string basis = std::move(saved.basis);
-  basis += explain_if(explain, FMT_COMPILE("; + loss spike seq x batch x vocab x {:g} B{}"),
-                      per_logit, s.training.chunked_loss ? " (chunked cross-entropy)" : "");
+  basis += explain_if(why, FMT_COMPILE("; + loss spike seq x batch x vocab x {:g} B{}"), per_logit,
+                      s.training.chunked_loss ? " (chunked cross-entropy)" : "");
   if (s.task == Task::kQlora) {
     total += largest_matrix_bytes(s);
-    if (explain) basis += "; + one dequantized 16-bit weight (QLoRA)";
+    if (why) basis += "; + one dequantized 16-bit weight (QLoRA)";
   }
   return {total, std::move(basis)};
 }
@@ -267,7 +267,7 @@ Part training_activations(const Scenario& s, const EngineProfile& engine, bool e
 // CV networks have no per-layer architecture here: ~ params-proportional model states plus
 // activations from the forward FLOPs. A ResNet-50 at 224 px saves ~100 MB per image in fp32
 // (torchvision training recipes fit batch 32 in 16 GB of V100 memory, NVIDIA DL examples).
-Part cv_activations(const Scenario& s, bool explain) {
+Part cv_activations(const Scenario& s, const Explanations* why) {
   const double scale =
       std::pow(static_cast<double>(s.image_size) /
                    static_cast<double>(std::max<int64_t>(1, s.model.cv_resolution)),
@@ -277,9 +277,9 @@ Part cv_activations(const Scenario& s, bool explain) {
   const double elements = s.model.cv_gflops_per_image * 1e9 * scale * 3.0e-3;
   const double a = activation_bytes(s);
   return {elements * a * static_cast<double>(s.batch),
-          explain ? "forward GFLOPs x image-size scale x 3 saved elements per kFLOP x batch x "
-                    "bytes (ResNet-50: ~25M saved values per 224 px image)"
-                  : ""};
+          why ? "forward GFLOPs x image-size scale x 3 saved elements per kFLOP x batch x "
+                "bytes (ResNet-50: ~25M saved values per 224 px image)"
+              : ""};
 }
 
 }  // namespace
@@ -305,7 +305,8 @@ namespace {
 // budget, then the sampler over min(max_num_seqs, tokens) rows (vLLM V0
 // worker.determine_num_available_blocks, V1 gpu_model_runner.profile_run; budgets by release and
 // GPU in data/engines.json).
-Part profile_run_activations(const Scenario& s, const EngineProfile& engine, bool explain) {
+Part profile_run_activations(const Scenario& s, const EngineProfile& engine,
+                             const Explanations* why) {
   const EngineRelease& rel = engine.release(s.engine_version);
   const ProfileRun run = profile_run(rel, s.max_num_batched_tokens, s.seq_len,
                                      s.gpu ? s.gpu->memory_gb : 0.0, s.gpu ? s.gpu->id : "");
@@ -318,7 +319,7 @@ Part profile_run_activations(const Scenario& s, const EngineProfile& engine, boo
   const double forward = tokens * per_token;
   return {
       std::max(forward, sampler),
-      explain_if(explain,
+      explain_if(why,
                  FMT_COMPILE("larger of the profile forward ({:g} tokens x {:.0f} B/token) "
                              "and the sampler ({:g} seqs x vocab x {:g} B), {} {}"),
                  tokens, per_token, seqs, rel.sampler_bytes_per_logit, engine.name, rel.version)};
@@ -326,26 +327,27 @@ Part profile_run_activations(const Scenario& s, const EngineProfile& engine, boo
 
 // llama.cpp's ggml compute buffer: one ubatch of f32 intermediates, the attention scores without
 // flash attention, and the output rows (llama-context.cpp graph_reserve for the worst case).
-Part compute_buffer_activations(const Scenario& s, const EngineProfile& engine, bool explain) {
+Part compute_buffer_activations(const Scenario& s, const EngineProfile& engine,
+                                const Explanations* why) {
   const Model& m = s.model;
   const double ub =
       static_cast<double>(std::min<int64_t>(engine.default_ubatch, s.seq_len * s.batch));
   const double per_token = inference_transient_bytes_per_token(s, engine.activation_bytes);
   double bytes = ub * per_token + ub * static_cast<double>(m.vocab_size) * 4.0;
   std::string basis =
-      explain_if(explain,
+      explain_if(why,
                  FMT_COMPILE("compute buffer: ubatch {:g} x ({:.0f} B f32 intermediates + "
                              "vocab x 4 B logits)"),
                  ub, per_token);
   if (!s.training.flash_attention) {
     bytes += ub * static_cast<double>(s.seq_len) * static_cast<double>(m.num_heads) * 4.0;
-    if (explain) basis += " + ubatch x ctx x heads x 4 B scores";
+    if (why) basis += " + ubatch x ctx x heads x 4 B scores";
   }
   return {bytes, std::move(basis)};
 }
 
 // Hugging Face generate: the prefill of the whole prompt is the largest forward.
-Part generate_activations(const Scenario& s, const EngineProfile& engine, bool explain) {
+Part generate_activations(const Scenario& s, const EngineProfile& engine, const Explanations* why) {
   const Model& m = s.model;
   const double V = static_cast<double>(m.vocab_size);
   const double tp = static_cast<double>(s.parallel.tp);
@@ -356,25 +358,25 @@ Part generate_activations(const Scenario& s, const EngineProfile& engine, bool e
     per_token += 4.0 * static_cast<double>(m.hidden_size);  // RMSNorm's fp32 copy
   double bytes = prefill_tokens * per_token;
   std::string basis =
-      explain_if(explain, FMT_COMPILE("prefill of batch x prompt = {:g} tokens x {:.0f} B/token"),
+      explain_if(why, FMT_COMPILE("prefill of batch x prompt = {:g} tokens x {:.0f} B/token"),
                  prefill_tokens, per_token);
   const double logit_rows =
       engine.logits_all_positions_in_generate ? prefill_tokens : static_cast<double>(s.batch);
   bytes += logit_rows * V * (a + 4.0) / tp;  // logits and their fp32 copy
-  basis += explain_if(explain, FMT_COMPILE(" + logits of {:g} rows x vocab x {:g} B"), logit_rows,
-                      a + 4.0);
+  basis +=
+      explain_if(why, FMT_COMPILE(" + logits of {:g} rows x vocab x {:g} B"), logit_rows, a + 4.0);
   if (s.weights.id == "nf4" && prefill_tokens > 1) {
     // bitsandbytes 4-bit: a pass of more than one token dequantizes each weight to a 16-bit
     // copy before the GEMM (MatMul4Bit.forward, functional.dequantize_4bit), one at a time.
     bytes += largest_matrix_bytes(s);
-    if (explain) basis += " + one dequantized 16-bit weight (bitsandbytes 4-bit prefill)";
+    if (why) basis += " + one dequantized 16-bit weight (bitsandbytes 4-bit prefill)";
   }
   if (!s.training.flash_attention) {
     // Eager attention materialises batch x heads x prompt^2 scores in fp32 and 16-bit.
     const double p = static_cast<double>(std::max<int64_t>(1, s.prompt_len));
     bytes +=
         static_cast<double>(s.batch) * static_cast<double>(m.num_heads) / tp * p * p * (4.0 + a);
-    if (explain) basis += " + eager attention scores batch x heads x prompt^2 x 6 B";
+    if (why) basis += " + eager attention scores batch x heads x prompt^2 x 6 B";
   }
   return {bytes, std::move(basis)};
 }
@@ -382,19 +384,18 @@ Part generate_activations(const Scenario& s, const EngineProfile& engine, bool e
 }  // namespace
 
 double activations(const Scenario& s, const Catalog& catalog, Explanations* why) {
-  const bool explain = why != nullptr;
   const EngineProfile& engine = engine_profile(s, catalog);
   Part part;
   if (s.task == Task::kCvTrain)
-    part = cv_activations(s, explain);
+    part = cv_activations(s, why);
   else if (is_training(s.task))
-    part = training_activations(s, engine, explain);
+    part = training_activations(s, engine, why);
   else if (engine.kind == EngineKind::kPreallocating)
-    part = profile_run_activations(s, engine, explain);
+    part = profile_run_activations(s, engine, why);
   else if (engine.kind == EngineKind::kLlamaCpp)
-    part = compute_buffer_activations(s, engine, explain);
+    part = compute_buffer_activations(s, engine, why);
   else
-    part = generate_activations(s, engine, explain);
+    part = generate_activations(s, engine, why);
   return explained(std::move(part), "activations_bytes", why);
 }
 

@@ -5,8 +5,8 @@
 // 102,400 B (memory_parts inference_transient_bytes_per_token).
 #include <gtest/gtest.h>
 
-#include "gpusizer/api.h"
 #include "gpusizer/error.h"
+#include "gpusizer/json/api.h"
 
 namespace gpusizer {
 namespace {

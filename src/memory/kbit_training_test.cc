@@ -3,8 +3,8 @@
 
 #include <gtest/gtest.h>
 
-#include "gpusizer/api.h"
 #include "gpusizer/catalog.h"
+#include "gpusizer/json/api.h"
 #include "memory/memory_parts.h"
 
 namespace gpusizer {

@@ -13,7 +13,6 @@ namespace gpusizer::memory {
 
 double kv_cache(const Scenario& s, const Catalog& catalog, int64_t sequences, int64_t context,
                 Explanations* why) {
-  const bool explain = why != nullptr;
   const Model& m = s.model;
   if (m.is_cv() || sequences <= 0 || context <= 0)
     return explained(0, "no KV cache", "kv_cache_bytes", why);
@@ -27,7 +26,7 @@ double kv_cache(const Scenario& s, const Catalog& catalog, int64_t sequences, in
     // every TP rank holds the whole latent (vLLM MLA backend).
     per_token_full = static_cast<double>(m.mla->kv_lora_rank + m.mla->qk_rope_head_dim) * bytes;
     basis = explain_if(
-        explain, FMT_COMPILE("L x (kv_lora_rank {} + rope {}) x seq x batch x {:g} B (MLA latent)"),
+        why, FMT_COMPILE("L x (kv_lora_rank {} + rope {}) x seq x batch x {:g} B (MLA latent)"),
         m.mla->kv_lora_rank, m.mla->qk_rope_head_dim, bytes);
   } else if (m.mla) {
     // Hugging Face's DeepseekV3Attention caches full per-head keys and values.
@@ -36,17 +35,15 @@ double kv_cache(const Scenario& s, const Catalog& catalog, int64_t sequences, in
         heads *
         static_cast<double>(m.mla->qk_nope_head_dim + m.mla->qk_rope_head_dim + m.mla->v_head_dim) *
         bytes;
-    if (explain)
-      basis = "L x heads x (qk 192 + v 128) x seq x batch x bytes (MLA expanded, HF cache)";
+    if (why) basis = "L x heads x (qk 192 + v 128) x seq x batch x bytes (MLA expanded, HF cache)";
   } else {
     // Each TP rank holds kv_heads/tp heads; when tp exceeds kv_heads the heads are replicated.
     const double heads = std::ceil(static_cast<double>(m.num_kv_heads) / static_cast<double>(tp));
     per_token_full = 2.0 * heads * static_cast<double>(m.head_dim) * bytes;
     const char* kind = m.num_kv_heads == m.num_heads ? "MHA" : m.num_kv_heads == 1 ? "MQA" : "GQA";
     basis = explain_if(
-        explain,
-        FMT_COMPILE("2 x L x kv_heads x head_dim x seq x batch x bytes ({}; {:g} B/value{})"), kind,
-        bytes, tp > 1 && explain ? fmt::format(FMT_COMPILE(", kv_heads/tp={:g}"), heads) : "");
+        why, FMT_COMPILE("2 x L x kv_heads x head_dim x seq x batch x bytes ({}; {:g} B/value{})"),
+        kind, bytes, tp > 1 && why ? fmt::format(FMT_COMPILE(", kv_heads/tp={:g}"), heads) : "");
   }
   // Layers on the busiest pipeline stage, by kind.
   const int64_t layers_here = (m.num_layers + s.parallel.pp - 1) / s.parallel.pp;
@@ -59,16 +56,16 @@ double kv_cache(const Scenario& s, const Catalog& catalog, int64_t sequences, in
   double per_sequence =
       per_token_full * (full_layers * static_cast<double>(context) + window_layers * window_tokens);
   if (window_layers > 0)
-    basis += explain_if(explain, FMT_COMPILE("; {:g} window layers keep min(seq, {}) tokens"),
+    basis += explain_if(why, FMT_COMPILE("; {:g} window layers keep min(seq, {}) tokens"),
                         window_layers, m.sliding_window);
   if (linear_layers > 0) {
     // Linear (lightning) attention keeps a heads x head_dim x head_dim fp32 state per layer
     // (MiniMax-01 report, sec. 2.2), whatever the context.
     const double heads = std::ceil(static_cast<double>(m.num_heads) / static_cast<double>(tp));
     per_sequence += linear_layers * heads * static_cast<double>(m.head_dim * m.head_dim) * 4.0;
-    basis += explain_if(explain,
-                        FMT_COMPILE("; {:g} linear-attention layers keep a constant fp32 state"),
-                        linear_layers);
+    basis +=
+        explain_if(why, FMT_COMPILE("; {:g} linear-attention layers keep a constant fp32 state"),
+                   linear_layers);
   }
   return explained({per_sequence * static_cast<double>(sequences), std::move(basis)},
                    "kv_cache_bytes", why);

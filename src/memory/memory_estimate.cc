@@ -118,9 +118,9 @@ namespace memory {
 namespace {
 // The CUDA context and one NCCL communicator per parallel group this GPU belongs to
 // (data/engines.json device; an engine may state its own context size). With its formula when
-// `explain`: it is the overhead's basis, or part of what a release holds beyond its budget.
+// `why`: it is the overhead's basis, or part of what a release holds beyond its budget.
 Part process_baseline(const Scenario& s, const EngineProfile& engine, const DeviceProfile& device,
-                      bool explain) {
+                      const Explanations* why) {
   const double context =
       engine.cuda_context_bytes > 0 ? engine.cuda_context_bytes : device.cuda_context_bytes;
   int communicators = 0;
@@ -129,16 +129,15 @@ Part process_baseline(const Scenario& s, const EngineProfile& engine, const Devi
   communicators += s.parallel.dp > 1 && is_training(s.task);
   communicators += s.parallel.ep > 1;
   const double nccl = communicators * device.nccl_bytes_per_communicator;
-  std::string basis = explain_if(explain, FMT_COMPILE("CUDA context {:.0f} MiB"), context / kMiB);
+  std::string basis = explain_if(why, FMT_COMPILE("CUDA context {:.0f} MiB"), context / kMiB);
   if (communicators)
-    basis += explain_if(explain, FMT_COMPILE(" + {} NCCL communicator(s) x {:.0f} MiB"),
-                        communicators, device.nccl_bytes_per_communicator / kMiB);
+    basis += explain_if(why, FMT_COMPILE(" + {} NCCL communicator(s) x {:.0f} MiB"), communicators,
+                        device.nccl_bytes_per_communicator / kMiB);
   return {context + nccl, basis};
 }
 }  // namespace
 
 double overhead(const Scenario& s, const Catalog& catalog, Explanations* why) {
-  const bool explain = why != nullptr;
   const EngineProfile& engine = engine_profile(s, catalog);
   if (engine.preallocates) {
     // What the release's start-up profile counts as non-torch memory against its budget.
@@ -147,11 +146,11 @@ double overhead(const Scenario& s, const Catalog& catalog, Explanations* why) {
     if (s.parallel.tp > 1) bytes += rel.non_torch_tp_extra_bytes;
     return explained(
         {bytes,
-         explain_if(explain, FMT_COMPILE("non-torch memory {} {} counts at start-up: {:.2f} GiB{}"),
+         explain_if(why, FMT_COMPILE("non-torch memory {} {} counts at start-up: {:.2f} GiB{}"),
                     engine.name, rel.version, bytes / kGiB, s.parallel.tp > 1 ? " (with TP)" : "")},
         "overhead_bytes", why);
   }
-  return explained(process_baseline(s, engine, catalog.device(), explain), "overhead_bytes", why);
+  return explained(process_baseline(s, engine, catalog.device(), why), "overhead_bytes", why);
 }
 
 }  // namespace memory
@@ -206,7 +205,7 @@ void size_kv_pool(const Scenario& s, const Catalog& catalog, const EngineProfile
       memory_fraction(rel, s.gpu_memory_utilization_given, s.gpu_memory_utilization, s.parallel.tp);
   auto [budget, pool, beyond, rule] = pool_size(rel, f, capacity, p);
   const Part baseline = memory::process_baseline(s, engine, catalog.device(),
-                                                 /*explain=*/why && rel.baseline_outside_budget);
+                                                 rel.baseline_outside_budget ? why : nullptr);
   if (rel.baseline_outside_budget) beyond += baseline.bytes;
   // With attention data-parallel groups inside the replica (ep > tp) each group caches only
   // its own sequences, so a GPU holds 1/groups of the batch and the replica groups x the pool.

@@ -2,8 +2,10 @@
 // Assembles the per-GPU memory estimate from its parts: the three levels (allocated, reserved,
 // device total), the uncertainty band, fit, the largest batch and the KV pool of preallocating
 // engines.
-#include "gpusizer/estimate.h"
+#include "gpusizer/catalog.h"
 #include "gpusizer/explanations.h"
+#include "gpusizer/memory_estimate.h"
+#include "gpusizer/scenario.h"
 
 namespace gpusizer {
 

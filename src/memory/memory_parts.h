@@ -21,14 +21,14 @@ struct Part {
   std::string basis;  ///< formula and source; empty when not explaining
 };
 
-/// fmt::format when `explain` is set, else nothing: searches over the batch need bytes only.
-/// `format` is FMT_COMPILE("..."): parsed at compile time, since the basis strings are half of
-/// an estimate's cost.
+/// fmt::format when there is a sink to explain to, else nothing: searches over the batch need
+/// bytes only. `format` is FMT_COMPILE("..."): parsed at compile time, since the basis strings
+/// are half of an estimate's cost.
 template <typename CompiledFormat, typename... Args>
-std::string explain_if(bool explain, const CompiledFormat& format, const Args&... args) {
+std::string explain_if(const Explanations* why, const CompiledFormat& format, const Args&... args) {
   static_assert(fmt::detail::is_compiled_string<CompiledFormat>::value,
                 "wrap the format in FMT_COMPILE");
-  return explain ? fmt::format(format, args...) : std::string();
+  return why ? fmt::format(format, args...) : std::string();
 }
 
 /// Appends to the basis of `figure` (an output key, "weights_bytes") in `why`; null: nothing.

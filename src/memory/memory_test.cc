@@ -4,9 +4,10 @@
 #include <cmath>
 
 #include "embed/embedded.h"
-#include "gpusizer/api.h"
 #include "gpusizer/estimate.h"
 #include "gpusizer/explanations.h"
+#include "gpusizer/json/api.h"
+#include "gpusizer/json/scenario.h"
 #include "memory/memory_parts.h"
 
 namespace gpusizer {

@@ -249,7 +249,7 @@ GatheredParams gathered_params(const Scenario& s, const Zero3Settings& z) {
 // - with no prefetch (bucket 0) only the module in use and what the reuse distance keeps.
 // The set never exceeds the stage's parameters. Limits count elements of the gathered dtype.
 Part deepspeed_gathered(const Scenario& s, const Zero3Settings& z, const GatheredParams& g,
-                        bool explain) {
+                        const Explanations* why) {
   const double e = gathered_element_bytes(s);
   const double live = z.max_live * e, reuse = z.max_reuse * e;
   const double largest = std::max({g.largest_layer_param, g.head, g.embedding});
@@ -268,7 +268,7 @@ Part deepspeed_gathered(const Scenario& s, const Zero3Settings& z, const Gathere
   const double bytes = std::min(g.total, std::max(stream, turn));
   return {
       bytes,
-      explain_if(explain,
+      explain_if(why,
                  FMT_COMPILE("DeepSpeed ZeRO-3 gathered set {:.2f} GiB = min(stage's params, "
                              "max(max_live {:.3g} x {:g} B + largest param {:.2f} GiB, head "
                              "{:.2f} + {:.2f} GiB kept within reuse distance {:.3g} + one "
@@ -300,7 +300,7 @@ namespace {
 // Inference and adapter or freeze training: the weights in their number format (quantized
 // matrices, 16-bit norms and routers), the weights file's exact bytes when given, and the
 // trainable copies next to them.
-ModelBytes stored_weights(const Scenario& s, const ModelBytes& p, bool explain,
+ModelBytes stored_weights(const Scenario& s, const ModelBytes& p, const Explanations* why,
                           std::string& basis) {
   ModelBytes b;
   const NumberFormat& f = s.weights;
@@ -327,16 +327,16 @@ ModelBytes stored_weights(const Scenario& s, const ModelBytes& p, bool explain,
   b.experts = p.experts * f.bytes_per_value();
   b.embedding = p.embedding * f.embedding_bytes_per_value();
   b.lm_head = p.lm_head * f.lm_head_bytes_per_value();
-  basis = explain_if(explain, FMT_COMPILE("params x {:g} bits ({}: {})"), f.bits_per_value, f.id,
-                     f.source);
+  basis =
+      explain_if(why, FMT_COMPILE("params x {:g} bits ({}: {})"), f.bits_per_value, f.id, f.source);
   if (!f.embedding_format.empty())
-    basis += explain_if(explain, FMT_COMPILE("; embedding {} and head {}"), f.embedding_format,
+    basis += explain_if(why, FMT_COMPILE("; embedding {} and head {}"), f.embedding_format,
                         f.lm_head_format);
   if (!f.dense_format.empty())
-    basis += explain_if(explain, FMT_COMPILE("; {} outside the routed experts"), f.dense_format);
+    basis += explain_if(why, FMT_COMPILE("; {} outside the routed experts"), f.dense_format);
   if (s.weights_file && s.weights_file->weights_format == f.id && s.weights_file->total_bytes > 0) {
     b = scaled(b, s.weights_file->total_bytes / b.total());
-    basis = explain_if(explain, FMT_COMPILE("exact tensor bytes read from {} ({})"),
+    basis = explain_if(why, FMT_COMPILE("exact tensor bytes read from {} ({})"),
                        s.weights_file->format, s.weights_file->path);
   }
   // Trainable copies: LoRA adapters in fp32 (PEFT autocast_adapter_dtype=True), freeze-tuned
@@ -346,19 +346,19 @@ ModelBytes stored_weights(const Scenario& s, const ModelBytes& p, bool explain,
     b.layers += t.layers * 4.0;
     // modules_to_save copies keep the module's 16-bit dtype (PEFT ModulesToSaveWrapper).
     b.embedding += t.embedding * 2.0;
-    if (explain) basis += "; + LoRA adapters in fp32";
-    if (explain && t.embedding > 0) basis += " and 16-bit trainable copies of the saved modules";
+    if (why) basis += "; + LoRA adapters in fp32";
+    if (why && t.embedding > 0) basis += " and 16-bit trainable copies of the saved modules";
   } else if (s.task == Task::kFreeze) {
     b.layers += t.layers * 2.0;
     b.experts += t.experts * 2.0;
-    if (explain) basis += "; + trainable layers upcast to fp32";
+    if (why) basis += "; + trainable layers upcast to fp32";
   }
   return b;
 }
 
 // ZeRO-3 or FSDP sharding and parameter offload of the weights `b` held per GPU.
 Part sharded_weights(const Scenario& s, const Catalog& catalog, const ModelBytes& b,
-                     std::string basis, bool explain) {
+                     std::string basis, const Explanations* why) {
   const bool zero3 = is_training(s.task) && s.training.zero_stage >= 3;
   const bool params_offloaded =
       s.training.offload == Offload::kOptimizerParams && is_training(s.task);
@@ -366,22 +366,21 @@ Part sharded_weights(const Scenario& s, const Catalog& catalog, const ModelBytes
   if (deepspeed_zero3(s, catalog)) {
     const Zero3Settings z = zero3_settings(s, catalog);
     const GatheredParams g = gathered_params(s, z);
-    const Part gathered = deepspeed_gathered(s, z, g, explain);
+    const Part gathered = deepspeed_gathered(s, z, g, why);
     if (params_offloaded) {
       // The shard lives in host memory; the GPU holds the gathered set and what never leaves it
       // (persistent norms and biases, adapters, saved-module copies).
       const double resident = std::max(0.0, per_gpu(b, s, false) - g.held);
       part.bytes = gathered.bytes + resident;
-      part.basis += explain_if(
-          explain, FMT_COMPILE("; parameters offloaded to host: {} + {:.2f} GiB resident"),
-          gathered.basis, resident / 1073741824.0);
+      part.basis +=
+          explain_if(why, FMT_COMPILE("; parameters offloaded to host: {} + {:.2f} GiB resident"),
+                     gathered.basis, resident / 1073741824.0);
     } else if (s.parallel.dp > 1) {
       part.bytes += gathered.bytes;
-      if (explain) part.basis += "; ZeRO-3: sharded over dp + " + gathered.basis;
+      if (why) part.basis += "; ZeRO-3: sharded over dp + " + gathered.basis;
     } else {
       // One rank: a parameter is gathered as a view of its own partition (NoGatherHandle).
-      if (explain)
-        part.basis += "; ZeRO-3 on one rank: parameters gathered in place, nothing extra";
+      if (why) part.basis += "; ZeRO-3 on one rank: parameters gathered in place, nothing extra";
     }
     return part;
   }
@@ -389,11 +388,11 @@ Part sharded_weights(const Scenario& s, const Catalog& catalog, const ModelBytes
     // FSDP gathers one wrapped unit (a layer) at a time; limit_all_gathers keeps two in flight.
     const double layer = (b.layers + b.experts) / static_cast<double>(s.model.num_layers);
     part.bytes += 2.0 * layer / static_cast<double>(s.parallel.tp);
-    if (explain) part.basis += "; FSDP: sharded over dp + 2 gathered layers";
+    if (why) part.basis += "; FSDP: sharded over dp + 2 gathered layers";
   }
   if (params_offloaded) {
     part.bytes = 2.0 * (b.layers + b.experts) / static_cast<double>(s.model.num_layers);
-    if (explain) part.basis += "; parameters offloaded to host: 2 layers resident";
+    if (why) part.basis += "; parameters offloaded to host: 2 layers resident";
   }
   return part;
 }
@@ -401,37 +400,35 @@ Part sharded_weights(const Scenario& s, const Catalog& catalog, const ModelBytes
 }  // namespace
 
 double weights(const Scenario& s, const Catalog& catalog, Explanations* why) {
-  const bool explain = why != nullptr;
   const ModelBytes p = param_split(s);
   ModelBytes b;
   std::string basis;
   if (full_training(s)) {
     b = scaled(p, working_bytes(s));
-    basis = explain_if(explain, FMT_COMPILE("params x {:g} B ({} working copy)"), working_bytes(s),
+    basis = explain_if(why, FMT_COMPILE("params x {:g} B ({} working copy)"), working_bytes(s),
                        s.training.mixed_precision == MixedPrecision::kFp32 ? "fp32" : "16-bit");
   } else {
-    b = stored_weights(s, p, explain, basis);
+    b = stored_weights(s, p, why, basis);
   }
-  return explained(sharded_weights(s, catalog, b, std::move(basis), explain), "weights_bytes", why);
+  return explained(sharded_weights(s, catalog, b, std::move(basis), why), "weights_bytes", why);
 }
 
 double gradients(const Scenario& s, const Catalog& catalog, Explanations* why) {
   if (!is_training(s.task))
     return explained(0, "inference keeps no gradients", "gradients_bytes", why);
-  const bool explain = why != nullptr;
   // Mixed precision keeps 16-bit gradients (ZeRO sec. 3.1); fp32 training and the fp32 trainable
   // copies of adapter and freeze tuning keep fp32 ones.
   const double bytes = full_training(s) ? working_bytes(s) : 4.0;
   ModelBytes t = scaled(trainable_split(s), bytes);
   if (adapter_training(s)) t.embedding *= 2.0 / bytes;  // saved modules: 16-bit gradients
   Part part{per_gpu(t, s, s.training.zero_stage >= 2),
-            explain_if(explain, FMT_COMPILE("trainable params x {:g} B"), bytes)};
-  if (explain && s.training.zero_stage >= 2) part.basis += "; ZeRO-2/3: sharded over dp";
+            explain_if(why, FMT_COMPILE("trainable params x {:g} B"), bytes)};
+  if (why && s.training.zero_stage >= 2) part.basis += "; ZeRO-2/3: sharded over dp";
   if (s.training.optimizer_in_backward) {
     // Each gradient is applied and freed as soon as it exists (torchtune optimizer_in_bwd):
     // about one layer's worth is alive at a time.
     part.bytes /= static_cast<double>(std::max<int64_t>(1, s.model.num_layers));
-    if (explain) part.basis += "; optimizer in backward: one layer alive";
+    if (why) part.basis += "; optimizer in backward: one layer alive";
   }
   if (deepspeed_zero3(s, catalog)) {
     // DeepSpeed ZeRO-3 keeps a flat reduce bucket of reduce_bucket_size elements in the
@@ -441,7 +438,7 @@ double gradients(const Scenario& s, const Catalog& catalog, Explanations* why) {
     const Zero3Settings z = zero3_settings(s, catalog);
     const double bucket = z.reduce_bucket * gathered_element_bytes(s);
     part.bytes += bucket;
-    part.basis += explain_if(explain, FMT_COMPILE("; + ZeRO-3 reduce bucket {:.3g} x {:g} B"),
+    part.basis += explain_if(why, FMT_COMPILE("; + ZeRO-3 reduce bucket {:.3g} x {:g} B"),
                              z.reduce_bucket, gathered_element_bytes(s));
   }
   return explained(std::move(part), "gradients_bytes", why);
@@ -450,15 +447,14 @@ double gradients(const Scenario& s, const Catalog& catalog, Explanations* why) {
 double optimizer_states(const Scenario& s, Explanations* why) {
   if (!is_training(s.task))
     return explained(0, "inference keeps no optimizer states", "optimizer_bytes", why);
-  const bool explain = why != nullptr;
   // States follow the trainable parameters' dtype: fp32 with a master copy or fp32 adapters,
   // bf16 in pure-bf16 training (torch.optim creates states like the parameter).
   const double state_bytes =
       full_training(s) && s.training.mixed_precision == MixedPrecision::kPureBf16 ? 2 : 4;
   const ModelBytes t = trainable_split(s);
   double per_param = optimizer_bytes_per_param(s, state_bytes);
-  std::string basis = explain_if(explain, FMT_COMPILE("trainable params x {:.3g} B ({})"),
-                                 per_param, to_string(s.training.optimizer));
+  std::string basis = explain_if(why, FMT_COMPILE("trainable params x {:.3g} B ({})"), per_param,
+                                 to_string(s.training.optimizer));
   ModelBytes b = scaled(t, per_param);
   if (s.training.optimizer == Optimizer::kAdafactor) {
     // Adafactor (Shazeer & Stern 2018) factors the second moment of each matrix into a row and
@@ -470,15 +466,15 @@ double optimizer_states(const Scenario& s, Explanations* why) {
         t.total() / std::max(1.0, static_cast<double>(count_params(s.model).total));
     b = scaled(param_split(s), 0);
     b.layers = factored * std::min(1.0, share) + std::max(0.0, t.total() - t.layers) * state_bytes;
-    if (explain) basis = "adafactor: factored second moments (rows + columns) x 4 B";
+    if (why) basis = "adafactor: factored second moments (rows + columns) x 4 B";
   }
   Part part{per_gpu(b, s, s.training.zero_stage >= 1), std::move(basis)};
-  if (explain && s.training.zero_stage >= 1) part.basis += "; ZeRO-1+: sharded over dp";
-  if (explain && is_paged(s.training.optimizer))
+  if (why && s.training.zero_stage >= 1) part.basis += "; ZeRO-1+: sharded over dp";
+  if (why && is_paged(s.training.optimizer))
     part.basis += "; paged: can spill to host memory under pressure";
   if (s.training.offload != Offload::kNone) {
     part.bytes = 0;
-    if (explain) part.basis = "offloaded to host memory (ZeRO-Offload)";
+    if (why) part.basis = "offloaded to host memory (ZeRO-Offload)";
   }
   return explained(std::move(part), "optimizer_bytes", why);
 }

@@ -1,15 +1,17 @@
 // The JSON facade shared by the CLI and the HTTP server.
-#include "gpusizer/api.h"
+#include "gpusizer/json/api.h"
 
 #include <cmath>
 
 #include "core/json_fields.h"
 #include "estimate/layout.h"
 #include "estimate/rule_of_thumb.h"
-#include "gpusizer/advisor_json.h"
 #include "gpusizer/error.h"
 #include "gpusizer/estimate.h"
 #include "gpusizer/fit_verdict.h"
+#include "gpusizer/json/advisor.h"
+#include "gpusizer/json/lang.h"
+#include "gpusizer/json/scenario.h"
 #include "gpusizer/names.h"
 #include "gpusizer/saturate.h"
 #include "report/describe.h"

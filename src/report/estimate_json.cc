@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "gpusizer/json/cost.h"
 #include "gpusizer/saturate.h"
 #include "report/describe.h"
 

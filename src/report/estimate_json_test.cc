@@ -6,7 +6,7 @@
 
 #include <limits>
 
-#include "gpusizer/api.h"
+#include "gpusizer/json/api.h"
 #include "gpusizer/saturate.h"
 
 namespace gpusizer {

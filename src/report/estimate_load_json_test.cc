@@ -2,7 +2,7 @@
 // absent without, and load_ttft_ms null (with a warning) when the rate exceeds the capacity.
 #include <gtest/gtest.h>
 
-#include "gpusizer/api.h"
+#include "gpusizer/json/api.h"
 
 namespace gpusizer {
 namespace {

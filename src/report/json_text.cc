@@ -1,4 +1,4 @@
-#include "gpusizer/json_text.h"
+#include "gpusizer/json/json_text.h"
 
 #include "report/json_text_parts.h"
 

@@ -1,12 +1,12 @@
 // json_text must write exactly what nlohmann's dump() writes (compact and pretty, with invalid
 // UTF-8 replaced): nlohmann's serializer is the reference.
-#include "gpusizer/json_text.h"
+#include "gpusizer/json/json_text.h"
 
 #include <gtest/gtest.h>
 
 #include <random>
 
-#include "gpusizer/api.h"
+#include "gpusizer/json/api.h"
 
 namespace gpusizer {
 namespace {

@@ -3,7 +3,7 @@
 #include <cstring>
 #include <stdexcept>
 
-#include "gpusizer/json_text.h"
+#include "gpusizer/json/json_text.h"
 #include "report/json_text_parts.h"
 
 namespace gpusizer {

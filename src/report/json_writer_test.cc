@@ -10,10 +10,10 @@
 #include <limits>
 #include <sstream>
 
-#include "gpusizer/api.h"
 #include "gpusizer/catalog.h"
 #include "gpusizer/error.h"
-#include "gpusizer/json_text.h"
+#include "gpusizer/json/api.h"
+#include "gpusizer/json/json_text.h"
 
 namespace gpusizer {
 namespace {

@@ -19,6 +19,7 @@
 
 #include "embed/embedded.h"
 #include "gpusizer/error.h"
+#include "gpusizer/json/lang.h"
 
 namespace gpusizer {
 namespace {

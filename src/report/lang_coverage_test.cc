@@ -11,8 +11,9 @@
 #include <string>
 
 #include "embed/embedded.h"
-#include "gpusizer/api.h"
 #include "gpusizer/error.h"
+#include "gpusizer/json/api.h"
+#include "gpusizer/json/lang.h"
 #include "gpusizer/lang.h"
 
 namespace gpusizer {

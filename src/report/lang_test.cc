@@ -3,9 +3,10 @@
 
 #include <gtest/gtest.h>
 
-#include "gpusizer/api.h"
 #include "gpusizer/error.h"
-#include "gpusizer/render.h"
+#include "gpusizer/json/api.h"
+#include "gpusizer/json/lang.h"
+#include "gpusizer/json/render.h"
 
 namespace gpusizer {
 namespace {

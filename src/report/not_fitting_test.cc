@@ -5,9 +5,10 @@
 
 #include <regex>
 
-#include "gpusizer/api.h"
 #include "gpusizer/error.h"
-#include "gpusizer/render.h"
+#include "gpusizer/json/api.h"
+#include "gpusizer/json/lang.h"
+#include "gpusizer/json/render.h"
 
 namespace gpusizer {
 namespace {

@@ -1,6 +1,7 @@
 // The "ownership" object of an estimate's "cost" (docs/contract.md): cloud rental against buying,
 // the break-even and the assumptions, described once for both JSON backends.
-#include "gpusizer/cost.h"
+#include "gpusizer/json/cost.h"
+
 #include "report/describe.h"
 
 namespace gpusizer {

@@ -3,7 +3,9 @@
 #include <cmath>
 
 #include "advisor/fleet_fit.h"
-#include "gpusizer/advisor_json.h"
+#include "gpusizer/advisor.h"
+#include "gpusizer/json/advisor.h"
+#include "gpusizer/json/scenario.h"
 #include "gpusizer/saturate.h"
 #include "gpusizer/scenario_edit.h"
 #include "report/describe.h"

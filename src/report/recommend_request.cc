@@ -4,8 +4,9 @@
 #include <algorithm>
 
 #include "core/json_fields.h"
-#include "gpusizer/advisor_json.h"
 #include "gpusizer/error.h"
+#include "gpusizer/json/advisor.h"
+#include "gpusizer/json/scenario.h"
 
 namespace gpusizer {
 namespace {

@@ -3,8 +3,8 @@
 // in that order, as before the request was typed).
 #include <gtest/gtest.h>
 
-#include "gpusizer/advisor_json.h"
 #include "gpusizer/error.h"
+#include "gpusizer/json/advisor.h"
 
 namespace gpusizer {
 namespace {

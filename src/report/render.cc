@@ -1,4 +1,4 @@
-#include "gpusizer/render.h"
+#include "gpusizer/json/render.h"
 
 #include <fmt/format.h>
 

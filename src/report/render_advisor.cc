@@ -6,7 +6,7 @@
 #include <string_view>
 #include <vector>
 
-#include "gpusizer/render.h"
+#include "gpusizer/json/render.h"
 #include "gpusizer/units.h"
 
 namespace gpusizer {

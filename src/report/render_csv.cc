@@ -1,4 +1,4 @@
-#include "gpusizer/render_csv.h"
+#include "gpusizer/json/render_csv.h"
 
 #include <fmt/format.h>
 

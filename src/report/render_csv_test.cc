@@ -1,6 +1,6 @@
 // CSV as RFC 4180 sec. 2 defines it: fields with commas, quotes or line breaks are quoted, quotes
 // doubled, records end with CRLF.
-#include "gpusizer/render_csv.h"
+#include "gpusizer/json/render_csv.h"
 
 #include <gtest/gtest.h>
 

@@ -8,9 +8,10 @@
 #include <string>
 #include <vector>
 
-#include "gpusizer/api.h"
+#include "gpusizer/json/api.h"
+#include "gpusizer/json/lang.h"
+#include "gpusizer/json/render.h"
 #include "gpusizer/lang.h"
-#include "gpusizer/render.h"
 
 namespace gpusizer {
 namespace {

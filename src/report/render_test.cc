@@ -1,10 +1,10 @@
 // The text table of a training estimate lists the step's exposed parts
 // (performance.step_breakdown_s is an object, not a number).
-#include "gpusizer/render.h"
+#include "gpusizer/json/render.h"
 
 #include <gtest/gtest.h>
 
-#include "gpusizer/api.h"
+#include "gpusizer/json/api.h"
 
 namespace gpusizer {
 namespace {

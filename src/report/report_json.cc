@@ -1,7 +1,9 @@
 // The buyer's report: the articles' purchase checklist (sec. 5.1: model scale, scenario,
 // concurrency, machine room) answered from one recommendation.
-#include "gpusizer/advisor_json.h"
-#include "gpusizer/api.h"
+#include "gpusizer/advisor.h"
+#include "gpusizer/json/advisor.h"
+#include "gpusizer/json/api.h"
+#include "gpusizer/json/scenario.h"
 
 namespace gpusizer {
 

@@ -1,4 +1,5 @@
 #include "scenario/config_cache.h"
+#include "gpusizer/json/importers.h"
 
 #include <map>
 #include <mutex>

@@ -1,5 +1,6 @@
 // The default engine and the knob warnings (issue 12 item 7).
 #include "scenario/engine_choice.h"
+#include "gpusizer/json/scenario.h"
 
 #include <gtest/gtest.h>
 

@@ -1,4 +1,4 @@
-#include "gpusizer/json_input.h"
+#include "gpusizer/json/json_input.h"
 
 #include <vector>
 

@@ -1,6 +1,6 @@
 // Strict JSON input: what nlohmann accepts silently (a trailing NUL, duplicate keys) or throws as
 // an internal error (a number past the double range) is bad input naming where.
-#include "gpusizer/json_input.h"
+#include "gpusizer/json/json_input.h"
 
 #include <gtest/gtest.h>
 

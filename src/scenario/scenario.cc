@@ -13,6 +13,8 @@
 #include "core/json_fields.h"
 #include "gpusizer/error.h"
 #include "gpusizer/importers.h"
+#include "gpusizer/json/importers.h"
+#include "gpusizer/json/scenario.h"
 #include "gpusizer/model_store.h"
 #include "gpusizer/scenario_edit.h"
 #include "scenario/config_cache.h"

@@ -3,6 +3,7 @@
 // cross-field checks (validate, scenario.cc).
 #include "gpusizer/scenario_edit.h"
 
+#include "gpusizer/json/scenario.h"
 #include "scenario/defaults.h"
 #include "scenario/engine_choice.h"
 #include "scenario/lookups.h"

@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include "gpusizer/error.h"
+#include "gpusizer/json/scenario.h"
 
 namespace gpusizer {
 namespace {

@@ -1,6 +1,7 @@
 // Scenario parsing: defaults, and one clear InputError naming the field for every bad input.
 #include "gpusizer/scenario.h"
 #include "gpusizer/estimate.h"
+#include "gpusizer/json/scenario.h"
 
 #include <gtest/gtest.h>
 

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include "gpusizer/error.h"
+#include "gpusizer/json/scenario.h"
 
 namespace gpusizer {
 namespace {

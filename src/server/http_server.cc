@@ -32,7 +32,7 @@
 
 #include "gpusizer/catalog.h"
 #include "gpusizer/error.h"
-#include "gpusizer/json_text.h"
+#include "gpusizer/json/json_text.h"
 #include "gpusizer/model_store.h"
 #include "gpusizer/regular_file.h"
 #include "gpusizer/server.h"

@@ -1,5 +1,5 @@
 // The HTTP server's request handling, without sockets: routes, request checks and error mapping.
-// Thin: parse, check, call the JSON facade (gpusizer/api.h), answer. The transport is
+// Thin: parse, check, call the JSON facade (gpusizer/json/api.h), answer. The transport is
 // http_server.cc.
 #include "server/server.h"
 
@@ -10,10 +10,11 @@
 #include <optional>
 
 #include "embed/embedded.h"
-#include "gpusizer/api.h"
 #include "gpusizer/error.h"
-#include "gpusizer/json_input.h"
-#include "gpusizer/json_text.h"
+#include "gpusizer/json/api.h"
+#include "gpusizer/json/json_input.h"
+#include "gpusizer/json/json_text.h"
+#include "gpusizer/json/lang.h"
 #include "gpusizer/lang.h"
 #include "gpusizer/model_store.h"
 #include "gpusizer/names.h"

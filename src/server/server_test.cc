@@ -9,8 +9,8 @@
 #include <set>
 
 #include "embed/embedded.h"
-#include "gpusizer/api.h"
 #include "gpusizer/error.h"
+#include "gpusizer/json/api.h"
 #include "server/server.h"
 
 namespace gpusizer {

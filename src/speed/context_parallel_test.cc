@@ -3,9 +3,10 @@
 // parallel; Liu et al. 2023, Ring Attention).
 #include <gtest/gtest.h>
 
-#include "gpusizer/api.h"
 #include "gpusizer/error.h"
 #include "gpusizer/estimate.h"
+#include "gpusizer/json/api.h"
+#include "gpusizer/json/scenario.h"
 #include "speed/testing_training_speed.h"
 #include "speed/training_speed.h"
 

@@ -6,8 +6,10 @@
 // meets a service level by bisection.
 #include <string>
 
-#include "gpusizer/estimate.h"
 #include "gpusizer/explanations.h"
+#include "gpusizer/memory_estimate.h"
+#include "gpusizer/performance_estimate.h"
+#include "gpusizer/scenario.h"
 #include "gpusizer/traffic.h"
 #include "speed/inference_speed.h"
 

@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <string_view>
+#include <utility>
 
 #include "scenario/lookups.h"
 #include "speed/inference_speed.h"
@@ -159,6 +161,43 @@ PerformanceEstimate estimate_speed(const Scenario& scenario, const Catalog& cata
 PerformanceEstimate estimate_speed(const Scenario& scenario, const Catalog& catalog,
                                    const MemoryEstimate& memory, Explanations* why) {
   return estimate_speed(scenario, catalog, memory, why, catalog.speed());
+}
+
+const std::optional<double>* performance_figure(const PerformanceEstimate& p,
+                                                std::string_view name) {
+  static constexpr std::pair<std::string_view, std::optional<double> PerformanceEstimate::*>
+      kFigures[] = {
+          {"decode_tokens_per_s", &PerformanceEstimate::decode_tokens_per_s},
+          {"prefill_tokens_per_s", &PerformanceEstimate::prefill_tokens_per_s},
+          {"max_output_tokens_per_s", &PerformanceEstimate::max_output_tokens_per_s},
+          {"ttft_ms", &PerformanceEstimate::ttft_ms},
+          {"tpot_ms", &PerformanceEstimate::tpot_ms},
+          {"train_tokens_per_s_per_gpu", &PerformanceEstimate::train_tokens_per_s_per_gpu},
+          {"train_tokens_per_s", &PerformanceEstimate::train_tokens_per_s},
+          {"tflops_per_gpu", &PerformanceEstimate::tflops_per_gpu},
+          {"mfu", &PerformanceEstimate::mfu},
+          {"step_time_s", &PerformanceEstimate::step_time_s},
+          {"time_to_train_s", &PerformanceEstimate::time_to_train_s},
+          {"load_ttft_ms", &PerformanceEstimate::load_ttft_ms},
+          {"load_tpot_ms", &PerformanceEstimate::load_tpot_ms},
+          {"load_ttft_mean_ms", &PerformanceEstimate::load_ttft_mean_ms},
+          {"load_tpot_mean_ms", &PerformanceEstimate::load_tpot_mean_ms},
+          {"max_requests_per_s", &PerformanceEstimate::max_requests_per_s},
+          {"load_capacity_requests_per_s", &PerformanceEstimate::load_capacity_requests_per_s},
+          {"load_output_tokens_per_s", &PerformanceEstimate::load_output_tokens_per_s},
+      };
+  for (const auto& [key, member] : kFigures)
+    if (key == name) return &(p.*member);
+  return nullptr;
+}
+
+std::optional<double> useful_tokens_per_s(const Scenario& s,
+                                          const std::optional<PerformanceEstimate>& performance) {
+  if (!performance) return std::nullopt;
+  const auto v =
+      is_training(s.task) ? performance->train_tokens_per_s : performance->max_output_tokens_per_s;
+  if (v && *v > 0) return v;
+  return std::nullopt;
 }
 
 }  // namespace gpusizer

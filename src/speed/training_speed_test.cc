@@ -7,7 +7,8 @@
 
 #include <algorithm>
 
-#include "gpusizer/api.h"
+#include "gpusizer/json/api.h"
+#include "gpusizer/json/scenario.h"
 #include "gpusizer/speed.h"
 #include "speed/testing_training_speed.h"
 

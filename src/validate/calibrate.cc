@@ -7,6 +7,7 @@
 #include <tuple>
 
 #include "gpusizer/error.h"
+#include "gpusizer/json/calibrate.h"
 #include "gpusizer/speed.h"
 
 namespace gpusizer {

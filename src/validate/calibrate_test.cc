@@ -7,6 +7,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "gpusizer/json/calibrate.h"
 #include "gpusizer/speed.h"
 #include "gpusizer/validation.h"
 

@@ -1,11 +1,11 @@
-#include "gpusizer/log_check.h"
+#include "gpusizer/json/log_check.h"
 
 #include <fmt/format.h>
 
 #include <cmath>
 
-#include "gpusizer/api.h"
 #include "gpusizer/error.h"
+#include "gpusizer/json/api.h"
 
 namespace gpusizer {
 namespace {

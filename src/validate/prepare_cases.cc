@@ -2,6 +2,8 @@
 // estimate (memory.max_batch, the KV pool) that max_output_tokens_per_s needs.
 #include "gpusizer/calibrate.h"
 #include "gpusizer/estimate.h"
+#include "gpusizer/json/calibrate.h"
+#include "gpusizer/json/scenario.h"
 #include "gpusizer/scenario.h"
 #include "gpusizer/speed_bands_fit.h"
 

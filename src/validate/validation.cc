@@ -5,8 +5,9 @@
 #include <map>
 #include <sstream>
 
-#include "gpusizer/api.h"
 #include "gpusizer/error.h"
+#include "gpusizer/json/api.h"
+#include "gpusizer/json/validation.h"
 
 namespace gpusizer {
 

@@ -1,5 +1,6 @@
 // Fuzzes the safetensors header reader.
 #include "fuzz_common.h"
+#include "gpusizer/json/importers.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   return gpusizer::fuzz::run(data, size, [](std::string_view b) {

@@ -7,9 +7,9 @@
 #include <filesystem>
 #include <nlohmann/json.hpp>
 
-#include "gpusizer/api.h"
 #include "gpusizer/error.h"
-#include "gpusizer/json_text.h"
+#include "gpusizer/json/api.h"
+#include "gpusizer/json/json_text.h"
 
 namespace {
 

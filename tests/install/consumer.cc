@@ -3,6 +3,7 @@
 
 #include "gpusizer/catalog.h"
 #include "gpusizer/estimate.h"
+#include "gpusizer/json/scenario.h"
 
 int main() {
   const gpusizer::Catalog catalog = gpusizer::Catalog::embedded();

@@ -1,0 +1,51 @@
+#pragma once
+// What the speed estimator returns: serving and training throughput and latency, the bands
+// around them and the serving-load figures (src/speed, estimate_speed). Keys and units as
+// docs/contract.md.
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+
+namespace gpusizer {
+
+struct Scenario;
+
+struct PerformanceEstimate {
+  std::optional<double> prefill_tokens_per_s, decode_tokens_per_s, ttft_ms, tpot_ms,
+      max_output_tokens_per_s;
+  std::optional<double> step_time_s, train_tokens_per_s, train_tokens_per_s_per_gpu, tflops_per_gpu,
+      mfu, time_to_train_s;
+  /// Serving: a decode step at the scenario's batch takes longer to read its bytes (weights, KV)
+  /// than to compute (the roofline's memory side binds).
+  std::optional<bool> decode_bandwidth_bound;
+  /// Training: exposed seconds of the step by cause (compute, recompute, tp_comm, pp_bubble,
+  /// dp_comm, ep_comm, optimizer, offload), adding up to step_time_s.
+  std::map<std::string, double> step_breakdown_s;
+  /// Figure -> [low, high]: where 80% of published measurements of its kind fell around the
+  /// prediction (data/speed_bands.json); figures without enough measurements have none.
+  std::map<std::string, std::pair<double, double>> bands;
+  /// Serving with traffic (speed/serving_load.h), for the whole fleet: TTFT and TPOT at the SLO's
+  /// percentile (load_ttft_ms absent when the rate exceeds the fleet's capacity), their means,
+  /// busy share, the highest rate meeting the SLO, the capacity, the output rate served, the mean
+  /// decode batch per replica and what bounds max_requests_per_s.
+  std::optional<double> load_ttft_ms, load_tpot_ms, load_ttft_mean_ms, load_tpot_mean_ms,
+      load_utilization, max_requests_per_s, load_capacity_requests_per_s, load_output_tokens_per_s,
+      load_batch;
+  std::optional<bool> slo_met;
+  std::string load_binding;
+};
+
+/// The performance figure named by its JSON key (decode_tokens_per_s, ttft_ms, step_time_s,
+/// load_ttft_ms, ...); nullptr for a name that is not a figure. Used where a figure is chosen by
+/// name: the validation rows' "compare" key and the speed bands.
+const std::optional<double>* performance_figure(const PerformanceEstimate& p,
+                                                std::string_view name);
+
+/// Tokens per second the system does useful work at: output tokens with the GPUs kept full
+/// (serving) or training tokens; none when speed was not estimated or is zero.
+std::optional<double> useful_tokens_per_s(const Scenario& scenario,
+                                          const std::optional<PerformanceEstimate>& performance);
+
+}  // namespace gpusizer
