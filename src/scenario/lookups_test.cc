@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include "gpusizer/estimate.h"
+#include "gpusizer/json/scenario.h"
 
 namespace gpusizer {
 namespace {
