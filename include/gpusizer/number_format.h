@@ -13,8 +13,9 @@ struct NumberFormat {
   std::string lm_head_format;    ///< format of the output head; empty = same as this
   double embedding_bits = 0;     ///< bits of embedding_format, resolved by the catalog; 0 = same
   double lm_head_bits = 0;       ///< bits of lm_head_format, likewise
-  /// Format of the matrices outside the routed experts (attention, dense MLP, shared experts);
-  /// empty = same as this. gpt-oss's mxfp4 quantizes only the experts.
+  /// Format of a mixture-of-experts model's matrices outside the routed experts (attention,
+  /// dense MLP, shared experts); empty = same as this. gpt-oss's mxfp4 quantizes only the
+  /// experts; a dense model in the format takes it for every matrix.
   std::string dense_format;
   double dense_bits = 0;      ///< bits of dense_format, resolved by the catalog; 0 = same
   std::string usable_for;     ///< ;-separated: weights, kv, activations, optimizer
@@ -31,9 +32,10 @@ struct NumberFormat {
     return (lm_head_bits > 0 ? lm_head_bits : bits_per_value) / 8.0;
   }
   double bytes_per_value() const { return bits_per_value / 8.0; }
-  /// Bytes per value of the matrices outside the routed experts.
-  double dense_bytes_per_value() const {
-    return (dense_bits > 0 ? dense_bits : bits_per_value) / 8.0;
+  /// Bytes per value of the matrices outside the routed experts: dense_format's for a model
+  /// with routed experts (`moe`), this format's for a dense one.
+  double dense_bytes_per_value(bool moe) const {
+    return (moe && dense_bits > 0 ? dense_bits : bits_per_value) / 8.0;
   }
   bool usable_for_role(const std::string& role) const;
 };

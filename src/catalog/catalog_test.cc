@@ -191,8 +191,10 @@ TEST(CatalogFormats, Mxfp4KeepsTheMatricesOutsideTheExpertsInBf16) {
   const Catalog& c = Catalog::builtin();
   const NumberFormat& f = c.format("mxfp4", "weights", "weights");
   EXPECT_DOUBLE_EQ(f.bytes_per_value(), 4.25 / 8);
-  EXPECT_DOUBLE_EQ(f.dense_bytes_per_value(), 2.0);
-  EXPECT_DOUBLE_EQ(c.format("nf4", "weights", "weights").dense_bytes_per_value(), 4.127 / 8);
+  EXPECT_DOUBLE_EQ(f.dense_bytes_per_value(true), 2.0);
+  // A dense model has no routed experts: every matrix takes the format.
+  EXPECT_DOUBLE_EQ(f.dense_bytes_per_value(false), 4.25 / 8);
+  EXPECT_DOUBLE_EQ(c.format("nf4", "weights", "weights").dense_bytes_per_value(true), 4.127 / 8);
 }
 
 }  // namespace

@@ -31,7 +31,7 @@ std::optional<double> analytic_bytes(const ParamCounts& c, const std::string& fo
   const double emb = static_cast<double>(c.embedding);
   const double experts = static_cast<double>(c.routed_experts);
   const double body = static_cast<double>(c.total) - head - emb - experts;
-  return (experts * f->bits_per_value + body * f->dense_bytes_per_value() * 8 +
+  return (experts * f->bits_per_value + body * f->dense_bytes_per_value(c.routed_experts > 0) * 8 +
           emb * f->embedding_bytes_per_value() * 8 + head * f->lm_head_bytes_per_value() * 8) /
          8.0;
 }

@@ -58,6 +58,21 @@ TEST(Weights, Mxfp4QuantizesOnlyTheRoutedExperts) {
   EXPECT_NEAR(static_cast<double>(mem(out, "weights_bytes")), 65248815744.0, 1e8);
 }
 
+TEST(Weights, Mxfp4QuantizesEveryMatrixOfADenseModel) {
+  // Llama-3.1-8B (8,030,261,248 params; untied embedding and head 2 x 128,256 x 4096 =
+  // 1,050,673,152 in bf16; norms 65 x 4096 = 266,240 in bf16): the 6,979,321,856 matrix
+  // parameters take 4.25 bits, 3,707,764,736 B, as a dense model has no experts to keep the
+  // format for. Sum 5,809,643,520 B (in bf16 throughout it would be 16.06 GB).
+  const auto out = run({{"model", "llama-3.1-8b"}, {"weights", "mxfp4"}});
+  EXPECT_NEAR(static_cast<double>(mem(out, "weights_bytes")), 5809643520.0, 1e6);
+  // A count given without the architecture is a dense model too: params x 4.25 bits = 8.5 GB,
+  // plus a few percent for the embedding and head the format keeps in bf16 (32 GB in bf16).
+  const auto given = run({{"model", {{"params", 16e9}}}, {"weights", "mxfp4"}});
+  const double given_bytes = static_cast<double>(mem(given, "weights_bytes"));
+  EXPECT_GT(given_bytes, 16e9 * 4.25 / 8);
+  EXPECT_LT(given_bytes, 16e9 * 4.25 / 8 * 1.05);
+}
+
 TEST(KvCache, Llama2_7bIs512KiBPerTokenInBf16) {
   // 2 (K,V) x 32 layers x 32 heads x 128 dims x 2 bytes = 524,288.
   const auto out = run({{"model", "llama-2-7b"}, {"engine", "vllm"}});

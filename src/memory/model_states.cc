@@ -179,11 +179,12 @@ GatheredParams gathered_params(const Scenario& s, const Zero3Settings& z) {
   const NumberFormat& f = s.weights;
   const bool quantized = !full_training(s) && f.kind != "float";
   const double matrix_bytes = quantized ? f.bytes_per_value() : e;
-  const double dense_matrix_bytes = quantized ? f.dense_bytes_per_value() : e;
+  const double dense_matrix_bytes = quantized ? f.dense_bytes_per_value(s.model.is_moe()) : e;
   // What weights() holds the same parameters in (the working copy, or the format), so that what
   // is not gathered (norms, biases, adapters) is the difference.
   const double held_matrix = full_training(s) ? working_bytes(s) : f.bytes_per_value();
-  const double held_dense = full_training(s) ? held_matrix : f.dense_bytes_per_value();
+  const double held_dense =
+      full_training(s) ? held_matrix : f.dense_bytes_per_value(s.model.is_moe());
   const double held_embed =
       full_training(s) ? held_matrix : named_bytes_or(f.embedding_bits, held_matrix);
   const double held_head =
@@ -316,14 +317,16 @@ ModelBytes stored_weights(const Scenario& s, const ModelBytes& p, const Explanat
   }
   const double other = std::max(0.0, p.layers - matrix - router);
   // Matrices outside the routed experts take the format's dense format (gpt-oss mxfp4: bf16).
-  const double layer_bytes = f.kind == "float"
-                                 ? p.layers * f.bytes_per_value()
-                                 : matrix * f.dense_bytes_per_value() + (other + router) * small;
+  const double layer_bytes =
+      f.kind == "float"
+          ? p.layers * f.bytes_per_value()
+          : matrix * f.dense_bytes_per_value(s.model.is_moe()) + (other + router) * small;
   // Where the count is a given fact (hybrid or CV networks), the layers' split into matrices
   // is unknown: all of it takes the format.
   // (A count is not computed exactly when it is given: count_params, model.cc.)
-  b.layers =
-      mods.empty() || s.model.given_params ? p.layers * f.dense_bytes_per_value() : layer_bytes;
+  b.layers = mods.empty() || s.model.given_params
+                 ? p.layers * f.dense_bytes_per_value(s.model.is_moe())
+                 : layer_bytes;
   b.experts = p.experts * f.bytes_per_value();
   b.embedding = p.embedding * f.embedding_bytes_per_value();
   b.lm_head = p.lm_head * f.lm_head_bytes_per_value();
@@ -332,7 +335,7 @@ ModelBytes stored_weights(const Scenario& s, const ModelBytes& p, const Explanat
   if (!f.embedding_format.empty())
     basis += explain_if(why, FMT_COMPILE("; embedding {} and head {}"), f.embedding_format,
                         f.lm_head_format);
-  if (!f.dense_format.empty())
+  if (!f.dense_format.empty() && s.model.is_moe())
     basis += explain_if(why, FMT_COMPILE("; {} outside the routed experts"), f.dense_format);
   if (s.weights_file && s.weights_file->weights_format == f.id && s.weights_file->total_bytes > 0) {
     b = scaled(b, s.weights_file->total_bytes / b.total());

@@ -75,8 +75,8 @@ void weight_costs(const Model& m, const NumberFormat& weights, const ParamCounts
   const double head = static_cast<double>(m.vocab_size) * static_cast<double>(m.hidden_size);
   const double small = static_cast<double>(p.norms);
   // Matrices outside the routed experts are read in the format's dense format (mxfp4: bf16).
-  c.dense_weight_bytes =
-      dense_params * weights.dense_bytes_per_value() + head * head_bits / 8.0 + small * 2.0;
+  c.dense_weight_bytes = dense_params * weights.dense_bytes_per_value(m.is_moe()) +
+                         head * head_bits / 8.0 + small * 2.0;
   const double embed_bits = weights.embedding_bytes_per_value() * 8;
   c.total_weight_bytes =
       c.dense_weight_bytes + static_cast<double>(c.moe_layers * c.experts) * c.expert_bytes +
