@@ -1,7 +1,7 @@
 // The reverse question: for given GPUs and a task, the largest catalog models that fit, with the
 // longest context and the largest batch each can take. Every figure comes from estimate(). Each
-// model's scenario is parsed once; the context and batch searches are typed edits of it
-// (scenario_edit.h).
+// model's scenario comes parsed (src/report/fit_request.cc); the context and batch searches are
+// typed edits of it (scenario_edit.h).
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -9,9 +9,8 @@
 
 #include "advisor/candidates.h"
 #include "estimate/layout.h"
+#include "gpusizer/advisor.h"
 #include "gpusizer/error.h"
-#include "gpusizer/json/advisor.h"
-#include "gpusizer/json/scenario.h"
 
 namespace gpusizer {
 namespace {
@@ -69,42 +68,24 @@ ScenarioEdit standard_levers(const Scenario& s, const ScenarioGiven& given, bool
   return e;
 }
 
-struct Row {
-  const Model* model;
-  int64_t params, seq_len, batch;
-};
-
 // One catalog model at the request's context (within the model's own) and batch; then the
 // longest context and the largest batch that still fit. nullopt when it does not fit at all.
-std::optional<Row> fit_model(const Model& m, const nlohmann::json& input, bool cv, bool levers,
-                             const Catalog& catalog) {
-  nlohmann::json s = input;
-  s["model"] = m.id;
-  s.erase("seq_len");
-  s.erase("prompt_len");
-  s.erase("output_len");
-  const int64_t base_seq = input.value("seq_len", int64_t{2048});
-  s["seq_len"] =
-      cv ? base_seq
-         : std::min<int64_t>(base_seq, std::max<int64_t>(512, m.max_position_embeddings));
-  ScenarioGiven given;
-  Scenario parsed;
-  try {
-    parsed = parse_scenario(s, catalog, given);
-  } catch (const InputError&) {
-    return std::nullopt;
-  }
+std::optional<FitModel> fit_model(const FitModelScenario& m, bool cv, bool levers,
+                                  const Catalog& catalog) {
+  const Scenario& parsed = m.parsed;
+  const ScenarioGiven& given = m.given;
   const ScenarioEdit standard =
       levers ? standard_levers(parsed, given, cv, nullptr) : ScenarioEdit{};
   if (!fits(parsed, given, standard, catalog)) return std::nullopt;
-  Row r{&m, count_params(m).total, parsed.seq_len, parsed.batch};
+  FitModel r{m.model, count_params(*m.model).total, parsed.seq_len, parsed.batch};
   if (!cv) {
-    const int64_t max_ctx = m.max_position_embeddings > 0 ? m.max_position_embeddings : 131072;
-    r.seq_len = largest(r.seq_len, std::max(r.seq_len, max_ctx), [&](int64_t v) {
+    const int64_t own = m.model->max_position_embeddings;
+    const int64_t max_ctx = own > 0 ? own : 131072;
+    r.max_seq_len = largest(r.max_seq_len, std::max(r.max_seq_len, max_ctx), [&](int64_t v) {
       return fits(parsed, given, merged(standard, {.seq_len = v}), catalog);
     });
   }
-  r.batch = largest(r.batch, 4096, [&](int64_t v) {
+  r.max_batch = largest(r.max_batch, 4096, [&](int64_t v) {
     return fits(parsed, given, merged(standard, {.batch = v}), catalog);
   });
   return r;
@@ -112,50 +93,15 @@ std::optional<Row> fit_model(const Model& m, const nlohmann::json& input, bool c
 
 }  // namespace
 
-nlohmann::json fit_json(const nlohmann::json& request, const Catalog& catalog, size_t limit) {
-  if (!request.is_object()) throw InputError("", "a scenario must be a JSON object");
-  if (!request.contains("gpu")) throw InputError("gpu", "fit needs --gpu");
-  nlohmann::json input = request;
-  bool levers = true;
-  if (auto it = input.find("levers"); it != input.end()) {
-    if (!it->is_boolean())
-      throw InputError("levers", "must be true or false (false: no standard levers)");
-    levers = it->get<bool>();
-    input.erase(it);
-  }
-  // Checks the GPU, task and other fields once, with a stand-in model.
-  nlohmann::json probe = input;
-  const bool cv = input.value("task", "inference") == "cv-train";
-  probe["model"] = cv ? "yolov8m" : "llama-2-7b";
-  ScenarioGiven probe_given;
-  const Scenario checked = resolved(parse_scenario(probe, catalog, probe_given), catalog);
-  std::vector<std::string> applied;
-  if (levers) standard_levers(checked, probe_given, cv, &applied);
-  std::vector<Row> rows;
-  for (const Model& m : catalog.models())
-    if (m.is_cv() == cv)
-      if (auto r = fit_model(m, input, cv, levers, catalog)) rows.push_back(*r);
-  std::sort(rows.begin(), rows.end(),
-            [](const Row& a, const Row& b) { return a.params > b.params; });
-  if (rows.size() > limit) rows.resize(limit);
-  nlohmann::json out = {{"gpu", checked.gpu->id},
-                        {"gpu_count", checked.gpu_count},
-                        {"task", to_string(checked.task)},
-                        {"weights", input.value("weights", checked.weights.id)},
-                        {"seq_len", input.value("seq_len", int64_t{2048})},
-                        {"models", nlohmann::json::array()},
-                        {"levers", applied},
-                        {"basis",
-                         "each model at the given seq_len and batch (default 2048, 1), "
-                         "then the longest context (up to the model's own) and the "
-                         "largest batch that still fit, all from estimate(); with the "
-                         "levers standard for the task unless levers is false "
-                         "(--no-levers)"}};
-  for (const Row& r : rows)
-    out["models"].push_back({{"model", r.model->id},
-                             {"params", r.params},
-                             {"max_seq_len", r.seq_len},
-                             {"max_batch", r.batch}});
+FitResult fit(const FitRequest& request, const Catalog& catalog) {
+  FitResult out;
+  if (request.levers)
+    standard_levers(request.checked, request.checked_given, request.cv, &out.levers);
+  for (const FitModelScenario& m : request.models)
+    if (auto r = fit_model(m, request.cv, request.levers, catalog)) out.models.push_back(*r);
+  std::sort(out.models.begin(), out.models.end(),
+            [](const FitModel& a, const FitModel& b) { return a.params > b.params; });
+  if (out.models.size() > request.limit) out.models.resize(request.limit);
   return out;
 }
 

@@ -2,6 +2,7 @@
 // checkpointing) unless told not to. Bounds worked out by hand in the comments.
 #include <gtest/gtest.h>
 
+#include "gpusizer/advisor.h"
 #include "gpusizer/error.h"
 #include "gpusizer/json/advisor.h"
 
@@ -27,6 +28,22 @@ bool lists(const nlohmann::json& fit, const std::string& model) {
 // 2048 x 152,064 x 4 B = 1.2 GB (twice with their gradient) and the CUDA context: about 74 GB,
 // under 80 GB. So the largest model is between 32.7e9 and 40e9 parameters. Without the levers
 // (plain data parallel, 16 bytes a parameter on every GPU) no model over 80e9 / 16 = 5e9 fits.
+// The typed search: models come back largest first, and a limit keeps the largest of them.
+TEST(ReverseFitTyped, LargestFirstAndTheLimitKeepsThem) {
+  FitRequest r = parse_fit_request({{"gpu", "h100-sxm5-80gb"}}, cat(), 100);
+  ASSERT_GT(r.models.size(), 10u);  // every language model of the catalog, parsed once
+  const FitResult all = fit(r, cat());
+  ASSERT_GT(all.models.size(), 3u);
+  for (size_t i = 1; i < all.models.size(); ++i)
+    EXPECT_GE(all.models[i - 1].params, all.models[i].params);
+  r.limit = 2;
+  const FitResult two = fit(r, cat());
+  ASSERT_EQ(two.models.size(), 2u);
+  EXPECT_EQ(two.models[0].model, all.models[0].model);
+  EXPECT_EQ(two.models[1].params, all.models[1].params);
+  EXPECT_TRUE(two.levers.empty());  // serving: no standard levers
+}
+
 TEST(ReverseFitLevers, FullFineTuneOnEightH100) {
   const nlohmann::json req = {
       {"model", "llama-2-7b"}, {"gpu", "h100-sxm5-80gb"}, {"gpu_count", 8}, {"task", "full"}};

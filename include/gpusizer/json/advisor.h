@@ -28,9 +28,13 @@ RecommendRequest parse_recommend_request(const nlohmann::json& request, const Ca
 /// recommend(parse_recommend_request(request, catalog), catalog).
 Recommendation recommend(const nlohmann::json& request, const Catalog& catalog);
 
-/// The reverse question: the largest catalog models, contexts and batches that fit
-/// `scenario`'s GPUs for its task. Takes JSON: each catalog model's scenario is parsed once from
-/// the request with the model swapped in (docs/design.md, "Still to do").
+/// A fit request (a scenario with a gpu, "levers": false for none) parsed into the typed
+/// request: checked once with a stand-in model, then each catalog model's scenario parsed once
+/// with the model swapped in (a model decides nearly every default, so it is parsed, not edited).
+FitRequest parse_fit_request(const nlohmann::json& scenario, const Catalog& catalog,
+                             size_t limit = 10);
+
+/// The reverse question through the contract: fit(parse_fit_request(...)) rendered.
 nlohmann::json fit_json(const nlohmann::json& scenario, const Catalog& catalog, size_t limit = 10);
 
 /// JSON of the advisor's results (the contract's Recommendation).
