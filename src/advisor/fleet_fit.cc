@@ -66,35 +66,4 @@ void price_in_region(const Scenario& s, Estimate& e, const Catalog& catalog,
   e.cost.usd_per_run = c ? c->usd_per_run : std::nullopt;
 }
 
-void add_fleet_keys(nlohmann::json& j, const Option& o, const Constraints& c) {
-  const Scenario& s = o.scenario;
-  const Estimate& e = o.estimate;
-  // Serving: independent replicas are parallel.dp; training runs one model copy across the
-  // fleet, its data-parallel groups being one job.
-  j["replicas"] = s.task == Task::kInference ? s.parallel.dp : 1;
-  const explain::Price price = explain::price_of(o, c);
-  const bool cloud =
-      e.ownership && e.ownership->cloud && price.source == explain::Price::Source::kCloud;
-  if (cloud) {
-    const CloudCost& k = *e.ownership->cloud;
-    j["nodes"] = k.count;
-    j["instance"] = {{"name", k.instance},
-                     {"count", k.count},
-                     {"usd_per_hour", k.instance_usd_per_hour},
-                     {"provider", k.provider},
-                     {"date", k.price_date}};
-    if (k.currency != "USD") {
-      j["instance"]["currency"] = k.currency;
-      j["instance"]["listed_price_per_hour"] = k.listed_price_per_hour;
-    }
-  } else if (e.power.nodes) {
-    j["nodes"] = *e.power.nodes;
-  }
-  if (e.ownership && e.ownership->on_prem && !e.ownership->on_prem->server.empty())
-    j["server"] = e.ownership->on_prem->server;
-  j["fleet_usd_per_hour"] = price.per_hour ? nlohmann::json(*price.per_hour) : nullptr;
-  if (e.power.racks) j["racks"] = *e.power.racks;
-  j["binding"] = o.binding;
-}
-
 }  // namespace gpusizer

@@ -3,7 +3,6 @@
 // export rules of a region, the price in the region's clouds, and the option keys that describe its
 // fleet (docs/contract.md, v2 "Options").
 #include <cstdint>
-#include <nlohmann/json.hpp>
 #include <string>
 
 #include "gpusizer/advisor.h"
@@ -34,9 +33,5 @@ bool rented(const Gpu& gpu, const Catalog& catalog, bool china);
 /// instances); a no-op for other regions, whose clouds estimate() already used.
 void price_in_region(const Scenario& s, Estimate& e, const Catalog& catalog,
                      const std::string& region);
-
-/// The option's fleet keys: replicas, nodes, instance (cloud), fleet_usd_per_hour, racks (with
-/// an explicit rack budget, or whenever the estimate counted them), binding.
-void add_fleet_keys(nlohmann::json& option, const Option& o, const Constraints& c);
 
 }  // namespace gpusizer

@@ -18,7 +18,6 @@
 #include "estimate/priced.h"
 #include "gpusizer/advisor.h"
 #include "gpusizer/error.h"
-#include "gpusizer/json/scenario.h"
 #include "gpusizer/units.h"
 #include "scenario/engine_choice.h"
 

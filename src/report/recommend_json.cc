@@ -2,6 +2,7 @@
 // the changes that would make the closest miss fit.
 #include <cmath>
 
+#include "advisor/explain.h"
 #include "advisor/fleet_fit.h"
 #include "gpusizer/advisor.h"
 #include "gpusizer/json/advisor.h"
@@ -12,6 +13,43 @@
 #include "report/estimate_json.h"
 
 namespace gpusizer {
+
+namespace {
+
+// The option's fleet keys: replicas, nodes, instance (cloud), fleet_usd_per_hour, racks (with
+// an explicit rack budget, or whenever the estimate counted them), binding.
+void add_fleet_keys(nlohmann::json& j, const Option& o, const Constraints& c) {
+  const Scenario& s = o.scenario;
+  const Estimate& e = o.estimate;
+  // Serving: independent replicas are parallel.dp; training runs one model copy across the
+  // fleet, its data-parallel groups being one job.
+  j["replicas"] = s.task == Task::kInference ? s.parallel.dp : 1;
+  const explain::Price price = explain::price_of(o, c);
+  const bool cloud =
+      e.ownership && e.ownership->cloud && price.source == explain::Price::Source::kCloud;
+  if (cloud) {
+    const CloudCost& k = *e.ownership->cloud;
+    j["nodes"] = k.count;
+    j["instance"] = {{"name", k.instance},
+                     {"count", k.count},
+                     {"usd_per_hour", k.instance_usd_per_hour},
+                     {"provider", k.provider},
+                     {"date", k.price_date}};
+    if (k.currency != "USD") {
+      j["instance"]["currency"] = k.currency;
+      j["instance"]["listed_price_per_hour"] = k.listed_price_per_hour;
+    }
+  } else if (e.power.nodes) {
+    j["nodes"] = *e.power.nodes;
+  }
+  if (e.ownership && e.ownership->on_prem && !e.ownership->on_prem->server.empty())
+    j["server"] = e.ownership->on_prem->server;
+  j["fleet_usd_per_hour"] = price.per_hour ? nlohmann::json(*price.per_hour) : nullptr;
+  if (e.power.racks) j["racks"] = *e.power.racks;
+  j["binding"] = o.binding;
+}
+
+}  // namespace
 
 // The changes: each edit's merge patch is made here, when the answer is rendered.
 void describe_changes(JsonWriter& w, const std::vector<Change>& changes) {
@@ -83,7 +121,7 @@ nlohmann::json to_json(const Recommendation& r) {
         {"objective_basis", o.objective_basis},
         {"reasons", o.reasons},
         {"warnings", o.warnings}};
-    // v2: replicas, nodes, instance, fleet_usd_per_hour, racks, binding (advisor/fleet_fit.h).
+    // v2: replicas, nodes, instance, fleet_usd_per_hour, racks, binding.
     add_fleet_keys(option, o, r.constraints);
     if (!training.is_null()) option["training"] = std::move(training);
     if (o.traffic_plan) {  // serving with traffic (docs/contract.md v2, options of recommend)
