@@ -409,6 +409,13 @@ void RequestHandler::dispatch(const HttpRequest& req, HttpAnswer& answer, Lang l
   const bool get = method == "GET" || method == "HEAD";
   if (method == "POST" && path == "/api/v1/estimate") {
     const json request = parse_request(req);
+    if (lang == Lang::kEn) {  // English needs no tree: the same bytes, streamed (issue 18)
+      answer.status = 200;
+      answer.body.clear();
+      append_estimate_json(answer.body, request, catalog_);
+      answer.content_type = "application/json";
+      return;
+    }
     json result = estimate_json(request, catalog_);
     localize(result, lang);
     set_json(answer, 200, result);
