@@ -302,4 +302,22 @@ void score(std::vector<Option>& options, const Constraints& c) {
   }
 }
 
+void finish_options(Recommendation& r, const std::function<void(Option&, size_t)>& explain_one) {
+  const Constraints& c = r.constraints;
+  std::vector<size_t> order(r.options.size());
+  for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::stable_sort(order.begin(), order.end(),
+                   [&](size_t a, size_t b) { return ranks_before(r.options[a], r.options[b]); });
+  if (static_cast<int64_t>(order.size()) > c.limit) order.resize(static_cast<size_t>(c.limit));
+  std::vector<Option> top;
+  top.reserve(order.size());
+  for (size_t i : order) {
+    Option o = std::move(r.options[i]);
+    explain_one(o, i);
+    top.push_back(std::move(o));
+  }
+  r.options = std::move(top);
+  score(r.options, c);  // already in rank order
+}
+
 }  // namespace gpusizer::explain

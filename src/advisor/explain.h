@@ -1,6 +1,7 @@
 #pragma once
 // Explanations of the advisor's decisions, kept apart from the search: which constraint an option
 // misses, its reasons and warnings, its objective value, and the ranking.
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -67,5 +68,11 @@ void rank(std::vector<Option>& options, const Constraints& c);
 /// rank() without the sort, for options already in ranks_before order: the scores and the
 /// winner's reason.
 void score(std::vector<Option>& options, const Constraints& c);
+
+/// The request's options, figures only, ranked by index (ranks_before, stable as rank); the
+/// best `limit` are explained by `explain_one(option, its index before ranking)` (estimated in
+/// full, described), then scored: the same options, order and scores as explaining all of them
+/// and ranking, at the cost of the options returned.
+void finish_options(Recommendation& r, const std::function<void(Option&, size_t)>& explain_one);
 
 }  // namespace gpusizer::explain

@@ -399,29 +399,6 @@ struct Search {
   }
 };
 
-// The options, figures only, ranked by index (explain::ranks_before, stable as explain::rank);
-// the best `limit` are explained by `explain_one` (estimated in full, described), then scored:
-// the same options, order and scores as explaining all of them and ranking, at the cost of the
-// options returned.
-void finish_options(Recommendation& r, const std::function<void(Option&, size_t)>& explain_one) {
-  const Constraints& c = r.constraints;
-  std::vector<size_t> order(r.options.size());
-  for (size_t i = 0; i < order.size(); ++i) order[i] = i;
-  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
-    return explain::ranks_before(r.options[a], r.options[b]);
-  });
-  if (static_cast<int64_t>(order.size()) > c.limit) order.resize(static_cast<size_t>(c.limit));
-  std::vector<Option> top;
-  top.reserve(order.size());
-  for (size_t i : order) {
-    Option o = std::move(r.options[i]);
-    explain_one(o, i);
-    top.push_back(std::move(o));
-  }
-  r.options = std::move(top);
-  explain::score(r.options, c);  // already in rank order
-}
-
 // What to change: for the one GPU asked about (unless it fits), or the closest miss when
 // nothing fits.
 void add_changes(Recommendation& r, const std::vector<Miss>& misses, const Scenario& base,
@@ -495,12 +472,12 @@ Recommendation recommend(const RecommendRequest& request, const Catalog& catalog
   if (search.layout_search) {
     // As the training plan explains an option, then priced in the region (the objective stays
     // the one described).
-    finish_options(r, [&](Option& o, size_t i) {
+    explain::finish_options(r, [&](Option& o, size_t i) {
       explain_training_option(o, search.notes[i], base, c, catalog);
       price_in_region(o.scenario, o.estimate, catalog, c.region);
     });
   } else {
-    finish_options(r, [&](Option& o, size_t i) {
+    explain::finish_options(r, [&](Option& o, size_t i) {
       o.estimate = estimate(o.scenario, catalog);
       price_in_region(o.scenario, o.estimate, catalog, c.region);
       explain::describe(o, base, c, catalog, search.levers[i]);

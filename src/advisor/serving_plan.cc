@@ -257,24 +257,14 @@ struct Found {
   std::string levers;
 };
 
-// The options, figures only, ranked by index (explain::ranks_before, stable as explain::rank);
-// the best `limit` are estimated in full, described, given their traffic plan, reason and
-// objective, then scored: the same options, order and scores as explaining all of them.
+// The best `limit` options (explain::finish_options) are estimated in full, described, given
+// their traffic plan, reason and objective, then scored.
 void finish(Recommendation& r, const std::vector<Found>& found, const Scenario& base,
             const Scenario& want, const Constraints& checks, const Catalog& catalog) {
   const Constraints& c = r.constraints;
   const double rate = want.traffic->requests_per_s;
   const double out_len = want.traffic->output_len;
-  std::vector<size_t> order(r.options.size());
-  for (size_t i = 0; i < order.size(); ++i) order[i] = i;
-  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
-    return explain::ranks_before(r.options[a], r.options[b]);
-  });
-  if (static_cast<int64_t>(order.size()) > c.limit) order.resize(static_cast<size_t>(c.limit));
-  std::vector<Option> top;
-  top.reserve(order.size());
-  for (size_t i : order) {
-    Option o = std::move(r.options[i]);
+  explain::finish_options(r, [&](Option& o, size_t i) {
     o.estimate = estimate(o.scenario, catalog);
     explain::describe(o, base, checks, catalog, found[i].levers);
     const TrafficPlan plan = traffic_plan(found[i].k, o, c, rate, out_len);
@@ -282,10 +272,7 @@ void finish(Recommendation& r, const std::vector<Found>& found, const Scenario& 
     set_traffic_objective(o, plan, c, rate, out_len, want.slo.percentile);
     o.binding = plan.binding;
     o.traffic_plan = plan;
-    top.push_back(std::move(o));
-  }
-  r.options = std::move(top);
-  explain::score(r.options, c);  // already in rank order
+  });
 }
 
 }  // namespace
