@@ -10,13 +10,14 @@ namespace {
 
 // The bitsandbytes terms, which replace the generic kernel scale: the quantized Linear calls a
 // token makes and the parameters they hold.
-void set_bitsandbytes(const Model& m, const BitsandbytesKernel& bnb, InferenceSetup& s) {
+void set_bitsandbytes(const Model& m, const LinearModules& modules, const BitsandbytesKernel& bnb,
+                      InferenceSetup& s) {
   s.bnb = true;
   s.kernel = KernelScale{};
   s.bnb_call_overhead_s = bnb.linear_call_overhead_s;
   s.bnb_gemv_max_tokens = bnb.gemv_max_tokens;
   s.bnb_dequant_bytes = bnb.dequant_bytes_per_param;
-  for (const auto& mod : linear_modules(m)) {
+  for (const auto& mod : modules) {
     if (mod.name == "router") continue;
     double count = static_cast<double>(mod.count);
     // A token visits k of E experts: k modules of each expert kind per MoE layer.
@@ -32,15 +33,18 @@ void set_bitsandbytes(const Model& m, const BitsandbytesKernel& bnb, InferenceSe
 
 std::optional<InferenceSetup> inference_setup(const Scenario& sc, const SpeedProfile& profile,
                                               std::string& why) {
+  return inference_setup(sc, profile, count_model(sc), why);
+}
+
+std::optional<InferenceSetup> inference_setup(const Scenario& sc, const SpeedProfile& profile,
+                                              const ModelCounts& counts, std::string& why) {
   if (!sc.gpu) {
     why = "no gpu given";
     return std::nullopt;
   }
   const Gpu& gpu = *sc.gpu;
   InferenceSetup s;
-  // Counted here: checking the model against its resolved counts (model_facts, which compares
-  // every field) costs about as much as counting it once.
-  s.costs = model_costs(sc.model, sc.weights, sc.kv_cache);
+  s.costs = model_costs(sc.model, sc.weights, sc.kv_cache, counts.params, counts.modules);
   // The profile's entries for this engine, GPU and weights, as resolved with the scenario when
   // they are still its own (scenario/lookups.h), else looked up by name.
   const ScenarioLookups* l = speed_lookups(sc, profile);
@@ -93,7 +97,7 @@ std::optional<InferenceSetup> inference_setup(const Scenario& sc, const SpeedPro
   // bitsandbytes (transformers' BitsAndBytesConfig: nf4 Linear4bit, LLM.int8 Linear8bitLt).
   if (const BitsandbytesKernel* bnb =
           l ? l->bitsandbytes : profile.bitsandbytes(sc.engine, sc.weights.id)) {
-    set_bitsandbytes(sc.model, *bnb, s);
+    set_bitsandbytes(sc.model, counts.modules, *bnb, s);
   }
   return s;
 }

@@ -285,19 +285,17 @@ std::optional<TrainingSpeed> cv_training_speed(const Scenario& s, const SpeedPro
 // sequences on one GPU of a tp x pp x cp x ep x dp layout with m micro-batches per step.
 struct StepShape {
   StepShape(const Scenario& scenario, const EngineProfile& engine_profile,
-            const SpeedProfile& profile)
+            const SpeedProfile& profile, const ModelCounts& model_counts)
       : s(scenario),
         engine(engine_profile),
         gpu(*scenario.gpu),
         l(speed_lookups(scenario, profile)),
         eng(l ? *l->training : profile.training(scenario.engine)),
         links(profile.links()),
-        facts(model_facts(scenario)),
-        counted(facts ? LinearModules{} : linear_modules(scenario.model)),
-        params_counted(facts ? facts->params : count_params(scenario.model)),
-        c(model_costs(scenario.model, scenario.weights, scenario.kv_cache, params_counted,
-                      modules())),
-        params(static_cast<double>(params_counted.total)) {}
+        counts(model_counts),
+        c(model_costs(scenario.model, scenario.weights, scenario.kv_cache, counts.params,
+                      counts.modules)),
+        params(static_cast<double>(counts.params.total)) {}
   const Scenario& s;
   const EngineProfile& engine;
   const Gpu& gpu;
@@ -305,15 +303,12 @@ struct StepShape {
   const ScenarioLookups* l;
   const TrainingProfile& eng;
   const LinkProfile& links;
-  /// The model's counts resolved with the scenario (scenario/lookups.h); nullptr: counted here.
-  const ModelFacts* facts;
-  LinearModules counted;  ///< without facts: the modules, listed here
-  /// The model's linear modules (a function, not a reference member: StepShape is returned by
-  /// value, and a reference to its own `counted` would follow the copy).
-  const LinearModules& modules() const { return facts ? facts->modules : counted; }
-  ParamCounts params_counted;
+  /// The model's counts, counted once by the caller (training_speed's argument).
+  const ModelCounts& counts;
+  const LinearModules& modules() const { return counts.modules; }
   ModelCosts c;
-  double params = 0;  ///< all parameters (count_params)
+  double params = 0;     ///< all parameters (count_params)
+  double trainable = 0;  ///< parameters that train: LoRA adapters, else all
   ForwardFlops f;
   bool frozen = false;
   int64_t tp = 1, pp = 1, cp = 1, dp = 1, ep = 1, gpus = 1;
@@ -353,10 +348,11 @@ void set_attention_rates(StepShape& h, const SpeedProfile& profile, double peak)
 }
 
 StepShape step_shape(const Scenario& s, const EngineProfile& engine, const SpeedProfile& profile,
-                     double peak) {
-  StepShape h(s, engine, profile);
+                     const ModelCounts& counts, double peak) {
+  StepShape h(s, engine, profile, counts);
   h.frozen = frozen_base(s.task);
   h.f = forward_flops(s, h.c, h.modules());
+  h.trainable = is_lora(s.task) ? lora_params(s.model, h.modules(), s.training, false) : h.params;
   h.tp = std::max<int64_t>(1, s.parallel.tp);
   h.pp = std::max<int64_t>(1, s.parallel.pp);
   h.gpus = std::max<int64_t>(1, s.gpu_count);
@@ -568,7 +564,7 @@ double grad_bytes_per_value(const TrainingSpeed& r) {
   return r.dtype == "fp32" ? 4.0 : 2.0;
 }
 double trainable_params(const StepShape& h) {
-  return is_lora(h.s.task) ? lora_params(h.s.model, h.modules(), h.s.training, false) : h.params;
+  return h.trainable;
 }
 
 // Data parallelism, for this GPU's shard of the trainable weights; `last_mb` is one last-stage
@@ -653,6 +649,20 @@ double model_flops_per_token(const StepShape& h) {
 
 std::optional<TrainingSpeed> training_speed(const Scenario& s, const EngineProfile& engine,
                                             const SpeedProfile& profile, std::string& why) {
+  // The counts resolved with the scenario while its model is the one they were counted from
+  // (scenario/lookups.h): the training-layout search times many layouts of one model.
+  if (const ModelFacts* facts = model_facts(s)) {
+    ModelCounts counts;
+    counts.params = facts->params;
+    counts.modules = facts->modules;
+    return training_speed(s, engine, profile, counts, why);
+  }
+  return training_speed(s, engine, profile, count_model(s), why);
+}
+
+std::optional<TrainingSpeed> training_speed(const Scenario& s, const EngineProfile& engine,
+                                            const SpeedProfile& profile, const ModelCounts& counts,
+                                            std::string& why) {
   if (!s.gpu) {
     why = "no gpu given";
     return std::nullopt;
@@ -667,8 +677,10 @@ std::optional<TrainingSpeed> training_speed(const Scenario& s, const EngineProfi
   }
   if (cv) return cv_training_speed(s, profile, *peak, std::move(r), why);
 
-  const StepShape h = step_shape(s, engine, profile, *peak);
-  r.hardware_flops_per_token = training_flops_per_token(s, h.c);
+  const StepShape h = step_shape(s, engine, profile, counts, *peak);
+  // training_flops_per_token(s, h.c) from the forward FLOPs step_shape made of the same costs.
+  r.hardware_flops_per_token = train_layer_flops(h.f, h.frozen) + train_head_flops(h.f, h.frozen) +
+                               recompute_flops(h.f, s.training.recompute);
   r.model_flops_per_token = model_flops_per_token(h);
   const StageWork w = stage_work(h);
   ModelParallelComm mp;
