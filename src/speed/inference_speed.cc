@@ -51,7 +51,11 @@ std::optional<InferenceSetup> inference_setup(const Scenario& sc, const SpeedPro
   s.engine = l ? *l->inference : profile.inference(sc.engine);
   s.kernel = l ? l->weight_kernel : profile.weight_kernel(sc.weights.kind);
   s.vendor = l ? l->vendor : profile.vendor(gpu.vendor);
-  s.compute_dtype = sc.weights.compute_dtype.empty() ? "bf16" : sc.weights.compute_dtype;
+  // Assigned without a temporary string (a ternary of "bf16" and a string would build one).
+  if (sc.weights.compute_dtype.empty())
+    s.compute_dtype = "bf16";
+  else
+    s.compute_dtype = sc.weights.compute_dtype;
   const auto flops = gpu.dense_flops(s.compute_dtype);
   if (!flops || *flops <= 0 || !gpu.memory_bandwidth_gbps || *gpu.memory_bandwidth_gbps <= 0) {
     why =

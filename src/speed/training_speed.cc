@@ -46,18 +46,23 @@ std::string training_dtype(MixedPrecision mp, const Gpu& gpu, bool cv) {
 
 namespace {
 
-// lora_params over the model's modules, already listed.
-double lora_params(const Model& m, const LinearModules& mods, const TrainingOptions& t,
-                   bool active) {
+// lora_params over the model's modules, already listed: all adapter parameters and those a token
+// touches (routed experts at k / E), in one pass over the targets (the step reads both).
+struct LoraParams {
+  double all = 0, active = 0;
+};
+LoraParams lora_params(const Model& m, const LinearModules& mods, const TrainingOptions& t) {
   const bool all = all_linear(t);
-  double n = 0;
+  LoraParams n;
   for (const auto& mod : mods) {
     if (!(all || targeted(t, mod)) || mod.name == "router") continue;
-    double count = static_cast<double>(mod.count);
-    if (active && mod.expert && m.num_experts > 0)
-      count *= static_cast<double>(m.experts_per_token) / static_cast<double>(m.num_experts);
+    const double count = static_cast<double>(mod.count);
+    double active = count;
+    if (mod.expert && m.num_experts > 0)
+      active *= static_cast<double>(m.experts_per_token) / static_cast<double>(m.num_experts);
     // LoRA (Hu et al. 2021, sec. 4.1): W + B A with A in R^{r x in}, B in R^{out x r}.
-    n += count * static_cast<double>(t.lora_rank) * static_cast<double>(mod.in + mod.out);
+    n.all += count * static_cast<double>(t.lora_rank) * static_cast<double>(mod.in + mod.out);
+    n.active += active * static_cast<double>(t.lora_rank) * static_cast<double>(mod.in + mod.out);
   }
   return n;
 }
@@ -65,7 +70,8 @@ double lora_params(const Model& m, const LinearModules& mods, const TrainingOpti
 }  // namespace
 
 double lora_params(const Model& m, const TrainingOptions& t, bool active) {
-  return lora_params(m, linear_modules(m), t, active);
+  const LoraParams n = lora_params(m, linear_modules(m), t);
+  return active ? n.active : n.all;
 }
 
 namespace {
@@ -78,7 +84,8 @@ struct ForwardFlops {
   double lora = 0;    ///< adapters: 2 x adapter parameters
 };
 
-ForwardFlops forward_flops(const Scenario& s, const ModelCosts& c, const LinearModules& mods) {
+// `lora_active`: the adapters' parameters a token touches (LoraParams::active; 0 without LoRA).
+ForwardFlops forward_flops(const Scenario& s, const ModelCosts& c, double lora_active) {
   ForwardFlops f;
   const double vocab = static_cast<double>(s.model.vocab_size);
   const double hidden = static_cast<double>(c.hidden);
@@ -99,7 +106,7 @@ ForwardFlops forward_flops(const Scenario& s, const ModelCosts& c, const LinearM
     // (Megatron's fused scale-mask-softmax, HF eager attention): no causal saving.
     f.attn = c.attn_width * seq * static_cast<double>(c.full_layers + c.window_layers);
   }
-  if (is_lora(s.task)) f.lora = 2.0 * lora_params(s.model, mods, s.training, true);
+  if (is_lora(s.task)) f.lora = 2.0 * lora_active;
   return f;
 }
 
@@ -201,7 +208,8 @@ double training_flops_per_token(const Scenario& s) {
 }
 
 double training_flops_per_token(const Scenario& s, const ModelCosts& c) {
-  const ForwardFlops f = forward_flops(s, c, linear_modules(s.model));
+  const ForwardFlops f =
+      forward_flops(s, c, is_lora(s.task) ? lora_params(s.model, s.training, true) : 0.0);
   const bool frozen = frozen_base(s.task);
   return train_layer_flops(f, frozen) + train_head_flops(f, frozen) +
          recompute_flops(f, s.training.recompute);
@@ -351,8 +359,10 @@ StepShape step_shape(const Scenario& s, const EngineProfile& engine, const Speed
                      const ModelCounts& counts, double peak) {
   StepShape h(s, engine, profile, counts);
   h.frozen = frozen_base(s.task);
-  h.f = forward_flops(s, h.c, h.modules());
-  h.trainable = is_lora(s.task) ? lora_params(s.model, h.modules(), s.training, false) : h.params;
+  const LoraParams lora =
+      is_lora(s.task) ? lora_params(s.model, h.modules(), s.training) : LoraParams{};
+  h.f = forward_flops(s, h.c, lora.active);
+  h.trainable = is_lora(s.task) ? lora.all : h.params;
   h.tp = std::max<int64_t>(1, s.parallel.tp);
   h.pp = std::max<int64_t>(1, s.parallel.pp);
   h.gpus = std::max<int64_t>(1, s.gpu_count);
