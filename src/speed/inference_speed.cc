@@ -38,12 +38,14 @@ std::optional<InferenceSetup> inference_setup(const Scenario& sc, const SpeedPro
 
 std::optional<InferenceSetup> inference_setup(const Scenario& sc, const SpeedProfile& profile,
                                               const ModelCounts& counts, std::string& why) {
+  // Built in the returned object (every return names `out`, so it is not moved out of a local).
+  std::optional<InferenceSetup> out;
   if (!sc.gpu) {
     why = "no gpu given";
-    return std::nullopt;
+    return out;
   }
   const Gpu& gpu = *sc.gpu;
-  InferenceSetup s;
+  InferenceSetup& s = out.emplace();
   s.costs = model_costs(sc.model, sc.weights, sc.kv_cache, counts.params, counts.modules);
   // The profile's entries for this engine, GPU and weights, as resolved with the scenario when
   // they are still its own (scenario/lookups.h), else looked up by name.
@@ -60,7 +62,8 @@ std::optional<InferenceSetup> inference_setup(const Scenario& sc, const SpeedPro
   if (!flops || *flops <= 0 || !gpu.memory_bandwidth_gbps || *gpu.memory_bandwidth_gbps <= 0) {
     why =
         "the GPU catalog lacks a " + s.compute_dtype + " rate or a memory bandwidth for " + gpu.id;
-    return std::nullopt;
+    out.reset();
+    return out;
   }
   s.peak_flops = *flops;
   // Engines whose GEMMs accumulate in fp16 (llama.cpp's cuBLAS path: CUBLAS_COMPUTE_16F for
@@ -103,7 +106,7 @@ std::optional<InferenceSetup> inference_setup(const Scenario& sc, const SpeedPro
           l ? l->bitsandbytes : profile.bitsandbytes(sc.engine, sc.weights.id)) {
     set_bitsandbytes(sc.model, counts.modules, *bnb, s);
   }
-  return s;
+  return out;
 }
 
 double compute_efficiency(const InferenceProfile& p, double tokens) {
