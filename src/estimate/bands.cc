@@ -1,7 +1,9 @@
 #include "estimate/bands.h"
 
+#include <fmt/compile.h>
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 
 namespace gpusizer {
@@ -24,6 +26,10 @@ constexpr std::string_view kFigures[] = {"decode_tokens_per_s",
 void add_speed_bands(const Scenario& s, const SpeedBands& bands, PerformanceEstimate& p,
                      CostEstimate& cost_figures, Explanations* why) {
   std::string used;
+  // The bands already written: a band's line depends on the band alone, and most bands serve
+  // several figures (decode rate and time per token), so each is formatted once.
+  const SpeedBand* written[std::size(kFigures)] = {};
+  size_t n_written = 0;
   for (std::string_view name : kFigures) {
     const auto* value = performance_figure(p, name);
     const auto kind = figure_kind(name);
@@ -31,11 +37,12 @@ void add_speed_bands(const Scenario& s, const SpeedBands& bands, PerformanceEsti
     const SpeedBand* band = bands.find(kind->kind, s.engine);
     if (!band) continue;
     p.bands[std::string(name)] = band_of(**value, *kind, *band);
-    if (!why) continue;
+    if (!why || std::find(written, written + n_written, band) != written + n_written) continue;
+    written[n_written++] = band;
     const std::string line = fmt::format(
-        "{} on {}: measured rate {:+.0f}% to {:+.0f}% of the predicted (n={})", band->kind,
-        band->engine == "*" ? "all engines" : band->engine, 100 * (1 / (1 + band->high_error) - 1),
-        100 * (1 / (1 + band->low_error) - 1), band->n);
+        FMT_COMPILE("{} on {}: measured rate {:+.0f}% to {:+.0f}% of the predicted (n={})"),
+        band->kind, band->engine == "*" ? "all engines" : band->engine,
+        100 * (1 / (1 + band->high_error) - 1), 100 * (1 / (1 + band->low_error) - 1), band->n);
     if (used.find(line) == std::string::npos) used += (used.empty() ? "" : "; ") + line;
   }
   // A cost per unit of work divides an hourly price by a throughput: the band of that throughput,

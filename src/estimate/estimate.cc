@@ -16,7 +16,9 @@
 #include "gpusizer/speed.h"
 #include "gpusizer/units.h"
 #include "memory/memory_estimate.h"
+#include "memory/model_counts.h"
 #include "scenario/lookups.h"
+#include "speed/counted_speed.h"
 
 namespace gpusizer {
 namespace {
@@ -116,11 +118,12 @@ void estimate_cost(const Scenario& s, const Catalog& catalog, const CostAssumpti
 }
 
 // Memory (and with kFigures speed) without any text: what searches need of each candidate.
-void estimate_figures(const Scenario& s, const Catalog& catalog, Detail detail, Estimate& e) {
-  e.memory = estimate_memory(s, catalog, nullptr);
+void estimate_figures(const Scenario& s, const Catalog& catalog, const ModelCounts& counts,
+                      Detail detail, Estimate& e) {
+  e.memory = estimate_memory(s, catalog, counts, nullptr);
   check_representable(s, e.memory);
   if (s.gpu && detail == Detail::kFigures)
-    e.performance = estimate_speed(s, catalog, e.memory, nullptr);
+    e.performance = estimate_speed(s, catalog, e.memory, counts, nullptr);
 }
 
 }  // namespace
@@ -128,16 +131,16 @@ void estimate_figures(const Scenario& s, const Catalog& catalog, Detail detail, 
 Estimate estimate_priced(const Scenario& s, const Catalog& catalog) {
   Estimate e;
   e.model_id = s.model.id;
-  const ParamCounts c = count_params(s.model);
-  e.params = c.total;
-  e.active_params = c.active;
-  e.memory = estimate_memory(s, catalog, nullptr);
+  const ModelCounts counts = count_model(s);  // once: memory and speed read it
+  e.params = counts.params.total;
+  e.active_params = counts.params.active;
+  e.memory = estimate_memory(s, catalog, counts, nullptr);
   check_representable(s, e.memory);
   const CostAssumptions costs = with_cost_overrides(catalog.cost_defaults(), s.costs);
   e.power = estimate_power(s, with_facility_overrides(catalog.facility_defaults(), s.facility),
                            costs, catalog, nullptr);
   if (s.gpu) {
-    e.performance = estimate_speed(s, catalog, e.memory, nullptr);
+    e.performance = estimate_speed(s, catalog, e.memory, counts, nullptr);
     estimate_cost(s, catalog, costs, e, nullptr);
   }
   return e;
@@ -146,11 +149,12 @@ Estimate estimate_priced(const Scenario& s, const Catalog& catalog) {
 Estimate estimate(const Scenario& s, const Catalog& catalog, Detail detail) {
   Estimate e;
   e.model_id = s.model.id;
-  const ParamCounts c = count_params(s.model);
+  const ModelCounts counts = count_model(s);  // once: memory and speed read it
+  const ParamCounts& c = counts.params;
   e.params = c.total;
   e.active_params = c.active;
   if (detail == Detail::kFigures || detail == Detail::kMemory) {
-    estimate_figures(s, catalog, detail, e);
+    estimate_figures(s, catalog, counts, detail, e);
     return e;
   }
   Explanations why;
@@ -159,7 +163,7 @@ Estimate estimate(const Scenario& s, const Catalog& catalog, Detail detail) {
                             : "given count (the architecture is not countable field by field)";
   if (!s.engine_basis.empty())
     why.basis["engine"] = s.engine + " " + s.engine_version + ": " + s.engine_basis;
-  e.memory = estimate_memory(s, catalog, &why);
+  e.memory = estimate_memory(s, catalog, counts, &why);
   check_representable(s, e.memory);
   if (e.memory.fits && !*e.memory.fits && e.memory.capacity)
     why.warnings.push_back(
@@ -170,7 +174,7 @@ Estimate estimate(const Scenario& s, const Catalog& catalog, Detail detail) {
   e.power = estimate_power(s, with_facility_overrides(catalog.facility_defaults(), s.facility),
                            costs, catalog, &why);
   if (s.gpu) {
-    e.performance = estimate_speed(s, catalog, e.memory, &why);
+    e.performance = estimate_speed(s, catalog, e.memory, counts, &why);
     estimate_cost(s, catalog, costs, e, &why);
   }
   if (e.performance) add_speed_bands(s, catalog.speed_bands(), *e.performance, e.cost, &why);

@@ -41,9 +41,11 @@ double kv_cache(const Scenario& s, const Catalog& catalog, int64_t sequences, in
     const double heads = std::ceil(static_cast<double>(m.num_kv_heads) / static_cast<double>(tp));
     per_token_full = 2.0 * heads * static_cast<double>(m.head_dim) * bytes;
     const char* kind = m.num_kv_heads == m.num_heads ? "MHA" : m.num_kv_heads == 1 ? "MQA" : "GQA";
-    basis = explain_if(
-        why, FMT_COMPILE("2 x L x kv_heads x head_dim x seq x batch x bytes ({}; {:g} B/value{})"),
-        kind, bytes, tp > 1 && why ? fmt::format(FMT_COMPILE(", kv_heads/tp={:g}"), heads) : "");
+    // Formatted only when explaining: numbers only builds no string, not even an empty one.
+    if (why)
+      basis = fmt::format(
+          FMT_COMPILE("2 x L x kv_heads x head_dim x seq x batch x bytes ({}; {:g} B/value{})"),
+          kind, bytes, tp > 1 ? fmt::format(FMT_COMPILE(", kv_heads/tp={:g}"), heads) : "");
   }
   // Layers on the busiest pipeline stage, by kind.
   const int64_t layers_here = (m.num_layers + s.parallel.pp - 1) / s.parallel.pp;

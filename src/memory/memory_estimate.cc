@@ -37,10 +37,10 @@ void fill_batch_parts(const Scenario& s, const Catalog& catalog, const EnginePro
   p.activations = memory::activations(s, catalog, why);
 }
 
-Parts compute_parts(const Scenario& s, const Catalog& catalog, const EngineProfile& engine,
-                    Explanations* why) {
+Parts compute_parts(const Scenario& s, const Catalog& catalog, const ModelCounts& counts,
+                    const EngineProfile& engine, Explanations* why) {
   Parts p;
-  p.weights = memory::weights(s, catalog, why);
+  p.weights = memory::weights(s, catalog, counts, why);
   if (const double up = memory::kbit_upcast_extra_bytes(s, engine); up > 0) {
     // PEFT prepare_model_for_kbit_training: embedding, head and norms cast to fp32.
     p.weights += up;
@@ -49,9 +49,9 @@ Parts compute_parts(const Scenario& s, const Catalog& catalog, const EngineProfi
                           "prepare_model_for_kbit_training)"));
   }
   fill_batch_parts(s, catalog, engine, p, why);
-  p.gradients = memory::gradients(s, catalog, why);
-  p.optimizer = memory::optimizer_states(s, why);
-  p.master = memory::master_weights(s, why);
+  p.gradients = memory::gradients(s, catalog, counts, why);
+  p.optimizer = memory::optimizer_states(s, counts, why);
+  p.master = memory::master_weights(s, counts, why);
   p.overhead = memory::overhead(s, catalog, why);
   if (is_paged(s.training.optimizer) && is_training(s.task)) {
     // bitsandbytes pages these states in CUDA unified memory: the device holds them while there
@@ -324,9 +324,14 @@ void explain_memory(const Scenario& s, const Catalog& catalog, bool preallocates
 }  // namespace
 
 MemoryEstimate estimate_memory(const Scenario& s, const Catalog& catalog, Explanations* why) {
+  return estimate_memory(s, catalog, count_model(s), why);
+}
+
+MemoryEstimate estimate_memory(const Scenario& s, const Catalog& catalog, const ModelCounts& counts,
+                               Explanations* why) {
   MemoryEstimate m;
   const EngineProfile& engine = engine_profile(s, catalog);
-  Parts p = compute_parts(s, catalog, engine, why);
+  Parts p = compute_parts(s, catalog, counts, engine, why);
   const bool preallocates = engine.preallocates && s.task == Task::kInference;
   std::optional<double> capacity;
   if (s.gpu) capacity = memory::usable_capacity(*s.gpu, catalog);

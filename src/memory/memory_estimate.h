@@ -6,11 +6,15 @@
 #include "gpusizer/explanations.h"
 #include "gpusizer/memory_estimate.h"
 #include "gpusizer/scenario.h"
+#include "memory/model_counts.h"
 
 namespace gpusizer {
 
 /// Estimates memory for a checked scenario, with the basis of every figure and the warnings in
 /// `why`; null builds no text (numbers only: searches, the largest batch).
 MemoryEstimate estimate_memory(const Scenario& s, const Catalog& catalog, Explanations* why);
+/// The same with the model already counted (count_model(s)): estimate() counts once per call.
+MemoryEstimate estimate_memory(const Scenario& s, const Catalog& catalog, const ModelCounts& counts,
+                               Explanations* why);
 
 }  // namespace gpusizer

@@ -12,6 +12,7 @@
 #include "gpusizer/catalog.h"
 #include "gpusizer/explanations.h"
 #include "gpusizer/scenario.h"
+#include "memory/model_counts.h"
 
 namespace gpusizer::memory {
 
@@ -56,16 +57,18 @@ inline double explained(double bytes, const char* basis, const char* figure, Exp
 /// reservation (data/engines.json "device").
 double usable_capacity(const Gpu& gpu, const Catalog& catalog);
 
-/// Parameters that train: all (full, pretrain), LoRA adapters (+ modules_to_save copies), or the
-/// last layers (freeze). 0 for inference.
-double trainable_params(const Scenario& s);
+/// Parameters that train, by place: all (full, pretrain), LoRA adapters (+ modules_to_save
+/// copies), or the last layers (freeze); zero for inference. `c` and `modules` are the model's
+/// counts (count_model calls this once per estimate).
+ModelBytes trainable_split(const Scenario& s, const ParamCounts& c, const LinearModules& modules);
 
 // Each part below writes its basis to why->basis under the key named after it; `why` may be
-// null (bytes only).
+// null (bytes only). `counts` is count_model(s), counted once per estimate.
 
 /// Model weights held per GPU (frozen base for LoRA; working copy for full training).
 /// Basis: "weights_bytes".
-double weights(const Scenario& s, const Catalog& catalog, Explanations* why);
+double weights(const Scenario& s, const Catalog& catalog, const ModelCounts& counts,
+               Explanations* why);
 
 /// KV cache bytes per GPU for `sequences` sequences of `context` tokens each.
 /// Basis: "kv_cache_bytes".
@@ -78,9 +81,10 @@ double activations(const Scenario& s, const Catalog& catalog, Explanations* why)
 
 /// Gradients, optimizer states and fp32 master weights per GPU after ZeRO sharding.
 /// Bases: "gradients_bytes", "optimizer_bytes", "master_weights_bytes".
-double gradients(const Scenario& s, const Catalog& catalog, Explanations* why);
-double optimizer_states(const Scenario& s, Explanations* why);
-double master_weights(const Scenario& s, Explanations* why);
+double gradients(const Scenario& s, const Catalog& catalog, const ModelCounts& counts,
+                 Explanations* why);
+double optimizer_states(const Scenario& s, const ModelCounts& counts, Explanations* why);
+double master_weights(const Scenario& s, const ModelCounts& counts, Explanations* why);
 
 /// Memory outside the framework's allocator: CUDA context, NCCL buffers (engine non-torch).
 /// For a preallocating engine: the non-torch memory its release counts against the budget.

@@ -34,8 +34,7 @@ double working_bytes(const Scenario& s) {
 }
 
 // Parameters of each place in the model (router, norms, biases and sinks count as layers).
-ModelBytes param_split(const Scenario& s) {
-  const ParamCounts c = count_params(s.model);
+ModelBytes param_split(const ParamCounts& c) {
   ModelBytes p;
   p.embedding = static_cast<double>(c.embedding);
   p.lm_head = static_cast<double>(c.lm_head);
@@ -44,13 +43,13 @@ ModelBytes param_split(const Scenario& s) {
   return p;
 }
 
-double lora_params(const Scenario& s) {
+double lora_params(const Scenario& s, const LinearModules& modules) {
   const auto& targets = s.training.lora_targets;
   // "all-linear" selects every matrix but the router (lora_target_matches): tested once, not
   // once per module.
   const bool all_linear = std::find(targets.begin(), targets.end(), "all-linear") != targets.end();
   double n = 0;
-  for (const auto& m : linear_modules(s.model)) {
+  for (const auto& m : modules) {
     bool targeted = all_linear && m.name != "router";
     if (!targeted)
       for (const auto& t : targets) targeted |= lora_target_matches(t, m.name);
@@ -61,8 +60,7 @@ double lora_params(const Scenario& s) {
   return n;
 }
 
-double saved_module_params(const Scenario& s) {
-  const ParamCounts c = count_params(s.model);
+double saved_module_params(const Scenario& s, const ParamCounts& c) {
   double n = 0;
   for (const auto& m : s.training.modules_to_save) {
     if (m == "embed_tokens") n += static_cast<double>(c.embedding);
@@ -73,12 +71,14 @@ double saved_module_params(const Scenario& s) {
   return n;
 }
 
+}  // namespace
+
 // Trainable parameters by place, so that they shard as the model does.
-ModelBytes trainable_split(const Scenario& s) {
+ModelBytes trainable_split(const Scenario& s, const ParamCounts& c, const LinearModules& modules) {
   ModelBytes t;
-  if (full_training(s)) return param_split(s);
+  if (full_training(s)) return param_split(c);
   if (s.task == Task::kFreeze) {
-    const ModelBytes p = param_split(s);
+    const ModelBytes p = param_split(c);
     const double share = std::min(1.0, static_cast<double>(s.training.trainable_layers) /
                                            static_cast<double>(s.model.num_layers));
     t.layers = p.layers * share;
@@ -86,11 +86,13 @@ ModelBytes trainable_split(const Scenario& s) {
     return t;
   }
   if (adapter_training(s)) {
-    t.layers = lora_params(s);
-    t.embedding = saved_module_params(s);
+    t.layers = lora_params(s, modules);
+    t.embedding = saved_module_params(s, c);
   }
   return t;
 }
+
+namespace {
 
 ModelBytes scaled(ModelBytes b, double factor) {
   b.layers *= factor;
@@ -173,7 +175,8 @@ struct GatheredParams {
   double held = 0;   // the same parameters at the bytes weights() holds them in
 };
 
-GatheredParams gathered_params(const Scenario& s, const Zero3Settings& z) {
+GatheredParams gathered_params(const Scenario& s, const ModelCounts& counts,
+                               const Zero3Settings& z) {
   GatheredParams g;
   const double e = gathered_element_bytes(s);
   const NumberFormat& f = s.weights;
@@ -192,9 +195,10 @@ GatheredParams gathered_params(const Scenario& s, const Zero3Settings& z) {
   const double tp = static_cast<double>(s.parallel.tp);
   const double expert_shards = static_cast<double>(s.expert_shards());
   const Model& m = s.model;
-  const ParamCounts c = count_params(m);
+  const ParamCounts& c = counts.params;
   ModelBytes all, held;  // gathered and held bytes by place, for the stage totals
-  const LinearModules mods = c.computed ? linear_modules(m) : LinearModules{};
+  const LinearModules none;
+  const LinearModules& mods = c.computed ? counts.modules : none;
   const bool moe_last = m.is_moe() && m.num_moe_layers > 0;
   g.last_layer.reserve(mods.size());  // one allocation, not one per doubling (dense models)
   for (const auto& mod : mods) {
@@ -291,22 +295,17 @@ double usable_capacity(const Gpu& gpu, const Catalog& catalog) {
   return bytes * (1.0 - device.driver_reserved_fraction);
 }
 
-double trainable_params(const Scenario& s) {
-  if (!is_training(s.task)) return 0;
-  return trainable_split(s).total();
-}
-
 namespace {
 
 // Inference and adapter or freeze training: the weights in their number format (quantized
 // matrices, 16-bit norms and routers), the weights file's exact bytes when given, and the
 // trainable copies next to them.
-ModelBytes stored_weights(const Scenario& s, const ModelBytes& p, const Explanations* why,
-                          std::string& basis) {
+ModelBytes stored_weights(const Scenario& s, const ModelCounts& counts, const ModelBytes& p,
+                          const Explanations* why, std::string& basis) {
   ModelBytes b;
   const NumberFormat& f = s.weights;
   const double small = 2.0;  // norms, biases, routers stay 16-bit in every quantized format
-  const LinearModules mods = linear_modules(s.model);
+  const LinearModules& mods = counts.modules;
   double matrix = 0, router = 0;
   for (const auto& m : mods) {
     const double n = static_cast<double>(m.in * m.out * m.count);
@@ -344,7 +343,7 @@ ModelBytes stored_weights(const Scenario& s, const ModelBytes& p, const Explanat
   }
   // Trainable copies: LoRA adapters in fp32 (PEFT autocast_adapter_dtype=True), freeze-tuned
   // layers upcast to fp32 (LLaMA-Factory upcast_trainable_params), modules_to_save copies.
-  const ModelBytes t = trainable_split(s);
+  const ModelBytes& t = counts.trainable;
   if (adapter_training(s)) {
     b.layers += t.layers * 4.0;
     // modules_to_save copies keep the module's 16-bit dtype (PEFT ModulesToSaveWrapper).
@@ -360,15 +359,15 @@ ModelBytes stored_weights(const Scenario& s, const ModelBytes& p, const Explanat
 }
 
 // ZeRO-3 or FSDP sharding and parameter offload of the weights `b` held per GPU.
-Part sharded_weights(const Scenario& s, const Catalog& catalog, const ModelBytes& b,
-                     std::string basis, const Explanations* why) {
+Part sharded_weights(const Scenario& s, const Catalog& catalog, const ModelCounts& counts,
+                     const ModelBytes& b, std::string basis, const Explanations* why) {
   const bool zero3 = is_training(s.task) && s.training.zero_stage >= 3;
   const bool params_offloaded =
       s.training.offload == Offload::kOptimizerParams && is_training(s.task);
   Part part{per_gpu(b, s, zero3), std::move(basis)};
   if (deepspeed_zero3(s, catalog)) {
     const Zero3Settings z = zero3_settings(s, catalog);
-    const GatheredParams g = gathered_params(s, z);
+    const GatheredParams g = gathered_params(s, counts, z);
     const Part gathered = deepspeed_gathered(s, z, g, why);
     if (params_offloaded) {
       // The shard lives in host memory; the GPU holds the gathered set and what never leaves it
@@ -402,8 +401,9 @@ Part sharded_weights(const Scenario& s, const Catalog& catalog, const ModelBytes
 
 }  // namespace
 
-double weights(const Scenario& s, const Catalog& catalog, Explanations* why) {
-  const ModelBytes p = param_split(s);
+double weights(const Scenario& s, const Catalog& catalog, const ModelCounts& counts,
+               Explanations* why) {
+  const ModelBytes p = param_split(counts.params);
   ModelBytes b;
   std::string basis;
   if (full_training(s)) {
@@ -411,18 +411,20 @@ double weights(const Scenario& s, const Catalog& catalog, Explanations* why) {
     basis = explain_if(why, FMT_COMPILE("params x {:g} B ({} working copy)"), working_bytes(s),
                        s.training.mixed_precision == MixedPrecision::kFp32 ? "fp32" : "16-bit");
   } else {
-    b = stored_weights(s, p, why, basis);
+    b = stored_weights(s, counts, p, why, basis);
   }
-  return explained(sharded_weights(s, catalog, b, std::move(basis), why), "weights_bytes", why);
+  return explained(sharded_weights(s, catalog, counts, b, std::move(basis), why), "weights_bytes",
+                   why);
 }
 
-double gradients(const Scenario& s, const Catalog& catalog, Explanations* why) {
+double gradients(const Scenario& s, const Catalog& catalog, const ModelCounts& counts,
+                 Explanations* why) {
   if (!is_training(s.task))
     return explained(0, "inference keeps no gradients", "gradients_bytes", why);
   // Mixed precision keeps 16-bit gradients (ZeRO sec. 3.1); fp32 training and the fp32 trainable
   // copies of adapter and freeze tuning keep fp32 ones.
   const double bytes = full_training(s) ? working_bytes(s) : 4.0;
-  ModelBytes t = scaled(trainable_split(s), bytes);
+  ModelBytes t = scaled(counts.trainable, bytes);
   if (adapter_training(s)) t.embedding *= 2.0 / bytes;  // saved modules: 16-bit gradients
   Part part{per_gpu(t, s, s.training.zero_stage >= 2),
             explain_if(why, FMT_COMPILE("trainable params x {:g} B"), bytes)};
@@ -447,14 +449,14 @@ double gradients(const Scenario& s, const Catalog& catalog, Explanations* why) {
   return explained(std::move(part), "gradients_bytes", why);
 }
 
-double optimizer_states(const Scenario& s, Explanations* why) {
+double optimizer_states(const Scenario& s, const ModelCounts& counts, Explanations* why) {
   if (!is_training(s.task))
     return explained(0, "inference keeps no optimizer states", "optimizer_bytes", why);
   // States follow the trainable parameters' dtype: fp32 with a master copy or fp32 adapters,
   // bf16 in pure-bf16 training (torch.optim creates states like the parameter).
   const double state_bytes =
       full_training(s) && s.training.mixed_precision == MixedPrecision::kPureBf16 ? 2 : 4;
-  const ModelBytes t = trainable_split(s);
+  const ModelBytes& t = counts.trainable;
   double per_param = optimizer_bytes_per_param(s, state_bytes);
   std::string basis = explain_if(why, FMT_COMPILE("trainable params x {:.3g} B ({})"), per_param,
                                  to_string(s.training.optimizer));
@@ -463,11 +465,10 @@ double optimizer_states(const Scenario& s, Explanations* why) {
     // Adafactor (Shazeer & Stern 2018) factors the second moment of each matrix into a row and
     // a column vector; no first moment by default.
     double factored = 0;
-    for (const auto& m : linear_modules(s.model))
+    for (const auto& m : counts.modules)
       factored += static_cast<double>(m.count * (m.in + m.out)) * state_bytes;
-    const double share =
-        t.total() / std::max(1.0, static_cast<double>(count_params(s.model).total));
-    b = scaled(param_split(s), 0);
+    const double share = t.total() / std::max(1.0, static_cast<double>(counts.params.total));
+    b = scaled(param_split(counts.params), 0);
     b.layers = factored * std::min(1.0, share) + std::max(0.0, t.total() - t.layers) * state_bytes;
     if (why) basis = "adafactor: factored second moments (rows + columns) x 4 B";
   }
@@ -482,13 +483,13 @@ double optimizer_states(const Scenario& s, Explanations* why) {
   return explained(std::move(part), "optimizer_bytes", why);
 }
 
-double master_weights(const Scenario& s, Explanations* why) {
+double master_weights(const Scenario& s, const ModelCounts& counts, Explanations* why) {
   const char* figure = "master_weights_bytes";
   if (!full_training(s) || !is_amp(s.training.mixed_precision))
     return explained(0, "no separate fp32 master copy", figure, why);
   if (s.training.offload != Offload::kNone)
     return explained(0, "offloaded to host memory with the optimizer", figure, why);
-  const ModelBytes t = scaled(trainable_split(s), 4.0);
+  const ModelBytes t = scaled(counts.trainable, 4.0);
   return explained(per_gpu(t, s, s.training.zero_stage >= 1),
                    "trainable params x 4 B (fp32 master, mixed precision; ZeRO sec. 3.1)", figure,
                    why);

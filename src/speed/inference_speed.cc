@@ -10,13 +10,14 @@ namespace {
 
 // The bitsandbytes terms, which replace the generic kernel scale: the quantized Linear calls a
 // token makes and the parameters they hold.
-void set_bitsandbytes(const Model& m, const BitsandbytesKernel& bnb, InferenceSetup& s) {
+void set_bitsandbytes(const Model& m, const LinearModules& modules, const BitsandbytesKernel& bnb,
+                      InferenceSetup& s) {
   s.bnb = true;
   s.kernel = KernelScale{};
   s.bnb_call_overhead_s = bnb.linear_call_overhead_s;
   s.bnb_gemv_max_tokens = bnb.gemv_max_tokens;
   s.bnb_dequant_bytes = bnb.dequant_bytes_per_param;
-  for (const auto& mod : linear_modules(m)) {
+  for (const auto& mod : modules) {
     if (mod.name == "router") continue;
     double count = static_cast<double>(mod.count);
     // A token visits k of E experts: k modules of each expert kind per MoE layer.
@@ -32,27 +33,37 @@ void set_bitsandbytes(const Model& m, const BitsandbytesKernel& bnb, InferenceSe
 
 std::optional<InferenceSetup> inference_setup(const Scenario& sc, const SpeedProfile& profile,
                                               std::string& why) {
+  return inference_setup(sc, profile, count_model(sc), why);
+}
+
+std::optional<InferenceSetup> inference_setup(const Scenario& sc, const SpeedProfile& profile,
+                                              const ModelCounts& counts, std::string& why) {
+  // Built in the returned object (every return names `out`, so it is not moved out of a local).
+  std::optional<InferenceSetup> out;
   if (!sc.gpu) {
     why = "no gpu given";
-    return std::nullopt;
+    return out;
   }
   const Gpu& gpu = *sc.gpu;
-  InferenceSetup s;
-  // Counted here: checking the model against its resolved counts (model_facts, which compares
-  // every field) costs about as much as counting it once.
-  s.costs = model_costs(sc.model, sc.weights, sc.kv_cache);
+  InferenceSetup& s = out.emplace();
+  s.costs = model_costs(sc.model, sc.weights, sc.kv_cache, counts.params, counts.modules);
   // The profile's entries for this engine, GPU and weights, as resolved with the scenario when
   // they are still its own (scenario/lookups.h), else looked up by name.
   const ScenarioLookups* l = speed_lookups(sc, profile);
   s.engine = l ? *l->inference : profile.inference(sc.engine);
   s.kernel = l ? l->weight_kernel : profile.weight_kernel(sc.weights.kind);
   s.vendor = l ? l->vendor : profile.vendor(gpu.vendor);
-  s.compute_dtype = sc.weights.compute_dtype.empty() ? "bf16" : sc.weights.compute_dtype;
+  // Assigned without a temporary string (a ternary of "bf16" and a string would build one).
+  if (sc.weights.compute_dtype.empty())
+    s.compute_dtype = "bf16";
+  else
+    s.compute_dtype = sc.weights.compute_dtype;
   const auto flops = gpu.dense_flops(s.compute_dtype);
   if (!flops || *flops <= 0 || !gpu.memory_bandwidth_gbps || *gpu.memory_bandwidth_gbps <= 0) {
     why =
         "the GPU catalog lacks a " + s.compute_dtype + " rate or a memory bandwidth for " + gpu.id;
-    return std::nullopt;
+    out.reset();
+    return out;
   }
   s.peak_flops = *flops;
   // Engines whose GEMMs accumulate in fp16 (llama.cpp's cuBLAS path: CUBLAS_COMPUTE_16F for
@@ -93,9 +104,9 @@ std::optional<InferenceSetup> inference_setup(const Scenario& sc, const SpeedPro
   // bitsandbytes (transformers' BitsAndBytesConfig: nf4 Linear4bit, LLM.int8 Linear8bitLt).
   if (const BitsandbytesKernel* bnb =
           l ? l->bitsandbytes : profile.bitsandbytes(sc.engine, sc.weights.id)) {
-    set_bitsandbytes(sc.model, *bnb, s);
+    set_bitsandbytes(sc.model, counts.modules, *bnb, s);
   }
-  return s;
+  return out;
 }
 
 double compute_efficiency(const InferenceProfile& p, double tokens) {

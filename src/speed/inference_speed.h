@@ -7,6 +7,7 @@
 
 #include "gpusizer/scenario.h"
 #include "gpusizer/speed_profile.h"
+#include "memory/model_counts.h"
 #include "speed/collectives.h"
 #include "speed/model_costs.h"
 
@@ -60,6 +61,9 @@ struct PassTime {
 /// Resolves the setup; nullopt (with `why`) when the GPU lacks a bandwidth or rate figure.
 std::optional<InferenceSetup> inference_setup(const Scenario& s, const SpeedProfile& profile,
                                               std::string& why);
+/// The same with the model already counted (`counts` = count_model(s)).
+std::optional<InferenceSetup> inference_setup(const Scenario& s, const SpeedProfile& profile,
+                                              const ModelCounts& counts, std::string& why);
 
 /// Achieved fraction of the tensor rate for a pass of `tokens` tokens:
 /// eff(T) = compute_eff_max x T / (T + compute_k_tokens).

@@ -9,6 +9,7 @@
 #include <utility>
 
 #include "scenario/lookups.h"
+#include "speed/counted_speed.h"
 #include "speed/inference_speed.h"
 #include "speed/serving_load.h"
 #include "speed/training_speed.h"
@@ -30,9 +31,10 @@ void explain_inference(const Scenario& sc, const InferenceSetup& s, const Memory
                        const PassTime& p, double batch, double full, Explanations& est);
 
 void inference(const Scenario& sc, const Catalog& catalog, const MemoryEstimate& memory,
-               Explanations* est, const SpeedProfile& profile, PerformanceEstimate& perf) {
+               const ModelCounts& counts, Explanations* est, const SpeedProfile& profile,
+               PerformanceEstimate& perf) {
   std::string why;
-  const auto setup = inference_setup(sc, profile, why);
+  const auto setup = inference_setup(sc, profile, counts, why);
   if (!setup) {
     if (est) est->warnings.push_back("speed not estimated: " + why);
     return;
@@ -105,10 +107,10 @@ void explain_inference(const Scenario& sc, const InferenceSetup& s, const Memory
     est.basis["decode_roofline"] = "single-stream decode cannot exceed bandwidth / weight bytes";
 }
 
-void training(const Scenario& sc, const EngineProfile& engine, Explanations* why_sink,
-              const SpeedProfile& profile, PerformanceEstimate& perf) {
+void training(const Scenario& sc, const EngineProfile& engine, const ModelCounts& counts,
+              Explanations* why_sink, const SpeedProfile& profile, PerformanceEstimate& perf) {
   std::string why;
-  const auto r = training_speed(sc, engine, profile, why);
+  const auto r = training_speed(sc, engine, profile, counts, why);
   if (!r) {
     if (why_sink) why_sink->warnings.push_back("speed not estimated: " + why);
     return;
@@ -146,16 +148,33 @@ void training(const Scenario& sc, const EngineProfile& engine, Explanations* why
 
 }  // namespace
 
+namespace {
+
+PerformanceEstimate counted_speed(const Scenario& scenario, const Catalog& catalog,
+                                  const MemoryEstimate& memory, const ModelCounts& counts,
+                                  Explanations* why, const SpeedProfile& profile) {
+  PerformanceEstimate perf;
+  if (scenario.task != Task::kInference)
+    training(scenario, engine_profile(scenario, catalog), counts, why, profile, perf);
+  else
+    inference(scenario, catalog, memory, counts, why, profile, perf);
+  return perf;
+}
+
+}  // namespace
+
 PerformanceEstimate estimate_speed(const Scenario& scenario, const Catalog& catalog,
                                    const MemoryEstimate& memory, Explanations* why,
                                    const SpeedProfile& profile) {
-  PerformanceEstimate perf;
-  if (!scenario.gpu) return perf;
-  if (scenario.task != Task::kInference)
-    training(scenario, engine_profile(scenario, catalog), why, profile, perf);
-  else
-    inference(scenario, catalog, memory, why, profile, perf);
-  return perf;
+  if (!scenario.gpu) return {};
+  return counted_speed(scenario, catalog, memory, count_model(scenario), why, profile);
+}
+
+PerformanceEstimate estimate_speed(const Scenario& scenario, const Catalog& catalog,
+                                   const MemoryEstimate& memory, const ModelCounts& counts,
+                                   Explanations* why) {
+  if (!scenario.gpu) return {};
+  return counted_speed(scenario, catalog, memory, counts, why, catalog.speed());
 }
 
 PerformanceEstimate estimate_speed(const Scenario& scenario, const Catalog& catalog,

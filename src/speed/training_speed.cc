@@ -46,18 +46,23 @@ std::string training_dtype(MixedPrecision mp, const Gpu& gpu, bool cv) {
 
 namespace {
 
-// lora_params over the model's modules, already listed.
-double lora_params(const Model& m, const LinearModules& mods, const TrainingOptions& t,
-                   bool active) {
+// lora_params over the model's modules, already listed: all adapter parameters and those a token
+// touches (routed experts at k / E), in one pass over the targets (the step reads both).
+struct LoraParams {
+  double all = 0, active = 0;
+};
+LoraParams lora_params(const Model& m, const LinearModules& mods, const TrainingOptions& t) {
   const bool all = all_linear(t);
-  double n = 0;
+  LoraParams n;
   for (const auto& mod : mods) {
     if (!(all || targeted(t, mod)) || mod.name == "router") continue;
-    double count = static_cast<double>(mod.count);
-    if (active && mod.expert && m.num_experts > 0)
-      count *= static_cast<double>(m.experts_per_token) / static_cast<double>(m.num_experts);
+    const double count = static_cast<double>(mod.count);
+    double active = count;
+    if (mod.expert && m.num_experts > 0)
+      active *= static_cast<double>(m.experts_per_token) / static_cast<double>(m.num_experts);
     // LoRA (Hu et al. 2021, sec. 4.1): W + B A with A in R^{r x in}, B in R^{out x r}.
-    n += count * static_cast<double>(t.lora_rank) * static_cast<double>(mod.in + mod.out);
+    n.all += count * static_cast<double>(t.lora_rank) * static_cast<double>(mod.in + mod.out);
+    n.active += active * static_cast<double>(t.lora_rank) * static_cast<double>(mod.in + mod.out);
   }
   return n;
 }
@@ -65,7 +70,8 @@ double lora_params(const Model& m, const LinearModules& mods, const TrainingOpti
 }  // namespace
 
 double lora_params(const Model& m, const TrainingOptions& t, bool active) {
-  return lora_params(m, linear_modules(m), t, active);
+  const LoraParams n = lora_params(m, linear_modules(m), t);
+  return active ? n.active : n.all;
 }
 
 namespace {
@@ -78,7 +84,8 @@ struct ForwardFlops {
   double lora = 0;    ///< adapters: 2 x adapter parameters
 };
 
-ForwardFlops forward_flops(const Scenario& s, const ModelCosts& c, const LinearModules& mods) {
+// `lora_active`: the adapters' parameters a token touches (LoraParams::active; 0 without LoRA).
+ForwardFlops forward_flops(const Scenario& s, const ModelCosts& c, double lora_active) {
   ForwardFlops f;
   const double vocab = static_cast<double>(s.model.vocab_size);
   const double hidden = static_cast<double>(c.hidden);
@@ -99,7 +106,7 @@ ForwardFlops forward_flops(const Scenario& s, const ModelCosts& c, const LinearM
     // (Megatron's fused scale-mask-softmax, HF eager attention): no causal saving.
     f.attn = c.attn_width * seq * static_cast<double>(c.full_layers + c.window_layers);
   }
-  if (is_lora(s.task)) f.lora = 2.0 * lora_params(s.model, mods, s.training, true);
+  if (is_lora(s.task)) f.lora = 2.0 * lora_active;
   return f;
 }
 
@@ -201,7 +208,8 @@ double training_flops_per_token(const Scenario& s) {
 }
 
 double training_flops_per_token(const Scenario& s, const ModelCosts& c) {
-  const ForwardFlops f = forward_flops(s, c, linear_modules(s.model));
+  const ForwardFlops f =
+      forward_flops(s, c, is_lora(s.task) ? lora_params(s.model, s.training, true) : 0.0);
   const bool frozen = frozen_base(s.task);
   return train_layer_flops(f, frozen) + train_head_flops(f, frozen) +
          recompute_flops(f, s.training.recompute);
@@ -285,19 +293,17 @@ std::optional<TrainingSpeed> cv_training_speed(const Scenario& s, const SpeedPro
 // sequences on one GPU of a tp x pp x cp x ep x dp layout with m micro-batches per step.
 struct StepShape {
   StepShape(const Scenario& scenario, const EngineProfile& engine_profile,
-            const SpeedProfile& profile)
+            const SpeedProfile& profile, const ModelCounts& model_counts)
       : s(scenario),
         engine(engine_profile),
         gpu(*scenario.gpu),
         l(speed_lookups(scenario, profile)),
         eng(l ? *l->training : profile.training(scenario.engine)),
         links(profile.links()),
-        facts(model_facts(scenario)),
-        counted(facts ? LinearModules{} : linear_modules(scenario.model)),
-        params_counted(facts ? facts->params : count_params(scenario.model)),
-        c(model_costs(scenario.model, scenario.weights, scenario.kv_cache, params_counted,
-                      modules())),
-        params(static_cast<double>(params_counted.total)) {}
+        counts(model_counts),
+        c(model_costs(scenario.model, scenario.weights, scenario.kv_cache, counts.params,
+                      counts.modules)),
+        params(static_cast<double>(counts.params.total)) {}
   const Scenario& s;
   const EngineProfile& engine;
   const Gpu& gpu;
@@ -305,15 +311,12 @@ struct StepShape {
   const ScenarioLookups* l;
   const TrainingProfile& eng;
   const LinkProfile& links;
-  /// The model's counts resolved with the scenario (scenario/lookups.h); nullptr: counted here.
-  const ModelFacts* facts;
-  LinearModules counted;  ///< without facts: the modules, listed here
-  /// The model's linear modules (a function, not a reference member: StepShape is returned by
-  /// value, and a reference to its own `counted` would follow the copy).
-  const LinearModules& modules() const { return facts ? facts->modules : counted; }
-  ParamCounts params_counted;
+  /// The model's counts, counted once by the caller (training_speed's argument).
+  const ModelCounts& counts;
+  const LinearModules& modules() const { return counts.modules; }
   ModelCosts c;
-  double params = 0;  ///< all parameters (count_params)
+  double params = 0;     ///< all parameters (count_params)
+  double trainable = 0;  ///< parameters that train: LoRA adapters, else all
   ForwardFlops f;
   bool frozen = false;
   int64_t tp = 1, pp = 1, cp = 1, dp = 1, ep = 1, gpus = 1;
@@ -353,10 +356,13 @@ void set_attention_rates(StepShape& h, const SpeedProfile& profile, double peak)
 }
 
 StepShape step_shape(const Scenario& s, const EngineProfile& engine, const SpeedProfile& profile,
-                     double peak) {
-  StepShape h(s, engine, profile);
+                     const ModelCounts& counts, double peak) {
+  StepShape h(s, engine, profile, counts);
   h.frozen = frozen_base(s.task);
-  h.f = forward_flops(s, h.c, h.modules());
+  const LoraParams lora =
+      is_lora(s.task) ? lora_params(s.model, h.modules(), s.training) : LoraParams{};
+  h.f = forward_flops(s, h.c, lora.active);
+  h.trainable = is_lora(s.task) ? lora.all : h.params;
   h.tp = std::max<int64_t>(1, s.parallel.tp);
   h.pp = std::max<int64_t>(1, s.parallel.pp);
   h.gpus = std::max<int64_t>(1, s.gpu_count);
@@ -568,7 +574,7 @@ double grad_bytes_per_value(const TrainingSpeed& r) {
   return r.dtype == "fp32" ? 4.0 : 2.0;
 }
 double trainable_params(const StepShape& h) {
-  return is_lora(h.s.task) ? lora_params(h.s.model, h.modules(), h.s.training, false) : h.params;
+  return h.trainable;
 }
 
 // Data parallelism, for this GPU's shard of the trainable weights; `last_mb` is one last-stage
@@ -653,6 +659,20 @@ double model_flops_per_token(const StepShape& h) {
 
 std::optional<TrainingSpeed> training_speed(const Scenario& s, const EngineProfile& engine,
                                             const SpeedProfile& profile, std::string& why) {
+  // The counts resolved with the scenario while its model is the one they were counted from
+  // (scenario/lookups.h): the training-layout search times many layouts of one model.
+  if (const ModelFacts* facts = model_facts(s)) {
+    ModelCounts counts;
+    counts.params = facts->params;
+    counts.modules = facts->modules;
+    return training_speed(s, engine, profile, counts, why);
+  }
+  return training_speed(s, engine, profile, count_model(s), why);
+}
+
+std::optional<TrainingSpeed> training_speed(const Scenario& s, const EngineProfile& engine,
+                                            const SpeedProfile& profile, const ModelCounts& counts,
+                                            std::string& why) {
   if (!s.gpu) {
     why = "no gpu given";
     return std::nullopt;
@@ -667,8 +687,10 @@ std::optional<TrainingSpeed> training_speed(const Scenario& s, const EngineProfi
   }
   if (cv) return cv_training_speed(s, profile, *peak, std::move(r), why);
 
-  const StepShape h = step_shape(s, engine, profile, *peak);
-  r.hardware_flops_per_token = training_flops_per_token(s, h.c);
+  const StepShape h = step_shape(s, engine, profile, counts, *peak);
+  // training_flops_per_token(s, h.c) from the forward FLOPs step_shape made of the same costs.
+  r.hardware_flops_per_token = train_layer_flops(h.f, h.frozen) + train_head_flops(h.f, h.frozen) +
+                               recompute_flops(h.f, s.training.recompute);
   r.model_flops_per_token = model_flops_per_token(h);
   const StageWork w = stage_work(h);
   ModelParallelComm mp;

@@ -13,6 +13,7 @@
 #include "gpusizer/engine_profile.h"
 #include "gpusizer/scenario.h"
 #include "gpusizer/speed_profile.h"
+#include "memory/model_counts.h"
 #include "speed/model_costs.h"
 
 namespace gpusizer {
@@ -68,5 +69,10 @@ double optimizer_bytes_per_param(const TrainingOptions& t);
 /// when the GPU lacks the needed figures.
 std::optional<TrainingSpeed> training_speed(const Scenario& s, const EngineProfile& engine,
                                             const SpeedProfile& profile, std::string& why);
+/// The same with the model already counted (`counts` = count_model(s), or its params and
+/// modules).
+std::optional<TrainingSpeed> training_speed(const Scenario& s, const EngineProfile& engine,
+                                            const SpeedProfile& profile, const ModelCounts& counts,
+                                            std::string& why);
 
 }  // namespace gpusizer

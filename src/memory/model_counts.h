@@ -1,0 +1,23 @@
+#pragma once
+// What one estimate counts of its model, counted once per call (issue 18). estimate() counts the
+// model's parameters and lists its linear modules once and passes the counts to the memory parts
+// and the speed setup, which counted them again each (three parameter counts, two module lists
+// and, for adapter training, the LoRA split three times per estimate). A pure function of the
+// scenario: it holds no catalog entry and no text.
+#include "gpusizer/model.h"
+#include "gpusizer/scenario.h"
+#include "memory/sharding.h"
+
+namespace gpusizer {
+
+struct ModelCounts {
+  ParamCounts params;            ///< count_params(s.model)
+  LinearModules modules;         ///< linear_modules(s.model)
+  memory::ModelBytes trainable;  ///< trainable parameters by place (0 for inference)
+};
+
+/// Counts `s.model` and the parameters `s` trains (full, freeze, LoRA adapters and the
+/// modules_to_save copies).
+ModelCounts count_model(const Scenario& s);
+
+}  // namespace gpusizer
