@@ -74,5 +74,10 @@ ScenarioGiven given_after(ScenarioGiven given, const ScenarioEdit& edit);
 /// input's.
 Scenario edited(const Scenario& s, const ScenarioGiven& given, const ScenarioEdit& edit,
                 const Catalog& catalog);
+/// edited(s, given, edit, catalog) written over `out`: a search that edits one scenario many
+/// times reuses one Scenario's storage instead of allocating a copy per candidate. On an
+/// InputError `out` holds a partly edited scenario (assign it again before use).
+void edit_into(Scenario& out, const Scenario& s, const ScenarioGiven& given,
+               const ScenarioEdit& edit, const Catalog& catalog);
 
 }  // namespace gpusizer

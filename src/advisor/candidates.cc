@@ -27,7 +27,15 @@ void fp16_fallbacks(const Scenario& base, const Gpu& g, ScenarioEdit& e) {
 
 Scenario candidate(const Scenario& parsed, const ScenarioGiven& given, const ScenarioEdit& edit,
                    const Catalog& catalog) {
-  return resolved(edited(parsed, given, edit, catalog), catalog);
+  Scenario s = edited(parsed, given, edit, catalog);
+  resolve_in_place(s, catalog);
+  return s;
+}
+
+void candidate_into(Scenario& out, const Scenario& parsed, const ScenarioGiven& given,
+                    const ScenarioEdit& edit, const Catalog& catalog) {
+  edit_into(out, parsed, given, edit, catalog);
+  resolve_in_place(out, catalog);
 }
 
 }  // namespace gpusizer

@@ -8,9 +8,10 @@
 // its levers, then by the GPUs it needs, then by the speed it keeps. A change that does not save
 // memory is never offered. The merge patch of a change is rendered from its edit.
 #include <fmt/format.h>
-#include <fmt/ranges.h>
 
 #include <algorithm>
+#include <array>
+#include <stdexcept>
 
 #include "advisor/candidates.h"
 #include "estimate/layout.h"
@@ -220,45 +221,25 @@ std::vector<Dimension> dimensions(const Scenario& s, const ScenarioGiven& given,
 
 constexpr size_t kMaxLevers = 4;    // levers in one combination
 constexpr size_t kMaxCombined = 8;  // fitting combinations of two or more levers returned
+constexpr size_t kMaxDims = 8;      // dimensions (training has at most 7)
+
+// A combination: the lever index per dimension, -1 for none. Held in place (a search walks a
+// few hundred of them per line).
+struct Pick {
+  std::array<int8_t, kMaxDims> lever;
+  uint8_t count = 0;  // levers picked
+};
 
 struct Tried {
-  std::vector<int> pick;  // lever index per dimension, -1 for none
+  Pick pick;
   Change change;
   int gpus = 0;
 };
 
-bool contains(const std::vector<int>& big, const std::vector<int>& small) {
-  for (size_t i = 0; i < big.size(); ++i)
-    if (small[i] >= 0 && small[i] != big[i]) return false;
+bool contains(const Pick& big, const Pick& small, size_t dims) {
+  for (size_t i = 0; i < dims; ++i)
+    if (small.lever[i] >= 0 && small.lever[i] != big.lever[i]) return false;
   return true;
-}
-
-long levers_in(const std::vector<int>& pick) {
-  return std::count_if(pick.begin(), pick.end(), [](int i) { return i >= 0; });
-}
-
-// Every combination of one lever from each of up to kMaxLevers dimensions, smallest first.
-std::vector<std::vector<int>> combinations(const std::vector<Dimension>& dims) {
-  const size_t n = dims.size();
-  std::vector<std::vector<int>> combos;
-  std::vector<int> pick(n, -1);
-  auto walk = [&](auto&& self, size_t dim, size_t taken) -> void {
-    if (dim == n) {
-      if (taken > 0) combos.push_back(pick);
-      return;
-    }
-    self(self, dim + 1, taken);
-    if (taken == kMaxLevers) return;
-    for (size_t i = 0; i < dims[dim].size(); ++i) {
-      pick[dim] = static_cast<int>(i);
-      self(self, dim + 1, taken + 1);
-    }
-    pick[dim] = -1;
-  };
-  walk(walk, 0, 0);
-  std::stable_sort(combos.begin(), combos.end(),
-                   [](const auto& a, const auto& b) { return levers_in(a) < levers_in(b); });
-  return combos;
 }
 
 // The search over combinations: the parsed scenario the edits apply to, what it needs now.
@@ -270,25 +251,74 @@ struct Search {
   double headroom, need;
   std::optional<double> base_tps;
   std::vector<Tried> singles, combined;
-  std::vector<std::vector<int>> fitting;  // the smallest fitting combinations found so far
+  std::vector<Pick> fitting;  // the smallest fitting combinations found so far
+  Scenario work;              // the candidate, one storage for the whole search
+
+  // Whether a fitting combination lies inside the levers `p` picked from the first `decided`
+  // dimensions (all of them: inside `p`).
+  bool covered(const Pick& p, size_t decided) const {
+    return std::any_of(fitting.begin(), fitting.end(), [&](const Pick& f) {
+      for (size_t d = decided; d < dims.size(); ++d)
+        if (f.lever[d] >= 0) return false;
+      return contains(p, f, decided);
+    });
+  }
+
+  // Every combination of exactly `size` levers, one per dimension, in the order of a walk that
+  // skips a dimension before it takes its levers in turn, and that does not already contain a
+  // fitting one (those are not tried: only the smallest fitting combinations are kept). A
+  // subtree whose decided levers already contain one is not walked.
+  void try_size(size_t size) {
+    Pick pick;
+    pick.lever.fill(-1);
+    auto walk = [&](auto&& self, size_t dim) -> void {
+      if (pick.count == size) {
+        if (dim == dims.size())
+          try_one(pick);
+        else
+          self(self, dims.size());  // the other dimensions skipped
+        return;
+      }
+      if (dims.size() - dim < size - pick.count) return;  // too few dimensions left
+      self(self, dim + 1);
+      ++pick.count;
+      for (size_t i = 0; i < dims[dim].size(); ++i) {
+        pick.lever[dim] = static_cast<int8_t>(i);
+        if (!covered(pick, dim + 1)) self(self, dim + 1);
+      }
+      --pick.count;
+      pick.lever[dim] = -1;
+    };
+    walk(walk, 0);
+  }
+
+  // An edit this model or GPU cannot take (e.g. TP beyond the heads) throws InputError: not
+  // offered.
+  void try_one(const Pick& p) {
+    try {
+      try_combination(p);
+    } catch (const InputError&) {
+    }
+  }
 
   // One combination: its edit applied and checked, bytes only first (speed is estimated for the
   // changes that are kept). An edit this model or GPU cannot take (TP beyond the heads) throws
   // InputError: not offered.
-  void try_combination(const std::vector<int>& p) {
-    const bool single = levers_in(p) == 1;
+  void try_combination(const Pick& p) {
+    const bool single = p.count == 1;
     Tried t{p, {}, 0};
     ScenarioEdit edit;
-    std::vector<std::string> names, costs;
+    std::array<const Lever*, kMaxLevers> levers{};
+    size_t picked = 0;
     for (size_t d = 0; d < dims.size(); ++d) {
-      if (p[d] < 0) continue;
-      const Lever& l = dims[d][static_cast<size_t>(p[d])];
+      if (p.lever[d] < 0) continue;
+      const Lever& l = dims[d][static_cast<size_t>(p.lever[d])];
       edit = merged(std::move(edit), l.edit);
-      names.push_back(l.change);
-      costs.push_back(l.cost);
+      levers[picked++] = &l;
       t.change.quality_class = std::max(t.change.quality_class, l.quality_class);
     }
-    const Scenario sc = candidate(parsed, given, edit, catalog);
+    candidate_into(work, parsed, given, edit, catalog);
+    const Scenario& sc = work;
     Estimate m = estimate(sc, catalog, Detail::kMemory);
     const MemoryFit fit = memory_fit(sc, m, headroom);
     Change& ch = t.change;
@@ -304,9 +334,11 @@ struct Search {
     if (sc.gpu) m.performance = estimate_speed(sc, catalog, m.memory, nullptr);
     const auto tps = useful_tokens_per_s(sc, m);
     if (tps && base_tps) ch.speed_factor = *tps / *base_tps;
-    ch.levers = names;
-    ch.change = fmt::format("{}", fmt::join(names, " + "));
-    ch.cost = fmt::format("{}", fmt::join(costs, "; "));
+    for (size_t i = 0; i < picked; ++i) {
+      ch.levers.push_back(levers[i]->change);
+      ch.change += (i ? " + " : "") + levers[i]->change;
+      ch.cost += (i ? "; " : "") + levers[i]->cost;
+    }
     ch.edit = std::move(edit);  // its merge patch is made when the answer is rendered
     t.gpus = static_cast<int>(std::min<int64_t>(sc.gpu_count, 1 << 20));
     (single ? singles : combined).push_back(std::move(t));
@@ -315,6 +347,7 @@ struct Search {
 
 // Fits first; then the least quality cost, the fewest GPUs, the most speed kept (or, not
 // fitting, the most memory saved). The best kMaxCombined combinations join the single levers.
+// Indices are sorted, stably, and each change is moved once.
 std::vector<Change> ranked(std::vector<Tried> singles, std::vector<Tried> combined) {
   auto better = [](const Tried& a, const Tried& b) {
     const Change &x = a.change, &y = b.change;
@@ -324,14 +357,24 @@ std::vector<Change> ranked(std::vector<Tried> singles, std::vector<Tried> combin
     if (a.gpus != b.gpus) return a.gpus < b.gpus;
     return x.speed_factor.value_or(0) > y.speed_factor.value_or(0);
   };
-  std::stable_sort(combined.begin(), combined.end(), better);
-  if (combined.size() > kMaxCombined) combined.resize(kMaxCombined);
-  std::vector<Tried> all = std::move(singles);
-  for (auto& t : combined) all.push_back(std::move(t));
-  std::stable_sort(all.begin(), all.end(), better);
+  auto order = [&](const std::vector<Tried>& v) {
+    std::vector<size_t> index(v.size());
+    for (size_t i = 0; i < index.size(); ++i) index[i] = i;
+    std::stable_sort(index.begin(), index.end(),
+                     [&](size_t a, size_t b) { return better(v[a], v[b]); });
+    return index;
+  };
+  std::vector<size_t> best = order(combined);
+  if (best.size() > kMaxCombined) best.resize(kMaxCombined);
+  std::vector<Tried*> all;  // the singles, then the best combinations in their order
+  all.reserve(singles.size() + best.size());
+  for (Tried& t : singles) all.push_back(&t);
+  for (size_t i : best) all.push_back(&combined[i]);
+  std::stable_sort(all.begin(), all.end(),
+                   [&](const Tried* a, const Tried* b) { return better(*a, *b); });
   std::vector<Change> out;
   out.reserve(all.size());
-  for (auto& t : all) out.push_back(std::move(t.change));
+  for (Tried* t : all) out.push_back(std::move(t->change));
   return out;
 }
 
@@ -352,21 +395,15 @@ std::vector<Change> changes_to_fit(const Scenario& parsed, const ScenarioGiven& 
   const std::vector<Dimension> dims = dimensions(s, given, e, catalog);
   Search search{
       parsed, given, dims, catalog, headroom, memory_needed(s, e), useful_tokens_per_s(s, e),
-      {},     {},    {}};
+      {},     {},    {},   {}};
   // No additive bound on a combination's savings: the peak is a maximum over phases (forward,
   // backward, optimizer step), so two levers that each lower a different phase save together
   // more than the sum of what each saves alone (checkpointing + LoRA, measured): every
   // combination gets its bytes-only estimate, which is what prunes before speed is estimated.
-  for (const auto& p : combinations(dims)) {
-    if (std::any_of(search.fitting.begin(), search.fitting.end(),
-                    [&](const auto& f) { return contains(p, f); }))
-      continue;  // a smaller combination inside it already fits
-    try {
-      search.try_combination(p);
-    } catch (const InputError&) {
-      // A combination this model or GPU cannot take (e.g. TP beyond the heads): not offered.
-    }
-  }
+  if (dims.size() > kMaxDims) throw std::logic_error("changes_to_fit: more dimensions than kept");
+  // Smallest first: every combination of one size is tried before the next size, so that a
+  // fitting one is known before any combination that contains it.
+  for (size_t size = 1; size <= kMaxLevers; ++size) search.try_size(size);
   return ranked(std::move(search.singles), std::move(search.combined));
 }
 

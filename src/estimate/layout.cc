@@ -73,6 +73,11 @@ Scenario resolve_scenario(const nlohmann::json& input, const Catalog& catalog) {
 }
 
 Scenario resolved(Scenario s, const Catalog& catalog) {
+  resolve_in_place(s, catalog);
+  return s;
+}
+
+void resolve_in_place(Scenario& s, const Catalog& catalog) {
   if (s.default_layout) choose_serving_layout(s, catalog);
   s.default_layout = false;
   // The memory fraction the engine's release takes when none is given (SGLang's by TP size),
@@ -81,7 +86,6 @@ Scenario resolved(Scenario s, const Catalog& catalog) {
     s.gpu_memory_utilization =
         memory_fraction(e.release(s.engine_version), s.gpu_memory_utilization_given,
                         s.gpu_memory_utilization, s.parallel.tp);
-  return s;
 }
 
 }  // namespace gpusizer

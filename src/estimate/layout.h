@@ -17,5 +17,7 @@ void choose_serving_layout(Scenario& s, const Catalog& catalog);
 /// layout rule for a serving scenario that gave only gpu_count, and the memory fraction the
 /// engine's release takes when none is given. For the advisor's edited candidates.
 Scenario resolved(Scenario parsed, const Catalog& catalog);
+/// The same in place (a search's candidate, without moving the Scenario).
+void resolve_in_place(Scenario& s, const Catalog& catalog);
 
 }  // namespace gpusizer

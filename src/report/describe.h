@@ -33,6 +33,10 @@ void describe_estimate(JsonWriter& w, const Estimate& e);
 void describe_scenario(JsonWriter& w, const Scenario& s,
                        const std::string* model_requested = nullptr);
 
+/// A change's merge patch: the tree to_patch(edit) builds (gpusizer/json/scenario.h), written
+/// without it.
+void describe_patch(JsonWriter& w, const ScenarioEdit& edit);
+
 /// The changes that make a scenario fit, each with its merge patch.
 void describe_changes(JsonWriter& w, const std::vector<Change>& changes);
 

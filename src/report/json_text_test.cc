@@ -36,6 +36,23 @@ TEST(JsonText, EscapesLikeNlohmann) {
   }
 }
 
+// The plain-string test reads 16-byte blocks, overlapping words at the end and three bytes of a
+// short string: a byte to escape (or a non-ASCII one) at every position of every length up to 40
+// must still be escaped as nlohmann escapes it, and the plain strings copied as they are.
+TEST(JsonText, EscapesAtEveryPositionAndLength) {
+  for (const char bad : {'"', '\\', '\n', '\x01', '\x1f', '\x80', '\xc3', '\xff'}) {
+    for (size_t n = 0; n <= 40; ++n) {
+      const std::string clean(n, 'a');
+      EXPECT_EQ(json_text(clean), reference(clean, -1)) << n;
+      for (size_t i = 0; i < n; ++i) {
+        std::string s = clean;
+        s[i] = bad;
+        EXPECT_EQ(json_text(s), reference(s, -1)) << n << " " << i;
+      }
+    }
+  }
+}
+
 TEST(JsonText, NumbersLikeNlohmann) {
   const nlohmann::json v = {0,
                             -1,

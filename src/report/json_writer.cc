@@ -113,15 +113,17 @@ size_t quoted(char* buf, bool comma, std::string_view s, char after) {
 
 }  // namespace
 
+// With check_keys: the key comes after its object's last key.
+void TextWriter::check_key(std::string_view k) {
+  if (last_keys_.empty()) throw std::logic_error("key '" + std::string(k) + "' outside an object");
+  std::optional<std::string>& last = last_keys_.back();
+  if (last && k <= *last)
+    throw std::logic_error("key '" + std::string(k) + "' after '" + *last + "'");
+  last = std::string(k);
+}
+
 void TextWriter::key(std::string_view k) {
-  if (check_keys_) {
-    if (last_keys_.empty())
-      throw std::logic_error("key '" + std::string(k) + "' outside an object");
-    std::optional<std::string>& last = last_keys_.back();
-    if (last && k <= *last)
-      throw std::logic_error("key '" + std::string(k) + "' after '" + *last + "'");
-    last = std::string(k);
-  }
+  if (check_keys_) check_key(k);
   if (k.size() <= kShort && json_plain(k)) {
     char buf[kShort + 4];
     out_.append(buf, quoted(buf, comma_, k, ':'));
@@ -130,6 +132,18 @@ void TextWriter::key(std::string_view k) {
     append_json_string(out_, k);
     out_ += ':';
   }
+  comma_ = false;
+}
+
+void TextWriter::literal_key(std::string_view k) {
+  if (k.size() > kShort) return key(k);
+  if (check_keys_) {
+    if (!json_plain(k))
+      throw std::logic_error("literal key '" + std::string(k) + "' needs escaping");
+    check_key(k);
+  }
+  char buf[kShort + 4];
+  out_.append(buf, quoted(buf, comma_, k, ':'));
   comma_ = false;
 }
 

@@ -30,6 +30,15 @@ class JsonWriter {
   virtual void null() = 0;
   /// A value that already is a tree (a merge patch, another module's to_json).
   virtual void tree(const nlohmann::json& v) = 0;
+  /// A key the describer writes as a string literal: ASCII with nothing to escape, so the text
+  /// writer copies it without testing its bytes (the checking TextWriter tests them).
+  virtual void literal_key(std::string_view k) { key(k); }
+
+  /// A literal key (the describers' keys): literal_key.
+  template <size_t N>
+  void key(const char (&k)[N]) {
+    literal_key(std::string_view(k, N - 1));
+  }
 
   /// The value as nlohmann would store the same C++ type: bool, signed or unsigned integer,
   /// float, string.
@@ -54,6 +63,11 @@ class JsonWriter {
     key(k);
     value(v);
   }
+  template <size_t N, typename T>
+  void field(const char (&k)[N], const T& v) {
+    key(k);
+    value(v);
+  }
   /// The key only when the value is present (nlohmann: `if (v) j[k] = *v`).
   template <typename T>
   void field(std::string_view k, const std::optional<T>& v) {
@@ -61,7 +75,14 @@ class JsonWriter {
     key(k);
     value(*v);
   }
-  void strings(std::string_view k, const std::vector<std::string>& v) {
+  template <size_t N, typename T>
+  void field(const char (&k)[N], const std::optional<T>& v) {
+    if (!v) return;
+    key(k);
+    value(*v);
+  }
+  template <size_t N>
+  void strings(const char (&k)[N], const std::vector<std::string>& v) {
     key(k);
     begin_array();
     for (const std::string& s : v) string(s);
@@ -115,8 +136,10 @@ class TextWriter final : public JsonWriter {
   void boolean(bool v) override;
   void null() override;
   void tree(const nlohmann::json& v) override;
+  void literal_key(std::string_view k) override;
 
  private:
+  void check_key(std::string_view k);
   void separate() {
     if (comma_) out_ += ',';
     comma_ = true;

@@ -51,7 +51,7 @@ void add_fleet_keys(nlohmann::json& j, const Option& o, const Constraints& c) {
 
 }  // namespace
 
-// The changes: each edit's merge patch is made here, when the answer is rendered.
+// The changes: each edit's merge patch is written here, when the answer is rendered.
 void describe_changes(JsonWriter& w, const std::vector<Change>& changes) {
   w.begin_array();
   for (const Change& c : changes) {
@@ -62,7 +62,7 @@ void describe_changes(JsonWriter& w, const std::vector<Change>& changes) {
     w.strings("levers", c.levers);
     w.field("needed_bytes", saturating_int64(c.needed_bytes));
     w.key("patch");
-    w.tree(to_patch(c.edit));
+    describe_patch(w, c.edit);
     w.field("quality_class", c.quality_class);
     w.field("saves_bytes", saturating_int64(c.saves_bytes));
     w.field("speed_factor", c.speed_factor);

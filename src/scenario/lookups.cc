@@ -1,8 +1,26 @@
 #include "scenario/lookups.h"
 
+#include <array>
 #include <memory>
 
 namespace gpusizer {
+namespace {
+
+// The counts of a model counted recently on this thread. A JSONL batch or a grid sweep parses the
+// same model on many lines, and a new ModelFacts is a ~1.5 kB allocation that glibc serves by
+// consolidating its fastbins first (about 11,000 instructions, more than counting the model).
+// Keyed by the whole model: a hit holds this very model's counts.
+std::shared_ptr<const ModelFacts> counted(const Model& m) {
+  thread_local std::array<std::shared_ptr<const ModelFacts>, 4> recent;
+  thread_local size_t next = 0;
+  for (const auto& f : recent)
+    if (f && f->model == m) return f;
+  auto f = std::make_shared<const ModelFacts>(ModelFacts{m, count_params(m), linear_modules(m)});
+  recent[next++ % recent.size()] = f;
+  return f;
+}
+
+}  // namespace
 
 void resolve_lookups(Scenario& s, const Catalog& catalog, bool speed) {
   ScenarioLookups l;
@@ -15,8 +33,7 @@ void resolve_lookups(Scenario& s, const Catalog& catalog, bool speed) {
   // training step reads them (speed/training_speed.cc): a serving scenario does not count them.
   l.model = std::move(s.lookups.model);
   if (speed && is_training(s.task) && (!l.model || !(l.model->model == s.model)))
-    l.model = std::make_shared<const ModelFacts>(
-        ModelFacts{s.model, count_params(s.model), linear_modules(s.model)});
+    l.model = counted(s.model);
   for (const auto& e : catalog.engines())
     if (e.name == s.engine) l.engine = &e;
   if (speed && l.engine && s.gpu) {

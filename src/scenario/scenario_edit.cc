@@ -161,9 +161,11 @@ nlohmann::json to_patch(const ScenarioEdit& e) {
   return p;
 }
 
-Scenario edited(const Scenario& base, const ScenarioGiven& base_given, const ScenarioEdit& e,
+namespace {
+
+// `s` (a copy of the base) with the edit applied: edited() and edit_into().
+void apply_edit(Scenario& s, const ScenarioGiven& base_given, const ScenarioEdit& e,
                 const Catalog& catalog) {
-  Scenario s = base;
   const ScenarioGiven given = given_after(base_given, e);
   if (e.task) s.task = *e.task;
   if (e.weights) s.weights = catalog.format(*e.weights, "weights", "weights");
@@ -181,7 +183,21 @@ Scenario edited(const Scenario& base, const ScenarioGiven& base_given, const Sce
   // Other candidates get the engine profile only: most are sized bytes-only, which reads no
   // speed entry, and looking those up would cost more than it saves.
   if (!speed_lookups(s, catalog.speed())) resolve_lookups(s, catalog, false);
+}
+
+}  // namespace
+
+Scenario edited(const Scenario& base, const ScenarioGiven& base_given, const ScenarioEdit& e,
+                const Catalog& catalog) {
+  Scenario s = base;
+  apply_edit(s, base_given, e, catalog);
   return s;
+}
+
+void edit_into(Scenario& out, const Scenario& base, const ScenarioGiven& base_given,
+               const ScenarioEdit& e, const Catalog& catalog) {
+  out = base;  // assigned: the strings and lists reuse out's storage
+  apply_edit(out, base_given, e, catalog);
 }
 
 }  // namespace gpusizer
