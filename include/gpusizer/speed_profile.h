@@ -32,6 +32,11 @@ struct InferenceProfile {
   /// Releases (engine_version) whose decode attention reads the KV cache once per query head,
   /// not once per KV head: grouped-query models move heads / kv_heads times the cache per step.
   std::vector<std::string> kv_read_per_query_head_versions;
+  /// Static batching: the engine runs the batch it was set up with (no in-flight batching), so
+  /// its peak throughput is at the scenario's batch, not at the largest batch the memory holds.
+  bool static_batch = false;
+  /// The engine's entry names releases with figures of their own (SpeedProfile::release).
+  bool has_releases = false;
 };
 
 /// bitsandbytes kernel figures for one format (data/speed.json bitsandbytes.FORMAT).
@@ -84,6 +89,9 @@ class SpeedProfile {
 
   const nlohmann::json& doc() const { return doc_; }
   const InferenceProfile& inference(std::string_view engine) const;
+  /// The figures of one release of an engine (inference.engines.ENGINE.releases.VERSION, which
+  /// inherits the engine's), or nullptr when the release has none of its own.
+  const InferenceProfile* release(std::string_view engine, std::string_view version) const;
   const TrainingProfile& training(std::string_view engine) const;
   KernelScale weight_kernel(std::string_view format_kind) const;
   KernelScale vendor(std::string_view vendor) const;
@@ -120,6 +128,7 @@ class SpeedProfile {
   nlohmann::json doc_;
   InferenceProfile inference_default_;
   std::map<std::string, InferenceProfile, std::less<>> inference_;
+  std::map<std::string, InferenceProfile, std::less<>> releases_;  // "engine version"
   TrainingProfile training_default_;
   std::map<std::string, TrainingProfile, std::less<>> training_;
   std::map<std::string, KernelScale, std::less<>> kernels_, vendors_;

@@ -34,7 +34,9 @@ const std::vector<std::string> kInferenceKeys = {"bw_eff",
                                                  "pipeline_depth",
                                                  "decode_pipelining",
                                                  "score_bytes_per_element",
-                                                 "kv_read_per_query_head_versions"};
+                                                 "kv_read_per_query_head_versions",
+                                                 "static_batch",
+                                                 "releases"};
 const std::vector<std::string> kTrainingKeys = {"eff_max",
                                                 "eff_k_hidden",
                                                 "overlap",
@@ -61,6 +63,7 @@ InferenceProfile read_inference(const nlohmann::json& o, InferenceProfile p,
   p.max_num_seqs = number(o, "max_num_seqs", p.max_num_seqs, where);
   p.pipeline_depth = number(o, "pipeline_depth", p.pipeline_depth, where);
   p.decode_pipelining = data::bool_or(o, "decode_pipelining", where, p.decode_pipelining);
+  p.static_batch = data::bool_or(o, "static_batch", where, p.static_batch);
   p.score_bytes_per_element =
       number(o, "score_bytes_per_element", p.score_bytes_per_element, where);
   if (o.contains("kv_read_per_query_head_versions")) {
@@ -200,10 +203,19 @@ void SpeedProfile::read_inference_section(const nlohmann::json& doc, SpeedProfil
   require_keys(defaults, "speed.json inference.defaults", kRequiredInferenceDefaults);
   p.inference_default_ =
       read_inference(defaults, InferenceProfile{}, "speed.json inference.defaults");
-  if (inf.contains("engines"))
-    for (const auto& [name, o] : inf.at("engines").items())
-      p.inference_[name] =
-          read_inference(o, p.inference_default_, "speed.json inference.engines." + name);
+  if (!inf.contains("engines")) return;
+  for (const auto& [name, o] : inf.at("engines").items()) {
+    const std::string where = "speed.json inference.engines." + name;
+    InferenceProfile& e = p.inference_[name] = read_inference(o, p.inference_default_, where);
+    // A release's own figures start from its engine's (an engine's releases can differ in how
+    // they batch and in their kernels; docs/speed.md "Calibration method").
+    if (!o.is_object() || !o.contains("releases")) continue;
+    const auto& rel = data::required_object(o, "releases", where);
+    e.has_releases = true;
+    for (const auto& [version, r] : rel.items())
+      if (!data::is_comment_key(version))
+        p.releases_[name + " " + version] = read_inference(r, e, where + ".releases." + version);
+  }
 }
 
 // training: {"defaults": {...}, "engines": {...}, "qlora_dequant_cost", "lora_extra_cost"}.
@@ -309,6 +321,15 @@ SpeedProfile SpeedProfile::parse(std::string_view text, const std::string& file)
 const InferenceProfile& SpeedProfile::inference(std::string_view engine) const {
   const auto it = inference_.find(engine);
   return it == inference_.end() ? inference_default_ : it->second;
+}
+
+const InferenceProfile* SpeedProfile::release(std::string_view engine,
+                                              std::string_view version) const {
+  std::string key(engine);
+  key += ' ';
+  key += version;
+  const auto it = releases_.find(key);
+  return it == releases_.end() ? nullptr : &it->second;
 }
 
 const TrainingProfile& SpeedProfile::training(std::string_view engine) const {

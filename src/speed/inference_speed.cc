@@ -51,6 +51,10 @@ std::optional<InferenceSetup> inference_setup(const Scenario& sc, const SpeedPro
   // they are still its own (scenario/lookups.h), else looked up by name.
   const ScenarioLookups* l = speed_lookups(sc, profile);
   s.engine = l ? *l->inference : profile.inference(sc.engine);
+  // A release with figures of its own (TensorRT-LLM 0.6's static-batch GptSession against 1.0's
+  // in-flight batching: data/speed.json inference.engines.trtllm.releases).
+  if (s.engine.has_releases)
+    if (const InferenceProfile* r = profile.release(sc.engine, sc.engine_version)) s.engine = *r;
   s.kernel = l ? l->weight_kernel : profile.weight_kernel(sc.weights.kind);
   s.vendor = l ? l->vendor : profile.vendor(gpu.vendor);
   // Assigned without a temporary string (a ternary of "bf16" and a string would build one).

@@ -56,7 +56,13 @@ void inference(const Scenario& sc, const Catalog& catalog, const MemoryEstimate&
   // Serving throughput with the GPUs kept full: every request costs its prefill plus its share
   // of output_len decode steps of the full batch (continuous batching, Yu et al. 2022 "Orca").
   double full = memory.max_batch ? static_cast<double>(*memory.max_batch) : batch;
-  if (!memory.max_batch && preallocates(catalog, sc)) {
+  // Static batching (TensorRT-LLM's GptSession before in-flight batching was benchmarked): the
+  // session is set up for one batch of batch_size sequences of input + output tokens and
+  // generate() runs it to the end (benchmarks/cpp/gptSessionBenchmark.cpp, v0.5-0.6:
+  // session.setup(batchSize, beamWidth, maxInputLength + maxNewTokens)), so its throughput is
+  // at the scenario's batch, whatever larger batch the memory would hold.
+  if (s.engine.static_batch) full = batch;
+  if (!memory.max_batch && !s.engine.static_batch && preallocates(catalog, sc)) {
     // Without a memory estimate, a preallocating engine's batch is its KV pool over the KV of one
     // sequence: (utilization x capacity x GPUs - weights) / KV(seq_len) (vLLM's block manager
     // sizing, vllm/worker/worker.py determine_num_available_blocks). The memory estimator's
@@ -95,7 +101,9 @@ void explain_inference(const Scenario& sc, const InferenceSetup& s, const Memory
       "x prompt/2 per token, at peak x eff(chunk tokens), chunked and pipelined as the engine does";
   est.basis["max_output_tokens_per_s"] =
       "batch B = " + std::to_string(static_cast<int64_t>(full)) +
-      (memory.max_batch ? " (memory.max_batch" : " (scenario batch") +
+      (s.engine.static_batch ? " (the static batch the engine is set up with"
+       : memory.max_batch    ? " (memory.max_batch"
+                             : " (scenario batch") +
       ", capped by the engine's max_num_seqs): B x output_len / (prefill of B prompts + " +
       "output_len decode steps of B)";
   if (s.pp > 1 && !s.engine.decode_pipelining && sc.batch <= 1)

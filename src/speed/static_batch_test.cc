@@ -1,0 +1,63 @@
+// Static batching (TensorRT-LLM 0.6's GptSession: data/speed.json inference.engines.trtllm
+// releases."0.6".static_batch), speed.cc: peak throughput at the batch the session was set up with.
+#include <gtest/gtest.h>
+
+#include "gpusizer/catalog.h"
+#include "gpusizer/speed.h"
+
+namespace gpusizer {
+namespace {
+
+// TensorRT-LLM's 2023 table row: Llama-2-7B fp16 on one A100 80GB, batch 60, 128 in, 2048 out,
+// 1,928 tok/s measured (docs/source/performance.md at 138f96d).
+Scenario row(const std::string& version) {
+  const Catalog& cat = Catalog::builtin();
+  Scenario s;
+  s.model = cat.model("llama-2-7b");
+  s.gpu = cat.gpu("a100-sxm4-80gb");
+  s.weights = cat.format("fp16", "weights", "weights");
+  s.kv_cache = cat.format("fp16", "kv", "kv_cache");
+  s.engine = "trtllm";
+  s.engine_version = version;
+  s.batch = 60;
+  s.prompt_len = 128;
+  s.output_len = 2048;
+  s.seq_len = 2176;
+  return s;
+}
+
+PerformanceEstimate with_pool(const Scenario& s, int64_t max_batch) {
+  MemoryEstimate m;
+  m.max_batch = max_batch;
+  return estimate_speed(s, Catalog::builtin(), m, nullptr);
+}
+
+// gptSessionBenchmark runs generate() over one batch of 60: 60 x 2048 tokens in one prefill of
+// 60 x 128 tokens plus 2048 decode steps of 60, whatever batch the memory would hold.
+TEST(StaticBatch, Trtllm06RunsTheBatchItWasSetUpWith) {
+  const auto small = with_pool(row("0.6"), 48), large = with_pool(row("0.6"), 500);
+  ASSERT_TRUE(small.max_output_tokens_per_s && large.max_output_tokens_per_s);
+  EXPECT_DOUBLE_EQ(*small.max_output_tokens_per_s, *large.max_output_tokens_per_s);
+  EXPECT_NEAR(*small.max_output_tokens_per_s,
+              60.0 * 2048.0 / ((*small.ttft_ms + 2048.0 * *small.tpot_ms) * 1e-3), 1e-6);
+  // In-flight batching (1.0) fills the pool: the larger pool gives the larger throughput.
+  EXPECT_GT(*with_pool(row("1.0"), 500).max_output_tokens_per_s,
+            1.5 * *with_pool(row("1.0"), 48).max_output_tokens_per_s);
+}
+
+// By hand, with the 0.6 figures of data/speed.json (bw_eff 0.886, compute_eff_max 0.512, step
+// overhead 5 ms). Decode step: the weights, 6.74e9 x 2 B = 13.48e9 B, and the cache at the mean
+// context 128 + 1024 tokens, 60 x 1152 x 32 layers x 2 x 4096 x 2 B = 36.24e9 B, at
+// 2039e9 x 0.886 B/s: 27.5 ms, + 5 ms = 32.5 ms. Prefill: 7,680 tokens x 2 x 6.74e9 FLOP at
+// 312e12 x 0.512 x 1.047 (the A100's MAMF over the default) FLOP/s: 0.62 s, + 5 ms. Throughput:
+// 60 x 2048 / (0.626 + 2048 x 0.0325) = 1,829 tok/s (measured 1,928).
+TEST(StaticBatch, Trtllm06ThroughputByHand) {
+  const auto p = with_pool(row("0.6"), 48);
+  ASSERT_TRUE(p.tpot_ms && p.ttft_ms && p.max_output_tokens_per_s);
+  EXPECT_NEAR(*p.tpot_ms, 32.5, 0.4);
+  EXPECT_NEAR(*p.ttft_ms, 626.0, 15.0);
+  EXPECT_NEAR(*p.max_output_tokens_per_s, 1829.0, 0.015 * 1829.0);
+}
+
+}  // namespace
+}  // namespace gpusizer
