@@ -306,8 +306,7 @@ namespace {
 // worker.determine_num_available_blocks, V1 gpu_model_runner.profile_run; budgets by release and
 // GPU in data/engines.json).
 Part profile_run_activations(const Scenario& s, const EngineProfile& engine,
-                             const Explanations* why) {
-  const EngineRelease& rel = engine.release(s.engine_version);
+                             const EngineRelease& rel, const Explanations* why) {
   const ProfileRun run = profile_run(rel, s.max_num_batched_tokens, s.seq_len,
                                      s.gpu ? s.gpu->memory_gb : 0.0, s.gpu ? s.gpu->id : "");
   const double tokens = static_cast<double>(run.tokens);
@@ -384,14 +383,18 @@ Part generate_activations(const Scenario& s, const EngineProfile& engine, const 
 }  // namespace
 
 double activations(const Scenario& s, const Catalog& catalog, Explanations* why) {
-  const EngineProfile& engine = engine_profile(s, catalog);
+  return activations(s, engine_rules(s, catalog), why);
+}
+
+double activations(const Scenario& s, const EngineRules& rules, Explanations* why) {
+  const EngineProfile& engine = rules.engine;
   Part part;
   if (s.task == Task::kCvTrain)
     part = cv_activations(s, why);
   else if (is_training(s.task))
     part = training_activations(s, engine, why);
   else if (engine.kind == EngineKind::kPreallocating)
-    part = profile_run_activations(s, engine, why);
+    part = profile_run_activations(s, engine, *rules.release, why);
   else if (engine.kind == EngineKind::kLlamaCpp)
     part = compute_buffer_activations(s, engine, why);
   else
