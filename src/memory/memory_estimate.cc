@@ -23,6 +23,7 @@ using memory::Part;
 struct Parts {
   double weights = 0, kv = 0, activations = 0, gradients = 0, optimizer = 0, master = 0,
          overhead = 0;
+  double kv_sequence = 0;  ///< serving: the KV cache of one sequence of seq_len tokens
   double allocated() const { return weights + kv + activations + gradients + optimizer + master; }
 };
 
@@ -31,7 +32,12 @@ void fill_batch_parts(const Scenario& s, const Catalog& catalog, const memory::E
                       Parts& p, Explanations* why) {
   const EngineProfile& engine = rules.engine;
   if (s.task == Task::kInference) {
-    p.kv = memory::kv_cache(s, catalog, s.batch, s.seq_len, why);
+    // One sequence's cache, computed once: the batch's is that times the batch (kv_cache is
+    // per sequence x sequences), and the pool and the per-token figure read the one sequence.
+    // Its basis is the batch's: the formula names seq and batch, not their values.
+    p.kv_sequence = memory::kv_cache(s, catalog, 1, s.seq_len, why);
+    p.kv = s.batch > 0 ? p.kv_sequence * static_cast<double>(s.batch)
+                       : memory::kv_cache(s, catalog, s.batch, s.seq_len, why);
     // Hugging Face's DynamicCache grows by torch.cat: one layer's old and new cache coexist.
     if (engine.kv_grows_by_concat) p.kv *= 1.0 + 1.0 / static_cast<double>(s.model.num_layers);
   }
@@ -353,7 +359,7 @@ MemoryEstimate estimate_memory(const Scenario& s, const Catalog& catalog, const 
   std::optional<double> capacity;
   if (s.gpu) capacity = memory::usable_capacity(*s.gpu, catalog);
 
-  const double kv_one_sequence = memory::kv_cache(s, catalog, 1, s.seq_len, nullptr);
+  const double kv_one_sequence = p.kv_sequence;
   m.kv_bytes_per_token = s.task == Task::kInference && s.seq_len > 0
                              ? kv_one_sequence / static_cast<double>(s.seq_len)
                              : 0;
