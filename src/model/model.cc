@@ -50,9 +50,9 @@ int64_t attention_matrix_params(const Model& m) {
   if (m.mla) {
     const MlaDims& a = *m.mla;
     const int64_t qk = a.qk_nope_head_dim + a.qk_rope_head_dim;
-    const int64_t q = a.q_lora_rank > 0 ? matrix(d, a.q_lora_rank) +
-                                              matrix(a.q_lora_rank, m.num_heads * qk)
-                                        : matrix(d, m.num_heads * qk);
+    const int64_t q = a.q_lora_rank > 0
+                          ? matrix(d, a.q_lora_rank) + matrix(a.q_lora_rank, m.num_heads * qk)
+                          : matrix(d, m.num_heads * qk);
     return q + matrix(d, a.kv_lora_rank + a.qk_rope_head_dim) +
            matrix(a.kv_lora_rank, m.num_heads * (a.qk_nope_head_dim + a.v_head_dim)) +
            matrix(m.num_heads * a.v_head_dim, d);
