@@ -48,7 +48,7 @@ Parts compute_parts(const Scenario& s, const Catalog& catalog, const ModelCounts
                     const memory::EngineRules& rules, Explanations* why) {
   const EngineProfile& engine = rules.engine;
   Parts p;
-  p.weights = memory::weights(s, catalog, counts, why);
+  p.weights = memory::weights(s, catalog, rules, counts, why);
   if (const double up = memory::kbit_upcast_extra_bytes(s, engine); up > 0) {
     // PEFT prepare_model_for_kbit_training: embedding, head and norms cast to fp32.
     p.weights += up;
@@ -57,7 +57,7 @@ Parts compute_parts(const Scenario& s, const Catalog& catalog, const ModelCounts
                           "prepare_model_for_kbit_training)"));
   }
   fill_batch_parts(s, catalog, rules, p, why);
-  p.gradients = memory::gradients(s, catalog, counts, why);
+  p.gradients = memory::gradients(s, catalog, rules, counts, why);
   p.optimizer = memory::optimizer_states(s, counts, why);
   p.master = memory::master_weights(s, counts, why);
   p.overhead = memory::overhead(s, catalog, rules, why);

@@ -78,6 +78,9 @@ ModelBytes trainable_split(const Scenario& s, const ParamCounts& c, const Linear
 /// Basis: "weights_bytes".
 double weights(const Scenario& s, const Catalog& catalog, const ModelCounts& counts,
                Explanations* why);
+/// The same with the engine's rules already looked up (`rules` = engine_rules(s, catalog)).
+double weights(const Scenario& s, const Catalog& catalog, const EngineRules& rules,
+               const ModelCounts& counts, Explanations* why);
 
 /// KV cache bytes per GPU for `sequences` sequences of `context` tokens each.
 /// Basis: "kv_cache_bytes".
@@ -94,6 +97,8 @@ double activations(const Scenario& s, const EngineRules& rules, Explanations* wh
 /// Bases: "gradients_bytes", "optimizer_bytes", "master_weights_bytes".
 double gradients(const Scenario& s, const Catalog& catalog, const ModelCounts& counts,
                  Explanations* why);
+double gradients(const Scenario& s, const Catalog& catalog, const EngineRules& rules,
+                 const ModelCounts& counts, Explanations* why);
 double optimizer_states(const Scenario& s, const ModelCounts& counts, Explanations* why);
 double master_weights(const Scenario& s, const ModelCounts& counts, Explanations* why);
 

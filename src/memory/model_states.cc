@@ -154,8 +154,8 @@ Zero3Settings zero3_settings(const Scenario& s, const Catalog& catalog) {
 }
 
 // FSDP has its own rule (two wrapped units in flight); every other engine's ZeRO-3 is DeepSpeed's.
-bool deepspeed_zero3(const Scenario& s, const Catalog& catalog) {
-  return is_training(s.task) && s.training.zero_stage >= 3 && !engine_profile(s, catalog).own_zero3;
+bool deepspeed_zero3(const Scenario& s, const EngineProfile& engine) {
+  return is_training(s.task) && s.training.zero_stage >= 3 && !engine.own_zero3;
 }
 
 // Bytes of one element of a gathered parameter: DeepSpeed holds the parameters in the training
@@ -382,13 +382,14 @@ ModelBytes stored_weights(const Scenario& s, const ModelCounts& counts, const Mo
 }
 
 // ZeRO-3 or FSDP sharding and parameter offload of the weights `b` held per GPU.
-Part sharded_weights(const Scenario& s, const Catalog& catalog, const ModelCounts& counts,
-                     const ModelBytes& b, std::string basis, const Explanations* why) {
+Part sharded_weights(const Scenario& s, const Catalog& catalog, const EngineRules& rules,
+                     const ModelCounts& counts, const ModelBytes& b, std::string basis,
+                     const Explanations* why) {
   const bool zero3 = is_training(s.task) && s.training.zero_stage >= 3;
   const bool params_offloaded =
       s.training.offload == Offload::kOptimizerParams && is_training(s.task);
   Part part{per_gpu(b, s, zero3), std::move(basis)};
-  if (deepspeed_zero3(s, catalog)) {
+  if (deepspeed_zero3(s, rules.engine)) {
     const Zero3Settings z = zero3_settings(s, catalog);
     const GatheredParams g = gathered_params(s, counts, z);
     const Part gathered = deepspeed_gathered(s, z, g, why);
@@ -426,6 +427,11 @@ Part sharded_weights(const Scenario& s, const Catalog& catalog, const ModelCount
 
 double weights(const Scenario& s, const Catalog& catalog, const ModelCounts& counts,
                Explanations* why) {
+  return weights(s, catalog, engine_rules(s, catalog), counts, why);
+}
+
+double weights(const Scenario& s, const Catalog& catalog, const EngineRules& rules,
+               const ModelCounts& counts, Explanations* why) {
   const ModelBytes p = param_split(counts.params);
   ModelBytes b;
   std::string basis;
@@ -436,12 +442,17 @@ double weights(const Scenario& s, const Catalog& catalog, const ModelCounts& cou
   } else {
     b = stored_weights(s, counts, p, why, basis);
   }
-  return explained(sharded_weights(s, catalog, counts, b, std::move(basis), why), "weights_bytes",
-                   why);
+  return explained(sharded_weights(s, catalog, rules, counts, b, std::move(basis), why),
+                   "weights_bytes", why);
 }
 
 double gradients(const Scenario& s, const Catalog& catalog, const ModelCounts& counts,
                  Explanations* why) {
+  return gradients(s, catalog, engine_rules(s, catalog), counts, why);
+}
+
+double gradients(const Scenario& s, const Catalog& catalog, const EngineRules& rules,
+                 const ModelCounts& counts, Explanations* why) {
   if (!is_training(s.task))
     return explained(0, "inference keeps no gradients", "gradients_bytes", why);
   // Mixed precision keeps 16-bit gradients (ZeRO sec. 3.1); fp32 training and the fp32 trainable
@@ -458,7 +469,7 @@ double gradients(const Scenario& s, const Catalog& catalog, const ModelCounts& c
     part.bytes /= static_cast<double>(std::max<int64_t>(1, s.model.num_layers));
     if (why) part.basis += "; optimizer in backward: one layer alive";
   }
-  if (deepspeed_zero3(s, catalog)) {
+  if (deepspeed_zero3(s, rules.engine)) {
     // DeepSpeed ZeRO-3 keeps a flat reduce bucket of reduce_bucket_size elements in the
     // parameters' dtype on the GPU for the whole run (stage3.py _setup_for_real_optimizer,
     // contiguous_gradients on by default). The fp32 gradient partitions go to the host with an
