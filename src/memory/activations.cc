@@ -12,6 +12,7 @@
 #include <algorithm>
 #include <cmath>
 #include <string_view>
+#include <utility>
 
 #include "memory/kbit_training.h"
 #include "memory/memory_parts.h"
@@ -66,12 +67,41 @@ bool trains(const Scenario& s, std::string_view /*module*/) {
   return false;
 }
 
-// Whether a LoRA adapter sits on the module.
-bool has_lora(const Scenario& s, std::string_view module) {
-  if (s.task != Task::kLora && s.task != Task::kQlora) return false;
-  for (const auto& t : s.training.lora_targets)
-    if (lora_target_matches(t, module)) return true;
-  return false;
+// The modules saved_bytes_per_token asks about, one bit each in a set of LoRA sites.
+enum LoraSite : unsigned {
+  kQProj = 1u << 0,
+  kKProj = 1u << 1,
+  kVProj = 1u << 2,
+  kQAProj = 1u << 3,
+  kKvAProj = 1u << 4,
+  kOProj = 1u << 5,
+  kGateProj = 1u << 6,
+  kUpProj = 1u << 7,
+  kDownProj = 1u << 8,
+};
+
+// Which of those modules carry a LoRA adapter, matched once per estimate (issue 18: matching the
+// targets by name at each of the dozen questions cost more than the arithmetic around them).
+unsigned lora_sites(const Scenario& s) {
+  if (s.task != Task::kLora && s.task != Task::kQlora) return 0;
+  static constexpr std::pair<std::string_view, unsigned> kSites[] = {
+      {"q_proj", kQProj},
+      {"k_proj", kKProj},
+      {"v_proj", kVProj},
+      {"q_a_proj", kQAProj},
+      {"kv_a_proj_with_mqa", kKvAProj},
+      {"o_proj", kOProj},
+      {"gate_proj", kGateProj},
+      {"up_proj", kUpProj},
+      {"down_proj", kDownProj}};
+  const auto& targets = s.training.lora_targets;
+  // "all-linear" selects every matrix but the router (lora_target_matches): all of these.
+  if (std::find(targets.begin(), targets.end(), "all-linear") != targets.end()) return ~0u;
+  unsigned sites = 0;
+  for (const auto& [module, bit] : kSites)
+    for (const auto& t : targets)
+      if (lora_target_matches(t, module)) sites |= bit;
+  return sites;
 }
 
 double activation_bytes(const Scenario& s) {
@@ -87,8 +117,9 @@ double hidden_bytes(const Scenario& s, const EngineProfile& engine) {
 
 // Bytes autograd saves per token in one layer (no recomputation); `flash`: the attention core
 // saves what FlashAttention keeps (also what selective recomputation leaves of eager attention).
-double saved_bytes_per_token(const Scenario& s, const EngineProfile& engine, bool* eager_part,
-                             double context, bool flash) {
+// `lora_on`: lora_sites(s), the modules that carry an adapter.
+double saved_bytes_per_token(const Scenario& s, const EngineProfile& engine, unsigned lora_on,
+                             bool* eager_part, double context, bool flash) {
   const Model& m = s.model;
   const Widths w = widths(s);
   const double a = hidden_bytes(s, engine);
@@ -103,8 +134,8 @@ double saved_bytes_per_token(const Scenario& s, const EngineProfile& engine, boo
   // _cast_input_dtype), a 16-bit autocast copy under AMP.
   const double lora_in_bytes = is_amp(s.training.mixed_precision) ? 2.0 : 4.0;
   const double r = static_cast<double>(s.training.lora_rank);
-  auto lora = [&](std::string_view name, double in) {
-    return has_lora(s, name) ? lora_in_bytes * in + 4.0 * r : 0.0;
+  auto lora = [&](unsigned site, double in) {
+    return (lora_on & site) ? lora_in_bytes * in + 4.0 * r : 0.0;
   };
 
   double bytes = 0;
@@ -113,8 +144,8 @@ double saved_bytes_per_token(const Scenario& s, const EngineProfile& engine, boo
   // Attention block.
   const bool proj_trains = trains(s, "q_proj");
   if (proj_trains) bytes += a * w.d * rep;  // shared input of q/k/v
-  bytes += lora("q_proj", w.d) + lora("k_proj", w.d) + lora("v_proj", w.d);
-  if (m.mla) bytes += lora("q_a_proj", w.d) + lora("kv_a_proj_with_mqa", w.d);
+  bytes += lora(kQProj, w.d) + lora(kKProj, w.d) + lora(kVProj, w.d);
+  if (m.mla) bytes += lora(kQAProj, w.d) + lora(kKvAProj, w.d);
   if (flash) {
     // FlashAttention-2 saves Q, K, V (unrepeated), the output and fp32 log-sum-exp per head.
     bytes += a_attn * (w.q + 2.0 * w.kv) + a_attn * w.q + 4.0 * w.heads;
@@ -122,21 +153,21 @@ double saved_bytes_per_token(const Scenario& s, const EngineProfile& engine, boo
     // Eager attention (transformers eager_attention_forward): repeated K and V, fp32 softmax
     // output and its 16-bit copy over the whole context.
     bytes += a * 3.0 * w.q + (4.0 + a) * w.heads * context;
-    if (trains(s, "o_proj") || has_lora(s, "o_proj")) bytes += a * w.q;
+    if (trains(s, "o_proj") || (lora_on & kOProj)) bytes += a * w.q;
     *eager_part = true;
   }
-  bytes += lora("o_proj", w.q);
+  bytes += lora(kOProj, w.q);
   // MLP block.
   if (trains(s, "gate_proj")) bytes += a * w.d * rep;
   if (m.gated_mlp) {
     // gate output (SiLU input), act(gate) and up output (the product's operands).
     bytes += 3.0 * a * w.ff;
-    if (trains(s, "down_proj") || has_lora(s, "down_proj")) bytes += a * w.ff;
-    bytes += lora("gate_proj", w.d) + lora("up_proj", w.d) + lora("down_proj", w.ff);
+    if (trains(s, "down_proj") || (lora_on & kDownProj)) bytes += a * w.ff;
+    bytes += lora(kGateProj, w.d) + lora(kUpProj, w.d) + lora(kDownProj, w.ff);
   } else {
     bytes += a * w.ff;  // GELU input
-    if (trains(s, "down_proj") || has_lora(s, "down_proj")) bytes += a * w.ff;
-    bytes += lora("up_proj", w.d) + lora("down_proj", w.ff);
+    if (trains(s, "down_proj") || (lora_on & kDownProj)) bytes += a * w.ff;
+    bytes += lora(kUpProj, w.d) + lora(kDownProj, w.ff);
   }
   if (m.is_moe()) {
     // Router logits in fp32 and the k expert outputs kept for the weighted sum.
@@ -171,7 +202,7 @@ double pipeline_in_flight(const Scenario& s, const EngineProfile& engine) {
 
 // The transformer layers' saved tensors on one GPU under the recomputation policy: `layers`
 // layers of `in_flight` micro-batches of `tokens` tokens, `per_layer` bytes per token each.
-Part saved_layer_activations(const Scenario& s, const EngineProfile& engine,
+Part saved_layer_activations(const Scenario& s, const EngineProfile& engine, unsigned lora_on,
                              const Explanations* why, double layers, double in_flight,
                              double tokens, double per_layer, bool eager) {
   const double tp = static_cast<double>(s.parallel.tp);
@@ -198,7 +229,7 @@ Part saved_layer_activations(const Scenario& s, const EngineProfile& engine,
                                   "layer's saved tensors"};
     case Recompute::kSelective: {
       bool unused = false;
-      const double without_scores = saved_bytes_per_token(s, engine, &unused, 0, true);
+      const double without_scores = saved_bytes_per_token(s, engine, lora_on, &unused, 0, true);
       return {
           layers * in_flight * without_scores * tokens,
           why ? "selective recomputation: per-layer saved tensors without attention scores" : ""};
@@ -221,15 +252,16 @@ Part training_activations(const Scenario& s, const EngineProfile& engine, const 
                         static_cast<double>(std::max<int64_t>(1, s.parallel.cp));
   const double tp = static_cast<double>(s.parallel.tp);
   bool eager = false;
-  const double per_layer = saved_bytes_per_token(s, engine, &eager, static_cast<double>(s.seq_len),
-                                                 s.training.flash_attention);
+  const unsigned lora_on = lora_sites(s);
+  const double per_layer = saved_bytes_per_token(
+      s, engine, lora_on, &eager, static_cast<double>(s.seq_len), s.training.flash_attention);
   // Layers that save anything: all, or only the trainable top layers when freeze-tuning.
   double layers = static_cast<double>(m.num_layers);
   if (s.task == Task::kFreeze)
     layers = std::min(layers, static_cast<double>(s.training.trainable_layers));
   layers = std::ceil(layers / static_cast<double>(s.parallel.pp));
-  Part saved = saved_layer_activations(s, engine, why, layers, pipeline_in_flight(s, engine),
-                                       tokens, per_layer, eager);
+  Part saved = saved_layer_activations(s, engine, lora_on, why, layers,
+                                       pipeline_in_flight(s, engine), tokens, per_layer, eager);
   if (s.training.activation_offload) {
     // Saved tensors stream to host memory (torchtune OffloadActivations); the layer being
     // recomputed or back-propagated, and the next one in flight, stay on the GPU.
@@ -306,8 +338,7 @@ namespace {
 // worker.determine_num_available_blocks, V1 gpu_model_runner.profile_run; budgets by release and
 // GPU in data/engines.json).
 Part profile_run_activations(const Scenario& s, const EngineProfile& engine,
-                             const Explanations* why) {
-  const EngineRelease& rel = engine.release(s.engine_version);
+                             const EngineRelease& rel, const Explanations* why) {
   const ProfileRun run = profile_run(rel, s.max_num_batched_tokens, s.seq_len,
                                      s.gpu ? s.gpu->memory_gb : 0.0, s.gpu ? s.gpu->id : "");
   const double tokens = static_cast<double>(run.tokens);
@@ -384,14 +415,18 @@ Part generate_activations(const Scenario& s, const EngineProfile& engine, const 
 }  // namespace
 
 double activations(const Scenario& s, const Catalog& catalog, Explanations* why) {
-  const EngineProfile& engine = engine_profile(s, catalog);
+  return activations(s, engine_rules(s, catalog), why);
+}
+
+double activations(const Scenario& s, const EngineRules& rules, Explanations* why) {
+  const EngineProfile& engine = rules.engine;
   Part part;
   if (s.task == Task::kCvTrain)
     part = cv_activations(s, why);
   else if (is_training(s.task))
     part = training_activations(s, engine, why);
   else if (engine.kind == EngineKind::kPreallocating)
-    part = profile_run_activations(s, engine, why);
+    part = profile_run_activations(s, engine, *rules.release, why);
   else if (engine.kind == EngineKind::kLlamaCpp)
     part = compute_buffer_activations(s, engine, why);
   else

@@ -23,24 +23,32 @@ using memory::Part;
 struct Parts {
   double weights = 0, kv = 0, activations = 0, gradients = 0, optimizer = 0, master = 0,
          overhead = 0;
+  double kv_sequence = 0;  ///< serving: the KV cache of one sequence of seq_len tokens
   double allocated() const { return weights + kv + activations + gradients + optimizer + master; }
 };
 
 // The parts that grow with the batch: KV cache and activations (`engine` is the scenario's).
-void fill_batch_parts(const Scenario& s, const Catalog& catalog, const EngineProfile& engine,
+void fill_batch_parts(const Scenario& s, const Catalog& catalog, const memory::EngineRules& rules,
                       Parts& p, Explanations* why) {
+  const EngineProfile& engine = rules.engine;
   if (s.task == Task::kInference) {
-    p.kv = memory::kv_cache(s, catalog, s.batch, s.seq_len, why);
+    // One sequence's cache, computed once: the batch's is that times the batch (kv_cache is
+    // per sequence x sequences), and the pool and the per-token figure read the one sequence.
+    // Its basis is the batch's: the formula names seq and batch, not their values.
+    p.kv_sequence = memory::kv_cache(s, catalog, 1, s.seq_len, why);
+    p.kv = s.batch > 0 ? p.kv_sequence * static_cast<double>(s.batch)
+                       : memory::kv_cache(s, catalog, s.batch, s.seq_len, why);
     // Hugging Face's DynamicCache grows by torch.cat: one layer's old and new cache coexist.
     if (engine.kv_grows_by_concat) p.kv *= 1.0 + 1.0 / static_cast<double>(s.model.num_layers);
   }
-  p.activations = memory::activations(s, catalog, why);
+  p.activations = memory::activations(s, rules, why);
 }
 
 Parts compute_parts(const Scenario& s, const Catalog& catalog, const ModelCounts& counts,
-                    const EngineProfile& engine, Explanations* why) {
+                    const memory::EngineRules& rules, Explanations* why) {
+  const EngineProfile& engine = rules.engine;
   Parts p;
-  p.weights = memory::weights(s, catalog, counts, why);
+  p.weights = memory::weights(s, catalog, rules, counts, why);
   if (const double up = memory::kbit_upcast_extra_bytes(s, engine); up > 0) {
     // PEFT prepare_model_for_kbit_training: embedding, head and norms cast to fp32.
     p.weights += up;
@@ -48,11 +56,11 @@ Parts compute_parts(const Scenario& s, const Catalog& catalog, const ModelCounts
               FMT_COMPILE("; + embedding, head and norms cast to fp32 (PEFT "
                           "prepare_model_for_kbit_training)"));
   }
-  fill_batch_parts(s, catalog, engine, p, why);
-  p.gradients = memory::gradients(s, catalog, counts, why);
+  fill_batch_parts(s, catalog, rules, p, why);
+  p.gradients = memory::gradients(s, catalog, rules, counts, why);
   p.optimizer = memory::optimizer_states(s, counts, why);
   p.master = memory::master_weights(s, counts, why);
-  p.overhead = memory::overhead(s, catalog, why);
+  p.overhead = memory::overhead(s, catalog, rules, why);
   if (is_paged(s.training.optimizer) && is_training(s.task)) {
     // bitsandbytes pages these states in CUDA unified memory: the device holds them while there
     // is room, PyTorch's allocator never sees them, and they move to host memory under pressure.
@@ -137,11 +145,21 @@ Part process_baseline(const Scenario& s, const EngineProfile& engine, const Devi
 }
 }  // namespace
 
-double overhead(const Scenario& s, const Catalog& catalog, Explanations* why) {
+EngineRules engine_rules(const Scenario& s, const Catalog& catalog) {
   const EngineProfile& engine = engine_profile(s, catalog);
+  return {engine, engine.preallocates ? &engine.release(s.engine_version) : nullptr};
+}
+
+double overhead(const Scenario& s, const Catalog& catalog, Explanations* why) {
+  return overhead(s, catalog, engine_rules(s, catalog), why);
+}
+
+double overhead(const Scenario& s, const Catalog& catalog, const EngineRules& rules,
+                Explanations* why) {
+  const EngineProfile& engine = rules.engine;
   if (engine.preallocates) {
     // What the release's start-up profile counts as non-torch memory against its budget.
-    const EngineRelease& rel = engine.release(s.engine_version);
+    const EngineRelease& rel = *rules.release;
     double bytes = rel.non_torch_bytes;
     if (s.parallel.tp > 1) bytes += rel.non_torch_tp_extra_bytes;
     return explained(
@@ -197,10 +215,11 @@ PoolSize pool_size(const EngineRelease& rel, double f, double capacity, const Pa
   return {budget, pool, beyond, rule};
 }
 
-void size_kv_pool(const Scenario& s, const Catalog& catalog, const EngineProfile& engine,
+void size_kv_pool(const Scenario& s, const Catalog& catalog, const memory::EngineRules& rules,
                   double capacity, double kv_one_sequence, Parts& p, MemoryEstimate& m,
                   Explanations* why) {
-  const EngineRelease& rel = engine.release(s.engine_version);
+  const EngineProfile& engine = rules.engine;
+  const EngineRelease& rel = *rules.release;
   const double f =
       memory_fraction(rel, s.gpu_memory_utilization_given, s.gpu_memory_utilization, s.parallel.tp);
   auto [budget, pool, beyond, rule] = pool_size(rel, f, capacity, p);
@@ -264,13 +283,14 @@ void size_kv_pool(const Scenario& s, const Catalog& catalog, const EngineProfile
 // Largest batch of seq_len sequences that fits `capacity` under the caching allocator. Every
 // part is affine in the batch (weights fixed; KV cache, prefill activations and logits per
 // sequence), so two evaluations give the line; checks on either side absorb rounding.
-int64_t largest_batch(const Scenario& s, const Catalog& catalog, const EngineProfile& engine,
+int64_t largest_batch(const Scenario& s, const Catalog& catalog, const memory::EngineRules& rules,
                       const Parts& p, double capacity) {
+  const EngineProfile& engine = rules.engine;
   Scenario t = s;
   Parts q = p;
   auto total_at = [&](int64_t b) {
     t.batch = b;
-    fill_batch_parts(t, catalog, engine, q, nullptr);
+    fill_batch_parts(t, catalog, rules, q, nullptr);
     return device_total(q, engine);
   };
   constexpr int64_t kMost = int64_t{1} << 24;
@@ -286,8 +306,9 @@ int64_t largest_batch(const Scenario& s, const Catalog& catalog, const EnginePro
 
 // An engine that allocates as it goes (PyTorch's caching allocator): reserved and device totals,
 // the uncertainty band, fit and the largest batch.
-void size_allocated(const Scenario& s, const Catalog& catalog, const EngineProfile& engine,
+void size_allocated(const Scenario& s, const Catalog& catalog, const memory::EngineRules& rules,
                     const std::optional<double>& capacity, const Parts& p, MemoryEstimate& m) {
+  const EngineProfile& engine = rules.engine;
   m.allocated = p.allocated();
   m.reserved = m.allocated * (1.0 + engine.allocator_overhead_fraction);
   m.total = m.reserved + p.overhead;
@@ -299,7 +320,7 @@ void size_allocated(const Scenario& s, const Catalog& catalog, const EngineProfi
   if (!capacity) return;
   m.fits = m.total <= *capacity;
   if (s.task == Task::kInference && engine.kind != EngineKind::kLlamaCpp)
-    m.max_batch = largest_batch(s, catalog, engine, p, *capacity);
+    m.max_batch = largest_batch(s, catalog, rules, p, *capacity);
   else if (s.task == Task::kInference)
     m.max_batch = s.batch;  // llama.cpp serves the slots it was started with
 }
@@ -330,26 +351,28 @@ MemoryEstimate estimate_memory(const Scenario& s, const Catalog& catalog, Explan
 MemoryEstimate estimate_memory(const Scenario& s, const Catalog& catalog, const ModelCounts& counts,
                                Explanations* why) {
   MemoryEstimate m;
-  const EngineProfile& engine = engine_profile(s, catalog);
-  Parts p = compute_parts(s, catalog, counts, engine, why);
+  // The engine and its release, looked up once for every part that reads them.
+  const memory::EngineRules rules = memory::engine_rules(s, catalog);
+  const EngineProfile& engine = rules.engine;
+  Parts p = compute_parts(s, catalog, counts, rules, why);
   const bool preallocates = engine.preallocates && s.task == Task::kInference;
   std::optional<double> capacity;
   if (s.gpu) capacity = memory::usable_capacity(*s.gpu, catalog);
 
-  const double kv_one_sequence = memory::kv_cache(s, catalog, 1, s.seq_len, nullptr);
+  const double kv_one_sequence = p.kv_sequence;
   m.kv_bytes_per_token = s.task == Task::kInference && s.seq_len > 0
                              ? kv_one_sequence / static_cast<double>(s.seq_len)
                              : 0;
   if (is_training(s.task)) place_training_peak(s, engine, p, m, why);
 
   if (preallocates && capacity) {
-    size_kv_pool(s, catalog, engine, *capacity, kv_one_sequence, p, m, why);
+    size_kv_pool(s, catalog, rules, *capacity, kv_one_sequence, p, m, why);
   } else {
     if (preallocates && why)
       why->warnings.push_back(s.engine +
                               " preallocates a share of the GPU: give a gpu to size its "
                               "KV pool; showing the memory the batch needs");
-    size_allocated(s, catalog, engine, capacity, p, m);
+    size_allocated(s, catalog, rules, capacity, p, m);
   }
 
   m.weights = p.weights;

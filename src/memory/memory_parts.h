@@ -53,6 +53,15 @@ inline double explained(double bytes, const char* basis, const char* figure, Exp
   return bytes;
 }
 
+/// The scenario's engine and, for a preallocating engine, the release whose rules apply, looked
+/// up once per memory estimate: engine_profile() compares the engine's name and release() the
+/// version strings, and the overhead, the activations and the KV pool each read them (issue 18).
+struct EngineRules {
+  const EngineProfile& engine;
+  const EngineRelease* release = nullptr;  ///< engine.release(s.engine_version) if it preallocates
+};
+EngineRules engine_rules(const Scenario& s, const Catalog& catalog);
+
 /// Bytes the GPU lets a process use: marketed binary capacity less in-band ECC and the driver's
 /// reservation (data/engines.json "device").
 double usable_capacity(const Gpu& gpu, const Catalog& catalog);
@@ -69,6 +78,9 @@ ModelBytes trainable_split(const Scenario& s, const ParamCounts& c, const Linear
 /// Basis: "weights_bytes".
 double weights(const Scenario& s, const Catalog& catalog, const ModelCounts& counts,
                Explanations* why);
+/// The same with the engine's rules already looked up (`rules` = engine_rules(s, catalog)).
+double weights(const Scenario& s, const Catalog& catalog, const EngineRules& rules,
+               const ModelCounts& counts, Explanations* why);
 
 /// KV cache bytes per GPU for `sequences` sequences of `context` tokens each.
 /// Basis: "kv_cache_bytes".
@@ -78,11 +90,15 @@ double kv_cache(const Scenario& s, const Catalog& catalog, int64_t sequences, in
 /// Peak activation memory per GPU: inference transients, or saved training activations + loss.
 /// Basis: "activations_bytes".
 double activations(const Scenario& s, const Catalog& catalog, Explanations* why);
+/// The same with the engine's rules already looked up (`rules` = engine_rules(s, catalog)).
+double activations(const Scenario& s, const EngineRules& rules, Explanations* why);
 
 /// Gradients, optimizer states and fp32 master weights per GPU after ZeRO sharding.
 /// Bases: "gradients_bytes", "optimizer_bytes", "master_weights_bytes".
 double gradients(const Scenario& s, const Catalog& catalog, const ModelCounts& counts,
                  Explanations* why);
+double gradients(const Scenario& s, const Catalog& catalog, const EngineRules& rules,
+                 const ModelCounts& counts, Explanations* why);
 double optimizer_states(const Scenario& s, const ModelCounts& counts, Explanations* why);
 double master_weights(const Scenario& s, const ModelCounts& counts, Explanations* why);
 
@@ -90,6 +106,9 @@ double master_weights(const Scenario& s, const ModelCounts& counts, Explanations
 /// For a preallocating engine: the non-torch memory its release counts against the budget.
 /// Basis: "overhead_bytes".
 double overhead(const Scenario& s, const Catalog& catalog, Explanations* why);
+/// The same with the engine's rules already looked up.
+double overhead(const Scenario& s, const Catalog& catalog, const EngineRules& rules,
+                Explanations* why);
 
 /// Activation bytes per token of one layer in a no-grad forward (inference transients).
 double inference_transient_bytes_per_token(const Scenario& s, double element_bytes);

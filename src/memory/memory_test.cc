@@ -2,6 +2,8 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <string>
+#include <vector>
 
 #include "embed/embedded.h"
 #include "gpusizer/estimate.h"
@@ -282,6 +284,34 @@ TEST(Training, ANaivePipelineHoldsOneMicroBatchInFlight) {
   const double one_scheduled = activations(job, scheduled);
   EXPECT_DOUBLE_EQ(four_naive, one_scheduled);
   EXPECT_GT(four_scheduled, four_naive * 1.2);
+}
+
+// Llama-3.1-8B LoRA, 1 x 1,024 tokens, bf16 AMP, no recomputation, with the given targets.
+double lora_activations(std::vector<std::string> targets) {
+  const Catalog& cat = Catalog::builtin();
+  Scenario s = parse_scenario({{"model", "llama-3.1-8b"}, {"task", "lora"}}, cat);
+  s.batch = 1;
+  s.seq_len = 1024;
+  s.training.mixed_precision = MixedPrecision::kBf16;
+  s.training.recompute = Recompute::kNone;
+  s.training.lora_rank = 16;
+  s.training.lora_targets = std::move(targets);
+  return memory::activations(s, cat, nullptr);
+}
+
+TEST(Activations, EachLoraTargetSavesItsInputAndRankOutput) {
+  // An adapter on v_proj saves its input in 16 bits under AMP (PEFT autocast) and its rank-r
+  // output in fp32: 2 x 4,096 + 4 x 16 = 8,256 B per token per layer, x 32 layers x 1,024 tokens
+  // = 270,532,608 B.
+  EXPECT_NEAR(lora_activations({"q_proj", "v_proj"}) - lora_activations({"q_proj"}), 270532608.0,
+              1.0);
+  // "all-linear" selects the seven projections of a Llama layer, no more and no fewer.
+  EXPECT_EQ(lora_activations({"all-linear"}),
+            lora_activations(
+                {"q_proj", "k_proj", "v_proj", "o_proj", "gate_proj", "up_proj", "down_proj"}));
+  // A target matches a module whose name ends with it (PEFT): "experts.gate_proj" names no
+  // module of a dense model, so it adds nothing.
+  EXPECT_EQ(lora_activations({"q_proj", "experts.gate_proj"}), lora_activations({"q_proj"}));
 }
 
 }  // namespace

@@ -5,9 +5,8 @@
 namespace gpusizer {
 
 ModelCounts count_model(const Scenario& s) {
-  ModelCounts c;
-  c.params = count_params(s.model);
-  c.modules = linear_modules(s.model);
+  // Built in place, not assigned: a LinearModules holds its 16 modules inline (issue 18).
+  ModelCounts c{count_params(s.model), linear_modules(s.model), {}};
   c.trainable = memory::trainable_split(s, c.params, c.modules);
   return c;
 }

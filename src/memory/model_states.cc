@@ -154,8 +154,8 @@ Zero3Settings zero3_settings(const Scenario& s, const Catalog& catalog) {
 }
 
 // FSDP has its own rule (two wrapped units in flight); every other engine's ZeRO-3 is DeepSpeed's.
-bool deepspeed_zero3(const Scenario& s, const Catalog& catalog) {
-  return is_training(s.task) && s.training.zero_stage >= 3 && !engine_profile(s, catalog).own_zero3;
+bool deepspeed_zero3(const Scenario& s, const EngineProfile& engine) {
+  return is_training(s.task) && s.training.zero_stage >= 3 && !engine.own_zero3;
 }
 
 // Bytes of one element of a gathered parameter: DeepSpeed holds the parameters in the training
@@ -165,9 +165,29 @@ double gathered_element_bytes(const Scenario& s) {
   return s.training.mixed_precision == MixedPrecision::kFp32 ? 4.0 : 2.0;
 }
 
+// Equal gathered matrices in a row of the last layer's forward order: a module kind's `count`
+// instances (a routed expert kind has one per expert) of `bytes` each.
+struct GatheredRun {
+  double bytes = 0;
+  int64_t count = 0;
+};
+
+// The last layer's gathered matrices in forward order, as runs of equal ones: one run per module
+// kind (at most LinearModules::kCapacity), held in place, so that no estimate allocates for it.
+class GatheredRuns {
+ public:
+  void push_back(GatheredRun r) { runs_[size_++] = r; }
+  const GatheredRun* begin() const { return runs_; }
+  const GatheredRun* end() const { return runs_ + size_; }
+
+ private:
+  GatheredRun runs_[LinearModules::kCapacity];
+  size_t size_ = 0;
+};
+
 // The parameters DeepSpeed ZeRO-3 gathers and releases, in bytes on one rank (after TP/EP).
 struct GatheredParams {
-  std::vector<double> last_layer;  // the last layer's gathered matrices in forward order
+  GatheredRuns last_layer;         // the last layer's gathered matrices in forward order
   double largest_layer_param = 0;  // the largest matrix of any layer
   double head = 0;                 // the output head's weight (the embedding when tied)
   double embedding = 0;
@@ -200,7 +220,6 @@ GatheredParams gathered_params(const Scenario& s, const ModelCounts& counts,
   const LinearModules none;
   const LinearModules& mods = c.computed ? counts.modules : none;
   const bool moe_last = m.is_moe() && m.num_moe_layers > 0;
-  g.last_layer.reserve(mods.size());  // one allocation, not one per doubling (dense models)
   for (const auto& mod : mods) {
     const double numel = static_cast<double>(mod.in) * static_cast<double>(mod.out);
     if (numel < z.persistence) continue;  // persistent: gathered once and kept (norm-sized)
@@ -210,11 +229,12 @@ GatheredParams gathered_params(const Scenario& s, const ModelCounts& counts,
     (mod.expert ? held.experts : held.layers) +=
         numel * (mod.expert ? held_matrix : held_dense) * static_cast<double>(mod.count);
     g.largest_layer_param = std::max(g.largest_layer_param, bytes);
+    // Only a MoE model lists MoE modules (linear_modules): a dense one's names are not read.
     const bool moe_module =
-        mod.expert || mod.name.rfind("shared_experts.", 0) == 0 || mod.name == "router";
+        m.is_moe() && !mod.attention &&
+        (mod.expert || mod.name.rfind("shared_experts.", 0) == 0 || mod.name == "router");
     if (!mod.attention && moe_module != moe_last) continue;  // not in the last layer
-    const int64_t instances = mod.expert ? m.num_experts : 1;
-    for (int64_t i = 0; i < instances; ++i) g.last_layer.push_back(bytes);
+    g.last_layer.push_back({bytes, mod.expert ? m.num_experts : 1});
   }
   if (mods.empty()) {
     // Given counts (hybrid or CV networks): the matrices are unknown, a layer is taken whole.
@@ -224,7 +244,7 @@ GatheredParams gathered_params(const Scenario& s, const ModelCounts& counts,
     all.layers = per_layer * layers;
     held.layers = params * held_matrix;
     g.largest_layer_param = per_layer;
-    g.last_layer = {per_layer};
+    g.last_layer.push_back({per_layer, 1});
   }
   const double embed_bytes = quantized ? f.embedding_bytes_per_value() : e;
   const double head_bytes = quantized ? f.lm_head_bytes_per_value() : e;
@@ -263,9 +283,12 @@ Part deepspeed_gathered(const Scenario& s, const Zero3Settings& z, const Gathere
   double after = g.head, tail = 0;
   const int64_t layers = std::max<int64_t>(1, s.model.num_layers);
   for (int64_t l = 0; l < layers && 2.0 * after < reuse; ++l) {
-    for (auto it = g.last_layer.rbegin(); it != g.last_layer.rend() && 2.0 * after < reuse; ++it) {
-      tail += *it;
-      after += *it;
+    for (const GatheredRun* run = g.last_layer.end(); run != g.last_layer.begin();) {
+      --run;
+      for (int64_t i = 0; i < run->count && 2.0 * after < reuse; ++i) {
+        tail += run->bytes;
+        after += run->bytes;
+      }
     }
   }
   const double turn = g.head + tail + g.largest_layer_param;
@@ -359,13 +382,14 @@ ModelBytes stored_weights(const Scenario& s, const ModelCounts& counts, const Mo
 }
 
 // ZeRO-3 or FSDP sharding and parameter offload of the weights `b` held per GPU.
-Part sharded_weights(const Scenario& s, const Catalog& catalog, const ModelCounts& counts,
-                     const ModelBytes& b, std::string basis, const Explanations* why) {
+Part sharded_weights(const Scenario& s, const Catalog& catalog, const EngineRules& rules,
+                     const ModelCounts& counts, const ModelBytes& b, std::string basis,
+                     const Explanations* why) {
   const bool zero3 = is_training(s.task) && s.training.zero_stage >= 3;
   const bool params_offloaded =
       s.training.offload == Offload::kOptimizerParams && is_training(s.task);
   Part part{per_gpu(b, s, zero3), std::move(basis)};
-  if (deepspeed_zero3(s, catalog)) {
+  if (deepspeed_zero3(s, rules.engine)) {
     const Zero3Settings z = zero3_settings(s, catalog);
     const GatheredParams g = gathered_params(s, counts, z);
     const Part gathered = deepspeed_gathered(s, z, g, why);
@@ -403,6 +427,11 @@ Part sharded_weights(const Scenario& s, const Catalog& catalog, const ModelCount
 
 double weights(const Scenario& s, const Catalog& catalog, const ModelCounts& counts,
                Explanations* why) {
+  return weights(s, catalog, engine_rules(s, catalog), counts, why);
+}
+
+double weights(const Scenario& s, const Catalog& catalog, const EngineRules& rules,
+               const ModelCounts& counts, Explanations* why) {
   const ModelBytes p = param_split(counts.params);
   ModelBytes b;
   std::string basis;
@@ -413,12 +442,17 @@ double weights(const Scenario& s, const Catalog& catalog, const ModelCounts& cou
   } else {
     b = stored_weights(s, counts, p, why, basis);
   }
-  return explained(sharded_weights(s, catalog, counts, b, std::move(basis), why), "weights_bytes",
-                   why);
+  return explained(sharded_weights(s, catalog, rules, counts, b, std::move(basis), why),
+                   "weights_bytes", why);
 }
 
 double gradients(const Scenario& s, const Catalog& catalog, const ModelCounts& counts,
                  Explanations* why) {
+  return gradients(s, catalog, engine_rules(s, catalog), counts, why);
+}
+
+double gradients(const Scenario& s, const Catalog& catalog, const EngineRules& rules,
+                 const ModelCounts& counts, Explanations* why) {
   if (!is_training(s.task))
     return explained(0, "inference keeps no gradients", "gradients_bytes", why);
   // Mixed precision keeps 16-bit gradients (ZeRO sec. 3.1); fp32 training and the fp32 trainable
@@ -435,7 +469,7 @@ double gradients(const Scenario& s, const Catalog& catalog, const ModelCounts& c
     part.bytes /= static_cast<double>(std::max<int64_t>(1, s.model.num_layers));
     if (why) part.basis += "; optimizer in backward: one layer alive";
   }
-  if (deepspeed_zero3(s, catalog)) {
+  if (deepspeed_zero3(s, rules.engine)) {
     // DeepSpeed ZeRO-3 keeps a flat reduce bucket of reduce_bucket_size elements in the
     // parameters' dtype on the GPU for the whole run (stage3.py _setup_for_real_optimizer,
     // contiguous_gradients on by default). The fp32 gradient partitions go to the host with an
