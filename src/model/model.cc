@@ -4,6 +4,7 @@
 #include "gpusizer/model.h"
 
 #include <algorithm>
+#include <string_view>
 
 namespace gpusizer {
 namespace {
@@ -16,48 +17,45 @@ bool has_matrices(const Model& m) {
   return !m.is_cv() && m.hidden_size != 0;
 }
 
-// The attention projections, the first modules linear_modules lists.
-void add_attention_modules(const Model& m, LinearModules& mods) {
-  const int64_t d = m.hidden_size, L = m.num_layers;
+// The attention projections of one layer in the order linear_modules lists them: `matrix(name,
+// in, out)` for each. One definition for the module list and for count_params' arithmetic sum.
+template <typename Matrix>
+void each_attention_matrix(const Model& m, Matrix&& matrix) {
+  const int64_t d = m.hidden_size;
   if (m.mla) {
     const MlaDims& a = *m.mla;
     const int64_t qk = a.qk_nope_head_dim + a.qk_rope_head_dim;
     if (a.q_lora_rank > 0) {
-      mods.push_back({"q_a_proj", d, a.q_lora_rank, L, false, true});
-      mods.push_back({"q_b_proj", a.q_lora_rank, m.num_heads * qk, L, false, true});
+      matrix("q_a_proj", d, a.q_lora_rank);
+      matrix("q_b_proj", a.q_lora_rank, m.num_heads * qk);
     } else {
-      mods.push_back({"q_proj", d, m.num_heads * qk, L, false, true});
+      matrix("q_proj", d, m.num_heads * qk);
     }
-    mods.push_back({"kv_a_proj_with_mqa", d, a.kv_lora_rank + a.qk_rope_head_dim, L, false, true});
-    mods.push_back({"kv_b_proj", a.kv_lora_rank, m.num_heads * (a.qk_nope_head_dim + a.v_head_dim),
-                    L, false, true});
-    mods.push_back({"o_proj", m.num_heads * a.v_head_dim, d, L, false, true});
+    matrix("kv_a_proj_with_mqa", d, a.kv_lora_rank + a.qk_rope_head_dim);
+    matrix("kv_b_proj", a.kv_lora_rank, m.num_heads * (a.qk_nope_head_dim + a.v_head_dim));
+    matrix("o_proj", m.num_heads * a.v_head_dim, d);
   } else {
-    mods.push_back({"q_proj", d, m.q_width(), L, false, true});
-    mods.push_back({"k_proj", d, m.kv_width(), L, false, true});
-    mods.push_back({"v_proj", d, m.kv_width(), L, false, true});
-    mods.push_back({"o_proj", m.q_width(), d, L, false, true});
+    matrix("q_proj", d, m.q_width());
+    matrix("k_proj", d, m.kv_width());
+    matrix("v_proj", d, m.kv_width());
+    matrix("o_proj", m.q_width(), d);
   }
 }
 
-// The weights of add_attention_modules' projections in one layer, as arithmetic: count_params
-// runs on every estimate, and listing the modules to sum them cost a third of it (issue 18).
-// Each matrix is in x out x L / L, as the list's count of L instances divided back per layer.
+// The attention projections, the first modules linear_modules lists.
+void add_attention_modules(const Model& m, LinearModules& mods) {
+  each_attention_matrix(m, [&](std::string_view name, int64_t in, int64_t out) {
+    mods.push_back({name, in, out, m.num_layers, false, true});
+  });
+}
+
+// The weights of those projections in one layer, summed without listing the modules: count_params
+// runs on every estimate, and building the list to sum it cost a third of it (issue 18).
 int64_t attention_matrix_params(const Model& m) {
-  if (!has_matrices(m)) return 0;
-  const int64_t d = m.hidden_size, L = m.num_layers;
-  auto matrix = [L](int64_t in, int64_t out) { return in * out * L / L; };
-  if (m.mla) {
-    const MlaDims& a = *m.mla;
-    const int64_t qk = a.qk_nope_head_dim + a.qk_rope_head_dim;
-    const int64_t q = a.q_lora_rank > 0
-                          ? matrix(d, a.q_lora_rank) + matrix(a.q_lora_rank, m.num_heads * qk)
-                          : matrix(d, m.num_heads * qk);
-    return q + matrix(d, a.kv_lora_rank + a.qk_rope_head_dim) +
-           matrix(a.kv_lora_rank, m.num_heads * (a.qk_nope_head_dim + a.v_head_dim)) +
-           matrix(m.num_heads * a.v_head_dim, d);
-  }
-  return matrix(d, m.q_width()) + 2 * matrix(d, m.kv_width()) + matrix(m.q_width(), d);
+  int64_t n = 0;
+  if (has_matrices(m))
+    each_attention_matrix(m, [&](std::string_view, int64_t in, int64_t out) { n += in * out; });
+  return n;
 }
 
 // Attention projections of one layer, including biases, QK-norms and sinks.
