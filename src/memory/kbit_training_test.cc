@@ -36,9 +36,10 @@ TEST(Kbit, Nf4BaseLayerBytes) {
   // layer's LoRA adapters in fp32 (r 16 on q: 16 x (4,096 + 4,096), on v: 16 x (4,096 + 1,024)
   // = 212,992 params x 4 B = 851,968 B).
   Scenario s = qlora("torchtune");
-  const double l32 = memory::weights(s, Catalog::builtin(), count_model(s), nullptr);
+  const Catalog& cat = Catalog::builtin();
+  const double l32 = memory::weights(s, cat, memory::engine_rules(s, cat), count_model(s), nullptr);
   s.model.num_layers = 31;
-  const double l31 = memory::weights(s, Catalog::builtin(), count_model(s), nullptr);
+  const double l31 = memory::weights(s, cat, memory::engine_rules(s, cat), count_model(s), nullptr);
   EXPECT_NEAR(l32 - l31, 218103808.0 * 4.127 / 8 + 16384.0 + 851968.0, 2.0);
 }
 

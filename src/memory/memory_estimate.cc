@@ -150,10 +150,6 @@ EngineRules engine_rules(const Scenario& s, const Catalog& catalog) {
   return {engine, engine.preallocates ? &engine.release(s.engine_version) : nullptr};
 }
 
-double overhead(const Scenario& s, const Catalog& catalog, Explanations* why) {
-  return overhead(s, catalog, engine_rules(s, catalog), why);
-}
-
 double overhead(const Scenario& s, const Catalog& catalog, const EngineRules& rules,
                 Explanations* why) {
   const EngineProfile& engine = rules.engine;

@@ -74,11 +74,8 @@ ModelBytes trainable_split(const Scenario& s, const ParamCounts& c, const Linear
 // Each part below writes its basis to why->basis under the key named after it; `why` may be
 // null (bytes only). `counts` is count_model(s), counted once per estimate.
 
-/// Model weights held per GPU (frozen base for LoRA; working copy for full training).
-/// Basis: "weights_bytes".
-double weights(const Scenario& s, const Catalog& catalog, const ModelCounts& counts,
-               Explanations* why);
-/// The same with the engine's rules already looked up (`rules` = engine_rules(s, catalog)).
+/// Model weights held per GPU (frozen base for LoRA; working copy for full training); `rules` is
+/// engine_rules(s, catalog). Basis: "weights_bytes".
 double weights(const Scenario& s, const Catalog& catalog, const EngineRules& rules,
                const ModelCounts& counts, Explanations* why);
 
@@ -95,8 +92,6 @@ double activations(const Scenario& s, const EngineRules& rules, Explanations* wh
 
 /// Gradients, optimizer states and fp32 master weights per GPU after ZeRO sharding.
 /// Bases: "gradients_bytes", "optimizer_bytes", "master_weights_bytes".
-double gradients(const Scenario& s, const Catalog& catalog, const ModelCounts& counts,
-                 Explanations* why);
 double gradients(const Scenario& s, const Catalog& catalog, const EngineRules& rules,
                  const ModelCounts& counts, Explanations* why);
 double optimizer_states(const Scenario& s, const ModelCounts& counts, Explanations* why);
@@ -105,8 +100,6 @@ double master_weights(const Scenario& s, const ModelCounts& counts, Explanations
 /// Memory outside the framework's allocator: CUDA context, NCCL buffers (engine non-torch).
 /// For a preallocating engine: the non-torch memory its release counts against the budget.
 /// Basis: "overhead_bytes".
-double overhead(const Scenario& s, const Catalog& catalog, Explanations* why);
-/// The same with the engine's rules already looked up.
 double overhead(const Scenario& s, const Catalog& catalog, const EngineRules& rules,
                 Explanations* why);
 

@@ -425,11 +425,6 @@ Part sharded_weights(const Scenario& s, const Catalog& catalog, const EngineRule
 
 }  // namespace
 
-double weights(const Scenario& s, const Catalog& catalog, const ModelCounts& counts,
-               Explanations* why) {
-  return weights(s, catalog, engine_rules(s, catalog), counts, why);
-}
-
 double weights(const Scenario& s, const Catalog& catalog, const EngineRules& rules,
                const ModelCounts& counts, Explanations* why) {
   const ModelBytes p = param_split(counts.params);
@@ -444,11 +439,6 @@ double weights(const Scenario& s, const Catalog& catalog, const EngineRules& rul
   }
   return explained(sharded_weights(s, catalog, rules, counts, b, std::move(basis), why),
                    "weights_bytes", why);
-}
-
-double gradients(const Scenario& s, const Catalog& catalog, const ModelCounts& counts,
-                 Explanations* why) {
-  return gradients(s, catalog, engine_rules(s, catalog), counts, why);
 }
 
 double gradients(const Scenario& s, const Catalog& catalog, const EngineRules& rules,
