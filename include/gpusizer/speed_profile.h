@@ -29,9 +29,10 @@ struct InferenceProfile {
   /// Bytes moved per attention score per layer when scores are materialised (no flash
   /// attention); 0 = the engine never materialises them.
   double score_bytes_per_element = 0;
-  /// Releases (engine_version) whose decode attention reads the KV cache once per query head,
-  /// not once per KV head: grouped-query models move heads / kv_heads times the cache per step.
-  std::vector<std::string> kv_read_per_query_head_versions;
+  /// Decode attention reads the KV cache once per query head, not once per KV head:
+  /// grouped-query models move heads / kv_heads times the cache per step (a release's flag,
+  /// releases.VERSION.kv_read_per_query_head).
+  bool kv_read_per_query_head = false;
   /// Static batching: the engine runs the batch it was set up with (no in-flight batching), so
   /// its peak throughput is at the scenario's batch, not at the largest batch the memory holds.
   bool static_batch = false;

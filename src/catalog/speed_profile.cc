@@ -34,7 +34,7 @@ const std::vector<std::string> kInferenceKeys = {"bw_eff",
                                                  "pipeline_depth",
                                                  "decode_pipelining",
                                                  "score_bytes_per_element",
-                                                 "kv_read_per_query_head_versions",
+                                                 "kv_read_per_query_head",
                                                  "static_batch",
                                                  "releases"};
 const std::vector<std::string> kTrainingKeys = {"eff_max",
@@ -66,16 +66,8 @@ InferenceProfile read_inference(const nlohmann::json& o, InferenceProfile p,
   p.static_batch = data::bool_or(o, "static_batch", where, p.static_batch);
   p.score_bytes_per_element =
       number(o, "score_bytes_per_element", p.score_bytes_per_element, where);
-  if (o.contains("kv_read_per_query_head_versions")) {
-    const auto& v = o.at("kv_read_per_query_head_versions");
-    const std::string field = where + ".kv_read_per_query_head_versions";
-    if (!v.is_array()) throw InputError(field, "must be a list of versions", "bad_file");
-    p.kv_read_per_query_head_versions.clear();
-    for (const auto& e : v) {
-      if (!e.is_string()) throw InputError(field, "must be a list of versions", "bad_file");
-      p.kv_read_per_query_head_versions.push_back(e.get<std::string>());
-    }
-  }
+  p.kv_read_per_query_head =
+      data::bool_or(o, "kv_read_per_query_head", where, p.kv_read_per_query_head);
   if (p.bw_eff <= 0 || p.compute_eff_max <= 0 || p.prefill_chunk_tokens < 1 || p.max_num_seqs < 1 ||
       p.pipeline_depth < 1)
     throw InputError(where, "efficiencies and sizes must be positive", "bad_file");

@@ -101,9 +101,8 @@ std::optional<InferenceSetup> inference_setup(const Scenario& sc, const SpeedPro
   // Releases whose generation-phase attention gives each query head its own pass over the
   // cache (TensorRT-LLM's masked MHA kernel before its MQA/GQA optimisation and the XQA kernel
   // for FP8 KV, release notes 0.7.1) read a grouped-query cache heads / kv_heads times.
-  const auto& per_head = s.engine.kv_read_per_query_head_versions;
-  if (!sc.model.mla && s.costs.kv_heads > 0 && s.costs.heads > s.costs.kv_heads &&
-      std::find(per_head.begin(), per_head.end(), sc.engine_version) != per_head.end())
+  if (s.engine.kv_read_per_query_head && !sc.model.mla && s.costs.kv_heads > 0 &&
+      s.costs.heads > s.costs.kv_heads)
     s.kv_read_factor = static_cast<double>(s.costs.heads) / static_cast<double>(s.costs.kv_heads);
   // bitsandbytes (transformers' BitsAndBytesConfig: nf4 Linear4bit, LLM.int8 Linear8bitLt).
   if (const BitsandbytesKernel* bnb =

@@ -1,5 +1,5 @@
 // Decode attention that reads the KV cache once per query head (TensorRT-LLM before 0.7.1:
-// data/speed.json inference.engines.trtllm kv_read_per_query_head_versions), inference_speed.cc.
+// data/speed.json inference.engines.trtllm.releases."0.6".kv_read_per_query_head), inference_speed.cc.
 #include <gtest/gtest.h>
 
 #include "gpusizer/catalog.h"
