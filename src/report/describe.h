@@ -33,8 +33,8 @@ void describe_estimate(JsonWriter& w, const Estimate& e);
 void describe_scenario(JsonWriter& w, const Scenario& s,
                        const std::string* model_requested = nullptr);
 
-/// A change's merge patch: the tree to_patch(edit) builds (gpusizer/json/scenario.h), written
-/// without it.
+/// A change's merge patch (docs/contract.md, "changes"[].patch); to_patch(edit)
+/// (gpusizer/json/scenario.h) is this through the tree writer.
 void describe_patch(JsonWriter& w, const ScenarioEdit& edit);
 
 /// The changes that make a scenario fit, each with its merge patch.

@@ -1,8 +1,9 @@
-// A change's merge patch written straight to the answer (issue 18): the keys and values
-// to_patch(edit) (src/scenario/scenario_edit.cc) puts in its tree, in nlohmann's key order, so
-// that the text writer needs no tree and the tree writer builds the same one.
+// A change's merge patch, written once: straight to the answer's text writer (issue 18: no tree)
+// in nlohmann's key order, and through the tree writer for to_patch(edit).
+#include "gpusizer/json/scenario.h"
 #include "gpusizer/scenario_edit.h"
 #include "report/describe.h"
+#include "report/json_writer.h"
 
 namespace gpusizer {
 namespace {
@@ -72,6 +73,12 @@ void describe_patch(JsonWriter& w, const ScenarioEdit& e) {
   describe_training_patch(w, e);
   w.field("weights", e.weights);
   w.end_object();
+}
+
+nlohmann::json to_patch(const ScenarioEdit& e) {
+  TreeWriter w;
+  describe_patch(w, e);
+  return w.take();
 }
 
 }  // namespace gpusizer

@@ -1,5 +1,5 @@
-// describe_patch (src/report/patch_json.cc) writes the merge patch to_patch builds: the same
-// tree through TreeWriter, the same text through the (key-order checking) TextWriter.
+// describe_patch (src/report/patch_json.cc) writes a change's merge patch: to_patch's tree
+// through TreeWriter and the same text through the (key-order checking) TextWriter.
 #include <gtest/gtest.h>
 
 #include "gpusizer/json/json_text.h"

@@ -3,7 +3,6 @@
 // cross-field checks (validate, scenario.cc).
 #include "gpusizer/scenario_edit.h"
 
-#include "gpusizer/json/scenario.h"
 #include "scenario/defaults.h"
 #include "scenario/engine_choice.h"
 #include "scenario/lookups.h"
@@ -113,52 +112,6 @@ ScenarioGiven given_after(ScenarioGiven g, const ScenarioEdit& e) {
   g.pp |= e.pp.has_value();
   g.dp |= e.dp.has_value();
   return g;
-}
-
-namespace {
-
-// The system and its split; a default split drops the input's "parallel" object first.
-void system_patch(const ScenarioEdit& e, nlohmann::json& p) {
-  if (e.gpu) p["gpu"] = *e.gpu;
-  if (e.gpus_per_node) p["gpus_per_node"] = *e.gpus_per_node;
-  if (e.gpu_count) p["gpu_count"] = *e.gpu_count;
-  if (e.default_split) p["parallel"] = nullptr;
-  if (e.tp) p["parallel"]["tp"] = *e.tp;
-  if (e.pp) p["parallel"]["pp"] = *e.pp;
-  if (e.dp) p["parallel"]["dp"] = *e.dp;
-  if (e.ep) p["parallel"]["ep"] = *e.ep;
-  if (e.cp) p["parallel"]["cp"] = *e.cp;
-  if (e.pp_interleave) p["parallel"]["pp_interleave"] = *e.pp_interleave;
-  if (e.sequence_parallel) p["parallel"]["sequence_parallel"] = *e.sequence_parallel;
-}
-
-// gradient_checkpointing as the contract spells it: true (full), false (none), "selective".
-nlohmann::json recompute_json(Recompute r) {
-  if (r == Recompute::kSelective) return "selective";
-  return r == Recompute::kFull;
-}
-
-}  // namespace
-
-nlohmann::json to_patch(const ScenarioEdit& e) {
-  nlohmann::json p = nlohmann::json::object();
-  if (e.task) p["task"] = to_string(*e.task);
-  if (e.weights) p["weights"] = *e.weights;
-  if (e.kv_cache) p["kv_cache"] = *e.kv_cache;
-  if (e.seq_len) p["seq_len"] = *e.seq_len;
-  if (e.prompt_len) p["prompt_len"] = *e.prompt_len;
-  if (e.output_len) p["output_len"] = *e.output_len;
-  if (e.batch) p["batch"] = *e.batch;
-  system_patch(e, p);
-  if (e.recompute) p["training"]["gradient_checkpointing"] = recompute_json(*e.recompute);
-  if (e.flash_attention) p["training"]["flash_attention"] = *e.flash_attention;
-  if (e.optimizer) p["training"]["optimizer"] = to_string(*e.optimizer);
-  if (e.offload) p["training"]["offload"] = to_string(*e.offload);
-  if (e.zero_stage) p["training"]["zero_stage"] = *e.zero_stage;
-  if (e.grad_accum) p["training"]["grad_accum"] = *e.grad_accum;
-  if (e.global_batch) p["training"]["global_batch"] = *e.global_batch;
-  if (e.mixed_precision) p["training"]["mixed_precision"] = to_string(*e.mixed_precision);
-  return p;
 }
 
 namespace {
