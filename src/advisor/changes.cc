@@ -302,8 +302,7 @@ struct Search {
   }
 
   // One combination: its edit applied and checked, bytes only first (speed is estimated for the
-  // changes that are kept). An edit this model or GPU cannot take (TP beyond the heads) throws
-  // InputError: not offered.
+  // changes that are kept). Throws InputError for an edit the model or GPU cannot take (try_one).
   void try_combination(const Pick& p) {
     const bool single = p.count == 1;
     Tried t{p, {}, 0};

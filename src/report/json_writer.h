@@ -58,25 +58,15 @@ class JsonWriter {
       string(std::string_view(v));
     }
   }
-  template <typename T>
-  void field(std::string_view k, const T& v) {
-    key(k);
-    value(v);
-  }
-  template <size_t N, typename T>
-  void field(const char (&k)[N], const T& v) {
+  /// `k` is a string literal (written with literal_key) or any string (key).
+  template <typename K, typename T>
+  void field(const K& k, const T& v) {
     key(k);
     value(v);
   }
   /// The key only when the value is present (nlohmann: `if (v) j[k] = *v`).
-  template <typename T>
-  void field(std::string_view k, const std::optional<T>& v) {
-    if (!v) return;
-    key(k);
-    value(*v);
-  }
-  template <size_t N, typename T>
-  void field(const char (&k)[N], const std::optional<T>& v) {
+  template <typename K, typename T>
+  void field(const K& k, const std::optional<T>& v) {
     if (!v) return;
     key(k);
     value(*v);
