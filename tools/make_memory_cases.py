@@ -329,7 +329,7 @@ def m_tt(r, i):
     compare = "reserved_bytes"
     if n == 1:
         sc = tt_train("full", "llama-3.1-8b", 2, 2048, optimizer="paged-adamw-8bit", gpu=G4090,
-                      optimizer_in_backward=True, chunked_loss=True)
+                      optimizer_in_backward=True, chunked_loss=True, compile=True)
         notes = TTNOTE + "8B_full_single_device defaults: PagedAdamW8bit + optimizer_in_bwd, AC on; packed 2048. " + UNKNOWN
     elif n == 2:
         sc = tt_train("full", "llama-3.1-8b", 2, 2048, optimizer="paged-adamw-8bit", gpu=A6000, gc=False,
@@ -337,26 +337,28 @@ def m_tt(r, i):
         notes = TTNOTE + "A6000 row; AC assumed off (not documented). " + UNKNOWN
         include, reason = False, "run settings undocumented (A6000 row uses 2x the memory of the 4090 row for the same recipe; AC state unknown)"
     elif n == 3:
-        sc = tt_train("lora", "llama-3.1-8b", 2, 2048, gpu=G4090, rank=8, targets=QV, chunked_loss=True)
+        sc = tt_train("lora", "llama-3.1-8b", 2, 2048, gpu=G4090, rank=8, targets=QV, chunked_loss=True,
+                      compile=True)
         notes = TTNOTE + "8B_lora_single_device at the time: r=8 on q,v; AC on; packed 2048. " + UNKNOWN
     elif n == 4:
         sc = tt_train("lora", "llama-3.1-8b", 2, 2048, gpu=A6000, rank=8, targets=QV, gc=False)
         notes = TTNOTE + "A6000 row; AC assumed off (not documented). " + UNKNOWN
         include, reason = False, "run settings undocumented (A6000 row uses ~2x the memory of the 4090 row; AC state unknown)"
     elif n == 5:
-        sc = tt_train("qlora", "llama-3.1-8b", 2, 2048, gpu=G4090, rank=8, targets=ALL7, chunked_loss=True)
+        sc = tt_train("qlora", "llama-3.1-8b", 2, 2048, gpu=G4090, rank=8, targets=ALL7, chunked_loss=True,
+                      compile=True)
         notes = TTNOTE + "QLoRA: torchao NF4 base, r=8 on q,k,v,output_proj + MLP (= all 7 projections). " + UNKNOWN
     elif n == 6:
         sc = tt_train("full", "llama-3.1-70b", 2, 2048, gpu=A100, n=8, engine="fsdp",
-                      optimizer_in_backward=True, offload="optimizer+params", chunked_loss=True)
+                      optimizer_in_backward=True, offload="optimizer+params", chunked_loss=True, compile=True)
         notes = TTNOTE + "70B full on 8xA100 with fsdp_cpu_offload=True (params, grads and optimizer step on CPU -> offload optimizer+params) and fused optimizer-in-backward. " + UNKNOWN
     elif n == 7:
         sc = tt_train("lora", "llama-3.1-70b", 2, 2048, gpu=A100, n=8, engine="fsdp", rank=16, targets=QKV,
-                      chunked_loss=True)
+                      chunked_loss=True, compile=True)
         notes = TTNOTE + "70B LoRA r=16 on q,k,v, FSDP over 8 GPUs. " + UNKNOWN
     elif n == 8:
         sc = tt_train("qlora", "llama-3.1-405b", 2, 2048, gpu=A100, n=8, engine="fsdp", rank=16, targets=ALL7,
-                      chunked_loss=True)
+                      chunked_loss=True, compile=True)
         notes = (TTNOTE + "405B QLoRA r=16 on q,k,v,output_proj + MLP, FSDP over 8 GPUs; batch 2 as the table "
                  "says (config default was 1). Unit printed 'GB' but the table dates from after torchtune switched "
                  "to GiB (Aug 2024) and the other rows are GiB -> treated as GiB (uncertain). " + UNKNOWN)
@@ -373,28 +375,28 @@ def m_tt(r, i):
             notes = TTNOTE + base + "+ packed dataset (no compile yet)."
         elif n == 11:
             sc = tt_train("full", "llama-3.2-3b", 2, 4096, gpu=A100, gc=False)
-            notes = TTNOTE + base + "+ torch.compile: not representable in the scenario (same scenario as TT-010; compile fusion saves ~15%)."
+            notes = TTNOTE + base + "+ torch.compile: only its compiled chunked loss is modelled, and the loss is not chunked yet (same scenario as TT-010; compile fusion saves ~15%)."
         elif n == 12:
-            sc = tt_train("full", "llama-3.2-3b", 2, 4096, gpu=A100, gc=False, chunked_loss=True)
-            notes = TTNOTE + base + "+ chunked cross-entropy (chunked_loss)."
+            sc = tt_train("full", "llama-3.2-3b", 2, 4096, gpu=A100, gc=False, chunked_loss=True, compile=True)
+            notes = TTNOTE + base + "+ chunked cross-entropy (chunked_loss), compiled with its upcast (compile)."
         elif n == 13:
-            sc = tt_train("full", "llama-3.2-3b", 2, 4096, gpu=A100, gc=True, chunked_loss=True)
+            sc = tt_train("full", "llama-3.2-3b", 2, 4096, gpu=A100, gc=True, chunked_loss=True, compile=True)
             notes = TTNOTE + base + "+ activation checkpointing."
         elif n == 14:
-            sc = tt_train("full", "llama-3.2-3b", 2, 4096, gpu=A100, gc=True, chunked_loss=True,
+            sc = tt_train("full", "llama-3.2-3b", 2, 4096, gpu=A100, gc=True, chunked_loss=True, compile=True,
                           optimizer_in_backward=True)
             notes = TTNOTE + base + "+ optimizer step fused into backward."
         elif n == 15:
-            sc = tt_train("full", "llama-3.2-3b", 2, 4096, gpu=A100, gc=True, chunked_loss=True,
+            sc = tt_train("full", "llama-3.2-3b", 2, 4096, gpu=A100, gc=True, chunked_loss=True, compile=True,
                           optimizer_in_backward=True, activation_offload=True)
             notes = TTNOTE + base + "+ activation offloading."
         elif n == 16:
-            sc = tt_train("full", "llama-3.2-3b", 2, 4096, gpu=A100, gc=True, chunked_loss=True,
+            sc = tt_train("full", "llama-3.2-3b", 2, 4096, gpu=A100, gc=True, chunked_loss=True, compile=True,
                           optimizer="adamw-8bit", optimizer_in_backward=True, activation_offload=True)
             notes = TTNOTE + base + "+ bnb 8-bit AdamW."
         else:
             task = "lora" if n == 17 else "qlora"
-            sc = tt_train(task, "llama-3.2-3b", 2, 4096, gpu=A100, gc=True, chunked_loss=True,
+            sc = tt_train(task, "llama-3.2-3b", 2, 4096, gpu=A100, gc=True, chunked_loss=True, compile=True,
                           activation_offload=True, rank=64, targets=["q_proj", "v_proj", "o_proj"] + ["gate_proj", "up_proj", "down_proj"])
             notes = (TTNOTE + base + "%s with the 3B_%s_single_device defaults (r=64, alpha=128, q,v,output_proj + MLP; "
                      "recalled from the recipe config, not re-verified), plain AdamW (no in-bwd), AC + activation "

@@ -141,14 +141,17 @@ def case(r):
         elif "torchtune" in src:
             task = "full" if "Full" in engine_text else "qlora" if "QLoRA" in engine_text else "lora"
             scen.update({"task": task, "batch": 2, "weights": "nf4" if task == "qlora" else "bf16"})
-            # recipes/configs/llama3_1/8B_{lora,qlora}_single_device.yaml: lora_rank 8,
-            # lora_attn_modules [q_proj, v_proj, output_proj] and apply_lora_to_mlp (w1, w2, w3 =
-            # gate, down, up); the engine is torchtune (compiled, its own LoRALinear), not PEFT.
+            # The README table came with torchtune commit 30b8519 (PR #1664, 2024-09-24); the
+            # configs of that commit, recipes/configs/llama3_1/8B_{lora,qlora}_single_device.yaml:
+            # lora_rank 8; LoRA lora_attn_modules [q_proj, v_proj], apply_lora_to_mlp False (the
+            # MLP and output_proj joined only on 2024-11-07, e137afe); QLoRA [q_proj, v_proj,
+            # k_proj, output_proj] with apply_lora_to_mlp (w1, w2, w3 = gate, down, up). The
+            # engine is torchtune (compiled, its own LoRALinear), not PEFT.
+            targets = (["q_proj", "v_proj"] if task == "lora" else
+                       ["q_proj", "k_proj", "v_proj", "o_proj", "gate_proj", "up_proj", "down_proj"])
             scen["training"] = {"mixed_precision": "pure-bf16" if task == "full" else "bf16",
                                 "gradient_checkpointing": True, "flash_attention": True, "grad_accum": 1,
-                                "lora_rank": 8,
-                                "lora_targets": ["q_proj", "v_proj", "o_proj", "gate_proj", "up_proj",
-                                                 "down_proj"]}
+                                "lora_rank": 8, "lora_targets": targets}
             if gpus > 1: reason = "8-GPU torchtune rows: per-GPU vs aggregate unclear (source)"
             if "A6000" in r["gpu"]:
                 # 154.8 TFLOPS dense bf16 vs the RTX 4090's 165.2, yet 1.5x its tokens/s; the LoRA

@@ -75,6 +75,9 @@ struct TrainingOptions {
   bool chunked_loss = false;  ///< loss computed in chunks (torchtune, Liger): no full fp32 logits
   bool optimizer_in_backward = false;  ///< each gradient applied and freed as it is produced
   bool activation_offload = false;     ///< saved activations moved to host memory
+  /// torch.compile on (torchtune `compile: True`); the estimate models only its compiled
+  /// chunked cross-entropy (compute_cross_entropy compiled with the upcast).
+  bool compile = false;
   int64_t trainable_layers = 2;  ///< freeze task: the last N layers train (LLaMA-Factory default)
 };
 

@@ -21,6 +21,12 @@
 namespace gpusizer::memory {
 namespace {
 
+// torchtune CEWithChunkedOutputLoss (modules/loss/ce_chunked_output_loss.py): bf16 chunks 2 B +
+// saved fp32 log-softmax 4 B per logit in eager mode; compiled, the bf16 chunks and one of its
+// num_output_chunks = 8 chunks' bf16 gradient: 2 + 2 / 8 B (see the loss term below).
+constexpr double kChunkedLossBytesPerLogit = 6.0;
+constexpr double kCompiledChunkedLossBytesPerLogit = 2.0 + 2.0 / 8.0;
+
 struct Widths {
   double d = 0, q = 0, kv = 0, ff = 0;  // per token: hidden, query/out, key/value, MLP width
   double heads = 0;
@@ -274,7 +280,15 @@ Part training_activations(const Scenario& s, const EngineProfile& engine, const 
   // Chunked cross-entropy (torchtune CEWithChunkedOutputLoss) keeps the bf16 chunk outputs (2 B)
   // and every chunk's saved fp32 log-softmax (4 B); the fp32 upcast and the gradients exist for
   // one chunk at a time.
-  double per_logit = s.training.chunked_loss ? 6.0 : engine.loss_bytes_per_logit;
+  double per_logit =
+      s.training.chunked_loss ? kChunkedLossBytesPerLogit : engine.loss_bytes_per_logit;
+  // Compiled, the upcast and the cross-entropy of each chunk are one graph (torchtune
+  // training.compile_loss compiles CEWithChunkedOutputLoss.compute_cross_entropy when
+  // `compile: True`; the class docstring: "The CE and upcasting have to be compiled together").
+  // AOTAutograd's min-cut partitioner recomputes the upcast, exp and sum in the backward from the
+  // bf16 chunk it saves, so no fp32 log-softmax is kept: the bf16 chunks (2 B per logit) plus, in
+  // the backward, one chunk's bf16 gradient (2 B over num_output_chunks = 8).
+  if (s.training.chunked_loss && s.training.compile) per_logit = kCompiledChunkedLossBytesPerLogit;
   if (!m.loss_upcast_fp32 && !s.training.chunked_loss)
     per_logit = engine.loss_bytes_per_logit_16bit;
   const double loss = tokens * static_cast<double>(m.vocab_size) * per_logit / tp;
@@ -288,7 +302,9 @@ Part training_activations(const Scenario& s, const EngineProfile& engine, const 
   double total = saved.bytes + loss + edges;
   std::string basis = std::move(saved.basis);
   basis += explain_if(why, FMT_COMPILE("; + loss spike seq x batch x vocab x {:g} B{}"), per_logit,
-                      s.training.chunked_loss ? " (chunked cross-entropy)" : "");
+                      !s.training.chunked_loss ? ""
+                      : s.training.compile     ? " (compiled chunked cross-entropy)"
+                                               : " (chunked cross-entropy)");
   if (s.task == Task::kQlora) {
     total += largest_matrix_bytes(s);
     if (why) basis += "; + one dequantized 16-bit weight (QLoRA)";

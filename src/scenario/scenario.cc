@@ -260,6 +260,7 @@ void parse_training(const nlohmann::json& input, Scenario& s, ScenarioGiven& giv
   if (auto v = read_bool(t, "chunked_loss", p)) o.chunked_loss = *v;
   if (auto v = read_bool(t, "optimizer_in_backward", p)) o.optimizer_in_backward = *v;
   if (auto v = read_bool(t, "activation_offload", p)) o.activation_offload = *v;
+  if (auto v = read_bool(t, "compile", p)) o.compile = *v;
   if (auto v = read_int(t, "trainable_layers", p, 1, 100000)) o.trainable_layers = *v;
   for (auto& w : unknown_keys(t, p, scenario_keys().training)) s.notes.push_back(w);
 }
@@ -555,7 +556,7 @@ const ScenarioKeys& scenario_keys() {
       .training = {"optimizer", "mixed_precision", "gradient_checkpointing", "flash_attention",
                    "lora_rank", "lora_targets", "modules_to_save", "zero_stage", "offload",
                    "grad_accum", "global_batch", "tokens", "chunked_loss", "optimizer_in_backward",
-                   "activation_offload", "trainable_layers"},
+                   "activation_offload", "compile", "trainable_layers"},
       .parallel = {"tp", "pp", "dp", "ep", "sequence_parallel", "pp_interleave", "cp"},
   };
   return keys;
