@@ -398,12 +398,15 @@ def m_tt(r, i):
             task = "lora" if n == 17 else "qlora"
             sc = tt_train(task, "llama-3.2-3b", 2, 4096, gpu=A100, gc=True, chunked_loss=True, compile=True,
                           activation_offload=True, rank=64, targets=["q_proj", "v_proj", "o_proj"] + ["gate_proj", "up_proj", "down_proj"])
-            notes = (TTNOTE + base + "%s with the 3B_%s_single_device defaults (r=64, alpha=128, q,v,output_proj + MLP; "
-                     "recalled from the recipe config, not re-verified), plain AdamW (no in-bwd), AC + activation "
-                     "offload + chunked CE kept." % ("LoRA" if n == 17 else "QLoRA (NF4 base)", task))
-            include, reason = False, ("the LoRA/QLoRA rows run the recipe defaults, not the cumulative flags: whether "
-                                      "the dataset is packed to 4096 (the measured 8.5/4.6 GiB leave no room for a "
-                                      "4096-token batch's chunked loss) is not stated")
+            # The README gives the QLoRA row's command (torchtune 1814feb, 2024-11-18): the 3B_qlora
+            # config with dataset.packed=True, tokenizer.max_seq_len=4096, batch_size=2, compile=True,
+            # CEWithChunkedOutputLoss, AC and activation offloading on, optimizer_in_bwd=False,
+            # torch.optim.AdamW; the LoRA row differs only by its config ("except for LoRA and QLoRA,
+            # which do not use optimizer_in_bwd or AdamW8bit"). Both configs: r=64, alpha=128,
+            # q, v, output_proj + MLP.
+            notes = (TTNOTE + base + "%s: the README's command (3B_%s_single_device, r=64 on q,v,output_proj + MLP; "
+                     "packed 4096, batch 2, compile, chunked CE, AC + activation offload, AdamW, no in-bwd)."
+                     % ("LoRA" if n == 17 else "QLoRA (NF4 base)", task))
     elif 19 <= n <= 25:
         unit = GB
         base = ("Mid-2024 README table (torchtune then divided by 1e9 -> GB), torch.compile; sequence length 2048/4096 "
