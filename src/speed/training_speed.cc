@@ -659,14 +659,6 @@ double model_flops_per_token(const StepShape& h) {
 
 std::optional<TrainingSpeed> training_speed(const Scenario& s, const EngineProfile& engine,
                                             const SpeedProfile& profile, std::string& why) {
-  // The counts resolved with the scenario while its model is the one they were counted from
-  // (scenario/lookups.h): the training-layout search times many layouts of one model.
-  if (const ModelFacts* facts = model_facts(s)) {
-    ModelCounts counts;
-    counts.params = facts->params;
-    counts.modules = facts->modules;
-    return training_speed(s, engine, profile, counts, why);
-  }
   return training_speed(s, engine, profile, count_model(s), why);
 }
 
