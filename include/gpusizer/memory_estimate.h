@@ -3,7 +3,7 @@
 // fits and the KV pool (src/memory, estimate_memory). Keys and units as docs/contract.md.
 #include <cstdint>
 #include <optional>
-#include <string>
+#include <string_view>
 
 namespace gpusizer {
 
@@ -21,7 +21,8 @@ struct MemoryEstimate {
   std::optional<int64_t> kv_cache_capacity_tokens;
   double kv_bytes_per_token = 0;  ///< per GPU, all layers, at the scenario's context
   double gradients_full = 0;      ///< all gradients, which exist at the end of backward
-  std::string peak_phase;  ///< training: when the peak happens ("loss", "end of backward", ...)
+  /// Training: when the peak happens ("loss", "end of backward", ...): a literal, no allocation.
+  std::string_view peak_phase;
 };
 
 }  // namespace gpusizer

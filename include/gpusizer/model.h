@@ -16,7 +16,6 @@ struct MlaDims {
   int64_t qk_nope_head_dim = 0;
   int64_t qk_rope_head_dim = 0;
   int64_t v_head_dim = 0;
-  bool operator==(const MlaDims&) const = default;
 };
 
 /// How a layer attends: over the whole context, a sliding/chunked window, or a linear
@@ -94,8 +93,6 @@ struct Model {
   bool is_cv() const { return kind == "cv"; }
   int64_t q_width() const { return num_heads * head_dim; }
   int64_t kv_width() const { return num_kv_heads * head_dim; }
-  /// Every field equal: what keys the counts a scenario keeps of its model (ModelFacts).
-  bool operator==(const Model&) const = default;
 };
 
 /// One kind of linear (matrix) module, as LoRA and quantization see it.

@@ -3,7 +3,6 @@
 // checked and with every default applied. Parsed from the contract's scenario JSON
 // (docs/contract.md); every bad field is named in an InputError.
 #include <algorithm>
-#include <memory>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
@@ -35,25 +34,17 @@ struct Parallelism {
   int64_t cp = 1;
 };
 
-/// What the estimators count of the scenario's model on every call (parameters by component, the
-/// linear modules), counted once per model. Keyed by a copy of the model it was counted from: it
-/// is read only while Scenario::model equals that copy (src/scenario/lookups.h).
-struct ModelFacts {
-  Model model;
-  ParamCounts params;
-  LinearModules modules;
-};
-
 /// What the estimators read of the catalog on every call, looked up once per scenario (by
 /// parse_scenario, resolved() in estimate/layout.h and edited() in scenario_edit.h) instead of by
 /// name in each estimator (issue 18). Read it only through src/scenario/lookups.h, which checks
-/// its key: the entries are used only while the scenario's engine, GPU and weights format (and,
-/// for the counts, its model) are those they were looked up for, and only with the catalog (and
-/// its speed profile) that looked them up; otherwise the estimators look the figures up again. So a
-/// scenario edited after it was resolved never reads a stale entry, it only loses the shortcut. The
-/// pointers point into that Catalog, which owns the rows: a resolved scenario must not be estimated
-/// after its catalog is destroyed (the catalog's address is part of the key, a destroyed one's is
-/// not recognisable).
+/// its key: the entries are used only while the scenario's engine, GPU and weights format are
+/// those they were looked up for, and only with the catalog (and its speed profile) that looked
+/// them up; otherwise the estimators look the figures up again. So a scenario edited after it was
+/// resolved never reads a stale entry, it only loses the shortcut. The pointers point into that
+/// Catalog, which owns the rows: a resolved scenario must not be estimated after its catalog is
+/// destroyed (the catalog's address is part of the key, a destroyed one's is not recognisable).
+/// The model's counts are not kept here: each estimate counts its model once (ModelCounts,
+/// src/memory/model_counts.h), and a search over one model counts it once for the search.
 struct ScenarioLookups {
   // The key (the engine's is engine->name == Scenario::engine).
   const Catalog* catalog = nullptr;
@@ -70,8 +61,6 @@ struct ScenarioLookups {
   double training_attention_backward = 0;  ///< the GPU's family
   double matmul_fraction = 0, matmul_fraction_default = 0;
   const BitsandbytesKernel* bitsandbytes = nullptr;
-  /// The model's counts; shared by the copies of a scenario (the advisor copies it per candidate).
-  std::shared_ptr<const ModelFacts> model;
 };
 
 struct Scenario {

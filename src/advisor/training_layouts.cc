@@ -7,6 +7,7 @@
 
 #include "gpusizer/error.h"
 #include "memory/memory_estimate.h"
+#include "memory/model_counts.h"
 
 namespace gpusizer {
 namespace {
@@ -111,7 +112,11 @@ struct Vb {
   int64_t v, b;
 };
 
-// The search over one job: the scenario it varies in place and what it has found.
+// The search over one job: the scenario it varies in place and what it has found. The layouts
+// change only the parallel layout, the batch split, recomputation, ZeRO and offload, none of which
+// the model's counts depend on (count_model: the model, the task and its adapter or freeze
+// options), so the model is counted once for the search and every memory and speed estimate of
+// it reads those counts, as estimate() passes its own.
 class LayoutSearch {
  public:
   LayoutSearch(const Scenario& base, const Catalog& catalog, const SpeedProfile& profile,
@@ -122,7 +127,8 @@ class LayoutSearch {
         engine_(catalog.engine(base.engine)),
         lv_(engine_.training_levers),
         g_(search_grid(base, lv_, o)),
-        s_(base) {
+        s_(base),
+        counts_(count_model(base)) {
     s_.default_layout = false;
     s_.training.global_batch = g_.global;
   }
@@ -147,6 +153,7 @@ class LayoutSearch {
   const TrainingLevers& lv_;
   const SearchGrid g_;
   Scenario s_;
+  const ModelCounts counts_;  ///< count_model(s_), the same for every layout
   LayoutSearchResult result_;
   std::vector<TrainingLayout> fitting_;
   std::string why_;
@@ -159,7 +166,7 @@ class LayoutSearch {
 // remembers the layout closest to fitting.
 bool LayoutSearch::fits_memory(double& bytes) {
   ++result_.memory_estimates;
-  const MemoryEstimate mem = estimate_memory(s_, catalog_, nullptr);
+  const MemoryEstimate mem = estimate_memory(s_, catalog_, counts_, nullptr);
   const double usable = mem.capacity.value_or(0) * (1.0 - o_.headroom);
   const bool fits = mem.fits.value_or(false) && mem.total <= usable;
   bytes = mem.total;
@@ -372,7 +379,7 @@ bool LayoutSearch::search_cell(const std::vector<bool>& sps, const std::vector<O
         double bytes = 0;
         if (!fits_memory(bytes)) continue;
         any = true;
-        const auto speed = training_speed(s_, engine_, profile_, why_);
+        const auto speed = training_speed(s_, engine_, profile_, counts_, why_);
         if (!speed) break;
         keep(bytes, *speed);
         if (!o_.prune) continue;

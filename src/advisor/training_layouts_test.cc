@@ -7,6 +7,7 @@
 
 #include "advisor/testing_training_jobs.h"
 #include "gpusizer/error.h"
+#include "gpusizer/estimate.h"
 #include "gpusizer/json/scenario.h"
 
 namespace gpusizer {
@@ -102,6 +103,42 @@ TEST(TrainingLayouts, EverydayJobsGetSeveralLayouts) {
       EXPECT_EQ(l.micro_batch * l.grad_accum * l.parallel.dp, j.global_batch);
       EXPECT_NEAR(l.breakdown.total(), l.step_time_s, 1e-9 * l.step_time_s);
       EXPECT_GT(l.memory_bytes, 0);
+    }
+  }
+}
+
+// The search counts its model once and passes the counts to every memory and speed estimate of a
+// layout, as estimate() passes its own: each layout it returns has the memory and step time of
+// the same layout estimated directly. LoRA and QLoRA jobs, whose trainable adapter parameters are
+// part of the counts, and a full fine-tune.
+TEST(TrainingLayouts, EachLayoutIsTheDirectEstimateOfItsScenario) {
+  const Catalog& cat = Catalog::builtin();
+  for (const char* task : {"lora", "qlora", "full"}) {
+    SCOPED_TRACE(task);
+    const Scenario base = parse_scenario({{"model", "llama-2-7b"},
+                                          {"task", task},
+                                          {"gpu", "h100"},
+                                          {"gpu_count", 8},
+                                          {"training", {{"global_batch", 64}}}},
+                                         cat);
+    const auto r = search_training_layouts(base, cat, cat.speed(), {});
+    ASSERT_GE(r.top.size(), 2u);
+    for (const TrainingLayout& l : r.top) {
+      Scenario s = base;
+      s.default_layout = false;
+      s.parallel = l.parallel;
+      s.gpu_count = l.gpus;
+      s.batch = l.micro_batch;
+      s.training.grad_accum = l.grad_accum;
+      s.training.global_batch = 64;
+      s.training.recompute = l.recompute;
+      s.training.zero_stage = l.zero_stage;
+      s.training.offload = l.offload;
+      const Estimate e = estimate(s, cat, Detail::kFigures);
+      ASSERT_TRUE(e.performance && e.performance->step_time_s);
+      EXPECT_EQ(e.memory.total, l.memory_bytes);
+      EXPECT_EQ(*e.performance->step_time_s, l.step_time_s);
+      EXPECT_EQ(*e.performance->mfu, l.mfu);
     }
   }
 }

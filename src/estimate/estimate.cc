@@ -57,6 +57,13 @@ void add_warnings(const Scenario& s, const Catalog& catalog, Explanations& e) {
 // refused, naming the input that drives it, instead of printing a wrapped-around number.
 void check_representable(const Scenario& s, const MemoryEstimate& m) {
   constexpr double kMaxBytes = 4.6e18;
+  auto in_range = [](double v) { return v <= kMaxBytes; };  // NaN is not
+  // Every figure in range, tested without building a list of them: the common case.
+  if (in_range(m.total) && in_range(m.high) && in_range(m.reserved) && in_range(m.allocated) &&
+      in_range(m.weights) && in_range(m.kv_cache) && in_range(m.activations) &&
+      in_range(m.gradients) && in_range(m.optimizer) && in_range(m.master_weights) &&
+      in_range(m.overhead))
+    return;
   for (double v : {m.total, m.high, m.reserved, m.allocated, m.weights, m.kv_cache, m.activations,
                    m.gradients, m.optimizer, m.master_weights, m.overhead}) {
     if (v <= kMaxBytes) continue;  // NaN fails the test too
@@ -123,7 +130,7 @@ void estimate_figures(const Scenario& s, const Catalog& catalog, const ModelCoun
   e.memory = estimate_memory(s, catalog, counts, nullptr);
   check_representable(s, e.memory);
   if (s.gpu && detail == Detail::kFigures)
-    e.performance = estimate_speed(s, catalog, e.memory, counts, nullptr);
+    estimate_speed(s, catalog, e.memory, counts, nullptr, e.performance.emplace());
 }
 
 }  // namespace
@@ -140,7 +147,7 @@ Estimate estimate_priced(const Scenario& s, const Catalog& catalog) {
   e.power = estimate_power(s, with_facility_overrides(catalog.facility_defaults(), s.facility),
                            costs, catalog, nullptr);
   if (s.gpu) {
-    e.performance = estimate_speed(s, catalog, e.memory, counts, nullptr);
+    estimate_speed(s, catalog, e.memory, counts, nullptr, e.performance.emplace());
     estimate_cost(s, catalog, costs, e, nullptr);
   }
   return e;
@@ -174,7 +181,7 @@ Estimate estimate(const Scenario& s, const Catalog& catalog, Detail detail) {
   e.power = estimate_power(s, with_facility_overrides(catalog.facility_defaults(), s.facility),
                            costs, catalog, &why);
   if (s.gpu) {
-    e.performance = estimate_speed(s, catalog, e.memory, counts, &why);
+    estimate_speed(s, catalog, e.memory, counts, &why, e.performance.emplace());
     estimate_cost(s, catalog, costs, e, &why);
   }
   if (e.performance) add_speed_bands(s, catalog.speed_bands(), *e.performance, e.cost, &why);

@@ -102,7 +102,8 @@ unsigned lora_sites(const Scenario& s) {
       {"down_proj", kDownProj}};
   const auto& targets = s.training.lora_targets;
   // "all-linear" selects every matrix but the router (lora_target_matches): all of these.
-  if (std::find(targets.begin(), targets.end(), "all-linear") != targets.end()) return ~0u;
+  using namespace std::string_view_literals;  // sizes compared first, no strlen
+  if (std::find(targets.begin(), targets.end(), "all-linear"sv) != targets.end()) return ~0u;
   unsigned sites = 0;
   for (const auto& [module, bit] : kSites)
     for (const auto& t : targets)
@@ -300,11 +301,12 @@ Part training_activations(const Scenario& s, const EngineProfile& engine, const 
   const double edges =
       tokens * static_cast<double>(m.hidden_size) * (4.0 + hidden_bytes(s, engine)) * seq_share;
   double total = saved.bytes + loss + edges;
-  std::string basis = std::move(saved.basis);
-  basis += explain_if(why, FMT_COMPILE("; + loss spike seq x batch x vocab x {:g} B{}"), per_logit,
-                      !s.training.chunked_loss ? ""
-                      : s.training.compile     ? " (compiled chunked cross-entropy)"
-                                               : " (chunked cross-entropy)");
+  std::string& basis = saved.basis;
+  if (why)
+    basis += fmt::format(FMT_COMPILE("; + loss spike seq x batch x vocab x {:g} B{}"), per_logit,
+                         !s.training.chunked_loss ? ""
+                         : s.training.compile     ? " (compiled chunked cross-entropy)"
+                                                  : " (chunked cross-entropy)");
   if (s.task == Task::kQlora) {
     total += largest_matrix_bytes(s);
     if (why) basis += "; + one dequantized 16-bit weight (QLoRA)";
@@ -434,20 +436,22 @@ double activations(const Scenario& s, const Catalog& catalog, Explanations* why)
   return activations(s, engine_rules(s, catalog), why);
 }
 
-double activations(const Scenario& s, const EngineRules& rules, Explanations* why) {
+namespace {
+
+Part activation_part(const Scenario& s, const EngineRules& rules, const Explanations* why) {
   const EngineProfile& engine = rules.engine;
-  Part part;
-  if (s.task == Task::kCvTrain)
-    part = cv_activations(s, why);
-  else if (is_training(s.task))
-    part = training_activations(s, engine, why);
-  else if (engine.kind == EngineKind::kPreallocating)
-    part = profile_run_activations(s, engine, *rules.release, why);
-  else if (engine.kind == EngineKind::kLlamaCpp)
-    part = compute_buffer_activations(s, engine, why);
-  else
-    part = generate_activations(s, engine, why);
-  return explained(std::move(part), "activations_bytes", why);
+  if (s.task == Task::kCvTrain) return cv_activations(s, why);
+  if (is_training(s.task)) return training_activations(s, engine, why);
+  if (engine.kind == EngineKind::kPreallocating)
+    return profile_run_activations(s, engine, *rules.release, why);
+  if (engine.kind == EngineKind::kLlamaCpp) return compute_buffer_activations(s, engine, why);
+  return generate_activations(s, engine, why);
+}
+
+}  // namespace
+
+double activations(const Scenario& s, const EngineRules& rules, Explanations* why) {
+  return explained(activation_part(s, rules, why), "activations_bytes", why);
 }
 
 }  // namespace gpusizer::memory

@@ -42,7 +42,7 @@ void add_basis(Explanations* why, const char* figure, const CompiledFormat& form
 }
 
 /// The part's bytes; its basis becomes the basis of `figure` in `why` when there is one.
-inline double explained(Part part, const char* figure, Explanations* why) {
+inline double explained(Part&& part, const char* figure, Explanations* why) {
   if (why) why->basis[figure] = std::move(part.basis);
   return part.bytes;
 }

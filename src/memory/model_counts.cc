@@ -4,9 +4,12 @@
 
 namespace gpusizer {
 
+// Built in place, not assigned: a LinearModules holds its 16 modules inline (issue 18).
+ModelCounts::ModelCounts(const Model& model)
+    : params(count_params(model)), modules(linear_modules(model)) {}
+
 ModelCounts count_model(const Scenario& s) {
-  // Built in place, not assigned: a LinearModules holds its 16 modules inline (issue 18).
-  ModelCounts c{count_params(s.model), linear_modules(s.model), {}};
+  ModelCounts c(s.model);
   c.trainable = memory::trainable_split(s, c.params, c.modules);
   return c;
 }

@@ -11,6 +11,10 @@
 namespace gpusizer {
 
 struct ModelCounts {
+  /// Counts `model`; `trainable` is left 0 (count_model sets it). A constructor, not an
+  /// aggregate: brace-initialising the aggregate zeroed all of it first, the module list's
+  /// storage included (about 120 instructions an estimate).
+  explicit ModelCounts(const Model& model);
   ParamCounts params;            ///< count_params(s.model)
   LinearModules modules;         ///< linear_modules(s.model)
   memory::ModelBytes trainable;  ///< trainable parameters by place (0 for inference)

@@ -47,7 +47,9 @@ double lora_params(const Scenario& s, const LinearModules& modules) {
   const auto& targets = s.training.lora_targets;
   // "all-linear" selects every matrix but the router (lora_target_matches): tested once, not
   // once per module.
-  const bool all_linear = std::find(targets.begin(), targets.end(), "all-linear") != targets.end();
+  using namespace std::string_view_literals;  // sizes compared first, no strlen
+  const bool all_linear =
+      std::find(targets.begin(), targets.end(), "all-linear"sv) != targets.end();
   double n = 0;
   for (const auto& m : modules) {
     bool targeted = all_linear && m.name != "router";
@@ -176,12 +178,15 @@ struct GatheredRun {
 // kind (at most LinearModules::kCapacity), held in place, so that no estimate allocates for it.
 class GatheredRuns {
  public:
+  GatheredRuns() {}  // NOLINT: the storage past size_ is never read (as LinearModules)
   void push_back(GatheredRun r) { runs_[size_++] = r; }
   const GatheredRun* begin() const { return runs_; }
   const GatheredRun* end() const { return runs_ + size_; }
 
  private:
-  GatheredRun runs_[LinearModules::kCapacity];
+  union {
+    GatheredRun runs_[LinearModules::kCapacity];
+  };
   size_t size_ = 0;
 };
 
@@ -192,7 +197,7 @@ struct GatheredParams {
   double head = 0;                 // the output head's weight (the embedding when tied)
   double embedding = 0;
   double total = 0;  // every gathered parameter of the busiest stage
-  double held = 0;   // the same parameters at the bytes weights() holds them in
+  ModelBytes held;   // the same parameters at the bytes weights() holds them in, by place
 };
 
 GatheredParams gathered_params(const Scenario& s, const ModelCounts& counts,
@@ -200,7 +205,7 @@ GatheredParams gathered_params(const Scenario& s, const ModelCounts& counts,
   GatheredParams g;
   const double e = gathered_element_bytes(s);
   const NumberFormat& f = s.weights;
-  const bool quantized = !full_training(s) && f.kind != "float";
+  const bool quantized = !full_training(s) && f.kind != std::string_view("float");
   const double matrix_bytes = quantized ? f.bytes_per_value() : e;
   const double dense_matrix_bytes = quantized ? f.dense_bytes_per_value(s.model.is_moe()) : e;
   // What weights() holds the same parameters in (the working copy, or the format), so that what
@@ -216,7 +221,8 @@ GatheredParams gathered_params(const Scenario& s, const ModelCounts& counts,
   const double expert_shards = static_cast<double>(s.expert_shards());
   const Model& m = s.model;
   const ParamCounts& c = counts.params;
-  ModelBytes all, held;  // gathered and held bytes by place, for the stage totals
+  ModelBytes all;  // gathered bytes by place, for the stage total
+  ModelBytes& held = g.held;
   const LinearModules none;
   const LinearModules& mods = c.computed ? counts.modules : none;
   const bool moe_last = m.is_moe() && m.num_moe_layers > 0;
@@ -255,7 +261,6 @@ GatheredParams gathered_params(const Scenario& s, const ModelCounts& counts,
   held.embedding = static_cast<double>(c.embedding) * held_embed;
   held.lm_head = static_cast<double>(c.lm_head) * held_head;
   g.total = per_gpu(all, s, false);
-  g.held = per_gpu(held, s, false);
   return g;
 }
 
@@ -329,20 +334,21 @@ ModelBytes stored_weights(const Scenario& s, const ModelCounts& counts, const Mo
   const NumberFormat& f = s.weights;
   const double small = 2.0;  // norms, biases, routers stay 16-bit in every quantized format
   const LinearModules& mods = counts.modules;
-  double matrix = 0, router = 0;
-  for (const auto& m : mods) {
-    const double n = static_cast<double>(m.in * m.out * m.count);
-    if (m.name == "router")
-      router += n;
-    else if (!m.expert)
-      matrix += n;
+  double layer_bytes = p.layers * f.bytes_per_value();
+  if (f.kind != std::string_view("float")) {
+    // A quantized format: matrices outside the routed experts take the format's dense format
+    // (gpt-oss mxfp4: bf16), norms, biases and routers 16 bits. Not summed for a float format.
+    double matrix = 0, router = 0;
+    for (const auto& m : mods) {
+      const double n = static_cast<double>(m.in * m.out * m.count);
+      if (m.name == "router")
+        router += n;
+      else if (!m.expert)
+        matrix += n;
+    }
+    const double other = std::max(0.0, p.layers - matrix - router);
+    layer_bytes = matrix * f.dense_bytes_per_value(s.model.is_moe()) + (other + router) * small;
   }
-  const double other = std::max(0.0, p.layers - matrix - router);
-  // Matrices outside the routed experts take the format's dense format (gpt-oss mxfp4: bf16).
-  const double layer_bytes =
-      f.kind == "float"
-          ? p.layers * f.bytes_per_value()
-          : matrix * f.dense_bytes_per_value(s.model.is_moe()) + (other + router) * small;
   // Where the count is a given fact (hybrid or CV networks), the layers' split into matrices
   // is unknown: all of it takes the format.
   // (A count is not computed exactly when it is given: count_params, model.cc.)
@@ -352,8 +358,9 @@ ModelBytes stored_weights(const Scenario& s, const ModelCounts& counts, const Mo
   b.experts = p.experts * f.bytes_per_value();
   b.embedding = p.embedding * f.embedding_bytes_per_value();
   b.lm_head = p.lm_head * f.lm_head_bytes_per_value();
-  basis =
-      explain_if(why, FMT_COMPILE("params x {:g} bits ({}: {})"), f.bits_per_value, f.id, f.source);
+  if (why)
+    basis =
+        fmt::format(FMT_COMPILE("params x {:g} bits ({}: {})"), f.bits_per_value, f.id, f.source);
   if (!f.embedding_format.empty())
     basis += explain_if(why, FMT_COMPILE("; embedding {} and head {}"), f.embedding_format,
                         f.lm_head_format);
@@ -383,7 +390,7 @@ ModelBytes stored_weights(const Scenario& s, const ModelCounts& counts, const Mo
 
 // ZeRO-3 or FSDP sharding and parameter offload of the weights `b` held per GPU.
 Part sharded_weights(const Scenario& s, const Catalog& catalog, const EngineRules& rules,
-                     const ModelCounts& counts, const ModelBytes& b, std::string basis,
+                     const ModelCounts& counts, const ModelBytes& b, std::string&& basis,
                      const Explanations* why) {
   const bool zero3 = is_training(s.task) && s.training.zero_stage >= 3;
   const bool params_offloaded =
@@ -396,7 +403,7 @@ Part sharded_weights(const Scenario& s, const Catalog& catalog, const EngineRule
     if (params_offloaded) {
       // The shard lives in host memory; the GPU holds the gathered set and what never leaves it
       // (persistent norms and biases, adapters, saved-module copies).
-      const double resident = std::max(0.0, per_gpu(b, s, false) - g.held);
+      const double resident = std::max(0.0, per_gpu(b, s, false) - per_gpu(g.held, s, false));
       part.bytes = gathered.bytes + resident;
       part.basis +=
           explain_if(why, FMT_COMPILE("; parameters offloaded to host: {} + {:.2f} GiB resident"),
@@ -482,8 +489,10 @@ double optimizer_states(const Scenario& s, const ModelCounts& counts, Explanatio
       full_training(s) && s.training.mixed_precision == MixedPrecision::kPureBf16 ? 2 : 4;
   const ModelBytes& t = counts.trainable;
   double per_param = optimizer_bytes_per_param(s, state_bytes);
-  std::string basis = explain_if(why, FMT_COMPILE("trainable params x {:.3g} B ({})"), per_param,
-                                 to_string(s.training.optimizer));
+  std::string basis;  // the optimizer's name is written only when explaining
+  if (why)
+    basis = fmt::format(FMT_COMPILE("trainable params x {:.3g} B ({})"), per_param,
+                        to_string(s.training.optimizer));
   ModelBytes b = scaled(t, per_param);
   if (s.training.optimizer == Optimizer::kAdafactor) {
     // Adafactor (Shazeer & Stern 2018) factors the second moment of each matrix into a row and

@@ -7,10 +7,9 @@
 
 namespace gpusizer {
 
-/// Looks up s.lookups in `catalog` for the scenario's engine, GPU and weights format, and counts
-/// its model. Without `speed` (the advisor's edited candidates), the engine profile only, and the
-/// model's counts are kept as they are. An engine the catalog does not know leaves the entries
-/// empty (the estimators then name it).
+/// Looks up s.lookups in `catalog` for the scenario's engine, GPU and weights format. Without
+/// `speed` (the advisor's edited candidates), the engine profile only. An engine the catalog does
+/// not know leaves the entries empty (the estimators then name it).
 void resolve_lookups(Scenario& s, const Catalog& catalog, bool speed = true);
 
 /// The scenario's engine profile: the resolved one when it is still the scenario's, else
@@ -30,14 +29,6 @@ inline const ScenarioLookups* speed_lookups(const Scenario& s, const SpeedProfil
       l.weights_kind != s.weights.kind)
     return nullptr;
   return &l;
-}
-
-/// The model's counts as resolved with the scenario while its model is the one they were
-/// counted from; nullptr otherwise (count them). The check compares every field of the model, so
-/// read it once per estimator and pass the counts on.
-inline const ModelFacts* model_facts(const Scenario& s) {
-  const auto& f = s.lookups.model;
-  return f && f->model == s.model ? f.get() : nullptr;
 }
 
 }  // namespace gpusizer

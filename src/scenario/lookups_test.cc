@@ -85,20 +85,25 @@ TEST(ScenarioLookups, AnotherEngineSetInPlaceReadsItsOwnProfile) {
   expect_same_estimate(s, fresh);
 }
 
-TEST(ScenarioLookups, AModelChangedInPlaceIsCountedAgain) {
+TEST(ScenarioLookups, AModelChangedInPlaceIsEstimatedAsChanged) {
+  // The lookups hold no counts of the model: each estimate counts the scenario's model as it is
+  // now (ModelCounts), so a model changed in place is never estimated with its old counts.
   const nlohmann::json lora = {{"model", "llama-2-7b"}, {"task", "lora"}, {"gpu", "h100"}};
   Scenario s = parse_scenario(lora, cat());
-  ASSERT_NE(model_facts(s), nullptr);  // a training scenario keeps its model's counts
   const Estimate before = estimate(s, cat(), Detail::kFigures);
   s.model.num_layers = 16;  // half of Llama-2-7B's 32 layers
-  EXPECT_EQ(model_facts(s), nullptr);
-  // The same model with no counts kept: what the estimators count themselves.
-  Scenario counted = s;
-  counted.lookups.model.reset();
+  // The same change on a scenario whose lookups are resolved again after it.
+  Scenario resolved = parse_scenario(lora, cat());
+  resolved.model.num_layers = 16;
+  resolve_lookups(resolved, cat());
   const Estimate after = estimate(s, cat(), Detail::kFigures);
-  const Estimate fresh = estimate(counted, cat(), Detail::kFigures);
+  const Estimate fresh = estimate(resolved, cat(), Detail::kFigures);
   ASSERT_TRUE(before.performance && after.performance && fresh.performance);
+  // Half the layers: more tokens a second, and fewer parameters (the embedding and head stay).
   EXPECT_GT(*after.performance->train_tokens_per_s, *before.performance->train_tokens_per_s);
+  EXPECT_LT(after.params, before.params);
+  EXPECT_GT(after.params, before.params / 2);
+  EXPECT_EQ(after.params, fresh.params);
   EXPECT_EQ(after.performance->train_tokens_per_s, fresh.performance->train_tokens_per_s);
   EXPECT_EQ(after.memory.total, fresh.memory.total);
 }

@@ -6,9 +6,10 @@
 
 namespace gpusizer {
 
-/// estimate_speed with the catalog's speed profile and `counts` = count_model(scenario).
-PerformanceEstimate estimate_speed(const Scenario& scenario, const Catalog& catalog,
-                                   const MemoryEstimate& memory, const ModelCounts& counts,
-                                   Explanations* why);
+/// estimate_speed with the catalog's speed profile and `counts` = count_model(scenario), written
+/// into `perf` (default-constructed; the scenario has a GPU): estimate() fills its own optional in
+/// place instead of moving a whole PerformanceEstimate into it.
+void estimate_speed(const Scenario& scenario, const Catalog& catalog, const MemoryEstimate& memory,
+                    const ModelCounts& counts, Explanations* why, PerformanceEstimate& perf);
 
 }  // namespace gpusizer

@@ -24,13 +24,23 @@ void attention_costs(const Model& m, const NumberFormat& kv, ModelCosts& c) {
     // MLA with the absorbed projections (DeepSeek-V2 paper sec. 2.1.2; vLLM MLA backend):
     // scores over kv_lora_rank + rope dims, values over kv_lora_rank, per head; the cache holds
     // the latent and the decoupled RoPE key.
-    // Per head and context token: QK^T over kv_lora_rank + rope dims and PV over kv_lora_rank,
-    // 2 FLOPs per multiply-add.
+    c.kv_bytes_per_token_layer =
+        static_cast<double>(m.mla->kv_lora_rank + m.mla->qk_rope_head_dim) * kv_bytes;
+  } else {
+    c.kv_bytes_per_token_layer = 2.0 * static_cast<double>(m.kv_width()) * kv_bytes;
+  }
+  c.linear_state_bytes =
+      static_cast<double>(m.linear_state_bytes_per_layer) * static_cast<double>(c.linear_layers);
+}
+
+// Attention FLOPs per token and context token in one layer.
+void attention_width(const Model& m, ModelCosts& c) {
+  if (m.mla) {
+    // MLA, absorbed (attention_costs): per head and context token, QK^T over kv_lora_rank + rope
+    // dims and PV over kv_lora_rank, 2 FLOPs per multiply-add.
     c.attn_width = 2.0 * static_cast<double>(m.num_heads) *
                    (2.0 * static_cast<double>(m.mla->kv_lora_rank) +
                     static_cast<double>(m.mla->qk_rope_head_dim));
-    c.kv_bytes_per_token_layer =
-        static_cast<double>(m.mla->kv_lora_rank + m.mla->qk_rope_head_dim) * kv_bytes;
   } else {
     // QK^T and PV each 2 x q_width FLOPs per context token (one multiply-add per query element
     // and key, and per probability and value element): 4 x q_width per token and context token,
@@ -39,10 +49,7 @@ void attention_costs(const Model& m, const NumberFormat& kv, ModelCosts& c) {
     // 12 B s^2 L h over forward and backward = 3 x 4 B s^2 L h). Kaplan et al. 2020 table 1
     // counts only the scores (2 n_ctx d_attn), half of this.
     c.attn_width = 4.0 * static_cast<double>(m.q_width());
-    c.kv_bytes_per_token_layer = 2.0 * static_cast<double>(m.kv_width()) * kv_bytes;
   }
-  c.linear_state_bytes =
-      static_cast<double>(m.linear_state_bytes_per_layer) * static_cast<double>(c.linear_layers);
 }
 
 // Weight bytes one pass reads (dense part; MoE experts apart) and the model's total.
@@ -62,9 +69,6 @@ void weight_costs(const Model& m, const NumberFormat& weights, const ParamCounts
     if (!mod.expert) dense_params += n;
   }
   if (m.is_moe()) {
-    c.moe_layers = m.num_moe_layers;
-    c.experts = m.num_experts;
-    c.experts_per_token = m.experts_per_token;
     c.expert_bytes = 3.0 * static_cast<double>(m.hidden_size) *
                      static_cast<double>(m.moe_intermediate_size) * body_bits / 8.0;
   }
@@ -89,8 +93,7 @@ ModelCosts model_costs(const Model& m, const NumberFormat& weights, const Number
   return model_costs(m, weights, kv, count_params(m), linear_modules(m));
 }
 
-ModelCosts model_costs(const Model& m, const NumberFormat& weights, const NumberFormat& kv,
-                       const ParamCounts& p, const LinearModules& mods) {
+ModelCosts model_flop_costs(const Model& m, const ParamCounts& p, const LinearModules& mods) {
   ModelCosts c;
   c.active_compute_params = static_cast<double>(p.active_compute);
   c.total_params = static_cast<double>(p.total);
@@ -103,6 +106,19 @@ ModelCosts model_costs(const Model& m, const NumberFormat& weights, const Number
   // MLA keeps one latent per token that every tensor-parallel rank holds whole.
   c.kv_heads = m.mla ? 1 : std::max<int64_t>(1, m.num_kv_heads);
   count_layer_spans(m, c);
+  attention_width(m, c);
+  // Routed experts as the weights' bytes count them: only where the model's matrices are listed.
+  if (p.computed && !mods.empty() && m.is_moe()) {
+    c.moe_layers = m.num_moe_layers;
+    c.experts = m.num_experts;
+    c.experts_per_token = m.experts_per_token;
+  }
+  return c;
+}
+
+ModelCosts model_costs(const Model& m, const NumberFormat& weights, const NumberFormat& kv,
+                       const ParamCounts& p, const LinearModules& mods) {
+  ModelCosts c = model_flop_costs(m, p, mods);
   attention_costs(m, kv, c);
   // Hidden state in and out of each layer plus the MLP intermediate, bf16 (activations never
   // dominate decode traffic; counted so that large batches are not free).

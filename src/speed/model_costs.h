@@ -34,6 +34,11 @@ ModelCosts model_costs(const Model& model, const NumberFormat& weights, const Nu
 ModelCosts model_costs(const Model& model, const NumberFormat& weights, const NumberFormat& kv,
                        const ParamCounts& params, const LinearModules& modules);
 
+/// The FLOP side of model_costs only: the counts, the layers by span, the attention width and the
+/// routed experts (what the training step reads), without the weight, KV and activation bytes.
+ModelCosts model_flop_costs(const Model& model, const ParamCounts& params,
+                            const LinearModules& modules);
+
 /// Attention FLOPs per token at context `ctx` (decode: ctx = tokens already in the cache).
 double attention_flops_decode(const ModelCosts& c, double ctx);
 /// Average attention FLOPs per prompt token over a causal prompt of `prompt` tokens.

@@ -134,13 +134,13 @@ void training(const Scenario& sc, const EngineProfile& engine, const ModelCounts
   Explanations& est = *why_sink;
   if (sc.task == Task::kCvTrain) {
     est.basis["train_tokens_per_s"] =
-        "cv-train: images/s = rate(" + r->dtype +
+        "cv-train: images/s = rate(" + std::string(r->dtype) +
         ") x eff / (3 x forward GFLOPs x (image_size/cv_resolution)^2); 'tokens' are images";
   } else {
     const StepBreakdown& b = r->breakdown;
     est.basis["step_time_s"] =
         "sum of the exposed parts on the heaviest pipeline stage (step_breakdown_s): compute " +
-        fmt_ms(b.compute) + " (FLOPs at " + r->dtype +
+        fmt_ms(b.compute) + " (FLOPs at " + std::string(r->dtype) +
         " dense rate x MAMF x GEMM depth efficiency, LM head on the last stage, non-GEMM bytes at "
         "HBM bandwidth), recompute " +
         fmt_ms(b.recompute) + ", TP " + fmt_ms(b.tp_comm) + ", pipeline bubble " +
@@ -150,7 +150,7 @@ void training(const Scenario& sc, const EngineProfile& engine, const ModelCounts
     est.basis["mfu"] =
         "model FLOPs 6N + 12 x L x q_width x seq per token (PaLM appendix B) / "
         "dense " +
-        r->dtype + " peak";
+        std::string(r->dtype) + " peak";
   }
 }
 
@@ -158,15 +158,13 @@ void training(const Scenario& sc, const EngineProfile& engine, const ModelCounts
 
 namespace {
 
-PerformanceEstimate counted_speed(const Scenario& scenario, const Catalog& catalog,
-                                  const MemoryEstimate& memory, const ModelCounts& counts,
-                                  Explanations* why, const SpeedProfile& profile) {
-  PerformanceEstimate perf;
+void counted_speed(const Scenario& scenario, const Catalog& catalog, const MemoryEstimate& memory,
+                   const ModelCounts& counts, Explanations* why, const SpeedProfile& profile,
+                   PerformanceEstimate& perf) {
   if (scenario.task != Task::kInference)
     training(scenario, engine_profile(scenario, catalog), counts, why, profile, perf);
   else
     inference(scenario, catalog, memory, counts, why, profile, perf);
-  return perf;
 }
 
 }  // namespace
@@ -174,15 +172,15 @@ PerformanceEstimate counted_speed(const Scenario& scenario, const Catalog& catal
 PerformanceEstimate estimate_speed(const Scenario& scenario, const Catalog& catalog,
                                    const MemoryEstimate& memory, Explanations* why,
                                    const SpeedProfile& profile) {
-  if (!scenario.gpu) return {};
-  return counted_speed(scenario, catalog, memory, count_model(scenario), why, profile);
+  PerformanceEstimate perf;
+  if (scenario.gpu)
+    counted_speed(scenario, catalog, memory, count_model(scenario), why, profile, perf);
+  return perf;
 }
 
-PerformanceEstimate estimate_speed(const Scenario& scenario, const Catalog& catalog,
-                                   const MemoryEstimate& memory, const ModelCounts& counts,
-                                   Explanations* why) {
-  if (!scenario.gpu) return {};
-  return counted_speed(scenario, catalog, memory, counts, why, catalog.speed());
+void estimate_speed(const Scenario& scenario, const Catalog& catalog, const MemoryEstimate& memory,
+                    const ModelCounts& counts, Explanations* why, PerformanceEstimate& perf) {
+  counted_speed(scenario, catalog, memory, counts, why, catalog.speed(), perf);
 }
 
 PerformanceEstimate estimate_speed(const Scenario& scenario, const Catalog& catalog,

@@ -24,8 +24,10 @@ bool targeted(const TrainingOptions& t, const LinearModule& mod) {
 
 // targeted() for every module: the targets name "all-linear" (or none, the contract's default).
 bool all_linear(const TrainingOptions& t) {
+  // A string_view: the sizes are compared before any byte (a C string is measured first).
+  using namespace std::string_view_literals;
   return t.lora_targets.empty() || std::find(t.lora_targets.begin(), t.lora_targets.end(),
-                                             "all-linear") != t.lora_targets.end();
+                                             "all-linear"sv) != t.lora_targets.end();
 }
 
 bool is_lora(Task t) {
@@ -34,7 +36,7 @@ bool is_lora(Task t) {
 
 }  // namespace
 
-std::string training_dtype(MixedPrecision mp, const Gpu& gpu, bool cv) {
+std::string_view training_dtype(MixedPrecision mp, const Gpu& gpu, bool cv) {
   if (mp == MixedPrecision::kFp16) return "fp16";
   if (mp == MixedPrecision::kFp32) {
     // PyTorch: cuDNN convolutions use TF32 by default, matmuls do not since 1.12
@@ -110,27 +112,6 @@ ForwardFlops forward_flops(const Scenario& s, const ModelCosts& c, double lora_a
   return f;
 }
 
-// Bytes the LoRA adapters move per token beyond the base GEMM, forward and backward: `in` per
-// input and `out` per output feature of each targeted matrix, routed experts at k / E. PEFT's
-// unfused path (peft/tuners/lora/layer.py Linear.forward): lora_dropout reads and writes x,
-// lora_A reads it again (6 bytes per input feature forward); lora_B writes its output, the
-// scaling reads and writes it, the add reads both terms and writes the sum (12 bytes per output
-// feature forward); the backward moves each gradient and re-reads the saved inputs, about twice
-// the forward: 18 and 36 (data/speed.json training defaults; other engines there).
-double lora_adapter_bytes_per_token(const Model& m, const LinearModules& mods,
-                                    const TrainingOptions& t, double in, double out) {
-  const bool all = all_linear(t);
-  double bytes = 0;
-  for (const auto& mod : mods) {
-    if (!(all || targeted(t, mod)) || mod.name == "router") continue;
-    double count = static_cast<double>(mod.count);
-    if (mod.expert && m.num_experts > 0)
-      count *= static_cast<double>(m.experts_per_token) / static_cast<double>(m.num_experts);
-    bytes += count * (in * static_cast<double>(mod.in) + out * static_cast<double>(mod.out));
-  }
-  return bytes;
-}
-
 bool frozen_base(Task t) {
   return is_lora(t) || t == Task::kFreeze;
 }
@@ -172,27 +153,69 @@ double depth_eff(double k_depth, double k_half) {
   return k_depth / (k_depth + std::max(0.0, k_half));
 }
 
-// Harmonic, FLOP-weighted depth efficiency of the layers' GEMMs on one tensor-parallel rank:
-// column-parallel matrices (q/k/v, gate/up, the head) reduce over the full input, row-parallel
-// ones (o_proj, down_proj) over in / tp (Shoeybi et al. 2019, sec. 3). Routed experts weigh
-// experts_per_token / num_experts. Time = sum FLOPs_i / eff_i, hence the harmonic mean.
-double layer_depth_eff(const Model& m, const LinearModules& mods, double tp, double k_half) {
-  double flops = 0, time = 0;
+// What the step reads of the model's matrices, in one pass over them (issue 18: three passes
+// before, each testing the LoRA targets or the names again).
+struct ModuleSums {
+  LoraParams lora;        ///< the adapters' parameters (LoRA tasks; else 0)
+  double lora_bytes = 0;  ///< bytes the adapters move per token (LoRA tasks; else 0)
+  double gemm_flops = 0;  ///< the layers' GEMM FLOPs, routed experts at k / E
+  double gemm_time = 0;   ///< the same over each GEMM's depth efficiency
+};
+
+// - Adapters (LoRA, Hu et al. 2021 sec. 4.1: W + B A with A in R^{r x in}, B in R^{out x r}): the
+//   parameters of every targeted matrix, and those a token touches (routed experts at k / E);
+//   and the bytes they move per token beyond the base GEMM, forward and backward: `in` per
+//   input and `out` per output feature of each targeted matrix, routed experts at k / E. PEFT's
+//   unfused path (peft/tuners/lora/layer.py Linear.forward): lora_dropout reads and writes x,
+//   lora_A reads it again (6 bytes per input feature forward); lora_B writes its output, the
+//   scaling reads and writes it, the add reads both terms and writes the sum (12 bytes per
+//   output feature forward); the backward moves each gradient and re-reads the saved inputs,
+//   about twice the forward: 18 and 36 (data/speed.json training defaults; other engines there).
+// - The GEMMs' depth efficiency on one tensor-parallel rank: column-parallel matrices (q/k/v,
+//   gate/up, the head) reduce over the full input, row-parallel ones (o_proj, down_proj) over
+//   in / tp (Shoeybi et al. 2019, sec. 3). Time = sum FLOPs_i / eff_i: layer_gemm_eff takes the
+//   harmonic, FLOP-weighted mean.
+ModuleSums module_sums(const Scenario& s, const LinearModules& mods, double tp,
+                       const TrainingProfile& eng) {
+  const Model& m = s.model;
+  const TrainingOptions& t = s.training;
+  const bool lora = is_lora(s.task);
+  const bool all = lora && all_linear(t);
+  const double in = eng.lora_bytes_per_in_feature, out = eng.lora_bytes_per_out_feature;
+  const double k_half = eng.eff_k_hidden;
+  ModuleSums r;
   for (const auto& mod : mods) {
     if (mod.name == "router") continue;
+    const bool routed = mod.expert && m.num_experts > 0;
+    const double k_of_e =
+        routed ? static_cast<double>(m.experts_per_token) / static_cast<double>(m.num_experts) : 1;
+    if (lora && (all || targeted(t, mod))) {
+      const double count = static_cast<double>(mod.count);
+      const double active = routed ? count * k_of_e : count;
+      const double features = static_cast<double>(mod.in + mod.out);
+      r.lora.all += count * static_cast<double>(t.lora_rank) * features;
+      r.lora.active += active * static_cast<double>(t.lora_rank) * features;
+      r.lora_bytes +=
+          active * (in * static_cast<double>(mod.in) + out * static_cast<double>(mod.out));
+    }
     double n =
         static_cast<double>(mod.in) * static_cast<double>(mod.out) * static_cast<double>(mod.count);
-    if (mod.expert && m.num_experts > 0)
-      n *= static_cast<double>(m.experts_per_token) / static_cast<double>(m.num_experts);
+    if (routed) n *= k_of_e;
     const std::string_view name = mod.name;
     const bool row = name.ends_with("o_proj") || name.ends_with("down_proj");
     const double depth = row ? static_cast<double>(mod.in) / tp : static_cast<double>(mod.in);
-    flops += n;
-    time += n / depth_eff(depth, k_half);
+    r.gemm_flops += n;
+    r.gemm_time += n / depth_eff(depth, k_half);
   }
-  if (flops <= 0 || time <= 0)  // counts given as facts: no shapes, use the hidden size
+  return r;
+}
+
+// The layers' GEMM efficiency from module_sums; counts given as facts have no shapes: the hidden
+// size's.
+double layer_gemm_eff(const ModuleSums& sums, const Model& m, double k_half) {
+  if (sums.gemm_flops <= 0 || sums.gemm_time <= 0)
     return depth_eff(static_cast<double>(m.hidden_size), k_half);
-  return flops / time;
+  return sums.gemm_flops / sums.gemm_time;
 }
 
 }  // namespace
@@ -301,8 +324,7 @@ struct StepShape {
         eng(l ? *l->training : profile.training(scenario.engine)),
         links(profile.links()),
         counts(model_counts),
-        c(model_costs(scenario.model, scenario.weights, scenario.kv_cache, counts.params,
-                      counts.modules)),
+        c(model_flop_costs(scenario.model, counts.params, counts.modules)),
         params(static_cast<double>(counts.params.total)) {}
   const Scenario& s;
   const EngineProfile& engine;
@@ -315,8 +337,9 @@ struct StepShape {
   const ModelCounts& counts;
   const LinearModules& modules() const { return counts.modules; }
   ModelCosts c;
-  double params = 0;     ///< all parameters (count_params)
-  double trainable = 0;  ///< parameters that train: LoRA adapters, else all
+  double params = 0;                ///< all parameters (count_params)
+  double trainable = 0;             ///< parameters that train: LoRA adapters, else all
+  double lora_bytes_per_token = 0;  ///< bytes the adapters move per token (module_sums)
   ForwardFlops f;
   bool frozen = false;
   int64_t tp = 1, pp = 1, cp = 1, dp = 1, ep = 1, gpus = 1;
@@ -359,10 +382,6 @@ StepShape step_shape(const Scenario& s, const EngineProfile& engine, const Speed
                      const ModelCounts& counts, double peak) {
   StepShape h(s, engine, profile, counts);
   h.frozen = frozen_base(s.task);
-  const LoraParams lora =
-      is_lora(s.task) ? lora_params(s.model, h.modules(), s.training) : LoraParams{};
-  h.f = forward_flops(s, h.c, lora.active);
-  h.trainable = is_lora(s.task) ? lora.all : h.params;
   h.tp = std::max<int64_t>(1, s.parallel.tp);
   h.pp = std::max<int64_t>(1, s.parallel.pp);
   h.gpus = std::max<int64_t>(1, s.gpu_count);
@@ -382,6 +401,10 @@ StepShape step_shape(const Scenario& s, const EngineProfile& engine, const Speed
   h.t = static_cast<double>(h.tp);
   h.p = static_cast<double>(h.pp);
   h.v = h.pp > 1 ? static_cast<double>(std::max<int64_t>(1, s.parallel.pp_interleave)) : 1.0;
+  const ModuleSums sums = module_sums(s, h.modules(), h.t, h.eng);
+  h.f = forward_flops(s, h.c, sums.lora.active);
+  h.trainable = is_lora(s.task) ? sums.lora.all : h.params;
+  h.lora_bytes_per_token = sums.lora_bytes;
   h.seq = static_cast<double>(s.seq_len);
   // One micro-batch's tokens on this GPU: context parallelism gives each rank seq / cp of them
   // (with all their layers), and each rank's queries attend over the whole sequence.
@@ -397,7 +420,7 @@ StepShape step_shape(const Scenario& s, const EngineProfile& engine, const Speed
   const double base = peak * (h.l ? h.l->matmul_fraction : profile.matmul_fraction(h.gpu.id)) *
                       h.eng.eff_max *
                       (h.l ? h.l->vendor : profile.vendor(h.gpu.vendor)).compute_scale;
-  h.rate = base * layer_depth_eff(s.model, h.modules(), h.t, h.eng.eff_k_hidden);
+  h.rate = base * layer_gemm_eff(sums, s.model, h.eng.eff_k_hidden);
   h.head_rate = base * depth_eff(h.hidden, h.eng.eff_k_hidden);
   if (s.task == Task::kQlora) h.gemm_scale *= 1.0 + profile.qlora_dequant_cost();  // NF4 -> bf16
   if (is_lora(s.task)) h.gemm_scale *= 1.0 + profile.lora_extra_cost();  // unfused adapter GEMMs
@@ -444,11 +467,7 @@ void add_memory_bound_work(const StepShape& h, StageWork& w) {
     if (s.training.recompute != Recompute::kNone && h.eng.eager_score_bytes > 0)
       w.scores_rec = w.scores * std::min(1.0, 13.0 / h.eng.eager_score_bytes);
   }
-  if (is_lora(s.task))
-    w.elem += lora_adapter_bytes_per_token(s.model, h.modules(), s.training,
-                                           h.eng.lora_bytes_per_in_feature,
-                                           h.eng.lora_bytes_per_out_feature) /
-              (h.p * h.t) * h.mb_tokens / h.hbm;
+  if (is_lora(s.task)) w.elem += h.lora_bytes_per_token / (h.p * h.t) * h.mb_tokens / h.hbm;
   // Cross-entropy over the vocab-parallel logits in fp32 (Megatron
   // vocab_parallel_cross_entropy, torch cross_entropy upcast): logits read, exp written,
   // read again and the gradient written, 4 bytes each.
@@ -659,14 +678,6 @@ double model_flops_per_token(const StepShape& h) {
 
 std::optional<TrainingSpeed> training_speed(const Scenario& s, const EngineProfile& engine,
                                             const SpeedProfile& profile, std::string& why) {
-  // The counts resolved with the scenario while its model is the one they were counted from
-  // (scenario/lookups.h): the training-layout search times many layouts of one model.
-  if (const ModelFacts* facts = model_facts(s)) {
-    ModelCounts counts;
-    counts.params = facts->params;
-    counts.modules = facts->modules;
-    return training_speed(s, engine, profile, counts, why);
-  }
   return training_speed(s, engine, profile, count_model(s), why);
 }
 
@@ -682,7 +693,7 @@ std::optional<TrainingSpeed> training_speed(const Scenario& s, const EngineProfi
   r.dtype = training_dtype(s.training.mixed_precision, *s.gpu, cv);
   const auto peak = s.gpu->dense_flops(r.dtype);
   if (!peak || *peak <= 0) {
-    why = "the GPU catalog lacks a " + r.dtype + " rate for " + s.gpu->id;
+    why = "the GPU catalog lacks a " + std::string(r.dtype) + " rate for " + s.gpu->id;
     return std::nullopt;
   }
   if (cv) return cv_training_speed(s, profile, *peak, std::move(r), why);

@@ -8,6 +8,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "gpusizer/engine_profile.h"
@@ -47,11 +48,11 @@ struct TrainingSpeed {
   double model_flops_per_token = 0;
   double compute_s = 0, dp_comm_s = 0, tp_comm_s = 0, bubble = 0;
   StepBreakdown breakdown;
-  std::string dtype;
+  std::string_view dtype;  ///< a literal (training_dtype)
 };
 
 /// The compute dtype of a training precision on `gpu`: bf16, fp16, tf32 or fp32.
-std::string training_dtype(MixedPrecision mixed_precision, const Gpu& gpu, bool cv);
+std::string_view training_dtype(MixedPrecision mixed_precision, const Gpu& gpu, bool cv);
 
 /// Trainable LoRA adapter parameters (A: r x in, B: out x r per targeted matrix); `active`
 /// counts routed experts at experts_per_token / num_experts.
