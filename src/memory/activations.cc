@@ -225,14 +225,14 @@ Part saved_layer_activations(const Scenario& s, const EngineProfile& engine, uns
       // _checkpointed_forward saves the SP-scattered hidden_states; torchtitan's TP plan
       // (parallelize_llama: SequenceParallel norms, RowwiseParallel outputs Shard(1)) does the
       // same before checkpoint_wrapper).
-      // The layer being recomputed is not here: it never coexists with the loss tensors (see
-      // peak_beside_checkpoints).
-      return {
-          layers * in_flight * a * static_cast<double>(s.model.hidden_size) * seq_share * tokens,
-          !why              ? ""
-          : seq_share < 1.0 ? "full recomputation: L x seq/tp x batch x hidden x bytes "
-                              "(sequence parallel)"
-                            : "full recomputation: L x seq x batch x hidden x bytes"};
+      return {(layers * in_flight * a * static_cast<double>(s.model.hidden_size) * seq_share +
+               per_layer) *
+                  tokens,
+              !why              ? ""
+              : seq_share < 1.0 ? "full recomputation: L x seq/tp x batch x hidden x bytes "
+                                  "(sequence parallel) + one layer's saved tensors"
+                                : "full recomputation: L x seq x batch x hidden x bytes + one "
+                                  "layer's saved tensors"};
     case Recompute::kSelective: {
       bool unused = false;
       const double without_scores = saved_bytes_per_token(s, engine, lora_on, &unused, 0, true);
@@ -247,45 +247,6 @@ Part saved_layer_activations(const Scenario& s, const EngineProfile& engine, uns
                                      "autograd saves; Korthikanti et al. 2022 accounting, {})"),
                          per_layer, eager ? "eager attention" : "FlashAttention")};
   }
-}
-
-// Bytes per logit of the loss spike: the logits and the cross-entropy's tensors.
-double loss_bytes_per_logit(const Scenario& s, const EngineProfile& engine) {
-  // Chunked cross-entropy (torchtune CEWithChunkedOutputLoss) keeps the bf16 chunk outputs (2 B)
-  // and every chunk's saved fp32 log-softmax (4 B); the fp32 upcast and the gradients exist for
-  // one chunk at a time.
-  double per_logit =
-      s.training.chunked_loss ? kChunkedLossBytesPerLogit : engine.loss_bytes_per_logit;
-  // Compiled, the upcast and the cross-entropy of each chunk are one graph (torchtune
-  // training.compile_loss compiles CEWithChunkedOutputLoss.compute_cross_entropy when
-  // `compile: True`; the class docstring: "The CE and upcasting have to be compiled together").
-  // AOTAutograd's min-cut partitioner recomputes the upcast, exp and sum in the backward from the
-  // bf16 chunk it saves, so no fp32 log-softmax is kept: the bf16 chunks (2 B per logit) plus, in
-  // the backward, one chunk's bf16 gradient (2 B over num_output_chunks = 8).
-  if (s.training.chunked_loss && s.training.compile) per_logit = kCompiledChunkedLossBytesPerLogit;
-  if (!s.model.loss_upcast_fp32 && !s.training.chunked_loss)
-    per_logit = engine.loss_bytes_per_logit_16bit;
-  return per_logit;
-}
-
-// What lives beside the saved layer tensors at the peak under full recomputation: the larger of
-// two phases that never overlap. PyTorch's torch.utils.checkpoint (reentrant or not) reruns a
-// layer's forward only when autograd reaches that layer's backward, and the backward reaches the
-// last layer only after the loss, the output head and the final norm have run theirs and freed
-// what they saved (Korthikanti et al. 2022 sec. 5: with full recomputation the extra memory is
-// one layer's activations during its backward, beside the checkpoints; sec. 4.3 counts the
-// output layer and loss apart). `loss_phase`: the loss spike and the edges (final norm and
-// output head inputs), from the end of the forward to the head's backward. Recompute phase: one
-// layer's saved tensors, the gradient of its output (the residual stream, sequence-sharded under
-// SP), and under QLoRA the one weight dequantized for its matmuls (the output head is not
-// quantized: bitsandbytes and torchtune keep it 16-bit, so the loss phase has none).
-double peak_beside_checkpoints(const Scenario& s, const EngineProfile& engine, double tokens,
-                               double per_layer, double loss_phase, double seq_share) {
-  const double output_grad =
-      tokens * static_cast<double>(s.model.hidden_size) * hidden_bytes(s, engine) * seq_share;
-  double recompute_phase = per_layer * tokens + output_grad;
-  if (s.task == Task::kQlora) recompute_phase += largest_matrix_bytes(s);
-  return std::max(loss_phase, recompute_phase);
 }
 
 Part training_activations(const Scenario& s, const EngineProfile& engine, const Explanations* why) {
@@ -305,20 +266,31 @@ Part training_activations(const Scenario& s, const EngineProfile& engine, const 
   if (s.task == Task::kFreeze)
     layers = std::min(layers, static_cast<double>(s.training.trainable_layers));
   layers = std::ceil(layers / static_cast<double>(s.parallel.pp));
-  const bool checkpointed = s.training.recompute == Recompute::kFull;
   Part saved = saved_layer_activations(s, engine, lora_on, why, layers,
                                        pipeline_in_flight(s, engine), tokens, per_layer, eager);
   if (s.training.activation_offload) {
     // Saved tensors stream to host memory (torchtune OffloadActivations); the layer being
-    // recomputed (its share is in peak_beside_checkpoints) or back-propagated, and the next one
-    // in flight, stay on the GPU.
-    saved = {checkpointed ? 0.0 : 2.0 * per_layer * tokens,
+    // recomputed or back-propagated, and the next one in flight, stay on the GPU.
+    saved = {(s.training.recompute == Recompute::kFull ? 1.0 : 2.0) * per_layer * tokens,
              why ? "activations offloaded to host: the layer in backward (and one in flight) "
                    "resident"
                  : ""};
   }
   // Loss: the logits and the cross-entropy on the last stage (vocabulary split over TP).
-  const double per_logit = loss_bytes_per_logit(s, engine);
+  // Chunked cross-entropy (torchtune CEWithChunkedOutputLoss) keeps the bf16 chunk outputs (2 B)
+  // and every chunk's saved fp32 log-softmax (4 B); the fp32 upcast and the gradients exist for
+  // one chunk at a time.
+  double per_logit =
+      s.training.chunked_loss ? kChunkedLossBytesPerLogit : engine.loss_bytes_per_logit;
+  // Compiled, the upcast and the cross-entropy of each chunk are one graph (torchtune
+  // training.compile_loss compiles CEWithChunkedOutputLoss.compute_cross_entropy when
+  // `compile: True`; the class docstring: "The CE and upcasting have to be compiled together").
+  // AOTAutograd's min-cut partitioner recomputes the upcast, exp and sum in the backward from the
+  // bf16 chunk it saves, so no fp32 log-softmax is kept: the bf16 chunks (2 B per logit) plus, in
+  // the backward, one chunk's bf16 gradient (2 B over num_output_chunks = 8).
+  if (s.training.chunked_loss && s.training.compile) per_logit = kCompiledChunkedLossBytesPerLogit;
+  if (!m.loss_upcast_fp32 && !s.training.chunked_loss)
+    per_logit = engine.loss_bytes_per_logit_16bit;
   const double loss = tokens * static_cast<double>(m.vocab_size) * per_logit / tp;
   // Final norm input and the embedding output; sequence-sharded under sequence parallelism
   // (the vocabulary-parallel embedding reduce-scatters its output along the sequence, Megatron
@@ -328,21 +300,15 @@ Part training_activations(const Scenario& s, const EngineProfile& engine, const 
   const double edges =
       tokens * static_cast<double>(m.hidden_size) * (4.0 + hidden_bytes(s, engine)) * seq_share;
   double total = saved.bytes + loss + edges;
-  if (checkpointed)
-    total = saved.bytes +
-            peak_beside_checkpoints(s, engine, tokens, per_layer, loss + edges, seq_share);
-  else if (s.task == Task::kQlora)
-    total += largest_matrix_bytes(s);
   std::string basis = std::move(saved.basis);
-  basis += explain_if(why, FMT_COMPILE("; {}loss spike seq x batch x vocab x {:g} B{}{}"),
-                      checkpointed ? "+ the larger of the " : "+ ", per_logit,
+  basis += explain_if(why, FMT_COMPILE("; + loss spike seq x batch x vocab x {:g} B{}"), per_logit,
                       !s.training.chunked_loss ? ""
                       : s.training.compile     ? " (compiled chunked cross-entropy)"
-                                               : " (chunked cross-entropy)",
-                      checkpointed ? " and the recomputed layer's saved tensors (never alive "
-                                     "together)"
-                                   : "");
-  if (s.task == Task::kQlora && why) basis += "; + one dequantized 16-bit weight (QLoRA)";
+                                               : " (chunked cross-entropy)");
+  if (s.task == Task::kQlora) {
+    total += largest_matrix_bytes(s);
+    if (why) basis += "; + one dequantized 16-bit weight (QLoRA)";
+  }
   return {total, std::move(basis)};
 }
 
