@@ -239,10 +239,10 @@ void add_warnings(Option& o, const Constraints& c, const Gpu& g) {
                     "not for a closed rack or 24x7 production",
                     g.tdp_w.value_or(0), g.has_ecc() ? "ECC costs capacity" : "no ECC"));
   if (c.region == "cn" && g.china_status == "licence")
-    o.warnings.push_back("China availability: needs a US export licence, case by case (" +
-                         g.china_export_note + ")");
+    o.warnings.emplace_back("China availability: needs a US export licence, case by case (" +
+                            g.china_export_note + ")");
   if (o.objective_value == kInf && c.objective == Objective::kCost)
-    o.warnings.push_back("no price in the catalog: ranked after the priced options");
+    o.warnings.emplace_back("no price in the catalog: ranked after the priced options");
   if (o.scenario.task == Task::kCvTrain && g.architecture.find("GA102") != std::string::npos &&
       g.segment == "datacenter" && g.tdp_w && *g.tdp_w <= 150)
     o.warnings.push_back(g.name +
@@ -260,12 +260,12 @@ void describe(Option& o, const Scenario& /*base*/, const Constraints& c, const C
       fmt::format("fits with {:.0f}% headroom ({:.1f} of {:.1f} GiB usable per "
                   "GPU)",
                   o.headroom * 100, o.needed_bytes / kGiB, cap / kGiB));
-  if (!levers.empty()) o.reasons.push_back("levers: " + levers);
+  if (!levers.empty()) o.reasons.emplace_back("levers: " + levers);
   const auto tps = throughput(o);
   add_speed_reasons(o, g, tps);
   const Price price = price_of(o, c);
   add_price_and_power_reasons(o, price);
-  if (o.binding != "none") o.reasons.push_back("binding: " + o.binding);
+  if (o.binding != "none") o.reasons.emplace_back("binding: " + o.binding);
   set_objective(o, c, price, tps);
   add_warnings(o, c, g);
 }

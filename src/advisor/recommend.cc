@@ -177,7 +177,7 @@ std::string lever_words(const Scenario& t, const Scenario& base, const Gpu& g) {
   if (is_training(t.task)) {
     if (t.training.zero_stage > 0 && t.gpu_count > 1)
       w.push_back(fmt::format("ZeRO-{} over {} GPUs", t.training.zero_stage, t.gpu_count));
-    if (t.training.recompute == Recompute::kFull) w.push_back("gradient checkpointing");
+    if (t.training.recompute == Recompute::kFull) w.emplace_back("gradient checkpointing");
     if (t.training.mixed_precision != base.training.mixed_precision)
       w.push_back(to_string(t.training.mixed_precision) + " mixed precision");
   }

@@ -41,11 +41,11 @@ std::string layout_words(const Scenario& s) {
   if (p.cp > 1) w.push_back(fmt::format("CP={}", p.cp));
   if (p.ep > 1) w.push_back(fmt::format("EP={}", p.ep));
   w.push_back(fmt::format("DP={}", p.dp));
-  if (p.sequence_parallel) w.push_back("sequence parallel");
+  if (p.sequence_parallel) w.emplace_back("sequence parallel");
   const TrainingOptions& t = s.training;
   if (t.zero_stage > 0) w.push_back(fmt::format("ZeRO-{}", t.zero_stage));
-  if (t.recompute == Recompute::kFull) w.push_back("gradient checkpointing");
-  if (t.recompute == Recompute::kSelective) w.push_back("selective recomputation");
+  if (t.recompute == Recompute::kFull) w.emplace_back("gradient checkpointing");
+  if (t.recompute == Recompute::kSelective) w.emplace_back("selective recomputation");
   if (t.offload != Offload::kNone) w.push_back(to_string(t.offload) + " offloaded to the host");
   w.push_back(fmt::format("micro-batch {} x {} accumulation steps", s.batch, t.grad_accum));
   std::string out;
@@ -106,7 +106,7 @@ void add_step_and_run_reasons(Option& opt) {
     std::string parts;
     for (const auto& [part, sec] : e.performance->step_breakdown_s)
       if (sec > 0) parts += fmt::format("{}{} {:.3g} s", parts.empty() ? "" : ", ", part, sec);
-    opt.reasons.push_back("step time by part: " + parts);
+    opt.reasons.emplace_back("step time by part: " + parts);
   }
   if (e.cost.usd_total || e.power.run_kwh)
     opt.reasons.push_back(fmt::format(

@@ -40,11 +40,11 @@ void add_warnings(const Scenario& s, const Catalog& catalog, Explanations& e) {
                          " has no FP8 tensor cores: fp8 weights run through a slower "
                          "weight-only path or not at all (FP8 needs Ada, Hopper or newer)");
   if (s.kv_cache.id == "fp8" && !g.supports("fp8") && !engine_profile(s, catalog).fp8_kv_any_gpu)
-    e.warnings.push_back("fp8 KV cache on " + g.name + " is stored only; attention upcasts it");
+    e.warnings.emplace_back("fp8 KV cache on " + g.name + " is stored only; attention upcasts it");
   if (is_training(s.task) && s.training.flash_attention &&
       g.architecture.find("Volta") != std::string::npos)
-    e.warnings.push_back("FlashAttention-2 needs Ampere or newer; " + g.name +
-                         " falls back to memory-efficient SDPA");
+    e.warnings.emplace_back("FlashAttention-2 needs Ampere or newer; " + g.name +
+                            " falls back to memory-efficient SDPA");
   if (s.gpu_count > 1 && !g.nvlink && is_training(s.task))
     e.warnings.push_back(
         fmt::format(FMT_COMPILE("{} GPUs without NVLink: gradients and TP traffic cross PCIe "

@@ -282,7 +282,7 @@ void read_sliding_window(const json& md, const std::string& a, Model& m,
     m.num_window_layers = L - L / 6;
   else {
     m.num_window_layers = L;
-    notes.push_back("attention.sliding_window set: assumed on every layer");
+    notes.emplace_back("attention.sliding_window set: assumed on every layer");
   }
 }
 
@@ -300,7 +300,7 @@ Model model_from_gguf(const GgufHeader& h, const std::string& where,
     m.attention_type =
         m.num_kv_heads == m.num_heads ? "MHA" : (m.num_kv_heads == 1 ? "MQA" : "GQA");
   if (m.intermediate_size == 0 && m.num_experts == 0)
-    notes.push_back("feed_forward_length missing: the MLP is not counted");
+    notes.emplace_back("feed_forward_length missing: the MLP is not counted");
   check_countable(m, where, "bad_file");
   return m;
 }

@@ -221,7 +221,7 @@ LanguageConfig language_config(const json& config, const std::string& where,
       if (!before.contains(k) || before[k].is_null())
         list += (list.empty() ? "" : ", ") + k + "=" + v.dump();
     if (!list.empty())
-      notes.push_back("assumed Gemma3TextConfig defaults for fields the config omits: " + list);
+      notes.emplace_back("assumed Gemma3TextConfig defaults for fields the config omits: " + list);
   }
   if (lc.family == "llama4_text") lc.family = "llama4";
   if (lc.family == "kimi_k2") lc.family = "deepseek_v3";

@@ -66,7 +66,7 @@ Model model_from_tensors(const std::vector<TensorEntry>& tensors, const WeightsF
   }
   m.num_layers = layers;
   m.given_params = w.elements;
-  notes.push_back(
+  notes.emplace_back(
       "no config.json: the parameter count is the stored tensors' total; heads, "
       "KV heads and head_dim are unknown, so KV cache sizes need config.json");
   return m;

@@ -60,7 +60,7 @@ void apply_rule_of_thumb(const RuleOfThumb& r, Estimate& e) {
   if (capacity) m.fits = m.total <= *capacity;
   e.basis.clear();
   e.basis["total_bytes"] = kRuleOfThumbBasis;
-  e.warnings.push_back("method rule-of-thumb: the articles' arithmetic, not the analytic model");
+  e.warnings.emplace_back("method rule-of-thumb: the articles' arithmetic, not the analytic model");
 }
 
 // Whether `name` is the entry's own id, name or Hugging Face id rather than an alias or a partial
@@ -108,10 +108,10 @@ Answer answer(const nlohmann::json& input, const Catalog& catalog) {
       input["model"].is_string() && !names_entry(input["model"].get<std::string>(), s.model)) {
     const std::string asked = input["model"].get<std::string>();
     a.model_requested = asked;
-    e.warnings.push_back("model '" + asked + "' is not a catalog entry: estimated as " +
-                         s.model.id + " (" + s.model.name +
-                         "), the entry it resolves to; paste its config.json for this exact "
-                         "model");
+    e.warnings.emplace_back("model '" + asked + "' is not a catalog entry: estimated as " +
+                            s.model.id + " (" + s.model.name +
+                            "), the entry it resolves to; paste its config.json for this exact "
+                            "model");
   }
   return a;
 }

@@ -117,7 +117,6 @@ std::string options_table(const nlohmann::json& rec, bool markdown, size_t limit
     if (i++ >= limit) break;
     const auto& e = o["estimate"];
     const auto& perf = e.value("performance", nlohmann::json::object());
-    const auto& cost = e.value("cost", nlohmann::json::object());
     std::string speed = perf.contains("max_output_tokens_per_s")
                             ? cell(perf, "max_output_tokens_per_s", "{:.0f} tok/s")
                             : cell(perf, "train_tokens_per_s", "{:.0f} tok/s");

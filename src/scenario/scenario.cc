@@ -172,7 +172,7 @@ void resolve_model(const nlohmann::json& input, const Catalog& catalog, Scenario
     s.weights_file = std::move(imported.weights);
     s.notes.insert(s.notes.end(), imported.warnings.begin(), imported.warnings.end());
     s.model_origin = local ? std::string(store_id(local->store)) : "path";
-    if (local) s.notes.push_back("model found in " + s.model_origin + ": " + local->path);
+    if (local) s.notes.emplace_back("model found in " + s.model_origin + ": " + local->path);
     return;
   }
   if (!v.is_object())
@@ -190,7 +190,7 @@ void resolve_model(const nlohmann::json& input, const Catalog& catalog, Scenario
   if (v.contains("params")) {
     const double params = *read_number(v, "params", "model", 1e6, 1e14);
     s.model = model_from_param_count(params);
-    s.notes.push_back(
+    s.notes.emplace_back(
         "model given by parameter count only: KV cache and activations assume a Llama-like shape "
         "of " +
         std::to_string(s.model.num_layers) + " layers x " + std::to_string(s.model.hidden_size) +
@@ -414,7 +414,7 @@ void parse_lengths(const nlohmann::json& input, Scenario& s, ScenarioGiven& give
   derive_lengths(s, has_seq, prompt, output);
   check_seq_len(s);
   if (s.prompt_len + s.output_len > s.seq_len && has_seq)
-    s.notes.push_back(
+    s.notes.emplace_back(
         "prompt_len + output_len exceed seq_len: memory uses seq_len, speed uses "
         "prompt_len and output_len");
   note_context(s);
@@ -441,7 +441,7 @@ void parse_training_options(const nlohmann::json& input, Scenario& s, ScenarioGi
   check_lora_targets(s);
   if (computes_in_bf16(s.training.mixed_precision))
     if (is_training(s.task) && s.task != Task::kCvTrain && s.weights.id == "fp16")
-      s.notes.push_back("weights fp16 with bf16 training: the working copy is taken as bf16");
+      s.notes.emplace_back("weights fp16 with bf16 training: the working copy is taken as bf16");
 }
 
 struct SplitGiven {
@@ -475,10 +475,10 @@ void parse_system(const nlohmann::json& input, const Catalog& catalog, SplitGive
   check_layout(s);
   check_model_split(s);
   if (!s.model.is_cv() && s.model.num_heads % s.parallel.tp != 0)
-    s.notes.push_back("tp does not divide the " + std::to_string(s.model.num_heads) +
-                      " attention heads: most engines refuse this split");
+    s.notes.emplace_back("tp does not divide the " + std::to_string(s.model.num_heads) +
+                         " attention heads: most engines refuse this split");
   if (s.training.zero_stage > 0 && s.parallel.dp == 1)
-    s.notes.push_back("ZeRO shards over data-parallel ranks: with dp = 1 it saves nothing");
+    s.notes.emplace_back("ZeRO shards over data-parallel ranks: with dp = 1 it saves nothing");
 }
 
 // Vision training. The fields are checked whatever the task, so that a wrong value is never
@@ -492,7 +492,8 @@ void parse_vision(const nlohmann::json& input, Scenario& s) {
     if (dataset_items) s.dataset_items = *dataset_items;
     if (epochs) s.epochs = *epochs;
   } else if (image_size || dataset_items || epochs) {
-    s.notes.push_back("image_size, dataset_items and epochs apply to task cv-train only: ignored");
+    s.notes.emplace_back(
+        "image_size, dataset_items and epochs apply to task cv-train only: ignored");
   }
 }
 

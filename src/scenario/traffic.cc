@@ -78,7 +78,7 @@ void parse_traffic(const nlohmann::json& input, Scenario& s) {
   const nlohmann::json* t = object_at(input, "traffic");
   const nlohmann::json* slo = object_at(input, "slo");
   if (!t) {
-    if (slo) s.notes.push_back("slo applies to traffic: give traffic.requests_per_s; ignored");
+    if (slo) s.notes.emplace_back("slo applies to traffic: give traffic.requests_per_s; ignored");
     return;
   }
   if (s.task != Task::kInference)

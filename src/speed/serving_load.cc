@@ -355,11 +355,11 @@ void estimate_load(const Scenario& sc, const InferenceSetup& s, const MemoryEsti
         in.traffic.requests_per_s, pct, p.ttft_s * 1e3, p.tpot_s * 1e3, load.max_rate * n,
         load.binding));
   if (load.prompt.capped || load.output.capped)
-    est.warnings.push_back(
+    est.warnings.emplace_back(
         "traffic: a p90 over 2.27 x the mean is wider than any lognormal with that mean; the "
         "percentiles keep the p90, the spread is taken at its widest lognormal");
   if (!s.engine.decode_pipelining || s.engine.prefill_chunk_tokens > 1e8)
-    est.warnings.push_back(
+    est.warnings.emplace_back(
         "the load model assumes continuous batching (vLLM, SGLang, TensorRT-LLM); " + sc.engine +
         " batches requests differently, so the load figures are optimistic");
   est.basis["load_batch"] = fmt::format(

@@ -36,7 +36,7 @@ void inference(const Scenario& sc, const Catalog& catalog, const MemoryEstimate&
   std::string why;
   const auto setup = inference_setup(sc, profile, counts, why);
   if (!setup) {
-    if (est) est->warnings.push_back("speed not estimated: " + why);
+    if (est) est->warnings.emplace_back("speed not estimated: " + why);
     return;
   }
   const InferenceSetup& s = *setup;
@@ -73,7 +73,7 @@ void inference(const Scenario& sc, const Catalog& catalog, const MemoryEstimate&
     const double kv = kv_bytes_per_sequence(s.costs, prompt + output);
     if (pool > 0 && kv > 0) full = std::max(full, std::floor(pool / kv));
     if (est)
-      est->warnings.push_back(
+      est->warnings.emplace_back(
           "max_output_tokens_per_s: no memory.max_batch, batch sized from the KV "
           "pool the engine preallocates");
   }
@@ -120,7 +120,7 @@ void training(const Scenario& sc, const EngineProfile& engine, const ModelCounts
   std::string why;
   const auto r = training_speed(sc, engine, profile, counts, why);
   if (!r) {
-    if (why_sink) why_sink->warnings.push_back("speed not estimated: " + why);
+    if (why_sink) why_sink->warnings.emplace_back("speed not estimated: " + why);
     return;
   }
   perf.step_time_s = r->step_time_s;
