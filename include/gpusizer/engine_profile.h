@@ -127,6 +127,7 @@ struct EngineProfile {
   double loss_bytes_per_logit_16bit = 0;
   double allocator_overhead_fraction = 0;
   bool kbit_training_fp32_upcast = false;
+  bool adapters_fp32 = false;  ///< LoRA adapters (and their grads and states) in fp32
   int64_t default_ubatch = 0;           ///< llama.cpp
   double activation_bytes = 0;          ///< llama.cpp: bytes per intermediate value
   double cuda_context_bytes = 0;        ///< 0: the device's figure

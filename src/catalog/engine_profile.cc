@@ -132,6 +132,7 @@ const std::vector<std::string> kEngineKeys = {"kind",
                                               "loss_bytes_per_logit_16bit",
                                               "allocator_overhead_fraction",
                                               "kbit_training_fp32_upcast",
+                                              "adapters_fp32",
                                               "default_ubatch",
                                               "activation_bytes",
                                               "cuda_context_bytes",
@@ -249,6 +250,7 @@ EngineProfile read_engine(const std::string& name, const nlohmann::json& o,
   p.allocator_overhead_fraction =
       data::required_number(o, "allocator_overhead_fraction", where, 0, 1);
   p.kbit_training_fp32_upcast = data::required_bool(o, "kbit_training_fp32_upcast", where);
+  p.adapters_fp32 = data::required_bool(o, "adapters_fp32", where);
   read_optional_figures(o, where, p);
   if (!o.contains("releases") || !o.at("releases").is_array() || o.at("releases").empty())
     throw InputError(where + ".releases", "must list at least one release", "bad_file");

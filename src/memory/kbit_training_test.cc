@@ -33,14 +33,14 @@ TEST(Kbit, Nf4BaseLayerBytes) {
   // 4096x14336 = 16,777,216 x 2 + 4,194,304 x 2 + 58,720,256 x 3 = 218,103,808 matrix params at
   // 4 + 8/64 + 32/(64 x 256) = 4.127 bits (NF4 blocks of 64, 8-bit absmax, fp32 absmax per 256
   // blocks) = 112,515,301 B, plus two RMSNorm weights of 4,096 in bf16 = 16,384 B, plus the
-  // layer's LoRA adapters in fp32 (r 16 on q: 16 x (4,096 + 4,096), on v: 16 x (4,096 + 1,024)
-  // = 212,992 params x 4 B = 851,968 B).
+  // layer's LoRA adapters, which torchtune builds in the model's bf16 (r 16 on q: 16 x (4,096 +
+  // 4,096), on v: 16 x (4,096 + 1,024) = 212,992 params x 2 B = 425,984 B).
   Scenario s = qlora("torchtune");
   const Catalog& cat = Catalog::builtin();
   const double l32 = memory::weights(s, cat, memory::engine_rules(s, cat), count_model(s), nullptr);
   s.model.num_layers = 31;
   const double l31 = memory::weights(s, cat, memory::engine_rules(s, cat), count_model(s), nullptr);
-  EXPECT_NEAR(l32 - l31, 218103808.0 * 4.127 / 8 + 16384.0 + 851968.0, 2.0);
+  EXPECT_NEAR(l32 - l31, 218103808.0 * 4.127 / 8 + 16384.0 + 425984.0, 2.0);
 }
 
 TEST(Kbit, PeftCastsEmbeddingHeadAndNormsToFp32) {

@@ -58,7 +58,7 @@ Parts compute_parts(const Scenario& s, const Catalog& catalog, const ModelCounts
   }
   fill_batch_parts(s, catalog, rules, p, why);
   p.gradients = memory::gradients(s, catalog, rules, counts, why);
-  p.optimizer = memory::optimizer_states(s, counts, why);
+  p.optimizer = memory::optimizer_states(s, rules, counts, why);
   p.master = memory::master_weights(s, counts, why);
   p.overhead = memory::overhead(s, catalog, rules, why);
   if (is_paged(s.training.optimizer) && is_training(s.task)) {

@@ -94,7 +94,8 @@ double activations(const Scenario& s, const EngineRules& rules, Explanations* wh
 /// Bases: "gradients_bytes", "optimizer_bytes", "master_weights_bytes".
 double gradients(const Scenario& s, const Catalog& catalog, const EngineRules& rules,
                  const ModelCounts& counts, Explanations* why);
-double optimizer_states(const Scenario& s, const ModelCounts& counts, Explanations* why);
+double optimizer_states(const Scenario& s, const EngineRules& rules, const ModelCounts& counts,
+                        Explanations* why);
 double master_weights(const Scenario& s, const ModelCounts& counts, Explanations* why);
 
 /// Memory outside the framework's allocator: CUDA context, NCCL buffers (engine non-torch).

@@ -28,6 +28,13 @@ bool adapter_training(const Scenario& s) {
   return s.task == Task::kLora || s.task == Task::kQlora;
 }
 
+// Bytes per LoRA adapter value, and so per gradient and optimizer state of one: fp32 where the
+// engine keeps adapters in fp32 (PEFT), the model's 16-bit dtype where it builds them with the
+// model (torchtune): engines.json adapters_fp32 and its source.
+double adapter_bytes(const EngineProfile& engine) {
+  return engine.adapters_fp32 ? 4.0 : 2.0;
+}
+
 // Bytes of the working copy of trainable weights in full training.
 double working_bytes(const Scenario& s) {
   return s.training.mixed_precision == MixedPrecision::kFp32 ? 4 : 2;
@@ -328,8 +335,8 @@ namespace {
 // Inference and adapter or freeze training: the weights in their number format (quantized
 // matrices, 16-bit norms and routers), the weights file's exact bytes when given, and the
 // trainable copies next to them.
-ModelBytes stored_weights(const Scenario& s, const ModelCounts& counts, const ModelBytes& p,
-                          const Explanations* why, std::string& basis) {
+ModelBytes stored_weights(const Scenario& s, const EngineProfile& engine, const ModelCounts& counts,
+                          const ModelBytes& p, const Explanations* why, std::string& basis) {
   ModelBytes b;
   const NumberFormat& f = s.weights;
   const double small = 2.0;  // norms, biases, routers stay 16-bit in every quantized format
@@ -371,14 +378,16 @@ ModelBytes stored_weights(const Scenario& s, const ModelCounts& counts, const Mo
     basis = explain_if(why, FMT_COMPILE("exact tensor bytes read from {} ({})"),
                        s.weights_file->format, s.weights_file->path);
   }
-  // Trainable copies: LoRA adapters in fp32 (PEFT autocast_adapter_dtype=True), freeze-tuned
-  // layers upcast to fp32 (LLaMA-Factory upcast_trainable_params), modules_to_save copies.
+  // Trainable copies: LoRA adapters (fp32 in PEFT, autocast_adapter_dtype=True; 16-bit in
+  // torchtune), freeze-tuned layers upcast to fp32 (LLaMA-Factory upcast_trainable_params),
+  // modules_to_save copies.
   const ModelBytes& t = counts.trainable;
   if (adapter_training(s)) {
-    b.layers += t.layers * 4.0;
+    b.layers += t.layers * adapter_bytes(engine);
     // modules_to_save copies keep the module's 16-bit dtype (PEFT ModulesToSaveWrapper).
     b.embedding += t.embedding * 2.0;
-    if (why) basis += "; + LoRA adapters in fp32";
+    if (why)
+      basis += engine.adapters_fp32 ? "; + LoRA adapters in fp32" : "; + LoRA adapters in 16-bit";
     if (why && t.embedding > 0) basis += " and 16-bit trainable copies of the saved modules";
   } else if (s.task == Task::kFreeze) {
     b.layers += t.layers * 2.0;
@@ -442,7 +451,7 @@ double weights(const Scenario& s, const Catalog& catalog, const EngineRules& rul
     basis = explain_if(why, FMT_COMPILE("params x {:g} B ({} working copy)"), working_bytes(s),
                        s.training.mixed_precision == MixedPrecision::kFp32 ? "fp32" : "16-bit");
   } else {
-    b = stored_weights(s, counts, p, why, basis);
+    b = stored_weights(s, rules.engine, counts, p, why, basis);
   }
   return explained(sharded_weights(s, catalog, rules, counts, b, std::move(basis), why),
                    "weights_bytes", why);
@@ -453,8 +462,10 @@ double gradients(const Scenario& s, const Catalog& catalog, const EngineRules& r
   if (!is_training(s.task))
     return explained(0, "inference keeps no gradients", "gradients_bytes", why);
   // Mixed precision keeps 16-bit gradients (ZeRO sec. 3.1); fp32 training and the fp32 trainable
-  // copies of adapter and freeze tuning keep fp32 ones.
-  const double bytes = full_training(s) ? working_bytes(s) : 4.0;
+  // copies of freeze tuning keep fp32 ones; adapters keep their own dtype (adapter_bytes).
+  const double bytes = full_training(s)      ? working_bytes(s)
+                       : adapter_training(s) ? adapter_bytes(rules.engine)
+                                             : 4.0;
   ModelBytes t = scaled(counts.trainable, bytes);
   if (adapter_training(s)) t.embedding *= 2.0 / bytes;  // saved modules: 16-bit gradients
   Part part{per_gpu(t, s, s.training.zero_stage >= 2),
@@ -480,13 +491,16 @@ double gradients(const Scenario& s, const Catalog& catalog, const EngineRules& r
   return explained(std::move(part), "gradients_bytes", why);
 }
 
-double optimizer_states(const Scenario& s, const ModelCounts& counts, Explanations* why) {
+double optimizer_states(const Scenario& s, const EngineRules& rules, const ModelCounts& counts,
+                        Explanations* why) {
   if (!is_training(s.task))
     return explained(0, "inference keeps no optimizer states", "optimizer_bytes", why);
-  // States follow the trainable parameters' dtype: fp32 with a master copy or fp32 adapters,
-  // bf16 in pure-bf16 training (torch.optim creates states like the parameter).
-  const double state_bytes =
-      full_training(s) && s.training.mixed_precision == MixedPrecision::kPureBf16 ? 2 : 4;
+  // States follow the trainable parameters' dtype: fp32 with a master copy, the adapters' own
+  // dtype, bf16 in pure-bf16 training (torch.optim creates states like the parameter).
+  const double state_bytes = full_training(s)
+                                 ? (s.training.mixed_precision == MixedPrecision::kPureBf16 ? 2 : 4)
+                             : adapter_training(s) ? adapter_bytes(rules.engine)
+                                                   : 4;
   const ModelBytes& t = counts.trainable;
   double per_param = optimizer_bytes_per_param(s, state_bytes);
   std::string basis;  // the optimizer's name is written only when explaining
