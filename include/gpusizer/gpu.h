@@ -20,7 +20,8 @@ struct Gpu {
   double memory_gb = 0;  ///< marketed capacity, decimal GB
   std::string memory_type;
   std::optional<double> memory_bandwidth_gbps;
-  // Dense peak rates in TFLOPS (TOPS for int). Empty: unknown or unsupported (see unsupported).
+  // Dense peak rates in TFLOPS (TOPS for int). Empty: unknown, or NA in gpus.csv (the hardware
+  // lacks the format).
   std::optional<double> fp32_tflops, tf32_tflops, fp16_tflops, bf16_tflops, fp8_tflops, int8_tops,
       int4_or_fp4_tops;
   std::string int4_or_fp4_kind;
@@ -49,7 +50,6 @@ struct Gpu {
   std::string china_export_note;
   std::string confidence;
   std::string source_urls;
-  std::vector<std::string> unsupported;  ///< columns marked NA: the hardware lacks the feature
   std::vector<std::pair<std::string, std::string>> fields;  ///< every column as written
 
   /// Memory capacity in bytes (decimal GB as marketed).

@@ -54,8 +54,6 @@ std::vector<Gpu> parse_gpus(std::string_view text) {
   for (const CsvRecord& f : parse_csv_records(text, "gpus.csv")) {
     Gpu g;
     g.fields = f.columns;
-    for (const auto& [column, value] : f.columns)
-      if (value == "NA") g.unsupported.push_back(column);
     const std::string where = "gpus.csv line " + std::to_string(f.line);
     g.id = f["id"];
     if (g.id.empty()) throw InputError(where + ": id", "is missing", "bad_file");

@@ -4,22 +4,14 @@
 #include <string_view>
 
 namespace gpusizer {
-namespace {
-
-bool is_unsupported(const Gpu& g, std::string_view column) {
-  return std::find(g.unsupported.begin(), g.unsupported.end(), column) != g.unsupported.end();
-}
-
-}  // namespace
-
 bool Gpu::supports(std::string_view dtype) const {
   if (dtype == "fp32" || dtype.empty()) return true;
-  if (dtype == "bf16")
-    return bf16_tflops.has_value() && !is_unsupported(*this, "bf16_tflops_dense");
+  // A rate marked NA in gpus.csv (the hardware lacks the format) is read as empty, like one not
+  // published.
+  if (dtype == "bf16") return bf16_tflops.has_value();
   if (dtype == "fp16") return fp16_tflops.has_value() || fp32_tflops.has_value();
-  if (dtype == "tf32")
-    return tf32_tflops.has_value() && !is_unsupported(*this, "tf32_tflops_dense");
-  if (dtype == "fp8") return fp8_tflops.has_value() && !is_unsupported(*this, "fp8_tflops_dense");
+  if (dtype == "tf32") return tf32_tflops.has_value();
+  if (dtype == "fp8") return fp8_tflops.has_value();
   if (dtype == "int8") return int8_tops.has_value();
   return true;
 }
