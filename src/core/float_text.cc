@@ -1,7 +1,9 @@
 #include "core/float_text.h"
 
 #include <cmath>
+#include <cstddef>
 #include <cstdint>
+#include <cstring>
 
 namespace gpusizer {
 namespace {
@@ -26,32 +28,45 @@ Product times_pow10(double a, int n) {
   return {rounded, std::fma(a, kPow10[n], -rounded)};
 }
 
-// The integer nearest to the exact product p (< 2^53); false on an exact tie. p.rounded - whole
-// is exact (whole <= p.rounded < whole + 1), and so is its difference from 0.5 wherever the sum
-// could come out near zero (between 0.25 and 1, Sterbenz); a rounded sum has the exact sum's sign.
+// The integer nearest to the exact product p (< 2^53); false on an exact tie. Truncation is the
+// floor here (p >= 0), and p.rounded - whole is exact (whole <= p.rounded < whole + 1), and so is
+// its difference from 0.5 wherever the sum could come out near zero (between 0.25 and 1,
+// Sterbenz); a rounded sum has the exact sum's sign.
 bool round_product(const Product& p, uint64_t& rounded) {
-  const double whole = std::floor(p.rounded);
-  const double off_half = (p.rounded - whole - 0.5) + p.error;
+  const auto whole = static_cast<uint64_t>(p.rounded);
+  const double off_half = (p.rounded - static_cast<double>(whole) - 0.5) + p.error;
   if (off_half == 0) return false;
-  rounded = static_cast<uint64_t>(whole) + (off_half > 0 ? 1 : 0);
+  rounded = whole + (off_half > 0 ? 1 : 0);
   return true;
 }
 
-// `digits` (an integer) written with `decimals` digits after the point, at least one before it.
+// "00" .. "99": two digits per division.
+constexpr char kPairs[] =
+    "00010203040506070809101112131415161718192021222324252627282930313233343536373839"
+    "40414243444546474849505152535455565758596061626364656667686970717273747576777879"
+    "8081828384858687888990919293949596979899";
+
+// `digits` (an integer below 2^53) written with `decimals` (<= 18) digits after the point, at
+// least one before it; built from the right in a buffer, then copied.
 char* write_scaled(char* out, uint64_t digits, int decimals) {
-  char buf[24];
-  int n = 0;
-  do {
-    buf[n++] = static_cast<char>('0' + digits % 10);
+  char buf[40];
+  char* const end = buf + sizeof buf;
+  char* p = end;
+  for (int i = 0; i < decimals; ++i) {  // the fraction: exactly `decimals` digits
+    *--p = static_cast<char>('0' + digits % 10);
     digits /= 10;
-  } while (digits != 0);
-  while (n < decimals + 1) buf[n++] = '0';
-  while (n > decimals) *out++ = buf[--n];
-  if (decimals > 0) {
-    *out++ = '.';
-    while (n > 0) *out++ = buf[--n];
   }
-  return out;
+  if (decimals > 0) *--p = '.';
+  while (digits >= 10) {
+    const auto pair = static_cast<size_t>(digits % 100) * 2;
+    digits /= 100;
+    *--p = kPairs[pair + 1];
+    *--p = kPairs[pair];
+  }
+  if (digits > 0 || p == end || *p == '.') *--p = static_cast<char>('0' + digits);
+  const auto n = static_cast<size_t>(end - p);
+  std::memcpy(out, p, n);
+  return out + n;
 }
 
 // The sign printf writes: '-' for every negative value, negative zero included.
