@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "core/text_format.h"
 #include "cost/fleet.h"
 #include "cost/ownership_figures.h"
 #include "gpusizer/error.h"
@@ -20,8 +21,8 @@ namespace gpusizer {
 namespace {
 
 std::string money(double usd) {
-  return usd >= 100 ? fmt::format(FMT_COMPILE("${:.0f}"), usd)
-                    : fmt::format(FMT_COMPILE("${:.2f}"), usd);
+  return usd >= 100 ? format_text(FMT_COMPILE("${:.0f}"), usd)
+                    : format_text(FMT_COMPILE("${:.2f}"), usd);
 }
 
 // How much the hardware is used: tokens a second (when known) and seconds of one training run (0
@@ -63,18 +64,18 @@ std::string cloud_basis(const Scenario& s, const InstancePlan& rent, const CostA
                         int64_t node_gpus) {
   const CloudInstance& i = *rent.instance;
   const int64_t billed = rent.count * i.gpus;
-  return fmt::format(
+  return format_text(
       FMT_COMPILE(
           "cloud: {} x {} ({}, {} GPU{} each, {}/h{}; {}, {}) for {} GPUs in nodes of {}{}{}"),
       rent.count, i.name, i.provider, i.gpus, i.gpus > 1 ? "s" : "",
-      i.currency == "CNY" ? fmt::format(FMT_COMPILE("CNY {:g}"), i.price_per_hour)
+      i.currency == "CNY" ? format_text(FMT_COMPILE("CNY {:g}"), i.price_per_hour)
                           : money(i.price_per_hour),
-      i.currency == "CNY" ? fmt::format(FMT_COMPILE(" = {} at {:g} CNY/USD (costs.json, {})"),
+      i.currency == "CNY" ? format_text(FMT_COMPILE(" = {} at {:g} CNY/USD (costs.json, {})"),
                                         money(rent.instance_usd_per_hour), a.usd_to_cny, a.date)
                           : "",
       i.region, i.date, s.gpu_count, node_gpus,
-      billed > s.gpu_count ? fmt::format(FMT_COMPILE("; {} GPUs billed"), billed) : "",
-      i.gpus < node_gpus ? fmt::format(FMT_COMPILE("; no listed shape holds a node of {}, so a "
+      billed > s.gpu_count ? format_text(FMT_COMPILE("; {} GPUs billed"), billed) : "",
+      i.gpus < node_gpus ? format_text(FMT_COMPILE("; no listed shape holds a node of {}, so a "
                                                    "node spans {} instances"),
                                        node_gpus, (node_gpus + i.gpus - 1) / i.gpus)
                          : "");
@@ -94,7 +95,7 @@ void add_cloud(const Scenario& s, const CostAssumptions& a, const Catalog& catal
   }
   if (!text) return;
   o.not_rented =
-      fmt::format(FMT_COMPILE("not rented: no cloud instance of {} in data/instances.csv{}"),
+      format_text(FMT_COMPILE("not rented: no cloud instance of {} in data/instances.csv{}"),
                   g.name, china ? " in mainland-China regions" : "");
   o.basis.push_back(o.not_rented);
 }
@@ -119,9 +120,9 @@ std::string on_prem_basis(const Scenario& s, const Gpu& g, const CostAssumptions
                           const OnPremCost& p, const NodePlan& plan, double server_usd,
                           double it_kw) {
   const std::string server_name =
-      p.server.empty() ? fmt::format(FMT_COMPILE("{} server (costs.json)"), g.form_factor_class)
+      p.server.empty() ? format_text(FMT_COMPILE("{} server (costs.json)"), g.form_factor_class)
                        : plan.server->name + " (servers.csv, " + plan.server->date + ")";
-  return fmt::format(
+  return format_text(
       FMT_COMPILE(
           "on-prem: ({} GPUs x {} + {} x {} at {}) / {:g} years + {:g}%/year "
           "maintenance, "
@@ -163,7 +164,7 @@ void add_on_prem(const Scenario& s, const PowerEstimate& power, const CostAssump
   if (!text) return;
   o.basis.push_back(on_prem_basis(s, g, a, p, plan, server, it_kw));
   if (plan.server && plan.gpus_per_node > s.gpu_count)
-    o.basis.push_back(fmt::format(FMT_COMPILE("on-prem: the smallest server that holds {} x {} "
+    o.basis.push_back(format_text(FMT_COMPILE("on-prem: the smallest server that holds {} x {} "
                                               "is the {} (up to {} GPUs)"),
                                   s.gpu_count, g.name, plan.server->name, plan.server->max_gpus));
 }
@@ -188,17 +189,17 @@ void compare_rent_and_buy(const CloudCost& cloud, const OnPremCost& on_prem,
   if (!b.utilization || *b.utilization >= 1.0) {
     b.verdict =
         "rent: at these prices buying never pays back within " +
-        fmt::format(FMT_COMPILE("{:g} years, even busy around the clock"), a.amortization_years);
+        format_text(FMT_COMPILE("{:g} years, even busy around the clock"), a.amortization_years);
   } else if (a.utilization >= *b.utilization && b.months && *b.months <= life_months) {
     b.verdict =
-        fmt::format(FMT_COMPILE("buy if the work is long and steady: above {:.0f}% utilization "
+        format_text(FMT_COMPILE("buy if the work is long and steady: above {:.0f}% utilization "
                                 "owning is cheaper, and at "
                                 "{:.0f}% it pays back in {:.0f} months (of a {:g}-year life); "
                                 "private data also favours "
                                 "on-prem. Fluctuating or one-off demand still favours the cloud"),
                     *b.utilization * 100, a.utilization * 100, *b.months, a.amortization_years);
   } else {
-    b.verdict = fmt::format(
+    b.verdict = format_text(
         FMT_COMPILE(
             "rent unless the GPUs will be busy more than {:.0f}% of the time for {:g} years: at "
             "{:.0f}% utilization the cloud is cheaper. Fluctuating, one-off or exploratory "

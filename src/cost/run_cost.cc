@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "core/text_format.h"
 #include "gpusizer/scenario.h"
 
 namespace gpusizer {
@@ -17,10 +18,11 @@ RunCost price_training_run(const Scenario& s, const std::optional<PerformanceEst
   const bool on_prem_ok = basis != RunPriceBasis::kCloud;
   if (cloud_ok && ownership && ownership->cloud && ownership->cloud->usd_per_run) {
     r.usd_total = ownership->cloud->usd_per_run;
-    priced = fmt::format("cloud ${:.2f}/hour x {:.1f} h", ownership->cloud->usd_per_hour, hours);
+    priced = format_text(FMT_COMPILE("cloud ${:.2f}/hour x {:.1f} h"),
+                         ownership->cloud->usd_per_hour, hours);
   } else if (on_prem_ok && ownership && ownership->on_prem && ownership->on_prem->usd_per_run) {
     r.usd_total = ownership->on_prem->usd_per_run;
-    priced = fmt::format("on-prem ${:.2f}/hour amortized x {:.1f} h",
+    priced = format_text(FMT_COMPILE("on-prem ${:.2f}/hour amortized x {:.1f} h"),
                          ownership->on_prem->usd_per_hour, hours);
   }
   if (power.node_peak_watts && power.nodes) {
@@ -29,8 +31,8 @@ RunCost price_training_run(const Scenario& s, const std::optional<PerformanceEst
     const double pue = ownership ? ownership->assumptions.pue : 1.0;
     const double it_kw = *power.node_peak_watts * static_cast<double>(*power.nodes) / 1000.0;
     r.kwh = it_kw * hours * pue;
-    r.basis = fmt::format("{}{}{:.1f} kW x {:.1f} h x PUE {:g}", priced, priced.empty() ? "" : "; ",
-                          it_kw, hours, pue);
+    r.basis = format_text(FMT_COMPILE("{}{}{:.1f} kW x {:.1f} h x PUE {:g}"), priced,
+                          priced.empty() ? "" : "; ", it_kw, hours, pue);
   } else {
     r.basis = priced;
   }

@@ -1,4 +1,5 @@
 #include "estimate/bands.h"
+#include "core/text_format.h"
 
 #include <fmt/compile.h>
 #include <fmt/format.h>
@@ -39,7 +40,7 @@ void add_speed_bands(const Scenario& s, const SpeedBands& bands, PerformanceEsti
     p.bands[std::string(name)] = band_of(**value, *kind, *band);
     if (!why || std::find(written, written + n_written, band) != written + n_written) continue;
     written[n_written++] = band;
-    const std::string line = fmt::format(
+    const std::string line = format_text(
         FMT_COMPILE("{} on {}: measured rate {:+.0f}% to {:+.0f}% of the predicted (n={})"),
         band->kind, band->engine == "*" ? "all engines" : band->engine,
         100 * (1 / (1 + band->high_error) - 1), 100 * (1 / (1 + band->low_error) - 1), band->n);

@@ -5,6 +5,7 @@
 #include <fmt/compile.h>
 #include <fmt/format.h>
 
+#include "core/text_format.h"
 #include "cost/ownership_figures.h"
 #include "cost/run_cost.h"
 #include "estimate/bands.h"
@@ -47,7 +48,7 @@ void add_warnings(const Scenario& s, const Catalog& catalog, Explanations& e) {
                             " falls back to memory-efficient SDPA");
   if (s.gpu_count > 1 && !g.nvlink && is_training(s.task))
     e.warnings.push_back(
-        fmt::format(FMT_COMPILE("{} GPUs without NVLink: gradients and TP traffic cross PCIe "
+        format_text(FMT_COMPILE("{} GPUs without NVLink: gradients and TP traffic cross PCIe "
                                 "({})"),
                     s.gpu_count, g.pcie_gen_lanes));
 }
@@ -70,13 +71,13 @@ void check_representable(const Scenario& s, const MemoryEstimate& m) {
     const double states = m.weights + m.gradients + m.optimizer + m.master_weights;
     if (states > kMaxBytes)
       throw InputError("model",
-                       fmt::format(FMT_COMPILE("needs {:.3g} bytes per GPU for its weights and "
+                       format_text(FMT_COMPILE("needs {:.3g} bytes per GPU for its weights and "
                                                "training states, past any machine"),
                                    states),
                        "out_of_range");
     throw InputError(
         s.batch > 1 ? "batch" : "seq_len",
-        fmt::format(FMT_COMPILE("batch {} x seq_len {} needs {:.3g} bytes per GPU, past any "
+        format_text(FMT_COMPILE("batch {} x seq_len {} needs {:.3g} bytes per GPU, past any "
                                 "machine"),
                     s.batch, s.seq_len, v),
         "out_of_range");
@@ -102,7 +103,7 @@ void estimate_cost(const Scenario& s, const Catalog& catalog, const CostAssumpti
     e.cost.usd_per_hour = rent->usd_per_hour;
     if (why)
       why->basis["usd_per_hour"] =
-          fmt::format(FMT_COMPILE("{} x {} ({}, {} GPUs each, ${:g}/h, {}) for {} GPUs"),
+          format_text(FMT_COMPILE("{} x {} ({}, {} GPUs each, ${:g}/h, {}) for {} GPUs"),
                       rent->count, rent->instance, rent->provider, rent->gpus_per_instance,
                       rent->instance_usd_per_hour, rent->price_date, s.gpu_count);
     if (useful_tokens_per_s(s, e)) {
@@ -174,7 +175,7 @@ Estimate estimate(const Scenario& s, const Catalog& catalog, Detail detail) {
   check_representable(s, e.memory);
   if (e.memory.fits && !*e.memory.fits && e.memory.capacity)
     why.warnings.push_back(
-        fmt::format(FMT_COMPILE("does not fit: needs {:.1f} GiB per GPU, {} has {:.1f} GiB "
+        format_text(FMT_COMPILE("does not fit: needs {:.1f} GiB per GPU, {} has {:.1f} GiB "
                                 "usable"),
                     e.memory.total / kGiB, s.gpu->name, *e.memory.capacity / kGiB));
   const CostAssumptions costs = with_cost_overrides(catalog.cost_defaults(), s.costs);

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 
+#include "core/text_format.h"
 #include "cost/fleet.h"
 #include "gpusizer/units.h"
 
@@ -26,25 +27,25 @@ void explain_power(const Scenario& s, const Facility& f, const CostAssumptions& 
                    Explanations& e) {
   const double tdp = *s.gpu->tdp_w;
   e.basis["gpu_watts"] =
-      fmt::format(FMT_COMPILE("{} x {:g} W board power (TDP)"), s.gpu_count, tdp);
-  e.basis["node_watts"] = fmt::format(
+      format_text(FMT_COMPILE("{} x {:g} W board power (TDP)"), s.gpu_count, tdp);
+  e.basis["node_watts"] = format_text(
       FMT_COMPILE("({} GPUs x {:g} W + host {:g} W + {:g} W per GPU slot) x (1 + {:g} margin){}"),
       per_node, tdp, f.host_base_watts, f.host_watts_per_gpu, f.power_margin,
       power.server.empty() ? std::string(" (facility.json host)")
                            : " (" + plan.server->name + ", data/servers.csv)");
   e.basis["btu_per_hour"] = "peak watts of all nodes x 3.412 BTU/h per W";
   e.basis["ups_kva"] =
-      fmt::format(FMT_COMPILE("fleet watts with margin / {:g} power factor"), f.power_factor);
-  e.basis["annual_kwh"] = fmt::format(FMT_COMPILE("peak kW x {:g} utilization x 8760 h x PUE {:g}"),
+      format_text(FMT_COMPILE("fleet watts with margin / {:g} power factor"), f.power_factor);
+  e.basis["annual_kwh"] = format_text(FMT_COMPILE("peak kW x {:g} utilization x 8760 h x PUE {:g}"),
                                       money.utilization, money.pue);
   if (*power.node_watts > f.rack_budget_watts)
     e.warnings.push_back(
-        fmt::format(FMT_COMPILE("one node needs {:.1f} kW with margin, above a typical {:.0f} "
+        format_text(FMT_COMPILE("one node needs {:.1f} kW with margin, above a typical {:.0f} "
                                 "kW rack budget"),
                     *power.node_watts / 1000.0, f.rack_budget_watts / 1000.0));
   const Gpu& g = *s.gpu;
   if (g.segment == "consumer" && per_node > f.consumer_cards_per_closed_chassis)
-    e.warnings.push_back(fmt::format(
+    e.warnings.push_back(format_text(
         FMT_COMPILE(
             "{} x {} in one closed chassis: open-air coolers recirculate hot air and throttle; use "
             "blower or liquid-cooled cards, or at most {} per chassis; {}"),

@@ -14,6 +14,7 @@
 #include <string_view>
 #include <utility>
 
+#include "core/text_format.h"
 #include "memory/kbit_training.h"
 #include "memory/memory_parts.h"
 #include "scenario/lookups.h"
@@ -303,7 +304,7 @@ Part training_activations(const Scenario& s, const EngineProfile& engine, const 
   double total = saved.bytes + loss + edges;
   std::string& basis = saved.basis;
   if (why)
-    basis += fmt::format(FMT_COMPILE("; + loss spike seq x batch x vocab x {:g} B{}"), per_logit,
+    basis += format_text(FMT_COMPILE("; + loss spike seq x batch x vocab x {:g} B{}"), per_logit,
                          !s.training.chunked_loss ? ""
                          : s.training.compile     ? " (compiled chunked cross-entropy)"
                                                   : " (chunked cross-entropy)");

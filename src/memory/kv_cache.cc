@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "core/text_format.h"
 #include "memory/memory_parts.h"
 #include "scenario/lookups.h"
 
@@ -43,9 +44,9 @@ double kv_cache(const Scenario& s, const Catalog& catalog, int64_t sequences, in
     const char* kind = m.num_kv_heads == m.num_heads ? "MHA" : m.num_kv_heads == 1 ? "MQA" : "GQA";
     // Formatted only when explaining: numbers only builds no string, not even an empty one.
     if (why)
-      basis = fmt::format(
+      basis = format_text(
           FMT_COMPILE("2 x L x kv_heads x head_dim x seq x batch x bytes ({}; {:g} B/value{})"),
-          kind, bytes, tp > 1 ? fmt::format(FMT_COMPILE(", kv_heads/tp={:g}"), heads) : "");
+          kind, bytes, tp > 1 ? format_text(FMT_COMPILE(", kv_heads/tp={:g}"), heads) : "");
   }
   // Layers on the busiest pipeline stage, by kind.
   const int64_t layers_here = (m.num_layers + s.parallel.pp - 1) / s.parallel.pp;

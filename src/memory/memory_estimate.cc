@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "core/text_format.h"
 #include "gpusizer/units.h"
 #include "memory/kbit_training.h"
 #include "memory/memory_parts.h"
@@ -231,7 +232,7 @@ void size_kv_pool(const Scenario& s, const Catalog& catalog, const memory::Engin
     // The batch's KV formula (kv_cache wrote it) is the formula of one sequence: it names seq
     // and batch, not their values.
     std::string& kv = why->basis["kv_cache_bytes"];
-    kv = fmt::format(FMT_COMPILE("KV pool = {} ({} {}); per sequence: {}"),
+    kv = format_text(FMT_COMPILE("KV pool = {} ({} {}); per sequence: {}"),
                      fmt::format(fmt::runtime(rule), f), engine.name, rel.version, kv);
   }
   m.kv_cache_capacity_tokens =
@@ -253,8 +254,8 @@ void size_kv_pool(const Scenario& s, const Catalog& catalog, const memory::Engin
   m.high = m.total * 1.01;
   if (!why) return;
   if (beyond > 0)
-    why->basis["outside_budget_bytes"] = fmt::format(
-        "{:.2f} GiB held beyond the budget: CUDA graphs {:.2f} GiB{}{}", beyond / kGiB,
+    why->basis["outside_budget_bytes"] = format_text(
+        FMT_COMPILE("{:.2f} GiB held beyond the budget: CUDA graphs {:.2f} GiB{}{}"), beyond / kGiB,
         rel.cuda_graph_bytes / kGiB,
         rel.baseline_outside_budget ? "; " + baseline.basis + " (snapshot before the profile)"
                                     : std::string(),
@@ -327,7 +328,7 @@ void explain_memory(const Scenario& s, const Catalog& catalog, bool preallocates
   why.basis.try_emplace("kv_cache_bytes");  // training caches nothing: the key stays, empty
   why.basis["reserved_bytes"] =
       preallocates ? "the engine's own allocator: reserved = allocated"
-                   : fmt::format(FMT_COMPILE("allocated x (1 + {:g}) caching-allocator slack ({})"),
+                   : format_text(FMT_COMPILE("allocated x (1 + {:g}) caching-allocator slack ({})"),
                                  allocator_fraction(s, catalog), s.engine);
   why.basis["total_bytes"] = preallocates && capacity
                                  ? "the engine's budget (its memory fraction of usable capacity) + "

@@ -9,6 +9,7 @@
 #include <string>
 #include <utility>
 
+#include "core/text_format.h"
 #include "gpusizer/catalog.h"
 #include "gpusizer/explanations.h"
 #include "gpusizer/scenario.h"
@@ -29,7 +30,7 @@ template <typename CompiledFormat, typename... Args>
 std::string explain_if(const Explanations* why, const CompiledFormat& format, const Args&... args) {
   static_assert(fmt::detail::is_compiled_string<CompiledFormat>::value,
                 "wrap the format in FMT_COMPILE");
-  return why ? fmt::format(format, args...) : std::string();
+  return why ? format_text(format, args...) : std::string();
 }
 
 /// Appends to the basis of `figure` (an output key, "weights_bytes") in `why`; null: nothing.
@@ -38,7 +39,7 @@ void add_basis(Explanations* why, const char* figure, const CompiledFormat& form
                const Args&... args) {
   static_assert(fmt::detail::is_compiled_string<CompiledFormat>::value,
                 "wrap the format in FMT_COMPILE");
-  if (why) fmt::format_to(std::back_inserter(why->basis[figure]), format, args...);
+  if (why) format_text_to(why->basis[figure], format, args...);
 }
 
 /// The part's bytes; its basis becomes the basis of `figure` in `why` when there is one.

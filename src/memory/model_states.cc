@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "core/text_format.h"
 #include "gpusizer/error.h"
 #include "memory/memory_parts.h"
 #include "memory/sharding.h"
@@ -367,7 +368,7 @@ ModelBytes stored_weights(const Scenario& s, const EngineProfile& engine, const 
   b.lm_head = p.lm_head * f.lm_head_bytes_per_value();
   if (why)
     basis =
-        fmt::format(FMT_COMPILE("params x {:g} bits ({}: {})"), f.bits_per_value, f.id, f.source);
+        format_text(FMT_COMPILE("params x {:g} bits ({}: {})"), f.bits_per_value, f.id, f.source);
   if (!f.embedding_format.empty())
     basis += explain_if(why, FMT_COMPILE("; embedding {} and head {}"), f.embedding_format,
                         f.lm_head_format);
@@ -505,7 +506,7 @@ double optimizer_states(const Scenario& s, const EngineRules& rules, const Model
   double per_param = optimizer_bytes_per_param(s, state_bytes);
   std::string basis;  // the optimizer's name is written only when explaining
   if (why)
-    basis = fmt::format(FMT_COMPILE("trainable params x {:.3g} B ({})"), per_param,
+    basis = format_text(FMT_COMPILE("trainable params x {:.3g} B ({})"), per_param,
                         to_string(s.training.optimizer));
   ModelBytes b = scaled(t, per_param);
   if (s.training.optimizer == Optimizer::kAdafactor) {

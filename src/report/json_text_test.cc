@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <random>
 
 #include "gpusizer/json/api.h"
@@ -69,6 +70,26 @@ TEST(JsonText, NumbersLikeNlohmann) {
                             5e-324,
                             std::nan(""),
                             std::numeric_limits<double>::infinity()};
+  EXPECT_EQ(json_text(v), reference(v, -1));
+}
+
+// Whole numbers take a shortcut past Grisu2: their digits and ".0", as dump() writes them, up to
+// 10^15 - 1 (15 digits); from 10^15 on, dump()'s exponent form.
+TEST(JsonText, WholeNumbersLikeNlohmann) {
+  EXPECT_EQ(json_text(nlohmann::json(450.0)), "450.0");
+  EXPECT_EQ(json_text(nlohmann::json(-3000.0)), "-3000.0");
+  EXPECT_EQ(json_text(nlohmann::json(-0.0)), "-0.0");
+  EXPECT_EQ(json_text(nlohmann::json(999999999999999.0)), "999999999999999.0");
+  EXPECT_EQ(json_text(nlohmann::json(1e15)), "1e+15");
+  nlohmann::json v = nlohmann::json::array();
+  std::mt19937_64 rng(18);
+  for (int i = 0; i < 20000; ++i) {
+    const double limit = std::pow(10.0, static_cast<double>(rng() % 16));
+    const double whole = std::floor(std::uniform_real_distribution<double>(0, limit)(rng));
+    v.push_back(rng() % 2 ? whole : -whole);
+  }
+  for (double p = 1; p < 2e15; p *= 2) v.push_back(p);
+  for (double p = 1; p < 2e15; p *= 10) v.push_back(p);
   EXPECT_EQ(json_text(v), reference(v, -1));
 }
 

@@ -1,0 +1,144 @@
+#include "core/float_text.h"
+
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+
+namespace gpusizer {
+namespace {
+
+// 10^0 .. 10^22: every one exact in a double (5^22 < 2^53).
+constexpr double kPow10[] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,  1e8,  1e9,  1e10, 1e11,
+                             1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
+constexpr int kMaxPrecision = 15;
+constexpr double kTwo53 = 9007199254740992.0;  // from here on a double holds no fraction
+// Below it the product's rounding error could be subnormal and so not exact.
+constexpr double kSmallest = 1e-250;
+
+// a x 10^n exactly, as the rounded product and its rounding error (a >= kSmallest or 0, n <= 22):
+// the error of a double product is itself a double, and fma computes it without rounding.
+struct Product {
+  double rounded;
+  double error;
+};
+
+Product times_pow10(double a, int n) {
+  const double rounded = a * kPow10[n];
+  return {rounded, std::fma(a, kPow10[n], -rounded)};
+}
+
+// The integer nearest to the exact product p (< 2^53); false on an exact tie. Truncation is the
+// floor here (p >= 0), and p.rounded - whole is exact (whole <= p.rounded < whole + 1), and so is
+// its difference from 0.5 wherever the sum could come out near zero (between 0.25 and 1,
+// Sterbenz); a rounded sum has the exact sum's sign.
+bool round_product(const Product& p, uint64_t& rounded) {
+  const auto whole = static_cast<uint64_t>(p.rounded);
+  const double off_half = (p.rounded - static_cast<double>(whole) - 0.5) + p.error;
+  if (off_half == 0) return false;
+  rounded = whole + (off_half > 0 ? 1 : 0);
+  return true;
+}
+
+// "00" .. "99": two digits per division.
+constexpr char kPairs[] =
+    "00010203040506070809101112131415161718192021222324252627282930313233343536373839"
+    "40414243444546474849505152535455565758596061626364656667686970717273747576777879"
+    "8081828384858687888990919293949596979899";
+
+// `digits` (an integer below 2^53) written with `decimals` (<= 18) digits after the point, at
+// least one before it; built from the right in a buffer, then copied.
+char* write_scaled(char* out, uint64_t digits, int decimals) {
+  char buf[40];
+  char* const end = buf + sizeof buf;
+  char* p = end;
+  for (int i = 0; i < decimals; ++i) {  // the fraction: exactly `decimals` digits
+    *--p = static_cast<char>('0' + digits % 10);
+    digits /= 10;
+  }
+  if (decimals > 0) *--p = '.';
+  while (digits >= 10) {
+    const auto pair = static_cast<size_t>(digits % 100) * 2;
+    digits /= 100;
+    *--p = kPairs[pair + 1];
+    *--p = kPairs[pair];
+  }
+  if (digits > 0 || p == end || *p == '.') *--p = static_cast<char>('0' + digits);
+  const auto n = static_cast<size_t>(end - p);
+  std::memcpy(out, p, n);
+  return out + n;
+}
+
+// The sign printf writes: '-' for every negative value, negative zero included.
+char* write_sign(char* out, double v) {
+  if (std::signbit(v)) *out++ = '-';
+  return out;
+}
+
+// The decimal exponent of 0 < a < 1e15 as the table's literals bound it, -5 for anything below
+// 1e-4; a guess the caller checks against the exact product, since 1e-4's literal is not 10^-4.
+int decimal_exponent(double a) {
+  static constexpr double kSmall[] = {1e-4, 1e-3, 1e-2, 1e-1};
+  int x = -5;
+  if (a < 1.0) {
+    for (double p : kSmall) {
+      if (a < p) break;
+      ++x;
+    }
+    return x;
+  }
+  x = 0;
+  while (x < kMaxPrecision && a >= kPow10[x + 1]) ++x;
+  return x;
+}
+
+// Whether the exact product p is at least `bound`, or below it.
+bool at_least(const Product& p, double bound) {
+  return p.rounded > bound || (p.rounded == bound && p.error >= 0);
+}
+
+}  // namespace
+
+char* fixed_text(char* out, double v, int precision) {
+  if (precision < 0 || precision > kMaxPrecision || !std::isfinite(v)) return nullptr;
+  const double a = std::fabs(v);
+  if (a != 0 && a < kSmallest) return nullptr;
+  const Product scaled = times_pow10(a, precision);
+  if (!(scaled.rounded < kTwo53)) return nullptr;
+  uint64_t digits = 0;
+  if (!round_product(scaled, digits)) return nullptr;
+  return write_scaled(write_sign(out, v), digits, precision);
+}
+
+char* general_text(char* out, double v, int precision) {
+  if (precision < 1 || precision > kMaxPrecision || !std::isfinite(v)) return nullptr;
+  const double a = std::fabs(v);
+  if (a == 0) {  // "%g" of zero: "0", "-0"
+    out = write_sign(out, v);
+    *out++ = '0';
+    return out;
+  }
+  if (a < kSmallest || !(a < kPow10[kMaxPrecision])) return nullptr;
+  // C17 7.21.6.1: "%g" is "%e" when the exponent X of the value rounded to `precision` digits is
+  // below -4 or at least the precision, else "%f" with precision - 1 - X decimals; then trailing
+  // zeros of the fraction, and a point left bare, are removed.
+  const int x = decimal_exponent(a);
+  if (x < -4 || x >= precision) return nullptr;
+  const int decimals = precision - 1 - x;
+  const Product scaled = times_pow10(a, decimals);
+  // X is right when the exact product has `precision` digits before the point, and stays right
+  // when rounding does not carry it to 10^precision.
+  const double low = kPow10[precision - 1], high = kPow10[precision];
+  if (!at_least(scaled, low) || at_least(scaled, high)) return nullptr;
+  uint64_t digits = 0;
+  if (!round_product(scaled, digits)) return nullptr;
+  if (digits >= static_cast<uint64_t>(high)) return nullptr;
+  char* end = write_scaled(write_sign(out, v), digits, decimals);
+  if (decimals > 0) {
+    while (end[-1] == '0') --end;
+    if (end[-1] == '.') --end;
+  }
+  return end;
+}
+
+}  // namespace gpusizer

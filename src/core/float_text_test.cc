@@ -1,0 +1,93 @@
+// The fast printf conversions: texts derived by hand from C17 7.21.6.1 ("%f": the value rounded
+// to the precision's decimals; "%g": "%e" below 1e-4 or at 10^precision and above, else "%f"
+// with precision - 1 - X decimals and trailing zeros removed), and the cases left to the exact
+// path.
+#include "core/float_text.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <limits>
+#include <string>
+
+namespace gpusizer {
+namespace {
+
+// The text, or "declined" when the fast path leaves the value to the exact formatter.
+std::string fixed(double v, int precision) {
+  char buf[kFloatTextChars];
+  char* end = fixed_text(buf, v, precision);
+  return end ? std::string(buf, end) : "declined";
+}
+
+std::string general(double v, int precision) {
+  char buf[kFloatTextChars];
+  char* end = general_text(buf, v, precision);
+  return end ? std::string(buf, end) : "declined";
+}
+
+TEST(FloatText, FixedZerosAndSigns) {
+  EXPECT_EQ(fixed(0.0, 0), "0");
+  EXPECT_EQ(fixed(0.0, 2), "0.00");
+  EXPECT_EQ(fixed(-0.0, 0), "-0");  // printf keeps the sign of negative zero
+  EXPECT_EQ(fixed(-0.0, 1), "-0.0");
+  EXPECT_EQ(fixed(-0.001, 2), "-0.00");  // a negative value that rounds to zero keeps its sign
+  EXPECT_EQ(fixed(-21.76, 1), "-21.8");  // 21.760000000000001563...
+}
+
+TEST(FloatText, FixedRoundsTheExactBinaryValue) {
+  // 0.1 + 0.2 = 0.3000000000000000444089209850062616169452667236328125.
+  EXPECT_EQ(fixed(0.1 + 0.2, 2), "0.30");
+  EXPECT_EQ(fixed(0.1 + 0.2, 15), "0.300000000000000");
+  // 1.005 is 1.00499999999999989341858963598497211933135986328125: down, not up.
+  EXPECT_EQ(fixed(1.005, 2), "1.00");
+  // 2.675 is 2.67499999999999982236431605997495353221893310546875.
+  EXPECT_EQ(fixed(2.675, 2), "2.67");
+  // 0.7 is 0.6999999999999999555910790149937383830547332763671875.
+  EXPECT_EQ(fixed(0.7, 0), "1");
+  EXPECT_EQ(fixed(1e-7, 2), "0.00");
+  // 1e-7 is 9.99999999999999954748111825886258685613938723690807819366e-08.
+  EXPECT_EQ(fixed(1e-7, 15), "0.000000100000000");
+  EXPECT_EQ(fixed(13476831232.0 / 1073741824.0, 2), "12.55");   // 12.5512...: Llama-2-7B bf16 GiB
+  EXPECT_EQ(fixed(9007199254740991.0, 0), "9007199254740991");  // 2^53 - 1
+}
+
+TEST(FloatText, FixedDeclinesTiesAndWhatItCannotHold) {
+  EXPECT_EQ(fixed(2.5, 0), "declined");    // printf: "2", to even
+  EXPECT_EQ(fixed(0.125, 2), "declined");  // exact binary: 12.5 hundredths
+  EXPECT_EQ(fixed(1e21, 2), "declined");   // past 2^53
+  EXPECT_EQ(fixed(9007199254740992.0, 0), "declined");
+  EXPECT_EQ(fixed(std::numeric_limits<double>::infinity(), 2), "declined");
+  EXPECT_EQ(fixed(std::nan(""), 2), "declined");
+  EXPECT_EQ(fixed(1.0, 16), "declined");
+  EXPECT_EQ(fixed(1e-300, 2), "declined");
+}
+
+TEST(FloatText, General) {
+  EXPECT_EQ(general(0.0, 6), "0");
+  EXPECT_EQ(general(-0.0, 6), "-0");
+  EXPECT_EQ(general(0.1 + 0.2, 6), "0.3");    // 0.300000, zeros removed
+  EXPECT_EQ(general(450.0, 6), "450");        // the point left bare is removed
+  EXPECT_EQ(general(1.0, 6), "1");            // a power of ten: X = 0 exactly
+  EXPECT_EQ(general(100000.0, 6), "100000");  // X = 5 < 6
+  EXPECT_EQ(general(123456.0, 6), "123456");
+  EXPECT_EQ(general(0.0001, 6), "0.0001");  // X = -4: still "%f"; the literal is above 10^-4
+  EXPECT_EQ(general(0.722, 3), "0.722");
+  EXPECT_EQ(general(21.7049, 3), "21.7");
+  EXPECT_EQ(general(-3.14159, 3), "-3.14");
+  EXPECT_EQ(general(1.0069444444444444, 6), "1.00694");
+  // 0.9999996 to six digits carries to 1.00000: X becomes 0 and the text "1"; left to the exact
+  // path, which knows the carry.
+  EXPECT_EQ(general(0.9999996, 6), "declined");
+}
+
+TEST(FloatText, GeneralDeclinesTheExponentForm) {
+  EXPECT_EQ(general(1e-7, 6), "declined");       // printf: "1e-07"
+  EXPECT_EQ(general(1e21, 6), "declined");       // printf: "1e+21"
+  EXPECT_EQ(general(1234567.0, 6), "declined");  // printf: "1.23457e+06"
+  EXPECT_EQ(general(1000.0, 3), "declined");     // printf: "1e+03"
+  EXPECT_EQ(general(0.5, 0), "declined");        // precision 0 means 1: left to fmt
+}
+
+}  // namespace
+}  // namespace gpusizer
