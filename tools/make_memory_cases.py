@@ -848,9 +848,17 @@ def m_axolotl(r, i):
     unitnote = ("axolotl logs torch.cuda.memory_allocated()/1024**3, so its 'GB' is GiB (assumption from axolotl's "
                 "bench utility). ")
     if n == 1:
-        return dict(scenario=sc, compare="weights_bytes", unit=GiB, per_gpu=True, include=True, exclude_reason="",
+        # axolotl src/axolotl/utils/models.py at 10388a8 (the code of the issue's date) logs "after model load" at
+        # line 404, straight after from_pretrained and before the fp32 casts and load_adapter (lines 407-440): the
+        # figure is the loaded model alone, no LoRA adapters, so the scenario loads it for inference. axolotl's
+        # requirements.txt pinned transformers acc394c (October 2023), whose Mistral builds per-layer rotary caches.
+        sc1 = {"model": hf("mistral-7b-v0.1"), "task": "inference", "weights": "int8", "engine": "hf",
+               "engine_version": "4.35", "batch": 1, "seq_len": 1, "gpu": "a100-sxm4-80gb", "gpu_count": 1}
+        return dict(scenario=sc1, compare="weights_bytes", unit=GiB, per_gpu=True, include=True, exclude_reason="",
                     notes="axolotl issue #814: torch allocated right after loading Mistral-7B-v0.1 in LLM.int8 -> "
-                          "weights_bytes. " + unitnote + "LoRA rank/targets, GC, FA unknown (irrelevant for weights).")
+                          "weights_bytes. " + unitnote + "Logged before the adapters are attached (axolotl "
+                          "models.py 10388a8: line 404 before load_adapter at 440) -> task inference; transformers "
+                          "acc394c (axolotl requirements.txt) -> engine_version 4.35 (per-layer rotary caches).")
     return dict(scenario=sc, compare="allocated_bytes", unit=GiB, per_gpu=True, include=False,
                 exclude_reason="snapshot of memory_allocated at a log step (not a peak); run flagged as an allocator anomaly (56 GB cache); LoRA/GC/FA settings unknown",
                 notes="axolotl issue #814: allocated while training 13.27, cache +56 GB. " + unitnote)

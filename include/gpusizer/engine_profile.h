@@ -79,6 +79,10 @@ struct EngineRelease {
   std::vector<std::string> large_gpu_excluded;
   int64_t large_gpu_tokens = 0, large_gpu_seqs = 0;
   double sampler_bytes_per_logit = 0;  ///< per vocabulary entry per sampled row in the profile
+  // Engines that allocate as they go (Hugging Face transformers releases).
+  /// Model families (config model_type) whose every attention layer builds its own rotary cos
+  /// and sin cache of max_position_embeddings x head_dim at load (memory/rope_cache.h).
+  std::vector<std::string> rope_cache_families;
 };
 
 /// The training layout levers an engine offers (engines.json ENGINE.training_levers, each cited

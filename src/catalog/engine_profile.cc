@@ -50,7 +50,7 @@ PoolRule pool_rule(const nlohmann::json& r, const std::string& where) {
 
 EngineRelease read_release(const nlohmann::json& r, bool preallocates, const std::string& where) {
   if (!preallocates) {
-    data::reject_unknown_keys(r, where, {"version"});
+    data::reject_unknown_keys(r, where, {"version", "rope_cache_families"});
   } else {
     data::reject_unknown_keys(
         r, where,
@@ -65,7 +65,10 @@ EngineRelease read_release(const nlohmann::json& r, bool preallocates, const std
       r.at("version").get<std::string>().empty())
     throw InputError(where + ".version", "is missing", "bad_file");
   e.version = r.at("version").get<std::string>();
-  if (!preallocates) return e;
+  if (!preallocates) {
+    e.rope_cache_families = strings(r, "rope_cache_families", where, false);
+    return e;
+  }
   e.pool_rule = pool_rule(r, where);
   e.memory_fraction = data::required_number(r, "memory_fraction", where, 0.05, 1);
   if (r.contains("memory_fraction_by_tp")) {

@@ -10,6 +10,7 @@
 #include "gpusizer/units.h"
 #include "memory/kbit_training.h"
 #include "memory/memory_parts.h"
+#include "memory/rope_cache.h"
 #include "scenario/lookups.h"
 
 namespace gpusizer {
@@ -56,6 +57,14 @@ Parts compute_parts(const Scenario& s, const Catalog& catalog, const ModelCounts
     add_basis(why, "weights_bytes",
               FMT_COMPILE("; + embedding, head and norms cast to fp32 (PEFT "
                           "prepare_model_for_kbit_training)"));
+  }
+  if (const double rope = memory::rope_cache_bytes(s, engine); rope > 0) {
+    // transformers 4.34-4.37: every attention layer's rotary cos/sin cache, held from load on.
+    p.weights += rope;
+    add_basis(why, "weights_bytes",
+              FMT_COMPILE("; + rotary cos/sin caches {:.2f} GiB (layers x 2 x "
+                          "max_position_embeddings x head_dim, transformers {})"),
+              rope / kGiB, s.engine_version);
   }
   fill_batch_parts(s, catalog, rules, p, why);
   p.gradients = memory::gradients(s, catalog, rules, counts, why);

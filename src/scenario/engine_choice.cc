@@ -49,10 +49,18 @@ const EngineProfile& default_engine(const Catalog& catalog, const Gpu* gpu, Scen
 void set_release(const EngineProfile& engine, const std::optional<std::string>& version,
                  Scenario& s) {
   s.engine_version = engine.release(version.value_or(""), "engine_version").version;
-  if (!version)
-    s.engine_basis += engine.releases.size() > 1
-                          ? "; release " + s.engine_version + " (the newest modelled)"
-                          : "; one rule set for all releases";
+  if (version) return;
+  if (engine.releases.size() == 1) {
+    s.engine_basis += "; one rule set for all releases";
+  } else if (s.engine_version == "all") {
+    // Rules shared by every release but a few older ones modelled apart (hf: transformers 4.35).
+    std::string apart;
+    for (size_t i = 1; i < engine.releases.size(); ++i)
+      apart += (apart.empty() ? "" : ", ") + engine.releases[i].version;
+    s.engine_basis += "; release all (every release but those modelled apart: " + apart + ")";
+  } else {
+    s.engine_basis += "; release " + s.engine_version + " (the newest modelled)";
+  }
 }
 
 }  // namespace
