@@ -58,7 +58,7 @@ Parts compute_parts(const Scenario& s, const Catalog& catalog, const ModelCounts
               FMT_COMPILE("; + embedding, head and norms cast to fp32 (PEFT "
                           "prepare_model_for_kbit_training)"));
   }
-  if (const double rope = memory::rope_cache_bytes(s, engine); rope > 0) {
+  if (const double rope = memory::rope_cache_bytes(s, *rules.release); rope > 0) {
     // transformers 4.34-4.37: every attention layer's rotary cos/sin cache, held from load on.
     p.weights += rope;
     add_basis(why, "weights_bytes",
@@ -157,7 +157,7 @@ Part process_baseline(const Scenario& s, const EngineProfile& engine, const Devi
 
 EngineRules engine_rules(const Scenario& s, const Catalog& catalog) {
   const EngineProfile& engine = engine_profile(s, catalog);
-  return {engine, engine.preallocates ? &engine.release(s.engine_version) : nullptr};
+  return {engine, &engine.release(s.engine_version)};
 }
 
 double overhead(const Scenario& s, const Catalog& catalog, const EngineRules& rules,

@@ -59,7 +59,7 @@ inline double explained(double bytes, const char* basis, const char* figure, Exp
 /// version strings, and the overhead, the activations and the KV pool each read them (issue 18).
 struct EngineRules {
   const EngineProfile& engine;
-  const EngineRelease* release = nullptr;  ///< engine.release(s.engine_version) if it preallocates
+  const EngineRelease* release = nullptr;  ///< engine.release(s.engine_version), looked up once
 };
 EngineRules engine_rules(const Scenario& s, const Catalog& catalog);
 

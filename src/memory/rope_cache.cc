@@ -19,9 +19,8 @@
 
 namespace gpusizer::memory {
 
-double rope_cache_bytes(const Scenario& s, const EngineProfile& engine) {
-  const EngineRelease& r = engine.release(s.engine_version);
-  const auto& fam = r.rope_cache_families;
+double rope_cache_bytes(const Scenario& s, const EngineRelease& release) {
+  const auto& fam = release.rope_cache_families;
   if (std::find(fam.begin(), fam.end(), s.model.family) == fam.end()) return 0;
   const double dtype = s.weights.id == "fp32" ? 4.0 : 2.0;
   // device_map pipelines (hf, pp > 1): the busiest GPU holds ceil(layers / pp) layers.

@@ -6,10 +6,10 @@
 
 namespace gpusizer::memory {
 
-/// Bytes per GPU of the per-layer rotary caches the scenario's transformers release builds at
+/// Bytes per GPU of the per-layer rotary caches the scenario's transformers `release` builds at
 /// load (engines.json hf releases[].rope_cache_families): cos and sin, max_position_embeddings x
 /// head_dim each, in the load dtype (2 B; 4 B for fp32 weights), in every layer on the GPU.
 /// Zero for releases and model families without them.
-double rope_cache_bytes(const Scenario& s, const EngineProfile& engine);
+double rope_cache_bytes(const Scenario& s, const EngineRelease& release);
 
 }  // namespace gpusizer::memory

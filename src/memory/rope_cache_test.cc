@@ -27,23 +27,26 @@ TEST(RopeCache, MistralLayersEachHoldCosAndSin) {
   // Mistral 7B: 32 layers x (cos + sin) x 32,768 positions x head_dim 128 x 2 B (bf16 default
   // dtype while from_pretrained builds the model) = 32 x 2 x 32,768 x 128 x 2 = 536,870,912 B.
   const Catalog& cat = Catalog::builtin();
-  EXPECT_DOUBLE_EQ(memory::rope_cache_bytes(mistral_int8("4.35"), cat.engine("hf")), 536870912.0);
+  EXPECT_DOUBLE_EQ(memory::rope_cache_bytes(mistral_int8("4.35"), cat.engine("hf").release("4.35")),
+                   536870912.0);
   // fp32 weights: the default dtype is fp32, 4 B per value.
   Scenario fp32 = mistral_int8("4.35");
   fp32.weights = cat.format("fp32", "weights", "weights");
-  EXPECT_DOUBLE_EQ(memory::rope_cache_bytes(fp32, cat.engine("hf")), 2.0 * 536870912.0);
+  EXPECT_DOUBLE_EQ(memory::rope_cache_bytes(fp32, cat.engine("hf").release(fp32.engine_version)),
+                   2.0 * 536870912.0);
   // A device_map split over 2 GPUs: the busiest holds 16 of the 32 layers.
   Scenario split = mistral_int8("4.35");
   split.parallel.pp = 2;
-  EXPECT_DOUBLE_EQ(memory::rope_cache_bytes(split, cat.engine("hf")), 536870912.0 / 2.0);
+  EXPECT_DOUBLE_EQ(memory::rope_cache_bytes(split, cat.engine("hf").release(split.engine_version)),
+                   536870912.0 / 2.0);
 }
 
 TEST(RopeCache, NewestReleaseAndOtherFamiliesHaveNone) {
   const Catalog& cat = Catalog::builtin();
-  EXPECT_EQ(memory::rope_cache_bytes(mistral_int8("all"), cat.engine("hf")), 0.0);
+  EXPECT_EQ(memory::rope_cache_bytes(mistral_int8("all"), cat.engine("hf").release("all")), 0.0);
   Scenario gemma = mistral_int8("4.35");
   gemma.model = cat.model("gemma-2-9b");
-  EXPECT_EQ(memory::rope_cache_bytes(gemma, cat.engine("hf")), 0.0);
+  EXPECT_EQ(memory::rope_cache_bytes(gemma, cat.engine("hf").release(gemma.engine_version)), 0.0);
 }
 
 TEST(RopeCache, WeightsOfTheEstimateCarryIt) {
