@@ -20,20 +20,35 @@ cmake --build "$build" --target fuzz_gguf fuzz_safetensors fuzz_hf_config fuzz_s
 
 corpus="$build/fuzz-corpus"
 "$build/tests/fuzz/fuzz_seed_corpus" "$corpus" "$src"
-status=0
-for target in gguf safetensors hf_config ollama_manifest log scenario http; do
-  n=$runs len=$max_len extra=()
+# Each target runs alone in one process; as many run at once as there are cores, and each one's
+# verdict is printed in the fixed order below once all have ended.
+fuzz_one() {  # target: runs it, leaves its exit status in fuzz_TARGET.status
+  local target=$1 n=$runs len=$max_len extra=()
   case $target in
     scenario | http)
       n=$runs_estimate len=8192
       extra=(-dict="$corpus/$target.dict")
       ;;
   esac
-  echo "== fuzz_$target: $n runs, max_len $len"
   mkdir -p "$build/fuzz-artifacts/$target"
-  if ! "$build/tests/fuzz/fuzz_$target" -runs="$n" -max_len="$len" -timeout=10 -rss_limit_mb=2048 \
-      "${extra[@]}" -artifact_prefix="$build/fuzz-artifacts/$target/" "$corpus/$target" \
-      2>"$build/fuzz_$target.log"; then
+  echo "$n runs, max_len $len" >"$build/fuzz_$target.what"
+  local rc=0
+  "$build/tests/fuzz/fuzz_$target" -runs="$n" -max_len="$len" -timeout=10 -rss_limit_mb=2048 \
+    "${extra[@]}" -artifact_prefix="$build/fuzz-artifacts/$target/" "$corpus/$target" \
+    2>"$build/fuzz_$target.log" || rc=$?
+  echo "$rc" >"$build/fuzz_$target.status"
+}
+targets=(gguf safetensors hf_config ollama_manifest log scenario http)
+parallel=$(nproc)
+for target in "${targets[@]}"; do
+  while [ "$(jobs -rp | wc -l)" -ge "$parallel" ]; do wait -n || true; done
+  fuzz_one "$target" &
+done
+wait
+status=0
+for target in "${targets[@]}"; do
+  echo "== fuzz_$target: $(cat "$build/fuzz_$target.what")"
+  if [ "$(cat "$build/fuzz_$target.status" 2>/dev/null)" != 0 ]; then
     echo "fuzz_$target FAILED; see $build/fuzz_$target.log and $build/fuzz-artifacts/$target/"
     tail -n 40 "$build/fuzz_$target.log"
     status=1
