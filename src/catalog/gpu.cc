@@ -1,6 +1,5 @@
 #include "gpusizer/gpu.h"
 
-#include <algorithm>
 #include <string_view>
 
 namespace gpusizer {
