@@ -3,6 +3,7 @@
 
 #include "gpusizer/catalog.h"
 #include "memory/memory_parts.h"
+#include "testing/unit_scenario.h"
 
 namespace gpusizer {
 namespace {
@@ -10,13 +11,7 @@ namespace {
 // torchtune's September-2024 README row: Llama 3.1 8B LoRA on one RTX 4090, batch 2, packed
 // 2048 tokens, activation checkpointing, CEWithChunkedOutputLoss.
 Scenario tt_lora(bool compile, bool chunked) {
-  const Catalog& cat = Catalog::builtin();
-  Scenario s;
-  s.model = cat.model("llama-3.1-8b");
-  s.weights = cat.format("bf16", "weights", "weights");
-  s.kv_cache = cat.format("bf16", "kv", "kv_cache");
-  s.task = Task::kLora;
-  s.engine = "torchtune";
+  Scenario s = unit_scenario({.model = "llama-3.1-8b", .task = Task::kLora, .engine = "torchtune"});
   s.batch = 2;
   s.seq_len = 2048;
   s.training.mixed_precision = MixedPrecision::kBf16;

@@ -6,18 +6,14 @@
 #include "gpusizer/catalog.h"
 #include "gpusizer/json/api.h"
 #include "memory/memory_parts.h"
+#include "testing/unit_scenario.h"
 
 namespace gpusizer {
 namespace {
 
 Scenario qlora(const std::string& engine) {
-  const Catalog& cat = Catalog::builtin();
-  Scenario s;
-  s.model = cat.model("llama-3.1-8b");
-  s.weights = cat.format("nf4", "weights", "weights");
-  s.kv_cache = cat.format("bf16", "kv", "kv_cache");
-  s.task = Task::kQlora;
-  s.engine = engine;
+  Scenario s = unit_scenario(
+      {.model = "llama-3.1-8b", .weights = "nf4", .task = Task::kQlora, .engine = engine});
   s.batch = 1;
   s.seq_len = 4096;
   s.training.mixed_precision = MixedPrecision::kBf16;

@@ -4,17 +4,13 @@
 #include <gtest/gtest.h>
 
 #include "gpusizer/catalog.h"
+#include "testing/unit_scenario.h"
 
 namespace gpusizer {
 namespace {
 
 Scenario llama2_7b(Task task) {
-  const Catalog& cat = Catalog::builtin();
-  Scenario s;
-  s.model = cat.model("llama-2-7b");
-  s.weights = cat.format("bf16", "weights", "weights");
-  s.kv_cache = cat.format("bf16", "kv", "kv_cache");
-  s.task = task;
+  Scenario s = unit_scenario({.model = "llama-2-7b", .task = task});
   s.training.lora_rank = 8;
   s.training.lora_targets = {"q_proj", "v_proj"};
   return s;

@@ -3,6 +3,7 @@
 
 #include "gpusizer/catalog.h"
 #include "memory/memory_parts.h"
+#include "testing/unit_scenario.h"
 
 namespace gpusizer {
 namespace {
@@ -10,13 +11,7 @@ namespace {
 // torchtitan Llama 3.1 70B, FSDP 32 x TP 8, local batch 16 x 8,192 tokens, full AC
 // (torchtitan benchmarks/llama3_h100_202412_torchtitan.md, table 4).
 Scenario titan(bool sp) {
-  const Catalog& cat = Catalog::builtin();
-  Scenario s;
-  s.model = cat.model("llama-3.1-70b");
-  s.weights = cat.format("bf16", "weights", "weights");
-  s.kv_cache = cat.format("bf16", "kv", "kv_cache");
-  s.task = Task::kPretrain;
-  s.engine = "fsdp";
+  Scenario s = unit_scenario({.model = "llama-3.1-70b", .task = Task::kPretrain, .engine = "fsdp"});
   s.batch = 16;
   s.seq_len = 8192;
   s.parallel.tp = 8;

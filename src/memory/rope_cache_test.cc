@@ -5,18 +5,13 @@
 
 #include "gpusizer/catalog.h"
 #include "gpusizer/json/api.h"
+#include "testing/unit_scenario.h"
 
 namespace gpusizer {
 namespace {
 
 Scenario mistral_int8(const std::string& version) {
-  const Catalog& cat = Catalog::builtin();
-  Scenario s;
-  s.model = cat.model("mistral-7b-v0.3");
-  s.weights = cat.format("int8", "weights", "weights");
-  s.kv_cache = cat.format("bf16", "kv", "kv_cache");
-  s.task = Task::kInference;
-  s.engine = "hf";
+  Scenario s = unit_scenario({.model = "mistral-7b-v0.3", .weights = "int8"});
   s.engine_version = version;
   s.batch = 1;
   s.seq_len = 1;

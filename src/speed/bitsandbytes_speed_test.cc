@@ -2,18 +2,14 @@
 #include <gtest/gtest.h>
 
 #include "gpusizer/speed.h"
+#include "testing/unit_scenario.h"
 
 namespace gpusizer {
 namespace {
 
 Scenario make(const std::string& weights, int64_t prompt, int64_t batch = 1) {
-  const Catalog& cat = Catalog::builtin();
-  Scenario s;
-  s.model = cat.model("llama-2-7b");
-  s.gpu = cat.gpu("a10g-24gb");
-  s.weights = cat.format(weights, "weights", "weights");
-  s.kv_cache = cat.format("fp16", "kv", "kv_cache");
-  s.engine = "hf";
+  Scenario s = unit_scenario(
+      {.model = "llama-2-7b", .weights = weights, .kv_cache = "fp16", .gpu = "a10g-24gb"});
   s.batch = batch;
   s.prompt_len = prompt;
   s.output_len = 100;

@@ -1,22 +1,22 @@
 // Decode attention that reads the KV cache once per query head (TensorRT-LLM before 0.7.1:
-// data/speed.json inference.engines.trtllm.releases."0.6".kv_read_per_query_head), inference_speed.cc.
+// data/speed.json inference.engines.trtllm.releases."0.6".kv_read_per_query_head),
+// inference_speed.cc.
 #include <gtest/gtest.h>
 
 #include "gpusizer/catalog.h"
 #include "speed/inference_speed.h"
 #include "speed/model_costs.h"
+#include "testing/unit_scenario.h"
 
 namespace gpusizer {
 namespace {
 
 Scenario trtllm(const std::string& model, const std::string& version) {
-  const Catalog& cat = Catalog::builtin();
-  Scenario s;
-  s.model = cat.model(model);
-  s.gpu = cat.gpu("h100-sxm5-80gb");
-  s.weights = cat.format("fp8", "weights", "weights");
-  s.kv_cache = cat.format("fp8", "kv", "kv_cache");
-  s.engine = "trtllm";
+  Scenario s = unit_scenario({.model = model,
+                              .weights = "fp8",
+                              .kv_cache = "fp8",
+                              .engine = "trtllm",
+                              .gpu = "h100-sxm5-80gb"});
   s.engine_version = version;
   s.batch = 64;
   return s;

@@ -2,18 +2,18 @@
 #include <gtest/gtest.h>
 
 #include "gpusizer/speed.h"
+#include "testing/unit_scenario.h"
 
 namespace gpusizer {
 namespace {
 
 double pp(int64_t prompt, bool flash) {
   const Catalog& cat = Catalog::builtin();
-  Scenario s;
-  s.model = cat.model("llama-2-7b");
-  s.gpu = cat.gpu("a100-pcie-80gb");
-  s.weights = cat.format("fp16", "weights", "weights");
-  s.kv_cache = cat.format("fp16", "kv", "kv_cache");
-  s.engine = "llama.cpp";
+  Scenario s = unit_scenario({.model = "llama-2-7b",
+                              .weights = "fp16",
+                              .kv_cache = "fp16",
+                              .engine = "llama.cpp",
+                              .gpu = "a100-pcie-80gb"});
   s.batch = 1;
   s.prompt_len = prompt;
   s.output_len = 1;

@@ -4,6 +4,7 @@
 
 #include "gpusizer/catalog.h"
 #include "gpusizer/speed.h"
+#include "testing/unit_scenario.h"
 
 namespace gpusizer {
 namespace {
@@ -11,13 +12,11 @@ namespace {
 // TensorRT-LLM's 2023 table row: Llama-2-7B fp16 on one A100 80GB, batch 60, 128 in, 2048 out,
 // 1,928 tok/s measured (docs/source/performance.md at 138f96d).
 Scenario row(const std::string& version) {
-  const Catalog& cat = Catalog::builtin();
-  Scenario s;
-  s.model = cat.model("llama-2-7b");
-  s.gpu = cat.gpu("a100-sxm4-80gb");
-  s.weights = cat.format("fp16", "weights", "weights");
-  s.kv_cache = cat.format("fp16", "kv", "kv_cache");
-  s.engine = "trtllm";
+  Scenario s = unit_scenario({.model = "llama-2-7b",
+                              .weights = "fp16",
+                              .kv_cache = "fp16",
+                              .engine = "trtllm",
+                              .gpu = "a100-sxm4-80gb"});
   s.engine_version = version;
   s.batch = 60;
   s.prompt_len = 128;

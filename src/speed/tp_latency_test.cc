@@ -4,18 +4,13 @@
 
 #include "gpusizer/catalog.h"
 #include "speed/inference_speed.h"
+#include "testing/unit_scenario.h"
 
 namespace gpusizer {
 namespace {
 
 Scenario tp_decode(int64_t tp) {
-  const Catalog& cat = Catalog::builtin();
-  Scenario s;
-  s.model = cat.model("llama-2-7b");
-  s.gpu = cat.gpu("a100-sxm4-80gb");
-  s.weights = cat.format("bf16", "weights", "weights");
-  s.kv_cache = cat.format("bf16", "kv", "kv_cache");
-  s.engine = "vllm";
+  Scenario s = unit_scenario({.model = "llama-2-7b", .engine = "vllm", .gpu = "a100-sxm4-80gb"});
   s.batch = 1;
   s.parallel.tp = tp;
   return s;
