@@ -95,6 +95,13 @@ struct Model {
   int64_t kv_width() const { return num_kv_heads * head_dim; }
 };
 
+/// How tensor parallelism splits a matrix, and which matrix routes tokens to experts. Megatron-LM
+/// splits attention's output projection and the MLP's down projection by their input features
+/// (RowParallelLinear, megatron/core/tensor_parallel/layers.py) and the others by their outputs
+/// (ColumnParallelLinear). The MoE router is small and kept whole, and lora_target_matches leaves
+/// it out of "all-linear". Listed once with the module, so that searches never compare names.
+enum class MatrixRole : uint8_t { kColumn, kRow, kRouter };
+
 /// One kind of linear (matrix) module, as LoRA and quantization see it.
 struct LinearModule {
   std::string_view
@@ -104,6 +111,7 @@ struct LinearModule {
   int64_t count = 0;    ///< instances in the whole model (layers x experts)
   bool expert = false;  ///< a routed expert matrix (only experts_per_token of them run)
   bool attention = false;
+  MatrixRole role = MatrixRole::kColumn;  ///< set where the module is listed, read by the searches
 };
 
 /// The model's matrices as linear_modules lists them, held in place: no layout has more than 15

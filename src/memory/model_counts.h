@@ -18,10 +18,16 @@ struct ModelCounts {
   ParamCounts params;            ///< count_params(s.model)
   LinearModules modules;         ///< linear_modules(s.model)
   memory::ModelBytes trainable;  ///< trainable parameters by place (0 for inference)
+  uint32_t lora_modules = 0;     ///< LoRA tasks: bit i set when modules[i] carries an adapter
 };
 
+/// The modules `t.lora_targets` adapt, as a mask over `modules` (bit i: modules[i]), by the one
+/// rule lora_target_matches; no targets means "all-linear", the contract's default. The memory
+/// and the step read this mask instead of matching names each.
+uint32_t lora_module_mask(const TrainingOptions& t, const LinearModules& modules);
+
 /// Counts `s.model` and the parameters `s` trains (full, freeze, LoRA adapters and the
-/// modules_to_save copies).
+/// modules_to_save copies), and for LoRA tasks the adapted modules.
 ModelCounts count_model(const Scenario& s);
 
 }  // namespace gpusizer

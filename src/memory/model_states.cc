@@ -51,22 +51,12 @@ ModelBytes param_split(const ParamCounts& c) {
   return p;
 }
 
-double lora_params(const Scenario& s, const LinearModules& modules) {
-  const auto& targets = s.training.lora_targets;
-  // "all-linear" selects every matrix but the router (lora_target_matches): tested once, not
-  // once per module.
-  using namespace std::string_view_literals;  // sizes compared first, no strlen
-  const bool all_linear =
-      std::find(targets.begin(), targets.end(), "all-linear"sv) != targets.end();
+double lora_params(const Scenario& s, const LinearModules& modules, uint32_t lora_modules) {
   double n = 0;
-  for (const auto& m : modules) {
-    bool targeted = all_linear && m.name != "router";
-    if (!targeted)
-      for (const auto& t : targets) targeted |= lora_target_matches(t, m.name);
-    if (targeted)
-      n += static_cast<double>(m.count) * static_cast<double>(s.training.lora_rank) *
-           static_cast<double>(m.in + m.out);
-  }
+  for (size_t i = 0; i < modules.size(); ++i)
+    if (lora_modules & (1u << i))
+      n += static_cast<double>(modules[i].count) * static_cast<double>(s.training.lora_rank) *
+           static_cast<double>(modules[i].in + modules[i].out);
   return n;
 }
 
@@ -84,7 +74,8 @@ double saved_module_params(const Scenario& s, const ParamCounts& c) {
 }  // namespace
 
 // Trainable parameters by place, so that they shard as the model does.
-ModelBytes trainable_split(const Scenario& s, const ParamCounts& c, const LinearModules& modules) {
+ModelBytes trainable_split(const Scenario& s, const ParamCounts& c, const LinearModules& modules,
+                           uint32_t lora_modules) {
   ModelBytes t;
   if (full_training(s)) return param_split(c);
   if (s.task == Task::kFreeze) {
@@ -96,7 +87,7 @@ ModelBytes trainable_split(const Scenario& s, const ParamCounts& c, const Linear
     return t;
   }
   if (adapter_training(s)) {
-    t.layers = lora_params(s, modules);
+    t.layers = lora_params(s, modules, lora_modules);
     t.embedding = saved_module_params(s, c);
   }
   return t;
@@ -244,9 +235,9 @@ GatheredParams gathered_params(const Scenario& s, const ModelCounts& counts,
         numel * (mod.expert ? held_matrix : held_dense) * static_cast<double>(mod.count);
     g.largest_layer_param = std::max(g.largest_layer_param, bytes);
     // Only a MoE model lists MoE modules (linear_modules): a dense one's names are not read.
-    const bool moe_module =
-        m.is_moe() && !mod.attention &&
-        (mod.expert || mod.name.rfind("shared_experts.", 0) == 0 || mod.name == "router");
+    const bool moe_module = m.is_moe() && !mod.attention &&
+                            (mod.expert || mod.name.rfind("shared_experts.", 0) == 0 ||
+                             mod.role == MatrixRole::kRouter);
     if (!mod.attention && moe_module != moe_last) continue;  // not in the last layer
     g.last_layer.push_back({bytes, mod.expert ? m.num_experts : 1});
   }
@@ -349,7 +340,7 @@ ModelBytes stored_weights(const Scenario& s, const EngineProfile& engine, const 
     double matrix = 0, router = 0;
     for (const auto& m : mods) {
       const double n = static_cast<double>(m.in * m.out * m.count);
-      if (m.name == "router")
+      if (m.role == MatrixRole::kRouter)
         router += n;
       else if (!m.expert)
         matrix += n;

@@ -18,7 +18,8 @@ bool has_matrices(const Model& m) {
 }
 
 // The attention projections of one layer in the order linear_modules lists them: `matrix(name,
-// in, out)` for each. One definition for the module list and for count_params' arithmetic sum.
+// in, out, role)` for each. One definition for the module list and for count_params' arithmetic
+// sum.
 template <typename Matrix>
 void each_attention_matrix(const Model& m, Matrix&& matrix) {
   const int64_t d = m.hidden_size;
@@ -26,26 +27,27 @@ void each_attention_matrix(const Model& m, Matrix&& matrix) {
     const MlaDims& a = *m.mla;
     const int64_t qk = a.qk_nope_head_dim + a.qk_rope_head_dim;
     if (a.q_lora_rank > 0) {
-      matrix("q_a_proj", d, a.q_lora_rank);
-      matrix("q_b_proj", a.q_lora_rank, m.num_heads * qk);
+      matrix("q_a_proj", d, a.q_lora_rank, MatrixRole::kColumn);
+      matrix("q_b_proj", a.q_lora_rank, m.num_heads * qk, MatrixRole::kColumn);
     } else {
-      matrix("q_proj", d, m.num_heads * qk);
+      matrix("q_proj", d, m.num_heads * qk, MatrixRole::kColumn);
     }
-    matrix("kv_a_proj_with_mqa", d, a.kv_lora_rank + a.qk_rope_head_dim);
-    matrix("kv_b_proj", a.kv_lora_rank, m.num_heads * (a.qk_nope_head_dim + a.v_head_dim));
-    matrix("o_proj", m.num_heads * a.v_head_dim, d);
+    matrix("kv_a_proj_with_mqa", d, a.kv_lora_rank + a.qk_rope_head_dim, MatrixRole::kColumn);
+    matrix("kv_b_proj", a.kv_lora_rank, m.num_heads * (a.qk_nope_head_dim + a.v_head_dim),
+           MatrixRole::kColumn);
+    matrix("o_proj", m.num_heads * a.v_head_dim, d, MatrixRole::kRow);
   } else {
-    matrix("q_proj", d, m.q_width());
-    matrix("k_proj", d, m.kv_width());
-    matrix("v_proj", d, m.kv_width());
-    matrix("o_proj", m.q_width(), d);
+    matrix("q_proj", d, m.q_width(), MatrixRole::kColumn);
+    matrix("k_proj", d, m.kv_width(), MatrixRole::kColumn);
+    matrix("v_proj", d, m.kv_width(), MatrixRole::kColumn);
+    matrix("o_proj", m.q_width(), d, MatrixRole::kRow);
   }
 }
 
 // The attention projections, the first modules linear_modules lists.
 void add_attention_modules(const Model& m, LinearModules& mods) {
-  each_attention_matrix(m, [&](std::string_view name, int64_t in, int64_t out) {
-    mods.push_back({name, in, out, m.num_layers, false, true});
+  each_attention_matrix(m, [&](std::string_view name, int64_t in, int64_t out, MatrixRole role) {
+    mods.push_back({name, in, out, m.num_layers, false, true, role});
   });
 }
 
@@ -54,7 +56,8 @@ void add_attention_modules(const Model& m, LinearModules& mods) {
 int64_t attention_matrix_params(const Model& m) {
   int64_t n = 0;
   if (has_matrices(m))
-    each_attention_matrix(m, [&](std::string_view, int64_t in, int64_t out) { n += in * out; });
+    each_attention_matrix(
+        m, [&](std::string_view, int64_t in, int64_t out, MatrixRole) { n += in * out; });
   return n;
 }
 
@@ -98,20 +101,22 @@ LinearModules linear_modules(const Model& m) {
     } else {
       mods.push_back({"up_proj", d, dense_ff, dense_layers, false, false});
     }
-    mods.push_back({"down_proj", dense_ff, d, dense_layers, false, false});
+    mods.push_back({"down_proj", dense_ff, d, dense_layers, false, false, MatrixRole::kRow});
   }
   if (m.is_moe() && m.num_moe_layers > 0) {
     const int64_t n = m.num_moe_layers * m.num_experts, ffe = m.moe_intermediate_size;
     mods.push_back({"experts.gate_proj", d, ffe, n, true, false});
     mods.push_back({"experts.up_proj", d, ffe, n, true, false});
-    mods.push_back({"experts.down_proj", ffe, d, n, true, false});
+    mods.push_back({"experts.down_proj", ffe, d, n, true, false, MatrixRole::kRow});
     if (m.shared_expert_intermediate_size > 0) {
       const int64_t ffs = m.shared_expert_intermediate_size;
       mods.push_back({"shared_experts.gate_proj", d, ffs, m.num_moe_layers, false, false});
       mods.push_back({"shared_experts.up_proj", d, ffs, m.num_moe_layers, false, false});
-      mods.push_back({"shared_experts.down_proj", ffs, d, m.num_moe_layers, false, false});
+      mods.push_back(
+          {"shared_experts.down_proj", ffs, d, m.num_moe_layers, false, false, MatrixRole::kRow});
     }
-    mods.push_back({"router", d, m.num_experts, m.num_moe_layers, false, false});
+    mods.push_back(
+        {"router", d, m.num_experts, m.num_moe_layers, false, false, MatrixRole::kRouter});
   }
   return mods;
 }

@@ -18,7 +18,7 @@ void set_bitsandbytes(const Model& m, const LinearModules& modules, const Bitsan
   s.bnb_gemv_max_tokens = bnb.gemv_max_tokens;
   s.bnb_dequant_bytes = bnb.dequant_bytes_per_param;
   for (const auto& mod : modules) {
-    if (mod.name == "router") continue;
+    if (mod.role == MatrixRole::kRouter) continue;
     double count = static_cast<double>(mod.count);
     // A token visits k of E experts: k modules of each expert kind per MoE layer.
     if (mod.expert && m.num_experts > 0)

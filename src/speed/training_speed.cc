@@ -11,25 +11,6 @@
 namespace gpusizer {
 namespace {
 
-bool targeted(const TrainingOptions& t, const LinearModule& mod) {
-  using namespace std::string_view_literals;
-  for (const std::string_view name : t.lora_targets) {
-    if (name == "all-linear"sv || name == mod.name) return true;
-    // "gate_proj" also names the experts' gate_proj (PEFT matches on the last name component).
-    const auto dot = mod.name.rfind('.');
-    if (dot != std::string_view::npos && mod.name.substr(dot + 1) == name) return true;
-  }
-  return t.lora_targets.empty();  // the contract's default is all-linear
-}
-
-// targeted() for every module: the targets name "all-linear" (or none, the contract's default).
-bool all_linear(const TrainingOptions& t) {
-  // A string_view: the sizes are compared before any byte (a C string is measured first).
-  using namespace std::string_view_literals;
-  return t.lora_targets.empty() || std::find(t.lora_targets.begin(), t.lora_targets.end(),
-                                             "all-linear"sv) != t.lora_targets.end();
-}
-
 bool is_lora(Task t) {
   return t == Task::kLora || t == Task::kQlora;
 }
@@ -53,11 +34,12 @@ namespace {
 struct LoraParams {
   double all = 0, active = 0;
 };
-LoraParams lora_params(const Model& m, const LinearModules& mods, const TrainingOptions& t) {
-  const bool all = all_linear(t);
+LoraParams lora_params(const Model& m, const LinearModules& mods, const TrainingOptions& t,
+                       uint32_t lora_modules) {
   LoraParams n;
-  for (const auto& mod : mods) {
-    if (!(all || targeted(t, mod)) || mod.name == "router") continue;
+  for (size_t i = 0; i < mods.size(); ++i) {
+    if (!(lora_modules & (1u << i))) continue;
+    const LinearModule& mod = mods[i];
     const double count = static_cast<double>(mod.count);
     double active = count;
     if (mod.expert && m.num_experts > 0)
@@ -72,7 +54,8 @@ LoraParams lora_params(const Model& m, const LinearModules& mods, const Training
 }  // namespace
 
 double lora_params(const Model& m, const TrainingOptions& t, bool active) {
-  const LoraParams n = lora_params(m, linear_modules(m), t);
+  const LinearModules mods = linear_modules(m);
+  const LoraParams n = lora_params(m, mods, t, lora_module_mask(t, mods));
   return active ? n.active : n.all;
 }
 
@@ -175,21 +158,19 @@ struct ModuleSums {
 //   gate/up, the head) reduce over the full input, row-parallel ones (o_proj, down_proj) over
 //   in / tp (Shoeybi et al. 2019, sec. 3). Time = sum FLOPs_i / eff_i: layer_gemm_eff takes the
 //   harmonic, FLOP-weighted mean.
-ModuleSums module_sums(const Scenario& s, const LinearModules& mods, double tp,
+ModuleSums module_sums(const Scenario& s, const ModelCounts& counts, double tp,
                        const TrainingProfile& eng) {
   const Model& m = s.model;
   const TrainingOptions& t = s.training;
-  const bool lora = is_lora(s.task);
-  const bool all = lora && all_linear(t);
   const double in = eng.lora_bytes_per_in_feature, out = eng.lora_bytes_per_out_feature;
   const double k_half = eng.eff_k_hidden;
   ModuleSums r;
-  for (const auto& mod : mods) {
-    if (mod.name == "router") continue;
+  for (size_t i = 0; i < counts.modules.size(); ++i) {
+    const LinearModule& mod = counts.modules[i];
     const bool routed = mod.expert && m.num_experts > 0;
     const double k_of_e =
         routed ? static_cast<double>(m.experts_per_token) / static_cast<double>(m.num_experts) : 1;
-    if (lora && (all || targeted(t, mod))) {
+    if (counts.lora_modules & (1u << i)) {
       const double count = static_cast<double>(mod.count);
       const double active = routed ? count * k_of_e : count;
       const double features = static_cast<double>(mod.in + mod.out);
@@ -198,12 +179,12 @@ ModuleSums module_sums(const Scenario& s, const LinearModules& mods, double tp,
       r.lora_bytes +=
           active * (in * static_cast<double>(mod.in) + out * static_cast<double>(mod.out));
     }
+    if (mod.role == MatrixRole::kRouter) continue;  // not a GEMM of the layers' time
     double n =
         static_cast<double>(mod.in) * static_cast<double>(mod.out) * static_cast<double>(mod.count);
     if (routed) n *= k_of_e;
-    const std::string_view name = mod.name;
-    const bool row = name.ends_with("o_proj") || name.ends_with("down_proj");
-    const double depth = row ? static_cast<double>(mod.in) / tp : static_cast<double>(mod.in);
+    const double depth = mod.role == MatrixRole::kRow ? static_cast<double>(mod.in) / tp
+                                                      : static_cast<double>(mod.in);
     r.gemm_flops += n;
     r.gemm_time += n / depth_eff(depth, k_half);
   }
@@ -401,7 +382,7 @@ StepShape step_shape(const Scenario& s, const EngineProfile& engine, const Speed
   h.t = static_cast<double>(h.tp);
   h.p = static_cast<double>(h.pp);
   h.v = h.pp > 1 ? static_cast<double>(std::max<int64_t>(1, s.parallel.pp_interleave)) : 1.0;
-  const ModuleSums sums = module_sums(s, h.modules(), h.t, h.eng);
+  const ModuleSums sums = module_sums(s, h.counts, h.t, h.eng);
   h.f = forward_flops(s, h.c, sums.lora.active);
   h.trainable = is_lora(s.task) ? sums.lora.all : h.params;
   h.lora_bytes_per_token = sums.lora_bytes;
