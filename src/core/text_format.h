@@ -14,6 +14,7 @@
 #include <type_traits>
 
 #include "core/float_text.h"
+#include "gpusizer/basis.h"
 
 namespace gpusizer {
 
@@ -42,6 +43,19 @@ std::string format_text(const Format& format, const Args&... args) {
 template <typename Format, typename... Args>
 void format_text_to(std::string& out, const Format& format, const Args&... args) {
   fmt::format_to(std::back_inserter(out), format, text_arg(args)...);
+}
+
+/// The value of `key` in `basis` becomes format_text(format, args...), formatted straight into
+/// the basis (issue 18: no string built and then copied). No argument may view `basis` itself.
+template <typename Format, typename... Args>
+void set_text(Basis& basis, BasisKey key, const Format& format, const Args&... args) {
+  basis.set_with(key, [&](std::string& out) { format_text_to(out, format, args...); });
+}
+
+/// The same, appended to the value `key` has.
+template <typename Format, typename... Args>
+void append_text(Basis& basis, BasisKey key, const Format& format, const Args&... args) {
+  basis.append_with(key, [&](std::string& out) { format_text_to(out, format, args...); });
 }
 
 }  // namespace gpusizer

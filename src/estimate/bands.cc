@@ -62,11 +62,13 @@ void add_speed_bands(const Scenario& s, const SpeedBands& bands, PerformanceEsti
     }
   }
   if (!used.empty())
-    why->basis["bands"] =
-        "measured value within [low, high] for about 90% of published measurements of the kind "
-        "(outer rate errors of the calibration half, a distribution-free interval, "
-        "data/speed_bands.json; times and costs take the inverse): " +
-        used;
+    why->basis.set_with("bands", [&used](std::string& out) {
+      out.append(
+          "measured value within [low, high] for about 90% of published measurements of the kind "
+          "(outer rate errors of the calibration half, a distribution-free interval, "
+          "data/speed_bands.json; times and costs take the inverse): ");
+      out.append(used);
+    });
 }
 
 }  // namespace gpusizer

@@ -59,7 +59,7 @@ void apply_rule_of_thumb(const RuleOfThumb& r, Estimate& e) {
   m.high = m.total;
   if (capacity) m.fits = m.total <= *capacity;
   e.basis.clear();
-  e.basis["total_bytes"] = kRuleOfThumbBasis;
+  e.basis.set("total_bytes", kRuleOfThumbBasis);
   e.warnings.emplace_back("method rule-of-thumb: the articles' arithmetic, not the analytic model");
 }
 
