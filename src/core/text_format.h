@@ -45,6 +45,12 @@ void format_text_to(std::string& out, const Format& format, const Args&... args)
   fmt::format_to(std::back_inserter(out), format, text_arg(args)...);
 }
 
+/// The same, appended to a fmt::memory_buffer (held on the stack up to 500 bytes).
+template <typename Format, typename... Args>
+void format_text_to(fmt::memory_buffer& out, const Format& format, const Args&... args) {
+  fmt::format_to(fmt::appender(out), format, text_arg(args)...);
+}
+
 /// The value of `key` in `basis` becomes format_text(format, args...), formatted straight into
 /// the basis (issue 18: no string built and then copied). No argument may view `basis` itself.
 template <typename Format, typename... Args>

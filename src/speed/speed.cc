@@ -19,7 +19,8 @@
 namespace gpusizer {
 namespace {
 
-// Appends "%.3g ms" of s in milliseconds; general_text() writes the same digits without printf's cost.
+// Appends "%.3g ms" of s in milliseconds; general_text() writes the same digits without
+// printf's cost.
 void append_ms(std::string& out, double s) {
   char buf[64];
   if (char* end = general_text(buf, s * 1e3, 3)) {
