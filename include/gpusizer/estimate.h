@@ -2,12 +2,12 @@
 // The Estimate: the composition of the estimators' results (memory, speed, power, cost), with
 // the warnings and for every figure its basis; estimate() makes it. Keys and units as
 // docs/contract.md defines them.
-#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "gpusizer/basis.h"
 #include "gpusizer/cost.h"
 #include "gpusizer/memory_estimate.h"
 #include "gpusizer/performance_estimate.h"
@@ -26,7 +26,7 @@ struct Estimate {
   PowerEstimate power;
   std::optional<Ownership> ownership;  ///< cloud vs on-prem when a GPU is given
   std::vector<std::string> warnings;
-  std::map<std::string, std::string> basis;  ///< figure name -> formula and source
+  Basis basis;  ///< figure name -> formula and source
 };
 
 /// Tokens per second the system does useful work at: output tokens with the GPUs kept full

@@ -4,15 +4,16 @@
 // speed, power, bands) takes an `Explanations*`; null asks for numbers only,
 // and then no text is built at all. No decision reads these texts: they are
 // rendered, never parsed.
-#include <map>
 #include <string>
 #include <vector>
+
+#include "gpusizer/basis.h"
 
 namespace gpusizer {
 
 struct Explanations {
-  std::map<std::string, std::string> basis;  ///< figure name -> formula and source
-  std::vector<std::string> warnings;         ///< in the order the estimators raised them
+  Basis basis;                        ///< figure name -> formula and source
+  std::vector<std::string> warnings;  ///< in the order the estimators raised them
 };
 
 }  // namespace gpusizer

@@ -26,7 +26,7 @@ void price_run_as_the_fleet(Option& opt, const Constraints& c) {
                                          opt.estimate.ownership, opt.estimate.power,
                                          on_prem ? RunPriceBasis::kOnPrem : RunPriceBasis::kCloud);
   opt.estimate.cost.usd_total = run.usd_total;
-  if (!run.basis.empty()) opt.estimate.basis["usd_total"] = run.basis;
+  if (!run.basis.empty()) opt.estimate.basis.set("usd_total", run.basis);
 }
 
 }  // namespace

@@ -40,11 +40,19 @@ void add_speed_bands(const Scenario& s, const SpeedBands& bands, PerformanceEsti
     p.bands[std::string(name)] = band_of(**value, *kind, *band);
     if (!why || std::find(written, written + n_written, band) != written + n_written) continue;
     written[n_written++] = band;
-    const std::string line = format_text(
-        FMT_COMPILE("{} on {}: measured rate {:+.0f}% to {:+.0f}% of the predicted (n={})"),
-        band->kind, band->engine == "*" ? "all engines" : band->engine,
+    fmt::memory_buffer line;  // on the stack: no allocation per band
+    format_text_to(
+        line, FMT_COMPILE("{} on {}: measured rate {:+.0f}% to {:+.0f}% of the predicted (n={})"),
+        band->kind,
+        band->engine == "*" ? std::string_view("all engines") : std::string_view(band->engine),
         100 * (1 / (1 + band->high_error) - 1), 100 * (1 / (1 + band->low_error) - 1), band->n);
-    if (used.find(line) == std::string::npos) used += (used.empty() ? "" : "; ") + line;
+    const std::string_view text(line.data(), line.size());
+    if (used.find(text) != std::string::npos) continue;
+    if (used.empty())
+      used.reserve(512);  // the lines of every band: one allocation
+    else
+      used += "; ";
+    used += text;
   }
   // A cost per unit of work divides an hourly price by a throughput: the band of that throughput,
   // inverted (a time-like figure).
@@ -62,11 +70,13 @@ void add_speed_bands(const Scenario& s, const SpeedBands& bands, PerformanceEsti
     }
   }
   if (!used.empty())
-    why->basis["bands"] =
-        "measured value within [low, high] for about 90% of published measurements of the kind "
-        "(outer rate errors of the calibration half, a distribution-free interval, "
-        "data/speed_bands.json; times and costs take the inverse): " +
-        used;
+    why->basis.set_with("bands", [&used](std::string& out) {
+      out.append(
+          "measured value within [low, high] for about 90% of published measurements of the kind "
+          "(outer rate errors of the calibration half, a distribution-free interval, "
+          "data/speed_bands.json; times and costs take the inverse): ");
+      out.append(used);
+    });
 }
 
 }  // namespace gpusizer

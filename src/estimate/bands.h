@@ -10,7 +10,7 @@ namespace gpusizer {
 
 /// Sets the bands of the speed figures `p` and of the cost figures `cost` (from the band of the
 /// throughput they divide by) from the bands of the scenario's engine; explains them in
-/// why->basis["bands"] (no text when `why` is null).
+/// why->basis under "bands" (no text when `why` is null).
 void add_speed_bands(const Scenario& s, const SpeedBands& bands, PerformanceEstimate& p,
                      CostEstimate& cost, Explanations* why);
 

@@ -102,17 +102,18 @@ void estimate_cost(const Scenario& s, const Catalog& catalog, const CostAssumpti
   if (const auto& rent = e.ownership->cloud) {
     e.cost.usd_per_hour = rent->usd_per_hour;
     if (why)
-      why->basis["usd_per_hour"] =
-          format_text(FMT_COMPILE("{} x {} ({}, {} GPUs each, ${:g}/h, {}) for {} GPUs"),
-                      rent->count, rent->instance, rent->provider, rent->gpus_per_instance,
-                      rent->instance_usd_per_hour, rent->price_date, s.gpu_count);
+      set_text(why->basis, "usd_per_hour",
+               FMT_COMPILE("{} x {} ({}, {} GPUs each, ${:g}/h, {}) for {} GPUs"), rent->count,
+               rent->instance, rent->provider, rent->gpus_per_instance, rent->instance_usd_per_hour,
+               rent->price_date, s.gpu_count);
     if (useful_tokens_per_s(s, e)) {
       e.cost.usd_per_million_tokens = rent->usd_per_million_tokens;
       if (why)
-        why->basis["usd_per_million_tokens"] =
-            is_training(s.task) ? "usd_per_hour / (train_tokens_per_s x 3600) x 1e6"
-                                : "usd_per_hour / (max_output_tokens_per_s x 3600) x 1e6 (output "
-                                  "tokens, GPUs kept full)";
+        why->basis.set("usd_per_million_tokens",
+                       is_training(s.task)
+                           ? "usd_per_hour / (train_tokens_per_s x 3600) x 1e6"
+                           : "usd_per_hour / (max_output_tokens_per_s x 3600) x 1e6 (output "
+                             "tokens, GPUs kept full)");
     }
   }
   if (e.ownership->cloud) {
@@ -122,7 +123,7 @@ void estimate_cost(const Scenario& s, const Catalog& catalog, const CostAssumpti
   const RunCost run = price_training_run(s, e.performance, e.ownership, e.power);
   e.cost.usd_total = run.usd_total;
   e.power.run_kwh = run.kwh;
-  if (why && (run.usd_total || run.kwh)) why->basis["usd_total"] = run.basis;
+  if (why && (run.usd_total || run.kwh)) why->basis.set("usd_total", run.basis);
 }
 
 // Memory (and with kFigures speed) without any text: what searches need of each candidate.
@@ -166,11 +167,12 @@ Estimate estimate(const Scenario& s, const Catalog& catalog, Detail detail) {
     return e;
   }
   Explanations why;
-  why.basis["params"] = c.computed
-                            ? "counted from the architecture (HF module layout)"
-                            : "given count (the architecture is not countable field by field)";
+  why.basis.set("params", c.computed
+                              ? "counted from the architecture (HF module layout)"
+                              : "given count (the architecture is not countable field by field)");
   if (!s.engine_basis.empty())
-    why.basis["engine"] = s.engine + " " + s.engine_version + ": " + s.engine_basis;
+    set_text(why.basis, "engine", FMT_COMPILE("{} {}: {}"), s.engine, s.engine_version,
+             s.engine_basis);
   e.memory = estimate_memory(s, catalog, counts, &why);
   check_representable(s, e.memory);
   if (e.memory.fits && !*e.memory.fits && e.memory.capacity)

@@ -35,9 +35,9 @@ TEST(Explanations, MemoryFiguresWithoutText) {
   EXPECT_DOUBLE_EQ(bare.kv_cache, explained.kv_cache);
   EXPECT_EQ(bare.max_batch, explained.max_batch);
   EXPECT_EQ(bare.fits, explained.fits);
-  ASSERT_TRUE(why.basis.count("weights_bytes"));
-  EXPECT_EQ(why.basis["weights_bytes"].rfind("params x 16 bits (bf16", 0), 0u);
-  EXPECT_TRUE(why.basis.count("gpu_capacity_bytes"));
+  ASSERT_TRUE(why.basis.contains("weights_bytes"));
+  EXPECT_EQ(why.basis.at("weights_bytes").rfind("params x 16 bits (bf16", 0), 0u);
+  EXPECT_TRUE(why.basis.contains("gpu_capacity_bytes"));
 }
 
 // 8 x A100 SXM 400 W: (3,200 W + 800 W host + 8 x 150 W) x 1.25 margin = 6,500 W a node, over the
@@ -54,7 +54,7 @@ TEST(Explanations, PowerWarnsOnlyIntoASink) {
   EXPECT_DOUBLE_EQ(*explained.node_watts, 6500);
   EXPECT_DOUBLE_EQ(*bare.node_watts, 6500);
   EXPECT_TRUE(has_warning(why, "rack budget"));
-  EXPECT_EQ(why.basis["gpu_watts"], "8 x 400 W board power (TDP)");
+  EXPECT_EQ(why.basis.at("gpu_watts"), "8 x 400 W board power (TDP)");
 }
 
 // Speed reads the memory estimate it is given (its max_batch sizes max_output_tokens_per_s) and
@@ -70,8 +70,8 @@ TEST(Explanations, SpeedFiguresWithoutText) {
   ASSERT_TRUE(bare.decode_tokens_per_s && explained.decode_tokens_per_s);
   EXPECT_DOUBLE_EQ(*bare.decode_tokens_per_s, *explained.decode_tokens_per_s);
   EXPECT_DOUBLE_EQ(*bare.max_output_tokens_per_s, *explained.max_output_tokens_per_s);
-  ASSERT_TRUE(why.basis.count("max_output_tokens_per_s"));
-  EXPECT_NE(why.basis["max_output_tokens_per_s"].find("(memory.max_batch"), std::string::npos);
+  ASSERT_TRUE(why.basis.contains("max_output_tokens_per_s"));
+  EXPECT_NE(why.basis.at("max_output_tokens_per_s").find("(memory.max_batch"), std::string::npos);
   // Without a memory estimate vLLM's batch is sized from the pool it preallocates, and says so.
   Explanations none;
   estimate_speed(s, c, MemoryEstimate{}, &none);

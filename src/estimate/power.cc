@@ -26,18 +26,20 @@ void explain_power(const Scenario& s, const Facility& f, const CostAssumptions& 
                    const NodePlan& plan, int64_t per_node, const PowerEstimate& power,
                    Explanations& e) {
   const double tdp = *s.gpu->tdp_w;
-  e.basis["gpu_watts"] =
-      format_text(FMT_COMPILE("{} x {:g} W board power (TDP)"), s.gpu_count, tdp);
-  e.basis["node_watts"] = format_text(
-      FMT_COMPILE("({} GPUs x {:g} W + host {:g} W + {:g} W per GPU slot) x (1 + {:g} margin){}"),
-      per_node, tdp, f.host_base_watts, f.host_watts_per_gpu, f.power_margin,
-      power.server.empty() ? std::string(" (facility.json host)")
-                           : " (" + plan.server->name + ", data/servers.csv)");
-  e.basis["btu_per_hour"] = "peak watts of all nodes x 3.412 BTU/h per W";
-  e.basis["ups_kva"] =
-      format_text(FMT_COMPILE("fleet watts with margin / {:g} power factor"), f.power_factor);
-  e.basis["annual_kwh"] = format_text(FMT_COMPILE("peak kW x {:g} utilization x 8760 h x PUE {:g}"),
-                                      money.utilization, money.pue);
+  set_text(e.basis, "gpu_watts", FMT_COMPILE("{} x {:g} W board power (TDP)"), s.gpu_count, tdp);
+  set_text(
+      e.basis, "node_watts",
+      FMT_COMPILE("({} GPUs x {:g} W + host {:g} W + {:g} W per GPU slot) x (1 + {:g} margin)"),
+      per_node, tdp, f.host_base_watts, f.host_watts_per_gpu, f.power_margin);
+  if (power.server.empty())
+    e.basis.append("node_watts", " (facility.json host)");
+  else
+    append_text(e.basis, "node_watts", FMT_COMPILE(" ({}, data/servers.csv)"), plan.server->name);
+  e.basis.set("btu_per_hour", "peak watts of all nodes x 3.412 BTU/h per W");
+  set_text(e.basis, "ups_kva", FMT_COMPILE("fleet watts with margin / {:g} power factor"),
+           f.power_factor);
+  set_text(e.basis, "annual_kwh", FMT_COMPILE("peak kW x {:g} utilization x 8760 h x PUE {:g}"),
+           money.utilization, money.pue);
   if (*power.node_watts > f.rack_budget_watts)
     e.warnings.push_back(
         format_text(FMT_COMPILE("one node needs {:.1f} kW with margin, above a typical {:.0f} "

@@ -5,6 +5,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <iterator>
+#include <string>
+#include <string_view>
 
 #include "core/text_format.h"
 #include "gpusizer/units.h"
@@ -240,9 +243,14 @@ void size_kv_pool(const Scenario& s, const Catalog& catalog, const memory::Engin
   if (why) {
     // The batch's KV formula (kv_cache wrote it) is the formula of one sequence: it names seq
     // and batch, not their values.
-    std::string& kv = why->basis["kv_cache_bytes"];
-    kv = format_text(FMT_COMPILE("KV pool = {} ({} {}); per sequence: {}"),
-                     fmt::format(fmt::runtime(rule), f), engine.name, rel.version, kv);
+    const auto old = why->basis.find("kv_cache_bytes");
+    const std::string sequence(old == why->basis.end() ? std::string_view() : (*old).value);
+    why->basis.set_with("kv_cache_bytes", [&](std::string& out) {
+      out.append("KV pool = ");
+      fmt::format_to(std::back_inserter(out), fmt::runtime(rule), f);
+      format_text_to(out, FMT_COMPILE(" ({} {}); per sequence: {}"), engine.name, rel.version,
+                     sequence);
+    });
   }
   m.kv_cache_capacity_tokens =
       m.kv_bytes_per_token > 0
@@ -263,13 +271,14 @@ void size_kv_pool(const Scenario& s, const Catalog& catalog, const memory::Engin
   m.high = m.total * 1.01;
   if (!why) return;
   if (beyond > 0)
-    why->basis["outside_budget_bytes"] = format_text(
-        FMT_COMPILE("{:.2f} GiB held beyond the budget: CUDA graphs {:.2f} GiB{}{}"), beyond / kGiB,
-        rel.cuda_graph_bytes / kGiB,
-        rel.baseline_outside_budget ? "; " + baseline.basis + " (snapshot before the profile)"
-                                    : std::string(),
-        rel.pool_rule == PoolRule::kStaticShareOfTotal ? "; activations in the reserve"
-                                                       : std::string());
+    why->basis.set_with("outside_budget_bytes", [&](std::string& out) {
+      format_text_to(out, FMT_COMPILE("{:.2f} GiB held beyond the budget: CUDA graphs {:.2f} GiB"),
+                     beyond / kGiB, rel.cuda_graph_bytes / kGiB);
+      if (rel.baseline_outside_budget)
+        out.append("; ").append(baseline.basis).append(" (snapshot before the profile)");
+      if (rel.pool_rule == PoolRule::kStaticShareOfTotal)
+        out.append("; activations in the reserve");
+    });
   if (pool <= 0)
     why->warnings.push_back(fmt::format(
         "{}: weights, activations and non-torch memory exceed {:g} x {:.1f} GiB; no room for "
@@ -334,18 +343,20 @@ void size_allocated(const Scenario& s, const Catalog& catalog, const memory::Eng
 // The basis of the totals (the parts wrote their own as they were computed).
 void explain_memory(const Scenario& s, const Catalog& catalog, bool preallocates, bool capacity,
                     Explanations& why) {
-  why.basis.try_emplace("kv_cache_bytes");  // training caches nothing: the key stays, empty
-  why.basis["reserved_bytes"] =
-      preallocates ? "the engine's own allocator: reserved = allocated"
-                   : format_text(FMT_COMPILE("allocated x (1 + {:g}) caching-allocator slack ({})"),
-                                 allocator_fraction(s, catalog), s.engine);
-  why.basis["total_bytes"] = preallocates && capacity
-                                 ? "the engine's budget (its memory fraction of usable capacity) + "
-                                   "what it holds beyond it (outside_budget_bytes)"
-                                 : "reserved + memory outside the allocator (overhead)";
+  why.basis.add_empty("kv_cache_bytes");  // training caches nothing: the key stays, empty
+  if (preallocates)
+    why.basis.set("reserved_bytes", "the engine's own allocator: reserved = allocated");
+  else
+    set_text(why.basis, "reserved_bytes",
+             FMT_COMPILE("allocated x (1 + {:g}) caching-allocator slack ({})"),
+             allocator_fraction(s, catalog), s.engine);
+  why.basis.set("total_bytes", preallocates && capacity
+                                   ? "the engine's budget (its memory fraction of usable "
+                                     "capacity) + what it holds beyond it (outside_budget_bytes)"
+                                   : "reserved + memory outside the allocator (overhead)");
   if (capacity)
-    why.basis["gpu_capacity_bytes"] =
-        "marketed GiB less in-band ECC (datacenter GDDR) and the driver's reservation";
+    why.basis.set("gpu_capacity_bytes",
+                  "marketed GiB less in-band ECC (datacenter GDDR) and the driver's reservation");
 }
 
 }  // namespace

@@ -35,22 +35,22 @@ std::string explain_if(const Explanations* why, const CompiledFormat& format, co
 
 /// Appends to the basis of `figure` (an output key, "weights_bytes") in `why`; null: nothing.
 template <typename CompiledFormat, typename... Args>
-void add_basis(Explanations* why, const char* figure, const CompiledFormat& format,
+void add_basis(Explanations* why, BasisKey figure, const CompiledFormat& format,
                const Args&... args) {
   static_assert(fmt::detail::is_compiled_string<CompiledFormat>::value,
                 "wrap the format in FMT_COMPILE");
-  if (why) format_text_to(why->basis[figure], format, args...);
+  if (why) append_text(why->basis, figure, format, args...);
 }
 
 /// The part's bytes; its basis becomes the basis of `figure` in `why` when there is one.
-inline double explained(Part&& part, const char* figure, Explanations* why) {
-  if (why) why->basis[figure] = std::move(part.basis);
+inline double explained(Part&& part, BasisKey figure, Explanations* why) {
+  if (why) why->basis.set(figure, part.basis);
   return part.bytes;
 }
 
 /// The same for a part whose basis is a fixed text.
-inline double explained(double bytes, const char* basis, const char* figure, Explanations* why) {
-  if (why) why->basis[figure] = basis;
+inline double explained(double bytes, const char* basis, BasisKey figure, Explanations* why) {
+  if (why) why->basis.set(figure, basis);
   return bytes;
 }
 

@@ -126,11 +126,11 @@ TEST(MemoryParts, NullSinkGivesTheSameBytes) {
   EXPECT_DOUBLE_EQ(memory::weights(s, cat, memory::engine_rules(s, cat), count_model(s), nullptr),
                    13476831232.0);
   ASSERT_EQ(why.basis.size(), 1u);
-  EXPECT_EQ(why.basis["weights_bytes"].rfind("params x 16 bits (fp16: ", 0), 0u);
+  EXPECT_EQ(why.basis.at("weights_bytes").rfind("params x 16 bits (fp16: ", 0), 0u);
   // Inference keeps no gradients: 0 bytes either way, and the basis says so under its own key.
   EXPECT_EQ(memory::gradients(s, cat, memory::engine_rules(s, cat), count_model(s), nullptr), 0.0);
   EXPECT_EQ(memory::gradients(s, cat, memory::engine_rules(s, cat), count_model(s), &why), 0.0);
-  EXPECT_EQ(why.basis["gradients_bytes"], "inference keeps no gradients");
+  EXPECT_EQ(why.basis.at("gradients_bytes"), "inference keeps no gradients");
   EXPECT_EQ(why.basis.size(), 2u);
   EXPECT_TRUE(why.warnings.empty());
 }

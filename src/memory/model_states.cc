@@ -523,7 +523,7 @@ double optimizer_states(const Scenario& s, const EngineRules& rules, const Model
 }
 
 double master_weights(const Scenario& s, const ModelCounts& counts, Explanations* why) {
-  const char* figure = "master_weights_bytes";
+  constexpr BasisKey figure = "master_weights_bytes";
   if (!full_training(s) || !is_amp(s.training.mixed_precision))
     return explained(0, "no separate fp32 master copy", figure, why);
   if (s.training.offload != Offload::kNone)

@@ -59,7 +59,7 @@ void apply_rule_of_thumb(const RuleOfThumb& r, Estimate& e) {
   m.high = m.total;
   if (capacity) m.fits = m.total <= *capacity;
   e.basis.clear();
-  e.basis["total_bytes"] = kRuleOfThumbBasis;
+  e.basis.set("total_bytes", kRuleOfThumbBasis);
   e.warnings.emplace_back("method rule-of-thumb: the articles' arithmetic, not the analytic model");
 }
 
@@ -85,8 +85,14 @@ struct Answer {
 Answer answer(const nlohmann::json& input, const Catalog& catalog) {
   Answer a;
   ScenarioGiven given;
-  const Scenario parsed = parse_scenario(input, catalog, given);
-  a.scenario = resolved(parsed, catalog);
+  Scenario parsed = parse_scenario(input, catalog, given);
+  // Only the changes read the scenario as parsed: without them ("changes": false, a sweep) it
+  // moves into the resolved one instead of being copied (issue 18: a copy and a destruction of
+  // a Scenario are 6,000 instructions). The input is only peeked at here; read_bool below
+  // reads and checks it, in the order the errors have always come in.
+  const auto changes = input.is_object() ? input.find("changes") : input.end();
+  const bool no_changes = changes != input.end() && changes->is_boolean() && !changes->get<bool>();
+  a.scenario = no_changes ? resolved(std::move(parsed), catalog) : resolved(parsed, catalog);
   const Scenario& s = a.scenario;
   Estimate& e = a.estimate;
   e = estimate(s, catalog);

@@ -24,7 +24,7 @@ void describe_power(JsonWriter& w, const PowerEstimate& p);
 void describe_ownership(JsonWriter& w, const Ownership& o);
 
 /// Figure -> text (the "basis" objects).
-void describe_texts(JsonWriter& w, const std::map<std::string, std::string>& texts);
+void describe_texts(JsonWriter& w, const Basis& texts);
 
 /// The Estimate as to_json(const Estimate&) writes it.
 void describe_estimate(JsonWriter& w, const Estimate& e);

@@ -151,9 +151,13 @@ void describe_power(JsonWriter& w, const PowerEstimate& p) {
   w.end_object();
 }
 
-void describe_texts(JsonWriter& w, const std::map<std::string, std::string>& texts) {
+void describe_texts(JsonWriter& w, const Basis& texts) {
   w.begin_object();
-  for (const auto& [name, text] : texts) w.field(name, text);
+  // The keys are literals (BasisKey), in ascending order: nothing to escape or to sort.
+  for (const auto& [name, text] : texts) {
+    w.literal_key(name);
+    w.string(text);
+  }
   w.end_object();
 }
 

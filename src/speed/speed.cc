@@ -9,6 +9,7 @@
 #include <utility>
 
 #include "core/float_text.h"
+#include "core/text_format.h"
 #include "scenario/lookups.h"
 #include "speed/counted_speed.h"
 #include "speed/inference_speed.h"
@@ -18,12 +19,16 @@
 namespace gpusizer {
 namespace {
 
-// "%.3g ms" of s in milliseconds; general_text() writes the same digits without printf's cost.
-std::string fmt_ms(double s) {
+// Appends "%.3g ms" of s in milliseconds; general_text() writes the same digits without
+// printf's cost.
+void append_ms(std::string& out, double s) {
   char buf[64];
-  if (char* end = general_text(buf, s * 1e3, 3)) return std::string(buf, end) + " ms";
+  if (char* end = general_text(buf, s * 1e3, 3)) {
+    out.append(buf, end).append(" ms");
+    return;
+  }
   std::snprintf(buf, sizeof buf, "%.3g ms", s * 1e3);
-  return buf;
+  out.append(buf);
 }
 
 bool preallocates(const Catalog& catalog, const Scenario& s) {
@@ -93,29 +98,61 @@ void inference(const Scenario& sc, const Catalog& catalog, const MemoryEstimate&
 void explain_inference(const Scenario& sc, const InferenceSetup& s, const MemoryEstimate& memory,
                        const PassTime& p, double batch, double full, Explanations& est) {
   const bool bw_bound = p.memory_s >= p.compute_s;  // perf.decode_bandwidth_bound
-  est.basis["decode_tokens_per_s"] =
-      "batch / step; step = max(FLOPs / (peak " + s.compute_dtype +
-      " x eff(batch)), bytes (weights once + KV per sequence) / (bandwidth x bw_eff)) + TP " +
-      "all-reduces + engine overhead; this step is " + (bw_bound ? "bandwidth" : "compute") +
-      "-bound (" + fmt_ms(std::max(p.memory_s, p.compute_s)) + " + comm " + fmt_ms(p.comm_s) +
-      " + overhead " + fmt_ms(p.overhead_s) + "); data/speed.json engine '" + sc.engine + "'";
-  est.basis["prefill_tokens_per_s"] =
+  est.basis.set_with("decode_tokens_per_s", [&](std::string& out) {
+    out.append("batch / step; step = max(FLOPs / (peak ").append(s.compute_dtype);
+    out.append(
+        " x eff(batch)), bytes (weights once + KV per sequence) / (bandwidth x bw_eff)) + TP "
+        "all-reduces + engine overhead; this step is ");
+    out.append(bw_bound ? "bandwidth" : "compute").append("-bound (");
+    append_ms(out, std::max(p.memory_s, p.compute_s));
+    out.append(" + comm ");
+    append_ms(out, p.comm_s);
+    out.append(" + overhead ");
+    append_ms(out, p.overhead_s);
+    out.append("); data/speed.json engine '").append(sc.engine).append("'");
+  });
+  est.basis.set(
+      "prefill_tokens_per_s",
       "prompt tokens / time; FLOPs = 2 x active params + causal attention 4 x layers x q_width "
-      "x prompt/2 per token, at peak x eff(chunk tokens), chunked and pipelined as the engine does";
-  est.basis["max_output_tokens_per_s"] =
-      "batch B = " + std::to_string(static_cast<int64_t>(full)) +
-      (s.engine.static_batch ? " (the static batch the engine is set up with"
-       : memory.max_batch    ? " (memory.max_batch"
-                             : " (scenario batch") +
-      ", capped by the engine's max_num_seqs): B x output_len / (prefill of B prompts + " +
-      "output_len decode steps of B)";
+      "x prompt/2 per token, at peak x eff(chunk tokens), chunked and pipelined as the engine "
+      "does");
+  est.basis.set_with("max_output_tokens_per_s", [&](std::string& out) {
+    format_text_to(out, FMT_COMPILE("batch B = {}"), static_cast<int64_t>(full));
+    out.append(s.engine.static_batch ? " (the static batch the engine is set up with"
+               : memory.max_batch    ? " (memory.max_batch"
+                                     : " (scenario batch");
+    out.append(
+        ", capped by the engine's max_num_seqs): B x output_len / (prefill of B prompts + "
+        "output_len decode steps of B)");
+  });
   if (s.pp > 1 && !s.engine.decode_pipelining && sc.batch <= 1)
     est.warnings.push_back(
         sc.engine +
         " layer split runs the GPUs one after another: no decode speed-up for one "
         "stream from more GPUs, only more memory");
   if (bw_bound && batch <= 1)
-    est.basis["decode_roofline"] = "single-stream decode cannot exceed bandwidth / weight bytes";
+    est.basis.set("decode_roofline", "single-stream decode cannot exceed bandwidth / weight bytes");
+}
+
+// The basis of step_time_s: the exposed parts of the step, as step_breakdown_s lists them.
+void explain_step(std::string& out, const TrainingSpeed& r) {
+  const StepBreakdown& b = r.breakdown;
+  out.append(
+      "sum of the exposed parts on the heaviest pipeline stage (step_breakdown_s): compute ");
+  append_ms(out, b.compute);
+  out.append(" (FLOPs at ").append(r.dtype);
+  out.append(
+      " dense rate x MAMF x GEMM depth efficiency, LM head on the last stage, non-GEMM bytes at "
+      "HBM bandwidth)");
+  for (const auto& [name, seconds] :
+       {std::pair{", recompute ", b.recompute}, std::pair{", TP ", b.tp_comm},
+        std::pair{", pipeline bubble ", b.pp_bubble}, std::pair{", DP ", b.dp_comm},
+        std::pair{", EP ", b.ep_comm}, std::pair{", optimizer ", b.optimizer},
+        std::pair{", offload ", b.offload}}) {
+    out.append(name);
+    append_ms(out, seconds);
+  }
+  out.append("; docs/speed.md 'Training'");
 }
 
 void training(const Scenario& sc, const EngineProfile& engine, const ModelCounts& counts,
@@ -136,24 +173,19 @@ void training(const Scenario& sc, const EngineProfile& engine, const ModelCounts
   perf.step_breakdown_s = r->breakdown.to_map();
   Explanations& est = *why_sink;
   if (sc.task == Task::kCvTrain) {
-    est.basis["train_tokens_per_s"] =
-        "cv-train: images/s = rate(" + std::string(r->dtype) +
-        ") x eff / (3 x forward GFLOPs x (image_size/cv_resolution)^2); 'tokens' are images";
+    est.basis.set_with("train_tokens_per_s", [&](std::string& out) {
+      out.append("cv-train: images/s = rate(").append(r->dtype);
+      out.append(
+          ") x eff / (3 x forward GFLOPs x (image_size/cv_resolution)^2); 'tokens' are images");
+    });
   } else {
-    const StepBreakdown& b = r->breakdown;
-    est.basis["step_time_s"] =
-        "sum of the exposed parts on the heaviest pipeline stage (step_breakdown_s): compute " +
-        fmt_ms(b.compute) + " (FLOPs at " + std::string(r->dtype) +
-        " dense rate x MAMF x GEMM depth efficiency, LM head on the last stage, non-GEMM bytes at "
-        "HBM bandwidth), recompute " +
-        fmt_ms(b.recompute) + ", TP " + fmt_ms(b.tp_comm) + ", pipeline bubble " +
-        fmt_ms(b.pp_bubble) + ", DP " + fmt_ms(b.dp_comm) + ", EP " + fmt_ms(b.ep_comm) +
-        ", optimizer " + fmt_ms(b.optimizer) + ", offload " + fmt_ms(b.offload) +
-        "; docs/speed.md 'Training'";
-    est.basis["mfu"] =
-        "model FLOPs 6N + 12 x L x q_width x seq per token (PaLM appendix B) / "
-        "dense " +
-        std::string(r->dtype) + " peak";
+    est.basis.set_with("step_time_s", [&](std::string& out) { explain_step(out, *r); });
+    est.basis.set_with("mfu", [&](std::string& out) {
+      out.append(
+          "model FLOPs 6N + 12 x L x q_width x seq per token (PaLM appendix B) / "
+          "dense ");
+      out.append(r->dtype).append(" peak");
+    });
   }
 }
 
