@@ -36,6 +36,14 @@ double adapter_bytes(const EngineProfile& engine) {
   return engine.adapters_fp32 ? 4.0 : 2.0;
 }
 
+// Whether the optimizer's states take each trainable parameter's own dtype: torch.optim on the
+// module's parameters, unsharded. A ZeRO optimizer (DeepSpeed, and Megatron's distributed
+// optimizer: engines with persistent contiguous gradient buffers) keeps fp32 partitions and
+// fp32 states of every trainable parameter instead.
+bool states_like_parameter(const Scenario& s, const EngineProfile& engine) {
+  return s.training.zero_stage == 0 && !engine.persistent_grad_buffers;
+}
+
 // Bytes of the working copy of trainable weights in full training.
 double working_bytes(const Scenario& s) {
   return s.training.mixed_precision == MixedPrecision::kFp32 ? 4 : 2;
@@ -509,6 +517,14 @@ double optimizer_states(const Scenario& s, const EngineRules& rules, const Model
     basis = format_text(FMT_COMPILE("trainable params x {:.3g} B ({})"), per_param,
                         to_string(s.training.optimizer));
   ModelBytes b = scaled(t, per_param);
+  if (adapter_training(s) && states_like_parameter(s, rules.engine)) {
+    // modules_to_save copies are 16-bit (weights above), and torch.optim creates each state
+    // like its parameter (torch/optim/adamw.py _init_group: torch.zeros_like(p,
+    // memory_format=torch.preserve_format)), so their states are 16-bit as their gradients are;
+    // PEFT's autocast_adapter_dtype upcasts only the adapter layers (lora_A/lora_B), not the
+    // saved copies.
+    b.embedding = t.embedding * optimizer_bytes_per_param(s, 2.0);
+  }
   if (s.training.optimizer == Optimizer::kAdafactor) {
     // Adafactor (Shazeer & Stern 2018) factors the second moment of each matrix into a row and
     // a column vector; no first moment by default.
