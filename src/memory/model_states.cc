@@ -75,6 +75,23 @@ double lora_params(const Scenario& s, const LinearModules& modules) {
       n += static_cast<double>(m.count) * static_cast<double>(s.training.lora_rank) *
            static_cast<double>(m.in + m.out);
   }
+  // A fused q/k/v Linear carries one adapter: PEFT wraps each targeted nn.Linear with one
+  // lora_A (in x r) and one lora_B (r x out) (peft/tuners/lora/layer.py LoraLayer.update_layer),
+  // so Qwen v1's c_attn (modeling_qwen.py: nn.Linear(hidden_size, 3 * projection_size)) has
+  // r x (d + 3d) values where three separate projections would have 3 x r x (d + d): the two
+  // extra A matrices, 2 x r x d per layer, do not exist.
+  if (n > 0 && fused_qkv(s.model)) {
+    int found = 0;
+    for (const auto& m : modules) {
+      if (m.name != "q_proj" && m.name != "k_proj" && m.name != "v_proj") continue;
+      bool targeted = all_linear;
+      for (const auto& t : targets) targeted |= lora_target_matches(t, m.name);
+      found += targeted ? 1 : 0;
+    }
+    if (found == 3)
+      n -= 2.0 * static_cast<double>(s.model.num_layers) *
+           static_cast<double>(s.training.lora_rank) * static_cast<double>(s.model.hidden_size);
+  }
   return n;
 }
 
