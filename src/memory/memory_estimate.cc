@@ -56,10 +56,13 @@ void fill_batch_parts(const Scenario& s, const Catalog& catalog, const memory::E
 // the next is built), so PEFT's fp32 adapters and 16-bit saved copies add up. A fused or in-place
 // optimizer, 8-bit and paged bitsandbytes states (updated per tensor), an optimizer stepped in
 // the backward, and ZeRO through DeepSpeed (its own optimizer on fp32 partitions) build none;
-// FSDP (own_zero3) runs torch.optim on its shards.
+// FSDP (own_zero3) runs torch.optim on its shards. Foreach is the default on CUDA and XPU only
+// (torch/utils/_foreach_utils.py _get_foreach_kernels_supported_devices): on Apple's MPS AdamW
+// loops over tensors, one tensor's temporary at a time.
 double step_temporaries(const Scenario& s, const EngineProfile& engine, double states) {
-  if (!is_training(s.task) || s.training.optimizer != Optimizer::kAdamw ||
-      s.training.optimizer_in_backward || (s.training.zero_stage > 0 && !engine.own_zero3))
+  if (engine.optimizer_step_temporaries == 0 || !is_training(s.task) ||
+      s.training.optimizer != Optimizer::kAdamw || s.training.optimizer_in_backward ||
+      (s.training.zero_stage > 0 && !engine.own_zero3) || (s.gpu && s.gpu->segment == "apple-soc"))
     return 0;
   return static_cast<double>(engine.optimizer_step_temporaries) * 0.5 * states;
 }
