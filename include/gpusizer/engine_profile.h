@@ -132,6 +132,9 @@ struct EngineProfile {
   double allocator_overhead_fraction = 0;
   bool kbit_training_fp32_upcast = false;
   bool adapters_fp32 = false;  ///< LoRA adapters (and their grads and states) in fp32
+  /// State-sized temporaries its default AdamW step allocates at once, in second moments
+  /// (torch.optim foreach: 1; a fused or in-place optimizer: 0).
+  int64_t optimizer_step_temporaries = 0;
   int64_t default_ubatch = 0;           ///< llama.cpp
   double activation_bytes = 0;          ///< llama.cpp: bytes per intermediate value
   double cuda_context_bytes = 0;        ///< 0: the device's figure

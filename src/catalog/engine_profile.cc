@@ -136,6 +136,7 @@ const std::vector<std::string> kEngineKeys = {"kind",
                                               "allocator_overhead_fraction",
                                               "kbit_training_fp32_upcast",
                                               "adapters_fp32",
+                                              "optimizer_step_temporaries",
                                               "default_ubatch",
                                               "activation_bytes",
                                               "cuda_context_bytes",
@@ -254,6 +255,8 @@ EngineProfile read_engine(const std::string& name, const nlohmann::json& o,
       data::required_number(o, "allocator_overhead_fraction", where, 0, 1);
   p.kbit_training_fp32_upcast = data::required_bool(o, "kbit_training_fp32_upcast", where);
   p.adapters_fp32 = data::required_bool(o, "adapters_fp32", where);
+  p.optimizer_step_temporaries =
+      static_cast<int64_t>(data::required_number(o, "optimizer_step_temporaries", where, 0, 4));
   read_optional_figures(o, where, p);
   if (!o.contains("releases") || !o.at("releases").is_array() || o.at("releases").empty())
     throw InputError(where + ".releases", "must list at least one release", "bad_file");

@@ -101,7 +101,8 @@ constexpr const char* kFlagsOff = R"("caches_mla_latent": false, "kv_grows_by_co
     "naive_pipeline": false, "persistent_grad_buffers": false, "ddp_grad_buckets": false,
     "own_zero3": false, "trains_on_apple": false, "language_models_only": false,
     "fp8_kv_cache": false, "fp8_kv_any_gpu": false, "logits_all_positions_in_generate": false,
-    "kbit_training_fp32_upcast": false, "adapters_fp32": false)";
+    "kbit_training_fp32_upcast": false, "adapters_fp32": false,
+    "optimizer_step_temporaries": 0)";
 
 TEST(EngineProfile, EveryFlagAndZeroStageIsARequiredKey) {
   // No flag or ZeRO limit takes a C++ default: leaving one out of a shipped engine is an error
@@ -111,7 +112,7 @@ TEST(EngineProfile, EveryFlagAndZeroStageIsARequiredKey) {
        {"caches_mla_latent", "kv_grows_by_concat", "naive_pipeline", "persistent_grad_buffers",
         "ddp_grad_buckets", "own_zero3", "trains_on_apple", "language_models_only", "fp8_kv_cache",
         "fp8_kv_any_gpu", "logits_all_positions_in_generate", "kbit_training_fp32_upcast",
-        "adapters_fp32", "max_zero_stage"}) {
+        "adapters_fp32", "optimizer_step_temporaries", "max_zero_stage"}) {
     nlohmann::json doc = shipped;
     ASSERT_TRUE(doc["deepspeed"].contains(key)) << key;
     doc["deepspeed"].erase(key);

@@ -152,7 +152,12 @@ double saved_bytes_per_token(const Scenario& s, const EngineProfile& engine, uns
   // Attention block.
   const bool proj_trains = trains(s, "q_proj");
   if (proj_trains) bytes += a * w.d * rep;  // shared input of q/k/v
-  bytes += lora(kQProj, w.d) + lora(kKProj, w.d) + lora(kVProj, w.d);
+  // A fused q/k/v Linear (fused_qkv) carries one adapter, so one copy of its input.
+  constexpr unsigned kQkv = kQProj | kKProj | kVProj;
+  if ((lora_on & kQkv) == kQkv && fused_qkv(m))
+    bytes += lora(kQProj, w.d);
+  else
+    bytes += lora(kQProj, w.d) + lora(kKProj, w.d) + lora(kVProj, w.d);
   if (m.mla) bytes += lora(kQAProj, w.d) + lora(kKvAProj, w.d);
   if (flash) {
     // FlashAttention-2 saves Q, K, V (unrepeated), the output and fp32 log-sum-exp per head.

@@ -28,7 +28,8 @@ using memory::Part;
 struct Parts {
   double weights = 0, kv = 0, activations = 0, gradients = 0, optimizer = 0, master = 0,
          overhead = 0;
-  double kv_sequence = 0;  ///< serving: the KV cache of one sequence of seq_len tokens
+  double kv_sequence = 0;       ///< serving: the KV cache of one sequence of seq_len tokens
+  double step_temporaries = 0;  ///< training: what the optimizer step allocates beside the states
   double allocated() const { return weights + kv + activations + gradients + optimizer + master; }
 };
 
@@ -47,6 +48,26 @@ void fill_batch_parts(const Scenario& s, const Catalog& catalog, const memory::E
     if (engine.kv_grows_by_concat) p.kv *= 1.0 + 1.0 / static_cast<double>(s.model.num_layers);
   }
   p.activations = memory::activations(s, rules, why);
+}
+
+// What the optimizer step allocates beside the states, per GPU: torch.optim's foreach AdamW
+// (torch/optim/adamw.py _multi_tensor_adamw) builds exp_avg_sq_sqrt = torch._foreach_sqrt(
+// exp_avg_sqs), one tensor per second moment, and divides and adds eps in place; the engine
+// states how many such lists exist at once (engines.json optimizer_step_temporaries). The states
+// are two equal moments, so one list is half of `states` (already per GPU, in the states' dtype).
+// The lists of consecutive (device, dtype) groups coexist (the previous one is still bound when
+// the next is built), so PEFT's fp32 adapters and 16-bit saved copies add up. A fused or in-place
+// optimizer, 8-bit and paged bitsandbytes states (updated per tensor), an optimizer stepped in
+// the backward, and ZeRO through DeepSpeed (its own optimizer on fp32 partitions) build none;
+// FSDP (own_zero3) runs torch.optim on its shards. Foreach is the default on CUDA and XPU only
+// (torch/utils/_foreach_utils.py _get_foreach_kernels_supported_devices): on Apple's MPS AdamW
+// loops over tensors, one tensor's temporary at a time.
+double step_temporaries(const Scenario& s, const EngineProfile& engine, double states) {
+  if (engine.optimizer_step_temporaries == 0 || !is_training(s.task) ||
+      s.training.optimizer != Optimizer::kAdamw || s.training.optimizer_in_backward ||
+      (s.training.zero_stage > 0 && !engine.own_zero3) || (s.gpu && s.gpu->segment == "apple-soc"))
+    return 0;
+  return static_cast<double>(engine.optimizer_step_temporaries) * 0.5 * states;
 }
 
 Parts compute_parts(const Scenario& s, const Catalog& catalog, const ModelCounts& counts,
@@ -86,33 +107,55 @@ Parts compute_parts(const Scenario& s, const Catalog& catalog, const ModelCounts
               FMT_COMPILE("; held in unified memory outside the allocator: counted in overhead"));
     p.optimizer = 0;
   }
+  p.step_temporaries = step_temporaries(s, engine, p.optimizer);
   return p;
+}
+
+// The optimizer step as the peak: activations are freed, gradients and states are held and the
+// step's temporaries join them (counted with the optimizer states).
+void place_step_peak(Parts& p, MemoryEstimate& m, Explanations* why) {
+  m.peak_phase = "optimizer step (activations freed, gradients held)";
+  add_basis(why, "activations_bytes",
+            FMT_COMPILE("; freed at the peak, which comes at the optimizer step ({:.2f} GiB at "
+                        "the loss)"),
+            p.activations / kGiB);
+  add_basis(why, "optimizer_bytes",
+            FMT_COMPILE("; + the step's temporaries {:.2f} GiB at the peak (torch.optim foreach "
+                        "AdamW: torch._foreach_sqrt of the second moments)"),
+            p.step_temporaries / kGiB);
+  p.activations = 0;
+  p.optimizer += p.step_temporaries;
 }
 
 // Training: the components alive at the peak. PyTorch frees gradients before each forward
 // (Optimizer.zero_grad(set_to_none=True), the default since PyTorch 2.0), so without
-// accumulation and without persistent gradient buffers the peak is either at the loss (all
-// activations, no gradients yet) or at the end of backward (all gradients, activations freed).
+// accumulation and without persistent gradient buffers the peak is at the loss (all
+// activations, no gradients yet), at the end of backward (all gradients, activations freed) or,
+// where the step builds temporaries, at the step (gradients, states and the temporaries).
 // DeepSpeed and Megatron keep contiguous gradient buffers and DDP keeps gradient buckets, so
-// there gradients and activations coexist.
+// there gradients and activations coexist, and the step peaks over them when its temporaries
+// outgrow the activations.
 void place_training_peak(const Scenario& s, const EngineProfile& engine, Parts& p,
                          MemoryEstimate& m, Explanations* why) {
   m.gradients_full = p.gradients;
   const bool persistent_buffers =
       engine.persistent_grad_buffers || (engine.ddp_grad_buckets && s.parallel.dp > 1);
   if (s.training.grad_accum > 1 || persistent_buffers || s.training.optimizer_in_backward) {
+    if (p.step_temporaries > p.activations) return place_step_peak(p, m, why);
     m.peak_phase = s.training.grad_accum > 1 ? "backward of a later micro-batch (gradients "
                                                "accumulate)"
                                              : "backward (gradient buffers persist)";
     return;
   }
-  if (p.activations >= p.gradients) {
+  if (p.activations >= p.gradients + p.step_temporaries) {
     m.peak_phase = "loss (before any gradient exists)";
     add_basis(why, "gradients_bytes",
               FMT_COMPILE("; none alive at the peak: freed by zero_grad, all {:.2f} GiB exist "
                           "only at the end of backward"),
               p.gradients / kGiB);
     p.gradients = 0;
+  } else if (p.step_temporaries > 0) {
+    place_step_peak(p, m, why);
   } else {
     m.peak_phase = "end of backward (activations freed)";
     add_basis(why, "activations_bytes",

@@ -17,6 +17,14 @@
 
 namespace gpusizer::memory {
 
+/// q, k and v are one Linear, so LoRA on them is one adapter pair over one input: Qwen v1's
+/// c_attn (modeling_qwen.py QWenAttention: nn.Linear(hidden_size, 3 * projection_size); the
+/// "qwen" family is only Qwen v1, Qwen2 onwards is "qwen2"). BLOOM, Falcon, GPT-NeoX and
+/// ChatGLM fuse theirs too (query_key_value) but their catalog records carry no such field yet.
+inline bool fused_qkv(const Model& m) {
+  return m.family == "qwen";
+}
+
 /// A piece of a figure while a part builds it: bytes and, when explaining, its formula.
 struct Part {
   double bytes = 0;   ///< per GPU

@@ -36,6 +36,14 @@ double adapter_bytes(const EngineProfile& engine) {
   return engine.adapters_fp32 ? 4.0 : 2.0;
 }
 
+// Whether the optimizer's states take each trainable parameter's own dtype: torch.optim on the
+// module's parameters, unsharded. A ZeRO optimizer (DeepSpeed, and Megatron's distributed
+// optimizer: engines with persistent contiguous gradient buffers) keeps fp32 partitions and
+// fp32 states of every trainable parameter instead.
+bool states_like_parameter(const Scenario& s, const EngineProfile& engine) {
+  return s.training.zero_stage == 0 && !engine.persistent_grad_buffers;
+}
+
 // Bytes of the working copy of trainable weights in full training.
 double working_bytes(const Scenario& s) {
   return s.training.mixed_precision == MixedPrecision::kFp32 ? 4 : 2;
@@ -57,6 +65,22 @@ double lora_params(const Scenario& s, const LinearModules& modules, uint32_t lor
     if (lora_modules & (1u << i))
       n += static_cast<double>(modules[i].count) * static_cast<double>(s.training.lora_rank) *
            static_cast<double>(modules[i].in + modules[i].out);
+  // A fused q/k/v Linear carries one adapter: PEFT wraps each targeted nn.Linear with one
+  // lora_A (in x r) and one lora_B (r x out) (peft/tuners/lora/layer.py LoraLayer.update_layer),
+  // so Qwen v1's c_attn (modeling_qwen.py: nn.Linear(hidden_size, 3 * projection_size)) has
+  // r x (d + 3d) values where three separate projections would have 3 x r x (d + d): the two
+  // extra A matrices, 2 x r x d per layer, do not exist.
+  if (n > 0 && fused_qkv(s.model)) {
+    int found = 0;
+    for (size_t i = 0; i < modules.size(); ++i) {
+      const std::string_view name = modules[i].name;
+      if ((lora_modules & (1u << i)) && (name == "q_proj" || name == "k_proj" || name == "v_proj"))
+        ++found;
+    }
+    if (found == 3)
+      n -= 2.0 * static_cast<double>(s.model.num_layers) *
+           static_cast<double>(s.training.lora_rank) * static_cast<double>(s.model.hidden_size);
+  }
   return n;
 }
 
@@ -500,6 +524,14 @@ double optimizer_states(const Scenario& s, const EngineRules& rules, const Model
     basis = format_text(FMT_COMPILE("trainable params x {:.3g} B ({})"), per_param,
                         to_string(s.training.optimizer));
   ModelBytes b = scaled(t, per_param);
+  if (adapter_training(s) && states_like_parameter(s, rules.engine)) {
+    // modules_to_save copies are 16-bit (weights above), and torch.optim creates each state
+    // like its parameter (torch/optim/adamw.py _init_group: torch.zeros_like(p,
+    // memory_format=torch.preserve_format)), so their states are 16-bit as their gradients are;
+    // PEFT's autocast_adapter_dtype upcasts only the adapter layers (lora_A/lora_B), not the
+    // saved copies.
+    b.embedding = t.embedding * optimizer_bytes_per_param(s, 2.0);
+  }
   if (s.training.optimizer == Optimizer::kAdafactor) {
     // Adafactor (Shazeer & Stern 2018) factors the second moment of each matrix into a row and
     // a column vector; no first moment by default.
