@@ -288,7 +288,8 @@ void size_kv_pool(const Scenario& s, const Catalog& catalog, const memory::Engin
     // and batch, not their values.
     const auto old = why->basis.find("kv_cache_bytes");
     const std::string sequence(old == why->basis.end() ? std::string_view() : (*old).value);
-    why->basis.set_with("kv_cache_bytes", [&](std::string& out) {
+    // An init-capture: clang before 16 cannot capture a structured binding (P1091).
+    why->basis.set_with("kv_cache_bytes", [&, rule = rule](std::string& out) {
       out.append("KV pool = ");
       fmt::format_to(std::back_inserter(out), fmt::runtime(rule), f);
       format_text_to(out, FMT_COMPILE(" ({} {}); per sequence: {}"), engine.name, rel.version,
@@ -314,7 +315,7 @@ void size_kv_pool(const Scenario& s, const Catalog& catalog, const memory::Engin
   m.high = m.total * 1.01;
   if (!why) return;
   if (beyond > 0)
-    why->basis.set_with("outside_budget_bytes", [&](std::string& out) {
+    why->basis.set_with("outside_budget_bytes", [&, beyond = beyond](std::string& out) {
       format_text_to(out, FMT_COMPILE("{:.2f} GiB held beyond the budget: CUDA graphs {:.2f} GiB"),
                      beyond / kGiB, rel.cuda_graph_bytes / kGiB);
       if (rel.baseline_outside_budget)
