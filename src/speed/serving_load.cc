@@ -12,10 +12,9 @@
 
 #include <algorithm>
 #include <cmath>
-#include <iterator>
 #include <string>
-#include <utility>
 
+#include "core/text_format.h"
 #include "speed/model_costs.h"
 
 namespace gpusizer {
@@ -227,14 +226,6 @@ struct LoadModel {
   }
 };
 
-// fmt::format(format, args...) as the value of `key`, formatted straight into the basis.
-template <typename... Args>
-void format_basis(Basis& basis, BasisKey key, fmt::format_string<Args...> format, Args&&... args) {
-  basis.set_with(key, [&](std::string& out) {
-    fmt::format_to(std::back_inserter(out), format, std::forward<Args>(args)...);
-  });
-}
-
 }  // namespace
 
 double LengthDist::at_z(double z) const {
@@ -377,29 +368,33 @@ void estimate_load(const Scenario& sc, const InferenceSetup& s, const MemoryEsti
     out.append(
         "Little's law per replica: running sequences = rate x (output_len - 1) x step; KV cap ");
     if (in.kv_tokens >= 0)
-      fmt::format_to(std::back_inserter(out), "{:.0f} sequences", in.kv_tokens / load.context);
+      format_text_to(out, FMT_COMPILE("{:.0f} sequences"), in.kv_tokens / load.context);
     else
       out.append("not known");
-    fmt::format_to(std::back_inserter(out),
-                   " at a mean context of {:.0f} tokens (E[P] + E[O^2] / 2E[O]), max_num_seqs {:g}",
-                   load.context, in.max_seqs);
+    format_text_to(
+        out,
+        FMT_COMPILE(
+            " at a mean context of {:.0f} tokens (E[P] + E[O^2] / 2E[O]), max_num_seqs {:g}"),
+        load.context, in.max_seqs);
   });
-  format_basis(
+  set_text(
       est.basis, "load_tpot_ms",
-      "mean engine step at the load: decode-only steps and steps carrying {:.0f} prompt tokens "
-      "({:.0f}% of steps; Poisson arrivals per step, budget {:g} tokens), roofline pass time; "
-      "p{}: Poisson batch B + z sqrt(B) and the spread of the step mix",
+      FMT_COMPILE(
+          "mean engine step at the load: decode-only steps and steps carrying {:.0f} prompt tokens "
+          "({:.0f}% of steps; Poisson arrivals per step, budget {:g} tokens), roofline pass time; "
+          "p{}: Poisson batch B + z sqrt(B) and the spread of the step mix"),
       p.chunk_tokens, p.prefill_share * 100, in.token_budget, pct);
-  format_basis(
+  set_text(
       est.basis, "load_ttft_ms",
-      "residual of the step in progress + prompt queueing (M/G/1, Pollaczek-Khinchine; "
-      "exponential tail for p{}) at a prompt-budget load of {:.2f} + prefill of the p{} prompt "
-      "({:.0f} tokens)",
+      FMT_COMPILE(
+          "residual of the step in progress + prompt queueing (M/G/1, Pollaczek-Khinchine; "
+          "exponential tail for p{}) at a prompt-budget load of {:.2f} + prefill of the p{} prompt "
+          "({:.0f} tokens)"),
       pct, p.prefill_load, pct, load.prompt.at_z(z_of_percentile(pct)));
-  format_basis(est.basis, "max_requests_per_s",
-               "highest rate meeting the SLO (bisection), x {:g} replicas; bound by {}; "
-               "capacity {:.3g} requests/s ({})",
-               n, load.binding, load.capacity_rate * n, load.capacity_limit);
+  set_text(est.basis, "max_requests_per_s",
+           FMT_COMPILE("highest rate meeting the SLO (bisection), x {:g} replicas; bound by {}; "
+                       "capacity {:.3g} requests/s ({})"),
+           n, load.binding, load.capacity_rate * n, load.capacity_limit);
 }
 
 }  // namespace gpusizer
