@@ -23,7 +23,10 @@ enum class Task { kInference, kLora, kQlora, kFull, kFreeze, kPretrain, kCvTrain
 
 /// "inference", "lora", ... as the contract spells them.
 std::string to_string(Task task);
-bool is_training(Task task);
+/// Every task but inference trains. Inline: estimates ask it a dozen times each (issue 18).
+inline bool is_training(Task task) {
+  return task != Task::kInference;
+}
 
 struct Parallelism {
   int64_t tp = 1, pp = 1, dp = 1, ep = 1;
@@ -51,6 +54,9 @@ struct ScenarioLookups {
   GpuRef gpu;  ///< held, so that its address cannot be reused by another GPU while it is a key
   std::string weights_id, weights_kind;
   const EngineProfile* engine = nullptr;  ///< data/engines.json
+  /// engine->release(engine_version) when the version was known at the lookup; keyed by its own
+  /// version (engine_rules() in src/memory/memory_estimate.cc compares it with the scenario's).
+  const EngineRelease* release = nullptr;
   // With a GPU: the speed profile's entries (data/speed.json) for the engine, GPU and weights.
   bool speed = false;
   const InferenceProfile* inference = nullptr;

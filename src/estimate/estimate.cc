@@ -56,15 +56,11 @@ void add_warnings(const Scenario& s, const Catalog& catalog, Explanations& e) {
 // Memory is reported in bytes as 64-bit integers. A need past 2^62 bytes per GPU (4.6 exabytes,
 // millions of times the largest GPU) comes from a mistaken input, not a sizing question: it is
 // refused, naming the input that drives it, instead of printing a wrapped-around number.
-void check_representable(const Scenario& s, const MemoryEstimate& m) {
-  constexpr double kMaxBytes = 4.6e18;
-  auto in_range = [](double v) { return v <= kMaxBytes; };  // NaN is not
-  // Every figure in range, tested without building a list of them: the common case.
-  if (in_range(m.total) && in_range(m.high) && in_range(m.reserved) && in_range(m.allocated) &&
-      in_range(m.weights) && in_range(m.kv_cache) && in_range(m.activations) &&
-      in_range(m.gradients) && in_range(m.optimizer) && in_range(m.master_weights) &&
-      in_range(m.overhead))
-    return;
+constexpr double kMaxBytes = 4.6e18;
+
+// The figure past any machine, named: kept out of line so that the common test stays small.
+[[gnu::noinline, gnu::cold]] void throw_unrepresentable(const Scenario& s,
+                                                        const MemoryEstimate& m) {
   for (double v : {m.total, m.high, m.reserved, m.allocated, m.weights, m.kv_cache, m.activations,
                    m.gradients, m.optimizer, m.master_weights, m.overhead}) {
     if (v <= kMaxBytes) continue;  // NaN fails the test too
@@ -82,6 +78,17 @@ void check_representable(const Scenario& s, const MemoryEstimate& m) {
                     s.batch, s.seq_len, v),
         "out_of_range");
   }
+}
+
+void check_representable(const Scenario& s, const MemoryEstimate& m) {
+  auto in_range = [](double v) { return v <= kMaxBytes; };  // NaN is not
+  // Every figure in range, tested without building a list of them: the common case.
+  if (in_range(m.total) && in_range(m.high) && in_range(m.reserved) && in_range(m.allocated) &&
+      in_range(m.weights) && in_range(m.kv_cache) && in_range(m.activations) &&
+      in_range(m.gradients) && in_range(m.optimizer) && in_range(m.master_weights) &&
+      in_range(m.overhead))
+    return;
+  throw_unrepresentable(s, m);
 }
 
 }  // namespace
@@ -128,11 +135,11 @@ void estimate_cost(const Scenario& s, const Catalog& catalog, const CostAssumpti
 
 // Memory (and with kFigures speed) without any text: what searches need of each candidate.
 void estimate_figures(const Scenario& s, const Catalog& catalog, const ModelCounts& counts,
-                      Detail detail, Estimate& e) {
-  e.memory = estimate_memory(s, catalog, counts, nullptr);
+                      const memory::EngineRules& rules, Detail detail, Estimate& e) {
+  e.memory = estimate_memory(s, catalog, counts, rules, nullptr);
   check_representable(s, e.memory);
   if (s.gpu && detail == Detail::kFigures)
-    estimate_speed(s, catalog, e.memory, counts, nullptr, e.performance.emplace());
+    estimate_speed(s, catalog, rules.engine, e.memory, counts, nullptr, e.performance.emplace());
 }
 
 }  // namespace
@@ -140,16 +147,17 @@ void estimate_figures(const Scenario& s, const Catalog& catalog, const ModelCoun
 Estimate estimate_priced(const Scenario& s, const Catalog& catalog) {
   Estimate e;
   e.model_id = s.model.id;
-  const ModelCounts counts = count_model(s);  // once: memory and speed read it
+  const ModelCounts counts = count_model(s);  // once: memory and speed read them
+  const memory::EngineRules rules = memory::engine_rules(s, catalog);
   e.params = counts.params.total;
   e.active_params = counts.params.active;
-  e.memory = estimate_memory(s, catalog, counts, nullptr);
+  e.memory = estimate_memory(s, catalog, counts, rules, nullptr);
   check_representable(s, e.memory);
   const CostAssumptions costs = with_cost_overrides(catalog.cost_defaults(), s.costs);
   e.power = estimate_power(s, with_facility_overrides(catalog.facility_defaults(), s.facility),
                            costs, catalog, nullptr);
   if (s.gpu) {
-    estimate_speed(s, catalog, e.memory, counts, nullptr, e.performance.emplace());
+    estimate_speed(s, catalog, rules.engine, e.memory, counts, nullptr, e.performance.emplace());
     estimate_cost(s, catalog, costs, e, nullptr);
   }
   return e;
@@ -158,12 +166,13 @@ Estimate estimate_priced(const Scenario& s, const Catalog& catalog) {
 Estimate estimate(const Scenario& s, const Catalog& catalog, Detail detail) {
   Estimate e;
   e.model_id = s.model.id;
-  const ModelCounts counts = count_model(s);  // once: memory and speed read it
+  const ModelCounts counts = count_model(s);  // once: memory and speed read them
+  const memory::EngineRules rules = memory::engine_rules(s, catalog);
   const ParamCounts& c = counts.params;
   e.params = c.total;
   e.active_params = c.active;
   if (detail == Detail::kFigures || detail == Detail::kMemory) {
-    estimate_figures(s, catalog, counts, detail, e);
+    estimate_figures(s, catalog, counts, rules, detail, e);
     return e;
   }
   Explanations why;
@@ -173,7 +182,7 @@ Estimate estimate(const Scenario& s, const Catalog& catalog, Detail detail) {
   if (!s.engine_basis.empty())
     set_text(why.basis, "engine", FMT_COMPILE("{} {}: {}"), s.engine, s.engine_version,
              s.engine_basis);
-  e.memory = estimate_memory(s, catalog, counts, &why);
+  e.memory = estimate_memory(s, catalog, counts, rules, &why);
   check_representable(s, e.memory);
   if (e.memory.fits && !*e.memory.fits && e.memory.capacity)
     why.warnings.push_back(
@@ -184,7 +193,7 @@ Estimate estimate(const Scenario& s, const Catalog& catalog, Detail detail) {
   e.power = estimate_power(s, with_facility_overrides(catalog.facility_defaults(), s.facility),
                            costs, catalog, &why);
   if (s.gpu) {
-    estimate_speed(s, catalog, e.memory, counts, &why, e.performance.emplace());
+    estimate_speed(s, catalog, rules.engine, e.memory, counts, &why, e.performance.emplace());
     estimate_cost(s, catalog, costs, e, &why);
   }
   if (e.performance) add_speed_bands(s, catalog.speed_bands(), *e.performance, e.cost, &why);

@@ -203,7 +203,7 @@ Part process_baseline(const Scenario& s, const EngineProfile& engine, const Devi
 
 EngineRules engine_rules(const Scenario& s, const Catalog& catalog) {
   const EngineProfile& engine = engine_profile(s, catalog);
-  return {engine, &engine.release(s.engine_version)};
+  return {engine, &engine_release(s, engine)};
 }
 
 double overhead(const Scenario& s, const Catalog& catalog, const EngineRules& rules,
@@ -411,9 +411,13 @@ MemoryEstimate estimate_memory(const Scenario& s, const Catalog& catalog, Explan
 
 MemoryEstimate estimate_memory(const Scenario& s, const Catalog& catalog, const ModelCounts& counts,
                                Explanations* why) {
-  MemoryEstimate m;
   // The engine and its release, looked up once for every part that reads them.
-  const memory::EngineRules rules = memory::engine_rules(s, catalog);
+  return estimate_memory(s, catalog, counts, memory::engine_rules(s, catalog), why);
+}
+
+MemoryEstimate estimate_memory(const Scenario& s, const Catalog& catalog, const ModelCounts& counts,
+                               const memory::EngineRules& rules, Explanations* why) {
+  MemoryEstimate m;
   const EngineProfile& engine = rules.engine;
   Parts p = compute_parts(s, catalog, counts, rules, why);
   const bool preallocates = engine.preallocates && s.task == Task::kInference;

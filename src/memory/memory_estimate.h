@@ -6,6 +6,7 @@
 #include "gpusizer/explanations.h"
 #include "gpusizer/memory_estimate.h"
 #include "gpusizer/scenario.h"
+#include "memory/memory_parts.h"
 #include "memory/model_counts.h"
 
 namespace gpusizer {
@@ -16,5 +17,9 @@ MemoryEstimate estimate_memory(const Scenario& s, const Catalog& catalog, Explan
 /// The same with the model already counted (count_model(s)): estimate() counts once per call.
 MemoryEstimate estimate_memory(const Scenario& s, const Catalog& catalog, const ModelCounts& counts,
                                Explanations* why);
+/// The same with the engine's rules looked up too (`rules` = memory::engine_rules(s, catalog)):
+/// estimate() passes the engine on to the speed estimate.
+MemoryEstimate estimate_memory(const Scenario& s, const Catalog& catalog, const ModelCounts& counts,
+                               const memory::EngineRules& rules, Explanations* why);
 
 }  // namespace gpusizer

@@ -310,8 +310,10 @@ Part deepspeed_gathered(const Scenario& s, const Zero3Settings& z, const Gathere
   // (the parameters after it, forward and again backward) is shorter than the reuse distance.
   double after = g.head, tail = 0;
   const int64_t layers = std::max<int64_t>(1, s.model.num_layers);
+  // Every loop stops at the first module past the distance (the runs before it are not walked).
   for (int64_t l = 0; l < layers && 2.0 * after < reuse; ++l) {
-    for (const GatheredRun* run = g.last_layer.end(); run != g.last_layer.begin();) {
+    for (const GatheredRun* run = g.last_layer.end();
+         run != g.last_layer.begin() && 2.0 * after < reuse;) {
       --run;
       for (int64_t i = 0; i < run->count && 2.0 * after < reuse; ++i) {
         tail += run->bytes;

@@ -20,6 +20,14 @@ inline const EngineProfile& engine_profile(const Scenario& s, const Catalog& cat
   return catalog.engine(s.engine);
 }
 
+/// engine.release(s.engine_version) for `engine` = engine_profile(s, catalog): the resolved
+/// release while it is still that engine's and the scenario's version, else looked up by version.
+inline const EngineRelease& engine_release(const Scenario& s, const EngineProfile& engine) {
+  const ScenarioLookups& l = s.lookups;
+  if (l.release && l.engine == &engine && l.release->version == s.engine_version) return *l.release;
+  return engine.release(s.engine_version);
+}
+
 /// The resolved speed-profile entries when they were looked up in `profile` for the scenario's
 /// current engine, GPU and weights format; nullptr otherwise (look them up in `profile`).
 inline const ScenarioLookups* speed_lookups(const Scenario& s, const SpeedProfile& profile) {

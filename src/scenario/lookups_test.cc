@@ -85,6 +85,24 @@ TEST(ScenarioLookups, AnotherEngineSetInPlaceReadsItsOwnProfile) {
   expect_same_estimate(s, fresh);
 }
 
+TEST(ScenarioLookups, AnotherEngineVersionSetInPlaceReadsItsOwnRelease) {
+  Scenario s = parse_scenario(kServing, cat());
+  const EngineProfile& vllm = cat().engine("vllm");
+  // The release is looked up with the scenario (the newest modelled by default).
+  EXPECT_EQ(&engine_release(s, vllm), &vllm.releases.front());
+  nlohmann::json v06 = kServing;
+  v06["engine_version"] = "0.6.5";
+  const Scenario fresh = parse_scenario(v06, cat());
+  // vLLM 0.6 (V0) and the newest release (V1) profile start-up differently: their KV pools
+  // differ, so a stale release would show in the memory figures.
+  EXPECT_NE(estimate(s, cat()).memory.kv_cache, estimate(fresh, cat()).memory.kv_cache);
+  s.engine_version = fresh.engine_version;
+  s.engine_basis = fresh.engine_basis;
+  s.gpu_memory_utilization = fresh.gpu_memory_utilization;
+  EXPECT_EQ(&engine_release(s, vllm), &vllm.release("0.6.5"));
+  expect_same_estimate(s, fresh);
+}
+
 TEST(ScenarioLookups, AModelChangedInPlaceIsEstimatedAsChanged) {
   // The lookups hold no counts of the model: each estimate counts the scenario's model as it is
   // now (ModelCounts), so a model changed in place is never estimated with its old counts.

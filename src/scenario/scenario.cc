@@ -513,10 +513,6 @@ std::string to_string(Task task) {
   return kTasks[static_cast<size_t>(task)];
 }
 
-bool is_training(Task task) {
-  return task != Task::kInference;
-}
-
 bool lora_target_matches(std::string_view target, std::string_view module) {
   if (target == "all-linear") return module != "router";
   if (module == target) return true;

@@ -6,10 +6,12 @@
 
 namespace gpusizer {
 
-/// estimate_speed with the catalog's speed profile and `counts` = count_model(scenario), written
-/// into `perf` (default-constructed; the scenario has a GPU): estimate() fills its own optional in
-/// place instead of moving a whole PerformanceEstimate into it.
-void estimate_speed(const Scenario& scenario, const Catalog& catalog, const MemoryEstimate& memory,
-                    const ModelCounts& counts, Explanations* why, PerformanceEstimate& perf);
+/// estimate_speed with the catalog's speed profile, `engine` = engine_profile(scenario, catalog)
+/// and `counts` = count_model(scenario), written into `perf` (default-constructed; the scenario
+/// has a GPU): estimate() looks the engine up and counts the model once for memory and speed, and
+/// fills its own optional in place instead of moving a whole PerformanceEstimate into it.
+void estimate_speed(const Scenario& scenario, const Catalog& catalog, const EngineProfile& engine,
+                    const MemoryEstimate& memory, const ModelCounts& counts, Explanations* why,
+                    PerformanceEstimate& perf);
 
 }  // namespace gpusizer

@@ -193,11 +193,11 @@ void training(const Scenario& sc, const EngineProfile& engine, const ModelCounts
 
 namespace {
 
-void counted_speed(const Scenario& scenario, const Catalog& catalog, const MemoryEstimate& memory,
-                   const ModelCounts& counts, Explanations* why, const SpeedProfile& profile,
-                   PerformanceEstimate& perf) {
+void counted_speed(const Scenario& scenario, const Catalog& catalog, const EngineProfile& engine,
+                   const MemoryEstimate& memory, const ModelCounts& counts, Explanations* why,
+                   const SpeedProfile& profile, PerformanceEstimate& perf) {
   if (scenario.task != Task::kInference)
-    training(scenario, engine_profile(scenario, catalog), counts, why, profile, perf);
+    training(scenario, engine, counts, why, profile, perf);
   else
     inference(scenario, catalog, memory, counts, why, profile, perf);
 }
@@ -209,13 +209,15 @@ PerformanceEstimate estimate_speed(const Scenario& scenario, const Catalog& cata
                                    const SpeedProfile& profile) {
   PerformanceEstimate perf;
   if (scenario.gpu)
-    counted_speed(scenario, catalog, memory, count_model(scenario), why, profile, perf);
+    counted_speed(scenario, catalog, engine_profile(scenario, catalog), memory,
+                  count_model(scenario), why, profile, perf);
   return perf;
 }
 
-void estimate_speed(const Scenario& scenario, const Catalog& catalog, const MemoryEstimate& memory,
-                    const ModelCounts& counts, Explanations* why, PerformanceEstimate& perf) {
-  counted_speed(scenario, catalog, memory, counts, why, catalog.speed(), perf);
+void estimate_speed(const Scenario& scenario, const Catalog& catalog, const EngineProfile& engine,
+                    const MemoryEstimate& memory, const ModelCounts& counts, Explanations* why,
+                    PerformanceEstimate& perf) {
+  counted_speed(scenario, catalog, engine, memory, counts, why, catalog.speed(), perf);
 }
 
 PerformanceEstimate estimate_speed(const Scenario& scenario, const Catalog& catalog,
