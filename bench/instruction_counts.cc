@@ -93,6 +93,21 @@ std::vector<Measure> measures() {
          }
          return bytes;
        }},
+      {"jsonl_line_figures",
+       "the same JSONL lines with \"changes\": false and \"basis\": false (figures only)",
+       [](size_t n) {
+         size_t bytes = 0;
+         std::string text;
+         for (size_t i = 0; i < n; ++i) {
+           text.clear();
+           nlohmann::json line = nlohmann::json::parse(kBatchLines[i % 4]);
+           line["changes"] = false;
+           line["basis"] = false;
+           gpusizer::append_estimate_json(text, line);
+           bytes += text.size();
+         }
+         return bytes;
+       }},
       {"jsonl_line_hf_config", "one JSONL answer line whose model is an inline config.json",
        [](size_t n) {
          // Llama-2-7B's config.json (tests/fixtures/hf_configs/llama-2-7b.json) on every line,

@@ -71,6 +71,7 @@ struct Options {
   bool no_levers = false;  // fit --no-levers: the scenario as given, no standard levers
   bool no_changes =
       false;  // estimate --no-changes: no "what to change" for a scenario that does not fit
+  bool no_basis = false;  // estimate --no-basis: the figures without their basis texts
   // Advisor constraints (recommend, report).
   std::optional<std::string> objective, region, costs_file;
   std::optional<int64_t> max_gpus;
@@ -113,6 +114,7 @@ void apply_flags(const Options& o, nlohmann::json& s) {
   set("gpu", o.gpu);
   set("method", o.method);
   if (o.no_changes) s["changes"] = false;
+  if (o.no_basis) s["basis"] = false;
   set("batch", o.batch);
   set("seq_len", o.seq_len);
   set("prompt_len", o.prompt_len);
@@ -515,6 +517,9 @@ void add_catalog_commands(CLI::App& app, Options& o, Commands& c) {
   add_scenario_flags(c.estimate, o);
   c.estimate->add_flag("--no-changes", o.no_changes,
                        "no \"changes\" for a scenario that does not fit (JSON \"changes\": false)");
+  c.estimate->add_flag(
+      "--no-basis", o.no_basis,
+      "no \"basis\" texts: the figures and warnings alone (JSON \"basis\": false)");
   c.estimate->add_option("--jobs,-j", o.jobs, "threads for a .jsonl batch (default: one per core)")
       ->check(CLI::Range(1, 256));
   c.gpus = app.add_subcommand("gpus", "list the GPU catalog");

@@ -75,6 +75,7 @@ class Basis {
   /// must only append, and must not read this basis, whose views the growth may invalidate).
   template <typename Write>
   void set_with(BasisKey key, Write&& write) {
+    if (off_) return;
     const size_t i = open(key.text(), false);
     write(arena_);
     close(i);
@@ -82,6 +83,7 @@ class Basis {
   /// The same, appended to the value `key` has (an absent key starts empty).
   template <typename Write>
   void append_with(BasisKey key, Write&& write) {
+    if (off_) return;
     const size_t i = open(key.text(), true);
     write(arena_);
     close(i);
@@ -101,6 +103,11 @@ class Basis {
   bool empty() const { return slots_.empty(); }
   void clear();
 
+  /// Stops taking texts: every later write is skipped before its text is made (an answer that
+  /// does not show the basis, "basis": false, formats none of it). Producers that build a text
+  /// before they write it ask on() first.
+  void turn_off() { off_ = true; }
+  bool on() const { return !off_; }
   /// Same keys with the same values (the arena's layout and its replaced texts aside).
   friend bool operator==(const Basis& a, const Basis& b);
 
@@ -112,6 +119,7 @@ class Basis {
 
   std::vector<Slot> slots_;  // ascending by key, no key twice
   std::string arena_;        // the values one after another, and the replaced ones
+  bool off_ = false;         // turn_off(): writes are skipped
 };
 
 }  // namespace gpusizer

@@ -39,7 +39,9 @@ std::optional<double> useful_tokens_per_s(const Scenario& scenario, const Estima
 /// cost and are explained once, by the estimate the search starts from.
 /// kMemory: the memory figures alone (bytes only; no speed), for searches that prune by memory
 /// before they estimate speed.
-enum class Detail { kFull, kFigures, kMemory };
+/// kNoBasis: every figure and warning of kFull without the basis texts, which are not made at
+/// all (a batch that does not show them: "basis": false, CLI --no-basis).
+enum class Detail { kFull, kFigures, kMemory, kNoBasis };
 
 /// Estimates everything for a checked scenario (kFigures: memory and speed, no basis strings,
 /// warnings, power or cost).

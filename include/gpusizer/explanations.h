@@ -16,4 +16,11 @@ struct Explanations {
   std::vector<std::string> warnings;  ///< in the order the estimators raised them
 };
 
+/// Whether `why` takes basis texts: given, and its basis not turned off (an answer without its
+/// basis, "basis": false, still takes the warnings). Producers that build a text before they
+/// write it into the basis ask this first; Basis's own writers skip by themselves.
+inline bool wants_basis(const Explanations* why) {
+  return why && why->basis.on();
+}
+
 }  // namespace gpusizer

@@ -82,22 +82,26 @@ std::string cloud_basis(const Scenario& s, const InstancePlan& rent, const CostA
 }
 
 // Cloud: the fleet in whole instances, one node per instance (cost/fleet.h).
+// What an ownership says besides its figures: nothing (searches), the verdict (an answer
+// without its basis, "basis": false), or the verdict and the basis lines.
+enum class OwnershipText { kNone, kVerdict, kBasis };
+
 void add_cloud(const Scenario& s, const CostAssumptions& a, const Catalog& catalog,
-               const std::string& region, const Use& use, bool text, Ownership& o) {
+               const std::string& region, const Use& use, OwnershipText text, Ownership& o) {
   const Gpu& g = *s.gpu;
   const bool china = region == "cn";
   const int64_t node_gpus = std::min(s.gpu_count, s.gpus_per_node);
   if (const auto rent =
           cheapest_instances(g, s.gpu_count, node_gpus, catalog, a.usd_to_cny, china)) {
     o.cloud = cloud_cost(s, *rent, use);
-    if (text) o.basis.push_back(cloud_basis(s, *rent, a, node_gpus));
+    if (text == OwnershipText::kBasis) o.basis.push_back(cloud_basis(s, *rent, a, node_gpus));
     return;
   }
-  if (!text) return;
+  if (text == OwnershipText::kNone) return;
   o.not_rented =
       format_text(FMT_COMPILE("not rented: no cloud instance of {} in data/instances.csv{}"),
                   g.name, china ? " in mainland-China regions" : "");
-  o.basis.push_back(o.not_rented);
+  if (text == OwnershipText::kBasis) o.basis.push_back(o.not_rented);
 }
 
 // The price of one server: a scenario's own costs.server_usd_per_node wins; else the form's
@@ -135,7 +139,7 @@ std::string on_prem_basis(const Scenario& s, const Gpu& g, const CostAssumptions
 
 // On-prem: whole servers of the smallest form that holds a node (data/servers.csv).
 void add_on_prem(const Scenario& s, const PowerEstimate& power, const CostAssumptions& a,
-                 const Catalog& catalog, const Use& use, bool text, Ownership& o) {
+                 const Catalog& catalog, const Use& use, OwnershipText text, Ownership& o) {
   const Gpu& g = *s.gpu;
   if (!g.launch_price_usd || !power.node_peak_watts || !power.nodes) return;
   const NodePlan plan = plan_nodes(g, s.gpu_count, s.gpus_per_node, catalog);
@@ -161,7 +165,7 @@ void add_on_prem(const Scenario& s, const PowerEstimate& power, const CostAssump
   p.cny_per_hour = p.usd_per_hour * a.usd_to_cny;
   price_use(p.usd_per_hour, use, p.usd_per_million_tokens, p.usd_per_run);
   o.on_prem = p;
-  if (!text) return;
+  if (text != OwnershipText::kBasis) return;
   o.basis.push_back(on_prem_basis(s, g, a, p, plan, server, it_kw));
   if (plan.server && plan.gpus_per_node > s.gpu_count)
     o.basis.push_back(format_text(FMT_COMPILE("on-prem: the smallest server that holds {} x {} "
@@ -227,7 +231,7 @@ void set_break_even(const Gpu& g, const CostAssumptions& a, Ownership& o) {
 
 Ownership ownership(const Scenario& s, const std::optional<PerformanceEstimate>& performance,
                     const PowerEstimate& power, const CostAssumptions& a, const Catalog& catalog,
-                    const std::string& region, bool text) {
+                    const std::string& region, OwnershipText text) {
   Ownership o;
   o.assumptions = a;
   if (!s.gpu) return o;
@@ -236,7 +240,7 @@ Ownership ownership(const Scenario& s, const std::optional<PerformanceEstimate>&
   if (performance && performance->time_to_train_s) use.run_s = *performance->time_to_train_s;
   add_cloud(s, a, catalog, region, use, text, o);
   add_on_prem(s, power, a, catalog, use, text, o);
-  if (text) set_break_even(*s.gpu, a, o);
+  if (text != OwnershipText::kNone) set_break_even(*s.gpu, a, o);
   return o;
 }
 
@@ -245,14 +249,21 @@ Ownership ownership(const Scenario& s, const std::optional<PerformanceEstimate>&
 Ownership ownership_cost(const Scenario& s, const std::optional<PerformanceEstimate>& performance,
                          const PowerEstimate& power, const CostAssumptions& a,
                          const Catalog& catalog, const std::string& region) {
-  return ownership(s, performance, power, a, catalog, region, true);
+  return ownership(s, performance, power, a, catalog, region, OwnershipText::kBasis);
 }
 
 Ownership ownership_figures(const Scenario& s,
                             const std::optional<PerformanceEstimate>& performance,
                             const PowerEstimate& power, const CostAssumptions& a,
                             const Catalog& catalog, const std::string& region) {
-  return ownership(s, performance, power, a, catalog, region, false);
+  return ownership(s, performance, power, a, catalog, region, OwnershipText::kNone);
+}
+
+Ownership ownership_without_basis(const Scenario& s,
+                                  const std::optional<PerformanceEstimate>& performance,
+                                  const PowerEstimate& power, const CostAssumptions& a,
+                                  const Catalog& catalog, const std::string& region) {
+  return ownership(s, performance, power, a, catalog, region, OwnershipText::kVerdict);
 }
 
 // to_json(const Ownership&) is written by the report (src/report/ownership_json.cc).

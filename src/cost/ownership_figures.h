@@ -16,4 +16,11 @@ Ownership ownership_figures(const Scenario& s,
                             const PowerEstimate& power, const CostAssumptions& a,
                             const Catalog& catalog, const std::string& region = "");
 
+/// ownership_cost without its basis lines: the figures, not_rented and the break-even verdict (an
+/// answer that leaves the basis out, "basis": false).
+Ownership ownership_without_basis(const Scenario& s,
+                                  const std::optional<PerformanceEstimate>& performance,
+                                  const PowerEstimate& power, const CostAssumptions& a,
+                                  const Catalog& catalog, const std::string& region = "");
+
 }  // namespace gpusizer

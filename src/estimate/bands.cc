@@ -38,7 +38,8 @@ void add_speed_bands(const Scenario& s, const SpeedBands& bands, PerformanceEsti
     const SpeedBand* band = bands.find(kind->kind, s.engine);
     if (!band) continue;
     p.bands[std::string(name)] = band_of(**value, *kind, *band);
-    if (!why || std::find(written, written + n_written, band) != written + n_written) continue;
+    if (!wants_basis(why) || std::find(written, written + n_written, band) != written + n_written)
+      continue;
     written[n_written++] = band;
     fmt::memory_buffer line;  // on the stack: no allocation per band
     format_text_to(

@@ -104,8 +104,12 @@ namespace {
 void estimate_cost(const Scenario& s, const Catalog& catalog, const CostAssumptions& costs,
                    Estimate& e, Explanations* why) {
   // Numbers only: the ownership's figures without its basis lines and verdict.
-  e.ownership = why ? ownership_cost(s, e.performance, e.power, costs, catalog)
-                    : ownership_figures(s, e.performance, e.power, costs, catalog);
+  if (!why)
+    e.ownership = ownership_figures(s, e.performance, e.power, costs, catalog);
+  else if (why->basis.on())
+    e.ownership = ownership_cost(s, e.performance, e.power, costs, catalog);
+  else
+    e.ownership = ownership_without_basis(s, e.performance, e.power, costs, catalog);
   if (const auto& rent = e.ownership->cloud) {
     e.cost.usd_per_hour = rent->usd_per_hour;
     if (why)
@@ -176,6 +180,7 @@ Estimate estimate(const Scenario& s, const Catalog& catalog, Detail detail) {
     return e;
   }
   Explanations why;
+  if (detail == Detail::kNoBasis) why.basis.turn_off();
   why.basis.set("params", c.computed
                               ? "counted from the architecture (HF module layout)"
                               : "given count (the architecture is not countable field by field)");

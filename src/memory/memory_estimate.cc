@@ -283,7 +283,7 @@ void size_kv_pool(const Scenario& s, const Catalog& catalog, const memory::Engin
   const auto groups = s.attention_groups();
   const double requested = p.kv / static_cast<double>(groups);
   p.kv = std::max(0.0, pool);
-  if (why) {
+  if (wants_basis(why)) {
     // The batch's KV formula (kv_cache wrote it) is the formula of one sequence: it names seq
     // and batch, not their values.
     const auto old = why->basis.find("kv_cache_bytes");
@@ -448,7 +448,7 @@ MemoryEstimate estimate_memory(const Scenario& s, const Catalog& catalog, const 
   m.master_weights = p.master;
   m.overhead = p.overhead;
   m.capacity = capacity;
-  if (why) explain_memory(s, catalog, preallocates, capacity.has_value(), *why);
+  if (wants_basis(why)) explain_memory(s, catalog, preallocates, capacity.has_value(), *why);
   return m;
 }
 

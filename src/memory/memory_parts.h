@@ -38,7 +38,7 @@ template <typename CompiledFormat, typename... Args>
 std::string explain_if(const Explanations* why, const CompiledFormat& format, const Args&... args) {
   static_assert(fmt::detail::is_compiled_string<CompiledFormat>::value,
                 "wrap the format in FMT_COMPILE");
-  return why ? format_text(format, args...) : std::string();
+  return wants_basis(why) ? format_text(format, args...) : std::string();
 }
 
 /// Appends to the basis of `figure` (an output key, "weights_bytes") in `why`; null: nothing.

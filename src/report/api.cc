@@ -80,6 +80,7 @@ struct Answer {
   std::optional<std::string> model_requested;
   std::optional<std::vector<Change>> changes;
   FitVerdict verdict;
+  bool shows_basis = true;  ///< "basis": false leaves the basis texts out (not even made)
 };
 
 Answer answer(const nlohmann::json& input, const Catalog& catalog) {
@@ -95,7 +96,11 @@ Answer answer(const nlohmann::json& input, const Catalog& catalog) {
   a.scenario = no_changes ? resolved(std::move(parsed), catalog) : resolved(parsed, catalog);
   const Scenario& s = a.scenario;
   Estimate& e = a.estimate;
-  e = estimate(s, catalog);
+  // A batch that reads the figures alone can leave the basis out ("basis": false): its texts are
+  // most of the formatting an estimate does and half of the answer's bytes (issue 18).
+  if (input.is_object())
+    if (auto v = read_bool(input, "basis", "")) a.shows_basis = *v;
+  e = estimate(s, catalog, a.shows_basis ? Detail::kFull : Detail::kNoBasis);
   a.rule_of_thumb = rule_of_thumb(s);
   if (input.is_object())
     if (auto v = read_enum(input, "method", "", {"analytic", "rule-of-thumb"})) a.method = *v;
@@ -129,7 +134,7 @@ void describe_answer(JsonWriter& w, const Answer& a) {
   const Estimate& e = a.estimate;
   const FitVerdict& v = a.verdict;
   w.begin_object();
-  w.key("basis");
+  w.key("basis");  // empty with "basis": false: the key is always there
   describe_texts(w, e.basis);
   if (a.changes) {
     w.key("changes");

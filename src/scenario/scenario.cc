@@ -545,6 +545,7 @@ const ScenarioKeys& scenario_keys() {
               "epochs",
               "method",   // read by the API and CLI (analytic | rule-of-thumb), not here
               "changes",  // read by the estimate answer (false: no "what to change"), not here
+              "basis",    // read by the estimate answer (false: no basis texts), not here
               "costs",
               "facility",
               "traffic",
