@@ -242,17 +242,16 @@ bool contains(const Pick& big, const Pick& small, size_t dims) {
   return true;
 }
 
-// The search over combinations: the parsed scenario the edits apply to, what it needs now.
+// The search over combinations: what the scenario needs now, the editor of the parsed scenario
+// the edits apply to.
 struct Search {
-  const Scenario& parsed;
-  const ScenarioGiven& given;
   const std::vector<Dimension>& dims;
   const Catalog& catalog;
   double headroom, need;
   std::optional<double> base_tps;
   std::vector<Tried> singles, combined;
   std::vector<Pick> fitting;  // the smallest fitting combinations found so far
-  Scenario work;              // the candidate, one storage for the whole search
+  ScenarioEditor editor;      // the candidate, one storage for the whole search
 
   // Whether a fitting combination lies inside the levers `p` picked from the first `decided`
   // dimensions (all of them: inside `p`).
@@ -316,8 +315,7 @@ struct Search {
       levers[picked++] = &l;
       t.change.quality_class = std::max(t.change.quality_class, l.quality_class);
     }
-    candidate_into(work, parsed, given, edit, catalog);
-    const Scenario& sc = work;
+    const Scenario& sc = candidate(editor, edit, catalog);
     Estimate m = estimate(sc, catalog, Detail::kMemory);
     const MemoryFit fit = memory_fit(sc, m, headroom);
     Change& ch = t.change;
@@ -392,9 +390,15 @@ std::vector<Change> changes_to_fit(const Scenario& parsed, const ScenarioGiven& 
   if (!s.gpu) throw InputError("gpu", "what to change needs a GPU to fit");
   // Every candidate is a typed edit of the parsed scenario.
   const std::vector<Dimension> dims = dimensions(s, given, e, catalog);
-  Search search{
-      parsed, given, dims, catalog, headroom, memory_needed(s, e), useful_tokens_per_s(s, e),
-      {},     {},    {},   {}};
+  Search search{dims,
+                catalog,
+                headroom,
+                memory_needed(s, e),
+                useful_tokens_per_s(s, e),
+                {},
+                {},
+                {},
+                ScenarioEditor(parsed, given, catalog)};
   // No additive bound on a combination's savings: the peak is a maximum over phases (forward,
   // backward, optimizer step), so two levers that each lower a different phase save together
   // more than the sum of what each saves alone (checkpointing + LoRA, measured): every
