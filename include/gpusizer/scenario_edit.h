@@ -74,6 +74,18 @@ ScenarioGiven given_after(ScenarioGiven given, const ScenarioEdit& edit);
 /// input's.
 Scenario edited(const Scenario& s, const ScenarioGiven& given, const ScenarioEdit& edit,
                 const Catalog& catalog);
+/// What resolve_in_place (estimate/layout.h) sets in a parsed scenario: the serving layout and
+/// the memory fraction of the engine's release. A resolved scenario with these put back is the
+/// parsed one, so a search can edit the resolved scenario without a copy of the parsed one.
+struct LayoutFields {
+  Parallelism parallel;
+  bool default_layout = false;
+  double gpu_memory_utilization = 0.9;
+};
+inline LayoutFields layout_fields(const Scenario& s) {
+  return {s.parallel, s.default_layout, s.gpu_memory_utilization};
+}
+
 /// A search's one working candidate: many edits of one parsed scenario, each written over one
 /// Scenario. edit(e) gives what edited(base, given, e, catalog) gives, for a fraction of the
 /// cost: the base is copied once, and before each edit only the fields an edit can change are
@@ -85,7 +97,11 @@ Scenario edited(const Scenario& s, const ScenarioGiven& given, const ScenarioEdi
 class ScenarioEditor {
  public:
   ScenarioEditor(const Scenario& base, const ScenarioGiven& given, const Catalog& catalog)
-      : base_(&base), given_(given), catalog_(&catalog) {}
+      : ScenarioEditor(base, layout_fields(base), given, catalog) {}
+  /// The base is `resolved` with `parsed`'s layout fields put back: the parsed scenario.
+  ScenarioEditor(const Scenario& resolved, const LayoutFields& parsed, const ScenarioGiven& given,
+                 const Catalog& catalog)
+      : base_(&resolved), layout_(parsed), given_(given), catalog_(&catalog) {}
   /// The base with `e` applied, as edited() returns it. Throws edited()'s InputError; the next
   /// edit starts from the base again. The caller may change the scenario it returns only in the
   /// fields an edit changes (resolve_in_place's layout and memory fraction), until the next edit.
@@ -98,6 +114,7 @@ class ScenarioEditor {
   void derive_engine(const ScenarioGiven& given);
 
   const Scenario* base_;
+  LayoutFields layout_;  // the base's, or those it had before it was resolved
   ScenarioGiven given_;
   const Catalog* catalog_;
   std::optional<Scenario> work_;  // copied from the base at the first edit

@@ -384,21 +384,17 @@ std::vector<Change> changes_to_fit(const Scenario& parsed, const ScenarioGiven& 
                         headroom);
 }
 
-std::vector<Change> changes_to_fit(const Scenario& parsed, const ScenarioGiven& given,
-                                   const Scenario& s, const Estimate& e, const Catalog& catalog,
-                                   double headroom) {
+namespace {
+
+// The search, its candidates edits of the parsed scenario through `editor`; `s` resolved.
+std::vector<Change> search_changes(const Scenario& s, ScenarioEditor editor,
+                                   const ScenarioGiven& given, const Estimate& e,
+                                   const Catalog& catalog, double headroom) {
   if (!s.gpu) throw InputError("gpu", "what to change needs a GPU to fit");
   // Every candidate is a typed edit of the parsed scenario.
   const std::vector<Dimension> dims = dimensions(s, given, e, catalog);
-  Search search{dims,
-                catalog,
-                headroom,
-                memory_needed(s, e),
-                useful_tokens_per_s(s, e),
-                {},
-                {},
-                {},
-                ScenarioEditor(parsed, given, catalog)};
+  Search search{dims, catalog, headroom, memory_needed(s, e), useful_tokens_per_s(s, e),
+                {},   {},      {},       std::move(editor)};
   // No additive bound on a combination's savings: the peak is a maximum over phases (forward,
   // backward, optimizer step), so two levers that each lower a different phase save together
   // more than the sum of what each saves alone (checkpointing + LoRA, measured): every
@@ -408,6 +404,21 @@ std::vector<Change> changes_to_fit(const Scenario& parsed, const ScenarioGiven& 
   // fitting one is known before any combination that contains it.
   for (size_t size = 1; size <= kMaxLevers; ++size) search.try_size(size);
   return ranked(std::move(search.singles), std::move(search.combined));
+}
+
+}  // namespace
+
+std::vector<Change> changes_to_fit(const Scenario& parsed, const ScenarioGiven& given,
+                                   const Scenario& s, const Estimate& e, const Catalog& catalog,
+                                   double headroom) {
+  return search_changes(s, ScenarioEditor(parsed, given, catalog), given, e, catalog, headroom);
+}
+
+std::vector<Change> changes_to_fit(const Scenario& resolved, const LayoutFields& parsed_layout,
+                                   const ScenarioGiven& given, const Estimate& e,
+                                   const Catalog& catalog, double headroom) {
+  return search_changes(resolved, ScenarioEditor(resolved, parsed_layout, given, catalog), given, e,
+                        catalog, headroom);
 }
 
 }  // namespace gpusizer

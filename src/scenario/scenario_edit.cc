@@ -151,11 +151,11 @@ void ScenarioEditor::restore() {
   t.global_batch = bt.global_batch;
   t.mixed_precision = bt.mixed_precision;
   s.gpus_per_node = b.gpus_per_node;
-  s.parallel = b.parallel;
   s.gpu_count = b.gpu_count;
-  s.default_layout = b.default_layout;
   s.requested_replicas = b.requested_replicas;
-  s.gpu_memory_utilization = b.gpu_memory_utilization;
+  s.parallel = layout_.parallel;
+  s.default_layout = layout_.default_layout;
+  s.gpu_memory_utilization = layout_.gpu_memory_utilization;
   if (lookups_changed_) s.lookups = b.lookups;
   lookups_changed_ = false;
 }
@@ -190,9 +190,8 @@ Scenario& ScenarioEditor::edit(const ScenarioEdit& e) {
     work_.emplace(*base_);
     weights_ = &base_->weights;
     kv_ = &base_->kv_cache;
-  } else {
-    restore();
   }
+  restore();
   Scenario& s = *work_;
   const Catalog& catalog = *catalog_;
   const ScenarioGiven given = given_after(given_, e);
