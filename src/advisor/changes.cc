@@ -242,6 +242,27 @@ bool contains(const Pick& big, const Pick& small, size_t dims) {
   return true;
 }
 
+// A kept change's levers, its name (" + ") and its cost ("; "), each string sized once.
+void join_levers(const std::array<const Lever*, kMaxLevers>& levers, size_t picked, Change& ch) {
+  size_t change = 0, cost = 0;
+  ch.levers.reserve(picked);
+  for (size_t i = 0; i < picked; ++i) {
+    ch.levers.push_back(levers[i]->change);
+    change += levers[i]->change.size() + 3;
+    cost += levers[i]->cost.size() + 2;
+  }
+  ch.change.reserve(change);
+  ch.cost.reserve(cost);
+  for (size_t i = 0; i < picked; ++i) {
+    if (i) {
+      ch.change += " + ";
+      ch.cost += "; ";
+    }
+    ch.change += levers[i]->change;
+    ch.cost += levers[i]->cost;
+  }
+}
+
 // The search over combinations: what the scenario needs now, the editor of the parsed scenario
 // the edits apply to.
 struct Search {
@@ -331,11 +352,7 @@ struct Search {
     if (sc.gpu) m.performance = estimate_speed(sc, catalog, m.memory, nullptr);
     const auto tps = useful_tokens_per_s(sc, m);
     if (tps && base_tps) ch.speed_factor = *tps / *base_tps;
-    for (size_t i = 0; i < picked; ++i) {
-      ch.levers.push_back(levers[i]->change);
-      ch.change += (i ? " + " : "") + levers[i]->change;
-      ch.cost += (i ? "; " : "") + levers[i]->cost;
-    }
+    join_levers(levers, picked, ch);
     ch.edit = std::move(edit);  // its merge patch is made when the answer is rendered
     t.gpus = static_cast<int>(std::min<int64_t>(sc.gpu_count, 1 << 20));
     (single ? singles : combined).push_back(std::move(t));

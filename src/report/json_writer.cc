@@ -74,7 +74,7 @@ void TreeWriter::tree(const nlohmann::json& v) {
 
 namespace {
 
-constexpr size_t kShort = 120;  // keys and short values go through the buffer
+constexpr size_t kShort = 512;  // keys and values up to this go through the buffer (2,048 bytes)
 
 // `n` bytes (at most kShort) from `src` to `dst`: up to 32 as two overlapping pairs of words,
 // inlined, instead of a call to memcpy (most keys and values are short).

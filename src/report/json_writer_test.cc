@@ -129,7 +129,7 @@ TEST(JsonWriter, ContainersNullsAndTrees) {
 
 // TextWriter buffers its short tokens (2,048 bytes) and appends them when the buffer fills and
 // when a top-level value is complete. Documents of every length around the buffer's size and
-// its multiples, with keys, short and long strings (past the 120-byte short path), escapes and
+// its multiples, with keys, short and long strings (past the 512-byte short path), escapes and
 // numbers falling across each boundary, give dump()'s bytes; a top-level scalar is in the
 // string as soon as it is written ("1.5", "true", by hand).
 TEST(JsonWriter, BufferedTextAcrossTheBufferBoundaries) {
@@ -144,7 +144,7 @@ TEST(JsonWriter, BufferedTextAcrossTheBufferBoundaries) {
         for (int i = 0; i < 150; ++i) {
           w->begin_object();
           w->field("id", i);
-          w->field("long", std::string(static_cast<size_t>(100 + i % 40), 'y'));
+          w->field("long", std::string(static_cast<size_t>(100 + i % 40 * 12), 'y'));
           w->field("quote", i % 7 == 0 ? "a\"b" : "ab");
           w->field("x", 0.1 * i);
           w->end_object();
