@@ -123,16 +123,23 @@ void set_format(NumberFormat& field, const NumberFormat*& held, const NumberForm
   held = &row;
 }
 
+// The catalog's row `id` for `role` (Catalog::format): the one held when it is a catalog row
+// with that id (an earlier edit looked it up for the same role), else looked up.
+const NumberFormat& format_row(const NumberFormat* held, const NumberFormat& base_field,
+                               std::string_view id, const Catalog& catalog, const char* role,
+                               const char* field) {
+  if (held != &base_field && held->id == id) return *held;
+  return catalog.format(id, role, field);
+}
+
 }  // namespace
 
-// The fields an edit (or resolve_in_place after it) can change, back to the base's. The engine
-// fields are derive_engine's.
+// The fields an edit (or resolve_in_place after it) can change, back to the base's. The formats
+// are edit()'s and the engine fields derive_engine's.
 void ScenarioEditor::restore() {
   const Scenario& b = *base_;
   Scenario& s = *work_;
-  s.task = b.task;
-  set_format(s.weights, weights_, b.weights);
-  set_format(s.kv_cache, kv_, b.kv_cache);
+  s.task = b.task;  // the formats are edit()'s: each is assigned once, when it changes
   s.seq_len = b.seq_len;
   s.prompt_len = b.prompt_len;
   s.output_len = b.output_len;
@@ -196,11 +203,17 @@ Scenario& ScenarioEditor::edit(const ScenarioEdit& e) {
   const Catalog& catalog = *catalog_;
   const ScenarioGiven given = given_after(given_, e);
   if (e.task) s.task = *e.task;
-  if (e.weights) set_format(s.weights, weights_, catalog.format(*e.weights, "weights", "weights"));
-  if (e.kv_cache || !given.kv_cache)  // an unnamed KV format follows the weights
-    set_format(s.kv_cache, kv_,
-               catalog.format(e.kv_cache ? std::string_view(*e.kv_cache) : default_kv_id(s.weights),
-                              "kv", "kv_cache"));
+  set_format(s.weights, weights_,
+             e.weights
+                 ? format_row(weights_, base_->weights, *e.weights, catalog, "weights", "weights")
+                 : base_->weights);
+  const bool kv_follows = e.kv_cache || !given.kv_cache;  // an unnamed one follows the weights
+  set_format(s.kv_cache, kv_,
+             kv_follows
+                 ? format_row(kv_, base_->kv_cache,
+                              e.kv_cache ? std::string_view(*e.kv_cache) : default_kv_id(s.weights),
+                              catalog, "kv", "kv_cache")
+                 : base_->kv_cache);
   edit_lengths(s, given, e);
   if (e.batch) s.batch = *e.batch;
   if (e.gpu) {  // before the engine: it may follow the GPU
