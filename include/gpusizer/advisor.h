@@ -121,6 +121,12 @@ std::vector<Change> changes_to_fit(const Scenario& parsed, const ScenarioGiven& 
 std::vector<Change> changes_to_fit(const Scenario& parsed, const ScenarioGiven& given,
                                    const Scenario& resolved, const Estimate& estimated,
                                    const Catalog& catalog, double headroom = 0.0);
+/// The same from the resolved scenario alone: `parsed_layout` is what resolving changed
+/// (layout_fields of the parsed scenario, gpusizer/scenario_edit.h), so the caller need not keep
+/// a copy of the parsed scenario.
+std::vector<Change> changes_to_fit(const Scenario& resolved, const LayoutFields& parsed_layout,
+                                   const ScenarioGiven& given, const Estimate& estimated,
+                                   const Catalog& catalog, double headroom = 0.0);
 
 /// One catalog model's scenario for the reverse question: the request with the model swapped in
 /// and the context clamped to the model's own, parsed once.

@@ -74,10 +74,60 @@ ScenarioGiven given_after(ScenarioGiven given, const ScenarioEdit& edit);
 /// input's.
 Scenario edited(const Scenario& s, const ScenarioGiven& given, const ScenarioEdit& edit,
                 const Catalog& catalog);
-/// edited(s, given, edit, catalog) written over `out`: a search that edits one scenario many
-/// times reuses one Scenario's storage instead of allocating a copy per candidate. On an
-/// InputError `out` holds a partly edited scenario (assign it again before use).
-void edit_into(Scenario& out, const Scenario& s, const ScenarioGiven& given,
-               const ScenarioEdit& edit, const Catalog& catalog);
+/// What resolve_in_place (estimate/layout.h) sets in a parsed scenario: the serving layout and
+/// the memory fraction of the engine's release. A resolved scenario with these put back is the
+/// parsed one, so a search can edit the resolved scenario without a copy of the parsed one.
+struct LayoutFields {
+  Parallelism parallel;
+  bool default_layout = false;
+  double gpu_memory_utilization = 0.9;
+};
+inline LayoutFields layout_fields(const Scenario& s) {
+  return {s.parallel, s.default_layout, s.gpu_memory_utilization};
+}
+
+/// A search's one working candidate: many edits of one parsed scenario, each written over one
+/// Scenario. edit(e) gives what edited(base, given, e, catalog) gives, for a fraction of the
+/// cost: the base is copied once, and before each edit only the fields an edit can change are
+/// restored from it (the lengths, batch, split, training options, formats, GPU, lookups; the
+/// model, notes, cost overrides and the like stay as copied). A format is assigned only when it
+/// is another row than the one held, and the default engine (a few formatted strings) is derived
+/// again only when the task, weights or GPU it follows differ from those of its last derivation.
+/// `base` and `catalog` must outlive the editor, and `base` must not change while it is used.
+class ScenarioEditor {
+ public:
+  ScenarioEditor(const Scenario& base, const ScenarioGiven& given, const Catalog& catalog)
+      : ScenarioEditor(base, layout_fields(base), given, catalog) {}
+  /// The base is `resolved` with `parsed`'s layout fields put back: the parsed scenario.
+  ScenarioEditor(const Scenario& resolved, const LayoutFields& parsed, const ScenarioGiven& given,
+                 const Catalog& catalog)
+      : base_(&resolved), layout_(parsed), given_(given), catalog_(&catalog) {}
+  /// The base with `e` applied, as edited() returns it. Throws edited()'s InputError; the next
+  /// edit starts from the base again. The caller may change the scenario it returns only in the
+  /// fields an edit changes (resolve_in_place's layout and memory fraction), until the next edit.
+  Scenario& edit(const ScenarioEdit& e);
+  /// The scenario of the last edit, moved out (the editor is spent).
+  Scenario take() && { return std::move(*work_); }
+
+ private:
+  void restore();
+  void derive_engine(const ScenarioGiven& given);
+
+  const Scenario* base_;
+  LayoutFields layout_;  // the base's, or those it had before it was resolved
+  ScenarioGiven given_;
+  const Catalog* catalog_;
+  std::optional<Scenario> work_;  // copied from the base at the first edit
+  // The rows work_'s weights and KV formats are copies of (the base's own fields at first).
+  const NumberFormat* weights_ = nullptr;
+  const NumberFormat* kv_ = nullptr;
+  bool gpu_changed_ = false, lookups_changed_ = false;  // work_'s differ from the base's
+  // work_'s engine, release and engine basis: the base's, derived by derive_engine for the key
+  // below (the default engine for this task, weights row and GPU), or partly derived (it threw).
+  enum class Engine { kBase, kDerived, kStale } engine_ = Engine::kBase;
+  Task engine_task_ = Task::kInference;
+  const NumberFormat* engine_weights_ = nullptr;
+  GpuRef engine_gpu_;  // held, so that its address cannot be reused by another GPU
+};
 
 }  // namespace gpusizer

@@ -32,10 +32,11 @@ Scenario candidate(const Scenario& parsed, const ScenarioGiven& given, const Sce
   return s;
 }
 
-void candidate_into(Scenario& out, const Scenario& parsed, const ScenarioGiven& given,
-                    const ScenarioEdit& edit, const Catalog& catalog) {
-  edit_into(out, parsed, given, edit, catalog);
-  resolve_in_place(out, catalog);
+const Scenario& candidate(ScenarioEditor& editor, const ScenarioEdit& edit,
+                          const Catalog& catalog) {
+  Scenario& s = editor.edit(edit);
+  resolve_in_place(s, catalog);  // the layout and memory fraction: fields an edit changes
+  return s;
 }
 
 }  // namespace gpusizer

@@ -58,8 +58,8 @@ void fp16_fallbacks(const Scenario& base, const Gpu& g, ScenarioEdit& e);
 /// InputError when the edited scenario is invalid (a split the model cannot take, ...).
 Scenario candidate(const Scenario& parsed, const ScenarioGiven& given, const ScenarioEdit& edit,
                    const Catalog& catalog);
-/// The same written over `out` (edit_into, scenario_edit.h): a search's one working candidate.
-void candidate_into(Scenario& out, const Scenario& parsed, const ScenarioGiven& given,
-                    const ScenarioEdit& edit, const Catalog& catalog);
+/// The same through a search's editor (ScenarioEditor, scenario_edit.h): its one working
+/// candidate, valid until the next edit.
+const Scenario& candidate(ScenarioEditor& editor, const ScenarioEdit& edit, const Catalog& catalog);
 
 }  // namespace gpusizer

@@ -242,17 +242,37 @@ bool contains(const Pick& big, const Pick& small, size_t dims) {
   return true;
 }
 
-// The search over combinations: the parsed scenario the edits apply to, what it needs now.
+// A kept change's levers, its name (" + ") and its cost ("; "), each string sized once.
+void join_levers(const std::array<const Lever*, kMaxLevers>& levers, size_t picked, Change& ch) {
+  size_t change = 0, cost = 0;
+  ch.levers.reserve(picked);
+  for (size_t i = 0; i < picked; ++i) {
+    ch.levers.push_back(levers[i]->change);
+    change += levers[i]->change.size() + 3;
+    cost += levers[i]->cost.size() + 2;
+  }
+  ch.change.reserve(change);
+  ch.cost.reserve(cost);
+  for (size_t i = 0; i < picked; ++i) {
+    if (i) {
+      ch.change += " + ";
+      ch.cost += "; ";
+    }
+    ch.change += levers[i]->change;
+    ch.cost += levers[i]->cost;
+  }
+}
+
+// The search over combinations: what the scenario needs now, the editor of the parsed scenario
+// the edits apply to.
 struct Search {
-  const Scenario& parsed;
-  const ScenarioGiven& given;
   const std::vector<Dimension>& dims;
   const Catalog& catalog;
   double headroom, need;
   std::optional<double> base_tps;
   std::vector<Tried> singles, combined;
   std::vector<Pick> fitting;  // the smallest fitting combinations found so far
-  Scenario work;              // the candidate, one storage for the whole search
+  ScenarioEditor editor;      // the candidate, one storage for the whole search
 
   // Whether a fitting combination lies inside the levers `p` picked from the first `decided`
   // dimensions (all of them: inside `p`).
@@ -316,8 +336,7 @@ struct Search {
       levers[picked++] = &l;
       t.change.quality_class = std::max(t.change.quality_class, l.quality_class);
     }
-    candidate_into(work, parsed, given, edit, catalog);
-    const Scenario& sc = work;
+    const Scenario& sc = candidate(editor, edit, catalog);
     Estimate m = estimate(sc, catalog, Detail::kMemory);
     const MemoryFit fit = memory_fit(sc, m, headroom);
     Change& ch = t.change;
@@ -333,11 +352,7 @@ struct Search {
     if (sc.gpu) m.performance = estimate_speed(sc, catalog, m.memory, nullptr);
     const auto tps = useful_tokens_per_s(sc, m);
     if (tps && base_tps) ch.speed_factor = *tps / *base_tps;
-    for (size_t i = 0; i < picked; ++i) {
-      ch.levers.push_back(levers[i]->change);
-      ch.change += (i ? " + " : "") + levers[i]->change;
-      ch.cost += (i ? "; " : "") + levers[i]->cost;
-    }
+    join_levers(levers, picked, ch);
     ch.edit = std::move(edit);  // its merge patch is made when the answer is rendered
     t.gpus = static_cast<int>(std::min<int64_t>(sc.gpu_count, 1 << 20));
     (single ? singles : combined).push_back(std::move(t));
@@ -386,15 +401,17 @@ std::vector<Change> changes_to_fit(const Scenario& parsed, const ScenarioGiven& 
                         headroom);
 }
 
-std::vector<Change> changes_to_fit(const Scenario& parsed, const ScenarioGiven& given,
-                                   const Scenario& s, const Estimate& e, const Catalog& catalog,
-                                   double headroom) {
+namespace {
+
+// The search, its candidates edits of the parsed scenario through `editor`; `s` resolved.
+std::vector<Change> search_changes(const Scenario& s, ScenarioEditor editor,
+                                   const ScenarioGiven& given, const Estimate& e,
+                                   const Catalog& catalog, double headroom) {
   if (!s.gpu) throw InputError("gpu", "what to change needs a GPU to fit");
   // Every candidate is a typed edit of the parsed scenario.
   const std::vector<Dimension> dims = dimensions(s, given, e, catalog);
-  Search search{
-      parsed, given, dims, catalog, headroom, memory_needed(s, e), useful_tokens_per_s(s, e),
-      {},     {},    {},   {}};
+  Search search{dims, catalog, headroom, memory_needed(s, e), useful_tokens_per_s(s, e),
+                {},   {},      {},       std::move(editor)};
   // No additive bound on a combination's savings: the peak is a maximum over phases (forward,
   // backward, optimizer step), so two levers that each lower a different phase save together
   // more than the sum of what each saves alone (checkpointing + LoRA, measured): every
@@ -404,6 +421,21 @@ std::vector<Change> changes_to_fit(const Scenario& parsed, const ScenarioGiven& 
   // fitting one is known before any combination that contains it.
   for (size_t size = 1; size <= kMaxLevers; ++size) search.try_size(size);
   return ranked(std::move(search.singles), std::move(search.combined));
+}
+
+}  // namespace
+
+std::vector<Change> changes_to_fit(const Scenario& parsed, const ScenarioGiven& given,
+                                   const Scenario& s, const Estimate& e, const Catalog& catalog,
+                                   double headroom) {
+  return search_changes(s, ScenarioEditor(parsed, given, catalog), given, e, catalog, headroom);
+}
+
+std::vector<Change> changes_to_fit(const Scenario& resolved, const LayoutFields& parsed_layout,
+                                   const ScenarioGiven& given, const Estimate& e,
+                                   const Catalog& catalog, double headroom) {
+  return search_changes(resolved, ScenarioEditor(resolved, parsed_layout, given, catalog), given, e,
+                        catalog, headroom);
 }
 
 }  // namespace gpusizer

@@ -4,9 +4,11 @@
 
 #include <algorithm>
 
+#include "estimate/layout.h"
 #include "gpusizer/advisor.h"
 #include "gpusizer/json/scenario.h"
 #include "gpusizer/units.h"
+#include "report/estimate_json.h"
 
 namespace gpusizer {
 namespace {
@@ -146,6 +148,40 @@ TEST(ChangesCombined, Serving70BOnTwo4090s) {
   for (const auto& c : changes)
     int8_tp |= c.fits && has_lever(c, "int8 weights") && c.edit.tp.has_value();
   EXPECT_TRUE(int8_tp);
+}
+
+// The JSONL path keeps no copy of the parsed scenario: it edits the resolved one with the layout
+// fields it had before (LayoutFields). Resolving changes only those: put back, the scenario's
+// JSON is the parsed one's. Llama-3.1-70B in bf16 (141 GB) on four L4s (4 x 24 GB) does not fit,
+// the count is given without a split (the layout rule chooses it) and SGLang's memory fraction
+// follows the TP size, so both fields move; the changes are the same either way.
+TEST(ChangesCombined, FromTheResolvedScenarioAsFromTheParsed) {
+  const nlohmann::json in = {
+      {"model", "llama-3.1-70b"}, {"gpu", "l4-24gb"}, {"gpu_count", 4}, {"engine", "sglang"}};
+  ScenarioGiven given;
+  const Scenario parsed = parse_scenario(in, cat(), given);
+  const Scenario s = resolved(parsed, cat());
+  EXPECT_TRUE(parsed.default_layout);
+  EXPECT_FALSE(s.default_layout);
+  Scenario back = s;
+  const LayoutFields fields = layout_fields(parsed);
+  back.parallel = fields.parallel;
+  back.default_layout = fields.default_layout;
+  back.gpu_memory_utilization = fields.gpu_memory_utilization;
+  EXPECT_EQ(to_json(back), to_json(parsed));
+  const Estimate e = estimate(s, cat(), Detail::kFigures);
+  ASSERT_FALSE(*e.memory.fits);
+  const std::vector<Change> a = changes_to_fit(parsed, given, s, e, cat());
+  const std::vector<Change> b = changes_to_fit(s, fields, given, e, cat());
+  ASSERT_FALSE(a.empty());
+  ASSERT_EQ(a.size(), b.size());
+  for (size_t i = 0; i < a.size(); ++i) {
+    EXPECT_EQ(a[i].change, b[i].change);
+    EXPECT_EQ(a[i].needed_bytes, b[i].needed_bytes);
+    EXPECT_EQ(a[i].fits, b[i].fits);
+    EXPECT_EQ(a[i].speed_factor, b[i].speed_factor);
+    EXPECT_EQ(to_patch(a[i].edit), to_patch(b[i].edit));
+  }
 }
 
 }  // namespace

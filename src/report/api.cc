@@ -87,13 +87,11 @@ Answer answer(const nlohmann::json& input, const Catalog& catalog) {
   Answer a;
   ScenarioGiven given;
   Scenario parsed = parse_scenario(input, catalog, given);
-  // Only the changes read the scenario as parsed: without them ("changes": false, a sweep) it
-  // moves into the resolved one instead of being copied (issue 18: a copy and a destruction of
-  // a Scenario are 6,000 instructions). The input is only peeked at here; read_bool below
-  // reads and checks it, in the order the errors have always come in.
-  const auto changes = input.is_object() ? input.find("changes") : input.end();
-  const bool no_changes = changes != input.end() && changes->is_boolean() && !changes->get<bool>();
-  a.scenario = no_changes ? resolved(std::move(parsed), catalog) : resolved(parsed, catalog);
+  // The parsed scenario moves into the resolved one (issue 18: a copy and a destruction of a
+  // Scenario are 6,000 instructions); the changes read it as the resolved one with the layout
+  // fields it had before (LayoutFields).
+  const LayoutFields parsed_layout = layout_fields(parsed);
+  a.scenario = resolved(std::move(parsed), catalog);
   const Scenario& s = a.scenario;
   Estimate& e = a.estimate;
   // A batch that reads the figures alone can leave the basis out ("basis": false): its texts are
@@ -111,7 +109,7 @@ Answer answer(const nlohmann::json& input, const Catalog& catalog) {
   if (input.is_object())
     if (auto v = read_bool(input, "changes", "")) want_changes = *v;
   if (want_changes && e.memory.fits && !*e.memory.fits && a.method == "analytic")
-    a.changes = changes_to_fit(parsed, given, s, e, catalog);
+    a.changes = changes_to_fit(s, parsed_layout, given, e, catalog);
   a.verdict = apply_fit_verdict(s, e);
   // An alias or a partial name is never swapped in silently: the answer says which catalog entry
   // it became (meta-llama/Meta-Llama-3-70B is estimated as llama-3.1-70b).

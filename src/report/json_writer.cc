@@ -1,5 +1,6 @@
 #include "report/json_writer.h"
 
+#include <cstdint>
 #include <cstring>
 #include <stdexcept>
 
@@ -71,47 +72,80 @@ void TreeWriter::tree(const nlohmann::json& v) {
   slot() = v;
 }
 
+namespace {
+
+constexpr size_t kShort = 512;  // keys and values up to this go through the buffer (2,048 bytes)
+
+// `n` bytes (at most kShort) from `src` to `dst`: up to 32 as two overlapping pairs of words,
+// inlined, instead of a call to memcpy (most keys and values are short).
+void copy_short(char* dst, const char* src, size_t n) {
+  if (n > 32) {
+    std::memcpy(dst, src, n);
+  } else if (n >= 16) {
+    std::memcpy(dst, src, 16);
+    std::memcpy(dst + n - 16, src + n - 16, 16);
+  } else if (n >= 8) {
+    uint64_t a, b;
+    std::memcpy(&a, src, 8);
+    std::memcpy(&b, src + n - 8, 8);
+    std::memcpy(dst, &a, 8);
+    std::memcpy(dst + n - 8, &b, 8);
+  } else if (n >= 4) {
+    uint32_t a, b;
+    std::memcpy(&a, src, 4);
+    std::memcpy(&b, src + n - 4, 4);
+    std::memcpy(dst, &a, 4);
+    std::memcpy(dst + n - 4, &b, 4);
+  } else if (n > 0) {
+    dst[0] = src[0];
+    dst[n / 2] = src[n / 2];
+    dst[n - 1] = src[n - 1];
+  }
+}
+
+// `s` quoted at `p`, then `after` unless it is '\0'; returns the end.
+char* quoted(char* p, std::string_view s, char after) {
+  *p++ = '"';
+  copy_short(p, s.data(), s.size());
+  p += s.size();
+  *p++ = '"';
+  if (after) *p++ = after;
+  return p;
+}
+
+}  // namespace
+
 void TextWriter::begin_object() {
-  separate();
-  out_ += '{';
-  comma_ = false;
+  char* p = room(1);
+  *p++ = '{';
+  ++depth_;
+  wrote(p, false);
   if (check_keys_) last_keys_.emplace_back();
 }
 
 void TextWriter::end_object() {
-  out_ += '}';
-  comma_ = true;
+  comma_ = false;  // none before a closing brace
+  char* p = room(1);
+  *p++ = '}';
+  --depth_;
+  wrote(p, true);
   if (check_keys_) last_keys_.pop_back();
 }
 
 void TextWriter::begin_array() {
-  separate();
-  out_ += '[';
-  comma_ = false;
+  char* p = room(1);
+  *p++ = '[';
+  ++depth_;
+  wrote(p, false);
 }
 
 void TextWriter::end_array() {
-  out_ += ']';
-  comma_ = true;
+  comma_ = false;  // none before a closing bracket
+  char* p = room(1);
+  *p++ = ']';
+  --depth_;
+  wrote(p, true);
 }
-
-namespace {
-
-constexpr size_t kShort = 120;  // keys and short values go through a stack buffer, one append
-
-// `s` quoted, the comma before it when `comma`, then `after`, into `buf` (room for kShort + 4).
-size_t quoted(char* buf, bool comma, std::string_view s, char after) {
-  size_t n = 0;
-  if (comma) buf[n++] = ',';
-  buf[n++] = '"';
-  if (!s.empty()) std::memcpy(buf + n, s.data(), s.size());
-  n += s.size();
-  buf[n++] = '"';
-  if (after) buf[n++] = after;
-  return n;
-}
-
-}  // namespace
 
 // With check_keys: the key comes after its object's last key.
 void TextWriter::check_key(std::string_view k) {
@@ -125,13 +159,12 @@ void TextWriter::check_key(std::string_view k) {
 void TextWriter::key(std::string_view k) {
   if (check_keys_) check_key(k);
   if (k.size() <= kShort && json_plain(k)) {
-    char buf[kShort + 4];
-    out_.append(buf, quoted(buf, comma_, k, ':'));
-  } else {
-    separate();
-    append_json_string(out_, k);
-    out_ += ':';
+    wrote(quoted(room(k.size() + 3), k, ':'), false);
+    return;
   }
+  separate();
+  append_json_string(out_, k);
+  out_ += ':';
   comma_ = false;
 }
 
@@ -142,16 +175,12 @@ void TextWriter::literal_key(std::string_view k) {
       throw std::logic_error("literal key '" + std::string(k) + "' needs escaping");
     check_key(k);
   }
-  char buf[kShort + 4];
-  out_.append(buf, quoted(buf, comma_, k, ':'));
-  comma_ = false;
+  wrote(quoted(room(k.size() + 3), k, ':'), false);
 }
 
 void TextWriter::string(std::string_view v) {
   if (v.size() <= kShort && json_plain(v)) {
-    char buf[kShort + 4];
-    out_.append(buf, quoted(buf, comma_, v, '\0'));
-    comma_ = true;
+    wrote(quoted(room(v.size() + 2), v, '\0'), true);
     return;
   }
   separate();
@@ -159,37 +188,27 @@ void TextWriter::string(std::string_view v) {
 }
 
 void TextWriter::integer(int64_t v) {
-  char buf[24];
-  char* p = buf;
-  if (comma_) *p++ = ',';
-  out_.append(buf, write_json_integer(p, v));
-  comma_ = true;
+  wrote(write_json_integer(room(20), v), true);
 }
 
 void TextWriter::unsigned_integer(uint64_t v) {
-  char buf[24];
-  char* p = buf;
-  if (comma_) *p++ = ',';
-  out_.append(buf, write_json_integer(p, v));
-  comma_ = true;
+  wrote(write_json_integer(room(20), v), true);
 }
 
 void TextWriter::number(double v) {
-  char buf[kJsonFloatChars + 1];
-  char* p = buf;
-  if (comma_) *p++ = ',';
-  out_.append(buf, write_json_float(p, v));
-  comma_ = true;
+  wrote(write_json_float(room(kJsonFloatChars), v), true);
 }
 
 void TextWriter::boolean(bool v) {
-  separate();
-  out_ += v ? "true" : "false";
+  char* p = room(5);
+  std::memcpy(p, v ? "true" : "false", v ? 4 : 5);
+  wrote(p + (v ? 4 : 5), true);
 }
 
 void TextWriter::null() {
-  separate();
-  out_ += "null";
+  char* p = room(4);
+  std::memcpy(p, "null", 4);
+  wrote(p + 4, true);
 }
 
 void TextWriter::tree(const nlohmann::json& v) {

@@ -127,6 +127,43 @@ TEST(JsonWriter, ContainersNullsAndTrees) {
   EXPECT_EQ(json_text(tree.take()), text);
 }
 
+// TextWriter buffers its short tokens (2,048 bytes) and appends them when the buffer fills and
+// when a top-level value is complete. Documents of every length around the buffer's size and
+// its multiples, with keys, short and long strings (past the 512-byte short path), escapes and
+// numbers falling across each boundary, give dump()'s bytes; a top-level scalar is in the
+// string as soon as it is written ("1.5", "true", by hand).
+TEST(JsonWriter, BufferedTextAcrossTheBufferBoundaries) {
+  for (int pad = 0; pad < 70; ++pad) {
+    TreeWriter tree;
+    std::string text;
+    {
+      TextWriter stream(text, true);
+      for (JsonWriter* w : {static_cast<JsonWriter*>(&tree), static_cast<JsonWriter*>(&stream)}) {
+        w->begin_array();
+        w->string(std::string(static_cast<size_t>(pad), 'x'));
+        for (int i = 0; i < 150; ++i) {
+          w->begin_object();
+          w->field("id", i);
+          w->field("long", std::string(static_cast<size_t>(100 + i % 40 * 12), 'y'));
+          w->field("quote", i % 7 == 0 ? "a\"b" : "ab");
+          w->field("x", 0.1 * i);
+          w->end_object();
+        }
+        w->end_array();
+      }
+      EXPECT_EQ(text, tree.take().dump()) << "pad " << pad;
+    }
+  }
+  std::string out;
+  TextWriter w(out);
+  w.value(1.5);
+  EXPECT_EQ(out, "1.5");
+  std::string flag;
+  TextWriter b(flag);
+  b.value(true);
+  EXPECT_EQ(flag, "true");
+}
+
 // A describer that writes keys out of nlohmann's order would stream different text than the
 // tree (which sorts them): the checking writer refuses it, and a repeated key.
 TEST(JsonWriter, CheckingWriterRefusesKeysOutOfOrder) {

@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 
 #include "gpusizer/scenario.h"
 #include "gpusizer/scenario_edit.h"
@@ -11,7 +12,7 @@
 namespace gpusizer {
 
 /// The KV cache's default format: the weights' own 16- or 32-bit float format, else bf16.
-std::string default_kv_id(const NumberFormat& weights);
+std::string_view default_kv_id(const NumberFormat& weights);
 
 /// seq_len, prompt_len and output_len from those given (has_seq: seq_len is s.seq_len).
 void derive_lengths(Scenario& s, bool has_seq, std::optional<int64_t> prompt,

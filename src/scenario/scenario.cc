@@ -29,7 +29,7 @@ namespace gpusizer {
 // (scenario/defaults.h).
 
 // The KV cache follows 16- and 32-bit float weights, else bf16.
-std::string default_kv_id(const NumberFormat& weights) {
+std::string_view default_kv_id(const NumberFormat& weights) {
   return weights.id == "fp16" ? "fp16" : weights.id == "fp32" ? "fp32" : "bf16";
 }
 
@@ -385,7 +385,7 @@ void parse_formats(const nlohmann::json& input, const Catalog& catalog,
   if (auto v = read_string(input, "weights", "")) weights_id = *v;
   s.weights = catalog.format(weights_id, "weights", "weights");
   check_qlora_base(s);
-  std::string kv_id = default_kv_id(s.weights);
+  std::string kv_id(default_kv_id(s.weights));
   if (auto v = read_string(input, "kv_cache", "")) kv_id = *v, given.kv_cache = true;
   s.kv_cache = catalog.format(kv_id, "kv", "kv_cache");
 }

@@ -116,41 +116,130 @@ ScenarioGiven given_after(ScenarioGiven g, const ScenarioEdit& e) {
 
 namespace {
 
-// `s` (a copy of the base) with the edit applied: edited() and edit_into().
-void apply_edit(Scenario& s, const ScenarioGiven& base_given, const ScenarioEdit& e,
-                const Catalog& catalog) {
-  const ScenarioGiven given = given_after(base_given, e);
+// `field` a copy of `row`, assigned only when it holds another row (nine strings otherwise).
+void set_format(NumberFormat& field, const NumberFormat*& held, const NumberFormat& row) {
+  if (held == &row) return;
+  field = row;
+  held = &row;
+}
+
+// The catalog's row `id` for `role` (Catalog::format): the one held when it is a catalog row
+// with that id (an earlier edit looked it up for the same role), else looked up.
+const NumberFormat& format_row(const NumberFormat* held, const NumberFormat& base_field,
+                               std::string_view id, const Catalog& catalog, const char* role,
+                               const char* field) {
+  if (held != &base_field && held->id == id) return *held;
+  return catalog.format(id, role, field);
+}
+
+}  // namespace
+
+// The fields an edit (or resolve_in_place after it) can change, back to the base's. The formats
+// are edit()'s and the engine fields derive_engine's.
+void ScenarioEditor::restore() {
+  const Scenario& b = *base_;
+  Scenario& s = *work_;
+  s.task = b.task;  // the formats are edit()'s: each is assigned once, when it changes
+  s.seq_len = b.seq_len;
+  s.prompt_len = b.prompt_len;
+  s.output_len = b.output_len;
+  s.traffic = b.traffic;
+  s.batch = b.batch;
+  if (gpu_changed_) s.gpu = b.gpu;
+  gpu_changed_ = false;
+  TrainingOptions& t = s.training;
+  const TrainingOptions& bt = b.training;
+  t.recompute = bt.recompute;
+  t.flash_attention = bt.flash_attention;
+  t.optimizer = bt.optimizer;
+  t.offload = bt.offload;
+  t.zero_stage = bt.zero_stage;
+  t.grad_accum = bt.grad_accum;
+  t.global_batch = bt.global_batch;
+  t.mixed_precision = bt.mixed_precision;
+  s.gpus_per_node = b.gpus_per_node;
+  s.gpu_count = b.gpu_count;
+  s.requested_replicas = b.requested_replicas;
+  s.parallel = layout_.parallel;
+  s.default_layout = layout_.default_layout;
+  s.gpu_memory_utilization = layout_.gpu_memory_utilization;
+  if (lookups_changed_) s.lookups = b.lookups;
+  lookups_changed_ = false;
+}
+
+// rederive_engine, which reads the task, the weights, the GPU and the model (the base's) and,
+// with a release given, the base's release: the same key gives the same fields, so they are
+// derived again only for another key.
+void ScenarioEditor::derive_engine(const ScenarioGiven& given) {
+  Scenario& s = *work_;
+  if (given.engine) return;  // the engine and its release stay as given (rederive_engine)
+  if (engine_ == Engine::kDerived && engine_task_ == s.task && engine_weights_ == weights_ &&
+      engine_gpu_.get() == s.gpu.get())
+    return;
+  if (engine_ != Engine::kBase) {
+    const Scenario& b = *base_;
+    s.engine = b.engine;
+    s.engine_version = b.engine_version;
+    s.engine_basis = b.engine_basis;
+    s.engine_defaulted = b.engine_defaulted;
+  }
+  engine_ = Engine::kStale;
+  rederive_engine(*catalog_, given.engine, given.engine_version, s);
+  engine_ = Engine::kDerived;
+  engine_task_ = s.task;
+  engine_weights_ = weights_;
+  engine_gpu_ = s.gpu;
+}
+
+// The edit's fields set, then the defaults that follow them derived again, then validate().
+Scenario& ScenarioEditor::edit(const ScenarioEdit& e) {
+  if (!work_) {
+    work_.emplace(*base_);
+    weights_ = &base_->weights;
+    kv_ = &base_->kv_cache;
+  }
+  restore();
+  Scenario& s = *work_;
+  const Catalog& catalog = *catalog_;
+  const ScenarioGiven given = given_after(given_, e);
   if (e.task) s.task = *e.task;
-  if (e.weights) s.weights = catalog.format(*e.weights, "weights", "weights");
-  if (e.kv_cache || !given.kv_cache)  // an unnamed KV format follows the weights
-    s.kv_cache = catalog.format(e.kv_cache.value_or(default_kv_id(s.weights)), "kv", "kv_cache");
+  set_format(s.weights, weights_,
+             e.weights
+                 ? format_row(weights_, base_->weights, *e.weights, catalog, "weights", "weights")
+                 : base_->weights);
+  const bool kv_follows = e.kv_cache || !given.kv_cache;  // an unnamed one follows the weights
+  set_format(s.kv_cache, kv_,
+             kv_follows
+                 ? format_row(kv_, base_->kv_cache,
+                              e.kv_cache ? std::string_view(*e.kv_cache) : default_kv_id(s.weights),
+                              catalog, "kv", "kv_cache")
+                 : base_->kv_cache);
   edit_lengths(s, given, e);
   if (e.batch) s.batch = *e.batch;
-  if (e.gpu) s.gpu = catalog.gpu_ref(*e.gpu, "gpu");  // before the engine: it may follow the GPU
-  rederive_engine(catalog, given.engine, given.engine_version, s);
+  if (e.gpu) {  // before the engine: it may follow the GPU
+    s.gpu = catalog.gpu_ref(*e.gpu, "gpu");
+    gpu_changed_ = true;
+  }
+  derive_engine(given);
   edit_training(s.training, e);
-  edit_system(s, base_given, e);
+  edit_system(s, given_, e);
   validate(s, catalog);
   derive_batches(s, given);
   // The base's lookups stay while the edit keeps the engine, GPU and weights they are keyed by.
   // Other candidates get the engine profile only: most are sized bytes-only, which reads no
   // speed entry, and looking those up would cost more than it saves.
-  if (!speed_lookups(s, catalog.speed())) resolve_lookups(s, catalog, false);
-}
-
-}  // namespace
-
-Scenario edited(const Scenario& base, const ScenarioGiven& base_given, const ScenarioEdit& e,
-                const Catalog& catalog) {
-  Scenario s = base;
-  apply_edit(s, base_given, e, catalog);
+  if (!speed_lookups(s, catalog.speed())) {
+    resolve_lookups(s, catalog, false);
+    lookups_changed_ = true;
+  }
   return s;
 }
 
-void edit_into(Scenario& out, const Scenario& base, const ScenarioGiven& base_given,
-               const ScenarioEdit& e, const Catalog& catalog) {
-  out = base;  // assigned: the strings and lists reuse out's storage
-  apply_edit(out, base_given, e, catalog);
+Scenario edited(const Scenario& base, const ScenarioGiven& base_given, const ScenarioEdit& e,
+                const Catalog& catalog) {
+  ScenarioEditor editor(base, base_given, catalog);
+  editor.edit(e);
+  return std::move(editor).take();
 }
 
 }  // namespace gpusizer

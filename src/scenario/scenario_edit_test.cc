@@ -286,5 +286,88 @@ TEST(ScenarioEdit, PatchAndMerge) {
   EXPECT_EQ(to_patch({}), nlohmann::json::object());
 }
 
+// Every field an edit or the layout step can change, and the rows and lookups behind them.
+void expect_same_edit(const Scenario& a, const Scenario& b) {
+  expect_same(a, b);
+  EXPECT_EQ(a.engine_defaulted, b.engine_defaulted);
+  EXPECT_EQ(a.weights.bits_per_value, b.weights.bits_per_value);
+  EXPECT_EQ(a.weights.compute_dtype, b.weights.compute_dtype);
+  EXPECT_EQ(a.kv_cache.bits_per_value, b.kv_cache.bits_per_value);
+  EXPECT_EQ(a.gpu_memory_utilization, b.gpu_memory_utilization);
+  EXPECT_EQ(a.lookups.engine, b.lookups.engine);
+  EXPECT_EQ(a.lookups.speed, b.lookups.speed);
+  EXPECT_EQ(a.lookups.weights_id, b.lookups.weights_id);
+  EXPECT_EQ(a.model.id, b.model.id);
+  EXPECT_EQ(a.notes, b.notes);
+}
+
+// One ScenarioEditor through a sequence of edits, a failing one among them, gives for each what
+// a fresh edited() gives: it restores only the fields an edit changes, assigns a format only for
+// another row and derives the default engine again only for another task, weights or GPU, so
+// each of those paths is walked here. By hand: fp16 weights take an fp16 KV cache and int8 ones
+// bf16 (formats follow default_kv_id); vLLM serves bf16 weights on an H100 and llama.cpp GGUF
+// ones and everything on Apple (engines.json defaults); TP 64 exceeds the 32 heads.
+TEST(ScenarioEdit, EditorGivesEditedsScenarioForEveryEdit) {
+  const nlohmann::json serve = {{"model", "llama-2-7b"},
+                                {"weights", "fp16"},
+                                {"gpu", "h100-sxm5-80gb"},
+                                {"traffic", {{"requests_per_s", 2}}}};
+  ScenarioGiven given;
+  const Scenario parsed = parse_scenario(serve, cat(), given);
+  ScenarioEditor editor(parsed, given, cat());
+  const std::vector<ScenarioEdit> edits = {
+      {},
+      {.weights = "int8"},
+      {.weights = "q4_k_m"},
+      {.gpu = "apple-m2-ultra-192gb"},
+      {.gpu_count = 64, .tp = 64, .pp = 1, .dp = 1},  // throws
+      {.seq_len = 1024},
+      {.weights = "int8", .gpu_count = 2, .tp = 2, .pp = 1, .dp = 1},
+      {.kv_cache = "fp8"},
+      {},
+  };
+  for (const ScenarioEdit& e : edits) {
+    if (e.tp == 64) {
+      EXPECT_THROW(editor.edit(e), InputError);
+      continue;
+    }
+    expect_same_edit(editor.edit(e), edited(parsed, given, e, cat()));
+  }
+  EXPECT_EQ(editor.edit({.weights = "int8"}).kv_cache.id, "bf16");
+  EXPECT_EQ(editor.edit({.weights = "q4_k_m"}).engine, "llama.cpp");
+  EXPECT_EQ(editor.edit({.gpu = "apple-m2-ultra-192gb"}).engine, "llama.cpp");
+  const Scenario& back = editor.edit({});
+  EXPECT_EQ(back.kv_cache.id, "fp16");
+  EXPECT_EQ(back.engine, "vllm");
+  EXPECT_EQ(back.gpu->id, "h100-sxm5-80gb");
+  EXPECT_EQ(back.traffic->prompt_len, static_cast<double>(parsed.prompt_len));
+}
+
+// The same for training with a release given and the default engine (HF transformers 4.35): the
+// release stays through a change of method, and the layout and batch fields come back.
+TEST(ScenarioEdit, EditorKeepsAGivenReleaseAndRestoresTheLayout) {
+  const nlohmann::json train = {
+      {"model", "llama-2-7b"},    {"task", "lora"}, {"gpu", "a100-sxm4-80gb"},
+      {"engine_version", "4.35"}, {"batch", 8},     {"seq_len", 4096}};
+  ScenarioGiven given;
+  const Scenario parsed = parse_scenario(train, cat(), given);
+  ScenarioEditor editor(parsed, given, cat());
+  const std::vector<ScenarioEdit> edits = {
+      {.task = Task::kQlora, .weights = "nf4", .recompute = Recompute::kFull},
+      {.recompute = Recompute::kFull},
+      {.gpu_count = 4, .tp = 1, .pp = 1, .dp = 4, .zero_stage = 3},
+      {.batch = 2, .grad_accum = 4},
+      {.task = Task::kQlora, .weights = "nf4", .seq_len = 1024},
+      {},
+  };
+  for (const ScenarioEdit& e : edits)
+    expect_same_edit(editor.edit(e), edited(parsed, given, e, cat()));
+  const Scenario& back = editor.edit({});
+  EXPECT_EQ(back.engine_version, "4.35");
+  EXPECT_EQ(back.gpu_count, 1);
+  EXPECT_EQ(back.training.zero_stage, 0);
+  EXPECT_EQ(back.training.global_batch, 8);  // 8 x 1 x 1
+}
+
 }  // namespace
 }  // namespace gpusizer
