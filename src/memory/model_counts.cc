@@ -28,6 +28,18 @@ uint32_t lora_module_mask(const TrainingOptions& t, const LinearModules& modules
   return mask;
 }
 
+double lora_missing_inputs(const Model& m, const LinearModules& modules, uint32_t lora_modules) {
+  if (lora_modules == 0 || !memory::fused_qkv(m)) return 0;
+  int found = 0;
+  for (size_t i = 0; i < modules.size(); ++i) {
+    const std::string_view name = modules[i].name;
+    if ((lora_modules & (1u << i)) && (name == "q_proj" || name == "k_proj" || name == "v_proj"))
+      ++found;
+  }
+  if (found != 3) return 0;
+  return 2.0 * static_cast<double>(m.num_layers) * static_cast<double>(m.hidden_size);
+}
+
 ModelCounts count_model(const Scenario& s) {
   ModelCounts c(s.model);
   if (s.task == Task::kLora || s.task == Task::kQlora)

@@ -26,6 +26,17 @@ struct ModelCounts {
 /// and the step read this mask instead of matching names each.
 uint32_t lora_module_mask(const TrainingOptions& t, const LinearModules& modules);
 
+/// Input features, over the whole model, of the LoRA A matrices that `modules` lists but the
+/// model does not have. PEFT wraps each targeted nn.Linear with one lora_A (in x r) and one lora_B
+/// (r x out) (peft/tuners/lora/layer.py LoraLayer.update_layer); a fused q/k/v Linear
+/// (memory_parts.h fused_qkv: Qwen v1's c_attn, modeling_qwen.py nn.Linear(hidden_size,
+/// 3 * projection_size)) is one such Linear where the list has q_proj, k_proj and v_proj, so with
+/// all three adapted two A matrices of hidden_size inputs per layer are not there: 2 x layers x
+/// hidden, else 0. The adapters hold r x this fewer parameters and move this many fewer input
+/// features per token. The one rule the memory (trainable parameters) and the training step
+/// (adapter parameters, FLOPs and bytes) read.
+double lora_missing_inputs(const Model& m, const LinearModules& modules, uint32_t lora_modules);
+
 /// Counts `s.model` and the parameters `s` trains (full, freeze, LoRA adapters and the
 /// modules_to_save copies), and for LoRA tasks the adapted modules.
 ModelCounts count_model(const Scenario& s);

@@ -65,22 +65,11 @@ double lora_params(const Scenario& s, const LinearModules& modules, uint32_t lor
     if (lora_modules & (1u << i))
       n += static_cast<double>(modules[i].count) * static_cast<double>(s.training.lora_rank) *
            static_cast<double>(modules[i].in + modules[i].out);
-  // A fused q/k/v Linear carries one adapter: PEFT wraps each targeted nn.Linear with one
-  // lora_A (in x r) and one lora_B (r x out) (peft/tuners/lora/layer.py LoraLayer.update_layer),
-  // so Qwen v1's c_attn (modeling_qwen.py: nn.Linear(hidden_size, 3 * projection_size)) has
-  // r x (d + 3d) values where three separate projections would have 3 x r x (d + d): the two
-  // extra A matrices, 2 x r x d per layer, do not exist.
-  if (n > 0 && fused_qkv(s.model)) {
-    int found = 0;
-    for (size_t i = 0; i < modules.size(); ++i) {
-      const std::string_view name = modules[i].name;
-      if ((lora_modules & (1u << i)) && (name == "q_proj" || name == "k_proj" || name == "v_proj"))
-        ++found;
-    }
-    if (found == 3)
-      n -= 2.0 * static_cast<double>(s.model.num_layers) *
-           static_cast<double>(s.training.lora_rank) * static_cast<double>(s.model.hidden_size);
-  }
+  // A fused q/k/v Linear carries one adapter (Qwen v1's c_attn: r x (d + 3d) values where three
+  // projections would have 3 x r x (d + d)): the A matrices it lacks (lora_missing_inputs, the
+  // rule the training step reads too).
+  n -= static_cast<double>(s.training.lora_rank) *
+       lora_missing_inputs(s.model, modules, lora_modules);
   return n;
 }
 

@@ -48,6 +48,12 @@ LoraParams lora_params(const Model& m, const LinearModules& mods, const Training
     n.all += count * static_cast<double>(t.lora_rank) * static_cast<double>(mod.in + mod.out);
     n.active += active * static_cast<double>(t.lora_rank) * static_cast<double>(mod.in + mod.out);
   }
+  // A fused q/k/v Linear has one adapter, not three (lora_missing_inputs, the memory's rule too);
+  // q, k and v are never routed experts, so every token touches the A matrices it lacks.
+  const double missing =
+      static_cast<double>(t.lora_rank) * lora_missing_inputs(m, mods, lora_modules);
+  n.all -= missing;
+  n.active -= missing;
   return n;
 }
 
@@ -188,6 +194,12 @@ ModuleSums module_sums(const Scenario& s, const ModelCounts& counts, double tp,
     r.gemm_flops += n;
     r.gemm_time += n / depth_eff(depth, k_half);
   }
+  // A fused q/k/v Linear (Qwen v1's c_attn) carries one adapter, as the memory counts it
+  // (lora_missing_inputs): two A matrices fewer per layer, and their input traffic.
+  const double missing = lora_missing_inputs(m, counts.modules, counts.lora_modules);
+  r.lora.all -= static_cast<double>(t.lora_rank) * missing;
+  r.lora.active -= static_cast<double>(t.lora_rank) * missing;
+  r.lora_bytes -= in * missing;
   return r;
 }
 
