@@ -42,9 +42,12 @@ double lora_missing_inputs(const Model& m, const LinearModules& modules, uint32_
 
 ModelCounts count_model(const Scenario& s) {
   ModelCounts c(s.model);
-  if (s.task == Task::kLora || s.task == Task::kQlora)
+  if (s.task == Task::kLora || s.task == Task::kQlora) {
     c.lora_modules = lora_module_mask(s.training, c.modules);
-  c.trainable = memory::trainable_split(s, c.params, c.modules, c.lora_modules);
+    c.lora_missing_inputs = lora_missing_inputs(s.model, c.modules, c.lora_modules);
+  }
+  c.trainable =
+      memory::trainable_split(s, c.params, c.modules, c.lora_modules, c.lora_missing_inputs);
   return c;
 }
 

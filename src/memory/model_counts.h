@@ -15,10 +15,11 @@ struct ModelCounts {
   /// aggregate: brace-initialising the aggregate zeroed all of it first, the module list's
   /// storage included (about 120 instructions an estimate).
   explicit ModelCounts(const Model& model);
-  ParamCounts params;            ///< count_params(s.model)
-  LinearModules modules;         ///< linear_modules(s.model)
-  memory::ModelBytes trainable;  ///< trainable parameters by place (0 for inference)
-  uint32_t lora_modules = 0;     ///< LoRA tasks: bit i set when modules[i] carries an adapter
+  ParamCounts params;              ///< count_params(s.model)
+  LinearModules modules;           ///< linear_modules(s.model)
+  memory::ModelBytes trainable;    ///< trainable parameters by place (0 for inference)
+  uint32_t lora_modules = 0;       ///< LoRA tasks: bit i set when modules[i] carries an adapter
+  double lora_missing_inputs = 0;  ///< LoRA tasks: lora_missing_inputs(model, modules, mask)
 };
 
 /// The modules `t.lora_targets` adapt, as a mask over `modules` (bit i: modules[i]), by the one

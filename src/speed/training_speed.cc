@@ -195,8 +195,8 @@ ModuleSums module_sums(const Scenario& s, const ModelCounts& counts, double tp,
     r.gemm_time += n / depth_eff(depth, k_half);
   }
   // A fused q/k/v Linear (Qwen v1's c_attn) carries one adapter, as the memory counts it
-  // (lora_missing_inputs): two A matrices fewer per layer, and their input traffic.
-  const double missing = lora_missing_inputs(m, counts.modules, counts.lora_modules);
+  // (ModelCounts::lora_missing_inputs): two A matrices fewer per layer, and their input traffic.
+  const double missing = counts.lora_missing_inputs;
   r.lora.all -= static_cast<double>(t.lora_rank) * missing;
   r.lora.active -= static_cast<double>(t.lora_rank) * missing;
   r.lora_bytes -= in * missing;
