@@ -53,6 +53,21 @@ constexpr const char* kBatchLines[] = {
     R"({"model": "mixtral-8x7b-v0.1", "engine": "vllm", "gpu": "h100", "gpu_count": 2})",
     R"({"model": "qwen3-32b", "task": "full", "gpu": "h100", "gpu_count": 8, "training": {"zero_stage": 3}})"};
 
+// `n` of those lines, each with the keys of `extra` set, answered as `estimate --input
+// FILE.jsonl` writes an English line: streamed, no answer tree. Returns the bytes written.
+size_t answer_lines(size_t n, const nlohmann::json& extra) {
+  size_t bytes = 0;
+  std::string text;
+  for (size_t i = 0; i < n; ++i) {
+    text.clear();
+    nlohmann::json line = nlohmann::json::parse(kBatchLines[i % 4]);
+    for (const auto& [key, value] : extra.items()) line[key] = value;
+    gpusizer::append_estimate_json(text, line);
+    bytes += text.size();
+  }
+  return bytes;
+}
+
 std::vector<Measure> measures() {
   static const gpusizer::Scenario inference =
       scenario_of({{"model", "llama-3.1-8b"}, {"gpu", "a100-sxm4-80gb"}, {"batch", 8}});
@@ -69,44 +84,15 @@ std::vector<Measure> measures() {
       {"estimate_full_inference", "estimate with every basis string, the same inference",
        [](size_t n) { return estimates(inference, gpusizer::Detail::kFull, n); }},
       {"jsonl_line", "one JSONL answer line: parse, estimate, what to change, JSON text",
-       [](size_t n) {
-         // As `estimate --input FILE.jsonl` writes an English line: streamed, no answer tree.
-         size_t bytes = 0;
-         std::string text;
-         for (size_t i = 0; i < n; ++i) {
-           text.clear();
-           gpusizer::append_estimate_json(text, nlohmann::json::parse(kBatchLines[i % 4]));
-           bytes += text.size();
-         }
-         return bytes;
-       }},
+       [](size_t n) { return answer_lines(n, {}); }},
       {"jsonl_line_no_changes", "the same JSONL lines with \"changes\": false (a grid sweep)",
        [](size_t n) {
-         size_t bytes = 0;
-         std::string text;
-         for (size_t i = 0; i < n; ++i) {
-           text.clear();
-           nlohmann::json line = nlohmann::json::parse(kBatchLines[i % 4]);
-           line["changes"] = false;
-           gpusizer::append_estimate_json(text, line);
-           bytes += text.size();
-         }
-         return bytes;
+         return answer_lines(n, {{"changes", false}});
        }},
       {"jsonl_line_figures",
        "the same JSONL lines with \"changes\": false and \"basis\": false (figures only)",
        [](size_t n) {
-         size_t bytes = 0;
-         std::string text;
-         for (size_t i = 0; i < n; ++i) {
-           text.clear();
-           nlohmann::json line = nlohmann::json::parse(kBatchLines[i % 4]);
-           line["changes"] = false;
-           line["basis"] = false;
-           gpusizer::append_estimate_json(text, line);
-           bytes += text.size();
-         }
-         return bytes;
+         return answer_lines(n, {{"changes", false}, {"basis", false}});
        }},
       {"jsonl_line_hf_config", "one JSONL answer line whose model is an inline config.json",
        [](size_t n) {
