@@ -217,8 +217,8 @@ Scenario& ScenarioEditor::edit(const ScenarioEdit& e) {
   edit_lengths(s, given, e);
   if (e.batch) s.batch = *e.batch;
   if (e.gpu) {  // before the engine: it may follow the GPU
+    gpu_changed_ = true;  // first: restored even when the lookup below throws
     s.gpu = catalog.gpu_ref(*e.gpu, "gpu");
-    gpu_changed_ = true;
   }
   derive_engine(given);
   edit_training(s.training, e);
@@ -229,8 +229,8 @@ Scenario& ScenarioEditor::edit(const ScenarioEdit& e) {
   // Other candidates get the engine profile only: most are sized bytes-only, which reads no
   // speed entry, and looking those up would cost more than it saves.
   if (!speed_lookups(s, catalog.speed())) {
+    lookups_changed_ = true;  // first: a lookup that throws may have set some of them
     resolve_lookups(s, catalog, false);
-    lookups_changed_ = true;
   }
   return s;
 }
