@@ -37,9 +37,16 @@ struct PerformanceEstimate {
   std::string load_binding;
 };
 
-/// The performance figure named by its JSON key (decode_tokens_per_s, ttft_ms, step_time_s,
-/// load_ttft_ms, ...); nullptr for a name that is not a figure. Used where a figure is chosen by
-/// name: the validation rows' "compare" key and the speed bands.
+/// A figure of PerformanceEstimate, as a member pointer.
+using PerformanceFigure = std::optional<double> PerformanceEstimate::*;
+
+/// The figure named by its JSON key (decode_tokens_per_s, ttft_ms, step_time_s, load_ttft_ms,
+/// ...); nullptr for a name that is not a figure. A caller that reads the same names for many
+/// estimates (the speed bands) looks them up once.
+PerformanceFigure performance_member(std::string_view name);
+
+/// p's figure named by its JSON key; nullptr for a name that is not a figure. Used where a figure
+/// is chosen by name: the validation rows' "compare" key.
 const std::optional<double>* performance_figure(const PerformanceEstimate& p,
                                                 std::string_view name);
 

@@ -10,6 +10,7 @@
 namespace gpusizer {
 namespace {
 
+// The banded figures, in the order their band lines are written.
 constexpr std::string_view kFigures[] = {"decode_tokens_per_s",
                                          "tpot_ms",
                                          "prefill_tokens_per_s",
@@ -21,23 +22,49 @@ constexpr std::string_view kFigures[] = {"decode_tokens_per_s",
                                          "mfu",
                                          "step_time_s",
                                          "time_to_train_s"};
+constexpr size_t kCount = std::size(kFigures);
+
+// Each figure's member and kind, looked up by name once per process instead of twice per figure
+// and estimate (issue 18), and the figures' positions in ascending name order, the order
+// p.bands keeps: inserted in that order, each goes at the map's end without key compares.
+struct BandedFigures {
+  PerformanceFigure member[kCount];
+  FigureKind kind[kCount];
+  size_t by_name[kCount];
+};
+
+const BandedFigures& banded_figures() {
+  static const BandedFigures figures = [] {
+    BandedFigures f{};
+    for (size_t i = 0; i < kCount; ++i) {
+      f.member[i] = performance_member(kFigures[i]);
+      f.kind[i] = figure_kind(kFigures[i]).value();  // every banded figure has a kind
+      f.by_name[i] = i;
+    }
+    std::sort(f.by_name, f.by_name + kCount,
+              [](size_t a, size_t b) { return kFigures[a] < kFigures[b]; });
+    return f;
+  }();
+  return figures;
+}
 
 }  // namespace
 
 void add_speed_bands(const Scenario& s, const SpeedBands& bands, PerformanceEstimate& p,
                      CostEstimate& cost_figures, Explanations* why) {
+  const BandedFigures& figures = banded_figures();
+  std::optional<std::pair<double, double>> banded[kCount];
   std::string used;
   // The bands already written: a band's line depends on the band alone, and most bands serve
   // several figures (decode rate and time per token), so each is formatted once.
-  const SpeedBand* written[std::size(kFigures)] = {};
+  const SpeedBand* written[kCount] = {};
   size_t n_written = 0;
-  for (std::string_view name : kFigures) {
-    const auto* value = performance_figure(p, name);
-    const auto kind = figure_kind(name);
-    if (!value || !*value || !kind || !std::isfinite(**value) || **value <= 0) continue;
-    const SpeedBand* band = bands.find(kind->kind, s.engine);
+  for (size_t i = 0; i < kCount; ++i) {
+    const std::optional<double>& value = p.*figures.member[i];
+    if (!value || !std::isfinite(*value) || *value <= 0) continue;
+    const SpeedBand* band = bands.find(figures.kind[i].kind, s.engine);
     if (!band) continue;
-    p.bands[std::string(name)] = band_of(**value, *kind, *band);
+    banded[i] = band_of(*value, figures.kind[i], *band);
     if (!wants_basis(why) || std::find(written, written + n_written, band) != written + n_written)
       continue;
     written[n_written++] = band;
@@ -55,19 +82,22 @@ void add_speed_bands(const Scenario& s, const SpeedBands& bands, PerformanceEsti
       used += "; ";
     used += text;
   }
+  for (const size_t i : figures.by_name)
+    if (banded[i]) p.bands.emplace_hint(p.bands.end(), kFigures[i], *banded[i]);
   // A cost per unit of work divides an hourly price by a throughput: the band of that throughput,
   // inverted (a time-like figure).
-  const std::string_view throughput =
-      is_training(s.task) ? "train_tokens_per_s" : "max_output_tokens_per_s";
-  if (const auto it = p.bands.find(std::string(throughput)); it != p.bands.end()) {
-    const auto* value = performance_figure(p, throughput);
+  const size_t throughput = static_cast<size_t>(
+      std::find(kFigures, kFigures + kCount,
+                is_training(s.task) ? "train_tokens_per_s" : "max_output_tokens_per_s") -
+      kFigures);
+  if (const auto& band = banded[throughput]) {
+    const double value = *(p.*figures.member[throughput]);
     for (auto [name, cost] :
          {std::pair{"usd_per_million_tokens", cost_figures.usd_per_million_tokens},
           std::pair{"usd_per_million_requests", cost_figures.usd_per_million_requests},
           std::pair{"usd_per_run", cost_figures.usd_per_run}}) {
-      if (!cost || !*value) continue;
-      cost_figures.bands[name] = {*cost * **value / it->second.second,
-                                  *cost * **value / it->second.first};
+      if (!cost) continue;
+      cost_figures.bands[name] = {*cost * value / band->second, *cost * value / band->first};
     }
   }
   if (!used.empty())

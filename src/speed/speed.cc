@@ -225,32 +225,36 @@ PerformanceEstimate estimate_speed(const Scenario& scenario, const Catalog& cata
   return estimate_speed(scenario, catalog, memory, why, catalog.speed());
 }
 
+PerformanceFigure performance_member(std::string_view name) {
+  static constexpr std::pair<std::string_view, PerformanceFigure> kFigures[] = {
+      {"decode_tokens_per_s", &PerformanceEstimate::decode_tokens_per_s},
+      {"prefill_tokens_per_s", &PerformanceEstimate::prefill_tokens_per_s},
+      {"max_output_tokens_per_s", &PerformanceEstimate::max_output_tokens_per_s},
+      {"ttft_ms", &PerformanceEstimate::ttft_ms},
+      {"tpot_ms", &PerformanceEstimate::tpot_ms},
+      {"train_tokens_per_s_per_gpu", &PerformanceEstimate::train_tokens_per_s_per_gpu},
+      {"train_tokens_per_s", &PerformanceEstimate::train_tokens_per_s},
+      {"tflops_per_gpu", &PerformanceEstimate::tflops_per_gpu},
+      {"mfu", &PerformanceEstimate::mfu},
+      {"step_time_s", &PerformanceEstimate::step_time_s},
+      {"time_to_train_s", &PerformanceEstimate::time_to_train_s},
+      {"load_ttft_ms", &PerformanceEstimate::load_ttft_ms},
+      {"load_tpot_ms", &PerformanceEstimate::load_tpot_ms},
+      {"load_ttft_mean_ms", &PerformanceEstimate::load_ttft_mean_ms},
+      {"load_tpot_mean_ms", &PerformanceEstimate::load_tpot_mean_ms},
+      {"max_requests_per_s", &PerformanceEstimate::max_requests_per_s},
+      {"load_capacity_requests_per_s", &PerformanceEstimate::load_capacity_requests_per_s},
+      {"load_output_tokens_per_s", &PerformanceEstimate::load_output_tokens_per_s},
+  };
+  for (const auto& [key, member] : kFigures)
+    if (key == name) return member;
+  return nullptr;
+}
+
 const std::optional<double>* performance_figure(const PerformanceEstimate& p,
                                                 std::string_view name) {
-  static constexpr std::pair<std::string_view, std::optional<double> PerformanceEstimate::*>
-      kFigures[] = {
-          {"decode_tokens_per_s", &PerformanceEstimate::decode_tokens_per_s},
-          {"prefill_tokens_per_s", &PerformanceEstimate::prefill_tokens_per_s},
-          {"max_output_tokens_per_s", &PerformanceEstimate::max_output_tokens_per_s},
-          {"ttft_ms", &PerformanceEstimate::ttft_ms},
-          {"tpot_ms", &PerformanceEstimate::tpot_ms},
-          {"train_tokens_per_s_per_gpu", &PerformanceEstimate::train_tokens_per_s_per_gpu},
-          {"train_tokens_per_s", &PerformanceEstimate::train_tokens_per_s},
-          {"tflops_per_gpu", &PerformanceEstimate::tflops_per_gpu},
-          {"mfu", &PerformanceEstimate::mfu},
-          {"step_time_s", &PerformanceEstimate::step_time_s},
-          {"time_to_train_s", &PerformanceEstimate::time_to_train_s},
-          {"load_ttft_ms", &PerformanceEstimate::load_ttft_ms},
-          {"load_tpot_ms", &PerformanceEstimate::load_tpot_ms},
-          {"load_ttft_mean_ms", &PerformanceEstimate::load_ttft_mean_ms},
-          {"load_tpot_mean_ms", &PerformanceEstimate::load_tpot_mean_ms},
-          {"max_requests_per_s", &PerformanceEstimate::max_requests_per_s},
-          {"load_capacity_requests_per_s", &PerformanceEstimate::load_capacity_requests_per_s},
-          {"load_output_tokens_per_s", &PerformanceEstimate::load_output_tokens_per_s},
-      };
-  for (const auto& [key, member] : kFigures)
-    if (key == name) return &(p.*member);
-  return nullptr;
+  const PerformanceFigure member = performance_member(name);
+  return member ? &(p.*member) : nullptr;
 }
 
 std::optional<double> useful_tokens_per_s(const Scenario& s,
