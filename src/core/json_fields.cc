@@ -12,8 +12,13 @@
 namespace gpusizer {
 namespace {
 
-std::string join(const std::string& path, const char* key) {
-  return path.empty() ? std::string(key) : path + "." + key;
+// The field's path, made only for an error (a path joined on every read cost an allocation).
+std::string join(std::string_view path, const char* key) {
+  if (path.empty()) return key;
+  std::string field(path);
+  field += '.';
+  field += key;
+  return field;
 }
 
 std::string type_name(const nlohmann::json& v) {
@@ -22,21 +27,22 @@ std::string type_name(const nlohmann::json& v) {
 
 }  // namespace
 
-std::optional<double> read_number(const nlohmann::json& obj, const char* key,
-                                  const std::string& path, double min, double max) {
+std::optional<double> read_number(const nlohmann::json& obj, const char* key, std::string_view path,
+                                  double min, double max) {
   auto it = obj.find(key);
   if (it == obj.end() || it->is_null()) return std::nullopt;
-  const std::string field = join(path, key);
-  if (!it->is_number()) throw InputError(field, "must be a number, not " + type_name(*it));
+  if (!it->is_number())
+    throw InputError(join(path, key), "must be a number, not " + type_name(*it));
   const double v = it->get<double>();
-  if (!std::isfinite(v)) throw InputError(field, "must be a finite number", "out_of_range");
+  if (!std::isfinite(v))
+    throw InputError(join(path, key), "must be a finite number", "out_of_range");
   if (v < min || v > max)
-    throw InputError(field, fmt::format("must be between {} and {}, not {}", min, max, v),
+    throw InputError(join(path, key), fmt::format("must be between {} and {}, not {}", min, max, v),
                      "out_of_range");
   return v;
 }
 
-std::optional<int64_t> read_int(const nlohmann::json& obj, const char* key, const std::string& path,
+std::optional<int64_t> read_int(const nlohmann::json& obj, const char* key, std::string_view path,
                                 int64_t min, int64_t max) {
   auto v = read_number(obj, key, path, static_cast<double>(min), static_cast<double>(max));
   if (!v) return std::nullopt;
@@ -44,7 +50,7 @@ std::optional<int64_t> read_int(const nlohmann::json& obj, const char* key, cons
   return static_cast<int64_t>(*v);
 }
 
-std::optional<bool> read_bool(const nlohmann::json& obj, const char* key, const std::string& path) {
+std::optional<bool> read_bool(const nlohmann::json& obj, const char* key, std::string_view path) {
   auto it = obj.find(key);
   if (it == obj.end() || it->is_null()) return std::nullopt;
   if (!it->is_boolean())
@@ -53,7 +59,7 @@ std::optional<bool> read_bool(const nlohmann::json& obj, const char* key, const 
 }
 
 std::optional<std::string> read_string(const nlohmann::json& obj, const char* key,
-                                       const std::string& path) {
+                                       std::string_view path) {
   auto it = obj.find(key);
   if (it == obj.end() || it->is_null()) return std::nullopt;
   if (!it->is_string())
@@ -76,19 +82,19 @@ size_t name_index(std::string_view value, const std::vector<std::string>& allowe
 }
 
 std::optional<std::string> read_enum(const nlohmann::json& obj, const char* key,
-                                     const std::string& path,
+                                     std::string_view path,
                                      const std::vector<std::string>& allowed) {
   auto v = read_string(obj, key, path);
   if (!v) return std::nullopt;
   return allowed[name_index(*v, allowed, join(path, key))];
 }
 
-std::vector<std::string> unknown_keys(const nlohmann::json& obj, const std::string& path,
+std::vector<std::string> unknown_keys(const nlohmann::json& obj, std::string_view path,
                                       const std::vector<std::string>& known) {
   std::vector<std::string> warnings;
   for (const auto& [key, value] : obj.items()) {
     if (std::find(known.begin(), known.end(), key) != known.end()) continue;
-    std::string w = "ignored unknown field '" + (path.empty() ? key : path + "." + key) + "'";
+    std::string w = "ignored unknown field '" + join(path, key.c_str()) + "'";
     const auto near = closest_names(key, known, 1);
     if (!near.empty()) w += " (did you mean '" + near[0] + "'?)";
     warnings.push_back(w);
