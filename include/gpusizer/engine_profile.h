@@ -145,6 +145,8 @@ struct EngineProfile {
   bool runs_on(std::string_view vendor) const;
   bool loads(std::string_view format_kind) const;
   bool honours(std::string_view knob) const;
+  /// The release named exactly `version`; nullptr for any other (no default, no error).
+  const EngineRelease* find_release(std::string_view version) const;
   /// The release named `version` ("" = the newest); throws InputError naming `field` and the
   /// known versions for any other.
   const EngineRelease& release(std::string_view version,

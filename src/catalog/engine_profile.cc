@@ -295,11 +295,16 @@ bool EngineProfile::honours(std::string_view knob) const {
   return contains(knobs, knob);
 }
 
+const EngineRelease* EngineProfile::find_release(std::string_view version) const {
+  for (const auto& r : releases)
+    if (r.version == version) return &r;
+  return nullptr;
+}
+
 const EngineRelease& EngineProfile::release(std::string_view version,
                                             std::string_view field) const {
   if (version.empty()) return releases.front();
-  for (const auto& r : releases)
-    if (r.version == version) return r;
+  if (const EngineRelease* r = find_release(version)) return *r;
   std::string known;
   for (const auto& r : releases) known += (known.empty() ? "" : ", ") + r.version;
   throw InputError(std::string(field), "unknown " + name + " version '" + std::string(version) +

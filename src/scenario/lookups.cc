@@ -10,9 +10,7 @@ void resolve_lookups(Scenario& s, const Catalog& catalog, bool speed) {
   l.weights_kind = s.weights.kind;
   for (const auto& e : catalog.engines())
     if (e.name == s.engine) l.engine = &e;
-  if (l.engine)
-    for (const auto& r : l.engine->releases)
-      if (r.version == s.engine_version) l.release = &r;
+  if (l.engine) l.release = l.engine->find_release(s.engine_version);
   if (speed && l.engine && s.gpu) {
     // The entries inference_setup and the training step read (speed/inference_speed.cc,
     // speed/training_speed.cc), by the same keys.
