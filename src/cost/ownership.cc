@@ -81,11 +81,11 @@ std::string cloud_basis(const Scenario& s, const InstancePlan& rent, const CostA
                          : "");
 }
 
-// Cloud: the fleet in whole instances, one node per instance (cost/fleet.h).
 // What an ownership says besides its figures: nothing (searches), the verdict (an answer
 // without its basis, "basis": false), or the verdict and the basis lines.
 enum class OwnershipText { kNone, kVerdict, kBasis };
 
+// Cloud: the fleet in whole instances, one node per instance (cost/fleet.h).
 void add_cloud(const Scenario& s, const CostAssumptions& a, const Catalog& catalog,
                const std::string& region, const Use& use, OwnershipText text, Ownership& o) {
   const Gpu& g = *s.gpu;
