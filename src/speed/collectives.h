@@ -1,7 +1,7 @@
 #pragma once
 // Links between GPUs and the time of collectives over them (ring algorithms).
 #include <cstdint>
-#include <string>
+#include <string_view>
 
 #include "gpusizer/gpu.h"
 #include "gpusizer/speed_profile.h"
@@ -12,7 +12,7 @@ namespace gpusizer {
 struct Link {
   double bytes_per_s = 0;
   double latency_s = 0;
-  std::string name;  ///< "NVLink", "PCIe", "network"
+  std::string_view name;  ///< a literal: "NVLink", "xGMI", "fabric", "PCIe", "network"
 };
 
 /// The largest group whose ring stays on the GPU's NVLink/xGMI fabric (gpus.csv
