@@ -15,10 +15,10 @@
 
 #include "advisor/candidates.h"
 #include "estimate/layout.h"
+#include "estimate/priced.h"
 #include "gpusizer/advisor.h"
 #include "gpusizer/error.h"
 #include "gpusizer/scenario_edit.h"
-#include "gpusizer/speed.h"
 #include "gpusizer/units.h"
 
 namespace gpusizer {
@@ -337,7 +337,8 @@ struct Search {
       t.change.quality_class = std::max(t.change.quality_class, l.quality_class);
     }
     const Scenario& sc = candidate(editor, edit, catalog);
-    Estimate m = estimate(sc, catalog, Detail::kMemory);
+    Estimate m;
+    StagedEstimate staged(sc, catalog, m);  // the bytes first; the speed only if kept
     const MemoryFit fit = memory_fit(sc, m, headroom);
     Change& ch = t.change;
     ch.needed_bytes = fit.needed;
@@ -347,9 +348,7 @@ struct Search {
     if (ch.fits) fitting.push_back(p);
     if (!single && !ch.fits) return;
     if (!single && combined.size() >= kMaxCombined * 4) return;
-    // The speed of a kept change, from the memory figures just estimated (Detail::kFigures
-    // would estimate them again: about a fifth of a line that does not fit).
-    if (sc.gpu) m.performance = estimate_speed(sc, catalog, m.memory, nullptr);
+    staged.add_speed();
     const auto tps = useful_tokens_per_s(sc, m);
     if (tps && base_tps) ch.speed_factor = *tps / *base_tps;
     join_levers(levers, picked, ch);

@@ -293,9 +293,10 @@ struct Search {
     }
     // Memory first, bytes only (issue 18): speed, power, cost and their basis only for a
     // candidate that fits. The full estimate's memory is the same figures.
-    const Estimate bytes = estimate(t, catalog, Detail::kMemory);
-    if (!bytes.memory.capacity) return Tried::kNext;
-    const MemoryFit fit = memory_fit(t, bytes, c.headroom);
+    Estimate e;
+    StagedEstimate staged(t, catalog, e);
+    if (!e.memory.capacity) return Tried::kNext;
+    const MemoryFit fit = memory_fit(t, e, c.headroom);
     const double need = fit.needed;
     const double cap = fit.capacity;
     if (!fit.fits) {
@@ -304,9 +305,10 @@ struct Search {
       binding = "memory";
       return Tried::kNext;
     }
-    // The figures only (estimate/priced.h): ranking and the constraints read numbers; the
-    // options returned are estimated in full and explained once ranked (finish_options).
-    Estimate e = estimate_priced(t, catalog);
+    // The figures only (estimate/priced.h), from the counts and memory just made: ranking and
+    // the constraints read numbers; the options returned are estimated in full and explained
+    // once ranked (finish_options).
+    staged.add_priced();
     price_in_region(t, e, catalog, c.region);
     Option o{std::move(t), std::move(e), need, 1.0 - need / cap, 0, "", 0, {}, {}, binding, {}};
     if (const explain::Unmet unmet = explain::unmet(o, c)) {

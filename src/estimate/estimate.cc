@@ -137,70 +137,73 @@ void estimate_cost(const Scenario& s, const Catalog& catalog, const CostAssumpti
   if (why && (run.usd_total || run.kwh)) why->basis.set("usd_total", run.basis);
 }
 
-// Memory (and with kFigures speed) without any text: what searches need of each candidate.
-void estimate_figures(const Scenario& s, const Catalog& catalog, const ModelCounts& counts,
-                      const memory::EngineRules& rules, Detail detail, Estimate& e) {
-  e.memory = estimate_memory(s, catalog, counts, rules, nullptr);
-  check_representable(s, e.memory);
-  if (s.gpu && detail == Detail::kFigures)
-    estimate_speed(s, catalog, rules.engine, e.memory, counts, nullptr, e.performance.emplace());
-}
-
-}  // namespace
-
-Estimate estimate_priced(const Scenario& s, const Catalog& catalog) {
-  Estimate e;
-  e.model_id = s.model.id;
-  const ModelCounts counts = count_model(s);  // once: memory and speed read them
-  const memory::EngineRules rules = memory::engine_rules(s, catalog);
-  e.params = counts.params.total;
-  e.active_params = counts.params.active;
-  e.memory = estimate_memory(s, catalog, counts, rules, nullptr);
-  check_representable(s, e.memory);
-  const CostAssumptions costs = with_cost_overrides(catalog.cost_defaults(), s.costs);
-  e.power = estimate_power(s, with_facility_overrides(catalog.facility_defaults(), s.facility),
-                           costs, catalog, nullptr);
-  if (s.gpu) {
-    estimate_speed(s, catalog, rules.engine, e.memory, counts, nullptr, e.performance.emplace());
-    estimate_cost(s, catalog, costs, e, nullptr);
-  }
-  return e;
-}
-
-Estimate estimate(const Scenario& s, const Catalog& catalog, Detail detail) {
-  Estimate e;
-  e.model_id = s.model.id;
-  const ModelCounts counts = count_model(s);  // once: memory and speed read them
-  const memory::EngineRules rules = memory::engine_rules(s, catalog);
-  const ParamCounts& c = counts.params;
-  e.params = c.total;
-  e.active_params = c.active;
-  if (detail == Detail::kFigures || detail == Detail::kMemory) {
-    estimate_figures(s, catalog, counts, rules, detail, e);
-    return e;
-  }
-  Explanations why;
-  if (detail == Detail::kNoBasis) why.basis.turn_off();
-  why.basis.set("params", c.computed
+// The lines of the memory stage that only a full estimate has: how the parameters were counted,
+// the engine's rules, and a warning when the job does not fit.
+void explain_counts(const Scenario& s, const ModelCounts& counts, const Estimate& e,
+                    Explanations& why) {
+  why.basis.set("params", counts.params.computed
                               ? "counted from the architecture (HF module layout)"
                               : "given count (the architecture is not countable field by field)");
   if (!s.engine_basis.empty())
     set_text(why.basis, "engine", FMT_COMPILE("{} {}: {}"), s.engine, s.engine_version,
              s.engine_basis);
-  e.memory = estimate_memory(s, catalog, counts, rules, &why);
-  check_representable(s, e.memory);
   if (e.memory.fits && !*e.memory.fits && e.memory.capacity)
     why.warnings.push_back(
         format_text(FMT_COMPILE("does not fit: needs {:.1f} GiB per GPU, {} has {:.1f} GiB "
                                 "usable"),
                     e.memory.total / kGiB, s.gpu->name, *e.memory.capacity / kGiB));
-  const CostAssumptions costs = with_cost_overrides(catalog.cost_defaults(), s.costs);
-  e.power = estimate_power(s, with_facility_overrides(catalog.facility_defaults(), s.facility),
-                           costs, catalog, &why);
-  if (s.gpu) {
-    estimate_speed(s, catalog, rules.engine, e.memory, counts, &why, e.performance.emplace());
-    estimate_cost(s, catalog, costs, e, &why);
+}
+
+}  // namespace
+
+StagedEstimate::StagedEstimate(const Scenario& s, const Catalog& catalog, Estimate& e,
+                               Explanations* why)
+    : s_(s),
+      catalog_(catalog),
+      counts_(count_model(s)),
+      rules_(memory::engine_rules(s, catalog)),
+      e_(e),
+      why_(why) {
+  e.model_id = s.model.id;
+  e.params = counts_.params.total;
+  e.active_params = counts_.params.active;
+  e.memory = estimate_memory(s, catalog, counts_, rules_, why);
+  check_representable(s, e.memory);
+}
+
+void StagedEstimate::add_speed() {
+  if (s_.gpu)
+    estimate_speed(s_, catalog_, rules_.engine, e_.memory, counts_, why_, e_.performance.emplace());
+}
+
+void StagedEstimate::add_priced() {
+  const CostAssumptions costs = with_cost_overrides(catalog_.cost_defaults(), s_.costs);
+  e_.power = estimate_power(s_, with_facility_overrides(catalog_.facility_defaults(), s_.facility),
+                            costs, catalog_, why_);
+  if (s_.gpu) {
+    add_speed();
+    estimate_cost(s_, catalog_, costs, e_, why_);
   }
+}
+
+Estimate estimate_priced(const Scenario& s, const Catalog& catalog) {
+  Estimate e;
+  StagedEstimate(s, catalog, e).add_priced();
+  return e;
+}
+
+Estimate estimate(const Scenario& s, const Catalog& catalog, Detail detail) {
+  Estimate e;
+  if (detail == Detail::kFigures || detail == Detail::kMemory) {
+    StagedEstimate staged(s, catalog, e);  // no text: what searches need of each candidate
+    if (detail == Detail::kFigures) staged.add_speed();
+    return e;
+  }
+  Explanations why;
+  if (detail == Detail::kNoBasis) why.basis.turn_off();
+  StagedEstimate staged(s, catalog, e, &why);
+  explain_counts(s, staged.counts(), e, why);
+  staged.add_priced();
   if (e.performance) add_speed_bands(s, catalog.speed_bands(), *e.performance, e.cost, &why);
   add_warnings(s, catalog, why);
   e.basis = std::move(why.basis);

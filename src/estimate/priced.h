@@ -3,11 +3,41 @@
 // ownership and cost) with no text: no basis strings, speed bands or warnings (issue 18). The
 // numbers are those of estimate(s, catalog): the same estimators, with a null explanations sink.
 #include "gpusizer/estimate.h"
+#include "gpusizer/explanations.h"
+#include "memory/memory_parts.h"
+#include "memory/model_counts.h"
 
 namespace gpusizer {
 
 /// estimate(s, catalog) without basis, bands or warnings: the figures to rank and check
 /// constraints on, for searches that explain only the options they return.
 Estimate estimate_priced(const Scenario& s, const Catalog& catalog);
+
+/// An estimate in stages, the one way estimate(), estimate_priced and the searches assemble
+/// one: the model is counted, the engine's rules looked up and the memory estimated once; speed,
+/// or power, speed and cost, are added after. A search that prunes its candidates by memory
+/// adds the rest only to those it keeps (issue 18). Each stage's figures are those of
+/// estimate(s, catalog, Detail::kMemory), Detail::kFigures and estimate_priced.
+class StagedEstimate {
+ public:
+  /// The memory stage, into `e`; with `why`, the estimators' basis and warnings go there.
+  /// `s`, `catalog`, `e` and `why` must outlive this object.
+  StagedEstimate(const Scenario& s, const Catalog& catalog, Estimate& e,
+                 Explanations* why = nullptr);
+  /// What the memory stage counted of the model.
+  const ModelCounts& counts() const { return counts_; }
+  /// Adds the speed (with a GPU).
+  void add_speed();
+  /// Adds power, and with a GPU speed, ownership and cost.
+  void add_priced();
+
+ private:
+  const Scenario& s_;
+  const Catalog& catalog_;
+  const ModelCounts counts_;
+  const memory::EngineRules rules_;
+  Estimate& e_;
+  Explanations* why_;
+};
 
 }  // namespace gpusizer

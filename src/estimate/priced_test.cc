@@ -32,5 +32,23 @@ TEST(EstimatePriced, FullEstimatesFiguresWithoutText) {
   EXPECT_FALSE(full.cost.bands.empty());
 }
 
+// The stages a search walks: memory alone, then speed; each the figures of its Detail. Llama-2-7B
+// in bf16 on one A100: 6,738,415,616 parameters x 2 bytes of weights (models.jsonl).
+TEST(StagedEstimate, EachStageHasItsDetailsFigures) {
+  const Catalog& catalog = Catalog::builtin();
+  const Scenario s = parse_scenario({{"model", "llama-2-7b"}, {"gpu", "a100-sxm4-80gb"}}, catalog);
+  Estimate e;
+  StagedEstimate staged(s, catalog, e);
+  EXPECT_DOUBLE_EQ(e.memory.weights, 6738415616.0 * 2);
+  EXPECT_EQ(e.memory.total, estimate(s, catalog, Detail::kMemory).memory.total);
+  EXPECT_FALSE(e.performance);
+  staged.add_speed();
+  const Estimate figures = estimate(s, catalog, Detail::kFigures);
+  ASSERT_TRUE(e.performance && figures.performance);
+  EXPECT_EQ(e.performance->decode_tokens_per_s, figures.performance->decode_tokens_per_s);
+  EXPECT_FALSE(e.ownership);
+  EXPECT_TRUE(e.basis.empty());
+}
+
 }  // namespace
 }  // namespace gpusizer
