@@ -261,6 +261,35 @@ TEST(BadInput, UnknownNamesStillSuggestTheClosest) {
   }
 }
 
+// A name is echoed in its error whole up to 80 bytes: a NUL byte does not end the message there
+// (what() is a C string), and a name of a megabyte is not sent back whole. An unknown key with a
+// NUL is named whole in its warning.
+TEST(BadInput, HostileNamesAreShownWholeAndShort) {
+  const json base = {{"model", "llama-2-7b"}, {"gpu", "a100-sxm4-80gb"}};
+  try {
+    (void)estimate_json(with(base, "model", std::string("lla\0ma", 6)));
+    ADD_FAILURE() << "accepted a model name with a NUL";
+  } catch (const InputError& e) {
+    EXPECT_EQ(e.field(), "model");
+    EXPECT_NE(std::string(e.what()).find("'lla\\0ma'"), std::string::npos) << e.what();
+  }
+  try {
+    (void)estimate_json(with(base, "gpu", std::string(1'000'000, 'x')));
+    ADD_FAILURE() << "accepted a GPU name of a megabyte";
+  } catch (const InputError& e) {
+    EXPECT_EQ(e.field(), "gpu");
+    const std::string what = e.what();
+    EXPECT_LT(what.size(), 200u);
+    EXPECT_NE(what.find(std::string(80, 'x') + "... (1000000 bytes)'"), std::string::npos) << what;
+  }
+  json keyed = base;
+  keyed[std::string("bat\0ch", 6)] = 4;
+  const json answer = estimate_json(keyed);
+  ASSERT_TRUE(answer.contains("warnings"));
+  const std::string warnings = answer["warnings"].dump();
+  EXPECT_NE(warnings.find("'bat\\u0000ch'"), std::string::npos) << warnings;
+}
+
 // Values at the edge of what is allowed: each gives an answer whose numbers are all finite.
 TEST(BadInput, EdgeValuesThatAreValidGiveFiniteAnswers) {
   const json llama = {{"model", "llama-2-7b"}, {"gpu", "a100-sxm4-80gb"}};

@@ -9,7 +9,7 @@ namespace gpusizer {
 class InputError : public std::runtime_error {
  public:
   InputError(std::string field, const std::string& message, std::string code = "bad_input")
-      : std::runtime_error(field.empty() ? message : field + ": " + message),
+      : std::runtime_error(whole_text(field.empty() ? message : field + ": " + message)),
         field_(std::move(field)),
         code_(std::move(code)) {}
   const std::string& field() const { return field_; }
@@ -17,6 +17,10 @@ class InputError : public std::runtime_error {
   const std::string& code() const { return code_; }
 
  private:
+  // what() is a C string, read up to its first NUL: a NUL byte the input put in a name would cut
+  // the message there, so it is written as the two characters "\0" (src/core/input_error.cc).
+  static std::string whole_text(std::string text);
+
   std::string field_;
   std::string code_;
 };

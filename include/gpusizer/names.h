@@ -14,4 +14,8 @@ std::vector<std::string> closest_names(std::string_view name,
                                        const std::vector<std::string>& candidates,
                                        size_t count = 3);
 
+/// Text from the input as a message quotes it: at most 80 bytes (whole UTF-8 characters), the
+/// rest said as "... (N bytes)", so that a hostile name of megabytes is not echoed back whole.
+std::string shown_input(std::string_view text);
+
 }  // namespace gpusizer

@@ -21,6 +21,7 @@
 #include "gpusizer/json/engine_profile.h"
 #include "gpusizer/json/site.h"
 #include "gpusizer/json/speed_bands.h"
+#include "gpusizer/names.h"
 
 namespace gpusizer {
 namespace {
@@ -185,7 +186,7 @@ std::string read_data_file(const std::string& path, const std::string& name) {
 
 [[noreturn]] void unknown(std::string_view name, const std::string& field, const char* what,
                           const std::vector<std::string>& ids) {
-  std::string msg = std::string("unknown ") + what + " '" + std::string(name) + "'";
+  std::string msg = std::string("unknown ") + what + " '" + shown_input(name) + "'";
   const auto near = closest_names(name, ids);
   if (!near.empty()) {
     msg += "; did you mean ";

@@ -8,6 +8,7 @@
 #include "catalog/data_json.h"
 #include "gpusizer/error.h"
 #include "gpusizer/json/engine_profile.h"
+#include "gpusizer/names.h"
 
 namespace gpusizer {
 namespace {
@@ -307,7 +308,7 @@ const EngineRelease& EngineProfile::release(std::string_view version,
   if (const EngineRelease* r = find_release(version)) return *r;
   std::string known;
   for (const auto& r : releases) known += (known.empty() ? "" : ", ") + r.version;
-  throw InputError(std::string(field), "unknown " + name + " version '" + std::string(version) +
+  throw InputError(std::string(field), "unknown " + name + " version '" + shown_input(version) +
                                            "'; the versions modelled are " + known);
 }
 

@@ -13,10 +13,9 @@ namespace gpusizer {
 namespace {
 
 // The field's path, made only for an error (a path joined on every read cost an allocation).
-std::string join(std::string_view path, const char* key) {
-  if (path.empty()) return key;
+std::string join(std::string_view path, std::string_view key) {
   std::string field(path);
-  field += '.';
+  if (!path.empty()) field += '.';
   field += key;
   return field;
 }
@@ -74,7 +73,7 @@ size_t name_index(std::string_view value, const std::vector<std::string>& allowe
                  [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
   for (size_t i = 0; i < allowed.size(); ++i)
     if (allowed[i] == lowered) return i;
-  std::string msg = "unknown value '" + std::string(value) + "'; expected one of ";
+  std::string msg = "unknown value '" + shown_input(value) + "'; expected one of ";
   for (size_t i = 0; i < allowed.size(); ++i) msg += (i ? ", " : "") + allowed[i];
   const auto near = closest_names(value, allowed, 1);
   if (!near.empty()) msg += " (did you mean " + near[0] + "?)";
@@ -94,7 +93,7 @@ std::vector<std::string> unknown_keys(const nlohmann::json& obj, std::string_vie
   std::vector<std::string> warnings;
   for (const auto& [key, value] : obj.items()) {
     if (std::find(known.begin(), known.end(), key) != known.end()) continue;
-    std::string w = "ignored unknown field '" + join(path, key.c_str()) + "'";
+    std::string w = "ignored unknown field '" + shown_input(join(path, key)) + "'";
     const auto near = closest_names(key, known, 1);
     if (!near.empty()) w += " (did you mean '" + near[0] + "'?)";
     warnings.push_back(w);

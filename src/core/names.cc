@@ -60,4 +60,13 @@ std::vector<std::string> closest_names(std::string_view name,
   return out;
 }
 
+std::string shown_input(std::string_view text) {
+  constexpr size_t kShown = 80;
+  if (text.size() <= kShown) return std::string(text);
+  size_t cut = kShown;
+  // Not inside a UTF-8 sequence: back to the first byte of the character the cut would split.
+  while (cut > 0 && (static_cast<unsigned char>(text[cut]) & 0xC0) == 0x80) --cut;
+  return std::string(text.substr(0, cut)) + "... (" + std::to_string(text.size()) + " bytes)";
+}
+
 }  // namespace gpusizer

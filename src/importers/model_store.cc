@@ -18,6 +18,7 @@
 #include <sstream>
 
 #include "gpusizer/error.h"
+#include "gpusizer/names.h"
 #include "importers/json_guard.h"
 
 namespace gpusizer {
@@ -288,7 +289,7 @@ std::vector<ModelStore> parse_store_list(std::string_view list, const std::strin
       for (ModelStore s : {ModelStore::kHfCache, ModelStore::kModelScope, ModelStore::kOllama})
         add(s);
     else if (item != "none" && !item.empty())
-      throw InputError(field, "unknown model store '" + item +
+      throw InputError(field, "unknown model store '" + shown_input(item) +
                                   "'; use hf, modelscope, ollama, "
                                   "all or none");
   }

@@ -20,6 +20,7 @@
 #include "embed/embedded.h"
 #include "gpusizer/error.h"
 #include "gpusizer/json/lang.h"
+#include "gpusizer/names.h"
 
 namespace gpusizer {
 namespace {
@@ -254,7 +255,7 @@ Lang parse_lang(std::string_view text, const std::string& field) {
   std::string primary = lower_ascii(text.substr(0, text.find_first_of("-_")));
   if (primary == "en") return Lang::kEn;
   if (primary == "zh") return Lang::kZh;
-  throw InputError(field, "unknown language '" + std::string(text) + "'; use en or zh",
+  throw InputError(field, "unknown language '" + shown_input(text) + "'; use en or zh",
                    "unknown_name");
 }
 
