@@ -603,10 +603,7 @@ int run_command(Options& o, Commands& c) {
     return cli::run_calibrate(c.cases_path, flags, catalog_for(o), c.calibrated_output);
   }
   if (*c.recommend) return run_recommend(o);
-  if (*c.fit) {
-    if (!o.model) o.model = "llama-2-7b";  // any model: fit searches the catalog
-    return run_fit(o);
-  }
+  if (*c.fit) return run_fit(o);  // without --model, fit searches the catalog
   if (*c.report) return run_report(o);
   return 2;
 }

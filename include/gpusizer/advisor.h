@@ -128,17 +128,17 @@ std::vector<Change> changes_to_fit(const Scenario& resolved, const LayoutFields&
                                    const ScenarioGiven& given, const Estimate& estimated,
                                    const Catalog& catalog, double headroom = 0.0);
 
-/// One catalog model's scenario for the reverse question: the request with the model swapped in
-/// and the context clamped to the model's own, parsed once.
+/// One model's scenario for the reverse question: the request with the model in place (a catalog
+/// model, or the one the request names) and the context clamped to the model's own, parsed once.
 struct FitModelScenario {
-  const Model* model = nullptr;
-  Scenario parsed;
+  Scenario parsed;  ///< its model is parsed.model
   ScenarioGiven given;
 };
 
 /// The reverse question, typed: the request checked once with a stand-in model (`checked`,
-/// resolved), whether the standard levers apply, and the scenario of every catalog model of the
-/// task's kind that parses (json/advisor.h: parse_fit_request).
+/// resolved), whether the standard levers apply, the scenario of every catalog model of the
+/// task's kind that parses, and of the model the request names (json/advisor.h:
+/// parse_fit_request).
 struct FitRequest {
   Scenario checked;
   ScenarioGiven checked_given;
@@ -146,20 +146,23 @@ struct FitRequest {
   bool levers = true;  ///< apply the levers standard for the task where the input does not set them
   size_t limit = 10;   ///< models returned, largest first
   std::vector<FitModelScenario> models;
+  std::optional<FitModelScenario> named;  ///< the model the request names, if it names one
 };
 
 struct FitModel {
-  const Model* model = nullptr;
+  std::string model;  ///< its id
   int64_t params = 0, max_seq_len = 0, max_batch = 0;
 };
 
 struct FitResult {
   std::vector<std::string> levers;  ///< the standard levers applied, in words
   std::vector<FitModel> models;     ///< largest first, at most request.limit
+  std::optional<FitModel> named;    ///< the named model's, when it fits at the context asked
 };
 
-/// The largest catalog models that fit the request's GPUs for its task, each with the longest
-/// context (up to its own) and the largest batch that still fit; every figure from estimate().
+/// The largest catalog models that fit the request's GPUs for its task, and the model it names,
+/// each with the longest context (up to its own) and the largest batch that still fit; every
+/// figure from estimate().
 FitResult fit(const FitRequest& request, const Catalog& catalog);
 
 }  // namespace gpusizer

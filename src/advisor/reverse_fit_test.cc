@@ -44,6 +44,33 @@ TEST(ReverseFitTyped, LargestFirstAndTheLimitKeepsThem) {
   EXPECT_TRUE(two.levers.empty());  // serving: no standard levers
 }
 
+// A model the request names is answered beside the catalog's largest. Llama-2-7B in bf16 on one
+// H100 80 GB: 13.5 GB of weights and 0.5 MB of KV cache a token (32 layers x 2 x 4096 x 2 B), so
+// its own context of 4,096 tokens takes 2 GB and fits: the context search stops at the model's
+// maximum. Llama-3.1-70B's 70,553,706,496 parameters are 141 GB in bf16, over a 12 GB card.
+TEST(ReverseFitNamed, TheNamedModelIsAnsweredBesideTheCatalog) {
+  const auto j = fit_json({{"model", "llama-2-7b"}, {"gpu", "h100-sxm5-80gb"}}, cat());
+  ASSERT_TRUE(j.contains("named"));
+  EXPECT_EQ(j["named"]["model"], "llama-2-7b");
+  EXPECT_TRUE(j["named"]["fits"].get<bool>());
+  EXPECT_EQ(j["named"]["max_seq_len"], 4096);
+  EXPECT_GE(j["named"]["max_batch"].get<int64_t>(), 2);
+  EXPECT_GT(j["models"].size(), 3u);  // the catalog's largest, as without a model
+
+  const auto big = fit_json({{"model", "llama-3.1-70b"}, {"gpu", "rtx-3060-12gb"}}, cat());
+  EXPECT_FALSE(big["named"]["fits"].get<bool>());
+  EXPECT_EQ(big["named"]["params"], 70553706496);
+  EXPECT_FALSE(big["named"].contains("max_batch"));
+
+  EXPECT_FALSE(fit_json({{"gpu", "h100-sxm5-80gb"}}, cat()).contains("named"));
+  try {
+    (void)fit_json({{"model", "lama-2-7b"}, {"gpu", "h100-sxm5-80gb"}}, cat());
+    ADD_FAILURE() << "an unknown model was not refused";
+  } catch (const InputError& e) {
+    EXPECT_EQ(e.field(), "model");
+  }
+}
+
 TEST(ReverseFitLevers, FullFineTuneOnEightH100) {
   const nlohmann::json req = {
       {"model", "llama-2-7b"}, {"gpu", "h100-sxm5-80gb"}, {"gpu_count", 8}, {"task", "full"}};

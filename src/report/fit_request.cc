@@ -16,26 +16,19 @@ int64_t asked_seq_len(const nlohmann::json& input) {
   return input.value("seq_len", int64_t{2048});
 }
 
-// The request with catalog model `m` swapped in and its context clamped to the model's own
-// (at least 512); nullopt when that scenario is bad input for this model.
-std::optional<FitModelScenario> model_scenario(const Model& m, const nlohmann::json& input, bool cv,
-                                               const Catalog& catalog) {
+// The request with `model` (a model's JSON value) in place and its context clamped to the model's
+// own, `max_context` (at least 512). Throws InputError when that scenario is bad input for it.
+FitModelScenario model_scenario(const nlohmann::json& model, int64_t max_context,
+                                const nlohmann::json& input, bool cv, const Catalog& catalog) {
   nlohmann::json s = input;
-  s["model"] = m.id;
+  s["model"] = model;
   s.erase("seq_len");
   s.erase("prompt_len");
   s.erase("output_len");
   const int64_t base_seq = asked_seq_len(input);
-  s["seq_len"] =
-      cv ? base_seq
-         : std::min<int64_t>(base_seq, std::max<int64_t>(512, m.max_position_embeddings));
+  s["seq_len"] = cv ? base_seq : std::min<int64_t>(base_seq, std::max<int64_t>(512, max_context));
   FitModelScenario out;
-  out.model = &m;
-  try {
-    out.parsed = parse_scenario(s, catalog, out.given);
-  } catch (const InputError&) {
-    return std::nullopt;
-  }
+  out.parsed = parse_scenario(s, catalog, out.given);
   return out;
 }
 
@@ -59,14 +52,25 @@ FitRequest parse_fit_request(const nlohmann::json& request, const Catalog& catal
   FitRequest r;
   r.limit = limit;
   r.levers = take_levers(input);
-  // Checks the GPU, task and other fields once, with a stand-in model.
   r.cv = input.value("task", "inference") == "cv-train";
+  // Checks the GPU, task and other fields once, with a stand-in model.
   nlohmann::json probe = input;
   probe["model"] = r.cv ? "yolov8m" : "llama-2-7b";
   r.checked = resolved(parse_scenario(probe, catalog, r.checked_given), catalog);
-  for (const Model& m : catalog.models())
-    if (m.is_cv() == r.cv)
-      if (auto s = model_scenario(m, input, r.cv, catalog)) r.models.push_back(std::move(*s));
+  for (const Model& m : catalog.models()) {
+    if (m.is_cv() != r.cv) continue;
+    try {
+      r.models.push_back(model_scenario(m.id, m.max_position_embeddings, input, r.cv, catalog));
+    } catch (const InputError&) {
+      // not a scenario this model can take (a split its heads do not divide): not listed
+    }
+  }
+  // The model the request names, answered beside the catalog's: its errors are the user's (an
+  // unknown name, a vision model without cv-train).
+  if (const auto named = input.find("model"); named != input.end() && !named->is_null()) {
+    const int64_t own_context = parse_scenario(input, catalog).model.max_position_embeddings;
+    r.named = model_scenario(*named, own_context, input, r.cv, catalog);
+  }
   return r;
 }
 
@@ -86,11 +90,20 @@ nlohmann::json fit_json(const nlohmann::json& request, const Catalog& catalog, s
                          "largest batch that still fit, all from estimate(); with the "
                          "levers standard for the task unless levers is false "
                          "(--no-levers)"}};
-  for (const FitModel& m : found.models)
-    out["models"].push_back({{"model", m.model->id},
-                             {"params", m.params},
-                             {"max_seq_len", m.max_seq_len},
-                             {"max_batch", m.max_batch}});
+  auto model_json = [](const FitModel& m) {
+    return nlohmann::json{{"model", m.model},
+                          {"params", m.params},
+                          {"max_seq_len", m.max_seq_len},
+                          {"max_batch", m.max_batch}};
+  };
+  for (const FitModel& m : found.models) out["models"].push_back(model_json(m));
+  if (r.named) {
+    const Model& named = r.named->parsed.model;
+    out["named"] = found.named
+                       ? model_json(*found.named)
+                       : nlohmann::json{{"model", named.id}, {"params", count_params(named).total}};
+    out["named"]["fits"] = found.named.has_value();
+  }
   return out;
 }
 

@@ -208,6 +208,14 @@ std::string render_fit(const nlohmann::json& fit, bool markdown, Lang lang) {
     rows.push_back({m.value("model", ""), fmt::format("{:.2f}B", num(m, "params") / 1e9),
                     std::to_string(m.value("max_seq_len", 0)),
                     std::to_string(m.value("max_batch", 0))});
+  if (const auto named = fit.find("named"); named != fit.end()) {
+    const std::string id = named->value("model", "");
+    out += named->value("fits", false)
+               ? L(fmt::format("{}: context up to {} tokens, batch up to {}", id,
+                               named->value("max_seq_len", 0), named->value("max_batch", 0)))
+               : L(fmt::format("{} does not fit at the context and batch asked.", id));
+    out += "\n\n";
+  }
   if (rows.empty()) return out + L("No catalog model fits.") + "\n";
   return out + table({L("model"), L("params"), L("max context"), L("max batch")}, rows, markdown);
 }
