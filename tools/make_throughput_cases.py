@@ -289,17 +289,19 @@ def main():
         cases.append({"id": r["id"], "group": r["group"], "scenario": r["scenario"], "compare": r["compare"],
                       "measured": r["measured"], "include": True, "use": r["use"],
                       "notes": ("%s. %s. %s (%s)" % (r["measured_what"], r["notes"], r["source"], r["url"]))[:900]})
-    # Serving under traffic (data/validation/serving_load_runs.jsonl): the load model's figures
-    # against published serving runs, all held out.
-    for line in open("data/validation/serving_load_runs.jsonl"):
-        if not line.strip():
-            continue
-        r = json.loads(line)
-        cases.append({"id": r["id"], "group": r["group"], "scenario": r["scenario"], "compare": r["compare"],
-                      "measured": r["measured"], "include": r.get("include", True), "use": r["use"],
-                      "notes": ("%s. %s. %s (%s)" % (r["measured_what"], r["notes"], r["source"], r["url"]))[:900]})
-        if "exclude_reason" in r:
-            cases[-1]["exclude_reason"] = r["exclude_reason"]
+    # Serving under traffic (data/validation/serving_load_runs.jsonl: the load model's figures)
+    # and serving sweeps at a fixed concurrency (serving_sweep_runs.jsonl) against published
+    # serving runs, all held out.
+    for name in ("serving_load_runs.jsonl", "serving_sweep_runs.jsonl"):
+        for line in open("data/validation/" + name):
+            if not line.strip():
+                continue
+            r = json.loads(line)
+            cases.append({"id": r["id"], "group": r["group"], "scenario": r["scenario"], "compare": r["compare"],
+                          "measured": r["measured"], "include": r.get("include", True), "use": r["use"],
+                          "notes": ("%s. %s. %s (%s)" % (r["measured_what"], r["notes"], r["source"], r["url"]))[:900]})
+            if "exclude_reason" in r:
+                cases[-1]["exclude_reason"] = r["exclude_reason"]
     with open("data/validation/throughput_cases.jsonl", "w") as f:
         for c in cases:
             f.write(json.dumps({k: c[k] for k in ("id", "group", "scenario", "compare", "measured", "include",
