@@ -34,6 +34,13 @@ struct Lever {
 // Alternatives: a combination takes at most one lever of each dimension.
 using Dimension = std::vector<Lever>;
 
+// A dimension of one lever, moved in (a braced list would copy its strings and edit).
+Dimension one(Lever&& lever) {
+  Dimension d;
+  d.push_back(std::move(lever));
+  return d;
+}
+
 // The context levers: half the context, or the model's own maximum when the scenario asks for
 // more than that (a suggestion never exceeds the maximum).
 Dimension context_levers(const Scenario& s, bool train) {
@@ -109,12 +116,12 @@ void serving_dimensions(const Scenario& s, const Catalog& catalog, std::vector<D
   // an fp8 cache only where the engine stores one (engines.json fp8_kv_cache, as the traffic
   // search asks).
   if (s.kv_cache.bits_per_value > 8 && gguf)
-    out.push_back({Lever{"q8_0 KV cache", {.kv_cache = "q8_0"}, "small quality cost", 1}});
+    out.push_back(one({"q8_0 KV cache", {.kv_cache = "q8_0"}, "small quality cost", 1}));
   else if (s.kv_cache.bits_per_value > 8 && engine.fp8_kv_cache)
-    out.push_back({Lever{"fp8 KV cache",
-                         {.kv_cache = "fp8"},
-                         "small quality cost (per-tensor scales); halves KV memory",
-                         1}});
+    out.push_back(one({"fp8 KV cache",
+                       {.kv_cache = "fp8"},
+                       "small quality cost (per-tensor scales); halves KV memory",
+                       1}));
   // Tensor parallelism inside the fast-link domain; the heads must split evenly (Megatron-LM,
   // Shoeybi et al. 2019, sec. 3).
   Dimension tp;
@@ -174,15 +181,15 @@ Dimension zero_levers(const Scenario& s) {
 // Training: checkpointing, 8-bit AdamW, a lighter method, FlashAttention, ZeRO layouts.
 void training_dimensions(const Scenario& s, std::vector<Dimension>& out) {
   if (s.training.recompute != Recompute::kFull)
-    out.push_back({{"gradient checkpointing",
-                    {.recompute = Recompute::kFull},
-                    "about 30% slower steps (one more forward pass); no quality cost",
-                    0}});
+    out.push_back(one({"gradient checkpointing",
+                       {.recompute = Recompute::kFull},
+                       "about 30% slower steps (one more forward pass); no quality cost",
+                       0}));
   if (s.training.optimizer == Optimizer::kAdamw)
-    out.push_back({{"8-bit AdamW",
-                    {.optimizer = Optimizer::kAdamw8bit},
-                    "no measurable quality cost (Dettmers et al. 2022); same speed",
-                    0}});
+    out.push_back(one({"8-bit AdamW",
+                       {.optimizer = Optimizer::kAdamw8bit},
+                       "no measurable quality cost (Dettmers et al. 2022); same speed",
+                       0}));
   Dimension method;
   if (s.task == Task::kFull || s.task == Task::kFreeze || s.task == Task::kPretrain)
     method.push_back({"LoRA instead of full fine-tuning",
@@ -200,8 +207,8 @@ void training_dimensions(const Scenario& s, std::vector<Dimension>& out) {
                       3});
   out.push_back(std::move(method));
   if (!s.training.flash_attention)
-    out.push_back(
-        {{"FlashAttention", {.flash_attention = true}, "none; faster (needs Ampere or newer)", 0}});
+    out.push_back(one(
+        {"FlashAttention", {.flash_attention = true}, "none; faster (needs Ampere or newer)", 0}));
   out.push_back(zero_levers(s));
 }
 
