@@ -20,6 +20,8 @@ MODELS = {
     "Llama 2 13B": "llama-2-13b", "Baichuan2 13B": "baichuan2-13b", "Llama 2 70B": "llama-2-70b", "LLaMA 70B": "llama-2-70b",
     "Mistral 7B Instruct v0.2": "mistral-7b-v0.3",
     "DeepSeek-R1-Distill-Qwen-7B": "deepseek-r1-distill-qwen-7b",
+    "Qwen3-235B-A22B": "qwen3-235b-a22b", "Llama 4 Maverick 17B-128E": "llama-4-maverick-17b-128e",
+    "Llama 4 Scout 17B-16E": "llama-4-scout-17b-16e",
 }
 # MPT (llm-foundry scripts/train/yamls/pretrain/mpt-*.yaml): d_model, n_heads, n_layers;
 # expansion_ratio 4, vocab 50368, no biases, tied embeddings, ALiBi (no position table).
@@ -89,6 +91,7 @@ def case(r):
              "llama-bench" if "XiongjieDai" in src or "llama-bench" in r["notes"] else
              "gpt-fast" if "gpt-fast" in engine_text else
              "trtllm-static" if "v0.6.1" in engine_text or "v0.5" in engine_text else
+             "trtllm-bench-moe" if "PyTorch backend" in engine_text and "MoE:" in r["notes"] else
              "trtllm-bench" if "PyTorch backend" in engine_text else
              "vllm-oci" if "OCI" in r["notes"] else
              "serving" if metric in ("aggregate_output_tok_s", "ttft_ms", "tpot_ms", "request_throughput") else
@@ -183,7 +186,7 @@ def case(r):
     else:
         scen["weights"] = weights
         if weights == "fp8" and "KV" in r["precision"]: scen["kv_cache"] = "fp8"
-        if group == "trtllm-bench" and weights == "fp8":
+        if group in ("trtllm-bench", "trtllm-bench-moe") and weights == "fp8":
             # ModelOpt FP8 checkpoints (nvidia/*-FP8) declare kv_cache_quant_algo FP8 in
             # hf_quant_config.json and TensorRT-LLM's KV dtype 'auto' follows the checkpoint. The
             # rows confirm it: 8B on H100 at 128/2048 gives 22714 tok/s, above what a bf16 cache
@@ -261,6 +264,8 @@ def main():
     for c in cases:
         if c["include"] and c["group"] == "vllm-oci":
             c["use"] = "validate"  # end-to-end latency incl. prefill vs decode: held out
+        elif c["include"] and c["group"] == "trtllm-bench-moe":
+            c["use"] = "validate"  # the mixture-of-experts tables, held out: no MoE row calibrates
         elif c["include"] and c["group"] == "llama.cpp-pr6017":
             c["use"] = "validate"  # a whole source held out: prompt-length and GPU-count series
         elif c["include"] and c["group"] == "bnb-hf":
