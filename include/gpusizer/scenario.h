@@ -55,7 +55,7 @@ struct ScenarioLookups {
   std::string weights_id, weights_kind;
   const EngineProfile* engine = nullptr;  ///< data/engines.json
   /// engine->release(engine_version) when the version was known at the lookup; keyed by its own
-  /// version (engine_rules() in src/memory/memory_estimate.cc compares it with the scenario's).
+  /// version (engine_release() in src/scenario/lookups.h compares it with the scenario's).
   const EngineRelease* release = nullptr;
   // With a GPU: the speed profile's entries (data/speed.json) for the engine, GPU and weights.
   bool speed = false;
