@@ -23,6 +23,9 @@ MODELS = {
     "Qwen3-235B-A22B": "qwen3-235b-a22b", "Llama 4 Maverick 17B-128E": "llama-4-maverick-17b-128e",
     "Llama 4 Scout 17B-16E": "llama-4-scout-17b-16e",
 }
+# Mixture-of-experts models of the rows (their TensorRT-LLM tables are the held-out group
+# trtllm-bench-moe).
+MOE_MODELS = {"Qwen3-235B-A22B", "Llama 4 Maverick 17B-128E", "Llama 4 Scout 17B-16E"}
 # MPT (llm-foundry scripts/train/yamls/pretrain/mpt-*.yaml): d_model, n_heads, n_layers;
 # expansion_ratio 4, vocab 50368, no biases, tied embeddings, ALiBi (no position table).
 MPT = {"MPT-125m": (768, 12, 12), "MPT-350m": (1024, 16, 24), "MPT-760m": (1536, 12, 24),
@@ -91,7 +94,7 @@ def case(r):
              "llama-bench" if "XiongjieDai" in src or "llama-bench" in r["notes"] else
              "gpt-fast" if "gpt-fast" in engine_text else
              "trtllm-static" if "v0.6.1" in engine_text or "v0.5" in engine_text else
-             "trtllm-bench-moe" if "PyTorch backend" in engine_text and "MoE:" in r["notes"] else
+             "trtllm-bench-moe" if "PyTorch backend" in engine_text and r["model"] in MOE_MODELS else
              "trtllm-bench" if "PyTorch backend" in engine_text else
              "vllm-oci" if "OCI" in r["notes"] else
              "serving" if metric in ("aggregate_output_tok_s", "ttft_ms", "tpot_ms", "request_throughput") else
