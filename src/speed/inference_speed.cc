@@ -84,6 +84,7 @@ std::optional<InferenceSetup> inference_setup(const Scenario& sc, const SpeedPro
   s.attention_groups = sc.attention_groups();
   s.replicas = std::max<int64_t>(1, sc.parallel.dp);
   s.tp_link = group_link(gpu, s.tp, sc.gpus_per_node, profile.links());
+  s.ep_link = group_link(gpu, s.tp * s.attention_groups, sc.gpus_per_node, profile.links());
   s.activation_bytes = profile.links().activation_bytes;
   // Attention kernels' achieved fraction of the dense rate (data/speed.json attention_kernels).
   s.attention_eff = l ? l->attention_efficiency
@@ -167,6 +168,18 @@ PassTime stage_pass(const InferenceSetup& s, double tokens, double flops, double
     const double layers = static_cast<double>(s.costs.num_layers) / pp;
     const double bytes = tokens / groups * static_cast<double>(s.costs.hidden) * s.activation_bytes;
     t.comm_s = 2.0 * layers * allreduce_s(bytes, s.tp, s.tp_link);
+  }
+  if (s.attention_groups > 1 && s.costs.moe_layers > 0) {
+    // Attention data parallelism under expert parallelism: each MoE layer gathers every group's
+    // hidden states to all ranks (dispatch) and reduce-scatters the expert outputs back
+    // (combine): vLLM's default all2all backend, allgather_reducescatter
+    // (vllm/distributed/device_communicators/all2all.py, AgRsAll2AllManager: all_gatherv and
+    // reduce_scatterv over the data-parallel group), and TensorRT-LLM's attention-DP MoE path.
+    // A ring all-gather plus a reduce-scatter of the pass's tokens over the groups moves the
+    // bytes of one ring all-reduce of them (Patarasuk and Yuan 2009).
+    const double moe_layers = static_cast<double>(s.costs.moe_layers) / pp;
+    const double bytes = tokens * static_cast<double>(s.costs.hidden) * s.activation_bytes;
+    t.comm_s += moe_layers * allreduce_s(bytes, s.attention_groups, s.ep_link);
   }
   t.overhead_s = s.engine.step_overhead_s / pp +
                  s.engine.layer_overhead_s * static_cast<double>(s.costs.num_layers) / pp +

@@ -109,7 +109,13 @@ void explain_inference(const Scenario& sc, const InferenceSetup& s, const Memory
     append_ms(out, p.comm_s);
     out.append(" + overhead ");
     append_ms(out, p.overhead_s);
-    out.append("); data/speed.json engine '").append(sc.engine).append("'");
+    out.append(")");
+    if (s.attention_groups > 1 && s.costs.moe_layers > 0)
+      format_text_to(out,
+                     FMT_COMPILE("; comm includes each MoE layer's all-gather and reduce-scatter "
+                                 "of the hidden states over the {} attention groups"),
+                     s.attention_groups);
+    out.append("; data/speed.json engine '").append(sc.engine).append("'");
   });
   est.basis.set(
       "prefill_tokens_per_s",
