@@ -84,7 +84,8 @@ std::optional<InferenceSetup> inference_setup(const Scenario& sc, const SpeedPro
   s.attention_groups = sc.attention_groups();
   s.replicas = std::max<int64_t>(1, sc.parallel.dp);
   s.tp_link = group_link(gpu, s.tp, sc.gpus_per_node, profile.links());
-  s.ep_link = group_link(gpu, s.tp * s.attention_groups, sc.gpus_per_node, profile.links());
+  if (s.attention_groups > 1)
+    s.ep_link = group_link(gpu, s.tp * s.attention_groups, sc.gpus_per_node, profile.links());
   s.activation_bytes = profile.links().activation_bytes;
   // Attention kernels' achieved fraction of the dense rate (data/speed.json attention_kernels).
   s.attention_eff = l ? l->attention_efficiency

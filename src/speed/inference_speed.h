@@ -24,7 +24,7 @@ struct InferenceSetup {
   int64_t tp = 1, pp = 1, replicas = 1;
   int64_t attention_groups = 1;  ///< ep > tp: groups of tp GPUs splitting the tokens
   Link tp_link;
-  Link ep_link;  ///< the slowest hop among the ep = tp x attention_groups GPUs
+  Link ep_link;  ///< the slowest hop among the ep = tp x attention_groups GPUs (groups > 1)
   double activation_bytes = 2;
   std::string compute_dtype;
   /// Achieved fraction of the dense rate in the attention kernels (FlashAttention-2/3 by GPU
