@@ -76,11 +76,10 @@ EngineRules engine_rules(const Scenario& s, const Catalog& catalog);
 double usable_capacity(const Gpu& gpu, const Catalog& catalog);
 
 /// Parameters that train, by place: all (full, pretrain), LoRA adapters (+ modules_to_save
-/// copies), or the last layers (freeze); zero for inference. `c` and `modules` are the model's
-/// counts, `lora_modules` its adapted modules and `lora_missing_inputs` what a fused q/k/v
-/// Linear lacks (model_counts.h; count_model calls this once per estimate).
-ModelBytes trainable_split(const Scenario& s, const ParamCounts& c, const LinearModules& modules,
-                           uint32_t lora_modules, double lora_missing_inputs);
+/// copies), or the last layers (freeze); zero for inference. `c` is the model's counts and
+/// `adapter_params` its LoRA adapters' (model_counts.h; count_model calls this once per
+/// estimate).
+ModelBytes trainable_split(const Scenario& s, const ParamCounts& c, double adapter_params);
 
 // Each part below writes its basis to why->basis under the key named after it; `why` may be
 // null (bytes only). `counts` is count_model(s), counted once per estimate.

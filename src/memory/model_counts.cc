@@ -40,14 +40,35 @@ double lora_missing_inputs(const Model& m, const LinearModules& modules, uint32_
   return 2.0 * static_cast<double>(m.num_layers) * static_cast<double>(m.hidden_size);
 }
 
+AdapterParams adapter_params(const Model& m, const LinearModules& modules, uint32_t lora_modules,
+                             int64_t rank) {
+  AdapterParams n;
+  const double r = static_cast<double>(rank);
+  for (size_t i = 0; i < modules.size(); ++i) {
+    if (!(lora_modules & (1u << i))) continue;
+    const LinearModule& mod = modules[i];
+    const double count = static_cast<double>(mod.count);
+    double active = count;
+    if (mod.expert && m.num_experts > 0)
+      active *= static_cast<double>(m.experts_per_token) / static_cast<double>(m.num_experts);
+    const double features = static_cast<double>(mod.in + mod.out);
+    n.all += count * r * features;
+    n.active += active * r * features;
+  }
+  const double missing = r * lora_missing_inputs(m, modules, lora_modules);
+  n.all -= missing;
+  n.active -= missing;
+  return n;
+}
+
 ModelCounts count_model(const Scenario& s) {
   ModelCounts c(s.model);
   if (s.task == Task::kLora || s.task == Task::kQlora) {
     c.lora_modules = lora_module_mask(s.training, c.modules);
     c.lora_missing_inputs = lora_missing_inputs(s.model, c.modules, c.lora_modules);
+    c.adapters = adapter_params(s.model, c.modules, c.lora_modules, s.training.lora_rank);
   }
-  c.trainable =
-      memory::trainable_split(s, c.params, c.modules, c.lora_modules, c.lora_missing_inputs);
+  c.trainable = memory::trainable_split(s, c.params, c.adapters.all);
   return c;
 }
 

@@ -10,6 +10,14 @@
 
 namespace gpusizer {
 
+/// LoRA adapter parameters (Hu et al. 2021, sec. 4.1: W + B A, A in R^{r x in}, B in
+/// R^{out x r}): those of every adapted matrix, and those one token touches (routed experts at
+/// k / E). Counted once per estimate (count_model); the memory's trainable parameters and the
+/// training step's adapter FLOPs read the same figures.
+struct AdapterParams {
+  double all = 0, active = 0;
+};
+
 struct ModelCounts {
   /// Counts `model`; `trainable` is left 0 (count_model sets it). A constructor, not an
   /// aggregate: brace-initialising the aggregate zeroed all of it first, the module list's
@@ -20,6 +28,7 @@ struct ModelCounts {
   memory::ModelBytes trainable;    ///< trainable parameters by place (0 for inference)
   uint32_t lora_modules = 0;       ///< LoRA tasks: bit i set when modules[i] carries an adapter
   double lora_missing_inputs = 0;  ///< LoRA tasks: lora_missing_inputs(model, modules, mask)
+  AdapterParams adapters;          ///< LoRA tasks: adapter_params(model, modules, mask, rank)
 };
 
 /// The modules `t.lora_targets` adapt, as a mask over `modules` (bit i: modules[i]), by the one
@@ -37,6 +46,12 @@ uint32_t lora_module_mask(const TrainingOptions& t, const LinearModules& modules
 /// features per token. The one rule the memory (trainable parameters) and the training step
 /// (adapter parameters, FLOPs and bytes) read.
 double lora_missing_inputs(const Model& m, const LinearModules& modules, uint32_t lora_modules);
+
+/// The adapters of the modules in `lora_modules`, each of rank `rank`, less the A matrices a
+/// fused q/k/v Linear lacks (lora_missing_inputs; q, k and v are never routed experts, so every
+/// token touches them).
+AdapterParams adapter_params(const Model& m, const LinearModules& modules, uint32_t lora_modules,
+                             int64_t rank);
 
 /// Counts `s.model` and the parameters `s` trains (full, freeze, LoRA adapters and the
 /// modules_to_save copies), and for LoRA tasks the adapted modules.

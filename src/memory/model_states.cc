@@ -59,20 +59,6 @@ ModelBytes param_split(const ParamCounts& c) {
   return p;
 }
 
-double lora_params(const Scenario& s, const LinearModules& modules, uint32_t lora_modules,
-                   double missing_inputs) {
-  double n = 0;
-  for (size_t i = 0; i < modules.size(); ++i)
-    if (lora_modules & (1u << i))
-      n += static_cast<double>(modules[i].count) * static_cast<double>(s.training.lora_rank) *
-           static_cast<double>(modules[i].in + modules[i].out);
-  // A fused q/k/v Linear carries one adapter (Qwen v1's c_attn: r x (d + 3d) values where three
-  // projections would have 3 x r x (d + d)): the A matrices it lacks (lora_missing_inputs, the
-  // rule the training step reads too, counted once in count_model).
-  n -= static_cast<double>(s.training.lora_rank) * missing_inputs;
-  return n;
-}
-
 double saved_module_params(const Scenario& s, const ParamCounts& c) {
   double n = 0;
   for (const auto& m : s.training.modules_to_save) {
@@ -87,8 +73,7 @@ double saved_module_params(const Scenario& s, const ParamCounts& c) {
 }  // namespace
 
 // Trainable parameters by place, so that they shard as the model does.
-ModelBytes trainable_split(const Scenario& s, const ParamCounts& c, const LinearModules& modules,
-                           uint32_t lora_modules, double lora_missing_inputs) {
+ModelBytes trainable_split(const Scenario& s, const ParamCounts& c, double adapter_params) {
   ModelBytes t;
   if (full_training(s)) return param_split(c);
   if (s.task == Task::kFreeze) {
@@ -100,7 +85,7 @@ ModelBytes trainable_split(const Scenario& s, const ParamCounts& c, const Linear
     return t;
   }
   if (adapter_training(s)) {
-    t.layers = lora_params(s, modules, lora_modules, lora_missing_inputs);
+    t.layers = adapter_params;
     t.embedding = saved_module_params(s, c);
   }
   return t;

@@ -27,41 +27,9 @@ std::string_view training_dtype(MixedPrecision mp, const Gpu& gpu, bool cv) {
   return "bf16";  // bf16 AMP and pure bf16
 }
 
-namespace {
-
-// lora_params over the model's modules, already listed: all adapter parameters and those a token
-// touches (routed experts at k / E), in one pass over the targets (the step reads both).
-struct LoraParams {
-  double all = 0, active = 0;
-};
-LoraParams lora_params(const Model& m, const LinearModules& mods, const TrainingOptions& t,
-                       uint32_t lora_modules) {
-  LoraParams n;
-  for (size_t i = 0; i < mods.size(); ++i) {
-    if (!(lora_modules & (1u << i))) continue;
-    const LinearModule& mod = mods[i];
-    const double count = static_cast<double>(mod.count);
-    double active = count;
-    if (mod.expert && m.num_experts > 0)
-      active *= static_cast<double>(m.experts_per_token) / static_cast<double>(m.num_experts);
-    // LoRA (Hu et al. 2021, sec. 4.1): W + B A with A in R^{r x in}, B in R^{out x r}.
-    n.all += count * static_cast<double>(t.lora_rank) * static_cast<double>(mod.in + mod.out);
-    n.active += active * static_cast<double>(t.lora_rank) * static_cast<double>(mod.in + mod.out);
-  }
-  // A fused q/k/v Linear has one adapter, not three (lora_missing_inputs, the memory's rule too);
-  // q, k and v are never routed experts, so every token touches the A matrices it lacks.
-  const double missing =
-      static_cast<double>(t.lora_rank) * lora_missing_inputs(m, mods, lora_modules);
-  n.all -= missing;
-  n.active -= missing;
-  return n;
-}
-
-}  // namespace
-
 double lora_params(const Model& m, const TrainingOptions& t, bool active) {
   const LinearModules mods = linear_modules(m);
-  const LoraParams n = lora_params(m, mods, t, lora_module_mask(t, mods));
+  const AdapterParams n = adapter_params(m, mods, lora_module_mask(t, mods), t.lora_rank);
   return active ? n.active : n.all;
 }
 
@@ -145,21 +113,19 @@ double depth_eff(double k_depth, double k_half) {
 // What the step reads of the model's matrices, in one pass over them (issue 18: three passes
 // before, each testing the LoRA targets or the names again).
 struct ModuleSums {
-  LoraParams lora;        ///< the adapters' parameters (LoRA tasks; else 0)
   double lora_bytes = 0;  ///< bytes the adapters move per token (LoRA tasks; else 0)
   double gemm_flops = 0;  ///< the layers' GEMM FLOPs, routed experts at k / E
   double gemm_time = 0;   ///< the same over each GEMM's depth efficiency
 };
 
-// - Adapters (LoRA, Hu et al. 2021 sec. 4.1: W + B A with A in R^{r x in}, B in R^{out x r}): the
-//   parameters of every targeted matrix, and those a token touches (routed experts at k / E);
-//   and the bytes they move per token beyond the base GEMM, forward and backward: `in` per
-//   input and `out` per output feature of each targeted matrix, routed experts at k / E. PEFT's
-//   unfused path (peft/tuners/lora/layer.py Linear.forward): lora_dropout reads and writes x,
-//   lora_A reads it again (6 bytes per input feature forward); lora_B writes its output, the
-//   scaling reads and writes it, the add reads both terms and writes the sum (12 bytes per
-//   output feature forward); the backward moves each gradient and re-reads the saved inputs,
-//   about twice the forward: 18 and 36 (data/speed.json training defaults; other engines there).
+// - Adapters (their parameters are counted once, in ModelCounts::adapters): the bytes they move
+//   per token beyond the base GEMM, forward and backward: `in` per input and `out` per output
+//   feature of each targeted matrix, routed experts at k / E. PEFT's unfused path
+//   (peft/tuners/lora/layer.py Linear.forward): lora_dropout reads and writes x, lora_A reads it
+//   again (6 bytes per input feature forward); lora_B writes its output, the scaling reads and
+//   writes it, the add reads both terms and writes the sum (12 bytes per output feature
+//   forward); the backward moves each gradient and re-reads the saved inputs, about twice the
+//   forward: 18 and 36 (data/speed.json training defaults; other engines there).
 // - The GEMMs' depth efficiency on one tensor-parallel rank: column-parallel matrices (q/k/v,
 //   gate/up, the head) reduce over the full input, row-parallel ones (o_proj, down_proj) over
 //   in / tp (Shoeybi et al. 2019, sec. 3). Time = sum FLOPs_i / eff_i: layer_gemm_eff takes the
@@ -167,7 +133,6 @@ struct ModuleSums {
 ModuleSums module_sums(const Scenario& s, const ModelCounts& counts, double tp,
                        const TrainingProfile& eng) {
   const Model& m = s.model;
-  const TrainingOptions& t = s.training;
   const double in = eng.lora_bytes_per_in_feature, out = eng.lora_bytes_per_out_feature;
   const double k_half = eng.eff_k_hidden;
   ModuleSums r;
@@ -179,9 +144,6 @@ ModuleSums module_sums(const Scenario& s, const ModelCounts& counts, double tp,
     if (counts.lora_modules & (1u << i)) {
       const double count = static_cast<double>(mod.count);
       const double active = routed ? count * k_of_e : count;
-      const double features = static_cast<double>(mod.in + mod.out);
-      r.lora.all += count * static_cast<double>(t.lora_rank) * features;
-      r.lora.active += active * static_cast<double>(t.lora_rank) * features;
       r.lora_bytes +=
           active * (in * static_cast<double>(mod.in) + out * static_cast<double>(mod.out));
     }
@@ -197,8 +159,6 @@ ModuleSums module_sums(const Scenario& s, const ModelCounts& counts, double tp,
   // A fused q/k/v Linear (Qwen v1's c_attn) carries one adapter, as the memory counts it
   // (ModelCounts::lora_missing_inputs): two A matrices fewer per layer, and their input traffic.
   const double missing = counts.lora_missing_inputs;
-  r.lora.all -= static_cast<double>(t.lora_rank) * missing;
-  r.lora.active -= static_cast<double>(t.lora_rank) * missing;
   r.lora_bytes -= in * missing;
   return r;
 }
@@ -395,8 +355,8 @@ StepShape step_shape(const Scenario& s, const EngineProfile& engine, const Speed
   h.p = static_cast<double>(h.pp);
   h.v = h.pp > 1 ? static_cast<double>(std::max<int64_t>(1, s.parallel.pp_interleave)) : 1.0;
   const ModuleSums sums = module_sums(s, h.counts, h.t, h.eng);
-  h.f = forward_flops(s, h.c, sums.lora.active);
-  h.trainable = is_lora(s.task) ? sums.lora.all : h.params;
+  h.f = forward_flops(s, h.c, h.counts.adapters.active);
+  h.trainable = is_lora(s.task) ? h.counts.adapters.all : h.params;
   h.lora_bytes_per_token = sums.lora_bytes;
   h.seq = static_cast<double>(s.seq_len);
   // One micro-batch's tokens on this GPU: context parallelism gives each rank seq / cp of them
