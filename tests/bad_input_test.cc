@@ -104,6 +104,7 @@ const std::vector<Field>& fields() {
       {"image_size", Kind::kInt},
       {"dataset_items", Kind::kInt},
       {"epochs", Kind::kInt},
+      {"offline_requests", Kind::kInt},
   };
   return all;
 }

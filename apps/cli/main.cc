@@ -54,7 +54,7 @@ struct Options {
       mixed_precision, gradient_checkpointing, method;
   std::optional<int64_t> batch, seq_len, prompt_len, output_len, gpu_count, gpus_per_node, tp, pp,
       dp, ep, lora_rank, zero_stage, grad_accum, global_batch, max_num_batched_tokens;
-  std::optional<int64_t> cp, nodes, top;
+  std::optional<int64_t> cp, nodes, top, offline_requests;
   std::optional<std::string> offload;
   std::optional<double> gpu_memory_utilization, tokens;
   // Serving traffic and its service level (scenario "traffic" and "slo").
@@ -123,6 +123,7 @@ void apply_flags(const Options& o, nlohmann::json& s) {
   set("gpus_per_node", o.gpus_per_node);
   set("gpu_memory_utilization", o.gpu_memory_utilization);
   set("max_num_batched_tokens", o.max_num_batched_tokens);
+  set("offline_requests", o.offline_requests);
   auto sub = [&](const char* obj, const char* key, const auto& v) {
     if (v) s[obj][key] = *v;
   };
@@ -393,6 +394,8 @@ void add_scenario_flags(CLI::App* cmd, Options& o) {
                   "analytic (default) or rule-of-thumb (the articles' arithmetic)");
   cmd->add_option("--requests-per-s", o.requests_per_s,
                   "serving traffic: mean request rate (lengths from --prompt-len, --output-len)");
+  cmd->add_option("--offline-requests", o.offline_requests,
+                  "serving: an offline job of N requests queued at once (time and rate to finish)");
   cmd->add_option("--prompt-len-p90", o.prompt_len_p90, "traffic: 90th percentile prompt tokens");
   cmd->add_option("--output-len-p90", o.output_len_p90, "traffic: 90th percentile output tokens");
   cmd->add_option("--ttft-ms", o.ttft_ms, "SLO: time to first token at the percentile");

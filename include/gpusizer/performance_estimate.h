@@ -35,6 +35,9 @@ struct PerformanceEstimate {
       load_batch;
   std::optional<bool> slo_met;
   std::string load_binding;
+  /// Serving an offline job of scenario.offline_requests requests (speed.cc offline_job): the
+  /// time the fleet takes to finish them all and their output tokens over that time.
+  std::optional<double> offline_time_s, offline_output_tokens_per_s;
 };
 
 /// A figure of PerformanceEstimate, as a member pointer.

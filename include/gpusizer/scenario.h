@@ -97,7 +97,10 @@ struct Scenario {
   int64_t requested_replicas = 0;  ///< with default_layout: the dp the user fixed, 0 = free
 
   std::optional<Traffic> traffic;  ///< serving: the request traffic (scenario/traffic.cc)
-  ServiceLevel slo;                ///< with traffic: the service level it must meet
+  /// Serving: an offline job of this many requests of prompt_len + output_len tokens, all
+  /// queued at once (a batch-inference run or trtllm-bench's dataset); 0 = none.
+  int64_t offline_requests = 0;
+  ServiceLevel slo;  ///< with traffic: the service level it must meet
 
   GpuRef gpu;
   int64_t gpu_count = 1;

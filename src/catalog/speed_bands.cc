@@ -15,6 +15,8 @@ std::optional<FigureKind> figure_kind(std::string_view figure) {
       {"ttft_ms", {"prefill", true}},
       {"max_output_tokens_per_s", {"throughput", false}},
       {"e2e_output_tokens_per_s", {"throughput", false}},
+      {"offline_output_tokens_per_s", {"throughput", false}},
+      {"offline_time_s", {"throughput", true}},
       {"train_tokens_per_s", {"training", false}},
       {"train_tokens_per_s_per_gpu", {"training", false}},
       {"tflops_per_gpu", {"training", false}},

@@ -98,6 +98,8 @@ void describe_performance(JsonWriter& w, const PerformanceEstimate& p) {
   w.field("max_output_tokens_per_s", p.max_output_tokens_per_s);
   if (load) w.field("max_requests_per_s", p.max_requests_per_s);
   w.field("mfu", p.mfu);
+  w.field("offline_output_tokens_per_s", p.offline_output_tokens_per_s);
+  w.field("offline_time_s", p.offline_time_s);
   w.field("prefill_tokens_per_s", p.prefill_tokens_per_s);
   w.field("slo_met", p.slo_met);
   if (!p.step_breakdown_s.empty()) {

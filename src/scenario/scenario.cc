@@ -81,6 +81,7 @@ namespace {
 
 constexpr int64_t kMaxTokens = 100'000'000;  // beyond any model's context (Llama 4 Scout: 10M)
 constexpr int64_t kMaxBatch = 10'000'000;
+constexpr int64_t kMaxRequests = 1'000'000'000'000;  // a trillion requests: beyond any job
 constexpr int64_t kMaxGpus = 1'000'000;
 constexpr int64_t kMaxParallel = 65'536;
 
@@ -549,7 +550,8 @@ const ScenarioKeys& scenario_keys() {
               "costs",
               "facility",
               "traffic",
-              "slo"},
+              "slo",
+              "offline_requests"},
       .model = {"hf_config", "params"},
       .training = {"optimizer", "mixed_precision", "gradient_checkpointing", "flash_attention",
                    "lora_rank", "lora_targets", "modules_to_save", "zero_stage", "offload",
@@ -586,6 +588,12 @@ Scenario parse_scenario(const nlohmann::json& input, const Catalog& catalog, Sce
   parse_vision(input, s);
   parse_site(input, s);
   parse_traffic(input, s);  // serving traffic and its service level (scenario/traffic.h)
+  if (auto v = read_int(input, "offline_requests", "", 1, kMaxRequests)) {
+    if (s.task != Task::kInference)
+      throw InputError("offline_requests",
+                       "applies to serving (task inference), not " + to_string(s.task));
+    s.offline_requests = *v;
+  }
   if (const nlohmann::json* t = input.contains("traffic") ? &input["traffic"] : nullptr;
       t && t->is_object()) {
     given.traffic_prompt_len = t->contains("prompt_len") && !(*t)["prompt_len"].is_null();

@@ -38,6 +38,40 @@ bool preallocates(const Catalog& catalog, const Scenario& s) {
 void explain_inference(const Scenario& sc, const InferenceSetup& s, const MemoryEstimate& memory,
                        const PassTime& p, double batch, double full, Explanations& est);
 
+// An offline job of n requests of uniform lengths, all queued at once (a batch-inference run,
+// trtllm-bench's or vLLM benchmark_throughput's dataset): each replica takes its share and runs
+// it in waves of the full batch. A wave's sequences are admitted together, prefilled, decoded
+// output_len steps and finish together (uniform lengths; an engine that reserves each request's
+// whole KV at admission, as TensorRT-LLM's GUARANTEED_NO_EVICT scheduler does, admits the next
+// wave as one ends), so the job takes (waves - 1) full waves and a last wave of the remainder.
+// With many waves the rate tends to max_output_tokens_per_s; with few, the partial last wave
+// (and a first wave alone when n is below the full batch) sets it.
+void offline_job(const Scenario& sc, const InferenceSetup& s, double full, double t_full,
+                 double prompt, double output, double ctx, Explanations* est,
+                 PerformanceEstimate& perf) {
+  const double n = static_cast<double>(sc.offline_requests);
+  const double replicas = static_cast<double>(s.replicas);
+  const double per_replica = std::ceil(n / replicas);  // the busiest replica sets the time
+  const double waves = std::ceil(per_replica / full);
+  const double last = per_replica - (waves - 1.0) * full;
+  const double t_last = last == full ? t_full
+                                     : prefill_time(s, last, prompt).seconds +
+                                           output * decode_step(s, last, ctx).seconds;
+  const double seconds = (waves - 1.0) * t_full + t_last;
+  perf.offline_time_s = seconds;
+  perf.offline_output_tokens_per_s = n * output / seconds;
+  if (!est) return;
+  est->basis.set_with("offline_time_s", [&](std::string& out) {
+    format_text_to(out,
+                   FMT_COMPILE("{} requests, {} per replica: {} waves of up to {} sequences (the "
+                               "last {}), each its prefill and output_len decode steps"),
+                   sc.offline_requests, static_cast<int64_t>(per_replica),
+                   static_cast<int64_t>(waves), static_cast<int64_t>(full),
+                   static_cast<int64_t>(last));
+    out.append("; uniform lengths: a wave's sequences start and finish together");
+  });
+}
+
 void inference(const Scenario& sc, const Catalog& catalog, const MemoryEstimate& memory,
                const ModelCounts& counts, Explanations* est, const SpeedProfile& profile,
                PerformanceEstimate& perf) {
@@ -89,6 +123,7 @@ void inference(const Scenario& sc, const Catalog& catalog, const MemoryEstimate&
   const double t_all =
       prefill_time(s, full, prompt).seconds + output * decode_step(s, full, ctx).seconds;
   perf.max_output_tokens_per_s = static_cast<double>(s.replicas) * full * output / t_all;
+  if (sc.offline_requests > 0) offline_job(sc, s, full, t_all, prompt, output, ctx, est, perf);
 
   if (est) explain_inference(sc, s, memory, dec.pass, batch, full, *est);
   if (sc.traffic) estimate_load(sc, s, memory, est, perf);  // the fleet under traffic
@@ -251,6 +286,8 @@ PerformanceFigure performance_member(std::string_view name) {
       {"max_requests_per_s", &PerformanceEstimate::max_requests_per_s},
       {"load_capacity_requests_per_s", &PerformanceEstimate::load_capacity_requests_per_s},
       {"load_output_tokens_per_s", &PerformanceEstimate::load_output_tokens_per_s},
+      {"offline_time_s", &PerformanceEstimate::offline_time_s},
+      {"offline_output_tokens_per_s", &PerformanceEstimate::offline_output_tokens_per_s},
   };
   for (const auto& [key, member] : kFigures)
     if (key == name) return member;
