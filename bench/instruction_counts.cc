@@ -21,6 +21,7 @@
 #include "gpusizer/estimate.h"
 #include "gpusizer/json/advisor.h"
 #include "gpusizer/json/api.h"
+#include "gpusizer/json/json_input.h"
 #include "gpusizer/json/json_text.h"
 #include "gpusizer/json/scenario.h"
 
@@ -54,13 +55,15 @@ constexpr const char* kBatchLines[] = {
     R"({"model": "qwen3-32b", "task": "full", "gpu": "h100", "gpu_count": 8, "training": {"zero_stage": 3}})"};
 
 // `n` of those lines, each with the keys of `extra` set, answered as `estimate --input
-// FILE.jsonl` writes an English line: streamed, no answer tree. Returns the bytes written.
+// FILE.jsonl` writes an English line: read by the strict parser the CLI and the server use,
+// streamed, no answer tree. Returns the bytes written.
 size_t answer_lines(size_t n, const nlohmann::json& extra) {
   size_t bytes = 0;
   std::string text;
+  const std::string where = "line";
   for (size_t i = 0; i < n; ++i) {
     text.clear();
-    nlohmann::json line = nlohmann::json::parse(kBatchLines[i % 4]);
+    nlohmann::json line = gpusizer::parse_json_input(kBatchLines[i % 4], where);
     for (const auto& [key, value] : extra.items()) line[key] = value;
     gpusizer::append_estimate_json(text, line);
     bytes += text.size();
@@ -107,9 +110,10 @@ std::vector<Measure> measures() {
              R"("vocab_size": 32000}}, "gpu": "rtx-4090-24gb", "batch": 4})";
          size_t bytes = 0;
          std::string text;
+         const std::string where = "line";
          for (size_t i = 0; i < n; ++i) {
            text.clear();
-           gpusizer::append_estimate_json(text, nlohmann::json::parse(line));
+           gpusizer::append_estimate_json(text, gpusizer::parse_json_input(line, where));
            bytes += text.size();
          }
          return bytes;

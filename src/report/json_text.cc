@@ -1,5 +1,6 @@
 #include "gpusizer/json/json_text.h"
 
+#include "report/json_double.h"
 #include "report/json_text_parts.h"
 
 #include <charconv>
@@ -223,7 +224,8 @@ char* write_json_float(char* p, double v) {
     return p + 2;
   }
   // nlohmann's own shortest round-trip form (Grisu2), so the text is the same as dump()'s.
-  return nlohmann::detail::to_chars(p, p + kJsonFloatChars, v);
+  static_assert(kJsonFloatChars >= kJsonDoubleRoom);
+  return json_double_text(p, v);
 }
 
 void append_json_integer(std::string& out, int64_t v) {

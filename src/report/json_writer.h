@@ -138,6 +138,7 @@ class TextWriter final : public JsonWriter {
   static constexpr size_t kBuffer = 2048;
 
   void check_key(std::string_view k);
+  void other_literal_key(std::string_view k);  // long, checked, or the buffer full
   void flush() {
     out_.append(buffer_, used_);
     used_ = 0;

@@ -3,6 +3,7 @@
 #include <vector>
 
 #include "gpusizer/error.h"
+#include "scenario/plain_json.h"
 
 namespace gpusizer {
 namespace {
@@ -41,6 +42,9 @@ nlohmann::json parse_json_input(std::string_view text, const std::string& where)
   if (const size_t nul = text.find('\0'); nul != std::string_view::npos)
     throw InputError(where, "malformed JSON: a NUL byte at byte " + std::to_string(nul),
                      "bad_json");
+  // The common plain text without nlohmann's lexer and this callback; the rest, and every error,
+  // below.
+  if (std::optional<nlohmann::json> plain = parse_plain_json(text)) return std::move(*plain);
   std::vector<Frame> stack;
   auto callback = [&](int, json::parse_event_t event, json& parsed) {
     switch (event) {

@@ -1,0 +1,198 @@
+#include "report/json_double.h"
+
+#include <bit>
+#include <cstdint>
+#include <cstring>
+#include <nlohmann/json.hpp>
+
+namespace gpusizer {
+namespace {
+
+__extension__ typedef unsigned __int128 Wide;
+
+// x * y / 2^64, rounded half up: the upper half of the product as Grisu's diy_fp multiplication
+// keeps it.
+uint64_t times(uint64_t x, uint64_t y) {
+  return static_cast<uint64_t>((static_cast<Wide>(x) * y + (uint64_t{1} << 63)) >> 64);
+}
+
+constexpr uint32_t kPow10[10] = {1,      10,      100,      1000,      10000,
+                                 100000, 1000000, 10000000, 100000000, 1000000000};
+
+// 10^m for the fraction's digit count m (at most 17: a double has at most 17 significant digits).
+constexpr uint64_t kPow10Wide[20] = {1,
+                                     10,
+                                     100,
+                                     1000,
+                                     10000,
+                                     100000,
+                                     1000000,
+                                     10000000,
+                                     100000000,
+                                     1000000000,
+                                     10000000000,
+                                     100000000000,
+                                     1000000000000,
+                                     10000000000000,
+                                     100000000000000,
+                                     1000000000000000,
+                                     10000000000000000,
+                                     100000000000000000,
+                                     1000000000000000000,
+                                     10000000000000000000u};
+
+// The number of decimal digits of n >= 1.
+int digit_count(uint32_t n) {
+  const int t = ((32 - std::countl_zero(n)) * 1233) >> 12;  // floor(bits x log10 2), or one over
+  return t + 1 - (n < kPow10[t] ? 1 : 0);
+}
+
+constexpr char kPairs[] =
+    "00010203040506070809101112131415161718192021222324252627282930313233343536373839"
+    "40414243444546474849505152535455565758596061626364656667686970717273747576777879"
+    "8081828384858687888990919293949596979899";
+
+// n's `count` digits at p.
+void write_digits(char* p, uint32_t n, int count) {
+  char* end = p + count;
+  while (n >= 100) {
+    end -= 2;
+    std::memcpy(end, kPairs + 2 * (n % 100), 2);
+    n /= 100;
+  }
+  if (n >= 10) {
+    std::memcpy(end - 2, kPairs + 2 * n, 2);
+  } else {
+    end[-1] = static_cast<char>('0' + n);
+  }
+}
+
+// Grisu2's last step: the last digit lowered while that brings the digits closer to the value
+// and keeps them inside the interval (`rest` is the digits' distance below the upper bound,
+// `dist` the value's, `unit` one step of the last digit, `delta` the interval's width).
+void round_toward(char* last, uint64_t dist, uint64_t delta, uint64_t rest, uint64_t unit) {
+  while (rest < dist && delta - rest >= unit &&
+         (rest + unit < dist || dist - rest > rest + unit - dist)) {
+    --*last;
+    rest += unit;
+  }
+}
+
+struct Digits {
+  char text[48];  // the digits, then '0's (the layout copies whole words)
+  int length = 0;
+  int exponent = 0;  // the value is text[0, length) x 10^exponent
+};
+
+// Grisu2's digits of v > 0 (finite).
+void grisu_digits(double v, Digits& out) {
+  std::memset(out.text, '0', sizeof out.text);
+  uint64_t bits;
+  std::memcpy(&bits, &v, sizeof bits);
+  const uint64_t fraction = bits & ((uint64_t{1} << 52) - 1);
+  const auto biased = static_cast<int>(bits >> 52);
+  const uint64_t f = biased == 0 ? fraction : fraction | (uint64_t{1} << 52);
+  const int e = (biased == 0 ? 1 : biased) - 1075;
+  // The boundaries halfway to the neighbours, m+ = (2f + 1) 2^(e-1) and m- (a quarter step below
+  // when f is a power of two above the smallest normal), all three on m+'s normalized exponent.
+  const int z = std::countl_zero(2 * f + 1);
+  const int exp2 = e - 1 - z;
+  const bool closer = fraction == 0 && biased > 1;
+  const auto c = nlohmann::detail::dtoa_impl::get_cached_power_for_binary_exponent(exp2);
+  const uint64_t w = times(f << (z + 1), c.f);
+  const uint64_t plus = times((2 * f + 1) << z, c.f) - 1;
+  const uint64_t minus = times(closer ? (4 * f - 1) << (z - 1) : (2 * f - 1) << z, c.f) + 1;
+  const int shift = -(exp2 + c.e + 64);  // 32..60: the integral part fits 32 bits
+  const uint64_t one = uint64_t{1} << shift, mask = one - 1;
+  uint64_t delta = plus - minus, dist = plus - w;
+  auto p1 = static_cast<uint32_t>(plus >> shift);
+  uint64_t p2 = plus & mask;
+  out.exponent = -c.k;
+  const int k = digit_count(p1);
+  char* d = out.text;
+  if (p2 > delta) {
+    // Every integral digit is needed (what follows them is already wider than the interval).
+    write_digits(d, p1, k);
+    d += k;
+    const char* fraction_digits = d;
+    do {
+      p2 *= 10;
+      *d++ = static_cast<char>('0' + (p2 >> shift));
+      p2 &= mask;
+      delta *= 10;
+    } while (p2 > delta);
+    const auto m = static_cast<int>(d - fraction_digits);
+    out.exponent -= m;
+    out.length = static_cast<int>(d - out.text);
+    // dist scaled as delta was, in one product (the same value modulo 2^64 as m products by 10;
+    // it never wraps: dist <= delta).
+    round_toward(d - 1, dist * kPow10Wide[m], delta, p2, one);
+    return;
+  }
+  // The digits end inside the integral part: the first prefix within the interval.
+  for (int n = k - 1;; --n) {
+    const uint32_t pow10 = kPow10[n];
+    *d++ = static_cast<char>('0' + p1 / pow10);
+    p1 %= pow10;
+    const uint64_t rest = (uint64_t{p1} << shift) + p2;
+    if (rest <= delta) {
+      out.exponent += n;
+      out.length = static_cast<int>(d - out.text);
+      round_toward(d - 1, dist, delta, rest, uint64_t{pow10} << shift);
+      return;
+    }
+  }
+}
+
+}  // namespace
+
+char* json_double_text(char* p, double v) {
+  if (std::signbit(v)) {
+    *p++ = '-';
+    v = -v;
+  }
+  if (v == 0) {
+    std::memcpy(p, "0.0", 3);
+    return p + 3;
+  }
+  Digits g;
+  grisu_digits(v, g);
+  const int len = g.length, point = len + g.exponent;  // the decimal point after `point` digits
+  // nlohmann's layout: fixed notation for 1e-5 <= v < 1e15, else d.ddde+XX.
+  if (point >= len && point <= 15) {  // whole: the digits, zeros, ".0"
+    std::memcpy(p, g.text, 24);
+    std::memcpy(p + point, ".0", 2);
+    return p + point + 2;
+  }
+  if (point > 0 && point <= 15) {  // the point inside the digits
+    std::memcpy(p, g.text, 16);
+    p[point] = '.';
+    std::memcpy(p + point + 1, g.text + point, 24);
+    return p + len + 1;
+  }
+  if (point > -4 && point <= 0) {  // 0.000ddd
+    std::memcpy(p, "0.00000", 8);
+    std::memcpy(p + 2 - point, g.text, 24);
+    return p + 2 - point + len;
+  }
+  *p = g.text[0];
+  if (len > 1) {
+    p[1] = '.';
+    std::memcpy(p + 2, g.text + 1, 24);
+    p += len + 1;
+  } else {
+    p += 1;
+  }
+  int x = point - 1;
+  *p++ = 'e';
+  *p++ = x < 0 ? '-' : '+';
+  if (x < 0) x = -x;
+  if (x >= 100) {
+    *p++ = static_cast<char>('0' + x / 100);
+    x %= 100;
+  }
+  std::memcpy(p, kPairs + 2 * x, 2);
+  return p + 2;
+}
+
+}  // namespace gpusizer

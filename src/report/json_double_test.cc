@@ -1,0 +1,102 @@
+// json_double_text must write the bytes nlohmann's to_chars writes (its Grisu2 is the reference:
+// not always the shortest text, so only the same steps give the same digits).
+#include "report/json_double.h"
+
+#include <gtest/gtest.h>
+
+#include <bit>
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <random>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+namespace gpusizer {
+namespace {
+
+std::string ours(double v) {
+  char buffer[kJsonDoubleRoom];
+  return std::string(buffer, json_double_text(buffer, v));
+}
+
+std::string reference(double v) {
+  char buffer[kJsonDoubleRoom];
+  return std::string(buffer, nlohmann::detail::to_chars(buffer, buffer + sizeof buffer, v));
+}
+
+// Texts worked out by hand: the shortest digits that read back as the double, laid out in
+// fixed notation from 1e-5 up to 1e15 and with a signed two-digit exponent outside it.
+TEST(JsonDouble, HandCheckedTexts) {
+  EXPECT_EQ(ours(0.0), "0.0");
+  EXPECT_EQ(ours(-0.0), "-0.0");
+  EXPECT_EQ(ours(2.5), "2.5");
+  EXPECT_EQ(ours(-12.75), "-12.75");
+  EXPECT_EQ(ours(100.5), "100.5");
+  EXPECT_EQ(ours(1234.5678), "1234.5678");
+  EXPECT_EQ(ours(0.1), "0.1");
+  EXPECT_EQ(ours(0.1 + 0.2), "0.30000000000000004");
+  EXPECT_EQ(ours(1.0 / 3), "0.3333333333333333");
+  EXPECT_EQ(ours(0.001), "0.001");
+  EXPECT_EQ(ours(0.0001), "0.0001");
+  EXPECT_EQ(ours(1e-5), "1e-05");
+  EXPECT_EQ(ours(1.5e-7), "1.5e-07");
+  EXPECT_EQ(ours(3.0), "3.0");
+  EXPECT_EQ(ours(1e14), "100000000000000.0");
+  EXPECT_EQ(ours(1e15), "1e+15");
+  EXPECT_EQ(ours(1e21), "1e+21");
+  EXPECT_EQ(ours(-1e100), "-1e+100");
+  EXPECT_EQ(ours(5e-324), "5e-324");
+  EXPECT_EQ(ours(2.2250738585072014e-308), "2.2250738585072014e-308");
+  EXPECT_EQ(ours(std::numeric_limits<double>::max()), "1.7976931348623157e+308");
+}
+
+void expect_same(double v) {
+  ASSERT_EQ(ours(v), reference(v)) << std::bit_cast<uint64_t>(v);
+}
+
+// Every bit pattern is a finite double of some magnitude (the non-finite ones skipped).
+TEST(JsonDouble, RandomBitsLikeNlohmann) {
+  std::mt19937_64 rng(2026120518);
+  for (int i = 0; i < 1000000; ++i) {
+    const double v = std::bit_cast<double>(rng());
+    if (std::isfinite(v)) expect_same(v);
+  }
+}
+
+// The doubles an answer holds: short decimals (prices, ratios, seconds) of every scale, whole
+// numbers past the writer's own integer path, values at the fixed/exponent thresholds.
+TEST(JsonDouble, DecimalsAndThresholdsLikeNlohmann) {
+  std::mt19937_64 rng(15);
+  for (int i = 0; i < 300000; ++i) {
+    const auto digits = static_cast<double>(rng() % 100000000);
+    const int scale = static_cast<int>(rng() % 40) - 20;
+    expect_same(digits * std::pow(10.0, scale));
+    expect_same(static_cast<double>(rng() >> (rng() % 64)));
+  }
+  for (const double edge : {1e-5, 1e-4, 1e15, 1e16, 1e17, 9.999999999999999e14, 1e-300, 1e300}) {
+    double v = edge;
+    for (int i = 0; i < 100; ++i) v = std::nextafter(v, 0.0);
+    for (int i = 0; i < 200; ++i) {
+      expect_same(v);
+      v = std::nextafter(v, 2 * edge);
+    }
+  }
+}
+
+// Powers of two (the lower neighbour is nearer: a narrower interval below) and subnormals.
+TEST(JsonDouble, PowersOfTwoAndSubnormalsLikeNlohmann) {
+  for (int e = -1074; e <= 1023; ++e) {
+    const double v = std::ldexp(1.0, e);
+    expect_same(v);
+    expect_same(std::nextafter(v, 0.0));
+    expect_same(std::nextafter(v, 2 * v));
+  }
+  std::mt19937_64 rng(324);
+  for (int i = 0; i < 100000; ++i)
+    expect_same(std::bit_cast<double>(rng() & ((uint64_t{1} << 52) - 1)));
+}
+
+}  // namespace
+}  // namespace gpusizer

@@ -1,0 +1,194 @@
+#include "scenario/plain_json.h"
+
+#include <charconv>
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <string>
+
+namespace gpusizer {
+namespace {
+
+using nlohmann::json;
+
+constexpr int kMaxDepth = 32;  // deeper texts are nlohmann's (and the callers' depth guards')
+
+struct Reader {
+  const char* p;
+  const char* end;
+  int depth = 0;
+
+  // The byte at p, or '\0' at the end ('\0' starts no token, so it declines).
+  char peek() const { return p < end ? *p : '\0'; }
+
+  void skip_space() {
+    while (p < end && (*p == ' ' || *p == '\n' || *p == '\r' || *p == '\t')) ++p;
+  }
+
+  // After the opening quote: printable ASCII up to the closing quote, no escapes.
+  bool string(std::string_view& out) {
+    const char* start = p;
+    while (p < end) {
+      const auto c = static_cast<unsigned char>(*p);
+      if (c == '"') {
+        out = std::string_view(start, static_cast<size_t>(p - start));
+        ++p;
+        return true;
+      }
+      if (c < 0x20 || c >= 0x80 || c == '\\') return false;
+      ++p;
+    }
+    return false;
+  }
+
+  bool word(const char* w, size_t n) {
+    if (static_cast<size_t>(end - p) < n || std::memcmp(p, w, n) != 0) return false;
+    p += n;
+    return true;
+  }
+
+  // RFC 8259's number: -?(0|[1-9][0-9]*)(.[0-9]+)?([eE][+-]?[0-9]+)?. An integer is nlohmann's
+  // unsigned (no sign) or signed (a minus) type; a decimal its double, correctly rounded as
+  // strtod rounds it.
+  bool number(json& out) {
+    const char* start = p;
+    const bool negative = peek() == '-';
+    if (negative) ++p;
+    const char* digits = p;
+    if (peek() == '0') {
+      ++p;
+    } else {
+      while (p < end && *p >= '0' && *p <= '9') ++p;
+    }
+    const auto integral = static_cast<size_t>(p - digits);
+    if (integral == 0) return false;
+    bool decimal = false;
+    if (peek() == '.') {
+      decimal = true;
+      const char* fraction = ++p;
+      while (p < end && *p >= '0' && *p <= '9') ++p;
+      if (p == fraction) return false;
+    }
+    if (peek() == 'e' || peek() == 'E') {
+      decimal = true;
+      ++p;
+      if (peek() == '+' || peek() == '-') ++p;
+      const char* exponent = p;
+      while (p < end && *p >= '0' && *p <= '9') ++p;
+      if (p == exponent) return false;
+    }
+    if (decimal) {
+      double v = 0;
+      const auto [ptr, ec] = std::from_chars(start, p, v);
+      if (ec != std::errc() || ptr != p || !std::isfinite(v)) return false;
+      out = v;
+      return true;
+    }
+    if (integral > 18) return false;  // no overflow below 10^18; longer ones are nlohmann's
+    uint64_t magnitude = 0;
+    for (const char* d = digits; d < p; ++d)
+      magnitude = magnitude * 10 + static_cast<uint64_t>(*d - '0');
+    if (negative)
+      out = -static_cast<int64_t>(magnitude);
+    else
+      out = magnitude;
+    return true;
+  }
+
+  bool object(json& out) {
+    out = json::object();
+    auto& members = out.get_ref<json::object_t&>();
+    skip_space();
+    if (peek() == '}') {
+      ++p;
+      return true;
+    }
+    for (;;) {
+      std::string_view key;
+      if (peek() != '"') return false;
+      ++p;
+      if (!string(key)) return false;
+      skip_space();
+      if (peek() != ':') return false;
+      ++p;
+      const auto [slot, added] = members.try_emplace(std::string(key));
+      if (!added) return false;  // a repeated key: parse_json_input names it
+      if (!value(slot->second)) return false;
+      skip_space();
+      if (peek() == '}') {
+        ++p;
+        return true;
+      }
+      if (peek() != ',') return false;
+      ++p;
+      skip_space();
+    }
+  }
+
+  bool array(json& out) {
+    out = json::array();
+    auto& items = out.get_ref<json::array_t&>();
+    skip_space();
+    if (peek() == ']') {
+      ++p;
+      return true;
+    }
+    for (;;) {
+      items.emplace_back();
+      if (!value(items.back())) return false;
+      skip_space();
+      if (peek() == ']') {
+        ++p;
+        return true;
+      }
+      if (peek() != ',') return false;
+      ++p;
+    }
+  }
+
+  bool value(json& out) {
+    skip_space();
+    switch (peek()) {
+      case '{':
+      case '[': {
+        const bool is_object = *p == '{';
+        ++p;
+        if (++depth > kMaxDepth) return false;
+        const bool ok = is_object ? object(out) : array(out);
+        --depth;
+        return ok;
+      }
+      case '"': {
+        ++p;
+        std::string_view s;
+        if (!string(s)) return false;
+        out = std::string(s);
+        return true;
+      }
+      case 't':
+        out = true;
+        return word("true", 4);
+      case 'f':
+        out = false;
+        return word("false", 5);
+      case 'n':
+        out = nullptr;
+        return word("null", 4);
+      default:
+        return number(out);
+    }
+  }
+};
+
+}  // namespace
+
+std::optional<json> parse_plain_json(std::string_view text) {
+  Reader r{text.data(), text.data() + text.size()};
+  std::optional<json> out(std::in_place);
+  if (!r.value(*out)) return std::nullopt;
+  r.skip_space();
+  if (r.p != r.end) return std::nullopt;
+  return out;
+}
+
+}  // namespace gpusizer

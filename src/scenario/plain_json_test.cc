@@ -1,0 +1,184 @@
+// parse_plain_json must build exactly nlohmann's tree (values and number types) for what it
+// accepts, and decline whatever nlohmann rejects, so that parse_json_input's errors stay
+// nlohmann's.
+#include "scenario/plain_json.h"
+
+#include <gtest/gtest.h>
+
+#include <bit>
+#include <random>
+#include <string>
+#include <vector>
+
+namespace gpusizer {
+namespace {
+
+using nlohmann::json;
+
+// Same type at every node (nlohmann's == holds 1, 1u and 1.0 equal), same value, a double's bits.
+bool same(const json& a, const json& b) {
+  if (a.type() != b.type()) return false;
+  switch (a.type()) {
+    case json::value_t::object: {
+      if (a.size() != b.size()) return false;
+      for (auto i = a.begin(), j = b.begin(); i != a.end(); ++i, ++j)
+        if (i.key() != j.key() || !same(*i, *j)) return false;
+      return true;
+    }
+    case json::value_t::array:
+      if (a.size() != b.size()) return false;
+      for (size_t i = 0; i < a.size(); ++i)
+        if (!same(a[i], b[i])) return false;
+      return true;
+    case json::value_t::number_float:
+      return std::bit_cast<uint64_t>(a.get<double>()) == std::bit_cast<uint64_t>(b.get<double>());
+    default:
+      return a == b;
+  }
+}
+
+// What nlohmann makes of `text`, or nullopt where it throws.
+std::optional<json> nlohmann_tree(const std::string& text) {
+  try {
+    return json::parse(text);
+  } catch (const json::exception&) {
+    return std::nullopt;
+  }
+}
+
+// Accepted: nlohmann's tree. Declined: allowed whatever nlohmann does (it then decides).
+void expect_agrees(const std::string& text) {
+  const std::optional<json> ours = parse_plain_json(text);
+  const std::optional<json> theirs = nlohmann_tree(text);
+  if (!theirs) {
+    EXPECT_FALSE(ours) << text;
+    return;
+  }
+  if (ours) {
+    EXPECT_TRUE(same(*ours, *theirs)) << text;
+  }
+}
+
+TEST(PlainJson, ReadsAScenarioLine) {
+  const auto v = parse_plain_json(
+      R"({"model": "llama-2-7b", "gpu": "rtx-4090-24gb", "batch": 4, "training": {"zero_stage": 3}})");
+  ASSERT_TRUE(v);
+  EXPECT_EQ((*v)["model"].get<std::string>(), "llama-2-7b");
+  EXPECT_TRUE((*v)["batch"].is_number_unsigned());
+  EXPECT_EQ((*v)["batch"].get<uint64_t>(), 4u);
+  EXPECT_TRUE((*v)["training"]["zero_stage"].is_number_unsigned());
+  EXPECT_EQ(v->size(), 4u);
+}
+
+TEST(PlainJson, NumberTypesAsNlohmannStoresThem) {
+  const auto v = parse_plain_json("[-1, 0, -0, 2.5, 1e3, -1.5E-2, 123456789012345678]");
+  ASSERT_TRUE(v);
+  EXPECT_TRUE((*v)[0].is_number_integer() && !(*v)[0].is_number_unsigned());
+  EXPECT_EQ((*v)[0].get<int64_t>(), -1);
+  EXPECT_TRUE((*v)[1].is_number_unsigned());
+  EXPECT_TRUE((*v)[2].is_number_integer() && !(*v)[2].is_number_unsigned());
+  EXPECT_EQ((*v)[2].get<int64_t>(), 0);
+  EXPECT_TRUE((*v)[3].is_number_float());
+  EXPECT_EQ((*v)[3].get<double>(), 2.5);
+  EXPECT_EQ((*v)[4].get<double>(), 1000.0);
+  EXPECT_EQ((*v)[5].get<double>(), -0.015);
+  EXPECT_EQ((*v)[6].get<uint64_t>(), 123456789012345678u);
+}
+
+TEST(PlainJson, LiteralsWhitespaceAndEmptyContainers) {
+  const auto v =
+      parse_plain_json(" \t\r\n{ \"a\" :\ttrue , \"b\":false,\"c\":null,\"d\":{},\"e\":[ ]}\n");
+  ASSERT_TRUE(v);
+  EXPECT_EQ((*v)["a"], true);
+  EXPECT_EQ((*v)["b"], false);
+  EXPECT_TRUE((*v)["c"].is_null());
+  EXPECT_TRUE((*v)["d"].is_object() && (*v)["d"].empty());
+  EXPECT_TRUE((*v)["e"].is_array() && (*v)["e"].empty());
+}
+
+// Outside the subset, or not JSON: declined, for nlohmann to read or to report.
+TEST(PlainJson, DeclinesWhatItDoesNotRead) {
+  const std::vector<std::string> declined = {
+      "",
+      "   ",
+      R"({"a": "quote \" inside"})",
+      "{\"a\": \"caf\xc3\xa9\"}",
+      R"({"a": 1, "a": 2})",
+      R"({"a": 1234567890123456789})",
+      R"({"a": 1e400})",
+      R"({"a": 01})",
+      R"({"a": 1,})",
+      R"([1,])",
+      "\xef\xbb\xbf{}",
+      R"({"a": 1} x)",
+      R"({'a': 1})",
+      R"({"a": NaN})",
+      R"({"a": .5})",
+      R"({"a": 5.})",
+      R"({"a": +1})",
+      R"({"a": tru})",
+      R"({"a" 1})",
+      R"({"a": 1 /* c */})",
+      "{\"a\": \"tab\tinside\"}",
+      R"({"a": 1)",
+      std::string(33, '[') + std::string(33, ']'),
+  };
+  for (const std::string& text : declined) {
+    EXPECT_FALSE(parse_plain_json(text)) << text;
+    expect_agrees(text);
+  }
+  EXPECT_TRUE(parse_plain_json(std::string(32, '[') + std::string(32, ']')));
+}
+
+// Byte edits of scenario lines, each checked against nlohmann: what is accepted is its tree.
+TEST(PlainJson, MutatedLinesAgreeWithNlohmann) {
+  const std::vector<std::string> lines = {
+      R"({"model": "llama-2-7b", "gpu": "rtx-4090-24gb", "batch": 4})",
+      R"({"model": "qwen3-32b", "task": "full", "gpu": "h100", "gpu_count": 8, "training": {"zero_stage": 3}})",
+      R"({"price": -2.5e-3, "list": [1, -0, 0.25, true, false, null, {"k": []}], "x": 18446744073709551615})",
+  };
+  const std::string alphabet = "{}[]\":,-+.eE0123456789 tfnaul\\\n\x01\x7f\xc3";
+  std::mt19937 rng(18);
+  int accepted = 0;
+  for (int i = 0; i < 60000; ++i) {
+    std::string text = lines[rng() % lines.size()];
+    for (int edits = 1 + static_cast<int>(rng() % 3); edits > 0; --edits) {
+      const size_t at = rng() % (text.size() + 1);
+      const char c = alphabet[rng() % alphabet.size()];
+      switch (rng() % 3) {
+        case 0:
+          if (at < text.size()) text[at] = c;
+          break;
+        case 1:
+          text.insert(text.begin() + static_cast<std::ptrdiff_t>(at), c);
+          break;
+        default:
+          if (at < text.size()) text.erase(at, 1);
+      }
+    }
+    if (parse_plain_json(text)) ++accepted;
+    expect_agrees(text);
+  }
+  EXPECT_GT(accepted, 1000);  // the edits leave many texts valid: the subset is exercised
+}
+
+// Numbers of every shape: integers near the 18-digit limit, decimals with exponents.
+TEST(PlainJson, NumbersAgreeWithNlohmann) {
+  std::mt19937_64 rng(2026);
+  for (int i = 0; i < 100000; ++i) {
+    std::string n = rng() % 2 ? "-" : "";
+    const int digits = 1 + static_cast<int>(rng() % 20);
+    for (int d = 0; d < digits; ++d) n += static_cast<char>('0' + rng() % 10);
+    if (rng() % 2) {
+      n += '.';
+      for (int d = 1 + static_cast<int>(rng() % 18); d > 0; --d)
+        n += static_cast<char>('0' + rng() % 10);
+    }
+    if (rng() % 3 == 0) n += "e" + std::to_string(static_cast<int>(rng() % 700) - 350);
+    expect_agrees(n);
+    expect_agrees("[" + n + "]");
+  }
+}
+
+}  // namespace
+}  // namespace gpusizer
