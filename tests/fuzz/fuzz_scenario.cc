@@ -2,7 +2,9 @@
 // skipped (the parser is nlohmann's, not ours); for JSON, the estimate either answers or throws
 // InputError. Any other exception, crash, hang or sanitizer report is a bug. Every JSON text the
 // CLI and the server write (json_text) must equal nlohmann's dump() of the same value, also for
-// the raw bytes taken as one string (invalid UTF-8 included).
+// the raw bytes taken as one string (invalid UTF-8 included). The plain-subset reader the CLI and
+// the server try first (scenario/plain_json.h) must build exactly nlohmann's tree whenever it
+// accepts a text, and accept none that nlohmann refuses.
 #include <cstdlib>
 #include <filesystem>
 #include <nlohmann/json.hpp>
@@ -10,6 +12,7 @@
 #include "gpusizer/error.h"
 #include "gpusizer/json/api.h"
 #include "gpusizer/json/json_text.h"
+#include "scenario/plain_json.h"
 
 namespace {
 
@@ -25,6 +28,10 @@ void check_text(const nlohmann::json& value) {
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   check_text(nlohmann::json(std::string(reinterpret_cast<const char*>(data), size)));
   const nlohmann::json scenario = nlohmann::json::parse(data, data + size, nullptr, false);
+  const std::string_view text(reinterpret_cast<const char*>(data), size);
+  if (const auto plain = gpusizer::parse_plain_json(text))
+    if (scenario.is_discarded() || *plain != scenario || plain->dump() != scenario.dump())
+      std::abort();
   if (scenario.is_discarded()) return 0;
   check_text(scenario);
   // A "model" string naming a file on this machine would make the estimate read it: the importers
