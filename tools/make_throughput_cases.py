@@ -316,10 +316,10 @@ def main():
         cases.append({"id": r["id"], "group": r["group"], "scenario": r["scenario"], "compare": r["compare"],
                       "measured": r["measured"], "include": True, "use": r["use"],
                       "notes": ("%s. %s. %s (%s)" % (r["measured_what"], r["notes"], r["source"], r["url"]))[:900]})
-    # Serving under traffic (data/validation/serving_load_runs.jsonl: the load model's figures)
-    # and serving sweeps at a fixed concurrency (serving_sweep_runs.jsonl) against published
-    # serving runs, all held out.
-    for name in ("serving_load_runs.jsonl", "serving_sweep_runs.jsonl"):
+    # Serving under traffic (data/validation/serving_load_runs.jsonl: the load model's figures),
+    # serving sweeps at a fixed concurrency (serving_sweep_runs.jsonl) and trtllm-bench runs with
+    # their logs (trtllm_bench_runs.jsonl: offline jobs) against published runs, all held out.
+    for name in ("serving_load_runs.jsonl", "serving_sweep_runs.jsonl", "trtllm_bench_runs.jsonl"):
         for line in open("data/validation/" + name):
             if not line.strip():
                 continue
