@@ -280,6 +280,17 @@ struct Search {
   std::vector<Tried> singles, combined;
   std::vector<Pick> fitting;  // the smallest fitting combinations found so far
   ScenarioEditor editor;      // the candidate, one storage for the whole search
+  // The model counted per task (count_model): no lever changes the model or the training
+  // options the counts read (LoRA targets and rank, trainable layers, modules to save), only
+  // the task, so each task's counts serve every candidate of it (issue 18: ~580 instructions a
+  // candidate).
+  std::vector<std::pair<Task, ModelCounts>> counts;
+
+  const ModelCounts& counts_for(const Scenario& sc) {
+    for (const auto& [task, c] : counts)
+      if (task == sc.task) return c;
+    return counts.emplace_back(sc.task, count_model(sc)).second;
+  }
 
   // Whether a fitting combination lies inside the levers `p` picked from the first `decided`
   // dimensions (all of them: inside `p`).
@@ -345,7 +356,7 @@ struct Search {
     }
     const Scenario& sc = candidate(editor, edit, catalog);
     Estimate m;
-    StagedEstimate staged(sc, catalog, m);  // the bytes first; the speed only if kept
+    StagedEstimate staged(sc, catalog, m, counts_for(sc));  // the bytes first; speed if kept
     const MemoryFit fit = memory_fit(sc, m, headroom);
     Change& ch = t.change;
     ch.needed_bytes = fit.needed;
@@ -417,7 +428,8 @@ std::vector<Change> search_changes(const Scenario& s, ScenarioEditor editor,
   // Every candidate is a typed edit of the parsed scenario.
   const std::vector<Dimension> dims = dimensions(s, given, e, catalog);
   Search search{dims, catalog, headroom, memory_needed(s, e), useful_tokens_per_s(s, e),
-                {},   {},      {},       std::move(editor)};
+                {},   {},      {},       std::move(editor),   {}};
+  search.counts.reserve(4);  // the base's task and the levers' (LoRA, QLoRA): no reallocation
   // No additive bound on a combination's savings: the peak is a maximum over phases (forward,
   // backward, optimizer step), so two levers that each lower a different phase save together
   // more than the sum of what each saves alone (checkpointing + LoRA, measured): every
