@@ -160,11 +160,12 @@ StagedEstimate::StagedEstimate(const Scenario& s, const Catalog& catalog, Estima
                                Explanations* why)
     : s_(s),
       catalog_(catalog),
-      own_counts_(count_model(s)),
+      own_counts_(std::in_place, s.model),  // made in place: a move is ~700 bytes copied
       counts_(*own_counts_),
       rules_(memory::engine_rules(s, catalog)),
       e_(e),
       why_(why) {
+  count_training(s, *own_counts_);
   estimate_memory_stage();
 }
 
