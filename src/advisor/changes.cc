@@ -27,12 +27,16 @@ namespace {
 struct Lever {
   std::string change;
   ScenarioEdit edit;
-  std::string cost;
+  std::string_view cost;  // a literal: no lever's price in words is formatted (issue 18)
   int quality_class;
 };
 
 // Alternatives: a combination takes at most one lever of each dimension.
 using Dimension = std::vector<Lever>;
+
+constexpr size_t kMaxLevers = 4;    // levers in one combination
+constexpr size_t kMaxCombined = 8;  // fitting combinations of two or more levers returned
+constexpr size_t kMaxDims = 8;      // dimensions (training has at most 7)
 
 // A dimension of one lever, moved in (a braced list would copy its strings and edit).
 Dimension one(Lever&& lever) {
@@ -132,13 +136,27 @@ void serving_dimensions(const Scenario& s, const Catalog& catalog, std::vector<D
       tp.push_back(
           {fmt::format("TP={} ({} GPUs)", t, s.gpu_count * k),
            {.gpu_count = s.gpu_count * k, .tp = t, .pp = s.parallel.pp, .dp = s.parallel.dp},
-           k == 2 ? "twice the GPUs; all-reduce per layer (NVLink helps)"
-                  : fmt::format("{} times the GPUs; all-reduce per layer (NVLink "
-                                "helps)",
-                                k),
+           k == 2   ? "twice the GPUs; all-reduce per layer (NVLink helps)"
+           : k == 4 ? "4 times the GPUs; all-reduce per layer (NVLink helps)"
+                    : "8 times the GPUs; all-reduce per layer (NVLink helps)",
            0});
     }
   out.push_back(std::move(tp));
+}
+
+// The price of ZeRO-3 over more GPUs than the scenario has: 2, 4 or 8 (zero_levers: more than
+// gpu_count only when the step's count is).
+std::string_view more_gpus_cost(int64_t gpus) {
+  switch (gpus) {
+    case 2:
+      return "2 GPUs to buy or rent; all-gathers cost speed without NVLink";
+    case 4:
+      return "4 GPUs to buy or rent; all-gathers cost speed without NVLink";
+    case 8:
+      return "8 GPUs to buy or rent; all-gathers cost speed without NVLink";
+    default:
+      throw std::logic_error("zero_levers: more GPUs than 2, 4 or 8");
+  }
 }
 
 // ZeRO-3 shards weights, gradients and optimizer states over the data-parallel ranks
@@ -155,11 +173,8 @@ Dimension zero_levers(const Scenario& s) {
     zero.push_back({gpus == s.gpu_count ? fmt::format("ZeRO-3 over the {} GPUs", gpus)
                                         : fmt::format("ZeRO-3 over {} GPUs", gpus),
                     {.gpu_count = gpus, .tp = 1, .pp = 1, .dp = gpus, .zero_stage = 3},
-                    gpus == s.gpu_count
-                        ? std::string("no quality cost; all-gathers cost speed without NVLink")
-                        : fmt::format("{} GPUs to buy or rent; all-gathers cost speed without "
-                                      "NVLink",
-                                      gpus),
+                    gpus == s.gpu_count ? "no quality cost; all-gathers cost speed without NVLink"
+                                        : more_gpus_cost(gpus),
                     0});
   }
   if (s.training.offload == Offload::kNone && !s.model.is_cv()) {
@@ -215,6 +230,7 @@ void training_dimensions(const Scenario& s, std::vector<Dimension>& out) {
 std::vector<Dimension> dimensions(const Scenario& s, const ScenarioGiven& given, const Estimate& e,
                                   const Catalog& catalog) {
   std::vector<Dimension> out;
+  out.reserve(kMaxDims);  // training has at most 7
   const bool train = is_training(s.task);
   if (train)
     training_dimensions(s, out);
@@ -225,10 +241,6 @@ std::vector<Dimension> dimensions(const Scenario& s, const ScenarioGiven& given,
   std::erase_if(out, [](const Dimension& d) { return d.empty(); });
   return out;
 }
-
-constexpr size_t kMaxLevers = 4;    // levers in one combination
-constexpr size_t kMaxCombined = 8;  // fitting combinations of two or more levers returned
-constexpr size_t kMaxDims = 8;      // dimensions (training has at most 7)
 
 // A combination: the lever index per dimension, -1 for none. Held in place (a search walks a
 // few hundred of them per line).
@@ -280,6 +292,17 @@ struct Search {
   std::vector<Tried> singles, combined;
   std::vector<Pick> fitting;  // the smallest fitting combinations found so far
   ScenarioEditor editor;      // the candidate, one storage for the whole search
+  // The model counted per task (count_model): no lever changes the model or the training
+  // options the counts read (LoRA targets and rank, trainable layers, modules to save), only
+  // the task, so each task's counts serve every candidate of it (issue 18: ~580 instructions a
+  // candidate).
+  std::vector<std::pair<Task, ModelCounts>> counts;
+
+  const ModelCounts& counts_for(const Scenario& sc) {
+    for (const auto& [task, c] : counts)
+      if (task == sc.task) return c;
+    return counts.emplace_back(sc.task, count_model(sc)).second;
+  }
 
   // Whether a fitting combination lies inside the levers `p` picked from the first `decided`
   // dimensions (all of them: inside `p`).
@@ -345,7 +368,7 @@ struct Search {
     }
     const Scenario& sc = candidate(editor, edit, catalog);
     Estimate m;
-    StagedEstimate staged(sc, catalog, m);  // the bytes first; the speed only if kept
+    StagedEstimate staged(sc, catalog, m, counts_for(sc));  // the bytes first; speed if kept
     const MemoryFit fit = memory_fit(sc, m, headroom);
     Change& ch = t.change;
     ch.needed_bytes = fit.needed;
@@ -417,7 +440,8 @@ std::vector<Change> search_changes(const Scenario& s, ScenarioEditor editor,
   // Every candidate is a typed edit of the parsed scenario.
   const std::vector<Dimension> dims = dimensions(s, given, e, catalog);
   Search search{dims, catalog, headroom, memory_needed(s, e), useful_tokens_per_s(s, e),
-                {},   {},      {},       std::move(editor)};
+                {},   {},      {},       std::move(editor),   {}};
+  search.counts.reserve(4);  // the base's task and the levers' (LoRA, QLoRA): no reallocation
   // No additive bound on a combination's savings: the peak is a maximum over phases (forward,
   // backward, optimizer step), so two levers that each lower a different phase save together
   // more than the sum of what each saves alone (checkpointing + LoRA, measured): every

@@ -186,3 +186,38 @@ TEST(ChangesCombined, FromTheResolvedScenarioAsFromTheParsed) {
 
 }  // namespace
 }  // namespace gpusizer
+
+namespace gpusizer {
+namespace {
+
+const Change* named(const std::vector<Change>& changes, const std::string& name) {
+  for (const Change& c : changes)
+    if (c.change == name) return &c;
+  return nullptr;
+}
+
+// The prices in words of the levers that add GPUs, one literal per count. Llama-3.1-70B
+// (70.6e9 parameters, 141 GB in bf16) serving 64 sequences on one H100 80GB needs tensor
+// parallelism over 2, 4 or 8 GPUs; its QLoRA fine-tune on one A100 80GB takes ZeRO-3 over 2, 4
+// or 8 GPUs among its changes.
+TEST(ChangesWords, PricesOfMoreGpus) {
+  const auto serving = changes_of({{"model", "llama-3.1-70b"}, {"gpu", "h100"}, {"batch", 64}});
+  const Change* tp2 = named(serving, "TP=2 (2 GPUs)");
+  const Change* tp4 = named(serving, "TP=4 (4 GPUs)");
+  const Change* tp8 = named(serving, "TP=8 (8 GPUs)");
+  ASSERT_TRUE(tp2 && tp4 && tp8);
+  EXPECT_EQ(tp2->cost, "twice the GPUs; all-reduce per layer (NVLink helps)");
+  EXPECT_EQ(tp4->cost, "4 times the GPUs; all-reduce per layer (NVLink helps)");
+  EXPECT_EQ(tp8->cost, "8 times the GPUs; all-reduce per layer (NVLink helps)");
+  const auto training =
+      changes_of({{"model", "llama-3.1-70b"}, {"task", "qlora"}, {"gpu", "a100-80g"}});
+  for (int n : {2, 4, 8}) {
+    const Change* zero3 = named(training, "ZeRO-3 over " + std::to_string(n) + " GPUs");
+    ASSERT_TRUE(zero3) << n;
+    EXPECT_EQ(zero3->cost,
+              std::to_string(n) + " GPUs to buy or rent; all-gathers cost speed without NVLink");
+  }
+}
+
+}  // namespace
+}  // namespace gpusizer

@@ -160,14 +160,33 @@ StagedEstimate::StagedEstimate(const Scenario& s, const Catalog& catalog, Estima
                                Explanations* why)
     : s_(s),
       catalog_(catalog),
-      counts_(count_model(s)),
+      own_counts_(std::in_place, s.model),  // made in place: a move is ~700 bytes copied
+      counts_(*own_counts_),
       rules_(memory::engine_rules(s, catalog)),
       e_(e),
       why_(why) {
+  count_training(s, *own_counts_);
+  estimate_memory_stage();
+}
+
+StagedEstimate::StagedEstimate(const Scenario& s, const Catalog& catalog, Estimate& e,
+                               const ModelCounts& counts)
+    : s_(s),
+      catalog_(catalog),
+      counts_(counts),
+      rules_(memory::engine_rules(s, catalog)),
+      e_(e),
+      why_(nullptr) {
+  estimate_memory_stage();
+}
+
+void StagedEstimate::estimate_memory_stage() {
+  const Scenario& s = s_;
+  Estimate& e = e_;
   e.model_id = s.model.id;
   e.params = counts_.params.total;
   e.active_params = counts_.params.active;
-  e.memory = estimate_memory(s, catalog, counts_, rules_, why);
+  e.memory = estimate_memory(s, catalog_, counts_, rules_, why_);
   check_representable(s, e.memory);
 }
 

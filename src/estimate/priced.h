@@ -2,6 +2,8 @@
 // The figures a search ranks candidates on: what estimate() computes (memory, speed, power,
 // ownership and cost) with no text: no basis strings, speed bands or warnings (issue 18). The
 // numbers are those of estimate(s, catalog): the same estimators, with a null explanations sink.
+#include <optional>
+
 #include "gpusizer/estimate.h"
 #include "gpusizer/explanations.h"
 #include "memory/memory_parts.h"
@@ -24,6 +26,10 @@ class StagedEstimate {
   /// `s`, `catalog`, `e` and `why` must outlive this object.
   StagedEstimate(const Scenario& s, const Catalog& catalog, Estimate& e,
                  Explanations* why = nullptr);
+  /// The same with the model already counted: `counts` is count_model(s) (a search whose
+  /// candidates keep the model and its training options counts it once per task), and must
+  /// outlive this object.
+  StagedEstimate(const Scenario& s, const Catalog& catalog, Estimate& e, const ModelCounts& counts);
   /// What the memory stage counted of the model.
   const ModelCounts& counts() const { return counts_; }
   /// Adds the speed (with a GPU).
@@ -32,9 +38,12 @@ class StagedEstimate {
   void add_priced();
 
  private:
+  void estimate_memory_stage();
+
   const Scenario& s_;
   const Catalog& catalog_;
-  const ModelCounts counts_;
+  std::optional<ModelCounts> own_counts_;  // counted here, unless given
+  const ModelCounts& counts_;
   const memory::EngineRules rules_;
   Estimate& e_;
   Explanations* why_;

@@ -1,6 +1,7 @@
 // The figures a search ranks on (estimate/priced.h) against estimate() and the hand-checked
 // price of cost/ownership_test.cc.
 #include "estimate/priced.h"
+#include "estimate/layout.h"
 #include "gpusizer/json/scenario.h"
 
 #include <gtest/gtest.h>
@@ -48,6 +49,30 @@ TEST(StagedEstimate, EachStageHasItsDetailsFigures) {
   EXPECT_EQ(e.performance->decode_tokens_per_s, figures.performance->decode_tokens_per_s);
   EXPECT_FALSE(e.ownership);
   EXPECT_TRUE(e.basis.empty());
+}
+
+// Counts given by a search (count_model of the same scenario) give the figures of counting here.
+// Llama-2-7B LoRA on one A100: 6,738,415,616 x 2 bytes of base weights and rank-16 adapters on
+// every linear matrix of the 32 layers, 16 x (4 x (4,096 + 4,096) + 3 x (4,096 + 11,008)) x 32 =
+// 39,976,960 parameters at 2 bytes.
+TEST(StagedEstimate, GivenCountsGiveTheSameFigures) {
+  const Catalog& catalog = Catalog::builtin();
+  const Scenario s =
+      resolved(parse_scenario(
+                   {{"model", "llama-2-7b"}, {"task", "lora"}, {"gpu", "a100-sxm4-80gb"}}, catalog),
+               catalog);
+  const ModelCounts counts = count_model(s);
+  Estimate counted, given;
+  StagedEstimate a(s, catalog, counted);
+  StagedEstimate b(s, catalog, given, counts);
+  EXPECT_EQ(&b.counts(), &counts);
+  EXPECT_DOUBLE_EQ(given.memory.weights, 6738415616.0 * 2 + 39976960.0 * 2);
+  EXPECT_EQ(given.memory.total, counted.memory.total);
+  EXPECT_EQ(given.params, counted.params);
+  a.add_speed();
+  b.add_speed();
+  ASSERT_TRUE(counted.performance && given.performance);
+  EXPECT_EQ(given.performance->train_tokens_per_s, counted.performance->train_tokens_per_s);
 }
 
 }  // namespace

@@ -56,5 +56,8 @@ AdapterParams adapter_params(const Model& m, const LinearModules& modules, uint3
 /// Counts `s.model` and the parameters `s` trains (full, freeze, LoRA adapters and the
 /// modules_to_save copies), and for LoRA tasks the adapted modules.
 ModelCounts count_model(const Scenario& s);
+/// count_model's second half, into counts of `s.model` made in place (ModelCounts(s.model)):
+/// the adapted modules and the trainable parameters.
+void count_training(const Scenario& s, ModelCounts& c);
 
 }  // namespace gpusizer

@@ -1,9 +1,9 @@
 #include "gpusizer/json/json_text.h"
 
 #include "report/json_double.h"
+#include "report/json_integer.h"
 #include "report/json_text_parts.h"
 
-#include <charconv>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
@@ -200,11 +200,11 @@ bool json_plain(std::string_view s) {
 }
 
 char* write_json_integer(char* p, int64_t v) {
-  return std::to_chars(p, p + 20, v).ptr;
+  return json_integer_text(p, v);
 }
 
 char* write_json_integer(char* p, uint64_t v) {
-  return std::to_chars(p, p + 20, v).ptr;
+  return json_integer_text(p, v);
 }
 
 char* write_json_float(char* p, double v) {
@@ -219,7 +219,7 @@ char* write_json_float(char* p, double v) {
   const double whole = std::fabs(v);
   if (whole < 1e15 && whole == std::floor(whole)) {
     if (std::signbit(v)) *p++ = '-';
-    p = std::to_chars(p, p + 16, static_cast<uint64_t>(whole)).ptr;
+    p = json_integer_text(p, static_cast<uint64_t>(whole));
     std::memcpy(p, ".0", 2);
     return p + 2;
   }
@@ -229,15 +229,13 @@ char* write_json_float(char* p, double v) {
 }
 
 void append_json_integer(std::string& out, int64_t v) {
-  char buffer[24];
-  const auto end = std::to_chars(buffer, buffer + sizeof buffer, v).ptr;
-  out.append(buffer, end);
+  char buffer[kJsonIntegerRoom];
+  out.append(buffer, json_integer_text(buffer, v));
 }
 
 void append_json_integer(std::string& out, uint64_t v) {
-  char buffer[24];
-  const auto end = std::to_chars(buffer, buffer + sizeof buffer, v).ptr;
-  out.append(buffer, end);
+  char buffer[kJsonIntegerRoom];
+  out.append(buffer, json_integer_text(buffer, v));
 }
 
 void append_json_float(std::string& out, double v) {

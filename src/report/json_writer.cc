@@ -5,6 +5,7 @@
 #include <stdexcept>
 
 #include "gpusizer/json/json_text.h"
+#include "report/json_integer.h"
 #include "report/json_text_parts.h"
 
 namespace gpusizer {
@@ -210,11 +211,11 @@ void TextWriter::string(std::string_view v) {
 }
 
 void TextWriter::integer(int64_t v) {
-  wrote(write_json_integer(room(20), v), true);
+  wrote(json_integer_text(room(kJsonIntegerRoom), v), true);
 }
 
 void TextWriter::unsigned_integer(uint64_t v) {
-  wrote(write_json_integer(room(20), v), true);
+  wrote(json_integer_text(room(kJsonIntegerRoom), v), true);
 }
 
 void TextWriter::number(double v) {
