@@ -11,6 +11,10 @@
 
 namespace gpusizer {
 
+// The digits are laid out in a word's bytes, the first in the lowest: a little-endian layout.
+static_assert(std::endian::native == std::endian::little,
+              "json_integer_text assumes little-endian");
+
 /// Room json_integer_text() may write into: the text (at most 20 characters) and the whole
 /// words it stores, never past 20 bytes.
 inline constexpr int kJsonIntegerRoom = 20;
