@@ -38,6 +38,13 @@ bool preallocates(const Catalog& catalog, const Scenario& s) {
 void explain_inference(const Scenario& sc, const InferenceSetup& s, const MemoryEstimate& memory,
                        const PassTime& p, double batch, double full, Explanations& est);
 
+// One wave of `batch` sequences run to the end: their prefill, then output_len decode steps of
+// the whole batch (a full wave is what max_output_tokens_per_s and an offline job's waves take).
+double wave_seconds(const InferenceSetup& s, double batch, double prompt, double output,
+                    double ctx) {
+  return prefill_time(s, batch, prompt).seconds + output * decode_step(s, batch, ctx).seconds;
+}
+
 // An offline job of n requests of uniform lengths, all queued at once (a batch-inference run,
 // trtllm-bench's or vLLM benchmark_throughput's dataset): each replica takes its share and runs
 // it in waves of the full batch. A wave's sequences are admitted together, prefilled, decoded
@@ -54,9 +61,7 @@ void offline_job(const Scenario& sc, const InferenceSetup& s, double full, doubl
   const double per_replica = std::ceil(n / replicas);  // the busiest replica sets the time
   const double waves = std::ceil(per_replica / full);
   const double last = per_replica - (waves - 1.0) * full;
-  const double t_last = last == full ? t_full
-                                     : prefill_time(s, last, prompt).seconds +
-                                           output * decode_step(s, last, ctx).seconds;
+  const double t_last = last == full ? t_full : wave_seconds(s, last, prompt, output, ctx);
   const double seconds = (waves - 1.0) * t_full + t_last;
   perf.offline_time_s = seconds;
   perf.offline_output_tokens_per_s = n * output / seconds;
@@ -120,8 +125,7 @@ void inference(const Scenario& sc, const Catalog& catalog, const MemoryEstimate&
           "pool the engine preallocates");
   }
   full = std::clamp(full, 1.0, std::max(1.0, s.engine.max_num_seqs));
-  const double t_all =
-      prefill_time(s, full, prompt).seconds + output * decode_step(s, full, ctx).seconds;
+  const double t_all = wave_seconds(s, full, prompt, output, ctx);
   perf.max_output_tokens_per_s = static_cast<double>(s.replicas) * full * output / t_all;
   if (sc.offline_requests > 0) offline_job(sc, s, full, t_all, prompt, output, ctx, est, perf);
 
