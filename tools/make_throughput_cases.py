@@ -102,6 +102,7 @@ def case(r):
              "llama-bench" if "XiongjieDai" in src or "llama-bench" in r["notes"] else
              "gpt-fast" if "gpt-fast" in engine_text else
              "trtllm-static" if "v0.6.1" in engine_text or "v0.5" in engine_text else
+             "trtllm-bench-0.17" if "TensorRT-LLM 0.17" in engine_text else
              "trtllm-bench-moe" if "PyTorch backend" in engine_text and r["model"] in MOE_MODELS else
              "trtllm-bench" if "PyTorch backend" in engine_text else
              "vllm-oci" if "OCI" in r["notes"] else
@@ -123,6 +124,11 @@ def case(r):
     if group == "trtllm-static":
         # The 2023 tables ran TensorRT-LLM v0.6.1 (L40S v0.5): data/engines.json release "0.6".
         scen["engine_version"] = "0.6"
+    if group == "trtllm-bench-0.17":
+        # TensorRT engines under the C++ executor: release "0.8" (0.8 to 0.21) of
+        # data/engines.json. The page raised the KV share to 0.95 "in the majority of cases".
+        scen["engine_version"] = "0.17"
+        scen["gpu_memory_utilization"] = 0.95
     par = r["parallelism"]
     tp = re.search(r"TP(\d+)", par)
     pp = re.search(r"PP(\d+)", par)
@@ -236,7 +242,8 @@ def case(r):
             if "trtllm-static" == group and gpus > 1 and r["unit"] != "tok/s/GPU":
                 reason = "A100/L40S columns ambiguous for TP>1 (per GPU or total)"
         scen.update({"batch": b or 1, "prompt_len": inp, "output_len": out, "seq_len": (inp or 0) + (out or 0)})
-        if group in ("trtllm-bench", "trtllm-bench-moe") and c["compare"] == "max_output_tokens_per_s":
+        # The v0.17 page gives the same $num_requests table as 00f37686's.
+        if group in ("trtllm-bench", "trtllm-bench-moe", "trtllm-bench-0.17") and c["compare"] == "max_output_tokens_per_s":
             scen["offline_requests"] = PERF_OVERVIEW_REQUESTS[(inp, out)]
             c["compare"] = "offline_output_tokens_per_s"
             c["notes"] += "trtllm-bench dataset of %d requests queued at once: the finite job's rate. " % scen["offline_requests"]
@@ -288,6 +295,9 @@ def main():
             c["use"] = "validate"  # end-to-end latency incl. prefill vs decode: held out
         elif c["include"] and c["group"] == "trtllm-bench-moe":
             c["use"] = "validate"  # the mixture-of-experts tables, held out: no MoE row calibrates
+        elif c["include"] and c["group"] == "trtllm-bench-0.17":
+            # split by source: the v0.17 tables calibrate release 0.8, the 0.16 logs check it
+            c["use"] = "calibrate"
         elif c["include"] and c["group"] == "llama.cpp-pr6017":
             c["use"] = "validate"  # a whole source held out: prompt-length and GPU-count series
         elif c["include"] and c["group"] == "bnb-hf":

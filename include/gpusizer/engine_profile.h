@@ -55,6 +55,11 @@ enum class PoolRule {
 struct EngineRelease {
   std::string version;
   std::string source;
+  /// The released versions these rules stand for, both ends inclusive (engines.json "covers":
+  /// [first, last]; "0.21" as the last also covers 0.21.x); empty: only `version` itself.
+  std::string covers_first, covers_last;
+  /// Whether `version` (dotted numbers, "0.16.0") lies in [covers_first, covers_last].
+  bool covers(std::string_view version) const;
   // Preallocating engines only.
   PoolRule pool_rule = PoolRule::kShareOfTotal;
   double memory_fraction = 0;  ///< default gpu_memory_utilization / mem_fraction_static / ...
@@ -147,8 +152,8 @@ struct EngineProfile {
   bool honours(std::string_view knob) const;
   /// The release named exactly `version`; nullptr for any other (no default, no error).
   const EngineRelease* find_release(std::string_view version) const;
-  /// The release named `version` ("" = the newest); throws InputError naming `field` and the
-  /// known versions for any other.
+  /// The release named `version` ("" = the newest), else the one whose range covers it;
+  /// throws InputError naming `field` and the known versions for any other.
   const EngineRelease& release(std::string_view version,
                                std::string_view field = "engine_version") const;
   const std::string& newest_version() const { return releases.front().version; }

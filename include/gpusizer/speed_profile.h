@@ -13,9 +13,12 @@ namespace gpusizer {
 /// file: "defaults" must give every fitted one, an engine's entry inherits what it leaves out; the
 /// zeros here are "not read", never a value.
 struct InferenceProfile {
-  double bw_eff = 0;              ///< achieved fraction of peak memory bandwidth
-  double compute_eff_max = 0;     ///< asymptote of eff(T) = max * T / (T + k)
-  double compute_k_tokens = 0;    ///< tokens per pass at which half of the asymptote is reached
+  double bw_eff = 0;            ///< achieved fraction of peak memory bandwidth
+  double compute_eff_max = 0;   ///< asymptote of eff(T) = max * T / (T + k)
+  double compute_k_tokens = 0;  ///< tokens per pass at which half of the asymptote is reached
+  /// GEMM width (the narrower of a matrix's depth and output width on one tensor-parallel rank)
+  /// at which a GEMM reaches half of its rate; tensor parallelism narrows them (inference_speed).
+  double gemm_k_width = 0;
   double compute_cap_flops = 0;   ///< engine kernels' own ceiling, FLOP/s; 0 = none
   double bw_cap_bytes_per_s = 0;  ///< engine kernels' bandwidth ceiling (Little's law); 0 = none
   bool fp16_accumulate = false;   ///< GEMMs accumulate in fp16 (rate x fp16_accumulate_factor)

@@ -4,6 +4,8 @@
 
 #include <algorithm>
 #include <cctype>
+#include <optional>
+#include <vector>
 
 #include "catalog/data_json.h"
 #include "gpusizer/error.h"
@@ -12,6 +14,42 @@
 
 namespace gpusizer {
 namespace {
+
+// "0.16.0" -> {0, 16, 0}; nullopt for anything but dotted numbers (at most 6 of 6 digits).
+std::optional<std::vector<int64_t>> version_parts(std::string_view v) {
+  std::vector<int64_t> parts;
+  size_t i = 0;
+  while (i < v.size() && parts.size() < 6) {
+    size_t j = i;
+    int64_t n = 0;
+    while (j < v.size() && j - i < 6 && std::isdigit(static_cast<unsigned char>(v[j])))
+      n = n * 10 + (v[j++] - '0');
+    if (j == i) return std::nullopt;
+    parts.push_back(n);
+    if (j == v.size()) return parts;
+    if (v[j] != '.') return std::nullopt;
+    i = j + 1;
+  }
+  return std::nullopt;
+}
+
+// first <= v (missing parts count as 0) and v <= last on last's own parts, so that a last of
+// "0.21" takes in 0.21.1.
+bool in_version_range(std::string_view first, std::string_view last, std::string_view v) {
+  const auto f = version_parts(first), l = version_parts(last), x = version_parts(v);
+  if (!f || !l || !x) return false;
+  const auto part = [](const std::vector<int64_t>& p, size_t i) {
+    return i < p.size() ? p[i] : int64_t{0};
+  };
+  std::vector<int64_t> low(std::max(f->size(), x->size())), mid(low.size());
+  for (size_t i = 0; i < low.size(); ++i) {
+    low[i] = part(*f, i);
+    mid[i] = part(*x, i);
+  }
+  std::vector<int64_t> head(l->size());
+  for (size_t i = 0; i < head.size(); ++i) head[i] = part(*x, i);
+  return low <= mid && head <= *l;
+}
 
 constexpr double kMaxBytes = 1e15;
 constexpr double kMaxTokens = 1e9;
@@ -51,21 +89,33 @@ PoolRule pool_rule(const nlohmann::json& r, const std::string& where) {
 
 EngineRelease read_release(const nlohmann::json& r, bool preallocates, const std::string& where) {
   if (!preallocates) {
-    data::reject_unknown_keys(r, where, {"version", "rope_cache_families"});
+    data::reject_unknown_keys(r, where, {"version", "covers", "rope_cache_families"});
   } else {
     data::reject_unknown_keys(
         r, where,
-        {"version", "pool_rule", "memory_fraction", "memory_fraction_by_tp", "non_torch_bytes",
-         "non_torch_tp_extra_bytes", "cuda_graph_bytes", "baseline_outside_budget",
-         "profile_tokens", "profile_seqs", "profile_covers_max_model_len", "chunked_prefill_above",
-         "chunked_tokens", "large_gpu_min_gib", "large_gpu_excluded", "large_gpu_tokens",
-         "large_gpu_seqs", "sampler_bytes_per_logit"});
+        {"version", "covers", "pool_rule", "memory_fraction", "memory_fraction_by_tp",
+         "non_torch_bytes", "non_torch_tp_extra_bytes", "cuda_graph_bytes",
+         "baseline_outside_budget", "profile_tokens", "profile_seqs",
+         "profile_covers_max_model_len", "chunked_prefill_above", "chunked_tokens",
+         "large_gpu_min_gib", "large_gpu_excluded", "large_gpu_tokens", "large_gpu_seqs",
+         "sampler_bytes_per_logit"});
   }
   EngineRelease e;
   if (!r.contains("version") || !r.at("version").is_string() ||
       r.at("version").get<std::string>().empty())
     throw InputError(where + ".version", "is missing", "bad_file");
   e.version = r.at("version").get<std::string>();
+  if (r.contains("covers")) {
+    const std::vector<std::string> ends = strings(r, "covers", where, true);
+    if (ends.size() != 2 || !version_parts(ends[0]) || !version_parts(ends[1]) ||
+        !in_version_range(ends[0], ends[1], e.version))
+      throw InputError(where + ".covers",
+                       "must be [first, last]: dotted version numbers, first <= last, around "
+                       "the release's own version",
+                       "bad_file");
+    e.covers_first = ends[0];
+    e.covers_last = ends[1];
+  }
   if (!preallocates) {
     e.rope_cache_families = strings(r, "rope_cache_families", where, false);
     return e;
@@ -296,6 +346,10 @@ bool EngineProfile::honours(std::string_view knob) const {
   return contains(knobs, knob);
 }
 
+bool EngineRelease::covers(std::string_view v) const {
+  return !covers_first.empty() && in_version_range(covers_first, covers_last, v);
+}
+
 const EngineRelease* EngineProfile::find_release(std::string_view version) const {
   for (const auto& r : releases)
     if (r.version == version) return &r;
@@ -306,8 +360,12 @@ const EngineRelease& EngineProfile::release(std::string_view version,
                                             std::string_view field) const {
   if (version.empty()) return releases.front();
   if (const EngineRelease* r = find_release(version)) return *r;
+  for (const auto& r : releases)
+    if (r.covers(version)) return r;
   std::string known;
-  for (const auto& r : releases) known += (known.empty() ? "" : ", ") + r.version;
+  for (const auto& r : releases)
+    known += (known.empty() ? "" : ", ") + r.version +
+             (r.covers_first.empty() ? "" : " (" + r.covers_first + " to " + r.covers_last + ")");
   throw InputError(std::string(field), "unknown " + name + " version '" + shown_input(version) +
                                            "'; the versions modelled are " + known);
 }

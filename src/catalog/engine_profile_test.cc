@@ -46,6 +46,64 @@ TEST(EngineProfile, ReleasesNewestFirstAndUnknownVersionNamesTheKnownOnes) {
   EXPECT_EQ(Catalog::builtin().engine("hf").newest_version(), "all");
 }
 
+// data/engines.json: trtllm 0.8 covers ["0.8", "0.21"] (TensorRT engines under the C++
+// executor), 0.6 covers ["0.5", "0.7.0"]; 0.7.1 (XQA and the GQA kernel, fraction 0.85) is in
+// neither, and 0.22 does not exist as a TensorRT-engine release modelled here.
+TEST(EngineProfile, AVersionInsideAReleasesRangeTakesItsRules) {
+  const EngineProfile& t = Catalog::builtin().engine("trtllm");
+  EXPECT_EQ(t.release("1.0").version, "1.0");
+  EXPECT_EQ(t.release("0.8").version, "0.8");
+  EXPECT_EQ(t.release("0.16").version, "0.8");
+  EXPECT_EQ(t.release("0.16.0").version, "0.8");
+  EXPECT_EQ(t.release("0.21.3").version, "0.8");  // the last "0.21" takes in its patches
+  EXPECT_EQ(t.release("0.5").version, "0.6");
+  EXPECT_EQ(t.release("0.7").version, "0.6");  // 0.7 = 0.7.0
+  // An exact name is never read as a range: find_release stays exact.
+  EXPECT_EQ(t.find_release("0.16"), nullptr);
+  for (const char* outside : {"0.7.1", "0.22", "0.4.9", "0.16rc1", "v0.16", "0..16", ""}) {
+    if (!*outside) continue;  // "" is the newest, not an error
+    try {
+      t.release(outside);
+      FAIL() << outside << ": no error";
+    } catch (const InputError& e) {
+      EXPECT_EQ(e.field(), "engine_version");
+      const std::string m = e.what();
+      EXPECT_NE(m.find("1.0, 0.8 (0.8 to 0.21), 0.6 (0.5 to 0.7.0)"), std::string::npos) << m;
+    }
+  }
+}
+
+TEST(EngineProfile, CoversMustBeARangeAroundTheReleasesOwnVersion) {
+  const auto engines = [](const std::string& covers) {
+    return R"({"hf": {"kind": "eager", "tasks": ["inference"], "preallocates": false,
+      "splits_tensors": false, "pp_uses_nccl": false, "vendors": [], "weight_kinds": ["float"],
+      "knobs": [], "norm_saves_fp32_input": true, "allocator_overhead_fraction": 0.06,
+      "releases": [{"version": "4.35", "covers": )" +
+           covers + "}]}}";
+  };
+  const auto read = [&](const std::string& covers) {
+    nlohmann::json j = nlohmann::json::parse(engines(covers));
+    for (const auto& key :
+         {"caches_mla_latent", "kv_grows_by_concat", "naive_pipeline", "persistent_grad_buffers",
+          "ddp_grad_buckets", "own_zero3", "trains_on_apple", "language_models_only",
+          "fp8_kv_cache", "fp8_kv_any_gpu", "logits_all_positions_in_generate",
+          "kbit_training_fp32_upcast", "adapters_fp32"})
+      j["hf"][key] = false;
+    j["hf"]["optimizer_step_temporaries"] = 0;
+    return read_engine_profiles(j, "engines.json");
+  };
+  EXPECT_EQ(read(R"(["4.34", "4.37"])").front().release("4.36").version, "4.35");
+  for (const char* bad : {R"(["4.36", "4.37"])", R"(["4.37", "4.34"])", R"(["4.34"])",
+                          R"(["4.34", "x"])", R"("4.34")"}) {
+    try {
+      read(bad);
+      FAIL() << bad << ": no error";
+    } catch (const InputError& e) {
+      EXPECT_NE(std::string(e.what()).find("covers"), std::string::npos) << e.what();
+    }
+  }
+}
+
 TEST(EngineProfile, VllmV1ProfileBudgetFollowsTheGpuClass) {
   // vllm/engine/arg_utils.py get_batch_defaults (OpenAI server): 8192 tokens and 1024 sequences
   // on GPUs of at least 70 GiB other than A100, 2048 and 256 elsewhere; a given budget wins.

@@ -23,6 +23,7 @@ double required(const nlohmann::json& obj, const char* key, const std::string& w
 const std::vector<std::string> kInferenceKeys = {"bw_eff",
                                                  "compute_eff_max",
                                                  "compute_k_tokens",
+                                                 "gemm_k_width",
                                                  "compute_cap_tflops",
                                                  "bw_cap_gbps",
                                                  "fp16_accumulate",
@@ -53,6 +54,7 @@ InferenceProfile read_inference(const nlohmann::json& o, InferenceProfile p,
   p.bw_eff = number(o, "bw_eff", p.bw_eff, where);
   p.compute_eff_max = number(o, "compute_eff_max", p.compute_eff_max, where);
   p.compute_k_tokens = number(o, "compute_k_tokens", p.compute_k_tokens, where);
+  p.gemm_k_width = number(o, "gemm_k_width", p.gemm_k_width, where);
   p.compute_cap_flops = number(o, "compute_cap_tflops", p.compute_cap_flops / 1e12, where) * 1e12;
   p.bw_cap_bytes_per_s = number(o, "bw_cap_gbps", p.bw_cap_bytes_per_s / 1e9, where) * 1e9;
   p.fp16_accumulate = data::bool_or(o, "fp16_accumulate", where, p.fp16_accumulate);
@@ -100,16 +102,10 @@ TrainingProfile read_training(const nlohmann::json& o, TrainingProfile p,
 
 // The "defaults" sections give every fitted figure (an engine inherits what it leaves out), so
 // no figure comes from C++. The ones left out here are optional: 0 or false means none.
-const std::vector<std::string> kRequiredInferenceDefaults = {"bw_eff",
-                                                             "compute_eff_max",
-                                                             "compute_k_tokens",
-                                                             "step_overhead_ms",
-                                                             "layer_overhead_us",
-                                                             "hop_overhead_ms",
-                                                             "prefill_chunk_tokens",
-                                                             "max_num_seqs",
-                                                             "pipeline_depth",
-                                                             "decode_pipelining"};
+const std::vector<std::string> kRequiredInferenceDefaults = {
+    "bw_eff",           "compute_eff_max",   "compute_k_tokens", "gemm_k_width",
+    "step_overhead_ms", "layer_overhead_us", "hop_overhead_ms",  "prefill_chunk_tokens",
+    "max_num_seqs",     "pipeline_depth",    "decode_pipelining"};
 
 void require_keys(const nlohmann::json& o, const std::string& where,
                   const std::vector<std::string>& keys) {

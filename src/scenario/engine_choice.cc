@@ -48,8 +48,15 @@ const EngineProfile& default_engine(const Catalog& catalog, const Gpu* gpu, Scen
 // The release named, else the newest (said in the basis).
 void set_release(const EngineProfile& engine, const std::optional<std::string>& version,
                  Scenario& s) {
-  s.engine_version = engine.release(version.value_or(""), "engine_version").version;
-  if (version) return;
+  const EngineRelease& release = engine.release(version.value_or(""), "engine_version");
+  s.engine_version = release.version;
+  if (version) {
+    // A version inside a release's range takes that release's rules (engines.json "covers").
+    if (*version != release.version)
+      s.engine_basis += "; release " + *version + " by the rules of " + release.version + " (" +
+                        release.covers_first + " to " + release.covers_last + ")";
+    return;
+  }
   if (engine.releases.size() == 1) {
     s.engine_basis += "; one rule set for all releases";
   } else if (s.engine_version == "all") {

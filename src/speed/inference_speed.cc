@@ -87,6 +87,7 @@ std::optional<InferenceSetup> inference_setup(const Scenario& sc, const SpeedPro
   if (s.attention_groups > 1)
     s.ep_link = group_link(gpu, s.tp * s.attention_groups, sc.gpus_per_node, profile.links());
   s.activation_bytes = profile.links().activation_bytes;
+  s.tp_gemm_scale = tp_gemm_scale(counts.modules, sc.model, s.tp, s.engine.gemm_k_width);
   // Attention kernels' achieved fraction of the dense rate (data/speed.json attention_kernels).
   s.attention_eff = l ? l->attention_efficiency
                       : profile.attention_efficiency(sc.engine, gpu.architecture_family());
@@ -114,6 +115,52 @@ std::optional<InferenceSetup> inference_setup(const Scenario& sc, const SpeedPro
   return out;
 }
 
+double tp_gemm_scale(const LinearModules& modules, const Model& model, int64_t tp, double k_width) {
+  if (tp <= 1 || k_width <= 0 || modules.empty()) return 1;
+  // Narrow GEMMs fill fewer of the GPU's tiles and waves and amortise each tile's prologue over
+  // less depth (NVIDIA Deep Learning Performance guide, "Matrix Multiplication Background":
+  // tile and wave quantization); Megatron's split (Shoeybi et al. 2019, sec. 3) narrows the
+  // output of column-parallel matrices (q/k/v, gate/up, the head) and the depth of row-parallel
+  // ones (o_proj, down_proj) by tp. Routed experts count at experts_per_token / experts, at
+  // their unsplit rate (below).
+  // Serving engines fuse the column-parallel matrices that read the same input into one GEMM
+  // (q/k/v: vLLM's QKVParallelLinear, TensorRT-LLM's fused QKV; gate/up:
+  // MergedColumnParallelLinear, the fused gated MLP): modules listed one after another, column
+  // roles, same input width, count and kind, count as one matrix with their outputs summed.
+  const double t = static_cast<double>(tp);
+  const auto eff = [k_width](double w) { return w / (w + k_width); };
+  double split = 0, whole = 0;
+  const auto add = [&](const LinearModule& mod, double out) {
+    double n = static_cast<double>(mod.in) * out * static_cast<double>(mod.count);
+    if (mod.expert && model.num_experts > 0)
+      n *= static_cast<double>(model.experts_per_token) / static_cast<double>(model.num_experts);
+    const double in = static_cast<double>(mod.in);
+    // Routed experts run as one grouped GEMM over every expert (TensorRT-LLM's and vLLM's fused
+    // MoE kernels), whose tiles fill the GPU together however narrow each expert is on a rank.
+    const double narrow = mod.expert                     ? std::min(in, out)
+                          : mod.role == MatrixRole::kRow ? std::min(in / t, out)
+                                                         : std::min(in, out / t);
+    split += n / eff(narrow);
+    whole += n / eff(std::min(in, out));
+  };
+  const LinearModule* run = nullptr;  // the fused group being summed
+  double run_out = 0;
+  for (const LinearModule& mod : modules) {
+    if (mod.role == MatrixRole::kRouter) continue;
+    if (run && mod.role == MatrixRole::kColumn && run->role == MatrixRole::kColumn &&
+        mod.in == run->in && mod.count == run->count && mod.expert == run->expert &&
+        mod.attention == run->attention) {
+      run_out += static_cast<double>(mod.out);
+      continue;
+    }
+    if (run) add(*run, run_out);
+    run = &mod;
+    run_out = static_cast<double>(mod.out);
+  }
+  if (run) add(*run, run_out);
+  return split > 0 ? whole / split : 1;
+}
+
 double compute_efficiency(const InferenceProfile& p, double tokens) {
   // Saturating curve: small passes are latency/bandwidth bound inside the GEMM and reach a
   // small share of the tensor rate; large ones approach compute_eff_max.
@@ -125,7 +172,7 @@ PassTime stage_pass(const InferenceSetup& s, double tokens, double flops, double
   PassTime t;
   const double tp = static_cast<double>(s.tp), pp = static_cast<double>(s.pp);
   double rate = s.peak_flops * compute_efficiency(s.engine, tokens) * s.kernel.compute_scale *
-                s.vendor.compute_scale * s.matmul_scale;
+                s.vendor.compute_scale * s.matmul_scale * s.tp_gemm_scale;
   // An engine's own kernel ceiling combines harmonically with the GPU's achieved rate.
   if (s.engine.compute_cap_flops > 0) rate = 1.0 / (1.0 / rate + 1.0 / s.engine.compute_cap_flops);
   // Attention data-parallel groups (ep > tp) split the pass's tokens; the routed experts are
@@ -144,16 +191,16 @@ PassTime stage_pass(const InferenceSetup& s, double tokens, double flops, double
   const double per_gpu_weights =
       s.attention_groups == 1 ? weight_bytes / (tp * pp)
                               : dense / (tp * pp) + (weight_bytes - dense) / (tp * pp * groups);
-  t.memory_s =
-      per_gpu_weights / (bw * s.kernel.bw_scale) + other_bytes / (kv_split * pp * groups) / bw;
-  // Attention: FlashAttention-style kernels at their own achieved rate (they run between the
-  // GEMMs, so the time adds), plus the traffic of materialised scores where the engine builds
-  // them (bandwidth-bound soft-max kernels).
+  t.memory_s = per_gpu_weights / (bw * s.kernel.bw_scale);
+  t.cache_s = other_bytes / (kv_split * pp * groups) / bw;
+  // Attention: FlashAttention-style kernels at their own achieved rate, bound by their FLOPs or
+  // by the cache they stream (PassTime), plus the traffic of materialised scores where the
+  // engine builds them (bandwidth-bound soft-max kernels of their own).
   const double attn_rate = s.peak_flops * s.attention_eff * s.vendor.compute_scale;
   if (attention_flops > 0 && attn_rate > 0)
     t.attention_s = attention_flops / (tp * pp * groups) / attn_rate;
   if (score_elements > 0 && s.score_bytes > 0)
-    t.attention_s += score_elements * s.score_bytes / (tp * pp * groups) / bw;
+    t.side_s = score_elements * s.score_bytes / (tp * pp * groups) / bw;
   if (s.bnb) {
     // bitsandbytes: each quantized Linear costs a fixed host-side dispatch (Python, quant-state
     // handling, several kernel launches; bitsandbytes/nn/modules.py Linear4bit.forward,
@@ -161,7 +208,7 @@ PassTime stage_pass(const InferenceSetup& s, double tokens, double flops, double
     // tokens dequantize each weight to a 16-bit copy (written, then read by the cuBLAS GEMM:
     // functional.dequantize_4bit in MatMul4Bit.forward) instead of the fused 4-bit gemv.
     if (tokens > s.bnb_gemv_max_tokens && s.bnb_dequant_bytes > 0)
-      t.attention_s += s.quantized_params * s.bnb_dequant_bytes / (tp * pp) / bw;
+      t.side_s += s.quantized_params * s.bnb_dequant_bytes / (tp * pp) / bw;
   }
   if (s.tp > 1) {
     // Megatron-LM TP (Shoeybi et al. 2019, sec. 3): two all-reduces of the hidden states per

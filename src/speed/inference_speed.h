@@ -33,6 +33,8 @@ struct InferenceSetup {
   /// Maximum achievable matmul fraction of this GPU over the table's default (MAMF, measured):
   /// scales the GEMM rate of large (prefill) passes.
   double matmul_scale = 1;
+  /// The GEMMs' rate on one tensor-parallel rank over their rate unsplit (tp_gemm_scale).
+  double tp_gemm_scale = 1;
   /// Bytes moved per attention-score element per layer when the engine materialises the
   /// scores (llama.cpp without flash attention: KQ written, softmax read and write, KQV read).
   double score_bytes = 0;
@@ -49,14 +51,19 @@ struct InferenceSetup {
 };
 
 /// Time split of one pass through one pipeline stage.
+/// Kernels of each kind run one after another within a layer, so each kind meets its own
+/// roofline (Williams et al. 2009) and the kinds' times add: the GEMMs are bound by their FLOPs
+/// or by the weights they stream, the attention kernels by their FLOPs or by the KV cache they
+/// read. A large decode batch makes the GEMMs compute-bound while attention stays bound by the
+/// cache, which one roofline over the whole step (the larger of all FLOPs and all bytes) hides.
 struct PassTime {
-  double compute_s = 0, memory_s = 0, comm_s = 0, overhead_s = 0;
-  /// Attention kernels and materialised-score traffic: separate kernels that run after the
-  /// GEMMs of each layer, so their time adds to the GEMMs' rather than overlapping them.
-  double attention_s = 0;
-  double total() const {
-    return (compute_s > memory_s ? compute_s : memory_s) + attention_s + comm_s + overhead_s;
-  }
+  double compute_s = 0, memory_s = 0;   ///< GEMMs: FLOPs, weight bytes
+  double attention_s = 0, cache_s = 0;  ///< attention: FLOPs, KV cache and activation bytes
+  double side_s = 0;  ///< kernels of their own: materialised scores, dequantized weight copies
+  double comm_s = 0, overhead_s = 0;
+  double gemm_s() const { return compute_s > memory_s ? compute_s : memory_s; }
+  double attention_kernel_s() const { return attention_s > cache_s ? attention_s : cache_s; }
+  double total() const { return gemm_s() + attention_kernel_s() + side_s + comm_s + overhead_s; }
 };
 
 /// Resolves the setup; nullopt (with `why`) when the GPU lacks a bandwidth or rate figure.
@@ -67,6 +74,12 @@ std::optional<InferenceSetup> inference_setup(const Scenario& s, const SpeedProf
                                               const ModelCounts& counts, std::string& why);
 
 /// Achieved fraction of the tensor rate for a pass of `tokens` tokens:
+/// A tensor-parallel split's GEMM rate over the unsplit model's: each matrix reaches
+/// w / (w + k_width) of the rate, w the narrower of its depth and output width on one rank
+/// (column-parallel: out / tp wide; row-parallel: in / tp deep), FLOP-weighted harmonic mean,
+/// the column-parallel matrices an engine fuses (q/k/v, gate/up) as one, routed experts (one
+/// grouped GEMM) at their unsplit rate; 1 without matrix shapes, at tp 1 or with k_width 0.
+double tp_gemm_scale(const LinearModules& modules, const Model& model, int64_t tp, double k_width);
 /// eff(T) = compute_eff_max x T / (T + compute_k_tokens).
 double compute_efficiency(const InferenceProfile& p, double tokens);
 

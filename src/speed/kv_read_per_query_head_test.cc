@@ -38,7 +38,7 @@ TEST(KvReadPerQueryHead, GroupedQueryCacheIsReadOncePerQueryHeadInTrtllm06) {
   // moves its bytes at its own achieved bandwidth (peak x bw_eff x the vendor scale, stage_pass;
   // 0.6 has figures of its own), so the bytes are compared: time x bandwidth.
   auto bytes = [](const InferenceSetup& s) {
-    return decode_step(s, 64, 1000).pass.memory_s * s.bandwidth * s.engine.bw_eff *
+    return decode_step(s, 64, 1000).pass.cache_s * s.bandwidth * s.engine.bw_eff *
            s.vendor.bw_scale;
   };
   EXPECT_NEAR(bytes(*old) - bytes(*now), 7.0 * 64.0 * 163840000.0, 1.0);

@@ -98,7 +98,9 @@ void inference(const Scenario& sc, const Catalog& catalog, const MemoryEstimate&
   perf.ttft_ms = pre.seconds * 1e3;
   perf.tpot_ms = dec.seconds * 1e3;
   perf.decode_tokens_per_s = batch / dec.seconds;
-  perf.decode_bandwidth_bound = dec.pass.memory_s >= dec.pass.compute_s;
+  // The step as a whole: its bytes (weights and cache) against its FLOPs (GEMMs and attention).
+  perf.decode_bandwidth_bound =
+      dec.pass.memory_s + dec.pass.cache_s >= dec.pass.compute_s + dec.pass.attention_s;
 
   // Serving throughput with the GPUs kept full: every request costs its prefill plus its share
   // of output_len decode steps of the full batch (continuous batching, Yu et al. 2022 "Orca").
@@ -136,14 +138,17 @@ void inference(const Scenario& sc, const Catalog& catalog, const MemoryEstimate&
 // The basis and warnings of the serving figures.
 void explain_inference(const Scenario& sc, const InferenceSetup& s, const MemoryEstimate& memory,
                        const PassTime& p, double batch, double full, Explanations& est) {
-  const bool bw_bound = p.memory_s >= p.compute_s;  // perf.decode_bandwidth_bound
+  const bool bw_bound = p.memory_s >= p.compute_s;  // the GEMMs'
   est.basis.set_with("decode_tokens_per_s", [&](std::string& out) {
-    out.append("batch / step; step = max(FLOPs / (peak ").append(s.compute_dtype);
+    out.append("batch / step; step = max(GEMM FLOPs / (peak ").append(s.compute_dtype);
     out.append(
-        " x eff(batch)), bytes (weights once + KV per sequence) / (bandwidth x bw_eff)) + TP "
-        "all-reduces + engine overhead; this step is ");
+        " x eff(batch)), weight bytes / (bandwidth x bw_eff)) + max(attention FLOPs / attention "
+        "rate, KV bytes per sequence / (bandwidth x bw_eff)) + TP all-reduces + engine overhead; "
+        "each kind of kernel on its own roofline; this step's GEMMs are ");
     out.append(bw_bound ? "bandwidth" : "compute").append("-bound (");
-    append_ms(out, std::max(p.memory_s, p.compute_s));
+    append_ms(out, p.gemm_s());
+    out.append(" + attention ");
+    append_ms(out, p.attention_kernel_s() + p.side_s);
     out.append(" + comm ");
     append_ms(out, p.comm_s);
     out.append(" + overhead ");

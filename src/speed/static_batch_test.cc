@@ -39,23 +39,28 @@ TEST(StaticBatch, Trtllm06RunsTheBatchItWasSetUpWith) {
   EXPECT_DOUBLE_EQ(*small.max_output_tokens_per_s, *large.max_output_tokens_per_s);
   EXPECT_NEAR(*small.max_output_tokens_per_s,
               60.0 * 2048.0 / ((*small.ttft_ms + 2048.0 * *small.tpot_ms) * 1e-3), 1e-6);
-  // In-flight batching (1.0) fills the pool: the larger pool gives the larger throughput.
+  // In-flight batching (1.0) fills the pool: the larger pool gives the larger throughput. Not
+  // ten times: at the mean context of 1,152 tokens each sequence streams 1152 x 512 KiB = 604 MB
+  // of cache a step against 13.5 GB of weights shared by all, and at 500 sequences the GEMMs
+  // turn compute-bound (500 x 13.5 GFLOP), so a step of 500 costs about 200 ms against 27 ms
+  // for 48: about 1.4 times the rate.
   EXPECT_GT(*with_pool(row("1.0"), 500).max_output_tokens_per_s,
-            1.5 * *with_pool(row("1.0"), 48).max_output_tokens_per_s);
+            1.3 * *with_pool(row("1.0"), 48).max_output_tokens_per_s);
 }
 
-// By hand, with the 0.6 figures of data/speed.json (bw_eff 0.886, compute_eff_max 0.512, step
-// overhead 5 ms). Decode step: the weights, 6.74e9 x 2 B = 13.48e9 B, and the cache at the mean
-// context 128 + 1024 tokens, 60 x 1152 x 32 layers x 2 x 4096 x 2 B = 36.24e9 B, at
-// 2039e9 x 0.886 B/s: 27.5 ms, + 5 ms = 32.5 ms. Prefill: 7,680 tokens x 2 x 6.74e9 FLOP at
-// 312e12 x 0.512 x 1.047 (the A100's MAMF over the default) FLOP/s: 0.62 s, + 5 ms. Throughput:
-// 60 x 2048 / (0.626 + 2048 x 0.0325) = 1,829 tok/s (measured 1,928).
+// By hand, with the 0.6 figures of data/speed.json (bw_eff 0.896, compute_eff_max 0.618, step
+// overhead 5 ms). Decode step: the weights, 6.74e9 x 2 B = 13.48e9 B (the GEMMs of 60 tokens,
+// 0.81 TFLOP, take less), then the cache at the mean context 128 + 1024 tokens,
+// 60 x 1152 x 32 layers x 2 x 4096 x 2 B = 36.24e9 B, at 2039e9 x 0.896 B/s: 27.2 ms, + 5 ms =
+// 32.2 ms. Prefill: 7,680 tokens x 2 x 6.74e9 FLOP at 312e12 x 0.618 x 1.047 (the A100's MAMF
+// over the default) FLOP/s: 0.515 s, + 5 ms. Throughput: 60 x 2048 / (0.52 + 2048 x 0.0322) =
+// 1,850 tok/s (measured 1,928).
 TEST(StaticBatch, Trtllm06ThroughputByHand) {
   const auto p = with_pool(row("0.6"), 48);
   ASSERT_TRUE(p.tpot_ms && p.ttft_ms && p.max_output_tokens_per_s);
-  EXPECT_NEAR(*p.tpot_ms, 32.5, 0.4);
-  EXPECT_NEAR(*p.ttft_ms, 626.0, 15.0);
-  EXPECT_NEAR(*p.max_output_tokens_per_s, 1829.0, 0.015 * 1829.0);
+  EXPECT_NEAR(*p.tpot_ms, 32.2, 0.4);
+  EXPECT_NEAR(*p.ttft_ms, 520.0, 15.0);
+  EXPECT_NEAR(*p.max_output_tokens_per_s, 1850.0, 0.015 * 1850.0);
 }
 
 }  // namespace
