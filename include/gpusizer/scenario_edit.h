@@ -61,6 +61,8 @@ struct ScenarioEdit {
 
 /// `b` over `a`: each field `b` sets replaces `a`'s, as a JSON merge patch of the two patches.
 ScenarioEdit merged(ScenarioEdit a, const ScenarioEdit& b);
+/// merged() in place: `b` over `a`.
+void merge_into(ScenarioEdit& a, const ScenarioEdit& b);
 
 /// Which fields are given after the edit: those `given` names and those the edit sets.
 ScenarioGiven given_after(ScenarioGiven given, const ScenarioEdit& edit);

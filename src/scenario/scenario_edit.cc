@@ -68,6 +68,11 @@ void edit_system(Scenario& s, const ScenarioGiven& given, const ScenarioEdit& e)
 }  // namespace
 
 ScenarioEdit merged(ScenarioEdit a, const ScenarioEdit& b) {
+  merge_into(a, b);
+  return a;
+}
+
+void merge_into(ScenarioEdit& a, const ScenarioEdit& b) {
   take(a.task, b.task);
   take(a.weights, b.weights);
   take(a.kv_cache, b.kv_cache);
@@ -94,7 +99,6 @@ ScenarioEdit merged(ScenarioEdit a, const ScenarioEdit& b) {
   take(a.grad_accum, b.grad_accum);
   take(a.global_batch, b.global_batch);
   take(a.mixed_precision, b.mixed_precision);
-  return a;
 }
 
 ScenarioGiven given_after(ScenarioGiven g, const ScenarioEdit& e) {
@@ -216,7 +220,7 @@ Scenario& ScenarioEditor::edit(const ScenarioEdit& e) {
                  : base_->kv_cache);
   edit_lengths(s, given, e);
   if (e.batch) s.batch = *e.batch;
-  if (e.gpu) {  // before the engine: it may follow the GPU
+  if (e.gpu) {            // before the engine: it may follow the GPU
     gpu_changed_ = true;  // first: restored even when the lookup below throws
     s.gpu = catalog.gpu_ref(*e.gpu, "gpu");
   }
