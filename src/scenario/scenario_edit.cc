@@ -3,10 +3,12 @@
 // cross-field checks (validate, scenario.cc).
 #include "gpusizer/scenario_edit.h"
 
+#include "gpusizer/error.h"
 #include "scenario/defaults.h"
 #include "scenario/engine_choice.h"
 #include "scenario/lookups.h"
 #include "scenario/traffic.h"
+#include "scenario/validated.h"
 
 namespace gpusizer {
 namespace {
@@ -205,6 +207,15 @@ Scenario& ScenarioEditor::edit(const ScenarioEdit& e) {
   restore();
   Scenario& s = *work_;
   const Catalog& catalog = *catalog_;
+  // At the second edit (a single edit is checked whole), the base as it was parsed: once it is
+  // valid, the checks of the fields an edit leaves as the base's hold.
+  if (edits_++ == 1) {
+    try {
+      validate(s, catalog);
+      base_valid_ = true;
+    } catch (const InputError&) {
+    }
+  }
   const ScenarioGiven given = given_after(given_, e);
   if (e.task) s.task = *e.task;
   set_format(s.weights, weights_,
@@ -227,7 +238,10 @@ Scenario& ScenarioEditor::edit(const ScenarioEdit& e) {
   derive_engine(given);
   edit_training(s.training, e);
   edit_system(s, given_, e);
-  validate(s, catalog);
+  if (base_valid_)
+    validate_edit(s, *base_, layout_, catalog);
+  else
+    validate(s, catalog);
   derive_batches(s, given);
   // The base's lookups stay while the edit keeps the engine, GPU and weights they are keyed by.
   // Other candidates get the engine profile only: most are sized bytes-only, which reads no
