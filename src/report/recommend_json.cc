@@ -52,10 +52,6 @@ void add_fleet_keys(nlohmann::json& j, const Option& o, const Constraints& c) {
   j["binding"] = o.binding;
 }
 
-}  // namespace
-
-namespace {
-
 // A change's words: its name (the parts joined by " + ") and its price (by "; "), and its levers'
 // names.
 struct ChangeWords {
