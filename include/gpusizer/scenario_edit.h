@@ -61,6 +61,8 @@ struct ScenarioEdit {
 
 /// `b` over `a`: each field `b` sets replaces `a`'s, as a JSON merge patch of the two patches.
 ScenarioEdit merged(ScenarioEdit a, const ScenarioEdit& b);
+/// merged() in place: `b` over `a`.
+void merge_into(ScenarioEdit& a, const ScenarioEdit& b);
 
 /// Which fields are given after the edit: those `given` names and those the edit sets.
 ScenarioGiven given_after(ScenarioGiven given, const ScenarioEdit& edit);
@@ -93,6 +95,8 @@ inline LayoutFields layout_fields(const Scenario& s) {
 /// model, notes, cost overrides and the like stay as copied). A format is assigned only when it
 /// is another row than the one held, and the default engine (a few formatted strings) is derived
 /// again only when the task, weights or GPU it follows differ from those of its last derivation.
+/// The base is validated once, at the second edit; when it passes, an edit's checks are only
+/// those that read a field the edit changed (no edit changes the model or the LoRA targets).
 /// `base` and `catalog` must outlive the editor, and `base` must not change while it is used.
 class ScenarioEditor {
  public:
@@ -122,6 +126,8 @@ class ScenarioEditor {
   const NumberFormat* weights_ = nullptr;
   const NumberFormat* kv_ = nullptr;
   bool gpu_changed_ = false, lookups_changed_ = false;  // work_'s differ from the base's
+  int edits_ = 0;
+  bool base_valid_ = false;  // the base (with layout_) passed validate() at the second edit
   // work_'s engine, release and engine basis: the base's, derived by derive_engine for the key
   // below (the default engine for this task, weights row and GPU), or partly derived (it threw).
   enum class Engine { kBase, kDerived, kStale } engine_ = Engine::kBase;

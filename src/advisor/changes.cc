@@ -6,7 +6,11 @@
 // fitting is not tried, so only the smallest fitting combinations remain, and only those get
 // the full (speed) estimate. The list is ranked fits first, then by the worst quality cost of
 // its levers, then by the GPUs it needs, then by the speed it keeps. A change that does not save
-// memory is never offered. The merge patch of a change is rendered from its edit.
+// memory is never offered. The search keeps its levers once and each kept change as the levers
+// it combines with its figures (advisor/changes.h); the answer writes their texts and the merge
+// patch of their edits from that form, and the public Change is made from it on request.
+#include "advisor/changes.h"
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -24,124 +28,130 @@
 namespace gpusizer {
 namespace {
 
-struct Lever {
-  std::string change;
-  ScenarioEdit edit;
-  std::string_view cost;  // a literal: no lever's price in words is formatted (issue 18)
-  int quality_class;
-};
-
-// Alternatives: a combination takes at most one lever of each dimension.
-using Dimension = std::vector<Lever>;
-
-constexpr size_t kMaxLevers = 4;    // levers in one combination
+constexpr size_t kMaxLevers = kMaxChangeLevers;  // levers in one combination
 constexpr size_t kMaxCombined = 8;  // fitting combinations of two or more levers returned
 constexpr size_t kMaxDims = 8;      // dimensions (training has at most 7)
 
-// A dimension of one lever, moved in (a braced list would copy its strings and edit).
-Dimension one(Lever&& lever) {
-  Dimension d;
-  d.push_back(std::move(lever));
-  return d;
+// The levers, dimension by dimension, in one vector (a lever's price in words is a literal:
+// none is formatted, issue 18). A dimension is a run of alternatives (one weights format, one
+// ZeRO layout, ...): a combination takes at most one lever of each.
+struct Dimensions {
+  std::vector<ChangeLever>& levers;
+  std::array<uint8_t, kMaxDims + 1> begin{};  // dimension d is levers [begin[d], begin[d + 1])
+  size_t count = 0;
+
+  void add(ChangeLever&& lever) { levers.push_back(std::move(lever)); }
+  // The levers added since the last end are a dimension; none, no dimension.
+  void end() {
+    if (levers.size() == begin[count]) return;
+    if (count == kMaxDims || levers.size() > UINT8_MAX)
+      throw std::logic_error("changes_to_fit: more dimensions or levers than kept");
+    begin[++count] = static_cast<uint8_t>(levers.size());
+  }
+  size_t size() const { return count; }
+  size_t size(size_t d) const { return begin[d + 1] - begin[d]; }
+  // The flat index of dimension d's lever i.
+  uint8_t index(size_t d, size_t i) const { return static_cast<uint8_t>(begin[d] + i); }
+};
+
+// A dimension of one lever.
+void one(Dimensions& d, ChangeLever&& lever) {
+  d.add(std::move(lever));
+  d.end();
 }
 
 // The context levers: half the context, or the model's own maximum when the scenario asks for
 // more than that (a suggestion never exceeds the maximum).
-Dimension context_levers(const Scenario& s, bool train) {
-  Dimension d;
-  if (s.model.is_cv()) return d;
+void context_levers(const Scenario& s, bool train, Dimensions& d) {
+  if (s.model.is_cv()) return;
   const int64_t max_ctx = s.model.max_position_embeddings;
   int64_t to = 0;
   if (max_ctx > 0 && s.seq_len > max_ctx)
     to = max_ctx;
   else if (s.seq_len > 512)
     to = s.seq_len / 2;
-  if (to <= 0) return d;
+  if (to <= 0) return;
   ScenarioEdit p{.seq_len = to};
   if (!train) {
     p.output_len = std::min<int64_t>(s.output_len, to / 4 > 0 ? to / 4 : 1);
     p.prompt_len = to - *p.output_len;
   }
-  d.push_back({to == max_ctx && s.seq_len > max_ctx
-                   ? fmt::format("context at the model's maximum ({} tokens)", to)
-                   : fmt::format("shorter context ({} tokens)", to),
-               p, "longer documents no longer fit; changes what the job can do", 2});
-  return d;
+  one(d, {to == max_ctx && s.seq_len > max_ctx
+              ? fmt::format("context at the model's maximum ({} tokens)", to)
+              : fmt::format("shorter context ({} tokens)", to),
+          p, "longer documents no longer fit; changes what the job can do", 2});
 }
 
-Dimension batch_levers(const Scenario& s, const ScenarioGiven& given, const Estimate& e,
-                       bool train) {
-  Dimension d;
-  if (s.batch <= 1) return d;
+void batch_levers(const Scenario& s, const ScenarioGiven& given, const Estimate& e, bool train,
+                  Dimensions& d) {
+  if (s.batch <= 1) return;
   // Half, a quarter, an eighth, a sixteenth of the batch (activations and KV cache scale with
   // it), and for serving the largest batch that fits (max_batch; for a preallocating engine the
   // sequences its KV pool holds).
-  std::vector<int64_t> sizes;
+  std::array<int64_t, 5> sizes{};
+  size_t n = 0;
   for (int64_t part : {2, 4, 8, 16})
-    if (s.batch / part >= 1 && (sizes.empty() || sizes.back() != s.batch / part))
-      sizes.push_back(s.batch / part);
+    if (s.batch / part >= 1 && (n == 0 || sizes[n - 1] != s.batch / part))
+      sizes[n++] = s.batch / part;
   if (!train && e.memory.max_batch && *e.memory.max_batch >= 1 &&
       *e.memory.max_batch < s.batch / 2 &&
-      std::find(sizes.begin(), sizes.end(), *e.memory.max_batch) == sizes.end())
-    sizes.push_back(*e.memory.max_batch);
-  for (int64_t b : sizes) {
+      std::find(sizes.begin(), sizes.begin() + n, *e.memory.max_batch) == sizes.begin() + n)
+    sizes[n++] = *e.memory.max_batch;
+  for (size_t i = 0; i < n; ++i) {
+    const int64_t b = sizes[i];
     ScenarioEdit p{.batch = b};
     if (train && !given.global_batch && s.batch % b == 0)
       p.grad_accum = s.training.grad_accum * (s.batch / b);
-    d.push_back({fmt::format("smaller batch ({})", b), p,
-                 train ? "same global batch through gradient accumulation; slower steps"
-                       : "fewer concurrent sequences: lower throughput",
-                 train ? 0 : 2});
+    d.add({fmt::format("smaller batch ({})", b), p,
+           train ? "same global batch through gradient accumulation; slower steps"
+                 : "fewer concurrent sequences: lower throughput",
+           train ? 0 : 2});
   }
-  return d;
+  d.end();
 }
 
 // Serving: lower-precision weights and KV cache, tensor parallelism over more GPUs.
-void serving_dimensions(const Scenario& s, const Catalog& catalog, std::vector<Dimension>& out) {
+void serving_dimensions(const Scenario& s, const Catalog& catalog, Dimensions& d) {
   const double bits = s.weights.bits_per_value;
   const EngineProfile& engine = catalog.engine(s.engine);
   const bool gguf = engine.loads("gguf");  // its quantized formats are GGUF
-  Dimension weights;
   if (bits > 8.5 && s.gpu && s.gpu->supports("fp8") && !gguf)
-    weights.push_back(
-        {"fp8 weights", {.weights = "fp8"}, "small quality cost; faster on FP8 tensor cores", 1});
+    d.add({"fp8 weights", {.weights = "fp8"}, "small quality cost; faster on FP8 tensor cores", 1});
   if (bits > 8.5)
-    weights.push_back({gguf ? "q8_0 weights" : "int8 weights",
-                       {.weights = gguf ? "q8_0" : "int8"},
-                       "small quality cost (LLM.int8 / Q8_0 are near lossless)",
-                       1});
+    d.add({gguf ? "q8_0 weights" : "int8 weights",
+           {.weights = gguf ? "q8_0" : "int8"},
+           "small quality cost (LLM.int8 / Q8_0 are near lossless)",
+           1});
   if (bits > 4.6)
-    weights.push_back({gguf ? "q4_k_m weights" : "int4 weights (AWQ)",
-                       {.weights = gguf ? "q4_k_m" : "awq-int4"},
-                       "noticeable quality cost on hard tasks (about 1-3 points on benchmarks)",
-                       2});
-  out.push_back(std::move(weights));
+    d.add({gguf ? "q4_k_m weights" : "int4 weights (AWQ)",
+           {.weights = gguf ? "q4_k_m" : "awq-int4"},
+           "noticeable quality cost on hard tasks (about 1-3 points on benchmarks)",
+           2});
+  d.end();
   // GGUF engines quantize the cache in their own block types (llama.cpp --cache-type-k/v);
   // an fp8 cache only where the engine stores one (engines.json fp8_kv_cache, as the traffic
   // search asks).
   if (s.kv_cache.bits_per_value > 8 && gguf)
-    out.push_back(one({"q8_0 KV cache", {.kv_cache = "q8_0"}, "small quality cost", 1}));
+    one(d, {"q8_0 KV cache", {.kv_cache = "q8_0"}, "small quality cost", 1});
   else if (s.kv_cache.bits_per_value > 8 && engine.fp8_kv_cache)
-    out.push_back(one({"fp8 KV cache",
-                       {.kv_cache = "fp8"},
-                       "small quality cost (per-tensor scales); halves KV memory",
-                       1}));
+    one(d, {"fp8 KV cache",
+            {.kv_cache = "fp8"},
+            "small quality cost (per-tensor scales); halves KV memory",
+            1});
   // Tensor parallelism inside the fast-link domain; the heads must split evenly (Megatron-LM,
   // Shoeybi et al. 2019, sec. 3).
-  Dimension tp;
   if (!s.model.is_cv())
     for (int64_t k : {2, 4, 8}) {
       const int64_t t = s.parallel.tp * k;
       if (s.model.num_heads % t != 0 || t > std::max<int64_t>(8, s.gpus_per_node)) continue;
-      tp.push_back(
-          {fmt::format("TP={} ({} GPUs)", t, s.gpu_count * k),
-           {.gpu_count = s.gpu_count * k, .tp = t, .pp = s.parallel.pp, .dp = s.parallel.dp},
-           k == 2   ? "twice the GPUs; all-reduce per layer (NVLink helps)"
-           : k == 4 ? "4 times the GPUs; all-reduce per layer (NVLink helps)"
-                    : "8 times the GPUs; all-reduce per layer (NVLink helps)",
-           0});
+      d.add({fmt::format("TP={} ({} GPUs)", t, s.gpu_count * k),
+             {.gpu_count = s.gpu_count * k, .tp = t, .pp = s.parallel.pp, .dp = s.parallel.dp},
+             k == 2   ? "twice the GPUs; all-reduce per layer (NVLink helps)"
+             : k == 4 ? "4 times the GPUs; all-reduce per layer (NVLink helps)"
+                      : "8 times the GPUs; all-reduce per layer (NVLink helps)",
+             0});
     }
-  out.push_back(std::move(tp));
+  d.end();
 }
 
 // The price of ZeRO-3 over more GPUs than the scenario has: 2, 4 or 8 (zero_levers: more than
@@ -162,84 +172,81 @@ std::string_view more_gpus_cost(int64_t gpus) {
 // ZeRO-3 shards weights, gradients and optimizer states over the data-parallel ranks
 // (Rajbhandari et al. 2020, sec. 5); ZeRO-Offload keeps the optimizer on the host (Ren et
 // al. 2021). Over the GPUs there are, or more.
-Dimension zero_levers(const Scenario& s) {
-  Dimension zero;
+void zero_levers(const Scenario& s, Dimensions& d) {
   int64_t last = 0;
   for (int64_t n : {int64_t{1}, int64_t{2}, int64_t{4}, int64_t{8}}) {
     const int64_t gpus = std::max<int64_t>(n, s.gpu_count);
     if (gpus == last || gpus < 2) continue;
     last = gpus;
     if (gpus == s.gpu_count && s.training.zero_stage >= 3 && s.parallel.dp == gpus) continue;
-    zero.push_back({gpus == s.gpu_count ? fmt::format("ZeRO-3 over the {} GPUs", gpus)
-                                        : fmt::format("ZeRO-3 over {} GPUs", gpus),
-                    {.gpu_count = gpus, .tp = 1, .pp = 1, .dp = gpus, .zero_stage = 3},
-                    gpus == s.gpu_count ? "no quality cost; all-gathers cost speed without NVLink"
-                                        : more_gpus_cost(gpus),
-                    0});
+    d.add({gpus == s.gpu_count ? fmt::format("ZeRO-3 over the {} GPUs", gpus)
+                               : fmt::format("ZeRO-3 over {} GPUs", gpus),
+           {.gpu_count = gpus, .tp = 1, .pp = 1, .dp = gpus, .zero_stage = 3},
+           gpus == s.gpu_count ? "no quality cost; all-gathers cost speed without NVLink"
+                               : more_gpus_cost(gpus),
+           0});
   }
   if (s.training.offload == Offload::kNone && !s.model.is_cv()) {
     const int64_t gpus = s.gpu_count;
-    zero.push_back({"ZeRO-3 with the optimizer offloaded to the CPU",
-                    {.gpu_count = gpus,
-                     .tp = 1,
-                     .pp = 1,
-                     .dp = gpus,
-                     .offload = Offload::kOptimizer,
-                     .zero_stage = 3},
-                    "no quality cost; the optimizer step runs on the host (ZeRO-Offload): "
-                    "slower steps, needs host memory",
-                    0});
+    d.add({"ZeRO-3 with the optimizer offloaded to the CPU",
+           {.gpu_count = gpus,
+            .tp = 1,
+            .pp = 1,
+            .dp = gpus,
+            .offload = Offload::kOptimizer,
+            .zero_stage = 3},
+           "no quality cost; the optimizer step runs on the host (ZeRO-Offload): "
+           "slower steps, needs host memory",
+           0});
   }
-  return zero;
+  d.end();
 }
 
 // Training: checkpointing, 8-bit AdamW, a lighter method, FlashAttention, ZeRO layouts.
-void training_dimensions(const Scenario& s, std::vector<Dimension>& out) {
+void training_dimensions(const Scenario& s, Dimensions& d) {
   if (s.training.recompute != Recompute::kFull)
-    out.push_back(one({"gradient checkpointing",
-                       {.recompute = Recompute::kFull},
-                       "about 30% slower steps (one more forward pass); no quality cost",
-                       0}));
+    one(d, {"gradient checkpointing",
+            {.recompute = Recompute::kFull},
+            "about 30% slower steps (one more forward pass); no quality cost",
+            0});
   if (s.training.optimizer == Optimizer::kAdamw)
-    out.push_back(one({"8-bit AdamW",
-                       {.optimizer = Optimizer::kAdamw8bit},
-                       "no measurable quality cost (Dettmers et al. 2022); same speed",
-                       0}));
-  Dimension method;
+    one(d, {"8-bit AdamW",
+            {.optimizer = Optimizer::kAdamw8bit},
+            "no measurable quality cost (Dettmers et al. 2022); same speed",
+            0});
   if (s.task == Task::kFull || s.task == Task::kFreeze || s.task == Task::kPretrain)
-    method.push_back({"LoRA instead of full fine-tuning",
-                      {.task = Task::kLora},
-                      "trains 0.1-1% of the parameters: slightly lower quality on large domain "
-                      "shifts; changes the job",
-                      3});
+    d.add({"LoRA instead of full fine-tuning",
+           {.task = Task::kLora},
+           "trains 0.1-1% of the parameters: slightly lower quality on large domain "
+           "shifts; changes the job",
+           3});
   if (s.task == Task::kFull || s.task == Task::kLora || s.task == Task::kFreeze)
     // PEFT's prepare_model_for_kbit_training turns gradient checkpointing on by default
     // (use_gradient_checkpointing=True), and QLoRA recipes keep it on.
-    method.push_back({"QLoRA (4-bit NF4 base)",
-                      {.task = Task::kQlora, .weights = "nf4", .recompute = Recompute::kFull},
-                      "4-bit base: small quality cost, about 30% slower than LoRA; changes the "
-                      "job",
-                      3});
-  out.push_back(std::move(method));
+    d.add({"QLoRA (4-bit NF4 base)",
+           {.task = Task::kQlora, .weights = "nf4", .recompute = Recompute::kFull},
+           "4-bit base: small quality cost, about 30% slower than LoRA; changes the "
+           "job",
+           3});
+  d.end();
   if (!s.training.flash_attention)
-    out.push_back(one(
-        {"FlashAttention", {.flash_attention = true}, "none; faster (needs Ampere or newer)", 0}));
-  out.push_back(zero_levers(s));
+    one(d,
+        {"FlashAttention", {.flash_attention = true}, "none; faster (needs Ampere or newer)", 0});
+  zero_levers(s, d);
 }
 
-std::vector<Dimension> dimensions(const Scenario& s, const ScenarioGiven& given, const Estimate& e,
-                                  const Catalog& catalog) {
-  std::vector<Dimension> out;
-  out.reserve(kMaxDims);  // training has at most 7
+// The levers of every dimension (training has at most 7 dimensions), into `d`.
+void dimensions(const Scenario& s, const ScenarioGiven& given, const Estimate& e,
+                const Catalog& catalog, Dimensions& d) {
+  // At most 14 levers (training: 1 + 1 + 2 + 1 + 4 ZeRO + 1 context + 4 batch; serving 13).
+  d.levers.reserve(16);
   const bool train = is_training(s.task);
   if (train)
-    training_dimensions(s, out);
+    training_dimensions(s, d);
   else
-    serving_dimensions(s, catalog, out);
-  out.push_back(context_levers(s, train));
-  out.push_back(batch_levers(s, given, e, train));
-  std::erase_if(out, [](const Dimension& d) { return d.empty(); });
-  return out;
+    serving_dimensions(s, catalog, d);
+  context_levers(s, train, d);
+  batch_levers(s, given, e, train, d);
 }
 
 // A combination: the lever index per dimension, -1 for none. Held in place (a search walks a
@@ -251,7 +258,7 @@ struct Pick {
 
 struct Tried {
   Pick pick;
-  Change change;
+  FoundChange change;
   int gpus = 0;
 };
 
@@ -261,31 +268,10 @@ bool contains(const Pick& big, const Pick& small, size_t dims) {
   return true;
 }
 
-// A kept change's levers, its name (" + ") and its cost ("; "), each string sized once.
-void join_levers(const std::array<const Lever*, kMaxLevers>& levers, size_t picked, Change& ch) {
-  size_t change = 0, cost = 0;
-  ch.levers.reserve(picked);
-  for (size_t i = 0; i < picked; ++i) {
-    ch.levers.push_back(levers[i]->change);
-    change += levers[i]->change.size() + 3;
-    cost += levers[i]->cost.size() + 2;
-  }
-  ch.change.reserve(change);
-  ch.cost.reserve(cost);
-  for (size_t i = 0; i < picked; ++i) {
-    if (i) {
-      ch.change += " + ";
-      ch.cost += "; ";
-    }
-    ch.change += levers[i]->change;
-    ch.cost += levers[i]->cost;
-  }
-}
-
 // The search over combinations: what the scenario needs now, the editor of the parsed scenario
 // the edits apply to.
 struct Search {
-  const std::vector<Dimension>& dims;
+  const Dimensions& dims;
   const Catalog& catalog;
   double headroom, need;
   std::optional<double> base_tps;
@@ -332,7 +318,7 @@ struct Search {
       if (dims.size() - dim < size - pick.count) return;  // too few dimensions left
       self(self, dim + 1);
       ++pick.count;
-      for (size_t i = 0; i < dims[dim].size(); ++i) {
+      for (size_t i = 0; i < dims.size(dim); ++i) {
         pick.lever[dim] = static_cast<int8_t>(i);
         if (!covered(pick, dim + 1)) self(self, dim + 1);
       }
@@ -353,24 +339,29 @@ struct Search {
 
   // One combination: its edit applied and checked, bytes only first (speed is estimated for the
   // changes that are kept). Throws InputError for an edit the model or GPU cannot take (try_one).
+  // A single lever's edit is its own; a combination's is merged here, and again only when its
+  // patch is written.
   void try_combination(const Pick& p) {
     const bool single = p.count == 1;
     Tried t{p, {}, 0};
-    ScenarioEdit edit;
-    std::array<const Lever*, kMaxLevers> levers{};
-    size_t picked = 0;
+    FoundChange& ch = t.change;
     for (size_t d = 0; d < dims.size(); ++d) {
       if (p.lever[d] < 0) continue;
-      const Lever& l = dims[d][static_cast<size_t>(p.lever[d])];
-      edit = merged(std::move(edit), l.edit);
-      levers[picked++] = &l;
-      t.change.quality_class = std::max(t.change.quality_class, l.quality_class);
+      const uint8_t index = dims.index(d, static_cast<size_t>(p.lever[d]));
+      ch.levers[ch.count++] = index;
+      ch.quality_class = std::max(ch.quality_class, dims.levers[index].quality_class);
     }
-    const Scenario& sc = candidate(editor, edit, catalog);
+    std::optional<ScenarioEdit> combination;
+    if (!single) {
+      combination.emplace(dims.levers[ch.levers[0]].edit);
+      for (size_t i = 1; i < ch.count; ++i)
+        merge_into(*combination, dims.levers[ch.levers[i]].edit);
+    }
+    const Scenario& sc =
+        candidate(editor, single ? dims.levers[ch.levers[0]].edit : *combination, catalog);
     Estimate m;
     StagedEstimate staged(sc, catalog, m, counts_for(sc));  // the bytes first; speed if kept
     const MemoryFit fit = memory_fit(sc, m, headroom);
-    Change& ch = t.change;
     ch.needed_bytes = fit.needed;
     ch.saves_bytes = need - ch.needed_bytes;
     ch.fits = fit.fits;
@@ -381,19 +372,18 @@ struct Search {
     staged.add_speed();
     const auto tps = useful_tokens_per_s(sc, m);
     if (tps && base_tps) ch.speed_factor = *tps / *base_tps;
-    join_levers(levers, picked, ch);
-    ch.edit = std::move(edit);  // its merge patch is made when the answer is rendered
     t.gpus = static_cast<int>(std::min<int64_t>(sc.gpu_count, 1 << 20));
-    (single ? singles : combined).push_back(std::move(t));
+    (single ? singles : combined).push_back(t);
   }
 };
 
 // Fits first; then the least quality cost, the fewest GPUs, the most speed kept (or, not
 // fitting, the most memory saved). The best kMaxCombined combinations join the single levers.
-// Indices are sorted, stably, and each change is moved once.
-std::vector<Change> ranked(std::vector<Tried> singles, std::vector<Tried> combined) {
+// Indices are sorted, stably.
+std::vector<FoundChange> ranked(const std::vector<Tried>& singles,
+                                const std::vector<Tried>& combined) {
   auto better = [](const Tried& a, const Tried& b) {
-    const Change &x = a.change, &y = b.change;
+    const FoundChange &x = a.change, &y = b.change;
     if (x.fits != y.fits) return x.fits;
     if (!x.fits) return x.saves_bytes > y.saves_bytes;
     if (x.quality_class != y.quality_class) return x.quality_class < y.quality_class;
@@ -409,19 +399,80 @@ std::vector<Change> ranked(std::vector<Tried> singles, std::vector<Tried> combin
   };
   std::vector<size_t> best = order(combined);
   if (best.size() > kMaxCombined) best.resize(kMaxCombined);
-  std::vector<Tried*> all;  // the singles, then the best combinations in their order
+  std::vector<const Tried*> all;  // the singles, then the best combinations in their order
   all.reserve(singles.size() + best.size());
-  for (Tried& t : singles) all.push_back(&t);
+  for (const Tried& t : singles) all.push_back(&t);
   for (size_t i : best) all.push_back(&combined[i]);
   std::stable_sort(all.begin(), all.end(),
                    [&](const Tried* a, const Tried* b) { return better(*a, *b); });
-  std::vector<Change> out;
+  std::vector<FoundChange> out;
   out.reserve(all.size());
-  for (Tried* t : all) out.push_back(std::move(t->change));
+  for (const Tried* t : all) out.push_back(t->change);
   return out;
 }
 
+// The search, its candidates edits of the parsed scenario through `editor`; `s` resolved.
+FoundChanges search_changes(const Scenario& s, ScenarioEditor editor, const ScenarioGiven& given,
+                            const Estimate& e, const Catalog& catalog, double headroom) {
+  if (!s.gpu) throw InputError("gpu", "what to change needs a GPU to fit");
+  FoundChanges found;
+  // Every candidate is a typed edit of the parsed scenario.
+  Dimensions dims{found.levers};
+  dimensions(s, given, e, catalog, dims);
+  Search search{dims, catalog, headroom, memory_needed(s, e), useful_tokens_per_s(s, e),
+                {},   {},      {},       std::move(editor),   {}};
+  search.counts.reserve(4);  // the base's task and the levers' (LoRA, QLoRA): no reallocation
+  // No additive bound on a combination's savings: the peak is a maximum over phases (forward,
+  // backward, optimizer step), so two levers that each lower a different phase save together
+  // more than the sum of what each saves alone (checkpointing + LoRA, measured): every
+  // combination gets its bytes-only estimate, which is what prunes before speed is estimated.
+  // Smallest first: every combination of one size is tried before the next size, so that a
+  // fitting one is known before any combination that contains it.
+  for (size_t size = 1; size <= kMaxLevers; ++size) search.try_size(size);
+  found.changes = ranked(search.singles, search.combined);
+  return found;
+}
+
 }  // namespace
+
+ScenarioEdit FoundChanges::edit(const FoundChange& c) const {
+  if (c.count == 0) return {};
+  ScenarioEdit e = lever(c, 0).edit;
+  for (size_t i = 1; i < c.count; ++i) merge_into(e, lever(c, i).edit);
+  return e;
+}
+
+std::vector<Change> FoundChanges::to_changes() const {
+  std::vector<Change> out;
+  out.reserve(changes.size());
+  for (const FoundChange& c : changes) {
+    Change& ch = out.emplace_back();
+    for (size_t i = 0; i < c.count; ++i) {
+      const ChangeLever& l = lever(c, i);
+      if (i) {
+        ch.change += " + ";
+        ch.cost += "; ";
+      }
+      ch.change += l.name;
+      ch.cost += l.cost;
+      ch.levers.push_back(l.name);
+    }
+    ch.edit = edit(c);
+    ch.needed_bytes = c.needed_bytes;
+    ch.saves_bytes = c.saves_bytes;
+    ch.fits = c.fits;
+    ch.speed_factor = c.speed_factor;
+    ch.quality_class = c.quality_class;
+  }
+  return out;
+}
+
+FoundChanges find_changes(const Scenario& resolved, const LayoutFields& parsed_layout,
+                          const ScenarioGiven& given, const Estimate& estimated,
+                          const Catalog& catalog, double headroom) {
+  return search_changes(resolved, ScenarioEditor(resolved, parsed_layout, given, catalog), given,
+                        estimated, catalog, headroom);
+}
 
 std::vector<Change> changes_to_fit(const Scenario& parsed, const ScenarioGiven& given,
                                    const Catalog& catalog, double headroom) {
@@ -430,42 +481,17 @@ std::vector<Change> changes_to_fit(const Scenario& parsed, const ScenarioGiven& 
                         headroom);
 }
 
-namespace {
-
-// The search, its candidates edits of the parsed scenario through `editor`; `s` resolved.
-std::vector<Change> search_changes(const Scenario& s, ScenarioEditor editor,
-                                   const ScenarioGiven& given, const Estimate& e,
-                                   const Catalog& catalog, double headroom) {
-  if (!s.gpu) throw InputError("gpu", "what to change needs a GPU to fit");
-  // Every candidate is a typed edit of the parsed scenario.
-  const std::vector<Dimension> dims = dimensions(s, given, e, catalog);
-  Search search{dims, catalog, headroom, memory_needed(s, e), useful_tokens_per_s(s, e),
-                {},   {},      {},       std::move(editor),   {}};
-  search.counts.reserve(4);  // the base's task and the levers' (LoRA, QLoRA): no reallocation
-  // No additive bound on a combination's savings: the peak is a maximum over phases (forward,
-  // backward, optimizer step), so two levers that each lower a different phase save together
-  // more than the sum of what each saves alone (checkpointing + LoRA, measured): every
-  // combination gets its bytes-only estimate, which is what prunes before speed is estimated.
-  if (dims.size() > kMaxDims) throw std::logic_error("changes_to_fit: more dimensions than kept");
-  // Smallest first: every combination of one size is tried before the next size, so that a
-  // fitting one is known before any combination that contains it.
-  for (size_t size = 1; size <= kMaxLevers; ++size) search.try_size(size);
-  return ranked(std::move(search.singles), std::move(search.combined));
-}
-
-}  // namespace
-
 std::vector<Change> changes_to_fit(const Scenario& parsed, const ScenarioGiven& given,
                                    const Scenario& s, const Estimate& e, const Catalog& catalog,
                                    double headroom) {
-  return search_changes(s, ScenarioEditor(parsed, given, catalog), given, e, catalog, headroom);
+  return search_changes(s, ScenarioEditor(parsed, given, catalog), given, e, catalog, headroom)
+      .to_changes();
 }
 
 std::vector<Change> changes_to_fit(const Scenario& resolved, const LayoutFields& parsed_layout,
                                    const ScenarioGiven& given, const Estimate& e,
                                    const Catalog& catalog, double headroom) {
-  return search_changes(resolved, ScenarioEditor(resolved, parsed_layout, given, catalog), given, e,
-                        catalog, headroom);
+  return find_changes(resolved, parsed_layout, given, e, catalog, headroom).to_changes();
 }
 
 }  // namespace gpusizer

@@ -3,6 +3,7 @@
 
 #include <cmath>
 
+#include "advisor/changes.h"
 #include "core/json_fields.h"
 #include "estimate/layout.h"
 #include "estimate/rule_of_thumb.h"
@@ -78,7 +79,7 @@ struct Answer {
   RuleOfThumb rule_of_thumb;
   std::string method = "analytic";
   std::optional<std::string> model_requested;
-  std::optional<std::vector<Change>> changes;
+  std::optional<FoundChanges> changes;  ///< in the search's own form: written, never copied
   FitVerdict verdict;
   bool shows_basis = true;  ///< "basis": false leaves the basis texts out (not even made)
 };
@@ -109,7 +110,7 @@ Answer answer(const nlohmann::json& input, const Catalog& catalog) {
   if (input.is_object())
     if (auto v = read_bool(input, "changes", "")) want_changes = *v;
   if (want_changes && e.memory.fits && !*e.memory.fits && a.method == "analytic")
-    a.changes = changes_to_fit(s, parsed_layout, given, e, catalog);
+    a.changes = find_changes(s, parsed_layout, given, e, catalog);
   a.verdict = apply_fit_verdict(s, e);
   // An alias or a partial name is never swapped in silently: the answer says which catalog entry
   // it became (meta-llama/Meta-Llama-3-70B is estimated as llama-3.1-70b).

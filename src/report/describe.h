@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "advisor/changes.h"
 #include "gpusizer/advisor.h"
 #include "gpusizer/cost.h"
 #include "gpusizer/estimate.h"
@@ -37,7 +38,9 @@ void describe_scenario(JsonWriter& w, const Scenario& s,
 /// (gpusizer/json/scenario.h) is this through the tree writer.
 void describe_patch(JsonWriter& w, const ScenarioEdit& edit);
 
-/// The changes that make a scenario fit, each with its merge patch.
+/// The changes that make a scenario fit, each with its merge patch: as the public struct, or in
+/// the search's own form (its levers' texts written joined, no string made; the same text).
 void describe_changes(JsonWriter& w, const std::vector<Change>& changes);
+void describe_changes(JsonWriter& w, const FoundChanges& found);
 
 }  // namespace gpusizer

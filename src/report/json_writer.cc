@@ -10,6 +10,15 @@
 
 namespace gpusizer {
 
+void JsonWriter::joined(std::span<const std::string_view> parts, std::string_view separator) {
+  std::string text;
+  for (size_t i = 0; i < parts.size(); ++i) {
+    if (i) text += separator;
+    text += parts[i];
+  }
+  string(text);
+}
+
 // Where the next value goes: the root, the end of the open array or the open object's key.
 nlohmann::json& TreeWriter::slot() {
   if (open_.empty()) return root_;
@@ -208,6 +217,30 @@ void TextWriter::string(std::string_view v) {
   }
   separate();
   append_json_string(out_, v);
+}
+
+// In the buffer when the joined text is short and has nothing to escape; else as a string.
+void TextWriter::joined(std::span<const std::string_view> parts, std::string_view separator) {
+  if (parts.empty()) return string({});
+  size_t n = separator.size() * (parts.size() - 1);
+  bool plain = json_plain(separator);
+  for (std::string_view part : parts) {
+    n += part.size();
+    plain = plain && json_plain(part);
+  }
+  if (n > kShort || !plain) return JsonWriter::joined(parts, separator);
+  char* p = room(n + 2);
+  *p++ = '"';
+  for (size_t i = 0; i < parts.size(); ++i) {
+    if (i) {
+      copy_short(p, separator.data(), separator.size());
+      p += separator.size();
+    }
+    copy_short(p, parts[i].data(), parts[i].size());
+    p += parts[i].size();
+  }
+  *p++ = '"';
+  wrote(p, true);
 }
 
 void TextWriter::integer(int64_t v) {

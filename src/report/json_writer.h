@@ -7,6 +7,7 @@
 // (std::map: byte-wise ascending) and never writes a key twice; TextWriter checks both when asked.
 #include <nlohmann/json.hpp>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <type_traits>
@@ -33,6 +34,9 @@ class JsonWriter {
   /// A key the describer writes as a string literal: ASCII with nothing to escape, so the text
   /// writer copies it without testing its bytes (the checking TextWriter tests them).
   virtual void literal_key(std::string_view k) { key(k); }
+  /// One string value: `parts` joined by `separator` (a change's name of its levers' names,
+  /// issue 18). The text writer writes it in place; the others are given the joined string.
+  virtual void joined(std::span<const std::string_view> parts, std::string_view separator);
 
   /// A literal key (the describers' keys): literal_key.
   template <size_t N>
@@ -133,6 +137,7 @@ class TextWriter final : public JsonWriter {
   void null() override;
   void tree(const nlohmann::json& v) override;
   void literal_key(std::string_view k) override;
+  void joined(std::span<const std::string_view> parts, std::string_view separator) override;
 
  private:
   static constexpr size_t kBuffer = 2048;

@@ -127,6 +127,36 @@ TEST(JsonWriter, ContainersNullsAndTrees) {
   EXPECT_EQ(json_text(tree.take()), text);
 }
 
+// A string written as parts joined: in place when short and plain, else through the joined
+// string (escaped, or past the 512-byte short path); the tree holds the joined string. Texts by
+// hand.
+TEST(JsonWriter, JoinedPartsAreOneString) {
+  const std::string long_part(600, 'z');
+  const std::string_view plain[] = {"fp8 weights", "TP=2 (2 GPUs)"};
+  const std::string_view quoted[] = {"a\"b", "c"};
+  const std::string_view one[] = {"alone"};
+  const std::string_view long_parts[] = {long_part, "end"};
+  auto write = [&](JsonWriter& w) {
+    w.begin_array();
+    w.joined(plain, " + ");
+    w.joined(quoted, "; ");
+    w.joined(one, " + ");
+    w.joined({}, " + ");
+    w.joined(long_parts, "/");
+    w.end_array();
+  };
+  TreeWriter tree;
+  write(tree);
+  std::string text;
+  {
+    TextWriter stream(text, true);
+    write(stream);
+  }
+  EXPECT_EQ(text, "[\"fp8 weights + TP=2 (2 GPUs)\",\"a\\\"b; c\",\"alone\",\"\",\"" + long_part +
+                      "/end\"]");
+  EXPECT_EQ(json_text(tree.take()), text);
+}
+
 // TextWriter buffers its short tokens (2,048 bytes) and appends them when the buffer fills and
 // when a top-level value is complete. Documents of every length around the buffer's size and
 // its multiples, with keys, short and long strings (past the 512-byte short path), escapes and

@@ -1,6 +1,9 @@
 // The contract's Recommendation JSON: options (each with its full Estimate), rejected GPUs, and
 // the changes that would make the closest miss fit.
+#include <array>
 #include <cmath>
+#include <span>
+#include <string_view>
 
 #include "advisor/explain.h"
 #include "advisor/fleet_fit.h"
@@ -49,24 +52,64 @@ void add_fleet_keys(nlohmann::json& j, const Option& o, const Constraints& c) {
   j["binding"] = o.binding;
 }
 
+// A change's words: its name (the parts joined by " + ") and its price (by "; "), and its levers'
+// names.
+struct ChangeWords {
+  std::span<const std::string_view> name, cost, levers;
+};
+
+// One change, in either form: its words, its merge patch (written here, when the answer is
+// rendered) and its figures.
+void describe_change(JsonWriter& w, const ChangeWords& words, const ScenarioEdit& edit,
+                     const ChangeFigures& figures) {
+  w.begin_object();
+  w.key("change");
+  w.joined(words.name, " + ");
+  w.key("cost");
+  w.joined(words.cost, "; ");
+  w.field("fits", figures.fits);
+  w.key("levers");
+  w.begin_array();
+  for (std::string_view lever : words.levers) w.string(lever);
+  w.end_array();
+  w.field("needed_bytes", saturating_int64(figures.needed_bytes));
+  w.key("patch");
+  describe_patch(w, edit);
+  w.field("quality_class", figures.quality_class);
+  w.field("saves_bytes", saturating_int64(figures.saves_bytes));
+  w.field("speed_factor", figures.speed_factor);
+  w.end_object();
+}
+
 }  // namespace
 
-// The changes: each edit's merge patch is written here, when the answer is rendered.
 void describe_changes(JsonWriter& w, const std::vector<Change>& changes) {
   w.begin_array();
+  std::vector<std::string_view> levers;
   for (const Change& c : changes) {
-    w.begin_object();
-    w.field("change", c.change);
-    w.field("cost", c.cost);
-    w.field("fits", c.fits);
-    w.strings("levers", c.levers);
-    w.field("needed_bytes", saturating_int64(c.needed_bytes));
-    w.key("patch");
-    describe_patch(w, c.edit);
-    w.field("quality_class", c.quality_class);
-    w.field("saves_bytes", saturating_int64(c.saves_bytes));
-    w.field("speed_factor", c.speed_factor);
-    w.end_object();
+    const std::string_view name = c.change, cost = c.cost;
+    levers.assign(c.levers.begin(), c.levers.end());
+    describe_change(w, {{&name, 1}, {&cost, 1}, levers}, c.edit,
+                    {c.needed_bytes, c.saves_bytes, c.fits, c.speed_factor, c.quality_class});
+  }
+  w.end_array();
+}
+
+// A single lever's edit is written as it is; a combination's levers' edits are merged first.
+void describe_changes(JsonWriter& w, const FoundChanges& found) {
+  w.begin_array();
+  for (const FoundChange& c : found.changes) {
+    std::array<std::string_view, kMaxChangeLevers> names, costs;
+    for (size_t i = 0; i < c.count; ++i) {
+      names[i] = found.lever(c, i).name;
+      costs[i] = found.lever(c, i).cost;
+    }
+    const std::span<const std::string_view> levers(names.data(), c.count);
+    const ChangeWords words{levers, {costs.data(), c.count}, levers};
+    if (c.count == 1)
+      describe_change(w, words, found.lever(c, 0).edit, c);
+    else
+      describe_change(w, words, found.edit(c), c);
   }
   w.end_array();
 }

@@ -22,6 +22,7 @@
 #include "scenario/engine_choice.h"
 #include "scenario/lookups.h"
 #include "scenario/traffic.h"
+#include "scenario/validated.h"
 
 namespace gpusizer {
 
@@ -612,6 +613,28 @@ void validate(const Scenario& s, const Catalog& catalog) {
   check_lora_targets(s);
   check_layout(s);
   check_model_split(s);
+}
+
+// What each check reads besides the model and the LoRA targets (an edit's base's): the task
+// (check_task_model, check_lora_targets), the task and the weights (check_qlora_base), the
+// sequence length (check_seq_len), the engine and the task (check_engine_runs_task), the task,
+// the split, the sequence length and the GPU count (check_layout), the split (check_model_split).
+void validate_edit(const Scenario& s, const Scenario& base, const LayoutFields& layout,
+                   const Catalog& catalog) {
+  const Parallelism &p = s.parallel, &b = layout.parallel;
+  const bool task = s.task != base.task;
+  const bool weights = s.weights.id != base.weights.id || s.weights.kind != base.weights.kind;
+  const bool split = p.tp != b.tp || p.pp != b.pp || p.dp != b.dp || p.ep != b.ep || p.cp != b.cp ||
+                     p.pp_interleave != b.pp_interleave ||
+                     p.sequence_parallel != b.sequence_parallel;
+  if (task) check_task_model(s);
+  if (task || weights) check_qlora_base(s);
+  check_seq_len(s);
+  if (task || s.engine != base.engine)
+    check_engine_runs_task(catalog.engine(s.engine, "engine"), s);
+  if (task) check_lora_targets(s);
+  if (task || split || s.seq_len != base.seq_len || s.gpu_count != base.gpu_count) check_layout(s);
+  if (split) check_model_split(s);
 }
 
 }  // namespace gpusizer

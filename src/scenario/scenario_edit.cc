@@ -3,10 +3,12 @@
 // cross-field checks (validate, scenario.cc).
 #include "gpusizer/scenario_edit.h"
 
+#include "gpusizer/error.h"
 #include "scenario/defaults.h"
 #include "scenario/engine_choice.h"
 #include "scenario/lookups.h"
 #include "scenario/traffic.h"
+#include "scenario/validated.h"
 
 namespace gpusizer {
 namespace {
@@ -68,6 +70,11 @@ void edit_system(Scenario& s, const ScenarioGiven& given, const ScenarioEdit& e)
 }  // namespace
 
 ScenarioEdit merged(ScenarioEdit a, const ScenarioEdit& b) {
+  merge_into(a, b);
+  return a;
+}
+
+void merge_into(ScenarioEdit& a, const ScenarioEdit& b) {
   take(a.task, b.task);
   take(a.weights, b.weights);
   take(a.kv_cache, b.kv_cache);
@@ -94,7 +101,6 @@ ScenarioEdit merged(ScenarioEdit a, const ScenarioEdit& b) {
   take(a.grad_accum, b.grad_accum);
   take(a.global_batch, b.global_batch);
   take(a.mixed_precision, b.mixed_precision);
-  return a;
 }
 
 ScenarioGiven given_after(ScenarioGiven g, const ScenarioEdit& e) {
@@ -201,6 +207,15 @@ Scenario& ScenarioEditor::edit(const ScenarioEdit& e) {
   restore();
   Scenario& s = *work_;
   const Catalog& catalog = *catalog_;
+  // At the second edit (a single edit is checked whole), the base as it was parsed: once it is
+  // valid, the checks of the fields an edit leaves as the base's hold.
+  if (edits_++ == 1) {
+    try {
+      validate(s, catalog);
+      base_valid_ = true;
+    } catch (const InputError&) {
+    }
+  }
   const ScenarioGiven given = given_after(given_, e);
   if (e.task) s.task = *e.task;
   set_format(s.weights, weights_,
@@ -216,14 +231,17 @@ Scenario& ScenarioEditor::edit(const ScenarioEdit& e) {
                  : base_->kv_cache);
   edit_lengths(s, given, e);
   if (e.batch) s.batch = *e.batch;
-  if (e.gpu) {  // before the engine: it may follow the GPU
+  if (e.gpu) {            // before the engine: it may follow the GPU
     gpu_changed_ = true;  // first: restored even when the lookup below throws
     s.gpu = catalog.gpu_ref(*e.gpu, "gpu");
   }
   derive_engine(given);
   edit_training(s.training, e);
   edit_system(s, given_, e);
-  validate(s, catalog);
+  if (base_valid_)
+    validate_edit(s, *base_, layout_, catalog);
+  else
+    validate(s, catalog);
   derive_batches(s, given);
   // The base's lookups stay while the edit keeps the engine, GPU and weights they are keyed by.
   // Other candidates get the engine profile only: most are sized bytes-only, which reads no

@@ -5,6 +5,8 @@
 
 #include <gtest/gtest.h>
 
+#include <functional>
+
 #include "gpusizer/error.h"
 #include "gpusizer/json/scenario.h"
 
@@ -367,6 +369,74 @@ TEST(ScenarioEdit, EditorKeepsAGivenReleaseAndRestoresTheLayout) {
   EXPECT_EQ(back.gpu_count, 1);
   EXPECT_EQ(back.training.zero_stage, 0);
   EXPECT_EQ(back.training.global_batch, 8);  // 8 x 1 x 1
+}
+
+}  // namespace
+}  // namespace gpusizer
+
+namespace gpusizer {
+namespace {
+
+// The field and message an edit throws, "" when it does not.
+std::string error_of(const std::function<void()>& edit) {
+  try {
+    edit();
+  } catch (const InputError& e) {
+    return e.field() + " | " + e.what();
+  }
+  return "";
+}
+
+// From its second edit on, an editor over a valid base makes only the checks that read a field
+// the edit changed (src/scenario/validated.h); each edit still throws what edited() throws,
+// which checks it whole. Full fine-tuning of Llama-2-7B names a LoRA target it lacks (not
+// checked for full), so an edit to LoRA throws for the target; QLoRA on its bf16 weights throws
+// for the weights first; TP 64 exceeds the 32 heads; vLLM serves and does not train LoRA.
+TEST(ScenarioEdit, EditorChecksWhatAnEditChanges) {
+  const nlohmann::json full = {{"model", "llama-2-7b"},
+                               {"task", "full"},
+                               {"gpu", "a100-sxm4-80gb"},
+                               {"training", {{"lora_targets", {"q_proj", "nonexistent_proj"}}}}};
+  ScenarioGiven given;
+  const Scenario parsed = parse_scenario(full, cat(), given);
+  ScenarioEditor editor(parsed, given, cat());
+  const std::vector<std::pair<ScenarioEdit, std::string>> edits = {
+      {{}, ""},
+      {{.batch = 2}, ""},
+      {{.task = Task::kLora}, "training.lora_targets[1]"},
+      {{.task = Task::kQlora}, "weights"},
+      {{.task = Task::kQlora, .weights = "nf4"}, "training.lora_targets[1]"},
+      {{.gpu_count = 64, .tp = 64, .pp = 1, .dp = 1}, "parallel.tp"},
+      {{.gpu_count = 6, .tp = 4, .pp = 1, .dp = 1}, "gpu_count"},
+      {{.seq_len = 1024}, ""},
+  };
+  for (const auto& [e, field] : edits) {
+    const std::string whole = error_of([&] { edited(parsed, given, e, cat()); });
+    EXPECT_EQ(whole.substr(0, whole.find(" | ")), field);
+    EXPECT_EQ(error_of([&] { editor.edit(e); }), whole);
+  }
+  const nlohmann::json serve = {{"model", "llama-2-7b"}, {"engine", "vllm"}, {"gpu", "h100"}};
+  const Scenario served = parse_scenario(serve, cat(), given);
+  ScenarioEditor serving(served, given, cat());
+  EXPECT_EQ(error_of([&] { serving.edit({.batch = 2}); }), "");
+  EXPECT_EQ(error_of([&] { serving.edit({.batch = 4}); }), "");
+  const std::string lora = error_of([&] { serving.edit({.task = Task::kLora}); });
+  EXPECT_EQ(lora.substr(0, lora.find(" | ")), "engine");
+  EXPECT_EQ(lora, error_of([&] { edited(served, given, {.task = Task::kLora}, cat()); }));
+}
+
+// A base that fails validate() (changed by hand into a wrong split: 6 GPUs cannot hold dp 4
+// replicas of 1 GPU) is checked whole at every edit, the second and later ones too.
+TEST(ScenarioEdit, EditorOverAnInvalidBaseChecksEverything) {
+  ScenarioGiven given;
+  Scenario s =
+      parse_scenario({{"model", "llama-2-7b"}, {"gpu_count", 4}, {"task", "full"}}, cat(), given);
+  s.gpu_count = 6;
+  ScenarioEditor editor(s, given, cat());
+  for (int i = 0; i < 3; ++i) {
+    const std::string error = error_of([&] { editor.edit({.batch = 2}); });
+    EXPECT_EQ(error.substr(0, error.find(" | ")), "gpu_count") << i;
+  }
 }
 
 }  // namespace

@@ -1,0 +1,98 @@
+// The change search's own form (advisor/changes.h): a change is the levers it combines, its edit
+// their edits merged in order, its public Change their texts joined; and the search's answer in
+// that form is the public one. Values worked by hand in the comments.
+#include <gtest/gtest.h>
+
+#include "advisor/changes.h"
+#include "estimate/layout.h"
+#include "gpusizer/json/scenario.h"
+
+namespace gpusizer {
+namespace {
+
+// Three levers by hand: a weights format, checkpointing with another format over it, a batch.
+FoundChanges three_levers() {
+  FoundChanges f;
+  f.levers.push_back({"int8 weights", {.weights = "int8"}, "small cost", 1});
+  f.levers.push_back({"QLoRA",
+                      {.task = Task::kQlora, .weights = "nf4", .recompute = Recompute::kFull},
+                      "changes the job",
+                      3});
+  f.levers.push_back({"smaller batch (2)", {.batch = 2}, "slower", 0});
+  FoundChange both;
+  both.levers = {0, 1};
+  both.count = 2;
+  both.needed_bytes = 70e9;
+  both.saves_bytes = 10e9;
+  both.fits = true;
+  both.speed_factor = 0.5;
+  both.quality_class = 3;
+  f.changes.push_back(both);
+  FoundChange one;
+  one.levers = {2};
+  one.count = 1;
+  one.saves_bytes = 1e9;
+  f.changes.push_back(one);
+  return f;
+}
+
+// The later lever's fields win (QLoRA's nf4 over int8), the others are kept from each.
+TEST(FoundChanges, EditIsTheLeversMergedInOrder) {
+  const FoundChanges f = three_levers();
+  const ScenarioEdit e = f.edit(f.changes[0]);
+  EXPECT_EQ(e.weights, "nf4");
+  EXPECT_EQ(e.task, Task::kQlora);
+  EXPECT_EQ(e.recompute, Recompute::kFull);
+  EXPECT_FALSE(e.batch);
+  const ScenarioEdit single = f.edit(f.changes[1]);
+  EXPECT_EQ(single.batch, 2);
+  EXPECT_FALSE(single.weights);
+}
+
+TEST(FoundChanges, PublicChangesJoinTheLeversTexts) {
+  const std::vector<Change> c = three_levers().to_changes();
+  ASSERT_EQ(c.size(), 2u);
+  EXPECT_EQ(c[0].change, "int8 weights + QLoRA");
+  EXPECT_EQ(c[0].cost, "small cost; changes the job");
+  EXPECT_EQ(c[0].levers, (std::vector<std::string>{"int8 weights", "QLoRA"}));
+  EXPECT_EQ(c[0].edit.weights, "nf4");
+  EXPECT_EQ(c[0].needed_bytes, 70e9);
+  EXPECT_EQ(c[0].saves_bytes, 10e9);
+  EXPECT_TRUE(c[0].fits);
+  EXPECT_EQ(c[0].speed_factor, 0.5);
+  EXPECT_EQ(c[0].quality_class, 3);
+  EXPECT_EQ(c[1].change, "smaller batch (2)");
+  EXPECT_EQ(c[1].cost, "slower");
+  EXPECT_EQ(c[1].levers, std::vector<std::string>{"smaller batch (2)"});
+  EXPECT_FALSE(c[1].fits);
+  EXPECT_FALSE(c[1].speed_factor);
+}
+
+// Full fine-tuning of Llama-2-7B on 8 x A10 does not fit (changes_test.cc: ZeRO-3 and
+// checkpointing together do); the search in its own form names the same changes, in the same
+// order, as changes_to_fit, and every change's levers are levers of the search.
+TEST(FoundChanges, SameAsChangesToFit) {
+  ScenarioGiven given;
+  const Scenario parsed = parse_scenario(
+      {{"model", "llama-2-7b"}, {"task", "full"}, {"gpu", "a10-24gb"}, {"gpu_count", 8}},
+      Catalog::builtin(), given);
+  const Scenario s = resolved(parsed, Catalog::builtin());
+  const Estimate e = estimate(s, Catalog::builtin(), Detail::kFigures);
+  const FoundChanges found = find_changes(s, layout_fields(parsed), given, e, Catalog::builtin());
+  const std::vector<Change> expected = changes_to_fit(parsed, given, Catalog::builtin());
+  ASSERT_FALSE(expected.empty());
+  ASSERT_EQ(found.changes.size(), expected.size());
+  for (size_t i = 0; i < expected.size(); ++i) {
+    const FoundChange& c = found.changes[i];
+    ASSERT_GE(c.count, 1);
+    ASSERT_LE(c.count, kMaxChangeLevers);
+    for (size_t k = 0; k < c.count; ++k) EXPECT_LT(c.levers[k], found.levers.size());
+    EXPECT_EQ(found.lever(c, 0).name, expected[i].levers.front());
+    EXPECT_EQ(c.needed_bytes, expected[i].needed_bytes);
+    EXPECT_EQ(c.fits, expected[i].fits);
+    EXPECT_EQ(to_patch(found.edit(c)), to_patch(expected[i].edit));
+  }
+}
+
+}  // namespace
+}  // namespace gpusizer
