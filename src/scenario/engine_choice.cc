@@ -46,7 +46,7 @@ const EngineProfile& default_engine(const Catalog& catalog, const Gpu* gpu, Scen
 }
 
 // The release named, else the newest (said in the basis).
-void set_release(const EngineProfile& engine, const std::optional<std::string>& version,
+void set_release(const EngineProfile& engine, std::optional<std::string_view> version,
                  Scenario& s) {
   s.engine_version = engine.release(version.value_or(""), "engine_version").version;
   if (version) return;
@@ -71,21 +71,21 @@ void check_engine_runs_task(const EngineProfile& engine, const Scenario& s) {
                                    to_string(s.task) + "'; use one of " + join(engine.tasks));
 }
 
-void resolve_engine(const nlohmann::json& input, const Catalog& catalog, Scenario& s) {
+void resolve_engine(const ScenarioFields& input, const Catalog& catalog, Scenario& s) {
   const EngineProfile* engine = nullptr;
-  if (auto v = read_string(input, "engine", "")) {
+  if (auto v = read_string_value(input.at[key::engine], "engine", "")) {
     engine = &catalog.engine(*v, "engine");
     s.engine_basis = "given";
     s.engine_defaulted = false;
   } else {
     const Gpu* gpu = nullptr;
     if (!is_training(s.task))
-      if (auto g = read_string(input, "gpu", "")) gpu = &catalog.gpu(*g, "gpu");
+      if (auto g = read_string_value(input.at[key::gpu], "gpu", "")) gpu = &catalog.gpu(*g, "gpu");
     engine = &default_engine(catalog, gpu, s);
   }
   s.engine = engine->name;
   check_engine_runs_task(*engine, s);
-  set_release(*engine, read_string(input, "engine_version", ""), s);
+  set_release(*engine, read_string_value(input.at[key::engine_version], "engine_version", ""), s);
 }
 
 void rederive_engine(const Catalog& catalog, bool engine_given, bool version_given, Scenario& s) {
@@ -93,8 +93,8 @@ void rederive_engine(const Catalog& catalog, bool engine_given, bool version_giv
   const EngineProfile& engine = default_engine(catalog, s.gpu ? &*s.gpu : nullptr, s);
   s.engine = engine.name;
   check_engine_runs_task(engine, s);
-  set_release(engine, version_given ? std::optional<std::string>(s.engine_version) : std::nullopt,
-              s);
+  set_release(engine,
+              version_given ? std::optional<std::string_view>(s.engine_version) : std::nullopt, s);
 }
 
 bool retarget_default_engine(Scenario& s, const Gpu& gpu, const Catalog& catalog) {
@@ -114,10 +114,13 @@ const EngineProfile& engine_on(const Scenario& s, const Gpu& gpu, const Catalog&
   return catalog.engine(s.engine);
 }
 
-void note_ignored_knobs(const nlohmann::json& input, const Catalog& catalog, Scenario& s) {
+void note_ignored_knobs(const ScenarioFields& input, const Catalog& catalog, Scenario& s) {
   const EngineProfile& engine = catalog.engine(s.engine, "engine");
-  for (const char* knob : {"gpu_memory_utilization", "max_num_batched_tokens"}) {
-    if (!input.is_object() || !input.contains(knob) || engine.honours(knob)) continue;
+  const std::pair<size_t, const char*> knobs[] = {
+      {key::gpu_memory_utilization, "gpu_memory_utilization"},
+      {key::max_num_batched_tokens, "max_num_batched_tokens"}};
+  for (const auto& [slot, knob] : knobs) {
+    if (!input.has(slot) || engine.honours(knob)) continue;
     std::vector<std::string> with;
     for (const auto& e : catalog.engines())
       if (e.honours(knob)) with.push_back(e.name);
