@@ -67,6 +67,7 @@ void apply_rule_of_thumb(const RuleOfThumb& r, Estimate& e) {
 // Whether `name` is the entry's own id, name or Hugging Face id rather than an alias or a partial
 // name that resolved to it.
 bool names_entry(std::string_view name, const Model& m) {
+  if (name == m.id) return true;  // the usual spelling, without normalizing both
   const std::string key = normalize_name(name);
   return key == normalize_name(m.id) || key == normalize_name(m.name) ||
          (!m.hf_id.empty() && key == normalize_name(m.hf_id));
@@ -74,6 +75,10 @@ bool names_entry(std::string_view name, const Model& m) {
 
 // One estimate's answer: everything the contract's Estimate JSON is written from.
 struct Answer {
+  /// The scenario parsed in place, not moved in.
+  Answer(const ScenarioFields& input, const Catalog& catalog, ScenarioGiven& given)
+      : scenario(parse_scenario(input, catalog, given)) {}
+
   Scenario scenario;
   Estimate estimate;
   RuleOfThumb rule_of_thumb;
@@ -87,17 +92,16 @@ struct Answer {
 const std::vector<std::string> kMethods = {"analytic", "rule-of-thumb"};
 
 Answer answer(const nlohmann::json& json, const Catalog& catalog) {
-  Answer a;
   ScenarioGiven given;
   // The scenario's members, read once (scenario/scenario_fields.h); the answer's own fields
   // ("basis", "method", "changes") are read from the same slots.
   const ScenarioFields input = scenario_fields(json);
-  Scenario parsed = parse_scenario(input, catalog, given);
-  // The parsed scenario moves into the resolved one (issue 18: a copy and a destruction of a
-  // Scenario are 6,000 instructions); the changes read it as the resolved one with the layout
-  // fields it had before (LayoutFields).
-  const LayoutFields parsed_layout = layout_fields(parsed);
-  a.scenario = resolved(std::move(parsed), catalog);
+  // The scenario is parsed into the answer and resolved there (issue 18: a copy and a
+  // destruction of a Scenario are 6,000 instructions, a move ~1,000); the changes read it as the
+  // resolved one with the layout fields it had before (LayoutFields).
+  Answer a(input, catalog, given);
+  const LayoutFields parsed_layout = layout_fields(a.scenario);
+  resolve_in_place(a.scenario, catalog);
   const Scenario& s = a.scenario;
   Estimate& e = a.estimate;
   // A batch that reads the figures alone can leave the basis out ("basis": false): its texts are
