@@ -23,6 +23,8 @@ enum class Task { kInference, kLora, kQlora, kFull, kFreeze, kPretrain, kCvTrain
 
 /// "inference", "lora", ... as the contract spells them.
 std::string to_string(Task task);
+/// The same, not copied.
+std::string_view task_name(Task task);
 /// Every task but inference trains. Inline: estimates ask it a dozen times each (issue 18).
 inline bool is_training(Task task) {
   return task != Task::kInference;

@@ -9,6 +9,10 @@
 namespace gpusizer {
 namespace {
 
+// Room for a default engine's basis with its release ("default for serving awq-int4 weights on
+// NVIDIA GPUs: vllm (name an engine to choose another); release 0.11 (the newest modelled)").
+constexpr size_t kBasisBytes = 160;
+
 // The first serving engine of the defaults list that runs on the GPU's vendor (any vendor when
 // no GPU is given), loads the weights' format kind and serves this kind of model.
 const EngineProfile* default_serving_engine(const Catalog& catalog, const Gpu* gpu,
@@ -31,17 +35,30 @@ std::string join(const std::vector<std::string>& v) {
 
 // The default engine for the task, the weights and the GPU, and why (resolve_engine when the
 // input names none).
+// The basis is written into one buffer, reserved once for it and set_release's release (issue
+// 18: the texts joined by operator+ took five allocations a line).
 const EngineProfile& default_engine(const Catalog& catalog, const Gpu* gpu, Scenario& s) {
   s.engine_defaulted = true;
+  std::string& basis = s.engine_basis;
+  basis.clear();
+  basis.reserve(kBasisBytes);
   if (is_training(s.task)) {
-    s.engine_basis = "default for training";
+    basis += "default for training";
     return catalog.engine(catalog.engine_defaults().training, "engine");
   }
   const EngineProfile* engine = default_serving_engine(catalog, gpu, s);
   if (!engine) engine = &catalog.engine(catalog.engine_defaults().training, "engine");
-  s.engine_basis = "default for serving " + s.weights.id + " weights" +
-                   (gpu ? " on " + gpu->vendor + " GPUs" : std::string()) + ": " + engine->name +
-                   " (name an engine to choose another)";
+  basis += "default for serving ";
+  basis += s.weights.id;
+  basis += " weights";
+  if (gpu) {
+    basis += " on ";
+    basis += gpu->vendor;
+    basis += " GPUs";
+  }
+  basis += ": ";
+  basis += engine->name;
+  basis += " (name an engine to choose another)";
   return *engine;
 }
 
@@ -54,19 +71,25 @@ void set_release(const EngineProfile& engine, std::optional<std::string_view> ve
     s.engine_basis += "; one rule set for all releases";
   } else if (s.engine_version == "all") {
     // Rules shared by every release but a few older ones modelled apart (hf: transformers 4.35).
-    std::string apart;
-    for (size_t i = 1; i < engine.releases.size(); ++i)
-      apart += (apart.empty() ? "" : ", ") + engine.releases[i].version;
-    s.engine_basis += "; release all (every release but those modelled apart: " + apart + ")";
+    std::string& basis = s.engine_basis;
+    basis += "; release all (every release but those modelled apart: ";
+    const size_t apart = basis.size();
+    for (size_t i = 1; i < engine.releases.size(); ++i) {
+      if (basis.size() > apart) basis += ", ";
+      basis += engine.releases[i].version;
+    }
+    basis += ")";
   } else {
-    s.engine_basis += "; release " + s.engine_version + " (the newest modelled)";
+    s.engine_basis += "; release ";
+    s.engine_basis += s.engine_version;
+    s.engine_basis += " (the newest modelled)";
   }
 }
 
 }  // namespace
 
 void check_engine_runs_task(const EngineProfile& engine, const Scenario& s) {
-  if (!engine.runs(to_string(s.task)))
+  if (!engine.runs(task_name(s.task)))
     throw InputError("engine", "engine '" + engine.name + "' does not run task '" +
                                    to_string(s.task) + "'; use one of " + join(engine.tasks));
 }

@@ -539,6 +539,10 @@ std::string to_string(Task task) {
   return kTasks[static_cast<size_t>(task)];
 }
 
+std::string_view task_name(Task task) {
+  return kTasks[static_cast<size_t>(task)];
+}
+
 bool lora_target_matches(std::string_view target, std::string_view module) {
   if (target == "all-linear") return module != "router";
   if (module == target) return true;
