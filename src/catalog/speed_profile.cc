@@ -2,6 +2,7 @@
 #include "gpusizer/speed_profile.h"
 
 #include <algorithm>
+#include <cstring>
 
 #include "catalog/data_json.h"
 #include "gpusizer/error.h"
@@ -341,10 +342,20 @@ KernelScale SpeedProfile::vendor(std::string_view name) const {
 
 double SpeedProfile::fp16_accumulate_factor(std::string_view vendor,
                                             std::string_view segment) const {
+  // The key "vendor segment" in a buffer on the stack (issue 18: a string allocated a line).
+  char text[64];
   std::string key;
-  key.reserve(vendor.size() + 1 + segment.size());
-  key.append(vendor).append(" ").append(segment);
-  const auto it = fp16_acc_factor_.find(key);
+  std::string_view joined;
+  if (vendor.size() + 1 + segment.size() <= sizeof text) {
+    std::memcpy(text, vendor.data(), vendor.size());
+    text[vendor.size()] = ' ';
+    std::memcpy(text + vendor.size() + 1, segment.data(), segment.size());
+    joined = std::string_view(text, vendor.size() + 1 + segment.size());
+  } else {
+    key.append(vendor).append(" ").append(segment);
+    joined = key;
+  }
+  const auto it = fp16_acc_factor_.find(joined);
   return it == fp16_acc_factor_.end() ? 1.0 : it->second;
 }
 
