@@ -96,6 +96,16 @@ for _ in range(n_pairs):
     for _ in range(rng.choice([2, 2, 3])):
         mutate(s, rng)
     emit(s)
+# Site overrides, well-formed and not.
+for costs in [{"electricity_usd_per_kwh": 0.3, "pue": 1.5}, {"server_usd_per_node": 250000},
+              {"server_usd_per_node": {"h100-sxm5-80gb": 30000}}, {"utilization": 2},
+              {"hours_per_month": "x"}, {"server_usd_per_node": -1}]:
+    for base in bases:
+        emit({**base, "costs": costs})
+for facility in [{"host_base_watts": 500, "host_watts_per_gpu": 50}, {"power_margin": 0.2},
+                 {"rack_budget_watts": 12000}, {"power_factor": 0.1}, {"pue": 1.2}]:
+    for base in bases:
+        emit({**base, "facility": facility})
 # Lines that are not scenario objects.
 for v in [[], [1], 1, "x", None, True]:
     emit(v)
