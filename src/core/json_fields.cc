@@ -27,12 +27,13 @@ std::string type_name(const nlohmann::json& v) {
 
 }  // namespace
 
-std::optional<double> read_number_value(const nlohmann::json* value, std::string_view key,
-                                        std::string_view path, double min, double max) {
-  if (!value || value->is_null()) return std::nullopt;
-  if (!value->is_number())
-    throw InputError(join(path, key), "must be a number, not " + type_name(*value));
-  const double v = value->get<double>();
+namespace detail {
+
+double read_number_given(const nlohmann::json& value, std::string_view key, std::string_view path,
+                         double min, double max) {
+  if (!value.is_number())
+    throw InputError(join(path, key), "must be a number, not " + type_name(value));
+  const double v = value.get<double>();
   if (!std::isfinite(v))
     throw InputError(join(path, key), "must be a finite number", "out_of_range");
   if (v < min || v > max)
@@ -41,29 +42,28 @@ std::optional<double> read_number_value(const nlohmann::json* value, std::string
   return v;
 }
 
-std::optional<int64_t> read_int_value(const nlohmann::json* value, std::string_view key,
-                                      std::string_view path, int64_t min, int64_t max) {
-  auto v = read_number_value(value, key, path, static_cast<double>(min), static_cast<double>(max));
-  if (!v) return std::nullopt;
-  if (std::floor(*v) != *v) throw InputError(join(path, key), "must be a whole number");
-  return static_cast<int64_t>(*v);
+int64_t read_int_given(const nlohmann::json& value, std::string_view key, std::string_view path,
+                       int64_t min, int64_t max) {
+  const double v =
+      read_number_given(value, key, path, static_cast<double>(min), static_cast<double>(max));
+  if (std::floor(v) != v) throw InputError(join(path, key), "must be a whole number");
+  return static_cast<int64_t>(v);
 }
 
-std::optional<bool> read_bool_value(const nlohmann::json* value, std::string_view key,
-                                    std::string_view path) {
-  if (!value || value->is_null()) return std::nullopt;
-  if (!value->is_boolean())
-    throw InputError(join(path, key), "must be true or false, not " + type_name(*value));
-  return value->get<bool>();
+bool read_bool_given(const nlohmann::json& value, std::string_view key, std::string_view path) {
+  if (!value.is_boolean())
+    throw InputError(join(path, key), "must be true or false, not " + type_name(value));
+  return value.get<bool>();
 }
 
-std::optional<std::string_view> read_string_value(const nlohmann::json* value, std::string_view key,
-                                                  std::string_view path) {
-  if (!value || value->is_null()) return std::nullopt;
-  if (!value->is_string())
-    throw InputError(join(path, key), "must be a string, not " + type_name(*value));
-  return std::string_view(value->get_ref<const std::string&>());
+std::string_view read_string_given(const nlohmann::json& value, std::string_view key,
+                                   std::string_view path) {
+  if (!value.is_string())
+    throw InputError(join(path, key), "must be a string, not " + type_name(value));
+  return value.get_ref<const std::string&>();
 }
+
+}  // namespace detail
 
 namespace {
 

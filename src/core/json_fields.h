@@ -37,15 +37,40 @@ std::string unknown_key_note(std::string_view key, std::string_view path,
 // member's value, nullptr when the object has no such key; a null value reads as absent, as
 // above. `key` and `path` only name the field in an error. The same checks and messages.
 
-std::optional<double> read_number_value(const nlohmann::json* value, std::string_view key,
-                                        std::string_view path, double min, double max);
-std::optional<int64_t> read_int_value(const nlohmann::json* value, std::string_view key,
-                                      std::string_view path, int64_t min, int64_t max);
-std::optional<bool> read_bool_value(const nlohmann::json* value, std::string_view key,
-                                    std::string_view path);
+namespace detail {
+// The reads of a value that is there and not null (the wrappers below test that inline: most
+// fields of a line are absent).
+double read_number_given(const nlohmann::json& value, std::string_view key, std::string_view path,
+                         double min, double max);
+int64_t read_int_given(const nlohmann::json& value, std::string_view key, std::string_view path,
+                       int64_t min, int64_t max);
+bool read_bool_given(const nlohmann::json& value, std::string_view key, std::string_view path);
+std::string_view read_string_given(const nlohmann::json& value, std::string_view key,
+                                   std::string_view path);
+}  // namespace detail
+
+inline std::optional<double> read_number_value(const nlohmann::json* value, std::string_view key,
+                                               std::string_view path, double min, double max) {
+  if (!value || value->is_null()) return std::nullopt;
+  return detail::read_number_given(*value, key, path, min, max);
+}
+inline std::optional<int64_t> read_int_value(const nlohmann::json* value, std::string_view key,
+                                             std::string_view path, int64_t min, int64_t max) {
+  if (!value || value->is_null()) return std::nullopt;
+  return detail::read_int_given(*value, key, path, min, max);
+}
+inline std::optional<bool> read_bool_value(const nlohmann::json* value, std::string_view key,
+                                           std::string_view path) {
+  if (!value || value->is_null()) return std::nullopt;
+  return detail::read_bool_given(*value, key, path);
+}
 /// The string itself, in the JSON value (valid while the value lives).
-std::optional<std::string_view> read_string_value(const nlohmann::json* value, std::string_view key,
-                                                  std::string_view path);
+inline std::optional<std::string_view> read_string_value(const nlohmann::json* value,
+                                                         std::string_view key,
+                                                         std::string_view path) {
+  if (!value || value->is_null()) return std::nullopt;
+  return detail::read_string_given(*value, key, path);
+}
 /// read_enum's check: the index of the value in `allowed`.
 std::optional<size_t> read_enum_index(const nlohmann::json* value, std::string_view key,
                                       std::string_view path,
