@@ -13,6 +13,8 @@ namespace {
 // NVIDIA GPUs: vllm (name an engine to choose another); release 0.11 (the newest modelled)").
 constexpr size_t kBasisBytes = 160;
 
+const std::string kGpuField = "gpu";  // made once, not on every lookup
+
 // The first serving engine of the defaults list that runs on the GPU's vendor (any vendor when
 // no GPU is given), loads the weights' format kind and serves this kind of model.
 const EngineProfile* default_serving_engine(const Catalog& catalog, const Gpu* gpu,
@@ -103,7 +105,8 @@ void resolve_engine(const ScenarioFields& input, const Catalog& catalog, Scenari
   } else {
     const Gpu* gpu = nullptr;
     if (!is_training(s.task))
-      if (auto g = read_string_value(input.at[key::gpu], "gpu", "")) gpu = &catalog.gpu(*g, "gpu");
+      if (auto g = read_string_value(input.at[key::gpu], "gpu", ""))
+        gpu = &catalog.gpu(*g, kGpuField);
     engine = &default_engine(catalog, gpu, s);
   }
   s.engine = engine->name;

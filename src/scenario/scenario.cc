@@ -86,6 +86,11 @@ constexpr int64_t kMaxRequests = 1'000'000'000'000;  // a trillion requests: bey
 constexpr int64_t kMaxGpus = 1'000'000;
 constexpr int64_t kMaxParallel = 65'536;
 
+// The roles and field names the catalog lookups take as strings, made once (issue 18: a string
+// built from a literal on every lookup).
+const std::string kModelField = "model", kGpuField = "gpu", kWeightsRole = "weights",
+                  kWeightsField = "weights", kKvRole = "kv", kKvField = "kv_cache";
+
 const std::vector<std::string> kTasks = {"inference", "lora",     "qlora",   "full",
                                          "freeze",    "pretrain", "cv-train"};
 
@@ -153,7 +158,7 @@ void resolve_model(const ScenarioFields& input, const Catalog& catalog, Scenario
       return;
     }
     try {
-      s.model = catalog.model(name, "model");
+      s.model = catalog.model(name, kModelField);
       s.model_origin = "catalog";
       return;
     } catch (const InputError&) {
@@ -392,12 +397,12 @@ void parse_formats(const ScenarioFields& input, const Catalog& catalog,
   std::string_view weights_id = s.task == Task::kQlora ? "nf4" : "bf16";
   if (!imported_format.empty()) weights_id = imported_format;
   if (auto v = read_string_value(input.at[key::weights], "weights", "")) weights_id = *v;
-  s.weights = catalog.format(weights_id, "weights", "weights");
+  s.weights = catalog.format(weights_id, kWeightsRole, kWeightsField);
   check_qlora_base(s);
   std::string_view kv_id = default_kv_id(s.weights);
   if (auto v = read_string_value(input.at[key::kv_cache], "kv_cache", ""))
     kv_id = *v, given.kv_cache = true;
-  s.kv_cache = catalog.format(kv_id, "kv", "kv_cache");
+  s.kv_cache = catalog.format(kv_id, kKvRole, kKvField);
 }
 
 void note_context(Scenario& s) {
@@ -490,7 +495,8 @@ SplitGiven parse_parallel(const ScenarioFields& input, Scenario& s) {
 // The GPUs and their split: gpu_count whole replicas, dp the rest of them.
 void parse_system(const ScenarioFields& input, const Catalog& catalog, SplitGiven split,
                   Scenario& s) {
-  if (auto v = read_string_value(input.at[key::gpu], "gpu", "")) s.gpu = catalog.gpu_ref(*v, "gpu");
+  if (auto v = read_string_value(input.at[key::gpu], "gpu", ""))
+    s.gpu = catalog.gpu_ref(*v, kGpuField);
   auto count = read_int_value(input.at[key::gpu_count], "gpu_count", "", 1, kMaxGpus);
   if (auto v = read_int_value(input.at[key::gpus_per_node], "gpus_per_node", "", 1, 1024))
     s.gpus_per_node = *v;
