@@ -372,8 +372,12 @@ double SpeedProfile::attention_efficiency(std::string_view engine, std::string_v
   const std::string& family_name =
       k == attention_kernel_of_.end() ? attention_fallback_ : k->second;
   const auto* table = &attention_eff_.at(family_name);
-  if (!table->contains(family)) table = &attention_eff_.at(attention_fallback_);
-  if (const auto it = table->find(family); it != table->end()) return it->second;
+  auto it = table->find(family);  // one search where it is there (issue 18)
+  if (it == table->end()) {
+    table = &attention_eff_.at(attention_fallback_);
+    it = table->find(family);
+  }
+  if (it != table->end()) return it->second;
   return table->at("default");
 }
 
