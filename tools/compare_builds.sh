@@ -1,6 +1,9 @@
 #!/usr/bin/env bash
 # Runs two gpusizer binaries over the same scenarios (the shipped validation cases and N random
-# ones from tools/random_scenarios.py) and prints how many answer lines differ, with the first few.
+# ones from tools/random_scenarios.py) and prints how many answer lines differ, with the first few;
+# then the same for the bad and odd lines of tools/bad_scenarios.py (every field given a value of
+# each JSON type, unknown keys, two bad fields at once, non-objects: the error answers and notes),
+# and whether the two exit statuses agree.
 # Usage: tools/compare_builds.sh OLD_BINARY NEW_BINARY [N]
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
@@ -21,4 +24,11 @@ python3 "$root/tools/random_scenarios.py" "$n" >>"$work/cases.jsonl"
 total=$(wc -l <"$work/cases.jsonl")
 diffs=$(paste -d '\n' "$work/old.jsonl" "$work/new.jsonl" | awk 'NR%2{a=$0;next} a!=$0{c++} END{print c+0}')
 echo "$total scenarios, $diffs answers differ"
+python3 "$root/tools/bad_scenarios.py" >"$work/bad.jsonl"
+old_rc=0 new_rc=0
+"$old" estimate --input "$work/bad.jsonl" --format jsonl --jobs 1 >"$work/old_bad.jsonl" 2>/dev/null || old_rc=$?
+"$new" estimate --input "$work/bad.jsonl" --format jsonl --jobs 1 >"$work/new_bad.jsonl" 2>/dev/null || new_rc=$?
+bad_total=$(wc -l <"$work/bad.jsonl")
+bad_diffs=$(paste -d '\n' "$work/old_bad.jsonl" "$work/new_bad.jsonl" | awk 'NR%2{a=$0;next} a!=$0{c++} END{print c+0}')
+echo "$bad_total bad or odd lines, $bad_diffs answers differ (exit status $old_rc and $new_rc)"
 if [ "${KEEP:-}" ]; then cp "$work"/*.jsonl "$KEEP"/; fi

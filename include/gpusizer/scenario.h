@@ -23,6 +23,8 @@ enum class Task { kInference, kLora, kQlora, kFull, kFreeze, kPretrain, kCvTrain
 
 /// "inference", "lora", ... as the contract spells them.
 std::string to_string(Task task);
+/// The same, not copied.
+std::string_view task_name(Task task);
 /// Every task but inference trains. Inline: estimates ask it a dozen times each (issue 18).
 inline bool is_training(Task task) {
   return task != Task::kInference;
@@ -110,8 +112,11 @@ struct Scenario {
   int64_t dataset_items = 0;
   int64_t epochs = 0;
 
-  nlohmann::json costs = nlohmann::json::object();     ///< overrides of data/costs.json
-  nlohmann::json facility = nlohmann::json::object();  ///< overrides of data/facility.json
+  /// Overrides of data/costs.json and data/facility.json: null when the input gives none (read as
+  /// no overrides, as an empty object is; issue 18: two empty objects were two allocations a
+  /// Scenario and each of its copies), else the input's object.
+  nlohmann::json costs;
+  nlohmann::json facility;
 
   ScenarioLookups lookups;  ///< catalog entries resolved once; keyed, see ScenarioLookups
 

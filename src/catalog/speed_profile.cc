@@ -2,6 +2,7 @@
 #include "gpusizer/speed_profile.h"
 
 #include <algorithm>
+#include <cstring>
 
 #include "catalog/data_json.h"
 #include "gpusizer/error.h"
@@ -337,10 +338,20 @@ KernelScale SpeedProfile::vendor(std::string_view name) const {
 
 double SpeedProfile::fp16_accumulate_factor(std::string_view vendor,
                                             std::string_view segment) const {
+  // The key "vendor segment" in a buffer on the stack (issue 18: a string allocated a line).
+  char text[64];
   std::string key;
-  key.reserve(vendor.size() + 1 + segment.size());
-  key.append(vendor).append(" ").append(segment);
-  const auto it = fp16_acc_factor_.find(key);
+  std::string_view joined;
+  if (vendor.size() + 1 + segment.size() <= sizeof text) {
+    std::memcpy(text, vendor.data(), vendor.size());
+    text[vendor.size()] = ' ';
+    std::memcpy(text + vendor.size() + 1, segment.data(), segment.size());
+    joined = std::string_view(text, vendor.size() + 1 + segment.size());
+  } else {
+    key.append(vendor).append(" ").append(segment);
+    joined = key;
+  }
+  const auto it = fp16_acc_factor_.find(joined);
   return it == fp16_acc_factor_.end() ? 1.0 : it->second;
 }
 
@@ -357,8 +368,12 @@ double SpeedProfile::attention_efficiency(std::string_view engine, std::string_v
   const std::string& family_name =
       k == attention_kernel_of_.end() ? attention_fallback_ : k->second;
   const auto* table = &attention_eff_.at(family_name);
-  if (!table->contains(family)) table = &attention_eff_.at(attention_fallback_);
-  if (const auto it = table->find(family); it != table->end()) return it->second;
+  auto it = table->find(family);  // one search where it is there (issue 18)
+  if (it == table->end()) {
+    table = &attention_eff_.at(attention_fallback_);
+    it = table->find(family);
+  }
+  if (it != table->end()) return it->second;
   return table->at("default");
 }
 

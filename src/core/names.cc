@@ -7,11 +7,37 @@
 
 namespace gpusizer {
 
+namespace {
+
+// std::isalnum and std::tolower of one byte; ASCII as the "C" locale classifies it (the program
+// never calls setlocale), other bytes by the library.
+inline bool name_char(unsigned char c, char& lowered) {
+  if (c < 0x80) {
+    const unsigned char lower = c >= 'A' && c <= 'Z' ? static_cast<unsigned char>(c | 0x20) : c;
+    lowered = static_cast<char>(lower);
+    return (c >= '0' && c <= '9') || (lower >= 'a' && lower <= 'z');
+  }
+  if (!std::isalnum(c)) return false;
+  lowered = static_cast<char>(std::tolower(c));
+  return true;
+}
+
+}  // namespace
+
 std::string normalize_name(std::string_view name) {
+  // Built on the stack and copied once (issue 18: appended a byte at a time through the
+  // locale's tables, a catalog lookup's name cost ~300 instructions).
+  char text[128];
+  if (name.size() <= sizeof text) {
+    size_t n = 0;
+    for (const char c : name) n += name_char(static_cast<unsigned char>(c), text[n]);
+    return std::string(text, n);
+  }
   std::string out;
-  for (char c : name)
-    if (std::isalnum(static_cast<unsigned char>(c)))
-      out += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  for (const char c : name) {
+    char lowered;
+    if (name_char(static_cast<unsigned char>(c), lowered)) out += lowered;
+  }
   return out;
 }
 

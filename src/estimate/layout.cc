@@ -45,25 +45,33 @@ void choose_serving_layout(Scenario& s, const Catalog& catalog) {
     for (int64_t w = 1; w <= n; ++w)
       if (n % w == 0) widths.push_back(w);
   }
-  Parallelism widest = s.parallel;
+  // Each split is tried on `s` itself, its other fields as they are (issue 18: a copy of the
+  // Scenario per width tried was ~7 allocations); the split it had is put back unless one is
+  // chosen, also when the memory estimate throws.
+  const Parallelism given = s.parallel;
+  Parallelism widest = given;
   bool have_widest = false;
-  for (const int64_t w : widths) {
-    Scenario t = s;
-    t.parallel.ep = 1;
-    if (!split(t, tensors, w, t.parallel)) continue;
-    if (ep > 1) {
-      if (ep % t.parallel.tp != 0 || t.parallel.pp * ep != w) continue;
-      t.parallel.ep = ep;
+  try {
+    for (const int64_t w : widths) {
+      Parallelism p = given;
+      p.ep = 1;
+      if (!split(s, tensors, w, p)) continue;
+      if (ep > 1) {
+        if (ep % p.tp != 0 || p.pp * ep != w) continue;
+        p.ep = ep;
+      }
+      p.dp = n / w;
+      widest = p;
+      have_widest = true;
+      if (!s.gpu) continue;  // no capacity to check: the model is spread over all GPUs
+      s.parallel = p;
+      const MemoryEstimate m = estimate_memory(s, catalog, nullptr);
+      if (m.fits.value_or(false)) return;
+      s.parallel = given;
     }
-    t.parallel.dp = n / w;
-    widest = t.parallel;
-    have_widest = true;
-    if (!s.gpu) continue;  // no capacity to check: the model is spread over all GPUs
-    const MemoryEstimate m = estimate_memory(t, catalog, nullptr);
-    if (m.fits.value_or(false)) {
-      s.parallel = t.parallel;
-      return;
-    }
+  } catch (...) {
+    s.parallel = given;
+    throw;
   }
   if (have_widest) s.parallel = widest;
 }

@@ -18,6 +18,7 @@
 #include "report/describe.h"
 #include "report/estimate_json.h"
 #include "report/json_writer.h"
+#include "scenario/scenario_fields.h"
 
 namespace gpusizer {
 namespace {
@@ -66,7 +67,8 @@ void apply_rule_of_thumb(const RuleOfThumb& r, Estimate& e) {
 
 // Whether `name` is the entry's own id, name or Hugging Face id rather than an alias or a partial
 // name that resolved to it.
-bool names_entry(const std::string& name, const Model& m) {
+bool names_entry(std::string_view name, const Model& m) {
+  if (name == m.id) return true;  // the usual spelling, without normalizing both
   const std::string key = normalize_name(name);
   return key == normalize_name(m.id) || key == normalize_name(m.name) ||
          (!m.hf_id.empty() && key == normalize_name(m.hf_id));
@@ -74,6 +76,10 @@ bool names_entry(const std::string& name, const Model& m) {
 
 // One estimate's answer: everything the contract's Estimate JSON is written from.
 struct Answer {
+  /// The scenario parsed in place, not moved in.
+  Answer(const ScenarioFields& input, const Catalog& catalog, ScenarioGiven& given)
+      : scenario(parse_scenario(input, catalog, given)) {}
+
   Scenario scenario;
   Estimate estimate;
   RuleOfThumb rule_of_thumb;
@@ -84,39 +90,42 @@ struct Answer {
   bool shows_basis = true;  ///< "basis": false leaves the basis texts out (not even made)
 };
 
-Answer answer(const nlohmann::json& input, const Catalog& catalog) {
-  Answer a;
+const std::vector<std::string> kMethods = {"analytic", "rule-of-thumb"};
+
+Answer answer(const nlohmann::json& json, const Catalog& catalog) {
   ScenarioGiven given;
-  Scenario parsed = parse_scenario(input, catalog, given);
-  // The parsed scenario moves into the resolved one (issue 18: a copy and a destruction of a
-  // Scenario are 6,000 instructions); the changes read it as the resolved one with the layout
-  // fields it had before (LayoutFields).
-  const LayoutFields parsed_layout = layout_fields(parsed);
-  a.scenario = resolved(std::move(parsed), catalog);
+  // The scenario's members, read once (scenario/scenario_fields.h); the answer's own fields
+  // ("basis", "method", "changes") are read from the same slots.
+  const ScenarioFields input = scenario_fields(json);
+  // The scenario is parsed into the answer and resolved there (issue 18: a copy and a
+  // destruction of a Scenario are 6,000 instructions, a move ~1,000); the changes read it as the
+  // resolved one with the layout fields it had before (LayoutFields).
+  Answer a(input, catalog, given);
+  const LayoutFields parsed_layout = layout_fields(a.scenario);
+  resolve_in_place(a.scenario, catalog);
   const Scenario& s = a.scenario;
   Estimate& e = a.estimate;
   // A batch that reads the figures alone can leave the basis out ("basis": false): its texts are
   // most of the formatting an estimate does and half of the answer's bytes (issue 18).
-  if (input.is_object())
-    if (auto v = read_bool(input, "basis", "")) a.shows_basis = *v;
+  if (auto v = read_bool_value(input.at[key::basis], "basis", "")) a.shows_basis = *v;
   e = estimate(s, catalog, a.shows_basis ? Detail::kFull : Detail::kNoBasis);
   a.rule_of_thumb = rule_of_thumb(s);
-  if (input.is_object())
-    if (auto v = read_enum(input, "method", "", {"analytic", "rule-of-thumb"})) a.method = *v;
+  if (auto v = read_enum_index(input.at[key::method], "method", "", kMethods))
+    a.method = kMethods[*v];
   if (a.method == "rule-of-thumb") apply_rule_of_thumb(a.rule_of_thumb, e);
   // What to change so it fits: each change re-runs the estimator, so a sweep over a grid of
   // scenarios can turn it off ("changes": false, about half of a non-fitting line's cost).
   bool want_changes = true;
-  if (input.is_object())
-    if (auto v = read_bool(input, "changes", "")) want_changes = *v;
+  if (auto v = read_bool_value(input.at[key::changes], "changes", "")) want_changes = *v;
   if (want_changes && e.memory.fits && !*e.memory.fits && a.method == "analytic")
     a.changes = find_changes(s, parsed_layout, given, e, catalog);
   a.verdict = apply_fit_verdict(s, e);
   // An alias or a partial name is never swapped in silently: the answer says which catalog entry
   // it became (meta-llama/Meta-Llama-3-70B is estimated as llama-3.1-70b).
-  if (s.model_origin == "catalog" && input.is_object() && input.contains("model") &&
-      input["model"].is_string() && !names_entry(input["model"].get<std::string>(), s.model)) {
-    const std::string asked = input["model"].get<std::string>();
+  const nlohmann::json* model = input.at[key::model];
+  if (s.model_origin == "catalog" && model && model->is_string() &&
+      !names_entry(model->get_ref<const std::string&>(), s.model)) {
+    const std::string& asked = model->get_ref<const std::string&>();
     a.model_requested = asked;
     e.warnings.emplace_back("model '" + asked + "' is not a catalog entry: estimated as " +
                             s.model.id + " (" + s.model.name +

@@ -245,7 +245,7 @@ void describe_scenario(JsonWriter& w, const Scenario& s, const std::string* mode
   describe_parallel(w, s.parallel);
   w.field("prompt_len", s.prompt_len);
   w.field("seq_len", s.seq_len);
-  w.field("task", to_string(s.task));
+  w.field("task", task_name(s.task));
   if (s.task != Task::kInference) describe_training(w, s.training);
   w.field("weights", s.weights.id);
   w.end_object();

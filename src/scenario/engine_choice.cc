@@ -9,6 +9,12 @@
 namespace gpusizer {
 namespace {
 
+// Room for a default engine's basis with its release ("default for serving awq-int4 weights on
+// NVIDIA GPUs: vllm (name an engine to choose another); release 0.11 (the newest modelled)").
+constexpr size_t kBasisBytes = 160;
+
+const std::string kGpuField = "gpu";  // made once, not on every lookup
+
 // The first serving engine of the defaults list that runs on the GPU's vendor (any vendor when
 // no GPU is given), loads the weights' format kind and serves this kind of model.
 const EngineProfile* default_serving_engine(const Catalog& catalog, const Gpu* gpu,
@@ -31,22 +37,35 @@ std::string join(const std::vector<std::string>& v) {
 
 // The default engine for the task, the weights and the GPU, and why (resolve_engine when the
 // input names none).
+// The basis is written into one buffer, reserved once for it and set_release's release (issue
+// 18: the texts joined by operator+ took five allocations a line).
 const EngineProfile& default_engine(const Catalog& catalog, const Gpu* gpu, Scenario& s) {
   s.engine_defaulted = true;
+  std::string& basis = s.engine_basis;
+  basis.clear();
+  basis.reserve(kBasisBytes);
   if (is_training(s.task)) {
-    s.engine_basis = "default for training";
+    basis += "default for training";
     return catalog.engine(catalog.engine_defaults().training, "engine");
   }
   const EngineProfile* engine = default_serving_engine(catalog, gpu, s);
   if (!engine) engine = &catalog.engine(catalog.engine_defaults().training, "engine");
-  s.engine_basis = "default for serving " + s.weights.id + " weights" +
-                   (gpu ? " on " + gpu->vendor + " GPUs" : std::string()) + ": " + engine->name +
-                   " (name an engine to choose another)";
+  basis += "default for serving ";
+  basis += s.weights.id;
+  basis += " weights";
+  if (gpu) {
+    basis += " on ";
+    basis += gpu->vendor;
+    basis += " GPUs";
+  }
+  basis += ": ";
+  basis += engine->name;
+  basis += " (name an engine to choose another)";
   return *engine;
 }
 
 // The release named, else the newest (said in the basis).
-void set_release(const EngineProfile& engine, const std::optional<std::string>& version,
+void set_release(const EngineProfile& engine, std::optional<std::string_view> version,
                  Scenario& s) {
   const EngineRelease& release = engine.release(version.value_or(""), "engine_version");
   s.engine_version = release.version;
@@ -61,38 +80,45 @@ void set_release(const EngineProfile& engine, const std::optional<std::string>& 
     s.engine_basis += "; one rule set for all releases";
   } else if (s.engine_version == "all") {
     // Rules shared by every release but a few older ones modelled apart (hf: transformers 4.35).
-    std::string apart;
-    for (size_t i = 1; i < engine.releases.size(); ++i)
-      apart += (apart.empty() ? "" : ", ") + engine.releases[i].version;
-    s.engine_basis += "; release all (every release but those modelled apart: " + apart + ")";
+    std::string& basis = s.engine_basis;
+    basis += "; release all (every release but those modelled apart: ";
+    const size_t apart = basis.size();
+    for (size_t i = 1; i < engine.releases.size(); ++i) {
+      if (basis.size() > apart) basis += ", ";
+      basis += engine.releases[i].version;
+    }
+    basis += ")";
   } else {
-    s.engine_basis += "; release " + s.engine_version + " (the newest modelled)";
+    s.engine_basis += "; release ";
+    s.engine_basis += s.engine_version;
+    s.engine_basis += " (the newest modelled)";
   }
 }
 
 }  // namespace
 
 void check_engine_runs_task(const EngineProfile& engine, const Scenario& s) {
-  if (!engine.runs(to_string(s.task)))
+  if (!engine.runs(task_name(s.task)))
     throw InputError("engine", "engine '" + engine.name + "' does not run task '" +
                                    to_string(s.task) + "'; use one of " + join(engine.tasks));
 }
 
-void resolve_engine(const nlohmann::json& input, const Catalog& catalog, Scenario& s) {
+void resolve_engine(const ScenarioFields& input, const Catalog& catalog, Scenario& s) {
   const EngineProfile* engine = nullptr;
-  if (auto v = read_string(input, "engine", "")) {
+  if (auto v = read_string_value(input.at[key::engine], "engine", "")) {
     engine = &catalog.engine(*v, "engine");
     s.engine_basis = "given";
     s.engine_defaulted = false;
   } else {
     const Gpu* gpu = nullptr;
     if (!is_training(s.task))
-      if (auto g = read_string(input, "gpu", "")) gpu = &catalog.gpu(*g, "gpu");
+      if (auto g = read_string_value(input.at[key::gpu], "gpu", ""))
+        gpu = &catalog.gpu(*g, kGpuField);
     engine = &default_engine(catalog, gpu, s);
   }
   s.engine = engine->name;
   check_engine_runs_task(*engine, s);
-  set_release(*engine, read_string(input, "engine_version", ""), s);
+  set_release(*engine, read_string_value(input.at[key::engine_version], "engine_version", ""), s);
 }
 
 void rederive_engine(const Catalog& catalog, bool engine_given, bool version_given, Scenario& s) {
@@ -100,8 +126,8 @@ void rederive_engine(const Catalog& catalog, bool engine_given, bool version_giv
   const EngineProfile& engine = default_engine(catalog, s.gpu ? &*s.gpu : nullptr, s);
   s.engine = engine.name;
   check_engine_runs_task(engine, s);
-  set_release(engine, version_given ? std::optional<std::string>(s.engine_version) : std::nullopt,
-              s);
+  set_release(engine,
+              version_given ? std::optional<std::string_view>(s.engine_version) : std::nullopt, s);
 }
 
 bool retarget_default_engine(Scenario& s, const Gpu& gpu, const Catalog& catalog) {
@@ -121,10 +147,13 @@ const EngineProfile& engine_on(const Scenario& s, const Gpu& gpu, const Catalog&
   return catalog.engine(s.engine);
 }
 
-void note_ignored_knobs(const nlohmann::json& input, const Catalog& catalog, Scenario& s) {
+void note_ignored_knobs(const ScenarioFields& input, const Catalog& catalog, Scenario& s) {
   const EngineProfile& engine = catalog.engine(s.engine, "engine");
-  for (const char* knob : {"gpu_memory_utilization", "max_num_batched_tokens"}) {
-    if (!input.is_object() || !input.contains(knob) || engine.honours(knob)) continue;
+  const std::pair<size_t, const char*> knobs[] = {
+      {key::gpu_memory_utilization, "gpu_memory_utilization"},
+      {key::max_num_batched_tokens, "max_num_batched_tokens"}};
+  for (const auto& [slot, knob] : knobs) {
+    if (!input.has(slot) || engine.honours(knob)) continue;
     std::vector<std::string> with;
     for (const auto& e : catalog.engines())
       if (e.honours(knob)) with.push_back(e.name);

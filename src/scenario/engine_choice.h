@@ -5,13 +5,14 @@
 
 #include "gpusizer/catalog.h"
 #include "gpusizer/scenario.h"
+#include "scenario/scenario_fields.h"
 
 namespace gpusizer {
 
 /// Sets s.engine (canonical name), s.engine_version and s.engine_basis from `input` ("engine",
 /// "engine_version"), the task, the weights and the model already in `s`. Throws InputError for
 /// an unknown engine or version, or an engine that does not run the task.
-void resolve_engine(const nlohmann::json& input, const Catalog& catalog, Scenario& s);
+void resolve_engine(const ScenarioFields& input, const Catalog& catalog, Scenario& s);
 
 /// Throws the InputError resolve_engine throws for an engine that does not run the task.
 void check_engine_runs_task(const EngineProfile& engine, const Scenario& s);
@@ -30,6 +31,6 @@ bool retarget_default_engine(Scenario& s, const Gpu& gpu, const Catalog& catalog
 const EngineProfile& engine_on(const Scenario& s, const Gpu& gpu, const Catalog& catalog);
 
 /// Notes for knobs in `input` that the engine ignores (gpu_memory_utilization under hf, ...).
-void note_ignored_knobs(const nlohmann::json& input, const Catalog& catalog, Scenario& s);
+void note_ignored_knobs(const ScenarioFields& input, const Catalog& catalog, Scenario& s);
 
 }  // namespace gpusizer

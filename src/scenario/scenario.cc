@@ -21,6 +21,7 @@
 #include "scenario/defaults.h"
 #include "scenario/engine_choice.h"
 #include "scenario/lookups.h"
+#include "scenario/scenario_fields.h"
 #include "scenario/traffic.h"
 #include "scenario/validated.h"
 
@@ -86,14 +87,13 @@ constexpr int64_t kMaxRequests = 1'000'000'000'000;  // a trillion requests: bey
 constexpr int64_t kMaxGpus = 1'000'000;
 constexpr int64_t kMaxParallel = 65'536;
 
+// The roles and field names the catalog lookups take as strings, made once (issue 18: a string
+// built from a literal on every lookup).
+const std::string kModelField = "model", kGpuField = "gpu", kWeightsRole = "weights",
+                  kWeightsField = "weights", kKvRole = "kv", kKvField = "kv_cache";
+
 const std::vector<std::string> kTasks = {"inference", "lora",     "qlora",   "full",
                                          "freeze",    "pretrain", "cv-train"};
-
-Task task_from_string(const std::string& s) {
-  for (size_t i = 0; i < kTasks.size(); ++i)
-    if (kTasks[i] == s) return static_cast<Task>(i);
-  return Task::kInference;
-}
 
 // A Llama-shaped stand-in for {"params": N}: weights, gradients and optimizer follow N exactly;
 // KV cache and activations follow the assumed shape (d/L = 128 as in Llama-2-7B and -13B).
@@ -134,16 +134,16 @@ std::optional<double> model_size_in(std::string_view name) {
   return std::stod(number) * scale;
 }
 
-void resolve_model(const nlohmann::json& input, const Catalog& catalog, Scenario& s,
+void resolve_model(const ScenarioFields& input, const Catalog& catalog, Scenario& s,
                    std::string& imported_format) {
-  auto it = input.find("model");
-  if (it == input.end() || it->is_null())
+  const nlohmann::json* it = input.given(key::model);
+  if (!it)
     throw InputError("model",
                      "is required: a catalog id, a path, {\"hf_config\": {...}} or "
                      "{\"params\": N}");
   const nlohmann::json& v = *it;
   if (v.is_string()) {
-    const std::string name = v.get<std::string>();
+    const std::string& name = v.get_ref<const std::string&>();
     if (name.empty()) throw InputError("model", "must not be empty");
     std::optional<LocalModel> local;  // a model in a local store (docs/model-stores.md)
     // "24B": a model given by its parameter count.
@@ -159,7 +159,7 @@ void resolve_model(const nlohmann::json& input, const Catalog& catalog, Scenario
       return;
     }
     try {
-      s.model = catalog.model(name, "model");
+      s.model = catalog.model(name, kModelField);
       s.model_origin = "catalog";
       return;
     } catch (const InputError&) {
@@ -179,10 +179,10 @@ void resolve_model(const nlohmann::json& input, const Catalog& catalog, Scenario
   }
   if (!v.is_object())
     throw InputError("model", "must be a string or an object, not " + std::string(v.type_name()));
-  if (v.contains("hf_config")) {
-    if (!v["hf_config"].is_object())
+  if (auto hf = v.find("hf_config"); hf != v.end()) {
+    if (!hf->is_object())
       throw InputError("model.hf_config", "must be a JSON object holding a config.json");
-    ImportedModel imported = import_hf_config_cached(v["hf_config"], "model.hf_config");
+    ImportedModel imported = import_hf_config_cached(*hf, "model.hf_config");
     s.model = std::move(imported.model);
     s.notes.insert(s.notes.end(), imported.warnings.begin(), imported.warnings.end());
     imported_format = imported_weights_format(imported, catalog);
@@ -203,32 +203,37 @@ void resolve_model(const nlohmann::json& input, const Catalog& catalog, Scenario
   throw InputError("model", "object must hold \"hf_config\" or \"params\"");
 }
 
-void parse_training(const nlohmann::json& input, Scenario& s, ScenarioGiven& given) {
-  auto it = input.find("training");
-  if (it == input.end() || it->is_null()) return;
+const std::vector<std::string> kRecompute = {"full", "selective", "none"};
+
+void parse_training(const ScenarioFields& input, Scenario& s, ScenarioGiven& given) {
+  const nlohmann::json* it = input.given(key::training);
+  if (!it) return;
   if (!it->is_object()) throw InputError("training", "must be an object");
-  const nlohmann::json& t = *it;
-  given.grad_accum = t.contains("grad_accum");
-  given.zero_stage = t.contains("zero_stage") && !t["zero_stage"].is_null();
-  given.recompute = t.contains("gradient_checkpointing") && !t["gradient_checkpointing"].is_null();
-  const std::string p = "training";
+  namespace k = training_key;
+  static const KeyIndex keys(scenario_keys().training);
+  Members<k::kCount> t;
+  read_members(*it, keys, t);
+  given.grad_accum = t.has(k::grad_accum);
+  given.zero_stage = t.given(k::zero_stage) != nullptr;
+  given.recompute = t.given(k::gradient_checkpointing) != nullptr;
+  const std::string_view p = "training";
   TrainingOptions& o = s.training;
-  if (auto v = read_string(t, "optimizer", p)) o.optimizer = parse_optimizer(*v, p + ".optimizer");
-  if (auto v = read_string(t, "mixed_precision", p))
-    o.mixed_precision = parse_mixed_precision(*v, p + ".mixed_precision");
-  if (auto gc = t.find("gradient_checkpointing"); gc != t.end() && !gc->is_null()) {
+  if (auto v = read_string_value(t.at[k::optimizer], "optimizer", p))
+    o.optimizer = parse_optimizer(*v, "training.optimizer");
+  if (auto v = read_string_value(t.at[k::mixed_precision], "mixed_precision", p))
+    o.mixed_precision = parse_mixed_precision(*v, "training.mixed_precision");
+  if (const nlohmann::json* gc = t.given(k::gradient_checkpointing)) {
     if (gc->is_boolean()) {
       o.recompute = gc->get<bool>() ? Recompute::kFull : Recompute::kNone;
     } else {
-      const auto v = read_enum(t, "gradient_checkpointing", p, {"full", "selective", "none"});
-      o.recompute = *v == "full"        ? Recompute::kFull
-                    : *v == "selective" ? Recompute::kSelective
-                                        : Recompute::kNone;
+      const size_t v = *read_enum_index(gc, "gradient_checkpointing", p, kRecompute);
+      o.recompute = v == 0 ? Recompute::kFull : v == 1 ? Recompute::kSelective : Recompute::kNone;
     }
   }
-  if (auto v = read_bool(t, "flash_attention", p)) o.flash_attention = *v;
-  if (auto v = read_int(t, "lora_rank", p, 1, 65536)) o.lora_rank = *v;
-  if (auto lt = t.find("lora_targets"); lt != t.end() && !lt->is_null()) {
+  if (auto v = read_bool_value(t.at[k::flash_attention], "flash_attention", p))
+    o.flash_attention = *v;
+  if (auto v = read_int_value(t.at[k::lora_rank], "lora_rank", p, 1, 65536)) o.lora_rank = *v;
+  if (const nlohmann::json* lt = t.given(k::lora_targets)) {
     o.lora_targets.clear();
     if (lt->is_string()) {
       o.lora_targets.push_back(lt->get<std::string>());
@@ -243,7 +248,7 @@ void parse_training(const nlohmann::json& input, Scenario& s, ScenarioGiven& giv
       throw InputError("training.lora_targets", "must be \"all-linear\" or a list of module names");
     }
   }
-  if (auto ms = t.find("modules_to_save"); ms != t.end() && !ms->is_null()) {
+  if (const nlohmann::json* ms = t.given(k::modules_to_save)) {
     if (!ms->is_array()) throw InputError("training.modules_to_save", "must be a list");
     for (size_t i = 0; i < ms->size(); ++i) {
       const auto& m = (*ms)[i];
@@ -253,18 +258,25 @@ void parse_training(const nlohmann::json& input, Scenario& s, ScenarioGiven& giv
       o.modules_to_save.push_back(m.get<std::string>());
     }
   }
-  if (auto v = read_int(t, "zero_stage", p, 0, 3)) o.zero_stage = static_cast<int>(*v);
-  if (auto v = read_string(t, "offload", p)) o.offload = parse_offload(*v, p + ".offload");
-  if (auto v = read_int(t, "grad_accum", p, 1, kMaxBatch)) o.grad_accum = *v;
-  if (auto v = read_int(t, "global_batch", p, 1, kMaxBatch * 1000))
+  if (auto v = read_int_value(t.at[k::zero_stage], "zero_stage", p, 0, 3))
+    o.zero_stage = static_cast<int>(*v);
+  if (auto v = read_string_value(t.at[k::offload], "offload", p))
+    o.offload = parse_offload(*v, "training.offload");
+  if (auto v = read_int_value(t.at[k::grad_accum], "grad_accum", p, 1, kMaxBatch))
+    o.grad_accum = *v;
+  if (auto v = read_int_value(t.at[k::global_batch], "global_batch", p, 1, kMaxBatch * 1000))
     o.global_batch = *v, given.global_batch = true;
-  if (auto v = read_number(t, "tokens", p, 1, 1e16)) o.tokens = *v;
-  if (auto v = read_bool(t, "chunked_loss", p)) o.chunked_loss = *v;
-  if (auto v = read_bool(t, "optimizer_in_backward", p)) o.optimizer_in_backward = *v;
-  if (auto v = read_bool(t, "activation_offload", p)) o.activation_offload = *v;
-  if (auto v = read_bool(t, "compile", p)) o.compile = *v;
-  if (auto v = read_int(t, "trainable_layers", p, 1, 100000)) o.trainable_layers = *v;
-  for (auto& w : unknown_keys(t, p, scenario_keys().training)) s.notes.push_back(w);
+  if (auto v = read_number_value(t.at[k::tokens], "tokens", p, 1, 1e16)) o.tokens = *v;
+  if (auto v = read_bool_value(t.at[k::chunked_loss], "chunked_loss", p)) o.chunked_loss = *v;
+  if (auto v = read_bool_value(t.at[k::optimizer_in_backward], "optimizer_in_backward", p))
+    o.optimizer_in_backward = *v;
+  if (auto v = read_bool_value(t.at[k::activation_offload], "activation_offload", p))
+    o.activation_offload = *v;
+  if (auto v = read_bool_value(t.at[k::compile], "compile", p)) o.compile = *v;
+  if (auto v = read_int_value(t.at[k::trainable_layers], "trainable_layers", p, 1, 100000))
+    o.trainable_layers = *v;
+  for (const std::string* u : t.unknown)
+    s.notes.push_back(unknown_key_note(*u, p, scenario_keys().training));
 }
 
 bool is_quantized_base(const NumberFormat& f) {
@@ -375,21 +387,23 @@ void check_model_split(const Scenario& s) {
 
 // The steps of parse_scenario, in order.
 
-void parse_task(const nlohmann::json& input, Scenario& s) {
-  if (auto v = read_enum(input, "task", "", kTasks)) s.task = task_from_string(*v);
+void parse_task(const ScenarioFields& input, Scenario& s) {
+  if (auto v = read_enum_index(input.at[key::task], "task", "", kTasks))
+    s.task = static_cast<Task>(*v);
   check_task_model(s);
 }
 
-void parse_formats(const nlohmann::json& input, const Catalog& catalog,
+void parse_formats(const ScenarioFields& input, const Catalog& catalog,
                    const std::string& imported_format, Scenario& s, ScenarioGiven& given) {
-  std::string weights_id = s.task == Task::kQlora ? "nf4" : "bf16";
+  std::string_view weights_id = s.task == Task::kQlora ? "nf4" : "bf16";
   if (!imported_format.empty()) weights_id = imported_format;
-  if (auto v = read_string(input, "weights", "")) weights_id = *v;
-  s.weights = catalog.format(weights_id, "weights", "weights");
+  if (auto v = read_string_value(input.at[key::weights], "weights", "")) weights_id = *v;
+  s.weights = catalog.format(weights_id, kWeightsRole, kWeightsField);
   check_qlora_base(s);
-  std::string kv_id(default_kv_id(s.weights));
-  if (auto v = read_string(input, "kv_cache", "")) kv_id = *v, given.kv_cache = true;
-  s.kv_cache = catalog.format(kv_id, "kv", "kv_cache");
+  std::string_view kv_id = default_kv_id(s.weights);
+  if (auto v = read_string_value(input.at[key::kv_cache], "kv_cache", ""))
+    kv_id = *v, given.kv_cache = true;
+  s.kv_cache = catalog.format(kv_id, kKvRole, kKvField);
 }
 
 void note_context(Scenario& s) {
@@ -405,11 +419,11 @@ void note_context(Scenario& s) {
         static_cast<double>(s.seq_len) / static_cast<double>(s.model.max_position_embeddings)));
 }
 
-void parse_lengths(const nlohmann::json& input, Scenario& s, ScenarioGiven& given) {
-  const bool has_seq = input.contains("seq_len") && !input["seq_len"].is_null();
-  if (auto v = read_int(input, "seq_len", "", 1, kMaxTokens)) s.seq_len = *v;
-  auto output = read_int(input, "output_len", "", 0, kMaxTokens);
-  auto prompt = read_int(input, "prompt_len", "", 0, kMaxTokens);
+void parse_lengths(const ScenarioFields& input, Scenario& s, ScenarioGiven& given) {
+  const bool has_seq = input.given(key::seq_len) != nullptr;
+  if (auto v = read_int_value(input.at[key::seq_len], "seq_len", "", 1, kMaxTokens)) s.seq_len = *v;
+  auto output = read_int_value(input.at[key::output_len], "output_len", "", 0, kMaxTokens);
+  auto prompt = read_int_value(input.at[key::prompt_len], "prompt_len", "", 0, kMaxTokens);
   given.seq_len = has_seq;
   given.prompt_len = prompt.has_value();
   given.output_len = output.has_value();
@@ -423,21 +437,23 @@ void parse_lengths(const nlohmann::json& input, Scenario& s, ScenarioGiven& give
 }
 
 // Engine: the one named, else the default for the task, GPU and weights (engine_choice.cc).
-void parse_engine(const nlohmann::json& input, const Catalog& catalog, Scenario& s,
+void parse_engine(const ScenarioFields& input, const Catalog& catalog, Scenario& s,
                   ScenarioGiven& given) {
-  given.engine = input.contains("engine") && !input["engine"].is_null();
-  given.engine_version = input.contains("engine_version") && !input["engine_version"].is_null();
+  given.engine = input.given(key::engine) != nullptr;
+  given.engine_version = input.given(key::engine_version) != nullptr;
   resolve_engine(input, catalog, s);
-  if (auto v = read_number(input, "gpu_memory_utilization", "", 0.05, 1.0)) {
+  if (auto v = read_number_value(input.at[key::gpu_memory_utilization], "gpu_memory_utilization",
+                                 "", 0.05, 1.0)) {
     s.gpu_memory_utilization = *v;
     s.gpu_memory_utilization_given = true;
   }
-  if (auto v = read_int(input, "max_num_batched_tokens", "", 1, kMaxTokens))
+  if (auto v = read_int_value(input.at[key::max_num_batched_tokens], "max_num_batched_tokens", "",
+                              1, kMaxTokens))
     s.max_num_batched_tokens = *v;
   note_ignored_knobs(input, catalog, s);
 }
 
-void parse_training_options(const nlohmann::json& input, Scenario& s, ScenarioGiven& given) {
+void parse_training_options(const ScenarioFields& input, Scenario& s, ScenarioGiven& given) {
   parse_training(input, s, given);
   if (s.training.lora_targets.empty()) s.training.lora_targets = {"all-linear"};
   check_lora_targets(s);
@@ -450,29 +466,41 @@ struct SplitGiven {
   bool tp = false, pp = false, dp = false;
 };
 
-SplitGiven parse_parallel(const nlohmann::json& input, Scenario& s) {
+SplitGiven parse_parallel(const ScenarioFields& input, Scenario& s) {
   SplitGiven given;
-  auto it = input.find("parallel");
-  if (it == input.end() || it->is_null()) return given;
+  const nlohmann::json* it = input.given(key::parallel);
+  if (!it) return given;
   if (!it->is_object()) throw InputError("parallel", "must be an object");
-  const nlohmann::json& p = *it;
-  if (auto v = read_int(p, "tp", "parallel", 1, kMaxParallel)) s.parallel.tp = *v, given.tp = true;
-  if (auto v = read_int(p, "pp", "parallel", 1, kMaxParallel)) s.parallel.pp = *v, given.pp = true;
-  if (auto v = read_int(p, "dp", "parallel", 1, kMaxGpus)) s.parallel.dp = *v, given.dp = true;
-  if (auto v = read_int(p, "ep", "parallel", 1, kMaxParallel)) s.parallel.ep = *v;
-  if (auto v = read_bool(p, "sequence_parallel", "parallel")) s.parallel.sequence_parallel = *v;
-  if (auto v = read_int(p, "pp_interleave", "parallel", 1, 1024)) s.parallel.pp_interleave = *v;
-  if (auto v = read_int(p, "cp", "parallel", 1, kMaxParallel)) s.parallel.cp = *v;
-  for (auto& w : unknown_keys(p, "parallel", scenario_keys().parallel)) s.notes.push_back(w);
+  namespace k = parallel_key;
+  static const KeyIndex keys(scenario_keys().parallel);
+  Members<k::kCount> p;
+  read_members(*it, keys, p);
+  const std::string_view at = "parallel";
+  if (auto v = read_int_value(p.at[k::tp], "tp", at, 1, kMaxParallel))
+    s.parallel.tp = *v, given.tp = true;
+  if (auto v = read_int_value(p.at[k::pp], "pp", at, 1, kMaxParallel))
+    s.parallel.pp = *v, given.pp = true;
+  if (auto v = read_int_value(p.at[k::dp], "dp", at, 1, kMaxGpus))
+    s.parallel.dp = *v, given.dp = true;
+  if (auto v = read_int_value(p.at[k::ep], "ep", at, 1, kMaxParallel)) s.parallel.ep = *v;
+  if (auto v = read_bool_value(p.at[k::sequence_parallel], "sequence_parallel", at))
+    s.parallel.sequence_parallel = *v;
+  if (auto v = read_int_value(p.at[k::pp_interleave], "pp_interleave", at, 1, 1024))
+    s.parallel.pp_interleave = *v;
+  if (auto v = read_int_value(p.at[k::cp], "cp", at, 1, kMaxParallel)) s.parallel.cp = *v;
+  for (const std::string* u : p.unknown)
+    s.notes.push_back(unknown_key_note(*u, at, scenario_keys().parallel));
   return given;
 }
 
 // The GPUs and their split: gpu_count whole replicas, dp the rest of them.
-void parse_system(const nlohmann::json& input, const Catalog& catalog, SplitGiven split,
+void parse_system(const ScenarioFields& input, const Catalog& catalog, SplitGiven split,
                   Scenario& s) {
-  if (auto v = read_string(input, "gpu", "")) s.gpu = catalog.gpu_ref(*v, "gpu");
-  auto count = read_int(input, "gpu_count", "", 1, kMaxGpus);
-  if (auto v = read_int(input, "gpus_per_node", "", 1, 1024)) s.gpus_per_node = *v;
+  if (auto v = read_string_value(input.at[key::gpu], "gpu", ""))
+    s.gpu = catalog.gpu_ref(*v, kGpuField);
+  auto count = read_int_value(input.at[key::gpu_count], "gpu_count", "", 1, kMaxGpus);
+  if (auto v = read_int_value(input.at[key::gpus_per_node], "gpus_per_node", "", 1, 1024))
+    s.gpus_per_node = *v;
   place_split(s, count, split.tp, split.pp, split.dp);
   check_layout(s);
   check_model_split(s);
@@ -485,10 +513,11 @@ void parse_system(const nlohmann::json& input, const Catalog& catalog, SplitGive
 
 // Vision training. The fields are checked whatever the task, so that a wrong value is never
 // accepted silently; they apply to cv-train only.
-void parse_vision(const nlohmann::json& input, Scenario& s) {
-  const auto image_size = read_int(input, "image_size", "", 16, 16384);
-  const auto dataset_items = read_int(input, "dataset_items", "", 1, 1'000'000'000'000);
-  const auto epochs = read_int(input, "epochs", "", 1, 100000);
+void parse_vision(const ScenarioFields& input, Scenario& s) {
+  const auto image_size = read_int_value(input.at[key::image_size], "image_size", "", 16, 16384);
+  const auto dataset_items =
+      read_int_value(input.at[key::dataset_items], "dataset_items", "", 1, 1'000'000'000'000);
+  const auto epochs = read_int_value(input.at[key::epochs], "epochs", "", 1, 100000);
   if (s.task == Task::kCvTrain) {
     s.image_size = image_size.value_or(s.model.cv_resolution);
     if (dataset_items) s.dataset_items = *dataset_items;
@@ -500,18 +529,24 @@ void parse_vision(const nlohmann::json& input, Scenario& s) {
 }
 
 // Site overrides; their fields are checked by the cost and power estimators.
-void parse_site(const nlohmann::json& input, Scenario& s) {
-  for (const char* key : {"costs", "facility"}) {
-    auto it = input.find(key);
-    if (it == input.end() || it->is_null()) continue;
-    if (!it->is_object()) throw InputError(key, "must be an object");
-    (std::string(key) == "costs" ? s.costs : s.facility) = *it;
+void parse_site(const ScenarioFields& input, Scenario& s) {
+  if (const nlohmann::json* v = input.given(key::costs)) {
+    if (!v->is_object()) throw InputError("costs", "must be an object");
+    s.costs = *v;
+  }
+  if (const nlohmann::json* v = input.given(key::facility)) {
+    if (!v->is_object()) throw InputError("facility", "must be an object");
+    s.facility = *v;
   }
 }
 
 }  // namespace
 
 std::string to_string(Task task) {
+  return kTasks[static_cast<size_t>(task)];
+}
+
+std::string_view task_name(Task task) {
   return kTasks[static_cast<size_t>(task)];
 }
 
@@ -568,9 +603,20 @@ Scenario parse_scenario(const nlohmann::json& input, const Catalog& catalog) {
   return parse_scenario(input, catalog, given);
 }
 
-Scenario parse_scenario(const nlohmann::json& input, const Catalog& catalog, ScenarioGiven& given) {
+ScenarioFields scenario_fields(const nlohmann::json& input) {
   if (!input.is_object())
     throw InputError("", "a scenario must be a JSON object, not " + std::string(input.type_name()));
+  static const KeyIndex keys(scenario_keys().top);
+  ScenarioFields fields;
+  read_members(input, keys, fields);
+  return fields;
+}
+
+Scenario parse_scenario(const nlohmann::json& input, const Catalog& catalog, ScenarioGiven& given) {
+  return parse_scenario(scenario_fields(input), catalog, given);
+}
+
+Scenario parse_scenario(const ScenarioFields& input, const Catalog& catalog, ScenarioGiven& given) {
   given = ScenarioGiven{};
   Scenario s;
   std::string imported_format;
@@ -578,29 +624,30 @@ Scenario parse_scenario(const nlohmann::json& input, const Catalog& catalog, Sce
   parse_task(input, s);
   parse_formats(input, catalog, imported_format, s, given);
   parse_lengths(input, s, given);
-  if (auto v = read_int(input, "batch", "", 1, kMaxBatch)) s.batch = *v;
+  if (auto v = read_int_value(input.at[key::batch], "batch", "", 1, kMaxBatch)) s.batch = *v;
   parse_engine(input, catalog, s, given);
   parse_training_options(input, s, given);
   const SplitGiven split = parse_parallel(input, s);
-  given.parallel = input.contains("parallel") && !input["parallel"].is_null();
+  given.parallel = input.given(key::parallel) != nullptr;
   given.tp = split.tp, given.pp = split.pp, given.dp = split.dp;
   parse_system(input, catalog, split, s);
   derive_batches(s, given);
   parse_vision(input, s);
   parse_site(input, s);
   parse_traffic(input, s);  // serving traffic and its service level (scenario/traffic.h)
-  if (auto v = read_int(input, "offline_requests", "", 1, kMaxRequests)) {
+  if (auto v = read_int_value(input.at[key::offline_requests], "offline_requests", "", 1,
+                              kMaxRequests)) {
     if (s.task != Task::kInference)
       throw InputError("offline_requests",
                        "applies to serving (task inference), not " + to_string(s.task));
     s.offline_requests = *v;
   }
-  if (const nlohmann::json* t = input.contains("traffic") ? &input["traffic"] : nullptr;
-      t && t->is_object()) {
+  if (const nlohmann::json* t = input.at[key::traffic]; t && t->is_object()) {
     given.traffic_prompt_len = t->contains("prompt_len") && !(*t)["prompt_len"].is_null();
     given.traffic_output_len = t->contains("output_len") && !(*t)["output_len"].is_null();
   }
-  for (auto& w : unknown_keys(input, "", scenario_keys().top)) s.notes.push_back(w);
+  for (const std::string* u : input.unknown)
+    s.notes.push_back(unknown_key_note(*u, "", scenario_keys().top));
   resolve_lookups(s, catalog);
   return s;
 }

@@ -13,6 +13,7 @@
 #include <sstream>
 
 #include "gpusizer/error.h"
+#include "scenario/scenario_fields.h"
 
 namespace gpusizer {
 namespace {
@@ -167,6 +168,99 @@ TEST(Scenario, KeysCoverTheContract) {
     EXPECT_NE(std::find(known.begin(), known.end(), (*it)[1].str()), known.end())
         << (*it)[1].str() << " is in docs/contract.md but not in scenario_keys()";
   EXPECT_GT(found, 30u);
+}
+
+// The slots parse_scenario reads each field from (scenario/scenario_fields.h) are the lists'
+// positions of those names.
+TEST(Scenario, FieldSlotsAreTheKeyListsPositions) {
+  const ScenarioKeys& keys = scenario_keys();
+  ASSERT_EQ(keys.top.size(), key::kTopCount);
+  EXPECT_EQ(keys.top[key::model], "model");
+  EXPECT_EQ(keys.top[key::task], "task");
+  EXPECT_EQ(keys.top[key::weights], "weights");
+  EXPECT_EQ(keys.top[key::kv_cache], "kv_cache");
+  EXPECT_EQ(keys.top[key::batch], "batch");
+  EXPECT_EQ(keys.top[key::seq_len], "seq_len");
+  EXPECT_EQ(keys.top[key::prompt_len], "prompt_len");
+  EXPECT_EQ(keys.top[key::output_len], "output_len");
+  EXPECT_EQ(keys.top[key::engine], "engine");
+  EXPECT_EQ(keys.top[key::engine_version], "engine_version");
+  EXPECT_EQ(keys.top[key::gpu_memory_utilization], "gpu_memory_utilization");
+  EXPECT_EQ(keys.top[key::max_num_batched_tokens], "max_num_batched_tokens");
+  EXPECT_EQ(keys.top[key::training], "training");
+  EXPECT_EQ(keys.top[key::parallel], "parallel");
+  EXPECT_EQ(keys.top[key::gpu], "gpu");
+  EXPECT_EQ(keys.top[key::gpu_count], "gpu_count");
+  EXPECT_EQ(keys.top[key::gpus_per_node], "gpus_per_node");
+  EXPECT_EQ(keys.top[key::image_size], "image_size");
+  EXPECT_EQ(keys.top[key::dataset_items], "dataset_items");
+  EXPECT_EQ(keys.top[key::epochs], "epochs");
+  EXPECT_EQ(keys.top[key::method], "method");
+  EXPECT_EQ(keys.top[key::changes], "changes");
+  EXPECT_EQ(keys.top[key::basis], "basis");
+  EXPECT_EQ(keys.top[key::costs], "costs");
+  EXPECT_EQ(keys.top[key::facility], "facility");
+  EXPECT_EQ(keys.top[key::traffic], "traffic");
+  EXPECT_EQ(keys.top[key::slo], "slo");
+  EXPECT_EQ(keys.top[key::offline_requests], "offline_requests");
+
+  ASSERT_EQ(keys.training.size(), training_key::kCount);
+  EXPECT_EQ(keys.training[training_key::optimizer], "optimizer");
+  EXPECT_EQ(keys.training[training_key::mixed_precision], "mixed_precision");
+  EXPECT_EQ(keys.training[training_key::gradient_checkpointing], "gradient_checkpointing");
+  EXPECT_EQ(keys.training[training_key::flash_attention], "flash_attention");
+  EXPECT_EQ(keys.training[training_key::lora_rank], "lora_rank");
+  EXPECT_EQ(keys.training[training_key::lora_targets], "lora_targets");
+  EXPECT_EQ(keys.training[training_key::modules_to_save], "modules_to_save");
+  EXPECT_EQ(keys.training[training_key::zero_stage], "zero_stage");
+  EXPECT_EQ(keys.training[training_key::offload], "offload");
+  EXPECT_EQ(keys.training[training_key::grad_accum], "grad_accum");
+  EXPECT_EQ(keys.training[training_key::global_batch], "global_batch");
+  EXPECT_EQ(keys.training[training_key::tokens], "tokens");
+  EXPECT_EQ(keys.training[training_key::chunked_loss], "chunked_loss");
+  EXPECT_EQ(keys.training[training_key::optimizer_in_backward], "optimizer_in_backward");
+  EXPECT_EQ(keys.training[training_key::activation_offload], "activation_offload");
+  EXPECT_EQ(keys.training[training_key::compile], "compile");
+  EXPECT_EQ(keys.training[training_key::trainable_layers], "trainable_layers");
+
+  ASSERT_EQ(keys.parallel.size(), parallel_key::kCount);
+  EXPECT_EQ(keys.parallel[parallel_key::tp], "tp");
+  EXPECT_EQ(keys.parallel[parallel_key::pp], "pp");
+  EXPECT_EQ(keys.parallel[parallel_key::dp], "dp");
+  EXPECT_EQ(keys.parallel[parallel_key::ep], "ep");
+  EXPECT_EQ(keys.parallel[parallel_key::sequence_parallel], "sequence_parallel");
+  EXPECT_EQ(keys.parallel[parallel_key::pp_interleave], "pp_interleave");
+  EXPECT_EQ(keys.parallel[parallel_key::cp], "cp");
+}
+
+// Null reads as absent everywhere, but a knob the engine lacks is noted even when null (as
+// before the one-pass reader: the note asked whether the key was there).
+TEST(Scenario, NullFieldsAreAbsentButANullKnobIsStillNoted) {
+  const Scenario s = parse({{"model", "llama-2-7b"},
+                            {"engine", "hf"},
+                            {"batch", nullptr},
+                            {"seq_len", nullptr},
+                            {"gpu_memory_utilization", nullptr}});
+  EXPECT_EQ(s.batch, 1);
+  EXPECT_EQ(s.seq_len, 2048);
+  ASSERT_EQ(s.notes.size(), 1u);
+  EXPECT_EQ(s.notes[0].rfind("gpu_memory_utilization is ignored: hf has no such setting", 0), 0u)
+      << s.notes[0];
+}
+
+// Two bad fields: the one read first is named, in parse_scenario's order (the model, the task,
+// the formats, the lengths, the batch, the engine, ...), not in the object's key order.
+TEST(Scenario, TheFirstFieldReadIsTheOneNamed) {
+  expect_error({{"model", "llama-2-7b"}, {"batch", 0}, {"seq_len", 0}}, "seq_len");
+  expect_error({{"model", "llama-2-7b"}, {"batch", 0}, {"weights", 4}}, "weights");
+  expect_error({{"model", "llama-2-7b"}, {"engine", 1}, {"batch", "x"}}, "batch");
+  expect_error({{"model", "llama-2-7b"}, {"epochs", 0}, {"gpu", 3}}, "gpu");
+  expect_error({{"model", 1}, {"task", "x"}}, "model");
+  expect_error({{"model", "llama-2-7b"},
+                {"training", {{"zero_stage", 9}, {"optimizer", "sgdd"}}},
+                {"parallel", {{"tp", 0}}}},
+               "training.optimizer");
+  expect_error({{"model", "llama-2-7b"}, {"parallel", {{"tp", 0}, {"dp", 0}}}}, "parallel.tp");
 }
 
 }  // namespace

@@ -38,9 +38,8 @@ void reject_unknown(const nlohmann::json& obj, const std::string& path,
   }
 }
 
-const nlohmann::json* object_at(const nlohmann::json& input, const char* key) {
-  auto it = input.find(key);
-  if (it == input.end() || it->is_null()) return nullptr;
+const nlohmann::json* object_at(const nlohmann::json* it, const char* key) {
+  if (!it || it->is_null()) return nullptr;
   if (!it->is_object())
     throw InputError(key, std::string("must be an object, not ") + it->type_name());
   return &*it;
@@ -74,9 +73,9 @@ void follow_scenario_lengths(Traffic& tr, const Scenario& s, bool prompt_given, 
   check_spread(tr.output_len, tr.output_len_p90, "output_len_p90");
 }
 
-void parse_traffic(const nlohmann::json& input, Scenario& s) {
-  const nlohmann::json* t = object_at(input, "traffic");
-  const nlohmann::json* slo = object_at(input, "slo");
+void parse_traffic(const ScenarioFields& input, Scenario& s) {
+  const nlohmann::json* t = object_at(input.at[key::traffic], "traffic");
+  const nlohmann::json* slo = object_at(input.at[key::slo], "slo");
   if (!t) {
     if (slo) s.notes.emplace_back("slo applies to traffic: give traffic.requests_per_s; ignored");
     return;
@@ -99,8 +98,8 @@ void parse_traffic(const nlohmann::json& input, Scenario& s) {
   tr.output_len_p90 = read_number(*t, "output_len_p90", "traffic", 1, kMaxTokens).value_or(0);
   follow_scenario_lengths(tr, s, prompt.has_value(), output.has_value());
   // The scenario's own lengths follow the traffic's means unless the scenario gives them.
-  auto given = [&](const char* key) { return input.contains(key) && !input[key].is_null(); };
-  if (!given("prompt_len") && !given("output_len") && !given("seq_len")) {
+  if (!input.given(key::prompt_len) && !input.given(key::output_len) &&
+      !input.given(key::seq_len)) {
     s.prompt_len = std::max<int64_t>(1, std::llround(tr.prompt_len));
     s.output_len = std::max<int64_t>(1, std::llround(tr.output_len));
     s.seq_len = s.prompt_len + s.output_len;

@@ -4,6 +4,7 @@
 #include <nlohmann/json.hpp>
 
 #include "gpusizer/scenario.h"
+#include "scenario/scenario_fields.h"
 
 namespace gpusizer {
 
@@ -11,7 +12,7 @@ namespace gpusizer {
 /// object leaves out are the scenario's prompt_len and output_len; when the scenario gives no
 /// lengths of its own, it takes the traffic's means (so memory sizes the same requests). Throws
 /// InputError naming the field.
-void parse_traffic(const nlohmann::json& input, Scenario& s);
+void parse_traffic(const ScenarioFields& input, Scenario& s);
 
 /// The traffic's mean lengths the object left out follow the scenario's prompt_len and
 /// output_len (also after an edit of them, scenario_edit.h); a p90 must stay within what the
