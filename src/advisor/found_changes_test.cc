@@ -4,41 +4,18 @@
 #include <gtest/gtest.h>
 
 #include "advisor/changes.h"
+#include "advisor/testing_found_changes.h"
 #include "estimate/layout.h"
 #include "gpusizer/json/scenario.h"
 
 namespace gpusizer {
 namespace {
 
-// Three levers by hand: a weights format, checkpointing with another format over it, a batch.
-FoundChanges three_levers() {
-  FoundChanges f;
-  f.levers.push_back({"int8 weights", {.weights = "int8"}, "small cost", 1});
-  f.levers.push_back({"QLoRA",
-                      {.task = Task::kQlora, .weights = "nf4", .recompute = Recompute::kFull},
-                      "changes the job",
-                      3});
-  f.levers.push_back({"smaller batch (2)", {.batch = 2}, "slower", 0});
-  FoundChange both;
-  both.levers = {0, 1};
-  both.count = 2;
-  both.needed_bytes = 70e9;
-  both.saves_bytes = 10e9;
-  both.fits = true;
-  both.speed_factor = 0.5;
-  both.quality_class = 3;
-  f.changes.push_back(both);
-  FoundChange one;
-  one.levers = {2};
-  one.count = 1;
-  one.saves_bytes = 1e9;
-  f.changes.push_back(one);
-  return f;
-}
+using testing::hand_found_changes;
 
 // The later lever's fields win (QLoRA's nf4 over int8), the others are kept from each.
 TEST(FoundChanges, EditIsTheLeversMergedInOrder) {
-  const FoundChanges f = three_levers();
+  const FoundChanges f = hand_found_changes();
   const ScenarioEdit e = f.edit(f.changes[0]);
   EXPECT_EQ(e.weights, "nf4");
   EXPECT_EQ(e.task, Task::kQlora);
@@ -50,7 +27,7 @@ TEST(FoundChanges, EditIsTheLeversMergedInOrder) {
 }
 
 TEST(FoundChanges, PublicChangesJoinTheLeversTexts) {
-  const std::vector<Change> c = three_levers().to_changes();
+  const std::vector<Change> c = hand_found_changes().to_changes();
   ASSERT_EQ(c.size(), 2u);
   EXPECT_EQ(c[0].change, "int8 weights + QLoRA");
   EXPECT_EQ(c[0].cost, "small cost; changes the job");

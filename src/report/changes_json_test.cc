@@ -4,43 +4,19 @@
 #include <gtest/gtest.h>
 
 #include "advisor/changes.h"
+#include "advisor/testing_found_changes.h"
 #include "gpusizer/json/json_text.h"
 #include "report/describe.h"
 
 namespace gpusizer {
 namespace {
 
-// Two changes: int8 weights with QLoRA over them (its nf4 wins), fitting; a smaller batch alone,
-// not fitting, without a speed.
-FoundChanges two_changes() {
-  FoundChanges f;
-  f.levers.push_back({"int8 weights", {.weights = "int8"}, "small cost", 1});
-  f.levers.push_back({"QLoRA",
-                      {.task = Task::kQlora, .weights = "nf4", .recompute = Recompute::kFull},
-                      "changes the job",
-                      3});
-  f.levers.push_back({"smaller batch (2)", {.batch = 2}, "slower", 0});
-  FoundChange both;
-  both.levers = {0, 1};
-  both.count = 2;
-  both.needed_bytes = 70e9;
-  both.saves_bytes = 10e9;
-  both.fits = true;
-  both.speed_factor = 0.5;
-  both.quality_class = 3;
-  f.changes.push_back(both);
-  FoundChange one;
-  one.levers = {2};
-  one.count = 1;
-  one.saves_bytes = 1e9;
-  f.changes.push_back(one);
-  return f;
-}
+using testing::hand_found_changes;
 
 // Keys in nlohmann's order (the checking writer refuses others); the patch of the pair holds
 // QLoRA's task, checkpointing and nf4.
 TEST(ChangesJson, TheSearchsFormAsThePublicOne) {
-  const FoundChanges found = two_changes();
+  const FoundChanges found = hand_found_changes();
   const std::string expected =
       R"j([{"change":"int8 weights + QLoRA","cost":"small cost; changes the job","fits":true,)j"
       R"j("levers":["int8 weights","QLoRA"],"needed_bytes":70000000000,)j"
