@@ -410,7 +410,10 @@ TEST(ScenarioEdit, EditorChecksWhatAnEditChanges) {
       {{.gpu_count = 6, .tp = 4, .pp = 1, .dp = 1}, "gpu_count"},
       {{.seq_len = 1024}, ""},
   };
-  for (const auto& [e, field] : edits) {
+  for (const auto& edit_and_field : edits) {
+    // Named, not a structured binding: clang before 16 cannot capture one in a lambda.
+    const auto& e = edit_and_field.first;
+    const auto& field = edit_and_field.second;
     const std::string whole = error_of([&] { edited(parsed, given, e, cat()); });
     EXPECT_EQ(whole.substr(0, whole.find(" | ")), field);
     EXPECT_EQ(error_of([&] { editor.edit(e); }), whole);
