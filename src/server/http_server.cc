@@ -239,8 +239,9 @@ struct HttpServer::Impl {
         return self->send(c, *r);
       }
       if (const auto length = r->request.header("Content-Length")) {
+        const std::string text(*length);
         char* end = nullptr;
-        const unsigned long long n = std::strtoull(length->c_str(), &end, 10);
+        const unsigned long long n = std::strtoull(text.c_str(), &end, 10);
         if (end && *end == '\0' && n > self->options.max_body_bytes) {
           // Up to kDiscardBytes the body is read and dropped, so that a client still writing
           // gets the 413 rather than a reset; past that the answer goes at once and the
