@@ -177,6 +177,36 @@ bool looks_like_path(std::string_view model) {
   return ends_with_nocase(".json") || ends_with_nocase(".gguf") || ends_with_nocase(".safetensors");
 }
 
+namespace {
+
+bool in_catalog(const Catalog& catalog, const std::string& name) {
+  try {
+    catalog.model(name);
+    return true;
+  } catch (const InputError&) {
+    return false;
+  }
+}
+
+// "ORG/NAME" is a Hugging Face id the catalog lacks, not a path: the server never downloads, so
+// say what works instead, with the nearest catalog models.
+[[noreturn]] void refuse_hf_id(const std::string& name, const Catalog& catalog) {
+  std::vector<std::string> names;
+  for (const Model& m : catalog.models()) {
+    names.push_back(m.id);
+    if (!m.hf_id.empty()) names.push_back(m.hf_id);
+  }
+  std::string msg = "'" + name +
+                    "' is not in the catalog and this server does not download from Hugging "
+                    "Face: paste its config.json or give a size such as 24B";
+  const auto near = closest_names(name, names);
+  for (size_t i = 0; i < near.size(); ++i) msg += (i ? ", " : "; did you mean ") + near[i];
+  if (!near.empty()) msg += "?";
+  throw InputError("model", msg, "unknown_name");
+}
+
+}  // namespace
+
 void check_model_path(json& request, const std::string& allow_dir, const Catalog& catalog) {
   if (!request.is_object()) return;
   auto it = request.find("model");
@@ -193,43 +223,17 @@ void check_model_path(json& request, const std::string& allow_dir, const Catalog
   // (parse_scenario), so a file of that name would never be read, and the stat this skips was a
   // system call on every request (issue 18).
   const bool path_like = looks_like_path(name);
-  if (!path_like) {
-    try {
-      catalog.model(name);
-      return;  // a catalog id
-    } catch (const InputError&) {
-    }
-  }
+  if (!path_like && in_catalog(catalog, name)) return;  // a catalog id
   std::error_code ec;
   const bool exists_here = fs::exists(fs::path(name), ec);
   if (!exists_here) {
-    if (path_like) {
-      try {
-        catalog.model(name);
-        return;  // a Hugging Face id the catalog knows ("meta-llama/Llama-2-7b-hf")
-      } catch (const InputError&) {
-      }
-    }
+    // A Hugging Face id the catalog knows ("meta-llama/Llama-2-7b-hf").
+    if (path_like && in_catalog(catalog, name)) return;
     if (!path_like) return;  // an unknown name: the estimator says "did you mean"
     // A model in a local store the server was allowed to read (--model-stores): the estimator
     // finds it there.
     if (find_local_model(name, catalog.model_stores())) return;
-    // "ORG/NAME" is a Hugging Face id the catalog lacks, not a path: the server never downloads,
-    // so say what works instead, with the nearest catalog models.
-    if (allow_dir.empty() && looks_like_hf_id(name)) {
-      std::vector<std::string> names;
-      for (const Model& m : catalog.models()) {
-        names.push_back(m.id);
-        if (!m.hf_id.empty()) names.push_back(m.hf_id);
-      }
-      std::string msg = "'" + name +
-                        "' is not in the catalog and this server does not download from Hugging "
-                        "Face: paste its config.json or give a size such as 24B";
-      const auto near = closest_names(name, names);
-      for (size_t i = 0; i < near.size(); ++i) msg += (i ? ", " : "; did you mean ") + near[i];
-      if (!near.empty()) msg += "?";
-      throw InputError("model", msg, "unknown_name");
-    }
+    if (allow_dir.empty() && looks_like_hf_id(name)) refuse_hf_id(name, catalog);
   }
   if (allow_dir.empty())
     throw InputError(
