@@ -7,6 +7,9 @@
 #   - instructions (COUNT=instructions): the server under callgrind, once with REQUESTS and once
 #     with 2 x REQUESTS requests; the difference over REQUESTS is the instructions of one request
 #     with start-up and shutdown cancelled out (repeatable on a busy machine, unlike the time).
+#   - system calls (COUNT=syscalls): the server under `strace -f -c` over REQUESTS requests after
+#     the warm-up; each call made at least once per 10 requests, per request (strace slows the
+#     server, so how often epoll_wait finds the next request already in differs from a plain run).
 #   bench/http_estimate_cpu.sh [BUILD_DIR] [REQUESTS] [BODY]
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -48,6 +51,22 @@ load() {  # load N: N requests; prints the client's table
     --body "$body"
 }
 
+if [ "${COUNT:-time}" = syscalls ]; then
+  command -v strace >/dev/null || { echo "http_estimate_cpu: strace is not installed" >&2; exit 1; }
+  start_server
+  load 500 >/dev/null
+  strace -f -c -o "$work/strace" -p "$server" 2>/dev/null &
+  tracer=$!
+  sleep 1
+  load "$requests" >/dev/null
+  kill -INT "$tracer"
+  wait "$tracer" 2>/dev/null || true
+  awk -v n="$requests" '$NF ~ /^[a-z_0-9]+$/ && $NF != "total" && $4 ~ /^[0-9]+$/ && $4 * 10 >= n {
+    printf "%s %.2f\n", $NF, $4 / n; total += $4 / n }
+    END { printf "system calls per request: %.2f\n", total }' "$work/strace"
+  exit 0
+fi
+
 if [ "${COUNT:-time}" = instructions ]; then
   command -v valgrind >/dev/null || { echo "http_estimate_cpu: valgrind is not installed" >&2; exit 1; }
   totals=()
@@ -63,13 +82,13 @@ fi
 
 start_server
 ticks=$(getconf CLK_TCK)
-cpu_ticks() { awk '{print $14 + $15}' "/proc/$server/stat"; }
 load 500 >/dev/null  # warm-up: catalog tables, first-touch pages
-before=$(cpu_ticks)
+read -r user_before system_before < <(awk '{print $14, $15}' "/proc/$server/stat")
 table=$(load "$requests")
-after=$(cpu_ticks)
+read -r user_after system_after < <(awk '{print $14, $15}' "/proc/$server/stat")
 echo "$table"
 done_requests=$(echo "$table" | tail -1 | awk -F'|' '{gsub(/ /, "", $3); print $3}')
-awk -v t="$((after - before))" -v hz="$ticks" -v n="$done_requests" 'BEGIN {
-  printf "server CPU per request: %.1f us (%d requests, %.2f s of server CPU)\n",
-         t / hz / n * 1e6, n, t / hz }'
+awk -v u="$((user_after - user_before))" -v s="$((system_after - system_before))" \
+  -v hz="$ticks" -v n="$done_requests" 'BEGIN {
+  printf "server CPU per request: %.1f us (user %.1f + system %.1f; %d requests, %.2f s of server CPU)\n",
+         (u + s) / hz / n * 1e6, u / hz / n * 1e6, s / hz / n * 1e6, n, (u + s) / hz }'

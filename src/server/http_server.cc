@@ -52,12 +52,6 @@ int64_t seconds_ns(int s) {
   return static_cast<int64_t>(s) * 1'000'000'000;
 }
 
-/// One open connection, between libmicrohttpd's STARTED and CLOSED notifications.
-struct Connection {
-  int fd = -1;
-  std::atomic<int64_t> deadline_ns{0};  ///< 0: none (an answer is being computed)
-};
-
 /// One request on a connection, from its headers to its answer.
 struct Request {
   server::HttpRequest request;
@@ -65,8 +59,44 @@ struct Request {
   bool answered = false;    ///< the answer is known (refused early, or too large)
   bool over_limit = false;  ///< the body passed max_body_bytes
   bool discard = false;     ///< declared over the limit: read and drop the body, then 413
+  bool owned = false;       ///< allocated for this request alone (no Connection to hold it)
   int64_t start_ns = 0;
   std::string route;
+
+  /// Ready for the next request on the same connection. The strings keep their capacity, so a
+  /// keep-alive connection's later requests allocate little (issue 18). The headers and query
+  /// arguments are overwritten in place by the transport, not cleared here.
+  void reset() {
+    request.body.clear();
+    answer.body.clear();
+    answer.status = 200;
+    answer.content_type.clear();
+    answer.headers.clear();
+    answered = over_limit = discard = false;
+    start_ns = 0;
+  }
+
+  /// Once answered: what grew past a usual request's size (a large answer or body, many
+  /// headers) is let go rather than held by a connection that may stay idle for long.
+  void trim() {
+    constexpr size_t kKeepBytes = 64 * 1024;
+    constexpr size_t kKeepPairs = 64;
+    for (std::string* text : {&request.body, &answer.body})
+      if (text->capacity() > kKeepBytes) std::string().swap(*text);
+    for (auto* pairs : {&request.headers, &request.query})
+      if (pairs->size() > kKeepPairs)
+        std::vector<std::pair<std::string, std::string>>().swap(*pairs);
+  }
+};
+
+/// One open connection, between libmicrohttpd's STARTED and CLOSED notifications. It holds the
+/// request being answered: libmicrohttpd answers a connection's requests one after another
+/// (the NOTIFY_COMPLETED of one comes before the first call for the next), so one Request is
+/// reused for each of them.
+struct Connection {
+  int fd = -1;
+  std::atomic<int64_t> deadline_ns{0};  ///< 0: none (an answer is being computed)
+  Request request;
 };
 
 /// Bodies declared over the limit but under this are read and dropped before the 413.
@@ -163,22 +193,37 @@ struct HttpServer::Impl {
 
   // --- requests ------------------------------------------------------------------------------
 
-  static MHD_Result collect_header(void* cls, MHD_ValueKind, const char* key, const char* value) {
-    auto* req = static_cast<server::HttpRequest*>(cls);
-    req->headers.emplace_back(key ? key : "", value ? value : "");
+  /// Where MHD_get_connection_values writes a request's headers or query arguments: over the
+  /// pairs the previous request on the connection left (their strings keep their capacity).
+  struct PairSink {
+    std::vector<std::pair<std::string, std::string>>& pairs;
+    size_t count = 0;
+  };
+
+  static MHD_Result collect_pair(void* cls, MHD_ValueKind, const char* key, const char* value) {
+    auto* sink = static_cast<PairSink*>(cls);
+    if (sink->count == sink->pairs.size()) sink->pairs.emplace_back();
+    auto& [name, text] = sink->pairs[sink->count++];
+    name.assign(key ? key : "");
+    text.assign(value ? value : "");
     return MHD_YES;
   }
 
-  static MHD_Result collect_argument(void* cls, MHD_ValueKind, const char* key, const char* value) {
-    auto* req = static_cast<server::HttpRequest*>(cls);
-    req->query.emplace_back(key ? key : "", value ? value : "");
-    return MHD_YES;
+  static void collect(MHD_Connection* c, MHD_ValueKind kind,
+                      std::vector<std::pair<std::string, std::string>>& pairs) {
+    PairSink sink{pairs};
+    MHD_get_connection_values(c, kind, &Impl::collect_pair, &sink);
+    pairs.resize(sink.count);
   }
 
   MHD_Result send(MHD_Connection* c, Request& r) {
     const server::HttpAnswer& a = r.answer;
+    // Not copied: the body stays in `r` until libmicrohttpd has sent it. `r` is reset or deleted
+    // only in on_completed (or when the connection closes), and libmicrohttpd calls that after
+    // the last byte went out; after it, it only destroys the response, which frees nothing of a
+    // persistent buffer.
     MHD_Response* response = MHD_create_response_from_buffer(
-        a.body.size(), const_cast<char*>(a.body.data()), MHD_RESPMEM_MUST_COPY);
+        a.body.size(), const_cast<char*>(a.body.data()), MHD_RESPMEM_PERSISTENT);
     if (!response) return MHD_NO;
     for (const auto& [key, value] : a.headers)
       MHD_add_response_header(response, key.c_str(), value.c_str());
@@ -225,22 +270,29 @@ struct HttpServer::Impl {
     auto* r = static_cast<Request*>(*request_context);
     if (!r) {
       // First call: the request line and headers are in; the body is not read yet.
-      r = new Request;
+      if (Connection* conn = connection_of(c)) {
+        r = &conn->request;
+        r->reset();
+      } else {
+        r = new Request;
+        r->owned = true;
+      }
       *request_context = r;
       r->start_ns = now_ns();
-      r->request.method = method ? method : "";
-      r->request.path = url ? url : "";
-      r->route = server::route_label(r->request.method, r->request.path);
-      MHD_get_connection_values(c, MHD_HEADER_KIND, &Impl::collect_header, &r->request);
-      MHD_get_connection_values(c, MHD_GET_ARGUMENT_KIND, &Impl::collect_argument, &r->request);
+      r->request.method.assign(method ? method : "");
+      r->request.path.assign(url ? url : "");
+      r->route.assign(server::route_label(r->request.method, r->request.path));
+      collect(c, MHD_HEADER_KIND, r->request.headers);
+      collect(c, MHD_GET_ARGUMENT_KIND, r->request.query);
       self->handler.metrics().begin_request();
       if (self->handler.pre_route(r->request, r->answer)) {
         r->answered = true;
         return self->send(c, *r);
       }
       if (const auto length = r->request.header("Content-Length")) {
+        const std::string text(*length);
         char* end = nullptr;
-        const unsigned long long n = std::strtoull(length->c_str(), &end, 10);
+        const unsigned long long n = std::strtoull(text.c_str(), &end, 10);
         if (end && *end == '\0' && n > self->options.max_body_bytes) {
           // Up to kDiscardBytes the body is read and dropped, so that a client still writing
           // gets the 413 rather than a reset; past that the answer goes at once and the
@@ -288,7 +340,12 @@ struct HttpServer::Impl {
     auto* r = static_cast<Request*>(*request_context);
     if (!r) return;
     self->handler.metrics().end_request();
-    delete r;
+    // libmicrohttpd has sent the answer: it only destroys the response after this, which reads
+    // nothing of a persistent buffer, so the body may go.
+    if (r->owned)
+      delete r;
+    else
+      r->trim();  // a connection's own Request waits for its next request
     *request_context = nullptr;
     // Kept alive: the next request's headers are due within header_timeout_s.
     set_deadline(c, now_ns() + seconds_ns(self->options.header_timeout_s));

@@ -231,6 +231,38 @@ TEST(HttpTransport, PipelinedRequestsAreAllAnswered) {
   EXPECT_EQ(answers, 101u);
 }
 
+TEST(HttpTransport, KeepAliveRequestsShareNoState) {
+  // A connection reuses one request's buffers for the next (issue 18): each answer must still be
+  // the one a fresh connection gets, with its own headers, query and language.
+  ServerOptions options;
+  options.max_body_bytes = 4096;
+  Live live(options);
+  const std::string en = post("/api/v1/estimate", live.host(), kScenario);
+  const std::string zh = post("/api/v1/estimate?lang=zh", live.host(), kScenario);
+  const std::string fresh_en = live.ask(en);
+  const std::string fresh_zh = live.ask(zh);
+  ASSERT_EQ(status_of(fresh_en), 200) << fresh_en;
+  ASSERT_EQ(status_of(fresh_zh), 200) << fresh_zh;
+  ASSERT_NE(body_of(fresh_en), body_of(fresh_zh));
+  Socket s(live.port());
+  auto next = [&s](const std::string& request) {
+    EXPECT_TRUE(s.send(request));
+    return s.read_answer(10000);
+  };
+  EXPECT_EQ(body_of(next(zh)), body_of(fresh_zh));
+  const std::string english = next(en);
+  EXPECT_EQ(body_of(english), body_of(fresh_en));
+  const std::string health = next(get("/healthz", live.host()));
+  EXPECT_NE(health.find("Cache-Control: no-store"), std::string::npos) << health;
+  EXPECT_EQ(status_of(next(post("/api/v1/estimate", live.host(), std::string(8000, 'x')))), 413);
+  EXPECT_EQ(status_of(next(post("/api/v1/estimate", live.host(), "{"))), 400);
+  const std::string again = next(en);
+  EXPECT_EQ(status_of(again), 200) << again;
+  EXPECT_EQ(body_of(again), body_of(fresh_en));
+  EXPECT_EQ(again.find("Cache-Control"), std::string::npos) << again;
+  EXPECT_EQ(body_of(next(zh)), body_of(fresh_zh));
+}
+
 TEST(HttpTransport, AHugeDeclaredBodyIsRefusedBeforeItIsRead) {
   // Past 64 MiB declared, the 413 goes at once (a smaller one is read and dropped first, so
   // that a client still writing gets the answer rather than a reset).

@@ -52,10 +52,10 @@ std::string Metrics::text() const {
   return out;
 }
 
-std::string route_label(const std::string& method, const std::string& path) {
+std::string_view route_label(std::string_view method, std::string_view path) {
   (void)method;
   for (const Route& r : routes())
-    if (r.path == path && r.path != "/") return path;
+    if (r.path == path && r.path != "/") return r.path;
   if (path == "/" || path.rfind("/assets/", 0) == 0 || path == "/index.html" ||
       path == "/favicon.ico" || path == "/favicon.svg")
     return "/";

@@ -7,6 +7,7 @@
 #include <map>
 #include <mutex>
 #include <string>
+#include <string_view>
 #include <utility>
 
 namespace gpusizer::server {
@@ -38,7 +39,8 @@ class Metrics {
 };
 
 /// The route label of a request path: the path itself for a route of the table, "/" for the
-/// page's files, "other" for the rest (labels stay few whatever clients send).
-std::string route_label(const std::string& method, const std::string& path);
+/// page's files, "other" for the rest (labels stay few whatever clients send). The view is of a
+/// string that lives as long as the process.
+std::string_view route_label(std::string_view method, std::string_view path);
 
 }  // namespace gpusizer::server

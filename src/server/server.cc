@@ -38,6 +38,18 @@ std::string lower(std::string_view text) {
   return out;
 }
 
+// Header names compare case-insensitively (RFC 9110 sec. 5.1), in ASCII: the "C" locale's
+// tolower, without a lower-case copy of each name per lookup.
+bool same_name(std::string_view a, std::string_view b) {
+  if (a.size() != b.size()) return false;
+  for (size_t i = 0; i < a.size(); ++i) {
+    const char x = a[i] >= 'A' && a[i] <= 'Z' ? static_cast<char>(a[i] - 'A' + 'a') : a[i];
+    const char y = b[i] >= 'A' && b[i] <= 'Z' ? static_cast<char>(b[i] - 'A' + 'a') : b[i];
+    if (x != y) return false;
+  }
+  return true;
+}
+
 bool ends_with(std::string_view text, std::string_view suffix) {
   return text.size() >= suffix.size() && text.substr(text.size() - suffix.size()) == suffix;
 }
@@ -158,9 +170,42 @@ bool looks_like_path(std::string_view model) {
   if (model.find('/') != std::string_view::npos || model.find('\\') != std::string_view::npos)
     return true;
   if (!model.empty() && (model[0] == '.' || model[0] == '~')) return true;
-  const std::string name = lower(model);
-  return ends_with(name, ".json") || ends_with(name, ".gguf") || ends_with(name, ".safetensors");
+  auto ends_with_nocase = [model](std::string_view suffix) {
+    return model.size() >= suffix.size() &&
+           same_name(model.substr(model.size() - suffix.size()), suffix);
+  };
+  return ends_with_nocase(".json") || ends_with_nocase(".gguf") || ends_with_nocase(".safetensors");
 }
+
+namespace {
+
+bool in_catalog(const Catalog& catalog, const std::string& name) {
+  try {
+    catalog.model(name);
+    return true;
+  } catch (const InputError&) {
+    return false;
+  }
+}
+
+// "ORG/NAME" is a Hugging Face id the catalog lacks, not a path: the server never downloads, so
+// say what works instead, with the nearest catalog models.
+[[noreturn]] void refuse_hf_id(const std::string& name, const Catalog& catalog) {
+  std::vector<std::string> names;
+  for (const Model& m : catalog.models()) {
+    names.push_back(m.id);
+    if (!m.hf_id.empty()) names.push_back(m.hf_id);
+  }
+  std::string msg = "'" + name +
+                    "' is not in the catalog and this server does not download from Hugging "
+                    "Face: paste its config.json or give a size such as 24B";
+  const auto near = closest_names(name, names);
+  for (size_t i = 0; i < near.size(); ++i) msg += (i ? ", " : "; did you mean ") + near[i];
+  if (!near.empty()) msg += "?";
+  throw InputError("model", msg, "unknown_name");
+}
+
+}  // namespace
 
 void check_model_path(json& request, const std::string& allow_dir, const Catalog& catalog) {
   if (!request.is_object()) return;
@@ -173,34 +218,22 @@ void check_model_path(json& request, const std::string& allow_dir, const Catalog
   // name holds a control byte, so these are refused whatever the directory rule.
   check_path_text(name, "model");
 
+  // A catalog name that does not look like a path is answered from the catalog without asking
+  // the file system: the estimator looks a name up in the catalog before it tries a file
+  // (parse_scenario), so a file of that name would never be read, and the stat this skips was a
+  // system call on every request (issue 18).
+  const bool path_like = looks_like_path(name);
+  if (!path_like && in_catalog(catalog, name)) return;  // a catalog id
   std::error_code ec;
   const bool exists_here = fs::exists(fs::path(name), ec);
   if (!exists_here) {
-    try {
-      catalog.model(name);
-      return;  // a catalog id or Hugging Face id ("meta-llama/Llama-2-7b-hf")
-    } catch (const InputError&) {
-    }
-    if (!looks_like_path(name)) return;  // an unknown name: the estimator says "did you mean"
+    // A Hugging Face id the catalog knows ("meta-llama/Llama-2-7b-hf").
+    if (path_like && in_catalog(catalog, name)) return;
+    if (!path_like) return;  // an unknown name: the estimator says "did you mean"
     // A model in a local store the server was allowed to read (--model-stores): the estimator
     // finds it there.
     if (find_local_model(name, catalog.model_stores())) return;
-    // "ORG/NAME" is a Hugging Face id the catalog lacks, not a path: the server never downloads,
-    // so say what works instead, with the nearest catalog models.
-    if (allow_dir.empty() && looks_like_hf_id(name)) {
-      std::vector<std::string> names;
-      for (const Model& m : catalog.models()) {
-        names.push_back(m.id);
-        if (!m.hf_id.empty()) names.push_back(m.hf_id);
-      }
-      std::string msg = "'" + name +
-                        "' is not in the catalog and this server does not download from Hugging "
-                        "Face: paste its config.json or give a size such as 24B";
-      const auto near = closest_names(name, names);
-      for (size_t i = 0; i < near.size(); ++i) msg += (i ? ", " : "; did you mean ") + near[i];
-      if (!near.empty()) msg += "?";
-      throw InputError("model", msg, "unknown_name");
-    }
+    if (allow_dir.empty() && looks_like_hf_id(name)) refuse_hf_id(name, catalog);
   }
   if (allow_dir.empty())
     throw InputError(
@@ -257,22 +290,20 @@ std::string content_type_for(std::string_view path) {
   return "application/octet-stream";
 }
 
-std::optional<std::string> HttpRequest::header(std::string_view name) const {
-  const std::string wanted = lower(name);
+std::optional<std::string_view> HttpRequest::header(std::string_view name) const {
   for (const auto& [key, value] : headers)
-    if (lower(key) == wanted) return value;
+    if (same_name(key, name)) return value;
   return std::nullopt;
 }
 
 std::vector<std::string_view> HttpRequest::header_values(std::string_view name) const {
-  const std::string wanted = lower(name);
   std::vector<std::string_view> out;
   for (const auto& [key, value] : headers)
-    if (lower(key) == wanted) out.emplace_back(value);
+    if (same_name(key, name)) out.emplace_back(value);
   return out;
 }
 
-std::optional<std::string> HttpRequest::query_value(std::string_view name) const {
+std::optional<std::string_view> HttpRequest::query_value(std::string_view name) const {
   for (const auto& [key, value] : query)
     if (key == name) return value;
   return std::nullopt;
@@ -374,15 +405,14 @@ namespace {
 
 // A JSON body needs a JSON media type (RFC 8259 sec. 11: application/json; "+json" suffixes per
 // RFC 6839): a text/plain POST, which a page elsewhere can send without a preflight, is refused.
-bool json_content_type(const std::optional<std::string>& value) {
+bool json_content_type(const std::optional<std::string_view>& value) {
   if (!value) return false;
-  std::string type = value->substr(0, value->find(';'));
-  while (!type.empty() && (type.back() == ' ' || type.back() == '\t')) type.pop_back();
-  while (!type.empty() && (type.front() == ' ' || type.front() == '\t')) type.erase(0, 1);
-  std::transform(type.begin(), type.end(), type.begin(),
-                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  return type == "application/json" ||
-         (type.rfind("application/", 0) == 0 && type.size() > 17 && type.ends_with("+json"));
+  std::string_view type = value->substr(0, value->find(';'));
+  while (!type.empty() && (type.back() == ' ' || type.back() == '\t')) type.remove_suffix(1);
+  while (!type.empty() && (type.front() == ' ' || type.front() == '\t')) type.remove_prefix(1);
+  if (same_name(type, "application/json")) return true;
+  return type.size() > 17 && same_name(type.substr(0, 12), "application/") &&
+         same_name(type.substr(type.size() - 5), "+json");
 }
 
 }  // namespace

@@ -60,12 +60,12 @@ struct HttpRequest {
   /// The query string's arguments, decoded, in order (?lang=zh); last and defaulted, so that brace
   /// initialisers of {method, path, headers, body} still hold.
   std::vector<std::pair<std::string, std::string>> query = {};
-  /// The first value of header `name`, or nullopt.
-  std::optional<std::string> header(std::string_view name) const;
+  /// The first value of header `name` (a view of `headers`), or nullopt.
+  std::optional<std::string_view> header(std::string_view name) const;
   /// Every value of header `name`, in order.
   std::vector<std::string_view> header_values(std::string_view name) const;
-  /// The first value of query argument `name`, or nullopt.
-  std::optional<std::string> query_value(std::string_view name) const;
+  /// The first value of query argument `name` (a view of `query`), or nullopt.
+  std::optional<std::string_view> query_value(std::string_view name) const;
 };
 
 /// The language a request asks for (contract v2, "Language"): `?lang=` first (an unknown value is

@@ -344,6 +344,26 @@ TEST_F(PathRule, OutsideTheAllowedDirectoryIsRefused) {
   expect_error(s.post("/api/v1/estimate", model_request("llama/missing.json")), 400, "bad_file");
 }
 
+TEST_F(PathRule, ACatalogNameIsTheCatalogsEvenWithAFileOfThatNameHere) {
+  // The estimator takes a catalog name from the catalog before it tries a file (parse_scenario),
+  // so the path rule does not ask the file system about one: no stat per request (issue 18).
+  std::ofstream(root_ / "llama-2-7b") << "not a config";
+  std::ofstream(root_ / "my-model") << "{}";
+  struct Here {
+    explicit Here(const fs::path& dir) : before(fs::current_path()) { fs::current_path(dir); }
+    ~Here() { fs::current_path(before); }
+    fs::path before;
+  } here(root_);
+  for (const std::string& dir : {std::string(), allowed()}) {
+    json request = {{"model", "llama-2-7b"}};
+    EXPECT_NO_THROW(server::check_model_path(request, dir, Catalog::builtin())) << dir;
+    EXPECT_EQ(request["model"], "llama-2-7b") << dir;
+  }
+  // A name the catalog lacks is still a file when one is here: refused without --allow-paths.
+  json unknown = {{"model", "my-model"}};
+  EXPECT_THROW(server::check_model_path(unknown, "", Catalog::builtin()), InputError);
+}
+
 TEST(PathRuleNames, CatalogNamesAndInlineModelsAreNotPaths) {
   EXPECT_FALSE(server::looks_like_path("llama-2-7b"));
   EXPECT_TRUE(server::looks_like_path("meta-llama/Llama-2-7b-hf"));  // passes as a catalog id
