@@ -41,14 +41,15 @@ bool in_version_range(std::string_view first, std::string_view last, std::string
   const auto part = [](const std::vector<int64_t>& p, size_t i) {
     return i < p.size() ? p[i] : int64_t{0};
   };
-  std::vector<int64_t> low(std::max(f->size(), x->size())), mid(low.size());
-  for (size_t i = 0; i < low.size(); ++i) {
-    low[i] = part(*f, i);
-    mid[i] = part(*x, i);
+  for (size_t i = 0; i < std::max(f->size(), x->size()); ++i) {
+    if (part(*x, i) != part(*f, i)) {
+      if (part(*x, i) < part(*f, i)) return false;
+      break;
+    }
   }
-  std::vector<int64_t> head(l->size());
-  for (size_t i = 0; i < head.size(); ++i) head[i] = part(*x, i);
-  return low <= mid && head <= *l;
+  for (size_t i = 0; i < l->size(); ++i)
+    if (part(*x, i) != (*l)[i]) return part(*x, i) < (*l)[i];
+  return true;
 }
 
 constexpr double kMaxBytes = 1e15;
@@ -107,8 +108,8 @@ EngineRelease read_release(const nlohmann::json& r, bool preallocates, const std
   e.version = r.at("version").get<std::string>();
   if (r.contains("covers")) {
     const std::vector<std::string> ends = strings(r, "covers", where, true);
-    if (ends.size() != 2 || !version_parts(ends[0]) || !version_parts(ends[1]) ||
-        !in_version_range(ends[0], ends[1], e.version))
+    // In range around its own version: dotted numbers, first <= last.
+    if (ends.size() != 2 || !in_version_range(ends[0], ends[1], e.version))
       throw InputError(where + ".covers",
                        "must be [first, last]: dotted version numbers, first <= last, around "
                        "the release's own version",

@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "scenario/lookups.h"
+#include "speed/gemm_shape.h"
 
 namespace gpusizer {
 namespace {
@@ -128,20 +129,18 @@ double tp_gemm_scale(const LinearModules& modules, const Model& model, int64_t t
   // MergedColumnParallelLinear, the fused gated MLP): modules listed one after another, column
   // roles, same input width, count and kind, count as one matrix with their outputs summed.
   const double t = static_cast<double>(tp);
-  const auto eff = [k_width](double w) { return w / (w + k_width); };
   double split = 0, whole = 0;
   const auto add = [&](const LinearModule& mod, double out) {
-    double n = static_cast<double>(mod.in) * out * static_cast<double>(mod.count);
-    if (mod.expert && model.num_experts > 0)
-      n *= static_cast<double>(model.experts_per_token) / static_cast<double>(model.num_experts);
+    const double n = static_cast<double>(mod.in) * out * static_cast<double>(mod.count) *
+                     active_share(mod, model);
     const double in = static_cast<double>(mod.in);
     // Routed experts run as one grouped GEMM over every expert (TensorRT-LLM's and vLLM's fused
     // MoE kernels), whose tiles fill the GPU together however narrow each expert is on a rank.
     const double narrow = mod.expert                     ? std::min(in, out)
                           : mod.role == MatrixRole::kRow ? std::min(in / t, out)
                                                          : std::min(in, out / t);
-    split += n / eff(narrow);
-    whole += n / eff(std::min(in, out));
+    split += n / gemm_size_eff(narrow, k_width);
+    whole += n / gemm_size_eff(std::min(in, out), k_width);
   };
   const LinearModule* run = nullptr;  // the fused group being summed
   double run_out = 0;

@@ -6,6 +6,7 @@
 
 #include "scenario/lookups.h"
 #include "speed/collectives.h"
+#include "speed/gemm_shape.h"
 #include "speed/model_costs.h"
 
 namespace gpusizer {
@@ -101,15 +102,6 @@ double exposed(double comm, double window, double overlap) {
   return std::max((1.0 - overlap) * comm, comm - window);
 }
 
-// Fraction of the GPU's achievable matmul rate a GEMM with reduction depth K reaches:
-// K / (K + k). Each output tile runs a main loop over K behind a fixed prologue (tile loads)
-// and epilogue (stores), so deep reductions amortise it and shallow ones do not (NVIDIA "Matrix
-// Multiplication Background" user guide, "Dimension quantization effects"; CUTLASS
-// efficient_gemm.md); the curve saturates at 1, the measured maximum (MAMF).
-double depth_eff(double k_depth, double k_half) {
-  return k_depth / (k_depth + std::max(0.0, k_half));
-}
-
 // What the step reads of the model's matrices, in one pass over them (issue 18: three passes
 // before, each testing the LoRA targets or the names again).
 struct ModuleSums {
@@ -138,23 +130,17 @@ ModuleSums module_sums(const Scenario& s, const ModelCounts& counts, double tp,
   ModuleSums r;
   for (size_t i = 0; i < counts.modules.size(); ++i) {
     const LinearModule& mod = counts.modules[i];
-    const bool routed = mod.expert && m.num_experts > 0;
-    const double k_of_e =
-        routed ? static_cast<double>(m.experts_per_token) / static_cast<double>(m.num_experts) : 1;
-    if (counts.lora_modules & (1u << i)) {
-      const double count = static_cast<double>(mod.count);
-      const double active = routed ? count * k_of_e : count;
-      r.lora_bytes +=
-          active * (in * static_cast<double>(mod.in) + out * static_cast<double>(mod.out));
-    }
+    const double share = active_share(mod, m);
+    if (counts.lora_modules & (1u << i))
+      r.lora_bytes += static_cast<double>(mod.count) * share *
+                      (in * static_cast<double>(mod.in) + out * static_cast<double>(mod.out));
     if (mod.role == MatrixRole::kRouter) continue;  // not a GEMM of the layers' time
-    double n =
-        static_cast<double>(mod.in) * static_cast<double>(mod.out) * static_cast<double>(mod.count);
-    if (routed) n *= k_of_e;
+    const double n = static_cast<double>(mod.in) * static_cast<double>(mod.out) *
+                     static_cast<double>(mod.count) * share;
     const double depth = mod.role == MatrixRole::kRow ? static_cast<double>(mod.in) / tp
                                                       : static_cast<double>(mod.in);
     r.gemm_flops += n;
-    r.gemm_time += n / depth_eff(depth, k_half);
+    r.gemm_time += n / gemm_size_eff(depth, k_half);
   }
   // A fused q/k/v Linear (Qwen v1's c_attn) carries one adapter, as the memory counts it
   // (ModelCounts::lora_missing_inputs): two A matrices fewer per layer, and their input traffic.
@@ -167,7 +153,7 @@ ModuleSums module_sums(const Scenario& s, const ModelCounts& counts, double tp,
 // size's.
 double layer_gemm_eff(const ModuleSums& sums, const Model& m, double k_half) {
   if (sums.gemm_flops <= 0 || sums.gemm_time <= 0)
-    return depth_eff(static_cast<double>(m.hidden_size), k_half);
+    return gemm_size_eff(static_cast<double>(m.hidden_size), k_half);
   return sums.gemm_flops / sums.gemm_time;
 }
 
@@ -374,7 +360,7 @@ StepShape step_shape(const Scenario& s, const EngineProfile& engine, const Speed
                       h.eng.eff_max *
                       (h.l ? h.l->vendor : profile.vendor(h.gpu.vendor)).compute_scale;
   h.rate = base * layer_gemm_eff(sums, s.model, h.eng.eff_k_hidden);
-  h.head_rate = base * depth_eff(h.hidden, h.eng.eff_k_hidden);
+  h.head_rate = base * gemm_size_eff(h.hidden, h.eng.eff_k_hidden);
   if (s.task == Task::kQlora) h.gemm_scale *= 1.0 + profile.qlora_dequant_cost();  // NF4 -> bf16
   if (is_lora(s.task)) h.gemm_scale *= 1.0 + profile.lora_extra_cost();  // unfused adapter GEMMs
   set_attention_rates(h, profile, peak);
