@@ -1,6 +1,7 @@
 #pragma once
-// Serving speed by roofline: each forward pass takes max(FLOPs / achieved compute rate,
-// bytes / achieved bandwidth) + tensor-parallel all-reduces + the engine's fixed overheads.
+// Serving speed by roofline, each kind of kernel on its own (PassTime): a forward pass takes
+// max(GEMM FLOPs / rate, weight bytes / bandwidth) + max(attention FLOPs / rate, KV bytes /
+// bandwidth) + tensor-parallel all-reduces + the engine's fixed overheads.
 #include <cstdint>
 #include <optional>
 #include <string>
