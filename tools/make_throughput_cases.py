@@ -295,9 +295,10 @@ def main():
         if c["include"] and c["group"] == "vllm-oci":
             c["use"] = "validate"  # end-to-end latency incl. prefill vs decode: held out
         elif c["include"] and c["group"] == "vllm-rocm-docker":
-            # split by source: AMD's own latency tables (rocm/vllm-dev, vLLM 0.6.6, Jan 2025)
-            # calibrate the vendor's figures, the OCI blog's (Oct 2024) check them
-            c["use"] = "calibrate"
+            # split by source: AMD's own latency tables of the rocm/vllm-dev image of Jan 2025
+            # (vLLM 0.6.6) calibrate the ROCm build's figures; the same tables for the July 2025
+            # image (vLLM 0.9.1, V1 engine) and the OCI blog's (Oct 2024) check them
+            c["use"] = "calibrate" if "commit 7a292f9" in c["_src"] else "validate"
         elif c["include"] and c["group"] == "trtllm-bench-moe":
             c["use"] = "validate"  # the mixture-of-experts tables, held out: no MoE row calibrates
         elif c["include"] and c["group"] == "trtllm-bench-0.17":
