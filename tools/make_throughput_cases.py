@@ -106,6 +106,7 @@ def case(r):
              "trtllm-bench-moe" if "PyTorch backend" in engine_text and r["model"] in MOE_MODELS else
              "trtllm-bench" if "PyTorch backend" in engine_text else
              "vllm-oci" if "OCI" in r["notes"] else
+             "vllm-rocm-docker" if "ROCm/vllm docs/dev-docker" in src else
              "serving" if metric in ("aggregate_output_tok_s", "ttft_ms", "tpot_ms", "request_throughput") else
              "llm-foundry" if "llm-foundry" in src else
              "torchtune" if "torchtune" in src else
@@ -226,7 +227,7 @@ def case(r):
         elif metric == "tpot_ms":
             c["compare"] = "tpot_ms"
         elif metric in ("aggregate_output_tok_s", "request_throughput"):
-            fixed = b is not None and ("OCI" in r["notes"] and "benchmark_latency" in engine_text)
+            fixed = b is not None and group in ("vllm-oci", "vllm-rocm-docker") and "benchmark_latency" in engine_text
             c["compare"] = "e2e_output_tokens_per_s" if fixed else "max_output_tokens_per_s"
             # vLLM benchmark_latency.py times one whole generate() of the batch: the prefill of
             # batch x prompt tokens plus output_len decode steps (at batch 256 the prefill holds as
@@ -293,6 +294,11 @@ def main():
     for c in cases:
         if c["include"] and c["group"] == "vllm-oci":
             c["use"] = "validate"  # end-to-end latency incl. prefill vs decode: held out
+        elif c["include"] and c["group"] == "vllm-rocm-docker":
+            # split by source: AMD's own latency tables of the rocm/vllm-dev image of Jan 2025
+            # (vLLM 0.6.6) calibrate the ROCm build's figures; the same tables for the July 2025
+            # image (vLLM 0.9.1, V1 engine) and the OCI blog's (Oct 2024) check them
+            c["use"] = "calibrate" if "commit 7a292f9" in c["_src"] else "validate"
         elif c["include"] and c["group"] == "trtllm-bench-moe":
             c["use"] = "validate"  # the mixture-of-experts tables, held out: no MoE row calibrates
         elif c["include"] and c["group"] == "trtllm-bench-0.17":

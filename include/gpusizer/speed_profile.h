@@ -41,6 +41,9 @@ struct InferenceProfile {
   bool static_batch = false;
   /// The engine's entry names releases with figures of their own (SpeedProfile::release).
   bool has_releases = false;
+  /// The engine's entry names GPU vendors whose build of it has figures of its own
+  /// (SpeedProfile::vendor_build).
+  bool has_vendor_builds = false;
 };
 
 /// bitsandbytes kernel figures for one format (data/speed.json bitsandbytes.FORMAT).
@@ -96,6 +99,10 @@ class SpeedProfile {
   /// The figures of one release of an engine (inference.engines.ENGINE.releases.VERSION, which
   /// inherits the engine's), or nullptr when the release has none of its own.
   const InferenceProfile* release(std::string_view engine, std::string_view version) const;
+  /// The figures of an engine's build for one GPU vendor's software stack
+  /// (inference.engines.ENGINE.vendors.VENDOR, which inherits the engine's: vLLM on ROCm runs
+  /// other kernels, graphs and collectives than on CUDA), or nullptr when it has none of its own.
+  const InferenceProfile* vendor_build(std::string_view engine, std::string_view vendor) const;
   const TrainingProfile& training(std::string_view engine) const;
   KernelScale weight_kernel(std::string_view format_kind) const;
   KernelScale vendor(std::string_view vendor) const;
@@ -132,7 +139,8 @@ class SpeedProfile {
   nlohmann::json doc_;
   InferenceProfile inference_default_;
   std::map<std::string, InferenceProfile, std::less<>> inference_;
-  std::map<std::string, InferenceProfile, std::less<>> releases_;  // "engine version"
+  std::map<std::string, InferenceProfile, std::less<>> releases_;       // "engine version"
+  std::map<std::string, InferenceProfile, std::less<>> vendor_builds_;  // "engine vendor"
   TrainingProfile training_default_;
   std::map<std::string, TrainingProfile, std::less<>> training_;
   std::map<std::string, KernelScale, std::less<>> kernels_, vendors_;

@@ -38,7 +38,8 @@ const std::vector<std::string> kInferenceKeys = {"bw_eff",
                                                  "score_bytes_per_element",
                                                  "kv_read_per_query_head",
                                                  "static_batch",
-                                                 "releases"};
+                                                 "releases",
+                                                 "vendors"};
 const std::vector<std::string> kTrainingKeys = {"eff_max",
                                                 "eff_k_hidden",
                                                 "overlap",
@@ -196,9 +197,20 @@ void SpeedProfile::read_inference_section(const nlohmann::json& doc, SpeedProfil
   for (const auto& [name, o] : inf.at("engines").items()) {
     const std::string where = "speed.json inference.engines." + name;
     InferenceProfile& e = p.inference_[name] = read_inference(o, p.inference_default_, where);
+    if (!o.is_object()) continue;
+    // A vendor's build of the engine starts from the engine's figures (vLLM's ROCm build runs
+    // its own kernels, HIP graphs and collectives; docs/speed.md "Vendor builds").
+    if (o.contains("vendors")) {
+      const auto& builds = data::required_object(o, "vendors", where);
+      e.has_vendor_builds = true;
+      for (const auto& [vendor, v] : builds.items())
+        if (!data::is_comment_key(vendor))
+          p.vendor_builds_[name + " " + vendor] =
+              read_inference(v, e, where + ".vendors." + vendor);
+    }
     // A release's own figures start from its engine's (an engine's releases can differ in how
     // they batch and in their kernels; docs/speed.md "Calibration method").
-    if (!o.is_object() || !o.contains("releases")) continue;
+    if (!o.contains("releases")) continue;
     const auto& rel = data::required_object(o, "releases", where);
     e.has_releases = true;
     for (const auto& [version, r] : rel.items())
@@ -319,6 +331,15 @@ const InferenceProfile* SpeedProfile::release(std::string_view engine,
   key += version;
   const auto it = releases_.find(key);
   return it == releases_.end() ? nullptr : &it->second;
+}
+
+const InferenceProfile* SpeedProfile::vendor_build(std::string_view engine,
+                                                   std::string_view vendor) const {
+  std::string key(engine);
+  key += ' ';
+  key += vendor;
+  const auto it = vendor_builds_.find(key);
+  return it == vendor_builds_.end() ? nullptr : &it->second;
 }
 
 const TrainingProfile& SpeedProfile::training(std::string_view engine) const {

@@ -56,6 +56,10 @@ std::optional<InferenceSetup> inference_setup(const Scenario& sc, const SpeedPro
   // in-flight batching: data/speed.json inference.engines.trtllm.releases).
   if (s.engine.has_releases)
     if (const InferenceProfile* r = profile.release(sc.engine, sc.engine_version)) s.engine = *r;
+  // The engine's build for the GPU's vendor, with figures of its own (data/speed.json
+  // inference.engines.vllm.vendors.AMD: vLLM's ROCm build).
+  if (s.engine.has_vendor_builds)
+    if (const InferenceProfile* v = profile.vendor_build(sc.engine, gpu.vendor)) s.engine = *v;
   s.kernel = l ? l->weight_kernel : profile.weight_kernel(sc.weights.kind);
   s.vendor = l ? l->vendor : profile.vendor(gpu.vendor);
   // Assigned without a temporary string (a ternary of "bf16" and a string would build one).
