@@ -277,6 +277,10 @@ struct Search {
   std::vector<Tried> singles, combined;
   std::vector<Pick> fitting;  // the smallest fitting combinations found so far
   ScenarioEditor editor;      // the candidate, one storage for the whole search
+  // The candidate's figures, one storage for the whole search (an Estimate made and destroyed
+  // per candidate cost ~0.2k instructions): each candidate's memory stage assigns its id,
+  // counts and memory whole, and its speed is read only after add_speed made it anew.
+  Estimate estimated;
   // The model counted per task (count_model): no lever changes the model or the training
   // options the counts read (LoRA targets and rank, trainable layers, modules to save), only
   // the task, so each task's counts serve every candidate of it (issue 18: ~580 instructions a
@@ -358,7 +362,8 @@ struct Search {
     }
     const Scenario& sc =
         candidate(editor, single ? dims.levers[ch.levers[0]].edit : *combination, catalog);
-    Estimate m;
+    Estimate& m = estimated;
+    m.performance.reset();  // no earlier candidate's speed is read as this one's
     StagedEstimate staged(sc, catalog, m, counts_for(sc));  // the bytes first; speed if kept
     const MemoryFit fit = memory_fit(sc, m, headroom);
     ch.needed_bytes = fit.needed;
@@ -428,7 +433,8 @@ FoundChanges search_changes(const Scenario& s, ScenarioEditor editor, const Scen
   Dimensions dims{found.levers};
   dimensions(s, given, e, catalog, dims);
   Search search{dims, catalog, headroom, memory_needed(s, e), useful_tokens_per_s(s, e),
-                {},   {},      {},       std::move(editor),   {}};
+                {},   {},      {},       std::move(editor),   {},
+                {}};
   search.counts.reserve(4);  // the base's task and the levers' (LoRA, QLoRA): no reallocation
   // Each lever is tried alone once; combinations are kept up to kMaxCombined * 4: reserved once.
   search.singles.reserve(found.levers.size());
