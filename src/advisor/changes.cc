@@ -11,8 +11,6 @@
 // patch of their edits from that form, and the public Change is made from it on request.
 #include "advisor/changes.h"
 
-#include <fmt/format.h>
-
 #include <algorithm>
 #include <array>
 #include <stdexcept>
@@ -76,10 +74,10 @@ void context_levers(const Scenario& s, bool train, Dimensions& d) {
     p.output_len = std::min<int64_t>(s.output_len, to / 4 > 0 ? to / 4 : 1);
     p.prompt_len = to - *p.output_len;
   }
-  one(d, {to == max_ctx && s.seq_len > max_ctx
-              ? fmt::format("context at the model's maximum ({} tokens)", to)
-              : fmt::format("shorter context ({} tokens)", to),
-          p, "longer documents no longer fit; changes what the job can do", 2});
+  LeverName name(to == max_ctx && s.seq_len > max_ctx ? "context at the model's maximum ("
+                                                      : "shorter context (");
+  name.append(to).append(" tokens)");
+  one(d, {name, p, "longer documents no longer fit; changes what the job can do", 2});
 }
 
 void batch_levers(const Scenario& s, const ScenarioGiven& given, const Estimate& e, bool train,
@@ -102,7 +100,7 @@ void batch_levers(const Scenario& s, const ScenarioGiven& given, const Estimate&
     ScenarioEdit p{.batch = b};
     if (train && !given.global_batch && s.batch % b == 0)
       p.grad_accum = s.training.grad_accum * (s.batch / b);
-    d.add({fmt::format("smaller batch ({})", b), p,
+    d.add({LeverName("smaller batch (").append(b).append(")"), p,
            train ? "same global batch through gradient accumulation; slower steps"
                  : "fewer concurrent sequences: lower throughput",
            train ? 0 : 2});
@@ -144,7 +142,7 @@ void serving_dimensions(const Scenario& s, const Catalog& catalog, Dimensions& d
     for (int64_t k : {2, 4, 8}) {
       const int64_t t = s.parallel.tp * k;
       if (s.model.num_heads % t != 0 || t > std::max<int64_t>(8, s.gpus_per_node)) continue;
-      d.add({fmt::format("TP={} ({} GPUs)", t, s.gpu_count * k),
+      d.add({LeverName("TP=").append(t).append(" (").append(s.gpu_count * k).append(" GPUs)"),
              {.gpu_count = s.gpu_count * k, .tp = t, .pp = s.parallel.pp, .dp = s.parallel.dp},
              k == 2   ? "twice the GPUs; all-reduce per layer (NVLink helps)"
              : k == 4 ? "4 times the GPUs; all-reduce per layer (NVLink helps)"
@@ -179,8 +177,9 @@ void zero_levers(const Scenario& s, Dimensions& d) {
     if (gpus == last || gpus < 2) continue;
     last = gpus;
     if (gpus == s.gpu_count && s.training.zero_stage >= 3 && s.parallel.dp == gpus) continue;
-    d.add({gpus == s.gpu_count ? fmt::format("ZeRO-3 over the {} GPUs", gpus)
-                               : fmt::format("ZeRO-3 over {} GPUs", gpus),
+    d.add({LeverName(gpus == s.gpu_count ? "ZeRO-3 over the " : "ZeRO-3 over ")
+               .append(gpus)
+               .append(" GPUs"),
            {.gpu_count = gpus, .tp = 1, .pp = 1, .dp = gpus, .zero_stage = 3},
            gpus == s.gpu_count ? "no quality cost; all-gathers cost speed without NVLink"
                                : more_gpus_cost(gpus),
@@ -278,6 +277,10 @@ struct Search {
   std::vector<Tried> singles, combined;
   std::vector<Pick> fitting;  // the smallest fitting combinations found so far
   ScenarioEditor editor;      // the candidate, one storage for the whole search
+  // The candidate's figures, one storage for the whole search (an Estimate made and destroyed
+  // per candidate cost ~0.2k instructions): each candidate's memory stage assigns its id,
+  // counts and memory whole, and its speed is read only after add_speed made it anew.
+  Estimate estimated;
   // The model counted per task (count_model): no lever changes the model or the training
   // options the counts read (LoRA targets and rank, trainable layers, modules to save), only
   // the task, so each task's counts serve every candidate of it (issue 18: ~580 instructions a
@@ -359,7 +362,8 @@ struct Search {
     }
     const Scenario& sc =
         candidate(editor, single ? dims.levers[ch.levers[0]].edit : *combination, catalog);
-    Estimate m;
+    Estimate& m = estimated;
+    m.performance.reset();  // no earlier candidate's speed is read as this one's
     StagedEstimate staged(sc, catalog, m, counts_for(sc));  // the bytes first; speed if kept
     const MemoryFit fit = memory_fit(sc, m, headroom);
     ch.needed_bytes = fit.needed;
@@ -373,13 +377,16 @@ struct Search {
     const auto tps = useful_tokens_per_s(sc, m);
     if (tps && base_tps) ch.speed_factor = *tps / *base_tps;
     t.gpus = static_cast<int>(std::min<int64_t>(sc.gpu_count, 1 << 20));
+    if (!single && combined.empty()) combined.reserve(kMaxCombined * 4);  // its most, at once
     (single ? singles : combined).push_back(t);
   }
 };
 
 // Fits first; then the least quality cost, the fewest GPUs, the most speed kept (or, not
 // fitting, the most memory saved). The best kMaxCombined combinations join the single levers.
-// Indices are sorted, stably.
+// The order is that of a stable sort of the combinations, cut to the best, then a stable sort of
+// the singles followed by those: each list is sorted with its index as the tiebreak (a stable
+// order without a stable sort's buffer), and the two are merged, a single first among equals.
 std::vector<FoundChange> ranked(const std::vector<Tried>& singles,
                                 const std::vector<Tried>& combined) {
   auto better = [](const Tried& a, const Tried& b) {
@@ -390,24 +397,30 @@ std::vector<FoundChange> ranked(const std::vector<Tried>& singles,
     if (a.gpus != b.gpus) return a.gpus < b.gpus;
     return x.speed_factor.value_or(0) > y.speed_factor.value_or(0);
   };
-  auto order = [&](const std::vector<Tried>& v) {
-    std::vector<size_t> index(v.size());
-    for (size_t i = 0; i < index.size(); ++i) index[i] = i;
-    std::stable_sort(index.begin(), index.end(),
-                     [&](size_t a, size_t b) { return better(v[a], v[b]); });
-    return index;
+  // The tried changes in order, held in place: a search keeps at most UINT8_MAX levers (as
+  // singles) and kMaxCombined * 4 combinations.
+  std::array<const Tried*, UINT8_MAX + 1> one{}, many{};
+  auto order = [&](const std::vector<Tried>& v, std::array<const Tried*, UINT8_MAX + 1>& out) {
+    const size_t n = std::min(v.size(), out.size());
+    for (size_t i = 0; i < n; ++i) out[i] = &v[i];
+    // Pointers into one vector: their order is the index order.
+    std::sort(out.begin(), out.begin() + static_cast<std::ptrdiff_t>(n),
+              [&](const Tried* a, const Tried* b) {
+                if (better(*a, *b)) return true;
+                return !better(*b, *a) && a < b;
+              });
+    return n;
   };
-  std::vector<size_t> best = order(combined);
-  if (best.size() > kMaxCombined) best.resize(kMaxCombined);
-  std::vector<const Tried*> all;  // the singles, then the best combinations in their order
-  all.reserve(singles.size() + best.size());
-  for (const Tried& t : singles) all.push_back(&t);
-  for (size_t i : best) all.push_back(&combined[i]);
-  std::stable_sort(all.begin(), all.end(),
-                   [&](const Tried* a, const Tried* b) { return better(*a, *b); });
+  const size_t n_one = order(singles, one);
+  const size_t n_many = std::min(order(combined, many), kMaxCombined);
   std::vector<FoundChange> out;
-  out.reserve(all.size());
-  for (const Tried* t : all) out.push_back(t->change);
+  out.reserve(n_one + n_many);
+  size_t i = 0, k = 0;
+  while (i < n_one || k < n_many) {
+    // A combination goes first only when it is strictly better (std::merge's rule).
+    const bool take_many = k < n_many && (i == n_one || better(*many[k], *one[i]));
+    out.push_back((take_many ? many[k++] : one[i++])->change);
+  }
   return out;
 }
 
@@ -420,8 +433,12 @@ FoundChanges search_changes(const Scenario& s, ScenarioEditor editor, const Scen
   Dimensions dims{found.levers};
   dimensions(s, given, e, catalog, dims);
   Search search{dims, catalog, headroom, memory_needed(s, e), useful_tokens_per_s(s, e),
-                {},   {},      {},       std::move(editor),   {}};
+                {},   {},      {},       std::move(editor),   {},
+                {}};
   search.counts.reserve(4);  // the base's task and the levers' (LoRA, QLoRA): no reallocation
+  // Each lever is tried alone once; combinations are kept up to kMaxCombined * 4: reserved once.
+  search.singles.reserve(found.levers.size());
+  search.fitting.reserve(found.levers.size());
   // No additive bound on a combination's savings: the peak is a maximum over phases (forward,
   // backward, optimizer step), so two levers that each lower a different phase save together
   // more than the sum of what each saves alone (checkpointing + LoRA, measured): every
@@ -434,6 +451,29 @@ FoundChanges search_changes(const Scenario& s, ScenarioEditor editor, const Scen
 }
 
 }  // namespace
+
+LeverName& LeverName::append(std::string_view text) {
+  if (text.size() > kCapacity - size_) throw std::length_error("LeverName: a name past its room");
+  std::copy(text.begin(), text.end(), text_.begin() + size_);
+  size_ = static_cast<uint8_t>(size_ + text.size());
+  return *this;
+}
+
+LeverName& LeverName::append(int64_t v) {
+  // The digits backwards into a word's room (19 digits and a sign at most), then in order.
+  std::array<char, 20> digits{};
+  size_t n = 0;
+  // The magnitude as unsigned: -INT64_MIN does not fit an int64_t.
+  uint64_t u = v < 0 ? uint64_t{0} - static_cast<uint64_t>(v) : static_cast<uint64_t>(v);
+  do {
+    digits[n++] = static_cast<char>('0' + u % 10);
+    u /= 10;
+  } while (u != 0);
+  if (v < 0) digits[n++] = '-';
+  std::array<char, 20> text{};
+  for (size_t i = 0; i < n; ++i) text[i] = digits[n - 1 - i];
+  return append(std::string_view(text.data(), n));
+}
 
 ScenarioEdit FoundChanges::edit(const FoundChange& c) const {
   if (c.count == 0) return {};
@@ -455,7 +495,7 @@ std::vector<Change> FoundChanges::to_changes() const {
       }
       ch.change += l.name;
       ch.cost += l.cost;
-      ch.levers.push_back(l.name);
+      ch.levers.emplace_back(l.name.view());
     }
     ch.edit = edit(c);
     ch.needed_bytes = c.needed_bytes;

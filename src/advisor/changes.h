@@ -16,10 +16,34 @@
 
 namespace gpusizer {
 
+/// A lever's name, held in place (a search makes ~12 a line: none allocates or is formatted,
+/// issue 18): a literal copied, or one built from literal parts and decimal integers.
+class LeverName {
+ public:
+  static constexpr size_t kCapacity = 62;  ///< the longest name is 46 characters
+
+  LeverName() = default;
+  LeverName(const char* text) { append(std::string_view(text)); }  // NOLINT: a literal's name
+  LeverName(std::string_view text) { append(text); }               // NOLINT
+
+  /// `text` appended; past kCapacity, std::length_error.
+  LeverName& append(std::string_view text);
+  /// `v` appended in decimal, as fmt's "{}" writes an integer.
+  LeverName& append(int64_t v);
+
+  std::string_view view() const { return {text_.data(), size_}; }
+  operator std::string_view() const { return view(); }  // NOLINT: read as text
+  friend bool operator==(const LeverName& a, std::string_view b) { return a.view() == b; }
+
+ private:
+  std::array<char, kCapacity + 1> text_{};
+  uint8_t size_ = 0;
+};
+
 /// One lever of the search: its name, the edit it makes, its price in words (a literal) and its
 /// quality class (Change::quality_class).
 struct ChangeLever {
-  std::string name;
+  LeverName name;
   ScenarioEdit edit;
   std::string_view cost;
   int quality_class = 0;

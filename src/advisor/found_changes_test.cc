@@ -3,6 +3,10 @@
 // that form is the public one. Values worked by hand in the comments.
 #include <gtest/gtest.h>
 
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+
 #include "advisor/changes.h"
 #include "advisor/testing_found_changes.h"
 #include "estimate/layout.h"
@@ -24,6 +28,30 @@ TEST(FoundChanges, EditIsTheLeversMergedInOrder) {
   const ScenarioEdit single = f.edit(f.changes[1]);
   EXPECT_EQ(single.batch, 2);
   EXPECT_FALSE(single.weights);
+}
+
+// A lever's name held in place: literal parts and integers as fmt's "{}" writes them.
+TEST(LeverName, PartsAndIntegers) {
+  EXPECT_EQ(LeverName("fp8 weights"), "fp8 weights");
+  EXPECT_EQ(LeverName("TP=").append(8).append(" (").append(16).append(" GPUs)"), "TP=8 (16 GPUs)");
+  EXPECT_EQ(LeverName("shorter context (").append(65536).append(" tokens)"),
+            "shorter context (65536 tokens)");
+  EXPECT_EQ(LeverName().append(0), "0");
+  EXPECT_EQ(LeverName().append(-42), "-42");
+  // The extremes: 2^63 - 1 = 9223372036854775807, and -2^63, whose magnitude no int64_t holds.
+  EXPECT_EQ(LeverName().append(INT64_MAX), "9223372036854775807");
+  EXPECT_EQ(LeverName().append(INT64_MIN), "-9223372036854775808");
+  EXPECT_EQ(LeverName().view().size(), 0u);
+}
+
+// 62 characters fit; one more is refused, not cut.
+TEST(LeverName, RefusesPastItsRoom) {
+  const std::string full(LeverName::kCapacity, 'x');
+  LeverName n(full);
+  EXPECT_EQ(n.view().size(), 62u);
+  EXPECT_THROW(n.append("y"), std::length_error);
+  EXPECT_THROW(LeverName(full).append(7), std::length_error);
+  EXPECT_EQ(n, full);  // unchanged by the refused append
 }
 
 TEST(FoundChanges, PublicChangesJoinTheLeversTexts) {
