@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <string_view>
 
 #include "core/text_format.h"
 #include "cost/fleet.h"
@@ -23,6 +24,18 @@ namespace {
 std::string money(double usd) {
   return usd >= 100 ? format_text(FMT_COMPILE("${:.0f}"), usd)
                     : format_text(FMT_COMPILE("${:.2f}"), usd);
+}
+
+// money(usd), appended to a basis line being written (no string of its own).
+void append_money(fmt::memory_buffer& out, double usd) {
+  if (usd >= 100)
+    format_text_to(out, FMT_COMPILE("${:.0f}"), usd);
+  else
+    format_text_to(out, FMT_COMPILE("${:.2f}"), usd);
+}
+
+void append(fmt::memory_buffer& out, std::string_view text) {
+  out.append(text.data(), text.data() + text.size());
 }
 
 // How much the hardware is used: tokens a second (when known) and seconds of one training run (0
@@ -60,25 +73,35 @@ CloudCost cloud_cost(const Scenario& s, const InstancePlan& rent, const Use& use
   return c;
 }
 
+// The cloud line of the basis, written piece by piece into one buffer on the stack and made a
+// string once (issue 18: the prices and the optional clauses were strings of their own, each
+// formatted and then copied into the line).
 std::string cloud_basis(const Scenario& s, const InstancePlan& rent, const CostAssumptions& a,
                         int64_t node_gpus) {
   const CloudInstance& i = *rent.instance;
   const int64_t billed = rent.count * i.gpus;
-  return format_text(
-      FMT_COMPILE(
-          "cloud: {} x {} ({}, {} GPU{} each, {}/h{}; {}, {}) for {} GPUs in nodes of {}{}{}"),
-      rent.count, i.name, i.provider, i.gpus, i.gpus > 1 ? "s" : "",
-      i.currency == "CNY" ? format_text(FMT_COMPILE("CNY {:g}"), i.price_per_hour)
-                          : money(i.price_per_hour),
-      i.currency == "CNY" ? format_text(FMT_COMPILE(" = {} at {:g} CNY/USD (costs.json, {})"),
-                                        money(rent.instance_usd_per_hour), a.usd_to_cny, a.date)
-                          : "",
-      i.region, i.date, s.gpu_count, node_gpus,
-      billed > s.gpu_count ? format_text(FMT_COMPILE("; {} GPUs billed"), billed) : "",
-      i.gpus < node_gpus ? format_text(FMT_COMPILE("; no listed shape holds a node of {}, so a "
-                                                   "node spans {} instances"),
-                                       node_gpus, (node_gpus + i.gpus - 1) / i.gpus)
-                         : "");
+  const bool cny = i.currency == "CNY";
+  fmt::memory_buffer out;
+  format_text_to(out, FMT_COMPILE("cloud: {} x {} ({}, {} GPU{} each, "), rent.count, i.name,
+                 i.provider, i.gpus, i.gpus > 1 ? "s" : "");
+  if (cny)
+    format_text_to(out, FMT_COMPILE("CNY {:g}"), i.price_per_hour);
+  else
+    append_money(out, i.price_per_hour);
+  append(out, "/h");
+  if (cny) {
+    append(out, " = ");
+    append_money(out, rent.instance_usd_per_hour);
+    format_text_to(out, FMT_COMPILE(" at {:g} CNY/USD (costs.json, {})"), a.usd_to_cny, a.date);
+  }
+  format_text_to(out, FMT_COMPILE("; {}, {}) for {} GPUs in nodes of {}"), i.region, i.date,
+                 s.gpu_count, node_gpus);
+  if (billed > s.gpu_count) format_text_to(out, FMT_COMPILE("; {} GPUs billed"), billed);
+  if (i.gpus < node_gpus)
+    format_text_to(
+        out, FMT_COMPILE("; no listed shape holds a node of {}, so a node spans {} instances"),
+        node_gpus, (node_gpus + i.gpus - 1) / i.gpus);
+  return std::string(out.data(), out.size());
 }
 
 // What an ownership says besides its figures: nothing (searches), the verdict (an answer
@@ -120,21 +143,27 @@ double server_price(const Scenario& s, const Gpu& g, const CostAssumptions& a,
   return it->second;
 }
 
+// The on-prem line of the basis, written as cloud_basis is.
 std::string on_prem_basis(const Scenario& s, const Gpu& g, const CostAssumptions& a,
                           const OnPremCost& p, const NodePlan& plan, double server_usd,
                           double it_kw) {
-  const std::string server_name =
-      p.server.empty() ? format_text(FMT_COMPILE("{} server (costs.json)"), g.form_factor_class)
-                       : plan.server->name + " (servers.csv, " + plan.server->date + ")";
-  return format_text(
-      FMT_COMPILE(
-          "on-prem: ({} GPUs x {} + {} x {} at {}) / {:g} years + {:g}%/year "
-          "maintenance, "
-          "over 8760 h x {:g} utilization, + {:.2f} kW x PUE {:g} x ${:g}/kWh; CNY at {:g}/USD "
-          "(data/costs.json, {})"),
-      s.gpu_count, money(*g.launch_price_usd), p.servers, server_name, money(server_usd),
+  fmt::memory_buffer out;
+  format_text_to(out, FMT_COMPILE("on-prem: ({} GPUs x "), s.gpu_count);
+  append_money(out, *g.launch_price_usd);
+  format_text_to(out, FMT_COMPILE(" + {} x "), p.servers);
+  if (p.server.empty())
+    format_text_to(out, FMT_COMPILE("{} server (costs.json)"), g.form_factor_class);
+  else
+    format_text_to(out, FMT_COMPILE("{} (servers.csv, {})"), plan.server->name, plan.server->date);
+  append(out, " at ");
+  append_money(out, server_usd);
+  format_text_to(
+      out,
+      FMT_COMPILE(") / {:g} years + {:g}%/year maintenance, over 8760 h x {:g} utilization, + "
+                  "{:.2f} kW x PUE {:g} x ${:g}/kWh; CNY at {:g}/USD (data/costs.json, {})"),
       a.amortization_years, a.maintenance_fraction_per_year * 100, a.utilization, it_kw, a.pue,
       a.electricity_usd_per_kwh, a.usd_to_cny, a.date);
+  return std::string(out.data(), out.size());
 }
 
 // On-prem: whole servers of the smallest form that holds a node (data/servers.csv).

@@ -61,10 +61,17 @@ void add_speed_bands(const Scenario& s, const SpeedBands& bands, PerformanceEsti
   // several figures (decode rate and time per token), so each is formatted once.
   const SpeedBand* written[kCount] = {};
   size_t n_written = 0;
+  // The figures come grouped by kind (kFigures' order): each kind's band is searched for once.
+  std::string_view found_kind;
+  const SpeedBand* found = nullptr;
   for (size_t i = 0; i < kCount; ++i) {
     const std::optional<double>& value = p.*figures.member[i];
     if (!value || !std::isfinite(*value) || *value <= 0) continue;
-    const SpeedBand* band = bands.find(figures.kind[i].kind, s.engine);
+    if (found_kind.empty() || figures.kind[i].kind != found_kind) {
+      found_kind = figures.kind[i].kind;
+      found = bands.find(found_kind, s.engine);
+    }
+    const SpeedBand* band = found;
     if (!band) continue;
     banded[i] = band_of(*value, figures.kind[i], *band);
     if (!wants_basis(why) || std::find(written, written + n_written, band) != written + n_written)
@@ -94,12 +101,15 @@ void add_speed_bands(const Scenario& s, const SpeedBands& bands, PerformanceEsti
       kFigures);
   if (const auto& band = banded[throughput]) {
     const double value = *(p.*figures.member[throughput]);
+    // In ascending name order, each put at the map's end (the hint) without a search.
     for (auto [name, cost] :
-         {std::pair{"usd_per_million_tokens", cost_figures.usd_per_million_tokens},
-          std::pair{"usd_per_million_requests", cost_figures.usd_per_million_requests},
+         {std::pair{"usd_per_million_requests", cost_figures.usd_per_million_requests},
+          std::pair{"usd_per_million_tokens", cost_figures.usd_per_million_tokens},
           std::pair{"usd_per_run", cost_figures.usd_per_run}}) {
       if (!cost) continue;
-      cost_figures.bands[name] = {*cost * value / band->second, *cost * value / band->first};
+      cost_figures.bands.insert_or_assign(
+          cost_figures.bands.end(), name,
+          std::pair{*cost * value / band->second, *cost * value / band->first});
     }
   }
   if (!used.empty())
