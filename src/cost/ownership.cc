@@ -9,8 +9,8 @@
 
 #include <algorithm>
 #include <cmath>
-#include <string_view>
 
+#include "core/text_append.h"
 #include "core/text_format.h"
 #include "cost/fleet.h"
 #include "cost/ownership_figures.h"
@@ -27,15 +27,9 @@ std::string money(double usd) {
 }
 
 // money(usd), appended to a basis line being written (no string of its own).
-void append_money(fmt::memory_buffer& out, double usd) {
-  if (usd >= 100)
-    format_text_to(out, FMT_COMPILE("${:.0f}"), usd);
-  else
-    format_text_to(out, FMT_COMPILE("${:.2f}"), usd);
-}
-
-void append(fmt::memory_buffer& out, std::string_view text) {
-  out.append(text.data(), text.data() + text.size());
+void append_money(std::string& out, double usd) {
+  out += '$';
+  append_fixed(out, usd, usd >= 100 ? 0 : 2);
 }
 
 // How much the hardware is used: tokens a second (when known) and seconds of one training run (0
@@ -73,35 +67,62 @@ CloudCost cloud_cost(const Scenario& s, const InstancePlan& rent, const Use& use
   return c;
 }
 
-// The cloud line of the basis, written piece by piece into one buffer on the stack and made a
-// string once (issue 18: the prices and the optional clauses were strings of their own, each
-// formatted and then copied into the line).
+// The cloud line of the basis, its pieces appended one by one to the line (core/text_append.h;
+// issue 18: the prices and the optional clauses were strings of their own, formatted and then
+// copied into the line).
 std::string cloud_basis(const Scenario& s, const InstancePlan& rent, const CostAssumptions& a,
                         int64_t node_gpus) {
   const CloudInstance& i = *rent.instance;
   const int64_t billed = rent.count * i.gpus;
   const bool cny = i.currency == "CNY";
-  fmt::memory_buffer out;
-  format_text_to(out, FMT_COMPILE("cloud: {} x {} ({}, {} GPU{} each, "), rent.count, i.name,
-                 i.provider, i.gpus, i.gpus > 1 ? "s" : "");
-  if (cny)
-    format_text_to(out, FMT_COMPILE("CNY {:g}"), i.price_per_hour);
-  else
-    append_money(out, i.price_per_hour);
-  append(out, "/h");
+  std::string out;
+  out.reserve(256);  // the line's usual length, one allocation
+  out.append("cloud: ");
+  append_integer(out, rent.count);
+  out.append(" x ");
+  out.append(i.name);
+  out.append(" (");
+  out.append(i.provider);
+  out.append(", ");
+  append_integer(out, i.gpus);
+  out.append(i.gpus > 1 ? " GPUs each, " : " GPU each, ");
   if (cny) {
-    append(out, " = ");
-    append_money(out, rent.instance_usd_per_hour);
-    format_text_to(out, FMT_COMPILE(" at {:g} CNY/USD (costs.json, {})"), a.usd_to_cny, a.date);
+    out.append("CNY ");
+    append_general(out, i.price_per_hour);
+  } else {
+    append_money(out, i.price_per_hour);
   }
-  format_text_to(out, FMT_COMPILE("; {}, {}) for {} GPUs in nodes of {}"), i.region, i.date,
-                 s.gpu_count, node_gpus);
-  if (billed > s.gpu_count) format_text_to(out, FMT_COMPILE("; {} GPUs billed"), billed);
-  if (i.gpus < node_gpus)
-    format_text_to(
-        out, FMT_COMPILE("; no listed shape holds a node of {}, so a node spans {} instances"),
-        node_gpus, (node_gpus + i.gpus - 1) / i.gpus);
-  return std::string(out.data(), out.size());
+  out.append("/h");
+  if (cny) {
+    out.append(" = ");
+    append_money(out, rent.instance_usd_per_hour);
+    out.append(" at ");
+    append_general(out, a.usd_to_cny);
+    out.append(" CNY/USD (costs.json, ");
+    out.append(a.date);
+    out.append(")");
+  }
+  out.append("; ");
+  out.append(i.region);
+  out.append(", ");
+  out.append(i.date);
+  out.append(") for ");
+  append_integer(out, s.gpu_count);
+  out.append(" GPUs in nodes of ");
+  append_integer(out, node_gpus);
+  if (billed > s.gpu_count) {
+    out.append("; ");
+    append_integer(out, billed);
+    out.append(" GPUs billed");
+  }
+  if (i.gpus < node_gpus) {
+    out.append("; no listed shape holds a node of ");
+    append_integer(out, node_gpus);
+    out.append(", so a node spans ");
+    append_integer(out, (node_gpus + i.gpus - 1) / i.gpus);
+    out.append(" instances");
+  }
+  return out;
 }
 
 // What an ownership says besides its figures: nothing (searches), the verdict (an answer
@@ -147,23 +168,44 @@ double server_price(const Scenario& s, const Gpu& g, const CostAssumptions& a,
 std::string on_prem_basis(const Scenario& s, const Gpu& g, const CostAssumptions& a,
                           const OnPremCost& p, const NodePlan& plan, double server_usd,
                           double it_kw) {
-  fmt::memory_buffer out;
-  format_text_to(out, FMT_COMPILE("on-prem: ({} GPUs x "), s.gpu_count);
+  std::string out;
+  out.reserve(320);  // the line's usual length, one allocation
+  out.append("on-prem: (");
+  append_integer(out, s.gpu_count);
+  out.append(" GPUs x ");
   append_money(out, *g.launch_price_usd);
-  format_text_to(out, FMT_COMPILE(" + {} x "), p.servers);
-  if (p.server.empty())
-    format_text_to(out, FMT_COMPILE("{} server (costs.json)"), g.form_factor_class);
-  else
-    format_text_to(out, FMT_COMPILE("{} (servers.csv, {})"), plan.server->name, plan.server->date);
-  append(out, " at ");
+  out.append(" + ");
+  append_integer(out, p.servers);
+  out.append(" x ");
+  if (p.server.empty()) {
+    out.append(g.form_factor_class);
+    out.append(" server (costs.json)");
+  } else {
+    out.append(plan.server->name);
+    out.append(" (servers.csv, ");
+    out.append(plan.server->date);
+    out.append(")");
+  }
+  out.append(" at ");
   append_money(out, server_usd);
-  format_text_to(
-      out,
-      FMT_COMPILE(") / {:g} years + {:g}%/year maintenance, over 8760 h x {:g} utilization, + "
-                  "{:.2f} kW x PUE {:g} x ${:g}/kWh; CNY at {:g}/USD (data/costs.json, {})"),
-      a.amortization_years, a.maintenance_fraction_per_year * 100, a.utilization, it_kw, a.pue,
-      a.electricity_usd_per_kwh, a.usd_to_cny, a.date);
-  return std::string(out.data(), out.size());
+  out.append(") / ");
+  append_general(out, a.amortization_years);
+  out.append(" years + ");
+  append_general(out, a.maintenance_fraction_per_year * 100);
+  out.append("%/year maintenance, over 8760 h x ");
+  append_general(out, a.utilization);
+  out.append(" utilization, + ");
+  append_fixed(out, it_kw, 2);
+  out.append(" kW x PUE ");
+  append_general(out, a.pue);
+  out.append(" x $");
+  append_general(out, a.electricity_usd_per_kwh);
+  out.append("/kWh; CNY at ");
+  append_general(out, a.usd_to_cny);
+  out.append("/USD (data/costs.json, ");
+  out.append(a.date);
+  out.append(")");
+  return out;
 }
 
 // On-prem: whole servers of the smallest form that holds a node (data/servers.csv).

@@ -1,4 +1,5 @@
 #include "estimate/bands.h"
+#include "core/text_append.h"
 #include "core/text_format.h"
 
 #include <fmt/compile.h>
@@ -77,19 +78,28 @@ void add_speed_bands(const Scenario& s, const SpeedBands& bands, PerformanceEsti
     if (!wants_basis(why) || std::find(written, written + n_written, band) != written + n_written)
       continue;
     written[n_written++] = band;
-    fmt::memory_buffer line;  // on the stack: no allocation per band
-    format_text_to(
-        line, FMT_COMPILE("{} on {}: measured rate {:+.0f}% to {:+.0f}% of the predicted (n={})"),
-        band->kind,
-        band->engine == "*" ? std::string_view("all engines") : std::string_view(band->engine),
-        100 * (1 / (1 + band->high_error) - 1), 100 * (1 / (1 + band->low_error) - 1), band->n);
-    const std::string_view text(line.data(), line.size());
-    if (used.find(text) != std::string::npos) continue;
+    // The band's line appended in place (core/text_append.h), then taken back when the same
+    // line is already there (two bands of the same text).
+    const size_t before = used.size();
     if (used.empty())
       used.reserve(512);  // the lines of every band: one allocation
     else
       used += "; ";
-    used += text;
+    const size_t start = used.size();
+    used.append(band->kind);
+    used.append(" on ");
+    used.append(band->engine == "*" ? std::string_view("all engines")
+                                    : std::string_view(band->engine));
+    used.append(": measured rate ");
+    append_fixed(used, 100 * (1 / (1 + band->high_error) - 1), 0, true);
+    used.append("% to ");
+    append_fixed(used, 100 * (1 / (1 + band->low_error) - 1), 0, true);
+    used.append("% of the predicted (n=");
+    append_integer(used, band->n);
+    used.append(")");
+    const std::string_view text = std::string_view(used).substr(start);
+    if (std::string_view(used).substr(0, before).find(text) != std::string_view::npos)
+      used.resize(before);
   }
   for (const size_t i : figures.by_name)
     if (banded[i]) p.bands.emplace_hint(p.bands.end(), kFigures[i], *banded[i]);
