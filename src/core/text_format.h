@@ -91,6 +91,29 @@ struct fmt::formatter<gpusizer::FastDouble> : fmt::formatter<double> {
     return fmt::formatter<double>::parse(ctx);
   }
 
+  // The characters [begin, end) written whole to what `out` appends to. std::copy would push
+  // them one at a time, a call each wherever the compiler leaves push_back out of line (which
+  // copy of this template the linker keeps decides it; issue 18); fmt's append is a call and a
+  // memcpy. Into fmt's buffer they are stored in place when it has room.
+  static fmt::appender append_chars(fmt::appender out, const char* begin, const char* end) {
+    auto& buffer = fmt::detail::get_container(out);
+    const size_t size = buffer.size(), n = static_cast<size_t>(end - begin);
+    buffer.try_reserve(size + n);
+    if (buffer.capacity() < size + n) {
+      buffer.append(begin, end);
+      return out;
+    }
+    char* to = buffer.data() + size;
+    for (size_t i = 0; i < n; ++i) to[i] = begin[i];
+    buffer.try_resize(size + n);
+    return out;
+  }
+  template <typename Out>
+  static Out append_chars(Out out, const char* begin, const char* end) {
+    fmt::detail::get_container(out).append(begin, end);
+    return out;
+  }
+
   template <typename FormatContext>
   auto format(gpusizer::FastDouble d, FormatContext& ctx) const -> decltype(ctx.out()) {
     if (fast_) {
@@ -99,7 +122,7 @@ struct fmt::formatter<gpusizer::FastDouble> : fmt::formatter<double> {
       if (plus_ && !std::signbit(d.value)) *p++ = '+';
       char* end = type_ == 'f' ? gpusizer::fixed_text(p, d.value, precision_)
                                : gpusizer::general_text(p, d.value, precision_);
-      if (end) return std::copy(buf, end, ctx.out());
+      if (end) return append_chars(ctx.out(), buf, end);
     }
     return fmt::formatter<double>::format(d.value, ctx);
   }

@@ -37,6 +37,23 @@ TEST(TextFormat, SpecsOfTheBasisStrings) {
   EXPECT_EQ(out, "a 7.2 kW");
 }
 
+// A double's text is appended whole to what the output appends to: fmt's buffer with room, the
+// same buffer when it must grow (its 500 bytes on the stack full: the text crosses the end),
+// and a std::string.
+TEST(TextFormat, ADoubleAppendedAcrossTheBufferEnd) {
+  for (const size_t before : {size_t{0}, size_t{495}, size_t{498}, size_t{500}}) {
+    fmt::memory_buffer out;
+    const std::string filler(before, 'x');
+    out.append(filler.data(), filler.data() + filler.size());
+    // 12345.678 to two decimals: 12345.68 (the third decimal 8 rounds the second up).
+    format_text_to(out, FMT_COMPILE("{:.2f} GiB"), 12345.678);
+    EXPECT_EQ(std::string(out.data(), out.size()), filler + "12345.68 GiB") << before;
+  }
+  std::string text = "pool ";
+  format_text_to(text, FMT_COMPILE("{:g} x {:+.0f}%"), 0.9, 31.6);  // 31.6 -> +32
+  EXPECT_EQ(text, "pool 0.9 x +32%");
+}
+
 // Doubles of every magnitude and of few digits (the figures' kind: 0.5, 21.75, 1e-4 x k),
 // some of them ties.
 double sample(std::mt19937_64& rng) {

@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "core/text_append.h"
 #include "core/text_format.h"
 #include "cost/fleet.h"
 #include "cost/ownership_figures.h"
@@ -23,6 +24,12 @@ namespace {
 std::string money(double usd) {
   return usd >= 100 ? format_text(FMT_COMPILE("${:.0f}"), usd)
                     : format_text(FMT_COMPILE("${:.2f}"), usd);
+}
+
+// money(usd), appended to a basis line being written (no string of its own).
+void append_money(std::string& out, double usd) {
+  out += '$';
+  append_fixed(out, usd, usd >= 100 ? 0 : 2);
 }
 
 // How much the hardware is used: tokens a second (when known) and seconds of one training run (0
@@ -60,25 +67,62 @@ CloudCost cloud_cost(const Scenario& s, const InstancePlan& rent, const Use& use
   return c;
 }
 
+// The cloud line of the basis, its pieces appended one by one to the line (core/text_append.h;
+// issue 18: the prices and the optional clauses were strings of their own, formatted and then
+// copied into the line).
 std::string cloud_basis(const Scenario& s, const InstancePlan& rent, const CostAssumptions& a,
                         int64_t node_gpus) {
   const CloudInstance& i = *rent.instance;
   const int64_t billed = rent.count * i.gpus;
-  return format_text(
-      FMT_COMPILE(
-          "cloud: {} x {} ({}, {} GPU{} each, {}/h{}; {}, {}) for {} GPUs in nodes of {}{}{}"),
-      rent.count, i.name, i.provider, i.gpus, i.gpus > 1 ? "s" : "",
-      i.currency == "CNY" ? format_text(FMT_COMPILE("CNY {:g}"), i.price_per_hour)
-                          : money(i.price_per_hour),
-      i.currency == "CNY" ? format_text(FMT_COMPILE(" = {} at {:g} CNY/USD (costs.json, {})"),
-                                        money(rent.instance_usd_per_hour), a.usd_to_cny, a.date)
-                          : "",
-      i.region, i.date, s.gpu_count, node_gpus,
-      billed > s.gpu_count ? format_text(FMT_COMPILE("; {} GPUs billed"), billed) : "",
-      i.gpus < node_gpus ? format_text(FMT_COMPILE("; no listed shape holds a node of {}, so a "
-                                                   "node spans {} instances"),
-                                       node_gpus, (node_gpus + i.gpus - 1) / i.gpus)
-                         : "");
+  const bool cny = i.currency == "CNY";
+  std::string out;
+  out.reserve(256);  // the line's usual length, one allocation
+  out.append("cloud: ");
+  append_integer(out, rent.count);
+  out.append(" x ");
+  out.append(i.name);
+  out.append(" (");
+  out.append(i.provider);
+  out.append(", ");
+  append_integer(out, i.gpus);
+  out.append(i.gpus > 1 ? " GPUs each, " : " GPU each, ");
+  if (cny) {
+    out.append("CNY ");
+    append_general(out, i.price_per_hour);
+  } else {
+    append_money(out, i.price_per_hour);
+  }
+  out.append("/h");
+  if (cny) {
+    out.append(" = ");
+    append_money(out, rent.instance_usd_per_hour);
+    out.append(" at ");
+    append_general(out, a.usd_to_cny);
+    out.append(" CNY/USD (costs.json, ");
+    out.append(a.date);
+    out.append(")");
+  }
+  out.append("; ");
+  out.append(i.region);
+  out.append(", ");
+  out.append(i.date);
+  out.append(") for ");
+  append_integer(out, s.gpu_count);
+  out.append(" GPUs in nodes of ");
+  append_integer(out, node_gpus);
+  if (billed > s.gpu_count) {
+    out.append("; ");
+    append_integer(out, billed);
+    out.append(" GPUs billed");
+  }
+  if (i.gpus < node_gpus) {
+    out.append("; no listed shape holds a node of ");
+    append_integer(out, node_gpus);
+    out.append(", so a node spans ");
+    append_integer(out, (node_gpus + i.gpus - 1) / i.gpus);
+    out.append(" instances");
+  }
+  return out;
 }
 
 // What an ownership says besides its figures: nothing (searches), the verdict (an answer
@@ -120,21 +164,48 @@ double server_price(const Scenario& s, const Gpu& g, const CostAssumptions& a,
   return it->second;
 }
 
+// The on-prem line of the basis, written as cloud_basis is.
 std::string on_prem_basis(const Scenario& s, const Gpu& g, const CostAssumptions& a,
                           const OnPremCost& p, const NodePlan& plan, double server_usd,
                           double it_kw) {
-  const std::string server_name =
-      p.server.empty() ? format_text(FMT_COMPILE("{} server (costs.json)"), g.form_factor_class)
-                       : plan.server->name + " (servers.csv, " + plan.server->date + ")";
-  return format_text(
-      FMT_COMPILE(
-          "on-prem: ({} GPUs x {} + {} x {} at {}) / {:g} years + {:g}%/year "
-          "maintenance, "
-          "over 8760 h x {:g} utilization, + {:.2f} kW x PUE {:g} x ${:g}/kWh; CNY at {:g}/USD "
-          "(data/costs.json, {})"),
-      s.gpu_count, money(*g.launch_price_usd), p.servers, server_name, money(server_usd),
-      a.amortization_years, a.maintenance_fraction_per_year * 100, a.utilization, it_kw, a.pue,
-      a.electricity_usd_per_kwh, a.usd_to_cny, a.date);
+  std::string out;
+  out.reserve(320);  // the line's usual length, one allocation
+  out.append("on-prem: (");
+  append_integer(out, s.gpu_count);
+  out.append(" GPUs x ");
+  append_money(out, *g.launch_price_usd);
+  out.append(" + ");
+  append_integer(out, p.servers);
+  out.append(" x ");
+  if (p.server.empty()) {
+    out.append(g.form_factor_class);
+    out.append(" server (costs.json)");
+  } else {
+    out.append(plan.server->name);
+    out.append(" (servers.csv, ");
+    out.append(plan.server->date);
+    out.append(")");
+  }
+  out.append(" at ");
+  append_money(out, server_usd);
+  out.append(") / ");
+  append_general(out, a.amortization_years);
+  out.append(" years + ");
+  append_general(out, a.maintenance_fraction_per_year * 100);
+  out.append("%/year maintenance, over 8760 h x ");
+  append_general(out, a.utilization);
+  out.append(" utilization, + ");
+  append_fixed(out, it_kw, 2);
+  out.append(" kW x PUE ");
+  append_general(out, a.pue);
+  out.append(" x $");
+  append_general(out, a.electricity_usd_per_kwh);
+  out.append("/kWh; CNY at ");
+  append_general(out, a.usd_to_cny);
+  out.append("/USD (data/costs.json, ");
+  out.append(a.date);
+  out.append(")");
+  return out;
 }
 
 // On-prem: whole servers of the smallest form that holds a node (data/servers.csv).

@@ -1,4 +1,5 @@
 #include "estimate/bands.h"
+#include "core/text_append.h"
 #include "core/text_format.h"
 
 #include <fmt/compile.h>
@@ -61,28 +62,44 @@ void add_speed_bands(const Scenario& s, const SpeedBands& bands, PerformanceEsti
   // several figures (decode rate and time per token), so each is formatted once.
   const SpeedBand* written[kCount] = {};
   size_t n_written = 0;
+  // The figures come grouped by kind (kFigures' order): each kind's band is searched for once.
+  std::string_view found_kind;
+  const SpeedBand* found = nullptr;
   for (size_t i = 0; i < kCount; ++i) {
     const std::optional<double>& value = p.*figures.member[i];
     if (!value || !std::isfinite(*value) || *value <= 0) continue;
-    const SpeedBand* band = bands.find(figures.kind[i].kind, s.engine);
+    if (found_kind.empty() || figures.kind[i].kind != found_kind) {
+      found_kind = figures.kind[i].kind;
+      found = bands.find(found_kind, s.engine);
+    }
+    const SpeedBand* band = found;
     if (!band) continue;
     banded[i] = band_of(*value, figures.kind[i], *band);
     if (!wants_basis(why) || std::find(written, written + n_written, band) != written + n_written)
       continue;
     written[n_written++] = band;
-    fmt::memory_buffer line;  // on the stack: no allocation per band
-    format_text_to(
-        line, FMT_COMPILE("{} on {}: measured rate {:+.0f}% to {:+.0f}% of the predicted (n={})"),
-        band->kind,
-        band->engine == "*" ? std::string_view("all engines") : std::string_view(band->engine),
-        100 * (1 / (1 + band->high_error) - 1), 100 * (1 / (1 + band->low_error) - 1), band->n);
-    const std::string_view text(line.data(), line.size());
-    if (used.find(text) != std::string::npos) continue;
+    // The band's line appended in place (core/text_append.h), then taken back when the same
+    // line is already there (two bands of the same text).
+    const size_t before = used.size();
     if (used.empty())
       used.reserve(512);  // the lines of every band: one allocation
     else
       used += "; ";
-    used += text;
+    const size_t start = used.size();
+    used.append(band->kind);
+    used.append(" on ");
+    used.append(band->engine == "*" ? std::string_view("all engines")
+                                    : std::string_view(band->engine));
+    used.append(": measured rate ");
+    append_fixed(used, 100 * (1 / (1 + band->high_error) - 1), 0, true);
+    used.append("% to ");
+    append_fixed(used, 100 * (1 / (1 + band->low_error) - 1), 0, true);
+    used.append("% of the predicted (n=");
+    append_integer(used, band->n);
+    used.append(")");
+    const std::string_view text = std::string_view(used).substr(start);
+    if (std::string_view(used).substr(0, before).find(text) != std::string_view::npos)
+      used.resize(before);
   }
   for (const size_t i : figures.by_name)
     if (banded[i]) p.bands.emplace_hint(p.bands.end(), kFigures[i], *banded[i]);
@@ -94,12 +111,15 @@ void add_speed_bands(const Scenario& s, const SpeedBands& bands, PerformanceEsti
       kFigures);
   if (const auto& band = banded[throughput]) {
     const double value = *(p.*figures.member[throughput]);
+    // In ascending name order, each put at the map's end (the hint) without a search.
     for (auto [name, cost] :
-         {std::pair{"usd_per_million_tokens", cost_figures.usd_per_million_tokens},
-          std::pair{"usd_per_million_requests", cost_figures.usd_per_million_requests},
+         {std::pair{"usd_per_million_requests", cost_figures.usd_per_million_requests},
+          std::pair{"usd_per_million_tokens", cost_figures.usd_per_million_tokens},
           std::pair{"usd_per_run", cost_figures.usd_per_run}}) {
       if (!cost) continue;
-      cost_figures.bands[name] = {*cost * value / band->second, *cost * value / band->first};
+      cost_figures.bands.insert_or_assign(
+          cost_figures.bands.end(), name,
+          std::pair{*cost * value / band->second, *cost * value / band->first});
     }
   }
   if (!used.empty())

@@ -5,6 +5,7 @@
 #include <fmt/compile.h>
 #include <fmt/format.h>
 
+#include "core/text_append.h"
 #include "core/text_format.h"
 #include "cost/ownership_figures.h"
 #include "cost/run_cost.h"
@@ -112,11 +113,23 @@ void estimate_cost(const Scenario& s, const Catalog& catalog, const CostAssumpti
     e.ownership = ownership_without_basis(s, e.performance, e.power, costs, catalog);
   if (const auto& rent = e.ownership->cloud) {
     e.cost.usd_per_hour = rent->usd_per_hour;
-    if (why)
-      set_text(why->basis, "usd_per_hour",
-               FMT_COMPILE("{} x {} ({}, {} GPUs each, ${:g}/h, {}) for {} GPUs"), rent->count,
-               rent->instance, rent->provider, rent->gpus_per_instance, rent->instance_usd_per_hour,
-               rent->price_date, s.gpu_count);
+    if (why)  // appended piece by piece (core/text_append.h, issue 18)
+      why->basis.set_with("usd_per_hour", [&](std::string& out) {
+        append_integer(out, rent->count);
+        out.append(" x ");
+        out.append(rent->instance);
+        out.append(" (");
+        out.append(rent->provider);
+        out.append(", ");
+        append_integer(out, rent->gpus_per_instance);
+        out.append(" GPUs each, $");
+        append_general(out, rent->instance_usd_per_hour);
+        out.append("/h, ");
+        out.append(rent->price_date);
+        out.append(") for ");
+        append_integer(out, s.gpu_count);
+        out.append(" GPUs");
+      });
     if (useful_tokens_per_s(s, e)) {
       e.cost.usd_per_million_tokens = rent->usd_per_million_tokens;
       if (why)

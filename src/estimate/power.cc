@@ -5,6 +5,7 @@
 
 #include <algorithm>
 
+#include "core/text_append.h"
 #include "core/text_format.h"
 #include "cost/fleet.h"
 #include "gpusizer/units.h"
@@ -26,20 +27,45 @@ void explain_power(const Scenario& s, const Facility& f, const CostAssumptions& 
                    const NodePlan& plan, int64_t per_node, const PowerEstimate& power,
                    Explanations& e) {
   const double tdp = *s.gpu->tdp_w;
-  set_text(e.basis, "gpu_watts", FMT_COMPILE("{} x {:g} W board power (TDP)"), s.gpu_count, tdp);
-  set_text(
-      e.basis, "node_watts",
-      FMT_COMPILE("({} GPUs x {:g} W + host {:g} W + {:g} W per GPU slot) x (1 + {:g} margin)"),
-      per_node, tdp, f.host_base_watts, f.host_watts_per_gpu, f.power_margin);
-  if (power.server.empty())
-    e.basis.append("node_watts", " (facility.json host)");
-  else
-    append_text(e.basis, "node_watts", FMT_COMPILE(" ({}, data/servers.csv)"), plan.server->name);
+  // Short runs of literals and numbers, appended piece by piece (core/text_append.h, issue 18).
+  e.basis.set_with("gpu_watts", [&](std::string& out) {
+    append_integer(out, s.gpu_count);
+    out.append(" x ");
+    append_general(out, tdp);
+    out.append(" W board power (TDP)");
+  });
+  e.basis.set_with("node_watts", [&](std::string& out) {
+    out.append("(");
+    append_integer(out, per_node);
+    out.append(" GPUs x ");
+    append_general(out, tdp);
+    out.append(" W + host ");
+    append_general(out, f.host_base_watts);
+    out.append(" W + ");
+    append_general(out, f.host_watts_per_gpu);
+    out.append(" W per GPU slot) x (1 + ");
+    append_general(out, f.power_margin);
+    out.append(" margin)");
+    if (power.server.empty()) {
+      out.append(" (facility.json host)");
+    } else {
+      out.append(" (");
+      out.append(plan.server->name);
+      out.append(", data/servers.csv)");
+    }
+  });
   e.basis.set("btu_per_hour", "peak watts of all nodes x 3.412 BTU/h per W");
-  set_text(e.basis, "ups_kva", FMT_COMPILE("fleet watts with margin / {:g} power factor"),
-           f.power_factor);
-  set_text(e.basis, "annual_kwh", FMT_COMPILE("peak kW x {:g} utilization x 8760 h x PUE {:g}"),
-           money.utilization, money.pue);
+  e.basis.set_with("ups_kva", [&](std::string& out) {
+    out.append("fleet watts with margin / ");
+    append_general(out, f.power_factor);
+    out.append(" power factor");
+  });
+  e.basis.set_with("annual_kwh", [&](std::string& out) {
+    out.append("peak kW x ");
+    append_general(out, money.utilization);
+    out.append(" utilization x 8760 h x PUE ");
+    append_general(out, money.pue);
+  });
   if (*power.node_watts > f.rack_budget_watts)
     e.warnings.push_back(
         format_text(FMT_COMPILE("one node needs {:.1f} kW with margin, above a typical {:.0f} "

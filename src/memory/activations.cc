@@ -14,6 +14,7 @@
 #include <string_view>
 #include <utility>
 
+#include "core/text_append.h"
 #include "core/text_format.h"
 #include "memory/kbit_training.h"
 #include "memory/memory_parts.h"
@@ -372,12 +373,23 @@ Part profile_run_activations(const Scenario& s, const EngineProfile& engine,
   const double sampler =
       seqs * static_cast<double>(s.model.vocab_size) * rel.sampler_bytes_per_logit;
   const double forward = tokens * per_token;
-  return {
-      std::max(forward, sampler),
-      explain_if(why,
-                 FMT_COMPILE("larger of the profile forward ({:g} tokens x {:.0f} B/token) "
-                             "and the sampler ({:g} seqs x vocab x {:g} B), {} {}"),
-                 tokens, per_token, seqs, rel.sampler_bytes_per_logit, engine.name, rel.version)};
+  std::string basis;
+  if (wants_basis(why)) {  // appended piece by piece (core/text_append.h, issue 18)
+    basis.reserve(160);
+    basis.append("larger of the profile forward (");
+    append_general(basis, tokens);
+    basis.append(" tokens x ");
+    append_fixed(basis, per_token, 0);
+    basis.append(" B/token) and the sampler (");
+    append_general(basis, seqs);
+    basis.append(" seqs x vocab x ");
+    append_general(basis, rel.sampler_bytes_per_logit);
+    basis.append(" B), ");
+    basis.append(engine.name);
+    basis.append(" ");
+    basis.append(rel.version);
+  }
+  return {std::max(forward, sampler), std::move(basis)};
 }
 
 // llama.cpp's ggml compute buffer: one ubatch of f32 intermediates, the attention scores without

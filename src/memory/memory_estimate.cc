@@ -233,7 +233,7 @@ struct PoolSize {
   double budget = 0;      ///< what the engine counts against its memory fraction
   double pool = 0;        ///< the KV pool (negative: no room)
   double beyond = 0;      ///< held outside the budget
-  const char* rule = "";  ///< the release's rule, a format of f
+  const char* rule = "";  ///< the release's rule, written after f
 };
 
 // The pool each engine's release leaves for the KV cache at memory fraction f
@@ -248,20 +248,20 @@ PoolSize pool_size(const EngineRelease& rel, double f, double capacity, const Pa
       // vLLM: f x capacity less weights, the profiled activation peak and non-torch memory
       // (V0 worker.determine_num_available_blocks, V1 gpu_worker.determine_available_memory).
       pool = budget - fixed - p.activations;
-      rule = "{:g} x capacity - weights - activation peak - non-torch";
+      rule = " x capacity - weights - activation peak - non-torch";
       break;
     case PoolRule::kStaticShareOfTotal:
       // SGLang: memory free after the weights less (1 - f) x capacity; the activations run in
       // that reserve (model_runner.profile_max_num_token).
       pool = budget - fixed;
       beyond += p.activations;
-      rule = "{:g} x capacity - weights - non-torch (activations in the 1 - f reserve)";
+      rule = " x capacity - weights - non-torch (activations in the 1 - f reserve)";
       break;
     case PoolRule::kShareOfFree:
       // TensorRT-LLM: f x the memory free after the weights and activation workspace.
       pool = f * (capacity - fixed - p.activations);
       budget = fixed + p.activations + std::max(0.0, pool);
-      rule = "{:g} x (capacity - weights - activation workspace - non-torch)";
+      rule = " x (capacity - weights - activation workspace - non-torch)";
       break;
   }
   return {budget, pool, beyond, rule};
@@ -290,8 +290,10 @@ void size_kv_pool(const Scenario& s, const Catalog& catalog, const memory::Engin
     const std::string sequence(old == why->basis.end() ? std::string_view() : (*old).value);
     // An init-capture: clang before 16 cannot capture a structured binding (P1091).
     why->basis.set_with("kv_cache_bytes", [&, rule = rule](std::string& out) {
-      out.append("KV pool = ");
-      fmt::format_to(std::back_inserter(out), fmt::runtime(rule), f);
+      // f through the compiled format, the rule's words as they are (issue 18: the rule was a
+      // format string parsed at run time for each estimate).
+      format_text_to(out, FMT_COMPILE("KV pool = {:g}"), f);
+      out.append(rule);
       format_text_to(out, FMT_COMPILE(" ({} {}); per sequence: {}"), engine.name, rel.version,
                      sequence);
     });

@@ -1,0 +1,53 @@
+#pragma once
+// The pieces of a basis text appended to a string one by one, without a format: a literal,
+// an integer as "{}" writes it, a double as "{:g}" writes it (format_text's text; fmt documents
+// "g" as printf's "%g", C17 7.21.6.1). fmt's compiled format copies each literal piece of a text
+// through a call into its buffer and each double through its formatter's context; a text of a
+// few short pieces costs several times its bytes (issue 18). A producer whose text is a short
+// run of literals and numbers writes it here straight into the basis (Basis::set_with).
+#include <fmt/compile.h>
+#include <fmt/format.h>
+
+#include <charconv>
+#include <cmath>
+#include <cstdint>
+#include <iterator>
+#include <string>
+#include <string_view>
+
+#include "core/float_text.h"
+
+namespace gpusizer {
+
+/// "{}" of an integer: its decimal digits, a '-' before a negative one.
+inline void append_integer(std::string& out, int64_t v) {
+  char buf[24];
+  const auto end = std::to_chars(buf, buf + sizeof buf, v).ptr;
+  out.append(buf, static_cast<size_t>(end - buf));
+}
+
+/// "{:g}" of a double (printf's "%g", six significant digits): float_text's fast path, and fmt's
+/// own formatter for what it declines (exponent forms, ties, non-finite values).
+inline void append_general(std::string& out, double v) {
+  char buf[kFloatTextChars];
+  if (const char* end = general_text(buf, v, 6))
+    out.append(buf, static_cast<size_t>(end - buf));
+  else
+    fmt::format_to(std::back_inserter(out), FMT_COMPILE("{:g}"), v);
+}
+
+/// "{:.Nf}" of a double, N = `precision` (printf's "%.*f"); with `plus`, "{:+.Nf}" (a '+' before
+/// a value without a minus sign). float_text's fast path, fmt's own formatter for the rest.
+inline void append_fixed(std::string& out, double v, int precision, bool plus = false) {
+  char buf[kFloatTextChars + 1];
+  char* p = buf;
+  if (plus && !std::signbit(v)) *p++ = '+';
+  if (const char* end = fixed_text(p, v, precision))
+    out.append(buf, static_cast<size_t>(end - buf));
+  else if (plus)
+    fmt::format_to(std::back_inserter(out), "{:+.{}f}", v, precision);
+  else
+    fmt::format_to(std::back_inserter(out), "{:.{}f}", v, precision);
+}
+
+}  // namespace gpusizer
