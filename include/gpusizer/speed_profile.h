@@ -139,8 +139,13 @@ class SpeedProfile {
   nlohmann::json doc_;
   InferenceProfile inference_default_;
   std::map<std::string, InferenceProfile, std::less<>> inference_;
-  std::map<std::string, InferenceProfile, std::less<>> releases_;       // "engine version"
-  std::map<std::string, InferenceProfile, std::less<>> vendor_builds_;  // "engine vendor"
+  std::map<std::string, InferenceProfile, std::less<>> releases_;  // "engine version"
+  /// A vendor's build of an engine: few, so found by a scan of names without a joined key.
+  struct VendorBuild {
+    std::string engine, vendor;
+    InferenceProfile profile;
+  };
+  std::vector<VendorBuild> vendor_builds_;
   TrainingProfile training_default_;
   std::map<std::string, TrainingProfile, std::less<>> training_;
   std::map<std::string, KernelScale, std::less<>> kernels_, vendors_;

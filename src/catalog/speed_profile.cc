@@ -205,8 +205,8 @@ void SpeedProfile::read_inference_section(const nlohmann::json& doc, SpeedProfil
       e.has_vendor_builds = true;
       for (const auto& [vendor, v] : builds.items())
         if (!data::is_comment_key(vendor))
-          p.vendor_builds_[name + " " + vendor] =
-              read_inference(v, e, where + ".vendors." + vendor);
+          p.vendor_builds_.push_back(
+              {name, vendor, read_inference(v, e, where + ".vendors." + vendor)});
     }
     // A release's own figures start from its engine's (an engine's releases can differ in how
     // they batch and in their kernels; docs/speed.md "Calibration method").
@@ -335,11 +335,9 @@ const InferenceProfile* SpeedProfile::release(std::string_view engine,
 
 const InferenceProfile* SpeedProfile::vendor_build(std::string_view engine,
                                                    std::string_view vendor) const {
-  std::string key(engine);
-  key += ' ';
-  key += vendor;
-  const auto it = vendor_builds_.find(key);
-  return it == vendor_builds_.end() ? nullptr : &it->second;
+  for (const VendorBuild& b : vendor_builds_)
+    if (b.engine == engine && b.vendor == vendor) return &b.profile;
+  return nullptr;
 }
 
 const TrainingProfile& SpeedProfile::training(std::string_view engine) const {
