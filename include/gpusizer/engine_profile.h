@@ -84,6 +84,12 @@ struct EngineRelease {
   std::vector<std::string> large_gpu_excluded;
   int64_t large_gpu_tokens = 0, large_gpu_seqs = 0;
   double sampler_bytes_per_logit = 0;  ///< per vocabulary entry per sampled row in the profile
+  /// TensorRT-LLM's C++ runtime (memory/trt_runtime.h): the buffers it allocates for every
+  /// sequence slot of the engine's max_batch_size before it sizes the KV pool, per padded
+  /// vocabulary entry, per token of the engine's max_seq_len and per slot; 0 = none modelled.
+  int64_t runtime_max_batch = 0;
+  double runtime_bytes_per_seq_logit = 0, runtime_bytes_per_seq_token = 0,
+         runtime_bytes_per_seq = 0;
   // Engines that allocate as they go (Hugging Face transformers releases).
   /// Model families (config model_type) whose every attention layer builds its own rotary cos
   /// and sin cache of max_position_embeddings x head_dim at load (memory/rope_cache.h).

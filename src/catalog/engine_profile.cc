@@ -88,18 +88,46 @@ PoolRule pool_rule(const nlohmann::json& r, const std::string& where) {
                    "must be share_of_total, static_share_of_total or share_of_free", "bad_file");
 }
 
+const std::vector<std::string> kPreallocatingReleaseKeys = {"version",
+                                                            "covers",
+                                                            "pool_rule",
+                                                            "memory_fraction",
+                                                            "memory_fraction_by_tp",
+                                                            "non_torch_bytes",
+                                                            "non_torch_tp_extra_bytes",
+                                                            "cuda_graph_bytes",
+                                                            "baseline_outside_budget",
+                                                            "profile_tokens",
+                                                            "profile_seqs",
+                                                            "profile_covers_max_model_len",
+                                                            "chunked_prefill_above",
+                                                            "chunked_tokens",
+                                                            "large_gpu_min_gib",
+                                                            "large_gpu_excluded",
+                                                            "large_gpu_tokens",
+                                                            "large_gpu_seqs",
+                                                            "sampler_bytes_per_logit",
+                                                            "runtime_max_batch",
+                                                            "runtime_bytes_per_seq_logit",
+                                                            "runtime_bytes_per_seq_token",
+                                                            "runtime_bytes_per_seq"};
+
+// The runtime's own buffers (TensorRT-LLM's C++ runtime, memory/trt_runtime.h), absent meaning
+// none modelled.
+void read_runtime_buffers(const nlohmann::json& r, const std::string& where, EngineRelease& e) {
+  e.runtime_max_batch = count(r, "runtime_max_batch", where, false);
+  e.runtime_bytes_per_seq_logit =
+      data::number_or(r, "runtime_bytes_per_seq_logit", where, 0, 1e3, 0);
+  e.runtime_bytes_per_seq_token =
+      data::number_or(r, "runtime_bytes_per_seq_token", where, 0, 1e3, 0);
+  e.runtime_bytes_per_seq = data::number_or(r, "runtime_bytes_per_seq", where, 0, 1e9, 0);
+}
+
 EngineRelease read_release(const nlohmann::json& r, bool preallocates, const std::string& where) {
   if (!preallocates) {
     data::reject_unknown_keys(r, where, {"version", "covers", "rope_cache_families"});
   } else {
-    data::reject_unknown_keys(
-        r, where,
-        {"version", "covers", "pool_rule", "memory_fraction", "memory_fraction_by_tp",
-         "non_torch_bytes", "non_torch_tp_extra_bytes", "cuda_graph_bytes",
-         "baseline_outside_budget", "profile_tokens", "profile_seqs",
-         "profile_covers_max_model_len", "chunked_prefill_above", "chunked_tokens",
-         "large_gpu_min_gib", "large_gpu_excluded", "large_gpu_tokens", "large_gpu_seqs",
-         "sampler_bytes_per_logit"});
+    data::reject_unknown_keys(r, where, kPreallocatingReleaseKeys);
   }
   EngineRelease e;
   if (!r.contains("version") || !r.at("version").is_string() ||
@@ -159,6 +187,7 @@ EngineRelease read_release(const nlohmann::json& r, bool preallocates, const std
   e.large_gpu_tokens = count(r, "large_gpu_tokens", where, e.large_gpu_min_gib > 0);
   e.large_gpu_seqs = count(r, "large_gpu_seqs", where, e.large_gpu_min_gib > 0);
   e.sampler_bytes_per_logit = data::required_number(r, "sampler_bytes_per_logit", where, 0, 1e3);
+  read_runtime_buffers(r, where, e);
   return e;
 }
 

@@ -14,6 +14,7 @@
 #include "memory/kbit_training.h"
 #include "memory/memory_parts.h"
 #include "memory/rope_cache.h"
+#include "memory/trt_runtime.h"
 #include "scenario/lookups.h"
 
 namespace gpusizer {
@@ -267,6 +268,21 @@ PoolSize pool_size(const EngineRelease& rel, double f, double capacity, const Pa
   return {budget, pool, beyond, rule};
 }
 
+// TensorRT-LLM's C++ runtime: its buffers and decoder for the engine's max_batch_size slots,
+// allocated before the pool is sized, count with the non-torch memory (trt_runtime.cc).
+void add_runtime_buffers(const Scenario& s, const EngineRelease& rel, double f, double capacity,
+                         double kv_one_sequence, Parts& p, Explanations* why) {
+  if (rel.runtime_max_batch <= 0) return;
+  const int64_t slots = memory::trt_engine_max_batch(rel, f, capacity - p.weights, kv_one_sequence);
+  const double runtime = memory::trt_runtime_bytes(s, rel, slots);
+  p.overhead += runtime;
+  add_basis(why, "overhead_bytes",
+            FMT_COMPILE("; + the runtime's buffers and decoder {:.2f} GiB: {} slots x (vocab x "
+                        "{:g} B + max_seq_len {} x {:g} B + {:g} B)"),
+            runtime / kGiB, slots, rel.runtime_bytes_per_seq_logit, s.seq_len,
+            rel.runtime_bytes_per_seq_token, rel.runtime_bytes_per_seq);
+}
+
 void size_kv_pool(const Scenario& s, const Catalog& catalog, const memory::EngineRules& rules,
                   double capacity, double kv_one_sequence, Parts& p, MemoryEstimate& m,
                   Explanations* why) {
@@ -274,6 +290,7 @@ void size_kv_pool(const Scenario& s, const Catalog& catalog, const memory::Engin
   const EngineRelease& rel = *rules.release;
   const double f =
       memory_fraction(rel, s.gpu_memory_utilization_given, s.gpu_memory_utilization, s.parallel.tp);
+  add_runtime_buffers(s, rel, f, capacity, kv_one_sequence, p, why);
   auto [budget, pool, beyond, rule] = pool_size(rel, f, capacity, p);
   const Part baseline = memory::process_baseline(s, engine, catalog.device(),
                                                  rel.baseline_outside_budget ? why : nullptr);

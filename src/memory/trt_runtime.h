@@ -1,0 +1,28 @@
+#pragma once
+// The buffers TensorRT-LLM's C++ runtime allocates besides the weights, the engine's activation
+// workspace and the KV pool (trt_runtime.cc).
+#include <cstdint>
+
+#include "gpusizer/engine_profile.h"
+#include "gpusizer/scenario.h"
+
+namespace gpusizer::memory {
+
+/// The max_batch_size the engine is built with: trtllm-bench's estimate of the requests its KV
+/// cache holds, fraction f of the memory `free_after_weights` per GPU over `kv_one_sequence`
+/// bytes per request, rounded up as it rounds, at most the release's runtime_max_batch.
+int64_t trt_engine_max_batch(const EngineRelease& release, double f, double free_after_weights,
+                             double kv_one_sequence);
+
+/// What the runtime of a TensorRT-engine release (engines.json trtllm releases[] runtime_*)
+/// allocates per GPU for `max_batch` sequence slots before the KV pool is sized: max_batch x
+/// (padded vocabulary x bytes per logit + max_seq_len x bytes per token + bytes per slot). The
+/// engine is taken as built for the scenario's seq_len. Zero for releases without such figures.
+double trt_runtime_bytes(const Scenario& s, const EngineRelease& release, int64_t max_batch);
+
+/// The same for an engine built for `max_batch` slots of `max_seq_len` tokens over a vocabulary
+/// of `vocab` entries split over `world` GPUs (TP x PP: the runtime pads it to a multiple).
+double trt_runtime_bytes(const EngineRelease& release, int64_t max_batch, int64_t max_seq_len,
+                         int64_t vocab, int64_t world);
+
+}  // namespace gpusizer::memory
