@@ -30,6 +30,20 @@ void set_bitsandbytes(const Model& m, const LinearModules& modules, const Bitsan
   }
 }
 
+// The engine's figures for this scenario: its entry, then a release's own figures (TensorRT-LLM
+// 0.6's static-batch GptSession against 1.0's in-flight batching: data/speed.json
+// inference.engines.trtllm.releases), then the build for the GPU's vendor (data/speed.json
+// inference.engines.vllm.vendors.AMD: vLLM's ROCm build).
+InferenceProfile engine_figures(const Scenario& sc, const Gpu& gpu, const SpeedProfile& profile,
+                                const ScenarioLookups* l) {
+  const InferenceProfile* figures = l ? l->inference : &profile.inference(sc.engine);
+  if (figures->has_releases)
+    if (const InferenceProfile* r = profile.release(sc.engine, sc.engine_version)) figures = r;
+  if (figures->has_vendor_builds)
+    if (const InferenceProfile* v = profile.vendor_build(sc.engine, gpu.vendor)) figures = v;
+  return *figures;
+}
+
 }  // namespace
 
 std::optional<InferenceSetup> inference_setup(const Scenario& sc, const SpeedProfile& profile,
@@ -51,15 +65,7 @@ std::optional<InferenceSetup> inference_setup(const Scenario& sc, const SpeedPro
   // The profile's entries for this engine, GPU and weights, as resolved with the scenario when
   // they are still its own (scenario/lookups.h), else looked up by name.
   const ScenarioLookups* l = speed_lookups(sc, profile);
-  s.engine = l ? *l->inference : profile.inference(sc.engine);
-  // A release with figures of its own (TensorRT-LLM 0.6's static-batch GptSession against 1.0's
-  // in-flight batching: data/speed.json inference.engines.trtllm.releases).
-  if (s.engine.has_releases)
-    if (const InferenceProfile* r = profile.release(sc.engine, sc.engine_version)) s.engine = *r;
-  // The engine's build for the GPU's vendor, with figures of its own (data/speed.json
-  // inference.engines.vllm.vendors.AMD: vLLM's ROCm build).
-  if (s.engine.has_vendor_builds)
-    if (const InferenceProfile* v = profile.vendor_build(sc.engine, gpu.vendor)) s.engine = *v;
+  s.engine = engine_figures(sc, gpu, profile, l);
   s.kernel = l ? l->weight_kernel : profile.weight_kernel(sc.weights.kind);
   s.vendor = l ? l->vendor : profile.vendor(gpu.vendor);
   // Assigned without a temporary string (a ternary of "bf16" and a string would build one).
