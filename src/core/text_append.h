@@ -50,4 +50,43 @@ inline void append_fixed(std::string& out, double v, int precision, bool plus = 
     fmt::format_to(std::back_inserter(out), "{:.{}f}", v, precision);
 }
 
+/// A double as "{:g}" writes it, for append_text.
+struct General {
+  double value;
+};
+/// A double as "{:.Nf}" writes it, N = `precision`, and with `plus` as "{:+.Nf}", for append_text.
+struct Fixed {
+  double value;
+  int precision;
+  bool plus = false;
+};
+
+inline void append_piece(std::string& out, std::string_view text) {
+  out.append(text);
+}
+inline void append_piece(std::string& out, char c) {
+  out.push_back(c);
+}
+inline void append_piece(std::string& out, int64_t v) {
+  append_integer(out, v);
+}
+inline void append_piece(std::string& out, int v) {
+  append_integer(out, v);
+}
+inline void append_piece(std::string& out, General g) {
+  append_general(out, g.value);
+}
+inline void append_piece(std::string& out, Fixed f) {
+  append_fixed(out, f.value, f.precision, f.plus);
+}
+// A bare double says neither "{:g}" nor "{:.Nf}": name the form (General or Fixed).
+void append_piece(std::string& out, double) = delete;
+
+/// A text of literals and numbers appended in one call, read as its template reads:
+/// append_text(out, "cloud: ", count, " x ", name, " (", General{price}, "/h)").
+template <class... Pieces>
+void append_text(std::string& out, const Pieces&... pieces) {
+  (append_piece(out, pieces), ...);
+}
+
 }  // namespace gpusizer

@@ -56,5 +56,14 @@ TEST(TextAppend, FixedDoubles) {
   EXPECT_EQ(f(1e21, 2, false), "1000000000000000000000.00");  // past 2^53: fmt's path
 }
 
+TEST(TextAppend, OneCallReadsAsItsTemplate) {
+  // "{} x {} ({} GPUs, {:g}/h, {:.2f} kW, {:+.0f}%)" of 2, "p5.48xlarge", 8, 98.32, 10.2049, 31.6
+  std::string out = "cloud: ";
+  const std::string name = "p5.48xlarge";
+  append_text(out, int64_t{2}, " x ", name, ' ', '(', 8, " GPUs, ", General{98.32}, "/h, ",
+              Fixed{10.2049, 2}, " kW, ", Fixed{31.6, 0, true}, "%)");
+  EXPECT_EQ(out, "cloud: 2 x p5.48xlarge (8 GPUs, 98.32/h, 10.20 kW, +32%)");
+}
+
 }  // namespace
 }  // namespace gpusizer
