@@ -86,17 +86,12 @@ void add_speed_bands(const Scenario& s, const SpeedBands& bands, PerformanceEsti
     else
       used += "; ";
     const size_t start = used.size();
-    used.append(band->kind);
-    used.append(" on ");
-    used.append(band->engine == "*" ? std::string_view("all engines")
-                                    : std::string_view(band->engine));
-    used.append(": measured rate ");
-    append_fixed(used, 100 * (1 / (1 + band->high_error) - 1), 0, true);
-    used.append("% to ");
-    append_fixed(used, 100 * (1 / (1 + band->low_error) - 1), 0, true);
-    used.append("% of the predicted (n=");
-    append_integer(used, band->n);
-    used.append(")");
+    append_text(
+        used, band->kind, " on ",
+        band->engine == "*" ? std::string_view("all engines") : std::string_view(band->engine),
+        ": measured rate ", Fixed{100 * (1 / (1 + band->high_error) - 1), 0, true}, "% to ",
+        Fixed{100 * (1 / (1 + band->low_error) - 1), 0, true}, "% of the predicted (n=", band->n,
+        ')');
     const std::string_view text = std::string_view(used).substr(start);
     if (std::string_view(used).substr(0, before).find(text) != std::string_view::npos)
       used.resize(before);

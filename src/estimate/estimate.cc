@@ -115,20 +115,9 @@ void estimate_cost(const Scenario& s, const Catalog& catalog, const CostAssumpti
     e.cost.usd_per_hour = rent->usd_per_hour;
     if (why)  // appended piece by piece (core/text_append.h, issue 18)
       why->basis.set_with("usd_per_hour", [&](std::string& out) {
-        append_integer(out, rent->count);
-        out.append(" x ");
-        out.append(rent->instance);
-        out.append(" (");
-        out.append(rent->provider);
-        out.append(", ");
-        append_integer(out, rent->gpus_per_instance);
-        out.append(" GPUs each, $");
-        append_general(out, rent->instance_usd_per_hour);
-        out.append("/h, ");
-        out.append(rent->price_date);
-        out.append(") for ");
-        append_integer(out, s.gpu_count);
-        out.append(" GPUs");
+        append_text(out, rent->count, " x ", rent->instance, " (", rent->provider, ", ",
+                    rent->gpus_per_instance, " GPUs each, $", General{rent->instance_usd_per_hour},
+                    "/h, ", rent->price_date, ") for ", s.gpu_count, " GPUs");
       });
     if (useful_tokens_per_s(s, e)) {
       e.cost.usd_per_million_tokens = rent->usd_per_million_tokens;
