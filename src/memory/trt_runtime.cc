@@ -50,8 +50,10 @@ double trt_runtime_bytes(const EngineRelease& release, int64_t max_batch, int64_
 // speed.json's max_num_seqs caps the running batch.
 int64_t trt_engine_max_batch(const EngineRelease& release, double f, double free_after_weights,
                              double kv_one_sequence) {
-  const double requests =
-      kv_one_sequence > 0 ? f * std::max(0.0, free_after_weights) / kv_one_sequence : 0.0;
+  // Held below the 4,096 cap's neighbourhood before any cast: a tiny KV per sequence must not
+  // make a double too large for an integer.
+  const double requests = std::min(
+      8192.0, kv_one_sequence > 0 ? f * std::max(0.0, free_after_weights) / kv_one_sequence : 0.0);
   auto up = [requests](double step) {
     return static_cast<int64_t>(std::ceil(requests / step) * step);
   };
