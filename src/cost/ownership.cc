@@ -238,10 +238,14 @@ void add_on_prem(const Scenario& s, const PowerEstimate& power, const CostAssump
   o.on_prem = p;
   if (text != OwnershipText::kBasis) return;
   o.basis.push_back(on_prem_basis(s, g, a, p, plan, server, it_kw));
-  if (plan.server && plan.gpus_per_node > s.gpu_count)
-    o.basis.push_back(format_text(FMT_COMPILE("on-prem: the smallest server that holds {} x {} "
-                                              "is the {} (up to {} GPUs)"),
-                                  s.gpu_count, g.name, plan.server->name, plan.server->max_gpus));
+  if (plan.server && plan.gpus_per_node > s.gpu_count) {
+    std::string& line = o.basis.emplace_back("on-prem: the smallest server that holds ");
+    append_integer(line, s.gpu_count);
+    line.append(" x ").append(g.name).append(" is the ").append(plan.server->name);
+    line.append(" (up to ");
+    append_integer(line, plan.server->max_gpus);
+    line.append(" GPUs)");
+  }
 }
 
 // Rent against buy, both priced: the utilization above which owning is cheaper and the months
@@ -261,26 +265,37 @@ void compare_rent_and_buy(const CloudCost& cloud, const OnPremCost& on_prem,
     if (saved_per_month > 0) b.months = on_prem.capex_usd / saved_per_month;
   }
   const double life_months = a.amortization_years * 12.0;
+  // The verdicts' pieces appended one by one (core/text_append.h, issue 18).
+  // One allocation for the longest verdict (about 200 bytes), not one per doubling.
+  std::string& v = b.verdict;
+  v.clear();
+  v.reserve(256);
   if (!b.utilization || *b.utilization >= 1.0) {
-    b.verdict =
-        "rent: at these prices buying never pays back within " +
-        format_text(FMT_COMPILE("{:g} years, even busy around the clock"), a.amortization_years);
+    v.append("rent: at these prices buying never pays back within ");
+    append_general(v, a.amortization_years);
+    v.append(" years, even busy around the clock");
   } else if (a.utilization >= *b.utilization && b.months && *b.months <= life_months) {
-    b.verdict =
-        format_text(FMT_COMPILE("buy if the work is long and steady: above {:.0f}% utilization "
-                                "owning is cheaper, and at "
-                                "{:.0f}% it pays back in {:.0f} months (of a {:g}-year life); "
-                                "private data also favours "
-                                "on-prem. Fluctuating or one-off demand still favours the cloud"),
-                    *b.utilization * 100, a.utilization * 100, *b.months, a.amortization_years);
+    v.append("buy if the work is long and steady: above ");
+    append_fixed(v, *b.utilization * 100, 0);
+    v.append("% utilization owning is cheaper, and at ");
+    append_fixed(v, a.utilization * 100, 0);
+    v.append("% it pays back in ");
+    append_fixed(v, *b.months, 0);
+    v.append(" months (of a ");
+    append_general(v, a.amortization_years);
+    v.append(
+        "-year life); private data also favours on-prem. Fluctuating or one-off demand still "
+        "favours the cloud");
   } else {
-    b.verdict = format_text(
-        FMT_COMPILE(
-            "rent unless the GPUs will be busy more than {:.0f}% of the time for {:g} years: at "
-            "{:.0f}% utilization the cloud is cheaper. Fluctuating, one-off or exploratory "
-            "demand "
-            "favours the cloud; long, steady, private work favours owning"),
-        *b.utilization * 100, a.amortization_years, a.utilization * 100);
+    v.append("rent unless the GPUs will be busy more than ");
+    append_fixed(v, *b.utilization * 100, 0);
+    v.append("% of the time for ");
+    append_general(v, a.amortization_years);
+    v.append(" years: at ");
+    append_fixed(v, a.utilization * 100, 0);
+    v.append(
+        "% utilization the cloud is cheaper. Fluctuating, one-off or exploratory demand favours "
+        "the cloud; long, steady, private work favours owning");
   }
 }
 

@@ -9,6 +9,7 @@
 #include <string>
 #include <string_view>
 
+#include "core/text_append.h"
 #include "core/text_format.h"
 #include "gpusizer/units.h"
 #include "memory/kbit_training.h"
@@ -194,10 +195,20 @@ Part process_baseline(const Scenario& s, const EngineProfile& engine, const Devi
   communicators += s.parallel.dp > 1 && is_training(s.task);
   communicators += s.parallel.ep > 1;
   const double nccl = communicators * device.nccl_bytes_per_communicator;
-  std::string basis = explain_if(why, FMT_COMPILE("CUDA context {:.0f} MiB"), context / kMiB);
-  if (communicators)
-    basis += explain_if(why, FMT_COMPILE(" + {} NCCL communicator(s) x {:.0f} MiB"), communicators,
-                        device.nccl_bytes_per_communicator / kMiB);
+  // The text's pieces appended one by one (core/text_append.h, issue 18).
+  std::string basis;
+  if (wants_basis(why)) {
+    basis.append("CUDA context ");
+    append_fixed(basis, context / kMiB, 0);
+    basis.append(" MiB");
+    if (communicators) {
+      basis.append(" + ");
+      append_integer(basis, communicators);
+      basis.append(" NCCL communicator(s) x ");
+      append_fixed(basis, device.nccl_bytes_per_communicator / kMiB, 0);
+      basis.append(" MiB");
+    }
+  }
   return {context + nccl, basis};
 }
 }  // namespace
@@ -307,12 +318,13 @@ void size_kv_pool(const Scenario& s, const Catalog& catalog, const memory::Engin
     const std::string sequence(old == why->basis.end() ? std::string_view() : (*old).value);
     // An init-capture: clang before 16 cannot capture a structured binding (P1091).
     why->basis.set_with("kv_cache_bytes", [&, rule = rule](std::string& out) {
-      // f through the compiled format, the rule's words as they are (issue 18: the rule was a
-      // format string parsed at run time for each estimate).
-      format_text_to(out, FMT_COMPILE("KV pool = {:g}"), f);
+      // The pieces appended one by one (core/text_append.h), the rule's words as they are
+      // (issue 18: the rule was a format string parsed at run time for each estimate).
+      out.append("KV pool = ");
+      append_general(out, f);
       out.append(rule);
-      format_text_to(out, FMT_COMPILE(" ({} {}); per sequence: {}"), engine.name, rel.version,
-                     sequence);
+      out.append(" (").append(engine.name).append(" ").append(rel.version);
+      out.append("); per sequence: ").append(sequence);
     });
   }
   m.kv_cache_capacity_tokens =

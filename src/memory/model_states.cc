@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "core/text_append.h"
 #include "core/text_format.h"
 #include "gpusizer/error.h"
 #include "memory/memory_parts.h"
@@ -357,14 +358,22 @@ ModelBytes stored_weights(const Scenario& s, const EngineProfile& engine, const 
   b.experts = p.experts * f.bytes_per_value();
   b.embedding = p.embedding * f.embedding_bytes_per_value();
   b.lm_head = p.lm_head * f.lm_head_bytes_per_value();
-  if (why)
-    basis =
-        format_text(FMT_COMPILE("params x {:g} bits ({}: {})"), f.bits_per_value, f.id, f.source);
-  if (!f.embedding_format.empty())
-    basis += explain_if(why, FMT_COMPILE("; embedding {} and head {}"), f.embedding_format,
-                        f.lm_head_format);
-  if (!f.dense_format.empty() && s.model.is_moe())
-    basis += explain_if(why, FMT_COMPILE("; {} outside the routed experts"), f.dense_format);
+  // The text's pieces appended one by one (core/text_append.h, issue 18).
+  if (why) {
+    basis.reserve(128);  // one allocation for the text, not one per doubling
+    basis.assign("params x ");
+    append_general(basis, f.bits_per_value);
+    basis.append(" bits (").append(f.id).append(": ").append(f.source).append(")");
+  }
+  if (wants_basis(why)) {
+    if (!f.embedding_format.empty())
+      basis.append("; embedding ")
+          .append(f.embedding_format)
+          .append(" and head ")
+          .append(f.lm_head_format);
+    if (!f.dense_format.empty() && s.model.is_moe())
+      basis.append("; ").append(f.dense_format).append(" outside the routed experts");
+  }
   if (s.weights_file && s.weights_file->weights_format == f.id && s.weights_file->total_bytes > 0) {
     b = scaled(b, s.weights_file->total_bytes / b.total());
     basis = explain_if(why, FMT_COMPILE("exact tensor bytes read from {} ({})"),
