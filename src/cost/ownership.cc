@@ -26,10 +26,13 @@ std::string money(double usd) {
                     : format_text(FMT_COMPILE("${:.2f}"), usd);
 }
 
-// money(usd), appended to a basis line being written (no string of its own).
-void append_money(std::string& out, double usd) {
+// money(usd) as a piece of append_text (no string of its own).
+struct Money {
+  double usd;
+};
+void append_piece(std::string& out, Money m) {
   out += '$';
-  append_fixed(out, usd, usd >= 100 ? 0 : 2);
+  append_fixed(out, m.usd, m.usd >= 100 ? 0 : 2);
 }
 
 // How much the hardware is used: tokens a second (when known) and seconds of one training run (0
@@ -77,51 +80,19 @@ std::string cloud_basis(const Scenario& s, const InstancePlan& rent, const CostA
   const bool cny = i.currency == "CNY";
   std::string out;
   out.reserve(256);  // the line's usual length, one allocation
-  out.append("cloud: ");
-  append_integer(out, rent.count);
-  out.append(" x ");
-  out.append(i.name);
-  out.append(" (");
-  out.append(i.provider);
-  out.append(", ");
-  append_integer(out, i.gpus);
-  out.append(i.gpus > 1 ? " GPUs each, " : " GPU each, ");
-  if (cny) {
-    out.append("CNY ");
-    append_general(out, i.price_per_hour);
-  } else {
-    append_money(out, i.price_per_hour);
-  }
-  out.append("/h");
-  if (cny) {
-    out.append(" = ");
-    append_money(out, rent.instance_usd_per_hour);
-    out.append(" at ");
-    append_general(out, a.usd_to_cny);
-    out.append(" CNY/USD (costs.json, ");
-    out.append(a.date);
-    out.append(")");
-  }
-  out.append("; ");
-  out.append(i.region);
-  out.append(", ");
-  out.append(i.date);
-  out.append(") for ");
-  append_integer(out, s.gpu_count);
-  out.append(" GPUs in nodes of ");
-  append_integer(out, node_gpus);
-  if (billed > s.gpu_count) {
-    out.append("; ");
-    append_integer(out, billed);
-    out.append(" GPUs billed");
-  }
-  if (i.gpus < node_gpus) {
-    out.append("; no listed shape holds a node of ");
-    append_integer(out, node_gpus);
-    out.append(", so a node spans ");
-    append_integer(out, (node_gpus + i.gpus - 1) / i.gpus);
-    out.append(" instances");
-  }
+  append_text(out, "cloud: ", rent.count, " x ", i.name, " (", i.provider, ", ", i.gpus,
+              i.gpus > 1 ? " GPUs each, " : " GPU each, ");
+  if (cny)
+    append_text(out, "CNY ", General{i.price_per_hour}, "/h = ", Money{rent.instance_usd_per_hour},
+                " at ", General{a.usd_to_cny}, " CNY/USD (costs.json, ", a.date, ')');
+  else
+    append_text(out, Money{i.price_per_hour}, "/h");
+  append_text(out, "; ", i.region, ", ", i.date, ") for ", s.gpu_count, " GPUs in nodes of ",
+              node_gpus);
+  if (billed > s.gpu_count) append_text(out, "; ", billed, " GPUs billed");
+  if (i.gpus < node_gpus)
+    append_text(out, "; no listed shape holds a node of ", node_gpus, ", so a node spans ",
+                (node_gpus + i.gpus - 1) / i.gpus, " instances");
   return out;
 }
 
@@ -170,41 +141,17 @@ std::string on_prem_basis(const Scenario& s, const Gpu& g, const CostAssumptions
                           double it_kw) {
   std::string out;
   out.reserve(320);  // the line's usual length, one allocation
-  out.append("on-prem: (");
-  append_integer(out, s.gpu_count);
-  out.append(" GPUs x ");
-  append_money(out, *g.launch_price_usd);
-  out.append(" + ");
-  append_integer(out, p.servers);
-  out.append(" x ");
-  if (p.server.empty()) {
-    out.append(g.form_factor_class);
-    out.append(" server (costs.json)");
-  } else {
-    out.append(plan.server->name);
-    out.append(" (servers.csv, ");
-    out.append(plan.server->date);
-    out.append(")");
-  }
-  out.append(" at ");
-  append_money(out, server_usd);
-  out.append(") / ");
-  append_general(out, a.amortization_years);
-  out.append(" years + ");
-  append_general(out, a.maintenance_fraction_per_year * 100);
-  out.append("%/year maintenance, over 8760 h x ");
-  append_general(out, a.utilization);
-  out.append(" utilization, + ");
-  append_fixed(out, it_kw, 2);
-  out.append(" kW x PUE ");
-  append_general(out, a.pue);
-  out.append(" x $");
-  append_general(out, a.electricity_usd_per_kwh);
-  out.append("/kWh; CNY at ");
-  append_general(out, a.usd_to_cny);
-  out.append("/USD (data/costs.json, ");
-  out.append(a.date);
-  out.append(")");
+  append_text(out, "on-prem: (", s.gpu_count, " GPUs x ", Money{*g.launch_price_usd}, " + ",
+              p.servers, " x ");
+  if (p.server.empty())
+    append_text(out, g.form_factor_class, " server (costs.json)");
+  else
+    append_text(out, plan.server->name, " (servers.csv, ", plan.server->date, ')');
+  append_text(out, " at ", Money{server_usd}, ") / ", General{a.amortization_years}, " years + ",
+              General{a.maintenance_fraction_per_year * 100}, "%/year maintenance, over 8760 h x ",
+              General{a.utilization}, " utilization, + ", Fixed{it_kw, 2}, " kW x PUE ",
+              General{a.pue}, " x $", General{a.electricity_usd_per_kwh}, "/kWh; CNY at ",
+              General{a.usd_to_cny}, "/USD (data/costs.json, ", a.date, ')');
   return out;
 }
 
@@ -239,12 +186,9 @@ void add_on_prem(const Scenario& s, const PowerEstimate& power, const CostAssump
   if (text != OwnershipText::kBasis) return;
   o.basis.push_back(on_prem_basis(s, g, a, p, plan, server, it_kw));
   if (plan.server && plan.gpus_per_node > s.gpu_count) {
-    std::string& line = o.basis.emplace_back("on-prem: the smallest server that holds ");
-    append_integer(line, s.gpu_count);
-    line.append(" x ").append(g.name).append(" is the ").append(plan.server->name);
-    line.append(" (up to ");
-    append_integer(line, plan.server->max_gpus);
-    line.append(" GPUs)");
+    append_text(o.basis.emplace_back(), "on-prem: the smallest server that holds ", s.gpu_count,
+                " x ", g.name, " is the ", plan.server->name, " (up to ", plan.server->max_gpus,
+                " GPUs)");
   }
 }
 
@@ -271,31 +215,21 @@ void compare_rent_and_buy(const CloudCost& cloud, const OnPremCost& on_prem,
   v.clear();
   v.reserve(256);
   if (!b.utilization || *b.utilization >= 1.0) {
-    v.append("rent: at these prices buying never pays back within ");
-    append_general(v, a.amortization_years);
-    v.append(" years, even busy around the clock");
+    append_text(v, "rent: at these prices buying never pays back within ",
+                General{a.amortization_years}, " years, even busy around the clock");
   } else if (a.utilization >= *b.utilization && b.months && *b.months <= life_months) {
-    v.append("buy if the work is long and steady: above ");
-    append_fixed(v, *b.utilization * 100, 0);
-    v.append("% utilization owning is cheaper, and at ");
-    append_fixed(v, a.utilization * 100, 0);
-    v.append("% it pays back in ");
-    append_fixed(v, *b.months, 0);
-    v.append(" months (of a ");
-    append_general(v, a.amortization_years);
-    v.append(
-        "-year life); private data also favours on-prem. Fluctuating or one-off demand still "
-        "favours the cloud");
+    append_text(v, "buy if the work is long and steady: above ", Fixed{*b.utilization * 100, 0},
+                "% utilization owning is cheaper, and at ", Fixed{a.utilization * 100, 0},
+                "% it pays back in ", Fixed{*b.months, 0}, " months (of a ",
+                General{a.amortization_years},
+                "-year life); private data also favours on-prem. Fluctuating or one-off demand "
+                "still favours the cloud");
   } else {
-    v.append("rent unless the GPUs will be busy more than ");
-    append_fixed(v, *b.utilization * 100, 0);
-    v.append("% of the time for ");
-    append_general(v, a.amortization_years);
-    v.append(" years: at ");
-    append_fixed(v, a.utilization * 100, 0);
-    v.append(
-        "% utilization the cloud is cheaper. Fluctuating, one-off or exploratory demand favours "
-        "the cloud; long, steady, private work favours owning");
+    append_text(v, "rent unless the GPUs will be busy more than ", Fixed{*b.utilization * 100, 0},
+                "% of the time for ", General{a.amortization_years}, " years: at ",
+                Fixed{a.utilization * 100, 0},
+                "% utilization the cloud is cheaper. Fluctuating, one-off or exploratory demand "
+                "favours the cloud; long, steady, private work favours owning");
   }
 }
 

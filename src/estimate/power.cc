@@ -29,42 +29,24 @@ void explain_power(const Scenario& s, const Facility& f, const CostAssumptions& 
   const double tdp = *s.gpu->tdp_w;
   // Short runs of literals and numbers, appended piece by piece (core/text_append.h, issue 18).
   e.basis.set_with("gpu_watts", [&](std::string& out) {
-    append_integer(out, s.gpu_count);
-    out.append(" x ");
-    append_general(out, tdp);
-    out.append(" W board power (TDP)");
+    append_text(out, s.gpu_count, " x ", General{tdp}, " W board power (TDP)");
   });
   e.basis.set_with("node_watts", [&](std::string& out) {
-    out.append("(");
-    append_integer(out, per_node);
-    out.append(" GPUs x ");
-    append_general(out, tdp);
-    out.append(" W + host ");
-    append_general(out, f.host_base_watts);
-    out.append(" W + ");
-    append_general(out, f.host_watts_per_gpu);
-    out.append(" W per GPU slot) x (1 + ");
-    append_general(out, f.power_margin);
-    out.append(" margin)");
-    if (power.server.empty()) {
+    append_text(out, '(', per_node, " GPUs x ", General{tdp}, " W + host ",
+                General{f.host_base_watts}, " W + ", General{f.host_watts_per_gpu},
+                " W per GPU slot) x (1 + ", General{f.power_margin}, " margin)");
+    if (power.server.empty())
       out.append(" (facility.json host)");
-    } else {
-      out.append(" (");
-      out.append(plan.server->name);
-      out.append(", data/servers.csv)");
-    }
+    else
+      append_text(out, " (", plan.server->name, ", data/servers.csv)");
   });
   e.basis.set("btu_per_hour", "peak watts of all nodes x 3.412 BTU/h per W");
   e.basis.set_with("ups_kva", [&](std::string& out) {
-    out.append("fleet watts with margin / ");
-    append_general(out, f.power_factor);
-    out.append(" power factor");
+    append_text(out, "fleet watts with margin / ", General{f.power_factor}, " power factor");
   });
   e.basis.set_with("annual_kwh", [&](std::string& out) {
-    out.append("peak kW x ");
-    append_general(out, money.utilization);
-    out.append(" utilization x 8760 h x PUE ");
-    append_general(out, money.pue);
+    append_text(out, "peak kW x ", General{money.utilization}, " utilization x 8760 h x PUE ",
+                General{money.pue});
   });
   if (*power.node_watts > f.rack_budget_watts)
     e.warnings.push_back(

@@ -376,18 +376,10 @@ Part profile_run_activations(const Scenario& s, const EngineProfile& engine,
   std::string basis;
   if (wants_basis(why)) {  // appended piece by piece (core/text_append.h, issue 18)
     basis.reserve(160);
-    basis.append("larger of the profile forward (");
-    append_general(basis, tokens);
-    basis.append(" tokens x ");
-    append_fixed(basis, per_token, 0);
-    basis.append(" B/token) and the sampler (");
-    append_general(basis, seqs);
-    basis.append(" seqs x vocab x ");
-    append_general(basis, rel.sampler_bytes_per_logit);
-    basis.append(" B), ");
-    basis.append(engine.name);
-    basis.append(" ");
-    basis.append(rel.version);
+    append_text(basis, "larger of the profile forward (", General{tokens}, " tokens x ",
+                Fixed{per_token, 0}, " B/token) and the sampler (", General{seqs},
+                " seqs x vocab x ", General{rel.sampler_bytes_per_logit}, " B), ", engine.name, ' ',
+                rel.version);
   }
   return {std::max(forward, sampler), std::move(basis)};
 }

@@ -198,16 +198,10 @@ Part process_baseline(const Scenario& s, const EngineProfile& engine, const Devi
   // The text's pieces appended one by one (core/text_append.h, issue 18).
   std::string basis;
   if (wants_basis(why)) {
-    basis.append("CUDA context ");
-    append_fixed(basis, context / kMiB, 0);
-    basis.append(" MiB");
-    if (communicators) {
-      basis.append(" + ");
-      append_integer(basis, communicators);
-      basis.append(" NCCL communicator(s) x ");
-      append_fixed(basis, device.nccl_bytes_per_communicator / kMiB, 0);
-      basis.append(" MiB");
-    }
+    append_text(basis, "CUDA context ", Fixed{context / kMiB, 0}, " MiB");
+    if (communicators)
+      append_text(basis, " + ", communicators, " NCCL communicator(s) x ",
+                  Fixed{device.nccl_bytes_per_communicator / kMiB, 0}, " MiB");
   }
   return {context + nccl, basis};
 }
@@ -320,11 +314,8 @@ void size_kv_pool(const Scenario& s, const Catalog& catalog, const memory::Engin
     why->basis.set_with("kv_cache_bytes", [&, rule = rule](std::string& out) {
       // The pieces appended one by one (core/text_append.h), the rule's words as they are
       // (issue 18: the rule was a format string parsed at run time for each estimate).
-      out.append("KV pool = ");
-      append_general(out, f);
-      out.append(rule);
-      out.append(" (").append(engine.name).append(" ").append(rel.version);
-      out.append("); per sequence: ").append(sequence);
+      append_text(out, "KV pool = ", General{f}, rule, " (", engine.name, ' ', rel.version,
+                  "); per sequence: ", sequence);
     });
   }
   m.kv_cache_capacity_tokens =

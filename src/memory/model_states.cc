@@ -360,10 +360,10 @@ ModelBytes stored_weights(const Scenario& s, const EngineProfile& engine, const 
   b.lm_head = p.lm_head * f.lm_head_bytes_per_value();
   // The text's pieces appended one by one (core/text_append.h, issue 18).
   if (why) {
+    basis.clear();
     basis.reserve(128);  // one allocation for the text, not one per doubling
-    basis.assign("params x ");
-    append_general(basis, f.bits_per_value);
-    basis.append(" bits (").append(f.id).append(": ").append(f.source).append(")");
+    append_text(basis, "params x ", General{f.bits_per_value}, " bits (", f.id, ": ", f.source,
+                ')');
   }
   if (wants_basis(why)) {
     if (!f.embedding_format.empty())
