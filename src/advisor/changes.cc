@@ -13,6 +13,7 @@
 
 #include <algorithm>
 #include <array>
+#include <charconv>
 #include <stdexcept>
 
 #include "advisor/candidates.h"
@@ -460,19 +461,10 @@ LeverName& LeverName::append(std::string_view text) {
 }
 
 LeverName& LeverName::append(int64_t v) {
-  // The digits backwards into a word's room (19 digits and a sign at most), then in order.
-  std::array<char, 20> digits{};
-  size_t n = 0;
-  // The magnitude as unsigned: -INT64_MIN does not fit an int64_t.
-  uint64_t u = v < 0 ? uint64_t{0} - static_cast<uint64_t>(v) : static_cast<uint64_t>(v);
-  do {
-    digits[n++] = static_cast<char>('0' + u % 10);
-    u /= 10;
-  } while (u != 0);
-  if (v < 0) digits[n++] = '-';
-  std::array<char, 20> text{};
-  for (size_t i = 0; i < n; ++i) text[i] = digits[n - 1 - i];
-  return append(std::string_view(text.data(), n));
+  // std::to_chars writes what fmt's "{}" writes (19 digits and a sign at most).
+  std::array<char, 24> text{};
+  const char* end = std::to_chars(text.data(), text.data() + text.size(), v).ptr;
+  return append(std::string_view(text.data(), static_cast<size_t>(end - text.data())));
 }
 
 ScenarioEdit FoundChanges::edit(const FoundChange& c) const {

@@ -367,12 +367,9 @@ ModelBytes stored_weights(const Scenario& s, const EngineProfile& engine, const 
   }
   if (wants_basis(why)) {
     if (!f.embedding_format.empty())
-      basis.append("; embedding ")
-          .append(f.embedding_format)
-          .append(" and head ")
-          .append(f.lm_head_format);
+      append_text(basis, "; embedding ", f.embedding_format, " and head ", f.lm_head_format);
     if (!f.dense_format.empty() && s.model.is_moe())
-      basis.append("; ").append(f.dense_format).append(" outside the routed experts");
+      append_text(basis, "; ", f.dense_format, " outside the routed experts");
   }
   if (s.weights_file && s.weights_file->weights_format == f.id && s.weights_file->total_bytes > 0) {
     b = scaled(b, s.weights_file->total_bytes / b.total());

@@ -4,6 +4,7 @@
 #include <string>
 
 #include "core/json_fields.h"
+#include "core/text_append.h"
 #include "gpusizer/error.h"
 
 namespace gpusizer {
@@ -71,18 +72,9 @@ void set_release(const EngineProfile& engine, std::optional<std::string_view> ve
   s.engine_version = release.version;
   if (version) {
     // A version inside a release's range takes that release's rules (engines.json "covers").
-    if (*version != release.version) {
-      std::string& basis = s.engine_basis;
-      basis += "; release ";
-      basis += *version;
-      basis += " by the rules of ";
-      basis += release.version;
-      basis += " (";
-      basis += release.covers_first;
-      basis += " to ";
-      basis += release.covers_last;
-      basis += ")";
-    }
+    if (*version != release.version)
+      append_text(s.engine_basis, "; release ", *version, " by the rules of ", release.version,
+                  " (", release.covers_first, " to ", release.covers_last, ')');
     return;
   }
   if (engine.releases.size() == 1) {
