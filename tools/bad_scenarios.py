@@ -24,7 +24,7 @@ bases = [
 values = [None, True, False, 0, 1, -1, 3, 1.5, 1e30, -0.0, "", "x", "Full", "bf16", "vllm",
           "h100", [], [1], ["q_proj"], {}, {"a": 1}]
 top = ["model", "task", "weights", "kv_cache", "batch", "seq_len", "prompt_len", "output_len",
-       "engine", "engine_version", "gpu_memory_utilization", "max_num_batched_tokens",
+       "engine", "engine_version", "gpu_memory_utilization", "max_num_batched_tokens", "max_num_seqs", "max_model_len",
        "training", "parallel", "gpu", "gpu_count", "gpus_per_node", "image_size",
        "dataset_items", "epochs", "method", "changes", "basis", "costs", "facility", "traffic",
        "slo", "offline_requests"]

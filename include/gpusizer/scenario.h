@@ -92,6 +92,12 @@ struct Scenario {
   double gpu_memory_utilization = 0.9;
   bool gpu_memory_utilization_given = false;  ///< else the engine release's default fraction
   int64_t max_num_batched_tokens = 0;  ///< preallocating engines' token budget; 0 = engine default
+  /// Preallocating engines' limits as launched or built; 0 = the engine's default. max_num_seqs:
+  /// sequences one step may run (vLLM --max-num-seqs, SGLang --max-running-requests,
+  /// TensorRT-LLM max_batch_size); max_model_len: the longest sequence the engine takes (vLLM
+  /// --max-model-len, SGLang --context-length, TensorRT-LLM max_seq_len).
+  int64_t max_num_seqs = 0;
+  int64_t max_model_len = 0;
   TrainingOptions training;
   Parallelism parallel;
 

@@ -364,8 +364,13 @@ namespace {
 // GPU in data/engines.json).
 Part profile_run_activations(const Scenario& s, const EngineProfile& engine,
                              const EngineRelease& rel, const Explanations* why) {
-  const ProfileRun run = profile_run(rel, s.max_num_batched_tokens, s.seq_len,
-                                     s.gpu ? s.gpu->memory_gb : 0.0, s.gpu ? s.gpu->id : "");
+  // The engine's max_model_len is the scenario's sequence length unless it was given.
+  ProfileRun run =
+      profile_run(rel, s.max_num_batched_tokens, s.max_model_len > 0 ? s.max_model_len : s.seq_len,
+                  s.gpu ? s.gpu->memory_gb : 0.0, s.gpu ? s.gpu->id : "");
+  // The sampler's rows are --max-num-seqs; a TensorRT engine's logits are its runtime buffers,
+  // counted per slot with the non-torch memory (trt_runtime.cc), not here.
+  if (s.max_num_seqs > 0 && rel.runtime_max_batch <= 0) run.seqs = s.max_num_seqs;
   const double tokens = static_cast<double>(run.tokens);
   const double seqs = static_cast<double>(std::min(run.seqs, run.tokens));
   const double per_token = inference_transient_bytes_per_token(s, 2.0);

@@ -278,14 +278,19 @@ PoolSize pool_size(const EngineRelease& rel, double f, double capacity, const Pa
 void add_runtime_buffers(const Scenario& s, const EngineRelease& rel, double f, double capacity,
                          double kv_one_sequence, Parts& p, Explanations* why) {
   if (rel.runtime_max_batch <= 0) return;
-  const int64_t slots = memory::trt_engine_max_batch(rel, f, capacity - p.weights, kv_one_sequence);
+  // An engine built with its own max_batch_size (max_num_seqs) has that many slots; else
+  // trtllm-bench's tuning picks them.
+  const int64_t slots = s.max_num_seqs > 0 ? s.max_num_seqs
+                                           : memory::trt_engine_max_batch(
+                                                 rel, f, capacity - p.weights, kv_one_sequence);
   const double runtime = memory::trt_runtime_bytes(s, rel, slots);
   p.overhead += runtime;
   add_basis(why, "overhead_bytes",
             FMT_COMPILE("; + the runtime's buffers and decoder {:.2f} GiB: {} slots x (vocab x "
                         "{:g} B + max_seq_len {} x {:g} B + {:g} B)"),
-            runtime / kGiB, slots, rel.runtime_bytes_per_seq_logit, s.seq_len,
-            rel.runtime_bytes_per_seq_token, rel.runtime_bytes_per_seq);
+            runtime / kGiB, slots, rel.runtime_bytes_per_seq_logit,
+            s.max_model_len > 0 ? s.max_model_len : s.seq_len, rel.runtime_bytes_per_seq_token,
+            rel.runtime_bytes_per_seq);
 }
 
 void size_kv_pool(const Scenario& s, const Catalog& catalog, const memory::EngineRules& rules,

@@ -68,7 +68,9 @@ int64_t trt_engine_max_batch(const EngineRelease& release, double f, double free
 }
 
 double trt_runtime_bytes(const Scenario& s, const EngineRelease& release, int64_t max_batch) {
-  return trt_runtime_bytes(release, max_batch, s.seq_len, s.model.vocab_size,
+  // An engine built for longer sequences than the scenario's keeps its own max_seq_len.
+  const int64_t max_seq_len = s.max_model_len > 0 ? s.max_model_len : s.seq_len;
+  return trt_runtime_bytes(release, max_batch, max_seq_len, s.model.vocab_size,
                            s.parallel.tp * std::max<int64_t>(1, s.parallel.pp));
 }
 

@@ -69,5 +69,23 @@ TEST(TrtRuntime, PoolOfTheTensorRtEngineReleasesLeavesItOut) {
   EXPECT_NEAR(out["memory"]["kv_cache_capacity_tokens"].get<double>(), 457224, 8);
 }
 
+TEST(TrtRuntime, AnEngineBuiltWithItsOwnLimitsKeepsThem) {
+  // The same 8B scenario on an engine built with max_batch_size 512 (max_num_seqs) and max_seq_len
+  // 8,192 (max_model_len), not trtllm-bench's tuned 256 slots for 2,048 tokens. Runtime: 512 x
+  // (128,256 x 12 + 8,192 x 32 + 65,536) = 512 x (1,539,072 + 262,144 + 65,536) = 512 x
+  // 1,866,752 = 955,777,024 B = 0.890142 GiB. Pool: 0.9 x (62.41325 - 0.890142) = 0.9 x
+  // 61.523108 = 55.370797 GiB = 453,597 tokens of 131,072 B.
+  const auto out = estimate_json({{"model", "llama-3.1-8b"},
+                                  {"engine", "trtllm"},
+                                  {"engine_version", "0.16"},
+                                  {"gpu", "h100-sxm5-80gb"},
+                                  {"seq_len", 2048},
+                                  {"max_num_seqs", 512},
+                                  {"max_model_len", 8192}});
+  EXPECT_NEAR(out["memory"]["overhead_bytes"].get<double>(), kGiB + 955777024.0, 1.0);
+  EXPECT_NEAR(out["memory"]["kv_cache_bytes"].get<double>() / kGiB, 55.370797, 1e-3);
+  EXPECT_NEAR(out["memory"]["kv_cache_capacity_tokens"].get<double>(), 453597, 8);
+}
+
 }  // namespace
 }  // namespace gpusizer

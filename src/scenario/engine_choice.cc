@@ -152,7 +152,9 @@ void note_ignored_knobs(const ScenarioFields& input, const Catalog& catalog, Sce
   const EngineProfile& engine = catalog.engine(s.engine, "engine");
   const std::pair<size_t, const char*> knobs[] = {
       {key::gpu_memory_utilization, "gpu_memory_utilization"},
-      {key::max_num_batched_tokens, "max_num_batched_tokens"}};
+      {key::max_num_batched_tokens, "max_num_batched_tokens"},
+      {key::max_num_seqs, "max_num_seqs"},
+      {key::max_model_len, "max_model_len"}};
   for (const auto& [slot, knob] : knobs) {
     if (!input.has(slot) || engine.honours(knob)) continue;
     std::vector<std::string> with;

@@ -1,5 +1,6 @@
 // The default engine and the knob warnings (issue 12 item 7).
 #include "scenario/engine_choice.h"
+#include "gpusizer/error.h"
 #include "gpusizer/json/scenario.h"
 
 #include <gtest/gtest.h>
@@ -60,6 +61,43 @@ TEST(EngineChoice, KnobsAnEngineIgnoresAreWarnings) {
   const Scenario vllm =
       parse({{"model", "llama-3.1-8b"}, {"engine", "vllm"}, {"gpu_memory_utilization", 0.8}});
   EXPECT_FALSE(has_note(vllm, "is ignored"));
+}
+
+// The engine's limits as launched: kept for the engines that have them, a warning and nothing
+// else for the others.
+TEST(EngineChoice, EngineLimitsAreKeptOrIgnored) {
+  const Scenario vllm = parse({{"model", "llama-3.1-8b"},
+                               {"engine", "vllm"},
+                               {"max_num_seqs", 64},
+                               {"max_model_len", 8192}});
+  EXPECT_EQ(vllm.max_num_seqs, 64);
+  EXPECT_EQ(vllm.max_model_len, 8192);
+  EXPECT_FALSE(has_note(vllm, "is ignored"));
+  const Scenario llama_cpp = parse({{"model", "llama-3.1-8b"},
+                                    {"engine", "llama.cpp"},
+                                    {"weights", "q4_k_m"},
+                                    {"max_num_seqs", 64},
+                                    {"max_model_len", 8192}});
+  EXPECT_EQ(llama_cpp.max_num_seqs, 0);
+  EXPECT_EQ(llama_cpp.max_model_len, 0);
+  EXPECT_TRUE(has_note(llama_cpp, "max_num_seqs is ignored: llama.cpp"));
+  EXPECT_TRUE(has_note(llama_cpp, "max_model_len is ignored: llama.cpp"));
+}
+
+// A sequence longer than the engine's max_model_len is refused by the engine: bad input naming
+// the field.
+TEST(EngineChoice, MaxModelLenBelowSeqLenIsBadInput) {
+  try {
+    parse({{"model", "llama-3.1-8b"},
+           {"engine", "vllm"},
+           {"seq_len", 4096},
+           {"max_model_len", 2048}});
+    FAIL() << "expected an InputError";
+  } catch (const InputError& e) {
+    EXPECT_EQ(e.field(), "max_model_len");
+  }
+  EXPECT_THROW(parse({{"model", "llama-3.1-8b"}, {"engine", "vllm"}, {"max_num_seqs", 0}}),
+               InputError);
 }
 
 TEST(EngineChoice, AdvisorRetargetsOnlyADefaultedEngine) {

@@ -86,6 +86,7 @@ void place_split(Scenario& s, std::optional<int64_t> count, bool tp_given, bool 
 namespace {
 
 constexpr int64_t kMaxTokens = 100'000'000;  // beyond any model's context (Llama 4 Scout: 10M)
+constexpr int64_t kMaxSeqs = 1'000'000;      // sequences in one step: far beyond any engine's limit
 constexpr int64_t kMaxBatch = 10'000'000;
 constexpr int64_t kMaxRequests = 1'000'000'000'000;  // a trillion requests: beyond any job
 constexpr int64_t kMaxGpus = 1'000'000;
@@ -331,6 +332,12 @@ void check_qlora_base(const Scenario& s) {
 
 void check_seq_len(const Scenario& s) {
   if (s.seq_len < 1) throw InputError("seq_len", "must be at least 1");
+  // vLLM refuses a request longer than --max-model-len (and TensorRT-LLM one longer than the
+  // engine's max_seq_len): the scenario's sequences could not run.
+  if (s.max_model_len > 0 && s.seq_len > s.max_model_len)
+    throw InputError("max_model_len", "is " + std::to_string(s.max_model_len) +
+                                          " tokens, below seq_len " + std::to_string(s.seq_len) +
+                                          ": the engine refuses longer sequences");
 }
 
 // Serving engines spread experts over the replica's tensor-parallel ranks (vLLM
@@ -454,6 +461,13 @@ void parse_engine(const ScenarioFields& input, const Catalog& catalog, Scenario&
   if (auto v = read_int_value(input.at[key::max_num_batched_tokens], "max_num_batched_tokens", "",
                               1, kMaxTokens))
     s.max_num_batched_tokens = *v;
+  // An engine without these settings ignores them (note_ignored_knobs says so).
+  const EngineProfile& engine = catalog.engine(s.engine, "engine");
+  if (auto v = read_int_value(input.at[key::max_num_seqs], "max_num_seqs", "", 1, kMaxSeqs))
+    s.max_num_seqs = engine.honours("max_num_seqs") ? *v : 0;
+  if (auto v = read_int_value(input.at[key::max_model_len], "max_model_len", "", 1, kMaxTokens))
+    s.max_model_len = engine.honours("max_model_len") ? *v : 0;
+  check_seq_len(s);  // now against max_model_len too
   note_ignored_knobs(input, catalog, s);
 }
 
@@ -576,6 +590,8 @@ const ScenarioKeys& scenario_keys() {
               "engine_version",
               "gpu_memory_utilization",
               "max_num_batched_tokens",
+              "max_num_seqs",
+              "max_model_len",
               "training",
               "parallel",
               "gpu",

@@ -26,6 +26,8 @@ enum : size_t {
   engine_version,
   gpu_memory_utilization,
   max_num_batched_tokens,
+  max_num_seqs,
+  max_model_len,
   training,
   parallel,
   gpu,

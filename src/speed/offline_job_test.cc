@@ -71,6 +71,22 @@ TEST(OfflineJob, ReplicasShareTheRequests) {
   EXPECT_NEAR(*p.offline_time_s, one_wave, 1e-9 * one_wave);
 }
 
+// An engine launched with --max-num-seqs 40 runs at most 40 sequences a step although the KV
+// pool holds 100: 40 requests are one wave at the steady rate, 41 are two (the second of one
+// sequence), so the rate falls.
+TEST(OfflineJob, MaxNumSeqsCapsTheWave) {
+  Scenario s = job(40);
+  s.max_num_seqs = 40;
+  const PerformanceEstimate one = speed_of(s);
+  ASSERT_TRUE(one.offline_output_tokens_per_s);
+  EXPECT_NEAR(*one.offline_output_tokens_per_s, *one.max_output_tokens_per_s,
+              1e-9 * *one.max_output_tokens_per_s);
+  s.offline_requests = 41;
+  const PerformanceEstimate two = speed_of(s);
+  const double expected = 40 * kOutput / *two.max_output_tokens_per_s + single_s(two);
+  EXPECT_NEAR(*two.offline_time_s, expected, 1e-9 * expected);
+}
+
 // Without offline_requests there is no job to time.
 TEST(OfflineJob, NoJobNoFigures) {
   const PerformanceEstimate p = speed_of(job(0));
