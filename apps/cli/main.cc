@@ -53,7 +53,8 @@ struct Options {
   std::optional<std::string> model, task, weights, kv_cache, engine, engine_version, gpu, optimizer,
       mixed_precision, gradient_checkpointing, method;
   std::optional<int64_t> batch, seq_len, prompt_len, output_len, gpu_count, gpus_per_node, tp, pp,
-      dp, ep, lora_rank, zero_stage, grad_accum, global_batch, max_num_batched_tokens;
+      dp, ep, lora_rank, zero_stage, grad_accum, global_batch, max_num_batched_tokens, max_num_seqs,
+      max_model_len;
   std::optional<int64_t> cp, nodes, top, offline_requests;
   std::optional<std::string> offload;
   std::optional<double> gpu_memory_utilization, tokens;
@@ -123,6 +124,8 @@ void apply_flags(const Options& o, nlohmann::json& s) {
   set("gpus_per_node", o.gpus_per_node);
   set("gpu_memory_utilization", o.gpu_memory_utilization);
   set("max_num_batched_tokens", o.max_num_batched_tokens);
+  set("max_num_seqs", o.max_num_seqs);
+  set("max_model_len", o.max_model_len);
   set("offline_requests", o.offline_requests);
   auto sub = [&](const char* obj, const char* key, const auto& v) {
     if (v) s[obj][key] = *v;
@@ -367,6 +370,12 @@ void add_scenario_flags(CLI::App* cmd, Options& o) {
                   "share of the GPU a preallocating engine takes");
   cmd->add_option("--max-num-batched-tokens", o.max_num_batched_tokens,
                   "token budget of a preallocating engine");
+  cmd->add_option("--max-num-seqs", o.max_num_seqs,
+                  "most sequences a preallocating engine runs a step (its max_num_seqs or "
+                  "max_batch_size)");
+  cmd->add_option("--max-model-len", o.max_model_len,
+                  "longest sequence a preallocating engine takes (its max_model_len or "
+                  "max_seq_len)");
   cmd->add_option("--gpu,-g", o.gpu, "catalog GPU id, e.g. a100-sxm4-80gb, 4090");
   cmd->add_option("--gpu-count,-n", o.gpu_count, "GPUs in total");
   cmd->add_option("--gpus-per-node", o.gpus_per_node, "GPUs joined by the fast link");

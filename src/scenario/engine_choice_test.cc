@@ -73,6 +73,10 @@ TEST(EngineChoice, EngineLimitsAreKeptOrIgnored) {
   EXPECT_EQ(vllm.max_num_seqs, 64);
   EXPECT_EQ(vllm.max_model_len, 8192);
   EXPECT_FALSE(has_note(vllm, "is ignored"));
+  EXPECT_FALSE(has_note(vllm, "exceeds max_num_seqs"));
+  const Scenario wide =
+      parse({{"model", "llama-3.1-8b"}, {"engine", "vllm"}, {"batch", 96}, {"max_num_seqs", 64}});
+  EXPECT_TRUE(has_note(wide, "batch 96 exceeds max_num_seqs 64"));
   const Scenario llama_cpp = parse({{"model", "llama-3.1-8b"},
                                     {"engine", "llama.cpp"},
                                     {"weights", "q4_k_m"},

@@ -335,8 +335,8 @@ void check_seq_len(const Scenario& s) {
   // vLLM refuses a request longer than --max-model-len (and TensorRT-LLM one longer than the
   // engine's max_seq_len): the scenario's sequences could not run.
   if (s.max_model_len > 0 && s.seq_len > s.max_model_len)
-    throw InputError("max_model_len", "is " + std::to_string(s.max_model_len) +
-                                          " tokens, below seq_len " + std::to_string(s.seq_len) +
+    throw InputError("max_model_len", std::to_string(s.max_model_len) + " is below seq_len " +
+                                          std::to_string(s.seq_len) +
                                           ": the engine refuses longer sequences");
 }
 
@@ -468,6 +468,10 @@ void parse_engine(const ScenarioFields& input, const Catalog& catalog, Scenario&
   if (auto v = read_int_value(input.at[key::max_model_len], "max_model_len", "", 1, kMaxTokens))
     s.max_model_len = engine.honours("max_model_len") ? *v : 0;
   check_seq_len(s);  // now against max_model_len too
+  if (s.max_num_seqs > 0 && s.batch > s.max_num_seqs)
+    s.notes.push_back("batch " + std::to_string(s.batch) + " exceeds max_num_seqs " +
+                      std::to_string(s.max_num_seqs) + ": the engine runs at most " +
+                      std::to_string(s.max_num_seqs) + " sequences a step, the rest wait");
   note_ignored_knobs(input, catalog, s);
 }
 
