@@ -35,6 +35,8 @@ const std::vector<Counterpart>& counterparts() {
       {"decode_tokens_per_s", "decode t/s", "/performance/decode_tokens_per_s", "tokens/s"},
       {"max_output_tokens_per_s", "max output t/s", "/performance/max_output_tokens_per_s",
        "tokens/s"},
+      {"offline_output_tokens_per_s", "offline output t/s",
+       "/performance/offline_output_tokens_per_s", "tokens/s"},
       {"ttft_ms", "TTFT", "/performance/ttft_ms", "ms"},
       {"tpot_ms", "TPOT", "/performance/tpot_ms", "ms"},
       {"train_tokens_per_s", "train t/s", "/performance/train_tokens_per_s", "tokens/s"},
@@ -180,7 +182,7 @@ std::string render_check(const json& check, bool markdown) {
     for (const auto& note : r["notes"]) out += "  note: " + note.get<std::string>() + "\n";
     if (r.contains("error")) out += "  not estimated: " + r["error"].get<std::string>() + "\n";
     out += markdown ? "| component | log | estimate | error | line |\n|---|---:|---:|---:|---|\n"
-                    : fmt::format("  {:<22}{:>14}{:>14}{:>9}  {}\n", "component", "log", "estimate",
+                    : fmt::format("  {:<22}{:>17}{:>17}{:>9}  {}\n", "component", "log", "estimate",
                                   "error", "from");
     for (const auto& row : r["rows"]) {
       const std::string unit = row["unit"].get<std::string>();
@@ -199,7 +201,7 @@ std::string render_check(const json& check, bool markdown) {
       if (row.contains("note")) from += "; " + row["note"].get<std::string>();
       out += markdown ? fmt::format("| {} | {} | {} | {} | {} |\n",
                                     row["component"].get<std::string>(), log, est, err, from)
-                      : fmt::format("  {:<22}{:>14}{:>14}{:>9}  {}\n",
+                      : fmt::format("  {:<22}{:>17}{:>17}{:>9}  {}\n",
                                     row["component"].get<std::string>(), log, est, err, from);
     }
     out += "\n";

@@ -14,6 +14,14 @@
 // - llama.cpp src/llama-model.cpp "load_tensors: DEV model buffer size = X MiB" (older
 //   llm_load_tensors "DEV buffer size"), llama-kv-cache "KV self size = X MiB" or "DEV KV buffer
 //   size = X MiB", llama-context "DEV compute buffer size = X MiB", "n_ctx = N"; MiB = 2^20.
+// - TensorRT-LLM's C++ runtime under trtllm-bench (0.8-0.21): "TensorRT-LLM version: 0.16.0";
+//   trtGptModelInflightBatching.cpp "TRTGptModel maxNumSequences: N", "maxSequenceLen: N",
+//   "maxNumTokens: N"; tllmRuntime "Loaded engine size: X MiB"; "[MemUsageChange] Allocated X GiB
+//   for max tokens in paged KV cache (N)." (kvCacheManager; GiB = 2^30, N tokens); trtllm-bench's
+//   report (bench/dataclasses/reporting.py): "Model:", "TP Size:", "PP Size:", "Quantization:",
+//   "KV Cache Dtype:", "KV Memory Percentage: 90.00%", "Number of requests:", "Average Input
+//   Length (tokens):", "Average Output Length (tokens):", "Token Throughput (tokens/sec):"
+//   (output tokens over the total latency).
 // - llama-bench (tools/llama-bench/llama-bench.cpp): markdown columns model, size, params,
 //   backend, ngl, test (pp512, tg128), t/s ("mean ± sd"); JSON/JSONL/CSV fields model_type,
 //   n_prompt, n_gen, n_gpu_layers, avg_ts, gpu_info.
@@ -386,6 +394,70 @@ void scan_sglang(Collector& c, std::string_view line, int n, bool& seen) {
   }
 }
 
+// The value of a trtllm-bench report line "Name:<tabs>value", trimmed; empty when absent.
+std::string_view report_value(std::string_view line, std::string_view name) {
+  line = trim(line);
+  if (!line.starts_with(name)) return {};
+  return trim(line.substr(name.size()));
+}
+
+// The engine's limits and its KV pool from the runtime's own start-up lines.
+void scan_trtllm_runtime(Collector& c, std::string_view line, int n, bool& seen) {
+  auto mark = [&] {
+    seen = true;
+    c.source("trtllm");
+    c.set_if_missing("engine", "trtllm");
+  };
+  if (auto at = line.find("TensorRT-LLM version: "); at != line.npos) {
+    // "0.16.0" -> release "0.16"; "1.0.0rc4" -> "1.0".
+    const std::string_view v = trim(line.substr(at + 22));
+    const size_t dot = v.find('.');
+    const size_t end = dot == v.npos ? v.npos : v.find_first_not_of("0123456789", dot + 1);
+    if (dot != v.npos && end != dot + 1)
+      mark(), c.set("engine_version", std::string(v.substr(0, end)));
+  }
+  const std::pair<const char*, const char*> limits[] = {
+      {"TRTGptModel maxNumSequences: ", "max_num_seqs"},
+      {"TRTGptModel maxSequenceLen: ", "max_model_len"},
+      {"TRTGptModel maxNumTokens: ", "max_num_batched_tokens"}};
+  for (const auto& [marker, key] : limits)
+    if (auto v = number_after(line, marker)) mark(), c.set(key, static_cast<int64_t>(*v));
+  // Each rank loads its own engine file (sizes differ by a few MiB): the first is kept.
+  if (auto v = bytes_after(line, "Loaded engine size:"); v && !c.find("weights_bytes"))
+    mark(), c.add("weights_bytes", *v, n, line);
+  if (contains(line, "for max tokens in paged KV cache (")) {
+    mark();
+    if (auto b = bytes_after(line, "Allocated ")) c.add("kv_cache_bytes", *b, n, line);
+    if (auto t = number_after(line, "paged KV cache (")) c.add("kv_cache_tokens", *t, n, line);
+  }
+}
+
+// trtllm-bench's closing report: the scenario of the run and its throughput.
+void scan_trtllm_report(Collector& c, std::string_view line, int n, bool& seen) {
+  if (!seen) return;  // only after the runtime's own lines
+  if (auto m = report_value(line, "Model:"); !m.empty()) c.set("model", std::string(m));
+  const std::pair<const char*, const char*> sizes[] = {{"TP Size:", "tp"}, {"PP Size:", "pp"}};
+  for (const auto& [name, key] : sizes)
+    if (auto v = leading_number(report_value(line, name)))
+      c.run().scenario["parallel"][key] = static_cast<int64_t>(*v);
+  if (report_value(line, "Quantization:") == "FP8") c.set("weights", "fp8");
+  if (report_value(line, "KV Cache Dtype:") == "FP8") c.set("kv_cache", "fp8");
+  if (auto v = leading_number(report_value(line, "KV Memory Percentage:")))
+    c.set("gpu_memory_utilization", *v / 100.0);
+  if (auto v = leading_number(report_value(line, "Number of requests:")))
+    c.set("offline_requests", static_cast<int64_t>(*v));
+  for (const char* name : {"Average Input Length (tokens):", "Average Output Length (tokens):"})
+    if (auto v = leading_number(report_value(line, name))) {
+      const bool input = name[8] == 'I';
+      c.set(input ? "prompt_len" : "output_len", static_cast<int64_t>(std::llround(*v)));
+      const json& s = c.run().scenario;
+      if (s.contains("prompt_len") && s.contains("output_len"))
+        c.set("seq_len", s["prompt_len"].get<int64_t>() + s["output_len"].get<int64_t>());
+    }
+  if (auto v = leading_number(report_value(line, "Token Throughput (tokens/sec):")))
+    c.add("offline_output_tokens_per_s", *v, n, line);
+}
+
 void scan_llama_cpp(Collector& c, std::string_view line, int n, bool& seen,
                     std::vector<std::string>& gpu_devices) {
   auto mark = [&] {
@@ -697,7 +769,8 @@ const std::vector<std::string>& log_figure_keys() {
                                                 "tpot_ms",
                                                 "train_tokens_per_s",
                                                 "train_tokens_per_s_per_gpu",
-                                                "step_time_s"};
+                                                "step_time_s",
+                                                "offline_output_tokens_per_s"};
   return keys;
 }
 
@@ -842,10 +915,10 @@ void finish_line_runs(std::vector<LogRun>& runs, const std::vector<std::string>&
   }
 }
 
-// Start-up logs: every line through the vLLM, SGLang and llama.cpp scanners.
+// Start-up logs: every line through the vLLM, SGLang, llama.cpp and TensorRT-LLM scanners.
 void read_line_log(std::string_view text, LogReading& out) {
   Collector c("log");
-  bool vllm = false, sglang = false, llama = false;
+  bool vllm = false, sglang = false, llama = false, trtllm = false;
   std::vector<std::string> devices;
   int n = 0;
   size_t begin = 0;
@@ -858,9 +931,11 @@ void read_line_log(std::string_view text, LogReading& out) {
     scan_vllm(c, line, n, vllm);
     scan_sglang(c, line, n, sglang);
     scan_llama_cpp(c, line, n, llama, devices);
+    scan_trtllm_runtime(c, line, n, trtllm);
+    scan_trtllm_report(c, line, n, trtllm);
   }
   out.runs = c.take();
-  out.format = vllm ? "vllm" : sglang ? "sglang" : "llama.cpp";
+  out.format = vllm ? "vllm" : sglang ? "sglang" : trtllm ? "trtllm" : "llama.cpp";
   finish_line_runs(out.runs, devices);
 }
 

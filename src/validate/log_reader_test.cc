@@ -227,6 +227,57 @@ llama_new_context_with_model:  CUDA_Host  output buffer size =     1.95 MiB
 llama_new_context_with_model:      CUDA0 compute buffer size =   672.01 MiB
 )";
 
+// trtllm-bench 0.16 throughput on 8 H100 (Llama-3.1-70B-Instruct FP8, one line of each kind
+// kept, and two ranks' engine sizes). Source: shaamil101-etched/trtllm-benchmarks,
+// results/result_128_8192_750.txt at aeec9f2.
+const char* kTrtllm = R"([TensorRT-LLM] TensorRT-LLM version: 0.16.0
+[TensorRT-LLM][INFO] TRTGptModel maxNumSequences: 2048
+[TensorRT-LLM][INFO] TRTGptModel maxSequenceLen: 25000
+[TensorRT-LLM][INFO] TRTGptModel maxNumTokens: 8192
+[TensorRT-LLM][INFO] Loaded engine size: 8925 MiB
+[TensorRT-LLM][INFO] Loaded engine size: 8939 MiB
+[TensorRT-LLM][INFO] [MemUsageChange] Allocated 1013.01 MiB for execution context memory.
+[TensorRT-LLM][INFO] Number of tokens per block: 64.
+[TensorRT-LLM][INFO] [MemUsageChange] Allocated 52.08 GiB for max tokens in paged KV cache (2730752).
+[TensorRT-LLM][INFO] [MemUsageChange] Allocated 52.08 GiB for max tokens in paged KV cache (2730752).
+Model:			meta-llama/Llama-3.1-70B-Instruct
+KV Cache Dtype:		FP8
+Quantization:		FP8
+TP Size:		8
+PP Size:		1
+KV Memory Percentage:	90.00%
+Number of requests:		750
+Average Input Length (tokens):	128.0000
+Average Output Length (tokens):	8192.0000
+Token Throughput (tokens/sec):	7944.3036
+)";
+
+TEST(LogReader, TrtllmBenchEngineAndRun) {
+  const LogReading log = read_log(kTrtllm, "log");
+  EXPECT_EQ(log.format, "trtllm");
+  ASSERT_EQ(log.runs.size(), 1u);
+  const auto& s = log.runs[0].scenario;
+  EXPECT_EQ(s["engine"], "trtllm");
+  EXPECT_EQ(s["engine_version"], "0.16");
+  EXPECT_EQ(s["max_num_seqs"], 2048);
+  EXPECT_EQ(s["max_model_len"], 25000);
+  EXPECT_EQ(s["max_num_batched_tokens"], 8192);
+  EXPECT_EQ(s["model"], "meta-llama/Llama-3.1-70B-Instruct");
+  EXPECT_EQ(s["weights"], "fp8");
+  EXPECT_EQ(s["kv_cache"], "fp8");
+  EXPECT_EQ(s["parallel"]["tp"], 8);
+  EXPECT_DOUBLE_EQ(s["gpu_memory_utilization"].get<double>(), 0.9);
+  EXPECT_EQ(s["offline_requests"], 750);
+  EXPECT_EQ(s["prompt_len"], 128);
+  EXPECT_EQ(s["output_len"], 8192);
+  EXPECT_EQ(s["seq_len"], 8320);  // 128 + 8192
+  const auto f = figures(log.runs[0]);
+  EXPECT_DOUBLE_EQ(f.at("weights_bytes"), 8925 * kMiB);  // the first rank's engine
+  EXPECT_DOUBLE_EQ(f.at("kv_cache_bytes"), 52.08 * kGiB);
+  EXPECT_DOUBLE_EQ(f.at("kv_cache_tokens"), 2730752);
+  EXPECT_DOUBLE_EQ(f.at("offline_output_tokens_per_s"), 7944.3036);
+}
+
 TEST(LogReader, LlamaCppBuffersAddUpOverDevices) {
   const LogReading r = read_log(kLlamaCpp, "log");
   EXPECT_EQ(r.format, "llama.cpp");
