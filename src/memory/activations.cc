@@ -363,11 +363,14 @@ namespace {
 // worker.determine_num_available_blocks, V1 gpu_model_runner.profile_run; budgets by release and
 // GPU in data/engines.json).
 Part profile_run_activations(const Scenario& s, const EngineProfile& engine,
-                             const EngineRelease& rel, const Explanations* why) {
-  // The engine's max_model_len is the scenario's sequence length unless it was given.
+                             const EngineRelease& rel, const Explanations* why,
+                             int64_t built_tokens) {
+  // The engine's max_model_len is the scenario's sequence length unless it was given; its token
+  // budget the scenario's, else the one it was built with, else the release's default.
   ProfileRun run =
-      profile_run(rel, s.max_num_batched_tokens, s.max_model_len > 0 ? s.max_model_len : s.seq_len,
-                  s.gpu ? s.gpu->memory_gb : 0.0, s.gpu ? s.gpu->id : "");
+      profile_run(rel, s.max_num_batched_tokens > 0 ? s.max_num_batched_tokens : built_tokens,
+                  s.max_model_len > 0 ? s.max_model_len : s.seq_len, s.gpu ? s.gpu->memory_gb : 0.0,
+                  s.gpu ? s.gpu->id : "");
   // The sampler's rows are --max-num-seqs; a TensorRT engine's logits are its runtime buffers,
   // counted per slot with the non-torch memory (trt_runtime.cc), not here.
   if (s.max_num_seqs > 0 && rel.runtime_max_batch <= 0) run.seqs = s.max_num_seqs;
@@ -453,20 +456,22 @@ double activations(const Scenario& s, const Catalog& catalog, Explanations* why)
 
 namespace {
 
-Part activation_part(const Scenario& s, const EngineRules& rules, const Explanations* why) {
+Part activation_part(const Scenario& s, const EngineRules& rules, const Explanations* why,
+                     int64_t built_tokens) {
   const EngineProfile& engine = rules.engine;
   if (s.task == Task::kCvTrain) return cv_activations(s, why);
   if (is_training(s.task)) return training_activations(s, engine, why);
   if (engine.kind == EngineKind::kPreallocating)
-    return profile_run_activations(s, engine, *rules.release, why);
+    return profile_run_activations(s, engine, *rules.release, why, built_tokens);
   if (engine.kind == EngineKind::kLlamaCpp) return compute_buffer_activations(s, engine, why);
   return generate_activations(s, engine, why);
 }
 
 }  // namespace
 
-double activations(const Scenario& s, const EngineRules& rules, Explanations* why) {
-  return explained(activation_part(s, rules, why), "activations_bytes", why);
+double activations(const Scenario& s, const EngineRules& rules, Explanations* why,
+                   int64_t built_tokens) {
+  return explained(activation_part(s, rules, why, built_tokens), "activations_bytes", why);
 }
 
 }  // namespace gpusizer::memory

@@ -35,6 +35,20 @@ struct Parts {
   double allocated() const { return weights + kv + activations + gradients + optimizer + master; }
 };
 
+// A TensorRT engine built by trtllm-bench for the scenario: its max_num_tokens, which sizes the
+// engine's activation workspace, is trtllm-bench's tuning for the scenario's lengths
+// (trt_runtime.h); 0 where the release has no such build or no GPU is given.
+int64_t built_token_budget(const Scenario& s, const Catalog& catalog,
+                           const memory::EngineRules& rules, const Parts& p) {
+  const EngineRelease& rel = *rules.release;
+  if (!s.gpu || s.task != Task::kInference || rel.runtime_max_batch <= 0) return 0;
+  const double f =
+      memory_fraction(rel, s.gpu_memory_utilization_given, s.gpu_memory_utilization, s.parallel.tp);
+  return memory::trt_engine_max_num_tokens(
+      rel, f, memory::usable_capacity(*s.gpu, catalog) - p.weights, p.kv_sequence, s.parallel.pp,
+      s.prompt_len, s.output_len);
+}
+
 // The parts that grow with the batch: KV cache and activations (`engine` is the scenario's).
 void fill_batch_parts(const Scenario& s, const Catalog& catalog, const memory::EngineRules& rules,
                       Parts& p, Explanations* why) {
@@ -49,7 +63,7 @@ void fill_batch_parts(const Scenario& s, const Catalog& catalog, const memory::E
     // Hugging Face's DynamicCache grows by torch.cat: one layer's old and new cache coexist.
     if (engine.kv_grows_by_concat) p.kv *= 1.0 + 1.0 / static_cast<double>(s.model.num_layers);
   }
-  p.activations = memory::activations(s, rules, why);
+  p.activations = memory::activations(s, rules, why, built_token_budget(s, catalog, rules, p));
 }
 
 // What the optimizer step allocates beside the states, per GPU: torch.optim's foreach AdamW

@@ -97,8 +97,11 @@ double kv_cache(const Scenario& s, const Catalog& catalog, int64_t sequences, in
 /// Peak activation memory per GPU: inference transients, or saved training activations + loss.
 /// Basis: "activations_bytes".
 double activations(const Scenario& s, const Catalog& catalog, Explanations* why);
-/// The same with the engine's rules already looked up (`rules` = engine_rules(s, catalog)).
-double activations(const Scenario& s, const EngineRules& rules, Explanations* why);
+/// The same with the engine's rules already looked up (`rules` = engine_rules(s, catalog)), and
+/// for a preallocating engine the token budget its engine was built with when the scenario
+/// gives none (`built_tokens`; 0: the release's default).
+double activations(const Scenario& s, const EngineRules& rules, Explanations* why,
+                   int64_t built_tokens = 0);
 
 /// Gradients, optimizer states and fp32 master weights per GPU after ZeRO sharding.
 /// Bases: "gradients_bytes", "optimizer_bytes", "master_weights_bytes".

@@ -48,12 +48,21 @@ double trt_runtime_bytes(const EngineRelease& release, int64_t max_batch, int64_
 // heads; per GPU that is the usable capacity and the per-GPU KV of one sequence. Without a
 // dataset it keeps BuildConfig's 2,048 (the 0.16 logs), which caps the tuned figure here as
 // speed.json's max_num_seqs caps the running batch.
+namespace {
+
+// trtllm-bench's requests in the KV cache (calc_engine_setting's kv_cache_max_requests), held
+// below the 4,096 cap's neighbourhood before any cast: a tiny KV per sequence must not make a
+// double too large for an integer.
+double bench_requests(double f, double free_after_weights, double kv_one_sequence) {
+  return std::min(
+      8192.0, kv_one_sequence > 0 ? f * std::max(0.0, free_after_weights) / kv_one_sequence : 0.0);
+}
+
+}  // namespace
+
 int64_t trt_engine_max_batch(const EngineRelease& release, double f, double free_after_weights,
                              double kv_one_sequence) {
-  // Held below the 4,096 cap's neighbourhood before any cast: a tiny KV per sequence must not
-  // make a double too large for an integer.
-  const double requests = std::min(
-      8192.0, kv_one_sequence > 0 ? f * std::max(0.0, free_after_weights) / kv_one_sequence : 0.0);
+  const double requests = bench_requests(f, free_after_weights, kv_one_sequence);
   auto up = [requests](double step) {
     return static_cast<int64_t>(std::ceil(requests / step) * step);
   };
@@ -65,6 +74,23 @@ int64_t trt_engine_max_batch(const EngineRelease& release, double f, double free
   else
     batch = up(256);
   return std::min<int64_t>({batch, 4096, release.runtime_max_batch});
+}
+
+// tuning.py finetune_setting: raw tokens = min(requests, 4,096) / pp x (1 + ISL / OSL), at most
+// 32,768 ("to avoid TRT activation buffer becoming too large"); below 4,096 rounded up to 256
+// and at least 2,048 ("to ensure Ctx/Gen overlap efficiency"), below 8,192 to 512, else to 1,024.
+int64_t trt_engine_max_num_tokens(const EngineRelease& release, double f, double free_after_weights,
+                                  double kv_one_sequence, int64_t pp, int64_t prompt_len,
+                                  int64_t output_len) {
+  if (release.runtime_max_batch <= 0 || output_len < 1) return 0;
+  const double batch = std::min(bench_requests(f, free_after_weights, kv_one_sequence), 4096.0) /
+                       static_cast<double>(std::max<int64_t>(1, pp));
+  const double ratio =
+      static_cast<double>(std::max<int64_t>(0, prompt_len)) / static_cast<double>(output_len);
+  const double tokens = std::min(batch * (1.0 + ratio), 32768.0);
+  auto up = [tokens](double step) { return static_cast<int64_t>(std::ceil(tokens / step) * step); };
+  if (tokens < 4096) return std::max<int64_t>(2048, up(256));
+  return tokens < 8192 ? up(512) : up(1024);
 }
 
 double trt_runtime_bytes(const Scenario& s, const EngineRelease& release, int64_t max_batch) {

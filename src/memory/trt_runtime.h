@@ -14,6 +14,13 @@ namespace gpusizer::memory {
 int64_t trt_engine_max_batch(const EngineRelease& release, double f, double free_after_weights,
                              double kv_one_sequence);
 
+/// The max_num_tokens the engine is built with when none is given: trtllm-bench's own estimate
+/// of the requests (as trt_engine_max_batch) x (1 + ISL / OSL) over the pipeline stages, at most
+/// 32,768, rounded up as it rounds (at least 2,048). Zero for releases it does not tune.
+int64_t trt_engine_max_num_tokens(const EngineRelease& release, double f, double free_after_weights,
+                                  double kv_one_sequence, int64_t pp, int64_t prompt_len,
+                                  int64_t output_len);
+
 /// What the runtime of a TensorRT-engine release (engines.json trtllm releases[] runtime_*)
 /// allocates per GPU for `max_batch` sequence slots before the KV pool is sized: max_batch x
 /// (padded vocabulary x bytes per logit + max_seq_len x bytes per token + bytes per slot). The

@@ -53,28 +53,31 @@ TEST(TrtRuntime, TunedBatchRoundsUpAndStopsAt2048) {
 }
 
 TEST(TrtRuntime, PoolOfTheTensorRtEngineReleasesLeavesItOut) {
-  // Llama-3.1-8B bf16 on one H100 at seq_len 2,048 with 0.16. Slots: 0.9 x (79.152 usable -
-  // 14.9575 weights) = 57.775 GiB over 2,048 x 131,072 B = 0.25 GiB per request = 231.1
-  // requests, rounded up to 256. Runtime: 256 x (128,256 x 12 + 2,048 x 32 + 65,536) = 256 x
-  // 1,670,144 = 427,556,864 B = 0.398193 GiB. Pool: 0.9 x (1.0's free memory 62.41325 GiB,
-  // engine_startup_test.cc, - 0.398193) = 0.9 x 62.015057 = 55.813551 GiB = 55.813551 x 8,192 =
-  // 457,224 tokens of 131,072 B.
+  // Llama-3.1-8B bf16 on one H100 at seq_len 2,048 (1,536 in, 512 out) with 0.16. Slots: 0.9 x
+  // (79.152 usable - 14.9575 weights) = 57.775 GiB over 2,048 x 131,072 B = 0.25 GiB per request
+  // = 231.1 requests, rounded up to 256. Tokens: 231.1 x (1 + 1,536 / 512) = 924, at least 2,048,
+  // so the activation workspace is 2,048 x 102,400 B = 0.1953125 GiB (1.0's 8,192 tokens take
+  // 0.78125, engine_startup_test.cc). Runtime: 256 x (128,256 x 12 + 2,048 x 32 + 65,536) = 256 x
+  // 1,670,144 = 427,556,864 B = 0.398193 GiB. Pool: 0.9 x (79.152 - 14.9575 - 0.1953125 - 1 GiB
+  // non-torch - 0.398193) = 0.9 x 62.600995 = 56.340895 GiB = 56.340895 x 8,192 = 461,544
+  // tokens of 131,072 B.
   const auto out = estimate_json({{"model", "llama-3.1-8b"},
                                   {"engine", "trtllm"},
                                   {"engine_version", "0.16"},
                                   {"gpu", "h100-sxm5-80gb"},
                                   {"seq_len", 2048}});
   EXPECT_NEAR(out["memory"]["overhead_bytes"].get<double>(), kGiB + 427556864.0, 1.0);
-  EXPECT_NEAR(out["memory"]["kv_cache_bytes"].get<double>() / kGiB, 55.813551, 1e-3);
-  EXPECT_NEAR(out["memory"]["kv_cache_capacity_tokens"].get<double>(), 457224, 8);
+  EXPECT_NEAR(out["memory"]["activations_bytes"].get<double>(), 2048.0 * 102400, 1.0);
+  EXPECT_NEAR(out["memory"]["kv_cache_bytes"].get<double>() / kGiB, 56.340895, 1e-3);
+  EXPECT_NEAR(out["memory"]["kv_cache_capacity_tokens"].get<double>(), 461544, 8);
 }
 
 TEST(TrtRuntime, AnEngineBuiltWithItsOwnLimitsKeepsThem) {
   // The same 8B scenario on an engine built with max_batch_size 512 (max_num_seqs) and max_seq_len
   // 8,192 (max_model_len), not trtllm-bench's tuned 256 slots for 2,048 tokens. Runtime: 512 x
   // (128,256 x 12 + 8,192 x 32 + 65,536) = 512 x (1,539,072 + 262,144 + 65,536) = 512 x
-  // 1,866,752 = 955,777,024 B = 0.890142 GiB. Pool: 0.9 x (62.41325 - 0.890142) = 0.9 x
-  // 61.523108 = 55.370797 GiB = 453,597 tokens of 131,072 B.
+  // 1,866,752 = 955,777,024 B = 0.890142 GiB. Pool: 0.9 x (62.999188 free before the runtime,
+  // above, - 0.890142) = 0.9 x 62.109046 = 55.898141 GiB = 457,917 tokens of 131,072 B.
   const auto out = estimate_json({{"model", "llama-3.1-8b"},
                                   {"engine", "trtllm"},
                                   {"engine_version", "0.16"},
@@ -83,8 +86,32 @@ TEST(TrtRuntime, AnEngineBuiltWithItsOwnLimitsKeepsThem) {
                                   {"max_num_seqs", 512},
                                   {"max_model_len", 8192}});
   EXPECT_NEAR(out["memory"]["overhead_bytes"].get<double>(), kGiB + 955777024.0, 1.0);
-  EXPECT_NEAR(out["memory"]["kv_cache_bytes"].get<double>() / kGiB, 55.370797, 1e-3);
-  EXPECT_NEAR(out["memory"]["kv_cache_capacity_tokens"].get<double>(), 453597, 8);
+  EXPECT_NEAR(out["memory"]["kv_cache_bytes"].get<double>() / kGiB, 55.898141, 1e-3);
+  EXPECT_NEAR(out["memory"]["kv_cache_capacity_tokens"].get<double>(), 457917, 8);
+}
+
+TEST(TrtRuntime, TunedTokenBudgetRoundsAsTrtllmBenchDoes) {
+  const EngineRelease& r = release("0.16");
+  // 0.9 x 64 GiB over 0.25 GiB = 230.4 requests; x (1 + 1,536 / 512) = 921.6: at least 2,048.
+  EXPECT_EQ(memory::trt_engine_max_num_tokens(r, 0.9, 64.0 * kGiB, 0.25 * kGiB, 1, 1536, 512),
+            2048);
+  // 0.9 x 64 GiB over 0.05 GiB = 1,152 requests; x (1 + 1,000 / 1,000) = 2,304: at least 2,048,
+  // rounded up to 256: 2,304.
+  EXPECT_EQ(memory::trt_engine_max_num_tokens(r, 0.9, 64.0 * kGiB, 0.05 * kGiB, 1, 1000, 1000),
+            2304);
+  // 1,152 x (1 + 5,000 / 500) = 12,672: rounded up to 1,024, 13,312; over 2 stages 6,336: to 512,
+  // 6,656.
+  EXPECT_EQ(memory::trt_engine_max_num_tokens(r, 0.9, 64.0 * kGiB, 0.05 * kGiB, 1, 5000, 500),
+            13312);
+  EXPECT_EQ(memory::trt_engine_max_num_tokens(r, 0.9, 64.0 * kGiB, 0.05 * kGiB, 2, 5000, 500),
+            6656);
+  // 4,096 requests at most, x (1 + 20,000 / 2,000) = 45,056: at most 32,768.
+  EXPECT_EQ(memory::trt_engine_max_num_tokens(r, 0.9, 64.0 * kGiB, 0.001 * kGiB, 1, 20000, 2000),
+            32768);
+  // Releases trtllm-bench does not build a TensorRT engine for: none.
+  EXPECT_EQ(memory::trt_engine_max_num_tokens(release("1.0"), 0.9, 64.0 * kGiB, 0.05 * kGiB, 1,
+                                              1000, 1000),
+            0);
 }
 
 }  // namespace
