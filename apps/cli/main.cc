@@ -1,14 +1,17 @@
 // The gpusizer command: a thin face over the library. Parses flags into the contract's JSON,
 // calls the library, renders. Exit codes: 0 success, 2 bad input, 1 internal error.
 #include <fmt/format.h>
+
 #include <unistd.h>
 #include <CLI/CLI.hpp>
+#include <functional>
 
 #include <algorithm>
 #include <atomic>
 #include <ctime>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <iostream>
 #include <optional>
 #include <sstream>
@@ -216,80 +219,91 @@ std::string render_one(const nlohmann::json& result, const std::string& format) 
 constexpr size_t kAnswerBytes = 8 * 1024;
 constexpr size_t kWriteBytes = 64 * 1024;
 
+// Every line of a batch with its number, a blank one too, so that answer N is for input line N.
+std::vector<std::pair<int, std::string_view>> batch_lines(const std::string& text) {
+  std::vector<std::pair<int, std::string_view>> lines;
+  int number = 0;
+  for (size_t begin = 0; begin < text.size();) {
+    size_t end = text.find('\n', begin);
+    if (end == std::string::npos) end = text.size();
+    lines.emplace_back(++number, std::string_view(text.data() + begin, end - begin));
+    begin = end + 1;
+  }
+  return lines;
+}
+
+// Answers in order to stdout, in pieces of about 64 KiB: one write call for some ten lines
+// instead of about two per line through the stream's own 4 KiB buffer. A long batch shows how
+// far it is on a terminal's stderr, and nothing otherwise.
+void write_in_order(size_t count, const std::function<std::string(size_t)>& answer, unsigned jobs) {
+  ProgressLine progress(count, "lines", isatty(STDERR_FILENO) != 0);
+  size_t written = 0;
+  std::string pending;
+  pending.reserve(2 * kWriteBytes);
+  auto write_pending = [&] {
+    std::cout.write(pending.data(), static_cast<std::streamsize>(pending.size()));
+    pending.clear();
+  };
+  map_in_order(
+      count, answer,
+      [&](const std::string& s) {
+        pending += s;
+        if (pending.size() >= kWriteBytes) write_pending();
+        progress.update(++written);
+      },
+      jobs);
+  write_pending();
+  progress.finish();
+  std::cout.flush();
+}
+
+// One result per line, in order; a failing line answers with an error object in its place.
+// Lines are independent, so they are estimated on every core.
+int run_estimate_batch(const Options& o, const Catalog& catalog, const std::string& format) {
+  const std::string text = read_all(o.input);
+  const auto lines = batch_lines(text);
+  std::atomic<int> status{0};
+  // English JSON text needs no tree: the answer is streamed as text (the same bytes).
+  const bool stream = g_lang == Lang::kEn && format != "table" && format != "markdown";
+  auto answer = [&](size_t i) {
+    nlohmann::json out;
+    try {
+      const auto [line_number, line] = lines[i];
+      if (line.find_first_not_of(" \t\r") == std::string_view::npos)
+        throw InputError("", fmt::format("line {} is blank", line_number), "bad_input");
+      nlohmann::json scenario = parse_scenario(line, fmt::format("line {}", line_number));
+      apply_flags(o, scenario);
+      if (stream) {
+        std::string answer_text;
+        answer_text.reserve(kAnswerBytes);  // one allocation, not a dozen as it grows
+        append_estimate_json(answer_text, scenario, catalog);
+        answer_text += '\n';
+        return answer_text;
+      }
+      out = localized(estimate_json(scenario, catalog));
+    } catch (const InputError& e) {
+      out = error_json(e.code(), e.what(), e.field(), g_lang);
+      status = 2;
+    } catch (const std::exception& e) {
+      out = error_json("internal", e.what());
+      status = 2;
+    }
+    if (format == "table" || format == "markdown") return render_one(out, format);
+    std::string answer_text;
+    append_json(answer_text, out);
+    answer_text += '\n';
+    return answer_text;
+  };
+  write_in_order(lines.size(), answer, o.jobs);
+  return status.load();
+}
+
 int run_estimate(const Options& o) {
   const Catalog& catalog = catalog_for(o);
   const std::string format = output_format(o);
   const bool batch = !o.input.empty() && ((o.input.size() > 6 && o.input.ends_with(".jsonl")) ||
                                           (o.input == "-" && o.format == "jsonl"));
-  if (batch) {
-    // One result per line, in order; a failing line answers with an error object in its place.
-    // Lines are independent, so they are estimated on every core.
-    const std::string text = read_all(o.input);
-    // Every line gets an answer line, a blank one an error, so answer N is for input line N.
-    std::vector<std::pair<int, std::string_view>> lines;  // line number, text
-    int number = 0;
-    for (size_t begin = 0; begin < text.size();) {
-      size_t end = text.find('\n', begin);
-      if (end == std::string::npos) end = text.size();
-      lines.emplace_back(++number, std::string_view(text.data() + begin, end - begin));
-      begin = end + 1;
-    }
-    std::atomic<int> status{0};
-    // English JSON text needs no tree: the answer is streamed as text (the same bytes).
-    const bool stream = g_lang == Lang::kEn && format != "table" && format != "markdown";
-    auto answer = [&](size_t i) {
-      nlohmann::json out;
-      try {
-        const auto [line_number, line] = lines[i];
-        if (line.find_first_not_of(" \t\r") == std::string_view::npos)
-          throw InputError("", fmt::format("line {} is blank", line_number), "bad_input");
-        nlohmann::json scenario = parse_scenario(line, fmt::format("line {}", line_number));
-        apply_flags(o, scenario);
-        if (stream) {
-          std::string answer_text;
-          answer_text.reserve(kAnswerBytes);  // one allocation, not a dozen as it grows
-          append_estimate_json(answer_text, scenario, catalog);
-          answer_text += '\n';
-          return answer_text;
-        }
-        out = localized(estimate_json(scenario, catalog));
-      } catch (const InputError& e) {
-        out = error_json(e.code(), e.what(), e.field(), g_lang);
-        status = 2;
-      } catch (const std::exception& e) {
-        out = error_json("internal", e.what());
-        status = 2;
-      }
-      if (format == "table" || format == "markdown") return render_one(out, format);
-      std::string answer_text;
-      append_json(answer_text, out);
-      answer_text += '\n';
-      return answer_text;
-    };
-    // A long batch shows how far it is on a terminal's stderr, and nothing otherwise.
-    ProgressLine progress(lines.size(), "lines", isatty(STDERR_FILENO) != 0);
-    size_t written = 0;
-    // Answers go out in pieces of about 64 KiB: one write call for some ten lines instead of
-    // about two per line through the stream's own 4 KiB buffer.
-    std::string pending;
-    pending.reserve(2 * kWriteBytes);
-    auto write_pending = [&] {
-      std::cout.write(pending.data(), static_cast<std::streamsize>(pending.size()));
-      pending.clear();
-    };
-    map_in_order(
-        lines.size(), answer,
-        [&](const std::string& s) {
-          pending += s;
-          if (pending.size() >= kWriteBytes) write_pending();
-          progress.update(++written);
-        },
-        o.jobs);
-    write_pending();
-    progress.finish();
-    std::cout.flush();
-    return status.load();
-  }
+  if (batch) return run_estimate_batch(o, catalog, format);
   nlohmann::json scenario = nlohmann::json::object();
   if (!o.input.empty()) scenario = parse_scenario(read_all(o.input), "--input");
   apply_flags(o, scenario);
