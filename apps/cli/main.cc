@@ -4,7 +4,6 @@
 
 #include <unistd.h>
 #include <CLI/CLI.hpp>
-#include <functional>
 
 #include <algorithm>
 #include <atomic>
