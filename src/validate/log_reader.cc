@@ -351,6 +351,10 @@ void scan_vllm_config(Collector& c, std::string_view line, bool& seen) {
       c.run().scenario["parallel"]["tp"] = static_cast<int64_t>(*v);
   if (auto v = number_after(line, "'gpu_memory_utilization': "))
     c.set("gpu_memory_utilization", *v);
+  // The scheduler's limits when set (V1 lists only the arguments that differ from the default).
+  for (const char* key : {"max_num_seqs", "max_num_batched_tokens"})
+    if (auto v = number_after(line, "'" + std::string(key) + "': "))
+      c.set(key, static_cast<int64_t>(*v));
   if (auto kv = text_after(line, "kv_cache_dtype=", ','); kv && kv->starts_with("fp8"))
     c.set("kv_cache", "fp8");
   set_vllm_weights(c, line);
@@ -391,6 +395,10 @@ void scan_sglang(Collector& c, std::string_view line, int n, bool& seen) {
       c.run().scenario["parallel"]["tp"] = static_cast<int64_t>(*v);
     if (auto v = number_after(line, "mem_fraction_static=")) c.set("gpu_memory_utilization", *v);
     if (auto v = number_after(line, "context_length=")) c.set("seq_len", static_cast<int64_t>(*v));
+    if (auto v = number_after(line, "max_running_requests="))
+      c.set("max_num_seqs", static_cast<int64_t>(*v));
+    if (auto v = number_after(line, "chunked_prefill_size="); v && *v > 0)
+      c.set("max_num_batched_tokens", static_cast<int64_t>(*v));
   }
 }
 

@@ -200,11 +200,14 @@ TEST(LogReader, VllmSettingsFromTheLog) {
       "(APIServer pid=1) INFO 02-01 23:01:25 [utils.py:250] non-default args: {'model_tag': "
       "'meta-llama/Llama-3.2-1B-Instruct', 'api_server_count': 1, 'model': "
       "'meta-llama/Llama-3.2-1B-Instruct', 'max_model_len': 1024, 'enforce_eager': True, "
-      "'load_format': 'dummy', 'gpu_memory_utilization': 0.35}\nModel loading took 2.3 GiB\n",
+      "'load_format': 'dummy', 'gpu_memory_utilization': 0.35, 'max_num_seqs': 64}\nModel "
+      "loading took 2.3 GiB\n",
       "log");
   const auto& t = v1.runs.at(0).scenario;
   EXPECT_EQ(t["model"], "meta-llama/Llama-3.2-1B-Instruct");
   EXPECT_EQ(t["seq_len"], 1024);
+  EXPECT_EQ(t["max_num_seqs"], 64);                    // the scheduler's limit, given in the log
+  EXPECT_FALSE(t.contains("max_num_batched_tokens"));  // not given: the default
   EXPECT_DOUBLE_EQ(t["gpu_memory_utilization"].get<double>(), 0.35);
 }
 
