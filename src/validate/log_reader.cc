@@ -16,7 +16,8 @@
 //   size = X MiB", llama-context "DEV compute buffer size = X MiB", "n_ctx = N"; MiB = 2^20.
 // - TensorRT-LLM's C++ runtime under trtllm-bench (0.8-0.21): "TensorRT-LLM version: 0.16.0";
 //   trtGptModelInflightBatching.cpp "TRTGptModel maxNumSequences: N", "maxSequenceLen: N",
-//   "maxNumTokens: N"; tllmRuntime "Loaded engine size: X MiB"; "[MemUsageChange] Allocated X GiB
+//   "maxNumTokens: N" (the PyTorch backend of 1.0: "max_seq_len=N, max_num_requests=N,
+//   max_num_tokens=N"); tllmRuntime "Loaded engine size: X MiB"; "[MemUsageChange] Allocated X GiB
 //   for max tokens in paged KV cache (N)." (kvCacheManager; GiB = 2^30, N tokens); trtllm-bench's
 //   report (bench/dataclasses/reporting.py): "Model:", "TP Size:", "PP Size:", "Quantization:",
 //   "KV Cache Dtype:", "KV Memory Percentage: 90.00%", "Number of requests:", "Average Input
@@ -430,6 +431,18 @@ void scan_trtllm_runtime(Collector& c, std::string_view line, int n, bool& seen)
       {"TRTGptModel maxNumTokens: ", "max_num_batched_tokens"}};
   for (const auto& [marker, key] : limits)
     if (auto v = number_after(line, marker)) mark(), c.set(key, static_cast<int64_t>(*v));
+  // The PyTorch backend (1.0): "max_seq_len=157, max_num_requests=4096, max_num_tokens=23552".
+  if (contains(line, "max_num_requests=") && contains(line, "max_num_tokens=")) {
+    const std::pair<const char*, const char*> torch_limits[] = {
+        {"max_num_requests=", "max_num_seqs"},
+        {"max_seq_len=", "max_model_len"},
+        {"max_num_tokens=", "max_num_batched_tokens"}};
+    for (const auto& [marker, key] : torch_limits)
+      if (auto v = number_after(line, marker)) mark(), c.set(key, static_cast<int64_t>(*v));
+  }
+  // Without trtllm-bench's report the sequences are taken as long as the engine allows.
+  if (const json& s = c.run().scenario; s.contains("max_model_len"))
+    c.set_if_missing("seq_len", s["max_model_len"]);
   // Each rank loads its own engine file (sizes differ by a few MiB): the first is kept.
   if (auto v = bytes_after(line, "Loaded engine size:"); v && !c.find("weights_bytes"))
     mark(), c.add("weights_bytes", *v, n, line);

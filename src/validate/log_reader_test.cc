@@ -281,6 +281,28 @@ TEST(LogReader, TrtllmBenchEngineAndRun) {
   EXPECT_DOUBLE_EQ(f.at("offline_output_tokens_per_s"), 7944.3036);
 }
 
+// trtllm-bench 1.0 (PyTorch backend) with Llama-3.1-8B FP8 on an H100. Source:
+// https://github.com/NVIDIA/TensorRT-LLM/issues/6294 (2025-07-23), three lines kept.
+TEST(LogReader, TrtllmPytorchBackendLimitsAndPool) {
+  const LogReading log = read_log(
+      "[TensorRT-LLM] TensorRT-LLM version: 1.0.0rc4\n"
+      "[TensorRT-LLM][INFO] [MemUsageChange] Allocated 52.51 GiB for max tokens in paged KV "
+      "cache (860320).\n"
+      "[07/23/2025-09:16:03] [TRT-LLM] [I] max_seq_len=157, max_num_requests=4096, "
+      "max_num_tokens=23552\n",
+      "log");
+  ASSERT_EQ(log.runs.size(), 1u);
+  const auto& s = log.runs[0].scenario;
+  EXPECT_EQ(s["engine_version"], "1.0");
+  EXPECT_EQ(s["max_num_seqs"], 4096);
+  EXPECT_EQ(s["max_model_len"], 157);
+  EXPECT_EQ(s["max_num_batched_tokens"], 23552);
+  EXPECT_EQ(s["seq_len"], 157);  // no report: as long as the engine allows
+  const auto f = figures(log.runs[0]);
+  EXPECT_DOUBLE_EQ(f.at("kv_cache_tokens"), 860320);
+  EXPECT_DOUBLE_EQ(f.at("kv_cache_bytes"), 52.51 * kGiB);
+}
+
 TEST(LogReader, LlamaCppBuffersAddUpOverDevices) {
   const LogReading r = read_log(kLlamaCpp, "log");
   EXPECT_EQ(r.format, "llama.cpp");
