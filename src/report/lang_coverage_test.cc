@@ -267,7 +267,13 @@ std::vector<std::pair<json, bool>> scenarios() {
     {"model": "llama-2-7b", "method": "magic"}, {"model": "yolov8n", "gpu": "h100"},
     {"model": "llama-2-7b", "task": "cv-train", "gpu": "h100"},
     {"model": "llama-2-70b", "gpu": "rtx-4090-24gb", "gpu_count": 8, "engine": "vllm"},
-    {"model": "llama-2-7b", "gpu": "v100-sxm2-16gb", "task": "full", "gpu_count": 4}
+    {"model": "llama-2-7b", "gpu": "v100-sxm2-16gb", "task": "full", "gpu_count": 4},
+    {"model": "llama-2-7b", "engine": "vllm", "gpu": "h100", "batch": 96, "max_num_seqs": 64,
+     "max_model_len": 4096},
+    {"model": "llama-2-7b", "engine": "vllm", "seq_len": 8192, "max_model_len": 4096},
+    {"model": "llama-2-7b", "engine": "hf", "max_num_seqs": 64, "max_model_len": 4096},
+    {"model": "llama-3.1-8b", "engine": "trtllm", "engine_version": "0.16", "gpu": "h100",
+     "max_num_seqs": 512, "max_model_len": 8192}
   ])");
   for (const auto& m : mistakes) out.emplace_back(m, false);
   return out;

@@ -40,6 +40,7 @@ const SWEEP_BATCHES = [1, 2, 4, 8, 16, 32, 64, 128, 256];
 const DEFAULTS = {
   model: 'llama-2-7b', hf_config: '', task: 'inference', engine: '', weights: '', kv_cache: 'bf16',
   batch: '1', seq_len: '2048', prompt_len: '', output_len: '512', gpu_memory_utilization: '0.9',
+  max_num_seqs: '', max_model_len: '',
   optimizer: 'adamw', mixed_precision: 'bf16', gradient_checkpointing: 'false', zero_stage: '0',
   lora_rank: '8', lora_targets: 'all-linear', grad_accum: '1', tokens: '', flash_attention: true,
   image_size: '', dataset_items: '', epochs: '',
@@ -303,7 +304,10 @@ function scenarioOf(state) {
   const training = state.task !== 'inference';
   if (!training) {
     for (const key of ['prompt_len', 'output_len']) if (state[key] !== '') s[key] = intOf(state[key]);
-    if (PREALLOC.has(state.engine || resolvedEngine) && state.gpu_memory_utilization !== '') s.gpu_memory_utilization = intOf(state.gpu_memory_utilization);
+    if (PREALLOC.has(state.engine || resolvedEngine)) {
+      if (state.gpu_memory_utilization !== '') s.gpu_memory_utilization = intOf(state.gpu_memory_utilization);
+      for (const key of ['max_num_seqs', 'max_model_len']) if (state[key] !== '') s[key] = intOf(state[key]);
+    }
     Object.assign(s, trafficOf(state, intOf));  // serving at a request rate, within targets
   } else {
     const tr = {

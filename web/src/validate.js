@@ -8,6 +8,8 @@ export const NUMERIC = {
   prompt_len: { int: true, min: 1 },
   output_len: { int: true, min: 1 },
   gpu_memory_utilization: { min: 0.05, max: 1 },
+  max_num_seqs: { int: true, min: 1 },
+  max_model_len: { int: true, min: 1 },
   lora_rank: { int: true, min: 1 },
   grad_accum: { int: true, min: 1 },
   tokens: { min: 0 },

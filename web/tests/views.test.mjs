@@ -197,6 +197,27 @@ export async function run(report) {
       await page.close();
     });
 
+    await test("the engine's limits reach the server and are checked there", async () => {
+      for (const [lang, word] of [['en', 'max_num_seqs'], ['zh', 'max_num_seqs']]) {
+        const page = await open('?model=llama-2-7b&engine=vllm&gpu=h100-sxm5-80gb&batch=96&max_num_seqs=64&max_model_len=4096', { lang });
+        check((await page.inputValue('#max_num_seqs')) === '64', 'max_num_seqs not in its field');
+        check(await page.isVisible('#max_model_len'), 'no max_model_len field for vLLM');
+        // The server notes a batch above the engine's limit: it was sent.
+        const warned = await page.textContent('#warnings');
+        check(warned.includes(word) && warned.includes('96'), `warnings: ${warned}`);
+        // A sequence longer than max_model_len is refused by the engine: marked at that field.
+        await setField(page, 'seq_len', 8192);
+        check((await page.getAttribute('#max_model_len', 'aria-invalid')) === 'true', 'max_model_len not marked');
+        await page.screenshot({ path: shotPath(`engine-limits-${lang}-desktop.png`), fullPage: false });
+        await page.close();
+      }
+      // Engines that preallocate nothing have no such settings: the fields are hidden. (English
+      // again: the language chosen is kept for the pages that follow.)
+      const page = await open('?model=llama-2-7b&engine=hf&gpu=h100-sxm5-80gb', { lang: 'en' });
+      check(!(await page.isVisible('#max_num_seqs')), 'max_num_seqs shown for hf');
+      await page.close();
+    });
+
     await test('a bad value is reported at its field, and the old answer is not left showing', async () => {
       const page = await open('?model=llama-2-7b&gpu=h100-sxm5-80gb');
       await setField(page, 'batch', -1);
