@@ -52,8 +52,9 @@ struct CostEstimate {
   std::optional<double> usd_per_million_tokens;
   std::optional<double> usd_per_million_requests;  ///< serving: output_len tokens a request
   std::optional<double> usd_per_run;               ///< training: when training.tokens is given
-  /// Figure -> [low, high] from the band of the throughput it divides by.
-  std::map<std::string, std::pair<double, double>> bands;
+  /// Figure -> [low, high] from the band of the throughput it divides by: at most
+  /// usd_per_million_requests, usd_per_million_tokens and usd_per_run.
+  NamedFigures<std::pair<double, double>, 3> bands;
   std::optional<double> usd_total;  ///< training: the whole run (cost/run_cost.h), with tokens
 };
 

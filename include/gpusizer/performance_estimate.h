@@ -2,15 +2,23 @@
 // What the speed estimator returns: serving and training throughput and latency, the bands
 // around them and the serving-load figures (src/speed, estimate_speed). Keys and units as
 // docs/contract.md.
-#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
 
+#include "gpusizer/named_figures.h"
+
 namespace gpusizer {
 
 struct Scenario;
+
+/// A figure's band: [low, high] (gpusizer/speed_bands.h), under the figure's name. At most one per
+/// banded figure of PerformanceEstimate (13, src/estimate/bands.cc).
+using FigureBands = NamedFigures<std::pair<double, double>, 13>;
+
+/// Exposed seconds of a training step by cause (8 causes, src/speed/training_speed.h).
+using StepSeconds = NamedFigures<double, 8>;
 
 struct PerformanceEstimate {
   std::optional<double> prefill_tokens_per_s, decode_tokens_per_s, ttft_ms, tpot_ms,
@@ -22,10 +30,10 @@ struct PerformanceEstimate {
   std::optional<bool> decode_bandwidth_bound;
   /// Training: exposed seconds of the step by cause (compute, recompute, tp_comm, pp_bubble,
   /// dp_comm, ep_comm, optimizer, offload), adding up to step_time_s.
-  std::map<std::string, double> step_breakdown_s;
+  StepSeconds step_breakdown_s;
   /// Figure -> [low, high]: where 80% of published measurements of its kind fell around the
   /// prediction (data/speed_bands.json); figures without enough measurements have none.
-  std::map<std::string, std::pair<double, double>> bands;
+  FigureBands bands;
   /// Serving with traffic (speed/serving_load.h), for the whole fleet: TTFT and TPOT at the SLO's
   /// percentile (load_ttft_ms absent when the rate exceeds the fleet's capacity), their means,
   /// busy share, the highest rate meeting the SLO, the capacity, the output rate served, the mean

@@ -88,5 +88,45 @@ TEST(Basis, LookupsCopiesAndEquality) {
   EXPECT_TRUE(b.empty());
 }
 
+// Keys that share their first eight bytes (BasisKey::order) are ordered by the rest: "kv_cach"
+// (7 bytes) < "kv_cache" (8) < "kv_cache_bytes" < "kv_cache_bytes_per_token" <
+// "kv_cache_capacity_tokens" ('b' 0x62 < 'c' 0x63 at the tenth byte).
+TEST(Basis, KeysSharingTheirFirstEightBytes) {
+  Basis b;
+  b.set("kv_cache_capacity_tokens", "4");
+  b.set("kv_cache_bytes", "2");
+  b.set("kv_cache", "1");
+  b.set("kv_cache_bytes_per_token", "3");
+  b.set("kv_cach", "0");
+  b.set("kv_cache_bytes", "2b");  // replaced, not added
+  const std::vector<std::pair<std::string, std::string>> want = {{"kv_cach", "0"},
+                                                                 {"kv_cache", "1"},
+                                                                 {"kv_cache_bytes", "2b"},
+                                                                 {"kv_cache_bytes_per_token", "3"},
+                                                                 {"kv_cache_capacity_tokens", "4"}};
+  EXPECT_EQ(entries(b), want);
+  EXPECT_EQ(b.at("kv_cache"), "1");
+  EXPECT_EQ(b.at("kv_cache_bytes_per_token"), "3");
+  EXPECT_FALSE(b.contains("kv_cache_"));
+  EXPECT_FALSE(b.contains("kv_cac"));
+  EXPECT_FALSE(b.contains("kv_cache_bytes_per"));
+}
+
+// A finished basis leaves its storage to the thread's next one, which starts empty.
+TEST(Basis, TheNextBasisStartsEmpty) {
+  {
+    Basis first;
+    first.set("mfu", "model FLOPs / peak");
+    first.set("weights_bytes", "params x 16 bits");
+  }
+  Basis next;
+  next.set("gpu_watts", "8 x 400 W");
+  const std::vector<std::pair<std::string, std::string>> want = {{"gpu_watts", "8 x 400 W"}};
+  EXPECT_EQ(entries(next), want);
+  Basis moved = std::move(next);
+  moved.append("gpu_watts", " board power");
+  EXPECT_EQ(moved.at("gpu_watts"), "8 x 400 W board power");
+}
+
 }  // namespace
 }  // namespace gpusizer

@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <utility>
 
 #include "core/text_append.h"
 #include "core/text_format.h"
@@ -96,10 +97,6 @@ std::string cloud_basis(const Scenario& s, const InstancePlan& rent, const CostA
   return out;
 }
 
-// What an ownership says besides its figures: nothing (searches), the verdict (an answer
-// without its basis, "basis": false), or the verdict and the basis lines.
-enum class OwnershipText { kNone, kVerdict, kBasis };
-
 // Cloud: the fleet in whole instances, one node per instance (cost/fleet.h).
 void add_cloud(const Scenario& s, const CostAssumptions& a, const Catalog& catalog,
                const std::string& region, const Use& use, OwnershipText text, Ownership& o) {
@@ -156,11 +153,13 @@ std::string on_prem_basis(const Scenario& s, const Gpu& g, const CostAssumptions
 }
 
 // On-prem: whole servers of the smallest form that holds a node (data/servers.csv).
+// `planned`: the nodes power was estimated with, or null.
 void add_on_prem(const Scenario& s, const PowerEstimate& power, const CostAssumptions& a,
-                 const Catalog& catalog, const Use& use, OwnershipText text, Ownership& o) {
+                 const Catalog& catalog, const NodePlan* planned, const Use& use,
+                 OwnershipText text, Ownership& o) {
   const Gpu& g = *s.gpu;
   if (!g.launch_price_usd || !power.node_peak_watts || !power.nodes) return;
-  const NodePlan plan = plan_nodes(g, s.gpu_count, s.gpus_per_node, catalog);
+  const NodePlan plan = planned ? *planned : plan_nodes(g, s.gpu_count, s.gpus_per_node, catalog);
   const bool user_price = s.costs.is_object() && s.costs.contains("server_usd_per_node");
   const double server = server_price(s, g, a, plan);
   OnPremCost p;
@@ -249,17 +248,17 @@ void set_break_even(const Gpu& g, const CostAssumptions& a, Ownership& o) {
   }
 }
 
+// The figures and texts; the caller sets o.assumptions.
 Ownership ownership(const Scenario& s, const std::optional<PerformanceEstimate>& performance,
                     const PowerEstimate& power, const CostAssumptions& a, const Catalog& catalog,
-                    const std::string& region, OwnershipText text) {
+                    const std::string& region, OwnershipText text, const NodePlan* plan) {
   Ownership o;
-  o.assumptions = a;
   if (!s.gpu) return o;
   Use use;
   use.tokens_per_s = useful_tokens_per_s(s, performance);
   if (performance && performance->time_to_train_s) use.run_s = *performance->time_to_train_s;
   add_cloud(s, a, catalog, region, use, text, o);
-  add_on_prem(s, power, a, catalog, use, text, o);
+  add_on_prem(s, power, a, catalog, plan, use, text, o);
   if (text != OwnershipText::kNone) set_break_even(*s.gpu, a, o);
   return o;
 }
@@ -269,21 +268,38 @@ Ownership ownership(const Scenario& s, const std::optional<PerformanceEstimate>&
 Ownership ownership_cost(const Scenario& s, const std::optional<PerformanceEstimate>& performance,
                          const PowerEstimate& power, const CostAssumptions& a,
                          const Catalog& catalog, const std::string& region) {
-  return ownership(s, performance, power, a, catalog, region, OwnershipText::kBasis);
+  Ownership o =
+      ownership(s, performance, power, a, catalog, region, OwnershipText::kBasis, nullptr);
+  o.assumptions = a;
+  return o;
 }
 
 Ownership ownership_figures(const Scenario& s,
                             const std::optional<PerformanceEstimate>& performance,
                             const PowerEstimate& power, const CostAssumptions& a,
                             const Catalog& catalog, const std::string& region) {
-  return ownership(s, performance, power, a, catalog, region, OwnershipText::kNone);
+  Ownership o = ownership(s, performance, power, a, catalog, region, OwnershipText::kNone, nullptr);
+  o.assumptions = a;
+  return o;
 }
 
 Ownership ownership_without_basis(const Scenario& s,
                                   const std::optional<PerformanceEstimate>& performance,
                                   const PowerEstimate& power, const CostAssumptions& a,
                                   const Catalog& catalog, const std::string& region) {
-  return ownership(s, performance, power, a, catalog, region, OwnershipText::kVerdict);
+  Ownership o =
+      ownership(s, performance, power, a, catalog, region, OwnershipText::kVerdict, nullptr);
+  o.assumptions = a;
+  return o;
+}
+
+Ownership estimate_ownership(const Scenario& s,
+                             const std::optional<PerformanceEstimate>& performance,
+                             const PowerEstimate& power, CostAssumptions&& a,
+                             const Catalog& catalog, const NodePlan* plan, OwnershipText text) {
+  Ownership o = ownership(s, performance, power, a, catalog, "", text, plan);
+  o.assumptions = std::move(a);
+  return o;
 }
 
 // to_json(const Ownership&) is written by the report (src/report/ownership_json.cc).

@@ -5,6 +5,7 @@
 #include <optional>
 #include <string>
 
+#include "cost/fleet.h"
 #include "gpusizer/cost.h"
 
 namespace gpusizer {
@@ -22,5 +23,18 @@ Ownership ownership_without_basis(const Scenario& s,
                                   const std::optional<PerformanceEstimate>& performance,
                                   const PowerEstimate& power, const CostAssumptions& a,
                                   const Catalog& catalog, const std::string& region = "");
+
+/// What an ownership says besides its figures: nothing (searches), the verdict (an answer
+/// without its basis, "basis": false), or the verdict and the basis lines.
+enum class OwnershipText { kNone, kVerdict, kBasis };
+
+/// The estimate's ownership (src/estimate/estimate.cc): ownership_figures, ownership_without_basis
+/// or ownership_cost by `text`, in the scenario's region, with the nodes that power was estimated
+/// with (`plan`, estimate_power's; null: planned here) and the assumptions moved into the answer
+/// instead of copied (issue 18: a plan of the nodes and a copy of costs.json's map per estimate).
+Ownership estimate_ownership(const Scenario& s,
+                             const std::optional<PerformanceEstimate>& performance,
+                             const PowerEstimate& power, CostAssumptions&& a,
+                             const Catalog& catalog, const NodePlan* plan, OwnershipText text);
 
 }  // namespace gpusizer

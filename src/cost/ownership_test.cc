@@ -5,6 +5,7 @@
 #include "gpusizer/cost.h"
 #include "gpusizer/error.h"
 #include "gpusizer/estimate.h"
+#include "gpusizer/json/cost.h"
 #include "gpusizer/json/scenario.h"
 #include "gpusizer/json/site.h"
 
@@ -45,6 +46,22 @@ TEST(Ownership, EightA100HandChecked) {
 }
 
 // The figures-only ownership (searches rank on it): the same hand-checked prices, no text.
+// The estimate prices the nodes its power counted and moves its assumptions into the answer
+// (estimate_ownership): the same ownership as ownership_cost plans and copies itself.
+TEST(Ownership, TheEstimatesOwnershipIsOwnershipCost) {
+  const Catalog& catalog = Catalog::builtin();
+  const Scenario s = parse_scenario(
+      {{"model", "llama-2-7b"}, {"gpu", "a100-sxm4-80gb"}, {"gpu_count", 12}}, catalog);
+  const Estimate e = estimate(s, catalog);
+  ASSERT_TRUE(e.ownership && e.ownership->on_prem);
+  const Ownership direct = ownership_cost(
+      s, e.performance, e.power, with_cost_overrides(catalog.cost_defaults(), s.costs), catalog);
+  EXPECT_EQ(to_json(*e.ownership), to_json(direct));
+  EXPECT_EQ(e.ownership->assumptions.server_usd_per_node,
+            catalog.cost_defaults().server_usd_per_node);
+  EXPECT_EQ(e.ownership->on_prem->servers, 2);  // 12 GPUs in nodes of 8
+}
+
 TEST(Ownership, FiguresAloneHaveThePricesAndNoText) {
   const Scenario s = parse_scenario(
       {{"model", "llama-2-7b"}, {"gpu", "a100-sxm4-80gb"}, {"gpu_count", 8}}, Catalog::builtin());

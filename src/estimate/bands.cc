@@ -29,7 +29,7 @@ constexpr size_t kCount = std::size(kFigures);
 
 // Each figure's member and kind, looked up by name once per process instead of twice per figure
 // and estimate (issue 18), and the figures' positions in ascending name order, the order
-// p.bands keeps: inserted in that order, each goes at the map's end without key compares.
+// p.bands keeps: inserted in that order, each goes at the end without a search.
 struct BandedFigures {
   PerformanceFigure member[kCount];
   FigureKind kind[kCount];
@@ -97,7 +97,7 @@ void add_speed_bands(const Scenario& s, const SpeedBands& bands, PerformanceEsti
       used.resize(before);
   }
   for (const size_t i : figures.by_name)
-    if (banded[i]) p.bands.emplace_hint(p.bands.end(), kFigures[i], *banded[i]);
+    if (banded[i]) p.bands.set_static(kFigures[i], *banded[i]);
   // A cost per unit of work divides an hourly price by a throughput: the band of that throughput,
   // inverted (a time-like figure).
   const size_t throughput = static_cast<size_t>(
@@ -106,15 +106,15 @@ void add_speed_bands(const Scenario& s, const SpeedBands& bands, PerformanceEsti
       kFigures);
   if (const auto& band = banded[throughput]) {
     const double value = *(p.*figures.member[throughput]);
-    // In ascending name order, each put at the map's end (the hint) without a search.
+    // In ascending name order, each put at the end without a search.
+    using namespace std::string_view_literals;
     for (auto [name, cost] :
-         {std::pair{"usd_per_million_requests", cost_figures.usd_per_million_requests},
-          std::pair{"usd_per_million_tokens", cost_figures.usd_per_million_tokens},
-          std::pair{"usd_per_run", cost_figures.usd_per_run}}) {
+         {std::pair{"usd_per_million_requests"sv, cost_figures.usd_per_million_requests},
+          std::pair{"usd_per_million_tokens"sv, cost_figures.usd_per_million_tokens},
+          std::pair{"usd_per_run"sv, cost_figures.usd_per_run}}) {
       if (!cost) continue;
-      cost_figures.bands.insert_or_assign(
-          cost_figures.bands.end(), name,
-          std::pair{*cost * value / band->second, *cost * value / band->first});
+      cost_figures.bands.set_static(
+          name, std::pair{*cost * value / band->second, *cost * value / band->first});
     }
   }
   if (!used.empty())

@@ -5,6 +5,8 @@
 #include <fmt/compile.h>
 #include <fmt/format.h>
 
+#include <utility>
+
 #include "core/text_append.h"
 #include "core/text_format.h"
 #include "cost/ownership_figures.h"
@@ -102,15 +104,15 @@ namespace {
 
 // The fleet in whole cloud instances (cost/fleet.h): its $/h is the cost's usd_per_hour; the
 // training run's price and energy (cost/run_cost.h).
-void estimate_cost(const Scenario& s, const Catalog& catalog, const CostAssumptions& costs,
-                   Estimate& e, Explanations* why) {
+// `plan`: the nodes power counted (estimate_power); the assumptions end in the ownership.
+void estimate_cost(const Scenario& s, const Catalog& catalog, CostAssumptions&& costs,
+                   const NodePlan& plan, Estimate& e, Explanations* why) {
   // Numbers only: the ownership's figures without its basis lines and verdict.
-  if (!why)
-    e.ownership = ownership_figures(s, e.performance, e.power, costs, catalog);
-  else if (why->basis.on())
-    e.ownership = ownership_cost(s, e.performance, e.power, costs, catalog);
-  else
-    e.ownership = ownership_without_basis(s, e.performance, e.power, costs, catalog);
+  const OwnershipText text = !why              ? OwnershipText::kNone
+                             : why->basis.on() ? OwnershipText::kBasis
+                                               : OwnershipText::kVerdict;
+  e.ownership = estimate_ownership(s, e.performance, e.power, std::move(costs), catalog,
+                                   e.power.nodes ? &plan : nullptr, text);
   if (const auto& rent = e.ownership->cloud) {
     e.cost.usd_per_hour = rent->usd_per_hour;
     if (why)  // appended piece by piece (core/text_append.h, issue 18)
@@ -198,12 +200,13 @@ void StagedEstimate::add_speed() {
 }
 
 void StagedEstimate::add_priced() {
-  const CostAssumptions costs = with_cost_overrides(catalog_.cost_defaults(), s_.costs);
+  CostAssumptions costs = with_cost_overrides(catalog_.cost_defaults(), s_.costs);
+  NodePlan plan;  // counted once, for power and the on-prem price
   e_.power = estimate_power(s_, with_facility_overrides(catalog_.facility_defaults(), s_.facility),
-                            costs, catalog_, why_);
+                            costs, catalog_, why_, plan);
   if (s_.gpu) {
     add_speed();
-    estimate_cost(s_, catalog_, costs, e_, why_);
+    estimate_cost(s_, catalog_, std::move(costs), plan, e_, why_);
   }
 }
 

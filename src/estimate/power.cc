@@ -67,12 +67,18 @@ void explain_power(const Scenario& s, const Facility& f, const CostAssumptions& 
 
 PowerEstimate estimate_power(const Scenario& s, const Facility& site, const CostAssumptions& money,
                              const Catalog& catalog, Explanations* why) {
+  NodePlan plan;
+  return estimate_power(s, site, money, catalog, why, plan);
+}
+
+PowerEstimate estimate_power(const Scenario& s, const Facility& site, const CostAssumptions& money,
+                             const Catalog& catalog, Explanations* why, NodePlan& plan) {
   PowerEstimate power;
   if (!s.gpu || !s.gpu->tdp_w) return power;
   const double tdp = *s.gpu->tdp_w;
   // The nodes and their host: the smallest server form that holds a node (data/servers.csv): a
   // desktop's one CPU is not a dual-CPU server's. A scenario's own facility.host_* win.
-  const NodePlan plan = plan_nodes(*s.gpu, s.gpu_count, s.gpus_per_node, catalog);
+  plan = plan_nodes(*s.gpu, s.gpu_count, s.gpus_per_node, catalog);
   const int64_t per_node = std::min(s.gpu_count, plan.gpus_per_node);
   const int64_t nodes = plan.nodes;
   Facility f = site;

@@ -1,6 +1,7 @@
 #pragma once
 // Power and the machine room: GPU board power, node power with the design margin, fleet power,
 // BTU/h, UPS kVA and annual energy (data/facility.json, data/costs.json for PUE and utilization).
+#include "cost/fleet.h"
 #include "gpusizer/catalog.h"
 #include "gpusizer/explanations.h"
 #include "gpusizer/power_estimate.h"
@@ -20,5 +21,10 @@ double node_peak_watts(const Gpu& gpu, int64_t per_node, const Facility& facilit
 /// closed chassis.
 PowerEstimate estimate_power(const Scenario& s, const Facility& site, const CostAssumptions& costs,
                              const Catalog& catalog, Explanations* why);
+
+/// The same, and the nodes it counted (`plan`, left as it was without a GPU of known TDP) for
+/// the ownership of the same scenario (cost/ownership_figures.h, estimate_ownership).
+PowerEstimate estimate_power(const Scenario& s, const Facility& site, const CostAssumptions& costs,
+                             const Catalog& catalog, Explanations* why, NodePlan& plan);
 
 }  // namespace gpusizer

@@ -16,11 +16,13 @@ int64_t bytes(double v) {
 }
 
 // Figure -> {"low", "high"}: the band a measurement is expected in (gpusizer/speed_bands.h).
-void describe_bands(JsonWriter& w, const std::map<std::string, std::pair<double, double>>& bands) {
+template <size_t N>
+void describe_bands(JsonWriter& w, const NamedFigures<std::pair<double, double>, N>& bands) {
   w.key("bands");
   w.begin_object();
+  // The names are literals (estimate/bands.cc), in ascending order: nothing to escape or sort.
   for (const auto& [name, band] : bands) {
-    w.key(name);
+    w.literal_key(name);
     w.begin_object();
     w.field("high", band.second);
     w.field("low", band.first);
@@ -105,7 +107,10 @@ void describe_performance(JsonWriter& w, const PerformanceEstimate& p) {
   if (!p.step_breakdown_s.empty()) {
     w.key("step_breakdown_s");
     w.begin_object();
-    for (const auto& [cause, seconds] : p.step_breakdown_s) w.field(cause, seconds);
+    for (const auto& [cause, seconds] : p.step_breakdown_s) {
+      w.literal_key(cause);  // a literal (StepBreakdown::by_cause)
+      w.number(seconds);
+    }
     w.end_object();
   }
   w.field("step_time_s", p.step_time_s);

@@ -8,6 +8,7 @@
 #include <random>
 
 #include "gpusizer/json/api.h"
+#include "report/json_text_parts.h"
 
 namespace gpusizer {
 namespace {
@@ -49,6 +50,22 @@ TEST(JsonText, EscapesAtEveryPositionAndLength) {
         std::string s = clean;
         s[i] = bad;
         EXPECT_EQ(json_text(s), reference(s, -1)) << n << " " << i;
+      }
+    }
+  }
+}
+
+// json_plain reads 32 bytes a step, then 16, then the last block: every byte value at every
+// position of every length up to 80 decides it as the byte's own test does (plain: 0x20 to 0x7F
+// except '"' and '\\').
+TEST(JsonText, PlainTestsEveryByteAtEveryPosition) {
+  for (int b = 0; b < 256; ++b) {
+    const bool byte_plain = b >= 0x20 && b < 0x80 && b != '"' && b != '\\';
+    for (size_t n = 1; n <= 80; ++n) {
+      for (size_t i = 0; i < n; ++i) {
+        std::string s(n, 'a');
+        s[i] = static_cast<char>(b);
+        ASSERT_EQ(json_plain(s), byte_plain) << b << " " << n << " " << i;
       }
     }
   }

@@ -220,7 +220,7 @@ void training(const Scenario& sc, const EngineProfile& engine, const ModelCounts
   perf.mfu = r->mfu;
   perf.time_to_train_s = r->time_to_train_s;
   if (!why_sink) return;  // the split by part explains step_time_s: built with the basis
-  perf.step_breakdown_s = r->breakdown.to_map();
+  perf.step_breakdown_s = r->breakdown.by_cause();
   Explanations& est = *why_sink;
   if (sc.task == Task::kCvTrain) {
     est.basis.set_with("train_tokens_per_s", [&](std::string& out) {

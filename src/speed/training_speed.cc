@@ -159,10 +159,17 @@ double layer_gemm_eff(const ModuleSums& sums, const Model& m, double k_half) {
 
 }  // namespace
 
-std::map<std::string, double> StepBreakdown::to_map() const {
-  return {{"compute", compute},     {"recompute", recompute}, {"tp_comm", tp_comm},
-          {"pp_bubble", pp_bubble}, {"dp_comm", dp_comm},     {"ep_comm", ep_comm},
-          {"optimizer", optimizer}, {"offload", offload}};
+StepSeconds StepBreakdown::by_cause() const {
+  StepSeconds out;  // set in name order: each goes at the end
+  out.set("compute", compute);
+  out.set("dp_comm", dp_comm);
+  out.set("ep_comm", ep_comm);
+  out.set("offload", offload);
+  out.set("optimizer", optimizer);
+  out.set("pp_bubble", pp_bubble);
+  out.set("recompute", recompute);
+  out.set("tp_comm", tp_comm);
+  return out;
 }
 
 double training_flops_per_token(const Scenario& s) {

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "gpusizer/engine_profile.h"
+#include "gpusizer/performance_estimate.h"
 #include "gpusizer/scenario.h"
 #include "gpusizer/speed_profile.h"
 #include "memory/model_counts.h"
@@ -34,7 +35,7 @@ struct StepBreakdown {
     return compute + recompute + tp_comm + pp_bubble + dp_comm + ep_comm + optimizer + offload;
   }
   /// The contract's keys and values.
-  std::map<std::string, double> to_map() const;
+  StepSeconds by_cause() const;
 };
 
 struct TrainingSpeed {
