@@ -287,6 +287,9 @@ struct Search {
   // the task, so each task's counts serve every candidate of it (issue 18: ~580 instructions a
   // candidate).
   std::vector<std::pair<Task, ModelCounts>> counts;
+  // The candidates' memory parts by the fields they read (memory/parts_memo.h): a part whose
+  // fields an earlier candidate had is that candidate's (issue 18).
+  memory::PartsMemo parts;
 
   const ModelCounts& counts_for(const Scenario& sc) {
     for (const auto& [task, c] : counts)
@@ -365,7 +368,7 @@ struct Search {
         candidate(editor, single ? dims.levers[ch.levers[0]].edit : *combination, catalog);
     Estimate& m = estimated;
     m.performance.reset();  // no earlier candidate's speed is read as this one's
-    StagedEstimate staged(sc, catalog, m, counts_for(sc));  // the bytes first; speed if kept
+    StagedEstimate staged(sc, catalog, m, counts_for(sc), parts);  // the bytes first; speed if kept
     const MemoryFit fit = memory_fit(sc, m, headroom);
     ch.needed_bytes = fit.needed;
     ch.saves_bytes = need - ch.needed_bytes;
@@ -435,7 +438,7 @@ FoundChanges search_changes(const Scenario& s, ScenarioEditor editor, const Scen
   dimensions(s, given, e, catalog, dims);
   Search search{dims, catalog, headroom, memory_needed(s, e), useful_tokens_per_s(s, e),
                 {},   {},      {},       std::move(editor),   {},
-                {}};
+                {},   {}};
   search.counts.reserve(4);  // the base's task and the levers' (LoRA, QLoRA): no reallocation
   // Each lever is tried alone once; combinations are kept up to kMaxCombined * 4: reserved once.
   search.singles.reserve(found.levers.size());

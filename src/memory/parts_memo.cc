@@ -1,0 +1,101 @@
+// A search's memory parts by the fields they read (memory/parts_memo.h).
+#include "memory/parts_memo.h"
+
+namespace gpusizer::memory {
+namespace {
+
+bool same_split(const Parallelism& a, const Parallelism& b, bool with_dp) {
+  return a.tp == b.tp && a.pp == b.pp && (!with_dp || a.dp == b.dp) && a.ep == b.ep &&
+         a.cp == b.cp && a.pp_interleave == b.pp_interleave &&
+         a.sequence_parallel == b.sequence_parallel;
+}
+
+}  // namespace
+
+FormatKey::FormatKey(const NumberFormat& f)
+    : id(f.id),
+      kind(f.kind),
+      compute_dtype(f.compute_dtype),
+      bits(f.bits_per_value),
+      embedding_bits(f.embedding_bits),
+      lm_head_bits(f.lm_head_bits),
+      dense_bits(f.dense_bits) {}
+
+bool FormatKey::matches(const NumberFormat& f) const {
+  return bits == f.bits_per_value && embedding_bits == f.embedding_bits &&
+         lm_head_bits == f.lm_head_bits && dense_bits == f.dense_bits && id == f.id &&
+         kind == f.kind && compute_dtype == f.compute_dtype;
+}
+
+StateKey::StateKey(const Scenario& s, const ModelCounts& c, const EngineRules& rules)
+    : counts(&c),
+      engine(&rules.engine),
+      release(rules.release),
+      gpu(s.gpu.get()),
+      task(s.task),
+      mixed_precision(s.training.mixed_precision),
+      offload(s.training.offload),
+      zero_stage(s.training.zero_stage),
+      parallel(s.parallel),
+      weights(s.weights) {}
+
+bool StateKey::matches(const Scenario& s, const ModelCounts& c, const EngineRules& rules) const {
+  const TrainingOptions& t = s.training;
+  return zero_stage == t.zero_stage && offload == t.offload && task == s.task &&
+         mixed_precision == t.mixed_precision && counts == &c && engine == &rules.engine &&
+         release == rules.release && gpu == s.gpu.get() && same_split(parallel, s.parallel, true) &&
+         weights.matches(s.weights);
+}
+
+BatchKey::BatchKey(const Scenario& s, const EngineRules& rules)
+    : engine(&rules.engine),
+      release(rules.release),
+      gpu(s.gpu.get()),
+      task(s.task),
+      mixed_precision(s.training.mixed_precision),
+      recompute(s.training.recompute),
+      flash_attention(s.training.flash_attention),
+      zero_stage(s.training.zero_stage),
+      grad_accum(s.training.grad_accum),
+      seq_len(s.seq_len),
+      prompt_len(s.prompt_len),
+      output_len(s.output_len),
+      batch(s.batch),
+      parallel(s.parallel),
+      weights(s.weights),
+      kv_bits(s.kv_cache.bits_per_value) {}
+
+bool BatchKey::matches(const Scenario& s, const EngineRules& rules) const {
+  const TrainingOptions& t = s.training;
+  return seq_len == s.seq_len && batch == s.batch && recompute == t.recompute &&
+         flash_attention == t.flash_attention && zero_stage == t.zero_stage && task == s.task &&
+         grad_accum == t.grad_accum && prompt_len == s.prompt_len && output_len == s.output_len &&
+         mixed_precision == t.mixed_precision && engine == &rules.engine &&
+         release == rules.release && gpu == s.gpu.get() &&
+         same_split(parallel, s.parallel, false) && kv_bits == s.kv_cache.bits_per_value &&
+         weights.matches(s.weights);
+}
+
+const StateParts& PartsMemo::states(const Scenario& s, const Catalog& catalog,
+                                    const ModelCounts& counts, const EngineRules& rules) {
+  for (const auto& [key, parts] : states_.held)
+    if (key.matches(s, counts, rules)) return parts;
+  StateKey key(s, counts, rules);
+  if (!key.weights.held()) return unkept_states_ = state_parts(s, catalog, counts, rules);
+  auto& slot = states_.take();
+  slot.first = key;
+  return slot.second = state_parts(s, catalog, counts, rules);
+}
+
+const BatchParts& PartsMemo::batch(const Scenario& s, const Catalog& catalog,
+                                   const EngineRules& rules) {
+  for (const auto& [key, parts] : batch_.held)
+    if (key.matches(s, rules)) return parts;
+  BatchKey key(s, rules);
+  if (!key.weights.held()) return unkept_batch_ = batch_parts(s, catalog, rules);
+  auto& slot = batch_.take();
+  slot.first = key;
+  return slot.second = batch_parts(s, catalog, rules);
+}
+
+}  // namespace gpusizer::memory
