@@ -368,7 +368,8 @@ struct Search {
         candidate(editor, single ? dims.levers[ch.levers[0]].edit : *combination, catalog);
     Estimate& m = estimated;
     m.performance.reset();  // no earlier candidate's speed is read as this one's
-    StagedEstimate staged(sc, catalog, m, counts_for(sc), parts);  // the bytes first; speed if kept
+    // The bytes first; speed if kept.
+    StagedEstimate staged(sc, catalog, m, counts_for(sc), parts, editor.weights_row());
     const MemoryFit fit = memory_fit(sc, m, headroom);
     ch.needed_bytes = fit.needed;
     ch.saves_bytes = need - ch.needed_bytes;
@@ -402,8 +403,9 @@ std::vector<FoundChange> ranked(const std::vector<Tried>& singles,
     return x.speed_factor.value_or(0) > y.speed_factor.value_or(0);
   };
   // The tried changes in order, held in place: a search keeps at most UINT8_MAX levers (as
-  // singles) and kMaxCombined * 4 combinations.
-  std::array<const Tried*, UINT8_MAX + 1> one{}, many{};
+  // singles) and kMaxCombined * 4 combinations. Not zeroed (2 x 256 pointers, ~520
+  // instructions a search): order() writes the first n before any is read.
+  std::array<const Tried*, UINT8_MAX + 1> one, many;
   auto order = [&](const std::vector<Tried>& v, std::array<const Tried*, UINT8_MAX + 1>& out) {
     const size_t n = std::min(v.size(), out.size());
     for (size_t i = 0; i < n; ++i) out[i] = &v[i];

@@ -98,11 +98,13 @@ double weights_part(const Scenario& s, const Catalog& catalog, const ModelCounts
 // The parts in full, in the order their basis is written; with a memo (bytes only), the groups
 // an earlier candidate of the search had with the same fields (memory/parts_memo.h).
 Parts compute_parts(const Scenario& s, const Catalog& catalog, const ModelCounts& counts,
-                    const memory::EngineRules& rules, Explanations* why, memory::PartsMemo* memo) {
+                    const memory::EngineRules& rules, Explanations* why, memory::PartsMemo* memo,
+                    const NumberFormat* weights_row) {
   Parts p;
   if (memo && !why) {
-    const memory::StateParts& st = memo->states(s, catalog, counts, rules);
-    const memory::BatchParts& bt = memo->batch(s, catalog, rules);
+    const memory::PartsMemo::Parts held = memo->parts(s, *weights_row, catalog, counts, rules);
+    const memory::StateParts& st = held.states;
+    const memory::BatchParts& bt = held.batch;
     p.weights = st.weights;
     p.gradients = st.gradients;
     p.optimizer = memory::optimizer_states(s, rules, counts, nullptr);
@@ -467,10 +469,11 @@ void explain_memory(const Scenario& s, const Catalog& catalog, bool preallocates
 // the parts an earlier candidate had.
 MemoryEstimate estimate_from_parts(const Scenario& s, const Catalog& catalog,
                                    const ModelCounts& counts, const memory::EngineRules& rules,
-                                   Explanations* why, memory::PartsMemo* memo) {
+                                   Explanations* why, memory::PartsMemo* memo,
+                                   const NumberFormat* weights_row) {
   MemoryEstimate m;
   const EngineProfile& engine = rules.engine;
-  Parts p = compute_parts(s, catalog, counts, rules, why, memo);
+  Parts p = compute_parts(s, catalog, counts, rules, why, memo, weights_row);
   const bool preallocates = engine.preallocates && s.task == Task::kInference;
   std::optional<double> capacity;
   if (s.gpu) capacity = memory::usable_capacity(*s.gpu, catalog);
@@ -517,12 +520,13 @@ MemoryEstimate estimate_memory(const Scenario& s, const Catalog& catalog, const 
 
 MemoryEstimate estimate_memory(const Scenario& s, const Catalog& catalog, const ModelCounts& counts,
                                const memory::EngineRules& rules, Explanations* why) {
-  return estimate_from_parts(s, catalog, counts, rules, why, nullptr);
+  return estimate_from_parts(s, catalog, counts, rules, why, nullptr, nullptr);
 }
 
 MemoryEstimate estimate_memory(const Scenario& s, const Catalog& catalog, const ModelCounts& counts,
-                               const memory::EngineRules& rules, memory::PartsMemo& memo) {
-  return estimate_from_parts(s, catalog, counts, rules, nullptr, &memo);
+                               const memory::EngineRules& rules, memory::PartsMemo& memo,
+                               const NumberFormat& weights_row) {
+  return estimate_from_parts(s, catalog, counts, rules, nullptr, &memo, &weights_row);
 }
 
 }  // namespace gpusizer

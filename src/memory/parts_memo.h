@@ -23,10 +23,8 @@
 // weights file) no edit changes, so it is the base's for the whole search. parts_memo_test.cc
 // changes each field an edit can change and checks that a group's bytes move only when the
 // group's key reads that field, and that a search's memory with the memo equals it without.
-#include <array>
 #include <cstddef>
 #include <cstdint>
-#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -53,46 +51,11 @@ StateParts state_parts(const Scenario& s, const Catalog& catalog, const ModelCou
                        const EngineRules& rules);
 BatchParts batch_parts(const Scenario& s, const Catalog& catalog, const EngineRules& rules);
 
-/// A format's short text (its id, kind or compute type) held in place, so that a key is
-/// copied and dropped without an allocation; a longer text is not keyed (held() is false).
-class ShortText {
- public:
-  static constexpr size_t kCapacity = 22;
-  ShortText() = default;
-  explicit ShortText(std::string_view v) {
-    if (v.size() > kCapacity) return;  // not held
-    for (size_t i = 0; i < v.size(); ++i) text_[i] = v[i];
-    size_ = static_cast<uint8_t>(v.size());
-  }
-  bool held() const { return size_ <= kCapacity; }
-  /// Byte by byte: the texts are a few characters, shorter than a call to memcmp.
-  bool operator==(std::string_view v) const {
-    if (v.size() != size_) return false;  // a text not held matches none
-    for (size_t i = 0; i < v.size(); ++i)
-      if (text_[i] != v[i]) return false;
-    return true;
-  }
-
- private:
-  std::array<char, kCapacity> text_;  // the first size_ are the text's
-  uint8_t size_ = kCapacity + 1;      // kCapacity + 1: not held
-};
-
-/// What the memory parts read of a number format: its id (the k-bit and rotary rules test it,
-/// the weights file names it), kind, compute type and bits.
-struct FormatKey {
-  ShortText id, kind, compute_dtype;
-  double bits = 0, embedding_bits = 0, lm_head_bits = 0, dense_bits = 0;
-
-  FormatKey() = default;
-  explicit FormatKey(const NumberFormat& f);
-  bool held() const { return id.held() && kind.held() && compute_dtype.held(); }
-  bool matches(const NumberFormat& f) const;
-};
-
-/// The fields StateParts read that an edit can change (see above). The engine, release, GPU and
-/// counts are compared by address: catalog rows, the base's GPU and the search's counts, which
-/// outlive the search.
+/// The fields StateParts read that an edit can change (see above). The weights format is keyed
+/// by the row the scenario's is a copy of (a catalog row, or the base's own field: what
+/// ScenarioEditor::weights_row() names), so that no format is compared text by text; the engine,
+/// release, GPU and counts by address too: catalog rows, the base's GPU and the search's counts,
+/// which outlive the search.
 struct StateKey {
   const ModelCounts* counts = nullptr;
   const EngineProfile* engine = nullptr;
@@ -102,12 +65,14 @@ struct StateKey {
   MixedPrecision mixed_precision = MixedPrecision::kBf16;
   Offload offload = Offload::kNone;
   int zero_stage = 0;
+  const NumberFormat* weights = nullptr;
   Parallelism parallel;
-  FormatKey weights;
 
   StateKey() = default;
-  StateKey(const Scenario& s, const ModelCounts& counts, const EngineRules& rules);
-  bool matches(const Scenario& s, const ModelCounts& counts, const EngineRules& rules) const;
+  StateKey(const Scenario& s, const NumberFormat& weights_row, const ModelCounts& counts,
+           const EngineRules& rules);
+  bool matches(const Scenario& s, const NumberFormat& weights_row, const ModelCounts& counts,
+               const EngineRules& rules) const;
 };
 
 /// The fields BatchParts read that an edit can change (see above).
@@ -120,27 +85,32 @@ struct BatchKey {
   Recompute recompute = Recompute::kNone;
   bool flash_attention = false;
   int zero_stage = 0;
+  const NumberFormat* weights = nullptr;
   int64_t grad_accum = 1, seq_len = 0, prompt_len = 0, output_len = 0, batch = 0;
   Parallelism parallel;  ///< dp is not read
-  FormatKey weights;
-  double kv_bits = 0;  ///< all the KV cache reads of its format
+  double kv_bits = 0;    ///< all the KV cache reads of its format
 
   BatchKey() = default;
-  BatchKey(const Scenario& s, const EngineRules& rules);
-  bool matches(const Scenario& s, const EngineRules& rules) const;
+  BatchKey(const Scenario& s, const NumberFormat& weights_row, const EngineRules& rules);
+  bool matches(const Scenario& s, const NumberFormat& weights_row, const EngineRules& rules) const;
 };
 
 /// A search's parts, by key: the last kSlots distinct keys of each group with their bytes. One
 /// memo serves the candidates of one search (one model, catalog and base scenario); `counts`,
-/// the base's GPU and the catalog must outlive it. A scenario whose format texts are too long
-/// to key has its parts computed, not kept.
+/// the base's GPU, its weights field and the catalog must outlive it.
 class PartsMemo {
  public:
   static constexpr size_t kSlots = 16;
 
-  const StateParts& states(const Scenario& s, const Catalog& catalog, const ModelCounts& counts,
-                           const EngineRules& rules);
-  const BatchParts& batch(const Scenario& s, const Catalog& catalog, const EngineRules& rules);
+  /// Both groups of `s`'s parts, valid until the next call. `s.weights` is a copy of
+  /// `weights_row` (ScenarioEditor::weights_row()); a copy with other bits or another id is a
+  /// caller's error (std::logic_error).
+  struct Parts {
+    const StateParts& states;
+    const BatchParts& batch;
+  };
+  Parts parts(const Scenario& s, const NumberFormat& weights_row, const Catalog& catalog,
+              const ModelCounts& counts, const EngineRules& rules);
 
  private:
   // The keys and their parts, filled in turn: the first kSlots misses append, the later ones
@@ -161,8 +131,6 @@ class PartsMemo {
   };
   Slots<StateKey, StateParts> states_;
   Slots<BatchKey, BatchParts> batch_;
-  StateParts unkept_states_;  // the parts of a scenario not keyed
-  BatchParts unkept_batch_;
 };
 
 }  // namespace gpusizer::memory
