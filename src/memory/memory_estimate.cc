@@ -73,9 +73,13 @@ double step_temporaries(const Scenario& s, const EngineProfile& engine, double s
   return static_cast<double>(engine.optimizer_step_temporaries) * 0.5 * states;
 }
 
-// The weights with what the load adds to them (the k-bit upcast, the rotary caches).
-double weights_part(const Scenario& s, const Catalog& catalog, const ModelCounts& counts,
-                    const memory::EngineRules& rules, Explanations* why) {
+// The weights with what the load adds to them (the k-bit upcast, the rotary caches). Inlined
+// into compute_parts, where it was written before the search shared it (a call cost the
+// numbers-only estimate ~15 instructions).
+[[gnu::always_inline]] inline double weights_part(const Scenario& s, const Catalog& catalog,
+                                                  const ModelCounts& counts,
+                                                  const memory::EngineRules& rules,
+                                                  Explanations* why) {
   double bytes = memory::weights(s, catalog, rules, counts, why);
   if (const double up = memory::kbit_upcast_extra_bytes(s, rules.engine); up > 0) {
     // PEFT prepare_model_for_kbit_training: embedding, head and norms cast to fp32.
