@@ -441,7 +441,9 @@ FoundChanges search_changes(const Scenario& s, ScenarioEditor editor, const Scen
   Search search{dims, catalog, headroom, memory_needed(s, e), useful_tokens_per_s(s, e),
                 {},   {},      {},       std::move(editor),   {},
                 {},   {}};
-  search.counts.reserve(4);  // the base's task and the levers' (LoRA, QLoRA): no reallocation
+  // The base's task and the levers' (LoRA, QLoRA): no reallocation, so that each task's counts
+  // keep the address the memory memo keys them by (memory/parts_memo.h).
+  search.counts.reserve(4);
   // Each lever is tried alone once; combinations are kept up to kMaxCombined * 4: reserved once.
   search.singles.reserve(found.levers.size());
   search.fitting.reserve(found.levers.size());
