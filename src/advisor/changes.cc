@@ -287,6 +287,9 @@ struct Search {
   // the task, so each task's counts serve every candidate of it (issue 18: ~580 instructions a
   // candidate).
   std::vector<std::pair<Task, ModelCounts>> counts;
+  // The candidates' memory parts by the fields they read (memory/parts_memo.h): a part whose
+  // fields an earlier candidate had is that candidate's (issue 18).
+  memory::PartsMemo parts;
 
   const ModelCounts& counts_for(const Scenario& sc) {
     for (const auto& [task, c] : counts)
@@ -365,7 +368,8 @@ struct Search {
         candidate(editor, single ? dims.levers[ch.levers[0]].edit : *combination, catalog);
     Estimate& m = estimated;
     m.performance.reset();  // no earlier candidate's speed is read as this one's
-    StagedEstimate staged(sc, catalog, m, counts_for(sc));  // the bytes first; speed if kept
+    // The bytes first; speed if kept.
+    StagedEstimate staged(sc, catalog, m, counts_for(sc), parts, editor.weights_row());
     const MemoryFit fit = memory_fit(sc, m, headroom);
     ch.needed_bytes = fit.needed;
     ch.saves_bytes = need - ch.needed_bytes;
@@ -399,8 +403,9 @@ std::vector<FoundChange> ranked(const std::vector<Tried>& singles,
     return x.speed_factor.value_or(0) > y.speed_factor.value_or(0);
   };
   // The tried changes in order, held in place: a search keeps at most UINT8_MAX levers (as
-  // singles) and kMaxCombined * 4 combinations.
-  std::array<const Tried*, UINT8_MAX + 1> one{}, many{};
+  // singles) and kMaxCombined * 4 combinations. Not zeroed (2 x 256 pointers, ~520
+  // instructions a search): order() writes the first n before any is read.
+  std::array<const Tried*, UINT8_MAX + 1> one, many;
   auto order = [&](const std::vector<Tried>& v, std::array<const Tried*, UINT8_MAX + 1>& out) {
     const size_t n = std::min(v.size(), out.size());
     for (size_t i = 0; i < n; ++i) out[i] = &v[i];
@@ -435,8 +440,10 @@ FoundChanges search_changes(const Scenario& s, ScenarioEditor editor, const Scen
   dimensions(s, given, e, catalog, dims);
   Search search{dims, catalog, headroom, memory_needed(s, e), useful_tokens_per_s(s, e),
                 {},   {},      {},       std::move(editor),   {},
-                {}};
-  search.counts.reserve(4);  // the base's task and the levers' (LoRA, QLoRA): no reallocation
+                {},   {}};
+  // The base's task and the levers' (LoRA, QLoRA): no reallocation, so that each task's counts
+  // keep the address the memory memo keys them by (memory/parts_memo.h).
+  search.counts.reserve(4);
   // Each lever is tried alone once; combinations are kept up to kMaxCombined * 4: reserved once.
   search.singles.reserve(found.levers.size());
   search.fitting.reserve(found.levers.size());

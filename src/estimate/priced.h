@@ -8,6 +8,7 @@
 #include "gpusizer/explanations.h"
 #include "memory/memory_parts.h"
 #include "memory/model_counts.h"
+#include "memory/parts_memo.h"
 
 namespace gpusizer {
 
@@ -30,6 +31,11 @@ class StagedEstimate {
   /// candidates keep the model and its training options counts it once per task), and must
   /// outlive this object.
   StagedEstimate(const Scenario& s, const Catalog& catalog, Estimate& e, const ModelCounts& counts);
+  /// The same for one of a search's candidates: the memory parts an earlier candidate had with
+  /// the same fields are taken from `memo` (memory/parts_memo.h), which must outlive this object;
+  /// `s.weights` is a copy of `weights_row` (ScenarioEditor::weights_row()).
+  StagedEstimate(const Scenario& s, const Catalog& catalog, Estimate& e, const ModelCounts& counts,
+                 memory::PartsMemo& memo, const NumberFormat& weights_row);
   /// What the memory stage counted of the model.
   const ModelCounts& counts() const { return counts_; }
   /// Adds the speed (with a GPU).
@@ -38,7 +44,8 @@ class StagedEstimate {
   void add_priced();
 
  private:
-  void estimate_memory_stage();
+  void estimate_memory_stage(memory::PartsMemo* memo = nullptr,
+                             const NumberFormat* weights_row = nullptr);
 
   const Scenario& s_;
   const Catalog& catalog_;

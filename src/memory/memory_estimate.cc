@@ -14,6 +14,7 @@
 #include "gpusizer/units.h"
 #include "memory/kbit_training.h"
 #include "memory/memory_parts.h"
+#include "memory/parts_memo.h"
 #include "memory/rope_cache.h"
 #include "memory/trt_runtime.h"
 #include "scenario/lookups.h"
@@ -86,31 +87,58 @@ double step_temporaries(const Scenario& s, const EngineProfile& engine, double s
   return static_cast<double>(engine.optimizer_step_temporaries) * 0.5 * states;
 }
 
-Parts compute_parts(const Scenario& s, const Catalog& catalog, const ModelCounts& counts,
-                    const memory::EngineRules& rules, Explanations* why) {
-  const EngineProfile& engine = rules.engine;
-  Parts p;
-  p.weights = memory::weights(s, catalog, rules, counts, why);
-  if (const double up = memory::kbit_upcast_extra_bytes(s, engine); up > 0) {
+// The weights with what the load adds to them (the k-bit upcast, the rotary caches). Inlined
+// into compute_parts, where it was written before the search shared it (a call cost the
+// numbers-only estimate ~15 instructions).
+[[gnu::always_inline]] inline double weights_part(const Scenario& s, const Catalog& catalog,
+                                                  const ModelCounts& counts,
+                                                  const memory::EngineRules& rules,
+                                                  Explanations* why) {
+  double bytes = memory::weights(s, catalog, rules, counts, why);
+  if (const double up = memory::kbit_upcast_extra_bytes(s, rules.engine); up > 0) {
     // PEFT prepare_model_for_kbit_training: embedding, head and norms cast to fp32.
-    p.weights += up;
+    bytes += up;
     add_basis(why, "weights_bytes",
               FMT_COMPILE("; + embedding, head and norms cast to fp32 (PEFT "
                           "prepare_model_for_kbit_training)"));
   }
   if (const double rope = memory::rope_cache_bytes(s, *rules.release); rope > 0) {
     // transformers 4.34-4.37: every attention layer's rotary cos/sin cache, held from load on.
-    p.weights += rope;
+    bytes += rope;
     add_basis(why, "weights_bytes",
               FMT_COMPILE("; + rotary cos/sin caches {:.2f} GiB (layers x 2 x "
                           "max_position_embeddings x head_dim, transformers {})"),
               rope / kGiB, s.engine_version);
   }
-  fill_batch_parts(s, catalog, rules, p, why);
-  p.gradients = memory::gradients(s, catalog, rules, counts, why);
-  p.optimizer = memory::optimizer_states(s, rules, counts, why);
-  p.master = memory::master_weights(s, counts, why);
-  p.overhead = memory::overhead(s, catalog, rules, why);
+  return bytes;
+}
+
+// The parts in full, in the order their basis is written; with a memo (bytes only), the groups
+// an earlier candidate of the search had with the same fields (memory/parts_memo.h).
+Parts compute_parts(const Scenario& s, const Catalog& catalog, const ModelCounts& counts,
+                    const memory::EngineRules& rules, Explanations* why, memory::PartsMemo* memo,
+                    const NumberFormat* weights_row) {
+  Parts p;
+  if (memo && !why) {
+    const memory::PartsMemo::Parts held = memo->parts(s, *weights_row, catalog, counts, rules);
+    const memory::StateParts& st = held.states;
+    const memory::BatchParts& bt = held.batch;
+    p.weights = st.weights;
+    p.gradients = st.gradients;
+    p.optimizer = memory::optimizer_states(s, rules, counts, nullptr);
+    p.master = st.master;
+    p.overhead = st.overhead;
+    p.kv = bt.kv;
+    p.kv_sequence = bt.kv_sequence;
+    p.activations = bt.activations;
+  } else {
+    p.weights = weights_part(s, catalog, counts, rules, why);
+    fill_batch_parts(s, catalog, rules, p, why);
+    p.gradients = memory::gradients(s, catalog, rules, counts, why);
+    p.optimizer = memory::optimizer_states(s, rules, counts, why);
+    p.master = memory::master_weights(s, counts, why);
+    p.overhead = memory::overhead(s, catalog, rules, why);
+  }
   if (is_paged(s.training.optimizer) && is_training(s.task)) {
     // bitsandbytes pages these states in CUDA unified memory: the device holds them while there
     // is room, PyTorch's allocator never sees them, and they move to host memory under pressure.
@@ -123,7 +151,7 @@ Parts compute_parts(const Scenario& s, const Catalog& catalog, const ModelCounts
               FMT_COMPILE("; held in unified memory outside the allocator: counted in overhead"));
     p.optimizer = 0;
   }
-  p.step_temporaries = step_temporaries(s, engine, p.optimizer);
+  p.step_temporaries = step_temporaries(s, rules.engine, p.optimizer);
   return p;
 }
 
@@ -241,6 +269,22 @@ double overhead(const Scenario& s, const Catalog& catalog, const EngineRules& ru
         "overhead_bytes", why);
   }
   return explained(process_baseline(s, engine, catalog.device(), why), "overhead_bytes", why);
+}
+
+StateParts state_parts(const Scenario& s, const Catalog& catalog, const ModelCounts& counts,
+                       const EngineRules& rules) {
+  StateParts p;
+  p.weights = weights_part(s, catalog, counts, rules, nullptr);
+  p.gradients = gradients(s, catalog, rules, counts, nullptr);
+  p.master = master_weights(s, counts, nullptr);
+  p.overhead = overhead(s, catalog, rules, nullptr);
+  return p;
+}
+
+BatchParts batch_parts(const Scenario& s, const Catalog& catalog, const EngineRules& rules) {
+  Parts p;
+  fill_batch_parts(s, catalog, rules, p, nullptr);
+  return {p.kv, p.kv_sequence, p.activations};
 }
 
 }  // namespace memory
@@ -444,23 +488,15 @@ void explain_memory(const Scenario& s, const Catalog& catalog, bool preallocates
                   "marketed GiB less in-band ECC (datacenter GDDR) and the driver's reservation");
 }
 
-}  // namespace
-
-MemoryEstimate estimate_memory(const Scenario& s, const Catalog& catalog, Explanations* why) {
-  return estimate_memory(s, catalog, count_model(s), why);
-}
-
-MemoryEstimate estimate_memory(const Scenario& s, const Catalog& catalog, const ModelCounts& counts,
-                               Explanations* why) {
-  // The engine and its release, looked up once for every part that reads them.
-  return estimate_memory(s, catalog, counts, memory::engine_rules(s, catalog), why);
-}
-
-MemoryEstimate estimate_memory(const Scenario& s, const Catalog& catalog, const ModelCounts& counts,
-                               const memory::EngineRules& rules, Explanations* why) {
+// The estimate from its parts: with `why` (and no memo) every basis, with a memo (and no `why`)
+// the parts an earlier candidate had.
+MemoryEstimate estimate_from_parts(const Scenario& s, const Catalog& catalog,
+                                   const ModelCounts& counts, const memory::EngineRules& rules,
+                                   Explanations* why, memory::PartsMemo* memo,
+                                   const NumberFormat* weights_row) {
   MemoryEstimate m;
   const EngineProfile& engine = rules.engine;
-  Parts p = compute_parts(s, catalog, counts, rules, why);
+  Parts p = compute_parts(s, catalog, counts, rules, why, memo, weights_row);
   const bool preallocates = engine.preallocates && s.task == Task::kInference;
   std::optional<double> capacity;
   if (s.gpu) capacity = memory::usable_capacity(*s.gpu, catalog);
@@ -491,6 +527,29 @@ MemoryEstimate estimate_memory(const Scenario& s, const Catalog& catalog, const 
   m.capacity = capacity;
   if (wants_basis(why)) explain_memory(s, catalog, preallocates, capacity.has_value(), *why);
   return m;
+}
+
+}  // namespace
+
+MemoryEstimate estimate_memory(const Scenario& s, const Catalog& catalog, Explanations* why) {
+  return estimate_memory(s, catalog, count_model(s), why);
+}
+
+MemoryEstimate estimate_memory(const Scenario& s, const Catalog& catalog, const ModelCounts& counts,
+                               Explanations* why) {
+  // The engine and its release, looked up once for every part that reads them.
+  return estimate_memory(s, catalog, counts, memory::engine_rules(s, catalog), why);
+}
+
+MemoryEstimate estimate_memory(const Scenario& s, const Catalog& catalog, const ModelCounts& counts,
+                               const memory::EngineRules& rules, Explanations* why) {
+  return estimate_from_parts(s, catalog, counts, rules, why, nullptr, nullptr);
+}
+
+MemoryEstimate estimate_memory(const Scenario& s, const Catalog& catalog, const ModelCounts& counts,
+                               const memory::EngineRules& rules, memory::PartsMemo& memo,
+                               const NumberFormat& weights_row) {
+  return estimate_from_parts(s, catalog, counts, rules, nullptr, &memo, &weights_row);
 }
 
 }  // namespace gpusizer

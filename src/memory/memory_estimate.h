@@ -9,6 +9,10 @@
 #include "memory/memory_parts.h"
 #include "memory/model_counts.h"
 
+namespace gpusizer::memory {
+class PartsMemo;
+}  // namespace gpusizer::memory
+
 namespace gpusizer {
 
 /// Estimates memory for a checked scenario, with the basis of every figure and the warnings in
@@ -21,5 +25,12 @@ MemoryEstimate estimate_memory(const Scenario& s, const Catalog& catalog, const 
 /// estimate() passes the engine on to the speed estimate.
 MemoryEstimate estimate_memory(const Scenario& s, const Catalog& catalog, const ModelCounts& counts,
                                const memory::EngineRules& rules, Explanations* why);
+/// The same, bytes only, for one of a search's candidates: the parts whose fields an earlier
+/// candidate of the search had are taken from `memo` (memory/parts_memo.h), the others computed
+/// and kept there; `s.weights` is a copy of `weights_row` (ScenarioEditor::weights_row()). The
+/// figures are those estimate_memory(s, catalog, counts, rules, nullptr) gives.
+MemoryEstimate estimate_memory(const Scenario& s, const Catalog& catalog, const ModelCounts& counts,
+                               const memory::EngineRules& rules, memory::PartsMemo& memo,
+                               const NumberFormat& weights_row);
 
 }  // namespace gpusizer

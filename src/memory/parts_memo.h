@@ -1,0 +1,136 @@
+#pragma once
+// The memory parts a search's candidates share (issue 18). A candidate of "what to change"
+// (advisor/changes.cc) is the base scenario with one to four levers pulled, and a lever sets a
+// few fields: a weights or KV format, checkpointing, the optimizer, a ZeRO layout, the context,
+// the batch, the task. The per-GPU memory is a sum of parts, and each part reads a known set of
+// the fields an edit can change (ScenarioEditor::restore lists those): a part whose fields are
+// those of an earlier candidate has that candidate's bytes, so a search computes it once per
+// distinct set of its fields instead of once per candidate.
+//
+// The parts fall in two groups by what they read:
+// - the model states and the overhead (weights with the k-bit upcast and the rotary caches,
+//   gradients, master weights, memory outside the allocator): the task, the weights format, the
+//   precision, ZeRO stage and offload, the split, the engine and its release, the GPU and the
+//   task's model counts; never the optimizer, the lengths, the batch, checkpointing,
+//   FlashAttention, accumulation or the KV format (the optimizer states, which read the
+//   optimizer, are computed for each candidate);
+// - the parts that grow with the batch (KV cache, activations): the task, the weights and KV
+//   formats, the lengths, the batch, checkpointing, FlashAttention, the precision, the ZeRO
+//   stage (a sharded QLoRA run keeps its 16-bit norms), accumulation (pipeline micro-batches in
+//   flight), the split but the data-parallel count, the engine, its release and the GPU; never
+//   the optimizer, offload, dp or the global batch.
+// Every other field they read (the model, the LoRA targets and rank, modules to save, the
+// weights file) no edit changes, so it is the base's for the whole search. parts_memo_test.cc
+// changes each field an edit can change and checks that a group's bytes move only when the
+// group's key reads that field, and that a search's memory with the memo equals it without.
+#include <cstddef>
+#include <cstdint>
+#include <utility>
+#include <vector>
+
+#include "gpusizer/catalog.h"
+#include "gpusizer/scenario.h"
+#include "memory/memory_parts.h"
+#include "memory/model_counts.h"
+
+namespace gpusizer::memory {
+
+/// The model states but the optimizer's, and the overhead: bytes per GPU. The optimizer states
+/// (a few hundred instructions) are computed for each candidate, so that the optimizer lever
+/// shares the rest.
+struct StateParts {
+  double weights = 0, gradients = 0, master = 0, overhead = 0;
+};
+/// The parts that grow with the batch, bytes per GPU.
+struct BatchParts {
+  double kv = 0, kv_sequence = 0, activations = 0;
+};
+
+/// The two groups computed in full, bytes only (memory_estimate.cc).
+StateParts state_parts(const Scenario& s, const Catalog& catalog, const ModelCounts& counts,
+                       const EngineRules& rules);
+BatchParts batch_parts(const Scenario& s, const Catalog& catalog, const EngineRules& rules);
+
+/// The fields StateParts read that an edit can change (see above). The weights format is keyed
+/// by the row the scenario's is a copy of (a catalog row, or the base's own field: what
+/// ScenarioEditor::weights_row() names), so that no format is compared text by text; the engine,
+/// release, GPU and counts by address too: catalog rows, the base's GPU and the search's counts,
+/// which outlive the search.
+struct StateKey {
+  const ModelCounts* counts = nullptr;
+  const EngineProfile* engine = nullptr;
+  const EngineRelease* release = nullptr;
+  const Gpu* gpu = nullptr;
+  Task task = Task::kInference;
+  MixedPrecision mixed_precision = MixedPrecision::kBf16;
+  Offload offload = Offload::kNone;
+  int zero_stage = 0;
+  const NumberFormat* weights = nullptr;
+  Parallelism parallel;
+
+  StateKey() = default;
+  StateKey(const Scenario& s, const NumberFormat& weights_row, const ModelCounts& counts,
+           const EngineRules& rules);
+  bool matches(const Scenario& s, const NumberFormat& weights_row, const ModelCounts& counts,
+               const EngineRules& rules) const;
+};
+
+/// The fields BatchParts read that an edit can change (see above).
+struct BatchKey {
+  const EngineProfile* engine = nullptr;
+  const EngineRelease* release = nullptr;
+  const Gpu* gpu = nullptr;
+  Task task = Task::kInference;
+  MixedPrecision mixed_precision = MixedPrecision::kBf16;
+  Recompute recompute = Recompute::kNone;
+  bool flash_attention = false;
+  int zero_stage = 0;
+  const NumberFormat* weights = nullptr;
+  int64_t grad_accum = 1, seq_len = 0, prompt_len = 0, output_len = 0, batch = 0;
+  Parallelism parallel;  ///< dp is not read
+  double kv_bits = 0;    ///< all the KV cache reads of its format
+
+  BatchKey() = default;
+  BatchKey(const Scenario& s, const NumberFormat& weights_row, const EngineRules& rules);
+  bool matches(const Scenario& s, const NumberFormat& weights_row, const EngineRules& rules) const;
+};
+
+/// A search's parts, by key: the last kSlots distinct keys of each group with their bytes. One
+/// memo serves the candidates of one search (one model, catalog and base scenario); `counts`,
+/// the base's GPU, its weights field and the catalog must outlive it.
+class PartsMemo {
+ public:
+  static constexpr size_t kSlots = 16;
+
+  /// Both groups of `s`'s parts, valid until the next call. `s.weights` is a copy of
+  /// `weights_row` (ScenarioEditor::weights_row()); a copy with other bits or another id is a
+  /// caller's error (std::logic_error).
+  struct Parts {
+    const StateParts& states;
+    const BatchParts& batch;
+  };
+  Parts parts(const Scenario& s, const NumberFormat& weights_row, const Catalog& catalog,
+              const ModelCounts& counts, const EngineRules& rules);
+
+ private:
+  // The keys and their parts, filled in turn: the first kSlots misses append, the later ones
+  // overwrite the oldest. Reserved at the first miss (a search that finds none allocates none).
+  template <typename Key, typename Value>
+  struct Slots {
+    std::vector<std::pair<Key, Value>> held;
+    size_t next = 0;  // the slot the next miss overwrites, once all are held
+    std::pair<Key, Value>& take() {
+      if (held.size() < kSlots) {
+        if (held.empty()) held.reserve(kSlots);
+        return held.emplace_back();
+      }
+      std::pair<Key, Value>& slot = held[next];
+      next = (next + 1) % kSlots;
+      return slot;
+    }
+  };
+  Slots<StateKey, StateParts> states_;
+  Slots<BatchKey, BatchParts> batch_;
+};
+
+}  // namespace gpusizer::memory

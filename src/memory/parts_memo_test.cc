@@ -1,0 +1,265 @@
+// The memory parts a search's candidates share (memory/parts_memo.h): each field an edit can
+// change moves a group's bytes only when the group's key reads it, and a search's memory
+// estimates with the memo are those without, figure for figure.
+#include "memory/parts_memo.h"
+
+#include <gtest/gtest.h>
+
+#include <functional>
+#include <stdexcept>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "advisor/changes.h"
+#include "estimate/layout.h"
+#include "gpusizer/error.h"
+#include "gpusizer/estimate.h"
+#include "gpusizer/json/scenario.h"
+#include "memory/memory_estimate.h"
+
+namespace gpusizer::memory {
+namespace {
+
+const Catalog& cat() {
+  return Catalog::builtin();
+}
+
+// Scenarios whose groups read many fields: full fine-tuning under ZeRO-3 over 8 GPUs, QLoRA on
+// one GPU (the k-bit upcast), Megatron split over tensor and pipeline ranks with accumulation,
+// LoRA over two GPUs (DDP), and serving on vLLM (the KV pool) and on Hugging Face transformers (the
+// KV cache grows).
+const std::vector<nlohmann::json>& bases() {
+  static const std::vector<nlohmann::json> all = {
+      {{"model", "qwen3-32b"},
+       {"task", "full"},
+       {"gpu", "h100"},
+       {"gpu_count", 8},
+       {"training", {{"zero_stage", 3}}}},
+      {{"model", "llama-3.1-70b"}, {"task", "qlora"}, {"gpu", "a100-80g"}},
+      {{"model", "llama-3.1-8b"},
+       {"task", "full"},
+       {"engine", "megatron"},
+       {"gpu", "h100"},
+       {"gpu_count", 8},
+       {"batch", 4},
+       {"parallel", {{"tp", 2}, {"pp", 2}, {"dp", 2}}},
+       {"training", {{"grad_accum", 4}}}},
+      {{"model", "llama-3.1-8b"},
+       {"task", "lora"},
+       {"gpu", "rtx-4090-24gb"},
+       {"gpu_count", 2},
+       {"batch", 8}},
+      {{"model", "mixtral-8x7b-v0.1"}, {"engine", "vllm"}, {"gpu", "h100"}, {"gpu_count", 2}},
+      {{"model", "llama-2-7b"}, {"gpu", "rtx-4090-24gb"}, {"batch", 4}}};
+  return all;
+}
+
+Scenario resolved_base(const nlohmann::json& j) {
+  return resolved(parse_scenario(j, cat()), cat());
+}
+
+bool same(const StateParts& a, const StateParts& b) {
+  return a.weights == b.weights && a.gradients == b.gradients && a.master == b.master &&
+         a.overhead == b.overhead;
+}
+bool same(const BatchParts& a, const BatchParts& b) {
+  return a.kv == b.kv && a.kv_sequence == b.kv_sequence && a.activations == b.activations;
+}
+
+using Change = std::pair<const char*, std::function<void(Scenario&)>>;
+
+// Fields an edit can change (ScenarioEditor::restore) that the model states but the optimizer's
+// and the overhead do not read: a changed one leaves their bytes as they were.
+const std::vector<Change>& not_read_by_states() {
+  static const std::vector<Change> all = {
+      {"optimizer", [](Scenario& s) { s.training.optimizer = Optimizer::kAdamw8bit; }},
+      {"seq_len", [](Scenario& s) { s.seq_len /= 2; }},
+      {"prompt_len", [](Scenario& s) { s.prompt_len += 7; }},
+      {"output_len", [](Scenario& s) { s.output_len += 5; }},
+      {"batch", [](Scenario& s) { s.batch *= 2; }},
+      {"recompute", [](Scenario& s) { s.training.recompute = Recompute::kFull; }},
+      {"flash_attention",
+       [](Scenario& s) { s.training.flash_attention = !s.training.flash_attention; }},
+      {"grad_accum", [](Scenario& s) { s.training.grad_accum += 3; }},
+      {"global_batch", [](Scenario& s) { s.training.global_batch += 16; }},
+      {"kv_cache", [](Scenario& s) { s.kv_cache = cat().format("fp8", "kv", "kv_cache"); }},
+      {"gpus_per_node", [](Scenario& s) { s.gpus_per_node = 4; }},
+      {"gpu_count", [](Scenario& s) { s.gpu_count *= 2; }},
+      {"gpu_memory_utilization", [](Scenario& s) { s.gpu_memory_utilization = 0.5; }}};
+  return all;
+}
+
+// Fields an edit can change that the parts growing with the batch do not read.
+const std::vector<Change>& not_read_by_batch() {
+  static const std::vector<Change> all = {
+      {"optimizer", [](Scenario& s) { s.training.optimizer = Optimizer::kAdamw8bit; }},
+      {"offload", [](Scenario& s) { s.training.offload = Offload::kOptimizer; }},
+      {"dp", [](Scenario& s) { s.parallel.dp *= 2; }},
+      {"global_batch", [](Scenario& s) { s.training.global_batch += 16; }},
+      {"gpus_per_node", [](Scenario& s) { s.gpus_per_node = 4; }},
+      {"gpu_count", [](Scenario& s) { s.gpu_count *= 2; }},
+      {"gpu_memory_utilization", [](Scenario& s) { s.gpu_memory_utilization = 0.5; }}};
+  return all;
+}
+
+TEST(PartsMemo, FieldsAGroupDoesNotReadLeaveItsBytes) {
+  for (const auto& j : bases()) {
+    const Scenario base = resolved_base(j);
+    const ModelCounts counts = count_model(base);
+    const EngineRules rules = engine_rules(base, cat());
+    const StateParts states = state_parts(base, cat(), counts, rules);
+    const BatchParts batch = batch_parts(base, cat(), rules);
+    for (const auto& [field, change] : not_read_by_states()) {
+      Scenario s = base;
+      change(s);
+      EXPECT_TRUE(same(state_parts(s, cat(), counts, rules), states)) << j.dump() << " " << field;
+      EXPECT_TRUE(
+          StateKey(base, base.weights, counts, rules).matches(s, base.weights, counts, rules))
+          << field;
+    }
+    for (const auto& [field, change] : not_read_by_batch()) {
+      Scenario s = base;
+      change(s);
+      EXPECT_TRUE(same(batch_parts(s, cat(), rules), batch)) << j.dump() << " " << field;
+      EXPECT_TRUE(BatchKey(base, base.weights, rules).matches(s, base.weights, rules)) << field;
+    }
+  }
+}
+
+// Each field a group's key reads, changed, is another key: the group is computed again. The
+// weights format is keyed by the row it is a copy of: another row, another key.
+TEST(PartsMemo, FieldsAKeyReadsMakeAnotherKey) {
+  const Scenario base = resolved_base(bases()[0]);
+  const ModelCounts counts = count_model(base);
+  const EngineRules rules = engine_rules(base, cat());
+  const NumberFormat& w = base.weights;
+  const std::vector<Change> both = {
+      {"task", [](Scenario& s) { s.task = Task::kLora; }},
+      {"mixed_precision", [](Scenario& s) { s.training.mixed_precision = MixedPrecision::kFp32; }},
+      {"zero_stage", [](Scenario& s) { s.training.zero_stage = 2; }},
+      {"tp", [](Scenario& s) { s.parallel.tp = 2; }},
+      {"pp", [](Scenario& s) { s.parallel.pp = 2; }},
+      {"ep", [](Scenario& s) { s.parallel.ep = 2; }},
+      {"cp", [](Scenario& s) { s.parallel.cp = 2; }},
+      {"pp_interleave", [](Scenario& s) { s.parallel.pp_interleave = 2; }},
+      {"sequence_parallel", [](Scenario& s) { s.parallel.sequence_parallel = true; }},
+      {"gpu", [](Scenario& s) { s.gpu = cat().gpu_ref("a100-80g", "gpu"); }}};
+  for (const auto& [field, change] : both) {
+    Scenario s = base;
+    change(s);
+    EXPECT_FALSE(StateKey(base, w, counts, rules).matches(s, w, counts, rules)) << field;
+    EXPECT_FALSE(BatchKey(base, w, rules).matches(s, w, rules)) << field;
+  }
+  // Another weights row: a catalog row with the same id is still another row.
+  const NumberFormat& fp8 = cat().format("fp8", "weights", "weights");
+  const NumberFormat& same_id = cat().format(base.weights.id, "weights", "weights");
+  for (const NumberFormat* row : {&fp8, &same_id}) {
+    EXPECT_FALSE(StateKey(base, w, counts, rules).matches(base, *row, counts, rules));
+    EXPECT_FALSE(BatchKey(base, w, rules).matches(base, *row, rules));
+  }
+  const std::vector<Change> states_only = {
+      {"offload", [](Scenario& s) { s.training.offload = Offload::kOptimizer; }},
+      {"dp", [](Scenario& s) { s.parallel.dp = 4; }}};
+  for (const auto& [field, change] : states_only) {
+    Scenario s = base;
+    change(s);
+    EXPECT_FALSE(StateKey(base, w, counts, rules).matches(s, w, counts, rules)) << field;
+  }
+  const std::vector<Change> batch_only = {
+      {"seq_len", [](Scenario& s) { s.seq_len = 1024; }},
+      {"prompt_len", [](Scenario& s) { s.prompt_len += 1; }},
+      {"output_len", [](Scenario& s) { s.output_len += 1; }},
+      {"batch", [](Scenario& s) { s.batch = 2; }},
+      {"recompute", [](Scenario& s) { s.training.recompute = Recompute::kFull; }},
+      {"flash_attention", [](Scenario& s) { s.training.flash_attention = false; }},
+      {"grad_accum", [](Scenario& s) { s.training.grad_accum = 2; }},
+      {"kv_cache", [](Scenario& s) { s.kv_cache = cat().format("fp8", "kv", "kv_cache"); }}};
+  for (const auto& [field, change] : batch_only) {
+    Scenario s = base;
+    change(s);
+    EXPECT_FALSE(BatchKey(base, w, rules).matches(s, w, rules)) << field;
+  }
+  // The counts (per task), the engine and its release are keyed by address.
+  const ModelCounts other = count_model(base);
+  EXPECT_FALSE(StateKey(base, w, counts, rules).matches(base, w, other, rules));
+}
+
+// A weights row that is not the scenario's (other bits or another id) is the caller's error.
+TEST(PartsMemo, RowOfAnotherFormatIsRefused) {
+  const Scenario base = resolved_base(bases()[0]);
+  const ModelCounts counts = count_model(base);
+  const EngineRules rules = engine_rules(base, cat());
+  PartsMemo memo;
+  EXPECT_THROW(memo.parts(base, cat().format("fp8", "weights", "weights"), cat(), counts, rules),
+               std::logic_error);
+  EXPECT_NO_THROW(memo.parts(base, base.weights, cat(), counts, rules));
+}
+
+void expect_same(const MemoryEstimate& a, const MemoryEstimate& b, const std::string& what) {
+  for (auto [x, y] : {std::pair{a.weights, b.weights},
+                      {a.kv_cache, b.kv_cache},
+                      {a.activations, b.activations},
+                      {a.gradients, b.gradients},
+                      {a.optimizer, b.optimizer},
+                      {a.master_weights, b.master_weights},
+                      {a.overhead, b.overhead},
+                      {a.allocated, b.allocated},
+                      {a.reserved, b.reserved},
+                      {a.total, b.total},
+                      {a.low, b.low},
+                      {a.high, b.high},
+                      {a.kv_bytes_per_token, b.kv_bytes_per_token},
+                      {a.gradients_full, b.gradients_full}})
+    EXPECT_EQ(x, y) << what;  // the same doubles, not near ones
+  EXPECT_EQ(a.capacity, b.capacity) << what;
+  EXPECT_EQ(a.fits, b.fits) << what;
+  EXPECT_EQ(a.max_batch, b.max_batch) << what;
+  EXPECT_EQ(a.kv_cache_capacity_tokens, b.kv_cache_capacity_tokens) << what;
+  EXPECT_EQ(a.peak_phase, b.peak_phase) << what;
+}
+
+// Every lever of the search and every pair of them, in the search's order, through one memo:
+// the estimates are those made without it.
+TEST(PartsMemo, SearchCandidatesEstimateAsWithoutTheMemo) {
+  size_t compared = 0;
+  for (const auto& j : bases()) {
+    ScenarioGiven given;
+    Scenario parsed = parse_scenario(j, cat(), given);
+    const LayoutFields layout = layout_fields(parsed);
+    const Scenario base = resolved(parsed, cat());
+    const Estimate e = estimate(base, cat(), Detail::kFigures);
+    const FoundChanges found = find_changes(base, layout, given, e, cat());
+    std::vector<ScenarioEdit> edits;
+    for (size_t a = 0; a < found.levers.size(); ++a) {
+      edits.push_back(found.levers[a].edit);
+      for (size_t b = a + 1; b < found.levers.size(); ++b)
+        edits.push_back(merged(found.levers[a].edit, found.levers[b].edit));
+    }
+    ScenarioEditor editor(base, layout, given, cat());
+    std::vector<std::pair<Task, ModelCounts>> counts;  // per task, as the search keeps them
+    counts.reserve(4);
+    PartsMemo memo;
+    for (const ScenarioEdit& edit : edits) {
+      Scenario* s = nullptr;
+      try {
+        s = &editor.edit(edit);
+      } catch (const InputError&) {
+        continue;  // not a candidate (a split the model cannot take)
+      }
+      resolve_in_place(*s, cat());
+      const ModelCounts* c = nullptr;
+      for (const auto& [task, held] : counts)
+        if (task == s->task) c = &held;
+      if (!c) c = &counts.emplace_back(s->task, count_model(*s)).second;
+      const EngineRules rules = engine_rules(*s, cat());
+      expect_same(estimate_memory(*s, cat(), *c, rules, memo, editor.weights_row()),
+                  estimate_memory(*s, cat(), *c, rules, nullptr), j.dump());
+      ++compared;
+    }
+  }
+  EXPECT_GT(compared, 100u);  // the six searches' levers and pairs
+}
+
+}  // namespace
+}  // namespace gpusizer::memory
