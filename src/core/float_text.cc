@@ -6,6 +6,8 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "core/pow10.h"
+
 namespace gpusizer {
 namespace {
 
@@ -47,31 +49,12 @@ constexpr char kPairs[] =
     "40414243444546474849505152535455565758596061626364656667686970717273747576777879"
     "8081828384858687888990919293949596979899";
 
-// 10^0 .. 10^16 as integers: digit_count's bounds for numbers below 2^53.
-constexpr uint64_t kPow10Int[] = {1,
-                                  10,
-                                  100,
-                                  1000,
-                                  10000,
-                                  100000,
-                                  1000000,
-                                  10000000,
-                                  100000000,
-                                  1000000000,
-                                  10000000000,
-                                  100000000000,
-                                  1000000000000,
-                                  10000000000000,
-                                  100000000000000,
-                                  1000000000000000,
-                                  10000000000000000};
-
 // The decimal digits of 0 < v < 2^53 (0 for 0): the bit length times log10(2) (1233 / 4096
 // rounds it down by less than one digit), then one compare for the digit it may miss.
 int digit_count(uint64_t v) {
   const int bits = 64 - std::countl_zero(v | 1);
   const int t = bits * 1233 >> 12;
-  return t + (v >= kPow10Int[t] ? 1 : 0);
+  return t + (v >= kPow10U64[t] ? 1 : 0);
 }
 
 // `digits` (an integer below 2^53) written with `decimals` (<= 18) digits after the point, at

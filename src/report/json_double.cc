@@ -5,6 +5,8 @@
 #include <cstring>
 #include <nlohmann/json.hpp>
 
+#include "core/pow10.h"
+
 namespace gpusizer {
 namespace {
 
@@ -18,28 +20,6 @@ uint64_t times(uint64_t x, uint64_t y) {
 
 constexpr uint32_t kPow10[10] = {1,      10,      100,      1000,      10000,
                                  100000, 1000000, 10000000, 100000000, 1000000000};
-
-// 10^m for the fraction's digit count m (at most 17: a double has at most 17 significant digits).
-constexpr uint64_t kPow10Wide[20] = {1,
-                                     10,
-                                     100,
-                                     1000,
-                                     10000,
-                                     100000,
-                                     1000000,
-                                     10000000,
-                                     100000000,
-                                     1000000000,
-                                     10000000000,
-                                     100000000000,
-                                     1000000000000,
-                                     10000000000000,
-                                     100000000000000,
-                                     1000000000000000,
-                                     10000000000000000,
-                                     100000000000000000,
-                                     1000000000000000000,
-                                     10000000000000000000u};
 
 // The number of decimal digits of n >= 1.
 int digit_count(uint32_t n) {
@@ -126,7 +106,7 @@ void grisu_digits(double v, Digits& out) {
     out.length = static_cast<int>(d - out.text);
     // dist scaled as delta was, in one product (the same value modulo 2^64 as m products by 10;
     // it never wraps: dist <= delta).
-    round_toward(d - 1, dist * kPow10Wide[m], delta, p2, one);
+    round_toward(d - 1, dist * kPow10U64[m], delta, p2, one);
     return;
   }
   // The digits end inside the integral part: the first prefix within the interval.
