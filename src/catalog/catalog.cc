@@ -239,6 +239,13 @@ const Item& lookup(const std::vector<Item>& items,
   unknown(name, field, what, ids);
 }
 
+// a == b, the first bytes compared before the call to memcmp: the format and engine lookups
+// scan every row, and most rows of a name's length differ in their first byte (issue 18: bf16
+// was compared with fp16, fp32, int8, int4 and more by a call each).
+inline bool same_text(const std::string& a, std::string_view b) {
+  return a.size() == b.size() && (b.empty() || (a[0] == b[0] && a.compare(b) == 0));
+}
+
 // Normalised id and alias -> position; ids win over aliases of the same spelling.
 template <typename Item>
 std::unordered_map<std::string, size_t> build_index(
@@ -387,7 +394,7 @@ const Model& Catalog::model(std::string_view name, const std::string& field) con
 const NumberFormat& Catalog::format(std::string_view name, const std::string& role,
                                     const std::string& field) const {
   for (const auto& f : formats_)
-    if (f.id == name && f.usable_for_role(role)) return f;  // the common, exact spelling
+    if (same_text(f.id, name) && f.usable_for_role(role)) return f;  // the common, exact spelling
   std::vector<std::string> valid;
   for (const auto& f : formats_)
     if (f.usable_for_role(role)) {
@@ -399,7 +406,7 @@ const NumberFormat& Catalog::format(std::string_view name, const std::string& ro
 
 const EngineProfile& Catalog::engine(std::string_view name, std::string_view field) const {
   for (const auto& e : engines_)
-    if (e.name == name) return e;
+    if (same_text(e.name, name)) return e;
   std::vector<std::string> valid;
   for (const auto& e : engines_) {
     if (normalize_name(e.name) == normalize_name(name)) return e;

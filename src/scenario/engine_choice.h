@@ -11,8 +11,12 @@ namespace gpusizer {
 
 /// Sets s.engine (canonical name), s.engine_version and s.engine_basis from `input` ("engine",
 /// "engine_version"), the task, the weights and the model already in `s`. Throws InputError for
-/// an unknown engine or version, or an engine that does not run the task.
-void resolve_engine(const ScenarioFields& input, const Catalog& catalog, Scenario& s);
+/// an unknown engine or version, or an engine that does not run the task. Returns the engine's
+/// profile (catalog.engine(s.engine)). A serving scenario that names no engine has its GPU
+/// ("gpu") looked up here for the default engine: it is set in s.gpu, so that the system's
+/// fields do not look it up again.
+const EngineProfile& resolve_engine(const ScenarioFields& input, const Catalog& catalog,
+                                    Scenario& s);
 
 /// Throws the InputError resolve_engine throws for an engine that does not run the task.
 void check_engine_runs_task(const EngineProfile& engine, const Scenario& s);
@@ -30,7 +34,9 @@ bool retarget_default_engine(Scenario& s, const Gpu& gpu, const Catalog& catalog
 /// copying the scenario (the advisor's catalog filter asks it of every GPU).
 const EngineProfile& engine_on(const Scenario& s, const Gpu& gpu, const Catalog& catalog);
 
-/// Notes for knobs in `input` that the engine ignores (gpu_memory_utilization under hf, ...).
-void note_ignored_knobs(const ScenarioFields& input, const Catalog& catalog, Scenario& s);
+/// Notes for knobs in `input` that `engine` (the scenario's) ignores (gpu_memory_utilization
+/// under hf, ...).
+void note_ignored_knobs(const ScenarioFields& input, const Catalog& catalog,
+                        const EngineProfile& engine, Scenario& s);
 
 }  // namespace gpusizer

@@ -35,6 +35,26 @@ TEST(EngineChoice, ServingDefaultsToLlamaCppOnAppleAndForGguf) {
       "llama.cpp");
 }
 
+// The GPU a serving line's default engine is chosen for is the scenario's GPU (looked up once,
+// by the alias "h100" as by its id), and an unknown one is named at "gpu" whether or not an
+// engine is given (the default engine's lookup comes first).
+TEST(EngineChoice, DefaultEnginesGpuIsTheScenarios) {
+  const Scenario s = parse({{"model", "llama-3.1-8b"}, {"gpu", "h100"}});
+  ASSERT_TRUE(s.gpu);
+  EXPECT_EQ(s.gpu.get(), Catalog::builtin().gpu_ref("h100").get());
+  EXPECT_EQ(s.engine, "vllm");
+  for (const nlohmann::json& engine : {nlohmann::json(), nlohmann::json("vllm")}) {
+    nlohmann::json line = {{"model", "llama-3.1-8b"}, {"gpu", "no-such-gpu-9000"}};
+    if (!engine.is_null()) line["engine"] = engine;
+    try {
+      parse(line);
+      ADD_FAILURE() << "an unknown GPU was accepted";
+    } catch (const InputError& e) {
+      EXPECT_EQ(e.field(), "gpu") << e.what();
+    }
+  }
+}
+
 TEST(EngineChoice, TrainingStaysOnHf) {
   EXPECT_EQ(parse({{"model", "llama-3.1-8b"}, {"task", "lora"}, {"gpu", "h100-sxm5-80gb"}}).engine,
             "hf");

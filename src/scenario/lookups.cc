@@ -8,8 +8,14 @@ void resolve_lookups(Scenario& s, const Catalog& catalog, bool speed) {
   l.gpu = s.gpu;
   l.weights_id = s.weights.id;
   l.weights_kind = s.weights.kind;
-  for (const auto& e : catalog.engines())
-    if (e.name == s.engine) l.engine = &e;
+  // The last profile of that name, as before; searched from the end, it is the first found
+  // (issue 18: the scan went on past it through the rest of the engines).
+  const std::vector<EngineProfile>& engines = catalog.engines();
+  for (auto e = engines.rbegin(); e != engines.rend(); ++e)
+    if (e->name == s.engine) {
+      l.engine = &*e;
+      break;
+    }
   if (l.engine) l.release = l.engine->find_release(s.engine_version);
   if (speed && l.engine && s.gpu) {
     // The entries inference_setup and the training step read (speed/inference_speed.cc,

@@ -452,7 +452,8 @@ void parse_engine(const ScenarioFields& input, const Catalog& catalog, Scenario&
                   ScenarioGiven& given) {
   given.engine = input.given(key::engine) != nullptr;
   given.engine_version = input.given(key::engine_version) != nullptr;
-  resolve_engine(input, catalog, s);
+  // The engine's profile, as catalog.engine(s.engine) finds it (not looked up again).
+  const EngineProfile& engine = resolve_engine(input, catalog, s);
   if (auto v = read_number_value(input.at[key::gpu_memory_utilization], "gpu_memory_utilization",
                                  "", 0.05, 1.0)) {
     s.gpu_memory_utilization = *v;
@@ -462,7 +463,6 @@ void parse_engine(const ScenarioFields& input, const Catalog& catalog, Scenario&
                               1, kMaxTokens))
     s.max_num_batched_tokens = *v;
   // An engine without these settings ignores them (note_ignored_knobs says so).
-  const EngineProfile& engine = catalog.engine(s.engine, "engine");
   if (auto v = read_int_value(input.at[key::max_num_seqs], "max_num_seqs", "", 1, kMaxSeqs))
     s.max_num_seqs = engine.honours("max_num_seqs") ? *v : 0;
   if (auto v = read_int_value(input.at[key::max_model_len], "max_model_len", "", 1, kMaxTokens))
@@ -472,7 +472,7 @@ void parse_engine(const ScenarioFields& input, const Catalog& catalog, Scenario&
     s.notes.push_back("batch " + std::to_string(s.batch) + " exceeds max_num_seqs " +
                       std::to_string(s.max_num_seqs) + ": the engine runs at most " +
                       std::to_string(s.max_num_seqs) + " sequences a step, the rest wait");
-  note_ignored_knobs(input, catalog, s);
+  note_ignored_knobs(input, catalog, engine, s);
 }
 
 void parse_training_options(const ScenarioFields& input, Scenario& s, ScenarioGiven& given) {
@@ -518,7 +518,8 @@ SplitGiven parse_parallel(const ScenarioFields& input, Scenario& s) {
 // The GPUs and their split: gpu_count whole replicas, dp the rest of them.
 void parse_system(const ScenarioFields& input, const Catalog& catalog, SplitGiven split,
                   Scenario& s) {
-  if (auto v = read_string_value(input.at[key::gpu], "gpu", ""))
+  // A serving scenario naming no engine has its GPU already (resolve_engine looked it up).
+  if (auto v = read_string_value(input.at[key::gpu], "gpu", ""); v && !s.gpu)
     s.gpu = catalog.gpu_ref(*v, kGpuField);
   auto count = read_int_value(input.at[key::gpu_count], "gpu_count", "", 1, kMaxGpus);
   if (auto v = read_int_value(input.at[key::gpus_per_node], "gpus_per_node", "", 1, 1024))
