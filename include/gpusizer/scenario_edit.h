@@ -119,6 +119,7 @@ class ScenarioEditor {
  private:
   void restore();
   void derive_engine(const ScenarioGiven& given);
+  void set_kv(const ScenarioEdit& e, bool kv_given);
 
   const Scenario* base_;
   LayoutFields layout_;  // the base's, or those it had before it was resolved
@@ -128,6 +129,8 @@ class ScenarioEditor {
   // The rows work_'s weights and KV formats are copies of (the base's own fields at first).
   const NumberFormat* weights_ = nullptr;
   const NumberFormat* kv_ = nullptr;
+  // The weights row kv_ is the default KV row of (default_kv_id), or null.
+  const NumberFormat* kv_weights_ = nullptr;
   bool gpu_changed_ = false, lookups_changed_ = false;  // work_'s differ from the base's
   int edits_ = 0;
   bool base_valid_ = false;  // the base (with layout_) passed validate() at the second edit

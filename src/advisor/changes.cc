@@ -23,6 +23,7 @@
 #include "gpusizer/error.h"
 #include "gpusizer/scenario_edit.h"
 #include "gpusizer/units.h"
+#include "speed/training_speed.h"
 
 namespace gpusizer {
 namespace {
@@ -290,6 +291,9 @@ struct Search {
   // The candidates' memory parts by the fields they read (memory/parts_memo.h): a part whose
   // fields an earlier candidate had is that candidate's (issue 18).
   memory::PartsMemo parts;
+  // The training step's matrix sums by the fields they read (speed/training_speed.h): the
+  // model and the counts above stay while the search runs (issue 18).
+  ModuleSumsMemo module_sums;
 
   const ModelCounts& counts_for(const Scenario& sc) {
     for (const auto& [task, c] : counts)
@@ -378,7 +382,7 @@ struct Search {
     if (ch.fits) fitting.push_back(p);
     if (!single && !ch.fits) return;
     if (!single && combined.size() >= kMaxCombined * 4) return;
-    staged.add_speed();
+    staged.add_speed(&module_sums);
     const auto tps = useful_tokens_per_s(sc, m);
     if (tps && base_tps) ch.speed_factor = *tps / *base_tps;
     t.gpus = static_cast<int>(std::min<int64_t>(sc.gpu_count, 1 << 20));
@@ -440,9 +444,10 @@ FoundChanges search_changes(const Scenario& s, ScenarioEditor editor, const Scen
   dimensions(s, given, e, catalog, dims);
   Search search{dims, catalog, headroom, memory_needed(s, e), useful_tokens_per_s(s, e),
                 {},   {},      {},       std::move(editor),   {},
-                {},   {}};
+                {},   {},      {}};
   // The base's task and the levers' (LoRA, QLoRA): no reallocation, so that each task's counts
-  // keep the address the memory memo keys them by (memory/parts_memo.h).
+  // keep the address the memory memo and the matrix sums key them by (memory/parts_memo.h,
+  // speed/training_speed.h ModuleSumsMemo).
   search.counts.reserve(4);
   // Each lever is tried alone once; combinations are kept up to kMaxCombined * 4: reserved once.
   search.singles.reserve(found.levers.size());

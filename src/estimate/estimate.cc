@@ -208,9 +208,10 @@ void StagedEstimate::estimate_memory_stage(memory::PartsMemo* memo,
   check_representable(s, e.memory);
 }
 
-void StagedEstimate::add_speed() {
+void StagedEstimate::add_speed(ModuleSumsMemo* memo) {
   if (s_.gpu)
-    estimate_speed(s_, catalog_, rules_.engine, e_.memory, counts_, why_, e_.performance.emplace());
+    estimate_speed(s_, catalog_, rules_.engine, e_.memory, counts_, why_, e_.performance.emplace(),
+                   memo);
 }
 
 void StagedEstimate::add_priced() {

@@ -12,6 +12,8 @@
 
 namespace gpusizer {
 
+struct ModuleSumsMemo;  // speed/training_speed.h
+
 /// estimate(s, catalog) without basis, bands or warnings: the figures to rank and check
 /// constraints on, for searches that explain only the options they return.
 Estimate estimate_priced(const Scenario& s, const Catalog& catalog);
@@ -38,8 +40,9 @@ class StagedEstimate {
                  memory::PartsMemo& memo, const NumberFormat& weights_row);
   /// What the memory stage counted of the model.
   const ModelCounts& counts() const { return counts_; }
-  /// Adds the speed (with a GPU).
-  void add_speed();
+  /// Adds the speed (with a GPU); a search passes its `memo` of the training step's matrix sums
+  /// (speed/training_speed.h), which must outlive its candidates' model and counts.
+  void add_speed(ModuleSumsMemo* memo = nullptr);
   /// Adds power, and with a GPU speed, ownership and cost.
   void add_priced();
 

@@ -308,7 +308,9 @@ void expect_same_edit(const Scenario& a, const Scenario& b) {
 // another row and derives the default engine again only for another task, weights or GPU, so
 // each of those paths is walked here. By hand: fp16 weights take an fp16 KV cache and int8 ones
 // bf16 (formats follow default_kv_id); vLLM serves bf16 weights on an H100 and llama.cpp GGUF
-// ones and everything on Apple (engines.json defaults); TP 64 exceeds the 32 heads.
+// ones and everything on Apple (engines.json defaults); TP 64 exceeds the 32 heads. The KV row
+// that follows the weights is kept while the weights row is the one it was derived for, and
+// derived again after an edit that named one.
 TEST(ScenarioEdit, EditorGivesEditedsScenarioForEveryEdit) {
   const nlohmann::json serve = {{"model", "llama-2-7b"},
                                 {"weights", "fp16"},
@@ -327,6 +329,10 @@ TEST(ScenarioEdit, EditorGivesEditedsScenarioForEveryEdit) {
       {.weights = "int8", .gpu_count = 2, .tp = 2, .pp = 1, .dp = 1},
       {.kv_cache = "fp8"},
       {},
+      {.weights = "int8"},                   // the KV row derived for int8 again after a named one
+      {.weights = "int8", .seq_len = 2048},  // the same weights row: the KV row kept
+      {.kv_cache = "fp8", .seq_len = 2048},
+      {.weights = "int8"},
   };
   for (const ScenarioEdit& e : edits) {
     if (e.tp == 64) {

@@ -1,6 +1,7 @@
 #include "speed/collectives.h"
 
 #include <algorithm>
+#include <string_view>
 
 namespace gpusizer {
 
@@ -19,7 +20,12 @@ Link group_link(const Gpu& gpu, int64_t group, int64_t gpus_per_node, const Link
     // NVLink/xGMI figures are per GPU, both directions together (NVIDIA datasheets: A100 600
     // GB/s, H100 900 GB/s; AMD MI300X 896 GB/s); a ring sends one way, so half per direction. A
     // group inside the domain has every hop on the fabric.
-    const char* name = gpu.nvlink ? "NVLink" : gpu.vendor == "AMD" ? "xGMI" : "fabric";
+    // Views of the literals: their lengths known when compiled (a const char* measured them
+    // each call, issue 18).
+    using namespace std::string_view_literals;
+    const std::string_view name = gpu.nvlink              ? "NVLink"sv
+                                  : gpu.vendor == "AMD"sv ? "xGMI"sv
+                                                          : "fabric"sv;
     return {*gpu.scaleup_gbps_bidir / 2.0 * 1e9 * p.nvlink_eff, p.nvlink_latency_s, name};
   }
   if (group > gpus_per_node && gpus_per_node > 0) {

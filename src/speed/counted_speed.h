@@ -3,15 +3,17 @@
 // once per call (memory/model_counts.h) and passes the counts to memory and speed.
 #include "gpusizer/speed.h"
 #include "memory/model_counts.h"
+#include "speed/training_speed.h"
 
 namespace gpusizer {
 
 /// estimate_speed with the catalog's speed profile, `engine` = engine_profile(scenario, catalog)
 /// and `counts` = count_model(scenario), written into `perf` (default-constructed; the scenario
 /// has a GPU): estimate() looks the engine up and counts the model once for memory and speed, and
-/// fills its own optional in place instead of moving a whole PerformanceEstimate into it.
+/// fills its own optional in place instead of moving a whole PerformanceEstimate into it. A
+/// search passes its `memo` (ModuleSumsMemo, training_speed.h).
 void estimate_speed(const Scenario& scenario, const Catalog& catalog, const EngineProfile& engine,
                     const MemoryEstimate& memory, const ModelCounts& counts, Explanations* why,
-                    PerformanceEstimate& perf);
+                    PerformanceEstimate& perf, ModuleSumsMemo* memo = nullptr);
 
 }  // namespace gpusizer

@@ -206,9 +206,10 @@ void explain_step(std::string& out, const TrainingSpeed& r) {
 }
 
 void training(const Scenario& sc, const EngineProfile& engine, const ModelCounts& counts,
-              Explanations* why_sink, const SpeedProfile& profile, PerformanceEstimate& perf) {
+              Explanations* why_sink, const SpeedProfile& profile, PerformanceEstimate& perf,
+              ModuleSumsMemo* memo) {
   std::string why;
-  const auto r = training_speed(sc, engine, profile, counts, why);
+  const auto r = training_speed(sc, engine, profile, counts, why, memo);
   if (!r) {
     if (why_sink) why_sink->warnings.emplace_back("speed not estimated: " + why);
     return;
@@ -245,9 +246,10 @@ namespace {
 
 void counted_speed(const Scenario& scenario, const Catalog& catalog, const EngineProfile& engine,
                    const MemoryEstimate& memory, const ModelCounts& counts, Explanations* why,
-                   const SpeedProfile& profile, PerformanceEstimate& perf) {
+                   const SpeedProfile& profile, PerformanceEstimate& perf,
+                   ModuleSumsMemo* memo = nullptr) {
   if (scenario.task != Task::kInference)
-    training(scenario, engine, counts, why, profile, perf);
+    training(scenario, engine, counts, why, profile, perf, memo);
   else
     inference(scenario, catalog, memory, counts, why, profile, perf);
 }
@@ -266,8 +268,8 @@ PerformanceEstimate estimate_speed(const Scenario& scenario, const Catalog& cata
 
 void estimate_speed(const Scenario& scenario, const Catalog& catalog, const EngineProfile& engine,
                     const MemoryEstimate& memory, const ModelCounts& counts, Explanations* why,
-                    PerformanceEstimate& perf) {
-  counted_speed(scenario, catalog, engine, memory, counts, why, catalog.speed(), perf);
+                    PerformanceEstimate& perf, ModuleSumsMemo* memo) {
+  counted_speed(scenario, catalog, engine, memory, counts, why, catalog.speed(), perf, memo);
 }
 
 PerformanceEstimate estimate_speed(const Scenario& scenario, const Catalog& catalog,

@@ -102,14 +102,6 @@ double exposed(double comm, double window, double overlap) {
   return std::max((1.0 - overlap) * comm, comm - window);
 }
 
-// What the step reads of the model's matrices, in one pass over them (issue 18: three passes
-// before, each testing the LoRA targets or the names again).
-struct ModuleSums {
-  double lora_bytes = 0;  ///< bytes the adapters move per token (LoRA tasks; else 0)
-  double gemm_flops = 0;  ///< the layers' GEMM FLOPs, routed experts at k / E
-  double gemm_time = 0;   ///< the same over each GEMM's depth efficiency
-};
-
 // - Adapters (their parameters are counted once, in ModelCounts::adapters): the bytes they move
 //   per token beyond the base GEMM, forward and backward: `in` per input and `out` per output
 //   feature of each targeted matrix, routed experts at k / E. PEFT's unfused path
@@ -147,6 +139,28 @@ ModuleSums module_sums(const Scenario& s, const ModelCounts& counts, double tp,
   const double missing = counts.lora_missing_inputs;
   r.lora_bytes -= in * missing;
   return r;
+}
+
+// module_sums, taken from `memo` when a slot holds the same model, counts, width and engine
+// figures (the fields module_sums reads), else computed into the next slot.
+ModuleSums module_sums(const Scenario& s, const ModelCounts& counts, double tp,
+                       const TrainingProfile& eng, ModuleSumsMemo* memo) {
+  if (!memo) return module_sums(s, counts, tp, eng);
+  for (const ModuleSumsMemo::Slot& slot : memo->slots)
+    if (slot.model == &s.model && slot.counts == &counts && slot.tp == tp &&
+        slot.lora_in == eng.lora_bytes_per_in_feature &&
+        slot.lora_out == eng.lora_bytes_per_out_feature && slot.k_half == eng.eff_k_hidden)
+      return slot.sums;
+  ModuleSumsMemo::Slot& slot = memo->slots[memo->next];
+  memo->next = (memo->next + 1) % memo->slots.size();
+  slot = {&s.model,
+          &counts,
+          tp,
+          eng.lora_bytes_per_in_feature,
+          eng.lora_bytes_per_out_feature,
+          eng.eff_k_hidden,
+          module_sums(s, counts, tp, eng)};
+  return slot.sums;
 }
 
 // The layers' GEMM efficiency from module_sums; counts given as facts have no shapes: the hidden
@@ -325,7 +339,7 @@ void set_attention_rates(StepShape& h, const SpeedProfile& profile, double peak)
 }
 
 StepShape step_shape(const Scenario& s, const EngineProfile& engine, const SpeedProfile& profile,
-                     const ModelCounts& counts, double peak) {
+                     const ModelCounts& counts, double peak, ModuleSumsMemo* memo) {
   StepShape h(s, engine, profile, counts);
   h.frozen = frozen_base(s.task);
   h.tp = std::max<int64_t>(1, s.parallel.tp);
@@ -347,7 +361,7 @@ StepShape step_shape(const Scenario& s, const EngineProfile& engine, const Speed
   h.t = static_cast<double>(h.tp);
   h.p = static_cast<double>(h.pp);
   h.v = h.pp > 1 ? static_cast<double>(std::max<int64_t>(1, s.parallel.pp_interleave)) : 1.0;
-  const ModuleSums sums = module_sums(s, h.counts, h.t, h.eng);
+  const ModuleSums sums = module_sums(s, h.counts, h.t, h.eng, memo);
   h.f = forward_flops(s, h.c, h.counts.adapters.active);
   h.trainable = is_lora(s.task) ? h.counts.adapters.all : h.params;
   h.lora_bytes_per_token = sums.lora_bytes;
@@ -629,7 +643,7 @@ std::optional<TrainingSpeed> training_speed(const Scenario& s, const EngineProfi
 
 std::optional<TrainingSpeed> training_speed(const Scenario& s, const EngineProfile& engine,
                                             const SpeedProfile& profile, const ModelCounts& counts,
-                                            std::string& why) {
+                                            std::string& why, ModuleSumsMemo* memo) {
   if (!s.gpu) {
     why = "no gpu given";
     return std::nullopt;
@@ -644,7 +658,7 @@ std::optional<TrainingSpeed> training_speed(const Scenario& s, const EngineProfi
   }
   if (cv) return cv_training_speed(s, profile, *peak, std::move(r), why);
 
-  const StepShape h = step_shape(s, engine, profile, counts, *peak);
+  const StepShape h = step_shape(s, engine, profile, counts, *peak, memo);
   // training_flops_per_token(s, h.c) from the forward FLOPs step_shape made of the same costs.
   r.hardware_flops_per_token = train_layer_flops(h.f, h.frozen) + train_head_flops(h.f, h.frozen) +
                                recompute_flops(h.f, s.training.recompute);

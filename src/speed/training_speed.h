@@ -5,6 +5,8 @@
 // materialized s x s scores of eager attention), recomputation, tensor-parallel collectives on
 // the link the group crosses, the pipeline bubble, exposed data-parallel / ZeRO-3 traffic, the
 // optimizer step and CPU offload over PCIe. The exposed parts add up to the step time.
+#include <array>
+#include <cstddef>
 #include <map>
 #include <optional>
 #include <string>
@@ -67,14 +69,39 @@ double training_flops_per_token(const Scenario& s, const ModelCosts& costs);
 /// Bytes the optimizer step reads and writes per trained parameter (HBM or host memory).
 double optimizer_bytes_per_param(const TrainingOptions& t);
 
+/// What the step reads of the model's matrices, in one pass over them (issue 18: three passes
+/// before, each testing the LoRA targets or the names again).
+struct ModuleSums {
+  double lora_bytes = 0;  ///< bytes the adapters move per token (LoRA tasks; else 0)
+  double gemm_flops = 0;  ///< the layers' GEMM FLOPs, routed experts at k / E
+  double gemm_time = 0;   ///< the same over each GEMM's depth efficiency
+};
+
+/// A search's ModuleSums by the fields they read: the model and its counts (by address: a search
+/// keeps both while its candidates change other fields), the tensor-parallel width and the
+/// engine's adapter bytes and GEMM depth figure. A candidate with a slot's fields takes its sums
+/// (~250 instructions of each kept change, issue 18). The model and counts a slot names must
+/// not change, nor be destroyed, while the memo is used.
+struct ModuleSumsMemo {
+  struct Slot {
+    const Model* model = nullptr;
+    const ModelCounts* counts = nullptr;
+    double tp = 0, lora_in = 0, lora_out = 0, k_half = 0;
+    ModuleSums sums;
+  };
+  std::array<Slot, 4> slots{};
+  size_t next = 0;  ///< the slot the next new key takes
+};
+
 /// Step time and throughput under `engine` (the scenario's engine profile); nullopt with `why`
 /// when the GPU lacks the needed figures.
 std::optional<TrainingSpeed> training_speed(const Scenario& s, const EngineProfile& engine,
                                             const SpeedProfile& profile, std::string& why);
 /// The same with the model already counted (`counts` = count_model(s), or its params and
 /// modules).
+/// With `memo`, the matrices' sums are taken from it when it holds them (ModuleSumsMemo).
 std::optional<TrainingSpeed> training_speed(const Scenario& s, const EngineProfile& engine,
                                             const SpeedProfile& profile, const ModelCounts& counts,
-                                            std::string& why);
+                                            std::string& why, ModuleSumsMemo* memo = nullptr);
 
 }  // namespace gpusizer

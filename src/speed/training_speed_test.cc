@@ -6,10 +6,12 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <string>
 
 #include "gpusizer/json/api.h"
 #include "gpusizer/json/scenario.h"
 #include "gpusizer/speed.h"
+#include "scenario/lookups.h"
 #include "speed/testing_training_speed.h"
 
 namespace gpusizer {
@@ -282,6 +284,59 @@ TEST(TrainingSpeed, BreakdownAddsUpInTheEstimateJson) {
   }
   EXPECT_NEAR(sum, perf.at("step_time_s").get<double>(), 1e-9 * sum);
   EXPECT_GT(parts.at("recompute").get<double>(), 0);
+}
+
+}  // namespace
+}  // namespace gpusizer
+
+namespace gpusizer {
+namespace {
+
+// Every figure of training_speed for `s`, with and without `memo`, the same double.
+void expect_memo_same(const Scenario& s, const ModelCounts& counts, ModuleSumsMemo& memo) {
+  const Catalog& catalog = Catalog::builtin();
+  std::string why;
+  const auto plain = training_speed(s, engine_profile(s, catalog), catalog.speed(), counts, why);
+  const auto kept =
+      training_speed(s, engine_profile(s, catalog), catalog.speed(), counts, why, &memo);
+  ASSERT_TRUE(plain && kept) << why;
+  EXPECT_EQ(kept->step_time_s, plain->step_time_s);
+  EXPECT_EQ(kept->tokens_per_s, plain->tokens_per_s);
+  EXPECT_EQ(kept->tflops_per_gpu, plain->tflops_per_gpu);
+  EXPECT_EQ(kept->compute_s, plain->compute_s);
+  EXPECT_EQ(kept->tp_comm_s, plain->tp_comm_s);
+}
+
+// The matrix sums are kept by model, counts, tensor-parallel width and the engine's figures: a
+// search's candidates (one scenario changed in place, two tasks' counts) take them from the memo
+// and get every figure they computed before, and a new width or task takes a new slot.
+TEST(TrainingSpeed, ModuleSumsMemoKeepsTheFigures) {
+  const Catalog& catalog = Catalog::builtin();
+  Scenario s = parse_scenario(
+      nlohmann::json{
+          {"model", "llama-3.1-8b"}, {"task", "lora"}, {"gpu", "h100"}, {"gpu_count", 8}},
+      catalog);
+  const ModelCounts lora = count_model(s);
+  ModuleSumsMemo memo;
+  expect_memo_same(s, lora, memo);  // computed: slot 0
+  EXPECT_EQ(memo.next, 1u);
+  s.seq_len = 1024;  // a field the sums do not read: the same slot
+  expect_memo_same(s, lora, memo);
+  EXPECT_EQ(memo.next, 1u);
+  s.parallel.tp = 2;  // the width: a new slot (row-parallel GEMMs reduce over in / 2)
+  s.parallel.dp = 4;
+  expect_memo_same(s, lora, memo);
+  EXPECT_EQ(memo.next, 2u);
+  s.task = Task::kFull;  // another task's counts: a new slot, no adapter bytes
+  const ModelCounts full = count_model(s);
+  expect_memo_same(s, full, memo);
+  EXPECT_EQ(memo.next, 3u);
+  s.parallel.tp = 1;  // back to width 1 with the full task's counts: new; the LoRA one stays
+  s.parallel.dp = 8;
+  expect_memo_same(s, full, memo);
+  s.task = Task::kLora;
+  expect_memo_same(s, lora, memo);  // slot 0 again
+  EXPECT_EQ(memo.next, 0u);         // four slots taken, the next new key replaces slot 0
 }
 
 }  // namespace
