@@ -3,43 +3,39 @@
 // formula and source of its value (docs/contract.md). An estimate has about 40 of them. As a
 // std::map<std::string, std::string> they cost two or three allocations each and a tree walk of
 // key compares per insert (issue 18); Basis keeps every value in one string (the arena) and per
-// figure an entry {key, offset, length}, kept in key order, so that a whole basis is two
-// allocations (none when a finished basis of the same thread left its storage) and a producer
-// formats its text straight into place.
+// figure an entry {offset, length} at the key's index in the list of every key
+// (gpusizer/basis_keys.h, resolved at compile time), so that a whole basis is two allocations
+// (none when a finished basis of the same thread left its storage), a producer formats its text
+// straight into place, and finding a key's entry is a load.
 //
 // It behaves as the map did: writing a key again replaces its value (the last write wins), and
 // iteration visits the keys in ascending byte order (std::map's, the order the JSON lists them).
+#include <bit>
 #include <cstddef>
 #include <cstdint>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "gpusizer/basis_keys.h"
+
 namespace gpusizer {
 
-/// A figure's name as a basis key: a string literal. The entry keeps a view of it and never
-/// copies it, which is safe only for text that lives as long as the program; the consteval
-/// constructor admits constant arrays alone, so a key built at run time does not compile.
+/// A figure's name as a basis key: a string literal of the list of keys (gpusizer/basis_keys.h),
+/// resolved to its index there at compile time; the consteval constructor admits constant arrays
+/// alone, and a key the list lacks does not compile.
 class BasisKey {
  public:
   template <size_t N>
   consteval BasisKey(const char (&k)[N])  // NOLINT(google-explicit-constructor): a literal
-      : text_(k, N - 1), order_(order_of(text_)) {}
-  constexpr std::string_view text() const { return text_; }
-  /// The first eight bytes as one big-endian number, zeros past the end: two keys' numbers
-  /// compare as their first eight bytes do in byte order (a key holds no zero byte), so most
-  /// key compares are one integer compare, made at compile time for this side (issue 18).
-  constexpr uint64_t order() const { return order_; }
-  static constexpr uint64_t order_of(std::string_view k) {
-    uint64_t v = 0;
-    for (size_t i = 0; i < 8; ++i)
-      v = (v << 8) | (i < k.size() ? static_cast<unsigned char>(k[i]) : 0u);
-    return v;
+      : index_(static_cast<uint32_t>(basis_key_index(std::string_view(k, N - 1)))) {
+    if (index_ == kBasisKeyCount) throw "a basis key missing from kBasisKeys (basis_keys.h)";
   }
+  constexpr std::string_view text() const { return kBasisKeys[index_]; }
+  constexpr uint32_t index() const { return index_; }
 
  private:
-  std::string_view text_;
-  uint64_t order_;
+  uint32_t index_;
 };
 
 class Basis {
@@ -52,36 +48,63 @@ class Basis {
 
  private:
   struct Slot {
-    uint64_t order;        // BasisKey::order() of the key
-    std::string_view key;  // a literal (BasisKey)
-    uint32_t offset = 0;   // of the value in arena_
+    uint32_t offset = 0;  // of the value in arena_
     uint32_t size = 0;
   };
   struct Storage;
+  // Which keys have a value: bit i of word i / 64 for kBasisKeys[i].
+  static constexpr size_t kWords = (kBasisKeyCount + 63) / 64;
+  struct Present {
+    uint64_t bits[kWords] = {};
+    bool has(size_t i) const { return (bits[i / 64] >> (i % 64)) & 1u; }
+    void add(size_t i) { bits[i / 64] |= uint64_t{1} << (i % 64); }
+    // The first key at or after `i` that has a value, else kBasisKeyCount.
+    size_t next(size_t i) const {
+      for (size_t w = i / 64; w < kWords; ++w) {
+        const uint64_t left = w == i / 64 ? bits[w] >> (i % 64) << (i % 64) : bits[w];
+        if (left) return w * 64 + static_cast<size_t>(std::countr_zero(left));
+      }
+      return kBasisKeyCount;
+    }
+  };
 
  public:
   class const_iterator {
    public:
-    const_iterator(const Slot* slot, const std::string* arena) : slot_(slot), arena_(arena) {}
+    const_iterator(size_t index, const Basis* basis) : index_(index), basis_(basis) {}
     Entry operator*() const {
-      return {slot_->key, std::string_view(*arena_).substr(slot_->offset, slot_->size)};
+      const Slot& s = basis_->slots_[index_];
+      return {kBasisKeys[index_], std::string_view(basis_->arena_).substr(s.offset, s.size)};
     }
     const_iterator& operator++() {
-      ++slot_;
+      index_ = basis_->present_.next(index_ + 1);
       return *this;
     }
-    bool operator==(const const_iterator& o) const { return slot_ == o.slot_; }
+    bool operator==(const const_iterator& o) const { return index_ == o.index_; }
 
    private:
-    const Slot* slot_;
-    const std::string* arena_;
+    size_t index_;
+    const Basis* basis_;
   };
 
   Basis() = default;
   Basis(const Basis&) = default;
-  Basis(Basis&&) noexcept = default;
+  Basis(Basis&& o) noexcept
+      : slots_(std::move(o.slots_)),
+        arena_(std::move(o.arena_)),
+        present_(o.present_),
+        off_(o.off_) {
+    o.present_ = {};
+  }
   Basis& operator=(const Basis&) = default;
-  Basis& operator=(Basis&&) noexcept = default;
+  Basis& operator=(Basis&& o) noexcept {
+    slots_ = std::move(o.slots_);
+    arena_ = std::move(o.arena_);
+    present_ = o.present_;
+    off_ = o.off_;
+    o.present_ = {};
+    return *this;
+  }
   /// Leaves its storage, when it has its reserved size, to the thread's next basis (basis.cc).
   ~Basis() {
     if (arena_.capacity() >= kArenaBytes) leave_storage();
@@ -100,7 +123,7 @@ class Basis {
   template <typename Write>
   void set_with(BasisKey key, Write&& write) {
     if (off_) return;
-    const size_t i = open(key.text(), key.order(), false);
+    const size_t i = open(key.index(), false);
     write(arena_);
     close(i);
   }
@@ -108,7 +131,7 @@ class Basis {
   template <typename Write>
   void append_with(BasisKey key, Write&& write) {
     if (off_) return;
-    const size_t i = open(key.text(), key.order(), true);
+    const size_t i = open(key.index(), true);
     write(arena_);
     close(i);
   }
@@ -121,10 +144,10 @@ class Basis {
   std::string_view at(std::string_view key) const;
   bool contains(std::string_view key) const { return find(key) != end(); }
 
-  const_iterator begin() const { return {slots_.data(), &arena_}; }
-  const_iterator end() const { return {slots_.data() + slots_.size(), &arena_}; }
-  size_t size() const { return slots_.size(); }
-  bool empty() const { return slots_.empty(); }
+  const_iterator begin() const { return {present_.next(0), this}; }
+  const_iterator end() const { return {kBasisKeyCount, this}; }
+  size_t size() const;
+  bool empty() const { return begin() == end(); }
   void clear();
 
   /// Stops taking texts: every later write is skipped before its text is made (an answer that
@@ -136,10 +159,22 @@ class Basis {
   friend bool operator==(const Basis& a, const Basis& b);
 
  private:
-  // The index of the slot of `key` (added, in key order, when absent) with its value moved to
-  // the arena's end, ready for appends; `keep`: keep the value it had, else empty it.
-  // The key comes as its text and order (three registers, not a struct passed in memory).
-  size_t open(std::string_view key, uint64_t order, bool keep);
+  // The slot of kBasisKeys[index] (marked present) with its value at the arena's end, ready for
+  // appends; `keep`: keep the value it had, else empty it. Returns `index`.
+  size_t open(size_t index, bool keep) {
+    if (slots_.empty()) take_storage();
+    Slot& slot = slots_[index];
+    const auto end = static_cast<uint32_t>(arena_.size());
+    if (keep && present_.has(index) && slot.size != 0) {
+      if (slot.offset + slot.size != end) move_to_end(slot);
+    } else {
+      slot = {end, 0};
+    }
+    present_.add(index);
+    return index;
+  }
+  // A kept value that is not the last one written, copied to the arena's end (basis.cc).
+  void move_to_end(Slot& slot);
   // The slots and the arena at the first write: the storage a finished basis of the same thread
   // left, else newly reserved.
   void take_storage();
@@ -148,8 +183,9 @@ class Basis {
   static constexpr size_t kArenaBytes = 4096;
   void close(size_t i) { slots_[i].size = static_cast<uint32_t>(arena_.size() - slots_[i].offset); }
 
-  std::vector<Slot> slots_;  // ascending by key, no key twice
+  std::vector<Slot> slots_;  // one per key of kBasisKeys once written to; read where present_
   std::string arena_;        // the values one after another, and the replaced ones
+  Present present_;          // the keys that have a value
   bool off_ = false;         // turn_off(): writes are skipped
 };
 

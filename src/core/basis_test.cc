@@ -1,6 +1,7 @@
 // Basis (gpusizer/basis.h) behaves as the std::map<std::string, std::string> it replaced: a key
 // written again keeps the last value, iteration is in ascending byte order of the keys, and a
-// value appended to after others were written keeps its own text.
+// value appended to after others were written keeps its own text. Its keys are those of the list
+// in gpusizer/basis_keys.h.
 #include "gpusizer/basis.h"
 
 #include <gtest/gtest.h>
@@ -29,17 +30,31 @@ TEST(Basis, RewritingAKeyReplacesItsValue) {
   EXPECT_EQ(b.at("kv_cache_bytes"), "no KV cache");
 }
 
-// "Z" (0x5A) < "_" (0x5F) < "a" (0x61): byte order, as std::map<std::string> sorts.
+// Written in any order, iterated in ascending byte order of the keys, as std::map<std::string>
+// sorts: "gpu_watts" < "kv_cache_bytes" ('g' < 'k'), "kv_cache_bytes" < its extension
+// "kv_cache_bytes_per_token", which is < "kv_cache_capacity_tokens" ('b' < 'c' at the tenth byte).
 TEST(Basis, IteratesInByteOrderOfTheKeys) {
   Basis b;
   b.set("usd_total", "u");
-  b.set("a_b", "ab");
-  b.set("aZ", "aZ");
-  b.set("a", "a");
-  b.set("ab", "ab2");
+  b.set("kv_cache_capacity_tokens", "4");
+  b.set("activations_bytes", "a");
+  b.set("kv_cache_bytes_per_token", "3");
+  b.set("gpu_watts", "g");
+  b.set("kv_cache_bytes", "2");
   const std::vector<std::pair<std::string, std::string>> want = {
-      {"a", "a"}, {"aZ", "aZ"}, {"a_b", "ab"}, {"ab", "ab2"}, {"usd_total", "u"}};
+      {"activations_bytes", "a"},        {"gpu_watts", "g"},
+      {"kv_cache_bytes", "2"},           {"kv_cache_bytes_per_token", "3"},
+      {"kv_cache_capacity_tokens", "4"}, {"usd_total", "u"}};
   EXPECT_EQ(entries(b), want);
+}
+
+// The list of keys is in std::string's order, so a basis iterates as the map did.
+TEST(Basis, TheListOfKeysIsInByteOrder) {
+  for (size_t i = 1; i < kBasisKeyCount; ++i)
+    EXPECT_LT(std::string(kBasisKeys[i - 1]), std::string(kBasisKeys[i])) << i;
+  for (size_t i = 0; i < kBasisKeyCount; ++i) EXPECT_EQ(basis_key_index(kBasisKeys[i]), i);
+  EXPECT_EQ(basis_key_index("kv_cache"), kBasisKeyCount);  // a prefix of a key is not one
+  EXPECT_EQ(BasisKey("weights_bytes").text(), "weights_bytes");
 }
 
 TEST(Basis, AppendsKeepEachValueWhole) {
@@ -88,28 +103,20 @@ TEST(Basis, LookupsCopiesAndEquality) {
   EXPECT_TRUE(b.empty());
 }
 
-// Keys that share their first eight bytes (BasisKey::order) are ordered by the rest: "kv_cach"
-// (7 bytes) < "kv_cache" (8) < "kv_cache_bytes" < "kv_cache_bytes_per_token" <
-// "kv_cache_capacity_tokens" ('b' 0x62 < 'c' 0x63 at the tenth byte).
-TEST(Basis, KeysSharingTheirFirstEightBytes) {
+// Keys that are prefixes of others, or share their first bytes, are told apart: a lookup of a
+// name that is no key, or no key of this basis, finds nothing.
+TEST(Basis, KeysSharingTheirFirstBytes) {
   Basis b;
   b.set("kv_cache_capacity_tokens", "4");
   b.set("kv_cache_bytes", "2");
-  b.set("kv_cache", "1");
-  b.set("kv_cache_bytes_per_token", "3");
-  b.set("kv_cach", "0");
   b.set("kv_cache_bytes", "2b");  // replaced, not added
-  const std::vector<std::pair<std::string, std::string>> want = {{"kv_cach", "0"},
-                                                                 {"kv_cache", "1"},
-                                                                 {"kv_cache_bytes", "2b"},
-                                                                 {"kv_cache_bytes_per_token", "3"},
-                                                                 {"kv_cache_capacity_tokens", "4"}};
-  EXPECT_EQ(entries(b), want);
-  EXPECT_EQ(b.at("kv_cache"), "1");
-  EXPECT_EQ(b.at("kv_cache_bytes_per_token"), "3");
+  EXPECT_EQ(b.size(), 2u);
+  EXPECT_EQ(b.at("kv_cache_bytes"), "2b");
+  EXPECT_EQ(b.at("kv_cache_capacity_tokens"), "4");
+  EXPECT_FALSE(b.contains("kv_cache_bytes_per_token"));
   EXPECT_FALSE(b.contains("kv_cache_"));
   EXPECT_FALSE(b.contains("kv_cac"));
-  EXPECT_FALSE(b.contains("kv_cache_bytes_per"));
+  EXPECT_FALSE(b.contains(""));
 }
 
 // A finished basis leaves its storage to the thread's next one, which starts empty.
@@ -126,6 +133,15 @@ TEST(Basis, TheNextBasisStartsEmpty) {
   Basis moved = std::move(next);
   moved.append("gpu_watts", " board power");
   EXPECT_EQ(moved.at("gpu_watts"), "8 x 400 W board power");
+  EXPECT_TRUE(next.empty());  // NOLINT(bugprone-use-after-move): a moved-from basis is empty
+  EXPECT_EQ(next.size(), 0u);
+  next = std::move(moved);
+  EXPECT_EQ(next.at("gpu_watts"), "8 x 400 W board power");
+  EXPECT_TRUE(moved.empty());  // NOLINT(bugprone-use-after-move)
+  next.clear();
+  EXPECT_TRUE(next.empty());
+  next.set("mfu", "m");
+  EXPECT_EQ(entries(next), (std::vector<std::pair<std::string, std::string>>{{"mfu", "m"}}));
 }
 
 }  // namespace
