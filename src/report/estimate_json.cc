@@ -159,13 +159,7 @@ void describe_power(JsonWriter& w, const PowerEstimate& p) {
 }
 
 void describe_texts(JsonWriter& w, const Basis& texts) {
-  w.begin_object();
-  // The keys are literals (BasisKey), in ascending order: nothing to escape or to sort.
-  for (const auto& [name, text] : texts) {
-    w.literal_key(name);
-    w.string(text);
-  }
-  w.end_object();
+  w.texts(texts);
 }
 
 void describe_estimate(JsonWriter& w, const Estimate& e) {

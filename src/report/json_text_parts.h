@@ -14,6 +14,11 @@ void append_json_string(std::string& out, std::string_view s);
 /// Whether `s` is ASCII with nothing to escape: written as it is between quotes.
 bool json_plain(std::string_view s);
 
+/// `s` copied to `dst` (room for s.size() bytes) when it is plain (json_plain), the end returned;
+/// nullptr when it is not, with what was copied to be ignored. One pass over the bytes, each
+/// block loaded once for its test and its copy (issue 18: the basis texts, ~5 KB of a line).
+char* copy_json_plain(char* dst, std::string_view s);
+
 /// The text of append_json_integer and append_json_float written at `p` (room for 20 and
 /// kJsonFloatChars characters); returns the end.
 inline constexpr size_t kJsonFloatChars = 64;

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstring>
 #include <random>
 
 #include "gpusizer/json/api.h"
@@ -69,6 +70,32 @@ TEST(JsonText, PlainTestsEveryByteAtEveryPosition) {
       }
     }
   }
+}
+
+// copy_json_plain copies and tests in one pass (32 bytes a step, then 16, then the block ending
+// at the end): the same answer as json_plain for every byte value at every position of every
+// length up to 80, the bytes copied when plain, and nothing written past the text's end.
+TEST(JsonText, CopyPlainTestsAndCopiesEveryByteAtEveryPosition) {
+  char out[96];
+  for (int b = 0; b < 256; ++b) {
+    const bool byte_plain = b >= 0x20 && b < 0x80 && b != '"' && b != '\\';
+    for (size_t n = 1; n <= 80; ++n) {
+      for (size_t i = 0; i < n; ++i) {
+        std::string s(n, ' ');
+        for (size_t k = 0; k < n; ++k) s[k] = static_cast<char>('A' + k % 26);
+        s[i] = static_cast<char>(b);
+        std::memset(out, '#', sizeof out);
+        const char* end = copy_json_plain(out, s);
+        ASSERT_EQ(end != nullptr, byte_plain) << b << " " << n << " " << i;
+        ASSERT_EQ(out[n], '#') << b << " " << n << " " << i;
+        if (end) {
+          ASSERT_EQ(end, out + n);
+          ASSERT_EQ(std::string(out, n), s);
+        }
+      }
+    }
+  }
+  EXPECT_EQ(copy_json_plain(out, ""), out);
 }
 
 TEST(JsonText, NumbersLikeNlohmann) {

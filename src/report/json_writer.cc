@@ -4,6 +4,7 @@
 #include <cstring>
 #include <stdexcept>
 
+#include "gpusizer/basis.h"
 #include "gpusizer/json/json_text.h"
 #include "report/json_integer.h"
 #include "report/json_text_parts.h"
@@ -17,6 +18,16 @@ void JsonWriter::joined(std::span<const std::string_view> parts, std::string_vie
     text += parts[i];
   }
   string(text);
+}
+
+void JsonWriter::texts(const Basis& basis) {
+  begin_object();
+  // The keys are literals (BasisKey), in ascending order: nothing to escape or to sort.
+  for (const auto& [name, text] : basis) {
+    literal_key(name);
+    string(text);
+  }
+  end_object();
 }
 
 // Where the next value goes: the root, the end of the open array or the open object's key.
@@ -241,6 +252,39 @@ void TextWriter::joined(std::span<const std::string_view> parts, std::string_vie
   }
   *p++ = '"';
   wrote(p, true);
+}
+
+// Each entry's key and text written into the buffer in one step, the text tested as it is
+// copied (copy_json_plain); a text that is not plain, or too long for the buffer, and the
+// checking writer take the general path (issue 18: two virtual calls, two room checks and two
+// passes over the text per entry).
+void TextWriter::texts(const Basis& basis) {
+  if (check_keys_) return JsonWriter::texts(basis);
+  begin_object();
+  for (const auto& [name, text] : basis) {
+    const size_t need = name.size() + text.size() + 7;  // ,"name":"text"
+    if (need > kBuffer) {
+      literal_key(name);
+      string(text);
+      continue;
+    }
+    if (kBuffer - used_ < need) flush();
+    char* p = buffer_ + used_;
+    *p = ',';
+    p += comma_ ? 1 : 0;
+    p = quoted(p, name, ':');
+    used_ = static_cast<size_t>(p - buffer_);
+    comma_ = false;
+    *p++ = '"';
+    if (char* end = copy_json_plain(p, text)) {
+      *end++ = '"';
+      used_ = static_cast<size_t>(end - buffer_);
+      comma_ = true;
+    } else {
+      string(text);  // after the key: escaped into the string
+    }
+  }
+  end_object();
 }
 
 void TextWriter::integer(int64_t v) {

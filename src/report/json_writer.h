@@ -15,6 +15,8 @@
 
 namespace gpusizer {
 
+class Basis;
+
 class JsonWriter {
  public:
   virtual ~JsonWriter() = default;
@@ -37,6 +39,9 @@ class JsonWriter {
   /// One string value: `parts` joined by `separator` (a change's name of its levers' names,
   /// issue 18). The text writer writes it in place; the others are given the joined string.
   virtual void joined(std::span<const std::string_view> parts, std::string_view separator);
+  /// The basis as an object of figure -> text (its keys are literals, in ascending order). The
+  /// text writer writes each entry in place in one step.
+  virtual void texts(const Basis& basis);
 
   /// A literal key (the describers' keys): literal_key.
   template <size_t N>
@@ -138,6 +143,7 @@ class TextWriter final : public JsonWriter {
   void tree(const nlohmann::json& v) override;
   void literal_key(std::string_view k) override;
   void joined(std::span<const std::string_view> parts, std::string_view separator) override;
+  void texts(const Basis& basis) override;
 
  private:
   static constexpr size_t kBuffer = 2048;

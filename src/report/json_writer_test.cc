@@ -10,6 +10,7 @@
 #include <limits>
 #include <sstream>
 
+#include "gpusizer/basis.h"
 #include "gpusizer/catalog.h"
 #include "gpusizer/error.h"
 #include "gpusizer/json/api.h"
@@ -192,6 +193,39 @@ TEST(JsonWriter, BufferedTextAcrossTheBufferBoundaries) {
   TextWriter b(flag);
   b.value(true);
   EXPECT_EQ(flag, "true");
+}
+
+// The basis texts written in one step each (TextWriter::texts): the tree's bytes for texts empty,
+// short, of 16 and 33 bytes, past the 512-byte short path and past the buffer, with a quote, a
+// control character and UTF-8 (escaped or checked on the general path), each placed at every
+// offset around the buffer's boundary by the padding before them.
+TEST(JsonWriter, BasisTextsAsTheTreeWritesThem) {
+  Basis basis;
+  basis.set("activations_bytes", "");
+  basis.set("bands", "p50 of 12 runs");
+  basis.set("engine", std::string(16, 'e'));
+  basis.set("gpu_watts", std::string(33, 'g'));
+  basis.set("kv_cache_bytes", "2 x layers \"x\" heads");
+  basis.set("mfu", "line\none");
+  basis.set("node_watts", "8 \xc3\x97 700 W");
+  basis.set("params", std::string(600, 'p'));
+  basis.set("usd_total", std::string(2100, 'u'));
+  basis.set("weights_bytes", std::string(200, 'w'));
+  for (int pad = 0; pad < 300; pad += 7) {
+    TreeWriter tree;
+    std::string text;
+    {
+      TextWriter stream(text);
+      for (JsonWriter* w : {static_cast<JsonWriter*>(&tree), static_cast<JsonWriter*>(&stream)}) {
+        w->begin_array();
+        w->string(std::string(static_cast<size_t>(1800 + pad), 'x'));
+        w->texts(basis);
+        w->texts(Basis());
+        w->end_array();
+      }
+    }
+    EXPECT_EQ(text, tree.take().dump()) << "pad " << pad;
+  }
 }
 
 // A describer that writes keys out of nlohmann's order would stream different text than the
