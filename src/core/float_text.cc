@@ -92,6 +92,8 @@ char* write_sign(char* out, double v) {
 
 // The decimal exponent of 0 < a < 1e15 as the table's literals bound it, -5 for anything below
 // 1e-4; a guess the caller checks against the exact product, since 1e-4's literal is not 10^-4.
+// From 1 on it is the digit count of a's integral part less one (a >= 10^k exactly when
+// floor(a) >= 10^k, both sides whole), not a walk up the table (issue 18).
 int decimal_exponent(double a) {
   static constexpr double kSmall[] = {1e-4, 1e-3, 1e-2, 1e-1};
   int x = -5;
@@ -102,9 +104,7 @@ int decimal_exponent(double a) {
     }
     return x;
   }
-  x = 0;
-  while (x < kMaxPrecision && a >= kPow10[x + 1]) ++x;
-  return x;
+  return digit_count(static_cast<uint64_t>(a)) - 1;
 }
 
 // Whether the exact product p is at least `bound`, or below it.
@@ -148,12 +148,18 @@ char* general_text(char* out, double v, int precision) {
   uint64_t digits = 0;
   if (!round_product(scaled, digits)) return nullptr;
   if (digits >= static_cast<uint64_t>(high)) return nullptr;
-  char* end = write_scaled(write_sign(out, v), digits, decimals);
-  if (decimals > 0) {
-    while (end[-1] == '0') --end;
-    if (end[-1] == '.') --end;
+  // The fraction's trailing zeros, and so a point left bare, removed from the number before it
+  // is written rather than from its text after (a whole or short value writes fewer digits).
+  int shown = decimals;
+  while (shown >= 2 && digits % 100 == 0) {
+    digits /= 100;
+    shown -= 2;
   }
-  return end;
+  if (shown > 0 && digits % 10 == 0) {
+    digits /= 10;
+    --shown;
+  }
+  return write_scaled(write_sign(out, v), digits, shown);
 }
 
 }  // namespace gpusizer

@@ -119,5 +119,35 @@ TEST(FloatText, SameTextsAsFmt) {
   EXPECT_GT(general_checked, 100000u);  // the rest in exponent form
 }
 
+// The decimal exponent is the digit count of the integral part (from 1 on), and the fraction's
+// trailing zeros are removed from the number before it is written: around every power of ten
+// (just below it, at it, just above it), whole numbers and halves with trailing zeros, at every
+// precision, the fast path's text is fmt's whenever it answers.
+TEST(FloatText, GeneralAroundPowersOfTenAndTrailingZeros) {
+  size_t checked = 0;
+  const auto check = [&checked](double v) {
+    for (int gp = 1; gp <= 15; ++gp) {
+      char buf[kFloatTextChars];
+      if (char* end = general_text(buf, v, gp)) {
+        ASSERT_EQ(std::string(buf, end), fmt::format("{:.{}g}", v, gp)) << v << " " << gp;
+        ++checked;
+      }
+    }
+  };
+  for (int k = -5; k <= 15; ++k) {
+    const double p = std::pow(10.0, k);
+    for (const double v : {p, std::nextafter(p, 0.0), std::nextafter(p, 1e300), p * 0.5, p * 1.5,
+                           p - 0.5, p + 0.25, p * 9.9999995})
+      check(v);
+  }
+  for (int n = 1; n <= 20000; n += 7) {
+    check(n);
+    check(n * 100.0);
+    check(n / 100.0);
+    check(n / 8.0);
+  }
+  EXPECT_GT(checked, 100000u);
+}
+
 }  // namespace
 }  // namespace gpusizer
