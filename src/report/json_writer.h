@@ -43,6 +43,17 @@ class JsonWriter {
   /// text writer writes each entry in place in one step.
   virtual void texts(const Basis& basis);
 
+  /// A literal key and its value in one call (the describers' numeric fields, issue 18): the
+  /// text writer writes both after one room check.
+  virtual void literal_integer(std::string_view k, int64_t v) {
+    literal_key(k);
+    integer(v);
+  }
+  virtual void literal_number(std::string_view k, double v) {
+    literal_key(k);
+    number(v);
+  }
+
   /// A literal key (the describers' keys): literal_key.
   template <size_t N>
   void key(const char (&k)[N]) {
@@ -73,12 +84,30 @@ class JsonWriter {
     key(k);
     value(v);
   }
+  /// A literal key: a signed integer or a float with its key in one call, as value() would
+  /// store it; any other value after literal_key.
+  template <size_t N, typename T>
+  void field(const char (&k)[N], const T& v) {
+    const std::string_view name(k, N - 1);
+    if constexpr (std::is_floating_point_v<T>) {
+      literal_number(name, static_cast<double>(v));
+    } else if constexpr (std::is_integral_v<T> && std::is_signed_v<T>) {
+      literal_integer(name, static_cast<int64_t>(v));
+    } else {
+      literal_key(name);
+      value(v);
+    }
+  }
   /// The key only when the value is present (nlohmann: `if (v) j[k] = *v`).
   template <typename K, typename T>
   void field(const K& k, const std::optional<T>& v) {
     if (!v) return;
     key(k);
     value(*v);
+  }
+  template <size_t N, typename T>
+  void field(const char (&k)[N], const std::optional<T>& v) {
+    if (v) field(k, *v);
   }
   template <size_t N>
   void strings(const char (&k)[N], const std::vector<std::string>& v) {
@@ -144,6 +173,8 @@ class TextWriter final : public JsonWriter {
   void literal_key(std::string_view k) override;
   void joined(std::span<const std::string_view> parts, std::string_view separator) override;
   void texts(const Basis& basis) override;
+  void literal_integer(std::string_view k, int64_t v) override;
+  void literal_number(std::string_view k, double v) override;
 
  private:
   static constexpr size_t kBuffer = 2048;

@@ -8,6 +8,7 @@
 #include <cfloat>
 #include <cmath>
 #include <limits>
+#include <optional>
 #include <sstream>
 
 #include "gpusizer/basis.h"
@@ -193,6 +194,38 @@ TEST(JsonWriter, BufferedTextAcrossTheBufferBoundaries) {
   TextWriter b(flag);
   b.value(true);
   EXPECT_EQ(flag, "true");
+}
+
+// A literal key with a signed integer or a float is written in one call (literal_integer,
+// literal_number) by the writer that does not check its keys: the tree's bytes for every kind of
+// field, with the fields falling at every offset around the buffer's boundary, and the first
+// field of an object without a comma.
+TEST(JsonWriter, NumericFieldsInOneCallAsTheTreeWritesThem) {
+  for (int pad = 0; pad < 80; ++pad) {
+    TreeWriter tree;
+    std::string text;
+    {
+      TextWriter stream(text);
+      for (JsonWriter* w : {static_cast<JsonWriter*>(&tree), static_cast<JsonWriter*>(&stream)}) {
+        w->begin_array();
+        w->string(std::string(static_cast<size_t>(1900 + pad), 'x'));
+        for (int i = 0; i < 12; ++i) {
+          w->begin_object();
+          w->field("a", -1234567890123LL * i);
+          w->field("b", i % 2 == 0);
+          w->field("c", 0.1 * i);
+          w->field("d", i % 3 == 0 ? std::optional<double>() : std::optional<double>(1e20 / 3));
+          w->field("e", std::optional<int64_t>(i));
+          w->field("f", static_cast<uint64_t>(i) << 60);
+          w->field("g_a_key_of_thirty_two_bytes_long", std::numeric_limits<double>::infinity());
+          w->field("h", static_cast<float>(i) / 3);
+          w->end_object();
+        }
+        w->end_array();
+      }
+    }
+    EXPECT_EQ(text, tree.take().dump()) << "pad " << pad;
+  }
 }
 
 // The basis texts written in one step each (TextWriter::texts): the tree's bytes for texts empty,
