@@ -118,6 +118,13 @@ char* fixed_text(char* out, double v, int precision) {
   if (precision < 0 || precision > kMaxPrecision || !std::isfinite(v)) return nullptr;
   const double a = std::fabs(v);
   if (a != 0 && a < kSmallest) return nullptr;
+  // A whole number (half of the basis texts' fixed values): its digits times 10^precision,
+  // exact below 2^53, are the rounded product; no product and no rounding to work out.
+  if (a < kTwo53) {
+    const auto whole = static_cast<uint64_t>(a);
+    if (static_cast<double>(whole) == a && a * kPow10[precision] < kTwo53)
+      return write_scaled(write_sign(out, v), whole * kPow10U64[precision], precision);
+  }
   const Product scaled = times_pow10(a, precision);
   if (!(scaled.rounded < kTwo53)) return nullptr;
   uint64_t digits = 0;
@@ -134,6 +141,11 @@ char* general_text(char* out, double v, int precision) {
     return out;
   }
   if (a < kSmallest || !(a < kPow10[kMaxPrecision])) return nullptr;
+  // A whole number of at most `precision` digits (half of the basis texts' general values) is
+  // its digits: "%f" of it has only zeros after the point, which "%g" removes with the point.
+  const auto whole = static_cast<uint64_t>(a);
+  if (static_cast<double>(whole) == a && a < kPow10[precision])
+    return write_scaled(write_sign(out, v), whole, 0);
   // C17 7.21.6.1: "%g" is "%e" when the exponent X of the value rounded to `precision` digits is
   // below -4 or at least the precision, else "%f" with precision - 1 - X decimals; then trailing
   // zeros of the fraction, and a point left bare, are removed.

@@ -119,18 +119,25 @@ TEST(FloatText, SameTextsAsFmt) {
   EXPECT_GT(general_checked, 100000u);  // the rest in exponent form
 }
 
-// The decimal exponent is the digit count of the integral part (from 1 on), and the fraction's
-// trailing zeros are removed from the number before it is written: around every power of ten
-// (just below it, at it, just above it), whole numbers and halves with trailing zeros, at every
-// precision, the fast path's text is fmt's whenever it answers.
-TEST(FloatText, GeneralAroundPowersOfTenAndTrailingZeros) {
-  size_t checked = 0;
-  const auto check = [&checked](double v) {
-    for (int gp = 1; gp <= 15; ++gp) {
-      char buf[kFloatTextChars];
-      if (char* end = general_text(buf, v, gp)) {
-        ASSERT_EQ(std::string(buf, end), fmt::format("{:.{}g}", v, gp)) << v << " " << gp;
-        ++checked;
+// The decimal exponent is the digit count of the integral part (from 1 on), a whole number is
+// written as its digits without a product to round, and the fraction's trailing zeros are removed
+// from the number before it is written: around every power of ten (just below it, at it, just
+// above it), whole numbers, hundreds, hundredths and eighths, both signs, at every precision, the
+// fast path's text is fmt's whenever it answers.
+TEST(FloatText, AroundPowersOfTenWholeNumbersAndTrailingZeros) {
+  size_t checked = 0, fixed_checked = 0;
+  const auto check = [&checked, &fixed_checked](double magnitude) {
+    for (const double v : {magnitude, -magnitude}) {
+      for (int p = 0; p <= 15; ++p) {
+        char buf[kFloatTextChars];
+        if (char* end = p > 0 ? general_text(buf, v, p) : nullptr) {
+          ASSERT_EQ(std::string(buf, end), fmt::format("{:.{}g}", v, p)) << v << " " << p;
+          ++checked;
+        }
+        if (char* end = fixed_text(buf, v, p)) {
+          ASSERT_EQ(std::string(buf, end), fmt::format("{:.{}f}", v, p)) << v << " " << p;
+          ++fixed_checked;
+        }
       }
     }
   };
@@ -146,7 +153,8 @@ TEST(FloatText, GeneralAroundPowersOfTenAndTrailingZeros) {
     check(n / 100.0);
     check(n / 8.0);
   }
-  EXPECT_GT(checked, 100000u);
+  EXPECT_GT(checked, 200000u);
+  EXPECT_GT(fixed_checked, 200000u);
 }
 
 }  // namespace
