@@ -255,6 +255,24 @@ void TextWriter::other_literal_key(std::string_view k) {
   wrote(quoted(room(k.size() + 3), k, ':'), false);
 }
 
+// A string field: its key and its text (when plain) after one room check.
+void TextWriter::literal_string(std::string_view k, std::string_view v) {
+  const size_t n = k.size(), m = v.size();
+  if (n <= 32 && m <= kShort && !check_keys_ && kBuffer - used_ >= n + m + 6 && json_plain(v))
+      [[likely]] {
+    char* p = put_key(buffer_ + used_, comma_, k);
+    *p++ = '"';
+    copy_short(p, v.data(), m);
+    p += m;
+    *p++ = '"';
+    used_ = static_cast<size_t>(p - buffer_);
+    comma_ = true;
+    return;
+  }
+  literal_key(k);
+  string(v);
+}
+
 void TextWriter::string(std::string_view v) {
   if (v.size() <= kShort && json_plain(v)) {
     wrote(quoted(room(v.size() + 2), v, '\0'), true);

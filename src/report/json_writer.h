@@ -53,6 +53,10 @@ class JsonWriter {
     literal_key(k);
     number(v);
   }
+  virtual void literal_string(std::string_view k, std::string_view v) {
+    literal_key(k);
+    string(v);
+  }
 
   /// A literal key (the describers' keys): literal_key.
   template <size_t N>
@@ -84,8 +88,8 @@ class JsonWriter {
     key(k);
     value(v);
   }
-  /// A literal key: a signed integer or a float with its key in one call, as value() would
-  /// store it; any other value after literal_key.
+  /// A literal key: a signed integer, a float or a string with its key in one call, as value()
+  /// would store it; any other value after literal_key.
   template <size_t N, typename T>
   void field(const char (&k)[N], const T& v) {
     const std::string_view name(k, N - 1);
@@ -93,6 +97,9 @@ class JsonWriter {
       literal_number(name, static_cast<double>(v));
     } else if constexpr (std::is_integral_v<T> && std::is_signed_v<T>) {
       literal_integer(name, static_cast<int64_t>(v));
+    } else if constexpr (std::is_same_v<T, std::string> || std::is_same_v<T, std::string_view> ||
+                         std::is_same_v<T, const char*> || std::is_array_v<T>) {
+      literal_string(name, std::string_view(v));
     } else {
       literal_key(name);
       value(v);
@@ -175,6 +182,7 @@ class TextWriter final : public JsonWriter {
   void texts(const Basis& basis) override;
   void literal_integer(std::string_view k, int64_t v) override;
   void literal_number(std::string_view k, double v) override;
+  void literal_string(std::string_view k, std::string_view v) override;
 
  private:
   static constexpr size_t kBuffer = 2048;

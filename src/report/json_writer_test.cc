@@ -196,11 +196,11 @@ TEST(JsonWriter, BufferedTextAcrossTheBufferBoundaries) {
   EXPECT_EQ(flag, "true");
 }
 
-// A literal key with a signed integer or a float is written in one call (literal_integer,
-// literal_number) by the writer that does not check its keys: the tree's bytes for every kind of
-// field, with the fields falling at every offset around the buffer's boundary, and the first
-// field of an object without a comma.
-TEST(JsonWriter, NumericFieldsInOneCallAsTheTreeWritesThem) {
+// A literal key with a signed integer, a float or a string is written in one call
+// (literal_integer, literal_number, literal_string) by the writer that does not check its keys: the
+// tree's bytes for every kind of field, with the fields falling at every offset around the buffer's
+// boundary, and the first field of an object without a comma.
+TEST(JsonWriter, FieldsInOneCallAsTheTreeWritesThem) {
   for (int pad = 0; pad < 80; ++pad) {
     TreeWriter tree;
     std::string text;
@@ -219,6 +219,9 @@ TEST(JsonWriter, NumericFieldsInOneCallAsTheTreeWritesThem) {
           w->field("f", static_cast<uint64_t>(i) << 60);
           w->field("g_a_key_of_thirty_two_bytes_long", std::numeric_limits<double>::infinity());
           w->field("h", static_cast<float>(i) / 3);
+          w->field("i", std::string(static_cast<size_t>(i * 50), 'i'));  // past 512 at 11
+          w->field("j", i % 2 == 0 ? "a \"quoted\" text" : "plain");
+          w->field("k", std::optional<std::string>("\xc3\x97"));
           w->end_object();
         }
         w->end_array();
