@@ -4,7 +4,10 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <limits>
+#include <random>
+#include <vector>
 
 #include "gpusizer/json/api.h"
 #include "gpusizer/saturate.h"
@@ -43,6 +46,33 @@ TEST(EstimateJson, BytesPastInt64Saturate) {
   EXPECT_EQ(saturating_int64(-1e30), std::numeric_limits<int64_t>::min());
   EXPECT_EQ(saturating_int64(std::nan("")), 0);
   EXPECT_EQ(saturating_int64(1234.5), 1235);
+}
+
+// saturating_int64 rounds as llround does inside the int64 range: halves away from zero (0.5 -> 1,
+// -0.5 -> -1, 2.5 -> 3), just below and above each half, around 2^52 and 2^53 (where a double
+// stops holding fractions, then odd integers) and below 2^63, and random values of every size.
+TEST(EstimateJson, SaturatingRoundsAsLlround) {
+  EXPECT_EQ(saturating_int64(0.5), 1);
+  EXPECT_EQ(saturating_int64(-0.5), -1);
+  EXPECT_EQ(saturating_int64(2.5), 3);
+  EXPECT_EQ(saturating_int64(-2.4999999999999996), -2);
+  EXPECT_EQ(saturating_int64(0.49999999999999994), 0);  // the double just below 0.5
+  std::vector<double> values;
+  for (double base : {0.0, 1.0, 2.0, 1e6, 4503599627370496.0, 9007199254740992.0, 9.2e18})
+    for (double delta : {0.0, 0.25, 0.5, 0.75, 1.5, 2.5})
+      for (double v : {base + delta, base - delta})
+        for (double w : {v, std::nextafter(v, 0.0), std::nextafter(v, 1e300)})
+          values.insert(values.end(), {w, -w});
+  std::mt19937_64 rng(19);
+  for (int i = 0; i < 100000; ++i) {
+    const double v =
+        std::ldexp(static_cast<double>(rng() >> 11), static_cast<int>(rng() % 115) - 53);
+    values.insert(values.end(), {v, -v});
+  }
+  for (const double v : values) {
+    if (std::fabs(v) >= 9223372036854775808.0) continue;
+    ASSERT_EQ(saturating_int64(v), std::llround(v)) << v;
+  }
 }
 
 TEST(EstimateJson, WhatToChangeNeverWrapsToNegative) {
