@@ -42,7 +42,7 @@ class Catalog {
 
   const std::vector<Gpu>& gpus() const { return gpus_; }
   const std::vector<Model>& models() const { return models_; }
-  const std::vector<NumberFormat>& formats() const { return formats_; }
+  const std::vector<NumberFormat>& formats() const { return *formats_; }
   /// engines.json: every engine's typed profile, and the device figures apart from them.
   const std::vector<EngineProfile>& engines() const { return engines_; }
   const DeviceProfile& device() const { return device_; }
@@ -80,6 +80,9 @@ class Catalog {
   /// Finds a number format usable for `role` (weights, kv, optimizer).
   const NumberFormat& format(std::string_view name, const std::string& role,
                              const std::string& field) const;
+  /// The same row, shared: what a Scenario holds, without copying the row.
+  FormatRef format_ref(std::string_view name, const std::string& role,
+                       const std::string& field) const;
   /// The engine profile (data/engines.json) for an engine name, case-insensitive; an unknown
   /// name throws InputError naming `field` with the closest engines.
   const EngineProfile& engine(std::string_view name, std::string_view field = "engine") const;
@@ -88,7 +91,9 @@ class Catalog {
   std::vector<Gpu> gpus_;
   std::vector<std::shared_ptr<const Gpu>> shared_gpus_;  // the same rows, for gpu_ref
   std::vector<Model> models_;
-  std::vector<NumberFormat> formats_;
+  /// Shared with the FormatRefs of format_ref, so that a scenario's rows outlive the catalog.
+  std::shared_ptr<const std::vector<NumberFormat>> formats_ =
+      std::make_shared<const std::vector<NumberFormat>>();
   std::vector<EngineProfile> engines_;
   DeviceProfile device_;
   EngineDefaults engine_defaults_;

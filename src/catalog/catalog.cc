@@ -261,6 +261,18 @@ std::unordered_map<std::string, size_t> build_index(
 
 }  // namespace
 
+namespace {
+
+// The row of a FormatRef that was never set: shared by every such one.
+const std::shared_ptr<const NumberFormat>& unset_format() {
+  static const auto unset = std::make_shared<const NumberFormat>();
+  return unset;
+}
+
+}  // namespace
+
+FormatRef::FormatRef() : row_(unset_format()) {}
+
 bool NumberFormat::usable_for_role(const std::string& role) const {
   // usable_for is a ';'-separated list such as "weights;kv".
   for (size_t start = 0; start <= usable_for.size();) {
@@ -307,7 +319,8 @@ Catalog Catalog::from_texts(const std::vector<std::pair<std::string, std::string
   Catalog c;
   c.gpus_ = parse_gpus(text("gpus.csv"));
   c.models_ = parse_models(text("models.jsonl"));
-  c.formats_ = parse_formats(text("formats.csv"));
+  c.formats_ =
+      std::make_shared<const std::vector<NumberFormat>>(parse_formats(text("formats.csv")));
   {
     const nlohmann::json engines = data::parse_json(text("engines.json"), "engines.json");
     c.engines_ = read_engine_profiles(engines, "engines.json");
@@ -370,7 +383,7 @@ const Catalog& Catalog::builtin() {
 std::string Catalog::closest_format(std::string_view kind, double bits) const {
   std::string best;
   double gap = 1e9;
-  for (const auto& f : formats_)
+  for (const auto& f : *formats_)
     if (f.kind == kind && std::abs(f.bits_per_value - bits) < gap) {
       gap = std::abs(f.bits_per_value - bits);
       best = f.id;
@@ -393,15 +406,21 @@ const Model& Catalog::model(std::string_view name, const std::string& field) con
 
 const NumberFormat& Catalog::format(std::string_view name, const std::string& role,
                                     const std::string& field) const {
-  for (const auto& f : formats_)
+  for (const auto& f : *formats_)
     if (same_text(f.id, name) && f.usable_for_role(role)) return f;  // the common, exact spelling
   std::vector<std::string> valid;
-  for (const auto& f : formats_)
+  for (const auto& f : *formats_)
     if (f.usable_for_role(role)) {
       if (normalize_name(f.id) == normalize_name(name)) return f;
       valid.push_back(f.id);
     }
   unknown(name, field, (role + " format").c_str(), valid);
+}
+
+FormatRef Catalog::format_ref(std::string_view name, const std::string& role,
+                              const std::string& field) const {
+  // The aliasing constructor: the row, owned through the catalog's shared table.
+  return std::shared_ptr<const NumberFormat>(formats_, &format(name, role, field));
 }
 
 const EngineProfile& Catalog::engine(std::string_view name, std::string_view field) const {

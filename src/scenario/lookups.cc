@@ -6,8 +6,7 @@ void resolve_lookups(Scenario& s, const Catalog& catalog, bool speed) {
   ScenarioLookups l;
   l.catalog = &catalog;
   l.gpu = s.gpu;
-  l.weights_id = s.weights.id;
-  l.weights_kind = s.weights.kind;
+  l.weights = s.weights;
   // The last profile of that name, as before; searched from the end, it is the first found
   // (issue 18: the scan went on past it through the rest of the engines).
   const std::vector<EngineProfile>& engines = catalog.engines();
@@ -25,14 +24,14 @@ void resolve_lookups(Scenario& s, const Catalog& catalog, bool speed) {
     l.speed = true;
     l.inference = &p.inference(s.engine);
     l.training = &p.training(s.engine);
-    l.weight_kernel = p.weight_kernel(s.weights.kind);
+    l.weight_kernel = p.weight_kernel(s.weights->kind);
     l.vendor = p.vendor(g.vendor);
     l.fp16_accumulate_factor = p.fp16_accumulate_factor(g.vendor, g.segment);
     l.attention_efficiency = p.attention_efficiency(s.engine, g.architecture_family());
     l.training_attention_backward = p.training_attention_backward(g.architecture_family());
     l.matmul_fraction = p.matmul_fraction(g.id);
     l.matmul_fraction_default = p.matmul_fraction("");
-    l.bitsandbytes = p.bitsandbytes(s.engine, s.weights.id);
+    l.bitsandbytes = p.bitsandbytes(s.engine, s.weights->id);
   }
   s.lookups = std::move(l);
 }
