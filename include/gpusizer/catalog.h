@@ -23,6 +23,8 @@
 
 namespace gpusizer {
 
+class SpeedIndex;  // src/catalog/speed_index.h
+
 class Catalog {
  public:
   /// The data files gpusizer reads, by name under data/ (or a --data-dir).
@@ -40,7 +42,7 @@ class Catalog {
   /// take the built-in copy.
   static Catalog from_texts(const std::vector<std::pair<std::string, std::string>>& texts);
 
-  const std::vector<Gpu>& gpus() const { return gpus_; }
+  const std::vector<Gpu>& gpus() const { return *gpus_; }
   const std::vector<Model>& models() const { return models_; }
   const std::vector<NumberFormat>& formats() const { return *formats_; }
   /// engines.json: every engine's typed profile, and the device figures apart from them.
@@ -51,6 +53,9 @@ class Catalog {
   const Zero3Defaults& zero3_defaults() const { return zero3_; }
   /// data/speed.json.
   const SpeedProfile& speed() const { return speed_; }
+  /// The speed profile's entries for each engine, GPU and format row, looked up once
+  /// (src/catalog/speed_index.h); null in a catalog that was not read from data files.
+  const SpeedIndex* speed_index() const { return speed_index_.get(); }
   /// data/speed_bands.json: how far measurements fall from the speed figures.
   const SpeedBands& speed_bands() const { return speed_bands_; }
   /// data/costs.json and data/facility.json.
@@ -88,8 +93,8 @@ class Catalog {
   const EngineProfile& engine(std::string_view name, std::string_view field = "engine") const;
 
  private:
-  std::vector<Gpu> gpus_;
-  std::vector<std::shared_ptr<const Gpu>> shared_gpus_;  // the same rows, for gpu_ref
+  /// Shared with the GpuRefs of gpu_ref, so that a scenario's GPU outlives the catalog.
+  std::shared_ptr<const std::vector<Gpu>> gpus_ = std::make_shared<const std::vector<Gpu>>();
   std::vector<Model> models_;
   /// Shared with the FormatRefs of format_ref, so that a scenario's rows outlive the catalog.
   std::shared_ptr<const std::vector<NumberFormat>> formats_ =
@@ -99,6 +104,7 @@ class Catalog {
   EngineDefaults engine_defaults_;
   Zero3Defaults zero3_;
   SpeedProfile speed_;
+  std::shared_ptr<const SpeedIndex> speed_index_;  // immutable, shared by the catalog's copies
   SpeedBands speed_bands_;
   CostAssumptions costs_;
   Facility facility_;

@@ -16,6 +16,7 @@
 #include "catalog/data_json.h"
 #include "catalog/fleet_data.h"
 #include "catalog/model_record.h"
+#include "catalog/speed_index.h"
 #include "embed/embedded.h"
 #include "gpusizer/error.h"
 #include "gpusizer/json/engine_profile.h"
@@ -317,7 +318,7 @@ Catalog Catalog::from_texts(const std::vector<std::pair<std::string, std::string
           "holds a NUL byte: not a text file", "bad_file");
   }
   Catalog c;
-  c.gpus_ = parse_gpus(text("gpus.csv"));
+  c.gpus_ = std::make_shared<const std::vector<Gpu>>(parse_gpus(text("gpus.csv")));
   c.models_ = parse_models(text("models.jsonl"));
   c.formats_ =
       std::make_shared<const std::vector<NumberFormat>>(parse_formats(text("formats.csv")));
@@ -334,11 +335,11 @@ Catalog Catalog::from_texts(const std::vector<std::pair<std::string, std::string
   c.costs_ = read_cost_defaults(data::parse_json(text("costs.json"), "costs.json"), "costs.json");
   c.facility_ = read_facility_defaults(data::parse_json(text("facility.json"), "facility.json"),
                                        "facility.json");
-  c.instances_ = parse_instances(text("instances.csv"), c.gpus_);
+  c.instances_ = parse_instances(text("instances.csv"), *c.gpus_);
   c.servers_ = parse_servers(text("servers.csv"));
   c.memory_cases_ = std::string(text("validation/memory_cases.jsonl"));
   c.throughput_cases_ = std::string(text("validation/throughput_cases.jsonl"));
-  for (const auto& g : c.gpus_) c.gpu_aliases_.emplace_back(normalize_name(g.name), g.id);
+  for (const auto& g : *c.gpus_) c.gpu_aliases_.emplace_back(normalize_name(g.name), g.id);
   for (const auto& m : c.models_) {
     if (!m.hf_id.empty()) c.model_aliases_.emplace_back(normalize_name(m.hf_id), m.id);
     c.model_aliases_.emplace_back(normalize_name(m.name), m.id);
@@ -349,8 +350,8 @@ Catalog Catalog::from_texts(const std::vector<std::pair<std::string, std::string
     auto& list = rows[i][1] == "gpu" ? c.gpu_aliases_ : c.model_aliases_;
     list.emplace_back(normalize_name(rows[i][0]), rows[i][2]);
   }
-  c.gpu_index_ = build_index(c.gpus_, c.gpu_aliases_);
-  for (const auto& g : c.gpus_) c.shared_gpus_.push_back(std::make_shared<const Gpu>(g));
+  c.gpu_index_ = build_index(*c.gpus_, c.gpu_aliases_);
+  c.speed_index_ = std::make_shared<const SpeedIndex>(c.speed_, c.engines_, *c.gpus_, *c.formats_);
   c.model_index_ = build_index(c.models_, c.model_aliases_);
   return c;
 }
@@ -392,12 +393,12 @@ std::string Catalog::closest_format(std::string_view kind, double bits) const {
 }
 
 const Gpu& Catalog::gpu(std::string_view name, const std::string& field) const {
-  return lookup(gpus_, gpu_index_, name, field, "GPU");
+  return lookup(*gpus_, gpu_index_, name, field, "GPU");
 }
 
 GpuRef Catalog::gpu_ref(std::string_view name, const std::string& field) const {
-  const Gpu& g = gpu(name, field);
-  return shared_gpus_[static_cast<size_t>(&g - gpus_.data())];
+  // The aliasing constructor: the row, owned through the catalog's shared table.
+  return std::shared_ptr<const Gpu>(gpus_, &gpu(name, field));
 }
 
 const Model& Catalog::model(std::string_view name, const std::string& field) const {
