@@ -11,8 +11,8 @@ Scenario scenario(Task task) {
   Scenario s;
   s.model = cat.model("llama-3.1-70b");
   s.gpu = cat.gpu("h100-sxm5-80gb");
-  s.weights = cat.format("fp8", "weights", "weights");
-  s.kv_cache = cat.format("bf16", "kv", "kv_cache");
+  s.weights = cat.format_ref("fp8", "weights", "weights");
+  s.kv_cache = cat.format_ref("bf16", "kv", "kv_cache");
   s.engine = task == Task::kInference ? "vllm" : "fsdp";
   s.task = task;
   s.parallel.tp = 2;
@@ -36,7 +36,7 @@ BENCHMARK(BM_InferenceSpeed);
 
 void BM_TrainingSpeed(benchmark::State& state) {
   Scenario s = scenario(Task::kFull);
-  s.weights = Catalog::builtin().format("bf16", "weights", "weights");
+  s.weights = Catalog::builtin().format_ref("bf16", "weights", "weights");
   s.training.zero_stage = 3;
   const Catalog& cat = Catalog::builtin();
   Catalog::builtin().speed();

@@ -23,6 +23,8 @@
 
 namespace gpusizer {
 
+class SpeedIndex;  // src/catalog/speed_index.h
+
 class Catalog {
  public:
   /// The data files gpusizer reads, by name under data/ (or a --data-dir).
@@ -40,9 +42,9 @@ class Catalog {
   /// take the built-in copy.
   static Catalog from_texts(const std::vector<std::pair<std::string, std::string>>& texts);
 
-  const std::vector<Gpu>& gpus() const { return gpus_; }
+  const std::vector<Gpu>& gpus() const { return *gpus_; }
   const std::vector<Model>& models() const { return models_; }
-  const std::vector<NumberFormat>& formats() const { return formats_; }
+  const std::vector<NumberFormat>& formats() const { return *formats_; }
   /// engines.json: every engine's typed profile, and the device figures apart from them.
   const std::vector<EngineProfile>& engines() const { return engines_; }
   const DeviceProfile& device() const { return device_; }
@@ -51,6 +53,9 @@ class Catalog {
   const Zero3Defaults& zero3_defaults() const { return zero3_; }
   /// data/speed.json.
   const SpeedProfile& speed() const { return speed_; }
+  /// The speed profile's entries for each engine, GPU and format row, looked up once
+  /// (src/catalog/speed_index.h); null in a catalog that was not read from data files.
+  const SpeedIndex* speed_index() const { return speed_index_.get(); }
   /// data/speed_bands.json: how far measurements fall from the speed figures.
   const SpeedBands& speed_bands() const { return speed_bands_; }
   /// data/costs.json and data/facility.json.
@@ -80,20 +85,26 @@ class Catalog {
   /// Finds a number format usable for `role` (weights, kv, optimizer).
   const NumberFormat& format(std::string_view name, const std::string& role,
                              const std::string& field) const;
+  /// The same row, shared: what a Scenario holds, without copying the row.
+  FormatRef format_ref(std::string_view name, const std::string& role,
+                       const std::string& field) const;
   /// The engine profile (data/engines.json) for an engine name, case-insensitive; an unknown
   /// name throws InputError naming `field` with the closest engines.
   const EngineProfile& engine(std::string_view name, std::string_view field = "engine") const;
 
  private:
-  std::vector<Gpu> gpus_;
-  std::vector<std::shared_ptr<const Gpu>> shared_gpus_;  // the same rows, for gpu_ref
+  /// Shared with the GpuRefs of gpu_ref, so that a scenario's GPU outlives the catalog.
+  std::shared_ptr<const std::vector<Gpu>> gpus_ = std::make_shared<const std::vector<Gpu>>();
   std::vector<Model> models_;
-  std::vector<NumberFormat> formats_;
+  /// Shared with the FormatRefs of format_ref, so that a scenario's rows outlive the catalog.
+  std::shared_ptr<const std::vector<NumberFormat>> formats_ =
+      std::make_shared<const std::vector<NumberFormat>>();
   std::vector<EngineProfile> engines_;
   DeviceProfile device_;
   EngineDefaults engine_defaults_;
   Zero3Defaults zero3_;
   SpeedProfile speed_;
+  std::shared_ptr<const SpeedIndex> speed_index_;  // immutable, shared by the catalog's copies
   SpeedBands speed_bands_;
   CostAssumptions costs_;
   Facility facility_;

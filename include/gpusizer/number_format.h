@@ -1,7 +1,9 @@
 #pragma once
 // Number formats (data/formats.csv): bits per value including the real overhead of scales and
 // zero points, and which tensors each format keeps in higher precision.
+#include <memory>
 #include <string>
+#include <utility>
 
 namespace gpusizer {
 
@@ -38,6 +40,28 @@ struct NumberFormat {
     return (moe && dense_bits > 0 ? dense_bits : bits_per_value) / 8.0;
   }
   bool usable_for_role(const std::string& role) const;
+};
+
+/// A number format as a Scenario holds it: shared and immutable. A scenario is copied for every
+/// candidate a search tries and its formats are set again on each edit, and a row is eleven
+/// strings (issue 18: ~1.4k instructions a JSONL line to copy them). Catalog::format_ref shares
+/// the catalog's own row, which then lives as long as any scenario holds it, even past its
+/// catalog. Never null: a default one holds NumberFormat{}, the fields a Scenario had before it
+/// was parsed. Reads like a pointer; `get()` is the row's identity (edits and memos compare it).
+class FormatRef {
+ public:
+  FormatRef();
+  FormatRef(const NumberFormat& row)  // NOLINT(google-explicit-constructor): copies once
+      : row_(std::make_shared<const NumberFormat>(row)) {}
+  FormatRef(std::shared_ptr<const NumberFormat> row)  // NOLINT(google-explicit-constructor)
+      : row_(std::move(row)) {}
+
+  const NumberFormat& operator*() const { return *row_; }
+  const NumberFormat* operator->() const { return row_.get(); }
+  const NumberFormat* get() const { return row_.get(); }
+
+ private:
+  std::shared_ptr<const NumberFormat> row_;
 };
 
 }  // namespace gpusizer

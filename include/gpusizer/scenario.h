@@ -45,16 +45,18 @@ struct Parallelism {
 /// its key: the entries are used only while the scenario's engine, GPU and weights format are
 /// those they were looked up for, and only with the catalog (and its speed profile) that looked
 /// them up; otherwise the estimators look the figures up again. So a scenario edited after it was
-/// resolved never reads a stale entry, it only loses the shortcut. The pointers point into that
-/// Catalog, which owns the rows: a resolved scenario must not be estimated after its catalog is
-/// destroyed (the catalog's address is part of the key, a destroyed one's is not recognisable).
-/// The model's counts are not kept here: each estimate counts its model once (ModelCounts,
-/// src/memory/model_counts.h), and a search over one model counts it once for the search.
+/// resolved never reads a stale entry, it only loses the shortcut. The weights format is keyed by
+/// its row (FormatRef::get()): another row, even with the same id, is another key. The pointers
+/// point into that Catalog, which owns the rows: a resolved scenario must not be estimated after
+/// its catalog is destroyed (the catalog's address is part of the key, a destroyed one's is not
+/// recognisable). The model's counts are not kept here: each estimate counts its model once
+/// (ModelCounts, src/memory/model_counts.h), and a search over one model counts it once for the
+/// search.
 struct ScenarioLookups {
   // The key (the engine's is engine->name == Scenario::engine).
   const Catalog* catalog = nullptr;
   GpuRef gpu;  ///< held, so that its address cannot be reused by another GPU while it is a key
-  std::string weights_id, weights_kind;
+  FormatRef weights;  ///< held, so that its address cannot be reused by another row
   const EngineProfile* engine = nullptr;  ///< data/engines.json
   /// engine->release(engine_version) when the version was known at the lookup; keyed by its own
   /// version (engine_release() in src/scenario/lookups.h compares it with the scenario's).
@@ -79,8 +81,10 @@ struct Scenario {
   std::vector<std::string> notes;           ///< assumptions made while reading the input
 
   Task task = Task::kInference;
-  NumberFormat weights;
-  NumberFormat kv_cache;
+  /// The rows of data/formats.csv (Catalog::format_ref), shared, not copied: a scenario holds
+  /// them past its catalog's life. A format built by hand (an importer's, a test's) is its own.
+  FormatRef weights;
+  FormatRef kv_cache;
   int64_t batch = 1;
   int64_t seq_len = 2048;
   int64_t prompt_len = 1536;

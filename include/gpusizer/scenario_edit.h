@@ -93,11 +93,12 @@ inline LayoutFields layout_fields(const Scenario& s) {
 /// cost: the base is copied once, and before each edit only the fields an edit can change are
 /// restored from it (the lengths, batch, split, training options, formats, GPU, lookups; the
 /// model, notes, cost overrides and the like stay as copied). A format is assigned only when it
-/// is another row than the one held, and the default engine (a few formatted strings) is derived
-/// again only when the task, weights or GPU it follows differ from those of its last derivation.
-/// The base is validated once, at the second edit; when it passes, an edit's checks are only
-/// those that read a field the edit changed (no edit changes the model or the LoRA targets).
-/// `base` and `catalog` must outlive the editor, and `base` must not change while it is used.
+/// is another row than the one held (a shared row, FormatRef), and the default engine (a few
+/// formatted strings) is derived again only when the task, weights or GPU it follows differ from
+/// those of its last derivation. The base is validated once, at the second edit; when it passes, an
+/// edit's checks are only those that read a field the edit changed (no edit changes the model or
+/// the LoRA targets). `base` and `catalog` must outlive the editor, and `base` must not change
+/// while it is used.
 class ScenarioEditor {
  public:
   ScenarioEditor(const Scenario& base, const ScenarioGiven& given, const Catalog& catalog)
@@ -110,9 +111,9 @@ class ScenarioEditor {
   /// edit starts from the base again. The caller may change the scenario it returns only in the
   /// fields an edit changes (resolve_in_place's layout and memory fraction), until the next edit.
   Scenario& edit(const ScenarioEdit& e);
-  /// The row the last edit's weights field is a copy of: a catalog row, or the base's own field
+  /// The row the last edit's weights field holds: a catalog row, or the base's own
   /// (a search's memory parts are keyed by it, memory/parts_memo.h). Valid after an edit.
-  const NumberFormat& weights_row() const { return *weights_; }
+  const NumberFormat& weights_row() const { return *work_->weights; }
   /// The scenario of the last edit, moved out (the editor is spent).
   Scenario take() && { return std::move(*work_); }
 
@@ -126,10 +127,8 @@ class ScenarioEditor {
   ScenarioGiven given_;
   const Catalog* catalog_;
   std::optional<Scenario> work_;  // copied from the base at the first edit
-  // The rows work_'s weights and KV formats are copies of (the base's own fields at first).
-  const NumberFormat* weights_ = nullptr;
-  const NumberFormat* kv_ = nullptr;
-  // The weights row kv_ is the default KV row of (default_kv_id), or null.
+  // The weights row whose default KV row (default_kv_id) work_'s KV format is, or null. Both
+  // rows are the catalog's or the base's, which outlive the editor.
   const NumberFormat* kv_weights_ = nullptr;
   bool gpu_changed_ = false, lookups_changed_ = false;  // work_'s differ from the base's
   int edits_ = 0;

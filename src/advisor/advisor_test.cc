@@ -49,7 +49,7 @@ TEST(DecisionTree, Inference13BOnOne24GBCardQuantized) {
   for (const char* gpu : {"a10-24gb", "rtx-4090-24gb"}) {
     const Option* o = find_option(r, gpu);
     ASSERT_NE(o, nullptr) << gpu << " " << rejection(r, gpu);
-    EXPECT_TRUE(o->scenario.weights.bits_per_value <= 8.5) << o->scenario.weights.id;
+    EXPECT_TRUE(o->scenario.weights->bits_per_value <= 8.5) << o->scenario.weights->id;
     EXPECT_EQ(o->scenario.gpu_count, 1);
   }
   // Computed fact that differs: by USD per million tokens at full load, cards with more memory
@@ -64,7 +64,7 @@ TEST(DecisionTree, Inference13BOnOne24GBCardQuantized) {
   for (size_t i = 0; i < std::min<size_t>(5, b.options.size()); ++i) {
     const Option& o = b.options[i];
     found |= o.scenario.gpu->memory_gb <= 32 && o.scenario.gpu->segment == "consumer" &&
-             o.scenario.weights.bits_per_value <= 8.5;
+             o.scenario.weights->bits_per_value <= 8.5;
   }
   EXPECT_TRUE(found);
 }

@@ -16,9 +16,9 @@ MemoryFit memory_fit(const Scenario& s, const Estimate& e, double headroom) {
 
 void fp16_fallbacks(const Scenario& base, const Gpu& g, ScenarioEdit& e) {
   if (g.supports("bf16")) return;
-  if (!e.weights && base.weights.id == "bf16") e.weights = "fp16";
-  if (e.kv_cache.value_or(base.kv_cache.id) == "bf16" &&
-      e.weights.value_or(base.weights.id) == "fp16")
+  if (!e.weights && base.weights->id == "bf16") e.weights = "fp16";
+  if (e.kv_cache.value_or(base.kv_cache->id) == "bf16" &&
+      e.weights.value_or(base.weights->id) == "fp16")
     e.kv_cache = "fp16";
   const MixedPrecision mixed = e.mixed_precision.value_or(base.training.mixed_precision);
   if (is_training(e.task.value_or(base.task)) && computes_in_bf16(mixed))

@@ -41,8 +41,8 @@ TEST(Candidates, Fp16FallbacksWithoutBf16) {
 nlohmann::json option_json(nlohmann::json scenario, const Scenario& o) {
   scenario["gpu"] = o.gpu->id;
   scenario["gpu_count"] = o.gpu_count;
-  scenario["weights"] = o.weights.id;
-  scenario["kv_cache"] = o.kv_cache.id;
+  scenario["weights"] = o.weights->id;
+  scenario["kv_cache"] = o.kv_cache->id;
   scenario["parallel"] = {{"tp", o.parallel.tp}, {"pp", o.parallel.pp}, {"dp", o.parallel.dp}};
   return scenario;
 }
@@ -57,8 +57,8 @@ TEST(Candidates, RecommendOptionIsTheJsonPath) {
   const Recommendation r = recommend(request, cat());
   ASSERT_FALSE(r.options.empty());
   const Scenario& o = r.options.front().scenario;
-  EXPECT_EQ(o.weights.id, "fp16");
-  EXPECT_EQ(o.kv_cache.id, "fp16");
+  EXPECT_EQ(o.weights->id, "fp16");
+  EXPECT_EQ(o.kv_cache->id, "fp16");
   const Scenario j = resolve_scenario(option_json(scenario, o), cat());
   EXPECT_EQ(o.engine, j.engine);
   EXPECT_EQ(o.engine_basis, j.engine_basis);

@@ -112,7 +112,7 @@ void batch_levers(const Scenario& s, const ScenarioGiven& given, const Estimate&
 
 // Serving: lower-precision weights and KV cache, tensor parallelism over more GPUs.
 void serving_dimensions(const Scenario& s, const Catalog& catalog, Dimensions& d) {
-  const double bits = s.weights.bits_per_value;
+  const double bits = s.weights->bits_per_value;
   const EngineProfile& engine = catalog.engine(s.engine);
   const bool gguf = engine.loads("gguf");  // its quantized formats are GGUF
   if (bits > 8.5 && s.gpu && s.gpu->supports("fp8") && !gguf)
@@ -131,9 +131,9 @@ void serving_dimensions(const Scenario& s, const Catalog& catalog, Dimensions& d
   // GGUF engines quantize the cache in their own block types (llama.cpp --cache-type-k/v);
   // an fp8 cache only where the engine stores one (engines.json fp8_kv_cache, as the traffic
   // search asks).
-  if (s.kv_cache.bits_per_value > 8 && gguf)
+  if (s.kv_cache->bits_per_value > 8 && gguf)
     one(d, {"q8_0 KV cache", {.kv_cache = "q8_0"}, "small quality cost", 1});
-  else if (s.kv_cache.bits_per_value > 8 && engine.fp8_kv_cache)
+  else if (s.kv_cache->bits_per_value > 8 && engine.fp8_kv_cache)
     one(d, {"fp8 KV cache",
             {.kv_cache = "fp8"},
             "small quality cost (per-tensor scales); halves KV memory",

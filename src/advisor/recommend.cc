@@ -56,8 +56,8 @@ std::vector<int64_t> counts_for(const Scenario& s, const Gpu& g, const Constrain
 std::vector<const NumberFormat*> weight_levers(const Scenario& s, const Gpu& g,
                                                const Constraints& c, const Catalog& catalog) {
   std::vector<const NumberFormat*> out;
-  const NumberFormat* base = &s.weights;
-  if (s.weights.id == "bf16" && !g.supports("bf16"))
+  const NumberFormat* base = s.weights.get();
+  if (s.weights->id == "bf16" && !g.supports("bf16"))
     base = &catalog.format("fp16", "weights", "weights");
   out.push_back(base);
   if (s.task != Task::kInference || !c.allow_quantization) return out;
@@ -148,7 +148,7 @@ ScenarioEdit lever_edit(const Scenario& base, const Gpu& g, const RackLimit& rac
                         const Lever& lv) {
   ScenarioEdit e{.gpu = g.id, .gpu_count = n, .default_split = true};
   if (rack.given) e.gpus_per_node = std::min(base.gpus_per_node, rack.max_gpus_per_node);
-  if (lv.weights->id != base.weights.id) e.weights = lv.weights->id;
+  if (lv.weights->id != base.weights->id) e.weights = lv.weights->id;
   e.kv_cache = lv.kv->id;
   if (is_training(base.task)) {
     if (lv.zero != base.training.zero_stage) e.zero_stage = lv.zero;
@@ -162,16 +162,16 @@ ScenarioEdit lever_edit(const Scenario& base, const Gpu& g, const RackLimit& rac
 double weights_lower_bound(const Scenario& t, double params) {
   double shards = static_cast<double>(t.parallel.tp * t.parallel.pp);
   if (is_training(t.task) && t.training.zero_stage >= 3) shards *= static_cast<double>(t.gpu_count);
-  return params * t.weights.bytes_per_value() / shards;
+  return params * t.weights->bytes_per_value() / shards;
 }
 
 std::string lever_words(const Scenario& t, const Scenario& base, const Gpu& g) {
   std::vector<std::string> w;
-  if (t.weights.id != base.weights.id)
-    w.push_back(t.weights.id == "fp16" && !g.supports("bf16") ? "fp16 weights (no BF16)"
-                                                              : t.weights.id + " weights");
-  if (t.kv_cache.id != base.kv_cache.id && !is_training(t.task))
-    w.push_back(t.kv_cache.id + " KV cache");
+  if (t.weights->id != base.weights->id)
+    w.push_back(t.weights->id == "fp16" && !g.supports("bf16") ? "fp16 weights (no BF16)"
+                                                               : t.weights->id + " weights");
+  if (t.kv_cache->id != base.kv_cache->id && !is_training(t.task))
+    w.push_back(t.kv_cache->id + " KV cache");
   if (t.parallel.tp > 1) w.push_back(fmt::format("TP={}", t.parallel.tp));
   if (t.parallel.pp > 1) w.push_back(fmt::format("PP={}", t.parallel.pp));
   if (is_training(t.task)) {
@@ -339,9 +339,9 @@ struct Search {
     const std::vector<int64_t> counts = counts_for(base, g, c);
     for (const NumberFormat* wf : weight_levers(base, g, c, catalog)) {
       // KV formats: the scenario's, then fp8 when quantization is allowed.
-      std::vector<const NumberFormat*> kvs = {&base.kv_cache};
+      std::vector<const NumberFormat*> kvs = {base.kv_cache.get()};
       if (base.task == Task::kInference && c.allow_quantization &&
-          base.kv_cache.bits_per_value > 8 && !catalog.engine(base.engine).loads("gguf"))
+          base.kv_cache->bits_per_value > 8 && !catalog.engine(base.engine).loads("gguf"))
         kvs.push_back(&catalog.format("fp8", "kv", "kv_cache"));
       std::string binding = "none";  // why the counts below this one were not enough
       double skip_below = 0;  // counts that cannot meet a speed constraint (linear scaling bound)

@@ -63,7 +63,7 @@ struct Miss {
 ScenarioEdit replica_edit(const Scenario& want, const Gpu& g, int64_t width, const NumberFormat& wf,
                           const NumberFormat& kv) {
   ScenarioEdit e{.gpu = g.id, .gpu_count = width, .dp = 1, .default_split = true};
-  if (wf.id != want.weights.id) e.weights = wf.id;
+  if (wf.id != want.weights->id) e.weights = wf.id;
   e.kv_cache = kv.id;
   fp16_fallbacks(want, g, e);
   return e;
@@ -91,7 +91,7 @@ struct Search {
     t.traffic.reset();  // the replica's own figures; the load model runs below
     if (t.replica_gpus() != width) return std::nullopt;
     const double usable = g.capacity_bytes() * (1.0 - c.headroom);
-    if (params * t.weights.bytes_per_value() / static_cast<double>(width) > usable) {
+    if (params * t.weights->bytes_per_value() / static_cast<double>(width) > usable) {
       miss = {MissKind::kWeights,
               fmt::format("weights alone exceed {:.0f} GB per GPU at {} GPUs per replica",
                           usable / kGB, width)};
@@ -153,11 +153,11 @@ struct Search {
 
   // The best replica for a GPU and weights format: KV formats x widths, fewest GPUs first.
   std::optional<Candidate> best_for(const Gpu& g, const NumberFormat& wf, std::string& miss) const {
-    std::vector<const NumberFormat*> kvs = {&want.kv_cache};
+    std::vector<const NumberFormat*> kvs = {want.kv_cache.get()};
     // An fp8 KV cache only where the engine stores one (engines.json fp8_kv_cache: vLLM, SGLang
     // --kv-cache-dtype fp8; not llama.cpp, whose --cache-type-k/v offer f16 and the ggml
     // block types, no fp8).
-    if (c.allow_quantization && want.kv_cache.bits_per_value > 8 &&
+    if (c.allow_quantization && want.kv_cache->bits_per_value > 8 &&
         catalog.engine(want.engine).fp8_kv_cache)
       kvs.push_back(&catalog.format("fp8", "kv", "kv_cache"));
     std::optional<Candidate> best;

@@ -16,6 +16,7 @@
 #include "catalog/data_json.h"
 #include "catalog/fleet_data.h"
 #include "catalog/model_record.h"
+#include "catalog/speed_index.h"
 #include "embed/embedded.h"
 #include "gpusizer/error.h"
 #include "gpusizer/json/engine_profile.h"
@@ -261,6 +262,18 @@ std::unordered_map<std::string, size_t> build_index(
 
 }  // namespace
 
+namespace {
+
+// The row of a FormatRef that was never set: shared by every such one.
+const std::shared_ptr<const NumberFormat>& unset_format() {
+  static const auto unset = std::make_shared<const NumberFormat>();
+  return unset;
+}
+
+}  // namespace
+
+FormatRef::FormatRef() : row_(unset_format()) {}
+
 bool NumberFormat::usable_for_role(const std::string& role) const {
   // usable_for is a ';'-separated list such as "weights;kv".
   for (size_t start = 0; start <= usable_for.size();) {
@@ -305,9 +318,10 @@ Catalog Catalog::from_texts(const std::vector<std::pair<std::string, std::string
           "holds a NUL byte: not a text file", "bad_file");
   }
   Catalog c;
-  c.gpus_ = parse_gpus(text("gpus.csv"));
+  c.gpus_ = std::make_shared<const std::vector<Gpu>>(parse_gpus(text("gpus.csv")));
   c.models_ = parse_models(text("models.jsonl"));
-  c.formats_ = parse_formats(text("formats.csv"));
+  c.formats_ =
+      std::make_shared<const std::vector<NumberFormat>>(parse_formats(text("formats.csv")));
   {
     const nlohmann::json engines = data::parse_json(text("engines.json"), "engines.json");
     c.engines_ = read_engine_profiles(engines, "engines.json");
@@ -321,11 +335,11 @@ Catalog Catalog::from_texts(const std::vector<std::pair<std::string, std::string
   c.costs_ = read_cost_defaults(data::parse_json(text("costs.json"), "costs.json"), "costs.json");
   c.facility_ = read_facility_defaults(data::parse_json(text("facility.json"), "facility.json"),
                                        "facility.json");
-  c.instances_ = parse_instances(text("instances.csv"), c.gpus_);
+  c.instances_ = parse_instances(text("instances.csv"), *c.gpus_);
   c.servers_ = parse_servers(text("servers.csv"));
   c.memory_cases_ = std::string(text("validation/memory_cases.jsonl"));
   c.throughput_cases_ = std::string(text("validation/throughput_cases.jsonl"));
-  for (const auto& g : c.gpus_) c.gpu_aliases_.emplace_back(normalize_name(g.name), g.id);
+  for (const auto& g : *c.gpus_) c.gpu_aliases_.emplace_back(normalize_name(g.name), g.id);
   for (const auto& m : c.models_) {
     if (!m.hf_id.empty()) c.model_aliases_.emplace_back(normalize_name(m.hf_id), m.id);
     c.model_aliases_.emplace_back(normalize_name(m.name), m.id);
@@ -336,8 +350,8 @@ Catalog Catalog::from_texts(const std::vector<std::pair<std::string, std::string
     auto& list = rows[i][1] == "gpu" ? c.gpu_aliases_ : c.model_aliases_;
     list.emplace_back(normalize_name(rows[i][0]), rows[i][2]);
   }
-  c.gpu_index_ = build_index(c.gpus_, c.gpu_aliases_);
-  for (const auto& g : c.gpus_) c.shared_gpus_.push_back(std::make_shared<const Gpu>(g));
+  c.gpu_index_ = build_index(*c.gpus_, c.gpu_aliases_);
+  c.speed_index_ = std::make_shared<const SpeedIndex>(c.speed_, c.engines_, *c.gpus_, *c.formats_);
   c.model_index_ = build_index(c.models_, c.model_aliases_);
   return c;
 }
@@ -370,7 +384,7 @@ const Catalog& Catalog::builtin() {
 std::string Catalog::closest_format(std::string_view kind, double bits) const {
   std::string best;
   double gap = 1e9;
-  for (const auto& f : formats_)
+  for (const auto& f : *formats_)
     if (f.kind == kind && std::abs(f.bits_per_value - bits) < gap) {
       gap = std::abs(f.bits_per_value - bits);
       best = f.id;
@@ -379,12 +393,12 @@ std::string Catalog::closest_format(std::string_view kind, double bits) const {
 }
 
 const Gpu& Catalog::gpu(std::string_view name, const std::string& field) const {
-  return lookup(gpus_, gpu_index_, name, field, "GPU");
+  return lookup(*gpus_, gpu_index_, name, field, "GPU");
 }
 
 GpuRef Catalog::gpu_ref(std::string_view name, const std::string& field) const {
-  const Gpu& g = gpu(name, field);
-  return shared_gpus_[static_cast<size_t>(&g - gpus_.data())];
+  // The aliasing constructor: the row, owned through the catalog's shared table.
+  return std::shared_ptr<const Gpu>(gpus_, &gpu(name, field));
 }
 
 const Model& Catalog::model(std::string_view name, const std::string& field) const {
@@ -393,15 +407,21 @@ const Model& Catalog::model(std::string_view name, const std::string& field) con
 
 const NumberFormat& Catalog::format(std::string_view name, const std::string& role,
                                     const std::string& field) const {
-  for (const auto& f : formats_)
+  for (const auto& f : *formats_)
     if (same_text(f.id, name) && f.usable_for_role(role)) return f;  // the common, exact spelling
   std::vector<std::string> valid;
-  for (const auto& f : formats_)
+  for (const auto& f : *formats_)
     if (f.usable_for_role(role)) {
       if (normalize_name(f.id) == normalize_name(name)) return f;
       valid.push_back(f.id);
     }
   unknown(name, field, (role + " format").c_str(), valid);
+}
+
+FormatRef Catalog::format_ref(std::string_view name, const std::string& role,
+                              const std::string& field) const {
+  // The aliasing constructor: the row, owned through the catalog's shared table.
+  return std::shared_ptr<const NumberFormat>(formats_, &format(name, role, field));
 }
 
 const EngineProfile& Catalog::engine(std::string_view name, std::string_view field) const {

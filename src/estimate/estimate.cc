@@ -36,14 +36,14 @@ void add_warnings(const Scenario& s, const Catalog& catalog, Explanations& e) {
   const std::string dtype = is_training(s.task) ? (mp == MixedPrecision::kFp32   ? "fp32"
                                                    : mp == MixedPrecision::kFp16 ? "fp16"
                                                                                  : "bf16")
-                                                : s.weights.compute_dtype;
+                                                : s.weights->compute_dtype;
   if (dtype == "bf16" && !g.supports("bf16"))
     e.warnings.push_back(g.name + " has no BF16: use fp16 (mixed_precision fp16, weights fp16)");
-  if (s.weights.needs == "fp8" && !g.supports("fp8"))
+  if (s.weights->needs == "fp8" && !g.supports("fp8"))
     e.warnings.push_back(g.name +
                          " has no FP8 tensor cores: fp8 weights run through a slower "
                          "weight-only path or not at all (FP8 needs Ada, Hopper or newer)");
-  if (s.kv_cache.id == "fp8" && !g.supports("fp8") && !engine_profile(s, catalog).fp8_kv_any_gpu)
+  if (s.kv_cache->id == "fp8" && !g.supports("fp8") && !engine_profile(s, catalog).fp8_kv_any_gpu)
     e.warnings.emplace_back("fp8 KV cache on " + g.name + " is stored only; attention upcasts it");
   if (is_training(s.task) && s.training.flash_attention &&
       g.architecture.find("Volta") != std::string::npos)

@@ -35,7 +35,7 @@ class StagedEstimate {
   StagedEstimate(const Scenario& s, const Catalog& catalog, Estimate& e, const ModelCounts& counts);
   /// The same for one of a search's candidates: the memory parts an earlier candidate had with
   /// the same fields are taken from `memo` (memory/parts_memo.h), which must outlive this object;
-  /// `s.weights` is a copy of `weights_row` (ScenarioEditor::weights_row()).
+  /// `s.weights` holds `weights_row` (ScenarioEditor::weights_row()).
   StagedEstimate(const Scenario& s, const Catalog& catalog, Estimate& e, const ModelCounts& counts,
                  memory::PartsMemo& memo, const NumberFormat& weights_row);
   /// What the memory stage counted of the model.

@@ -6,7 +6,7 @@ RuleOfThumb rule_of_thumb(const Scenario& s) {
   RuleOfThumb r;
   const double n = static_cast<double>(count_params(s.model).total);
   // The articles' bytes per parameter: FP32 4, FP16/BF16 2, FP8/INT8 1, INT4 0.5.
-  const double bits = s.weights.bits_per_value;
+  const double bits = s.weights->bits_per_value;
   const double bytes = bits >= 24 ? 4.0 : bits >= 12 ? 2.0 : bits >= 6 ? 1.0 : 0.5;
   r.other = 2e9;
   if (s.task == Task::kInference) {

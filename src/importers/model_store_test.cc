@@ -192,7 +192,7 @@ TEST_F(ModelStores, ScenarioNamesResolveWhenTheCatalogAllowsIt) {
   for (const auto& n : s.notes) noted |= n.find("snapshots/c0ffee1234") != std::string::npos;
   EXPECT_TRUE(noted);
   EXPECT_EQ(o.model_origin, "ollama");
-  EXPECT_EQ(o.weights.id, "q4_k_m");
+  EXPECT_EQ(o.weights->id, "q4_k_m");
 }
 
 }  // namespace

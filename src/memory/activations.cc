@@ -419,7 +419,7 @@ Part generate_activations(const Scenario& s, const EngineProfile& engine, const 
   const double V = static_cast<double>(m.vocab_size);
   const double tp = static_cast<double>(s.parallel.tp);
   const double prefill_tokens = static_cast<double>(s.batch * std::max<int64_t>(1, s.prompt_len));
-  const double a = s.weights.compute_dtype == "fp32" ? 4.0 : 2.0;
+  const double a = s.weights->compute_dtype == "fp32" ? 4.0 : 2.0;
   double per_token = inference_transient_bytes_per_token(s, a);
   if (engine.norm_saves_fp32_input && a < 4.0)
     per_token += 4.0 * static_cast<double>(m.hidden_size);  // RMSNorm's fp32 copy
@@ -432,7 +432,7 @@ Part generate_activations(const Scenario& s, const EngineProfile& engine, const 
   bytes += logit_rows * V * (a + 4.0) / tp;  // logits and their fp32 copy
   basis +=
       explain_if(why, FMT_COMPILE(" + logits of {:g} rows x vocab x {:g} B"), logit_rows, a + 4.0);
-  if (s.weights.id == "nf4" && prefill_tokens > 1) {
+  if (s.weights->id == "nf4" && prefill_tokens > 1) {
     // bitsandbytes 4-bit: a pass of more than one token dequantizes each weight to a 16-bit
     // copy before the GEMM (MatMul4Bit.forward, functional.dequantize_4bit), one at a time.
     bytes += largest_matrix_bytes(s);

@@ -26,8 +26,8 @@ namespace gpusizer::memory {
 bool kbit_fp32_upcast(const Scenario& s, const EngineProfile& engine) {
   if (s.task != Task::kQlora) return false;
   // GPTQ checkpoints are skipped by PEFT (is_gptq_quantized); only bitsandbytes formats count.
-  if (s.weights.kind == "gguf" || s.weights.id.rfind("gptq", 0) == 0 ||
-      s.weights.id.rfind("awq", 0) == 0)
+  if (s.weights->kind == "gguf" || s.weights->id.rfind("gptq", 0) == 0 ||
+      s.weights->id.rfind("awq", 0) == 0)
     return false;
   // A sharded (FSDP/ZeRO-3) QLoRA run loads Params4bit on cpu/meta and TRL skips the call.
   if (s.training.zero_stage >= 3) return false;

@@ -17,7 +17,7 @@ double kv_cache(const Scenario& s, const Catalog& catalog, int64_t sequences, in
   const Model& m = s.model;
   if (m.is_cv() || sequences <= 0 || context <= 0)
     return explained(0, "no KV cache", "kv_cache_bytes", why);
-  const double bytes = s.kv_cache.bytes_per_value();
+  const double bytes = s.kv_cache->bytes_per_value();
   const int64_t tp = s.parallel.tp;
   const bool latent_cache = m.mla && engine_profile(s, catalog).caches_mla_latent;
   double per_token_full = 0;  // one token, one full-attention layer, this GPU

@@ -202,7 +202,7 @@ GatheredParams gathered_params(const Scenario& s, const ModelCounts& counts,
                                const Zero3Settings& z) {
   GatheredParams g;
   const double e = gathered_element_bytes(s);
-  const NumberFormat& f = s.weights;
+  const NumberFormat& f = *s.weights;
   const bool quantized = !full_training(s) && f.kind != std::string_view("float");
   const double matrix_bytes = quantized ? f.bytes_per_value() : e;
   const double dense_matrix_bytes = quantized ? f.dense_bytes_per_value(s.model.is_moe()) : e;
@@ -331,7 +331,7 @@ namespace {
 ModelBytes stored_weights(const Scenario& s, const EngineProfile& engine, const ModelCounts& counts,
                           const ModelBytes& p, const Explanations* why, std::string& basis) {
   ModelBytes b;
-  const NumberFormat& f = s.weights;
+  const NumberFormat& f = *s.weights;
   const double small = 2.0;  // norms, biases, routers stay 16-bit in every quantized format
   const LinearModules& mods = counts.modules;
   double layer_bytes = p.layers * f.bytes_per_value();

@@ -52,7 +52,7 @@ BatchKey::BatchKey(const Scenario& s, const NumberFormat& weights_row, const Eng
       output_len(s.output_len),
       batch(s.batch),
       parallel(s.parallel),
-      kv_bits(s.kv_cache.bits_per_value) {}
+      kv_bits(s.kv_cache->bits_per_value) {}
 
 bool BatchKey::matches(const Scenario& s, const NumberFormat& weights_row,
                        const EngineRules& rules) const {
@@ -63,15 +63,15 @@ bool BatchKey::matches(const Scenario& s, const NumberFormat& weights_row,
          prompt_len == s.prompt_len && output_len == s.output_len &&
          mixed_precision == t.mixed_precision && engine == &rules.engine &&
          release == rules.release && gpu == s.gpu.get() &&
-         same_split(parallel, s.parallel, false) && kv_bits == s.kv_cache.bits_per_value;
+         same_split(parallel, s.parallel, false) && kv_bits == s.kv_cache->bits_per_value;
 }
 
 PartsMemo::Parts PartsMemo::parts(const Scenario& s, const NumberFormat& weights_row,
                                   const Catalog& catalog, const ModelCounts& counts,
                                   const EngineRules& rules) {
   // A cheap check that the row is the one the scenario's weights copy (not a proof of it).
-  if (weights_row.bits_per_value != s.weights.bits_per_value ||
-      weights_row.id.size() != s.weights.id.size())
+  if (weights_row.bits_per_value != s.weights->bits_per_value ||
+      weights_row.id.size() != s.weights->id.size())
     throw std::logic_error("PartsMemo: the weights row is not the scenario's");
   const StateParts* states = nullptr;
   for (const auto& [key, held] : states_.held)

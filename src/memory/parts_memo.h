@@ -52,7 +52,7 @@ StateParts state_parts(const Scenario& s, const Catalog& catalog, const ModelCou
 BatchParts batch_parts(const Scenario& s, const Catalog& catalog, const EngineRules& rules);
 
 /// The fields StateParts read that an edit can change (see above). The weights format is keyed
-/// by the row the scenario's is a copy of (a catalog row, or the base's own field: what
+/// by the row the scenario holds (a catalog row, or the base's own: what
 /// ScenarioEditor::weights_row() names), so that no format is compared text by text; the engine,
 /// release, GPU and counts by address too: catalog rows, the base's GPU and the search's counts,
 /// which outlive the search.
@@ -102,8 +102,8 @@ class PartsMemo {
  public:
   static constexpr size_t kSlots = 16;
 
-  /// Both groups of `s`'s parts, valid until the next call. `s.weights` is a copy of
-  /// `weights_row` (ScenarioEditor::weights_row()); a copy with other bits or another id is a
+  /// Both groups of `s`'s parts, valid until the next call. `s.weights` holds
+  /// `weights_row` (ScenarioEditor::weights_row()); a row with other bits or another id is a
   /// caller's error (std::logic_error).
   struct Parts {
     const StateParts& states;

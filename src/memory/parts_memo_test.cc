@@ -115,25 +115,25 @@ TEST(PartsMemo, FieldsAGroupDoesNotReadLeaveItsBytes) {
       change(s);
       EXPECT_TRUE(same(state_parts(s, cat(), counts, rules), states)) << j.dump() << " " << field;
       EXPECT_TRUE(
-          StateKey(base, base.weights, counts, rules).matches(s, base.weights, counts, rules))
+          StateKey(base, *base.weights, counts, rules).matches(s, *base.weights, counts, rules))
           << field;
     }
     for (const auto& [field, change] : not_read_by_batch()) {
       Scenario s = base;
       change(s);
       EXPECT_TRUE(same(batch_parts(s, cat(), rules), batch)) << j.dump() << " " << field;
-      EXPECT_TRUE(BatchKey(base, base.weights, rules).matches(s, base.weights, rules)) << field;
+      EXPECT_TRUE(BatchKey(base, *base.weights, rules).matches(s, *base.weights, rules)) << field;
     }
   }
 }
 
 // Each field a group's key reads, changed, is another key: the group is computed again. The
-// weights format is keyed by the row it is a copy of: another row, another key.
+// weights format is keyed by the row it holds: another row, another key.
 TEST(PartsMemo, FieldsAKeyReadsMakeAnotherKey) {
   const Scenario base = resolved_base(bases()[0]);
   const ModelCounts counts = count_model(base);
   const EngineRules rules = engine_rules(base, cat());
-  const NumberFormat& w = base.weights;
+  const NumberFormat& w = *base.weights;
   const std::vector<Change> both = {
       {"task", [](Scenario& s) { s.task = Task::kLora; }},
       {"mixed_precision", [](Scenario& s) { s.training.mixed_precision = MixedPrecision::kFp32; }},
@@ -151,9 +151,9 @@ TEST(PartsMemo, FieldsAKeyReadsMakeAnotherKey) {
     EXPECT_FALSE(StateKey(base, w, counts, rules).matches(s, w, counts, rules)) << field;
     EXPECT_FALSE(BatchKey(base, w, rules).matches(s, w, rules)) << field;
   }
-  // Another weights row: a catalog row with the same id is still another row.
+  // Another weights row: a copy of the row, with the same id, is still another row.
   const NumberFormat& fp8 = cat().format("fp8", "weights", "weights");
-  const NumberFormat& same_id = cat().format(base.weights.id, "weights", "weights");
+  const NumberFormat same_id = *base.weights;
   for (const NumberFormat* row : {&fp8, &same_id}) {
     EXPECT_FALSE(StateKey(base, w, counts, rules).matches(base, *row, counts, rules));
     EXPECT_FALSE(BatchKey(base, w, rules).matches(base, *row, rules));
@@ -193,7 +193,7 @@ TEST(PartsMemo, RowOfAnotherFormatIsRefused) {
   PartsMemo memo;
   EXPECT_THROW(memo.parts(base, cat().format("fp8", "weights", "weights"), cat(), counts, rules),
                std::logic_error);
-  EXPECT_NO_THROW(memo.parts(base, base.weights, cat(), counts, rules));
+  EXPECT_NO_THROW(memo.parts(base, *base.weights, cat(), counts, rules));
 }
 
 void expect_same(const MemoryEstimate& a, const MemoryEstimate& b, const std::string& what) {

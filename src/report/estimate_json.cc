@@ -236,7 +236,7 @@ void describe_scenario(JsonWriter& w, const Scenario& s, const std::string* mode
   w.field("gpu_count", s.gpu_count);
   if (s.task == Task::kInference) w.field("gpu_memory_utilization", s.gpu_memory_utilization);
   w.field("gpus_per_node", s.gpus_per_node);
-  w.field("kv_cache", s.kv_cache.id);
+  w.field("kv_cache", s.kv_cache->id);
   w.field("model", s.model.id);
   w.field("model_origin", s.model_origin);
   if (model_requested) w.field("model_requested", *model_requested);
@@ -246,7 +246,7 @@ void describe_scenario(JsonWriter& w, const Scenario& s, const std::string* mode
   w.field("seq_len", s.seq_len);
   w.field("task", task_name(s.task));
   if (s.task != Task::kInference) describe_training(w, s.training);
-  w.field("weights", s.weights.id);
+  w.field("weights", s.weights->id);
   w.end_object();
 }
 

@@ -80,7 +80,7 @@ nlohmann::json fit_json(const nlohmann::json& request, const Catalog& catalog, s
   nlohmann::json out = {{"gpu", r.checked.gpu->id},
                         {"gpu_count", r.checked.gpu_count},
                         {"task", to_string(r.checked.task)},
-                        {"weights", request.value("weights", r.checked.weights.id)},
+                        {"weights", request.value("weights", r.checked.weights->id)},
                         {"seq_len", asked_seq_len(request)},
                         {"models", nlohmann::json::array()},
                         {"levers", found.levers},

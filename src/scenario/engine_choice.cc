@@ -22,7 +22,7 @@ const EngineProfile* default_serving_engine(const Catalog& catalog, const Gpu* g
                                             const Scenario& s) {
   for (const auto& name : catalog.engine_defaults().serving) {
     const EngineProfile& e = catalog.engine(name, "engine");
-    if (!e.runs("inference") || !e.loads(s.weights.kind)) continue;
+    if (!e.runs("inference") || !e.loads(s.weights->kind)) continue;
     if (gpu && !e.runs_on(gpu->vendor)) continue;
     if (e.language_models_only && s.model.is_cv()) continue;
     return &e;
@@ -52,7 +52,7 @@ const EngineProfile& default_engine(const Catalog& catalog, const Gpu* gpu, Scen
   const EngineProfile* engine = default_serving_engine(catalog, gpu, s);
   if (!engine) engine = &catalog.engine(catalog.engine_defaults().training, "engine");
   basis += "default for serving ";
-  basis += s.weights.id;
+  basis += s.weights->id;
   basis += " weights";
   if (gpu) {
     basis += " on ";
@@ -140,7 +140,7 @@ bool retarget_default_engine(Scenario& s, const Gpu& gpu, const Catalog& catalog
   if (!engine || engine->name == s.engine) return false;
   s.engine = engine->name;
   s.engine_version = engine->newest_version();
-  s.engine_basis = "default for serving " + s.weights.id + " weights on " + gpu.vendor +
+  s.engine_basis = "default for serving " + s.weights->id + " weights on " + gpu.vendor +
                    " GPUs: " + engine->name + " (name an engine to choose another)";
   return true;
 }

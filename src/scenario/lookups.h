@@ -33,8 +33,7 @@ inline const EngineRelease& engine_release(const Scenario& s, const EngineProfil
 inline const ScenarioLookups* speed_lookups(const Scenario& s, const SpeedProfile& profile) {
   const ScenarioLookups& l = s.lookups;
   if (!l.speed || &l.catalog->speed() != &profile || l.gpu.get() != s.gpu.get() ||
-      l.engine->name != s.engine || l.weights_id != s.weights.id ||
-      l.weights_kind != s.weights.kind)
+      l.engine->name != s.engine || l.weights.get() != s.weights.get())
     return nullptr;
   return &l;
 }

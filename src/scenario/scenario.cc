@@ -323,11 +323,11 @@ void check_task_model(const Scenario& s) {
 }
 
 void check_qlora_base(const Scenario& s) {
-  if (s.task == Task::kQlora && !is_quantized_base(s.weights))
+  if (s.task == Task::kQlora && !is_quantized_base(*s.weights))
     throw InputError("weights",
                      "qlora trains adapters on a quantized base (nf4, int8, int4, "
                      "gptq-int4, awq-int4); '" +
-                         s.weights.id + "' is not quantized");
+                         s.weights->id + "' is not quantized");
 }
 
 void check_seq_len(const Scenario& s) {
@@ -409,12 +409,12 @@ void parse_formats(const ScenarioFields& input, const Catalog& catalog,
   std::string_view weights_id = s.task == Task::kQlora ? "nf4" : "bf16";
   if (!imported_format.empty()) weights_id = imported_format;
   if (auto v = read_string_value(input.at[key::weights], "weights", "")) weights_id = *v;
-  s.weights = catalog.format(weights_id, kWeightsRole, kWeightsField);
+  s.weights = catalog.format_ref(weights_id, kWeightsRole, kWeightsField);
   check_qlora_base(s);
-  std::string_view kv_id = default_kv_id(s.weights);
+  std::string_view kv_id = default_kv_id(*s.weights);
   if (auto v = read_string_value(input.at[key::kv_cache], "kv_cache", ""))
     kv_id = *v, given.kv_cache = true;
-  s.kv_cache = catalog.format(kv_id, kKvRole, kKvField);
+  s.kv_cache = catalog.format_ref(kv_id, kKvRole, kKvField);
 }
 
 void note_context(Scenario& s) {
@@ -480,7 +480,7 @@ void parse_training_options(const ScenarioFields& input, Scenario& s, ScenarioGi
   if (s.training.lora_targets.empty()) s.training.lora_targets = {"all-linear"};
   check_lora_targets(s);
   if (computes_in_bf16(s.training.mixed_precision))
-    if (is_training(s.task) && s.task != Task::kCvTrain && s.weights.id == "fp16")
+    if (is_training(s.task) && s.task != Task::kCvTrain && s.weights->id == "fp16")
       s.notes.emplace_back("weights fp16 with bf16 training: the working copy is taken as bf16");
 }
 
@@ -695,7 +695,8 @@ void validate_edit(const Scenario& s, const Scenario& base, const LayoutFields& 
                    const Catalog& catalog) {
   const Parallelism &p = s.parallel, &b = layout.parallel;
   const bool task = s.task != base.task;
-  const bool weights = s.weights.id != base.weights.id || s.weights.kind != base.weights.kind;
+  const bool weights = s.weights.get() != base.weights.get() &&
+                       (s.weights->id != base.weights->id || s.weights->kind != base.weights->kind);
   const bool split = p.tp != b.tp || p.pp != b.pp || p.dp != b.dp || p.ep != b.ep || p.cp != b.cp ||
                      p.pp_interleave != b.pp_interleave ||
                      p.sequence_parallel != b.sequence_parallel;

@@ -132,20 +132,18 @@ ScenarioGiven given_after(ScenarioGiven g, const ScenarioEdit& e) {
 
 namespace {
 
-// `field` a copy of `row`, assigned only when it holds another row (nine strings otherwise).
-void set_format(NumberFormat& field, const NumberFormat*& held, const NumberFormat& row) {
-  if (held == &row) return;
-  field = row;
-  held = &row;
+// `field` set to `row`, assigned only when it holds another row (a shared row's count otherwise).
+void set_format(FormatRef& field, const FormatRef& row) {
+  if (field.get() != row.get()) field = row;
 }
 
-// The catalog's row `id` for `role` (Catalog::format): the one held when it is a catalog row
-// with that id (an earlier edit looked it up for the same role), else looked up.
-const NumberFormat& format_row(const NumberFormat* held, const NumberFormat& base_field,
-                               std::string_view id, const Catalog& catalog, const char* role,
-                               const char* field) {
-  if (held != &base_field && held->id == id) return *held;
-  return catalog.format(id, role, field);
+// The catalog's row `id` for `role` (Catalog::format_ref): the one `held` when it is a catalog row
+// with that id (an earlier edit looked it up for the same role; the base's may be no catalog
+// row), else looked up.
+FormatRef format_row(const FormatRef& held, const FormatRef& base_field, std::string_view id,
+                     const Catalog& catalog, const char* role, const char* field) {
+  if (held.get() != base_field.get() && held->id == id) return held;
+  return catalog.format_ref(id, role, field);
 }
 
 }  // namespace
@@ -189,7 +187,7 @@ void ScenarioEditor::restore() {
 void ScenarioEditor::derive_engine(const ScenarioGiven& given) {
   Scenario& s = *work_;
   if (given.engine) return;  // the engine and its release stay as given (rederive_engine)
-  if (engine_ == Engine::kDerived && engine_task_ == s.task && engine_weights_ == weights_ &&
+  if (engine_ == Engine::kDerived && engine_task_ == s.task && engine_weights_ == s.weights.get() &&
       engine_gpu_.get() == s.gpu.get())
     return;
   if (engine_ != Engine::kBase) {
@@ -203,7 +201,7 @@ void ScenarioEditor::derive_engine(const ScenarioGiven& given) {
   rederive_engine(*catalog_, given.engine, given.engine_version, s);
   engine_ = Engine::kDerived;
   engine_task_ = s.task;
-  engine_weights_ = weights_;
+  engine_weights_ = s.weights.get();
   engine_gpu_ = s.gpu;
 }
 
@@ -215,27 +213,21 @@ void ScenarioEditor::set_kv(const ScenarioEdit& e, bool kv_given) {
   Scenario& s = *work_;
   if (e.kv_cache || kv_given) {
     kv_weights_ = nullptr;  // first: the held row may change below
-    set_format(s.kv_cache, kv_,
-               e.kv_cache
-                   ? format_row(kv_, base_->kv_cache, *e.kv_cache, *catalog_, "kv", "kv_cache")
-                   : base_->kv_cache);
+    set_format(s.kv_cache, e.kv_cache ? format_row(s.kv_cache, base_->kv_cache, *e.kv_cache,
+                                                   *catalog_, "kv", "kv_cache")
+                                      : base_->kv_cache);
     return;
   }
-  if (kv_weights_ == weights_) return;
+  if (kv_weights_ == s.weights.get()) return;
   kv_weights_ = nullptr;
-  set_format(
-      s.kv_cache, kv_,
-      format_row(kv_, base_->kv_cache, default_kv_id(s.weights), *catalog_, "kv", "kv_cache"));
-  kv_weights_ = weights_;
+  set_format(s.kv_cache, format_row(s.kv_cache, base_->kv_cache, default_kv_id(*s.weights),
+                                    *catalog_, "kv", "kv_cache"));
+  kv_weights_ = s.weights.get();
 }
 
 // The edit's fields set, then the defaults that follow them derived again, then validate().
 Scenario& ScenarioEditor::edit(const ScenarioEdit& e) {
-  if (!work_) {
-    work_.emplace(*base_);
-    weights_ = &base_->weights;
-    kv_ = &base_->kv_cache;
-  }
+  if (!work_) work_.emplace(*base_);
   restore();
   Scenario& s = *work_;
   const Catalog& catalog = *catalog_;
@@ -251,10 +243,9 @@ Scenario& ScenarioEditor::edit(const ScenarioEdit& e) {
   ScenarioGiven given = given_;
   add_given(given, e);
   if (e.task) s.task = *e.task;
-  set_format(s.weights, weights_,
-             e.weights
-                 ? format_row(weights_, base_->weights, *e.weights, catalog, "weights", "weights")
-                 : base_->weights);
+  set_format(s.weights, e.weights ? format_row(s.weights, base_->weights, *e.weights, catalog,
+                                               "weights", "weights")
+                                  : base_->weights);
   set_kv(e, given.kv_cache);
   edit_lengths(s, given, e);
   if (e.batch) s.batch = *e.batch;

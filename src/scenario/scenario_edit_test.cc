@@ -31,8 +31,8 @@ Scenario patched(nlohmann::json input, const ScenarioEdit& edit) {
 
 void expect_same(const Scenario& a, const Scenario& b) {
   EXPECT_EQ(a.task, b.task);
-  EXPECT_EQ(a.weights.id, b.weights.id);
-  EXPECT_EQ(a.kv_cache.id, b.kv_cache.id);
+  EXPECT_EQ(a.weights->id, b.weights->id);
+  EXPECT_EQ(a.kv_cache->id, b.kv_cache->id);
   EXPECT_EQ(a.seq_len, b.seq_len);
   EXPECT_EQ(a.prompt_len, b.prompt_len);
   EXPECT_EQ(a.output_len, b.output_len);
@@ -75,12 +75,12 @@ void expect_same(const Scenario& a, const Scenario& b) {
 TEST(ScenarioEdit, KvCacheFollowsTheWeightsUnlessGiven) {
   const nlohmann::json in = {{"model", "llama-2-7b"}, {"weights", "fp16"}, {"gpu", "l4-24gb"}};
   const ScenarioEdit int8{.weights = "int8"};
-  EXPECT_EQ(edit_of(in, {}).kv_cache.id, "fp16");
-  EXPECT_EQ(edit_of(in, int8).kv_cache.id, "bf16");
+  EXPECT_EQ(edit_of(in, {}).kv_cache->id, "fp16");
+  EXPECT_EQ(edit_of(in, int8).kv_cache->id, "bf16");
   expect_same(edit_of(in, int8), patched(in, int8));
   nlohmann::json given = in;
   given["kv_cache"] = "fp16";
-  EXPECT_EQ(edit_of(given, int8).kv_cache.id, "fp16");
+  EXPECT_EQ(edit_of(given, int8).kv_cache->id, "fp16");
 }
 
 // A defaulted serving engine follows the weights: GGUF weights are served by llama.cpp (the only
@@ -292,13 +292,13 @@ TEST(ScenarioEdit, PatchAndMerge) {
 void expect_same_edit(const Scenario& a, const Scenario& b) {
   expect_same(a, b);
   EXPECT_EQ(a.engine_defaulted, b.engine_defaulted);
-  EXPECT_EQ(a.weights.bits_per_value, b.weights.bits_per_value);
-  EXPECT_EQ(a.weights.compute_dtype, b.weights.compute_dtype);
-  EXPECT_EQ(a.kv_cache.bits_per_value, b.kv_cache.bits_per_value);
+  EXPECT_EQ(a.weights->bits_per_value, b.weights->bits_per_value);
+  EXPECT_EQ(a.weights->compute_dtype, b.weights->compute_dtype);
+  EXPECT_EQ(a.kv_cache->bits_per_value, b.kv_cache->bits_per_value);
   EXPECT_EQ(a.gpu_memory_utilization, b.gpu_memory_utilization);
   EXPECT_EQ(a.lookups.engine, b.lookups.engine);
   EXPECT_EQ(a.lookups.speed, b.lookups.speed);
-  EXPECT_EQ(a.lookups.weights_id, b.lookups.weights_id);
+  EXPECT_EQ(a.lookups.weights->id, b.lookups.weights->id);
   EXPECT_EQ(a.model.id, b.model.id);
   EXPECT_EQ(a.notes, b.notes);
 }
@@ -341,11 +341,11 @@ TEST(ScenarioEdit, EditorGivesEditedsScenarioForEveryEdit) {
     }
     expect_same_edit(editor.edit(e), edited(parsed, given, e, cat()));
   }
-  EXPECT_EQ(editor.edit({.weights = "int8"}).kv_cache.id, "bf16");
+  EXPECT_EQ(editor.edit({.weights = "int8"}).kv_cache->id, "bf16");
   EXPECT_EQ(editor.edit({.weights = "q4_k_m"}).engine, "llama.cpp");
   EXPECT_EQ(editor.edit({.gpu = "apple-m2-ultra-192gb"}).engine, "llama.cpp");
   const Scenario& back = editor.edit({});
-  EXPECT_EQ(back.kv_cache.id, "fp16");
+  EXPECT_EQ(back.kv_cache->id, "fp16");
   EXPECT_EQ(back.engine, "vllm");
   EXPECT_EQ(back.gpu->id, "h100-sxm5-80gb");
   EXPECT_EQ(back.traffic->prompt_len, static_cast<double>(parsed.prompt_len));

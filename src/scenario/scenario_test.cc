@@ -36,8 +36,8 @@ void expect_error(const nlohmann::json& j, const std::string& field, const std::
 TEST(Scenario, ContractDefaults) {
   const Scenario s = parse({{"model", "llama-2-7b"}});
   EXPECT_EQ(s.task, Task::kInference);
-  EXPECT_EQ(s.weights.id, "bf16");
-  EXPECT_EQ(s.kv_cache.id, "bf16");
+  EXPECT_EQ(s.weights->id, "bf16");
+  EXPECT_EQ(s.kv_cache->id, "bf16");
   EXPECT_EQ(s.batch, 1);
   EXPECT_EQ(s.seq_len, 2048);
   EXPECT_EQ(s.prompt_len, 1536);
@@ -56,7 +56,7 @@ TEST(Scenario, NamesAreCaseInsensitiveAndTakeAliases) {
 }
 
 TEST(Scenario, QloraDefaultsToNf4) {
-  EXPECT_EQ(parse({{"model", "llama-2-7b"}, {"task", "qlora"}}).weights.id, "nf4");
+  EXPECT_EQ(parse({{"model", "llama-2-7b"}, {"task", "qlora"}}).weights->id, "nf4");
 }
 
 TEST(Scenario, GpuCountLeavesTheServingSplitToTheLayoutRule) {

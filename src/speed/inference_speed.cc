@@ -61,7 +61,7 @@ std::optional<InferenceSetup> inference_setup(const Scenario& sc, const SpeedPro
   }
   const Gpu& gpu = *sc.gpu;
   InferenceSetup& s = out.emplace();
-  s.costs = model_costs(sc.model, sc.weights, sc.kv_cache, counts.params, counts.modules);
+  s.costs = model_costs(sc.model, *sc.weights, *sc.kv_cache, counts.params, counts.modules);
   // The profile's entries for this engine, GPU and weights, as resolved with the scenario when
   // they are still its own (scenario/lookups.h), else looked up by name.
   const ScenarioLookups* l = speed_lookups(sc, profile);
@@ -69,13 +69,13 @@ std::optional<InferenceSetup> inference_setup(const Scenario& sc, const SpeedPro
   // The engine as launched or built (vLLM --max-num-seqs, TensorRT-LLM max_batch_size) runs at
   // most that many sequences a step, in place of its default.
   if (sc.max_num_seqs > 0) s.engine.max_num_seqs = static_cast<double>(sc.max_num_seqs);
-  s.kernel = l ? l->weight_kernel : profile.weight_kernel(sc.weights.kind);
+  s.kernel = l ? l->weight_kernel : profile.weight_kernel(sc.weights->kind);
   s.vendor = l ? l->vendor : profile.vendor(gpu.vendor);
   // Assigned without a temporary string (a ternary of "bf16" and a string would build one).
-  if (sc.weights.compute_dtype.empty())
+  if (sc.weights->compute_dtype.empty())
     s.compute_dtype = "bf16";
   else
-    s.compute_dtype = sc.weights.compute_dtype;
+    s.compute_dtype = sc.weights->compute_dtype;
   const auto flops = gpu.dense_flops(s.compute_dtype);
   if (!flops || *flops <= 0 || !gpu.memory_bandwidth_gbps || *gpu.memory_bandwidth_gbps <= 0) {
     why =
@@ -123,7 +123,7 @@ std::optional<InferenceSetup> inference_setup(const Scenario& sc, const SpeedPro
     s.kv_read_factor = static_cast<double>(s.costs.heads) / static_cast<double>(s.costs.kv_heads);
   // bitsandbytes (transformers' BitsAndBytesConfig: nf4 Linear4bit, LLM.int8 Linear8bitLt).
   if (const BitsandbytesKernel* bnb =
-          l ? l->bitsandbytes : profile.bitsandbytes(sc.engine, sc.weights.id)) {
+          l ? l->bitsandbytes : profile.bitsandbytes(sc.engine, sc.weights->id)) {
     set_bitsandbytes(sc.model, counts.modules, *bnb, s);
   }
   return out;

@@ -187,7 +187,7 @@ StepSeconds StepBreakdown::by_cause() const {
 }
 
 double training_flops_per_token(const Scenario& s) {
-  return training_flops_per_token(s, model_costs(s.model, s.weights, s.kv_cache));
+  return training_flops_per_token(s, model_costs(s.model, *s.weights, *s.kv_cache));
 }
 
 double training_flops_per_token(const Scenario& s, const ModelCosts& c) {
@@ -569,7 +569,7 @@ void add_data_parallel(const StepShape& h, double last_mb, TrainingSpeed& r) {
       // the parameters for its forward and again for its backward, and reduce-scatters its
       // gradients; prefetching hides them behind that micro-batch's compute.
       const double params =
-          h.params / shard * (h.frozen ? s.weights.bytes_per_value() : grad_bytes_per_value(r));
+          h.params / shard * (h.frozen ? s.weights->bytes_per_value() : grad_bytes_per_value(r));
       const double per_mb =
           2.0 * allgather_s(params, h.dp, h.dp_link) + allgather_s(grads, h.dp, h.dp_link);
       r.dp_comm_s = h.m * per_mb;
@@ -618,7 +618,7 @@ void add_optimizer_and_offload(const StepShape& h, double last_mb, TrainingSpeed
     // the backward, prefetched behind the micro-batch's compute.
     const double param_shard = h.params / shard /
                                (s.training.zero_stage >= 3 ? static_cast<double>(h.dp) : 1.0) *
-                               s.weights.bytes_per_value();
+                               s.weights->bytes_per_value();
     const double fetch = 2.0 * (param_shard / pcie + h.links.pcie_latency_s);
     br.offload += h.m * exposed(fetch, last_mb, h.eng.overlap);
   }

@@ -23,8 +23,8 @@ inline Scenario unit_scenario(const UnitScenario& u) {
   Scenario s;
   s.model = cat.model(u.model);
   if (!u.gpu.empty()) s.gpu = cat.gpu(u.gpu);
-  s.weights = cat.format(u.weights, "weights", "weights");
-  s.kv_cache = cat.format(u.kv_cache, "kv", "kv_cache");
+  s.weights = cat.format_ref(u.weights, "weights", "weights");
+  s.kv_cache = cat.format_ref(u.kv_cache, "kv", "kv_cache");
   s.task = u.task;
   s.engine = std::string(u.engine);
   return s;
