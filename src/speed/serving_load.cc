@@ -375,13 +375,16 @@ void add_load_bands(const ServingLoadInputs& in, const SpeedBand& band, Performa
 
 }  // namespace
 
+namespace {
+void explain_load(const Scenario& sc, const ServingLoadInputs& in, const ServingLoad& load,
+                  const SpeedBand* band, const PerformanceEstimate& perf, Explanations& est);
+}  // namespace
+
 void estimate_load(const Scenario& sc, const InferenceSetup& s, const MemoryEstimate& memory,
                    const SpeedBand* band, Explanations* why, PerformanceEstimate& perf) {
   if (!sc.traffic) return;
   const ServingLoadInputs in = load_inputs(sc, s, memory);
   const ServingLoad load = serving_load(in);
-  const double n = in.replicas;
-  const LoadPoint& p = load.at_rate;
   const FleetLoad fleet = fleet_load(in, load);
   perf.load_ttft_ms = fleet.ttft_ms;
   perf.load_ttft_mean_ms = fleet.ttft_mean_ms;
@@ -391,13 +394,21 @@ void estimate_load(const Scenario& sc, const InferenceSetup& s, const MemoryEsti
   perf.max_requests_per_s = fleet.max_requests_per_s;
   perf.load_capacity_requests_per_s = fleet.capacity_requests_per_s;
   perf.load_output_tokens_per_s = fleet.output_tokens_per_s;
-  perf.load_batch = p.batch;
+  perf.load_batch = load.at_rate.batch;
   perf.slo_met = load.slo_met;
   perf.load_binding = load.binding;
   if (band) add_load_bands(in, *band, perf);
-  if (!why) return;
-  Explanations& est = *why;
+  if (why) explain_load(sc, in, load, band, perf, *why);
+}
 
+namespace {
+
+// The load figures' warnings (overload, a missed SLO, a clipped spread) and basis texts.
+void explain_load(const Scenario& sc, const ServingLoadInputs& in, const ServingLoad& load,
+                  const SpeedBand* band, const PerformanceEstimate& perf, Explanations& est) {
+  const InferenceSetup& s = *in.setup;
+  const double n = in.replicas;
+  const LoadPoint& p = load.at_rate;
   const int pct = sc.slo.percentile;
   if (!p.stable)
     est.warnings.push_back(fmt::format(
@@ -459,5 +470,7 @@ void estimate_load(const Scenario& sc, const InferenceSetup& s, const MemoryEsti
         1 + band->low_error, 1 + band->high_error, band->kind,
         band->engine == "*" ? std::string_view("all engines") : std::string_view(band->engine));
 }
+
+}  // namespace
 
 }  // namespace gpusizer
