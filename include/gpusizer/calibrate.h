@@ -7,6 +7,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "gpusizer/catalog.h"
@@ -50,8 +51,10 @@ std::vector<PreparedCase> prepare_speed_cases(const std::vector<SpeedCase>& case
                                               const Catalog& catalog, const CasePreparer& prepare);
 
 /// The estimate's value of the case's `compare` key under `profile`; nullopt when not estimated.
+/// `band`, when given, receives the band the estimate itself gives that figure, if any.
 std::optional<double> predict_case(const PreparedCase& c, const Catalog& catalog,
-                                   const SpeedProfile& profile);
+                                   const SpeedProfile& profile,
+                                   std::pair<double, double>* band = nullptr);
 
 struct SpeedValidation {
   /// Per metric (all groups: group "") and per group and metric, per use; and "all metrics".

@@ -14,8 +14,9 @@ namespace gpusizer {
 struct Scenario;
 
 /// A figure's band: [low, high] (gpusizer/speed_bands.h), under the figure's name. At most one per
-/// banded figure of PerformanceEstimate (13, src/estimate/bands.cc).
-using FigureBands = NamedFigures<std::pair<double, double>, 13>;
+/// banded figure of PerformanceEstimate: 13 scaled by their kind's band (src/estimate/bands.cc)
+/// and 7 load figures from the load model at the band's edges (src/speed/serving_load.cc).
+using FigureBands = NamedFigures<std::pair<double, double>, 20>;
 
 /// Exposed seconds of a training step by cause (8 causes, src/speed/training_speed.h).
 using StepSeconds = NamedFigures<double, 8>;

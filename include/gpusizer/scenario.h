@@ -102,6 +102,9 @@ struct Scenario {
   /// --max-model-len, SGLang --context-length, TensorRT-LLM max_seq_len).
   int64_t max_num_seqs = 0;
   int64_t max_model_len = 0;
+  /// The longest sequence the engine is launched or built for: max_model_len when given, else
+  /// the scenario's own seq_len (the engine taken as set up for this workload).
+  int64_t engine_max_model_len() const { return max_model_len > 0 ? max_model_len : seq_len; }
   TrainingOptions training;
   Parallelism parallel;
 

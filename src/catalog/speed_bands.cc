@@ -23,6 +23,15 @@ std::optional<FigureKind> figure_kind(std::string_view figure) {
       {"mfu", {"training", false}},
       {"step_time_s", {"training", true}},
       {"time_to_train_s", {"training", true}},
+      // The load model's figures take the throughput band through the model itself
+      // (speed/serving_load.cc add_load_bands), not by scaling; their kind names that band.
+      {"load_output_tokens_per_s", {"throughput", false}},
+      {"load_capacity_requests_per_s", {"throughput", false}},
+      {"max_requests_per_s", {"throughput", false}},
+      {"load_tpot_ms", {"throughput", true}},
+      {"load_tpot_mean_ms", {"throughput", true}},
+      {"load_ttft_ms", {"throughput", true}},
+      {"load_ttft_mean_ms", {"throughput", true}},
   };
   for (const auto& [name, kind] : kKinds)
     if (name == figure) return kind;

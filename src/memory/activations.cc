@@ -369,8 +369,7 @@ Part profile_run_activations(const Scenario& s, const EngineProfile& engine,
   // budget the scenario's, else the one it was built with, else the release's default.
   ProfileRun run =
       profile_run(rel, s.max_num_batched_tokens > 0 ? s.max_num_batched_tokens : built_tokens,
-                  s.max_model_len > 0 ? s.max_model_len : s.seq_len, s.gpu ? s.gpu->memory_gb : 0.0,
-                  s.gpu ? s.gpu->id : "");
+                  s.engine_max_model_len(), s.gpu ? s.gpu->memory_gb : 0.0, s.gpu ? s.gpu->id : "");
   // The sampler's rows are --max-num-seqs; a TensorRT engine's logits are its runtime buffers,
   // counted per slot with the non-torch memory (trt_runtime.cc), not here.
   if (s.max_num_seqs > 0 && rel.runtime_max_batch <= 0) run.seqs = s.max_num_seqs;

@@ -36,18 +36,23 @@ struct Parts {
   double allocated() const { return weights + kv + activations + gradients + optimizer + master; }
 };
 
-// A TensorRT engine built by trtllm-bench for the scenario: its max_num_tokens, which sizes the
-// engine's activation workspace, is trtllm-bench's tuning for the scenario's lengths
-// (trt_runtime.h); 0 where the release has no such build or no GPU is given.
-int64_t built_token_budget(const Scenario& s, const Catalog& catalog,
-                           const memory::EngineRules& rules, const Parts& p) {
-  const EngineRelease& rel = *rules.release;
-  if (!s.gpu || s.task != Task::kInference || rel.runtime_max_batch <= 0) return 0;
-  const double f =
-      memory_fraction(rel, s.gpu_memory_utilization_given, s.gpu_memory_utilization, s.parallel.tp);
-  return memory::trt_engine_max_num_tokens(
-      rel, f, memory::usable_capacity(*s.gpu, catalog) - p.weights, p.kv_sequence, s.parallel.pp,
-      s.prompt_len, s.output_len);
+// The share of the free memory the engine's release gives its KV pool (and trtllm-bench's build
+// tuning assumes): the scenario's fraction when given, else the release's default.
+double pool_fraction(const Scenario& s, const EngineRelease& rel) {
+  return memory_fraction(rel, s.gpu_memory_utilization_given, s.gpu_memory_utilization,
+                         s.parallel.tp);
+}
+
+// A TensorRT engine built by trtllm-bench for the scenario (trt_runtime.h): its max_batch_size
+// sizes the runtime's buffers, its max_num_tokens the engine's activation workspace; zeros where
+// the release has no such build or no GPU is given.
+memory::TrtBenchBuild bench_build(const Scenario& s, const Catalog& catalog,
+                                  const EngineRelease& rel, double weights,
+                                  double kv_one_sequence) {
+  if (!s.gpu || s.task != Task::kInference || rel.runtime_max_batch <= 0) return {};
+  return memory::trt_bench_build(rel, pool_fraction(s, rel),
+                                 memory::usable_capacity(*s.gpu, catalog) - weights,
+                                 kv_one_sequence, s.parallel.pp, s.prompt_len, s.output_len);
 }
 
 // The parts that grow with the batch: KV cache and activations (`engine` is the scenario's).
@@ -64,7 +69,9 @@ void fill_batch_parts(const Scenario& s, const Catalog& catalog, const memory::E
     // Hugging Face's DynamicCache grows by torch.cat: one layer's old and new cache coexist.
     if (engine.kv_grows_by_concat) p.kv *= 1.0 + 1.0 / static_cast<double>(s.model.num_layers);
   }
-  p.activations = memory::activations(s, rules, why, built_token_budget(s, catalog, rules, p));
+  p.activations = memory::activations(
+      s, rules, why,
+      bench_build(s, catalog, *rules.release, p.weights, p.kv_sequence).max_num_tokens);
 }
 
 // What the optimizer step allocates beside the states, per GPU: torch.optim's foreach AdamW
@@ -338,17 +345,18 @@ void add_runtime_buffers(const Scenario& s, const EngineRelease& rel, double f, 
   if (rel.runtime_max_batch <= 0) return;
   // An engine built with its own max_batch_size (max_num_seqs) has that many slots; else
   // trtllm-bench's tuning picks them.
-  const int64_t slots = s.max_num_seqs > 0 ? s.max_num_seqs
-                                           : memory::trt_engine_max_batch(
-                                                 rel, f, capacity - p.weights, kv_one_sequence);
+  const int64_t slots = s.max_num_seqs > 0
+                            ? s.max_num_seqs
+                            : memory::trt_bench_build(rel, f, capacity - p.weights, kv_one_sequence,
+                                                      s.parallel.pp, s.prompt_len, s.output_len)
+                                  .max_batch;
   const double runtime = memory::trt_runtime_bytes(s, rel, slots);
   p.overhead += runtime;
   add_basis(why, "overhead_bytes",
             FMT_COMPILE("; + the runtime's buffers and decoder {:.2f} GiB: {} slots x (vocab x "
                         "{:g} B + max_seq_len {} x {:g} B + {:g} B)"),
-            runtime / kGiB, slots, rel.runtime_bytes_per_seq_logit,
-            s.max_model_len > 0 ? s.max_model_len : s.seq_len, rel.runtime_bytes_per_seq_token,
-            rel.runtime_bytes_per_seq);
+            runtime / kGiB, slots, rel.runtime_bytes_per_seq_logit, s.engine_max_model_len(),
+            rel.runtime_bytes_per_seq_token, rel.runtime_bytes_per_seq);
 }
 
 void size_kv_pool(const Scenario& s, const Catalog& catalog, const memory::EngineRules& rules,
@@ -356,8 +364,7 @@ void size_kv_pool(const Scenario& s, const Catalog& catalog, const memory::Engin
                   Explanations* why) {
   const EngineProfile& engine = rules.engine;
   const EngineRelease& rel = *rules.release;
-  const double f =
-      memory_fraction(rel, s.gpu_memory_utilization_given, s.gpu_memory_utilization, s.parallel.tp);
+  const double f = pool_fraction(s, rel);
   add_runtime_buffers(s, rel, f, capacity, kv_one_sequence, p, why);
   auto [budget, pool, beyond, rule] = pool_size(rel, f, capacity, p);
   const Part baseline = memory::process_baseline(s, engine, catalog.device(),

@@ -40,63 +40,48 @@ double trt_runtime_bytes(const EngineRelease& release, int64_t max_batch, int64_
           release.runtime_bytes_per_seq);
 }
 
-// trtllm-bench build with a dataset tunes max_batch_size (bench/build/build.py
-// get_benchmark_engine_settings -> bench/build/tuning.py calc_engine_setting; worked in
-// docs/engines-notes.md): requests = f x (memory - weights) / (KV bytes of one request of
-// ISL + OSL tokens), rounded up to 32 (at least 64) below 256, to 128 below 1,024, to 256 above,
-// at most 4,096. Its memory is NVML's total over all GPUs and its KV counts max(tp, kv_heads)
-// heads; per GPU that is the usable capacity and the per-GPU KV of one sequence. Without a
-// dataset it keeps BuildConfig's 2,048 (the 0.16 logs), which caps the tuned figure here as
-// speed.json's max_num_seqs caps the running batch.
-namespace {
-
-// trtllm-bench's requests in the KV cache (calc_engine_setting's kv_cache_max_requests), held
-// below the 4,096 cap's neighbourhood before any cast: a tiny KV per sequence must not make a
-// double too large for an integer.
-double bench_requests(double f, double free_after_weights, double kv_one_sequence) {
-  return std::min(
-      8192.0, kv_one_sequence > 0 ? f * std::max(0.0, free_after_weights) / kv_one_sequence : 0.0);
-}
-
-}  // namespace
-
-int64_t trt_engine_max_batch(const EngineRelease& release, double f, double free_after_weights,
-                             double kv_one_sequence) {
-  const double requests = bench_requests(f, free_after_weights, kv_one_sequence);
-  auto up = [requests](double step) {
-    return static_cast<int64_t>(std::ceil(requests / step) * step);
+// trtllm-bench build with a dataset tunes the engine's max_batch_size and max_num_tokens
+// together (bench/build/build.py get_benchmark_engine_settings -> bench/build/tuning.py
+// calc_engine_setting and finetune_setting; worked in docs/engines-notes.md): requests = f x
+// (memory - weights) / (KV bytes of one request of ISL + OSL tokens), at most 4,096, over the
+// pipeline stages ("cap total batch size to avoid decoder buffer size becoming too large");
+// the batch rounded up to 32 (at least 64) below 256, to 128 below 1,024, to 256 above; the
+// tokens requests x (1 + ISL / OSL), at most 32,768 ("to avoid TRT activation buffer becoming
+// too large"), rounded up to 256 below 4,096 and at least 2,048 ("to ensure Ctx/Gen overlap
+// efficiency"), to 512 below 8,192, else to 1,024. Its memory is NVML's total over all GPUs and
+// its KV counts max(tp, kv_heads) heads; per GPU that is the usable capacity and the per-GPU KV
+// of one sequence. Without a dataset it keeps BuildConfig's 2,048 slots (the 0.16 logs), which
+// caps the tuned batch here as speed.json's max_num_seqs caps the running batch.
+TrtBenchBuild trt_bench_build(const EngineRelease& release, double f, double free_after_weights,
+                              double kv_one_sequence, int64_t pp, int64_t prompt_len,
+                              int64_t output_len) {
+  if (release.runtime_max_batch <= 0) return {};
+  // calc_engine_setting's kv_cache_max_requests, capped before any cast: a tiny KV per sequence
+  // must not make a double too large for an integer.
+  const double requests =
+      kv_one_sequence > 0 ? f * std::max(0.0, free_after_weights) / kv_one_sequence : 0.0;
+  const double batch = std::min(requests, 4096.0) / static_cast<double>(std::max<int64_t>(1, pp));
+  auto up = [](double value, double step) {
+    return static_cast<int64_t>(std::ceil(value / step) * step);
   };
-  int64_t batch = 0;
-  if (requests < 256)
-    batch = std::max<int64_t>(64, up(32));
-  else if (requests < 1024)
-    batch = up(128);
-  else
-    batch = up(256);
-  return std::min<int64_t>({batch, 4096, release.runtime_max_batch});
-}
-
-// tuning.py finetune_setting: raw tokens = min(requests, 4,096) / pp x (1 + ISL / OSL), at most
-// 32,768 ("to avoid TRT activation buffer becoming too large"); below 4,096 rounded up to 256
-// and at least 2,048 ("to ensure Ctx/Gen overlap efficiency"), below 8,192 to 512, else to 1,024.
-int64_t trt_engine_max_num_tokens(const EngineRelease& release, double f, double free_after_weights,
-                                  double kv_one_sequence, int64_t pp, int64_t prompt_len,
-                                  int64_t output_len) {
-  if (release.runtime_max_batch <= 0 || output_len < 1) return 0;
-  const double batch = std::min(bench_requests(f, free_after_weights, kv_one_sequence), 4096.0) /
-                       static_cast<double>(std::max<int64_t>(1, pp));
+  TrtBenchBuild build;
+  build.max_batch = batch < 256    ? std::max<int64_t>(64, up(batch, 32))
+                    : batch < 1024 ? up(batch, 128)
+                                   : up(batch, 256);
+  build.max_batch = std::min(build.max_batch, release.runtime_max_batch);
+  if (output_len < 1) return build;
   const double ratio =
       static_cast<double>(std::max<int64_t>(0, prompt_len)) / static_cast<double>(output_len);
   const double tokens = std::min(batch * (1.0 + ratio), 32768.0);
-  auto up = [tokens](double step) { return static_cast<int64_t>(std::ceil(tokens / step) * step); };
-  if (tokens < 4096) return std::max<int64_t>(2048, up(256));
-  return tokens < 8192 ? up(512) : up(1024);
+  build.max_num_tokens = tokens < 4096   ? std::max<int64_t>(2048, up(tokens, 256))
+                         : tokens < 8192 ? up(tokens, 512)
+                                         : up(tokens, 1024);
+  return build;
 }
 
 double trt_runtime_bytes(const Scenario& s, const EngineRelease& release, int64_t max_batch) {
   // An engine built for longer sequences than the scenario's keeps its own max_seq_len.
-  const int64_t max_seq_len = s.max_model_len > 0 ? s.max_model_len : s.seq_len;
-  return trt_runtime_bytes(release, max_batch, max_seq_len, s.model.vocab_size,
+  return trt_runtime_bytes(release, max_batch, s.engine_max_model_len(), s.model.vocab_size,
                            s.parallel.tp * std::max<int64_t>(1, s.parallel.pp));
 }
 

@@ -8,18 +8,20 @@
 
 namespace gpusizer::memory {
 
-/// The max_batch_size the engine is built with: trtllm-bench's estimate of the requests its KV
-/// cache holds, fraction f of the memory `free_after_weights` per GPU over `kv_one_sequence`
-/// bytes per request, rounded up as it rounds, at most the release's runtime_max_batch.
-int64_t trt_engine_max_batch(const EngineRelease& release, double f, double free_after_weights,
-                             double kv_one_sequence);
-
-/// The max_num_tokens the engine is built with when none is given: trtllm-bench's own estimate
-/// of the requests (as trt_engine_max_batch) x (1 + ISL / OSL) over the pipeline stages, at most
-/// 32,768, rounded up as it rounds (at least 2,048). Zero for releases it does not tune.
-int64_t trt_engine_max_num_tokens(const EngineRelease& release, double f, double free_after_weights,
-                                  double kv_one_sequence, int64_t pp, int64_t prompt_len,
-                                  int64_t output_len);
+/// The limits trtllm-bench builds a TensorRT engine with for a scenario (tuning.py
+/// finetune_setting): its estimate of the requests the KV cache holds, fraction f of the memory
+/// `free_after_weights` per GPU over `kv_one_sequence` bytes per request, at most 4,096, over
+/// the `pp` pipeline stages; max_batch rounded up as it rounds and at most the release's
+/// runtime_max_batch; max_num_tokens that x (1 + ISL / OSL), at most 32,768, rounded up as it
+/// rounds (at least 2,048; zero without an output length). Both zero for releases it does not
+/// build a TensorRT engine for.
+struct TrtBenchBuild {
+  int64_t max_batch = 0;
+  int64_t max_num_tokens = 0;
+};
+TrtBenchBuild trt_bench_build(const EngineRelease& release, double f, double free_after_weights,
+                              double kv_one_sequence, int64_t pp, int64_t prompt_len,
+                              int64_t output_len);
 
 /// What the runtime of a TensorRT-engine release (engines.json trtllm releases[] runtime_*)
 /// allocates per GPU for `max_batch` sequence slots before the KV pool is sized: max_batch x

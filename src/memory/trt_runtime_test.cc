@@ -40,16 +40,20 @@ TEST(TrtRuntime, PytorchBackendAndOlderReleasesHaveNone) {
 TEST(TrtRuntime, TunedBatchRoundsUpAndStopsAt2048) {
   const EngineRelease& r = release("0.16");
   // 0.9 x 64 GiB free over 0.25 GiB per request = 230.4 requests: up to 32s, 256.
-  EXPECT_EQ(memory::trt_engine_max_batch(r, 0.9, 64.0 * kGiB, 0.25 * kGiB), 256);
+  EXPECT_EQ(memory::trt_bench_build(r, 0.9, 64.0 * kGiB, 0.25 * kGiB, 1, 0, 0).max_batch, 256);
   // 0.9 x 8 GiB over 1 GiB = 7.2: at least 64.
-  EXPECT_EQ(memory::trt_engine_max_batch(r, 0.9, 8.0 * kGiB, kGiB), 64);
+  EXPECT_EQ(memory::trt_bench_build(r, 0.9, 8.0 * kGiB, kGiB, 1, 0, 0).max_batch, 64);
   // 0.9 x 64 GiB over 0.1 GiB = 576: up to 128s, 640.
-  EXPECT_EQ(memory::trt_engine_max_batch(r, 0.9, 64.0 * kGiB, 0.1 * kGiB), 640);
+  EXPECT_EQ(memory::trt_bench_build(r, 0.9, 64.0 * kGiB, 0.1 * kGiB, 1, 0, 0).max_batch, 640);
   // 0.9 x 64 GiB over 0.05 GiB = 1,152: up to 256s, 1,280.
-  EXPECT_EQ(memory::trt_engine_max_batch(r, 0.9, 64.0 * kGiB, 0.05 * kGiB), 1280);
+  EXPECT_EQ(memory::trt_bench_build(r, 0.9, 64.0 * kGiB, 0.05 * kGiB, 1, 0, 0).max_batch, 1280);
   // The logged 70B TP8 engine: 0.9 x (79.152 - 8.2) GiB over 256 tokens x 20,480 B is about
   // 12,000 requests; BuildConfig's 2,048 is what the 0.16 logs show.
-  EXPECT_EQ(memory::trt_engine_max_batch(r, 0.9, 70.9 * kGiB, 256.0 * 20480), 2048);
+  EXPECT_EQ(memory::trt_bench_build(r, 0.9, 70.9 * kGiB, 256.0 * 20480, 1, 0, 0).max_batch, 2048);
+  // Over pipeline stages the requests are shared (tuning.py finetune_setting divides by pp):
+  // 1,152 requests over 2 stages = 576, up to 128s: 640; over 8 stages 144, up to 32s: 160.
+  EXPECT_EQ(memory::trt_bench_build(r, 0.9, 64.0 * kGiB, 0.05 * kGiB, 2, 0, 0).max_batch, 640);
+  EXPECT_EQ(memory::trt_bench_build(r, 0.9, 64.0 * kGiB, 0.05 * kGiB, 8, 0, 0).max_batch, 160);
 }
 
 TEST(TrtRuntime, PoolOfTheTensorRtEngineReleasesLeavesItOut) {
@@ -93,24 +97,25 @@ TEST(TrtRuntime, AnEngineBuiltWithItsOwnLimitsKeepsThem) {
 TEST(TrtRuntime, TunedTokenBudgetRoundsAsTrtllmBenchDoes) {
   const EngineRelease& r = release("0.16");
   // 0.9 x 64 GiB over 0.25 GiB = 230.4 requests; x (1 + 1,536 / 512) = 921.6: at least 2,048.
-  EXPECT_EQ(memory::trt_engine_max_num_tokens(r, 0.9, 64.0 * kGiB, 0.25 * kGiB, 1, 1536, 512),
+  EXPECT_EQ(memory::trt_bench_build(r, 0.9, 64.0 * kGiB, 0.25 * kGiB, 1, 1536, 512).max_num_tokens,
             2048);
   // 0.9 x 64 GiB over 0.05 GiB = 1,152 requests; x (1 + 1,000 / 1,000) = 2,304: at least 2,048,
   // rounded up to 256: 2,304.
-  EXPECT_EQ(memory::trt_engine_max_num_tokens(r, 0.9, 64.0 * kGiB, 0.05 * kGiB, 1, 1000, 1000),
+  EXPECT_EQ(memory::trt_bench_build(r, 0.9, 64.0 * kGiB, 0.05 * kGiB, 1, 1000, 1000).max_num_tokens,
             2304);
   // 1,152 x (1 + 5,000 / 500) = 12,672: rounded up to 1,024, 13,312; over 2 stages 6,336: to 512,
   // 6,656.
-  EXPECT_EQ(memory::trt_engine_max_num_tokens(r, 0.9, 64.0 * kGiB, 0.05 * kGiB, 1, 5000, 500),
+  EXPECT_EQ(memory::trt_bench_build(r, 0.9, 64.0 * kGiB, 0.05 * kGiB, 1, 5000, 500).max_num_tokens,
             13312);
-  EXPECT_EQ(memory::trt_engine_max_num_tokens(r, 0.9, 64.0 * kGiB, 0.05 * kGiB, 2, 5000, 500),
+  EXPECT_EQ(memory::trt_bench_build(r, 0.9, 64.0 * kGiB, 0.05 * kGiB, 2, 5000, 500).max_num_tokens,
             6656);
   // 4,096 requests at most, x (1 + 20,000 / 2,000) = 45,056: at most 32,768.
-  EXPECT_EQ(memory::trt_engine_max_num_tokens(r, 0.9, 64.0 * kGiB, 0.001 * kGiB, 1, 20000, 2000),
-            32768);
+  EXPECT_EQ(
+      memory::trt_bench_build(r, 0.9, 64.0 * kGiB, 0.001 * kGiB, 1, 20000, 2000).max_num_tokens,
+      32768);
   // Releases trtllm-bench does not build a TensorRT engine for: none.
-  EXPECT_EQ(memory::trt_engine_max_num_tokens(release("1.0"), 0.9, 64.0 * kGiB, 0.05 * kGiB, 1,
-                                              1000, 1000),
+  EXPECT_EQ(memory::trt_bench_build(release("1.0"), 0.9, 64.0 * kGiB, 0.05 * kGiB, 1, 1000, 1000)
+                .max_num_tokens,
             0);
 }
 

@@ -12,7 +12,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <optional>
 #include <string>
+#include <string_view>
 
 #include "core/text_format.h"
 #include "speed/model_costs.h"
@@ -90,7 +92,7 @@ struct LoadModel {
   }
 
   double step(double batch, double prefill, double prompt_len) const {
-    return mixed_step(s, batch, ctx, prefill, prompt_len);
+    return in.time_scale * mixed_step(s, batch, ctx, prefill, prompt_len);
   }
 
   // Prefill time of one prompt of `len` tokens on a replica decoding `batch` sequences: the steps
@@ -319,30 +321,94 @@ ServingLoadInputs load_inputs(const Scenario& sc, const InferenceSetup& s,
   return in;
 }
 
+namespace {
+
+// The load figures of the whole fleet (PerformanceEstimate's load_*), from one replica's load.
+struct FleetLoad {
+  std::optional<double> ttft_ms, ttft_mean_ms;  // absent when overloaded
+  double tpot_ms = 0, tpot_mean_ms = 0, max_requests_per_s = 0, capacity_requests_per_s = 0,
+         output_tokens_per_s = 0;
+};
+
+FleetLoad fleet_load(const ServingLoadInputs& in, const ServingLoad& load) {
+  const double n = in.replicas;
+  const LoadPoint& p = load.at_rate;
+  FleetLoad f;
+  if (p.stable) {
+    f.ttft_ms = p.ttft_s * 1e3;
+    f.ttft_mean_ms = p.ttft_mean_s * 1e3;
+  }
+  f.tpot_ms = p.tpot_s * 1e3;
+  f.tpot_mean_ms = p.tpot_mean_s * 1e3;
+  f.max_requests_per_s = load.max_rate * n;
+  f.capacity_requests_per_s = load.capacity_rate * n;
+  f.output_tokens_per_s =
+      std::min(in.traffic.requests_per_s, load.capacity_rate * n) * load.output.mean;
+  return f;
+}
+
+// The load figures' bands: the load model run again with every step (1 + low_error) and
+// (1 + high_error) times the roofline's, the edges of the engine's throughput band (a rate error
+// e means the measured step took (1 + e) times the predicted one). Every figure is monotone in
+// the step time, so the two runs bound it; a figure that one run leaves undefined (TTFT when the
+// slower fleet is overloaded) gets no band.
+void add_load_bands(const ServingLoadInputs& in, const SpeedBand& band, PerformanceEstimate& perf) {
+  ServingLoadInputs faster = in, slower = in;
+  faster.time_scale = 1 + band.low_error;
+  slower.time_scale = 1 + band.high_error;
+  if (!(faster.time_scale > 0) || !(slower.time_scale >= faster.time_scale)) return;
+  const FleetLoad a = fleet_load(faster, serving_load(faster));
+  const FleetLoad b = fleet_load(slower, serving_load(slower));
+  auto put = [&perf](std::string_view name, double x, double y) {
+    if (std::isfinite(x) && std::isfinite(y)) perf.bands.set_static(name, std::minmax(x, y));
+  };
+  if (a.ttft_ms && b.ttft_ms) {
+    put("load_ttft_mean_ms", *a.ttft_mean_ms, *b.ttft_mean_ms);
+    put("load_ttft_ms", *a.ttft_ms, *b.ttft_ms);
+  }
+  put("load_tpot_mean_ms", a.tpot_mean_ms, b.tpot_mean_ms);
+  put("load_tpot_ms", a.tpot_ms, b.tpot_ms);
+  put("load_output_tokens_per_s", a.output_tokens_per_s, b.output_tokens_per_s);
+  put("load_capacity_requests_per_s", a.capacity_requests_per_s, b.capacity_requests_per_s);
+  put("max_requests_per_s", a.max_requests_per_s, b.max_requests_per_s);
+}
+
+}  // namespace
+
+namespace {
+void explain_load(const Scenario& sc, const ServingLoadInputs& in, const ServingLoad& load,
+                  const SpeedBand* band, const PerformanceEstimate& perf, Explanations& est);
+}  // namespace
+
 void estimate_load(const Scenario& sc, const InferenceSetup& s, const MemoryEstimate& memory,
-                   Explanations* why, PerformanceEstimate& perf) {
+                   const SpeedBand* band, Explanations* why, PerformanceEstimate& perf) {
   if (!sc.traffic) return;
   const ServingLoadInputs in = load_inputs(sc, s, memory);
   const ServingLoad load = serving_load(in);
-  const double n = in.replicas;
-  const LoadPoint& p = load.at_rate;
-  if (p.stable) {
-    perf.load_ttft_ms = p.ttft_s * 1e3;
-    perf.load_ttft_mean_ms = p.ttft_mean_s * 1e3;
-  }
-  perf.load_tpot_ms = p.tpot_s * 1e3;
-  perf.load_tpot_mean_ms = p.tpot_mean_s * 1e3;
+  const FleetLoad fleet = fleet_load(in, load);
+  perf.load_ttft_ms = fleet.ttft_ms;
+  perf.load_ttft_mean_ms = fleet.ttft_mean_ms;
+  perf.load_tpot_ms = fleet.tpot_ms;
+  perf.load_tpot_mean_ms = fleet.tpot_mean_ms;
   perf.load_utilization = load.utilization;
-  perf.max_requests_per_s = load.max_rate * n;
-  perf.load_capacity_requests_per_s = load.capacity_rate * n;
-  perf.load_output_tokens_per_s =
-      std::min(in.traffic.requests_per_s, load.capacity_rate * n) * load.output.mean;
-  perf.load_batch = p.batch;
+  perf.max_requests_per_s = fleet.max_requests_per_s;
+  perf.load_capacity_requests_per_s = fleet.capacity_requests_per_s;
+  perf.load_output_tokens_per_s = fleet.output_tokens_per_s;
+  perf.load_batch = load.at_rate.batch;
   perf.slo_met = load.slo_met;
   perf.load_binding = load.binding;
-  if (!why) return;
-  Explanations& est = *why;
+  if (band) add_load_bands(in, *band, perf);
+  if (why) explain_load(sc, in, load, band, perf, *why);
+}
 
+namespace {
+
+// The load figures' warnings (overload, a missed SLO, a clipped spread) and basis texts.
+void explain_load(const Scenario& sc, const ServingLoadInputs& in, const ServingLoad& load,
+                  const SpeedBand* band, const PerformanceEstimate& perf, Explanations& est) {
+  const InferenceSetup& s = *in.setup;
+  const double n = in.replicas;
+  const LoadPoint& p = load.at_rate;
   const int pct = sc.slo.percentile;
   if (!p.stable)
     est.warnings.push_back(fmt::format(
@@ -395,6 +461,16 @@ void estimate_load(const Scenario& sc, const InferenceSetup& s, const MemoryEsti
            FMT_COMPILE("highest rate meeting the SLO (bisection), x {:g} replicas; bound by {}; "
                        "capacity {:.3g} requests/s ({})"),
            n, load.binding, load.capacity_rate * n, load.capacity_limit);
+  if (band && perf.bands.contains("load_tpot_ms"))
+    set_text(
+        est.basis, "load_bands",
+        FMT_COMPILE("the load figures' bands: the load model again with every engine step "
+                    "x {:.2f} and x {:.2f}, the edges of the {} band on {} (data/"
+                    "speed_bands.json); no TTFT band where the slower fleet is overloaded"),
+        1 + band->low_error, 1 + band->high_error, band->kind,
+        band->engine == "*" ? std::string_view("all engines") : std::string_view(band->engine));
 }
+
+}  // namespace
 
 }  // namespace gpusizer

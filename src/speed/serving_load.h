@@ -10,6 +10,7 @@
 #include "gpusizer/memory_estimate.h"
 #include "gpusizer/performance_estimate.h"
 #include "gpusizer/scenario.h"
+#include "gpusizer/speed_bands.h"
 #include "gpusizer/traffic.h"
 #include "speed/inference_speed.h"
 
@@ -41,6 +42,9 @@ struct ServingLoadInputs {
   Traffic traffic;             ///< the fleet's traffic
   ServiceLevel slo;
   double replicas = 1;  ///< the rate is split evenly over them
+  /// Every engine step takes this many times the roofline's time: 1 for the estimate, the edges
+  /// of the engine's throughput band (1 + its rate errors) for the load figures' bands.
+  double time_scale = 1;
 };
 
 /// The replica at one rate.
@@ -81,9 +85,11 @@ ServingLoadInputs load_inputs(const Scenario& sc, const InferenceSetup& s,
                               const MemoryEstimate& memory);
 
 /// Fills the load figures of `perf` (fleet-wide) for a scenario with traffic, with warnings and
-/// basis entries in `why` (none when null).
+/// basis entries in `why` (none when null). With the engine's throughput band (`band`, may be
+/// null) the load figures get bands of their own: the load model again with every step at the
+/// band's edges, so that queueing near capacity carries the step's error into the percentiles.
 void estimate_load(const Scenario& sc, const InferenceSetup& s, const MemoryEstimate& memory,
-                   Explanations* why, PerformanceEstimate& perf);
+                   const SpeedBand* band, Explanations* why, PerformanceEstimate& perf);
 
 /// Only the highest rate per replica that meets the SLO (and its binding): what a fleet search
 /// needs to count replicas, at a fraction of serving_load's cost.

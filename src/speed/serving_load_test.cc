@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <string>
 
 #include "gpusizer/estimate.h"
 #include "gpusizer/json/scenario.h"
@@ -162,6 +163,69 @@ TEST(ServingLoad, FleetFiguresScaleWithReplicas) {
   EXPECT_NEAR(*four.load_output_tokens_per_s, 4 * *one.load_output_tokens_per_s,
               1e-6 * *four.load_output_tokens_per_s);
   EXPECT_EQ(*four.slo_met, *one.slo_met);
+}
+
+TEST(ServingLoad, SlowerStepsScaleTheCapacityAndLengthenTheLatency) {
+  // Every step k times longer: at x requests per step the batch (x x 200 steps), the step mix
+  // and the queue's utilization are unchanged and every time is k times longer, so the rate x /
+  // step is 1 / k times the rate; the capacity (a largest x) is 1 / k times the capacity.
+  const Replica r = h100_8b();
+  ServingLoadInputs in = inputs(r, 4.0, 1000, 201);
+  const ServingLoad base = serving_load(in);
+  in.time_scale = 1.25;
+  const ServingLoad slow = serving_load(in);
+  EXPECT_NEAR(slow.capacity_rate, base.capacity_rate / 1.25, 1e-9 * base.capacity_rate);
+  EXPECT_NEAR(slow.at_capacity.batch, base.at_capacity.batch, 1e-9 * base.at_capacity.batch);
+  // At the same offered rate the slower replica is busier: each time more than 1.25 x longer.
+  ASSERT_TRUE(slow.at_rate.stable);
+  EXPECT_GT(slow.at_rate.tpot_mean_s, 1.25 * base.at_rate.tpot_mean_s);
+  EXPECT_GT(slow.at_rate.ttft_s, 1.25 * base.at_rate.ttft_s);
+}
+
+TEST(ServingLoad, LoadFiguresBandedByTheModelAtTheBandsEdges) {
+  const Catalog& catalog = Catalog::builtin();
+  auto run = [&](double rate) {
+    const Scenario s = resolve_scenario({{"model", "llama-3.1-8b"},
+                                         {"engine", "vllm"},
+                                         {"gpu", "h100-sxm5-80gb"},
+                                         {"traffic", {{"requests_per_s", rate}}}},
+                                        catalog);
+    return *estimate(s, catalog).performance;
+  };
+  const SpeedBand& band = *catalog.speed_bands().find("throughput", "vllm");
+  const PerformanceEstimate p = run(3);
+  // The capacity scales as 1 / step (above): its band is capacity / (1 + high) to capacity /
+  // (1 + low), as a throughput rate's band.
+  const auto* capacity = p.bands.find("load_capacity_requests_per_s");
+  ASSERT_TRUE(capacity && p.load_capacity_requests_per_s);
+  EXPECT_NEAR(capacity->first, *p.load_capacity_requests_per_s / (1 + band.high_error),
+              1e-9 * capacity->first);
+  EXPECT_NEAR(capacity->second, *p.load_capacity_requests_per_s / (1 + band.low_error),
+              1e-9 * capacity->second);
+  // Below capacity at both edges the fleet serves what is offered: 3 requests/s x the mean
+  // output length, a band of no width.
+  const auto* served = p.bands.find("load_output_tokens_per_s");
+  ASSERT_TRUE(served);
+  EXPECT_DOUBLE_EQ(served->first, *p.load_output_tokens_per_s);
+  EXPECT_DOUBLE_EQ(served->second, *p.load_output_tokens_per_s);
+  // Times are bracketed by the faster and the slower fleet.
+  for (const char* name :
+       {"load_tpot_ms", "load_ttft_ms", "load_tpot_mean_ms", "load_ttft_mean_ms"}) {
+    const auto* b = p.bands.find(name);
+    ASSERT_TRUE(b) << name;
+    const double value = name == std::string("load_tpot_ms")        ? *p.load_tpot_ms
+                         : name == std::string("load_ttft_ms")      ? *p.load_ttft_ms
+                         : name == std::string("load_tpot_mean_ms") ? *p.load_tpot_mean_ms
+                                                                    : *p.load_ttft_mean_ms;
+    EXPECT_LT(b->first, value) << name;
+    EXPECT_GT(b->second, value) << name;
+  }
+  // Just under the capacity the slower fleet is overloaded: no TTFT band, the others stay.
+  const PerformanceEstimate near = run(0.95 * *p.load_capacity_requests_per_s);
+  ASSERT_TRUE(near.load_ttft_ms);
+  EXPECT_FALSE(near.bands.contains("load_ttft_ms"));
+  EXPECT_TRUE(near.bands.contains("load_tpot_ms"));
+  EXPECT_TRUE(near.bands.contains("load_capacity_requests_per_s"));
 }
 
 }  // namespace

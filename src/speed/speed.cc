@@ -132,7 +132,8 @@ void inference(const Scenario& sc, const Catalog& catalog, const MemoryEstimate&
   if (sc.offline_requests > 0) offline_job(sc, s, full, t_all, prompt, output, ctx, est, perf);
 
   if (est) explain_inference(sc, s, memory, dec.pass, batch, full, *est);
-  if (sc.traffic) estimate_load(sc, s, memory, est, perf);  // the fleet under traffic
+  if (sc.traffic)  // the fleet under traffic, its figures banded by the engine's throughput band
+    estimate_load(sc, s, memory, catalog.speed_bands().find("throughput", sc.engine), est, perf);
 }
 
 // The basis and warnings of the serving figures.

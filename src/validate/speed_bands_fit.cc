@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <optional>
+#include <utility>
 
 #include "gpusizer/validation.h"
 
@@ -21,6 +23,7 @@ struct RowError {
   std::string kind, engine, use;
   double measured = 0, predicted = 0;
   FigureKind figure;
+  std::optional<std::pair<double, double>> band;  ///< the estimate's own band, where it drew one
 };
 
 // Every validated row with a prediction and a figure kind, with the engine of its scenario.
@@ -34,8 +37,16 @@ std::vector<RowError> row_errors(const std::vector<PreparedCase>& cases, const S
     const auto kind = figure_kind(row.value("compare", ""));
     const auto engine = engine_of.find(row.value("id", ""));
     if (!kind || engine == engine_of.end()) continue;
-    out.push_back({std::string(kind->kind), engine->second, row.value("use", ""),
-                   row.value("measured", 0.0), row.value("predicted", 0.0), *kind});
+    RowError e{std::string(kind->kind),
+               engine->second,
+               row.value("use", ""),
+               row.value("measured", 0.0),
+               row.value("predicted", 0.0),
+               *kind,
+               std::nullopt};
+    if (const auto b = row.find("band"); b != row.end() && b->is_array() && b->size() == 2)
+      e.band = std::pair{(*b)[0].get<double>(), (*b)[1].get<double>()};
+    out.push_back(std::move(e));
   }
   return out;
 }
@@ -101,7 +112,9 @@ std::vector<BandCoverage> band_coverage(const std::vector<PreparedCase>& cases,
   for (const RowError& r : row_errors(cases, v)) {
     const SpeedBand* band = bands.find(r.kind, r.engine);
     if (!band) continue;
-    const auto [low, high] = band_of(r.predicted, r.figure, *band);
+    // The estimate's own band where it drew one (the load figures'), else the kind's around the
+    // prediction, as the estimate draws it (estimate/bands.cc).
+    const auto [low, high] = r.band ? *r.band : band_of(r.predicted, r.figure, *band);
     for (const std::string& use : {r.use, std::string("all")}) {
       BandCoverage& c = tally[{r.kind, use}];
       c.kind = r.kind;
