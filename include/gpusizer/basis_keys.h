@@ -9,7 +9,7 @@
 
 namespace gpusizer {
 
-inline constexpr std::array<std::string_view, 36> kBasisKeys = {
+inline constexpr std::array<std::string_view, 37> kBasisKeys = {
     "activations_bytes",
     "annual_kwh",
     "bands",
@@ -23,6 +23,7 @@ inline constexpr std::array<std::string_view, 36> kBasisKeys = {
     "kv_cache_bytes",
     "kv_cache_bytes_per_token",
     "kv_cache_capacity_tokens",
+    "load_bands",
     "load_batch",
     "load_tpot_ms",
     "load_ttft_ms",
