@@ -1043,6 +1043,14 @@ function renderPerformance(p, cv) {
     if (k === 'mfu') td.textContent = `${fixed(p[k] * 100, 1)} %`;
     else if (k === 'time_to_train_s') td.textContent = duration(p[k]);
     else td.textContent = `${rate(p[k])} ${unit === 'tok_s' ? t(cv ? 'img_s' : 'tok_s') : unit === 's' ? timeUnit('s') : unit}`;
+    // The figure's band (where about 90% of published measurements of its kind fell), under it.
+    const band = p.bands && p.bands[k];
+    if (band && k !== 'mfu' && k !== 'time_to_train_s') {
+      const small = document.createElement('span');
+      small.className = 'band';
+      small.textContent = t('likely', { low: rate(band.low), high: rate(band.high) });
+      td.append(small);
+    }
     tr.append(th, td);
     return tr;
   });

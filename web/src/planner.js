@@ -32,8 +32,13 @@ export function trafficOf(state, number) {
 
 const ms = (x) => (x === null || x === undefined ? t('load_overloaded') : `${rate(x)} ms`);
 
-/** One load card: the figure at the percentile, and the target it is held against. */
-function loadCard(id, figure, target, mean, pct) {
+/** "likely low–high" with its unit (`key`: likely_ms, likely_per_s) for a figure's band
+ *  (contract "Bands on speed, time and cost"), or null. */
+const likely = (band, key) => (band ? t(key, { low: rate(band.low), high: rate(band.high) }) : null);
+
+/** One load card: the figure at the percentile, the target it is held against, its mean and
+ *  its band (the load model at the engine's throughput band's edges). */
+function loadCard(id, figure, target, mean, pct, band) {
   const card = $(`card-${id}`);
   $(`${id}-title`).textContent = t(`${id.replace('-', '_')}_title`, { p: pct });
   const over = figure === null || (target !== undefined && figure > target);
@@ -43,6 +48,7 @@ function loadCard(id, figure, target, mean, pct) {
   $(`${id}-sub`).textContent = [
     target !== undefined ? t('load_target', { x: num(target, 1) }) : t('load_no_target'),
     mean !== undefined && mean !== null ? t('load_mean', { x: rate(mean) }) : null,
+    likely(band, 'likely_ms'),
   ].filter(Boolean).join(' · ');
 }
 
@@ -55,8 +61,9 @@ export function renderLoad(perf, sent) {
   section.hidden = false;
   const slo = sent.slo || {};
   const pct = slo.percentile ?? 90;
-  loadCard('load-ttft', perf.load_ttft_ms ?? null, slo.ttft_ms, perf.load_ttft_mean_ms, pct);
-  loadCard('load-tpot', perf.load_tpot_ms ?? null, slo.tpot_ms, perf.load_tpot_mean_ms, pct);
+  const bands = perf.bands || {};
+  loadCard('load-ttft', perf.load_ttft_ms ?? null, slo.ttft_ms, perf.load_ttft_mean_ms, pct, bands.load_ttft_ms);
+  loadCard('load-tpot', perf.load_tpot_ms ?? null, slo.tpot_ms, perf.load_tpot_mean_ms, pct, bands.load_tpot_ms);
   const u = perf.load_utilization;
   $('load-util').textContent = u === undefined ? '–' : `${fixed(u * 100, 0)} %`;
   $('load-util').dataset.value = String(u);
@@ -68,6 +75,7 @@ export function renderLoad(perf, sent) {
   $('load-max-sub').textContent = [
     perf.load_binding ? t('load_bound_by', { x: t(`lbind_${perf.load_binding}`) }) : null,
     perf.load_capacity_requests_per_s !== undefined ? t('load_capacity', { x: rate(perf.load_capacity_requests_per_s) }) : null,
+    likely(bands.max_requests_per_s, 'likely_per_s'),
   ].filter(Boolean).join(' · ');
   const verdict = $('load-verdict');
   verdict.textContent = perf.slo_met

@@ -60,6 +60,14 @@ export async function run(report) {
       check((await page.getAttribute('#load-verdict', 'data-value')) === String(expected.slo_met), 'the verdict is not the API\'s slo_met');
       check(/p99/.test(await page.textContent('#load-ttft-title')), 'the TTFT card does not name the percentile');
       check((await page.textContent('#load-ttft-sub')).includes('500'), 'the TTFT target is not beside the figure');
+      // Each load figure's band (the load model at the throughput band's edges) is beside it, and
+      // the performance table's figures carry theirs.
+      const tpotBand = expected.bands && expected.bands.load_tpot_ms;
+      const tpotSub = await page.textContent('#load-tpot-sub');
+      check(tpotBand && tpotSub.includes(`likely ${rate(tpotBand.low)}–${rate(tpotBand.high)} ms`), `the TPOT band is not shown: ${tpotSub}`);
+      const decodeBand = expected.bands && expected.bands.decode_tokens_per_s;
+      const decodeCell = await page.textContent('#perf-table tr[data-key="decode_tokens_per_s"] .band');
+      check(decodeBand && decodeCell === `likely ${rate(decodeBand.low)}–${rate(decodeBand.high)}`, `the decode band is not shown: ${decodeCell}`);
       // 5,000 requests/s is far past two H100s: no TTFT (queues grow), and it says so.
       await setField(page, 'requests_per_s', 5000);
       check(/overloaded/.test(await page.textContent('#load-ttft')) && /past this fleet's capacity/.test(await page.textContent('#load-verdict')), `past capacity: ${await page.textContent('#load-verdict')}`);
