@@ -248,18 +248,21 @@ void set_break_even(const Gpu& g, const CostAssumptions& a, Ownership& o) {
   }
 }
 
-// The figures and texts; the caller sets o.assumptions.
+// The figures and texts, then the assumptions moved into the answer (callers holding theirs by
+// reference pass a copy).
 Ownership ownership(const Scenario& s, const std::optional<PerformanceEstimate>& performance,
-                    const PowerEstimate& power, const CostAssumptions& a, const Catalog& catalog,
+                    const PowerEstimate& power, CostAssumptions&& a, const Catalog& catalog,
                     const std::string& region, OwnershipText text, const NodePlan* plan) {
   Ownership o;
-  if (!s.gpu) return o;
-  Use use;
-  use.tokens_per_s = useful_tokens_per_s(s, performance);
-  if (performance && performance->time_to_train_s) use.run_s = *performance->time_to_train_s;
-  add_cloud(s, a, catalog, region, use, text, o);
-  add_on_prem(s, power, a, catalog, plan, use, text, o);
-  if (text != OwnershipText::kNone) set_break_even(*s.gpu, a, o);
+  if (s.gpu) {
+    Use use;
+    use.tokens_per_s = useful_tokens_per_s(s, performance);
+    if (performance && performance->time_to_train_s) use.run_s = *performance->time_to_train_s;
+    add_cloud(s, a, catalog, region, use, text, o);
+    add_on_prem(s, power, a, catalog, plan, use, text, o);
+    if (text != OwnershipText::kNone) set_break_even(*s.gpu, a, o);
+  }
+  o.assumptions = std::move(a);
   return o;
 }
 
@@ -268,38 +271,31 @@ Ownership ownership(const Scenario& s, const std::optional<PerformanceEstimate>&
 Ownership ownership_cost(const Scenario& s, const std::optional<PerformanceEstimate>& performance,
                          const PowerEstimate& power, const CostAssumptions& a,
                          const Catalog& catalog, const std::string& region) {
-  Ownership o =
-      ownership(s, performance, power, a, catalog, region, OwnershipText::kBasis, nullptr);
-  o.assumptions = a;
-  return o;
+  return ownership(s, performance, power, CostAssumptions(a), catalog, region,
+                   OwnershipText::kBasis, nullptr);
 }
 
 Ownership ownership_figures(const Scenario& s,
                             const std::optional<PerformanceEstimate>& performance,
                             const PowerEstimate& power, const CostAssumptions& a,
                             const Catalog& catalog, const std::string& region) {
-  Ownership o = ownership(s, performance, power, a, catalog, region, OwnershipText::kNone, nullptr);
-  o.assumptions = a;
-  return o;
+  return ownership(s, performance, power, CostAssumptions(a), catalog, region, OwnershipText::kNone,
+                   nullptr);
 }
 
 Ownership ownership_without_basis(const Scenario& s,
                                   const std::optional<PerformanceEstimate>& performance,
                                   const PowerEstimate& power, const CostAssumptions& a,
                                   const Catalog& catalog, const std::string& region) {
-  Ownership o =
-      ownership(s, performance, power, a, catalog, region, OwnershipText::kVerdict, nullptr);
-  o.assumptions = a;
-  return o;
+  return ownership(s, performance, power, CostAssumptions(a), catalog, region,
+                   OwnershipText::kVerdict, nullptr);
 }
 
 Ownership estimate_ownership(const Scenario& s,
                              const std::optional<PerformanceEstimate>& performance,
                              const PowerEstimate& power, CostAssumptions&& a,
                              const Catalog& catalog, const NodePlan* plan, OwnershipText text) {
-  Ownership o = ownership(s, performance, power, a, catalog, "", text, plan);
-  o.assumptions = std::move(a);
-  return o;
+  return ownership(s, performance, power, std::move(a), catalog, "", text, plan);
 }
 
 // to_json(const Ownership&) is written by the report (src/report/ownership_json.cc).

@@ -29,6 +29,7 @@
 #include "gpusizer/log_reader.h"
 
 #include <algorithm>
+#include <array>
 #include <cctype>
 #include <cmath>
 #include <optional>
@@ -425,21 +426,19 @@ void scan_trtllm_runtime(Collector& c, std::string_view line, int n, bool& seen)
     if (dot != v.npos && end != dot + 1)
       mark(), c.set("engine_version", std::string(v.substr(0, end)));
   }
-  const std::pair<const char*, const char*> limits[] = {
-      {"TRTGptModel maxNumSequences: ", "max_num_seqs"},
-      {"TRTGptModel maxSequenceLen: ", "max_model_len"},
-      {"TRTGptModel maxNumTokens: ", "max_num_batched_tokens"}};
-  for (const auto& [marker, key] : limits)
-    if (auto v = number_after(line, marker)) mark(), c.set(key, static_cast<int64_t>(*v));
-  // The PyTorch backend (1.0): "max_seq_len=157, max_num_requests=4096, max_num_tokens=23552".
-  if (contains(line, "max_num_requests=") && contains(line, "max_num_tokens=")) {
-    const std::pair<const char*, const char*> torch_limits[] = {
-        {"max_num_requests=", "max_num_seqs"},
-        {"max_seq_len=", "max_model_len"},
-        {"max_num_tokens=", "max_num_batched_tokens"}};
-    for (const auto& [marker, key] : torch_limits)
-      if (auto v = number_after(line, marker)) mark(), c.set(key, static_cast<int64_t>(*v));
-  }
+  // The engine's limits, each a number after its marker: the C++ runtime's (max_num_seqs,
+  // max_model_len, max_num_batched_tokens in turn) and the PyTorch backend's (1.0:
+  // "max_seq_len=157, max_num_requests=4096, max_num_tokens=23552").
+  using Markers = std::array<const char*, 3>;
+  auto read_limits = [&](const Markers& markers) {
+    const char* keys[] = {"max_num_seqs", "max_model_len", "max_num_batched_tokens"};
+    for (size_t i = 0; i < markers.size(); ++i)
+      if (auto v = number_after(line, markers[i])) mark(), c.set(keys[i], static_cast<int64_t>(*v));
+  };
+  read_limits({"TRTGptModel maxNumSequences: ", "TRTGptModel maxSequenceLen: ",
+               "TRTGptModel maxNumTokens: "});
+  if (contains(line, "max_num_requests=") && contains(line, "max_num_tokens="))
+    read_limits({"max_num_requests=", "max_seq_len=", "max_num_tokens="});
   // Without trtllm-bench's report the sequences are taken as long as the engine allows.
   if (const json& s = c.run().scenario; s.contains("max_model_len"))
     c.set_if_missing("seq_len", s["max_model_len"]);
