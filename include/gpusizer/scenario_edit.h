@@ -111,9 +111,6 @@ class ScenarioEditor {
   /// edit starts from the base again. The caller may change the scenario it returns only in the
   /// fields an edit changes (resolve_in_place's layout and memory fraction), until the next edit.
   Scenario& edit(const ScenarioEdit& e);
-  /// The row the last edit's weights field holds: a catalog row, or the base's own
-  /// (a search's memory parts are keyed by it, memory/parts_memo.h). Valid after an edit.
-  const NumberFormat& weights_row() const { return *work_->weights; }
   /// The scenario of the last edit, moved out (the editor is spent).
   Scenario take() && { return std::move(*work_); }
 

@@ -373,7 +373,7 @@ struct Search {
     Estimate& m = estimated;
     m.performance.reset();  // no earlier candidate's speed is read as this one's
     // The bytes first; speed if kept.
-    StagedEstimate staged(sc, catalog, m, counts_for(sc), parts, editor.weights_row());
+    StagedEstimate staged(sc, catalog, m, counts_for(sc), parts);
     const MemoryFit fit = memory_fit(sc, m, headroom);
     ch.needed_bytes = fit.needed;
     ch.saves_bytes = need - ch.needed_bytes;

@@ -185,25 +185,23 @@ StagedEstimate::StagedEstimate(const Scenario& s, const Catalog& catalog, Estima
 }
 
 StagedEstimate::StagedEstimate(const Scenario& s, const Catalog& catalog, Estimate& e,
-                               const ModelCounts& counts, memory::PartsMemo& memo,
-                               const NumberFormat& weights_row)
+                               const ModelCounts& counts, memory::PartsMemo& memo)
     : s_(s),
       catalog_(catalog),
       counts_(counts),
       rules_(memory::engine_rules(s, catalog)),
       e_(e),
       why_(nullptr) {
-  estimate_memory_stage(&memo, &weights_row);
+  estimate_memory_stage(&memo);
 }
 
-void StagedEstimate::estimate_memory_stage(memory::PartsMemo* memo,
-                                           const NumberFormat* weights_row) {
+void StagedEstimate::estimate_memory_stage(memory::PartsMemo* memo) {
   const Scenario& s = s_;
   Estimate& e = e_;
   e.model_id = s.model.id;
   e.params = counts_.params.total;
   e.active_params = counts_.params.active;
-  e.memory = memo ? estimate_memory(s, catalog_, counts_, rules_, *memo, *weights_row)
+  e.memory = memo ? estimate_memory(s, catalog_, counts_, rules_, *memo)
                   : estimate_memory(s, catalog_, counts_, rules_, why_);
   check_representable(s, e.memory);
 }

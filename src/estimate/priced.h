@@ -34,10 +34,9 @@ class StagedEstimate {
   /// outlive this object.
   StagedEstimate(const Scenario& s, const Catalog& catalog, Estimate& e, const ModelCounts& counts);
   /// The same for one of a search's candidates: the memory parts an earlier candidate had with
-  /// the same fields are taken from `memo` (memory/parts_memo.h), which must outlive this object;
-  /// `s.weights` holds `weights_row` (ScenarioEditor::weights_row()).
+  /// the same fields are taken from `memo` (memory/parts_memo.h), which must outlive this object.
   StagedEstimate(const Scenario& s, const Catalog& catalog, Estimate& e, const ModelCounts& counts,
-                 memory::PartsMemo& memo, const NumberFormat& weights_row);
+                 memory::PartsMemo& memo);
   /// What the memory stage counted of the model.
   const ModelCounts& counts() const { return counts_; }
   /// Adds the speed (with a GPU); a search passes its `memo` of the training step's matrix sums
@@ -47,8 +46,7 @@ class StagedEstimate {
   void add_priced();
 
  private:
-  void estimate_memory_stage(memory::PartsMemo* memo = nullptr,
-                             const NumberFormat* weights_row = nullptr);
+  void estimate_memory_stage(memory::PartsMemo* memo = nullptr);
 
   const Scenario& s_;
   const Catalog& catalog_;

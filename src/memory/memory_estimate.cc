@@ -32,6 +32,7 @@ struct Parts {
   double weights = 0, kv = 0, activations = 0, gradients = 0, optimizer = 0, master = 0,
          overhead = 0;
   double kv_sequence = 0;       ///< serving: the KV cache of one sequence of seq_len tokens
+  int64_t bench_slots = 0;      ///< serving: the max_batch trtllm-bench builds (bench_build)
   double step_temporaries = 0;  ///< training: what the optimizer step allocates beside the states
   double allocated() const { return weights + kv + activations + gradients + optimizer + master; }
 };
@@ -69,9 +70,12 @@ void fill_batch_parts(const Scenario& s, const Catalog& catalog, const memory::E
     // Hugging Face's DynamicCache grows by torch.cat: one layer's old and new cache coexist.
     if (engine.kv_grows_by_concat) p.kv *= 1.0 + 1.0 / static_cast<double>(s.model.num_layers);
   }
-  p.activations = memory::activations(
-      s, rules, why,
-      bench_build(s, catalog, *rules.release, p.weights, p.kv_sequence).max_num_tokens);
+  // One build serves the activation workspace (its max_num_tokens) and the runtime's buffers
+  // (its max_batch, add_runtime_buffers).
+  const memory::TrtBenchBuild build =
+      bench_build(s, catalog, *rules.release, p.weights, p.kv_sequence);
+  p.bench_slots = build.max_batch;
+  p.activations = memory::activations(s, rules, why, build.max_num_tokens);
 }
 
 // What the optimizer step allocates beside the states, per GPU: torch.optim's foreach AdamW
@@ -123,11 +127,10 @@ double step_temporaries(const Scenario& s, const EngineProfile& engine, double s
 // The parts in full, in the order their basis is written; with a memo (bytes only), the groups
 // an earlier candidate of the search had with the same fields (memory/parts_memo.h).
 Parts compute_parts(const Scenario& s, const Catalog& catalog, const ModelCounts& counts,
-                    const memory::EngineRules& rules, Explanations* why, memory::PartsMemo* memo,
-                    const NumberFormat* weights_row) {
+                    const memory::EngineRules& rules, Explanations* why, memory::PartsMemo* memo) {
   Parts p;
   if (memo && !why) {
-    const memory::PartsMemo::Parts held = memo->parts(s, *weights_row, catalog, counts, rules);
+    const memory::PartsMemo::Parts held = memo->parts(s, catalog, counts, rules);
     const memory::StateParts& st = held.states;
     const memory::BatchParts& bt = held.batch;
     p.weights = st.weights;
@@ -138,6 +141,7 @@ Parts compute_parts(const Scenario& s, const Catalog& catalog, const ModelCounts
     p.kv = bt.kv;
     p.kv_sequence = bt.kv_sequence;
     p.activations = bt.activations;
+    p.bench_slots = bt.bench_slots;
   } else {
     p.weights = weights_part(s, catalog, counts, rules, why);
     fill_batch_parts(s, catalog, rules, p, why);
@@ -291,7 +295,7 @@ StateParts state_parts(const Scenario& s, const Catalog& catalog, const ModelCou
 BatchParts batch_parts(const Scenario& s, const Catalog& catalog, const EngineRules& rules) {
   Parts p;
   fill_batch_parts(s, catalog, rules, p, nullptr);
-  return {p.kv, p.kv_sequence, p.activations};
+  return {p.kv, p.kv_sequence, p.activations, p.bench_slots};
 }
 
 }  // namespace memory
@@ -340,16 +344,11 @@ PoolSize pool_size(const EngineRelease& rel, double f, double capacity, const Pa
 
 // TensorRT-LLM's C++ runtime: its buffers and decoder for the engine's max_batch_size slots,
 // allocated before the pool is sized, count with the non-torch memory (trt_runtime.cc).
-void add_runtime_buffers(const Scenario& s, const EngineRelease& rel, double f, double capacity,
-                         double kv_one_sequence, Parts& p, Explanations* why) {
+void add_runtime_buffers(const Scenario& s, const EngineRelease& rel, Parts& p, Explanations* why) {
   if (rel.runtime_max_batch <= 0) return;
   // An engine built with its own max_batch_size (max_num_seqs) has that many slots; else
-  // trtllm-bench's tuning picks them.
-  const int64_t slots = s.max_num_seqs > 0
-                            ? s.max_num_seqs
-                            : memory::trt_bench_build(rel, f, capacity - p.weights, kv_one_sequence,
-                                                      s.parallel.pp, s.prompt_len, s.output_len)
-                                  .max_batch;
+  // trtllm-bench's tuning picks them (fill_batch_parts built it).
+  const int64_t slots = s.max_num_seqs > 0 ? s.max_num_seqs : p.bench_slots;
   const double runtime = memory::trt_runtime_bytes(s, rel, slots);
   p.overhead += runtime;
   add_basis(why, "overhead_bytes",
@@ -365,7 +364,7 @@ void size_kv_pool(const Scenario& s, const Catalog& catalog, const memory::Engin
   const EngineProfile& engine = rules.engine;
   const EngineRelease& rel = *rules.release;
   const double f = pool_fraction(s, rel);
-  add_runtime_buffers(s, rel, f, capacity, kv_one_sequence, p, why);
+  add_runtime_buffers(s, rel, p, why);
   auto [budget, pool, beyond, rule] = pool_size(rel, f, capacity, p);
   const Part baseline = memory::process_baseline(s, engine, catalog.device(),
                                                  rel.baseline_outside_budget ? why : nullptr);
@@ -499,11 +498,10 @@ void explain_memory(const Scenario& s, const Catalog& catalog, bool preallocates
 // the parts an earlier candidate had.
 MemoryEstimate estimate_from_parts(const Scenario& s, const Catalog& catalog,
                                    const ModelCounts& counts, const memory::EngineRules& rules,
-                                   Explanations* why, memory::PartsMemo* memo,
-                                   const NumberFormat* weights_row) {
+                                   Explanations* why, memory::PartsMemo* memo) {
   MemoryEstimate m;
   const EngineProfile& engine = rules.engine;
-  Parts p = compute_parts(s, catalog, counts, rules, why, memo, weights_row);
+  Parts p = compute_parts(s, catalog, counts, rules, why, memo);
   const bool preallocates = engine.preallocates && s.task == Task::kInference;
   std::optional<double> capacity;
   if (s.gpu) capacity = memory::usable_capacity(*s.gpu, catalog);
@@ -550,13 +548,12 @@ MemoryEstimate estimate_memory(const Scenario& s, const Catalog& catalog, const 
 
 MemoryEstimate estimate_memory(const Scenario& s, const Catalog& catalog, const ModelCounts& counts,
                                const memory::EngineRules& rules, Explanations* why) {
-  return estimate_from_parts(s, catalog, counts, rules, why, nullptr, nullptr);
+  return estimate_from_parts(s, catalog, counts, rules, why, nullptr);
 }
 
 MemoryEstimate estimate_memory(const Scenario& s, const Catalog& catalog, const ModelCounts& counts,
-                               const memory::EngineRules& rules, memory::PartsMemo& memo,
-                               const NumberFormat& weights_row) {
-  return estimate_from_parts(s, catalog, counts, rules, nullptr, &memo, &weights_row);
+                               const memory::EngineRules& rules, memory::PartsMemo& memo) {
+  return estimate_from_parts(s, catalog, counts, rules, nullptr, &memo);
 }
 
 }  // namespace gpusizer

@@ -27,10 +27,9 @@ MemoryEstimate estimate_memory(const Scenario& s, const Catalog& catalog, const 
                                const memory::EngineRules& rules, Explanations* why);
 /// The same, bytes only, for one of a search's candidates: the parts whose fields an earlier
 /// candidate of the search had are taken from `memo` (memory/parts_memo.h), the others computed
-/// and kept there; `s.weights` holds `weights_row` (ScenarioEditor::weights_row()). The
-/// figures are those estimate_memory(s, catalog, counts, rules, nullptr) gives.
+/// and kept there. The figures are those estimate_memory(s, catalog, counts, rules, nullptr)
+/// gives.
 MemoryEstimate estimate_memory(const Scenario& s, const Catalog& catalog, const ModelCounts& counts,
-                               const memory::EngineRules& rules, memory::PartsMemo& memo,
-                               const NumberFormat& weights_row);
+                               const memory::EngineRules& rules, memory::PartsMemo& memo);
 
 }  // namespace gpusizer

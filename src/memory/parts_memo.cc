@@ -1,8 +1,6 @@
 // A search's memory parts by the fields they read (memory/parts_memo.h).
 #include "memory/parts_memo.h"
 
-#include <stdexcept>
-
 namespace gpusizer::memory {
 namespace {
 
@@ -14,8 +12,7 @@ bool same_split(const Parallelism& a, const Parallelism& b, bool with_dp) {
 
 }  // namespace
 
-StateKey::StateKey(const Scenario& s, const NumberFormat& weights_row, const ModelCounts& c,
-                   const EngineRules& rules)
+StateKey::StateKey(const Scenario& s, const ModelCounts& c, const EngineRules& rules)
     : counts(&c),
       engine(&rules.engine),
       release(rules.release),
@@ -24,19 +21,18 @@ StateKey::StateKey(const Scenario& s, const NumberFormat& weights_row, const Mod
       mixed_precision(s.training.mixed_precision),
       offload(s.training.offload),
       zero_stage(s.training.zero_stage),
-      weights(&weights_row),
+      weights(s.weights.get()),
       parallel(s.parallel) {}
 
-bool StateKey::matches(const Scenario& s, const NumberFormat& weights_row, const ModelCounts& c,
-                       const EngineRules& rules) const {
+bool StateKey::matches(const Scenario& s, const ModelCounts& c, const EngineRules& rules) const {
   const TrainingOptions& t = s.training;
-  return zero_stage == t.zero_stage && offload == t.offload && weights == &weights_row &&
+  return zero_stage == t.zero_stage && offload == t.offload && weights == s.weights.get() &&
          task == s.task && mixed_precision == t.mixed_precision && counts == &c &&
          engine == &rules.engine && release == rules.release && gpu == s.gpu.get() &&
          same_split(parallel, s.parallel, true);
 }
 
-BatchKey::BatchKey(const Scenario& s, const NumberFormat& weights_row, const EngineRules& rules)
+BatchKey::BatchKey(const Scenario& s, const EngineRules& rules)
     : engine(&rules.engine),
       release(rules.release),
       gpu(s.gpu.get()),
@@ -45,7 +41,7 @@ BatchKey::BatchKey(const Scenario& s, const NumberFormat& weights_row, const Eng
       recompute(s.training.recompute),
       flash_attention(s.training.flash_attention),
       zero_stage(s.training.zero_stage),
-      weights(&weights_row),
+      weights(s.weights.get()),
       grad_accum(s.training.grad_accum),
       seq_len(s.seq_len),
       prompt_len(s.prompt_len),
@@ -54,40 +50,34 @@ BatchKey::BatchKey(const Scenario& s, const NumberFormat& weights_row, const Eng
       parallel(s.parallel),
       kv_bits(s.kv_cache->bits_per_value) {}
 
-bool BatchKey::matches(const Scenario& s, const NumberFormat& weights_row,
-                       const EngineRules& rules) const {
+bool BatchKey::matches(const Scenario& s, const EngineRules& rules) const {
   const TrainingOptions& t = s.training;
   return seq_len == s.seq_len && batch == s.batch && recompute == t.recompute &&
          flash_attention == t.flash_attention && zero_stage == t.zero_stage &&
-         weights == &weights_row && task == s.task && grad_accum == t.grad_accum &&
+         weights == s.weights.get() && task == s.task && grad_accum == t.grad_accum &&
          prompt_len == s.prompt_len && output_len == s.output_len &&
          mixed_precision == t.mixed_precision && engine == &rules.engine &&
          release == rules.release && gpu == s.gpu.get() &&
          same_split(parallel, s.parallel, false) && kv_bits == s.kv_cache->bits_per_value;
 }
 
-PartsMemo::Parts PartsMemo::parts(const Scenario& s, const NumberFormat& weights_row,
-                                  const Catalog& catalog, const ModelCounts& counts,
-                                  const EngineRules& rules) {
-  // A cheap check that the row is the one the scenario's weights copy (not a proof of it).
-  if (weights_row.bits_per_value != s.weights->bits_per_value ||
-      weights_row.id.size() != s.weights->id.size())
-    throw std::logic_error("PartsMemo: the weights row is not the scenario's");
+PartsMemo::Parts PartsMemo::parts(const Scenario& s, const Catalog& catalog,
+                                  const ModelCounts& counts, const EngineRules& rules) {
   const StateParts* states = nullptr;
   for (const auto& [key, held] : states_.held)
-    if (key.matches(s, weights_row, counts, rules)) {
+    if (key.matches(s, counts, rules)) {
       states = &held;
       break;
     }
   if (!states) {
     auto& slot = states_.take();
-    slot.first = StateKey(s, weights_row, counts, rules);
+    slot.first = StateKey(s, counts, rules);
     states = &(slot.second = state_parts(s, catalog, counts, rules));
   }
   for (const auto& [key, held] : batch_.held)
-    if (key.matches(s, weights_row, rules)) return {*states, held};
+    if (key.matches(s, rules)) return {*states, held};
   auto& slot = batch_.take();
-  slot.first = BatchKey(s, weights_row, rules);
+  slot.first = BatchKey(s, rules);
   return {*states, slot.second = batch_parts(s, catalog, rules)};
 }
 

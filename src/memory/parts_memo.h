@@ -44,6 +44,7 @@ struct StateParts {
 /// The parts that grow with the batch, bytes per GPU.
 struct BatchParts {
   double kv = 0, kv_sequence = 0, activations = 0;
+  int64_t bench_slots = 0;  ///< the max_batch trtllm-bench builds, where it builds
 };
 
 /// The two groups computed in full, bytes only (memory_estimate.cc).
@@ -52,10 +53,10 @@ StateParts state_parts(const Scenario& s, const Catalog& catalog, const ModelCou
 BatchParts batch_parts(const Scenario& s, const Catalog& catalog, const EngineRules& rules);
 
 /// The fields StateParts read that an edit can change (see above). The weights format is keyed
-/// by the row the scenario holds (a catalog row, or the base's own: what
-/// ScenarioEditor::weights_row() names), so that no format is compared text by text; the engine,
-/// release, GPU and counts by address too: catalog rows, the base's GPU and the search's counts,
-/// which outlive the search.
+/// by the address of the row the scenario holds (a catalog row, or the base's own: an edit sets
+/// one or the other), so that no format is compared text by text; the engine, release, GPU and
+/// counts by address too: catalog rows, the base's GPU and the search's counts, which outlive
+/// the search.
 struct StateKey {
   const ModelCounts* counts = nullptr;
   const EngineProfile* engine = nullptr;
@@ -69,10 +70,8 @@ struct StateKey {
   Parallelism parallel;
 
   StateKey() = default;
-  StateKey(const Scenario& s, const NumberFormat& weights_row, const ModelCounts& counts,
-           const EngineRules& rules);
-  bool matches(const Scenario& s, const NumberFormat& weights_row, const ModelCounts& counts,
-               const EngineRules& rules) const;
+  StateKey(const Scenario& s, const ModelCounts& counts, const EngineRules& rules);
+  bool matches(const Scenario& s, const ModelCounts& counts, const EngineRules& rules) const;
 };
 
 /// The fields BatchParts read that an edit can change (see above).
@@ -91,8 +90,8 @@ struct BatchKey {
   double kv_bits = 0;    ///< all the KV cache reads of its format
 
   BatchKey() = default;
-  BatchKey(const Scenario& s, const NumberFormat& weights_row, const EngineRules& rules);
-  bool matches(const Scenario& s, const NumberFormat& weights_row, const EngineRules& rules) const;
+  BatchKey(const Scenario& s, const EngineRules& rules);
+  bool matches(const Scenario& s, const EngineRules& rules) const;
 };
 
 /// A search's parts, by key: the last kSlots distinct keys of each group with their bytes. One
@@ -102,15 +101,13 @@ class PartsMemo {
  public:
   static constexpr size_t kSlots = 16;
 
-  /// Both groups of `s`'s parts, valid until the next call. `s.weights` holds
-  /// `weights_row` (ScenarioEditor::weights_row()); a row with other bits or another id is a
-  /// caller's error (std::logic_error).
+  /// Both groups of `s`'s parts, valid until the next call.
   struct Parts {
     const StateParts& states;
     const BatchParts& batch;
   };
-  Parts parts(const Scenario& s, const NumberFormat& weights_row, const Catalog& catalog,
-              const ModelCounts& counts, const EngineRules& rules);
+  Parts parts(const Scenario& s, const Catalog& catalog, const ModelCounts& counts,
+              const EngineRules& rules);
 
  private:
   // The keys and their parts, filled in turn: the first kSlots misses append, the later ones

@@ -114,15 +114,13 @@ TEST(PartsMemo, FieldsAGroupDoesNotReadLeaveItsBytes) {
       Scenario s = base;
       change(s);
       EXPECT_TRUE(same(state_parts(s, cat(), counts, rules), states)) << j.dump() << " " << field;
-      EXPECT_TRUE(
-          StateKey(base, *base.weights, counts, rules).matches(s, *base.weights, counts, rules))
-          << field;
+      EXPECT_TRUE(StateKey(base, counts, rules).matches(s, counts, rules)) << field;
     }
     for (const auto& [field, change] : not_read_by_batch()) {
       Scenario s = base;
       change(s);
       EXPECT_TRUE(same(batch_parts(s, cat(), rules), batch)) << j.dump() << " " << field;
-      EXPECT_TRUE(BatchKey(base, *base.weights, rules).matches(s, *base.weights, rules)) << field;
+      EXPECT_TRUE(BatchKey(base, rules).matches(s, rules)) << field;
     }
   }
 }
@@ -133,7 +131,6 @@ TEST(PartsMemo, FieldsAKeyReadsMakeAnotherKey) {
   const Scenario base = resolved_base(bases()[0]);
   const ModelCounts counts = count_model(base);
   const EngineRules rules = engine_rules(base, cat());
-  const NumberFormat& w = *base.weights;
   const std::vector<Change> both = {
       {"task", [](Scenario& s) { s.task = Task::kLora; }},
       {"mixed_precision", [](Scenario& s) { s.training.mixed_precision = MixedPrecision::kFp32; }},
@@ -148,15 +145,18 @@ TEST(PartsMemo, FieldsAKeyReadsMakeAnotherKey) {
   for (const auto& [field, change] : both) {
     Scenario s = base;
     change(s);
-    EXPECT_FALSE(StateKey(base, w, counts, rules).matches(s, w, counts, rules)) << field;
-    EXPECT_FALSE(BatchKey(base, w, rules).matches(s, w, rules)) << field;
+    EXPECT_FALSE(StateKey(base, counts, rules).matches(s, counts, rules)) << field;
+    EXPECT_FALSE(BatchKey(base, rules).matches(s, rules)) << field;
   }
-  // Another weights row: a copy of the row, with the same id, is still another row.
-  const NumberFormat& fp8 = cat().format("fp8", "weights", "weights");
-  const NumberFormat same_id = *base.weights;
-  for (const NumberFormat* row : {&fp8, &same_id}) {
-    EXPECT_FALSE(StateKey(base, w, counts, rules).matches(base, *row, counts, rules));
-    EXPECT_FALSE(BatchKey(base, w, rules).matches(base, *row, rules));
+  // Another weights row: the catalog's fp8 row, and a copy of the base's own row (the same id
+  // and bits), are each another row.
+  Scenario fp8 = base;
+  fp8.weights = cat().format_ref("fp8", "weights", "weights");
+  Scenario same_id = base;
+  same_id.weights = FormatRef(*base.weights);  // copies the row
+  for (const Scenario* other : {&fp8, &same_id}) {
+    EXPECT_FALSE(StateKey(base, counts, rules).matches(*other, counts, rules));
+    EXPECT_FALSE(BatchKey(base, rules).matches(*other, rules));
   }
   const std::vector<Change> states_only = {
       {"offload", [](Scenario& s) { s.training.offload = Offload::kOptimizer; }},
@@ -164,7 +164,7 @@ TEST(PartsMemo, FieldsAKeyReadsMakeAnotherKey) {
   for (const auto& [field, change] : states_only) {
     Scenario s = base;
     change(s);
-    EXPECT_FALSE(StateKey(base, w, counts, rules).matches(s, w, counts, rules)) << field;
+    EXPECT_FALSE(StateKey(base, counts, rules).matches(s, counts, rules)) << field;
   }
   const std::vector<Change> batch_only = {
       {"seq_len", [](Scenario& s) { s.seq_len = 1024; }},
@@ -178,22 +178,11 @@ TEST(PartsMemo, FieldsAKeyReadsMakeAnotherKey) {
   for (const auto& [field, change] : batch_only) {
     Scenario s = base;
     change(s);
-    EXPECT_FALSE(BatchKey(base, w, rules).matches(s, w, rules)) << field;
+    EXPECT_FALSE(BatchKey(base, rules).matches(s, rules)) << field;
   }
   // The counts (per task), the engine and its release are keyed by address.
   const ModelCounts other = count_model(base);
-  EXPECT_FALSE(StateKey(base, w, counts, rules).matches(base, w, other, rules));
-}
-
-// A weights row that is not the scenario's (other bits or another id) is the caller's error.
-TEST(PartsMemo, RowOfAnotherFormatIsRefused) {
-  const Scenario base = resolved_base(bases()[0]);
-  const ModelCounts counts = count_model(base);
-  const EngineRules rules = engine_rules(base, cat());
-  PartsMemo memo;
-  EXPECT_THROW(memo.parts(base, cat().format("fp8", "weights", "weights"), cat(), counts, rules),
-               std::logic_error);
-  EXPECT_NO_THROW(memo.parts(base, *base.weights, cat(), counts, rules));
+  EXPECT_FALSE(StateKey(base, counts, rules).matches(base, other, rules));
 }
 
 void expect_same(const MemoryEstimate& a, const MemoryEstimate& b, const std::string& what) {
@@ -253,7 +242,7 @@ TEST(PartsMemo, SearchCandidatesEstimateAsWithoutTheMemo) {
         if (task == s->task) c = &held;
       if (!c) c = &counts.emplace_back(s->task, count_model(*s)).second;
       const EngineRules rules = engine_rules(*s, cat());
-      expect_same(estimate_memory(*s, cat(), *c, rules, memo, editor.weights_row()),
+      expect_same(estimate_memory(*s, cat(), *c, rules, memo),
                   estimate_memory(*s, cat(), *c, rules, nullptr), j.dump());
       ++compared;
     }
