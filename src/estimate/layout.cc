@@ -1,11 +1,15 @@
 #include "estimate/layout.h"
 
+#include <optional>
+#include <utility>
 #include <vector>
 
 #include "gpusizer/estimate.h"
 #include "gpusizer/json/scenario.h"
 #include "memory/memory_estimate.h"
+#include "memory/model_counts.h"
 #include "scenario/lookups.h"
+#include "speed/counted_speed.h"
 
 namespace gpusizer {
 namespace {
@@ -46,12 +50,16 @@ void choose_serving_layout(Scenario& s, const Catalog& catalog) {
       if (n % w == 0) widths.push_back(w);
   }
   // Each split is tried on `s` itself, its other fields as they are (issue 18: a copy of the
-  // Scenario per width tried was ~7 allocations); the split it had is put back unless one is
-  // chosen, also when the memory estimate throws.
+  // Scenario per width tried was ~7 allocations); the split it had, and its traffic, are put back
+  // unless one is chosen, also when an estimate throws.
   const Parallelism given = s.parallel;
+  std::optional<Traffic> traffic = std::move(s.traffic);
+  s.traffic.reset();  // the load model is not what ranks the splits (max_output_tokens_per_s is)
   Parallelism widest = given;
-  bool have_widest = false;
+  std::optional<Parallelism> best;
+  double best_rate = 0;
   try {
+    std::optional<ModelCounts> counts;
     for (const int64_t w : widths) {
       Parallelism p = given;
       p.ep = 1;
@@ -62,18 +70,34 @@ void choose_serving_layout(Scenario& s, const Catalog& catalog) {
       }
       p.dp = n / w;
       widest = p;
-      have_widest = true;
       if (!s.gpu) continue;  // no capacity to check: the model is spread over all GPUs
       s.parallel = p;
-      const MemoryEstimate m = estimate_memory(s, catalog, nullptr);
-      if (m.fits.value_or(false)) return;
+      if (!counts) counts = count_model(s);
+      const MemoryEstimate m = estimate_memory(s, catalog, *counts, nullptr);
+      if (m.fits.value_or(false)) {
+        // Room for the KV cache: a wider replica is taken only where the fleet then serves more
+        // output tokens per second. A replica whose pool holds a handful of sequences (70B in
+        // bf16 on two 80 GB GPUs: about two of 1,500 tokens) runs far below the fleet of fewer,
+        // wider replicas; where the narrower replica's batch is full, splitting wider only adds
+        // all-reduces, so the smallest split that fits stays (the contract's rule).
+        PerformanceEstimate perf;
+        estimate_speed(s, catalog, engine_profile(s, catalog), m, *counts, nullptr, perf);
+        const double rate = perf.max_output_tokens_per_s.value_or(0);
+        if (!best || rate > best_rate) {
+          best = p;
+          best_rate = rate;
+        }
+        if (!perf.max_output_tokens_per_s) break;  // no speed to compare: the smallest that fits
+      }
       s.parallel = given;
     }
   } catch (...) {
     s.parallel = given;
+    s.traffic = std::move(traffic);
     throw;
   }
-  if (have_widest) s.parallel = widest;
+  s.traffic = std::move(traffic);
+  s.parallel = best ? *best : widest;
 }
 
 Scenario resolve_scenario(const nlohmann::json& input, const Catalog& catalog) {

@@ -1,15 +1,18 @@
 #pragma once
 // The default serving layout (docs/contract.md, v2 "Replicas"): the smallest tensor x pipeline
 // split per replica that holds the model with room for its KV cache, kept inside one node's
-// fast-link domain, with the remaining GPUs as replicas. One rule, read by `estimate` for
+// fast-link domain, with the remaining GPUs as replicas. Room for the KV cache is judged by
+// the fleet's max_output_tokens_per_s: a wider split is taken only where its fleet serves more
+// (the narrower replicas' pools hold too few sequences). One rule, read by `estimate` for
 // scenarios that give only gpu_count and by the advisor for every candidate.
 #include "gpusizer/catalog.h"
 #include "gpusizer/scenario.h"
 
 namespace gpusizer {
 
-/// Sets s.parallel (tp, pp, dp) for serving on s.gpu_count GPUs; when no split fits, or no GPU
-/// is given to check the fit against, the widest split that the GPUs allow is kept (so the
+/// Sets s.parallel (tp, pp, dp) for serving on s.gpu_count GPUs: of the splits that fit, the
+/// smallest unless a wider one's fleet has a higher max_output_tokens_per_s; when no split fits, or
+/// no GPU is given to check the fit against, the widest split that the GPUs allow is kept (so the
 /// estimate can say by how much it misses).
 void choose_serving_layout(Scenario& s, const Catalog& catalog);
 

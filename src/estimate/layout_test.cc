@@ -27,13 +27,38 @@ TEST(ServingLayout, SmallModelOnEightGpusIsEightReplicas) {
   EXPECT_EQ(s.replica_gpus(), 1);
 }
 
-TEST(ServingLayout, SeventyBillionNeedsTwoGpusPerReplica) {
+TEST(ServingLayout, SeventyBillionTakesFourGpusPerReplicaForRoomToBatch) {
   // Llama-3.1-70B in bf16: 70.6e9 x 2 B = 141 GB of weights; one H100 (79.2 GiB visible) cannot
-  // hold it, two can (70.6 GB each + a few GiB of activations and non-torch memory < 0.9 x 79 GiB).
+  // hold it. Two can (70.6 GB each), but vLLM's 0.9 x 79.2 = 71.3 GiB budget less 65.7 GiB of
+  // weights and the activation peak leaves under 1 GiB of KV: at 80 layers x 8 KV heads x 128 x
+  // 2 (K, V) x 2 B / 2 GPUs = 163,840 B a token, a few thousand tokens, two sequences of 2,048.
+  // Four GPUs leave ~33 GiB each for the cache, 200+ sequences: the fleet of two TP4 replicas
+  // outruns four TP2 replicas many times over, so "room for its KV cache" takes TP4.
+  const nlohmann::json j = {
+      {"model", "llama-3.1-70b"}, {"gpu", "h100"}, {"engine", "vllm"}, {"gpu_count", 8}};
+  const Scenario s = resolved(j);
+  EXPECT_EQ(s.parallel.tp, 4);
+  EXPECT_EQ(s.parallel.dp, 2);
+  nlohmann::json tp2 = j;
+  tp2["parallel"] = {{"tp", 2}};
+  const Estimate narrow = estimate(resolved(tp2), Catalog::builtin(), Detail::kFigures);
+  ASSERT_TRUE(narrow.memory.fits.value_or(false));  // it fits: the rule is not the fit alone
+  EXPECT_LT(*narrow.memory.max_batch, 8);
+  const Estimate chosen = estimate(s, Catalog::builtin(), Detail::kFigures);
+  EXPECT_GT(*chosen.memory.max_batch, 100);
+  EXPECT_GT(*chosen.performance->max_output_tokens_per_s,
+            5 * *narrow.performance->max_output_tokens_per_s);
+}
+
+TEST(ServingLayout, ASplitWithFullBatchesStaysTheSmallest) {
+  // Llama-3.1-8B in bf16 on two H100s: one GPU holds the 16.1 GB of weights and ~50 GiB of
+  // cache, about 200 sequences of 2,048 tokens at 131,072 B a token; two such replicas run ~400
+  // at once, where one TP2 replica runs at most vLLM's 256 and adds its all-reduces: the smallest
+  // split stays.
   const Scenario s =
-      resolved({{"model", "llama-3.1-70b"}, {"gpu", "h100"}, {"engine", "vllm"}, {"gpu_count", 8}});
-  EXPECT_EQ(s.parallel.tp, 2);
-  EXPECT_EQ(s.parallel.dp, 4);
+      resolved({{"model", "llama-3.1-8b"}, {"gpu", "h100"}, {"engine", "vllm"}, {"gpu_count", 2}});
+  EXPECT_EQ(s.parallel.tp, 1);
+  EXPECT_EQ(s.parallel.dp, 2);
 }
 
 TEST(ServingLayout, LayerSplittingEnginesUsePipelineStages) {
