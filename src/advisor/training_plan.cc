@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
 #include <functional>
 
 #include "advisor/candidates.h"
@@ -108,10 +109,20 @@ void add_step_and_run_reasons(Option& opt) {
       if (sec > 0) parts += fmt::format("{}{} {:.3g} s", parts.empty() ? "" : ", ", part, sec);
     opt.reasons.emplace_back("step time by part: " + parts);
   }
-  if (e.cost.usd_total || e.power.run_kwh)
+  if (e.cost.usd_total || e.power.run_kwh) {
+    // Energy to three figures without an exponent, in kWh below a megawatt-hour (a fine-tuning
+    // run of a day on one node is a few hundred kWh, which whole MWh wrote as 0).
+    std::string energy;
+    if (const auto kwh = e.power.run_kwh; kwh && *kwh > 0) {
+      const bool mega = *kwh >= 1000.0;
+      const double v = mega ? *kwh / 1000.0 : *kwh;
+      const int decimals = std::max(0, 2 - static_cast<int>(std::floor(std::log10(v))));
+      energy = fmt::format(", {:.{}f} {}", v, decimals, mega ? "MWh" : "kWh");
+    }
     opt.reasons.push_back(fmt::format(
         "the run: {}{}", e.cost.usd_total ? fmt::format("${:.0f}", *e.cost.usd_total) : "no price",
-        e.power.run_kwh ? fmt::format(", {:.0f} MWh", *e.power.run_kwh / 1000.0) : ""));
+        energy));
+  }
 }
 
 }  // namespace

@@ -136,6 +136,36 @@ TEST(TrainingPlan, Pretrain70BOn512H100s) {
               1e-6 * *e.power.run_kwh);
 }
 
+// The run's energy in words: three figures, kWh below a megawatt-hour. 8B full fine-tuning of
+// 1e8 tokens on one node takes hours: a few hundred kWh at most, which whole MWh wrote as "0 MWh".
+TEST(TrainingPlan, RunEnergyKeepsThreeFigures) {
+  const Recommendation r = recommend({{"model", "llama-3.1-8b"},
+                                      {"task", "full"},
+                                      {"gpu", "h100-sxm5-80gb"},
+                                      {"gpu_count", 8},
+                                      {"training", {{"tokens", 1e8}}}},
+                                     cat());
+  ASSERT_FALSE(r.options.empty());
+  const Option& best = r.options.front();
+  ASSERT_TRUE(best.estimate.power.run_kwh);
+  ASSERT_LT(*best.estimate.power.run_kwh, 1000.0);
+  const double kwh = *best.estimate.power.run_kwh;
+  bool found = false;
+  for (const std::string& reason : best.reasons)
+    if (reason.rfind("the run: ", 0) == 0) {
+      found = true;
+      const size_t unit = reason.find(" kWh");
+      const size_t comma = reason.find(", ");
+      ASSERT_NE(unit, std::string::npos) << reason;
+      ASSERT_NE(comma, std::string::npos) << reason;
+      // Three significant figures: within half a unit of the third digit of the figure.
+      const double shown = std::stod(reason.substr(comma + 2, unit - comma - 2));
+      EXPECT_GT(shown, 0) << reason;
+      EXPECT_NEAR(shown, kwh, 0.005 * kwh) << reason;
+    }
+  EXPECT_TRUE(found);
+}
+
 TEST(TrainingPlan, TopPinsAndOffload) {
   // --top 3 prints three options; a pinned ZeRO stage is kept.
   const Recommendation r = recommend({{"model", "llama-2-7b"},

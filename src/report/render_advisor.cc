@@ -23,13 +23,38 @@ std::string cell(const nlohmann::json& j, const char* key, const char* fmt_spec,
   return fmt::format(fmt::runtime(fmt_spec), j[key].get<double>() * scale);
 }
 
-std::string parallel_words(const nlohmann::json& p) {
+// An option's layout in a table cell: the splits, ZeRO stage and checkpointing, and for training
+// the micro-batch and its accumulation steps, so that options differing only there are told
+// apart.
+// A member of an object, or an empty object (a const json's operator[] asserts on a missing key).
+const nlohmann::json& member(const nlohmann::json& j, const char* key) {
+  static const nlohmann::json kNone = nlohmann::json::object();
+  if (!j.is_object()) return kNone;
+  const auto it = j.find(key);
+  return it != j.end() ? *it : kNone;
+}
+
+std::string parallel_words(const nlohmann::json& option) {
+  const nlohmann::json& p = member(option, "parallel");
+  auto count = [&](const char* key) { return p.is_object() ? p.value(key, int64_t{1}) : 1; };
   std::string s;
-  if (p.value("tp", 1) > 1) s += fmt::format("TP{} ", p.value("tp", 1));
-  if (p.value("pp", 1) > 1) s += fmt::format("PP{} ", p.value("pp", 1));
-  if (p.value("dp", 1) > 1) s += fmt::format("DP{} ", p.value("dp", 1));
-  if (p.value("zero_stage", 0) > 0) s += fmt::format("Z{} ", p.value("zero_stage", 0));
-  if (p.value("gradient_checkpointing", false)) s += "GC ";
+  if (count("tp") > 1) s += fmt::format("TP{} ", count("tp"));
+  if (count("pp") > 1) s += fmt::format("PP{} ", count("pp"));
+  if (count("pp") > 1 && count("pp_interleave") > 1)
+    s += fmt::format("V{} ", count("pp_interleave"));
+  if (count("ep") > 1) s += fmt::format("EP{} ", count("ep"));
+  if (count("cp") > 1) s += fmt::format("CP{} ", count("cp"));
+  if (count("dp") > 1) s += fmt::format("DP{} ", count("dp"));
+  if (p.is_object() && p.value("sequence_parallel", false)) s += "SP ";
+  if (p.is_object() && p.value("zero_stage", 0) > 0)
+    s += fmt::format("Z{} ", p.value("zero_stage", 0));
+  if (p.is_object() && p.value("gradient_checkpointing", false)) s += "GC ";
+  const nlohmann::json& sc = member(member(option, "estimate"), "scenario");
+  if (sc.value("task", "inference") != "inference") {
+    s += fmt::format("MB{} ", sc.value("batch", int64_t{1}));
+    const int64_t accumulation = member(sc, "training").value("grad_accum", int64_t{1});
+    if (accumulation > 1) s += fmt::format("GA{} ", accumulation);
+  }
   if (s.empty()) return "-";
   s.pop_back();
   return s;
@@ -121,7 +146,7 @@ std::string options_table(const nlohmann::json& rec, bool markdown, size_t limit
                             ? cell(perf, "max_output_tokens_per_s", "{:.0f} tok/s")
                             : cell(perf, "train_tokens_per_s", "{:.0f} tok/s");
     rows.push_back({std::to_string(i), o.value("gpu", ""), std::to_string(o.value("gpu_count", 1)),
-                    o.value("weights", ""), parallel_words(o["parallel"]),
+                    o.value("weights", ""), parallel_words(o),
                     fmt::format("{:.0f}%", num(o, "headroom") * 100), speed,
                     cell(o, "fleet_usd_per_hour", "${:.2f}"), fleet_words(o, L),
                     o["objective_value"].is_number()

@@ -4,6 +4,9 @@
 
 #include <gtest/gtest.h>
 
+#include <set>
+#include <sstream>
+
 #include "gpusizer/json/api.h"
 
 namespace gpusizer {
@@ -20,6 +23,36 @@ TEST(Render, TrainingTableListsTheStepBreakdown) {
   EXPECT_NE(table.find("step breakdown (s)"), std::string::npos) << table;
   EXPECT_NE(table.find("    compute"), std::string::npos) << table;
   EXPECT_NE(table.find("step_time_s"), std::string::npos) << table;
+}
+
+// Options that differ only in their micro-batch and accumulation are told apart in the table's
+// layout cell: 70B full fine-tuning on 8 GPUs lists several splits of one pipeline layout
+// (micro-batch 8 x 1, 4 x 2, 2 x 4 ...), which the cell named alike ("PP8") before.
+TEST(Render, OptionsTableTellsLayoutsApart) {
+  const nlohmann::json rec = recommend_json(
+      {{"model", "llama-3.1-70b"}, {"task", "full"}, {"training", {{"tokens", 1e9}}}},
+      Catalog::builtin());
+  const std::string table = render_recommendation(rec, false, Lang::kEn);
+  std::set<std::string> cells;
+  size_t rows = 0, accumulating = 0;
+  std::istringstream lines(table);
+  for (std::string line; std::getline(lines, line);) {
+    std::istringstream words(line);
+    std::string rank, gpu, count, weights;
+    if (!(words >> rank >> gpu >> count >> weights) ||
+        rank.find_first_not_of("0123456789") != std::string::npos)
+      continue;
+    // The layout cell runs up to the headroom's percentage.
+    const size_t start = line.find(weights, line.find(gpu) + gpu.size()) + weights.size();
+    const size_t end = line.find('%', start);
+    const size_t cell_end = line.find_last_not_of(' ', line.rfind(' ', end));
+    const std::string cell = line.substr(start, cell_end + 1 - start);
+    EXPECT_TRUE(cells.insert(gpu + count + cell).second) << "two rows alike: " << line;
+    accumulating += cell.find(" GA") != std::string::npos;
+    ++rows;
+  }
+  EXPECT_GT(rows, 5u) << table;
+  EXPECT_GT(accumulating, 0u) << table;  // the pipeline layouts' accumulation is named
 }
 
 }  // namespace
