@@ -41,7 +41,7 @@ std::string parallel_words(const nlohmann::json& option) {
   if (count("tp") > 1) s += fmt::format("TP{} ", count("tp"));
   if (count("pp") > 1) s += fmt::format("PP{} ", count("pp"));
   if (count("pp") > 1 && count("pp_interleave") > 1)
-    s += fmt::format("V{} ", count("pp_interleave"));
+    s += fmt::format("VPP{} ", count("pp_interleave"));
   if (count("ep") > 1) s += fmt::format("EP{} ", count("ep"));
   if (count("cp") > 1) s += fmt::format("CP{} ", count("cp"));
   if (count("dp") > 1) s += fmt::format("DP{} ", count("dp"));
