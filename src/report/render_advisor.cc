@@ -187,6 +187,24 @@ std::string reasons_text(const nlohmann::json& rec, bool markdown, const Localiz
 
 }  // namespace
 
+// The objective under the table. Each option is priced at the cheaper of renting and owning
+// (docs/advisor.md), so the listed options may stand on different bases: then the metric is named
+// without its basis, and each option's own basis is in its reasons.
+std::string objective_words(const nlohmann::json& options, size_t limit, const Localizer& L) {
+  const std::string first = options[0].value("objective_basis", std::string());
+  bool mixed = false;
+  for (size_t i = 1; i < options.size() && i < limit; ++i)
+    mixed |= options[i].value("objective_basis", std::string()) != first;
+  // The basis is the last parenthesis (full-width once translated into Chinese).
+  size_t basis = first.rfind(" (");
+  if (basis == std::string::npos) basis = first.rfind("\xEF\xBC\x88");  // U+FF08
+  if (!mixed || basis == std::string::npos)
+    return L(fmt::format("objective: {} (lower is better)", first));
+  return L(fmt::format(
+      "objective: {} (lower is better), each option at the cheaper of renting and owning",
+      first.substr(0, basis)));
+}
+
 std::string render_recommendation(const nlohmann::json& rec, bool markdown, Lang lang) {
   const Localizer L{lang};
   std::string out = (markdown ? "### " : "") +
@@ -197,9 +215,7 @@ std::string render_recommendation(const nlohmann::json& rec, bool markdown, Lang
     out += L("No GPU in the catalog fits with these constraints.") + "\n";
   } else {
     out += options_table(rec, markdown, 20, L);
-    out += L(fmt::format("objective: {} (lower is better)",
-                         rec["options"][0].value("objective_basis", std::string()))) +
-           "\n";
+    out += objective_words(rec["options"], 20, L) + "\n";
   }
   out += reasons_text(rec, markdown, L);
   if (!rec["rejected"].empty()) {

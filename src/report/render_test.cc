@@ -55,5 +55,28 @@ TEST(Render, OptionsTableTellsLayoutsApart) {
   EXPECT_GT(accumulating, 0u) << table;  // the pipeline layouts' accumulation is named
 }
 
+// Each option is priced at the cheaper of renting and owning, so a serving search lists options
+// on both bases (Lambda's 8 x H100 instance beside owned B200s); the footer must not name the first
+// option's basis as everyone's.
+TEST(Render, ObjectiveFooterWithMixedPriceBases) {
+  const nlohmann::json rec = recommend_json(
+      {{"model", "llama-3.1-70b"},
+       {"traffic", {{"requests_per_s", 5}, {"prompt_len", 2000}, {"output_len", 300}}},
+       {"slo", {{"ttft_ms", 2000}, {"tpot_ms", 50}}}},
+      Catalog::builtin());
+  std::set<std::string> bases;
+  for (size_t i = 0; i < rec["options"].size() && i < 20; ++i)
+    bases.insert(rec["options"][i].value("objective_basis", ""));
+  ASSERT_GT(bases.size(), 1u);
+  const std::string en = render_recommendation(rec, false, Lang::kEn);
+  EXPECT_NE(en.find("(lower is better), each option at the cheaper of renting and owning"),
+            std::string::npos)
+      << en;
+  EXPECT_EQ(en.find("objective: USD per million requests at 5 requests/s (on-prem"),
+            std::string::npos);
+  const std::string zh = render_recommendation(rec, false, Lang::kZh);
+  EXPECT_NE(zh.find("每个选项按租用与自建中较便宜者计"), std::string::npos) << zh;
+}
+
 }  // namespace
 }  // namespace gpusizer
