@@ -217,7 +217,21 @@ bool matches_at_token_start(const std::string& id, const std::string& key) {
   return false;
 }
 
-// Resolves `name` against ids, then aliases, then unique normalised-substring matches.
+// Whether normalised `id` (or name) is `key` followed by a memory size only ("rtx309024gb" for
+// "rtx3090"), digits and "gb": the card itself, beside its variants that add words
+// ("rtx3090ti24gb").
+bool key_and_memory_size(const std::string& id, const std::string& key) {
+  if (id.size() <= key.size() + 2 || id.compare(0, key.size(), key) != 0) return false;
+  const std::string_view rest = std::string_view(id).substr(key.size());
+  if (rest.substr(rest.size() - 2) != "gb") return false;
+  const std::string_view digits = rest.substr(0, rest.size() - 2);
+  return std::all_of(digits.begin(), digits.end(),
+                     [](char c) { return std::isdigit(static_cast<unsigned char>(c)) != 0; });
+}
+
+// Resolves `name` against ids, then aliases, then unique normalised-substring matches; of
+// several, the one that is the name but for its memory size ("rtx-3090": rtx-3090-24gb, not
+// rtx-3090-ti-24gb; "l40": l40-48gb, not l40s-48gb).
 template <typename Item>
 const Item& lookup(const std::vector<Item>& items,
                    const std::unordered_map<std::string, size_t>& index, std::string_view name,
@@ -227,8 +241,18 @@ const Item& lookup(const std::vector<Item>& items,
   if (key.size() >= 3) {
     std::vector<const Item*> partial;
     for (const auto& it : items)
-      if (matches_at_token_start(it.id, key)) partial.push_back(&it);
+      if (matches_at_token_start(it.id, key) || matches_at_token_start(it.name, key))
+        partial.push_back(&it);
     if (partial.size() == 1) return *partial[0];
+    const Item* sized = nullptr;
+    size_t sized_count = 0;
+    for (const Item* it : partial)
+      if (key_and_memory_size(normalize_name(it->id), key) ||
+          key_and_memory_size(normalize_name(it->name), key)) {
+        sized = it;
+        ++sized_count;
+      }
+    if (sized_count == 1) return *sized;
     if (partial.size() > 1) {
       std::string msg = std::string("'") + std::string(name) + "' is ambiguous: it matches ";
       for (size_t i = 0; i < partial.size(); ++i) msg += (i ? ", " : "") + partial[i]->id;
@@ -403,6 +427,18 @@ GpuRef Catalog::gpu_ref(std::string_view name, const std::string& field) const {
 
 const Model& Catalog::model(std::string_view name, const std::string& field) const {
   return lookup(models_, model_index_, name, field, "model");
+}
+
+bool Catalog::names_exactly(std::string_view name, const Gpu& found) const {
+  const std::string key = normalize_name(name);
+  return gpu_index_.count(key) > 0 || key_and_memory_size(normalize_name(found.id), key) ||
+         key_and_memory_size(normalize_name(found.name), key);
+}
+
+bool Catalog::names_exactly(std::string_view name, const Model& found) const {
+  const std::string key = normalize_name(name);
+  return model_index_.count(key) > 0 || key_and_memory_size(normalize_name(found.id), key) ||
+         key_and_memory_size(normalize_name(found.name), key);
 }
 
 const NumberFormat& Catalog::format(std::string_view name, const std::string& role,

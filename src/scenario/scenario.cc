@@ -166,6 +166,9 @@ void resolve_model(const ScenarioFields& input, const Catalog& catalog, Scenario
     try {
       s.model = catalog.model(name, kModelField);
       s.model_origin = "catalog";
+      if (!catalog.names_exactly(name, s.model))
+        s.notes.push_back(fmt::format("model '{}' read as {}, the catalog's closest match",
+                                      shown_input(name), s.model.id));
       return;
     } catch (const InputError&) {
       std::error_code ec;
@@ -519,8 +522,14 @@ SplitGiven parse_parallel(const ScenarioFields& input, Scenario& s) {
 void parse_system(const ScenarioFields& input, const Catalog& catalog, SplitGiven split,
                   Scenario& s) {
   // A serving scenario naming no engine has its GPU already (resolve_engine looked it up).
-  if (auto v = read_string_value(input.at[key::gpu], "gpu", ""); v && !s.gpu)
-    s.gpu = catalog.gpu_ref(*v, kGpuField);
+  if (auto v = read_string_value(input.at[key::gpu], "gpu", "")) {
+    if (!s.gpu) s.gpu = catalog.gpu_ref(*v, kGpuField);
+    // A name only part of an id matched is said: a card the catalog lacks ("4080") must not
+    // pass silently for the one it found (the RTX 4080 SUPER).
+    if (!catalog.names_exactly(*v, *s.gpu))
+      s.notes.push_back(fmt::format("gpu '{}' read as {} ({}), the catalog's closest match",
+                                    shown_input(*v), s.gpu->id, s.gpu->name));
+  }
   auto count = read_int_value(input.at[key::gpu_count], "gpu_count", "", 1, kMaxGpus);
   if (auto v = read_int_value(input.at[key::gpus_per_node], "gpus_per_node", "", 1, 1024))
     s.gpus_per_node = *v;

@@ -87,6 +87,33 @@ TEST(Scenario, AmbiguousShortAliasListsTheMatches) {
   expect_error({{"model", "llama-2-7b"}, {"gpu", "a100"}}, "gpu", "ambiguous");
 }
 
+// A card named without its memory size is that card, not a variant that adds a word: "rtx-3090"
+// is the RTX 3090 24GB beside the 3090 Ti, "GeForce RTX 4090" (the name less its "24GB") the
+// 4090 beside the 4090 D; "a100" names four cards of two forms and two sizes and stays ambiguous.
+TEST(Scenario, CardNamedWithoutItsMemorySizeIsThatCard) {
+  auto gpu_of = [](const char* name) {
+    return parse({{"model", "llama-2-7b"}, {"gpu", name}}).gpu->id;
+  };
+  EXPECT_EQ(gpu_of("rtx-3090"), "rtx-3090-24gb");
+  EXPECT_EQ(gpu_of("RTX 3090 Ti"), "rtx-3090-ti-24gb");
+  EXPECT_EQ(gpu_of("GeForce RTX 4090"), "rtx-4090-24gb");
+  EXPECT_EQ(gpu_of("l40"), "l40-48gb");
+}
+
+// A name only part of an id matched is said: the catalog has the RTX 4080 SUPER and not the RTX
+// 4080, so "4080" is read as the SUPER with a note; names, ids, aliases and ids without their
+// memory size pass without one.
+TEST(Scenario, PartialNameIsSaid) {
+  const Scenario partial = parse({{"model", "qwen3-235b"}, {"gpu", "4080"}});
+  EXPECT_EQ(partial.gpu->id, "rtx-4080-super-16gb");
+  ASSERT_EQ(partial.notes.size(), 2u);
+  EXPECT_NE(partial.notes[0].find("model 'qwen3-235b' read as qwen3-235b-a22b"), std::string::npos);
+  EXPECT_NE(partial.notes[1].find("gpu '4080' read as rtx-4080-super-16gb"), std::string::npos);
+  for (const char* name : {"h100", "rtx-4080-super-16gb", "rtx-3090", "GeForce RTX 4090"})
+    EXPECT_TRUE(parse({{"model", "llama-2-7b"}, {"gpu", name}}).notes.empty()) << name;
+  EXPECT_TRUE(parse({{"model", "meta-llama/Llama-2-7b-hf"}}).notes.empty());
+}
+
 TEST(Scenario, BadNumbersNameTheField) {
   const nlohmann::json base = {{"model", "llama-2-7b"}};
   auto with = [&](const char* key, nlohmann::json v) {
