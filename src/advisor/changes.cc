@@ -13,6 +13,7 @@
 
 #include <algorithm>
 #include <array>
+#include <bit>
 #include <charconv>
 #include <stdexcept>
 
@@ -29,8 +30,9 @@ namespace gpusizer {
 namespace {
 
 constexpr size_t kMaxLevers = kMaxChangeLevers;  // levers in one combination
-constexpr size_t kMaxCombined = 8;  // fitting combinations of two or more levers returned
-constexpr size_t kMaxDims = 8;      // dimensions (training has at most 7)
+constexpr size_t kMaxCombined = 8;       // fitting combinations of two or more levers returned
+constexpr size_t kMaxDims = 8;           // dimensions (training has at most 7)
+constexpr size_t kMaxSearchLevers = 64;  // levers of a search (at most 14): a Pick's bits
 
 // The levers, dimension by dimension, in one vector (a lever's price in words is a literal:
 // none is formatted, issue 18). A dimension is a run of alternatives (one weights format, one
@@ -44,7 +46,7 @@ struct Dimensions {
   // The levers added since the last end are a dimension; none, no dimension.
   void end() {
     if (levers.size() == begin[count]) return;
-    if (count == kMaxDims || levers.size() > UINT8_MAX)
+    if (count == kMaxDims || levers.size() > kMaxSearchLevers)
       throw std::logic_error("changes_to_fit: more dimensions or levers than kept");
     begin[++count] = static_cast<uint8_t>(levers.size());
   }
@@ -250,24 +252,15 @@ void dimensions(const Scenario& s, const ScenarioGiven& given, const Estimate& e
   batch_levers(s, given, e, train, d);
 }
 
-// A combination: the lever index per dimension, -1 for none. Held in place (a search walks a
-// few hundred of them per line).
-struct Pick {
-  std::array<int8_t, kMaxDims> lever;
-  uint8_t count = 0;  // levers picked
-};
+// A combination: a bit per lever picked (its flat index in Dimensions), at most one of each
+// dimension. A combination lies inside another when its bits do (issue 18: one test, where a
+// lever per dimension compared cost ~4k instructions a search in the walk).
+using Pick = uint64_t;
 
 struct Tried {
-  Pick pick;
   FoundChange change;
   int gpus = 0;
 };
-
-bool contains(const Pick& big, const Pick& small, size_t dims) {
-  for (size_t i = 0; i < dims; ++i)
-    if (small.lever[i] >= 0 && small.lever[i] != big.lever[i]) return false;
-  return true;
-}
 
 // The search over combinations: what the scenario needs now, the editor of the parsed scenario
 // the edits apply to.
@@ -301,14 +294,9 @@ struct Search {
     return counts.emplace_back(sc.task, count_model(sc)).second;
   }
 
-  // Whether a fitting combination lies inside the levers `p` picked from the first `decided`
-  // dimensions (all of them: inside `p`).
-  bool covered(const Pick& p, size_t decided) const {
-    return std::any_of(fitting.begin(), fitting.end(), [&](const Pick& f) {
-      for (size_t d = decided; d < dims.size(); ++d)
-        if (f.lever[d] >= 0) return false;
-      return contains(p, f, decided);
-    });
+  // Whether a fitting combination lies inside `p`.
+  bool covered(Pick p) const {
+    return std::any_of(fitting.begin(), fitting.end(), [p](Pick f) { return (f & ~p) == 0; });
   }
 
   // Every combination of exactly `size` levers, one per dimension, in the order of a walk that
@@ -316,34 +304,33 @@ struct Search {
   // fitting one (those are not tried: only the smallest fitting combinations are kept). A
   // subtree whose decided levers already contain one is not walked.
   void try_size(size_t size) {
-    Pick pick;
-    pick.lever.fill(-1);
+    Pick pick = 0;
+    size_t count = 0;
     auto walk = [&](auto&& self, size_t dim) -> void {
-      if (pick.count == size) {
-        if (dim == dims.size())
-          try_one(pick);
-        else
-          self(self, dims.size());  // the other dimensions skipped
+      if (count == size) {  // the other dimensions skipped
+        try_one(pick, count);
         return;
       }
-      if (dims.size() - dim < size - pick.count) return;  // too few dimensions left
+      if (dims.size() - dim < size - count) return;  // too few dimensions left
       self(self, dim + 1);
-      ++pick.count;
+      ++count;
       for (size_t i = 0; i < dims.size(dim); ++i) {
-        pick.lever[dim] = static_cast<int8_t>(i);
-        if (!covered(pick, dim + 1)) self(self, dim + 1);
+        const Pick lever = Pick{1} << dims.index(dim, i);
+        if (covered(pick | lever)) continue;
+        pick |= lever;
+        self(self, dim + 1);
+        pick &= ~lever;
       }
-      --pick.count;
-      pick.lever[dim] = -1;
+      --count;
     };
     walk(walk, 0);
   }
 
   // An edit this model or GPU cannot take (e.g. TP beyond the heads) throws InputError: not
   // offered.
-  void try_one(const Pick& p) {
+  void try_one(Pick p, size_t count) {
     try {
-      try_combination(p);
+      try_combination(p, count);
     } catch (const InputError&) {
     }
   }
@@ -352,13 +339,13 @@ struct Search {
   // changes that are kept). Throws InputError for an edit the model or GPU cannot take (try_one).
   // A single lever's edit is its own; a combination's is merged here, and again only when its
   // patch is written.
-  void try_combination(const Pick& p) {
-    const bool single = p.count == 1;
-    Tried t{p, {}, 0};
+  void try_combination(Pick p, size_t count) {
+    const bool single = count == 1;
+    Tried t{};
     FoundChange& ch = t.change;
-    for (size_t d = 0; d < dims.size(); ++d) {
-      if (p.lever[d] < 0) continue;
-      const uint8_t index = dims.index(d, static_cast<size_t>(p.lever[d]));
+    // The levers in the order of their dimensions: their flat indices ascending.
+    for (Pick rest = p; rest != 0; rest &= rest - 1) {
+      const auto index = static_cast<uint8_t>(std::countr_zero(rest));
       ch.levers[ch.count++] = index;
       ch.quality_class = std::max(ch.quality_class, dims.levers[index].quality_class);
     }
