@@ -15,6 +15,8 @@
 #include <array>
 #include <bit>
 #include <charconv>
+#include <optional>
+#include <span>
 #include <stdexcept>
 
 #include "advisor/candidates.h"
@@ -257,6 +259,31 @@ void dimensions(const Scenario& s, const ScenarioGiven& given, const Estimate& e
 // lever per dimension compared cost ~4k instructions a search in the walk).
 using Pick = uint64_t;
 
+// The model counted per task, held in place: a task's counts keep their address (the memory
+// memo and the matrix sums key them by it); a search meets at most three tasks (the base's,
+// LoRA, QLoRA). A vector of them was an allocation a search (~300 instructions and a free).
+class TaskCounts {
+ public:
+  // Not zeroed (~2.1k bytes): only the slots counted are read.
+  TaskCounts() {}  // NOLINT(modernize-use-equals-default): `= default` would zero it
+
+  const ModelCounts& of(const Scenario& sc) {
+    size_t i = 0;
+    for (; i < n_; ++i)
+      if (tasks_[i] == sc.task) return *counts_[i];
+    if (i == counts_.size()) throw std::logic_error("changes_to_fit: more tasks than kept");
+    const ModelCounts& counted = counts_[i].emplace(count_model(sc));  // first: it may throw
+    tasks_[i] = sc.task;
+    ++n_;
+    return counted;
+  }
+
+ private:
+  std::array<Task, 4> tasks_;
+  std::array<std::optional<ModelCounts>, 4> counts_;
+  size_t n_ = 0;
+};
+
 struct Tried {
   FoundChange change;
   int gpus = 0;
@@ -265,11 +292,28 @@ struct Tried {
 // The search over combinations: what the scenario needs now, the editor of the parsed scenario
 // the edits apply to.
 struct Search {
+  // Not an aggregate: its brace initialisation zeroed the whole object first (~8.5k bytes).
+  Search(const Dimensions& d, const Catalog& c, double room, double needed,
+         std::optional<double> tps, ScenarioEditor&& e)
+      : dims(d),
+        catalog(c),
+        headroom(room),
+        need(needed),
+        base_tps(tps),
+        editor(std::move(e)),
+        estimated(),
+        parts(),
+        module_sums() {}
+
   const Dimensions& dims;
   const Catalog& catalog;
   double headroom, need;
   std::optional<double> base_tps;
-  std::vector<Tried> singles, combined;
+  // The changes kept, the singles first (every single lever is tried before any combination):
+  // one storage, reserved once for the most there can be (issue 18: the singles, the
+  // combinations and the counts below were an allocation each, ~300 instructions and a free).
+  std::vector<Tried> kept;
+  size_t singles = 0;         // kept's first `singles` are single levers
   std::vector<Pick> fitting;  // the smallest fitting combinations found so far
   ScenarioEditor editor;      // the candidate, one storage for the whole search
   // The candidate's figures, one storage for the whole search (an Estimate made and destroyed
@@ -280,7 +324,7 @@ struct Search {
   // options the counts read (LoRA targets and rank, trainable layers, modules to save), only
   // the task, so each task's counts serve every candidate of it (issue 18: ~580 instructions a
   // candidate).
-  std::vector<std::pair<Task, ModelCounts>> counts;
+  TaskCounts counts;
   // The candidates' memory parts by the fields they read (memory/parts_memo.h): a part whose
   // fields an earlier candidate had is that candidate's (issue 18).
   memory::PartsMemo parts;
@@ -288,11 +332,7 @@ struct Search {
   // model and the counts above stay while the search runs (issue 18).
   ModuleSumsMemo module_sums;
 
-  const ModelCounts& counts_for(const Scenario& sc) {
-    for (const auto& [task, c] : counts)
-      if (task == sc.task) return c;
-    return counts.emplace_back(sc.task, count_model(sc)).second;
-  }
+  const ModelCounts& counts_for(const Scenario& sc) { return counts.of(sc); }
 
   // Whether a fitting combination lies inside `p`.
   bool covered(Pick p) const {
@@ -368,13 +408,12 @@ struct Search {
     if (ch.saves_bytes <= 0) return;  // never a "saving" that adds memory
     if (ch.fits) fitting.push_back(p);
     if (!single && !ch.fits) return;
-    if (!single && combined.size() >= kMaxCombined * 4) return;
+    if (!single && kept.size() - singles >= kMaxCombined * 4) return;
     staged.add_speed(&module_sums);
     const auto tps = useful_tokens_per_s(sc, m);
     if (tps && base_tps) ch.speed_factor = *tps / *base_tps;
     t.gpus = static_cast<int>(std::min<int64_t>(sc.gpu_count, 1 << 20));
-    if (!single && combined.empty()) combined.reserve(kMaxCombined * 4);  // its most, at once
-    (single ? singles : combined).push_back(t);
+    kept.push_back(t);
   }
 };
 
@@ -383,8 +422,7 @@ struct Search {
 // The order is that of a stable sort of the combinations, cut to the best, then a stable sort of
 // the singles followed by those: each list is sorted with its index as the tiebreak (a stable
 // order without a stable sort's buffer), and the two are merged, a single first among equals.
-std::vector<FoundChange> ranked(const std::vector<Tried>& singles,
-                                const std::vector<Tried>& combined) {
+std::vector<FoundChange> ranked(std::span<const Tried> singles, std::span<const Tried> combined) {
   auto better = [](const Tried& a, const Tried& b) {
     const FoundChange &x = a.change, &y = b.change;
     if (x.fits != y.fits) return x.fits;
@@ -397,7 +435,7 @@ std::vector<FoundChange> ranked(const std::vector<Tried>& singles,
   // singles) and kMaxCombined * 4 combinations. Not zeroed (2 x 256 pointers, ~520
   // instructions a search): order() writes the first n before any is read.
   std::array<const Tried*, UINT8_MAX + 1> one, many;
-  auto order = [&](const std::vector<Tried>& v, std::array<const Tried*, UINT8_MAX + 1>& out) {
+  auto order = [&](std::span<const Tried> v, std::array<const Tried*, UINT8_MAX + 1>& out) {
     const size_t n = std::min(v.size(), out.size());
     for (size_t i = 0; i < n; ++i) out[i] = &v[i];
     // Pointers into one vector: their order is the index order.
@@ -429,15 +467,10 @@ FoundChanges search_changes(const Scenario& s, ScenarioEditor editor, const Scen
   // Every candidate is a typed edit of the parsed scenario.
   Dimensions dims{found.levers};
   dimensions(s, given, e, catalog, dims);
-  Search search{dims, catalog, headroom, memory_needed(s, e), useful_tokens_per_s(s, e),
-                {},   {},      {},       std::move(editor),   {},
-                {},   {},      {}};
-  // The base's task and the levers' (LoRA, QLoRA): no reallocation, so that each task's counts
-  // keep the address the memory memo and the matrix sums key them by (memory/parts_memo.h,
-  // speed/training_speed.h ModuleSumsMemo).
-  search.counts.reserve(4);
+  Search search(dims, catalog, headroom, memory_needed(s, e), useful_tokens_per_s(s, e),
+                std::move(editor));
   // Each lever is tried alone once; combinations are kept up to kMaxCombined * 4: reserved once.
-  search.singles.reserve(found.levers.size());
+  search.kept.reserve(found.levers.size() + kMaxCombined * 4);
   search.fitting.reserve(found.levers.size());
   // No additive bound on a combination's savings: the peak is a maximum over phases (forward,
   // backward, optimizer step), so two levers that each lower a different phase save together
@@ -445,8 +478,11 @@ FoundChanges search_changes(const Scenario& s, ScenarioEditor editor, const Scen
   // combination gets its bytes-only estimate, which is what prunes before speed is estimated.
   // Smallest first: every combination of one size is tried before the next size, so that a
   // fitting one is known before any combination that contains it.
-  for (size_t size = 1; size <= kMaxLevers; ++size) search.try_size(size);
-  found.changes = ranked(search.singles, search.combined);
+  search.try_size(1);
+  search.singles = search.kept.size();
+  for (size_t size = 2; size <= kMaxLevers; ++size) search.try_size(size);
+  const std::span<const Tried> kept(search.kept);
+  found.changes = ranked(kept.first(search.singles), kept.subspan(search.singles));
   return found;
 }
 
