@@ -316,6 +316,9 @@ struct Search {
   size_t singles = 0;         // kept's first `singles` are single levers
   std::vector<Pick> fitting;  // the smallest fitting combinations found so far
   ScenarioEditor editor;      // the candidate, one storage for the whole search
+  // A combination's edit, its levers' merged: one storage for the whole search (an optional
+  // made per candidate was zeroed each time, ~55 instructions).
+  ScenarioEdit combination;
   // The candidate's figures, one storage for the whole search (an Estimate made and destroyed
   // per candidate cost ~0.2k instructions): each candidate's memory stage assigns its id,
   // counts and memory whole, and its speed is read only after add_speed made it anew.
@@ -389,14 +392,12 @@ struct Search {
       ch.levers[ch.count++] = index;
       ch.quality_class = std::max(ch.quality_class, dims.levers[index].quality_class);
     }
-    std::optional<ScenarioEdit> combination;
     if (!single) {
-      combination.emplace(dims.levers[ch.levers[0]].edit);
-      for (size_t i = 1; i < ch.count; ++i)
-        merge_into(*combination, dims.levers[ch.levers[i]].edit);
+      combination = dims.levers[ch.levers[0]].edit;
+      for (size_t i = 1; i < ch.count; ++i) merge_into(combination, dims.levers[ch.levers[i]].edit);
     }
     const Scenario& sc =
-        candidate(editor, single ? dims.levers[ch.levers[0]].edit : *combination, catalog);
+        candidate(editor, single ? dims.levers[ch.levers[0]].edit : combination, catalog);
     Estimate& m = estimated;
     m.performance.reset();  // no earlier candidate's speed is read as this one's
     // The bytes first; speed if kept.
