@@ -346,27 +346,23 @@ struct Search {
   // skips a dimension before it takes its levers in turn, and that does not already contain a
   // fitting one (those are not tried: only the smallest fitting combinations are kept). A
   // subtree whose decided levers already contain one is not walked.
-  void try_size(size_t size) {
-    Pick pick = 0;
-    size_t count = 0;
-    auto walk = [&](auto&& self, size_t dim) -> void {
-      if (count == size) {  // the other dimensions skipped
-        try_one(pick, count);
-        return;
+  void try_size(size_t size) { try_from(0, size, 0); }
+
+  // try_size's walk from dimension `from` on, `pick` the levers of the dimensions before it,
+  // `left` more to pick. Skipping a dimension comes before taking its levers, so the next
+  // dimension to take a lever from goes from the last that leaves room for the others down to
+  // `from` (one call per lever taken, not per dimension skipped: issue 18).
+  void try_from(size_t from, size_t left, Pick pick) {
+    if (left == 0) {
+      try_one(pick, static_cast<size_t>(std::popcount(pick)));
+      return;
+    }
+    if (dims.size() < from + left) return;  // too few dimensions left
+    for (size_t d = dims.size() - left + 1; d-- > from;)
+      for (size_t i = 0; i < dims.size(d); ++i) {
+        const Pick p = pick | Pick{1} << dims.index(d, i);
+        if (!covered(p)) try_from(d + 1, left - 1, p);
       }
-      if (dims.size() - dim < size - count) return;  // too few dimensions left
-      self(self, dim + 1);
-      ++count;
-      for (size_t i = 0; i < dims.size(dim); ++i) {
-        const Pick lever = Pick{1} << dims.index(dim, i);
-        if (covered(pick | lever)) continue;
-        pick |= lever;
-        self(self, dim + 1);
-        pick &= ~lever;
-      }
-      --count;
-    };
-    walk(walk, 0);
   }
 
   // An edit this model or GPU cannot take (e.g. TP beyond the heads) throws InputError: not
