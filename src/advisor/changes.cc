@@ -300,8 +300,7 @@ struct Search {
         headroom(room),
         need(needed),
         base_tps(tps),
-        editor(std::move(e)),
-        estimated(),
+        editor(std::move(e)),  // `estimated` not zeroed: a candidate reads only what it wrote
         parts(),
         module_sums() {}
 
