@@ -190,12 +190,22 @@ void ScenarioEditor::derive_engine(const ScenarioGiven& given) {
   if (engine_ == Engine::kDerived && engine_task_ == s.task && engine_weights_ == s.weights.get() &&
       engine_gpu_.get() == s.gpu.get())
     return;
+  const Scenario& b = *base_;
+  // A defaulted engine with no release given is what rederive_engine makes for the base's own
+  // task, weights and GPU: resolve_engine (parse_scenario) and rederive_engine (edited) made it
+  // with the same two steps (default_engine, set_release without a version) from those fields
+  // and the model. So the base's fields serve for its key (issue 18: a derivation, ~630
+  // instructions, at the first edit of every search and at each return to the base's key).
+  const bool base_key = b.engine_defaulted && !given.engine_version && s.task == b.task &&
+                        s.weights.get() == b.weights.get() && s.gpu.get() == b.gpu.get();
+  if (engine_ == Engine::kBase && base_key) return;
   if (engine_ != Engine::kBase) {
-    const Scenario& b = *base_;
     s.engine = b.engine;
     s.engine_version = b.engine_version;
     s.engine_basis = b.engine_basis;
     s.engine_defaulted = b.engine_defaulted;
+    engine_ = Engine::kBase;
+    if (base_key) return;
   }
   engine_ = Engine::kStale;
   rederive_engine(*catalog_, given.engine, given.engine_version, s);

@@ -9,6 +9,7 @@
 
 #include "gpusizer/error.h"
 #include "gpusizer/json/scenario.h"
+#include "scenario/engine_choice.h"
 
 namespace gpusizer {
 namespace {
@@ -349,6 +350,44 @@ TEST(ScenarioEdit, EditorGivesEditedsScenarioForEveryEdit) {
   EXPECT_EQ(back.engine, "vllm");
   EXPECT_EQ(back.gpu->id, "h100-sxm5-80gb");
   EXPECT_EQ(back.traffic->prompt_len, static_cast<double>(parsed.prompt_len));
+}
+
+// The editor keeps the base's engine fields for the base's own task, weights and GPU when the
+// input named neither the engine nor its release: derived again (rederive_engine, as edited()
+// derives them) they are the same, since parse_scenario made them with the same steps from the
+// same fields. Serving on an H100 (vLLM, its newest release 0.11), GGUF weights (llama.cpp, one
+// rule set), an Apple GPU (llama.cpp), LoRA and full training (HF transformers, "all" releases but
+// 4.35).
+TEST(ScenarioEdit, BaseEngineIsTheDerivationForItsOwnKey) {
+  const std::vector<nlohmann::json> inputs = {
+      {{"model", "llama-2-7b"}, {"gpu", "h100-sxm5-80gb"}},
+      {{"model", "llama-2-7b"}, {"weights", "q4_k_m"}, {"gpu", "rtx-4090-24gb"}},
+      {{"model", "llama-2-7b"}, {"gpu", "apple-m2-ultra-192gb"}},
+      {{"model", "llama-2-7b"}, {"task", "lora"}, {"gpu", "a100-sxm4-80gb"}},
+      {{"model", "qwen3-32b"}, {"task", "full"}, {"gpu", "h100"}, {"gpu_count", 8}},
+  };
+  for (const nlohmann::json& input : inputs) {
+    ScenarioGiven given;
+    const Scenario parsed = parse_scenario(input, cat(), given);
+    ASSERT_TRUE(parsed.engine_defaulted) << input.dump();
+    ASSERT_FALSE(given.engine || given.engine_version) << input.dump();
+    Scenario derived = parsed;
+    rederive_engine(cat(), false, false, derived);
+    EXPECT_EQ(derived.engine, parsed.engine) << input.dump();
+    EXPECT_EQ(derived.engine_version, parsed.engine_version) << input.dump();
+    EXPECT_EQ(derived.engine_basis, parsed.engine_basis) << input.dump();
+    EXPECT_TRUE(derived.engine_defaulted) << input.dump();
+    // Through the editor, back at the base's key after another engine's derivation.
+    ScenarioEditor editor(parsed, given, cat());
+    const Task other = is_training(parsed.task) ? Task::kQlora : Task::kInference;
+    editor.edit({.task = other, .weights = is_training(parsed.task) ? "nf4" : "int8"});
+    const Scenario& back = editor.edit({});
+    EXPECT_EQ(back.engine, parsed.engine) << input.dump();
+    EXPECT_EQ(back.engine_basis, parsed.engine_basis) << input.dump();
+  }
+  const Scenario serve = parse_scenario(inputs[0], cat());
+  EXPECT_EQ(serve.engine, "vllm");
+  EXPECT_EQ(serve.engine_version, "0.11");
 }
 
 // The same for training with a release given and the default engine (HF transformers 4.35): the
