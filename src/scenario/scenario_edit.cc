@@ -3,6 +3,9 @@
 // cross-field checks (validate, scenario.cc).
 #include "gpusizer/scenario_edit.h"
 
+#include <functional>
+#include <vector>
+
 #include "gpusizer/error.h"
 #include "scenario/defaults.h"
 #include "scenario/engine_choice.h"
@@ -137,6 +140,13 @@ void set_format(FormatRef& field, const FormatRef& row) {
   if (field.get() != row.get()) field = row;
 }
 
+// Whether `row` is one of the catalog's own rows (not a format built by hand).
+bool catalog_row(const NumberFormat* row, const Catalog& catalog) {
+  const std::vector<NumberFormat>& rows = catalog.formats();
+  const std::less<const NumberFormat*> before;
+  return !before(row, rows.data()) && before(row, rows.data() + rows.size());
+}
+
 // The catalog's row `id` for `role` (Catalog::format_ref): the one `held` when it is a catalog row
 // with that id (an earlier edit looked it up for the same role; the base's may be no catalog
 // row), else looked up.
@@ -230,8 +240,16 @@ void ScenarioEditor::set_kv(const ScenarioEdit& e, bool kv_given) {
   }
   if (kv_weights_ == s.weights.get()) return;
   kv_weights_ = nullptr;
-  set_format(s.kv_cache, format_row(s.kv_cache, base_->kv_cache, default_kv_id(*s.weights),
-                                    *catalog_, "kv", "kv_cache"));
+  // The base's row when it is the catalog's own row with the default's id: the row the lookup
+  // finds (the ids are unique, and a default KV id, fp16, fp32 or bf16, names a KV format). At
+  // the first edit and on each return to the base's weights (issue 18: a lookup, ~300
+  // instructions).
+  const std::string_view id = default_kv_id(*s.weights);
+  const FormatRef& base_kv = base_->kv_cache;
+  if (base_kv->id == id && catalog_row(base_kv.get(), *catalog_))
+    set_format(s.kv_cache, base_kv);
+  else
+    set_format(s.kv_cache, format_row(s.kv_cache, base_kv, id, *catalog_, "kv", "kv_cache"));
   kv_weights_ = s.weights.get();
 }
 

@@ -9,6 +9,7 @@
 
 #include "gpusizer/error.h"
 #include "gpusizer/json/scenario.h"
+#include "scenario/defaults.h"
 #include "scenario/engine_choice.h"
 
 namespace gpusizer {
@@ -388,6 +389,32 @@ TEST(ScenarioEdit, BaseEngineIsTheDerivationForItsOwnKey) {
   const Scenario serve = parse_scenario(inputs[0], cat());
   EXPECT_EQ(serve.engine, "vllm");
   EXPECT_EQ(serve.engine_version, "0.11");
+}
+
+// An unnamed KV format is the default for the weights (fp16 for fp16, fp32 for fp32, else bf16),
+// and the editor keeps the base's row for it when that row is the catalog's own with the
+// default's id. Every default names a KV format, so the row is the one the lookup finds. A
+// base whose row is built by hand (same id "bf16", 12 bits) is not kept: the edit takes the
+// catalog's bf16 row (16 bits), as parse_scenario gives for the same JSON.
+TEST(ScenarioEdit, UnnamedKvRowIsTheCatalogsDefault) {
+  for (const NumberFormat& w : cat().formats()) {
+    if (!w.usable_for_role("weights")) continue;
+    EXPECT_TRUE(cat().format(default_kv_id(w), "kv", "kv_cache").usable_for_role("kv")) << w.id;
+  }
+  const nlohmann::json serve = {{"model", "llama-2-7b"}, {"gpu", "h100-sxm5-80gb"}};
+  ScenarioGiven given;
+  Scenario parsed = parse_scenario(serve, cat(), given);
+  ASSERT_EQ(parsed.kv_cache->id, "bf16");
+  ScenarioEditor editor(parsed, given, cat());
+  EXPECT_EQ(editor.edit({.seq_len = 1024}).kv_cache.get(), parsed.kv_cache.get());
+  EXPECT_EQ(editor.edit({.weights = "int8"}).kv_cache.get(), parsed.kv_cache.get());
+  NumberFormat by_hand = *parsed.kv_cache;
+  by_hand.bits_per_value = 12;
+  parsed.kv_cache = by_hand;
+  ScenarioEditor over_hand(parsed, given, cat());
+  const Scenario& e = over_hand.edit({.seq_len = 1024});
+  EXPECT_EQ(e.kv_cache.get(), &cat().format("bf16", "kv", "kv_cache"));
+  EXPECT_EQ(e.kv_cache->bits_per_value, 16);
 }
 
 // The same for training with a release given and the default engine (HF transformers 4.35): the
