@@ -272,7 +272,11 @@ class TaskCounts {
     for (; i < n_; ++i)
       if (tasks_[i] == sc.task) return *counts_[i];
     if (i == counts_.size()) throw std::logic_error("changes_to_fit: more tasks than kept");
-    const ModelCounts& counted = counts_[i].emplace(count_model(sc));  // first: it may throw
+    // count_model's two halves: the model's own counts (its parameters and matrices, the same
+    // for every task: made once, ~450 instructions) and the task's (count_training).
+    if (!model_) model_.emplace(sc.model);
+    ModelCounts& counted = counts_[i].emplace(*model_);
+    count_training(sc, counted);  // may throw: the slot is not counted
     tasks_[i] = sc.task;
     ++n_;
     return counted;
@@ -282,6 +286,7 @@ class TaskCounts {
   std::array<Task, 4> tasks_;
   std::array<std::optional<ModelCounts>, 4> counts_;
   size_t n_ = 0;
+  std::optional<ModelCounts> model_;  // ModelCounts(model), before any task's part
 };
 
 struct Tried {
