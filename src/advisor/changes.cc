@@ -264,7 +264,7 @@ using Pick = uint64_t;
 // LoRA, QLoRA). A vector of them was an allocation a search (~300 instructions and a free).
 class TaskCounts {
  public:
-  // Not zeroed (~2.1k bytes): only the slots counted are read.
+  // Not zeroed (five ModelCounts, ~4.8k bytes): only the slots counted are read.
   TaskCounts() {}  // NOLINT(modernize-use-equals-default): `= default` would zero it
 
   const ModelCounts& of(const Scenario& sc) {
