@@ -13,7 +13,10 @@
 
 #include <algorithm>
 #include <array>
+#include <bit>
 #include <charconv>
+#include <optional>
+#include <span>
 #include <stdexcept>
 
 #include "advisor/candidates.h"
@@ -29,8 +32,9 @@ namespace gpusizer {
 namespace {
 
 constexpr size_t kMaxLevers = kMaxChangeLevers;  // levers in one combination
-constexpr size_t kMaxCombined = 8;  // fitting combinations of two or more levers returned
-constexpr size_t kMaxDims = 8;      // dimensions (training has at most 7)
+constexpr size_t kMaxCombined = 8;       // fitting combinations of two or more levers returned
+constexpr size_t kMaxDims = 8;           // dimensions (training has at most 7)
+constexpr size_t kMaxSearchLevers = 64;  // levers of a search (at most 14): a Pick's bits
 
 // The levers, dimension by dimension, in one vector (a lever's price in words is a literal:
 // none is formatted, issue 18). A dimension is a run of alternatives (one weights format, one
@@ -44,7 +48,7 @@ struct Dimensions {
   // The levers added since the last end are a dimension; none, no dimension.
   void end() {
     if (levers.size() == begin[count]) return;
-    if (count == kMaxDims || levers.size() > UINT8_MAX)
+    if (count == kMaxDims || levers.size() > kMaxSearchLevers)
       throw std::logic_error("changes_to_fit: more dimensions or levers than kept");
     begin[++count] = static_cast<uint8_t>(levers.size());
   }
@@ -250,35 +254,75 @@ void dimensions(const Scenario& s, const ScenarioGiven& given, const Estimate& e
   batch_levers(s, given, e, train, d);
 }
 
-// A combination: the lever index per dimension, -1 for none. Held in place (a search walks a
-// few hundred of them per line).
-struct Pick {
-  std::array<int8_t, kMaxDims> lever;
-  uint8_t count = 0;  // levers picked
+// A combination: a bit per lever picked (its flat index in Dimensions), at most one of each
+// dimension. A combination lies inside another when its bits do (issue 18: one test, where a
+// lever per dimension compared cost ~4k instructions a search in the walk).
+using Pick = uint64_t;
+
+// The model counted per task, held in place: a task's counts keep their address (the memory
+// memo and the matrix sums key them by it); a search meets at most three tasks (the base's,
+// LoRA, QLoRA). A vector of them was an allocation a search (~300 instructions and a free).
+class TaskCounts {
+ public:
+  // Not zeroed (five ModelCounts, ~4.8k bytes): only the slots counted are read.
+  TaskCounts() {}  // NOLINT(modernize-use-equals-default): `= default` would zero it
+
+  const ModelCounts& of(const Scenario& sc) {
+    size_t i = 0;
+    for (; i < n_; ++i)
+      if (tasks_[i] == sc.task) return *counts_[i];
+    if (i == counts_.size()) throw std::logic_error("changes_to_fit: more tasks than kept");
+    // count_model's two halves: the model's own counts (its parameters and matrices, the same
+    // for every task: made once, ~450 instructions) and the task's (count_training).
+    if (!model_) model_.emplace(sc.model);
+    ModelCounts& counted = counts_[i].emplace(*model_);
+    count_training(sc, counted);  // may throw: the slot is not counted
+    tasks_[i] = sc.task;
+    ++n_;
+    return counted;
+  }
+
+ private:
+  std::array<Task, 4> tasks_;
+  std::array<std::optional<ModelCounts>, 4> counts_;
+  size_t n_ = 0;
+  std::optional<ModelCounts> model_;  // ModelCounts(model), before any task's part
 };
 
 struct Tried {
-  Pick pick;
   FoundChange change;
   int gpus = 0;
 };
 
-bool contains(const Pick& big, const Pick& small, size_t dims) {
-  for (size_t i = 0; i < dims; ++i)
-    if (small.lever[i] >= 0 && small.lever[i] != big.lever[i]) return false;
-  return true;
-}
-
 // The search over combinations: what the scenario needs now, the editor of the parsed scenario
 // the edits apply to.
 struct Search {
+  // Not an aggregate: its brace initialisation zeroed the whole object first (~8.5k bytes).
+  Search(const Dimensions& d, const Catalog& c, double room, double needed,
+         std::optional<double> tps, ScenarioEditor&& e)
+      : dims(d),
+        catalog(c),
+        headroom(room),
+        need(needed),
+        base_tps(tps),
+        editor(std::move(e)),  // `estimated` not zeroed: a candidate reads only what it wrote
+        parts(),
+        module_sums() {}
+
   const Dimensions& dims;
   const Catalog& catalog;
   double headroom, need;
   std::optional<double> base_tps;
-  std::vector<Tried> singles, combined;
+  // The changes kept, the singles first (every single lever is tried before any combination):
+  // one storage, reserved once for the most there can be (issue 18: the singles, the
+  // combinations and the counts below were an allocation each, ~300 instructions and a free).
+  std::vector<Tried> kept;
+  size_t singles = 0;         // kept's first `singles` are single levers
   std::vector<Pick> fitting;  // the smallest fitting combinations found so far
   ScenarioEditor editor;      // the candidate, one storage for the whole search
+  // A combination's edit, its levers' merged: one storage for the whole search (an optional
+  // made per candidate was zeroed each time, ~55 instructions).
+  ScenarioEdit combination;
   // The candidate's figures, one storage for the whole search (an Estimate made and destroyed
   // per candidate cost ~0.2k instructions): each candidate's memory stage assigns its id,
   // counts and memory whole, and its speed is read only after add_speed made it anew.
@@ -287,7 +331,7 @@ struct Search {
   // options the counts read (LoRA targets and rank, trainable layers, modules to save), only
   // the task, so each task's counts serve every candidate of it (issue 18: ~580 instructions a
   // candidate).
-  std::vector<std::pair<Task, ModelCounts>> counts;
+  TaskCounts counts;
   // The candidates' memory parts by the fields they read (memory/parts_memo.h): a part whose
   // fields an earlier candidate had is that candidate's (issue 18).
   memory::PartsMemo parts;
@@ -295,55 +339,41 @@ struct Search {
   // model and the counts above stay while the search runs (issue 18).
   ModuleSumsMemo module_sums;
 
-  const ModelCounts& counts_for(const Scenario& sc) {
-    for (const auto& [task, c] : counts)
-      if (task == sc.task) return c;
-    return counts.emplace_back(sc.task, count_model(sc)).second;
-  }
+  const ModelCounts& counts_for(const Scenario& sc) { return counts.of(sc); }
 
-  // Whether a fitting combination lies inside the levers `p` picked from the first `decided`
-  // dimensions (all of them: inside `p`).
-  bool covered(const Pick& p, size_t decided) const {
-    return std::any_of(fitting.begin(), fitting.end(), [&](const Pick& f) {
-      for (size_t d = decided; d < dims.size(); ++d)
-        if (f.lever[d] >= 0) return false;
-      return contains(p, f, decided);
-    });
+  // Whether a fitting combination lies inside `p`.
+  bool covered(Pick p) const {
+    return std::any_of(fitting.begin(), fitting.end(), [p](Pick f) { return (f & ~p) == 0; });
   }
 
   // Every combination of exactly `size` levers, one per dimension, in the order of a walk that
   // skips a dimension before it takes its levers in turn, and that does not already contain a
   // fitting one (those are not tried: only the smallest fitting combinations are kept). A
   // subtree whose decided levers already contain one is not walked.
-  void try_size(size_t size) {
-    Pick pick;
-    pick.lever.fill(-1);
-    auto walk = [&](auto&& self, size_t dim) -> void {
-      if (pick.count == size) {
-        if (dim == dims.size())
-          try_one(pick);
-        else
-          self(self, dims.size());  // the other dimensions skipped
-        return;
+  void try_size(size_t size) { try_from(0, size, 0); }
+
+  // try_size's walk from dimension `from` on, `pick` the levers of the dimensions before it,
+  // `left` more to pick. Skipping a dimension comes before taking its levers, so the next
+  // dimension to take a lever from goes from the last that leaves room for the others down to
+  // `from` (one call per lever taken, not per dimension skipped: issue 18).
+  void try_from(size_t from, size_t left, Pick pick) {
+    if (left == 0) {
+      try_one(pick, static_cast<size_t>(std::popcount(pick)));
+      return;
+    }
+    if (dims.size() < from + left) return;  // too few dimensions left
+    for (size_t d = dims.size() - left + 1; d-- > from;)
+      for (size_t i = 0; i < dims.size(d); ++i) {
+        const Pick p = pick | Pick{1} << dims.index(d, i);
+        if (!covered(p)) try_from(d + 1, left - 1, p);
       }
-      if (dims.size() - dim < size - pick.count) return;  // too few dimensions left
-      self(self, dim + 1);
-      ++pick.count;
-      for (size_t i = 0; i < dims.size(dim); ++i) {
-        pick.lever[dim] = static_cast<int8_t>(i);
-        if (!covered(pick, dim + 1)) self(self, dim + 1);
-      }
-      --pick.count;
-      pick.lever[dim] = -1;
-    };
-    walk(walk, 0);
   }
 
   // An edit this model or GPU cannot take (e.g. TP beyond the heads) throws InputError: not
   // offered.
-  void try_one(const Pick& p) {
+  void try_one(Pick p, size_t count) {
     try {
-      try_combination(p);
+      try_combination(p, count);
     } catch (const InputError&) {
     }
   }
@@ -352,24 +382,22 @@ struct Search {
   // changes that are kept). Throws InputError for an edit the model or GPU cannot take (try_one).
   // A single lever's edit is its own; a combination's is merged here, and again only when its
   // patch is written.
-  void try_combination(const Pick& p) {
-    const bool single = p.count == 1;
-    Tried t{p, {}, 0};
+  void try_combination(Pick p, size_t count) {
+    const bool single = count == 1;
+    Tried t{};
     FoundChange& ch = t.change;
-    for (size_t d = 0; d < dims.size(); ++d) {
-      if (p.lever[d] < 0) continue;
-      const uint8_t index = dims.index(d, static_cast<size_t>(p.lever[d]));
+    // The levers in the order of their dimensions: their flat indices ascending.
+    for (Pick rest = p; rest != 0; rest &= rest - 1) {
+      const auto index = static_cast<uint8_t>(std::countr_zero(rest));
       ch.levers[ch.count++] = index;
       ch.quality_class = std::max(ch.quality_class, dims.levers[index].quality_class);
     }
-    std::optional<ScenarioEdit> combination;
     if (!single) {
-      combination.emplace(dims.levers[ch.levers[0]].edit);
-      for (size_t i = 1; i < ch.count; ++i)
-        merge_into(*combination, dims.levers[ch.levers[i]].edit);
+      combination = dims.levers[ch.levers[0]].edit;
+      for (size_t i = 1; i < ch.count; ++i) merge_into(combination, dims.levers[ch.levers[i]].edit);
     }
     const Scenario& sc =
-        candidate(editor, single ? dims.levers[ch.levers[0]].edit : *combination, catalog);
+        candidate(editor, single ? dims.levers[ch.levers[0]].edit : combination, catalog);
     Estimate& m = estimated;
     m.performance.reset();  // no earlier candidate's speed is read as this one's
     // The bytes first; speed if kept.
@@ -381,13 +409,12 @@ struct Search {
     if (ch.saves_bytes <= 0) return;  // never a "saving" that adds memory
     if (ch.fits) fitting.push_back(p);
     if (!single && !ch.fits) return;
-    if (!single && combined.size() >= kMaxCombined * 4) return;
+    if (!single && kept.size() - singles >= kMaxCombined * 4) return;
     staged.add_speed(&module_sums);
     const auto tps = useful_tokens_per_s(sc, m);
     if (tps && base_tps) ch.speed_factor = *tps / *base_tps;
     t.gpus = static_cast<int>(std::min<int64_t>(sc.gpu_count, 1 << 20));
-    if (!single && combined.empty()) combined.reserve(kMaxCombined * 4);  // its most, at once
-    (single ? singles : combined).push_back(t);
+    kept.push_back(t);
   }
 };
 
@@ -396,8 +423,7 @@ struct Search {
 // The order is that of a stable sort of the combinations, cut to the best, then a stable sort of
 // the singles followed by those: each list is sorted with its index as the tiebreak (a stable
 // order without a stable sort's buffer), and the two are merged, a single first among equals.
-std::vector<FoundChange> ranked(const std::vector<Tried>& singles,
-                                const std::vector<Tried>& combined) {
+std::vector<FoundChange> ranked(std::span<const Tried> singles, std::span<const Tried> combined) {
   auto better = [](const Tried& a, const Tried& b) {
     const FoundChange &x = a.change, &y = b.change;
     if (x.fits != y.fits) return x.fits;
@@ -410,7 +436,7 @@ std::vector<FoundChange> ranked(const std::vector<Tried>& singles,
   // singles) and kMaxCombined * 4 combinations. Not zeroed (2 x 256 pointers, ~520
   // instructions a search): order() writes the first n before any is read.
   std::array<const Tried*, UINT8_MAX + 1> one, many;
-  auto order = [&](const std::vector<Tried>& v, std::array<const Tried*, UINT8_MAX + 1>& out) {
+  auto order = [&](std::span<const Tried> v, std::array<const Tried*, UINT8_MAX + 1>& out) {
     const size_t n = std::min(v.size(), out.size());
     for (size_t i = 0; i < n; ++i) out[i] = &v[i];
     // Pointers into one vector: their order is the index order.
@@ -442,15 +468,10 @@ FoundChanges search_changes(const Scenario& s, ScenarioEditor editor, const Scen
   // Every candidate is a typed edit of the parsed scenario.
   Dimensions dims{found.levers};
   dimensions(s, given, e, catalog, dims);
-  Search search{dims, catalog, headroom, memory_needed(s, e), useful_tokens_per_s(s, e),
-                {},   {},      {},       std::move(editor),   {},
-                {},   {},      {}};
-  // The base's task and the levers' (LoRA, QLoRA): no reallocation, so that each task's counts
-  // keep the address the memory memo and the matrix sums key them by (memory/parts_memo.h,
-  // speed/training_speed.h ModuleSumsMemo).
-  search.counts.reserve(4);
+  Search search(dims, catalog, headroom, memory_needed(s, e), useful_tokens_per_s(s, e),
+                std::move(editor));
   // Each lever is tried alone once; combinations are kept up to kMaxCombined * 4: reserved once.
-  search.singles.reserve(found.levers.size());
+  search.kept.reserve(found.levers.size() + kMaxCombined * 4);
   search.fitting.reserve(found.levers.size());
   // No additive bound on a combination's savings: the peak is a maximum over phases (forward,
   // backward, optimizer step), so two levers that each lower a different phase save together
@@ -458,8 +479,11 @@ FoundChanges search_changes(const Scenario& s, ScenarioEditor editor, const Scen
   // combination gets its bytes-only estimate, which is what prunes before speed is estimated.
   // Smallest first: every combination of one size is tried before the next size, so that a
   // fitting one is known before any combination that contains it.
-  for (size_t size = 1; size <= kMaxLevers; ++size) search.try_size(size);
-  found.changes = ranked(search.singles, search.combined);
+  search.try_size(1);
+  search.singles = search.kept.size();
+  for (size_t size = 2; size <= kMaxLevers; ++size) search.try_size(size);
+  const std::span<const Tried> kept(search.kept);
+  found.changes = ranked(kept.first(search.singles), kept.subspan(search.singles));
   return found;
 }
 

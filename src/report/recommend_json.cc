@@ -63,10 +63,15 @@ struct ChangeWords {
 void describe_change(JsonWriter& w, const ChangeWords& words, const ScenarioEdit& edit,
                      const ChangeFigures& figures) {
   w.begin_object();
-  w.key("change");
-  w.joined(words.name, " + ");
-  w.key("cost");
-  w.joined(words.cost, "; ");
+  if (words.name.size() == 1 && words.cost.size() == 1) {  // a key and its string in one call
+    w.literal_string("change", words.name[0]);
+    w.literal_string("cost", words.cost[0]);
+  } else {
+    w.key("change");
+    w.joined(words.name, " + ");
+    w.key("cost");
+    w.joined(words.cost, "; ");
+  }
   w.field("fits", figures.fits);
   w.key("levers");
   w.begin_array();

@@ -3,6 +3,9 @@
 // cross-field checks (validate, scenario.cc).
 #include "gpusizer/scenario_edit.h"
 
+#include <functional>
+#include <vector>
+
 #include "gpusizer/error.h"
 #include "scenario/defaults.h"
 #include "scenario/engine_choice.h"
@@ -137,6 +140,13 @@ void set_format(FormatRef& field, const FormatRef& row) {
   if (field.get() != row.get()) field = row;
 }
 
+// Whether `row` is one of the catalog's own rows (not a format built by hand).
+bool catalog_row(const NumberFormat* row, const Catalog& catalog) {
+  const std::vector<NumberFormat>& rows = catalog.formats();
+  const std::less<const NumberFormat*> before;
+  return !before(row, rows.data()) && before(row, rows.data() + rows.size());
+}
+
 // The catalog's row `id` for `role` (Catalog::format_ref): the one `held` when it is a catalog row
 // with that id (an earlier edit looked it up for the same role; the base's may be no catalog
 // row), else looked up.
@@ -190,12 +200,22 @@ void ScenarioEditor::derive_engine(const ScenarioGiven& given) {
   if (engine_ == Engine::kDerived && engine_task_ == s.task && engine_weights_ == s.weights.get() &&
       engine_gpu_.get() == s.gpu.get())
     return;
+  const Scenario& b = *base_;
+  // A defaulted engine with no release given is what rederive_engine makes for the base's own
+  // task, weights and GPU: resolve_engine (parse_scenario) and rederive_engine (edited) made it
+  // with the same two steps (default_engine, set_release without a version) from those fields
+  // and the model. So the base's fields serve for its key (issue 18: a derivation, ~630
+  // instructions, at the first edit of every search and at each return to the base's key).
+  const bool base_key = b.engine_defaulted && !given.engine_version && s.task == b.task &&
+                        s.weights.get() == b.weights.get() && s.gpu.get() == b.gpu.get();
+  if (engine_ == Engine::kBase && base_key) return;
   if (engine_ != Engine::kBase) {
-    const Scenario& b = *base_;
     s.engine = b.engine;
     s.engine_version = b.engine_version;
     s.engine_basis = b.engine_basis;
     s.engine_defaulted = b.engine_defaulted;
+    engine_ = Engine::kBase;
+    if (base_key) return;
   }
   engine_ = Engine::kStale;
   rederive_engine(*catalog_, given.engine, given.engine_version, s);
@@ -220,8 +240,16 @@ void ScenarioEditor::set_kv(const ScenarioEdit& e, bool kv_given) {
   }
   if (kv_weights_ == s.weights.get()) return;
   kv_weights_ = nullptr;
-  set_format(s.kv_cache, format_row(s.kv_cache, base_->kv_cache, default_kv_id(*s.weights),
-                                    *catalog_, "kv", "kv_cache"));
+  // The base's row when it is the catalog's own row with the default's id: the row the lookup
+  // finds (the ids are unique, and a default KV id, fp16, fp32 or bf16, names a KV format). At
+  // the first edit and on each return to the base's weights (issue 18: a lookup, ~300
+  // instructions).
+  const std::string_view id = default_kv_id(*s.weights);
+  const FormatRef& base_kv = base_->kv_cache;
+  if (base_kv->id == id && catalog_row(base_kv.get(), *catalog_))
+    set_format(s.kv_cache, base_kv);
+  else
+    set_format(s.kv_cache, format_row(s.kv_cache, base_kv, id, *catalog_, "kv", "kv_cache"));
   kv_weights_ = s.weights.get();
 }
 

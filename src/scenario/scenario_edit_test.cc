@@ -9,6 +9,8 @@
 
 #include "gpusizer/error.h"
 #include "gpusizer/json/scenario.h"
+#include "scenario/defaults.h"
+#include "scenario/engine_choice.h"
 
 namespace gpusizer {
 namespace {
@@ -349,6 +351,70 @@ TEST(ScenarioEdit, EditorGivesEditedsScenarioForEveryEdit) {
   EXPECT_EQ(back.engine, "vllm");
   EXPECT_EQ(back.gpu->id, "h100-sxm5-80gb");
   EXPECT_EQ(back.traffic->prompt_len, static_cast<double>(parsed.prompt_len));
+}
+
+// The editor keeps the base's engine fields for the base's own task, weights and GPU when the
+// input named neither the engine nor its release: derived again (rederive_engine, as edited()
+// derives them) they are the same, since parse_scenario made them with the same steps from the
+// same fields. Serving on an H100 (vLLM, its newest release 0.11), GGUF weights (llama.cpp, one
+// rule set), an Apple GPU (llama.cpp), LoRA and full training (HF transformers, "all" releases but
+// 4.35).
+TEST(ScenarioEdit, BaseEngineIsTheDerivationForItsOwnKey) {
+  const std::vector<nlohmann::json> inputs = {
+      {{"model", "llama-2-7b"}, {"gpu", "h100-sxm5-80gb"}},
+      {{"model", "llama-2-7b"}, {"weights", "q4_k_m"}, {"gpu", "rtx-4090-24gb"}},
+      {{"model", "llama-2-7b"}, {"gpu", "apple-m2-ultra-192gb"}},
+      {{"model", "llama-2-7b"}, {"task", "lora"}, {"gpu", "a100-sxm4-80gb"}},
+      {{"model", "qwen3-32b"}, {"task", "full"}, {"gpu", "h100"}, {"gpu_count", 8}},
+  };
+  for (const nlohmann::json& input : inputs) {
+    ScenarioGiven given;
+    const Scenario parsed = parse_scenario(input, cat(), given);
+    ASSERT_TRUE(parsed.engine_defaulted) << input.dump();
+    ASSERT_FALSE(given.engine || given.engine_version) << input.dump();
+    Scenario derived = parsed;
+    rederive_engine(cat(), false, false, derived);
+    EXPECT_EQ(derived.engine, parsed.engine) << input.dump();
+    EXPECT_EQ(derived.engine_version, parsed.engine_version) << input.dump();
+    EXPECT_EQ(derived.engine_basis, parsed.engine_basis) << input.dump();
+    EXPECT_TRUE(derived.engine_defaulted) << input.dump();
+    // Through the editor, back at the base's key after another engine's derivation.
+    ScenarioEditor editor(parsed, given, cat());
+    const Task other = is_training(parsed.task) ? Task::kQlora : Task::kInference;
+    editor.edit({.task = other, .weights = is_training(parsed.task) ? "nf4" : "int8"});
+    const Scenario& back = editor.edit({});
+    EXPECT_EQ(back.engine, parsed.engine) << input.dump();
+    EXPECT_EQ(back.engine_basis, parsed.engine_basis) << input.dump();
+  }
+  const Scenario serve = parse_scenario(inputs[0], cat());
+  EXPECT_EQ(serve.engine, "vllm");
+  EXPECT_EQ(serve.engine_version, "0.11");
+}
+
+// An unnamed KV format is the default for the weights (fp16 for fp16, fp32 for fp32, else bf16),
+// and the editor keeps the base's row for it when that row is the catalog's own with the
+// default's id. Every default names a KV format, so the row is the one the lookup finds. A
+// base whose row is built by hand (same id "bf16", 12 bits) is not kept: the edit takes the
+// catalog's bf16 row (16 bits), as parse_scenario gives for the same JSON.
+TEST(ScenarioEdit, UnnamedKvRowIsTheCatalogsDefault) {
+  for (const NumberFormat& w : cat().formats()) {
+    if (!w.usable_for_role("weights")) continue;
+    EXPECT_TRUE(cat().format(default_kv_id(w), "kv", "kv_cache").usable_for_role("kv")) << w.id;
+  }
+  const nlohmann::json serve = {{"model", "llama-2-7b"}, {"gpu", "h100-sxm5-80gb"}};
+  ScenarioGiven given;
+  Scenario parsed = parse_scenario(serve, cat(), given);
+  ASSERT_EQ(parsed.kv_cache->id, "bf16");
+  ScenarioEditor editor(parsed, given, cat());
+  EXPECT_EQ(editor.edit({.seq_len = 1024}).kv_cache.get(), parsed.kv_cache.get());
+  EXPECT_EQ(editor.edit({.weights = "int8"}).kv_cache.get(), parsed.kv_cache.get());
+  NumberFormat by_hand = *parsed.kv_cache;
+  by_hand.bits_per_value = 12;
+  parsed.kv_cache = by_hand;
+  ScenarioEditor over_hand(parsed, given, cat());
+  const Scenario& e = over_hand.edit({.seq_len = 1024});
+  EXPECT_EQ(e.kv_cache.get(), &cat().format("bf16", "kv", "kv_cache"));
+  EXPECT_EQ(e.kv_cache->bits_per_value, 16);
 }
 
 // The same for training with a release given and the default engine (HF transformers 4.35): the
