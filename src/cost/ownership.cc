@@ -255,6 +255,9 @@ Ownership ownership(const Scenario& s, const std::optional<PerformanceEstimate>&
                     const std::string& region, OwnershipText text, const NodePlan* plan) {
   Ownership o;
   if (s.gpu) {
+    // At most three lines (cloud or not rented, on-prem, the smallest server): one allocation
+    // instead of one per doubling (issue 18).
+    if (text == OwnershipText::kBasis) o.basis.reserve(3);
     Use use;
     use.tokens_per_s = useful_tokens_per_s(s, performance);
     if (performance && performance->time_to_train_s) use.run_s = *performance->time_to_train_s;

@@ -51,13 +51,41 @@ const BandedFigures& banded_figures() {
   return figures;
 }
 
+// The "bands" basis: each band's line, written straight into the basis (issue 18: the lines
+// were gathered in a string of their own and copied), taken back when the same line is already
+// there (two bands of the same text).
+void write_band_lines(Basis& basis, const SpeedBand* const* written, size_t n_written) {
+  basis.set_with("bands", [&](std::string& out) {
+    out.append(
+        "measured value within [low, high] for about 90% of published measurements of the kind "
+        "(outer rate errors of the calibration half, a distribution-free interval, "
+        "data/speed_bands.json; times and costs take the inverse): ");
+    const size_t first = out.size();
+    for (size_t k = 0; k < n_written; ++k) {
+      const SpeedBand* band = written[k];
+      const size_t before = out.size();
+      if (k > 0) out += "; ";
+      const size_t start = out.size();
+      append_text(
+          out, band->kind, " on ",
+          band->engine == "*" ? std::string_view("all engines") : std::string_view(band->engine),
+          ": measured rate ", Fixed{100 * (1 / (1 + band->high_error) - 1), 0, true}, "% to ",
+          Fixed{100 * (1 / (1 + band->low_error) - 1), 0, true}, "% of the predicted (n=", band->n,
+          ')');
+      const std::string_view text = std::string_view(out).substr(start);
+      // Shrinking back to `before` stays inside this value (the arena only grows past it).
+      if (std::string_view(out).substr(first, before - first).find(text) != std::string_view::npos)
+        out.resize(before);
+    }
+  });
+}
+
 }  // namespace
 
 void add_speed_bands(const Scenario& s, const SpeedBands& bands, PerformanceEstimate& p,
                      CostEstimate& cost_figures, Explanations* why) {
   const BandedFigures& figures = banded_figures();
   std::optional<std::pair<double, double>> banded[kCount];
-  std::string used;
   // The bands already written: a band's line depends on the band alone, and most bands serve
   // several figures (decode rate and time per token), so each is formatted once.
   const SpeedBand* written[kCount] = {};
@@ -78,23 +106,6 @@ void add_speed_bands(const Scenario& s, const SpeedBands& bands, PerformanceEsti
     if (!wants_basis(why) || std::find(written, written + n_written, band) != written + n_written)
       continue;
     written[n_written++] = band;
-    // The band's line appended in place (core/text_append.h), then taken back when the same
-    // line is already there (two bands of the same text).
-    const size_t before = used.size();
-    if (used.empty())
-      used.reserve(512);  // the lines of every band: one allocation
-    else
-      used += "; ";
-    const size_t start = used.size();
-    append_text(
-        used, band->kind, " on ",
-        band->engine == "*" ? std::string_view("all engines") : std::string_view(band->engine),
-        ": measured rate ", Fixed{100 * (1 / (1 + band->high_error) - 1), 0, true}, "% to ",
-        Fixed{100 * (1 / (1 + band->low_error) - 1), 0, true}, "% of the predicted (n=", band->n,
-        ')');
-    const std::string_view text = std::string_view(used).substr(start);
-    if (std::string_view(used).substr(0, before).find(text) != std::string_view::npos)
-      used.resize(before);
   }
   for (const size_t i : figures.by_name)
     if (banded[i]) p.bands.set_static(kFigures[i], *banded[i]);
@@ -117,14 +128,7 @@ void add_speed_bands(const Scenario& s, const SpeedBands& bands, PerformanceEsti
           name, std::pair{*cost * value / band->second, *cost * value / band->first});
     }
   }
-  if (!used.empty())
-    why->basis.set_with("bands", [&used](std::string& out) {
-      out.append(
-          "measured value within [low, high] for about 90% of published measurements of the kind "
-          "(outer rate errors of the calibration half, a distribution-free interval, "
-          "data/speed_bands.json; times and costs take the inverse): ");
-      out.append(used);
-    });
+  if (n_written > 0) write_band_lines(why->basis, written, n_written);
 }
 
 }  // namespace gpusizer
