@@ -35,6 +35,13 @@ void append_piece(std::string& out, Money m) {
   out += '$';
   append_fixed(out, m.usd, m.usd >= 100 ? 0 : 2);
 }
+constexpr size_t piece_room(Money) {
+  return 1 + kFloatTextChars;
+}
+char* put_piece(char* p, Money m) {
+  *p++ = '$';
+  return fixed_text(p, m.usd, m.usd >= 100 ? 0 : 2);
+}
 
 // How much the hardware is used: tokens a second (when known) and seconds of one training run (0
 // when not known: no training.tokens).
