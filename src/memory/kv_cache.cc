@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "core/text_append.h"
 #include "core/text_format.h"
 #include "memory/memory_parts.h"
 #include "scenario/lookups.h"
@@ -49,13 +50,13 @@ double kv_cache(const Scenario& s, const Catalog& catalog, int64_t sequences, in
     per_token_full = 2.0 * heads * static_cast<double>(m.head_dim) * bytes;
     const char* kind = m.num_kv_heads == m.num_heads ? "MHA" : m.num_kv_heads == 1 ? "MQA" : "GQA";
     // Formatted only when explaining: numbers only builds no string, not even an empty one.
-    if (text) {
-      set_text(why->basis, figure,
-               FMT_COMPILE("2 x L x kv_heads x head_dim x seq x batch x bytes ({}; {:g} B/value"),
-               kind, bytes);
-      if (tp > 1) append_text(why->basis, figure, FMT_COMPILE(", kv_heads/tp={:g}"), heads);
-      why->basis.append(figure, ")");
-    }
+    if (text)  // appended piece by piece (core/text_append.h, issue 18)
+      why->basis.set_with(figure, [&](std::string& out) {
+        append_text(out, "2 x L x kv_heads x head_dim x seq x batch x bytes (",
+                    std::string_view(kind), "; ", General{bytes}, " B/value");
+        if (tp > 1) append_text(out, ", kv_heads/tp=", General{heads});
+        out += ')';
+      });
   }
   // Layers on the busiest pipeline stage, by kind.
   const int64_t layers_here = (m.num_layers + s.parallel.pp - 1) / s.parallel.pp;

@@ -277,10 +277,13 @@ double overhead(const Scenario& s, const Catalog& catalog, const EngineRules& ru
     const EngineRelease& rel = *rules.release;
     double bytes = rel.non_torch_bytes;
     if (s.parallel.tp > 1) bytes += rel.non_torch_tp_extra_bytes;
+    // Appended piece by piece (core/text_append.h, issue 18).
     if (wants_basis(why))
-      set_text(why->basis, "overhead_bytes",
-               FMT_COMPILE("non-torch memory {} {} counts at start-up: {:.2f} GiB{}"), engine.name,
-               rel.version, bytes / kGiB, s.parallel.tp > 1 ? " (with TP)" : "");
+      why->basis.set_with("overhead_bytes", [&](std::string& out) {
+        append_text(out, "non-torch memory ", engine.name, ' ', rel.version,
+                    " counts at start-up: ", Fixed{bytes / kGiB, 2}, " GiB",
+                    std::string_view(s.parallel.tp > 1 ? " (with TP)" : ""));
+      });
     return bytes;
   }
   const Baseline baseline = process_baseline(s, engine, catalog.device());
@@ -433,8 +436,8 @@ void size_kv_pool(const Scenario& s, const Catalog& catalog, const memory::Engin
   if (!why) return;
   if (beyond > 0)
     why->basis.set_with("outside_budget_bytes", [&, beyond = beyond](std::string& out) {
-      format_text_to(out, FMT_COMPILE("{:.2f} GiB held beyond the budget: CUDA graphs {:.2f} GiB"),
-                     beyond / kGiB, rel.cuda_graph_bytes / kGiB);
+      append_text(out, Fixed{beyond / kGiB, 2}, " GiB held beyond the budget: CUDA graphs ",
+                  Fixed{rel.cuda_graph_bytes / kGiB, 2}, " GiB");
       if (rel.baseline_outside_budget) {
         out.append("; ");
         memory::baseline_text(out, baseline);
@@ -511,9 +514,10 @@ void explain_memory(const Scenario& s, const Catalog& catalog, bool preallocates
   if (preallocates)
     why.basis.set("reserved_bytes", "the engine's own allocator: reserved = allocated");
   else
-    set_text(why.basis, "reserved_bytes",
-             FMT_COMPILE("allocated x (1 + {:g}) caching-allocator slack ({})"),
-             allocator_fraction(s, catalog), s.engine);
+    why.basis.set_with("reserved_bytes", [&](std::string& out) {
+      append_text(out, "allocated x (1 + ", General{allocator_fraction(s, catalog)},
+                  ") caching-allocator slack (", s.engine, ')');
+    });
   why.basis.set("total_bytes", preallocates && capacity
                                    ? "the engine's budget (its memory fraction of usable "
                                      "capacity) + what it holds beyond it (outside_budget_bytes)"
