@@ -249,10 +249,10 @@ double saved_layer_activations(const Scenario& s, const EngineProfile& engine, u
     }
     default:
       if (wants_basis(why))
-        format_text_to(text,
-                       FMT_COMPILE("L x seq x batch x {:.0f} B per token per layer (tensors "
-                                   "autograd saves; Korthikanti et al. 2022 accounting, {})"),
-                       per_layer, eager ? "eager attention" : "FlashAttention");
+        append_text(text, "L x seq x batch x ", Fixed{per_layer, 0},
+                    " B per token per layer (tensors autograd saves; Korthikanti et al. 2022 "
+                    "accounting, ",
+                    std::string_view(eager ? "eager attention" : "FlashAttention"), ')');
       return layers * in_flight * per_layer * tokens;
   }
 }
@@ -311,10 +311,10 @@ double training_activations(const Scenario& s, const EngineProfile& engine, cons
       tokens * static_cast<double>(m.hidden_size) * (4.0 + hidden_bytes(s, engine)) * seq_share;
   double total = saved + loss + edges;
   if (why)
-    format_text_to(text, FMT_COMPILE("; + loss spike seq x batch x vocab x {:g} B{}"), per_logit,
-                   !s.training.chunked_loss ? ""
-                   : s.training.compile     ? " (compiled chunked cross-entropy)"
-                                            : " (chunked cross-entropy)");
+    append_text(text, "; + loss spike seq x batch x vocab x ", General{per_logit}, " B",
+                std::string_view(!s.training.chunked_loss ? ""
+                                 : s.training.compile     ? " (compiled chunked cross-entropy)"
+                                                          : " (chunked cross-entropy)"));
   if (s.task == Task::kQlora) {
     total += largest_matrix_bytes(s);
     if (why) text += "; + one dequantized 16-bit weight (QLoRA)";
