@@ -57,12 +57,11 @@ int digit_count(uint64_t v) {
   return t + (v >= kPow10U64[t] ? 1 : 0);
 }
 
-// `digits` (an integer below 2^53) written with `decimals` (<= 18) digits after the point, at
-// least one before it. Its length is known first, so the digits are written in place from the
-// right, two at a time (issue 18: a digit a division into a buffer, then a copy, was ~90
-// instructions of each of the ~40 numbers of a JSONL line's basis).
-char* write_scaled(char* out, uint64_t digits, int decimals) {
-  const int whole = std::max(1, digit_count(digits) - decimals);
+// write_scaled's digits (`count` of them) from the right, two at a time, in `Word` arithmetic:
+// 32 bits when they fit, whose divisions by 100 are cheaper than 64 bits' (issue 18).
+template <typename Word>
+char* write_scaled_as(char* out, Word digits, int decimals, int count) {
+  const int whole = std::max(1, count - decimals);
   char* const end = out + whole + (decimals > 0 ? decimals + 1 : 0);
   char* p = end;
   const auto pair = [&p, &digits] {
@@ -82,6 +81,17 @@ char* write_scaled(char* out, uint64_t digits, int decimals) {
   while (p - out >= 2) pair();  // the integral part: `whole` digits
   if (p > out) *--p = static_cast<char>('0' + digits);
   return end;
+}
+
+// `digits` (an integer below 2^53) written with `decimals` (<= 18) digits after the point, at
+// least one before it. Its length is known first, so the digits are written in place from the
+// right, two at a time (issue 18: a digit a division into a buffer, then a copy, was ~90
+// instructions of each of the ~40 numbers of a JSONL line's basis).
+char* write_scaled(char* out, uint64_t digits, int decimals) {
+  const int count = digit_count(digits);
+  if (digits <= UINT32_MAX)
+    return write_scaled_as(out, static_cast<uint32_t>(digits), decimals, count);
+  return write_scaled_as(out, digits, decimals, count);
 }
 
 // The sign printf writes: '-' for every negative value, negative zero included.
