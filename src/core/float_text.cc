@@ -57,12 +57,11 @@ int digit_count(uint64_t v) {
   return t + (v >= kPow10U64[t] ? 1 : 0);
 }
 
-// `digits` (an integer below 2^53) written with `decimals` (<= 18) digits after the point, at
-// least one before it. Its length is known first, so the digits are written in place from the
-// right, two at a time (issue 18: a digit a division into a buffer, then a copy, was ~90
-// instructions of each of the ~40 numbers of a JSONL line's basis).
-char* write_scaled(char* out, uint64_t digits, int decimals) {
-  const int whole = std::max(1, digit_count(digits) - decimals);
+// write_scaled's digits (`count` of them) from the right, two at a time, in `Word` arithmetic:
+// 32 bits when they fit, whose divisions by 100 are cheaper than 64 bits' (issue 18).
+template <typename Word>
+char* write_scaled_as(char* out, Word digits, int decimals, int count) {
+  const int whole = std::max(1, count - decimals);
   char* const end = out + whole + (decimals > 0 ? decimals + 1 : 0);
   char* p = end;
   const auto pair = [&p, &digits] {
@@ -82,6 +81,17 @@ char* write_scaled(char* out, uint64_t digits, int decimals) {
   while (p - out >= 2) pair();  // the integral part: `whole` digits
   if (p > out) *--p = static_cast<char>('0' + digits);
   return end;
+}
+
+// `digits` (an integer below 2^53) written with `decimals` (<= 18) digits after the point, at
+// least one before it. Its length is known first, so the digits are written in place from the
+// right, two at a time (issue 18: a digit a division into a buffer, then a copy, was ~90
+// instructions of each of the ~40 numbers of a JSONL line's basis).
+char* write_scaled(char* out, uint64_t digits, int decimals) {
+  const int count = digit_count(digits);
+  if (digits <= UINT32_MAX)
+    return write_scaled_as(out, static_cast<uint32_t>(digits), decimals, count);
+  return write_scaled_as(out, digits, decimals, count);
 }
 
 // The sign printf writes: '-' for every negative value, negative zero included.
@@ -110,6 +120,27 @@ int decimal_exponent(double a) {
 // Whether the exact product p is at least `bound`, or below it.
 bool at_least(const Product& p, double bound) {
   return p.rounded > bound || (p.rounded == bound && p.error >= 0);
+}
+
+// "%g" of a short decimal 1e-3 <= a < 1e12 of one to three decimals that has at most
+// `precision` significant digits (0.9, 7.56, 0.125; half of the basis texts' other "%g" values),
+// or null: a is n / 10^k, n not a multiple of 10, when the double nearest that decimal (a
+// correctly rounded division) is a. a then differs from n / 10^k by at most half an ulp, far
+// less than half a unit in the precision's last digit (10^-15 of a at the most, an ulp is
+// 2^-52 of it), so rounded to the precision a is n / 10^k: its digits, its exponent (from -3
+// up to precision - 2, "%f" form) and no trailing zero to remove (issue 18: the product, its
+// exact rounding and the zeros' removal, ~100 instructions).
+char* short_general(char* out, double v, double a, int precision) {
+  const auto scaled = static_cast<int64_t>(a * 1000.0 + 0.5);  // a candidate (< 10^15)
+  if (scaled <= 0 || static_cast<double>(scaled) / 1000.0 != a) return nullptr;
+  auto n = static_cast<uint64_t>(scaled);
+  int k = 3;
+  while (k > 0 && n % 10 == 0) {
+    n /= 10;
+    --k;
+  }
+  if (k == 0 || digit_count(n) > precision) return nullptr;
+  return write_scaled(write_sign(out, v), n, k);
 }
 
 }  // namespace
@@ -146,6 +177,9 @@ char* general_text(char* out, double v, int precision) {
   const auto whole = static_cast<uint64_t>(a);
   if (static_cast<double>(whole) == a && a < kPow10[precision])
     return write_scaled(write_sign(out, v), whole, 0);
+  if (a < 1e12) {
+    if (char* end = short_general(out, v, a, precision)) return end;
+  }
   // C17 7.21.6.1: "%g" is "%e" when the exponent X of the value rounded to `precision` digits is
   // below -4 or at least the precision, else "%f" with precision - 1 - X decimals; then trailing
   // zeros of the fraction, and a point left bare, are removed.

@@ -157,5 +157,39 @@ TEST(FloatText, AroundPowersOfTenWholeNumbersAndTrailingZeros) {
   EXPECT_GT(fixed_checked, 200000u);
 }
 
+// Short decimals n / 10^k (k = 1..3) below 1e12, the fast path's own, and the doubles a few ulps
+// around them (not short: the general path), both signs, every precision: fmt's texts.
+TEST(FloatText, ShortDecimalsAndNeighboursLikeFmt) {
+  std::mt19937_64 rng(20261205);
+  size_t checked = 0;
+  for (int i = 0; i < 400000; ++i) {
+    const int k = 1 + static_cast<int>(rng() % 3);
+    const uint64_t n = (rng() >> (rng() % 64)) % 1000000000000000;
+    double v = static_cast<double>(n) / std::pow(10.0, k);
+    if (rng() % 4 == 0) v = -v;
+    const int p = 1 + static_cast<int>(rng() % 15);
+    double up = v, down = v;
+    for (int step = 0; step < 3; ++step) {
+      for (const double x : {v, up, down}) {
+        char buf[kFloatTextChars];
+        if (char* end = general_text(buf, x, p)) {
+          ASSERT_EQ(std::string(buf, end), fmt::format("{:.{}g}", x, p)) << x << " " << p;
+          ++checked;
+        }
+      }
+      up = std::nextafter(up, 1e300);
+      down = std::nextafter(down, -1e300);
+    }
+  }
+  EXPECT_GT(checked, 1000000u);
+  // Worked by hand: "%g" (six digits) of short decimals is their own digits.
+  char buf[kFloatTextChars];
+  EXPECT_EQ(std::string(buf, general_text(buf, 0.9, 6)), "0.9");
+  EXPECT_EQ(std::string(buf, general_text(buf, -7.56, 6)), "-7.56");
+  EXPECT_EQ(std::string(buf, general_text(buf, 0.125, 6)), "0.125");
+  EXPECT_EQ(std::string(buf, general_text(buf, 18921.6, 6)), "18921.6");
+  EXPECT_EQ(std::string(buf, general_text(buf, 0.001, 6)), "0.001");
+}
+
 }  // namespace
 }  // namespace gpusizer

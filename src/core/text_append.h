@@ -10,7 +10,10 @@
 
 #include <charconv>
 #include <cmath>
+#include <concepts>
+#include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <iterator>
 #include <string>
 #include <string_view>
@@ -64,6 +67,14 @@ struct Fixed {
 inline void append_piece(std::string& out, std::string_view text) {
   out.append(text);
 }
+/// A literal: its length is the array's less the terminating '\0', known at compile time (issue
+/// 18: the conversion to a view measured it with strlen, five times a text). The array pieces of
+/// a text are its literals; a buffer goes in as a view of what it holds.
+template <size_t N>
+void append_piece(std::string& out, const char (&literal)[N]) {
+  static_assert(N >= 1);
+  out.append(literal, N - 1);
+}
 inline void append_piece(std::string& out, char c) {
   out.push_back(c);
 }
@@ -82,10 +93,83 @@ inline void append_piece(std::string& out, Fixed f) {
 // A bare double says neither "{:g}" nor "{:.Nf}": name the form (General or Fixed).
 void append_piece(std::string& out, double) = delete;
 
+// Each piece written at `p` (put_piece, returning the end, or null for a number float_text
+// declines) within the room piece_room says it may take.
+template <size_t N>
+constexpr size_t piece_room(const char (&)[N]) {
+  return N - 1;
+}
+inline size_t piece_room(std::string_view text) {
+  return text.size();
+}
+constexpr size_t piece_room(char) {
+  return 1;
+}
+constexpr size_t piece_room(int64_t) {
+  return 20;
+}
+constexpr size_t piece_room(int) {
+  return 11;
+}
+constexpr size_t piece_room(General) {
+  return kFloatTextChars;
+}
+constexpr size_t piece_room(Fixed) {
+  return kFloatTextChars + 1;
+}
+template <size_t N>
+char* put_piece(char* p, const char (&literal)[N]) {
+  std::memcpy(p, literal, N - 1);
+  return p + N - 1;
+}
+inline char* put_piece(char* p, std::string_view text) {
+  if (!text.empty()) std::memcpy(p, text.data(), text.size());
+  return p + text.size();
+}
+inline char* put_piece(char* p, char c) {
+  *p = c;
+  return p + 1;
+}
+inline char* put_piece(char* p, int64_t v) {
+  return std::to_chars(p, p + 20, v).ptr;
+}
+inline char* put_piece(char* p, int v) {
+  return std::to_chars(p, p + 11, v).ptr;
+}
+inline char* put_piece(char* p, General g) {
+  return general_text(p, g.value, 6);
+}
+inline char* put_piece(char* p, Fixed f) {
+  if (f.plus && !std::signbit(f.value)) *p++ = '+';
+  return fixed_text(p, f.value, f.precision);
+}
+
+// A piece append_text can write into its buffer (a producer's own piece type may add both).
+template <class Piece>
+concept Puttable = requires(char* p, const Piece& piece) {
+  { put_piece(p, piece) } -> std::same_as<char*>;
+  piece_room(piece);
+};
+
 /// A text of literals and numbers appended in one call, read as its template reads:
-/// append_text(out, "cloud: ", count, " x ", name, " (", General{price}, "/h)").
+/// append_text(out, "cloud: ", count, " x ", name, " (", General{price}, "/h)"). The pieces are
+/// written into a buffer on the stack and appended once (issue 18: a string append, a call with
+/// its checks, for each of a text's ~10 pieces); a text longer than the buffer, a piece without
+/// put_piece, or a number float_text declines (then fmt writes it) takes the append per piece.
 template <class... Pieces>
 void append_text(std::string& out, const Pieces&... pieces) {
+  constexpr bool kPut = (Puttable<Pieces> && ...);
+  if constexpr (kPut) {
+    constexpr size_t kRoom = 512;
+    if ((piece_room(pieces) + ... + 0) <= kRoom) {
+      char buffer[kRoom];
+      char* p = buffer;
+      if ((((p = put_piece(p, pieces)) != nullptr) && ...)) {
+        out.append(buffer, static_cast<size_t>(p - buffer));
+        return;
+      }
+    }
+  }
   (append_piece(out, pieces), ...);
 }
 

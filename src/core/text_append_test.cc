@@ -65,5 +65,24 @@ TEST(TextAppend, OneCallReadsAsItsTemplate) {
   EXPECT_EQ(out, "cloud: 2 x p5.48xlarge (8 GPUs, 98.32/h, 10.20 kW, +32%)");
 }
 
+// append_text writes its pieces into a buffer on the stack; a number float_text declines, or a
+// text past the buffer, takes the append per piece: the same text either way.
+TEST(TextAppend, OneCallPastItsBufferAndFmtsNumbers) {
+  // "%g" of 1e300 is "1e+300" and "%.2f" of 1e21 has 22 digits before the point: fmt's path.
+  std::string out = "[";
+  append_text(out, "g=", General{1e300}, ", f=", Fixed{1e21, 2}, ", s=", std::string_view(), ']');
+  EXPECT_EQ(out, "[g=1e+300, f=1000000000000000000000.00, s=]");
+  // 600 bytes of a string and a literal: longer than the buffer's 512.
+  const std::string long_name(600, 'x');
+  std::string text;
+  append_text(text, "name ", long_name, " (", int64_t{-7}, ')');
+  EXPECT_EQ(text, "name " + long_name + " (-7)");
+  // The text goes after what `out` holds, a view of a buffer up to what it holds.
+  char buffer[16] = "abc";
+  std::string after = "head:";
+  append_text(after, std::string_view(buffer, 3), '-', Fixed{-0.5, 1, true});
+  EXPECT_EQ(after, "head:abc--0.5");
+}
+
 }  // namespace
 }  // namespace gpusizer

@@ -35,6 +35,13 @@ void append_piece(std::string& out, Money m) {
   out += '$';
   append_fixed(out, m.usd, m.usd >= 100 ? 0 : 2);
 }
+constexpr size_t piece_room(Money) {
+  return 1 + kFloatTextChars;
+}
+char* put_piece(char* p, Money m) {
+  *p++ = '$';
+  return fixed_text(p, m.usd, m.usd >= 100 ? 0 : 2);
+}
 
 // How much the hardware is used: tokens a second (when known) and seconds of one training run (0
 // when not known: no training.tokens).
@@ -255,6 +262,9 @@ Ownership ownership(const Scenario& s, const std::optional<PerformanceEstimate>&
                     const std::string& region, OwnershipText text, const NodePlan* plan) {
   Ownership o;
   if (s.gpu) {
+    // At most three lines (cloud or not rented, on-prem, the smallest server): one allocation
+    // instead of one per doubling (issue 18).
+    if (text == OwnershipText::kBasis) o.basis.reserve(3);
     Use use;
     use.tokens_per_s = useful_tokens_per_s(s, performance);
     if (performance && performance->time_to_train_s) use.run_s = *performance->time_to_train_s;

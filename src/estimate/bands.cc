@@ -27,6 +27,13 @@ constexpr std::string_view kFigures[] = {"decode_tokens_per_s",
                                          "time_to_train_s"};
 constexpr size_t kCount = std::size(kFigures);
 
+// The position of `name` in kFigures, found at compile time.
+constexpr size_t figure_index(std::string_view name) {
+  size_t i = 0;
+  while (i < kCount && kFigures[i] != name) ++i;
+  return i;
+}
+
 // Each figure's member and kind, looked up by name once per process instead of twice per figure
 // and estimate (issue 18), and the figures' positions in ascending name order, the order
 // p.bands keeps: inserted in that order, each goes at the end without a search.
@@ -51,13 +58,42 @@ const BandedFigures& banded_figures() {
   return figures;
 }
 
+// The "bands" basis: each band's line, written straight into the basis (issue 18: the lines
+// were gathered in a string of their own and copied), taken back when the same line is already
+// there (two bands of the same text).
+void write_band_lines(Basis& basis, const SpeedBand* const* written, size_t n_written) {
+  basis.set_with("bands", [&](std::string& out) {
+    out.append(
+        "measured value within [low, high] for about 90% of published measurements of the kind "
+        "(outer rate errors of the calibration half, a distribution-free interval, "
+        "data/speed_bands.json; times and costs take the inverse): ");
+    const size_t first = out.size();
+    for (size_t k = 0; k < n_written; ++k) {
+      const SpeedBand* band = written[k];
+      const size_t before = out.size();
+      if (k > 0) out += "; ";
+      const size_t start = out.size();
+      append_text(out, band->kind, " on ",
+                  band->engine.size() == 1 && band->engine[0] == '*'
+                      ? std::string_view("all engines")
+                      : std::string_view(band->engine),
+                  ": measured rate ", Fixed{100 * (1 / (1 + band->high_error) - 1), 0, true},
+                  "% to ", Fixed{100 * (1 / (1 + band->low_error) - 1), 0, true},
+                  "% of the predicted (n=", band->n, ')');
+      const std::string_view text = std::string_view(out).substr(start);
+      // Shrinking back to `before` stays inside this value (the arena only grows past it).
+      if (std::string_view(out).substr(first, before - first).find(text) != std::string_view::npos)
+        out.resize(before);
+    }
+  });
+}
+
 }  // namespace
 
 void add_speed_bands(const Scenario& s, const SpeedBands& bands, PerformanceEstimate& p,
                      CostEstimate& cost_figures, Explanations* why) {
   const BandedFigures& figures = banded_figures();
   std::optional<std::pair<double, double>> banded[kCount];
-  std::string used;
   // The bands already written: a band's line depends on the band alone, and most bands serve
   // several figures (decode rate and time per token), so each is formatted once.
   const SpeedBand* written[kCount] = {};
@@ -68,8 +104,11 @@ void add_speed_bands(const Scenario& s, const SpeedBands& bands, PerformanceEsti
   for (size_t i = 0; i < kCount; ++i) {
     const std::optional<double>& value = p.*figures.member[i];
     if (!value || !std::isfinite(*value) || *value <= 0) continue;
-    if (found_kind.empty() || figures.kind[i].kind != found_kind) {
-      found_kind = figures.kind[i].kind;
+    // The kinds are views into one table: the same view is the same kind without a compare.
+    const std::string_view kind = figures.kind[i].kind;
+    const bool same_view = kind.data() == found_kind.data() && kind.size() == found_kind.size();
+    if (found_kind.empty() || (!same_view && kind != found_kind)) {
+      found_kind = kind;
       found = bands.find(found_kind, s.engine);
     }
     const SpeedBand* band = found;
@@ -78,32 +117,15 @@ void add_speed_bands(const Scenario& s, const SpeedBands& bands, PerformanceEsti
     if (!wants_basis(why) || std::find(written, written + n_written, band) != written + n_written)
       continue;
     written[n_written++] = band;
-    // The band's line appended in place (core/text_append.h), then taken back when the same
-    // line is already there (two bands of the same text).
-    const size_t before = used.size();
-    if (used.empty())
-      used.reserve(512);  // the lines of every band: one allocation
-    else
-      used += "; ";
-    const size_t start = used.size();
-    append_text(
-        used, band->kind, " on ",
-        band->engine == "*" ? std::string_view("all engines") : std::string_view(band->engine),
-        ": measured rate ", Fixed{100 * (1 / (1 + band->high_error) - 1), 0, true}, "% to ",
-        Fixed{100 * (1 / (1 + band->low_error) - 1), 0, true}, "% of the predicted (n=", band->n,
-        ')');
-    const std::string_view text = std::string_view(used).substr(start);
-    if (std::string_view(used).substr(0, before).find(text) != std::string_view::npos)
-      used.resize(before);
   }
   for (const size_t i : figures.by_name)
     if (banded[i]) p.bands.set_static(kFigures[i], *banded[i]);
   // A cost per unit of work divides an hourly price by a throughput: the band of that throughput,
   // inverted (a time-like figure).
-  const size_t throughput = static_cast<size_t>(
-      std::find(kFigures, kFigures + kCount,
-                is_training(s.task) ? "train_tokens_per_s" : "max_output_tokens_per_s") -
-      kFigures);
+  constexpr size_t kTrainThroughput = figure_index("train_tokens_per_s");
+  constexpr size_t kServeThroughput = figure_index("max_output_tokens_per_s");
+  static_assert(kTrainThroughput < kCount && kServeThroughput < kCount);
+  const size_t throughput = is_training(s.task) ? kTrainThroughput : kServeThroughput;
   if (const auto& band = banded[throughput]) {
     const double value = *(p.*figures.member[throughput]);
     // In ascending name order, each put at the end without a search.
@@ -117,14 +139,7 @@ void add_speed_bands(const Scenario& s, const SpeedBands& bands, PerformanceEsti
           name, std::pair{*cost * value / band->second, *cost * value / band->first});
     }
   }
-  if (!used.empty())
-    why->basis.set_with("bands", [&used](std::string& out) {
-      out.append(
-          "measured value within [low, high] for about 90% of published measurements of the kind "
-          "(outer rate errors of the calibration half, a distribution-free interval, "
-          "data/speed_bands.json; times and costs take the inverse): ");
-      out.append(used);
-    });
+  if (n_written > 0) write_band_lines(why->basis, written, n_written);
 }
 
 }  // namespace gpusizer

@@ -149,8 +149,9 @@ void explain_counts(const Scenario& s, const ModelCounts& counts, const Estimate
                               ? "counted from the architecture (HF module layout)"
                               : "given count (the architecture is not countable field by field)");
   if (!s.engine_basis.empty())
-    set_text(why.basis, "engine", FMT_COMPILE("{} {}: {}"), s.engine, s.engine_version,
-             s.engine_basis);
+    why.basis.set_with("engine", [&s](std::string& out) {
+      append_text(out, s.engine, ' ', s.engine_version, ": ", s.engine_basis);
+    });
   if (e.memory.fits && !*e.memory.fits && e.memory.capacity)
     why.warnings.push_back(
         format_text(FMT_COMPILE("does not fit: needs {:.1f} GiB per GPU, {} has {:.1f} GiB "

@@ -216,9 +216,9 @@ double pipeline_in_flight(const Scenario& s, const EngineProfile& engine) {
 
 // The transformer layers' saved tensors on one GPU under the recomputation policy: `layers`
 // layers of `in_flight` micro-batches of `tokens` tokens, `per_layer` bytes per token each.
-Part saved_layer_activations(const Scenario& s, const EngineProfile& engine, unsigned lora_on,
-                             const Explanations* why, double layers, double in_flight,
-                             double tokens, double per_layer, bool eager) {
+double saved_layer_activations(const Scenario& s, const EngineProfile& engine, unsigned lora_on,
+                               const Explanations* why, double layers, double in_flight,
+                               double tokens, double per_layer, bool eager, std::string& text) {
   const double tp = static_cast<double>(s.parallel.tp);
   const double a = hidden_bytes(s, engine);
   // Share of the sequence whose residual-stream tensors one TP rank holds: 1/tp under sequence
@@ -233,31 +233,32 @@ Part saved_layer_activations(const Scenario& s, const EngineProfile& engine, uns
       // _checkpointed_forward saves the SP-scattered hidden_states; torchtitan's TP plan
       // (parallelize_llama: SequenceParallel norms, RowwiseParallel outputs Shard(1)) does the
       // same before checkpoint_wrapper).
-      return {(layers * in_flight * a * static_cast<double>(s.model.hidden_size) * seq_share +
-               per_layer) *
-                  tokens,
-              !why              ? ""
-              : seq_share < 1.0 ? "full recomputation: L x seq/tp x batch x hidden x bytes "
+      if (why)
+        text += seq_share < 1.0 ? "full recomputation: L x seq/tp x batch x hidden x bytes "
                                   "(sequence parallel) + one layer's saved tensors"
                                 : "full recomputation: L x seq x batch x hidden x bytes + one "
-                                  "layer's saved tensors"};
+                                  "layer's saved tensors";
+      return (layers * in_flight * a * static_cast<double>(s.model.hidden_size) * seq_share +
+              per_layer) *
+             tokens;
     case Recompute::kSelective: {
       bool unused = false;
       const double without_scores = saved_bytes_per_token(s, engine, lora_on, &unused, 0, true);
-      return {
-          layers * in_flight * without_scores * tokens,
-          why ? "selective recomputation: per-layer saved tensors without attention scores" : ""};
+      if (why) text += "selective recomputation: per-layer saved tensors without attention scores";
+      return layers * in_flight * without_scores * tokens;
     }
     default:
-      return {layers * in_flight * per_layer * tokens,
-              explain_if(why,
-                         FMT_COMPILE("L x seq x batch x {:.0f} B per token per layer (tensors "
-                                     "autograd saves; Korthikanti et al. 2022 accounting, {})"),
-                         per_layer, eager ? "eager attention" : "FlashAttention")};
+      if (wants_basis(why))
+        append_text(text, "L x seq x batch x ", Fixed{per_layer, 0},
+                    " B per token per layer (tensors autograd saves; Korthikanti et al. 2022 "
+                    "accounting, ",
+                    std::string_view(eager ? "eager attention" : "FlashAttention"), ')');
+      return layers * in_flight * per_layer * tokens;
   }
 }
 
-Part training_activations(const Scenario& s, const EngineProfile& engine, const Explanations* why) {
+double training_activations(const Scenario& s, const EngineProfile& engine, const Explanations* why,
+                            std::string& text) {
   const Model& m = s.model;
   // Context parallelism: each rank keeps the activations of its seq / cp tokens (Megatron-Core
   // context parallel docs: activation memory / cp); its queries still see the whole sequence,
@@ -274,15 +275,16 @@ Part training_activations(const Scenario& s, const EngineProfile& engine, const 
   if (s.task == Task::kFreeze)
     layers = std::min(layers, static_cast<double>(s.training.trainable_layers));
   layers = std::ceil(layers / static_cast<double>(s.parallel.pp));
-  Part saved = saved_layer_activations(s, engine, lora_on, why, layers,
-                                       pipeline_in_flight(s, engine), tokens, per_layer, eager);
+  double saved =
+      saved_layer_activations(s, engine, lora_on, why, layers, pipeline_in_flight(s, engine),
+                              tokens, per_layer, eager, text);
   if (s.training.activation_offload) {
     // Saved tensors stream to host memory (torchtune OffloadActivations); the layer being
     // recomputed or back-propagated, and the next one in flight, stay on the GPU.
-    saved = {(s.training.recompute == Recompute::kFull ? 1.0 : 2.0) * per_layer * tokens,
-             why ? "activations offloaded to host: the layer in backward (and one in flight) "
-                   "resident"
-                 : ""};
+    saved = (s.training.recompute == Recompute::kFull ? 1.0 : 2.0) * per_layer * tokens;
+    text.assign(why ? "activations offloaded to host: the layer in backward (and one in flight) "
+                      "resident"
+                    : "");
   }
   // Loss: the logits and the cross-entropy on the last stage (vocabulary split over TP).
   // Chunked cross-entropy (torchtune CEWithChunkedOutputLoss) keeps the bf16 chunk outputs (2 B)
@@ -307,24 +309,23 @@ Part training_activations(const Scenario& s, const EngineProfile& engine, const 
   const double seq_share = s.parallel.sequence_parallel ? 1.0 / tp : 1.0;
   const double edges =
       tokens * static_cast<double>(m.hidden_size) * (4.0 + hidden_bytes(s, engine)) * seq_share;
-  double total = saved.bytes + loss + edges;
-  std::string& basis = saved.basis;
+  double total = saved + loss + edges;
   if (why)
-    basis += format_text(FMT_COMPILE("; + loss spike seq x batch x vocab x {:g} B{}"), per_logit,
-                         !s.training.chunked_loss ? ""
-                         : s.training.compile     ? " (compiled chunked cross-entropy)"
-                                                  : " (chunked cross-entropy)");
+    append_text(text, "; + loss spike seq x batch x vocab x ", General{per_logit}, " B",
+                std::string_view(!s.training.chunked_loss ? ""
+                                 : s.training.compile     ? " (compiled chunked cross-entropy)"
+                                                          : " (chunked cross-entropy)"));
   if (s.task == Task::kQlora) {
     total += largest_matrix_bytes(s);
-    if (why) basis += "; + one dequantized 16-bit weight (QLoRA)";
+    if (why) text += "; + one dequantized 16-bit weight (QLoRA)";
   }
-  return {total, std::move(basis)};
+  return total;
 }
 
 // CV networks have no per-layer architecture here: ~ params-proportional model states plus
 // activations from the forward FLOPs. A ResNet-50 at 224 px saves ~100 MB per image in fp32
 // (torchvision training recipes fit batch 32 in 16 GB of V100 memory, NVIDIA DL examples).
-Part cv_activations(const Scenario& s, const Explanations* why) {
+double cv_activations(const Scenario& s, const Explanations* why, std::string& text) {
   const double scale =
       std::pow(static_cast<double>(s.image_size) /
                    static_cast<double>(std::max<int64_t>(1, s.model.cv_resolution)),
@@ -333,10 +334,11 @@ Part cv_activations(const Scenario& s, const Explanations* why) {
   // forward work for convolutional nets (ResNet-50: 8.2 GFLOPs, ~25M saved elements).
   const double elements = s.model.cv_gflops_per_image * 1e9 * scale * 3.0e-3;
   const double a = activation_bytes(s);
-  return {elements * a * static_cast<double>(s.batch),
-          why ? "forward GFLOPs x image-size scale x 3 saved elements per kFLOP x batch x "
-                "bytes (ResNet-50: ~25M saved values per 224 px image)"
-              : ""};
+  if (why)
+    text +=
+        "forward GFLOPs x image-size scale x 3 saved elements per kFLOP x batch x "
+        "bytes (ResNet-50: ~25M saved values per 224 px image)";
+  return elements * a * static_cast<double>(s.batch);
 }
 
 }  // namespace
@@ -362,9 +364,9 @@ namespace {
 // budget, then the sampler over min(max_num_seqs, tokens) rows (vLLM V0
 // worker.determine_num_available_blocks, V1 gpu_model_runner.profile_run; budgets by release and
 // GPU in data/engines.json).
-Part profile_run_activations(const Scenario& s, const EngineProfile& engine,
-                             const EngineRelease& rel, const Explanations* why,
-                             int64_t built_tokens) {
+double profile_run_activations(const Scenario& s, const EngineProfile& engine,
+                               const EngineRelease& rel, const Explanations* why,
+                               int64_t built_tokens, std::string& text) {
   // The engine's max_model_len is the scenario's sequence length unless it was given; its token
   // budget the scenario's, else the one it was built with, else the release's default.
   ProfileRun run =
@@ -380,40 +382,39 @@ Part profile_run_activations(const Scenario& s, const EngineProfile& engine,
   const double sampler =
       seqs * static_cast<double>(s.model.vocab_size) * rel.sampler_bytes_per_logit;
   const double forward = tokens * per_token;
-  std::string basis;
   if (wants_basis(why)) {  // appended piece by piece (core/text_append.h, issue 18)
-    basis.reserve(160);
-    append_text(basis, "larger of the profile forward (", General{tokens}, " tokens x ",
+    append_text(text, "larger of the profile forward (", General{tokens}, " tokens x ",
                 Fixed{per_token, 0}, " B/token) and the sampler (", General{seqs},
                 " seqs x vocab x ", General{rel.sampler_bytes_per_logit}, " B), ", engine.name, ' ',
                 rel.version);
   }
-  return {std::max(forward, sampler), std::move(basis)};
+  return std::max(forward, sampler);
 }
 
 // llama.cpp's ggml compute buffer: one ubatch of f32 intermediates, the attention scores without
 // flash attention, and the output rows (llama-context.cpp graph_reserve for the worst case).
-Part compute_buffer_activations(const Scenario& s, const EngineProfile& engine,
-                                const Explanations* why) {
+double compute_buffer_activations(const Scenario& s, const EngineProfile& engine,
+                                  const Explanations* why, std::string& text) {
   const Model& m = s.model;
   const double ub =
       static_cast<double>(std::min<int64_t>(engine.default_ubatch, s.seq_len * s.batch));
   const double per_token = inference_transient_bytes_per_token(s, engine.activation_bytes);
   double bytes = ub * per_token + ub * static_cast<double>(m.vocab_size) * 4.0;
-  std::string basis =
-      explain_if(why,
-                 FMT_COMPILE("compute buffer: ubatch {:g} x ({:.0f} B f32 intermediates + "
-                             "vocab x 4 B logits)"),
-                 ub, per_token);
+  if (wants_basis(why))
+    format_text_to(text,
+                   FMT_COMPILE("compute buffer: ubatch {:g} x ({:.0f} B f32 intermediates + "
+                               "vocab x 4 B logits)"),
+                   ub, per_token);
   if (!s.training.flash_attention) {
     bytes += ub * static_cast<double>(s.seq_len) * static_cast<double>(m.num_heads) * 4.0;
-    if (why) basis += " + ubatch x ctx x heads x 4 B scores";
+    if (why) text += " + ubatch x ctx x heads x 4 B scores";
   }
-  return {bytes, std::move(basis)};
+  return bytes;
 }
 
 // Hugging Face generate: the prefill of the whole prompt is the largest forward.
-Part generate_activations(const Scenario& s, const EngineProfile& engine, const Explanations* why) {
+double generate_activations(const Scenario& s, const EngineProfile& engine, const Explanations* why,
+                            std::string& text) {
   const Model& m = s.model;
   const double V = static_cast<double>(m.vocab_size);
   const double tp = static_cast<double>(s.parallel.tp);
@@ -423,28 +424,30 @@ Part generate_activations(const Scenario& s, const EngineProfile& engine, const 
   if (engine.norm_saves_fp32_input && a < 4.0)
     per_token += 4.0 * static_cast<double>(m.hidden_size);  // RMSNorm's fp32 copy
   double bytes = prefill_tokens * per_token;
-  std::string basis =
-      explain_if(why, FMT_COMPILE("prefill of batch x prompt = {:g} tokens x {:.0f} B/token"),
-                 prefill_tokens, per_token);
+  const bool explain = wants_basis(why);
+  if (explain)
+    format_text_to(text, FMT_COMPILE("prefill of batch x prompt = {:g} tokens x {:.0f} B/token"),
+                   prefill_tokens, per_token);
   const double logit_rows =
       engine.logits_all_positions_in_generate ? prefill_tokens : static_cast<double>(s.batch);
   bytes += logit_rows * V * (a + 4.0) / tp;  // logits and their fp32 copy
-  basis +=
-      explain_if(why, FMT_COMPILE(" + logits of {:g} rows x vocab x {:g} B"), logit_rows, a + 4.0);
+  if (explain)
+    format_text_to(text, FMT_COMPILE(" + logits of {:g} rows x vocab x {:g} B"), logit_rows,
+                   a + 4.0);
   if (s.weights->id == "nf4" && prefill_tokens > 1) {
     // bitsandbytes 4-bit: a pass of more than one token dequantizes each weight to a 16-bit
     // copy before the GEMM (MatMul4Bit.forward, functional.dequantize_4bit), one at a time.
     bytes += largest_matrix_bytes(s);
-    if (why) basis += " + one dequantized 16-bit weight (bitsandbytes 4-bit prefill)";
+    if (why) text += " + one dequantized 16-bit weight (bitsandbytes 4-bit prefill)";
   }
   if (!s.training.flash_attention) {
     // Eager attention materialises batch x heads x prompt^2 scores in fp32 and 16-bit.
     const double p = static_cast<double>(std::max<int64_t>(1, s.prompt_len));
     bytes +=
         static_cast<double>(s.batch) * static_cast<double>(m.num_heads) / tp * p * p * (4.0 + a);
-    if (why) basis += " + eager attention scores batch x heads x prompt^2 x 6 B";
+    if (why) text += " + eager attention scores batch x heads x prompt^2 x 6 B";
   }
-  return {bytes, std::move(basis)};
+  return bytes;
 }
 
 }  // namespace
@@ -455,22 +458,29 @@ double activations(const Scenario& s, const Catalog& catalog, Explanations* why)
 
 namespace {
 
-Part activation_part(const Scenario& s, const EngineRules& rules, const Explanations* why,
-                     int64_t built_tokens) {
+// The activations' bytes; their formula appended to `text` when explaining.
+double activation_part(const Scenario& s, const EngineRules& rules, const Explanations* why,
+                       int64_t built_tokens, std::string& text) {
   const EngineProfile& engine = rules.engine;
-  if (s.task == Task::kCvTrain) return cv_activations(s, why);
-  if (is_training(s.task)) return training_activations(s, engine, why);
+  if (s.task == Task::kCvTrain) return cv_activations(s, why, text);
+  if (is_training(s.task)) return training_activations(s, engine, why, text);
   if (engine.kind == EngineKind::kPreallocating)
-    return profile_run_activations(s, engine, *rules.release, why, built_tokens);
-  if (engine.kind == EngineKind::kLlamaCpp) return compute_buffer_activations(s, engine, why);
-  return generate_activations(s, engine, why);
+    return profile_run_activations(s, engine, *rules.release, why, built_tokens, text);
+  if (engine.kind == EngineKind::kLlamaCpp) return compute_buffer_activations(s, engine, why, text);
+  return generate_activations(s, engine, why, text);
 }
 
 }  // namespace
 
 double activations(const Scenario& s, const EngineRules& rules, Explanations* why,
                    int64_t built_tokens) {
-  return explained(activation_part(s, rules, why, built_tokens), "activations_bytes", why);
+  // The formula is built in a string the thread keeps, cleared, and copied into the basis (issue
+  // 18: each kind's text was a string of its own, allocated every estimate).
+  thread_local std::string text;
+  text.clear();
+  const double bytes = activation_part(s, rules, why, built_tokens, text);
+  if (why) why->basis.set("activations_bytes", text);
+  return bytes;
 }
 
 }  // namespace gpusizer::memory

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <iterator>
 #include <string>
 #include <string_view>
@@ -236,27 +237,34 @@ namespace memory {
 
 namespace {
 // The CUDA context and one NCCL communicator per parallel group this GPU belongs to
-// (data/engines.json device; an engine may state its own context size). With its formula when
-// `why`: it is the overhead's basis, or part of what a release holds beyond its budget.
-Part process_baseline(const Scenario& s, const EngineProfile& engine, const DeviceProfile& device,
-                      const Explanations* why) {
-  const double context =
-      engine.cuda_context_bytes > 0 ? engine.cuda_context_bytes : device.cuda_context_bytes;
+// (data/engines.json device; an engine may state its own context size). Its formula, appended to
+// `out` by baseline_text, is the overhead's basis, or part of what a release holds beyond its
+// budget (issue 18: written where it goes, not into a string of its own and copied).
+struct Baseline {
+  double context = 0;
   int communicators = 0;
-  communicators += s.parallel.tp > 1;
-  communicators += s.parallel.pp > 1 && engine.pp_uses_nccl;
-  communicators += s.parallel.dp > 1 && is_training(s.task);
-  communicators += s.parallel.ep > 1;
-  const double nccl = communicators * device.nccl_bytes_per_communicator;
-  // The text's pieces appended one by one (core/text_append.h, issue 18).
-  std::string basis;
-  if (wants_basis(why)) {
-    append_text(basis, "CUDA context ", Fixed{context / kMiB, 0}, " MiB");
-    if (communicators)
-      append_text(basis, " + ", communicators, " NCCL communicator(s) x ",
-                  Fixed{device.nccl_bytes_per_communicator / kMiB, 0}, " MiB");
-  }
-  return {context + nccl, basis};
+  double per_communicator = 0;
+  double bytes() const { return context + communicators * per_communicator; }
+};
+
+Baseline process_baseline(const Scenario& s, const EngineProfile& engine,
+                          const DeviceProfile& device) {
+  Baseline b;
+  b.context = engine.cuda_context_bytes > 0 ? engine.cuda_context_bytes : device.cuda_context_bytes;
+  b.communicators += s.parallel.tp > 1;
+  b.communicators += s.parallel.pp > 1 && engine.pp_uses_nccl;
+  b.communicators += s.parallel.dp > 1 && is_training(s.task);
+  b.communicators += s.parallel.ep > 1;
+  b.per_communicator = device.nccl_bytes_per_communicator;
+  return b;
+}
+
+// The baseline's formula, its pieces appended one by one (core/text_append.h, issue 18).
+void baseline_text(std::string& out, const Baseline& b) {
+  append_text(out, "CUDA context ", Fixed{b.context / kMiB, 0}, " MiB");
+  if (b.communicators)
+    append_text(out, " + ", b.communicators, " NCCL communicator(s) x ",
+                Fixed{b.per_communicator / kMiB, 0}, " MiB");
 }
 }  // namespace
 
@@ -273,13 +281,20 @@ double overhead(const Scenario& s, const Catalog& catalog, const EngineRules& ru
     const EngineRelease& rel = *rules.release;
     double bytes = rel.non_torch_bytes;
     if (s.parallel.tp > 1) bytes += rel.non_torch_tp_extra_bytes;
-    return explained(
-        {bytes,
-         explain_if(why, FMT_COMPILE("non-torch memory {} {} counts at start-up: {:.2f} GiB{}"),
-                    engine.name, rel.version, bytes / kGiB, s.parallel.tp > 1 ? " (with TP)" : "")},
-        "overhead_bytes", why);
+    // Appended piece by piece (core/text_append.h, issue 18).
+    if (wants_basis(why))
+      why->basis.set_with("overhead_bytes", [&](std::string& out) {
+        append_text(out, "non-torch memory ", engine.name, ' ', rel.version,
+                    " counts at start-up: ", Fixed{bytes / kGiB, 2}, " GiB",
+                    std::string_view(s.parallel.tp > 1 ? " (with TP)" : ""));
+      });
+    return bytes;
   }
-  return explained(process_baseline(s, engine, catalog.device(), why), "overhead_bytes", why);
+  const Baseline baseline = process_baseline(s, engine, catalog.device());
+  if (wants_basis(why))
+    why->basis.set_with("overhead_bytes",
+                        [&baseline](std::string& out) { baseline_text(out, baseline); });
+  return baseline.bytes();
 }
 
 StateParts state_parts(const Scenario& s, const Catalog& catalog, const ModelCounts& counts,
@@ -358,6 +373,32 @@ void add_runtime_buffers(const Scenario& s, const EngineRelease& rel, Parts& p, 
             rel.runtime_bytes_per_seq_token, rel.runtime_bytes_per_seq);
 }
 
+// The KV pool's basis: the pool's rule, then the batch's KV formula (kv_cache wrote it), which
+// is the formula of one sequence: it names seq and batch, not their values. That formula is
+// copied out of the basis, which the new value may grow: on the stack when short (issue 18: a
+// string allocated for it every estimate).
+void kv_pool_basis(Basis& basis, double f, std::string_view rule, const EngineProfile& engine,
+                   const EngineRelease& rel) {
+  const auto old = basis.find("kv_cache_bytes");
+  const std::string_view value = old == basis.end() ? std::string_view() : (*old).value;
+  char local[256];
+  std::string heap;
+  std::string_view sequence;
+  if (value.size() <= sizeof local) {
+    if (!value.empty()) std::memcpy(local, value.data(), value.size());
+    sequence = std::string_view(local, value.size());
+  } else {
+    heap.assign(value);
+    sequence = heap;
+  }
+  basis.set_with("kv_cache_bytes", [&](std::string& out) {
+    // The pieces appended one by one (core/text_append.h), the rule's words as they are
+    // (issue 18: the rule was a format string parsed at run time for each estimate).
+    append_text(out, "KV pool = ", General{f}, rule, " (", engine.name, ' ', rel.version,
+                "); per sequence: ", sequence);
+  });
+}
+
 void size_kv_pool(const Scenario& s, const Catalog& catalog, const memory::EngineRules& rules,
                   double capacity, double kv_one_sequence, Parts& p, MemoryEstimate& m,
                   Explanations* why) {
@@ -366,27 +407,14 @@ void size_kv_pool(const Scenario& s, const Catalog& catalog, const memory::Engin
   const double f = pool_fraction(s, rel);
   add_runtime_buffers(s, rel, p, why);
   auto [budget, pool, beyond, rule] = pool_size(rel, f, capacity, p);
-  const Part baseline = memory::process_baseline(s, engine, catalog.device(),
-                                                 rel.baseline_outside_budget ? why : nullptr);
-  if (rel.baseline_outside_budget) beyond += baseline.bytes;
+  const memory::Baseline baseline = memory::process_baseline(s, engine, catalog.device());
+  if (rel.baseline_outside_budget) beyond += baseline.bytes();
   // With attention data-parallel groups inside the replica (ep > tp) each group caches only
   // its own sequences, so a GPU holds 1/groups of the batch and the replica groups x the pool.
   const auto groups = s.attention_groups();
   const double requested = p.kv / static_cast<double>(groups);
   p.kv = std::max(0.0, pool);
-  if (wants_basis(why)) {
-    // The batch's KV formula (kv_cache wrote it) is the formula of one sequence: it names seq
-    // and batch, not their values.
-    const auto old = why->basis.find("kv_cache_bytes");
-    const std::string sequence(old == why->basis.end() ? std::string_view() : (*old).value);
-    // An init-capture: clang before 16 cannot capture a structured binding (P1091).
-    why->basis.set_with("kv_cache_bytes", [&, rule = rule](std::string& out) {
-      // The pieces appended one by one (core/text_append.h), the rule's words as they are
-      // (issue 18: the rule was a format string parsed at run time for each estimate).
-      append_text(out, "KV pool = ", General{f}, rule, " (", engine.name, ' ', rel.version,
-                  "); per sequence: ", sequence);
-    });
-  }
+  if (wants_basis(why)) kv_pool_basis(why->basis, f, rule, engine, rel);
   m.kv_cache_capacity_tokens =
       m.kv_bytes_per_token > 0
           ? groups * static_cast<int64_t>(std::max(0.0, pool) / m.kv_bytes_per_token)
@@ -407,10 +435,13 @@ void size_kv_pool(const Scenario& s, const Catalog& catalog, const memory::Engin
   if (!why) return;
   if (beyond > 0)
     why->basis.set_with("outside_budget_bytes", [&, beyond = beyond](std::string& out) {
-      format_text_to(out, FMT_COMPILE("{:.2f} GiB held beyond the budget: CUDA graphs {:.2f} GiB"),
-                     beyond / kGiB, rel.cuda_graph_bytes / kGiB);
-      if (rel.baseline_outside_budget)
-        out.append("; ").append(baseline.basis).append(" (snapshot before the profile)");
+      append_text(out, Fixed{beyond / kGiB, 2}, " GiB held beyond the budget: CUDA graphs ",
+                  Fixed{rel.cuda_graph_bytes / kGiB, 2}, " GiB");
+      if (rel.baseline_outside_budget) {
+        out.append("; ");
+        memory::baseline_text(out, baseline);
+        out.append(" (snapshot before the profile)");
+      }
       if (rel.pool_rule == PoolRule::kStaticShareOfTotal)
         out.append("; activations in the reserve");
     });
@@ -482,9 +513,10 @@ void explain_memory(const Scenario& s, const Catalog& catalog, bool preallocates
   if (preallocates)
     why.basis.set("reserved_bytes", "the engine's own allocator: reserved = allocated");
   else
-    set_text(why.basis, "reserved_bytes",
-             FMT_COMPILE("allocated x (1 + {:g}) caching-allocator slack ({})"),
-             allocator_fraction(s, catalog), s.engine);
+    why.basis.set_with("reserved_bytes", [&](std::string& out) {
+      append_text(out, "allocated x (1 + ", General{allocator_fraction(s, catalog)},
+                  ") caching-allocator slack (", s.engine, ')');
+    });
   why.basis.set("total_bytes", preallocates && capacity
                                    ? "the engine's budget (its memory fraction of usable "
                                      "capacity) + what it holds beyond it (outside_budget_bytes)"

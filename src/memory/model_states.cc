@@ -396,13 +396,13 @@ ModelBytes stored_weights(const Scenario& s, const EngineProfile& engine, const 
 }
 
 // ZeRO-3 or FSDP sharding and parameter offload of the weights `b` held per GPU.
-Part sharded_weights(const Scenario& s, const Catalog& catalog, const EngineRules& rules,
-                     const ModelCounts& counts, const ModelBytes& b, std::string&& basis,
-                     const Explanations* why) {
+double sharded_weights(const Scenario& s, const Catalog& catalog, const EngineRules& rules,
+                       const ModelCounts& counts, const ModelBytes& b, std::string& basis,
+                       const Explanations* why) {
   const bool zero3 = is_training(s.task) && s.training.zero_stage >= 3;
   const bool params_offloaded =
       s.training.offload == Offload::kOptimizerParams && is_training(s.task);
-  Part part{per_gpu(b, s, zero3), std::move(basis)};
+  double bytes = per_gpu(b, s, zero3);
   if (deepspeed_zero3(s, rules.engine)) {
     const Zero3Settings z = zero3_settings(s, catalog);
     const GatheredParams g = gathered_params(s, counts, z);
@@ -411,30 +411,30 @@ Part sharded_weights(const Scenario& s, const Catalog& catalog, const EngineRule
       // The shard lives in host memory; the GPU holds the gathered set and what never leaves it
       // (persistent norms and biases, adapters, saved-module copies).
       const double resident = std::max(0.0, per_gpu(b, s, false) - per_gpu(g.held, s, false));
-      part.bytes = gathered.bytes + resident;
-      part.basis +=
+      bytes = gathered.bytes + resident;
+      basis +=
           explain_if(why, FMT_COMPILE("; parameters offloaded to host: {} + {:.2f} GiB resident"),
                      gathered.basis, resident / 1073741824.0);
     } else if (s.parallel.dp > 1) {
-      part.bytes += gathered.bytes;
-      if (why) part.basis += "; ZeRO-3: sharded over dp + " + gathered.basis;
+      bytes += gathered.bytes;
+      if (why) basis += "; ZeRO-3: sharded over dp + " + gathered.basis;
     } else {
       // One rank: a parameter is gathered as a view of its own partition (NoGatherHandle).
-      if (why) part.basis += "; ZeRO-3 on one rank: parameters gathered in place, nothing extra";
+      if (why) basis += "; ZeRO-3 on one rank: parameters gathered in place, nothing extra";
     }
-    return part;
+    return bytes;
   }
   if (zero3) {
     // FSDP gathers one wrapped unit (a layer) at a time; limit_all_gathers keeps two in flight.
     const double layer = (b.layers + b.experts) / static_cast<double>(s.model.num_layers);
-    part.bytes += 2.0 * layer / static_cast<double>(s.parallel.tp);
-    if (why) part.basis += "; FSDP: sharded over dp + 2 gathered layers";
+    bytes += 2.0 * layer / static_cast<double>(s.parallel.tp);
+    if (why) basis += "; FSDP: sharded over dp + 2 gathered layers";
   }
   if (params_offloaded) {
-    part.bytes = 2.0 * (b.layers + b.experts) / static_cast<double>(s.model.num_layers);
-    if (why) part.basis += "; parameters offloaded to host: 2 layers resident";
+    bytes = 2.0 * (b.layers + b.experts) / static_cast<double>(s.model.num_layers);
+    if (why) basis += "; parameters offloaded to host: 2 layers resident";
   }
-  return part;
+  return bytes;
 }
 
 }  // namespace
@@ -443,16 +443,21 @@ double weights(const Scenario& s, const Catalog& catalog, const EngineRules& rul
                const ModelCounts& counts, Explanations* why) {
   const ModelBytes p = param_split(counts.params);
   ModelBytes b;
-  std::string basis;
+  // The text is built here and copied into the basis: a string kept by the thread, cleared, so
+  // no allocation per estimate (issue 18).
+  thread_local std::string basis;
+  basis.clear();
   if (full_training(s)) {
     b = scaled(p, working_bytes(s));
-    basis = explain_if(why, FMT_COMPILE("params x {:g} B ({} working copy)"), working_bytes(s),
-                       s.training.mixed_precision == MixedPrecision::kFp32 ? "fp32" : "16-bit");
+    if (wants_basis(why))
+      format_text_to(basis, FMT_COMPILE("params x {:g} B ({} working copy)"), working_bytes(s),
+                     s.training.mixed_precision == MixedPrecision::kFp32 ? "fp32" : "16-bit");
   } else {
     b = stored_weights(s, rules.engine, counts, p, why, basis);
   }
-  return explained(sharded_weights(s, catalog, rules, counts, b, std::move(basis), why),
-                   "weights_bytes", why);
+  const double bytes = sharded_weights(s, catalog, rules, counts, b, basis, why);
+  if (why) why->basis.set("weights_bytes", basis);
+  return bytes;
 }
 
 double gradients(const Scenario& s, const Catalog& catalog, const EngineRules& rules,
@@ -466,14 +471,18 @@ double gradients(const Scenario& s, const Catalog& catalog, const EngineRules& r
                                              : 4.0;
   ModelBytes t = scaled(counts.trainable, bytes);
   if (adapter_training(s)) t.embedding *= 2.0 / bytes;  // saved modules: 16-bit gradients
-  Part part{per_gpu(t, s, s.training.zero_stage >= 2),
-            explain_if(why, FMT_COMPILE("trainable params x {:g} B"), bytes)};
-  if (why && s.training.zero_stage >= 2) part.basis += "; ZeRO-2/3: sharded over dp";
+  // The text written straight into the basis, clause by clause (issue 18: a string of its own,
+  // then copied).
+  constexpr BasisKey figure = "gradients_bytes";
+  const bool text = wants_basis(why);
+  double part = per_gpu(t, s, s.training.zero_stage >= 2);
+  if (text) set_text(why->basis, figure, FMT_COMPILE("trainable params x {:g} B"), bytes);
+  if (text && s.training.zero_stage >= 2) why->basis.append(figure, "; ZeRO-2/3: sharded over dp");
   if (s.training.optimizer_in_backward) {
     // Each gradient is applied and freed as soon as it exists (torchtune optimizer_in_bwd):
     // about one layer's worth is alive at a time.
-    part.bytes /= static_cast<double>(std::max<int64_t>(1, s.model.num_layers));
-    if (why) part.basis += "; optimizer in backward: one layer alive";
+    part /= static_cast<double>(std::max<int64_t>(1, s.model.num_layers));
+    if (text) why->basis.append(figure, "; optimizer in backward: one layer alive");
   }
   if (deepspeed_zero3(s, rules.engine)) {
     // DeepSpeed ZeRO-3 keeps a flat reduce bucket of reduce_bucket_size elements in the
@@ -482,11 +491,12 @@ double gradients(const Scenario& s, const Catalog& catalog, const EngineRules& r
     // offloaded optimizer and are the sharded gradients above otherwise: nothing more to add.
     const Zero3Settings z = zero3_settings(s, catalog);
     const double bucket = z.reduce_bucket * gathered_element_bytes(s);
-    part.bytes += bucket;
-    part.basis += explain_if(why, FMT_COMPILE("; + ZeRO-3 reduce bucket {:.3g} x {:g} B"),
-                             z.reduce_bucket, gathered_element_bytes(s));
+    part += bucket;
+    if (text)
+      append_text(why->basis, figure, FMT_COMPILE("; + ZeRO-3 reduce bucket {:.3g} x {:g} B"),
+                  z.reduce_bucket, gathered_element_bytes(s));
   }
-  return explained(std::move(part), "gradients_bytes", why);
+  return part;
 }
 
 double optimizer_states(const Scenario& s, const EngineRules& rules, const ModelCounts& counts,
@@ -501,10 +511,13 @@ double optimizer_states(const Scenario& s, const EngineRules& rules, const Model
                                                    : 4;
   const ModelBytes& t = counts.trainable;
   double per_param = optimizer_bytes_per_param(s, state_bytes);
-  std::string basis;  // the optimizer's name is written only when explaining
-  if (why)
-    basis = format_text(FMT_COMPILE("trainable params x {:.3g} B ({})"), per_param,
-                        to_string(s.training.optimizer));
+  // The text written straight into the basis, clause by clause (issue 18: a string of its own,
+  // then copied); a later set replaces what was written.
+  constexpr BasisKey figure = "optimizer_bytes";
+  const bool text = wants_basis(why);
+  if (text)
+    set_text(why->basis, figure, FMT_COMPILE("trainable params x {:.3g} B ({})"), per_param,
+             to_string(s.training.optimizer));
   ModelBytes b = scaled(t, per_param);
   if (adapter_training(s) && states_like_parameter(s, rules.engine)) {
     // modules_to_save copies are 16-bit (weights above), and torch.optim creates each state
@@ -523,17 +536,17 @@ double optimizer_states(const Scenario& s, const EngineRules& rules, const Model
     const double share = t.total() / std::max(1.0, static_cast<double>(counts.params.total));
     b = scaled(param_split(counts.params), 0);
     b.layers = factored * std::min(1.0, share) + std::max(0.0, t.total() - t.layers) * state_bytes;
-    if (why) basis = "adafactor: factored second moments (rows + columns) x 4 B";
+    if (text) why->basis.set(figure, "adafactor: factored second moments (rows + columns) x 4 B");
   }
-  Part part{per_gpu(b, s, s.training.zero_stage >= 1), std::move(basis)};
-  if (why && s.training.zero_stage >= 1) part.basis += "; ZeRO-1+: sharded over dp";
-  if (why && is_paged(s.training.optimizer))
-    part.basis += "; paged: can spill to host memory under pressure";
+  double part = per_gpu(b, s, s.training.zero_stage >= 1);
+  if (text && s.training.zero_stage >= 1) why->basis.append(figure, "; ZeRO-1+: sharded over dp");
+  if (text && is_paged(s.training.optimizer))
+    why->basis.append(figure, "; paged: can spill to host memory under pressure");
   if (s.training.offload != Offload::kNone) {
-    part.bytes = 0;
-    if (why) part.basis = "offloaded to host memory (ZeRO-Offload)";
+    part = 0;
+    if (text) why->basis.set(figure, "offloaded to host memory (ZeRO-Offload)");
   }
-  return explained(std::move(part), "optimizer_bytes", why);
+  return part;
 }
 
 double master_weights(const Scenario& s, const ModelCounts& counts, Explanations* why) {

@@ -9,6 +9,7 @@
 #include <utility>
 
 #include "core/float_text.h"
+#include "core/text_append.h"
 #include "core/text_format.h"
 #include "scenario/lookups.h"
 #include "speed/counted_speed.h"
@@ -168,7 +169,7 @@ void explain_inference(const Scenario& sc, const InferenceSetup& s, const Memory
       "x prompt/2 per token, at peak x eff(chunk tokens), chunked and pipelined as the engine "
       "does");
   est.basis.set_with("max_output_tokens_per_s", [&](std::string& out) {
-    format_text_to(out, FMT_COMPILE("batch B = {}"), static_cast<int64_t>(full));
+    append_text(out, "batch B = ", static_cast<int64_t>(full));
     out.append(s.engine.static_batch ? " (the static batch the engine is set up with"
                : memory.max_batch    ? " (memory.max_batch"
                                      : " (scenario batch");
