@@ -430,12 +430,14 @@ const Model& Catalog::model(std::string_view name, const std::string& field) con
 }
 
 bool Catalog::names_exactly(std::string_view name, const Gpu& found) const {
+  if (name == found.id) return true;  // the common case, without normalising (issue 18)
   const std::string key = normalize_name(name);
   return gpu_index_.count(key) > 0 || key_and_memory_size(normalize_name(found.id), key) ||
          key_and_memory_size(normalize_name(found.name), key);
 }
 
 bool Catalog::names_exactly(std::string_view name, const Model& found) const {
+  if (name == found.id) return true;  // the common case, without normalising (issue 18)
   const std::string key = normalize_name(name);
   return model_index_.count(key) > 0 || key_and_memory_size(normalize_name(found.id), key) ||
          key_and_memory_size(normalize_name(found.name), key);

@@ -35,13 +35,18 @@ bool split(const Scenario& s, bool tensors, int64_t width, Parallelism& p) {
   return s.model.is_cv() || s.model.num_layers <= 0 || p.pp <= s.model.num_layers;
 }
 
-}  // namespace
+// The splits per replica the rule may take, smallest first: their layouts, the widest one the
+// GPUs allow, and the memory of those that fit. Each is tried on `s` itself, its other fields as
+// they are (issue 18: a copy of the Scenario per width tried was ~7 allocations); the split it
+// had is put back, also when the memory estimate throws.
+struct Splits {
+  Parallelism widest;
+  std::vector<std::pair<Parallelism, MemoryEstimate>> fitting;
+};
 
-void choose_serving_layout(Scenario& s, const Catalog& catalog) {
-  const int64_t n = s.gpu_count;
-  if (s.task != Task::kInference || n <= 1) return;
+Splits candidate_splits(Scenario& s, const Catalog& catalog, const ModelCounts& counts) {
+  const int64_t n = s.gpu_count, ep = s.parallel.ep;
   const bool tensors = splits_tensors(s, catalog);
-  const int64_t ep = s.parallel.ep;
   std::vector<int64_t> widths;  // GPUs per replica, smallest first, dividing n
   if (s.requested_replicas > 0) {
     widths.push_back(n / s.requested_replicas);
@@ -49,17 +54,9 @@ void choose_serving_layout(Scenario& s, const Catalog& catalog) {
     for (int64_t w = 1; w <= n; ++w)
       if (n % w == 0) widths.push_back(w);
   }
-  // Each split is tried on `s` itself, its other fields as they are (issue 18: a copy of the
-  // Scenario per width tried was ~7 allocations); the split it had, and its traffic, are put back
-  // unless one is chosen, also when an estimate throws.
   const Parallelism given = s.parallel;
-  std::optional<Traffic> traffic = std::move(s.traffic);
-  s.traffic.reset();  // the load model is not what ranks the splits (max_output_tokens_per_s is)
-  Parallelism widest = given;
-  std::optional<Parallelism> best;
-  double best_rate = 0;
+  Splits out{given, {}};
   try {
-    std::optional<ModelCounts> counts;
     for (const int64_t w : widths) {
       Parallelism p = given;
       p.ep = 1;
@@ -69,35 +66,69 @@ void choose_serving_layout(Scenario& s, const Catalog& catalog) {
         p.ep = ep;
       }
       p.dp = n / w;
-      widest = p;
+      out.widest = p;
       if (!s.gpu) continue;  // no capacity to check: the model is spread over all GPUs
       s.parallel = p;
-      if (!counts) counts = count_model(s);
-      const MemoryEstimate m = estimate_memory(s, catalog, *counts, nullptr);
-      if (m.fits.value_or(false)) {
-        // Room for the KV cache: a wider replica is taken only where the fleet then serves more
-        // output tokens per second. A replica whose pool holds a handful of sequences (70B in
-        // bf16 on two 80 GB GPUs: about two of 1,500 tokens) runs far below the fleet of fewer,
-        // wider replicas; where the narrower replica's batch is full, splitting wider only adds
-        // all-reduces, so the smallest split that fits stays (the contract's rule).
-        PerformanceEstimate perf;
-        estimate_speed(s, catalog, engine_profile(s, catalog), m, *counts, nullptr, perf);
-        const double rate = perf.max_output_tokens_per_s.value_or(0);
-        if (!best || rate > best_rate) {
-          best = p;
-          best_rate = rate;
-        }
-        if (!perf.max_output_tokens_per_s) break;  // no speed to compare: the smallest that fits
+      MemoryEstimate m = estimate_memory(s, catalog, counts, nullptr);
+      if (m.fits.value_or(false)) out.fitting.emplace_back(p, std::move(m));
+    }
+  } catch (...) {
+    s.parallel = given;
+    throw;
+  }
+  s.parallel = given;
+  return out;
+}
+
+// Of several splits that fit, the one whose fleet serves the most output tokens per second
+// (ties and missing speeds to the smaller). Traffic is set aside: the load model is not what
+// ranks them.
+Parallelism fastest_fleet(Scenario& s, const Catalog& catalog, const ModelCounts& counts,
+                          const Splits& splits) {
+  const Parallelism given = s.parallel;
+  std::optional<Traffic> traffic = std::move(s.traffic);
+  s.traffic.reset();
+  const Parallelism* best = &splits.fitting.front().first;
+  double best_rate = 0;
+  try {
+    for (const auto& [p, memory] : splits.fitting) {
+      s.parallel = p;
+      PerformanceEstimate perf;
+      estimate_speed(s, catalog, engine_profile(s, catalog), memory, counts, nullptr, perf);
+      if (!perf.max_output_tokens_per_s) break;  // no speed to compare: the smallest that fits
+      if (*perf.max_output_tokens_per_s > best_rate) {
+        best = &p;
+        best_rate = *perf.max_output_tokens_per_s;
       }
-      s.parallel = given;
     }
   } catch (...) {
     s.parallel = given;
     s.traffic = std::move(traffic);
     throw;
   }
+  s.parallel = given;
   s.traffic = std::move(traffic);
-  s.parallel = best ? *best : widest;
+  return *best;
+}
+
+}  // namespace
+
+void choose_serving_layout(Scenario& s, const Catalog& catalog) {
+  if (s.task != Task::kInference || s.gpu_count <= 1) return;
+  const ModelCounts counts = count_model(s);
+  const Splits splits = candidate_splits(s, catalog, counts);
+  if (splits.fitting.empty()) {
+    s.parallel = splits.widest;  // none fits: the widest, so the estimate says by how much
+  } else if (splits.fitting.size() == 1) {
+    s.parallel = splits.fitting.front().first;
+  } else {
+    // Room for the KV cache: a wider replica is taken only where the fleet then serves more
+    // output tokens per second. A replica whose pool holds a handful of sequences (70B in bf16
+    // on two 80 GB GPUs: about two of 1,500 tokens) runs far below the fleet of fewer, wider
+    // replicas; where the narrower replica's batch is full, splitting wider only adds
+    // all-reduces, so the smallest split that fits stays (the contract's rule).
+    s.parallel = fastest_fleet(s, catalog, counts, splits);
+  }
 }
 
 Scenario resolve_scenario(const nlohmann::json& input, const Catalog& catalog) {
