@@ -82,12 +82,11 @@ class Catalog {
   GpuRef gpu_ref(std::string_view name, const std::string& field = "gpu") const;
   /// Finds a model by catalog id, name, Hugging Face id or alias.
   const Model& model(std::string_view name, const std::string& field = "model") const;
-  /// Whether `name` names `found` (what gpu() or model() returned for it) as its id, name,
-  /// Hugging Face id or an alias, or as its id or name without the memory size ("rtx-3090"),
-  /// case and separators aside: gpu() and model() also take the one row a partial name matches
-  /// ("4080" for the RTX 4080 SUPER), which a scenario then says it assumed.
+  /// Whether `name` names `found` (what gpu() returned for it) as its id, name or an alias, or
+  /// as its id or name without the memory size ("rtx-3090"), case and separators aside: gpu()
+  /// also takes the one row a partial name matches ("4080" for the RTX 4080 SUPER), which a
+  /// scenario then says it assumed. (A model's other names: report/api.cc names_entry.)
   bool names_exactly(std::string_view name, const Gpu& found) const;
-  bool names_exactly(std::string_view name, const Model& found) const;
   /// Finds a number format usable for `role` (weights, kv, optimizer).
   const NumberFormat& format(std::string_view name, const std::string& role,
                              const std::string& field) const;

@@ -436,13 +436,6 @@ bool Catalog::names_exactly(std::string_view name, const Gpu& found) const {
          key_and_memory_size(normalize_name(found.name), key);
 }
 
-bool Catalog::names_exactly(std::string_view name, const Model& found) const {
-  if (name == found.id) return true;  // the common case, without normalising (issue 18)
-  const std::string key = normalize_name(name);
-  return model_index_.count(key) > 0 || key_and_memory_size(normalize_name(found.id), key) ||
-         key_and_memory_size(normalize_name(found.name), key);
-}
-
 const NumberFormat& Catalog::format(std::string_view name, const std::string& role,
                                     const std::string& field) const {
   for (const auto& f : *formats_)

@@ -166,9 +166,6 @@ void resolve_model(const ScenarioFields& input, const Catalog& catalog, Scenario
     try {
       s.model = catalog.model(name, kModelField);
       s.model_origin = "catalog";
-      if (!catalog.names_exactly(name, s.model))
-        s.notes.push_back(fmt::format("model '{}' read as {}, the catalog's closest match",
-                                      shown_input(name), s.model.id));
       return;
     } catch (const InputError&) {
       std::error_code ec;
