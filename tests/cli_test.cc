@@ -134,7 +134,9 @@ TEST(Cli, StdinJsonlWithFormatFlag) {
 TEST(Cli, CatalogsListEveryRow) {
   const Result gpus = cli("gpus --format json");
   ASSERT_EQ(gpus.status, 0);
-  EXPECT_EQ(nlohmann::json::parse(gpus.out).size(), 60u);  // with the RTX 5090 D
+  // 60 rows with the RTX 5090 D, + 10: RTX 4080, 4070 Ti, 4070 SUPER, 4070, 3080 Ti, 2080 Ti,
+  // 5070 Ti, 5060 Ti, Tesla P40, RTX A5000.
+  EXPECT_EQ(nlohmann::json::parse(gpus.out).size(), 70u);
   const Result models = cli("models --format json");
   ASSERT_EQ(models.status, 0);
   EXPECT_EQ(nlohmann::json::parse(models.out).size(), 66u);

@@ -521,8 +521,8 @@ void parse_system(const ScenarioFields& input, const Catalog& catalog, SplitGive
   // A serving scenario naming no engine has its GPU already (resolve_engine looked it up).
   if (auto v = read_string_value(input.at[key::gpu], "gpu", "")) {
     if (!s.gpu) s.gpu = catalog.gpu_ref(*v, kGpuField);
-    // A name only part of an id matched is said: a card the catalog lacks ("4080") must not
-    // pass silently for the one it found (the RTX 4080 SUPER).
+    // A name only part of an id matched is said: a card the catalog lacks ("5070") must not
+    // pass silently for the one it found (the RTX 5070 Ti).
     if (!catalog.names_exactly(*v, *s.gpu))
       s.notes.push_back(fmt::format("gpu '{}' read as {} ({}), the catalog's closest match",
                                     shown_input(*v), s.gpu->id, s.gpu->name));

@@ -100,15 +100,18 @@ TEST(Scenario, CardNamedWithoutItsMemorySizeIsThatCard) {
   EXPECT_EQ(gpu_of("l40"), "l40-48gb");
 }
 
-// A name only part of an id matched is said: the catalog has the RTX 4080 SUPER and not the RTX
-// 4080, so "4080" is read as the SUPER with a note; names, ids, aliases and ids without their
-// memory size pass without one.
+// A name only part of an id matched is said: the catalog has the RTX 5070 Ti and not the RTX
+// 5070, so "5070" is read as the Ti with a note; names, ids, aliases and ids without their
+// memory size pass without one ("4080" is the alias of the plain RTX 4080, "4080 super" the
+// only card whose id holds those words).
 TEST(Scenario, PartialNameIsSaid) {
-  const Scenario partial = parse({{"model", "qwen3-235b"}, {"gpu", "4080"}});
-  EXPECT_EQ(partial.gpu->id, "rtx-4080-super-16gb");
+  const Scenario partial = parse({{"model", "qwen3-235b"}, {"gpu", "5070"}});
+  EXPECT_EQ(partial.gpu->id, "rtx-5070-ti-16gb");
   ASSERT_EQ(partial.notes.size(), 1u);  // the model's own: report/api.cc names_entry
-  EXPECT_NE(partial.notes[0].find("gpu '4080' read as rtx-4080-super-16gb"), std::string::npos);
-  for (const char* name : {"h100", "rtx-4080-super-16gb", "rtx-3090", "GeForce RTX 4090"})
+  EXPECT_NE(partial.notes[0].find("gpu '5070' read as rtx-5070-ti-16gb"), std::string::npos);
+  EXPECT_EQ(parse({{"model", "llama-2-7b"}, {"gpu", "4080"}}).gpu->id, "rtx-4080-16gb");
+  EXPECT_EQ(parse({{"model", "llama-2-7b"}, {"gpu", "4080 super"}}).gpu->id, "rtx-4080-super-16gb");
+  for (const char* name : {"h100", "rtx-4080-super-16gb", "rtx-3090", "GeForce RTX 4090", "4080"})
     EXPECT_TRUE(parse({{"model", "llama-2-7b"}, {"gpu", name}}).notes.empty()) << name;
 }
 
