@@ -1,6 +1,7 @@
 #pragma once
 // Whole machines as they are rented and bought: cloud instance shapes (data/instances.csv) and
 // on-prem server form factors (data/servers.csv), each row with its price, date and source.
+#include <cstddef>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -13,6 +14,9 @@ namespace gpusizer {
 /// One cloud instance shape: `gpus` GPUs of one catalog GPU, sold by the hour.
 struct CloudInstance {
   std::string provider, name, gpu_id;
+  /// The position of gpu_id's row in the GPUs the catalog read with it (Catalog::gpus()), so
+  /// that a fleet priced for one of those rows finds its instances without comparing ids.
+  size_t gpu_row = 0;
   int64_t gpus = 0;
   double price_per_hour = 0;  ///< in `currency`
   std::string currency;       ///< "USD" or "CNY"

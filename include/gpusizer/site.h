@@ -4,9 +4,14 @@
 // objects override them field by field.
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <string>
 
 namespace gpusizer {
+
+/// Form-factor class -> USD for the host of one node without its GPUs (costs.json
+/// server_usd_per_node).
+using ServerPrices = std::map<std::string, double>;
 
 /// The money side of a site.
 struct CostAssumptions {
@@ -17,8 +22,11 @@ struct CostAssumptions {
   double utilization = 0;  ///< share of hours the GPUs do useful work
   double maintenance_fraction_per_year = 0;
   double hours_per_month = 0;
-  std::map<std::string, double>
-      server_usd_per_node;  ///< form-factor class -> USD, one node, no GPUs
+  /// Shared and never changed in place: every estimate copies the assumptions (with a scenario's
+  /// overrides) into its answer, and a copy of a pointer allocates nothing where a copy of the
+  /// map made six nodes (issue 18); an override builds a map of its own (with_cost_overrides).
+  /// Null reads as no prices.
+  std::shared_ptr<const ServerPrices> server_usd_per_node;
   std::string date;
 };
 

@@ -62,9 +62,12 @@ std::vector<CloudInstance> parse_instances(std::string_view text, const std::vec
     i.provider = required(r, kFile, "provider");
     i.name = required(r, kFile, "instance");
     i.gpu_id = required(r, kFile, "gpu");
-    if (std::none_of(gpus.begin(), gpus.end(), [&](const Gpu& g) { return g.id == i.gpu_id; }))
+    const auto row =
+        std::find_if(gpus.begin(), gpus.end(), [&](const Gpu& g) { return g.id == i.gpu_id; });
+    if (row == gpus.end())
       throw InputError(where(kFile, r, "gpu"), "'" + i.gpu_id + "' is not a GPU id of gpus.csv",
                        "bad_file");
+    i.gpu_row = static_cast<size_t>(row - gpus.begin());
     i.gpus = whole(r, kFile, "gpus", 1024);
     i.price_per_hour = *number(r, kFile, "price_per_hour", 0.001, 1e6);
     i.currency = required(r, kFile, "currency");

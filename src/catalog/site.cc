@@ -3,6 +3,8 @@
 #include "gpusizer/site.h"
 
 #include <map>
+#include <memory>
+#include <utility>
 
 #include "catalog/data_json.h"
 #include "core/json_fields.h"
@@ -57,15 +59,16 @@ std::vector<std::string> keys_of(const Range (&ranges)[N], std::vector<std::stri
 }
 
 // server_usd_per_node: form-factor class -> non-negative USD.
-void read_server_prices(const nlohmann::json& v, const std::string& where,
-                        std::map<std::string, double>& out) {
+std::shared_ptr<const ServerPrices> read_server_prices(const nlohmann::json& v,
+                                                       const std::string& where) {
   if (!v.is_object())
     throw InputError(where, "must be an object of form factor -> USD", "bad_file");
   for (const auto& [k, price] : v.items())
     if (!price.is_number() || !(price.get<double>() >= 0) || price.get<double>() > 1e9)
       throw InputError(where + "." + k, "must be a number of USD between 0 and 1e9", "bad_file");
-  out.clear();
-  for (const auto& [k, price] : v.items()) out[k] = price.get<double>();
+  auto out = std::make_shared<ServerPrices>();
+  for (const auto& [k, price] : v.items()) (*out)[k] = price.get<double>();
+  return out;
 }
 
 }  // namespace
@@ -77,8 +80,8 @@ CostAssumptions read_cost_defaults(const nlohmann::json& doc, const std::string&
     *cost_field(a, r.key) = data::required_number(doc, r.key, file, r.min, r.max);
   if (!doc.contains("server_usd_per_node"))
     throw InputError(file + ".server_usd_per_node", "is missing", "bad_file");
-  read_server_prices(doc.at("server_usd_per_node"), file + ".server_usd_per_node",
-                     a.server_usd_per_node);
+  a.server_usd_per_node =
+      read_server_prices(doc.at("server_usd_per_node"), file + ".server_usd_per_node");
   if (!doc.contains("date") || !doc.at("date").is_string())
     throw InputError(file + ".date", "is missing: the date the prices were checked", "bad_file");
   a.date = doc.at("date").get<std::string>();
@@ -105,18 +108,22 @@ CostAssumptions with_cost_overrides(CostAssumptions a, const nlohmann::json& ove
   for (const Range& r : kCostRanges)
     if (auto v = read_number(overrides, r.key, "costs", r.min, r.max)) *cost_field(a, r.key) = *v;
   if (auto it = overrides.find("server_usd_per_node"); it != overrides.end()) {
+    // The defaults' map is shared (site.h): the overridden prices go into a copy.
+    auto prices = a.server_usd_per_node ? std::make_shared<ServerPrices>(*a.server_usd_per_node)
+                                        : std::make_shared<ServerPrices>();
     if (it->is_number()) {
       const double v = *read_number(overrides, "server_usd_per_node", "costs", 0, 1e9);
-      for (auto& [k, value] : a.server_usd_per_node) value = v;
+      for (auto& [k, value] : *prices) value = v;
     } else if (it->is_object()) {
       for (const auto& [k, value] : it->items()) {
         if (!value.is_number() || value.get<double>() < 0)
           throw InputError("costs.server_usd_per_node." + k, "must be a non-negative number");
-        a.server_usd_per_node[k] = value.get<double>();
+        (*prices)[k] = value.get<double>();
       }
     } else {
       throw InputError("costs.server_usd_per_node", "must be a number or an object");
     }
+    a.server_usd_per_node = std::move(prices);
   }
   return a;
 }

@@ -66,6 +66,14 @@ TEST(FleetPrice, ChinaRegionAndCny) {
   ASSERT_TRUE(us);
   EXPECT_EQ(us->instance->name, "p4de.24xlarge");
   EXPECT_DOUBLE_EQ(us->usd_per_hour, 27.4471);
+  // A copy of the row (a GPU that is not one of the catalog's rows) is matched by its id: the
+  // same two prices.
+  const Gpu copy = g;
+  const auto cn_copy = cheapest_instances(copy, 8, 8, cat, 7.2, true);
+  const auto us_copy = cheapest_instances(copy, 8, 8, cat, 7.2, false);
+  ASSERT_TRUE(cn_copy && us_copy);
+  EXPECT_EQ(cn_copy->instance, cn->instance);
+  EXPECT_EQ(us_copy->instance, us->instance);
 }
 
 // No cloud shape: "not rented", and never the verdict "buy" from a missing price.
@@ -141,7 +149,12 @@ TEST(FleetData, BadInstanceRowNamesFileLineAndColumn) {
 TEST(FleetData, EveryRowFilled) {
   const Catalog& cat = Catalog::builtin();
   for (const Gpu& g : cat.gpus()) EXPECT_FALSE(g.topology_source.empty()) << g.id;
-  for (const CloudInstance& i : cat.instances()) EXPECT_FALSE(i.source.empty()) << i.name;
+  for (const CloudInstance& i : cat.instances()) {
+    EXPECT_FALSE(i.source.empty()) << i.name;
+    // The row position read with the instance is its GPU's row.
+    ASSERT_LT(i.gpu_row, cat.gpus().size()) << i.name;
+    EXPECT_EQ(cat.gpus()[i.gpu_row].id, i.gpu_id) << i.name;
+  }
   EXPECT_GE(cat.servers().size(), 8u);
 }
 

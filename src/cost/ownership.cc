@@ -130,8 +130,9 @@ double server_price(const Scenario& s, const Gpu& g, const CostAssumptions& a,
                     const NodePlan& plan) {
   const bool user_price = s.costs.is_object() && s.costs.contains("server_usd_per_node");
   if (!user_price && plan.server && plan.server->chassis_usd) return *plan.server->chassis_usd;
-  const auto it = a.server_usd_per_node.find(g.form_factor_class);
-  if (it == a.server_usd_per_node.end())
+  const ServerPrices* prices = a.server_usd_per_node.get();
+  const auto it = prices ? prices->find(g.form_factor_class) : ServerPrices::const_iterator();
+  if (!prices || it == prices->end())
     throw InputError("costs.json server_usd_per_node." + g.form_factor_class,
                      "is missing: the price of a server for " + g.name + " (form factor class " +
                          g.form_factor_class + " in gpus.csv)",

@@ -1,6 +1,8 @@
 // Cost of ownership against arithmetic done by hand from data/costs.json and data/gpus.csv.
 #include <gtest/gtest.h>
 
+#include <memory>
+
 #include "cost/ownership_figures.h"
 #include "gpusizer/cost.h"
 #include "gpusizer/error.h"
@@ -57,6 +59,7 @@ TEST(Ownership, TheEstimatesOwnershipIsOwnershipCost) {
   const Ownership direct = ownership_cost(
       s, e.performance, e.power, with_cost_overrides(catalog.cost_defaults(), s.costs), catalog);
   EXPECT_EQ(to_json(*e.ownership), to_json(direct));
+  // The catalog's server prices, shared rather than copied (site.h).
   EXPECT_EQ(e.ownership->assumptions.server_usd_per_node,
             catalog.cost_defaults().server_usd_per_node);
   EXPECT_EQ(e.ownership->on_prem->servers, 2);  // 12 GPUs in nodes of 8
@@ -102,6 +105,24 @@ TEST(Ownership, BadOverrideNamesTheField) {
   } catch (const InputError& e) {
     EXPECT_EQ(e.field(), "costs.pue");
   }
+}
+
+// A scenario's server prices go into a map of the answer's own: the defaults, shared by every
+// estimate (site.h), keep theirs.
+TEST(Ownership, ServerPriceOverridesLeaveTheDefaults) {
+  CostAssumptions d;
+  d.server_usd_per_node =
+      std::make_shared<const ServerPrices>(ServerPrices{{"PCIe", 15000}, {"SXM", 60000}});
+  const CostAssumptions one = with_cost_overrides(d, {{"server_usd_per_node", {{"PCIe", 1}}}});
+  EXPECT_EQ(one.server_usd_per_node->at("PCIe"), 1);
+  EXPECT_EQ(one.server_usd_per_node->at("SXM"), 60000);
+  const CostAssumptions all = with_cost_overrides(d, {{"server_usd_per_node", 2}});
+  EXPECT_EQ(all.server_usd_per_node->at("PCIe"), 2);
+  EXPECT_EQ(all.server_usd_per_node->at("SXM"), 2);
+  EXPECT_EQ(d.server_usd_per_node->at("PCIe"), 15000);
+  EXPECT_EQ(d.server_usd_per_node->at("SXM"), 60000);
+  // No override: the same map, not a copy.
+  EXPECT_EQ(with_cost_overrides(d, {{"pue", 1.2}}).server_usd_per_node, d.server_usd_per_node);
 }
 
 }  // namespace

@@ -417,7 +417,8 @@ double sharded_weights(const Scenario& s, const Catalog& catalog, const EngineRu
                      gathered.basis, resident / 1073741824.0);
     } else if (s.parallel.dp > 1) {
       bytes += gathered.bytes;
-      if (why) basis += "; ZeRO-3: sharded over dp + " + gathered.basis;
+      // Appended in two pieces: the sum of the two was a string of its own (issue 18).
+      if (why) basis.append("; ZeRO-3: sharded over dp + ").append(gathered.basis);
     } else {
       // One rank: a parameter is gathered as a view of its own partition (NoGatherHandle).
       if (why) basis += "; ZeRO-3 on one rank: parameters gathered in place, nothing extra";
