@@ -23,9 +23,6 @@ std::string cell(const nlohmann::json& j, const char* key, const char* fmt_spec,
   return fmt::format(fmt::runtime(fmt_spec), j[key].get<double>() * scale);
 }
 
-// An option's layout in a table cell: the splits, ZeRO stage and checkpointing, and for training
-// the micro-batch and its accumulation steps, so that options differing only there are told
-// apart.
 // A member of an object, or an empty object (a const json's operator[] asserts on a missing key).
 const nlohmann::json& member(const nlohmann::json& j, const char* key) {
   static const nlohmann::json kNone = nlohmann::json::object();
@@ -34,6 +31,9 @@ const nlohmann::json& member(const nlohmann::json& j, const char* key) {
   return it != j.end() ? *it : kNone;
 }
 
+// An option's layout in a table cell: the splits, ZeRO stage and checkpointing, and for training
+// the micro-batch and its accumulation steps, so that options differing only there are told
+// apart.
 std::string parallel_words(const nlohmann::json& option) {
   const nlohmann::json& p = member(option, "parallel");
   auto count = [&](const char* key) { return p.is_object() ? p.value(key, int64_t{1}) : 1; };
