@@ -90,11 +90,12 @@ Parallelism fastest_fleet(Scenario& s, const Catalog& catalog, const ModelCounts
   s.traffic.reset();
   const Parallelism* best = &splits.fitting.front().first;
   double best_rate = 0;
+  const EngineProfile& engine = engine_profile(s, catalog);  // the split does not change it
   try {
     for (const auto& [p, memory] : splits.fitting) {
       s.parallel = p;
       PerformanceEstimate perf;
-      estimate_speed(s, catalog, engine_profile(s, catalog), memory, counts, nullptr, perf);
+      estimate_speed(s, catalog, engine, memory, counts, nullptr, perf);
       if (!perf.max_output_tokens_per_s) break;  // no speed to compare: the smallest that fits
       if (*perf.max_output_tokens_per_s > best_rate) {
         best = &p;
