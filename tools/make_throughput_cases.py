@@ -22,9 +22,10 @@ MODELS = {
     "DeepSeek-R1-Distill-Qwen-7B": "deepseek-r1-distill-qwen-7b",
     "Qwen3-235B-A22B": "qwen3-235b-a22b", "Llama 4 Maverick 17B-128E": "llama-4-maverick-17b-128e",
     "Llama 4 Scout 17B-16E": "llama-4-scout-17b-16e",
-    # The perf-overview's "Mistral 7B": the model_name its trtllm-bench engines were built from is
-    # mistralai/Mistral-7B-v0.1 (tensorrt_llm/bench/build/benchmark_config.yml, the tuned settings
-    # trtllm-bench kept per supported model; Mixtral 8x7B beside it is mistralai/Mixtral-8x7B-v0.1).
+    # The v0.17 perf-overview's "Mistral 7B" (the page names no checkpoint): mistralai/Mistral-7B-v0.1,
+    # the only Mistral 7B of the models trtllm-bench supported when these tables began
+    # (tensorrt_llm/bench/build/benchmark_config.yml, v0.12 era; its Mixtral is
+    # mistralai/Mixtral-8x7B-v0.1, the page's "Mixtral 8x7B").
     "Mistral 7B": "mistral-7b-v0.1",
 }
 # trtllm-bench runs a dataset of this many requests per ISL/OSL pair, all queued at once
