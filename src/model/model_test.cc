@@ -38,7 +38,7 @@ TEST(CountParams, EveryCatalogModelMatchesItsExactCount) {
       EXPECT_GT(c.total, 0);
     }
   }
-  EXPECT_EQ(checked, 58);  // 59 LLMs, less MiniMax-M1 whose lightning blocks are not countable
+  EXPECT_EQ(checked, 59);  // 60 LLMs, less MiniMax-M1 whose lightning blocks are not countable
 }
 
 TEST(CountParams, Llama31_8BWorkedExample) {
@@ -47,6 +47,26 @@ TEST(CountParams, Llama31_8BWorkedExample) {
   EXPECT_EQ(c.attention + c.dense_mlp, 32LL * (41943040 + 176160768));
   EXPECT_EQ(c.embedding + c.lm_head, 1050673152);
   EXPECT_EQ(c.total, 8030261248);
+}
+
+TEST(CountParams, Mistral7Bv01HandCount) {
+  // HF mistralai/Mistral-7B-v0.1 config.json: hidden 4096, 32 heads of 128, 8 KV heads,
+  // intermediate 14336, 32 layers, vocab 32000, untied. By hand, per layer: q and o
+  // 4096 x 4096 = 16,777,216 each, k and v 4096 x 1024 = 4,194,304 each, gate/up/down
+  // 4096 x 14336 = 58,720,256 each, two RMSNorms 4096 each: 218,112,000. Embedding and head
+  // 2 x 32000 x 4096 = 262,144,000; final norm 4096. Total 7,241,732,096, the figure a
+  // transformers count of Mistral-7B-Instruct-v0.1 (same shapes) prints.
+  const Model& m = Catalog::builtin().model("mistralai/Mistral-7B-v0.1");
+  EXPECT_EQ(m.id, "mistral-7b-v0.1");
+  const ParamCounts c = count_params(m);
+  EXPECT_EQ(c.attention + c.dense_mlp, 32LL * (2 * 16777216 + 2 * 4194304 + 3 * 58720256));
+  EXPECT_EQ(c.embedding + c.lm_head, 262144000);
+  EXPECT_EQ(c.total, 7241732096);
+  // sliding_window 4096 on every layer (MistralConfig applies it to all layers).
+  EXPECT_EQ(m.sliding_window, 4096);
+  const LayerSpans spans = layer_spans(m);
+  EXPECT_EQ(spans.window, 32);
+  EXPECT_EQ(spans.full, 0);
 }
 
 TEST(CountParams, DeepSeekV3ActiveIsAbout37B) {
