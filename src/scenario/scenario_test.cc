@@ -55,6 +55,16 @@ TEST(Scenario, NamesAreCaseInsensitiveAndTakeAliases) {
   EXPECT_EQ(parse({{"model", "llama-2-7b"}, {"gpu", "4090"}}).gpu->id, "rtx-4090-24gb");
 }
 
+// Two Mistral 7B releases differ in their window and vocabulary: the bare name is the current
+// release (v0.3, data/aliases.csv), v0.1's hub ids are v0.1, and v0.2 has v0.3's shapes.
+TEST(Scenario, MistralSevenBNamesTheCurrentReleaseUnlessV01IsNamed) {
+  EXPECT_EQ(parse({{"model", "mistral-7b"}}).model.id, "mistral-7b-v0.3");
+  EXPECT_EQ(parse({{"model", "mistralai/Mistral-7B-v0.1"}}).model.id, "mistral-7b-v0.1");
+  EXPECT_EQ(parse({{"model", "mistralai/Mistral-7B-Instruct-v0.1"}}).model.id, "mistral-7b-v0.1");
+  EXPECT_EQ(parse({{"model", "mistralai/Mistral-7B-Instruct-v0.2"}}).model.id, "mistral-7b-v0.3");
+  EXPECT_EQ(parse({{"model", "mistral-7b-v0.1"}}).model.sliding_window, 4096);
+}
+
 TEST(Scenario, QloraDefaultsToNf4) {
   EXPECT_EQ(parse({{"model", "llama-2-7b"}, {"task", "qlora"}}).weights->id, "nf4");
 }
