@@ -134,7 +134,8 @@ GROUP_TIER = {"PEFTMM": "A", "QWEN25": "A", "QWENFT": "A", "VLLM": "A",
               "TT": "B", "PEFTRM": "B", "PEFTDOC": "B", "UNSLOTH": "B", "UNSLOTHCTX": "B",
               "LFWIKI": "B", "HFBLOG": "B", "HFDOC": "B", "ACCEL": "B", "QWENINF": "B",
               "BAICHUAN": "B", "CHATGLM": "B", "GALORE": "B",
-              "MOECLAIM": "C", "AXOLOTL": "C", "EST": "EST", "TITAN": "A", "LLMD": "A", "SGLANG": "B"}
+              "MOECLAIM": "C", "AXOLOTL": "C", "EST": "EST", "TITAN": "A", "LLMD": "A", "SGLANG": "B",
+              "VLLMLOGS": "B", "SGLANGLOGS": "B"}
 
 # Sources whose rows set figures in data/engines.json (allocator slack: Qwen2.5 and PEFT rows;
 # vLLM non-torch and driver reservation: VLLM rows; HFDOC context; PEFTDOC/PEFTRM references):
@@ -1001,12 +1002,82 @@ def m_sglang(r, i):
                 per_gpu=True, include=include, exclude_reason=reason, notes=notes)
 
 
+# Published start-up logs of vLLM (VLLMLOGS) and SGLang (SGLANGLOGS), session 21. Each entry is the
+# scenario of one row: what its launch line and log state; what they do not state is the engine's
+# default (docs/validation-cases.md "VLLMLOGS"). Qwen2-7B-Instruct has Qwen2.5-7B's dimensions
+# (hidden 3584, 28 layers, 4 KV heads, vocab 152064) and QwQ-32B Qwen2.5-32B's (hidden 5120,
+# 64 layers, 8 KV heads), per their HF config.json files.
+A100_80, A100_40, RTX4090, RTX3090 = "a100-sxm4-80gb", "a100-sxm4-40gb", "rtx-4090-24gb", "rtx-3090-24gb"
+VLLAMA_LAUNCH = {"max_num_batched_tokens": 16384, "max_num_seqs": 256}
+LOG_CASES = {
+    "VLLMLOGS-001": ("qwen2.5-7b", "bf16", A100_80, 1, "0.10", 0.25, 16384, {"max_num_batched_tokens": 2048}),
+    "VLLMLOGS-002": ("qwen2.5-7b", "bf16", A100_80, 1, "0.10", 0.5, 16384, {"max_num_batched_tokens": 2048}),
+    "VLLMLOGS-003": ("qwen2.5-7b", "bf16", A100_40, 2, "0.10", 0.5, 16384, {"max_num_batched_tokens": 2048}),
+    "VLLMLOGS-004": ("qwen2.5-7b", "bf16", A100_80, 2, "0.10", 0.25, 16384, {"max_num_batched_tokens": 2048}),
+    "VLLMLOGS-005": ("qwen2.5-7b", "bf16", A100_80, 2, "0.10", 0.5, 16384, {"max_num_batched_tokens": 2048}),
+    "VLLMLOGS-006": ("gpt-oss-120b", "mxfp4", A100_80, 4, "0.10", 0.8, 16384, {"max_num_batched_tokens": 2048}),
+    "VLLMLOGS-007": ("qwen2.5-0.5b", "bf16", RTX4090, 1, "0.11", 0.5, 32768, VLLAMA_LAUNCH),
+    "VLLMLOGS-008": ("qwen2.5-1.5b", "bf16", RTX4090, 1, "0.11", 0.5, 32768, VLLAMA_LAUNCH),
+    "VLLMLOGS-009": ("qwen2.5-7b", "bf16", RTX4090, 1, "0.11", 0.9, 32768, VLLAMA_LAUNCH),
+    "VLLMLOGS-010": ("mistral-7b-v0.3", "bf16", RTX4090, 1, "0.11", 0.9, 32768, VLLAMA_LAUNCH),
+    "VLLMLOGS-011": ("llama-3.1-8b", "bf16", RTX3090, 1, "0.6.4", 0.9, 20000, {}),
+    "VLLMLOGS-012": ("llama-3.1-8b", "bf16", RTX3090, 1, "0.6.4", 0.9, 29000, {}),
+    "VLLMLOGS-013": ("llama-3.1-8b", "bf16", RTX3090, 1, "0.6.4", 0.9, 20000, {}),
+    "VLLMLOGS-014": ("llama-3.1-8b", "bf16", RTX3090, 1, "0.6.4", 0.9, 29000, {}),
+    "VLLMLOGS-015": ("llama-3.1-8b", "bf16", A100_40, 1, "0.7", 0.9, 8192, {}),
+    "VLLMLOGS-016": ("llama-3.1-8b", "bf16", A100_40, 1, "0.7", 0.9, 8192, {}),
+    "VLLMLOGS-017": ("gpt-oss-20b", "mxfp4", A100_80, 1, "0.11", 0.65, 131072, {}),
+    "SGLANGLOGS-001": ("qwen2.5-32b", "bf16", "l4-24gb", 4, "0.4", 0.85, 131072, {"max_num_batched_tokens": 2048}),
+}
+LOG_EXCLUDED = {
+    "VLLMLOGS-015": ("launch command not given, and the arguments were not the defaults: the activation peak of "
+                     "9.37 GiB is 7x the 1.26 GiB the same model logs at 8192 tokens with default arguments "
+                     "(VLLM-003, V0 sampler over 256 rows), so the pool depends on settings the issue omits"),
+    "VLLMLOGS-016": ("launch command not given; 9.37 GiB is 7x the default-argument peak of the same model and "
+                     "length (VLLM-003: 1.26 GiB), so max_num_seqs or another profile setting was raised"),
+}
+LOG_VERSION_NOTES = {
+    "0.6.4": "vLLM 0.6.4 rules (the log's one-line 'Memory profiling results' form; version not printed)",
+    "0.7": "vLLM 0.7 rules (V0 with the memory_profiling of PR #12126; the log is ~0.6.6)",
+    "0.10": "vLLM 0.10 rules (log: 0.10.1.1)",
+    "0.11": "vLLM 0.11 rules",
+    "0.4": "SGLang 0.4 rules (0.4.3.post4)",
+}
+
+
+def m_logs(r, i):
+    """Published vLLM / SGLang start-up logs: the KV pool (tokens or bytes) and profile activations."""
+    model, weights, gpu, n, version, util, seq, extra = LOG_CASES[r["id"]]
+    sglang = r["id"].startswith("SGLANG")
+    metric = r["metric"]
+    compare = ("activations_bytes" if "activation" in metric
+               else "kv_cache_bytes" if r["unit"] == "GiB" else "kv_cache_capacity_tokens")
+    sc = {"model": model, "task": "inference", "weights": weights, "engine": "sglang" if sglang else "vllm",
+          "engine_version": version, "gpu_memory_utilization": util, "seq_len": seq, "gpu": gpu,
+          "gpu_count": n, "parallel": {"tp": n}}
+    sc.update(extra)
+    vnote = LOG_VERSION_NOTES[version]
+    if r["id"] == "VLLMLOGS-017":
+        vnote = ("vLLM 0.11 rules, the newest modelled (log: 0.19.0, which counts CUDA graph memory inside "
+                 "the budget: VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS on by default from 0.19)")
+    notes = ("%s; %s %s, TP=%d, %s %g, max_model_len %d -> seq_len%s; per-GPU figure. Log line '%s' -> %s."
+             % (r["source"].split(" (")[0], r["model"], weights, n,
+                "mem_fraction_static" if sglang else "gpu_memory_utilization", util, seq,
+                "".join(", %s %d" % kv for kv in sorted(extra.items())), metric, compare))
+    notes = vnote + "; " + notes
+    include, reason = r["id"] not in LOG_EXCLUDED, LOG_EXCLUDED.get(r["id"], "")
+    tokens = compare == "kv_cache_capacity_tokens"
+    return dict(scenario=sc, compare=compare, unit=(None if tokens else GiB),
+                measured_override=(float(r["value"]) if tokens else None),
+                per_gpu=True, include=include, exclude_reason=reason, notes=notes)
+
+
 MAPPERS = {"PEFTMM": m_peftmm, "QWEN25": m_qwen25, "QWENFT": m_qwenft, "VLLM": m_vllm, "TT": m_tt,
            "PEFTRM": m_peftrm, "PEFTDOC": m_peftdoc, "UNSLOTH": m_unsloth, "UNSLOTHCTX": m_unslothctx,
            "LFWIKI": m_lfwiki, "HFBLOG": m_hfblog, "HFDOC": m_hfdoc, "ACCEL": m_accel, "QWENINF": m_qweninf,
            "BAICHUAN": m_baichuan, "CHATGLM": m_chatglm, "GALORE": m_galore, "MOECLAIM": m_moeclaim,
            "AXOLOTL": m_axolotl, "EST": m_est, "TITAN": m_titan, "LLMD": m_llmd,
-           "SGLANG": m_sglang}
+           "SGLANG": m_sglang, "VLLMLOGS": m_logs, "SGLANGLOGS": m_logs}
 
 
 def build():
