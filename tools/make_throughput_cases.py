@@ -62,7 +62,11 @@ GPUS = {
     "H100 80GB (700W)": "h100-sxm5-80gb",
     "RTX 3080 Ti 12GB": "rtx-3080-ti-12gb", "RTX 4070 Ti 12GB": "rtx-4070-ti-12gb",
     "RTX 4080 16GB": "rtx-4080-16gb",
+    "Tesla P40 24GB": "tesla-p40-24gb",
 }
+# GPUs without FP16 tensor cores (data/gpus.csv fp16 NA): their llama-bench rows form a group of
+# their own, held out (session 21, issue 14): nothing in data/speed.json was fitted on them.
+NO_TENSOR_CORE_GPUS = {"Tesla P40 24GB"}
 # Rows made scoreable after the calibrate/validate split was fixed (session 21: the three GeForce
 # cards entered data/gpus.csv and Mistral-7B-v0.1 data/models.jsonl). They are held out, whatever
 # their group, and take no turn in the alternation below: data/speed.json was fitted on the
@@ -88,6 +92,13 @@ MISTRAL_V01_FULL_ATTENTION = {
 def weights_of(p):
     p = p.upper()
     if p.startswith("Q4_K_M"): return "q4_k_m"
+    # llama.cpp's "small" K-quant mixes (llama-bench "Q4_K - Small" etc.) keep the K format in
+    # nearly every matrix (llama.cpp llama_model_quantize_impl): the format itself.
+    if p.startswith("Q4_K_S"): return "q4_k"
+    if p.startswith("Q5_K_S"): return "q5_k"
+    if p.startswith("Q3_K_S"): return "q3_k"
+    if p.startswith("Q6_K"): return "q6_k"
+    if p.startswith("Q2_K"): return "q2_k"
     if p.startswith("Q4_0"): return "q4_0"
     if p.startswith("Q8_0"): return "q8_0"
     if p.startswith("F16") or p.startswith("FP16"): return "fp16"
@@ -126,6 +137,7 @@ def case(r):
     src = r["source"]
     group = ("bnb-hf" if "bitsandbytes" in engine_text else
              "llama.cpp-pr6017" if "pull request #6017" in src else
+             "llama-bench-no-tensor-cores" if r["gpu"] in NO_TENSOR_CORE_GPUS else
              "llama-bench" if "XiongjieDai" in src or "llama-bench" in r["notes"] else
              "gpt-fast" if "gpt-fast" in engine_text else
              "trtllm-static" if "v0.6.1" in engine_text or "v0.5" in engine_text else
@@ -287,7 +299,7 @@ def case(r):
             # instance, not replicas, so the split is pinned rather than left to the layout rule.
             scen.setdefault("parallel", {})["pp"] = gpus
             c["notes"] += "llama.cpp layer split over gpu_count GPUs. "
-        if group in ("llama-bench", "llama.cpp-pr6017") and "FA on" not in r["notes"]:
+        if group in ("llama-bench", "llama.cpp-pr6017", "llama-bench-no-tensor-cores") and "FA on" not in r["notes"]:
             # llama-bench ran with -fa 0 unless told (cmd_params_defaults.flash_attn = false in
             # tools/llama-bench/llama-bench.cpp of 2024): the scores are materialised.
             scen["training"] = {"flash_attention": False}
@@ -340,6 +352,8 @@ def main():
             c["use"] = "calibrate"
         elif c["include"] and c["group"] == "llama.cpp-pr6017":
             c["use"] = "validate"  # a whole source held out: prompt-length and GPU-count series
+        elif c["include"] and c["group"] == "llama-bench-no-tensor-cores":
+            c["use"] = "validate"  # GPUs without FP16 tensor cores (Tesla P40), held out
         elif c["include"] and c["group"] == "bnb-hf":
             # split by source: the quanto table calibrates, the two issue reports check
             c["use"] = "calibrate" if "optimum-quanto" in c["_src"] else "validate"

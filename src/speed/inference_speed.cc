@@ -44,6 +44,47 @@ InferenceProfile engine_figures(const Scenario& sc, const Gpu& gpu, const SpeedP
   return *figures;
 }
 
+// llama.cpp's mat-vec kernel serves batches of up to this many tokens
+// (ggml/src/ggml-cuda/mmvq.cuh MMVQ_MAX_BATCH_SIZE).
+constexpr double kMmvqMaxBatch = 8;
+
+// GGUF integer weights (data/formats.csv kind gguf) multiply through llama.cpp's own kernels,
+// never through cuBLAS: MMVQ for up to 8 tokens (ggml/src/ggml-cuda/mmvq.cu: the activations
+// quantized to q8_1, integer dot products in vecdotq.cuh's vec_dot_*_q8_1 via ggml_cuda_dp4a)
+// and MMQ above (mmq.cu ggml_cuda_should_use_mmq: on NVIDIA GPUs without FP16 tensor cores MMQ
+// is taken whenever the GPU has DP4A, compute capability >= GGML_CUDA_CC_DP4A = 610, and its
+// tiles multiply with the same __dp4a, mmq.cuh vec_dot_*_dp4a). On a GPU without an FP16/BF16
+// tensor rate (gpus.csv fp16/bf16 NA: the Tesla P40, FP16 at 1/64 of FP32) those kernels run at
+// the DP4A int8 rate on the CUDA cores, the catalog's INT8 column there (4 int8 MACs per lane
+// per clock, 4 x FP32), not at the FP32 fallback of dense_flops. A mat-vec reads each weight
+// once per pass and is not a tiled tensor-core GEMM: no eff(T) ramp up to the MMVQ batch, the
+// pass is bound by its weight bytes (stage_pass). Tensor-core GPUs keep their tensor rate
+// (MMQ runs int8 MMA there); F16/F32 weights keep dense_flops' FP32 fallback (cuBLAS SGEMM:
+// common.cuh fast_fp16_hardware_available is false for compute capability 6.1).
+void set_int8_dot_kernels(const Gpu& gpu, const NumberFormat& weights, InferenceSetup& s) {
+  if (weights.kind != "gguf" || gpu.fp16_tflops || gpu.bf16_tflops || !gpu.int8_tops ||
+      *gpu.int8_tops <= 0)
+    return;
+  s.gemm_peak_flops = *gpu.int8_tops * 1e12;
+  s.matvec_max_tokens = kMmvqMaxBatch;
+}
+
+// The weight GEMMs' rate beyond dense_flops: the fp16-accumulate tensor rate, the DP4A kernels.
+void set_gemm_rates(const Gpu& gpu, const NumberFormat& weights, const SpeedProfile& profile,
+                    const ScenarioLookups* l, InferenceSetup& s) {
+  // Engines whose GEMMs accumulate in fp16 (llama.cpp's cuBLAS path: CUBLAS_COMPUTE_16F for
+  // F16 and dequantized weights, ggml-cuda.cu ggml_cuda_op_mul_mat_cublas) get the fp16-accumulate
+  // tensor rate, which GeForce cards run at twice the fp32-accumulate rate that gpus.csv stores
+  // (Ada whitepaper: RTX 4090 330 vs 165 TFLOPS; GA102 whitepaper: RTX 3090 142 vs 71).
+  // A GPU without an FP16 rate (gpus.csv fp16 NA) runs these GEMMs in FP32 (dense_flops' fallback;
+  // llama.cpp: cublasSgemm where common.cuh fast_fp16_hardware_available is false): no factor.
+  if (s.engine.fp16_accumulate && gpu.fp16_tflops &&
+      (s.compute_dtype == "fp16" || s.compute_dtype == "bf16"))
+    s.peak_flops *=
+        l ? l->fp16_accumulate_factor : profile.fp16_accumulate_factor(gpu.vendor, gpu.segment);
+  set_int8_dot_kernels(gpu, weights, s);
+}
+
 }  // namespace
 
 std::optional<InferenceSetup> inference_setup(const Scenario& sc, const SpeedProfile& profile,
@@ -84,13 +125,7 @@ std::optional<InferenceSetup> inference_setup(const Scenario& sc, const SpeedPro
     return out;
   }
   s.peak_flops = *flops;
-  // Engines whose GEMMs accumulate in fp16 (llama.cpp's cuBLAS path: CUBLAS_COMPUTE_16F for
-  // F16 and dequantized weights, ggml-cuda.cu ggml_cuda_op_mul_mat_cublas) get the fp16-accumulate
-  // tensor rate, which GeForce cards run at twice the fp32-accumulate rate that gpus.csv stores
-  // (Ada whitepaper: RTX 4090 330 vs 165 TFLOPS; GA102 whitepaper: RTX 3090 142 vs 71).
-  if (s.engine.fp16_accumulate && (s.compute_dtype == "fp16" || s.compute_dtype == "bf16"))
-    s.peak_flops *=
-        l ? l->fp16_accumulate_factor : profile.fp16_accumulate_factor(gpu.vendor, gpu.segment);
+  set_gemm_rates(gpu, *sc.weights, profile, l, s);
   s.bandwidth = *gpu.memory_bandwidth_gbps * 1e9;
   // The resolved layout (Scenario::replica_gpus): speed reads it, never re-derives it.
   s.tp = std::max<int64_t>(1, sc.parallel.tp);
@@ -183,8 +218,12 @@ PassTime stage_pass(const InferenceSetup& s, double tokens, double flops, double
                     double other_bytes, double attention_flops, double score_elements) {
   PassTime t;
   const double tp = static_cast<double>(s.tp), pp = static_cast<double>(s.pp);
-  double rate = s.peak_flops * compute_efficiency(s.engine, tokens) * s.kernel.compute_scale *
-                s.vendor.compute_scale * s.matmul_scale * s.tp_gemm_scale;
+  // Mat-vec passes (set_int8_dot_kernels) at the asymptote of eff(T): their time is the weight
+  // bytes', the FLOPs only bound a pass the kernel's arithmetic cannot keep up with.
+  const double eff = tokens <= s.matvec_max_tokens ? s.engine.compute_eff_max
+                                                   : compute_efficiency(s.engine, tokens);
+  double rate = (s.gemm_peak_flops > 0 ? s.gemm_peak_flops : s.peak_flops) * eff *
+                s.kernel.compute_scale * s.vendor.compute_scale * s.matmul_scale * s.tp_gemm_scale;
   // An engine's own kernel ceiling combines harmonically with the GPU's achieved rate.
   if (s.engine.compute_cap_flops > 0) rate = 1.0 / (1.0 / rate + 1.0 / s.engine.compute_cap_flops);
   // Attention data-parallel groups (ep > tp) split the pass's tokens; the routed experts are

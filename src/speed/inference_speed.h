@@ -21,7 +21,14 @@ struct InferenceSetup {
   KernelScale kernel;     ///< weight-format kernels (dequantization)
   KernelScale vendor;     ///< GPU vendor software
   double peak_flops = 0;  ///< dense rate of the compute dtype, FLOP/s
-  double bandwidth = 0;   ///< bytes/s, one GPU
+  /// Rate of the weight GEMMs where their kernels run on other units than the compute dtype's,
+  /// FLOP/s; 0: peak_flops. GGUF integer weights on GPUs without FP16/BF16 tensor cores: the
+  /// DP4A int8 rate of llama.cpp's MMVQ and MMQ kernels (set_int8_dot_kernels).
+  double gemm_peak_flops = 0;
+  /// Passes of up to this many tokens run the GEMMs as mat-vec kernels at a flat share of
+  /// gemm_peak_flops, without the tiled GEMM's eff(T) ramp (llama.cpp MMVQ: batch <= 8).
+  double matvec_max_tokens = 0;
+  double bandwidth = 0;  ///< bytes/s, one GPU
   int64_t tp = 1, pp = 1, replicas = 1;
   int64_t attention_groups = 1;  ///< ep > tp: groups of tp GPUs splitting the tokens
   Link tp_link;

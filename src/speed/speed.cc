@@ -142,7 +142,10 @@ void explain_inference(const Scenario& sc, const InferenceSetup& s, const Memory
                        const PassTime& p, double batch, double full, Explanations& est) {
   const bool bw_bound = p.memory_s >= p.compute_s;  // the GEMMs'
   est.basis.set_with("decode_tokens_per_s", [&](std::string& out) {
-    out.append("batch / step; step = max(GEMM FLOPs / (peak ").append(s.compute_dtype);
+    // GGUF weights on GPUs without FP16 tensor cores: the DP4A int8 rate (set_int8_dot_kernels).
+    out.append("batch / step; step = max(GEMM FLOPs / (peak ");
+    out.append(s.gemm_peak_flops > 0 ? std::string_view("int8")
+                                     : std::string_view(s.compute_dtype));
     out.append(
         " x eff(batch)), weight bytes / (bandwidth x bw_eff)) + max(attention FLOPs / attention "
         "rate, KV bytes per sequence / (bandwidth x bw_eff)) + TP all-reduces + engine overhead; "
