@@ -78,6 +78,21 @@ TEST(Explanations, SpeedFiguresWithoutText) {
   EXPECT_TRUE(has_warning(none, "batch sized from the KV pool"));
 }
 
+// llama.cpp on a GPU without FP16 tensor cores runs the DP4A kernels, whose efficiency per
+// format the held-out P40 rows show is not modelled: the answer says so; a tensor-core GPU's not.
+TEST(Explanations, Dp4aKernelsSayTheirSpeedIsLessCertain) {
+  const Catalog& c = Catalog::builtin();
+  auto warned = [&](const char* gpu) {
+    const Scenario s = scenario(
+        {{"model", "llama-2-7b"}, {"gpu", gpu}, {"engine", "llama.cpp"}, {"weights", "q4_0"}});
+    Explanations why;
+    estimate_speed(s, c, estimate_memory(s, c, nullptr), &why);
+    return has_warning(why, "without FP16 tensor cores");
+  };
+  EXPECT_TRUE(warned("tesla-p40-24gb"));
+  EXPECT_FALSE(warned("rtx-3090-24gb"));
+}
+
 // estimate() composes the estimators: the numbers-only detail has the full estimate's figures and
 // no warnings or basis.
 TEST(Explanations, FiguresDetailMatchesFull) {
