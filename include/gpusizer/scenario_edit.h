@@ -95,8 +95,9 @@ inline LayoutFields layout_fields(const Scenario& s) {
 /// model, notes, cost overrides and the like stay as copied). A format is assigned only when it
 /// is another row than the one held (a shared row, FormatRef), and the default engine (a few
 /// formatted strings) is derived again only when the task, weights or GPU it follows differ from
-/// those of its last derivation. The base is validated once, at the second edit; when it passes, an
-/// edit's checks are only those that read a field the edit changed (no edit changes the model or
+/// those of its last derivation. The base is validated once, at the second edit (or never, when
+/// the constructor is told it is valid); when it passes, an edit's checks are only those that read
+/// a field the edit changed (no edit changes the model or
 /// the LoRA targets). `base` and `catalog` must outlive the editor, and `base` must not change
 /// while it is used.
 class ScenarioEditor {
@@ -104,9 +105,16 @@ class ScenarioEditor {
   ScenarioEditor(const Scenario& base, const ScenarioGiven& given, const Catalog& catalog)
       : ScenarioEditor(base, layout_fields(base), given, catalog) {}
   /// The base is `resolved` with `parsed`'s layout fields put back: the parsed scenario.
+  /// `base_valid`: the caller knows that scenario passes validate() (parse_scenario just made it
+  /// and checked it), so it is not checked again: every edit, the first included, is checked
+  /// only in the fields it changed.
   ScenarioEditor(const Scenario& resolved, const LayoutFields& parsed, const ScenarioGiven& given,
-                 const Catalog& catalog)
-      : base_(&resolved), layout_(parsed), given_(given), catalog_(&catalog) {}
+                 const Catalog& catalog, bool base_valid = false)
+      : base_(&resolved),
+        layout_(parsed),
+        given_(given),
+        catalog_(&catalog),
+        base_valid_(base_valid) {}
   /// The base with `e` applied, as edited() returns it. Throws edited()'s InputError; the next
   /// edit starts from the base again. The caller may change the scenario it returns only in the
   /// fields an edit changes (resolve_in_place's layout and memory fraction), until the next edit.
@@ -129,7 +137,7 @@ class ScenarioEditor {
   const NumberFormat* kv_weights_ = nullptr;
   bool gpu_changed_ = false, lookups_changed_ = false;  // work_'s differ from the base's
   int edits_ = 0;
-  bool base_valid_ = false;  // the base (with layout_) passed validate() at the second edit
+  bool base_valid_ = false;  // the base (with layout_) passes validate(): given, or checked
   // work_'s engine, release and engine basis: the base's, derived by derive_engine for the key
   // below (the default engine for this task, weights row and GPU), or partly derived (it threw).
   enum class Engine { kBase, kDerived, kStale } engine_ = Engine::kBase;

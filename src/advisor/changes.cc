@@ -537,9 +537,9 @@ std::vector<Change> FoundChanges::to_changes() const {
 
 FoundChanges find_changes(const Scenario& resolved, const LayoutFields& parsed_layout,
                           const ScenarioGiven& given, const Estimate& estimated,
-                          const Catalog& catalog, double headroom) {
-  return search_changes(resolved, ScenarioEditor(resolved, parsed_layout, given, catalog), given,
-                        estimated, catalog, headroom);
+                          const Catalog& catalog, double headroom, bool parsed) {
+  return search_changes(resolved, ScenarioEditor(resolved, parsed_layout, given, catalog, parsed),
+                        given, estimated, catalog, headroom);
 }
 
 std::vector<Change> changes_to_fit(const Scenario& parsed, const ScenarioGiven& given,

@@ -81,8 +81,10 @@ struct FoundChanges {
 };
 
 /// changes_to_fit (gpusizer/advisor.h) from the resolved scenario, in the search's own form.
+/// `parsed`: `resolved` with `parsed_layout` put back is what parse_scenario just returned, so it
+/// passes validate() and the search does not check it again (ScenarioEditor's `base_valid`).
 FoundChanges find_changes(const Scenario& resolved, const LayoutFields& parsed_layout,
                           const ScenarioGiven& given, const Estimate& estimated,
-                          const Catalog& catalog, double headroom = 0.0);
+                          const Catalog& catalog, double headroom = 0.0, bool parsed = false);
 
 }  // namespace gpusizer

@@ -259,9 +259,10 @@ Scenario& ScenarioEditor::edit(const ScenarioEdit& e) {
   restore();
   Scenario& s = *work_;
   const Catalog& catalog = *catalog_;
-  // At the second edit (a single edit is checked whole), the base as it was parsed: once it is
-  // valid, the checks of the fields an edit leaves as the base's hold.
-  if (edits_++ == 1) {
+  // At the second edit (a single edit is checked whole), the base as it was parsed, unless the
+  // caller said it is valid: once it is, the checks of the fields an edit leaves as the base's
+  // hold (issue 18: validate() twice a search, ~460 instructions each, for a just-parsed base).
+  if (edits_++ == 1 && !base_valid_) {
     try {
       validate(s, catalog);
       base_valid_ = true;

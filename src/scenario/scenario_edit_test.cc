@@ -500,6 +500,43 @@ TEST(ScenarioEdit, EditorChecksWhatAnEditChanges) {
   EXPECT_EQ(lora, error_of([&] { edited(served, given, {.task = Task::kLora}, cat()); }));
 }
 
+// An editor told that its base is valid (a search over a scenario parse_scenario just returned)
+// never checks the base: from the first edit on, its checks are those of the fields the edit
+// changed, and each edit throws what edited() throws. The edits of the test above in another
+// order, the throwing ones first; then a base that is not valid (6 GPUs for dp 4 x 1 GPU, as
+// below) but said to be: an edit of the batch alone is not checked for the split.
+TEST(ScenarioEdit, EditorToldItsBaseIsValidChecksOnlyTheEdits) {
+  const nlohmann::json full = {{"model", "llama-2-7b"},
+                               {"task", "full"},
+                               {"gpu", "a100-sxm4-80gb"},
+                               {"training", {{"lora_targets", {"q_proj", "nonexistent_proj"}}}}};
+  ScenarioGiven given;
+  const Scenario parsed = parse_scenario(full, cat(), given);
+  ScenarioEditor editor(parsed, layout_fields(parsed), given, cat(), /*base_valid=*/true);
+  const std::vector<std::pair<ScenarioEdit, std::string>> edits = {
+      {{.task = Task::kLora}, "training.lora_targets[1]"},
+      {{.gpu_count = 64, .tp = 64, .pp = 1, .dp = 1}, "parallel.tp"},
+      {{.task = Task::kQlora}, "weights"},
+      {{.batch = 2}, ""},
+      {{.gpu_count = 6, .tp = 4, .pp = 1, .dp = 1}, "gpu_count"},
+      {{.task = Task::kQlora, .weights = "nf4"}, "training.lora_targets[1]"},
+      {{.seq_len = 1024}, ""},
+      {{}, ""},
+  };
+  for (const auto& edit_and_field : edits) {
+    const auto& e = edit_and_field.first;
+    const auto& field = edit_and_field.second;
+    const std::string whole = error_of([&] { edited(parsed, given, e, cat()); });
+    EXPECT_EQ(whole.substr(0, whole.find(" | ")), field);
+    EXPECT_EQ(error_of([&] { editor.edit(e); }), whole);
+  }
+  Scenario wrong =
+      parse_scenario({{"model", "llama-2-7b"}, {"gpu_count", 4}, {"task", "full"}}, cat(), given);
+  wrong.gpu_count = 6;
+  ScenarioEditor trusting(wrong, layout_fields(wrong), given, cat(), /*base_valid=*/true);
+  for (int i = 0; i < 2; ++i) EXPECT_EQ(error_of([&] { trusting.edit({.batch = 2}); }), "") << i;
+}
+
 // A base that fails validate() (changed by hand into a wrong split: 6 GPUs cannot hold dp 4
 // replicas of 1 GPU) is checked whole at every edit, the second and later ones too.
 TEST(ScenarioEdit, EditorOverAnInvalidBaseChecksEverything) {
