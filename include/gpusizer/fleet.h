@@ -29,6 +29,10 @@ struct CloudInstance {
 struct ServerForm {
   std::string id, name;
   std::vector<std::string> holds;  ///< GPU ids, form_factor_class or segment values it takes
+  /// holds_gpu of each GPU row the catalog read with it (Catalog::gpus(), by position), found when
+  /// servers.csv is read, so that a node planned for one of those rows finds its forms without
+  /// comparing strings.
+  std::vector<bool> holds_row;
   int64_t max_gpus = 0;
   std::optional<double> chassis_usd;  ///< without GPUs; empty: not sold apart from them
   double host_watts = 0;              ///< CPUs, memory, drives, fans of one node
