@@ -9,7 +9,9 @@
 #include "gpusizer/cost.h"
 #include "gpusizer/error.h"
 #include "gpusizer/estimate.h"
+#include "gpusizer/json/api.h"
 #include "gpusizer/json/cost.h"
+#include "gpusizer/json/json_text.h"
 #include "gpusizer/json/scenario.h"
 #include "gpusizer/json/site.h"
 
@@ -85,6 +87,31 @@ TEST(Ownership, OnPremLineFollowsTheAssumptions) {
   EXPECT_TRUE(ends_with(on_prem_line({{"pue", 1.3}}),
                         "PUE 1.3 x $0.13/kWh; CNY at 7.2/USD "
                         "(data/costs.json, 2025)"));
+}
+
+// The assumptions' JSON (their texts kept between answers of the same assumptions): the streamed
+// answer is the tree's text for the defaults, for a scenario's own costs after them and for the
+// defaults again; the figures are costs.json's (3, 0.13, 0.1, 1.5, 7.2, 0.6) and the scenario's.
+TEST(Ownership, AssumptionsJsonFollowsTheCosts) {
+  const Catalog& catalog = Catalog::builtin();
+  nlohmann::json in = {{"model", "llama-2-7b"}, {"gpu", "a100-sxm4-80gb"}, {"gpu_count", 8}};
+  nlohmann::json own = in;
+  own["costs"] = {{"pue", 1.25}, {"electricity_usd_per_kwh", 0.085}, {"utilization", 0.35}};
+  for (const nlohmann::json* input : {&in, &own, &in}) {
+    std::string text;
+    append_estimate_json(text, *input, catalog);
+    const nlohmann::json tree = estimate_json(*input, catalog);
+    EXPECT_EQ(text, json_text(tree));
+    const nlohmann::json answer = nlohmann::json::parse(text);
+    const nlohmann::json& a = answer["cost"]["ownership"]["assumptions"];
+    const bool defaults = input == &in;
+    EXPECT_EQ(a["amortization_years"], 3.0);
+    EXPECT_EQ(a["electricity_usd_per_kwh"], defaults ? 0.13 : 0.085);
+    EXPECT_EQ(a["maintenance_fraction_per_year"], 0.1);
+    EXPECT_EQ(a["pue"], defaults ? 1.5 : 1.25);
+    EXPECT_EQ(a["usd_to_cny"], 7.2);
+    EXPECT_EQ(a["utilization"], defaults ? 0.6 : 0.35);
+  }
 }
 
 // The figures-only ownership (searches rank on it): the same hand-checked prices, no text.
