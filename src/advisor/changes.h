@@ -81,10 +81,15 @@ struct FoundChanges {
 };
 
 /// changes_to_fit (gpusizer/advisor.h) from the resolved scenario, in the search's own form.
-/// `parsed`: `resolved` with `parsed_layout` put back is what parse_scenario just returned, so it
-/// passes validate() and the search does not check it again (ScenarioEditor's `base_valid`).
 FoundChanges find_changes(const Scenario& resolved, const LayoutFields& parsed_layout,
                           const ScenarioGiven& given, const Estimate& estimated,
-                          const Catalog& catalog, double headroom = 0.0, bool parsed = false);
+                          const Catalog& catalog, double headroom = 0.0);
+/// The same over a scenario that parse_scenario has just returned and the caller resolved in
+/// place (`parsed_layout`: its layout fields before): the candidates are edits written over
+/// `resolved` itself, which is put back as it was before this returns (ScenarioEditor::InPlace),
+/// and the base is not checked again (it passed validate() when it was parsed).
+FoundChanges find_changes_in_place(Scenario& resolved, const LayoutFields& parsed_layout,
+                                   const ScenarioGiven& given, const Estimate& estimated,
+                                   const Catalog& catalog);
 
 }  // namespace gpusizer
