@@ -83,6 +83,22 @@ TEST(Ownership, OnPremLineFollowsTheAssumptions) {
   EXPECT_TRUE(ends_with(on_prem_line(nullptr), defaults)) << on_prem_line(nullptr);
   EXPECT_TRUE(ends_with(on_prem_line(costs), own)) << on_prem_line(costs);
   EXPECT_TRUE(ends_with(on_prem_line(nullptr), defaults)) << on_prem_line(nullptr);
+  // The verdicts' years and utilization (the break-even by hand above: 34%, 18 months; with the
+  // scenario's costs, fixed 180,000 / 5 + 8% = 50,400 a year over (27.4471 - 5.2 x 1.2 x 0.1) x
+  // 8760 is 21%, and 180,000 / (26.8231 x 730 x 1 - 14,400 / 12) = 9.8 months).
+  auto verdict = [&](const nlohmann::json& c) {
+    nlohmann::json in = {{"model", "llama-2-7b"}, {"gpu", "a100-sxm4-80gb"}, {"gpu_count", 8}};
+    if (!c.is_null()) in["costs"] = c;
+    return estimate(parse_scenario(in, catalog), catalog).ownership->break_even.verdict;
+  };
+  EXPECT_NE(verdict(nullptr).find("above 34% utilization owning is cheaper, and at 60% it pays "
+                                  "back in 18 months (of a 3-year life)"),
+            std::string::npos)
+      << verdict(nullptr);
+  EXPECT_NE(verdict(costs).find("above 21% utilization owning is cheaper, and at 100% it pays "
+                                "back in 10 months (of a 5-year life)"),
+            std::string::npos)
+      << verdict(costs);
   // One figure changed alone.
   EXPECT_TRUE(ends_with(on_prem_line({{"pue", 1.3}}),
                         "PUE 1.3 x $0.13/kWh; CNY at 7.2/USD "
