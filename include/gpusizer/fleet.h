@@ -22,6 +22,9 @@ struct CloudInstance {
   std::string currency;       ///< "USD" or "CNY"
   std::string region;         ///< "us-east-1", "cn-hangzhou", ...; "cn-*" is mainland China
   std::string date, confidence, source;
+  /// in_china() and whether the currency is CNY, found when instances.csv is read, so that a
+  /// fleet is priced without testing the strings of each instance (issue 18).
+  bool china = false, cny = false;
   bool in_china() const { return region.rfind("cn-", 0) == 0; }
 };
 

@@ -75,6 +75,8 @@ std::vector<CloudInstance> parse_instances(std::string_view text, const std::vec
       throw InputError(where(kFile, r, "currency"), "must be USD or CNY, not '" + i.currency + "'",
                        "bad_file");
     i.region = required(r, kFile, "region");
+    i.china = i.in_china();
+    i.cny = i.currency == "CNY";
     i.date = required(r, kFile, "date");
     i.confidence = r["confidence"];
     i.source = required(r, kFile, "source");

@@ -45,11 +45,10 @@ std::optional<InstancePlan> cheapest_instances(const Gpu& gpu, int64_t gpu_count
   const int64_t node = std::clamp<int64_t>(node_gpus, 1, count);
   std::optional<InstancePlan> best, best_small;  // holding a whole node / smaller shapes
   auto consider = [&](const CloudInstance& i) {
-    if (i.in_china() != china) return;
+    if (i.china != china) return;  // in_china() and the currency as found when read
     InstancePlan p;
     p.instance = &i;
-    p.instance_usd_per_hour =
-        i.currency == "CNY" ? i.price_per_hour / usd_to_cny : i.price_per_hour;
+    p.instance_usd_per_hour = i.cny ? i.price_per_hour / usd_to_cny : i.price_per_hour;
     if (i.gpus >= node) {
       // Whole nodes, as many in one instance as it holds: ceil(nodes / nodes per instance).
       const int64_t nodes = (count + node - 1) / node, per_instance = i.gpus / node;

@@ -158,6 +158,9 @@ TEST(FleetData, EveryRowFilled) {
     // The row position read with the instance is its GPU's row.
     ASSERT_LT(i.gpu_row, cat.gpus().size()) << i.name;
     EXPECT_EQ(cat.gpus()[i.gpu_row].id, i.gpu_id) << i.name;
+    // So are its region's and currency's flags.
+    EXPECT_EQ(i.china, i.region.rfind("cn-", 0) == 0) << i.name;
+    EXPECT_EQ(i.cny, i.currency == "CNY") << i.name;
   }
   EXPECT_GE(cat.servers().size(), 8u);
 }
