@@ -140,6 +140,11 @@ class Basis {
 
   /// The entry of `key`, or end().
   const_iterator find(std::string_view key) const;
+  /// The same for a literal key, its index resolved at compile time: no search of the key list
+  /// by string (issue 18: ~170 instructions a find).
+  const_iterator find_key(BasisKey key) const {
+    return present_.has(key.index()) ? const_iterator{key.index(), this} : end();
+  }
   /// The value of `key`; throws std::out_of_range when there is none.
   std::string_view at(std::string_view key) const;
   bool contains(std::string_view key) const { return find(key) != end(); }

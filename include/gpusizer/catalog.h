@@ -64,6 +64,12 @@ class Catalog {
   /// data/instances.csv and data/servers.csv: whole cloud instances and on-prem servers.
   const std::vector<CloudInstance>& instances() const { return instances_; }
   const std::vector<ServerForm>& servers() const { return servers_; }
+  /// The positions in instances() of the instances of the GPU at position `gpu_row` of gpus(), in
+  /// the order of instances(); none past the rows (or in a catalog not read from data files).
+  const std::vector<uint32_t>& instances_of_row(size_t gpu_row) const {
+    static const std::vector<uint32_t> kNone;
+    return gpu_row < instances_by_gpu_.size() ? instances_by_gpu_[gpu_row] : kNone;
+  }
   /// The validation cases (validation/memory_cases.jsonl, validation/throughput_cases.jsonl),
   /// as text: their readers name the line of a bad case.
   const std::string& memory_cases() const { return memory_cases_; }
@@ -115,6 +121,7 @@ class Catalog {
   Facility facility_;
   std::vector<CloudInstance> instances_;
   std::vector<ServerForm> servers_;
+  std::vector<std::vector<uint32_t>> instances_by_gpu_;  // [GPU row] -> positions in instances_
   std::string memory_cases_, throughput_cases_;
   std::vector<std::pair<std::string, std::string>> gpu_aliases_;    // normalised alias -> id
   std::vector<std::pair<std::string, std::string>> model_aliases_;  // normalised alias -> id

@@ -22,6 +22,9 @@ struct CloudInstance {
   std::string currency;       ///< "USD" or "CNY"
   std::string region;         ///< "us-east-1", "cn-hangzhou", ...; "cn-*" is mainland China
   std::string date, confidence, source;
+  /// in_china() and whether the currency is CNY, found when instances.csv is read, so that a
+  /// fleet is priced without testing the strings of each instance (issue 18).
+  bool china = false, cny = false;
   bool in_china() const { return region.rfind("cn-", 0) == 0; }
 };
 
@@ -29,6 +32,10 @@ struct CloudInstance {
 struct ServerForm {
   std::string id, name;
   std::vector<std::string> holds;  ///< GPU ids, form_factor_class or segment values it takes
+  /// holds_gpu of each GPU row the catalog read with it (Catalog::gpus(), by position), found when
+  /// servers.csv is read, so that a node planned for one of those rows finds its forms without
+  /// comparing strings.
+  std::vector<bool> holds_row;
   int64_t max_gpus = 0;
   std::optional<double> chassis_usd;  ///< without GPUs; empty: not sold apart from them
   double host_watts = 0;              ///< CPUs, memory, drives, fans of one node

@@ -95,18 +95,41 @@ inline LayoutFields layout_fields(const Scenario& s) {
 /// model, notes, cost overrides and the like stay as copied). A format is assigned only when it
 /// is another row than the one held (a shared row, FormatRef), and the default engine (a few
 /// formatted strings) is derived again only when the task, weights or GPU it follows differ from
-/// those of its last derivation. The base is validated once, at the second edit; when it passes, an
-/// edit's checks are only those that read a field the edit changed (no edit changes the model or
+/// those of its last derivation. The base is validated once, at the second edit (or never, when
+/// the constructor is told it is valid); when it passes, an edit's checks are only those that read
+/// a field the edit changed (no edit changes the model or
 /// the LoRA targets). `base` and `catalog` must outlive the editor, and `base` must not change
-/// while it is used.
+/// while it is used. An editor in place (InPlace) writes the edits over the caller's scenario
+/// itself and puts it back when it is destroyed.
 class ScenarioEditor {
  public:
+  /// Selects the constructor that edits the caller's scenario in place.
+  struct InPlace {};
   ScenarioEditor(const Scenario& base, const ScenarioGiven& given, const Catalog& catalog)
       : ScenarioEditor(base, layout_fields(base), given, catalog) {}
   /// The base is `resolved` with `parsed`'s layout fields put back: the parsed scenario.
+  /// `base_valid`: the caller knows that scenario passes validate() (parse_scenario just made it
+  /// and checked it), so it is not checked again: every edit, the first included, is checked
+  /// only in the fields it changed.
   ScenarioEditor(const Scenario& resolved, const LayoutFields& parsed, const ScenarioGiven& given,
-                 const Catalog& catalog)
-      : base_(&resolved), layout_(parsed), given_(given), catalog_(&catalog) {}
+                 const Catalog& catalog, bool base_valid = false)
+      : base_(&resolved),
+        layout_(parsed),
+        given_(given),
+        catalog_(&catalog),
+        base_valid_(base_valid) {}
+  /// The same edits written over `resolved` itself, not over a copy of it (issue 18: a Scenario
+  /// copied and destroyed a search, ~1.7k instructions): the base's fields that an edit reads or
+  /// changes are copied first (its formats, lengths, batch, system, training options, GPU,
+  /// engine and lookups: a few hundred bytes, no model), and `resolved` is put back as it was,
+  /// layout fields included, when the editor is destroyed. Until then the caller reads `resolved`
+  /// only as edit() returns it. take() is not for an editor in place.
+  ScenarioEditor(InPlace, Scenario& resolved, const LayoutFields& parsed,
+                 const ScenarioGiven& given, const Catalog& catalog, bool base_valid);
+  ~ScenarioEditor();
+  // Neither copied nor moved: an editor in place points into itself (its base is `saved_`).
+  ScenarioEditor(const ScenarioEditor&) = delete;
+  ScenarioEditor& operator=(const ScenarioEditor&) = delete;
   /// The base with `e` applied, as edited() returns it. Throws edited()'s InputError; the next
   /// edit starts from the base again. The caller may change the scenario it returns only in the
   /// fields an edit changes (resolve_in_place's layout and memory fraction), until the next edit.
@@ -116,6 +139,7 @@ class ScenarioEditor {
 
  private:
   void restore();
+  void put_back() noexcept;
   void derive_engine(const ScenarioGiven& given);
   void set_kv(const ScenarioEdit& e, bool kv_given);
 
@@ -123,13 +147,19 @@ class ScenarioEditor {
   LayoutFields layout_;  // the base's, or those it had before it was resolved
   ScenarioGiven given_;
   const Catalog* catalog_;
-  std::optional<Scenario> work_;  // copied from the base at the first edit
+  std::optional<Scenario> work_;  // copied from the base at the first edit (not in place)
+  Scenario* target_ = nullptr;    // what edit() writes: work_, or the caller's scenario in place
+  // In place: the caller's scenario as it was, in the fields restore() and put_back() write and
+  // the checks read (the others are a default Scenario's); base_ points to it.
+  std::optional<Scenario> saved_;
+  bool in_place_ = false;
+  LayoutFields resolved_layout_;  // in place: the caller's layout fields, put back at the end
   // The weights row whose default KV row (default_kv_id) work_'s KV format is, or null. Both
   // rows are the catalog's or the base's, which outlive the editor.
   const NumberFormat* kv_weights_ = nullptr;
   bool gpu_changed_ = false, lookups_changed_ = false;  // work_'s differ from the base's
   int edits_ = 0;
-  bool base_valid_ = false;  // the base (with layout_) passed validate() at the second edit
+  bool base_valid_ = false;  // the base (with layout_) passes validate(): given, or checked
   // work_'s engine, release and engine basis: the base's, derived by derive_engine for the key
   // below (the default engine for this task, weights row and GPU), or partly derived (it threw).
   enum class Engine { kBase, kDerived, kStale } engine_ = Engine::kBase;

@@ -299,13 +299,13 @@ struct Tried {
 struct Search {
   // Not an aggregate: its brace initialisation zeroed the whole object first (~8.5k bytes).
   Search(const Dimensions& d, const Catalog& c, double room, double needed,
-         std::optional<double> tps, ScenarioEditor&& e)
+         std::optional<double> tps, ScenarioEditor& e)
       : dims(d),
         catalog(c),
         headroom(room),
         need(needed),
         base_tps(tps),
-        editor(std::move(e)),  // `estimated` not zeroed: a candidate reads only what it wrote
+        editor(e),  // `estimated` not zeroed: a candidate reads only what it wrote
         parts(),
         module_sums() {}
 
@@ -319,7 +319,7 @@ struct Search {
   std::vector<Tried> kept;
   size_t singles = 0;         // kept's first `singles` are single levers
   std::vector<Pick> fitting;  // the smallest fitting combinations found so far
-  ScenarioEditor editor;      // the candidate, one storage for the whole search
+  ScenarioEditor& editor;     // the candidate, one storage for the whole search
   // A combination's edit, its levers' merged: one storage for the whole search (an optional
   // made per candidate was zeroed each time, ~55 instructions).
   ScenarioEdit combination;
@@ -460,16 +460,16 @@ std::vector<FoundChange> ranked(std::span<const Tried> singles, std::span<const 
   return out;
 }
 
-// The search, its candidates edits of the parsed scenario through `editor`; `s` resolved.
-FoundChanges search_changes(const Scenario& s, ScenarioEditor editor, const ScenarioGiven& given,
+// The search, its candidates edits of the parsed scenario through `editor`; `s` resolved (read
+// before the first edit: an editor in place writes over it).
+FoundChanges search_changes(const Scenario& s, ScenarioEditor& editor, const ScenarioGiven& given,
                             const Estimate& e, const Catalog& catalog, double headroom) {
   if (!s.gpu) throw InputError("gpu", "what to change needs a GPU to fit");
   FoundChanges found;
   // Every candidate is a typed edit of the parsed scenario.
   Dimensions dims{found.levers};
   dimensions(s, given, e, catalog, dims);
-  Search search(dims, catalog, headroom, memory_needed(s, e), useful_tokens_per_s(s, e),
-                std::move(editor));
+  Search search(dims, catalog, headroom, memory_needed(s, e), useful_tokens_per_s(s, e), editor);
   // Each lever is tried alone once; combinations are kept up to kMaxCombined * 4: reserved once.
   search.kept.reserve(found.levers.size() + kMaxCombined * 4);
   search.fitting.reserve(found.levers.size());
@@ -538,8 +538,17 @@ std::vector<Change> FoundChanges::to_changes() const {
 FoundChanges find_changes(const Scenario& resolved, const LayoutFields& parsed_layout,
                           const ScenarioGiven& given, const Estimate& estimated,
                           const Catalog& catalog, double headroom) {
-  return search_changes(resolved, ScenarioEditor(resolved, parsed_layout, given, catalog), given,
-                        estimated, catalog, headroom);
+  ScenarioEditor editor(resolved, parsed_layout, given, catalog);
+  return search_changes(resolved, editor, given, estimated, catalog, headroom);
+}
+
+FoundChanges find_changes_in_place(Scenario& resolved, const LayoutFields& parsed_layout,
+                                   const ScenarioGiven& given, const Estimate& estimated,
+                                   const Catalog& catalog) {
+  // The levers and the base's figures are read from `resolved` before the first edit.
+  ScenarioEditor editor(ScenarioEditor::InPlace{}, resolved, parsed_layout, given, catalog,
+                        /*base_valid=*/true);
+  return search_changes(resolved, editor, given, estimated, catalog, 0.0);
 }
 
 std::vector<Change> changes_to_fit(const Scenario& parsed, const ScenarioGiven& given,
@@ -552,8 +561,8 @@ std::vector<Change> changes_to_fit(const Scenario& parsed, const ScenarioGiven& 
 std::vector<Change> changes_to_fit(const Scenario& parsed, const ScenarioGiven& given,
                                    const Scenario& s, const Estimate& e, const Catalog& catalog,
                                    double headroom) {
-  return search_changes(s, ScenarioEditor(parsed, given, catalog), given, e, catalog, headroom)
-      .to_changes();
+  ScenarioEditor editor(parsed, given, catalog);
+  return search_changes(s, editor, given, e, catalog, headroom).to_changes();
 }
 
 std::vector<Change> changes_to_fit(const Scenario& resolved, const LayoutFields& parsed_layout,

@@ -84,5 +84,12 @@ struct FoundChanges {
 FoundChanges find_changes(const Scenario& resolved, const LayoutFields& parsed_layout,
                           const ScenarioGiven& given, const Estimate& estimated,
                           const Catalog& catalog, double headroom = 0.0);
+/// The same over a scenario that parse_scenario has just returned and the caller resolved in
+/// place (`parsed_layout`: its layout fields before): the candidates are edits written over
+/// `resolved` itself, which is put back as it was before this returns (ScenarioEditor::InPlace),
+/// and the base is not checked again (it passed validate() when it was parsed).
+FoundChanges find_changes_in_place(Scenario& resolved, const LayoutFields& parsed_layout,
+                                   const ScenarioGiven& given, const Estimate& estimated,
+                                   const Catalog& catalog);
 
 }  // namespace gpusizer

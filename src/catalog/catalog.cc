@@ -360,7 +360,10 @@ Catalog Catalog::from_texts(const std::vector<std::pair<std::string, std::string
   c.facility_ = read_facility_defaults(data::parse_json(text("facility.json"), "facility.json"),
                                        "facility.json");
   c.instances_ = parse_instances(text("instances.csv"), *c.gpus_);
-  c.servers_ = parse_servers(text("servers.csv"));
+  c.servers_ = parse_servers(text("servers.csv"), *c.gpus_);
+  c.instances_by_gpu_.resize(c.gpus_->size());
+  for (size_t i = 0; i < c.instances_.size(); ++i)
+    c.instances_by_gpu_[c.instances_[i].gpu_row].push_back(static_cast<uint32_t>(i));
   c.memory_cases_ = std::string(text("validation/memory_cases.jsonl"));
   c.throughput_cases_ = std::string(text("validation/throughput_cases.jsonl"));
   for (const auto& g : *c.gpus_) c.gpu_aliases_.emplace_back(normalize_name(g.name), g.id);

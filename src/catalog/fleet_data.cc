@@ -75,6 +75,8 @@ std::vector<CloudInstance> parse_instances(std::string_view text, const std::vec
       throw InputError(where(kFile, r, "currency"), "must be USD or CNY, not '" + i.currency + "'",
                        "bad_file");
     i.region = required(r, kFile, "region");
+    i.china = i.in_china();
+    i.cny = i.currency == "CNY";
     i.date = required(r, kFile, "date");
     i.confidence = r["confidence"];
     i.source = required(r, kFile, "source");
@@ -83,7 +85,7 @@ std::vector<CloudInstance> parse_instances(std::string_view text, const std::vec
   return out;
 }
 
-std::vector<ServerForm> parse_servers(std::string_view text) {
+std::vector<ServerForm> parse_servers(std::string_view text, const std::vector<Gpu>& gpus) {
   constexpr const char* kFile = "servers.csv";
   std::vector<ServerForm> out;
   for (const CsvRecord& r : parse_csv_records(text, kFile)) {
@@ -96,6 +98,8 @@ std::vector<ServerForm> parse_servers(std::string_view text) {
       if (end > start) s.holds.push_back(holds.substr(start, end - start));
       start = end + 1;
     }
+    s.holds_row.reserve(gpus.size());
+    for (const Gpu& g : gpus) s.holds_row.push_back(s.holds_gpu(g));
     s.max_gpus = whole(r, kFile, "max_gpus", 1024);
     s.chassis_usd = number(r, kFile, "chassis_usd", 0, 1e8, /*optional=*/true);
     s.host_watts = *number(r, kFile, "host_watts", 0, 1e6);

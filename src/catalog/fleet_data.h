@@ -11,6 +11,7 @@
 namespace gpusizer {
 
 std::vector<CloudInstance> parse_instances(std::string_view text, const std::vector<Gpu>& gpus);
-std::vector<ServerForm> parse_servers(std::string_view text);
+/// Each form's holds_row over `gpus`.
+std::vector<ServerForm> parse_servers(std::string_view text, const std::vector<Gpu>& gpus);
 
 }  // namespace gpusizer

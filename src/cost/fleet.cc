@@ -16,8 +16,13 @@ NodePlan plan_nodes(const Gpu& gpu, int64_t gpu_count, int64_t gpus_per_node,
   auto cheaper = [](const ServerForm* a, const ServerForm* b) {
     return a->chassis_usd.value_or(0) < b->chassis_usd.value_or(0);
   };
+  // A GPU that is one of the catalog's rows reads which forms hold it from the row's position,
+  // found when servers.csv was read (ServerForm::holds_row), not by comparing the form's holds
+  // with its id, class and segment (issue 18: ~650 instructions an estimate); a GPU built
+  // elsewhere, by its strings.
+  const size_t row = row_position(catalog.gpus(), &gpu);
   for (const ServerForm& f : catalog.servers()) {
-    if (!f.holds_gpu(gpu)) continue;
+    if (!(row < f.holds_row.size() ? f.holds_row[row] : f.holds_gpu(gpu))) continue;
     if (!largest || f.max_gpus > largest->max_gpus) largest = &f;
     if (f.max_gpus < per_node) continue;
     if (!fits || f.max_gpus < fits->max_gpus || (f.max_gpus == fits->max_gpus && cheaper(&f, fits)))
@@ -39,17 +44,11 @@ std::optional<InstancePlan> cheapest_instances(const Gpu& gpu, int64_t gpu_count
   const int64_t count = std::max<int64_t>(1, gpu_count);
   const int64_t node = std::clamp<int64_t>(node_gpus, 1, count);
   std::optional<InstancePlan> best, best_small;  // holding a whole node / smaller shapes
-  // A GPU that is one of the catalog's rows finds its instances by the row's position, read with
-  // them (CloudInstance::gpu_row), not by comparing ids (issue 18: ~1.4k instructions an estimate
-  // spent comparing the id with every instance's); a GPU built elsewhere, by its id.
-  const size_t row = row_position(catalog.gpus(), &gpu);
-  const bool by_row = row < catalog.gpus().size();
-  for (const CloudInstance& i : catalog.instances()) {
-    if ((by_row ? i.gpu_row != row : i.gpu_id != gpu.id) || i.in_china() != china) continue;
+  auto consider = [&](const CloudInstance& i) {
+    if (i.china != china) return;  // in_china() and the currency as found when read
     InstancePlan p;
     p.instance = &i;
-    p.instance_usd_per_hour =
-        i.currency == "CNY" ? i.price_per_hour / usd_to_cny : i.price_per_hour;
+    p.instance_usd_per_hour = i.cny ? i.price_per_hour / usd_to_cny : i.price_per_hour;
     if (i.gpus >= node) {
       // Whole nodes, as many in one instance as it holds: ceil(nodes / nodes per instance).
       const int64_t nodes = (count + node - 1) / node, per_instance = i.gpus / node;
@@ -64,6 +63,18 @@ std::optional<InstancePlan> cheapest_instances(const Gpu& gpu, int64_t gpu_count
           (i.gpus == best_small->instance->gpus && p.usd_per_hour < best_small->usd_per_hour))
         best_small = p;
     }
+  };
+  // A GPU that is one of the catalog's rows finds its instances by the row's position, listed
+  // when instances.csv was read (Catalog::instances_of_row), in the order of the file (issue 18:
+  // ~1.4k instructions an estimate comparing the id with every instance's, then ~480 testing
+  // every instance's row); a GPU built elsewhere, by its id.
+  const std::vector<CloudInstance>& instances = catalog.instances();
+  const size_t row = row_position(catalog.gpus(), &gpu);
+  if (row < catalog.gpus().size()) {
+    for (const uint32_t i : catalog.instances_of_row(row)) consider(instances[i]);
+  } else {
+    for (const CloudInstance& i : instances)
+      if (i.gpu_id == gpu.id) consider(i);
   }
   return best ? best : best_small;
 }

@@ -4,6 +4,10 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <string>
+#include <vector>
+
 #include "gpusizer/error.h"
 #include "gpusizer/estimate.h"
 #include "gpusizer/json/scenario.h"
@@ -154,8 +158,62 @@ TEST(FleetData, EveryRowFilled) {
     // The row position read with the instance is its GPU's row.
     ASSERT_LT(i.gpu_row, cat.gpus().size()) << i.name;
     EXPECT_EQ(cat.gpus()[i.gpu_row].id, i.gpu_id) << i.name;
+    // So are its region's and currency's flags.
+    EXPECT_EQ(i.china, i.region.rfind("cn-", 0) == 0) << i.name;
+    EXPECT_EQ(i.cny, i.currency == "CNY") << i.name;
   }
   EXPECT_GE(cat.servers().size(), 8u);
+}
+
+// The rows read with the data files: each server form holds a GPU row exactly when its holds name
+// the GPU's id, form-factor class or segment, and a GPU row's instances are the instances.csv
+// rows of its id, in the file's order. The A100 SXM (class SXM) is held by the HGX 4-GPU server
+// and has AWS p4de.24xlarge and Alibaba's 8 x A100 shape among its instances.
+TEST(FleetData, RowsFoundWhenRead) {
+  const Catalog& cat = Catalog::builtin();
+  const std::vector<Gpu>& gpus = cat.gpus();
+  for (const ServerForm& f : cat.servers()) {
+    ASSERT_EQ(f.holds_row.size(), gpus.size()) << f.id;
+    for (size_t r = 0; r < gpus.size(); ++r) {
+      const Gpu& g = gpus[r];
+      const bool named =
+          std::find(f.holds.begin(), f.holds.end(), g.id) != f.holds.end() ||
+          std::find(f.holds.begin(), f.holds.end(), g.form_factor_class) != f.holds.end() ||
+          std::find(f.holds.begin(), f.holds.end(), g.segment) != f.holds.end();
+      EXPECT_EQ(f.holds_row[r], named) << f.id << " " << g.id;
+    }
+  }
+  size_t listed = 0;
+  for (size_t r = 0; r < gpus.size(); ++r) {
+    std::vector<uint32_t> expected;
+    for (size_t i = 0; i < cat.instances().size(); ++i)
+      if (cat.instances()[i].gpu_id == gpus[r].id) expected.push_back(static_cast<uint32_t>(i));
+    EXPECT_EQ(cat.instances_of_row(r), expected) << gpus[r].id;
+    listed += expected.size();
+  }
+  EXPECT_EQ(listed, cat.instances().size());
+  EXPECT_TRUE(cat.instances_of_row(gpus.size()).empty());
+  const size_t a100 = static_cast<size_t>(&cat.gpu("a100-sxm4-80gb") - gpus.data());
+  std::vector<std::string> names;
+  for (const uint32_t i : cat.instances_of_row(a100)) names.push_back(cat.instances()[i].name);
+  EXPECT_NE(std::find(names.begin(), names.end(), "p4de.24xlarge"), names.end());
+  const auto hgx4 = std::find_if(cat.servers().begin(), cat.servers().end(),
+                                 [](const ServerForm& f) { return f.id == "hgx-4"; });
+  ASSERT_NE(hgx4, cat.servers().end());
+  EXPECT_TRUE(hgx4->holds_row[a100]);
+}
+
+// A GPU that is not one of the catalog's rows (a copy) is planned by its strings: the same
+// smallest server as its row (one A100 SXM: the HGX 4-GPU server).
+TEST(FleetPrice, CopyOfARowPlansTheSameServer) {
+  const Catalog& cat = Catalog::builtin();
+  const Gpu& g = cat.gpu("a100-sxm4-80gb");
+  const Gpu copy = g;
+  const NodePlan row = plan_nodes(g, 1, 8, cat), other = plan_nodes(copy, 1, 8, cat);
+  ASSERT_TRUE(row.server && other.server);
+  EXPECT_EQ(row.server->id, "hgx-4");
+  EXPECT_EQ(other.server, row.server);
+  EXPECT_EQ(other.gpus_per_node, row.gpus_per_node);
 }
 
 }  // namespace

@@ -8,7 +8,9 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
+#include <cstring>
 #include <utility>
 
 #include "core/text_append.h"
@@ -140,6 +142,50 @@ double server_price(const Scenario& s, const Gpu& g, const CostAssumptions& a,
   return it->second;
 }
 
+// The on-prem line's clauses that read the assumptions alone: the amortization, maintenance and
+// utilization (before the IT load) and the PUE, tariff, exchange rate and date (after it), and
+// the verdict's years and utilization. The assumptions are costs.json's for every scenario that
+// does not override them, so the texts of the last assumptions the thread priced are kept with
+// the figures they were written from and written again only when one differs (issue 18: eight
+// number texts, ~1k instructions an estimate).
+struct AssumptionClauses {
+  std::array<double, 6> figures{};  // amortization, maintenance, utilization, PUE, tariff, CNY
+  std::string date, before_load, after_load;
+  std::string years, utilization_percent;  // "{:g}" of the years, "{:.0f}" of utilization x 100
+  bool made = false;
+};
+
+const AssumptionClauses& assumption_clauses(const CostAssumptions& a) {
+  thread_local AssumptionClauses c;
+  const std::array<double, 6> figures = {a.amortization_years,
+                                         a.maintenance_fraction_per_year,
+                                         a.utilization,
+                                         a.pue,
+                                         a.electricity_usd_per_kwh,
+                                         a.usd_to_cny};
+  // Compared as bytes: -0.0 and 0.0 write different texts, and a NaN is never equal to itself.
+  if (c.made && std::memcmp(figures.data(), c.figures.data(), sizeof figures) == 0 &&
+      c.date == a.date)
+    return c;
+  c.made = false;  // first: the texts below may throw half written
+  c.before_load.clear();
+  append_text(c.before_load, ") / ", General{a.amortization_years}, " years + ",
+              General{a.maintenance_fraction_per_year * 100}, "%/year maintenance, over 8760 h x ",
+              General{a.utilization}, " utilization, + ");
+  c.after_load.clear();
+  append_text(c.after_load, " kW x PUE ", General{a.pue}, " x $",
+              General{a.electricity_usd_per_kwh}, "/kWh; CNY at ", General{a.usd_to_cny},
+              "/USD (data/costs.json, ", a.date, ')');
+  c.years.clear();
+  append_text(c.years, General{a.amortization_years});
+  c.utilization_percent.clear();
+  append_text(c.utilization_percent, Fixed{a.utilization * 100, 0});
+  c.figures = figures;
+  c.date = a.date;
+  c.made = true;
+  return c;
+}
+
 // The on-prem line of the basis, written as cloud_basis is.
 std::string on_prem_basis(const Scenario& s, const Gpu& g, const CostAssumptions& a,
                           const OnPremCost& p, const NodePlan& plan, double server_usd,
@@ -152,11 +198,9 @@ std::string on_prem_basis(const Scenario& s, const Gpu& g, const CostAssumptions
     append_text(out, g.form_factor_class, " server (costs.json)");
   else
     append_text(out, plan.server->name, " (servers.csv, ", plan.server->date, ')');
-  append_text(out, " at ", Money{server_usd}, ") / ", General{a.amortization_years}, " years + ",
-              General{a.maintenance_fraction_per_year * 100}, "%/year maintenance, over 8760 h x ",
-              General{a.utilization}, " utilization, + ", Fixed{it_kw, 2}, " kW x PUE ",
-              General{a.pue}, " x $", General{a.electricity_usd_per_kwh}, "/kWh; CNY at ",
-              General{a.usd_to_cny}, "/USD (data/costs.json, ", a.date, ')');
+  const AssumptionClauses& clauses = assumption_clauses(a);
+  append_text(out, " at ", Money{server_usd}, clauses.before_load, Fixed{it_kw, 2},
+              clauses.after_load);
   return out;
 }
 
@@ -216,25 +260,25 @@ void compare_rent_and_buy(const CloudCost& cloud, const OnPremCost& on_prem,
     if (saved_per_month > 0) b.months = on_prem.capex_usd / saved_per_month;
   }
   const double life_months = a.amortization_years * 12.0;
+  const AssumptionClauses& clauses = assumption_clauses(a);
+  const std::string_view years = clauses.years, utilization = clauses.utilization_percent;
   // The verdicts' pieces appended one by one (core/text_append.h, issue 18).
   // One allocation for the longest verdict (about 200 bytes), not one per doubling.
   std::string& v = b.verdict;
   v.clear();
   v.reserve(256);
   if (!b.utilization || *b.utilization >= 1.0) {
-    append_text(v, "rent: at these prices buying never pays back within ",
-                General{a.amortization_years}, " years, even busy around the clock");
+    append_text(v, "rent: at these prices buying never pays back within ", years,
+                " years, even busy around the clock");
   } else if (a.utilization >= *b.utilization && b.months && *b.months <= life_months) {
     append_text(v, "buy if the work is long and steady: above ", Fixed{*b.utilization * 100, 0},
-                "% utilization owning is cheaper, and at ", Fixed{a.utilization * 100, 0},
-                "% it pays back in ", Fixed{*b.months, 0}, " months (of a ",
-                General{a.amortization_years},
+                "% utilization owning is cheaper, and at ", utilization, "% it pays back in ",
+                Fixed{*b.months, 0}, " months (of a ", years,
                 "-year life); private data also favours on-prem. Fluctuating or one-off demand "
                 "still favours the cloud");
   } else {
     append_text(v, "rent unless the GPUs will be busy more than ", Fixed{*b.utilization * 100, 0},
-                "% of the time for ", General{a.amortization_years}, " years: at ",
-                Fixed{a.utilization * 100, 0},
+                "% of the time for ", years, " years: at ", utilization,
                 "% utilization the cloud is cheaper. Fluctuating, one-off or exploratory demand "
                 "favours the cloud; long, steady, private work favours owning");
   }

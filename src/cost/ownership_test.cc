@@ -2,12 +2,16 @@
 #include <gtest/gtest.h>
 
 #include <memory>
+#include <string>
+#include <string_view>
 
 #include "cost/ownership_figures.h"
 #include "gpusizer/cost.h"
 #include "gpusizer/error.h"
 #include "gpusizer/estimate.h"
+#include "gpusizer/json/api.h"
 #include "gpusizer/json/cost.h"
+#include "gpusizer/json/json_text.h"
 #include "gpusizer/json/scenario.h"
 #include "gpusizer/json/site.h"
 
@@ -45,6 +49,85 @@ TEST(Ownership, EightA100HandChecked) {
   EXPECT_NEAR(*o.cloud->usd_per_million_tokens,
               27.4471 / (*e.performance->max_output_tokens_per_s * 3600) * 1e6, 1e-9);
   EXPECT_NEAR(*o.cloud->usd_per_million_requests, *o.cloud->usd_per_million_tokens * 512, 1e-6);
+}
+
+// The on-prem line's clauses from the assumptions, by hand from data/costs.json (3 years, 10%
+// maintenance, 60% utilization, PUE 1.5, $0.13/kWh, 7.2 CNY/USD, dated 2025) and the node's 5.2
+// kW (above): they follow the scenario's own costs, and the defaults' come back after them (the
+// clauses of the last assumptions are kept between estimates).
+TEST(Ownership, OnPremLineFollowsTheAssumptions) {
+  const Catalog& catalog = Catalog::builtin();
+  auto on_prem_line = [&](const nlohmann::json& costs) {
+    nlohmann::json in = {{"model", "llama-2-7b"}, {"gpu", "a100-sxm4-80gb"}, {"gpu_count", 8}};
+    if (!costs.is_null()) in["costs"] = costs;
+    const Estimate e = estimate(parse_scenario(in, catalog), catalog);
+    for (const std::string& line : e.ownership->basis)
+      if (line.rfind("on-prem: (", 0) == 0) return line;
+    return std::string();
+  };
+  auto ends_with = [](const std::string& s, std::string_view end) {
+    return s.size() >= end.size() && s.compare(s.size() - end.size(), end.size(), end) == 0;
+  };
+  const std::string_view defaults =
+      "at $60000) / 3 years + 10%/year maintenance, over 8760 h x 0.6 utilization, + 5.20 kW x "
+      "PUE 1.5 x $0.13/kWh; CNY at 7.2/USD (data/costs.json, 2025)";
+  const std::string_view own =
+      "at $60000) / 5 years + 8%/year maintenance, over 8760 h x 1 utilization, + 5.20 kW x "
+      "PUE 1.2 x $0.1/kWh; CNY at 7/USD (data/costs.json, 2025)";
+  const nlohmann::json costs = {{"amortization_years", 5},
+                                {"maintenance_fraction_per_year", 0.08},
+                                {"utilization", 1},
+                                {"pue", 1.2},
+                                {"electricity_usd_per_kwh", 0.1},
+                                {"usd_to_cny", 7}};
+  EXPECT_TRUE(ends_with(on_prem_line(nullptr), defaults)) << on_prem_line(nullptr);
+  EXPECT_TRUE(ends_with(on_prem_line(costs), own)) << on_prem_line(costs);
+  EXPECT_TRUE(ends_with(on_prem_line(nullptr), defaults)) << on_prem_line(nullptr);
+  // The verdicts' years and utilization (the break-even by hand above: 34%, 18 months; with the
+  // scenario's costs, fixed 180,000 / 5 + 8% = 50,400 a year over (27.4471 - 5.2 x 1.2 x 0.1) x
+  // 8760 is 21%, and 180,000 / (26.8231 x 730 x 1 - 14,400 / 12) = 9.8 months).
+  auto verdict = [&](const nlohmann::json& c) {
+    nlohmann::json in = {{"model", "llama-2-7b"}, {"gpu", "a100-sxm4-80gb"}, {"gpu_count", 8}};
+    if (!c.is_null()) in["costs"] = c;
+    return estimate(parse_scenario(in, catalog), catalog).ownership->break_even.verdict;
+  };
+  EXPECT_NE(verdict(nullptr).find("above 34% utilization owning is cheaper, and at 60% it pays "
+                                  "back in 18 months (of a 3-year life)"),
+            std::string::npos)
+      << verdict(nullptr);
+  EXPECT_NE(verdict(costs).find("above 21% utilization owning is cheaper, and at 100% it pays "
+                                "back in 10 months (of a 5-year life)"),
+            std::string::npos)
+      << verdict(costs);
+  // One figure changed alone.
+  EXPECT_TRUE(ends_with(on_prem_line({{"pue", 1.3}}),
+                        "PUE 1.3 x $0.13/kWh; CNY at 7.2/USD "
+                        "(data/costs.json, 2025)"));
+}
+
+// The assumptions' JSON (their texts kept between answers of the same assumptions): the streamed
+// answer is the tree's text for the defaults, for a scenario's own costs after them and for the
+// defaults again; the figures are costs.json's (3, 0.13, 0.1, 1.5, 7.2, 0.6) and the scenario's.
+TEST(Ownership, AssumptionsJsonFollowsTheCosts) {
+  const Catalog& catalog = Catalog::builtin();
+  nlohmann::json in = {{"model", "llama-2-7b"}, {"gpu", "a100-sxm4-80gb"}, {"gpu_count", 8}};
+  nlohmann::json own = in;
+  own["costs"] = {{"pue", 1.25}, {"electricity_usd_per_kwh", 0.085}, {"utilization", 0.35}};
+  for (const nlohmann::json* input : {&in, &own, &in}) {
+    std::string text;
+    append_estimate_json(text, *input, catalog);
+    const nlohmann::json tree = estimate_json(*input, catalog);
+    EXPECT_EQ(text, json_text(tree));
+    const nlohmann::json answer = nlohmann::json::parse(text);
+    const nlohmann::json& a = answer["cost"]["ownership"]["assumptions"];
+    const bool defaults = input == &in;
+    EXPECT_EQ(a["amortization_years"], 3.0);
+    EXPECT_EQ(a["electricity_usd_per_kwh"], defaults ? 0.13 : 0.085);
+    EXPECT_EQ(a["maintenance_fraction_per_year"], 0.1);
+    EXPECT_EQ(a["pue"], defaults ? 1.5 : 1.25);
+    EXPECT_EQ(a["usd_to_cny"], 7.2);
+    EXPECT_EQ(a["utilization"], defaults ? 0.6 : 0.35);
+  }
 }
 
 // The figures-only ownership (searches rank on it): the same hand-checked prices, no text.

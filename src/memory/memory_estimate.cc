@@ -379,7 +379,7 @@ void add_runtime_buffers(const Scenario& s, const EngineRelease& rel, Parts& p, 
 // string allocated for it every estimate).
 void kv_pool_basis(Basis& basis, double f, std::string_view rule, const EngineProfile& engine,
                    const EngineRelease& rel) {
-  const auto old = basis.find("kv_cache_bytes");
+  const auto old = basis.find_key("kv_cache_bytes");
   const std::string_view value = old == basis.end() ? std::string_view() : (*old).value;
   char local[256];
   std::string heap;

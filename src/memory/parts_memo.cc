@@ -64,7 +64,7 @@ bool BatchKey::matches(const Scenario& s, const EngineRules& rules) const {
 PartsMemo::Parts PartsMemo::parts(const Scenario& s, const Catalog& catalog,
                                   const ModelCounts& counts, const EngineRules& rules) {
   const StateParts* states = nullptr;
-  for (const auto& [key, held] : states_.held)
+  for (const auto& [key, held] : states_.held())
     if (key.matches(s, counts, rules)) {
       states = &held;
       break;
@@ -74,7 +74,7 @@ PartsMemo::Parts PartsMemo::parts(const Scenario& s, const Catalog& catalog,
     slot.first = StateKey(s, counts, rules);
     states = &(slot.second = state_parts(s, catalog, counts, rules));
   }
-  for (const auto& [key, held] : batch_.held)
+  for (const auto& [key, held] : batch_.held())
     if (key.matches(s, rules)) return {*states, held};
   auto& slot = batch_.take();
   slot.first = BatchKey(s, rules);

@@ -23,10 +23,13 @@
 // weights file) no edit changes, so it is the base's for the whole search. parts_memo_test.cc
 // changes each field an edit can change and checks that a group's bytes move only when the
 // group's key reads that field, and that a search's memory with the memo equals it without.
+#include <array>
 #include <cstddef>
 #include <cstdint>
+#include <memory>
+#include <span>
+#include <type_traits>
 #include <utility>
-#include <vector>
 
 #include "gpusizer/catalog.h"
 #include "gpusizer/scenario.h"
@@ -101,6 +104,10 @@ class PartsMemo {
  public:
   static constexpr size_t kSlots = 16;
 
+  // Provided, so that a memo value-initialized (`parts()` in a constructor's list) is not zeroed
+  // whole first (~5k bytes of slots).
+  PartsMemo() {}  // NOLINT(modernize-use-equals-default)
+
   /// Both groups of `s`'s parts, valid until the next call.
   struct Parts {
     const StateParts& states;
@@ -110,20 +117,28 @@ class PartsMemo {
               const EngineRules& rules);
 
  private:
-  // The keys and their parts, filled in turn: the first kSlots misses append, the later ones
-  // overwrite the oldest. Reserved at the first miss (a search that finds none allocates none).
+  // The keys and their parts, filled in turn: the first kSlots misses take the next slot, the
+  // later ones overwrite the oldest. Held in place and not zeroed (issue 18: a vector reserved at
+  // a search's first miss was an allocation and a free a group, ~320 instructions each; zeroing
+  // the 2 x 16 slots when the search is made would cost more than the reserve): a slot's pair is
+  // made when it is first taken, and only the first `size` are read.
   template <typename Key, typename Value>
   struct Slots {
-    std::vector<std::pair<Key, Value>> held;
+    using Slot = std::pair<Key, Value>;
+    static_assert(std::is_trivially_destructible_v<Slot>);
+    union {
+      std::array<Slot, kSlots> slot;  // the first `size` made
+    };
+    size_t size = 0;
     size_t next = 0;  // the slot the next miss overwrites, once all are held
-    std::pair<Key, Value>& take() {
-      if (held.size() < kSlots) {
-        if (held.empty()) held.reserve(kSlots);
-        return held.emplace_back();
-      }
-      std::pair<Key, Value>& slot = held[next];
+
+    Slots() {}  // NOLINT(modernize-use-equals-default): `= default` would make every slot
+    std::span<const Slot> held() const { return {slot.data(), size}; }
+    Slot& take() {
+      if (size < kSlots) return *std::construct_at(&slot[size++]);
+      Slot& s = slot[next];
       next = (next + 1) % kSlots;
-      return slot;
+      return s;
     }
   };
   Slots<StateKey, StateParts> states_;

@@ -118,7 +118,7 @@ Answer answer(const nlohmann::json& json, const Catalog& catalog) {
   bool want_changes = true;
   if (auto v = read_bool_value(input.at[key::changes], "changes", "")) want_changes = *v;
   if (want_changes && e.memory.fits && !*e.memory.fits && a.method == "analytic")
-    a.changes = find_changes(s, parsed_layout, given, e, catalog);
+    a.changes = find_changes_in_place(a.scenario, parsed_layout, given, e, catalog);
   a.verdict = apply_fit_verdict(s, e);
   // An alias or a partial name is never swapped in silently: the answer says which catalog entry
   // it became (meta-llama/Meta-Llama-3-70B is estimated as llama-3.1-70b).

@@ -248,6 +248,14 @@ void TextWriter::literal_number(std::string_view k, double v) {
   number(v);
 }
 
+void TextWriter::literal_number_text(std::string_view k, double v, std::string_view text) {
+  if (char* p = key_in_place(k, text.size())) [[likely]] {
+    std::memcpy(p, text.data(), text.size());
+    return field_written(p + text.size());
+  }
+  literal_number(k, v);
+}
+
 void TextWriter::other_literal_key(std::string_view k) {
   if (k.size() > kShort) return key(k);
   if (check_keys_) {

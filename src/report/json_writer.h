@@ -57,6 +57,13 @@ class JsonWriter {
     literal_key(k);
     string(v);
   }
+  /// A literal key and the number `v` whose JSON text the caller holds already (`text`:
+  /// write_json_float's text of `v`, kept where the same figure is written answer after answer,
+  /// issue 18): the text writer copies the text, the others write `v`.
+  virtual void literal_number_text(std::string_view k, double v, std::string_view text) {
+    (void)text;
+    literal_number(k, v);
+  }
 
   /// A literal key (the describers' keys): literal_key.
   template <size_t N>
@@ -183,6 +190,7 @@ class TextWriter final : public JsonWriter {
   void literal_integer(std::string_view k, int64_t v) override;
   void literal_number(std::string_view k, double v) override;
   void literal_string(std::string_view k, std::string_view v) override;
+  void literal_number_text(std::string_view k, double v, std::string_view text) override;
 
  private:
   static constexpr size_t kBuffer = 2048;

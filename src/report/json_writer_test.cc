@@ -16,6 +16,7 @@
 #include "gpusizer/error.h"
 #include "gpusizer/json/api.h"
 #include "gpusizer/json/json_text.h"
+#include "report/json_text_parts.h"
 
 namespace gpusizer {
 namespace {
@@ -222,6 +223,9 @@ TEST(JsonWriter, FieldsInOneCallAsTheTreeWritesThem) {
           w->field("i", std::string(static_cast<size_t>(i * 50), 'i'));  // past 512 at 11
           w->field("j", i % 2 == 0 ? "a \"quoted\" text" : "plain");
           w->field("k", std::optional<std::string>("\xc3\x97"));
+          char number[kJsonFloatChars];
+          const double l = 0.07 * i - 0.3;
+          w->literal_number_text("l", l, {number, write_json_float(number, l)});
           w->end_object();
         }
         w->end_array();
@@ -229,6 +233,25 @@ TEST(JsonWriter, FieldsInOneCallAsTheTreeWritesThem) {
     }
     EXPECT_EQ(text, tree.take().dump()) << "pad " << pad;
   }
+}
+
+// A number with its text (a figure written answer after answer): the text writer copies the text
+// it is given, the tree holds the number.
+TEST(JsonWriter, NumberWithItsTextWritesTheText) {
+  std::string text;
+  {
+    TextWriter stream(text, true);
+    stream.begin_object();
+    stream.literal_number_text("pue", 1.5, "1.5");
+    stream.literal_number_text("x", 0.1, "0.1");
+    stream.end_object();
+  }
+  EXPECT_EQ(text, R"({"pue":1.5,"x":0.1})");
+  TreeWriter tree;
+  tree.begin_object();
+  tree.literal_number_text("pue", 1.5, "ignored");
+  tree.end_object();
+  EXPECT_EQ(tree.take().dump(), R"({"pue":1.5})");
 }
 
 // The basis texts written in one step each (TextWriter::texts): the tree's bytes for texts empty,

@@ -2,7 +2,12 @@
 // the break-even and the assumptions, described once for both JSON backends.
 #include "gpusizer/json/cost.h"
 
+#include <array>
+#include <cstdint>
+#include <cstring>
+
 #include "report/describe.h"
+#include "report/json_text_parts.h"
 
 namespace gpusizer {
 namespace {
@@ -43,16 +48,52 @@ void describe_on_prem(JsonWriter& w, const OnPremCost& p) {
   w.end_object();
 }
 
+// The assumptions' six figures with their JSON texts. They are costs.json's for every scenario
+// that does not override them, so the texts of the last assumptions the thread wrote are kept
+// with the figures and made again only when one differs (issue 18: four or five Grisu2 texts an
+// answer, ~290 instructions each, for the same 0.13, 0.1, 1.5, 7.2 and 0.6).
+struct AssumptionTexts {
+  static constexpr size_t kCount = 6;
+  std::array<double, kCount> figures{};
+  std::array<std::array<char, kJsonFloatChars>, kCount> text;
+  std::array<uint8_t, kCount> size{};
+  bool made = false;
+
+  std::string_view of(size_t i) const { return {text[i].data(), size[i]}; }
+};
+
+const AssumptionTexts& assumption_texts(const CostAssumptions& a) {
+  thread_local AssumptionTexts t;
+  const std::array<double, AssumptionTexts::kCount> figures = {a.amortization_years,
+                                                               a.electricity_usd_per_kwh,
+                                                               a.maintenance_fraction_per_year,
+                                                               a.pue,
+                                                               a.usd_to_cny,
+                                                               a.utilization};
+  // Compared as bytes: -0.0 and 0.0 have different texts.
+  if (t.made && std::memcmp(figures.data(), t.figures.data(), sizeof figures) == 0) return t;
+  for (size_t i = 0; i < AssumptionTexts::kCount; ++i)
+    t.size[i] =
+        static_cast<uint8_t>(write_json_float(t.text[i].data(), figures[i]) - t.text[i].data());
+  t.figures = figures;
+  t.made = true;
+  return t;
+}
+
 void describe_assumptions(JsonWriter& w, const CostAssumptions& a) {
+  const AssumptionTexts& t = assumption_texts(a);
+  auto number = [&](std::string_view k, size_t i) {
+    w.literal_number_text(k, t.figures[i], t.of(i));
+  };
   w.key("assumptions");
   w.begin_object();
-  w.field("amortization_years", a.amortization_years);
+  number("amortization_years", 0);
   w.field("date", a.date);
-  w.field("electricity_usd_per_kwh", a.electricity_usd_per_kwh);
-  w.field("maintenance_fraction_per_year", a.maintenance_fraction_per_year);
-  w.field("pue", a.pue);
-  w.field("usd_to_cny", a.usd_to_cny);
-  w.field("utilization", a.utilization);
+  number("electricity_usd_per_kwh", 1);
+  number("maintenance_fraction_per_year", 2);
+  number("pue", 3);
+  number("usd_to_cny", 4);
+  number("utilization", 5);
   w.end_object();
 }
 

@@ -158,11 +158,93 @@ FormatRef format_row(const FormatRef& held, const FormatRef& base_field, std::st
 
 }  // namespace
 
+ScenarioEditor::ScenarioEditor(InPlace, Scenario& resolved, const LayoutFields& parsed,
+                               const ScenarioGiven& given, const Catalog& catalog, bool base_valid)
+    : base_(nullptr),
+      layout_(parsed),
+      given_(given),
+      catalog_(&catalog),
+      target_(&resolved),
+      in_place_(true),
+      resolved_layout_(layout_fields(resolved)),
+      base_valid_(base_valid) {
+  Scenario& b = saved_.emplace();
+  const Scenario& s = resolved;
+  b.task = s.task;
+  b.weights = s.weights;
+  b.kv_cache = s.kv_cache;
+  b.seq_len = s.seq_len;
+  b.prompt_len = s.prompt_len;
+  b.output_len = s.output_len;
+  b.traffic = s.traffic;
+  b.batch = s.batch;
+  b.gpu = s.gpu;
+  TrainingOptions& t = b.training;
+  const TrainingOptions& st = s.training;
+  t.recompute = st.recompute;
+  t.flash_attention = st.flash_attention;
+  t.optimizer = st.optimizer;
+  t.offload = st.offload;
+  t.zero_stage = st.zero_stage;
+  t.grad_accum = st.grad_accum;
+  t.global_batch = st.global_batch;
+  t.mixed_precision = st.mixed_precision;
+  b.gpus_per_node = s.gpus_per_node;
+  b.gpu_count = s.gpu_count;
+  b.requested_replicas = s.requested_replicas;
+  b.lookups = s.lookups;
+  b.engine = s.engine;
+  b.engine_version = s.engine_version;
+  b.engine_basis = s.engine_basis;
+  b.engine_defaulted = s.engine_defaulted;
+  base_ = &b;
+}
+
+ScenarioEditor::~ScenarioEditor() {
+  if (in_place_) put_back();
+}
+
+// In place: every field an edit or resolve_in_place can change, back to what the caller's
+// scenario held (restore()'s fields, the formats, the engine's and the layout's), moved out of
+// the copy that dies with the editor.
+void ScenarioEditor::put_back() noexcept {
+  Scenario& b = *saved_;
+  Scenario& s = *target_;
+  s.task = b.task;
+  s.weights = std::move(b.weights);
+  s.kv_cache = std::move(b.kv_cache);
+  s.seq_len = b.seq_len;
+  s.prompt_len = b.prompt_len;
+  s.output_len = b.output_len;
+  s.traffic = b.traffic;
+  s.batch = b.batch;
+  s.gpu = std::move(b.gpu);
+  s.training.recompute = b.training.recompute;
+  s.training.flash_attention = b.training.flash_attention;
+  s.training.optimizer = b.training.optimizer;
+  s.training.offload = b.training.offload;
+  s.training.zero_stage = b.training.zero_stage;
+  s.training.grad_accum = b.training.grad_accum;
+  s.training.global_batch = b.training.global_batch;
+  s.training.mixed_precision = b.training.mixed_precision;
+  s.gpus_per_node = b.gpus_per_node;
+  s.gpu_count = b.gpu_count;
+  s.requested_replicas = b.requested_replicas;
+  s.lookups = std::move(b.lookups);
+  s.engine = std::move(b.engine);
+  s.engine_version = std::move(b.engine_version);
+  s.engine_basis = std::move(b.engine_basis);
+  s.engine_defaulted = b.engine_defaulted;
+  s.parallel = resolved_layout_.parallel;
+  s.default_layout = resolved_layout_.default_layout;
+  s.gpu_memory_utilization = resolved_layout_.gpu_memory_utilization;
+}
+
 // The fields an edit (or resolve_in_place after it) can change, back to the base's. The formats
 // are edit()'s and the engine fields derive_engine's.
 void ScenarioEditor::restore() {
   const Scenario& b = *base_;
-  Scenario& s = *work_;
+  Scenario& s = *target_;
   s.task = b.task;  // the formats are edit()'s: each is assigned once, when it changes
   s.seq_len = b.seq_len;
   s.prompt_len = b.prompt_len;
@@ -195,7 +277,7 @@ void ScenarioEditor::restore() {
 // with a release given, the base's release: the same key gives the same fields, so they are
 // derived again only for another key.
 void ScenarioEditor::derive_engine(const ScenarioGiven& given) {
-  Scenario& s = *work_;
+  Scenario& s = *target_;
   if (given.engine) return;  // the engine and its release stay as given (rederive_engine)
   if (engine_ == Engine::kDerived && engine_task_ == s.task && engine_weights_ == s.weights.get() &&
       engine_gpu_.get() == s.gpu.get())
@@ -230,7 +312,7 @@ void ScenarioEditor::derive_engine(const ScenarioGiven& given) {
 // the held KV row was derived for, the held row is it: neither its id nor the catalog is read
 // again (~100 instructions an edit, issue 18).
 void ScenarioEditor::set_kv(const ScenarioEdit& e, bool kv_given) {
-  Scenario& s = *work_;
+  Scenario& s = *target_;
   if (e.kv_cache || kv_given) {
     kv_weights_ = nullptr;  // first: the held row may change below
     set_format(s.kv_cache, e.kv_cache ? format_row(s.kv_cache, base_->kv_cache, *e.kv_cache,
@@ -255,13 +337,14 @@ void ScenarioEditor::set_kv(const ScenarioEdit& e, bool kv_given) {
 
 // The edit's fields set, then the defaults that follow them derived again, then validate().
 Scenario& ScenarioEditor::edit(const ScenarioEdit& e) {
-  if (!work_) work_.emplace(*base_);
+  if (!target_) target_ = &work_.emplace(*base_);
   restore();
-  Scenario& s = *work_;
+  Scenario& s = *target_;
   const Catalog& catalog = *catalog_;
-  // At the second edit (a single edit is checked whole), the base as it was parsed: once it is
-  // valid, the checks of the fields an edit leaves as the base's hold.
-  if (edits_++ == 1) {
+  // At the second edit (a single edit is checked whole), the base as it was parsed, unless the
+  // caller said it is valid: once it is, the checks of the fields an edit leaves as the base's
+  // hold (issue 18: validate() twice a search, ~460 instructions each, for a just-parsed base).
+  if (edits_++ == 1 && !base_valid_) {
     try {
       validate(s, catalog);
       base_valid_ = true;

@@ -6,7 +6,10 @@
 #include <gtest/gtest.h>
 
 #include <functional>
+#include <string>
+#include <vector>
 
+#include "estimate/layout.h"
 #include "gpusizer/error.h"
 #include "gpusizer/json/scenario.h"
 #include "scenario/defaults.h"
@@ -498,6 +501,100 @@ TEST(ScenarioEdit, EditorChecksWhatAnEditChanges) {
   const std::string lora = error_of([&] { serving.edit({.task = Task::kLora}); });
   EXPECT_EQ(lora.substr(0, lora.find(" | ")), "engine");
   EXPECT_EQ(lora, error_of([&] { edited(served, given, {.task = Task::kLora}, cat()); }));
+}
+
+// An editor in place writes its edits over the caller's resolved scenario and gives what edited()
+// gives the parsed one (the resolved one with its layout fields put back); destroyed, it leaves
+// the scenario as it was: vLLM serving on an H100 resolved to its layout and memory fraction
+// (0.9), and LoRA training with a given release, each through edits of the weights, GPU, split,
+// lengths, task and training options, one throwing (TP 64 over 32 heads).
+TEST(ScenarioEdit, EditorInPlacePutsTheScenarioBack) {
+  const std::vector<nlohmann::json> inputs = {{{"model", "llama-2-7b"},
+                                               {"weights", "fp16"},
+                                               {"engine", "vllm"},
+                                               {"gpu", "h100-sxm5-80gb"},
+                                               {"gpu_count", 2},
+                                               {"traffic", {{"requests_per_s", 2}}}},
+                                              {{"model", "llama-2-7b"},
+                                               {"task", "lora"},
+                                               {"gpu", "a100-sxm4-80gb"},
+                                               {"engine_version", "4.35"},
+                                               {"batch", 8}}};
+  const std::vector<ScenarioEdit> edits = {
+      {.weights = "int8"},
+      {.gpu = "apple-m2-ultra-192gb"},
+      {.gpu_count = 64, .tp = 64, .pp = 1, .dp = 1},  // throws
+      {.seq_len = 1024},
+      {.task = Task::kQlora, .weights = "nf4", .recompute = Recompute::kFull},
+      {.gpu_count = 4, .tp = 1, .pp = 1, .dp = 4, .zero_stage = 3},
+      {.batch = 2, .grad_accum = 4},
+      {.kv_cache = "fp8"},
+      {},
+  };
+  for (const nlohmann::json& input : inputs) {
+    ScenarioGiven given;
+    const Scenario parsed = parse_scenario(input, cat(), given);
+    const Scenario before = resolved(parsed, cat());
+    Scenario s = before;
+    {
+      ScenarioEditor editor(ScenarioEditor::InPlace{}, s, layout_fields(parsed), given, cat(),
+                            /*base_valid=*/true);
+      for (const ScenarioEdit& e : edits) {
+        const std::string whole = error_of([&] { edited(parsed, given, e, cat()); });
+        std::string in_place;
+        try {
+          const Scenario& got = editor.edit(e);
+          EXPECT_EQ(&got, &s);
+          expect_same_edit(got, edited(parsed, given, e, cat()));
+        } catch (const InputError& error) {
+          in_place = error.field() + " | " + error.what();
+        }
+        EXPECT_EQ(in_place, whole);
+      }
+    }
+    expect_same(s, before);
+    EXPECT_EQ(s.engine_defaulted, before.engine_defaulted);
+    EXPECT_EQ(s.gpu_memory_utilization, before.gpu_memory_utilization);
+    EXPECT_EQ(s.lookups.engine, before.lookups.engine);
+    EXPECT_EQ(s.model.id, "llama-2-7b");
+  }
+}
+
+// An editor told that its base is valid (a search over a scenario parse_scenario just returned)
+// never checks the base: from the first edit on, its checks are those of the fields the edit
+// changed, and each edit throws what edited() throws. The edits of the test above in another
+// order, the throwing ones first; then a base that is not valid (6 GPUs for dp 4 x 1 GPU, as
+// below) but said to be: an edit of the batch alone is not checked for the split.
+TEST(ScenarioEdit, EditorToldItsBaseIsValidChecksOnlyTheEdits) {
+  const nlohmann::json full = {{"model", "llama-2-7b"},
+                               {"task", "full"},
+                               {"gpu", "a100-sxm4-80gb"},
+                               {"training", {{"lora_targets", {"q_proj", "nonexistent_proj"}}}}};
+  ScenarioGiven given;
+  const Scenario parsed = parse_scenario(full, cat(), given);
+  ScenarioEditor editor(parsed, layout_fields(parsed), given, cat(), /*base_valid=*/true);
+  const std::vector<std::pair<ScenarioEdit, std::string>> edits = {
+      {{.task = Task::kLora}, "training.lora_targets[1]"},
+      {{.gpu_count = 64, .tp = 64, .pp = 1, .dp = 1}, "parallel.tp"},
+      {{.task = Task::kQlora}, "weights"},
+      {{.batch = 2}, ""},
+      {{.gpu_count = 6, .tp = 4, .pp = 1, .dp = 1}, "gpu_count"},
+      {{.task = Task::kQlora, .weights = "nf4"}, "training.lora_targets[1]"},
+      {{.seq_len = 1024}, ""},
+      {{}, ""},
+  };
+  for (const auto& edit_and_field : edits) {
+    const auto& e = edit_and_field.first;
+    const auto& field = edit_and_field.second;
+    const std::string whole = error_of([&] { edited(parsed, given, e, cat()); });
+    EXPECT_EQ(whole.substr(0, whole.find(" | ")), field);
+    EXPECT_EQ(error_of([&] { editor.edit(e); }), whole);
+  }
+  Scenario wrong =
+      parse_scenario({{"model", "llama-2-7b"}, {"gpu_count", 4}, {"task", "full"}}, cat(), given);
+  wrong.gpu_count = 6;
+  ScenarioEditor trusting(wrong, layout_fields(wrong), given, cat(), /*base_valid=*/true);
+  for (int i = 0; i < 2; ++i) EXPECT_EQ(error_of([&] { trusting.edit({.batch = 2}); }), "") << i;
 }
 
 // A base that fails validate() (changed by hand into a wrong split: 6 GPUs cannot hold dp 4
