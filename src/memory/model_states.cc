@@ -11,6 +11,7 @@
 #include "core/text_format.h"
 #include "gpusizer/error.h"
 #include "memory/memory_parts.h"
+#include "memory/mxfp4_marlin.h"
 #include "memory/sharding.h"
 #include "scenario/lookups.h"
 
@@ -375,6 +376,16 @@ ModelBytes stored_weights(const Scenario& s, const EngineProfile& engine, const 
     b = scaled(b, s.weights_file->total_bytes / b.total());
     basis = explain_if(why, FMT_COMPILE("exact tensor bytes read from {} ({})"),
                        s.weights_file->format, s.weights_file->path);
+  }
+  // vLLM on a GPU without FP4 tensor cores repacks the routed experts for its Marlin kernel at
+  // padded shapes after loading, whatever the file holds (mxfp4_marlin.cc).
+  if (vllm_marlin_mxfp4(s, engine)) {
+    b.experts = marlin_mxfp4_routed_bytes(s);
+    if (why)
+      basis +=
+          "; routed experts as vLLM's Marlin MXFP4 kernel holds them on compute capability 8.x: "
+          "hidden padded to 256, intermediate per rank to 128, E8M0 scales, bf16 biases (vLLM "
+          "mxfp4.py create_weights)";
   }
   // Trainable copies: LoRA adapters (fp32 in PEFT, autocast_adapter_dtype=True; 16-bit in
   // torchtune), freeze-tuned layers upcast to fp32 (LLaMA-Factory upcast_trainable_params),
