@@ -35,8 +35,9 @@ int64_t round_up(int64_t n, int64_t tile) {
 }  // namespace
 
 bool vllm_marlin_mxfp4(const Scenario& s, const EngineProfile& engine) {
-  if (engine.name != "vllm" || s.weights->id != "mxfp4") return false;
+  // The model first: a dense model returns before the engine's and format's names are compared.
   if (!s.model.is_moe() || s.model.num_moe_layers <= 0 || !s.gpu) return false;
+  if (engine.name != "vllm" || s.weights->id != "mxfp4") return false;
   // Compute capability 8.x: Ampere (8.0, 8.6) and Ada Lovelace (8.9). Mxfp4Config's minimum
   // capability is 8.0, so no older architecture runs the format at all.
   const std::string_view family = s.gpu->architecture_family();

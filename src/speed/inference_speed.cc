@@ -62,8 +62,9 @@ constexpr double kMmvqMaxBatch = 8;
 // (MMQ runs int8 MMA there); F16/F32 weights keep dense_flops' FP32 fallback (cuBLAS SGEMM:
 // common.cuh fast_fp16_hardware_available is false for compute capability 6.1).
 void set_int8_dot_kernels(const Gpu& gpu, const NumberFormat& weights, InferenceSetup& s) {
-  if (weights.kind != "gguf" || gpu.fp16_tflops || gpu.bf16_tflops || !gpu.int8_tops ||
-      *gpu.int8_tops <= 0)
+  // The GPU's rates first: most GPUs have an FP16 rate and return before the string compare.
+  if (gpu.fp16_tflops || gpu.bf16_tflops || !gpu.int8_tops || *gpu.int8_tops <= 0 ||
+      weights.kind != "gguf")
     return;
   s.gemm_peak_flops = *gpu.int8_tops * 1e12;
   s.matvec_max_tokens = kMmvqMaxBatch;
