@@ -156,6 +156,19 @@ FormatRef format_row(const FormatRef& held, const FormatRef& base_field, std::st
   return catalog.format_ref(id, role, field);
 }
 
+// The training options an edit can change (the levers of advisor/changes.cc), one list for
+// saving them before an in-place search and putting them back after each candidate.
+void copy_edited_training(const TrainingOptions& from, TrainingOptions& to) {
+  to.recompute = from.recompute;
+  to.flash_attention = from.flash_attention;
+  to.optimizer = from.optimizer;
+  to.offload = from.offload;
+  to.zero_stage = from.zero_stage;
+  to.grad_accum = from.grad_accum;
+  to.global_batch = from.global_batch;
+  to.mixed_precision = from.mixed_precision;
+}
+
 }  // namespace
 
 ScenarioEditor::ScenarioEditor(InPlace, Scenario& resolved, const LayoutFields& parsed,
@@ -179,16 +192,7 @@ ScenarioEditor::ScenarioEditor(InPlace, Scenario& resolved, const LayoutFields& 
   b.traffic = s.traffic;
   b.batch = s.batch;
   b.gpu = s.gpu;
-  TrainingOptions& t = b.training;
-  const TrainingOptions& st = s.training;
-  t.recompute = st.recompute;
-  t.flash_attention = st.flash_attention;
-  t.optimizer = st.optimizer;
-  t.offload = st.offload;
-  t.zero_stage = st.zero_stage;
-  t.grad_accum = st.grad_accum;
-  t.global_batch = st.global_batch;
-  t.mixed_precision = st.mixed_precision;
+  copy_edited_training(s.training, b.training);
   b.gpus_per_node = s.gpus_per_node;
   b.gpu_count = s.gpu_count;
   b.requested_replicas = s.requested_replicas;
@@ -253,16 +257,7 @@ void ScenarioEditor::restore() {
   s.batch = b.batch;
   if (gpu_changed_) s.gpu = b.gpu;
   gpu_changed_ = false;
-  TrainingOptions& t = s.training;
-  const TrainingOptions& bt = b.training;
-  t.recompute = bt.recompute;
-  t.flash_attention = bt.flash_attention;
-  t.optimizer = bt.optimizer;
-  t.offload = bt.offload;
-  t.zero_stage = bt.zero_stage;
-  t.grad_accum = bt.grad_accum;
-  t.global_batch = bt.global_batch;
-  t.mixed_precision = bt.mixed_precision;
+  copy_edited_training(b.training, s.training);
   s.gpus_per_node = b.gpus_per_node;
   s.gpu_count = b.gpu_count;
   s.requested_replicas = b.requested_replicas;

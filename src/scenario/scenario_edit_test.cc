@@ -462,16 +462,36 @@ std::string error_of(const std::function<void()>& edit) {
   return "";
 }
 
+// Each edit through `editor` throws what edited() throws for it (which checks the scenario
+// whole), and that error names `field` ("" for none).
+void expect_edits_throw_as_edited(ScenarioEditor& editor, const Scenario& parsed,
+                                  const ScenarioGiven& given,
+                                  const std::vector<std::pair<ScenarioEdit, std::string>>& edits) {
+  for (const auto& edit_and_field : edits) {
+    // Named, not a structured binding: clang before 16 cannot capture one in a lambda.
+    const auto& e = edit_and_field.first;
+    const auto& field = edit_and_field.second;
+    const std::string whole = error_of([&] { edited(parsed, given, e, cat()); });
+    EXPECT_EQ(whole.substr(0, whole.find(" | ")), field);
+    EXPECT_EQ(error_of([&] { editor.edit(e); }), whole);
+  }
+}
+
+// Full fine-tuning of Llama-2-7B naming a LoRA target the model lacks (not checked for full).
+nlohmann::json full_finetune_naming_a_missing_target() {
+  return {{"model", "llama-2-7b"},
+          {"task", "full"},
+          {"gpu", "a100-sxm4-80gb"},
+          {"training", {{"lora_targets", {"q_proj", "nonexistent_proj"}}}}};
+}
+
 // From its second edit on, an editor over a valid base makes only the checks that read a field
 // the edit changed (src/scenario/validated.h); each edit still throws what edited() throws,
 // which checks it whole. Full fine-tuning of Llama-2-7B names a LoRA target it lacks (not
 // checked for full), so an edit to LoRA throws for the target; QLoRA on its bf16 weights throws
 // for the weights first; TP 64 exceeds the 32 heads; vLLM serves and does not train LoRA.
 TEST(ScenarioEdit, EditorChecksWhatAnEditChanges) {
-  const nlohmann::json full = {{"model", "llama-2-7b"},
-                               {"task", "full"},
-                               {"gpu", "a100-sxm4-80gb"},
-                               {"training", {{"lora_targets", {"q_proj", "nonexistent_proj"}}}}};
+  const nlohmann::json full = full_finetune_naming_a_missing_target();
   ScenarioGiven given;
   const Scenario parsed = parse_scenario(full, cat(), given);
   ScenarioEditor editor(parsed, given, cat());
@@ -485,14 +505,7 @@ TEST(ScenarioEdit, EditorChecksWhatAnEditChanges) {
       {{.gpu_count = 6, .tp = 4, .pp = 1, .dp = 1}, "gpu_count"},
       {{.seq_len = 1024}, ""},
   };
-  for (const auto& edit_and_field : edits) {
-    // Named, not a structured binding: clang before 16 cannot capture one in a lambda.
-    const auto& e = edit_and_field.first;
-    const auto& field = edit_and_field.second;
-    const std::string whole = error_of([&] { edited(parsed, given, e, cat()); });
-    EXPECT_EQ(whole.substr(0, whole.find(" | ")), field);
-    EXPECT_EQ(error_of([&] { editor.edit(e); }), whole);
-  }
+  expect_edits_throw_as_edited(editor, parsed, given, edits);
   const nlohmann::json serve = {{"model", "llama-2-7b"}, {"engine", "vllm"}, {"gpu", "h100"}};
   const Scenario served = parse_scenario(serve, cat(), given);
   ScenarioEditor serving(served, given, cat());
@@ -566,10 +579,7 @@ TEST(ScenarioEdit, EditorInPlacePutsTheScenarioBack) {
 // order, the throwing ones first; then a base that is not valid (6 GPUs for dp 4 x 1 GPU, as
 // below) but said to be: an edit of the batch alone is not checked for the split.
 TEST(ScenarioEdit, EditorToldItsBaseIsValidChecksOnlyTheEdits) {
-  const nlohmann::json full = {{"model", "llama-2-7b"},
-                               {"task", "full"},
-                               {"gpu", "a100-sxm4-80gb"},
-                               {"training", {{"lora_targets", {"q_proj", "nonexistent_proj"}}}}};
+  const nlohmann::json full = full_finetune_naming_a_missing_target();
   ScenarioGiven given;
   const Scenario parsed = parse_scenario(full, cat(), given);
   ScenarioEditor editor(parsed, layout_fields(parsed), given, cat(), /*base_valid=*/true);
@@ -583,13 +593,7 @@ TEST(ScenarioEdit, EditorToldItsBaseIsValidChecksOnlyTheEdits) {
       {{.seq_len = 1024}, ""},
       {{}, ""},
   };
-  for (const auto& edit_and_field : edits) {
-    const auto& e = edit_and_field.first;
-    const auto& field = edit_and_field.second;
-    const std::string whole = error_of([&] { edited(parsed, given, e, cat()); });
-    EXPECT_EQ(whole.substr(0, whole.find(" | ")), field);
-    EXPECT_EQ(error_of([&] { editor.edit(e); }), whole);
-  }
+  expect_edits_throw_as_edited(editor, parsed, given, edits);
   Scenario wrong =
       parse_scenario({{"model", "llama-2-7b"}, {"gpu_count", 4}, {"task", "full"}}, cat(), given);
   wrong.gpu_count = 6;
