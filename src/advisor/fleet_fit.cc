@@ -42,9 +42,9 @@ std::string china_block(const Gpu& g) {
 }
 
 bool rented(const Gpu& gpu, const Catalog& catalog, bool china) {
-  return std::any_of(
-      catalog.instances().begin(), catalog.instances().end(),
-      [&](const CloudInstance& i) { return i.gpu_id == gpu.id && i.in_china() == china; });
+  bool any = false;
+  for_each_instance(gpu, catalog, china, [&](const CloudInstance&) { any = true; });
+  return any;
 }
 
 void price_in_region(const Scenario& s, Estimate& e, const Catalog& catalog,

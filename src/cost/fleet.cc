@@ -44,8 +44,7 @@ std::optional<InstancePlan> cheapest_instances(const Gpu& gpu, int64_t gpu_count
   const int64_t count = std::max<int64_t>(1, gpu_count);
   const int64_t node = std::clamp<int64_t>(node_gpus, 1, count);
   std::optional<InstancePlan> best, best_small;  // holding a whole node / smaller shapes
-  auto consider = [&](const CloudInstance& i) {
-    if (i.china != china) return;  // in_china() and the currency as found when read
+  for_each_instance(gpu, catalog, china, [&](const CloudInstance& i) {
     InstancePlan p;
     p.instance = &i;
     p.instance_usd_per_hour = i.cny ? i.price_per_hour / usd_to_cny : i.price_per_hour;
@@ -63,19 +62,7 @@ std::optional<InstancePlan> cheapest_instances(const Gpu& gpu, int64_t gpu_count
           (i.gpus == best_small->instance->gpus && p.usd_per_hour < best_small->usd_per_hour))
         best_small = p;
     }
-  };
-  // A GPU that is one of the catalog's rows finds its instances by the row's position, listed
-  // when instances.csv was read (Catalog::instances_of_row), in the order of the file (issue 18:
-  // ~1.4k instructions an estimate comparing the id with every instance's, then ~480 testing
-  // every instance's row); a GPU built elsewhere, by its id.
-  const std::vector<CloudInstance>& instances = catalog.instances();
-  const size_t row = row_position(catalog.gpus(), &gpu);
-  if (row < catalog.gpus().size()) {
-    for (const uint32_t i : catalog.instances_of_row(row)) consider(instances[i]);
-  } else {
-    for (const CloudInstance& i : instances)
-      if (i.gpu_id == gpu.id) consider(i);
-  }
+  });
   return best ? best : best_small;
 }
 

@@ -5,6 +5,7 @@
 #include <optional>
 #include <string>
 
+#include "catalog/speed_index.h"
 #include "gpusizer/catalog.h"
 
 namespace gpusizer {
@@ -29,6 +30,25 @@ struct InstancePlan {
   double instance_usd_per_hour = 0;  ///< one instance in USD
   double usd_per_hour = 0;           ///< all of them
 };
+
+/// Calls `take` with each cloud instance of `gpu` in mainland-China regions (`china`) or outside
+/// them, in the order of instances.csv. A GPU that is one of the catalog's rows finds them by the
+/// row's position, listed when instances.csv was read (Catalog::instances_of_row; issue 18: ~1.4k
+/// instructions an estimate comparing the id with every instance's, then ~480 testing every
+/// instance's row); a GPU built elsewhere, by its id. The region and currency are tested as the
+/// flags found when the file was read (CloudInstance::china).
+template <typename Take>
+void for_each_instance(const Gpu& gpu, const Catalog& catalog, bool china, Take&& take) {
+  const std::vector<CloudInstance>& instances = catalog.instances();
+  const size_t row = row_position(catalog.gpus(), &gpu);
+  if (row < catalog.gpus().size()) {
+    for (const uint32_t i : catalog.instances_of_row(row))
+      if (instances[i].china == china) take(instances[i]);
+  } else {
+    for (const CloudInstance& i : instances)
+      if (i.gpu_id == gpu.id && i.china == china) take(i);
+  }
+}
 
 /// The cheapest way to rent `gpu_count` GPUs as whole instances of one shape, each holding a
 /// whole node of `node_gpus` GPUs (a node is one machine: 8 x A10G is one g5.48xlarge, not eight
