@@ -14,6 +14,7 @@ MODELS = {
     "Llama 3 8B": "llama-3.1-8b", "Llama 3.x 8B": "llama-3.1-8b", "Llama 3.1 8B": "llama-3.1-8b",
     "Llama 3.1 8B Instruct": "llama-3.1-8b", "Llama 3 8B (fine-tune, same arch)": "llama-3.1-8b",
     "Llama 3 70B": "llama-3.1-70b", "Llama 3.1 70B": "llama-3.1-70b",
+    "Llama 3.2 3B": "llama-3.2-3b",
     "Llama 3.3 70B Instruct": "llama-3.3-70b-instruct",
     "Llama 3.1 405B": "llama-3.1-405b", "Llama 3.1 405B Instruct": "llama-3.1-405b",
     "Llama 2 7B": "llama-2-7b", "Llama 2 7B Chat": "llama-2-7b", "LLaMA 7B": "llama-2-7b",
@@ -199,6 +200,29 @@ def case(r):
                                 "flash_attention": True, "grad_accum": accum,
                                 "global_batch": micro * accum * gpus}
             if "FP8" in r["precision"]: reason = "fp8 training is not a contract mixed_precision"
+        elif "torchtune" in src and "flags table" in engine_text:
+            # The README's 'Optimization flags' table (PR #2003): Llama 3.2 3B on one A100, batch
+            # 2, packed to 4096, each technique added to the row before; LoRA and QLoRA take the
+            # 3B_{lora,qlora}_single_device defaults (lora_rank 64, lora_attn_modules [q_proj,
+            # v_proj, output_proj], apply_lora_to_mlp True) without optimizer_in_bwd and AdamW8bit.
+            # The row's flags are in its notes.
+            task = "full" if "Full" in engine_text else "qlora" if "QLoRA" in engine_text else "lora"
+            notes = r["notes"]
+            scen.update({"task": task, "batch": 2, "weights": "nf4" if task == "qlora" else "bf16"})
+            scen["training"] = {"optimizer": "adamw-8bit" if "AdamW8bit" in notes else "adamw",
+                                "mixed_precision": "pure-bf16", "flash_attention": True,
+                                "grad_accum": 1,
+                                "gradient_checkpointing": "AC on" in notes,
+                                "compile": "; compile;" in notes,
+                                "chunked_loss": "chunked CE" in notes,
+                                "optimizer_in_backward": "optimizer_in_bwd" in notes,
+                                "activation_offload": "activation offload" in notes}
+            if task != "full":
+                scen["training"].update({"lora_rank": 64, "lora_targets": [
+                    "q_proj", "v_proj", "o_proj", "gate_proj", "up_proj", "down_proj"]})
+            if "not packed" in notes:
+                reason = "not packed: the padding of each batch (alpaca lengths) is not stated"
+            c["notes"] += "torchtune optimization-flags table; single device. "
         elif "torchtune" in src:
             task = "full" if "Full" in engine_text else "qlora" if "QLoRA" in engine_text else "lora"
             scen.update({"task": task, "batch": 2, "weights": "nf4" if task == "qlora" else "bf16"})
@@ -207,12 +231,18 @@ def case(r):
             # lora_rank 8; LoRA lora_attn_modules [q_proj, v_proj], apply_lora_to_mlp False (the
             # MLP and output_proj joined only on 2024-11-07, e137afe); QLoRA [q_proj, v_proj,
             # k_proj, output_proj] with apply_lora_to_mlp (w1, w2, w3 = gate, down, up). The
-            # engine is torchtune (compiled, its own LoRALinear), not PEFT.
+            # engine is torchtune (compiled, its own LoRALinear), not PEFT. The table states
+            # compile; the configs' loss is CEWithChunkedOutputLoss, and 8B_full_single_device
+            # steps bitsandbytes' PagedAdamW8bit in the backward (as the memory cases TT-001..).
             targets = (["q_proj", "v_proj"] if task == "lora" else
                        ["q_proj", "k_proj", "v_proj", "o_proj", "gate_proj", "up_proj", "down_proj"])
             scen["training"] = {"mixed_precision": "pure-bf16" if task == "full" else "bf16",
                                 "gradient_checkpointing": True, "flash_attention": True, "grad_accum": 1,
-                                "lora_rank": 8, "lora_targets": targets}
+                                "lora_rank": 8, "lora_targets": targets,
+                                "compile": True, "chunked_loss": True}
+            if task == "full":
+                scen["training"].update({"optimizer": "paged-adamw-8bit",
+                                         "optimizer_in_backward": True})
             if gpus > 1: reason = "8-GPU torchtune rows: per-GPU vs aggregate unclear (source)"
             if "A6000" in r["gpu"]:
                 # 154.8 TFLOPS dense bf16 vs the RTX 4090's 165.2, yet 1.5x its tokens/s; the LoRA

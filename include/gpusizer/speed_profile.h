@@ -77,6 +77,9 @@ struct TrainingProfile {
   /// per hidden unit, forward and backward; bandwidth-bound, so GPUs with many FLOPs per byte
   /// lose a larger share of the step to them.
   double elementwise_bytes_per_hidden = 0;
+  /// The same under torch.compile (training.compile: Inductor fuses the element-wise chains);
+  /// 0 = as without it.
+  double compiled_elementwise_bytes_per_hidden = 0;
   /// Eager (non-Flash) attention: bytes moved per materialized score (one head, query, key),
   /// forward and backward; 0 = FlashAttention, nothing materialized.
   double eager_score_bytes = 0;
@@ -107,7 +110,9 @@ class SpeedProfile {
   KernelScale weight_kernel(std::string_view format_kind) const;
   KernelScale vendor(std::string_view vendor) const;
   const LinkProfile& links() const { return links_; }
-  double qlora_dequant_cost() const { return qlora_dequant_cost_; }
+  /// QLoRA: bytes one dequantization of a 4-bit weight moves (packed weight and scales read,
+  /// 16-bit copy written), once per pass.
+  double qlora_dequant_bytes_per_param() const { return qlora_dequant_bytes_; }
   double lora_extra_cost() const { return lora_extra_cost_; }
   /// Tensor rate with fp16 accumulation over the stored (fp32-accumulate) rate, by GPU segment
   /// and vendor ("NVIDIA consumer": GeForce runs fp16-accumulate MMA at twice the rate); 1 if none.
@@ -150,7 +155,7 @@ class SpeedProfile {
   std::map<std::string, TrainingProfile, std::less<>> training_;
   std::map<std::string, KernelScale, std::less<>> kernels_, vendors_;
   LinkProfile links_;
-  double qlora_dequant_cost_ = 0, lora_extra_cost_ = 0;
+  double qlora_dequant_bytes_ = 0, lora_extra_cost_ = 0;
   std::map<std::string, double, std::less<>> cv_eff_;
   std::map<std::string, double, std::less<>> fp16_acc_factor_;
   std::map<std::string, double, std::less<>> matmul_fraction_;

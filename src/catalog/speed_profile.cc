@@ -45,6 +45,7 @@ const std::vector<std::string> kTrainingKeys = {"eff_max",
                                                 "overlap",
                                                 "step_overhead_ms",
                                                 "elementwise_bytes_per_hidden",
+                                                "compiled_elementwise_bytes_per_hidden",
                                                 "eager_score_bytes",
                                                 "optimizer_bw_eff",
                                                 "lora_bytes_per_in_feature",
@@ -87,6 +88,8 @@ TrainingProfile read_training(const nlohmann::json& o, TrainingProfile p,
   p.step_overhead_s = number(o, "step_overhead_ms", p.step_overhead_s * 1e3, where) * 1e-3;
   p.elementwise_bytes_per_hidden =
       number(o, "elementwise_bytes_per_hidden", p.elementwise_bytes_per_hidden, where);
+  p.compiled_elementwise_bytes_per_hidden = number(o, "compiled_elementwise_bytes_per_hidden",
+                                                   p.compiled_elementwise_bytes_per_hidden, where);
   p.eager_score_bytes = number(o, "eager_score_bytes", p.eager_score_bytes, where);
   p.optimizer_bw_eff = number(o, "optimizer_bw_eff", p.optimizer_bw_eff, where);
   p.lora_bytes_per_in_feature =
@@ -219,7 +222,8 @@ void SpeedProfile::read_inference_section(const nlohmann::json& doc, SpeedProfil
   }
 }
 
-// training: {"defaults": {...}, "engines": {...}, "qlora_dequant_cost", "lora_extra_cost"}.
+// training: {"defaults": {...}, "engines": {...}, "qlora_dequant_bytes_per_param",
+// "lora_extra_cost"}.
 void SpeedProfile::read_training_section(const nlohmann::json& doc, SpeedProfile& p) {
   const auto& tr = data::required_object(doc, "training", "speed.json");
   const auto& defaults = data::required_object(tr, "defaults", "speed.json training");
@@ -229,8 +233,8 @@ void SpeedProfile::read_training_section(const nlohmann::json& doc, SpeedProfile
     for (const auto& [name, o] : tr.at("engines").items())
       p.training_[name] =
           read_training(o, p.training_default_, "speed.json training.engines." + name);
-  p.qlora_dequant_cost_ =
-      data::required_number(tr, "qlora_dequant_cost", "speed.json training", 0, 1e18);
+  p.qlora_dequant_bytes_ =
+      data::required_number(tr, "qlora_dequant_bytes_per_param", "speed.json training", 0, 64);
   p.lora_extra_cost_ = data::required_number(tr, "lora_extra_cost", "speed.json training", 0, 1e18);
   if (tr.contains("attention_backward")) {
     const auto& a = tr.at("attention_backward");

@@ -38,11 +38,12 @@ inline nlohmann::json round_profile_doc(double elementwise = 0, double overlap =
               {"overlap", overlap},
               {"step_overhead_ms", 0.0},
               {"elementwise_bytes_per_hidden", elementwise},
+              {"compiled_elementwise_bytes_per_hidden", 0.0},
               {"eager_score_bytes", 32.0},
               {"optimizer_bw_eff", 1.0},
               {"lora_bytes_per_in_feature", 18.0},
               {"lora_bytes_per_out_feature", 36.0}}},
-            {"qlora_dequant_cost", 0.35},
+            {"qlora_dequant_bytes_per_param", 2.52},
             {"lora_extra_cost", 0.1}}},
           {"inference", Catalog::builtin().speed().doc().at("inference")},
           // Read by serving and CV only; the file must state them.

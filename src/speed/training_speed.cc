@@ -306,6 +306,8 @@ struct StepShape {
   double t = 1, p = 1, v = 1, m = 1;
   double global_batch = 1, mb_tokens = 0, seq = 0, hidden = 0, layers = 0, vocab = 0, hbm = 0;
   double rate = 0, head_rate = 0, gemm_scale = 1;  ///< GEMM FLOP/s of the layers and the head
+  /// QLoRA: seconds to dequantize this stage's 4-bit weights once (qlora_dequant_s).
+  double dequant_s = 0;
   /// FlashAttention timed at its own measured rates (profile figures for the architecture):
   /// seconds per attention forward FLOP for the forward and the backward together, and for a
   /// replayed forward. Otherwise attention runs with the GEMMs (3 x the forward at `rate`).
@@ -336,6 +338,24 @@ void set_attention_rates(StepShape& h, const SpeedProfile& profile, double peak)
   h.flash_rates = true;
   h.attn_s_per_flop = 1.0 / fwd_rate + 2.5 / bwd_rate;
   h.attn_replay_s_per_flop = 1.0 / fwd_rate;
+}
+
+// QLoRA: each pass over a 4-bit Linear first dequantizes its whole weight to a 16-bit copy and
+// runs the cuBLAS GEMM on that copy. bitsandbytes (PEFT, HF): functional.dequantize_4bit in
+// MatMul4Bit.forward and again in its backward (autograd/_functions.py); torchao's NF4Tensor,
+// which torchtune uses: linear_nf4 dequantizes in the forward and the backward
+// (torchao/dtypes/nf4tensor.py). The kernel reads the packed weight with its scales and writes
+// the copy, qlora_dequant_bytes_per_param per weight at HBM bandwidth, whatever the tokens: a
+// fixed cost per pass, small against a large micro-batch's GEMMs. Seconds for one pass over
+// this stage's share of the layers' matrices (the embedding and head stay 16-bit).
+double qlora_dequant_s(const StepShape& h, const SpeedProfile& profile) {
+  if (h.hbm <= 0) return 0;
+  double params = 0;
+  for (const auto& mod : h.modules())
+    if (mod.role != MatrixRole::kRouter)
+      params += static_cast<double>(mod.in) * static_cast<double>(mod.out) *
+                static_cast<double>(mod.count);
+  return params / (h.p * h.t) * profile.qlora_dequant_bytes_per_param() / h.hbm;
 }
 
 StepShape step_shape(const Scenario& s, const EngineProfile& engine, const SpeedProfile& profile,
@@ -382,7 +402,7 @@ StepShape step_shape(const Scenario& s, const EngineProfile& engine, const Speed
                       (h.l ? h.l->vendor : profile.vendor(h.gpu.vendor)).compute_scale;
   h.rate = base * layer_gemm_eff(sums, s.model, h.eng.eff_k_hidden);
   h.head_rate = base * gemm_size_eff(h.hidden, h.eng.eff_k_hidden);
-  if (s.task == Task::kQlora) h.gemm_scale *= 1.0 + profile.qlora_dequant_cost();  // NF4 -> bf16
+  if (s.task == Task::kQlora) h.dequant_s = qlora_dequant_s(h, profile);
   if (is_lora(s.task)) h.gemm_scale *= 1.0 + profile.lora_extra_cost();  // unfused adapter GEMMs
   set_attention_rates(h, profile, peak);
   return h;
@@ -411,8 +431,12 @@ void add_memory_bound_work(const StepShape& h, StageWork& w) {
   // full recomputation.
   const double share =
       (s.parallel.sequence_parallel || h.tp == 1) ? 1.0 / h.t : (10.0 + 24.0 / h.t) / 34.0;
-  w.elem =
-      h.eng.elementwise_bytes_per_hidden * h.hidden * share * h.layers / h.p * h.mb_tokens / h.hbm;
+  // torch.compile (training.compile) lets Inductor fuse those chains into single kernels.
+  const double compiled = h.eng.compiled_elementwise_bytes_per_hidden;
+  const double bytes = s.training.compile && compiled > 0
+                           ? std::min(compiled, h.eng.elementwise_bytes_per_hidden)
+                           : h.eng.elementwise_bytes_per_hidden;
+  w.elem = bytes * h.hidden * share * h.layers / h.p * h.mb_tokens / h.hbm;
   if (s.training.recompute == Recompute::kFull) w.elem_rec = 0.5 * w.elem;
   if (!s.training.flash_attention) {
     // Eager attention materializes the s x s scores per head (the 5 a s^2 b bytes a layer
@@ -428,6 +452,10 @@ void add_memory_bound_work(const StepShape& h, StageWork& w) {
       w.scores_rec = w.scores * std::min(1.0, 13.0 / h.eng.eager_score_bytes);
   }
   if (is_lora(s.task)) w.elem += h.lora_bytes_per_token / (h.p * h.t) * h.mb_tokens / h.hbm;
+  // QLoRA's dequantized copies: the forward and the backward make one each, and a full
+  // recomputation replays the forward's.
+  w.elem += 2.0 * h.dequant_s;
+  if (s.training.recompute == Recompute::kFull) w.elem_rec += h.dequant_s;
   // Cross-entropy over the vocab-parallel logits in fp32 (Megatron
   // vocab_parallel_cross_entropy, torch cross_entropy upcast): logits read, exp written,
   // read again and the gradient written, 4 bytes each.
