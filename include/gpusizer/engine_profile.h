@@ -30,6 +30,8 @@ struct Zero3Defaults {
 /// Figures of the device and driver, the same under every engine (engines.json "device").
 struct DeviceProfile {
   double driver_reserved_fraction = 0;
+  /// The same on NVIDIA GeForce cards, whose driver keeps more of the memory from CUDA.
+  double geforce_driver_reserved_fraction = 0;
   double gddr_ecc_fraction = 0;
   double apple_wired_fraction = 0;
   double cuda_context_bytes = 0;

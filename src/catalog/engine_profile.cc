@@ -437,10 +437,15 @@ DeviceProfile read_device_profile(const nlohmann::json& engines, const std::stri
   const auto& d = data::required_object(engines, "device", file);
   data::reject_unknown_keys(
       d, where,
-      {"driver_reserved_fraction", "gddr_ecc_fraction", "apple_wired_fraction",
-       "cuda_context_bytes", "nccl_bytes_per_communicator"});
+      {"driver_reserved_fraction", "geforce_driver_reserved_fraction", "gddr_ecc_fraction",
+       "apple_wired_fraction", "cuda_context_bytes", "nccl_bytes_per_communicator"});
   DeviceProfile p;
   p.driver_reserved_fraction = data::required_number(d, "driver_reserved_fraction", where, 0, 0.5);
+  // Optional, so that an engines.json of an earlier release still reads: the datacenter figure.
+  p.geforce_driver_reserved_fraction =
+      d.contains("geforce_driver_reserved_fraction")
+          ? data::required_number(d, "geforce_driver_reserved_fraction", where, 0, 0.5)
+          : p.driver_reserved_fraction;
   p.gddr_ecc_fraction = data::required_number(d, "gddr_ecc_fraction", where, 0, 0.5);
   p.apple_wired_fraction = data::required_number(d, "apple_wired_fraction", where, 0.05, 1);
   p.cuda_context_bytes = data::required_number(d, "cuda_context_bytes", where, 0, kMaxBytes);

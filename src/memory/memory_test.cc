@@ -245,6 +245,16 @@ TEST(Capacity, UsableMemoryFollowsMeasuredFigures) {
   EXPECT_NEAR(memory::usable_capacity(c.gpu("a10-24gb"), c) / (1 << 30), 22.26, 0.3);
 }
 
+TEST(Capacity, GeforceCardsShowCudaLessOfTheirMemory) {
+  const Catalog& c = Catalog::builtin();
+  // 24 GiB x (1 - 0.0186) = 23.554 GiB, against 23.58 in vLLM's logs of an RTX 3090 (vLLM issue
+  // #10517) and 32 x 0.9814 = 31.405 against 31.37 for an RTX 5090 (vLLM issue #14452).
+  EXPECT_NEAR(memory::usable_capacity(c.gpu("rtx-3090-24gb"), c) / (1 << 30), 23.554, 0.001);
+  EXPECT_NEAR(memory::usable_capacity(c.gpu("rtx-5090-32gb"), c) / (1 << 30), 31.405, 0.001);
+  // AMD's RX 7900 XTX keeps the datacenter figure: 24 x (1 - 0.0106) = 23.746 (23.98 under ROCm).
+  EXPECT_NEAR(memory::usable_capacity(c.gpu("rx-7900-xtx-24gb"), c) / (1 << 30), 23.746, 0.001);
+}
+
 TEST(Preallocating, VllmKvPoolIsWhatTheBudgetLeaves) {
   // VLLM-004 (vLLM 0.6.5): 0.9 x 79.22 GiB - 14.96 weights - 1.79 non-torch - 1.26 activations
   // = 53.29 GiB on an H100 for Llama-3-8B; our parts differ by their own errors but the identity

@@ -321,7 +321,11 @@ double usable_capacity(const Gpu& gpu, const Catalog& catalog) {
   const bool gddr = gpu.memory_type.rfind("GDDR", 0) == 0;
   // Datacenter GDDR cards ship with ECC on, which takes capacity in-band.
   if (gddr && gpu.has_ecc() && gpu.segment == "datacenter") bytes *= 1.0 - device.gddr_ecc_fraction;
-  return bytes * (1.0 - device.driver_reserved_fraction);
+  // GeForce cards show CUDA less of their memory than datacenter cards do (data/engines.json
+  // device: measured totals of the RTX 3090 and 5090); AMD's consumer cards show almost all.
+  const bool geforce = gpu.segment == "consumer" && gpu.vendor == "NVIDIA";
+  return bytes * (1.0 - (geforce ? device.geforce_driver_reserved_fraction
+                                 : device.driver_reserved_fraction));
 }
 
 namespace {
