@@ -136,7 +136,8 @@ void inference(const Scenario& sc, const Catalog& catalog, const MemoryEstimate&
   // The DP4A path (inference_speed.cc set_int8_dot_kernels) models each format's counted kernel
   // work; a decode its mat-vec instructions bind (the 2-3-bit formats) still measured slower on
   // the held-out P40 rows than those counts allow (docs/validation.md, session 22): say so.
-  if (est && s.gemm_peak_flops > 0 && dec.pass.compute_s > dec.pass.memory_s)
+  if (est && s.gemm_peak_flops > 0 && batch <= s.matvec_max_tokens &&
+      dec.pass.compute_s > dec.pass.memory_s)
     est->warnings.emplace_back(
         "speed on a GPU without FP16 tensor cores: this format's decode is bound by the "
         "instructions of llama.cpp's DP4A mat-vec kernel, which a Tesla P40 ran 1.6-1.9x slower "
