@@ -7,6 +7,17 @@
 
 namespace gpusizer {
 
+/// llama.cpp's integer kernels for a GGUF format as built for compute capability 6.1 (DP4A on the
+/// CUDA cores, no tensor cores: the Tesla P40), counted from the kernels' source
+/// (data/formats.csv dp4a_*). Cycles are one SM's in 128-lane issue slots (the FP32 rate);
+/// 0 = not counted.
+struct Dp4aKernelCounts {
+  double mmq_dp4a = 0;  ///< MMQ: multiplying __dp4a per thread per tile pass
+  double mmq_alu = 0;   ///< MMQ: its ALU cycles per thread per pass (shifts, conversions weighted)
+  double mmq_lsu = 0;   ///< MMQ: its LD/ST-unit cycles per thread per pass, same slots
+  double mmvq_cycles_per_weight = 0;  ///< MMVQ (batch <= 8): ALU cycles per weight and token
+};
+
 struct NumberFormat {
   std::string id;    ///< fp32, bf16, fp8, nf4, gptq-int4, q4_k_m, ...
   std::string kind;  ///< float, int, quant, gguf
@@ -25,6 +36,7 @@ struct NumberFormat {
   std::string needs;          ///< hardware feature needed to run it natively
   std::string source;
   std::string notes;
+  Dp4aKernelCounts dp4a;  ///< gguf formats: llama.cpp's DP4A kernels' work
 
   /// Bytes per value of the token embedding and of the output head in this format.
   double embedding_bytes_per_value() const {

@@ -151,6 +151,11 @@ std::vector<NumberFormat> parse_formats(std::string_view text) {
     nf.needs = f["needs"];
     nf.source = f["source"];
     nf.notes = f["notes"];
+    // llama.cpp's DP4A kernels' counted work (gguf rows; empty elsewhere: 0, not counted).
+    nf.dp4a.mmq_dp4a = parse_number(f["dp4a_mmq_dp4a"]).value_or(0);
+    nf.dp4a.mmq_alu = parse_number(f["dp4a_mmq_alu"]).value_or(0);
+    nf.dp4a.mmq_lsu = parse_number(f["dp4a_mmq_lsu"]).value_or(0);
+    nf.dp4a.mmvq_cycles_per_weight = parse_number(f["dp4a_mmvq_cycles"]).value_or(0);
     formats.push_back(std::move(nf));
   }
   // The embedding, head and dense-layer formats name other rows of the same table.

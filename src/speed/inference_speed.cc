@@ -61,13 +61,33 @@ constexpr double kMmvqMaxBatch = 8;
 // pass is bound by its weight bytes (stage_pass). Tensor-core GPUs keep their tensor rate
 // (MMQ runs int8 MMA there); F16/F32 weights keep dense_flops' FP32 fallback (cuBLAS SGEMM:
 // common.cuh fast_fp16_hardware_available is false for compute capability 6.1).
+//
+// Those kernels' own work per weight (session 22, data/formats.csv dp4a_*, counted per format from
+// llama.cpp's early-2024 ggml-cuda.cu in one SM's 128-lane issue slots, shifts at 2 and
+// conversions at 4 slots: CUDA C Programming Guide, arithmetic instruction throughput for compute
+// capability 6.1, 64 shifts and 32 conversions per clock per SM against 128 FP32/INT ops).
+// MMQ (mul_mat_q with the MMQ_*_PASCAL tiles) is bound by whichever SM pipe saturates first, the
+// ALU or the 32 LD/ST units loading the shared-memory tiles (NVIDIA Pascal tuning guide; GP102:
+// 4 schedulers x 32 lanes, 32 LD/ST units, 32 banks x 4 B per clock): it reaches
+// dp4a / max(alu, lsu) of the DP4A rate, which replaces the gguf dequantization scale fitted on
+// tensor-core GPUs. MMVQ (mul_mat_vec_q) spends mmvq cycles per weight and token, each weight
+// 2 FLOPs against the DP4A rate's 8 per lane and cycle (__dp4a: four 8-bit multiply-adds, PTX
+// ISA dp4a): int8 rate / (4 x cycles) FLOP/s, and its pass is bound by the larger of that and
+// its weight bytes (stage_pass).
 void set_int8_dot_kernels(const Gpu& gpu, const NumberFormat& weights, InferenceSetup& s) {
   // The GPU's rates first: most GPUs have an FP16 rate and return before the string compare.
   if (gpu.fp16_tflops || gpu.bf16_tflops || !gpu.int8_tops || *gpu.int8_tops <= 0 ||
       weights.kind != "gguf")
     return;
-  s.gemm_peak_flops = *gpu.int8_tops * 1e12;
+  const double dp4a_rate = *gpu.int8_tops * 1e12;
+  s.gemm_peak_flops = dp4a_rate;
   s.matvec_max_tokens = kMmvqMaxBatch;
+  const Dp4aKernelCounts& k = weights.dp4a;
+  const double mmq_cycles = std::max(k.mmq_alu, k.mmq_lsu);
+  if (k.mmq_dp4a <= 0 || mmq_cycles <= 0 || k.mmvq_cycles_per_weight <= 0) return;
+  s.gemm_peak_flops = dp4a_rate * std::min(1.0, k.mmq_dp4a / mmq_cycles);
+  s.matvec_peak_flops = dp4a_rate / (4.0 * k.mmvq_cycles_per_weight);
+  s.kernel.compute_scale = 1;  // the counted unpacking replaces the fitted dequantization scale
 }
 
 // The weight GEMMs' rate beyond dense_flops: the fp16-accumulate tensor rate, the DP4A kernels.
@@ -220,11 +240,14 @@ PassTime stage_pass(const InferenceSetup& s, double tokens, double flops, double
   PassTime t;
   const double tp = static_cast<double>(s.tp), pp = static_cast<double>(s.pp);
   // Mat-vec passes (set_int8_dot_kernels) at the asymptote of eff(T): their time is the weight
-  // bytes', the FLOPs only bound a pass the kernel's arithmetic cannot keep up with.
-  const double eff = tokens <= s.matvec_max_tokens ? s.engine.compute_eff_max
-                                                   : compute_efficiency(s.engine, tokens);
-  double rate = (s.gemm_peak_flops > 0 ? s.gemm_peak_flops : s.peak_flops) * eff *
-                s.kernel.compute_scale * s.vendor.compute_scale * s.matmul_scale * s.tp_gemm_scale;
+  // bytes', the FLOPs only bound a pass the kernel's arithmetic cannot keep up with (MMVQ's
+  // counted instructions per weight on the CUDA cores: matvec_peak_flops).
+  const bool matvec = tokens <= s.matvec_max_tokens;
+  const double eff = matvec ? s.engine.compute_eff_max : compute_efficiency(s.engine, tokens);
+  double peak = s.gemm_peak_flops > 0 ? s.gemm_peak_flops : s.peak_flops;
+  if (matvec && s.matvec_peak_flops > 0) peak = s.matvec_peak_flops;
+  double rate = peak * eff * s.kernel.compute_scale * s.vendor.compute_scale * s.matmul_scale *
+                s.tp_gemm_scale;
   // An engine's own kernel ceiling combines harmonically with the GPU's achieved rate.
   if (s.engine.compute_cap_flops > 0) rate = 1.0 / (1.0 / rate + 1.0 / s.engine.compute_cap_flops);
   // Attention data-parallel groups (ep > tp) split the pass's tokens; the routed experts are

@@ -28,6 +28,9 @@ struct InferenceSetup {
   /// Passes of up to this many tokens run the GEMMs as mat-vec kernels at a flat share of
   /// gemm_peak_flops, without the tiled GEMM's eff(T) ramp (llama.cpp MMVQ: batch <= 8).
   double matvec_max_tokens = 0;
+  /// Rate of those mat-vec passes where their kernel's instructions, not the DP4A rate, bound
+  /// them, FLOP/s; 0: gemm_peak_flops (llama.cpp MMVQ's count per format, set_int8_dot_kernels).
+  double matvec_peak_flops = 0;
   double bandwidth = 0;  ///< bytes/s, one GPU
   int64_t tp = 1, pp = 1, replicas = 1;
   int64_t attention_groups = 1;  ///< ep > tp: groups of tp GPUs splitting the tokens

@@ -1,5 +1,6 @@
 // GGUF weights on a GPU without FP16 tensor cores (set_int8_dot_kernels, inference_speed.cc):
-// llama.cpp's MMVQ and MMQ kernels at the DP4A int8 rate, mat-vec passes bound by their bytes.
+// llama.cpp's MMVQ and MMQ kernels at the DP4A int8 rate, bound by their own work per weight
+// (data/formats.csv dp4a_*) or, for the mat-vec passes, by their weight bytes.
 #include <gtest/gtest.h>
 
 #include "gpusizer/catalog.h"
@@ -29,14 +30,15 @@ InferenceSetup setup(const char* gpu, const char* weights) {
 constexpr double kQ40WeightBytes = 3750805504.0;
 
 // The Tesla P40 (346 GB/s, no FP16 tensor rate, INT8 47 TOPS by DP4A): one decode step of one
-// sequence reads the weights at 346 GB/s x llama.cpp's bw_eff, about 12.5 ms, while the
-// 2 x (6,476,005,376 + 131,072,000 head) = 13.2 GFLOP of the mat-vec at the DP4A rate take
-// under 1 ms: the step is bound by its bytes, as MMVQ is. (At FP32 x eff(1) it came out
-// compute-bound at 24.4 ms, the bug of issue 14.) llama-bench measures tg128 56.3 t/s
+// sequence reads the weights at 346 GB/s x llama.cpp's bw_eff, about 12.5 ms, while MMVQ's
+// 2.5625 cycles a q4_0 weight (below) make the 2 x (6,476,005,376 + 131,072,000 head + 266,240
+// norms) = 13.2 GFLOP of the mat-vec run at 47e12 / (4 x 2.5625) = 4.59 TFLOP/s x compute_eff_max
+// 0.694 = 3.19 TFLOP/s (3.16 with the engine's 426 TFLOP/s ceiling), 4.18 ms: the step is bound
+// by its bytes, as MMVQ is. (At FP32 x eff(1)
+// it came out compute-bound at 24.4 ms, the bug of issue 14.) llama-bench measures tg128 56.3 t/s
 // (llama.cpp PR #4766): 17.8 ms a token.
 TEST(Int8DotKernels, P40BatchOneDecodeIsBoundByTheWeightBytes) {
   const InferenceSetup s = setup("tesla-p40-24gb", "q4_0");
-  EXPECT_DOUBLE_EQ(s.gemm_peak_flops, 47.0e12);
   EXPECT_DOUBLE_EQ(s.matvec_max_tokens, 8.0);
   EXPECT_DOUBLE_EQ(s.peak_flops, 11.8e12);  // attention stays at the FP32 rate
   EXPECT_NEAR(s.costs.dense_weight_bytes, kQ40WeightBytes, 1.0);
@@ -44,29 +46,83 @@ TEST(Int8DotKernels, P40BatchOneDecodeIsBoundByTheWeightBytes) {
   const double bw = 346e9 * s.engine.bw_eff;  // NVIDIA bw_scale 1, gguf bw_scale 1
   EXPECT_NEAR(p.memory_s, kQ40WeightBytes / bw, 1e-9);
   EXPECT_NEAR(p.memory_s, 12.49e-3, 0.05e-3);  // bw_eff 0.868 of data/speed.json
-  EXPECT_LT(p.compute_s, 1e-3);
+  EXPECT_NEAR(p.compute_s, 4.18e-3, 0.02e-3);
   EXPECT_DOUBLE_EQ(p.gemm_s(), p.memory_s);
   // Fixed terms: llama.cpp's per-step overhead, no per-layer term, no all-reduce at one GPU.
   EXPECT_DOUBLE_EQ(p.overhead_s, s.engine.step_overhead_s);
   EXPECT_DOUBLE_EQ(p.comm_s, 0.0);
-  // Up to MMVQ's batch of 8 the mat-vec stays bound by the bytes it reads.
-  EXPECT_DOUBLE_EQ(decode_step(s, 8, 1).pass.gemm_s(), decode_step(s, 8, 1).pass.memory_s);
+  // Up to MMVQ's batch of 8 the mat-vec stays bound by the bytes it reads (8 x 4.15 ms = 33 ms
+  // of instructions would not be: the MMVQ rate is per token and weight).
+  EXPECT_DOUBLE_EQ(decode_step(s, 2, 1).pass.gemm_s(), decode_step(s, 2, 1).pass.memory_s);
 }
 
-// Prompt processing of 512 tokens (llama-bench pp512, one ubatch) runs MMQ at the DP4A rate:
-// 47 TOPS x eff(512) x the gguf dequantization scale, combined harmonically with the engine's
-// kernel ceiling, for 512 x 2 x (layers' 6,476,005,376 + head 131,072,000 + norms 266,240)
-// FLOPs (the model's count takes every weight a token touches once, the norms included).
-TEST(Int8DotKernels, P40PromptProcessingRunsAtTheDp4aRate) {
+// The counts of data/formats.csv, by hand from llama.cpp's Jan 2024 ggml-cuda.cu (cc 6.1 SM
+// slots: ALU op 1, shift 2, conversion 4, LD/ST op 4).
+// q4_0 MMQ, Pascal tiles 64 x 64 with 8 warps (each thread 2 rows x 8 columns of the output),
+// one pass over 8 blocks (256 weights deep): 64 x 64 x 256 / 256 threads / 4 = 1024 __dp4a.
+// Its 8 k-steps (VDR 4) load from shared memory 2 rows x (4 quants + 1 scale) + 8 columns x
+// (8 q8_1 ints + 1 scale) = 82, 656 in all, plus 64 LD/ST ops filling the tiles: 720 x 4 = 2880
+// slots, over its ALU's 1480 ops + 2 x 64 shifts + 4 x 258 conversions = 2640: MMQ reaches
+// 1024 / 2880 = 35.6% of the DP4A rate (bound by the 32 LD/ST units).
+// q3_k MMQ, one pass over 2 blocks (512 weights): 2048 __dp4a; each k-step unpacks 2 rows x 8
+// ints with 3 shifts, 2 ands and a 10-instruction __vsubss4: ALU 7726 + 2 x 774 + 4 x 257 =
+// 10302 slots, over LD/ST 1880 x 4 = 7520: 2048 / 10302 = 19.9% (bound by the ALU).
+// q3_k MMVQ (vec_dot_q3_K_q8_1, 16 weights a call): per 4 weights two scale bytes, 5 shifts,
+// __vsubss4, __dp4a, a 3-instruction IMUL, I2F and FFMA; 104 ALU + 2 x 19 + 4 x 9 = 178 slots,
+// 11.125 a weight (4.3 times q4_0's 41 / 16).
+TEST(Int8DotKernels, KernelCountsPerFormat) {
+  const Catalog& c = Catalog::builtin();
+  const Dp4aKernelCounts& q4 = c.format("q4_0", "weights", "weights").dp4a;
+  EXPECT_DOUBLE_EQ(q4.mmq_dp4a, 64.0 * 64.0 * 256.0 / 256.0 / 4.0);
+  EXPECT_DOUBLE_EQ(q4.mmq_lsu, (8.0 * (2 * 5 + 8 * 9) + 64.0) * 4.0);
+  EXPECT_DOUBLE_EQ(q4.mmq_alu, 1480.0 + 2 * 64.0 + 4 * 258.0);
+  EXPECT_DOUBLE_EQ(q4.mmvq_cycles_per_weight, 41.0 / 16.0);
+  const Dp4aKernelCounts& q3 = c.format("q3_k", "weights", "weights").dp4a;
+  EXPECT_DOUBLE_EQ(q3.mmq_dp4a, 64.0 * 64.0 * 512.0 / 256.0 / 4.0);
+  EXPECT_DOUBLE_EQ(q3.mmq_alu, 7726.0 + 2 * 774.0 + 4 * 257.0);
+  EXPECT_DOUBLE_EQ(q3.mmq_lsu, 1880.0 * 4.0);
+  EXPECT_DOUBLE_EQ(q3.mmvq_cycles_per_weight, (104.0 + 2 * 19.0 + 4 * 9.0) / 16.0);
+  // The _m mixes take their body's kernels; formats without llama.cpp kernels have none.
+  EXPECT_DOUBLE_EQ(c.format("q4_k_m", "weights", "weights").dp4a.mmq_alu,
+                   c.format("q4_k", "weights", "weights").dp4a.mmq_alu);
+  EXPECT_DOUBLE_EQ(c.format("fp16", "weights", "weights").dp4a.mmq_dp4a, 0.0);
+}
+
+// Prompt processing of 512 tokens (llama-bench pp512, one ubatch) runs MMQ at 35.6% of the DP4A
+// rate (above) x eff(512), combined harmonically with the engine's kernel ceiling, for
+// 512 x 2 x (layers' 6,476,005,376 + head 131,072,000 + norms 266,240) FLOPs (the model's count
+// takes every weight a token touches once, the norms included): 47 TOPS x 0.3556 x 0.694 x
+// 512 / 522.5 = 11.37 TFLOP/s, 11.08 with the engine's 426 TFLOP/s ceiling: 6.766 TFLOP in
+// 0.611 s; llama-bench measures 935 t/s, 0.548 s for the whole pass.
+TEST(Int8DotKernels, P40PromptProcessingRunsAtTheMmqShareOfTheDp4aRate) {
   const InferenceSetup s = setup("tesla-p40-24gb", "q4_0");
+  EXPECT_DOUBLE_EQ(s.gemm_peak_flops, 47.0e12 * 1024.0 / 2880.0);
+  EXPECT_DOUBLE_EQ(s.kernel.compute_scale, 1.0);  // the counts replace the gguf scale
   const double flops = 512.0 * 2.0 * (6476005376.0 + 131072000.0 + 266240.0);
   const InferenceProfile& e = s.engine;
-  double rate = 47.0e12 * e.compute_eff_max * 512.0 / (512.0 + e.compute_k_tokens) *
-                s.kernel.compute_scale * s.matmul_scale;
+  double rate = 47.0e12 * 1024.0 / 2880.0 * e.compute_eff_max * 512.0 /
+                (512.0 + e.compute_k_tokens) * s.matmul_scale;
   rate = 1.0 / (1.0 / rate + 1.0 / e.compute_cap_flops);
   const PassTime p = prefill_time(s, 1, 512).pass;
   EXPECT_NEAR(p.compute_s, flops / rate, 1e-9);
+  EXPECT_NEAR(p.compute_s, 0.611, 0.002);
   EXPECT_GT(p.compute_s, p.memory_s);
+}
+
+// A q3_k decode step: MMVQ's 11.125 cycles a weight make its 13.21 GFLOP run at 47e12 /
+// (4 x 11.125) x 0.694 = 0.733 TFLOP/s (under the 426 TFLOP/s ceiling), 18.0 ms, over the
+// 2.89 GB of weights' 9.6 ms: the 3-bit step is bound by its instructions, not its bytes
+// (llama-bench measures 30.7 t/s, 32.5 ms a token, against q4_0's 17.8 ms with 30% more bytes).
+TEST(Int8DotKernels, P40Q3kDecodeIsBoundByItsInstructions) {
+  const InferenceSetup s = setup("tesla-p40-24gb", "q3_k");
+  const double flops = 2.0 * (6476005376.0 + 131072000.0 + 266240.0);
+  EXPECT_DOUBLE_EQ(s.matvec_peak_flops, 47.0e12 / (4.0 * 11.125));
+  const PassTime p = decode_step(s, 1, 1).pass;
+  const double rate = 47.0e12 / (4.0 * 11.125) * s.engine.compute_eff_max;
+  EXPECT_NEAR(p.compute_s, flops * (1.0 / rate + 1.0 / s.engine.compute_cap_flops), 1e-9);
+  EXPECT_NEAR(p.compute_s, 18.0e-3, 0.1e-3);
+  EXPECT_NEAR(p.memory_s, 9.63e-3, 0.05e-3);
+  EXPECT_DOUBLE_EQ(p.gemm_s(), p.compute_s);
 }
 
 // F16 weights on the P40 go through cuBLAS in FP32 (no fast FP16 at compute capability 6.1):
@@ -78,6 +134,7 @@ TEST(Int8DotKernels, OnlyGgufWeightsOnGpusWithoutFp16TensorCores) {
   const InferenceSetup a100 = setup("a100-pcie-80gb", "q4_0");
   EXPECT_DOUBLE_EQ(a100.gemm_peak_flops, 0.0);
   EXPECT_DOUBLE_EQ(a100.matvec_max_tokens, 0.0);
+  EXPECT_DOUBLE_EQ(a100.matvec_peak_flops, 0.0);
 }
 
 }  // namespace
