@@ -299,12 +299,15 @@ struct Tried {
 struct Search {
   // Not an aggregate: its brace initialisation zeroed the whole object first (~8.5k bytes).
   Search(const Dimensions& d, const Catalog& c, double room, double needed,
-         std::optional<double> tps, ScenarioEditor& e)
+         std::optional<double> tps, ScenarioEditor& e, std::vector<Tried>& kept_storage,
+         std::vector<Pick>& fitting_storage)
       : dims(d),
         catalog(c),
         headroom(room),
         need(needed),
         base_tps(tps),
+        kept(kept_storage),
+        fitting(fitting_storage),
         editor(e),  // `estimated` not zeroed: a candidate reads only what it wrote
         parts(),
         module_sums() {}
@@ -316,10 +319,11 @@ struct Search {
   // The changes kept, the singles first (every single lever is tried before any combination):
   // one storage, reserved once for the most there can be (issue 18: the singles, the
   // combinations and the counts below were an allocation each, ~300 instructions and a free).
-  std::vector<Tried> kept;
-  size_t singles = 0;         // kept's first `singles` are single levers
-  std::vector<Pick> fitting;  // the smallest fitting combinations found so far
-  ScenarioEditor& editor;     // the candidate, one storage for the whole search
+  // It and `fitting` are the thread's, emptied for each search (search_changes).
+  std::vector<Tried>& kept;
+  size_t singles = 0;          // kept's first `singles` are single levers
+  std::vector<Pick>& fitting;  // the smallest fitting combinations found so far
+  ScenarioEditor& editor;      // the candidate, one storage for the whole search
   // A combination's edit, its levers' merged: one storage for the whole search (an optional
   // made per candidate was zeroed each time, ~55 instructions).
   ScenarioEdit combination;
@@ -469,7 +473,16 @@ FoundChanges search_changes(const Scenario& s, ScenarioEditor& editor, const Sce
   // Every candidate is a typed edit of the parsed scenario.
   Dimensions dims{found.levers};
   dimensions(s, given, e, catalog, dims);
-  Search search(dims, catalog, headroom, memory_needed(s, e), useful_tokens_per_s(s, e), editor);
+  // The kept changes and the fitting combinations in the thread's storage, emptied here: a
+  // search allocated both and freed them when it returned (issue 18: the kept changes' ~2.5 KB
+  // are past malloc's small-size caches, ~300 instructions a search with the small one). A
+  // search runs no other search, so one storage per thread serves.
+  thread_local std::vector<Tried> kept_storage;
+  thread_local std::vector<Pick> fitting_storage;
+  kept_storage.clear();
+  fitting_storage.clear();
+  Search search(dims, catalog, headroom, memory_needed(s, e), useful_tokens_per_s(s, e), editor,
+                kept_storage, fitting_storage);
   // Each lever is tried alone once; combinations are kept up to kMaxCombined * 4: reserved once.
   search.kept.reserve(found.levers.size() + kMaxCombined * 4);
   search.fitting.reserve(found.levers.size());
