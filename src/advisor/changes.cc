@@ -422,6 +422,17 @@ struct Search {
   }
 };
 
+// The storage of the levers and of the changes that recycle() gave back, for the thread's next
+// search.
+std::vector<ChangeLever>& spare_levers() {
+  thread_local std::vector<ChangeLever> spare;
+  return spare;
+}
+std::vector<FoundChange>& spare_changes() {
+  thread_local std::vector<FoundChange> spare;
+  return spare;
+}
+
 // Fits first; then the least quality cost, the fewest GPUs, the most speed kept (or, not
 // fitting, the most memory saved). The best kMaxCombined combinations join the single levers.
 // The order is that of a stable sort of the combinations, cut to the best, then a stable sort of
@@ -453,7 +464,8 @@ std::vector<FoundChange> ranked(std::span<const Tried> singles, std::span<const 
   };
   const size_t n_one = order(singles, one);
   const size_t n_many = std::min(order(combined, many), kMaxCombined);
-  std::vector<FoundChange> out;
+  std::vector<FoundChange> out = std::move(spare_changes());  // empty, with an earlier one's room
+  out.clear();
   out.reserve(n_one + n_many);
   size_t i = 0, k = 0;
   while (i < n_one || k < n_many) {
@@ -470,6 +482,8 @@ FoundChanges search_changes(const Scenario& s, ScenarioEditor& editor, const Sce
                             const Estimate& e, const Catalog& catalog, double headroom) {
   if (!s.gpu) throw InputError("gpu", "what to change needs a GPU to fit");
   FoundChanges found;
+  found.levers = std::move(spare_levers());  // empty, with the room an earlier search had
+  found.levers.clear();
   // Every candidate is a typed edit of the parsed scenario.
   Dimensions dims{found.levers};
   dimensions(s, given, e, catalog, dims);
@@ -546,6 +560,15 @@ std::vector<Change> FoundChanges::to_changes() const {
     ch.quality_class = c.quality_class;
   }
   return out;
+}
+
+void recycle(FoundChanges&& found) {
+  if (found.levers.capacity() > spare_levers().capacity()) {
+    found.levers.clear();
+    spare_levers() = std::move(found.levers);
+  }
+  if (found.changes.capacity() > spare_changes().capacity())
+    spare_changes() = std::move(found.changes);  // cleared when taken (trivially destroyed)
 }
 
 FoundChanges find_changes(const Scenario& resolved, const LayoutFields& parsed_layout,
