@@ -290,15 +290,16 @@ TEST(JsonWriter, BasisTextsAsTheTreeWritesThem) {
 }
 
 // String fields and strings (TextWriter::literal_string and string test a text of 16 bytes or
-// more as they copy it): the tree's bytes for texts of 0 to 40 bytes, plain or with a quote, a
-// backslash, a control character or UTF-8 as their first, middle or last byte, each placed at
-// offsets around the buffer's boundary by the padding before them.
+// more as they copy it, 64, 32 and 16 bytes a step): the tree's bytes for texts of 0 to 130
+// bytes, plain or with a quote, a backslash, a control character or UTF-8 as their first, last
+// or a byte a quarter, half or three quarters in, each placed at offsets around the buffer's
+// boundary by the padding before them.
 TEST(JsonWriter, StringsAsTheTreeWritesThem) {
   std::vector<std::string> texts;
-  for (size_t n : {0, 1, 5, 15, 16, 17, 31, 32, 33, 40}) {
+  for (size_t n : {0, 1, 5, 15, 16, 17, 31, 32, 33, 40, 63, 64, 65, 100, 130}) {
     texts.emplace_back(n, 'a');
     for (const char* odd : {"\"", "\\", "\n", "\xc3\x97"}) {
-      for (size_t at : {size_t{0}, n / 2, n > 0 ? n - 1 : 0}) {
+      for (size_t at : {size_t{0}, n / 4, n / 2, 3 * n / 4, n > 0 ? n - 1 : 0}) {
         if (n == 0) continue;
         std::string t(n, 'b');
         t.replace(at, 1, odd);
