@@ -44,7 +44,17 @@ struct Dimensions {
   std::array<uint8_t, kMaxDims + 1> begin{};  // dimension d is levers [begin[d], begin[d + 1])
   size_t count = 0;
 
-  void add(ChangeLever&& lever) { levers.push_back(std::move(lever)); }
+  // A lever made in place at the end of `levers`, its edit left for the caller to set (issue
+  // 18: a lever built as a temporary, 488 bytes, then moved in and destroyed cost ~250
+  // instructions more, ~7 levers a search). `name` is made before the lever is added: a name
+  // past its room throws with nothing added.
+  ScenarioEdit& add(const LeverName& name, std::string_view cost, int quality_class) {
+    ChangeLever& lever = levers.emplace_back();
+    lever.name = name;
+    lever.cost = cost;
+    lever.quality_class = quality_class;
+    return lever.edit;
+  }
   // The levers added since the last end are a dimension; none, no dimension.
   void end() {
     if (levers.size() == begin[count]) return;
@@ -58,12 +68,6 @@ struct Dimensions {
   uint8_t index(size_t d, size_t i) const { return static_cast<uint8_t>(begin[d] + i); }
 };
 
-// A dimension of one lever.
-void one(Dimensions& d, ChangeLever&& lever) {
-  d.add(std::move(lever));
-  d.end();
-}
-
 // The context levers: half the context, or the model's own maximum when the scenario asks for
 // more than that (a suggestion never exceeds the maximum).
 void context_levers(const Scenario& s, bool train, Dimensions& d) {
@@ -75,15 +79,16 @@ void context_levers(const Scenario& s, bool train, Dimensions& d) {
   else if (s.seq_len > 512)
     to = s.seq_len / 2;
   if (to <= 0) return;
-  ScenarioEdit p{.seq_len = to};
+  LeverName name(to == max_ctx && s.seq_len > max_ctx ? "context at the model's maximum ("
+                                                      : "shorter context (");
+  name.append(to).append(" tokens)");
+  ScenarioEdit& p = d.add(name, "longer documents no longer fit; changes what the job can do", 2);
+  p.seq_len = to;
   if (!train) {
     p.output_len = std::min<int64_t>(s.output_len, to / 4 > 0 ? to / 4 : 1);
     p.prompt_len = to - *p.output_len;
   }
-  LeverName name(to == max_ctx && s.seq_len > max_ctx ? "context at the model's maximum ("
-                                                      : "shorter context (");
-  name.append(to).append(" tokens)");
-  one(d, {name, p, "longer documents no longer fit; changes what the job can do", 2});
+  d.end();
 }
 
 void batch_levers(const Scenario& s, const ScenarioGiven& given, const Estimate& e, bool train,
@@ -103,13 +108,13 @@ void batch_levers(const Scenario& s, const ScenarioGiven& given, const Estimate&
     sizes[n++] = *e.memory.max_batch;
   for (size_t i = 0; i < n; ++i) {
     const int64_t b = sizes[i];
-    ScenarioEdit p{.batch = b};
+    ScenarioEdit& p = d.add(LeverName("smaller batch (").append(b).append(")"),
+                            train ? "same global batch through gradient accumulation; slower steps"
+                                  : "fewer concurrent sequences: lower throughput",
+                            train ? 0 : 2);
+    p.batch = b;
     if (train && !given.global_batch && s.batch % b == 0)
       p.grad_accum = s.training.grad_accum * (s.batch / b);
-    d.add({LeverName("smaller batch (").append(b).append(")"), p,
-           train ? "same global batch through gradient accumulation; slower steps"
-                 : "fewer concurrent sequences: lower throughput",
-           train ? 0 : 2});
   }
   d.end();
 }
@@ -120,40 +125,41 @@ void serving_dimensions(const Scenario& s, const Catalog& catalog, Dimensions& d
   const EngineProfile& engine = catalog.engine(s.engine);
   const bool gguf = engine.loads("gguf");  // its quantized formats are GGUF
   if (bits > 8.5 && s.gpu && s.gpu->supports("fp8") && !gguf)
-    d.add({"fp8 weights", {.weights = "fp8"}, "small quality cost; faster on FP8 tensor cores", 1});
+    d.add("fp8 weights", "small quality cost; faster on FP8 tensor cores", 1).weights = "fp8";
   if (bits > 8.5)
-    d.add({gguf ? "q8_0 weights" : "int8 weights",
-           {.weights = gguf ? "q8_0" : "int8"},
-           "small quality cost (LLM.int8 / Q8_0 are near lossless)",
-           1});
+    d.add(gguf ? "q8_0 weights" : "int8 weights",
+          "small quality cost (LLM.int8 / Q8_0 are near lossless)", 1)
+        .weights = gguf ? "q8_0" : "int8";
   if (bits > 4.6)
-    d.add({gguf ? "q4_k_m weights" : "int4 weights (AWQ)",
-           {.weights = gguf ? "q4_k_m" : "awq-int4"},
-           "noticeable quality cost on hard tasks (about 1-3 points on benchmarks)",
-           2});
+    d.add(gguf ? "q4_k_m weights" : "int4 weights (AWQ)",
+          "noticeable quality cost on hard tasks (about 1-3 points on benchmarks)", 2)
+        .weights = gguf ? "q4_k_m" : "awq-int4";
   d.end();
   // GGUF engines quantize the cache in their own block types (llama.cpp --cache-type-k/v);
   // an fp8 cache only where the engine stores one (engines.json fp8_kv_cache, as the traffic
   // search asks).
   if (s.kv_cache->bits_per_value > 8 && gguf)
-    one(d, {"q8_0 KV cache", {.kv_cache = "q8_0"}, "small quality cost", 1});
+    d.add("q8_0 KV cache", "small quality cost", 1).kv_cache = "q8_0";
   else if (s.kv_cache->bits_per_value > 8 && engine.fp8_kv_cache)
-    one(d, {"fp8 KV cache",
-            {.kv_cache = "fp8"},
-            "small quality cost (per-tensor scales); halves KV memory",
-            1});
+    d.add("fp8 KV cache", "small quality cost (per-tensor scales); halves KV memory", 1).kv_cache =
+        "fp8";
+  d.end();
   // Tensor parallelism inside the fast-link domain; the heads must split evenly (Megatron-LM,
   // Shoeybi et al. 2019, sec. 3).
   if (!s.model.is_cv())
     for (int64_t k : {2, 4, 8}) {
       const int64_t t = s.parallel.tp * k;
       if (s.model.num_heads % t != 0 || t > std::max<int64_t>(8, s.gpus_per_node)) continue;
-      d.add({LeverName("TP=").append(t).append(" (").append(s.gpu_count * k).append(" GPUs)"),
-             {.gpu_count = s.gpu_count * k, .tp = t, .pp = s.parallel.pp, .dp = s.parallel.dp},
-             k == 2   ? "twice the GPUs; all-reduce per layer (NVLink helps)"
-             : k == 4 ? "4 times the GPUs; all-reduce per layer (NVLink helps)"
-                      : "8 times the GPUs; all-reduce per layer (NVLink helps)",
-             0});
+      ScenarioEdit& p =
+          d.add(LeverName("TP=").append(t).append(" (").append(s.gpu_count * k).append(" GPUs)"),
+                k == 2   ? "twice the GPUs; all-reduce per layer (NVLink helps)"
+                : k == 4 ? "4 times the GPUs; all-reduce per layer (NVLink helps)"
+                         : "8 times the GPUs; all-reduce per layer (NVLink helps)",
+                0);
+      p.gpu_count = s.gpu_count * k;
+      p.tp = t;
+      p.pp = s.parallel.pp;
+      p.dp = s.parallel.dp;
     }
   d.end();
 }
@@ -183,60 +189,70 @@ void zero_levers(const Scenario& s, Dimensions& d) {
     if (gpus == last || gpus < 2) continue;
     last = gpus;
     if (gpus == s.gpu_count && s.training.zero_stage >= 3 && s.parallel.dp == gpus) continue;
-    d.add({LeverName(gpus == s.gpu_count ? "ZeRO-3 over the " : "ZeRO-3 over ")
-               .append(gpus)
-               .append(" GPUs"),
-           {.gpu_count = gpus, .tp = 1, .pp = 1, .dp = gpus, .zero_stage = 3},
-           gpus == s.gpu_count ? "no quality cost; all-gathers cost speed without NVLink"
-                               : more_gpus_cost(gpus),
-           0});
+    ScenarioEdit& p =
+        d.add(LeverName(gpus == s.gpu_count ? "ZeRO-3 over the " : "ZeRO-3 over ")
+                  .append(gpus)
+                  .append(" GPUs"),
+              gpus == s.gpu_count ? "no quality cost; all-gathers cost speed without NVLink"
+                                  : more_gpus_cost(gpus),
+              0);
+    p.gpu_count = gpus;
+    p.tp = 1;
+    p.pp = 1;
+    p.dp = gpus;
+    p.zero_stage = 3;
   }
   if (s.training.offload == Offload::kNone && !s.model.is_cv()) {
     const int64_t gpus = s.gpu_count;
-    d.add({"ZeRO-3 with the optimizer offloaded to the CPU",
-           {.gpu_count = gpus,
-            .tp = 1,
-            .pp = 1,
-            .dp = gpus,
-            .offload = Offload::kOptimizer,
-            .zero_stage = 3},
-           "no quality cost; the optimizer step runs on the host (ZeRO-Offload): "
-           "slower steps, needs host memory",
-           0});
+    ScenarioEdit& p = d.add("ZeRO-3 with the optimizer offloaded to the CPU",
+                            "no quality cost; the optimizer step runs on the host (ZeRO-Offload): "
+                            "slower steps, needs host memory",
+                            0);
+    p.gpu_count = gpus;
+    p.tp = 1;
+    p.pp = 1;
+    p.dp = gpus;
+    p.offload = Offload::kOptimizer;
+    p.zero_stage = 3;
   }
   d.end();
 }
 
 // Training: checkpointing, 8-bit AdamW, a lighter method, FlashAttention, ZeRO layouts.
 void training_dimensions(const Scenario& s, Dimensions& d) {
-  if (s.training.recompute != Recompute::kFull)
-    one(d, {"gradient checkpointing",
-            {.recompute = Recompute::kFull},
-            "about 30% slower steps (one more forward pass); no quality cost",
-            0});
-  if (s.training.optimizer == Optimizer::kAdamw)
-    one(d, {"8-bit AdamW",
-            {.optimizer = Optimizer::kAdamw8bit},
-            "no measurable quality cost (Dettmers et al. 2022); same speed",
-            0});
+  if (s.training.recompute != Recompute::kFull) {
+    d.add("gradient checkpointing",
+          "about 30% slower steps (one more forward pass); no quality cost", 0)
+        .recompute = Recompute::kFull;
+    d.end();
+  }
+  if (s.training.optimizer == Optimizer::kAdamw) {
+    d.add("8-bit AdamW", "no measurable quality cost (Dettmers et al. 2022); same speed", 0)
+        .optimizer = Optimizer::kAdamw8bit;
+    d.end();
+  }
   if (s.task == Task::kFull || s.task == Task::kFreeze || s.task == Task::kPretrain)
-    d.add({"LoRA instead of full fine-tuning",
-           {.task = Task::kLora},
-           "trains 0.1-1% of the parameters: slightly lower quality on large domain "
-           "shifts; changes the job",
-           3});
-  if (s.task == Task::kFull || s.task == Task::kLora || s.task == Task::kFreeze)
+    d.add("LoRA instead of full fine-tuning",
+          "trains 0.1-1% of the parameters: slightly lower quality on large domain "
+          "shifts; changes the job",
+          3)
+        .task = Task::kLora;
+  if (s.task == Task::kFull || s.task == Task::kLora || s.task == Task::kFreeze) {
     // PEFT's prepare_model_for_kbit_training turns gradient checkpointing on by default
     // (use_gradient_checkpointing=True), and QLoRA recipes keep it on.
-    d.add({"QLoRA (4-bit NF4 base)",
-           {.task = Task::kQlora, .weights = "nf4", .recompute = Recompute::kFull},
-           "4-bit base: small quality cost, about 30% slower than LoRA; changes the "
-           "job",
-           3});
+    ScenarioEdit& p = d.add("QLoRA (4-bit NF4 base)",
+                            "4-bit base: small quality cost, about 30% slower than LoRA; changes "
+                            "the job",
+                            3);
+    p.task = Task::kQlora;
+    p.weights = "nf4";
+    p.recompute = Recompute::kFull;
+  }
   d.end();
-  if (!s.training.flash_attention)
-    one(d,
-        {"FlashAttention", {.flash_attention = true}, "none; faster (needs Ampere or newer)", 0});
+  if (!s.training.flash_attention) {
+    d.add("FlashAttention", "none; faster (needs Ampere or newer)", 0).flash_attention = true;
+    d.end();
+  }
   zero_levers(s, d);
 }
 
@@ -299,12 +315,15 @@ struct Tried {
 struct Search {
   // Not an aggregate: its brace initialisation zeroed the whole object first (~8.5k bytes).
   Search(const Dimensions& d, const Catalog& c, double room, double needed,
-         std::optional<double> tps, ScenarioEditor& e)
+         std::optional<double> tps, ScenarioEditor& e, std::vector<Tried>& kept_storage,
+         std::vector<Pick>& fitting_storage)
       : dims(d),
         catalog(c),
         headroom(room),
         need(needed),
         base_tps(tps),
+        kept(kept_storage),
+        fitting(fitting_storage),
         editor(e),  // `estimated` not zeroed: a candidate reads only what it wrote
         parts(),
         module_sums() {}
@@ -316,10 +335,11 @@ struct Search {
   // The changes kept, the singles first (every single lever is tried before any combination):
   // one storage, reserved once for the most there can be (issue 18: the singles, the
   // combinations and the counts below were an allocation each, ~300 instructions and a free).
-  std::vector<Tried> kept;
-  size_t singles = 0;         // kept's first `singles` are single levers
-  std::vector<Pick> fitting;  // the smallest fitting combinations found so far
-  ScenarioEditor& editor;     // the candidate, one storage for the whole search
+  // It and `fitting` are the thread's, emptied for each search (search_changes).
+  std::vector<Tried>& kept;
+  size_t singles = 0;          // kept's first `singles` are single levers
+  std::vector<Pick>& fitting;  // the smallest fitting combinations found so far
+  ScenarioEditor& editor;      // the candidate, one storage for the whole search
   // A combination's edit, its levers' merged: one storage for the whole search (an optional
   // made per candidate was zeroed each time, ~55 instructions).
   ScenarioEdit combination;
@@ -418,6 +438,17 @@ struct Search {
   }
 };
 
+// The storage of the levers and of the changes that recycle() gave back, for the thread's next
+// search.
+std::vector<ChangeLever>& spare_levers() {
+  thread_local std::vector<ChangeLever> spare;
+  return spare;
+}
+std::vector<FoundChange>& spare_changes() {
+  thread_local std::vector<FoundChange> spare;
+  return spare;
+}
+
 // Fits first; then the least quality cost, the fewest GPUs, the most speed kept (or, not
 // fitting, the most memory saved). The best kMaxCombined combinations join the single levers.
 // The order is that of a stable sort of the combinations, cut to the best, then a stable sort of
@@ -449,7 +480,8 @@ std::vector<FoundChange> ranked(std::span<const Tried> singles, std::span<const 
   };
   const size_t n_one = order(singles, one);
   const size_t n_many = std::min(order(combined, many), kMaxCombined);
-  std::vector<FoundChange> out;
+  std::vector<FoundChange> out = std::move(spare_changes());  // empty, with an earlier one's room
+  out.clear();
   out.reserve(n_one + n_many);
   size_t i = 0, k = 0;
   while (i < n_one || k < n_many) {
@@ -466,10 +498,21 @@ FoundChanges search_changes(const Scenario& s, ScenarioEditor& editor, const Sce
                             const Estimate& e, const Catalog& catalog, double headroom) {
   if (!s.gpu) throw InputError("gpu", "what to change needs a GPU to fit");
   FoundChanges found;
+  found.levers = std::move(spare_levers());  // empty, with the room an earlier search had
+  found.levers.clear();
   // Every candidate is a typed edit of the parsed scenario.
   Dimensions dims{found.levers};
   dimensions(s, given, e, catalog, dims);
-  Search search(dims, catalog, headroom, memory_needed(s, e), useful_tokens_per_s(s, e), editor);
+  // The kept changes and the fitting combinations in the thread's storage, emptied here: a
+  // search allocated both and freed them when it returned (issue 18: the kept changes' ~2.5 KB
+  // are past malloc's small-size caches, ~300 instructions a search with the small one). A
+  // search runs no other search, so one storage per thread serves.
+  thread_local std::vector<Tried> kept_storage;
+  thread_local std::vector<Pick> fitting_storage;
+  kept_storage.clear();
+  fitting_storage.clear();
+  Search search(dims, catalog, headroom, memory_needed(s, e), useful_tokens_per_s(s, e), editor,
+                kept_storage, fitting_storage);
   // Each lever is tried alone once; combinations are kept up to kMaxCombined * 4: reserved once.
   search.kept.reserve(found.levers.size() + kMaxCombined * 4);
   search.fitting.reserve(found.levers.size());
@@ -533,6 +576,15 @@ std::vector<Change> FoundChanges::to_changes() const {
     ch.quality_class = c.quality_class;
   }
   return out;
+}
+
+void recycle(FoundChanges&& found) {
+  if (found.levers.capacity() > spare_levers().capacity()) {
+    found.levers.clear();
+    spare_levers() = std::move(found.levers);
+  }
+  if (found.changes.capacity() > spare_changes().capacity())
+    spare_changes() = std::move(found.changes);  // cleared when taken (trivially destroyed)
 }
 
 FoundChanges find_changes(const Scenario& resolved, const LayoutFields& parsed_layout,

@@ -6,6 +6,8 @@
 #include <cstdint>
 #include <stdexcept>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "advisor/changes.h"
 #include "advisor/testing_found_changes.h"
@@ -97,6 +99,46 @@ TEST(FoundChanges, SameAsChangesToFit) {
     EXPECT_EQ(c.fits, expected[i].fits);
     EXPECT_EQ(to_patch(found.edit(c)), to_patch(expected[i].edit));
   }
+}
+
+// A result given back (recycle) lends its storage to the thread's next search, emptied: the
+// next search, of the same scenario or of another with other levers, names what changes_to_fit
+// names (no lever or change of the earlier search is left in it), in the storage given back.
+TEST(FoundChanges, RecycledStorageServesTheNextSearch) {
+  const Catalog& catalog = Catalog::builtin();
+  const auto search = [&](const nlohmann::json& input) {
+    ScenarioGiven given;
+    const Scenario parsed = parse_scenario(input, catalog, given);
+    const Scenario s = resolved(parsed, catalog);
+    const Estimate e = estimate(s, catalog, Detail::kFigures);
+    return std::pair(find_changes(s, layout_fields(parsed), given, e, catalog),
+                     changes_to_fit(parsed, given, catalog));
+  };
+  const auto expect_as_public = [](const FoundChanges& found, const std::vector<Change>& c) {
+    const std::vector<Change> got = found.to_changes();
+    ASSERT_EQ(got.size(), c.size());
+    for (size_t i = 0; i < c.size(); ++i) {
+      EXPECT_EQ(got[i].change, c[i].change);
+      EXPECT_EQ(got[i].needed_bytes, c[i].needed_bytes);
+      EXPECT_EQ(to_patch(got[i].edit), to_patch(c[i].edit));
+    }
+  };
+  const nlohmann::json full = {
+      {"model", "llama-2-7b"}, {"task", "full"}, {"gpu", "a10-24gb"}, {"gpu_count", 8}};
+  const nlohmann::json serving = {{"model", "llama-3.1-70b"}, {"gpu", "rtx-4090-24gb"}};
+  auto [first, first_expected] = search(full);
+  ASSERT_FALSE(first_expected.empty());
+  expect_as_public(first, first_expected);
+  const ChangeLever* storage = first.levers.data();
+  recycle(std::move(first));
+  auto [again, again_expected] = search(full);
+  EXPECT_EQ(again.levers.data(), storage);
+  expect_as_public(again, again_expected);
+  recycle(std::move(again));
+  auto [other, other_expected] = search(serving);
+  ASSERT_FALSE(other_expected.empty());
+  EXPECT_EQ(other.levers.data(), storage);
+  expect_as_public(other, other_expected);
 }
 
 }  // namespace

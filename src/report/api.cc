@@ -187,10 +187,13 @@ nlohmann::json estimate_json(const nlohmann::json& input, const Catalog& catalog
 }
 
 void append_estimate_json(std::string& out, const nlohmann::json& input, const Catalog& catalog) {
-  const Answer a = answer(input, catalog);
+  Answer a = answer(input, catalog);
   out.reserve(out.size() + 8192);  // an answer is 2-8 kB: grown once, not doubled from empty
-  TextWriter w(out);
-  describe_answer(w, a);
+  {
+    TextWriter w(out);
+    describe_answer(w, a);
+  }
+  if (a.changes) recycle(std::move(*a.changes));  // the levers' storage kept for the next line
 }
 
 nlohmann::json recommend_json(const nlohmann::json& request, const Catalog& catalog) {

@@ -1,11 +1,13 @@
 #include "report/json_double.h"
 
+#include <algorithm>
 #include <bit>
 #include <cstdint>
 #include <cstring>
 #include <nlohmann/json.hpp>
 
 #include "core/pow10.h"
+#include "report/json_integer.h"
 
 namespace gpusizer {
 namespace {
@@ -58,6 +60,36 @@ void round_toward(char* last, uint64_t dist, uint64_t delta, uint64_t rest, uint
   }
 }
 
+// Whether Grisu2's digit loop stops after m fraction digits: what is left of p2 / 2^shift after
+// its first m decimal digits, (p2 x 10^m) mod 2^shift, is at most the interval's width scaled
+// as many times, delta x 10^m. Once true it stays true (the rest times 10 keeps under the width
+// times 10), and it is true whenever delta x 10^m reaches 2^shift (the rest never does), in
+// particular when the product does not fit 64 bits.
+bool stops_after(uint64_t p2, uint64_t delta, int shift, int m) {
+  uint64_t width;
+  if (__builtin_mul_overflow(delta, kPow10U64[m], &width)) return true;
+  return ((p2 * kPow10U64[m]) & ((uint64_t{1} << shift) - 1)) <= width;
+}
+
+// The number of fraction digits Grisu2's loop writes for p2 > delta (both below 2^shift), found
+// without writing them (issue 18: the loop wrote one digit, ~13 instructions, at a time): the
+// first m >= 1 that stops_after holds for. Searched from where delta x 10^m reaches 2^shift,
+// about log10(2^shift / delta), then down while the one before also stops or up until it does.
+// 0 when none up to 19 does (not expected: Grisu2 writes at most 17 digits); the caller then
+// runs the loop itself.
+int fraction_count(uint64_t p2, uint64_t delta, int shift) {
+  const int bits =
+      shift - (64 - std::countl_zero(delta));  // 2^shift / delta in [2^bits, 2^(bits+1))
+  int m = bits <= 0 ? 1 : std::min(19, ((bits * 1233) >> 12) + 1);
+  if (stops_after(p2, delta, shift, m)) {
+    while (m > 1 && stops_after(p2, delta, shift, m - 1)) --m;
+    return m;
+  }
+  while (++m <= 19)
+    if (stops_after(p2, delta, shift, m)) return m;
+  return 0;
+}
+
 struct Digits {
   char text[48];  // the digits, then '0's (the layout copies whole words)
   int length = 0;
@@ -92,6 +124,19 @@ void grisu_digits(double v, Digits& out) {
   char* d = out.text;
   if (p2 > delta) {
     // Every integral digit is needed (what follows them is already wider than the interval).
+    const int m = fraction_count(p2, delta, shift);
+    if (m > 0 && k + m <= 19) [[likely]] {
+      // The m fraction digits at once, the integer part of p2 x 10^m / 2^shift, written after
+      // p1's as one integer of k + m digits (p1 >= 1: no leading zero).
+      const uint64_t scale = kPow10U64[m];
+      const auto fraction_digits = static_cast<uint64_t>((static_cast<Wide>(p2) * scale) >> shift);
+      d = json_integer_text(d, uint64_t{p1} * scale + fraction_digits);
+      std::memset(d, '0', 16);  // the '0's after the digits again (whole words were stored)
+      out.exponent -= m;
+      out.length = static_cast<int>(d - out.text);
+      round_toward(d - 1, dist * scale, delta * scale, (p2 * scale) & mask, one);
+      return;
+    }
     write_digits(d, p1, k);
     d += k;
     const char* fraction_digits = d;
@@ -101,12 +146,12 @@ void grisu_digits(double v, Digits& out) {
       p2 &= mask;
       delta *= 10;
     } while (p2 > delta);
-    const auto m = static_cast<int>(d - fraction_digits);
-    out.exponent -= m;
+    const auto m_slow = static_cast<int>(d - fraction_digits);
+    out.exponent -= m_slow;
     out.length = static_cast<int>(d - out.text);
     // dist scaled as delta was, in one product (the same value modulo 2^64 as m products by 10;
     // it never wraps: dist <= delta).
-    round_toward(d - 1, dist * kPow10U64[m], delta, p2, one);
+    round_toward(d - 1, dist * kPow10U64[m_slow], delta, p2, one);
     return;
   }
   // The digits end inside the integral part: the first prefix within the interval.

@@ -52,6 +52,20 @@ TEST(JsonDouble, HandCheckedTexts) {
   EXPECT_EQ(ours(std::numeric_limits<double>::max()), "1.7976931348623157e+308");
 }
 
+// Grisu2 is not always shortest: its interval is narrowed by the cached power's rounding, so a
+// double whose shortest digits lie in the narrowed-off edge gets one digit more. These two were
+// found by comparing nlohmann's text with std::to_chars' shortest (0.2366370322647912 and
+// 23266.83303217506 read back as the same doubles); the writer must keep Grisu2's longer digits.
+// With the 17-digit values below they take the fraction digits' one-step count (issue 18).
+TEST(JsonDouble, KeepsGrisu2sLongerDigits) {
+  EXPECT_EQ(ours(std::bit_cast<double>(uint64_t{0x3fce4a1f4d4cc56d})), "0.23663703226479119");
+  EXPECT_EQ(ours(std::bit_cast<double>(uint64_t{0x40d6b8b550662f1a})), "23266.833032175062");
+  EXPECT_EQ(ours(123456789012345680.0), "1.2345678901234568e+17");
+  EXPECT_EQ(ours(459.90000000000003), "459.90000000000003");
+  EXPECT_EQ(ours(0.5205416666666667), "0.5205416666666667");
+  EXPECT_EQ(ours(9850.675617464547), "9850.675617464547");
+}
+
 void expect_same(double v) {
   ASSERT_EQ(ours(v), reference(v)) << std::bit_cast<uint64_t>(v);
 }

@@ -53,18 +53,29 @@ inline char* eight(char* p, uint64_t x) {
 
 }  // namespace json_integer_detail
 
-/// `v`'s decimal digits at `p` (room for kJsonIntegerRoom bytes); returns the end.
-inline char* json_integer_text(char* p, uint64_t v) {
-  using namespace json_integer_detail;
+namespace json_integer_detail {
+
+// `v` >= 10 (json_integer_text's digits past the first's fast path).
+inline char* two_or_more(char* p, uint64_t v) {
   constexpr uint64_t k8 = 100000000, k16 = k8 * k8;
-  if (v < 10) {  // counts, classes, flags: one digit
-    *p = static_cast<char>('0' + v);
-    return p + 1;
-  }
   if (v < k8) return leading(p, v);
   if (v < k16) return eight(leading(p, v / k8), v % k8);
   const uint64_t rest = v % k16;  // v / 10^16 is at most 1,844: four digits
   return eight(eight(leading(p, v / k16), rest / k8), rest % k8);
+}
+
+}  // namespace json_integer_detail
+
+/// `v`'s decimal digits at `p` (room for kJsonIntegerRoom bytes); returns the end. One digit
+/// (counts, classes, flags: half of an answer's integers) is written where this is inlined, the
+/// rest by a call the compiler may keep out of line (issue 18: the whole function was a call
+/// from the writer's integer fields, ~8 instructions more for each one-digit value).
+inline char* json_integer_text(char* p, uint64_t v) {
+  if (v < 10) {
+    *p = static_cast<char>('0' + v);
+    return p + 1;
+  }
+  return json_integer_detail::two_or_more(p, v);
 }
 
 /// `v`'s decimal text, with a minus sign when negative.

@@ -125,6 +125,24 @@ constexpr size_t kShort = 512;  // keys and values up to this go through the buf
   }
 }
 
+// `v` (at most kShort bytes) quoted at `p` when it is plain, the end returned; else null, with
+// what was written past `p` not to be used. From 16 bytes on the copy is the test
+// (copy_json_plain: each block loaded once, stored and tested), not a test and then a copy
+// (issue 18: two passes over the lever names and prices of a JSONL line's changes).
+[[gnu::always_inline]] inline char* quoted_if_plain(char* p, std::string_view v) {
+  *p++ = '"';
+  if (v.size() >= 16) {
+    p = copy_json_plain(p, v);
+    if (!p) return nullptr;
+  } else {
+    if (!json_plain(v)) return nullptr;
+    copy_short(p, v.data(), v.size());
+    p += v.size();
+  }
+  *p++ = '"';
+  return p;
+}
+
 // `s` quoted at `p`, then `after` unless it is '\0'; returns the end.
 char* quoted(char* p, std::string_view s, char after) {
   *p++ = '"';
@@ -267,24 +285,25 @@ void TextWriter::other_literal_key(std::string_view k) {
 }
 
 // A string field: its key and its text (when plain) after one room check.
+// The key and the text are written in place, the text tested as it is copied; nothing is kept
+// (the buffer's end is not moved) when the text is not plain or there is no room, and the
+// general path writes the field again.
 void TextWriter::literal_string(std::string_view k, std::string_view v) {
-  const size_t m = v.size();
-  char* p = m <= kShort ? key_in_place_if(k, m + 2, [v] { return json_plain(v); }) : nullptr;
-  if (p) [[likely]] {
-    *p++ = '"';
-    copy_short(p, v.data(), m);
-    p += m;
-    *p++ = '"';
-    return field_written(p);
+  if (v.size() <= kShort) [[likely]] {
+    if (char* p = key_in_place(k, v.size() + 2)) [[likely]] {
+      if (char* end = quoted_if_plain(p, v)) [[likely]]
+        return field_written(end);
+    }
   }
   literal_key(k);
   string(v);
 }
 
 void TextWriter::string(std::string_view v) {
-  if (v.size() <= kShort && json_plain(v)) {
-    wrote(quoted(room(v.size() + 2), v, '\0'), true);
-    return;
+  if (v.size() <= kShort) [[likely]] {
+    char* p = room(v.size() + 2);
+    if (char* end = quoted_if_plain(p, v)) [[likely]]
+      return wrote(end, true);
   }
   separate();
   append_json_string(out_, v);

@@ -10,6 +10,8 @@
 #include <limits>
 #include <optional>
 #include <sstream>
+#include <string>
+#include <vector>
 
 #include "gpusizer/basis.h"
 #include "gpusizer/catalog.h"
@@ -280,6 +282,45 @@ TEST(JsonWriter, BasisTextsAsTheTreeWritesThem) {
         w->string(std::string(static_cast<size_t>(1800 + pad), 'x'));
         w->texts(basis);
         w->texts(Basis());
+        w->end_array();
+      }
+    }
+    EXPECT_EQ(text, tree.take().dump()) << "pad " << pad;
+  }
+}
+
+// String fields and strings (TextWriter::literal_string and string test a text of 16 bytes or
+// more as they copy it, 64, 32 and 16 bytes a step): the tree's bytes for texts of 0 to 130
+// bytes, plain or with a quote, a backslash, a control character or UTF-8 as their first, last
+// or a byte a quarter, half or three quarters in, each placed at offsets around the buffer's
+// boundary by the padding before them.
+TEST(JsonWriter, StringsAsTheTreeWritesThem) {
+  std::vector<std::string> texts;
+  for (size_t n : {0, 1, 5, 15, 16, 17, 31, 32, 33, 40, 63, 64, 65, 100, 130}) {
+    texts.emplace_back(n, 'a');
+    for (const char* odd : {"\"", "\\", "\n", "\xc3\x97"}) {
+      for (size_t at : {size_t{0}, n / 4, n / 2, 3 * n / 4, n > 0 ? n - 1 : 0}) {
+        if (n == 0) continue;
+        std::string t(n, 'b');
+        t.replace(at, 1, odd);
+        texts.push_back(t);
+      }
+    }
+  }
+  for (int pad = 0; pad < 120; pad += 5) {
+    TreeWriter tree;
+    std::string text;
+    {
+      TextWriter stream(text);
+      for (JsonWriter* w : {static_cast<JsonWriter*>(&tree), static_cast<JsonWriter*>(&stream)}) {
+        w->begin_array();
+        w->string(std::string(static_cast<size_t>(1950 + pad), 'x'));
+        for (const std::string& t : texts) {
+          w->begin_object();
+          w->field("name", t);
+          w->end_object();
+          w->string(t);
+        }
         w->end_array();
       }
     }
