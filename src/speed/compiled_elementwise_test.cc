@@ -30,6 +30,8 @@ TEST(CompiledElementwise, CompileMovesTheFusedBytes) {
   const double saved = (583.0 - 215.0) * 1024 * 4 * 1024 / 2039e9;
   EXPECT_NEAR(eager.step_time_s - compiled.step_time_s, saved, 1e-9);
   EXPECT_NEAR(saved, 0.7570e-3, 0.0001e-3);
+  EXPECT_FALSE(eager.compiled_elementwise);
+  EXPECT_TRUE(compiled.compiled_elementwise);
 }
 
 TEST(CompiledElementwise, NoCompiledFigureLeavesTheEagerBytes) {
@@ -39,6 +41,7 @@ TEST(CompiledElementwise, NoCompiledFigureLeavesTheEagerBytes) {
   const TrainingSpeed eager = step(s, p);
   s.training.compile = true;
   EXPECT_DOUBLE_EQ(step(s, p).step_time_s, eager.step_time_s);
+  EXPECT_FALSE(step(s, p).compiled_elementwise);
 }
 
 TEST(CompiledElementwise, TorchtuneRunsEagerUnlessCompiled) {

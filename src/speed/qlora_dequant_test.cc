@@ -36,6 +36,9 @@ TEST(QloraDequant, TheForwardAndTheBackwardEachDequantizeTheWeightsOnce) {
   // The same FLOPs and adapter traffic; only the two copies a step (forward, backward) differ.
   EXPECT_NEAR(qlora.step_time_s - lora.step_time_s, 2 * kPassS, 1e-9);
   EXPECT_NEAR(kPassS, 62.20e-6, 0.01e-6);
+  // The step reports them (the step_time_s basis names them).
+  EXPECT_NEAR(qlora.qlora_dequant_s, 2 * kPassS, 1e-12);
+  EXPECT_EQ(lora.qlora_dequant_s, 0.0);
 }
 
 TEST(QloraDequant, FullRecomputationDequantizesAThirdTime) {
@@ -47,6 +50,7 @@ TEST(QloraDequant, FullRecomputationDequantizesAThirdTime) {
   const TrainingSpeed qlora = step(s, p);
   EXPECT_NEAR(qlora.breakdown.recompute - lora.breakdown.recompute, kPassS, 1e-9);
   EXPECT_NEAR(qlora.step_time_s - lora.step_time_s, 3 * kPassS, 1e-9);
+  EXPECT_NEAR(qlora.qlora_dequant_s, 3 * kPassS, 1e-12);
 }
 
 TEST(QloraDequant, TheCostIsPerPassNotPerToken) {

@@ -207,7 +207,9 @@ void explain_step(std::string& out, const TrainingSpeed& r) {
   out.append(" (FLOPs at ").append(r.dtype);
   out.append(
       " dense rate x MAMF x GEMM depth efficiency, LM head on the last stage, non-GEMM bytes at "
-      "HBM bandwidth)");
+      "HBM bandwidth");
+  if (r.compiled_elementwise) out.append(", element-wise kernels fused by torch.compile");
+  out.append(")");
   for (const auto& [name, seconds] :
        {std::pair{", recompute ", b.recompute}, std::pair{", TP ", b.tp_comm},
         std::pair{", pipeline bubble ", b.pp_bubble}, std::pair{", DP ", b.dp_comm},
@@ -215,6 +217,11 @@ void explain_step(std::string& out, const TrainingSpeed& r) {
         std::pair{", offload ", b.offload}}) {
     out.append(name);
     append_ms(out, seconds);
+  }
+  if (r.qlora_dequant_s > 0) {
+    // QLoRA's 4-bit weights are copied to 16 bits before every GEMM pass (training_speed.cc).
+    out.append("; of compute and recompute, QLoRA's 16-bit weight copies ");
+    append_ms(out, r.qlora_dequant_s);
   }
   out.append("; docs/speed.md 'Training'");
 }

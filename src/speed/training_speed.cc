@@ -418,6 +418,13 @@ struct StageWork {
   double replay() const { return gemm_rec + attn_rec + elem_rec + scores_rec; }
 };
 
+// Whether the element-wise kernels run fused: the scenario compiles (training.compile) and the
+// profile's compiled figure is below the engine's own (Megatron's are fused by hand already).
+bool compiled_elementwise(const StepShape& h) {
+  const double compiled = h.eng.compiled_elementwise_bytes_per_hidden;
+  return h.s.training.compile && compiled > 0 && compiled < h.eng.elementwise_bytes_per_hidden;
+}
+
 // Bandwidth-bound kernels of one micro-batch on one stage (seconds into `w`).
 void add_memory_bound_work(const StepShape& h, StageWork& w) {
   const Scenario& s = h.s;
@@ -432,10 +439,8 @@ void add_memory_bound_work(const StepShape& h, StageWork& w) {
   const double share =
       (s.parallel.sequence_parallel || h.tp == 1) ? 1.0 / h.t : (10.0 + 24.0 / h.t) / 34.0;
   // torch.compile (training.compile) lets Inductor fuse those chains into single kernels.
-  const double compiled = h.eng.compiled_elementwise_bytes_per_hidden;
-  const double bytes = s.training.compile && compiled > 0
-                           ? std::min(compiled, h.eng.elementwise_bytes_per_hidden)
-                           : h.eng.elementwise_bytes_per_hidden;
+  const double bytes = compiled_elementwise(h) ? h.eng.compiled_elementwise_bytes_per_hidden
+                                               : h.eng.elementwise_bytes_per_hidden;
   w.elem = bytes * h.hidden * share * h.layers / h.p * h.mb_tokens / h.hbm;
   if (s.training.recompute == Recompute::kFull) w.elem_rec = 0.5 * w.elem;
   if (!s.training.flash_attention) {
@@ -712,6 +717,9 @@ std::optional<TrainingSpeed> training_speed(const Scenario& s, const EngineProfi
 
   r.compute_s = br.compute + br.recompute;
   r.tp_comm_s = br.tp_comm;
+  // The dequantized copies counted in add_memory_bound_work: forward, backward, a replay.
+  r.qlora_dequant_s = h.m * h.dequant_s * (s.training.recompute == Recompute::kFull ? 3.0 : 2.0);
+  r.compiled_elementwise = compiled_elementwise(h);
   r.step_time_s = br.total();
   r.tokens_per_s = h.global_batch * h.seq / r.step_time_s;
   r.tokens_per_s_per_gpu = r.tokens_per_s / static_cast<double>(h.gpus);

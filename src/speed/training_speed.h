@@ -52,6 +52,10 @@ struct TrainingSpeed {
   double compute_s = 0, dp_comm_s = 0, tp_comm_s = 0, bubble = 0;
   StepBreakdown breakdown;
   std::string_view dtype;  ///< a literal (training_dtype)
+  /// QLoRA: the step's seconds spent dequantizing the 4-bit weights to 16-bit copies (inside
+  /// compute and recompute).
+  double qlora_dequant_s = 0;
+  bool compiled_elementwise = false;  ///< the element-wise kernels fused by torch.compile
 };
 
 /// The compute dtype of a training precision on `gpu`: bf16, fp16, tf32 or fp32.
