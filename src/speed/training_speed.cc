@@ -414,8 +414,9 @@ struct StageWork {
   double gemm_body = 0, gemm_rec = 0, gemm_head = 0;
   double attn = 0, attn_rec = 0;  ///< FlashAttention at its own rates (else in the GEMMs)
   double elem = 0, elem_rec = 0, scores = 0, scores_rec = 0, loss = 0;
-  double forward() const { return gemm_body + attn + elem + scores; }
-  double replay() const { return gemm_rec + attn_rec + elem_rec + scores_rec; }
+  double dequant = 0, dequant_rec = 0;  ///< QLoRA's 16-bit weight copies
+  double forward() const { return gemm_body + attn + elem + scores + dequant; }
+  double replay() const { return gemm_rec + attn_rec + elem_rec + scores_rec + dequant_rec; }
 };
 
 // Whether the element-wise kernels run fused: the scenario compiles (training.compile) and the
@@ -459,8 +460,8 @@ void add_memory_bound_work(const StepShape& h, StageWork& w) {
   if (is_lora(s.task)) w.elem += h.lora_bytes_per_token / (h.p * h.t) * h.mb_tokens / h.hbm;
   // QLoRA's dequantized copies: the forward and the backward make one each, and a full
   // recomputation replays the forward's.
-  w.elem += 2.0 * h.dequant_s;
-  if (s.training.recompute == Recompute::kFull) w.elem_rec += h.dequant_s;
+  w.dequant = 2.0 * h.dequant_s;
+  if (s.training.recompute == Recompute::kFull) w.dequant_rec = h.dequant_s;
   // Cross-entropy over the vocab-parallel logits in fp32 (Megatron
   // vocab_parallel_cross_entropy, torch cross_entropy upcast): logits read, exp written,
   // read again and the gradient written, 4 bytes each.
@@ -717,8 +718,7 @@ std::optional<TrainingSpeed> training_speed(const Scenario& s, const EngineProfi
 
   r.compute_s = br.compute + br.recompute;
   r.tp_comm_s = br.tp_comm;
-  // The dequantized copies counted in add_memory_bound_work: forward, backward, a replay.
-  r.qlora_dequant_s = h.m * h.dequant_s * (s.training.recompute == Recompute::kFull ? 3.0 : 2.0);
+  r.qlora_dequant_s = h.m * (w.dequant + w.dequant_rec);
   r.compiled_elementwise = compiled_elementwise(h);
   r.step_time_s = br.total();
   r.tokens_per_s = h.global_batch * h.seq / r.step_time_s;
