@@ -229,18 +229,11 @@ namespace {
 // check and straight-line code for the ~110 keys of an answer and the ~90 fields written with
 // their key in one call (issue 18: a call, a room check and the comma's bookkeeping fewer per
 // field), the rest out of line.
-template <typename Ready>
-[[gnu::always_inline]] inline char* TextWriter::key_in_place_if(std::string_view k,
-                                                                size_t value_room, Ready&& ready) {
-  if (k.size() <= 32 && !check_keys_ && kBuffer - used_ >= k.size() + 4 + value_room && ready())
-      [[likely]]
-    return put_key(buffer_ + used_, comma_, k);
-  return nullptr;
-}
-
 [[gnu::always_inline]] inline char* TextWriter::key_in_place(std::string_view k,
                                                              size_t value_room) {
-  return key_in_place_if(k, value_room, [] { return true; });
+  if (k.size() <= 32 && !check_keys_ && kBuffer - used_ >= k.size() + 4 + value_room) [[likely]]
+    return put_key(buffer_ + used_, comma_, k);
+  return nullptr;
 }
 
 void TextWriter::literal_key(std::string_view k) {

@@ -201,10 +201,6 @@ class TextWriter final : public JsonWriter {
   // when it has room for the key and `value_room` more bytes (and keys are not checked); returns
   // where the field's value goes, or null for the general path (json_writer.cc, inline there).
   char* key_in_place(std::string_view k, size_t value_room);
-  // The same when `ready()` also holds, asked last (a string field's text is plain).
-  template <typename Ready>
-  [[gnu::always_inline]] char* key_in_place_if(std::string_view k, size_t value_room,
-                                               Ready&& ready);
   // A field written in place up to `end` (a key and its value; a comma is due after it).
   void field_written(char* end) {
     used_ = static_cast<size_t>(end - buffer_);
