@@ -438,15 +438,18 @@ struct Search {
   }
 };
 
-// The storage of the levers and of the changes that recycle() gave back, for the thread's next
-// search.
-std::vector<ChangeLever>& spare_levers() {
-  thread_local std::vector<ChangeLever> spare;
-  return spare;
-}
-std::vector<FoundChange>& spare_changes() {
-  thread_local std::vector<FoundChange> spare;
-  return spare;
+// A thread's storage for its searches, emptied by each (issue 18: each vector was an allocation
+// and a free per search, some past malloc's small-size caches). A search runs no other search,
+// so one set per thread serves. The levers and changes are those recycle() gave back.
+struct SearchStorage {
+  std::vector<ChangeLever> levers;
+  std::vector<FoundChange> changes;
+  std::vector<Tried> kept;
+  std::vector<Pick> fitting;
+};
+SearchStorage& thread_storage() {
+  thread_local SearchStorage storage;
+  return storage;
 }
 
 // Fits first; then the least quality cost, the fewest GPUs, the most speed kept (or, not
@@ -480,7 +483,8 @@ std::vector<FoundChange> ranked(std::span<const Tried> singles, std::span<const 
   };
   const size_t n_one = order(singles, one);
   const size_t n_many = std::min(order(combined, many), kMaxCombined);
-  std::vector<FoundChange> out = std::move(spare_changes());  // empty, with an earlier one's room
+  // Empty, with an earlier one's room.
+  std::vector<FoundChange> out = std::move(thread_storage().changes);
   out.clear();
   out.reserve(n_one + n_many);
   size_t i = 0, k = 0;
@@ -497,22 +501,18 @@ std::vector<FoundChange> ranked(std::span<const Tried> singles, std::span<const 
 FoundChanges search_changes(const Scenario& s, ScenarioEditor& editor, const ScenarioGiven& given,
                             const Estimate& e, const Catalog& catalog, double headroom) {
   if (!s.gpu) throw InputError("gpu", "what to change needs a GPU to fit");
+  SearchStorage& storage = thread_storage();
   FoundChanges found;
-  found.levers = std::move(spare_levers());  // empty, with the room an earlier search had
+  found.levers = std::move(storage.levers);  // empty, with the room an earlier search had
   found.levers.clear();
   // Every candidate is a typed edit of the parsed scenario.
   Dimensions dims{found.levers};
   dimensions(s, given, e, catalog, dims);
-  // The kept changes and the fitting combinations in the thread's storage, emptied here: a
-  // search allocated both and freed them when it returned (issue 18: the kept changes' ~2.5 KB
-  // are past malloc's small-size caches, ~300 instructions a search with the small one). A
-  // search runs no other search, so one storage per thread serves.
-  thread_local std::vector<Tried> kept_storage;
-  thread_local std::vector<Pick> fitting_storage;
-  kept_storage.clear();
-  fitting_storage.clear();
+  // The kept changes and the fitting combinations in the thread's storage, emptied here.
+  storage.kept.clear();
+  storage.fitting.clear();
   Search search(dims, catalog, headroom, memory_needed(s, e), useful_tokens_per_s(s, e), editor,
-                kept_storage, fitting_storage);
+                storage.kept, storage.fitting);
   // Each lever is tried alone once; combinations are kept up to kMaxCombined * 4: reserved once.
   search.kept.reserve(found.levers.size() + kMaxCombined * 4);
   search.fitting.reserve(found.levers.size());
@@ -579,12 +579,13 @@ std::vector<Change> FoundChanges::to_changes() const {
 }
 
 void recycle(FoundChanges&& found) {
-  if (found.levers.capacity() > spare_levers().capacity()) {
+  SearchStorage& storage = thread_storage();
+  if (found.levers.capacity() > storage.levers.capacity()) {
     found.levers.clear();
-    spare_levers() = std::move(found.levers);
+    storage.levers = std::move(found.levers);
   }
-  if (found.changes.capacity() > spare_changes().capacity())
-    spare_changes() = std::move(found.changes);  // cleared when taken (trivially destroyed)
+  if (found.changes.capacity() > storage.changes.capacity())
+    storage.changes = std::move(found.changes);  // cleared when taken (trivially destroyed)
 }
 
 FoundChanges find_changes(const Scenario& resolved, const LayoutFields& parsed_layout,
