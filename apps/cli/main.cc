@@ -94,11 +94,14 @@ std::string output_format(const Options& o) {
 // The catalog of --data-dir (or GPUSIZER_DATA_DIR), else the built-in one, loaded once. Model
 // names that are not catalog ids are looked up in every local store (`serve` builds its own
 // catalog, reading only the stores named by --model-stores).
+// The catalog is read straight into its place (not copied from Catalog::builtin(), whose
+// --data-dir twin GPUSIZER_DATA_DIR the option already reads) and never destroyed: the process
+// ends after its one command, and freeing every catalog row first is work for nothing.
 const Catalog& catalog_for(const Options& o) {
-  static std::optional<Catalog> loaded;
+  static Catalog* loaded = nullptr;
   if (loaded) return *loaded;
   if (!o.data_dir.empty()) check_path_text(o.data_dir, "--data-dir");
-  loaded = o.data_dir.empty() ? Catalog::builtin() : Catalog::load(o.data_dir);
+  loaded = new Catalog(o.data_dir.empty() ? Catalog::embedded() : Catalog::load(o.data_dir));
   loaded->allow_model_stores({parse_store_list("all", ""), process_env()});
   return *loaded;
 }
@@ -538,6 +541,11 @@ struct Commands {
   std::string inspect_path, cases_path, calibrated_output, log_path;
   std::string lang = "en";
   ServerOptions serve_options;
+  /// The one command whose scenario and constraint flags are added ("" = every command's):
+  /// CLI11 spends about a million instructions adding them to each of six commands, and a run
+  /// uses one (main_impl).
+  std::string_view only;
+  bool complete(const CLI::App* cmd) const { return only.empty() || cmd->get_name() == only; }
 };
 
 void add_format(CLI::App* cmd, Options& o) {
@@ -555,7 +563,7 @@ void add_table_format(CLI::App* cmd, Options& o) {
 void add_catalog_commands(CLI::App& app, Options& o, Commands& c) {
   c.estimate = app.add_subcommand("estimate", "memory, speed, cost and power of one scenario");
   add_format(c.estimate, o);
-  add_scenario_flags(c.estimate, o);
+  if (c.complete(c.estimate)) add_scenario_flags(c.estimate, o);
   c.estimate->add_flag("--no-changes", o.no_changes,
                        "no \"changes\" for a scenario that does not fit (JSON \"changes\": false)");
   c.estimate->add_flag(
@@ -599,31 +607,31 @@ void add_measurement_commands(CLI::App& app, Options& o, Commands& c) {
       ->required();
   c.calibrate->add_option("--output,-o", c.calibrated_output,
                           "write the fitted profile here (nothing is written without it)");
-  add_scenario_flags(c.calibrate, o);
+  if (c.complete(c.calibrate)) add_scenario_flags(c.calibrate, o);
   c.check = app.add_subcommand(
       "check", "the estimate beside what a start-up log or llama-bench measured, with the error");
   c.check
       ->add_option("log", c.log_path, "vLLM, SGLang or llama.cpp log, llama-bench output, figures")
       ->required();
   add_format(c.check, o);
-  add_scenario_flags(c.check, o);
+  if (c.complete(c.check)) add_scenario_flags(c.check, o);
 }
 
 // recommend, fit, report: the advisor.
 void add_advisor_commands(CLI::App& app, Options& o, Commands& c) {
   c.recommend = app.add_subcommand("recommend", "rank the GPUs for a scenario");
   add_table_format(c.recommend, o);
-  add_scenario_flags(c.recommend, o);
-  add_constraint_flags(c.recommend, o);
+  if (c.complete(c.recommend)) add_scenario_flags(c.recommend, o);
+  if (c.complete(c.recommend)) add_constraint_flags(c.recommend, o);
   c.fit = app.add_subcommand("fit", "the largest models, contexts and batches that fit");
   add_format(c.fit, o);
-  add_scenario_flags(c.fit, o);
+  if (c.complete(c.fit)) add_scenario_flags(c.fit, o);
   c.fit->add_flag("--no-levers", o.no_levers,
                   "no standard levers (training: ZeRO-3 over the GPUs, gradient checkpointing)");
   c.report = app.add_subcommand("report", "the buyer's checklist as one document");
   add_format(c.report, o);
-  add_scenario_flags(c.report, o);
-  add_constraint_flags(c.report, o);
+  if (c.complete(c.report)) add_scenario_flags(c.report, o);
+  if (c.complete(c.report)) add_constraint_flags(c.report, o);
 }
 
 // The command that was parsed, run.
@@ -649,11 +657,24 @@ int run_command(Options& o, Commands& c) {
   return 2;
 }
 
-}  // namespace
+// The command the arguments name: the first one that is a command's name ("" when none is).
+std::string_view named_command(int argc, char** argv) {
+  static constexpr std::string_view kNames[] = {"estimate",  "gpus",  "models",    "inspect",
+                                                "validate",  "serve", "calibrate", "check",
+                                                "recommend", "fit",   "report"};
+  for (int i = 1; i < argc; ++i)
+    for (const std::string_view name : kNames)
+      if (name == argv[i]) return name;
+  return {};
+}
 
-int main_impl(int argc, char** argv) {
+// Parses and runs with `only`'s flags alone (Commands::only); nullopt when the arguments did not
+// parse that way or named another command, so that the caller parses them again with every
+// command complete and errors and help read as they always did.
+std::optional<int> parse_and_run(int argc, char** argv, std::string_view only) {
   Options o;
   Commands c;
+  c.only = only;
   CLI::App app{"gpusizer: which GPUs, how many, how fast, at what cost, for a large model"};
   app.require_subcommand(1);
   app.add_option("--data-dir", o.data_dir, "read data files from this directory (else built-in)")
@@ -670,13 +691,24 @@ int main_impl(int argc, char** argv) {
   } catch (const CLI::CallForHelp& e) {
     return app.exit(e);
   } catch (const CLI::CallForAllHelp& e) {
+    if (!only.empty()) return std::nullopt;
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
+    if (!only.empty()) return std::nullopt;
     std::cerr << "gpusizer: error: " << e.what() << "\n";
     return 2;
   }
+  if (!only.empty() && app.get_subcommands().front()->get_name() != only) return std::nullopt;
   g_lang = parse_lang(c.lang, "--lang");
   return run_command(o, c);
+}
+
+}  // namespace
+
+int main_impl(int argc, char** argv) {
+  if (const std::string_view only = named_command(argc, argv); !only.empty())
+    if (const std::optional<int> code = parse_and_run(argc, argv, only)) return *code;
+  return *parse_and_run(argc, argv, {});
 }
 
 }  // namespace gpusizer
