@@ -4,6 +4,7 @@
 // cases), from the files compiled into the binary or a user's own directory, file by file. It is
 // the one way data enters gpusizer and is passed by reference to everything that reads data.
 // Lookups are case-insensitive, take aliases, and answer an unknown name with the closest ones.
+#include <memory>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -24,6 +25,7 @@
 namespace gpusizer {
 
 class SpeedIndex;  // src/catalog/speed_index.h
+class ModelRows;   // src/catalog/model_rows.h
 
 class Catalog {
  public:
@@ -43,7 +45,8 @@ class Catalog {
   static Catalog from_texts(const std::vector<std::pair<std::string, std::string>>& texts);
 
   const std::vector<Gpu>& gpus() const { return *gpus_; }
-  const std::vector<Model>& models() const { return models_; }
+  /// Every model row (the built-in rows are parsed when first asked for: see model_rows.h).
+  const std::vector<Model>& models() const;
   const std::vector<NumberFormat>& formats() const { return *formats_; }
   /// engines.json: every engine's typed profile, and the device figures apart from them.
   const std::vector<EngineProfile>& engines() const { return engines_; }
@@ -106,7 +109,7 @@ class Catalog {
  private:
   /// Shared with the GpuRefs of gpu_ref, so that a scenario's GPU outlives the catalog.
   std::shared_ptr<const std::vector<Gpu>> gpus_ = std::make_shared<const std::vector<Gpu>>();
-  std::vector<Model> models_;
+  std::shared_ptr<const ModelRows> model_rows_;  // shared by the catalog's copies
   /// Shared with the FormatRefs of format_ref, so that a scenario's rows outlive the catalog.
   std::shared_ptr<const std::vector<NumberFormat>> formats_ =
       std::make_shared<const std::vector<NumberFormat>>();

@@ -16,6 +16,7 @@
 #include "catalog/data_json.h"
 #include "catalog/fleet_data.h"
 #include "catalog/model_record.h"
+#include "catalog/model_rows.h"
 #include "catalog/speed_index.h"
 #include "embed/embedded.h"
 #include "gpusizer/error.h"
@@ -111,26 +112,6 @@ std::vector<Gpu> parse_gpus(std::string_view text) {
     gpus.push_back(std::move(g));
   }
   return gpus;
-}
-
-std::vector<Model> parse_models(std::string_view text) {
-  std::vector<Model> models;
-  std::istringstream in{std::string(text)};
-  std::string line;
-  int n = 0;
-  while (std::getline(in, line)) {
-    ++n;
-    if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
-    const std::string where = "models.jsonl line " + std::to_string(n);
-    nlohmann::json record;
-    try {
-      record = nlohmann::json::parse(line);
-    } catch (const nlohmann::json::parse_error& e) {
-      throw InputError(where, std::string("malformed JSON: ") + e.what(), "bad_file");
-    }
-    models.push_back(model_from_record(record, where));
-  }
-  return models;
 }
 
 std::vector<NumberFormat> parse_formats(std::string_view text) {
@@ -348,7 +329,12 @@ Catalog Catalog::from_texts(const std::vector<std::pair<std::string, std::string
   }
   Catalog c;
   c.gpus_ = std::make_shared<const std::vector<Gpu>>(parse_gpus(text("gpus.csv")));
-  c.models_ = parse_models(text("models.jsonl"));
+  // The built-in rows are tested whole, so they are parsed as they are asked for; a user's own
+  // file is parsed now, so that its errors come at load.
+  const bool own_models = std::any_of(texts.begin(), texts.end(),
+                                      [](const auto& t) { return t.first == "models.jsonl"; });
+  c.model_rows_ = own_models ? ModelRows::parsed(text("models.jsonl"))
+                             : ModelRows::deferred(text("models.jsonl"));
   c.formats_ =
       std::make_shared<const std::vector<NumberFormat>>(parse_formats(text("formats.csv")));
   {
@@ -372,7 +358,7 @@ Catalog Catalog::from_texts(const std::vector<std::pair<std::string, std::string
   c.memory_cases_ = std::string(text("validation/memory_cases.jsonl"));
   c.throughput_cases_ = std::string(text("validation/throughput_cases.jsonl"));
   for (const auto& g : *c.gpus_) c.gpu_aliases_.emplace_back(normalize_name(g.name), g.id);
-  for (const auto& m : c.models_) {
+  for (const auto& m : c.model_rows_->names()) {
     if (!m.hf_id.empty()) c.model_aliases_.emplace_back(normalize_name(m.hf_id), m.id);
     c.model_aliases_.emplace_back(normalize_name(m.name), m.id);
   }
@@ -384,7 +370,7 @@ Catalog Catalog::from_texts(const std::vector<std::pair<std::string, std::string
   }
   c.gpu_index_ = build_index(*c.gpus_, c.gpu_aliases_);
   c.speed_index_ = std::make_shared<const SpeedIndex>(c.speed_, c.engines_, *c.gpus_, *c.formats_);
-  c.model_index_ = build_index(c.models_, c.model_aliases_);
+  c.model_index_ = build_index(c.model_rows_->names(), c.model_aliases_);
   return c;
 }
 
@@ -433,8 +419,16 @@ GpuRef Catalog::gpu_ref(std::string_view name, const std::string& field) const {
   return std::shared_ptr<const Gpu>(gpus_, &gpu(name, field));
 }
 
+const std::vector<Model>& Catalog::models() const {
+  static const std::vector<Model> none;
+  return model_rows_ ? model_rows_->all() : none;
+}
+
 const Model& Catalog::model(std::string_view name, const std::string& field) const {
-  return lookup(models_, model_index_, name, field, "model");
+  static const std::vector<ModelName> no_names;
+  const std::vector<ModelName>& names = model_rows_ ? model_rows_->names() : no_names;
+  const ModelName& found = lookup(names, model_index_, name, field, "model");
+  return model_rows_->at(static_cast<size_t>(&found - names.data()));
 }
 
 bool Catalog::names_exactly(std::string_view name, const Gpu& found) const {

@@ -29,13 +29,13 @@ std::string get_str(const nlohmann::json& r, const char* key) {
   return it != r.end() && it->is_string() ? it->get<std::string>() : std::string();
 }
 
-std::string lower(std::string s) {
+}  // namespace
+
+std::string model_id(std::string s) {
   std::transform(s.begin(), s.end(), s.begin(),
                  [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
   return s;
 }
-
-}  // namespace
 
 namespace {
 
@@ -119,7 +119,7 @@ Model model_from_record(const nlohmann::json& r, const std::string& where) {
   Model m;
   m.name = get_str(r, "name");
   if (m.name.empty()) throw InputError(where + ".name", "is missing");
-  m.id = lower(m.name);
+  m.id = model_id(m.name);
   m.hf_id = get_str(r, "hf_id");
   m.family = get_str(r, "family");
   m.kind = get_str(r, "kind").empty() ? "llm" : get_str(r, "kind");
