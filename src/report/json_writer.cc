@@ -209,10 +209,7 @@ void TextWriter::texts(const Basis& basis) {
       continue;
     }
     if (kBuffer - used_ < need) flush();
-    char* p = buffer_ + used_;
-    *p = ',';
-    p += comma_ ? 1 : 0;
-    p = quoted(p, name, ':');
+    char* p = json_copy::put_key(buffer_ + used_, comma_, name);
     used_ = static_cast<size_t>(p - buffer_);
     comma_ = false;
     *p++ = '"';
