@@ -123,7 +123,7 @@ class TextWriter final : public JsonWriter, public JsonFields<TextWriter> {
   /// `check_keys`: throw std::logic_error when an object's keys are not strictly ascending (a
   /// describer bug that would make the text differ from the tree's); for tests.
   explicit TextWriter(std::string& out, bool check_keys = false)
-      : out_(out), check_keys_(check_keys) {}
+      : out_(out), check_keys_(check_keys), in_place_end_(check_keys ? 0 : kBuffer) {}
   ~TextWriter() override { flush(); }
   TextWriter(const TextWriter&) = delete;
   TextWriter& operator=(const TextWriter&) = delete;
@@ -167,7 +167,7 @@ class TextWriter final : public JsonWriter, public JsonFields<TextWriter> {
   // where the field's value goes, or null for the general path. Forced inline: a call per field
   // otherwise (GCC kept it out of line once the fields inlined into the describers).
   [[gnu::always_inline]] char* key_in_place(std::string_view k, size_t value_room) {
-    if (k.size() <= 32 && !check_keys_ && kBuffer - used_ >= k.size() + 4 + value_room) [[likely]]
+    if (k.size() <= 32 && used_ + k.size() + 4 + value_room <= in_place_end_) [[likely]]
       return json_copy::put_key(buffer_ + used_, comma_, k);
     return nullptr;
   }
@@ -181,7 +181,7 @@ class TextWriter final : public JsonWriter, public JsonFields<TextWriter> {
     used_ = 0;
   }
   // Room for `n` more bytes in the buffer, after the comma when one is due.
-  char* room(size_t n) {
+  [[gnu::always_inline]] char* room(size_t n) {
     if (kBuffer - used_ < n + 1) [[unlikely]]
       flush();
     char* p = buffer_ + used_;
@@ -205,6 +205,9 @@ class TextWriter final : public JsonWriter, public JsonFields<TextWriter> {
   std::string& out_;
   bool comma_ = false;  // the next value or key follows another in its object or array
   bool check_keys_;
+  // Where a key written in place (key_in_place) may end: the buffer's end, or 0 when keys are
+  // checked, so that one compare asks both (issue 18).
+  size_t in_place_end_;
   int depth_ = 0;  // open objects and arrays
   size_t used_ = 0;
   char buffer_[kBuffer];
