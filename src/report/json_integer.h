@@ -69,8 +69,9 @@ inline char* two_or_more(char* p, uint64_t v) {
 /// `v`'s decimal digits at `p` (room for kJsonIntegerRoom bytes); returns the end. One digit
 /// (counts, classes, flags: half of an answer's integers) is written where this is inlined, the
 /// rest by a call the compiler may keep out of line (issue 18: the whole function was a call
-/// from the writer's integer fields, ~8 instructions more for each one-digit value).
-inline char* json_integer_text(char* p, uint64_t v) {
+/// from the writer's integer fields, ~8 instructions more for each one-digit value). Forced
+/// inline: once the fields inlined into the describers GCC called this whole function instead.
+[[gnu::always_inline]] inline char* json_integer_text(char* p, uint64_t v) {
   if (v < 10) {
     *p = static_cast<char>('0' + v);
     return p + 1;
@@ -79,7 +80,7 @@ inline char* json_integer_text(char* p, uint64_t v) {
 }
 
 /// `v`'s decimal text, with a minus sign when negative.
-inline char* json_integer_text(char* p, int64_t v) {
+[[gnu::always_inline]] inline char* json_integer_text(char* p, int64_t v) {
   uint64_t magnitude = static_cast<uint64_t>(v);
   if (v < 0) {
     *p++ = '-';
