@@ -170,28 +170,35 @@ void TextWriter::other_string(std::string_view v) {
   append_json_string(out_, v);
 }
 
-// In the buffer when the joined text is short and has nothing to escape; else as a string.
+namespace {
+
+// `s` copied to `p` when it is plain, the end returned; else null (the copy then not to be used).
+[[gnu::always_inline]] inline char* copy_if_plain(char* p, std::string_view s) {
+  if (s.size() >= 16) return copy_json_plain(p, s);
+  return json_copy::copy_short_plain(p, s.data(), s.size()) ? p + s.size() : nullptr;
+}
+
+}  // namespace
+
+// In the buffer when the joined text is short and has nothing to escape, each part tested as it
+// is copied (issue 18: a pass to test the parts, then one to copy them); else as a string.
 void TextWriter::joined(std::span<const std::string_view> parts, std::string_view separator) {
   if (parts.empty()) return string({});
   size_t n = separator.size() * (parts.size() - 1);
-  bool plain = json_plain(separator);
-  for (std::string_view part : parts) {
-    n += part.size();
-    plain = plain && json_plain(part);
-  }
-  if (n > kShort || !plain) return JsonWriter::joined(parts, separator);
-  char* p = room(n + 2);
-  *p++ = '"';
-  for (size_t i = 0; i < parts.size(); ++i) {
-    if (i) {
-      copy_short(p, separator.data(), separator.size());
-      p += separator.size();
+  for (std::string_view part : parts) n += part.size();
+  if (n <= kShort) {
+    char* p = room(n + 2);
+    *p++ = '"';
+    for (size_t i = 0; p && i < parts.size(); ++i) {
+      if (i) p = copy_if_plain(p, separator);
+      if (p) p = copy_if_plain(p, parts[i]);
     }
-    copy_short(p, parts[i].data(), parts[i].size());
-    p += parts[i].size();
+    if (p) {
+      *p++ = '"';
+      return wrote(p, true);
+    }
   }
-  *p++ = '"';
-  wrote(p, true);
+  JsonWriter::joined(parts, separator);  // nothing kept of the copy: the buffer's end not moved
 }
 
 // Each entry's key and text written into the buffer in one step, the text tested as it is

@@ -141,6 +141,9 @@ TEST(JsonWriter, JoinedPartsAreOneString) {
   const std::string_view quoted[] = {"a\"b", "c"};
   const std::string_view one[] = {"alone"};
   const std::string_view long_parts[] = {long_part, "end"};
+  // Parts of 16 bytes and more (tested as copied 16 bytes at a time), the quote in the last.
+  const std::string_view longer[] = {"ZeRO-3 over 8 GPUs", "a part past 16 bytes \"quoted\""};
+  const std::string_view two[] = {"x", "y"};
   auto write = [&](JsonWriter& w) {
     w.begin_array();
     w.joined(plain, " + ");
@@ -148,6 +151,9 @@ TEST(JsonWriter, JoinedPartsAreOneString) {
     w.joined(one, " + ");
     w.joined({}, " + ");
     w.joined(long_parts, "/");
+    w.joined(longer, " + ");
+    w.joined({longer, 1}, " + ");
+    w.joined(two, "\t");  // a separator to escape
     w.end_array();
   };
   TreeWriter tree;
@@ -158,7 +164,8 @@ TEST(JsonWriter, JoinedPartsAreOneString) {
     write(stream);
   }
   EXPECT_EQ(text, "[\"fp8 weights + TP=2 (2 GPUs)\",\"a\\\"b; c\",\"alone\",\"\",\"" + long_part +
-                      "/end\"]");
+                      "/end\",\"ZeRO-3 over 8 GPUs + a part past 16 bytes \\\"quoted\\\"\","
+                      "\"ZeRO-3 over 8 GPUs\",\"x\\ty\"]");
   EXPECT_EQ(json_text(tree.take()), text);
 }
 
