@@ -171,6 +171,12 @@ class TextWriter final : public JsonWriter, public JsonFields<TextWriter> {
       return json_copy::put_key(buffer_ + used_, comma_, k);
     return nullptr;
   }
+  // An object or array opened up to `end`: no comma before its first member, and no top-level
+  // flush to ask for (an opening completes no value).
+  void opened(char* end) {
+    used_ = static_cast<size_t>(end - buffer_);
+    comma_ = false;
+  }
   // A field written in place up to `end` (a key and its value; a comma is due after it).
   void field_written(char* end) {
     used_ = static_cast<size_t>(end - buffer_);
@@ -221,7 +227,7 @@ class TextWriter final : public JsonWriter, public JsonFields<TextWriter> {
   char* p = room(1);
   *p++ = '{';
   ++depth_;
-  wrote(p, false);
+  opened(p);
   if (check_keys_) [[unlikely]]
     object_keys_opened();
 }
@@ -240,7 +246,7 @@ class TextWriter final : public JsonWriter, public JsonFields<TextWriter> {
   char* p = room(1);
   *p++ = '[';
   ++depth_;
-  wrote(p, false);
+  opened(p);
 }
 
 [[gnu::always_inline]] inline void TextWriter::end_array() {
