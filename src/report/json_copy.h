@@ -111,11 +111,8 @@ inline constexpr size_t kShort = 512;
   return p;
 }
 
-/// `k` at `p` as a key (inline up to 32 bytes): the comma, stored unconditionally and kept only
-/// when `comma`, the quoted key and the colon; returns the end.
-[[gnu::always_inline]] inline char* put_key(char* p, bool comma, std::string_view k) {
-  *p = ',';
-  p += comma ? 1 : 0;
+/// `k` at `p` as a key (inline up to 32 bytes): the quoted key and the colon; returns the end.
+[[gnu::always_inline]] inline char* put_key(char* p, std::string_view k) {
   *p++ = '"';
   copy_short(p, k.data(), k.size());
   p += k.size();

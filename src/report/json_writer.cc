@@ -130,13 +130,12 @@ void TextWriter::check_key(std::string_view k) {
 void TextWriter::key(std::string_view k) {
   if (check_keys_) check_key(k);
   if (k.size() <= kShort && json_plain(k)) {
-    wrote(quoted(room(k.size() + 3), k, ':'), false);
+    opened(quoted(room(k.size() + 3), k, ':'));
     return;
   }
   separate();
   append_json_string(out_, k);
   out_ += ':';
-  comma_ = false;
 }
 
 void TextWriter::other_integer_field(std::string_view k, int64_t v) {
@@ -156,7 +155,7 @@ void TextWriter::other_literal_key(std::string_view k) {
       throw std::logic_error("literal key '" + std::string(k) + "' needs escaping");
     check_key(k);
   }
-  wrote(quoted(room(k.size() + 3), k, ':'), false);
+  opened(quoted(room(k.size() + 3), k, ':'));
 }
 
 void TextWriter::other_string_field(std::string_view k, std::string_view v) {
@@ -168,6 +167,7 @@ void TextWriter::other_string_field(std::string_view k, std::string_view v) {
 void TextWriter::other_string(std::string_view v) {
   separate();
   append_json_string(out_, v);
+  wrote(buffer_ + used_);  // its comma
 }
 
 namespace {
@@ -195,7 +195,7 @@ void TextWriter::joined(std::span<const std::string_view> parts, std::string_vie
     }
     if (p) {
       *p++ = '"';
-      return wrote(p, true);
+      return wrote(p);
     }
   }
   JsonWriter::joined(parts, separator);  // nothing kept of the copy: the buffer's end not moved
@@ -209,21 +209,19 @@ void TextWriter::texts(const Basis& basis) {
   if (check_keys_) return JsonWriter::texts(basis);
   begin_object();
   for (const auto& [name, text] : basis) {
-    const size_t need = name.size() + text.size() + 7;  // ,"name":"text"
+    const size_t need = name.size() + text.size() + 6;  // "name":"text",
     if (need > kBuffer) {
       literal_key(name);
       string(text);
       continue;
     }
     if (kBuffer - used_ < need) flush();
-    char* p = json_copy::put_key(buffer_ + used_, comma_, name);
-    used_ = static_cast<size_t>(p - buffer_);
-    comma_ = false;
+    char* p = json_copy::put_key(buffer_ + used_, name);
+    opened(p);
     *p++ = '"';
     if (char* end = copy_json_plain(p, text)) {
       *end++ = '"';
-      used_ = static_cast<size_t>(end - buffer_);
-      comma_ = true;
+      field_written(end);
     } else {
       string(text);  // after the key: escaped into the string
     }
@@ -234,6 +232,7 @@ void TextWriter::texts(const Basis& basis) {
 void TextWriter::tree(const nlohmann::json& v) {
   separate();
   append_json(out_, v);
+  wrote(buffer_ + used_);  // its comma
 }
 
 }  // namespace gpusizer

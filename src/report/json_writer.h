@@ -162,54 +162,57 @@ class TextWriter final : public JsonWriter, public JsonFields<TextWriter> {
   // With check_keys: an object's keys opened and closed (json_writer.cc).
   void object_keys_opened();
   void object_keys_closed();
-  // The literal key `k`, after the comma when one is due, written where the buffer's text ends
-  // when it has room for the key and `value_room` more bytes (and keys are not checked); returns
+  // The literal key `k` written where the buffer's text ends when it has room for the key,
+  // `value_room` more bytes and the comma after them (and keys are not checked); returns
   // where the field's value goes, or null for the general path. Forced inline: a call per field
   // otherwise (GCC kept it out of line once the fields inlined into the describers).
   [[gnu::always_inline]] char* key_in_place(std::string_view k, size_t value_room) {
     if (k.size() <= 32 && used_ + k.size() + 4 + value_room <= in_place_end_) [[likely]]
-      return json_copy::put_key(buffer_ + used_, comma_, k);
+      return json_copy::put_key(buffer_ + used_, k);
     return nullptr;
   }
-  // An object or array opened up to `end`: no comma before its first member, and no top-level
-  // flush to ask for (an opening completes no value).
-  void opened(char* end) {
-    used_ = static_cast<size_t>(end - buffer_);
-    comma_ = false;
-  }
-  // A field written in place up to `end` (a key and its value; a comma is due after it).
+  // The text ends up to `end` with an opening brace or bracket or a key: nothing follows it.
+  void opened(char* end) { used_ = static_cast<size_t>(end - buffer_); }
+  // A field written in place up to `end` (a key and its value), then its comma.
   void field_written(char* end) {
-    used_ = static_cast<size_t>(end - buffer_);
-    comma_ = true;
+    *end = ',';
+    used_ = static_cast<size_t>(end + 1 - buffer_);
   }
   void flush() {
     out_.append(buffer_, used_);
     used_ = 0;
   }
-  // Room for `n` more bytes in the buffer, after the comma when one is due.
+  // Room for `n` more bytes in the buffer and the comma after them.
   [[gnu::always_inline]] char* room(size_t n) {
     if (kBuffer - used_ < n + 1) [[unlikely]]
       flush();
-    char* p = buffer_ + used_;
-    if (comma_) *p++ = ',';
-    return p;
+    return buffer_ + used_;
   }
-  // The buffer written up to `end`; a complete top-level value goes out.
-  void wrote(char* end, bool comma) {
-    used_ = static_cast<size_t>(end - buffer_);
-    comma_ = comma;
+  // A value written up to `end`, then its comma; a complete top-level value goes out, without
+  // the comma.
+  void wrote(char* end) {
+    field_written(end);
     if (depth_ == 0) [[unlikely]]
-      flush();
+      top_level_written();
   }
-  // For the long and escaped tokens, written to the string itself.
-  void separate() {
+  void top_level_written() {
+    --used_;
     flush();
-    if (comma_) out_ += ',';
-    comma_ = true;
   }
+  // Before a closing brace or bracket: the last member's comma taken back (the text's last
+  // byte is this writer's: the opening, a key or a comma). In the string when a long token went
+  // there and the buffer is empty.
+  void drop_comma() {
+    if (used_ > 0) {
+      used_ -= buffer_[used_ - 1] == ',' ? 1 : 0;
+    } else if (!out_.empty() && out_.back() == ',') {
+      out_.pop_back();
+    }
+  }
+  // For the long and escaped tokens, written to the string itself after the buffer's text.
+  void separate() { flush(); }
 
   std::string& out_;
-  bool comma_ = false;  // the next value or key follows another in its object or array
   bool check_keys_;
   // Where a key written in place (key_in_place) may end: the buffer's end, or 0 when keys are
   // checked, so that one compare asks both (issue 18).
@@ -233,11 +236,11 @@ class TextWriter final : public JsonWriter, public JsonFields<TextWriter> {
 }
 
 [[gnu::always_inline]] inline void TextWriter::end_object() {
-  comma_ = false;  // none before a closing brace
+  drop_comma();
   char* p = room(1);
   *p++ = '}';
   --depth_;
-  wrote(p, true);
+  wrote(p);
   if (check_keys_) [[unlikely]]
     object_keys_closed();
 }
@@ -250,11 +253,11 @@ class TextWriter final : public JsonWriter, public JsonFields<TextWriter> {
 }
 
 [[gnu::always_inline]] inline void TextWriter::end_array() {
-  comma_ = false;  // none before a closing bracket
+  drop_comma();
   char* p = room(1);
   *p++ = ']';
   --depth_;
-  wrote(p, true);
+  wrote(p);
 }
 
 // A key always sits inside an object, so the buffer never needs the top-level flush: one room
@@ -262,11 +265,8 @@ class TextWriter final : public JsonWriter, public JsonFields<TextWriter> {
 // their key in one call (issue 18: a call, a room check and the comma's bookkeeping fewer per
 // field), the rest out of line.
 [[gnu::always_inline]] inline void TextWriter::literal_key(std::string_view k) {
-  if (char* p = key_in_place(k, 0)) [[likely]] {
-    used_ = static_cast<size_t>(p - buffer_);
-    comma_ = false;
-    return;
-  }
+  if (char* p = key_in_place(k, 0)) [[likely]]
+    return opened(p);
   other_literal_key(k);
 }
 
@@ -310,33 +310,33 @@ class TextWriter final : public JsonWriter, public JsonFields<TextWriter> {
   if (v.size() <= json_copy::kShort) [[likely]] {
     char* p = room(v.size() + 2);
     if (char* end = json_copy::quoted_if_plain(p, v)) [[likely]]
-      return wrote(end, true);
+      return wrote(end);
   }
   other_string(v);
 }
 
 [[gnu::always_inline]] inline void TextWriter::integer(int64_t v) {
-  wrote(json_integer_text(room(kJsonIntegerRoom), v), true);
+  wrote(json_integer_text(room(kJsonIntegerRoom), v));
 }
 
 [[gnu::always_inline]] inline void TextWriter::unsigned_integer(uint64_t v) {
-  wrote(json_integer_text(room(kJsonIntegerRoom), v), true);
+  wrote(json_integer_text(room(kJsonIntegerRoom), v));
 }
 
 [[gnu::always_inline]] inline void TextWriter::number(double v) {
-  wrote(write_json_float(room(kJsonFloatChars), v), true);
+  wrote(write_json_float(room(kJsonFloatChars), v));
 }
 
 [[gnu::always_inline]] inline void TextWriter::boolean(bool v) {
   char* p = room(5);
   std::memcpy(p, v ? "true" : "false", v ? 4 : 5);
-  wrote(p + (v ? 4 : 5), true);
+  wrote(p + (v ? 4 : 5));
 }
 
 [[gnu::always_inline]] inline void TextWriter::null() {
   char* p = room(4);
   std::memcpy(p, "null", 4);
-  wrote(p + 4, true);
+  wrote(p + 4);
 }
 
 }  // namespace gpusizer

@@ -135,6 +135,54 @@ TEST(JsonWriter, ContainersNullsAndTrees) {
 // A string written as parts joined: in place when short and plain, else through the joined
 // string (escaped, or past the 512-byte short path); the tree holds the joined string. Texts by
 // hand.
+// Each member is followed by its comma and a closing takes the last one back, also when the last
+// member went to the string itself (a long or escaped string, a tree: the buffer is then
+// empty), in nested and empty containers, and a top-level value has none.
+TEST(JsonWriter, LastMembersWrittenToTheString) {
+  const std::string long_text(700, 'l');
+  const nlohmann::json patch = {{"tp", 2}};
+  auto write = [&](JsonWriter& w) {
+    w.begin_array();
+    w.begin_object();
+    w.field("long", long_text);
+    w.end_object();
+    w.begin_object();
+    w.field("escaped", std::string("a\tb\"c"));
+    w.end_object();
+    w.begin_array();
+    w.tree(patch);
+    w.end_array();
+    w.begin_array();
+    w.begin_object();
+    w.end_object();
+    w.end_array();
+    w.string(long_text);
+    w.end_array();
+  };
+  TreeWriter tree;
+  write(tree);
+  std::string text = "x";  // what the string held before is kept
+  {
+    TextWriter stream(text, true);
+    write(stream);
+  }
+  EXPECT_EQ(text, "x" + json_text(tree.take()));
+  for (bool checked : {false, true}) {
+    std::string scalar;
+    {
+      TextWriter stream(scalar, checked);
+      stream.value(long_text);
+    }
+    EXPECT_EQ(scalar, "\"" + long_text + "\"");
+    std::string number;
+    {
+      TextWriter stream(number, checked);
+      stream.value(2.5);
+    }
+    EXPECT_EQ(number, "2.5");
+  }
+}
+
 TEST(JsonWriter, JoinedPartsAreOneString) {
   const std::string long_part(600, 'z');
   const std::string_view plain[] = {"fp8 weights", "TP=2 (2 GPUs)"};
