@@ -171,7 +171,7 @@ class TextWriter final : public JsonWriter, public JsonFields<TextWriter> {
       return json_copy::put_key(buffer_ + used_, k);
     return nullptr;
   }
-  // The text ends up to `end` with an opening brace or bracket or a key: nothing follows it.
+  // The buffer's text ends at `end` with an opening brace or bracket or a key: no comma after.
   void opened(char* end) { used_ = static_cast<size_t>(end - buffer_); }
   // A field written in place up to `end` (a key and its value), then its comma.
   void field_written(char* end) {
@@ -199,9 +199,10 @@ class TextWriter final : public JsonWriter, public JsonFields<TextWriter> {
     --used_;
     flush();
   }
-  // Before a closing brace or bracket: the last member's comma taken back (the text's last
-  // byte is this writer's: the opening, a key or a comma). In the string when a long token went
-  // there and the buffer is empty.
+  // Before a closing brace or bracket: the last member's comma taken back. The text's last byte
+  // is this writer's (the opening, a key or a comma) and in the buffer: a long or escaped token
+  // written to the string itself puts its comma in the buffer after it. The string's last byte
+  // is asked only if the buffer is empty (not expected).
   void drop_comma() {
     if (used_ > 0) {
       used_ -= buffer_[used_ - 1] == ',' ? 1 : 0;
