@@ -28,7 +28,8 @@ constexpr const char* kRuleOfThumbBasis =
     "weights; 2 GB other; LoRA trains 1%; Adam 8 B and gradients 2 B per trainable "
     "parameter (decimal GB)";
 
-void describe_rule_of_thumb(JsonWriter& w, const RuleOfThumb& r) {
+template <typename W>
+void describe_rule_of_thumb(W& w, const RuleOfThumb& r) {
   auto b = [](double v) { return saturating_int64(v); };
   w.begin_object();
   w.field("activations_bytes", b(r.activations));
@@ -138,7 +139,8 @@ Answer answer(const nlohmann::json& json, const Catalog& catalog) {
 // docs/contract.md, v2: the Estimate, the method, the resolved scenario, the rule of thumb, the
 // changes and the verdict ("fits" beside memory.fits; without the figures, no "performance" or
 // "cost"; the model's maximum context; the context warning repeated as "context_warning").
-void describe_answer(JsonWriter& w, const Answer& a) {
+template <typename W>
+void describe_answer(W& w, const Answer& a) {
   const Estimate& e = a.estimate;
   const FitVerdict& v = a.verdict;
   w.begin_object();

@@ -16,8 +16,8 @@ int64_t bytes(double v) {
 }
 
 // Figure -> {"low", "high"}: the band a measurement is expected in (gpusizer/speed_bands.h).
-template <size_t N>
-void describe_bands(JsonWriter& w, const NamedFigures<std::pair<double, double>, N>& bands) {
+template <typename W, size_t N>
+void describe_bands(W& w, const NamedFigures<std::pair<double, double>, N>& bands) {
   w.key("bands");
   w.begin_object();
   // The names are literals (estimate/bands.cc), in ascending order: nothing to escape or sort.
@@ -32,7 +32,8 @@ void describe_bands(JsonWriter& w, const NamedFigures<std::pair<double, double>,
 }
 
 // Serving with traffic (docs/contract.md v2): the load figures, in key order among the others.
-void describe_load_head(JsonWriter& w, const PerformanceEstimate& p) {
+template <typename W>
+void describe_load_head(W& w, const PerformanceEstimate& p) {
   w.field("load_batch", p.load_batch);
   w.field("load_binding", p.load_binding);
   w.field("load_capacity_requests_per_s", p.load_capacity_requests_per_s);
@@ -51,7 +52,8 @@ void describe_load_head(JsonWriter& w, const PerformanceEstimate& p) {
 }  // namespace
 
 // The "memory" object: bytes per GPU by component and level, fit, the largest batch.
-void describe_memory(JsonWriter& w, const MemoryEstimate& m) {
+template <typename W>
+void describe_memory(W& w, const MemoryEstimate& m) {
   // Each figure is rounded on its own, so the rounded components can add up to a few bytes more
   // than the rounded allocated figure (0.5 + 0.5 rounds to 2, their sum 1.0 to 1). The contract's
   // order holds on the integers written: allocated >= sum of components, reserved >= allocated,
@@ -91,7 +93,8 @@ void describe_memory(JsonWriter& w, const MemoryEstimate& m) {
 }
 
 // The "performance" object: serving or training speed, bands, the load figures with traffic.
-void describe_performance(JsonWriter& w, const PerformanceEstimate& p) {
+template <typename W>
+void describe_performance(W& w, const PerformanceEstimate& p) {
   const bool load = p.slo_met.has_value();
   w.begin_object();
   if (!p.bands.empty()) describe_bands(w, p.bands);
@@ -124,7 +127,8 @@ void describe_performance(JsonWriter& w, const PerformanceEstimate& p) {
 }
 
 // The "cost" object: cloud prices of the fleet, their bands, the run's cost and ownership.
-void describe_cost(JsonWriter& w, const Estimate& e) {
+template <typename W>
+void describe_cost(W& w, const Estimate& e) {
   w.begin_object();
   if (!e.cost.bands.empty()) describe_bands(w, e.cost.bands);
   if (e.ownership) {
@@ -140,7 +144,8 @@ void describe_cost(JsonWriter& w, const Estimate& e) {
 }
 
 // The "power" object: watts of GPUs, nodes and fleet, heat, UPS, energy, racks.
-void describe_power(JsonWriter& w, const PowerEstimate& p) {
+template <typename W>
+void describe_power(W& w, const PowerEstimate& p) {
   w.begin_object();
   w.field("annual_kwh", p.annual_kwh);
   w.field("btu_per_hour", p.btu_per_hour);
@@ -158,11 +163,13 @@ void describe_power(JsonWriter& w, const PowerEstimate& p) {
   w.end_object();
 }
 
-void describe_texts(JsonWriter& w, const Basis& texts) {
+template <typename W>
+void describe_texts(W& w, const Basis& texts) {
   w.texts(texts);
 }
 
-void describe_estimate(JsonWriter& w, const Estimate& e) {
+template <typename W>
+void describe_estimate(W& w, const Estimate& e) {
   w.begin_object();
   w.key("basis");
   describe_texts(w, e.basis);
@@ -194,7 +201,8 @@ nlohmann::json to_json(const Estimate& e) {
 
 namespace {
 
-void describe_parallel(JsonWriter& w, const Parallelism& p) {
+template <typename W>
+void describe_parallel(W& w, const Parallelism& p) {
   w.key("parallel");
   w.begin_object();
   w.field("cp", p.cp);
@@ -207,7 +215,8 @@ void describe_parallel(JsonWriter& w, const Parallelism& p) {
   w.end_object();
 }
 
-void describe_training(JsonWriter& w, const TrainingOptions& t) {
+template <typename W>
+void describe_training(W& w, const TrainingOptions& t) {
   w.key("training");
   w.begin_object();
   w.field("flash_attention", t.flash_attention);
@@ -227,7 +236,8 @@ void describe_training(JsonWriter& w, const TrainingOptions& t) {
 
 }  // namespace
 
-void describe_scenario(JsonWriter& w, const Scenario& s, const std::string* model_requested) {
+template <typename W>
+void describe_scenario(W& w, const Scenario& s, const std::string* model_requested) {
   w.begin_object();
   w.field("batch", s.batch);
   w.field("engine", s.engine);
@@ -255,5 +265,21 @@ nlohmann::json to_json(const Scenario& s) {
   describe_scenario(w, s);
   return w.take();
 }
+
+// For both backends (report/describe.h).
+template void describe_memory(TreeWriter&, const MemoryEstimate&);
+template void describe_performance(TreeWriter&, const PerformanceEstimate&);
+template void describe_cost(TreeWriter&, const Estimate&);
+template void describe_power(TreeWriter&, const PowerEstimate&);
+template void describe_texts(TreeWriter&, const Basis&);
+template void describe_estimate(TreeWriter&, const Estimate&);
+template void describe_scenario(TreeWriter&, const Scenario&, const std::string*);
+template void describe_memory(TextWriter&, const MemoryEstimate&);
+template void describe_performance(TextWriter&, const PerformanceEstimate&);
+template void describe_cost(TextWriter&, const Estimate&);
+template void describe_power(TextWriter&, const PowerEstimate&);
+template void describe_texts(TextWriter&, const Basis&);
+template void describe_estimate(TextWriter&, const Estimate&);
+template void describe_scenario(TextWriter&, const Scenario&, const std::string*);
 
 }  // namespace gpusizer

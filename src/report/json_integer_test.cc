@@ -59,6 +59,18 @@ TEST(JsonInteger, SmallNumbersAndPowersOfTenAsToChars) {
   }
 }
 
+// Numbers of 9 to 20 digits are written sixteen digits at a time, in four-digit quarters: every
+// four-digit value in every quarter of both eight-digit halves, with and without leading zeros.
+TEST(JsonInteger, EveryQuarterAsToChars) {
+  constexpr uint64_t k4 = 10000, k8 = k4 * k4;
+  for (uint64_t y = 0; y < k4; ++y) {
+    for (uint64_t v : {y * k8 + y + k8, (y * k4 + y) * k8 + y * k4 + y, (y + 1) * k8 * k4 + y,
+                       (y % 1844) * k8 * k8 + (y * k4 + y) * k8 + y, ~uint64_t{0} - y * k8}) {
+      ASSERT_EQ(ours(v), reference(v)) << v;
+    }
+  }
+}
+
 // Random numbers of every length: uniform bit patterns are mostly 19-20 digits, so the width is
 // drawn first.
 TEST(JsonInteger, RandomNumbersAsToChars) {

@@ -1,5 +1,6 @@
 #include "gpusizer/json/json_text.h"
 
+#include "report/json_copy.h"
 #include "report/json_double.h"
 #include "report/json_integer.h"
 #include "report/json_text_parts.h"
@@ -107,15 +108,11 @@ bool tail_plain(const char* p, size_t n) {
 }
 
 #if defined(__SSE2__)
-// 16 bytes at once (SSE2, part of every x86-64 CPU): the bytes that are not plain, each 0xFF. A
-// byte XOR 0x02 is below 0x21 as a signed char exactly when the byte is a control character
-// (0x00-0x1F map onto 0x00-0x1F), '"' (0x22 maps to 0x20) or 0x80 and above (negative); the
-// backslash is compared alone. Three operations a block where a compare for each of the three
-// was five.
+// 16 bytes at once (SSE2, part of every x86-64 CPU): the bytes that are not plain, each 0xFF
+// (json_copy::bad_bytes: three operations a block where a compare for each of the three was
+// five).
 __m128i block_bad(const char* p) {
-  const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
-  return _mm_or_si128(_mm_cmplt_epi8(_mm_xor_si128(v, _mm_set1_epi8(0x02)), _mm_set1_epi8(0x21)),
-                      _mm_cmpeq_epi8(v, _mm_set1_epi8('\\')));
+  return json_copy::bad_bytes(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p)));
 }
 bool block_plain(const char* p) {
   return _mm_movemask_epi8(block_bad(p)) == 0;
@@ -151,12 +148,8 @@ bool plain(std::string_view s) {
   return i == n || block_plain(p + n - 16);
 }
 
-// The bytes that are not plain of the 16 at `v`, each 0xFF (block_bad's test on a loaded block).
 #if defined(__SSE2__)
-__m128i bad_bytes(__m128i v) {
-  return _mm_or_si128(_mm_cmplt_epi8(_mm_xor_si128(v, _mm_set1_epi8(0x02)), _mm_set1_epi8(0x21)),
-                      _mm_cmpeq_epi8(v, _mm_set1_epi8('\\')));
-}
+using json_copy::bad_bytes;  // block_bad's test on a loaded block
 #endif
 
 }  // namespace
@@ -290,8 +283,12 @@ char* write_json_float(char* p, double v) {
   // Grisu2's ~250 instructions. dump() writes it as its digits and ".0": Grisu2's interval around
   // it is narrower than 1 (its ulp is at most 1/8), so the digits it generates are the integer's,
   // trailing zeros dropped, and nlohmann writes fixed notation up to 15 digits before the point.
-  const double whole = std::fabs(v);
-  if (whole < 1e15 && whole == std::floor(whole)) {
+  // Below 10^15 the magnitude converts to an integer exactly when it is whole: a conversion and
+  // a compare, not floor()'s ~18 instructions (the target has no SSE4.1 rounding instruction).
+  const double magnitude = std::fabs(v);
+  if (magnitude < 1e15) {
+    const auto whole = static_cast<int64_t>(magnitude);  // signed: one instruction each way
+    if (static_cast<double>(whole) != magnitude) return json_double_text(p, v);
     if (std::signbit(v)) *p++ = '-';
     p = json_integer_text(p, static_cast<uint64_t>(whole));
     std::memcpy(p, ".0", 2);

@@ -137,6 +137,26 @@ TEST(JsonText, WholeNumbersLikeNlohmann) {
   EXPECT_EQ(json_text(v), reference(v, -1));
 }
 
+// Whether a number is whole is asked by converting its magnitude to an integer and back: the
+// neighbours of whole numbers (one ulp either way), halves and the last non-whole doubles below
+// 10^15 are not whole and take Grisu2, as dump() writes them.
+TEST(JsonText, NearlyWholeNumbersLikeNlohmann) {
+  nlohmann::json v = nlohmann::json::array();
+  for (double whole : {1.0, 2.0, 3.0, 1e6, 4503599627370495.0, 999999999999999.0, 1e15}) {
+    for (double n :
+         {std::nextafter(whole, 0.0), std::nextafter(whole, 2e15), whole - 0.5, whole + 0.5}) {
+      v.push_back(n);
+      v.push_back(-n);
+    }
+  }
+  v.push_back(0.5);
+  v.push_back(-0.5);
+  v.push_back(5e-324);
+  EXPECT_EQ(json_text(v), reference(v, -1));
+  EXPECT_EQ(json_text(nlohmann::json(999999999999999.5)), "999999999999999.5");
+  EXPECT_EQ(json_text(nlohmann::json(-2.5)), "-2.5");
+}
+
 nlohmann::json random_value(std::mt19937& rng, int depth) {
   std::uniform_int_distribution<int> kind(0, depth > 3 ? 4 : 6);
   switch (kind(rng)) {

@@ -135,12 +135,63 @@ TEST(JsonWriter, ContainersNullsAndTrees) {
 // A string written as parts joined: in place when short and plain, else through the joined
 // string (escaped, or past the 512-byte short path); the tree holds the joined string. Texts by
 // hand.
+// Each member is followed by its comma and a closing takes the last one back, also when the last
+// member went to the string itself (a long or escaped string, a tree: the buffer is then
+// empty), in nested and empty containers, and a top-level value has none.
+TEST(JsonWriter, LastMembersWrittenToTheString) {
+  const std::string long_text(700, 'l');
+  const nlohmann::json patch = {{"tp", 2}};
+  auto write = [&](JsonWriter& w) {
+    w.begin_array();
+    w.begin_object();
+    w.field("long", long_text);
+    w.end_object();
+    w.begin_object();
+    w.field("escaped", std::string("a\tb\"c"));
+    w.end_object();
+    w.begin_array();
+    w.tree(patch);
+    w.end_array();
+    w.begin_array();
+    w.begin_object();
+    w.end_object();
+    w.end_array();
+    w.string(long_text);
+    w.end_array();
+  };
+  TreeWriter tree;
+  write(tree);
+  std::string text = "x";  // what the string held before is kept
+  {
+    TextWriter stream(text, true);
+    write(stream);
+  }
+  EXPECT_EQ(text, "x" + json_text(tree.take()));
+  for (bool checked : {false, true}) {
+    std::string scalar;
+    {
+      TextWriter stream(scalar, checked);
+      stream.value(long_text);
+    }
+    EXPECT_EQ(scalar, "\"" + long_text + "\"");
+    std::string number;
+    {
+      TextWriter stream(number, checked);
+      stream.value(2.5);
+    }
+    EXPECT_EQ(number, "2.5");
+  }
+}
+
 TEST(JsonWriter, JoinedPartsAreOneString) {
   const std::string long_part(600, 'z');
   const std::string_view plain[] = {"fp8 weights", "TP=2 (2 GPUs)"};
   const std::string_view quoted[] = {"a\"b", "c"};
   const std::string_view one[] = {"alone"};
   const std::string_view long_parts[] = {long_part, "end"};
+  // Parts of 16 bytes and more (tested as copied 16 bytes at a time), the quote in the last.
+  const std::string_view longer[] = {"ZeRO-3 over 8 GPUs", "a part past 16 bytes \"quoted\""};
+  const std::string_view two[] = {"x", "y"};
   auto write = [&](JsonWriter& w) {
     w.begin_array();
     w.joined(plain, " + ");
@@ -148,6 +199,9 @@ TEST(JsonWriter, JoinedPartsAreOneString) {
     w.joined(one, " + ");
     w.joined({}, " + ");
     w.joined(long_parts, "/");
+    w.joined(longer, " + ");
+    w.joined({longer, 1}, " + ");
+    w.joined(two, "\t");  // a separator to escape
     w.end_array();
   };
   TreeWriter tree;
@@ -158,7 +212,8 @@ TEST(JsonWriter, JoinedPartsAreOneString) {
     write(stream);
   }
   EXPECT_EQ(text, "[\"fp8 weights + TP=2 (2 GPUs)\",\"a\\\"b; c\",\"alone\",\"\",\"" + long_part +
-                      "/end\"]");
+                      "/end\",\"ZeRO-3 over 8 GPUs + a part past 16 bytes \\\"quoted\\\"\","
+                      "\"ZeRO-3 over 8 GPUs\",\"x\\ty\"]");
   EXPECT_EQ(json_text(tree.take()), text);
 }
 

@@ -12,7 +12,8 @@
 namespace gpusizer {
 namespace {
 
-void describe_cloud(JsonWriter& w, const CloudCost& c) {
+template <typename W>
+void describe_cloud(W& w, const CloudCost& c) {
   w.key("cloud");
   w.begin_object();
   w.field("currency", c.currency);
@@ -30,7 +31,8 @@ void describe_cloud(JsonWriter& w, const CloudCost& c) {
   w.end_object();
 }
 
-void describe_on_prem(JsonWriter& w, const OnPremCost& p) {
+template <typename W>
+void describe_on_prem(W& w, const OnPremCost& p) {
   w.key("on_prem");
   w.begin_object();
   w.field("capex_cny", p.capex_cny);
@@ -80,7 +82,8 @@ const AssumptionTexts& assumption_texts(const CostAssumptions& a) {
   return t;
 }
 
-void describe_assumptions(JsonWriter& w, const CostAssumptions& a) {
+template <typename W>
+void describe_assumptions(W& w, const CostAssumptions& a) {
   const AssumptionTexts& t = assumption_texts(a);
   auto number = [&](std::string_view k, size_t i) {
     w.literal_number_text(k, t.figures[i], t.of(i));
@@ -99,7 +102,8 @@ void describe_assumptions(JsonWriter& w, const CostAssumptions& a) {
 
 }  // namespace
 
-void describe_ownership(JsonWriter& w, const Ownership& o) {
+template <typename W>
+void describe_ownership(W& w, const Ownership& o) {
   w.begin_object();
   describe_assumptions(w, o.assumptions);
   w.strings("basis", o.basis);
@@ -120,5 +124,9 @@ nlohmann::json to_json(const Ownership& o) {
   describe_ownership(w, o);
   return w.take();
 }
+
+// For both backends (report/describe.h).
+template void describe_ownership(TreeWriter&, const Ownership&);
+template void describe_ownership(TextWriter&, const Ownership&);
 
 }  // namespace gpusizer

@@ -10,7 +10,8 @@ namespace {
 
 // "parallel": the split fields set, or null when the edit drops the input's split (default_split
 // with no field set over it), or nothing.
-void describe_split_patch(JsonWriter& w, const ScenarioEdit& e) {
+template <typename W>
+void describe_split_patch(W& w, const ScenarioEdit& e) {
   const bool any = e.tp || e.pp || e.dp || e.ep || e.cp || e.pp_interleave || e.sequence_parallel;
   if (!any) {
     if (e.default_split) {
@@ -33,7 +34,8 @@ void describe_split_patch(JsonWriter& w, const ScenarioEdit& e) {
 
 // "training": the options set; gradient_checkpointing as the contract spells it (true, false,
 // "selective").
-void describe_training_patch(JsonWriter& w, const ScenarioEdit& e) {
+template <typename W>
+void describe_training_patch(W& w, const ScenarioEdit& e) {
   if (!e.recompute && !e.flash_attention && !e.optimizer && !e.offload && !e.zero_stage &&
       !e.grad_accum && !e.global_batch && !e.mixed_precision)
     return;
@@ -58,7 +60,8 @@ void describe_training_patch(JsonWriter& w, const ScenarioEdit& e) {
 
 }  // namespace
 
-void describe_patch(JsonWriter& w, const ScenarioEdit& e) {
+template <typename W>
+void describe_patch(W& w, const ScenarioEdit& e) {
   w.begin_object();
   w.field("batch", e.batch);
   w.field("gpu", e.gpu);
@@ -80,5 +83,9 @@ nlohmann::json to_patch(const ScenarioEdit& e) {
   describe_patch(w, e);
   return w.take();
 }
+
+// For both backends (report/describe.h).
+template void describe_patch(TreeWriter&, const ScenarioEdit&);
+template void describe_patch(TextWriter&, const ScenarioEdit&);
 
 }  // namespace gpusizer

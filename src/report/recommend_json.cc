@@ -60,7 +60,8 @@ struct ChangeWords {
 
 // One change, in either form: its words, its merge patch (written here, when the answer is
 // rendered) and its figures.
-void describe_change(JsonWriter& w, const ChangeWords& words, const ScenarioEdit& edit,
+template <typename W>
+void describe_change(W& w, const ChangeWords& words, const ScenarioEdit& edit,
                      const ChangeFigures& figures) {
   w.begin_object();
   if (words.name.size() == 1 && words.cost.size() == 1) {  // a key and its string in one call
@@ -88,7 +89,8 @@ void describe_change(JsonWriter& w, const ChangeWords& words, const ScenarioEdit
 
 }  // namespace
 
-void describe_changes(JsonWriter& w, const std::vector<Change>& changes) {
+template <typename W>
+void describe_changes(W& w, const std::vector<Change>& changes) {
   w.begin_array();
   std::vector<std::string_view> levers;
   for (const Change& c : changes) {
@@ -101,7 +103,8 @@ void describe_changes(JsonWriter& w, const std::vector<Change>& changes) {
 }
 
 // A single lever's edit is written as it is; a combination's levers' edits are merged first.
-void describe_changes(JsonWriter& w, const FoundChanges& found) {
+template <typename W>
+void describe_changes(W& w, const FoundChanges& found) {
   w.begin_array();
   for (const FoundChange& c : found.changes) {
     std::array<std::string_view, kMaxChangeLevers> names, costs;
@@ -203,5 +206,11 @@ nlohmann::json to_json(const Recommendation& r) {
   if (!r.changes_for.empty()) j["changes_for"] = r.changes_for;
   return j;
 }
+
+// For both backends (report/describe.h).
+template void describe_changes(TreeWriter&, const std::vector<Change>&);
+template void describe_changes(TreeWriter&, const FoundChanges&);
+template void describe_changes(TextWriter&, const std::vector<Change>&);
+template void describe_changes(TextWriter&, const FoundChanges&);
 
 }  // namespace gpusizer
