@@ -1058,7 +1058,7 @@ def m_logs(r, i):
     sc.update(extra)
     vnote = LOG_VERSION_NOTES[version]
     if r["id"] == "VLLMLOGS-017":
-        vnote = ("vLLM 0.11 rules, the newest modelled (log: 0.19.0, where CUDA graph memory stays outside "
+        vnote = ("vLLM 0.11 rules, 0.11 to 0.20 (log: 0.19.0, where CUDA graph memory stays outside "
                  "the budget: VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS is on by default only since 0.21.0)")
     notes = ("%s; %s %s, TP=%d, %s %g, max_model_len %d -> seq_len%s; per-GPU figure. Log line '%s' -> %s."
              % (r["source"].split(" (")[0], r["model"], weights, n,

@@ -69,7 +69,10 @@ struct EngineRelease {
   std::vector<std::pair<int64_t, double>> memory_fraction_by_tp;
   double non_torch_bytes = 0;           ///< counted against the budget, TP 1
   double non_torch_tp_extra_bytes = 0;  ///< added per GPU when tp > 1
-  double cuda_graph_bytes = 0;          ///< held beyond the budget (captured after the pool)
+  /// The CUDA graphs: held beyond the budget (captured after the pool), or reserved inside it
+  /// by the start-up profile when cuda_graphs_in_budget (vLLM from 0.21).
+  double cuda_graph_bytes = 0;
+  bool cuda_graphs_in_budget = false;
   /// The CUDA context and NCCL buffers sit outside the budget (vLLM V1 snapshots after them).
   bool baseline_outside_budget = false;
   // The start-up profile run (its token budget and rows sampled).

@@ -96,6 +96,7 @@ const std::vector<std::string> kPreallocatingReleaseKeys = {"version",
                                                             "non_torch_bytes",
                                                             "non_torch_tp_extra_bytes",
                                                             "cuda_graph_bytes",
+                                                            "cuda_graphs_in_budget",
                                                             "baseline_outside_budget",
                                                             "profile_tokens",
                                                             "profile_seqs",
@@ -172,6 +173,7 @@ EngineRelease read_release(const nlohmann::json& r, bool preallocates, const std
   e.non_torch_tp_extra_bytes =
       data::required_number(r, "non_torch_tp_extra_bytes", where, 0, kMaxBytes);
   e.cuda_graph_bytes = data::required_number(r, "cuda_graph_bytes", where, 0, kMaxBytes);
+  e.cuda_graphs_in_budget = data::bool_or(r, "cuda_graphs_in_budget", where, false);
   e.baseline_outside_budget = data::required_bool(r, "baseline_outside_budget", where);
   e.profile_tokens = count(r, "profile_tokens", where, true);
   e.profile_seqs = count(r, "profile_seqs", where, true);

@@ -32,8 +32,8 @@ TEST(EngineProfile, CapabilitiesAreTypedFlags) {
 
 TEST(EngineProfile, ReleasesNewestFirstAndUnknownVersionNamesTheKnownOnes) {
   const EngineProfile& v = Catalog::builtin().engine("vllm");
-  EXPECT_EQ(v.newest_version(), "0.11");
-  EXPECT_EQ(v.release("").version, "0.11");
+  EXPECT_EQ(v.newest_version(), "0.21");
+  EXPECT_EQ(v.release("").version, "0.21");
   EXPECT_EQ(v.release("0.6.4").version, "0.6.4");
   try {
     v.release("0.3");
@@ -41,7 +41,10 @@ TEST(EngineProfile, ReleasesNewestFirstAndUnknownVersionNamesTheKnownOnes) {
   } catch (const InputError& e) {
     EXPECT_EQ(e.field(), "engine_version");
     const std::string m = e.what();
-    EXPECT_NE(m.find("0.11, 0.10, 0.7, 0.6.5, 0.6.4"), std::string::npos) << m;
+    EXPECT_NE(m.find("0.21 (0.21 to 0.27), 0.11 (0.11 to 0.20), 0.10 (0.9 to 0.10), 0.7 (0.7 to "
+                     "0.8), 0.6.5, 0.6.4"),
+              std::string::npos)
+        << m;
   }
   EXPECT_EQ(Catalog::builtin().engine("hf").newest_version(), "all");
 }
@@ -71,6 +74,27 @@ TEST(EngineProfile, AVersionInsideAReleasesRangeTakesItsRules) {
       EXPECT_NE(m.find("1.0, 0.8 (0.8 to 0.21), 0.6 (0.5 to 0.7.0)"), std::string::npos) << m;
     }
   }
+}
+
+// data/engines.json vllm: the versions a user types (a log's "v0.10.1.1", today's "0.27.1") take
+// the rules of the release whose range holds them: 0.9-0.10 V1 with graphs outside the budget,
+// 0.11-0.20 the dummy sampler's sort (0.19.0's log, VLLMLOGS-017), 0.21-0.27 the CUDA-graph
+// estimate inside the budget ("default since v0.21.0" in 0.27.1's log), V0 0.7-0.8.
+TEST(EngineProfile, VllmVersionsTakeTheRulesOfTheirRange) {
+  const EngineProfile& v = Catalog::builtin().engine("vllm");
+  EXPECT_EQ(v.release("0.10.1.1").version, "0.10");
+  EXPECT_EQ(v.release("0.9.2").version, "0.10");
+  EXPECT_EQ(v.release("0.11.0").version, "0.11");
+  EXPECT_EQ(v.release("0.19.0").version, "0.11");
+  EXPECT_EQ(v.release("0.20.2").version, "0.11");
+  EXPECT_EQ(v.release("0.21.0").version, "0.21");
+  EXPECT_EQ(v.release("0.27.1").version, "0.21");
+  EXPECT_EQ(v.release("0.8.5").version, "0.7");
+  EXPECT_TRUE(v.release("0.21").cuda_graphs_in_budget);
+  EXPECT_FALSE(v.release("0.20").cuda_graphs_in_budget);
+  // Newer than any log read, or older than the rules modelled: the error lists the ranges.
+  for (const char* outside : {"0.28", "0.6.6", "0.5.4"})
+    EXPECT_THROW(v.release(outside), InputError) << outside;
 }
 
 TEST(EngineProfile, CoversMustBeARangeAroundTheReleasesOwnVersion) {

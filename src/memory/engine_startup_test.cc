@@ -38,19 +38,37 @@ TEST(EngineStartup, VllmV1OnH100) {
 }
 
 TEST(EngineStartup, Vllm011SamplerSortPathSetsTheActivationPeakOnH100) {
-  // vLLM 0.11 (the default release) on H100: the dummy sampler over 1,024 rows sorts the
+  // vLLM 0.11 on H100: the dummy sampler over 1,024 rows sorts the
   // vocabulary: bf16 logits 2 B + fp32 copy 4 + sorted values 4 + int64 indices 8 + torch.sort's
   // int64 iota 8 + cub's alternate keys and values 4 + 8 = 38 B per entry; 1,024 x 128,256 x
   // 38 B = 4.6479 GiB, above the 8,192-token forward (0.78125 GiB). KV pool = 71.2368 -
   // 14.9575 - 4.6479 - 0.20 = 51.431 GiB = 421,325 tokens of 131,072 B (llm-d-benchmark's 0.11
   // log: activation 4.76 GiB, pool 51.38 GiB). What sits outside the budget is unchanged:
   // total 71.935 GiB.
-  const auto out = run({{"engine", "vllm"}, {"gpu", "h100-sxm5-80gb"}});
+  const auto out = run({{"engine", "vllm"}, {"engine_version", "0.11"}, {"gpu", "h100-sxm5-80gb"}});
   EXPECT_EQ(out["scenario"]["engine_version"], "0.11");
   EXPECT_NEAR(gib(out, "activations_bytes"), 4.64795, 1e-5);
   EXPECT_NEAR(gib(out, "kv_cache_bytes"), 51.431, 1e-3);
   EXPECT_NEAR(out["memory"]["kv_cache_capacity_tokens"].get<double>(), 421325, 1);
   EXPECT_NEAR(gib(out, "total_bytes"), 71.935, 1e-3);
+}
+
+TEST(EngineStartup, Vllm021ReservesItsCudaGraphsInsideTheBudget) {
+  // vLLM 0.21 (the default release) on H100, as 0.11 above but the profile subtracts its
+  // CUDA-graph estimate, 225,485,783 B = 0.21 GiB, from the budget, where the graphs then live
+  // (gpu_worker.py determine_available_memory): KV pool 51.431 - 0.210 = 51.221 GiB = 419,604
+  // tokens of 131,072 B; total 71.2368 + 0.4883 (the CUDA context, outside) = 71.725 GiB.
+  const auto out = run({{"engine", "vllm"}, {"gpu", "h100-sxm5-80gb"}});
+  EXPECT_EQ(out["scenario"]["engine_version"], "0.21");
+  EXPECT_NEAR(gib(out, "activations_bytes"), 4.64795, 1e-5);
+  EXPECT_NEAR(gib(out, "kv_cache_bytes"), 51.221, 1e-3);
+  EXPECT_NEAR(out["memory"]["kv_cache_capacity_tokens"].get<double>(), 419604, 1);
+  EXPECT_NEAR(gib(out, "total_bytes"), 71.725, 1e-3);
+  // A version a user types takes its range's rules and says so.
+  const auto typed =
+      run({{"engine", "vllm"}, {"engine_version", "0.27.1"}, {"gpu", "h100-sxm5-80gb"}});
+  EXPECT_EQ(typed["scenario"]["engine_version"], "0.21");
+  EXPECT_EQ(typed["memory"]["kv_cache_bytes"], out["memory"]["kv_cache_bytes"]);
 }
 
 TEST(EngineStartup, VllmV1RefusesAUtilizationThatLeavesNoRoomForItsBaseline) {

@@ -331,7 +331,8 @@ struct PoolSize {
 PoolSize pool_size(const EngineRelease& rel, double f, double capacity, const Parts& p) {
   const double fixed = p.weights + p.overhead;
   double budget = f * capacity, pool = 0;
-  double beyond = rel.cuda_graph_bytes;  // held outside the budget: CUDA graphs
+  // CUDA graphs: captured after the pool, outside the budget, unless the release reserves them.
+  double beyond = rel.cuda_graphs_in_budget ? 0.0 : rel.cuda_graph_bytes;
   const char* rule = "";
   switch (rel.pool_rule) {
     case PoolRule::kShareOfTotal:
@@ -339,6 +340,13 @@ PoolSize pool_size(const EngineRelease& rel, double f, double capacity, const Pa
       // (V0 worker.determine_num_available_blocks, V1 gpu_worker.determine_available_memory).
       pool = budget - fixed - p.activations;
       rule = " x capacity - weights - activation peak - non-torch";
+      // From 0.21 the profile also subtracts its CUDA-graph estimate (gpu_worker.py
+      // determine_available_memory: requested - non-KV memory - cudagraph_memory_estimate, on
+      // by default, VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS), and the graphs live inside.
+      if (rel.cuda_graphs_in_budget) {
+        pool -= rel.cuda_graph_bytes;
+        rule = " x capacity - weights - activation peak - non-torch - CUDA graphs";
+      }
       break;
     case PoolRule::kStaticShareOfTotal:
       // SGLang: memory free after the weights less (1 - f) x capacity; the activations run in
@@ -435,8 +443,12 @@ void size_kv_pool(const Scenario& s, const Catalog& catalog, const memory::Engin
   if (!why) return;
   if (beyond > 0)
     why->basis.set_with("outside_budget_bytes", [&, beyond = beyond](std::string& out) {
-      append_text(out, Fixed{beyond / kGiB, 2}, " GiB held beyond the budget: CUDA graphs ",
-                  Fixed{rel.cuda_graph_bytes / kGiB, 2}, " GiB");
+      if (rel.cuda_graphs_in_budget)
+        append_text(out, Fixed{beyond / kGiB, 2},
+                    " GiB held beyond the budget: the CUDA graphs are inside it");
+      else
+        append_text(out, Fixed{beyond / kGiB, 2}, " GiB held beyond the budget: CUDA graphs ",
+                    Fixed{rel.cuda_graph_bytes / kGiB, 2}, " GiB");
       if (rel.baseline_outside_budget) {
         out.append("; ");
         memory::baseline_text(out, baseline);

@@ -22,7 +22,7 @@ TEST(EngineChoice, ServingDefaultsToVllmOnNvidiaAndAmd) {
   for (const char* gpu : {"h100-sxm5-80gb", "rtx-4090-24gb", "mi300x-192gb"}) {
     const Scenario s = parse({{"model", "llama-3.1-8b"}, {"gpu", gpu}});
     EXPECT_EQ(s.engine, "vllm") << gpu;
-    EXPECT_EQ(s.engine_version, "0.11") << gpu;
+    EXPECT_EQ(s.engine_version, "0.21") << gpu;
     EXPECT_NE(s.engine_basis.find("default for serving"), std::string::npos) << s.engine_basis;
   }
 }

@@ -359,7 +359,7 @@ TEST(ScenarioEdit, EditorGivesEditedsScenarioForEveryEdit) {
 // The editor keeps the base's engine fields for the base's own task, weights and GPU when the
 // input named neither the engine nor its release: derived again (rederive_engine, as edited()
 // derives them) they are the same, since parse_scenario made them with the same steps from the
-// same fields. Serving on an H100 (vLLM, its newest release 0.11), GGUF weights (llama.cpp, one
+// same fields. Serving on an H100 (vLLM, its newest release 0.21), GGUF weights (llama.cpp, one
 // rule set), an Apple GPU (llama.cpp), LoRA and full training (HF transformers, "all" releases but
 // 4.35).
 TEST(ScenarioEdit, BaseEngineIsTheDerivationForItsOwnKey) {
@@ -391,7 +391,7 @@ TEST(ScenarioEdit, BaseEngineIsTheDerivationForItsOwnKey) {
   }
   const Scenario serve = parse_scenario(inputs[0], cat());
   EXPECT_EQ(serve.engine, "vllm");
-  EXPECT_EQ(serve.engine_version, "0.11");
+  EXPECT_EQ(serve.engine_version, "0.21");
 }
 
 // An unnamed KV format is the default for the weights (fp16 for fp16, fp32 for fp32, else bf16),

@@ -44,7 +44,7 @@ TEST(Scenario, ContractDefaults) {
   EXPECT_EQ(s.output_len, 512);
   // Serving defaults to vLLM (issue 12 item 7; engines.json defaults), its newest release.
   EXPECT_EQ(s.engine, "vllm");
-  EXPECT_EQ(s.engine_version, "0.11");
+  EXPECT_EQ(s.engine_version, "0.21");
   EXPECT_DOUBLE_EQ(s.gpu_memory_utilization, 0.9);
   EXPECT_EQ(s.gpu_count, 1);
 }

@@ -245,7 +245,7 @@ std::optional<std::string> vllm_release(std::string_view line) {
     const bool v1 = contains(line, "V1 LLM engine");
     const auto minor = number_after(line.substr(at), "LLM engine (v0.");
     if (!minor) return std::nullopt;
-    if (v1 || *minor >= 9) return *minor >= 11 ? "0.11" : "0.10";
+    if (v1 || *minor >= 9) return *minor >= 21 ? "0.21" : *minor >= 11 ? "0.11" : "0.10";
     if (*minor >= 7) return "0.7";
     if (*minor >= 6) {
       const auto patch = number_after(line.substr(at), "LLM engine (v0.6.");
