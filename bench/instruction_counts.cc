@@ -118,6 +118,13 @@ std::vector<Measure> measures() {
          }
          return bytes;
        }},
+      {"catalog_read", "the built-in catalog read as a command starts, and one model looked up",
+       [](size_t n) {
+         size_t layers = 0;
+         for (size_t i = 0; i < n; ++i)
+           layers += static_cast<size_t>(Catalog::embedded().model("llama-3.1-8b").num_layers);
+         return layers;
+       }},
       {"recommend_inference_catalog", "recommend over the whole catalog, Llama-3.1-8B serving",
        [](size_t n) {
          const nlohmann::json request = {{"model", "llama-3.1-8b"}, {"engine", "vllm"}};
