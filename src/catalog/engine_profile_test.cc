@@ -42,7 +42,7 @@ TEST(EngineProfile, ReleasesNewestFirstAndUnknownVersionNamesTheKnownOnes) {
     EXPECT_EQ(e.field(), "engine_version");
     const std::string m = e.what();
     EXPECT_NE(m.find("0.21 (0.21 to 0.27), 0.11 (0.11 to 0.20), 0.10 (0.9 to 0.10), 0.7 (0.7 to "
-                     "0.8), 0.6.5, 0.6.4"),
+                     "0.8), 0.6.5 (0.6.5 to 0.6.5), 0.6.4 (0.6.4 to 0.6.4)"),
               std::string::npos)
         << m;
   }
@@ -55,6 +55,7 @@ TEST(EngineProfile, ReleasesNewestFirstAndUnknownVersionNamesTheKnownOnes) {
 TEST(EngineProfile, AVersionInsideAReleasesRangeTakesItsRules) {
   const EngineProfile& t = Catalog::builtin().engine("trtllm");
   EXPECT_EQ(t.release("1.0").version, "1.0");
+  EXPECT_EQ(t.release("1.0.1").version, "1.0");  // a release's own patches (covers [1.0, 1.0])
   EXPECT_EQ(t.release("0.8").version, "0.8");
   EXPECT_EQ(t.release("0.16").version, "0.8");
   EXPECT_EQ(t.release("0.16.0").version, "0.8");
@@ -71,7 +72,9 @@ TEST(EngineProfile, AVersionInsideAReleasesRangeTakesItsRules) {
     } catch (const InputError& e) {
       EXPECT_EQ(e.field(), "engine_version");
       const std::string m = e.what();
-      EXPECT_NE(m.find("1.0, 0.8 (0.8 to 0.21), 0.6 (0.5 to 0.7.0)"), std::string::npos) << m;
+      EXPECT_NE(m.find("1.0 (1.0 to 1.0), 0.8 (0.8 to 0.21), 0.6 (0.5 to 0.7.0)"),
+                std::string::npos)
+          << m;
     }
   }
 }
@@ -90,6 +93,7 @@ TEST(EngineProfile, VllmVersionsTakeTheRulesOfTheirRange) {
   EXPECT_EQ(v.release("0.21.0").version, "0.21");
   EXPECT_EQ(v.release("0.27.1").version, "0.21");
   EXPECT_EQ(v.release("0.8.5").version, "0.7");
+  EXPECT_EQ(Catalog::builtin().engine("sglang").release("0.4.6").version, "0.4");
   EXPECT_TRUE(v.release("0.21").cuda_graphs_in_budget);
   EXPECT_FALSE(v.release("0.20").cuda_graphs_in_budget);
   // Newer than any log read, or older than the rules modelled: the error lists the ranges.
