@@ -272,11 +272,23 @@ std::optional<TrainingSpeed> cv_training_speed(const Scenario& s, const SpeedPro
   return r;
 }
 
+// model_flop_costs of the model and its counts, taken from `memo` when it holds the same two
+// (by address, as the module sums are), else computed and kept there.
+ModelCosts flop_costs(const Model& model, const ModelCounts& counts, ModuleSumsMemo* memo) {
+  if (!memo) return model_flop_costs(model, counts.params, counts.modules);
+  if (memo->costs_model != &model || memo->costs_counts != &counts) {
+    memo->costs = model_flop_costs(model, counts.params, counts.modules);
+    memo->costs_model = &model;
+    memo->costs_counts = &counts;
+  }
+  return memo->costs;
+}
+
 // The layout and the sizes every part of a language-model step reads: one micro-batch of b
 // sequences on one GPU of a tp x pp x cp x ep x dp layout with m micro-batches per step.
 struct StepShape {
   StepShape(const Scenario& scenario, const EngineProfile& engine_profile,
-            const SpeedProfile& profile, const ModelCounts& model_counts)
+            const SpeedProfile& profile, const ModelCounts& model_counts, ModuleSumsMemo* memo)
       : s(scenario),
         engine(engine_profile),
         gpu(*scenario.gpu),
@@ -284,7 +296,7 @@ struct StepShape {
         eng(l ? *l->training : profile.training(scenario.engine)),
         links(profile.links()),
         counts(model_counts),
-        c(model_flop_costs(scenario.model, counts.params, counts.modules)),
+        c(flop_costs(scenario.model, counts, memo)),
         params(static_cast<double>(counts.params.total)) {}
   const Scenario& s;
   const EngineProfile& engine;
@@ -360,7 +372,7 @@ double qlora_dequant_s(const StepShape& h, const SpeedProfile& profile) {
 
 StepShape step_shape(const Scenario& s, const EngineProfile& engine, const SpeedProfile& profile,
                      const ModelCounts& counts, double peak, ModuleSumsMemo* memo) {
-  StepShape h(s, engine, profile, counts);
+  StepShape h(s, engine, profile, counts, memo);
   h.frozen = frozen_base(s.task);
   h.tp = std::max<int64_t>(1, s.parallel.tp);
   h.pp = std::max<int64_t>(1, s.parallel.pp);

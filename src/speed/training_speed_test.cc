@@ -305,6 +305,11 @@ void expect_memo_same(const Scenario& s, const ModelCounts& counts, ModuleSumsMe
   EXPECT_EQ(kept->tflops_per_gpu, plain->tflops_per_gpu);
   EXPECT_EQ(kept->compute_s, plain->compute_s);
   EXPECT_EQ(kept->tp_comm_s, plain->tp_comm_s);
+  // The FLOPs per token read the model's costs, which the memo keeps for the last counts.
+  EXPECT_EQ(kept->hardware_flops_per_token, plain->hardware_flops_per_token);
+  EXPECT_EQ(kept->model_flops_per_token, plain->model_flops_per_token);
+  EXPECT_EQ(memo.costs_counts, &counts);
+  EXPECT_EQ(memo.costs_model, &s.model);
 }
 
 // The matrix sums are kept by model, counts, tensor-parallel width and the engine's figures: a
