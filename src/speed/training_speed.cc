@@ -280,6 +280,7 @@ ModelCosts flop_costs(const Model& model, const ModelCounts& counts, ModuleSumsM
     memo->costs = model_flop_costs(model, counts.params, counts.modules);
     memo->costs_model = &model;
     memo->costs_counts = &counts;
+    memo->matrix_params = -1;
   }
   return memo->costs;
 }
@@ -360,13 +361,25 @@ void set_attention_rates(StepShape& h, const SpeedProfile& profile, double peak)
 // the copy, qlora_dequant_bytes_per_param per weight at HBM bandwidth, whatever the tokens: a
 // fixed cost per pass, small against a large micro-batch's GEMMs. Seconds for one pass over
 // this stage's share of the layers' matrices (the embedding and head stay 16-bit).
-double qlora_dequant_s(const StepShape& h, const SpeedProfile& profile) {
+// `memo`: the search's, whose costs are those of h's counts (step_shape made them): the sum is
+// kept there.
+double qlora_dequant_s(const StepShape& h, const SpeedProfile& profile, ModuleSumsMemo* memo) {
   if (h.hbm <= 0) return 0;
+  const auto matrix_params = [&h] {
+    double params = 0;
+    for (const auto& mod : h.modules())
+      if (mod.role != MatrixRole::kRouter)
+        params += static_cast<double>(mod.in) * static_cast<double>(mod.out) *
+                  static_cast<double>(mod.count);
+    return params;
+  };
   double params = 0;
-  for (const auto& mod : h.modules())
-    if (mod.role != MatrixRole::kRouter)
-      params += static_cast<double>(mod.in) * static_cast<double>(mod.out) *
-                static_cast<double>(mod.count);
+  if (!memo) {
+    params = matrix_params();
+  } else {
+    if (memo->matrix_params < 0) memo->matrix_params = matrix_params();
+    params = memo->matrix_params;
+  }
   return params / (h.p * h.t) * profile.qlora_dequant_bytes_per_param() / h.hbm;
 }
 
@@ -414,7 +427,7 @@ StepShape step_shape(const Scenario& s, const EngineProfile& engine, const Speed
                       (h.l ? h.l->vendor : profile.vendor(h.gpu.vendor)).compute_scale;
   h.rate = base * layer_gemm_eff(sums, s.model, h.eng.eff_k_hidden);
   h.head_rate = base * gemm_size_eff(h.hidden, h.eng.eff_k_hidden);
-  if (s.task == Task::kQlora) h.dequant_s = qlora_dequant_s(h, profile);
+  if (s.task == Task::kQlora) h.dequant_s = qlora_dequant_s(h, profile, memo);
   if (is_lora(s.task)) h.gemm_scale *= 1.0 + profile.lora_extra_cost();  // unfused adapter GEMMs
   set_attention_rates(h, profile, peak);
   return h;

@@ -100,6 +100,9 @@ struct ModuleSumsMemo {
   const Model* costs_model = nullptr;
   const ModelCounts* costs_counts = nullptr;
   ModelCosts costs;
+  /// The same counts' layer matrix parameters, which QLoRA dequantizes each pass; below 0 until a
+  /// QLoRA candidate first asks (~50 instructions of each).
+  double matrix_params = -1;
 };
 
 /// Step time and throughput under `engine` (the scenario's engine profile); nullopt with `why`
