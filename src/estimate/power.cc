@@ -4,6 +4,10 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <array>
+#include <cstring>
+#include <string>
+#include <string_view>
 
 #include "core/text_append.h"
 #include "core/text_format.h"
@@ -22,31 +26,105 @@ double node_peak_watts(const Gpu& gpu, int64_t per_node, const Facility& f,
 
 namespace {
 
+template <size_t N>
+using Figures = std::array<double, N>;
+
+// What a clause is written from: a count, figures (compared as bytes: -0.0 and 0.0 write
+// different texts) and a server's name (none: the facility's host).
+template <size_t N>
+struct ClauseKey {
+  int64_t count = 0;
+  Figures<N> figures{};
+  const std::string* server = nullptr;
+};
+
+// A clause kept per thread with what it was written from (issue 18: each "%g" of a double costs
+// 100-150 instructions, and these clauses read the facility's and the assumptions' figures, which
+// every scenario of a batch without its own shares, and the GPU's TDP, count and server: the
+// same few for a batch's GPUs). Written again when they differ.
+template <size_t N>
+struct KeptClause {
+  int64_t count = 0;
+  Figures<N> figures{};
+  bool host = true;  // written without a server
+  std::string server, text;
+  bool made = false;
+};
+
+// Appends the clause `write` makes of `key`, taken from one of `kept` when one was written from
+// the same; else written, and kept in the slot `next` names.
+template <size_t N, size_t M, typename Write>
+void append_kept(std::string& out, std::array<KeptClause<N>, M>& kept, size_t& next,
+                 const ClauseKey<N>& key, Write&& write) {
+  for (const KeptClause<N>& k : kept)
+    if (k.made && k.count == key.count &&
+        std::memcmp(k.figures.data(), key.figures.data(), sizeof key.figures) == 0 &&
+        k.host == !key.server && (!key.server || k.server == *key.server)) {
+      out.append(k.text);
+      return;
+    }
+  const size_t start = out.size();
+  write(out);
+  KeptClause<N>& k = kept[next];
+  next = (next + 1) % M;
+  k.count = key.count;
+  k.figures = key.figures;
+  k.host = !key.server;
+  if (key.server) k.server.assign(*key.server);
+  k.text.assign(out, start);
+  k.made = true;
+}
+
 // The basis of the power figures and the warnings on the rack budget and dense consumer cards.
 void explain_power(const Scenario& s, const Facility& f, const CostAssumptions& money,
                    const NodePlan& plan, int64_t per_node, const PowerEstimate& power,
                    Explanations& e) {
   const double tdp = *s.gpu->tdp_w;
-  // Short runs of literals and numbers, appended piece by piece (core/text_append.h, issue 18).
+  // Short runs of literals and numbers, appended piece by piece (core/text_append.h, issue 18),
+  // each clause kept for the figures it was written from (append_kept): a batch's few GPUs,
+  // counts and servers, and one facility.
+  constexpr size_t kNodes = 8;
+  thread_local std::array<KeptClause<1>, kNodes> gpu_clauses;
+  thread_local std::array<KeptClause<4>, kNodes> node_clauses;
+  thread_local std::array<KeptClause<1>, 1> ups_clause;
+  thread_local std::array<KeptClause<2>, 1> energy_clause;
+  thread_local size_t next_gpu = 0, next_node = 0, next_ups = 0, next_energy = 0;
   e.basis.set_with("gpu_watts", [&](std::string& out) {
-    append_text(out, s.gpu_count, " x ", General{tdp}, " W board power (TDP)");
+    append_kept(out, gpu_clauses, next_gpu, ClauseKey<1>{s.gpu_count, {tdp}},
+                [&](std::string& text) {
+                  append_text(text, s.gpu_count, " x ", General{tdp}, " W board power (TDP)");
+                });
   });
+  // No server (the facility's host) is written as such; a server by its name.
+  const std::string* server = power.server.empty() ? nullptr : &plan.server->name;
   e.basis.set_with("node_watts", [&](std::string& out) {
-    append_text(out, '(', per_node, " GPUs x ", General{tdp}, " W + host ",
-                General{f.host_base_watts}, " W + ", General{f.host_watts_per_gpu},
-                " W per GPU slot) x (1 + ", General{f.power_margin}, " margin)");
-    if (power.server.empty())
-      out.append(" (facility.json host)");
-    else
-      append_text(out, " (", plan.server->name, ", data/servers.csv)");
+    append_kept(
+        out, node_clauses, next_node,
+        ClauseKey<4>{
+            per_node, {tdp, f.host_base_watts, f.host_watts_per_gpu, f.power_margin}, server},
+        [&](std::string& text) {
+          append_text(text, '(', per_node, " GPUs x ", General{tdp}, " W + host ",
+                      General{f.host_base_watts}, " W + ", General{f.host_watts_per_gpu},
+                      " W per GPU slot) x (1 + ", General{f.power_margin}, " margin)");
+          if (!server)
+            text.append(" (facility.json host)");
+          else
+            append_text(text, " (", *server, ", data/servers.csv)");
+        });
   });
   e.basis.set("btu_per_hour", "peak watts of all nodes x 3.412 BTU/h per W");
   e.basis.set_with("ups_kva", [&](std::string& out) {
-    append_text(out, "fleet watts with margin / ", General{f.power_factor}, " power factor");
+    append_kept(
+        out, ups_clause, next_ups, ClauseKey<1>{0, {f.power_factor}}, [&](std::string& text) {
+          append_text(text, "fleet watts with margin / ", General{f.power_factor}, " power factor");
+        });
   });
   e.basis.set_with("annual_kwh", [&](std::string& out) {
-    append_text(out, "peak kW x ", General{money.utilization}, " utilization x 8760 h x PUE ",
-                General{money.pue});
+    append_kept(out, energy_clause, next_energy, ClauseKey<2>{0, {money.utilization, money.pue}},
+                [&](std::string& text) {
+                  append_text(text, "peak kW x ", General{money.utilization},
+                              " utilization x 8760 h x PUE ", General{money.pue});
+                });
   });
   if (*power.node_watts > f.rack_budget_watts)
     e.warnings.push_back(

@@ -1,6 +1,8 @@
 // Power and machine-room arithmetic against hand-checked figures (data/facility.json defaults).
 #include <gtest/gtest.h>
 
+#include <string>
+
 #include "gpusizer/estimate.h"
 #include "gpusizer/json/scenario.h"
 
@@ -55,6 +57,40 @@ TEST(Power, FleetAndRackOverride) {
   EXPECT_DOUBLE_EQ(*e.power.node_watts, 9500);
   EXPECT_DOUBLE_EQ(*e.power.fleet_watts, 19000);
   EXPECT_FALSE(has_warning(e, "rack budget"));
+}
+
+// The power basis' clauses, which a thread keeps with the figures they were written from
+// (power.cc append_kept): 8 x A100 SXM with the defaults above (400 W, host 800 W + 150 W a slot
+// in the HGX server, 25% margin, power factor 0.9, 60% utilization, PUE 1.5), then the
+// facility's own host, margin and power factor, the assumptions' utilization, and the defaults
+// again: each clause is its figures' whether kept or written.
+TEST(Power, BasisClausesFromTheirFigures) {
+  const nlohmann::json base = {
+      {"model", "llama-2-7b"}, {"gpu", "a100-sxm4-80gb"}, {"gpu_count", 8}};
+  const std::string gpu = "8 x 400 W board power (TDP)";
+  const std::string hgx =
+      "(8 GPUs x 400 W + host 800 W + 150 W per GPU slot) x (1 + 0.25 margin) (HGX 8-GPU server "
+      "(SXM baseboard with NVSwitch), data/servers.csv)";
+  const std::string ups = "fleet watts with margin / 0.9 power factor";
+  const std::string energy = "peak kW x 0.6 utilization x 8760 h x PUE 1.5";
+  const auto expect = [&gpu](const Estimate& e, const std::string& node, const std::string& power,
+                             const std::string& year) {
+    EXPECT_EQ(e.basis.at("gpu_watts"), gpu);
+    EXPECT_EQ(e.basis.at("node_watts"), node);
+    EXPECT_EQ(e.basis.at("ups_kva"), power);
+    EXPECT_EQ(e.basis.at("annual_kwh"), year);
+  };
+  expect(run(base), hgx, ups, energy);
+  nlohmann::json own = base;
+  own["facility"] = {{"host_base_watts", 500}, {"power_factor", 0.95}, {"power_margin", 0.2}};
+  expect(run(own),
+         "(8 GPUs x 400 W + host 500 W + 150 W per GPU slot) x (1 + 0.2 margin) (facility.json "
+         "host)",
+         "fleet watts with margin / 0.95 power factor", energy);
+  nlohmann::json costs = base;
+  costs["costs"] = {{"utilization", 0.5}};
+  expect(run(costs), hgx, ups, "peak kW x 0.5 utilization x 8760 h x PUE 1.5");
+  expect(run(base), hgx, ups, energy);
 }
 
 }  // namespace

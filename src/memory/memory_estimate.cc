@@ -548,7 +548,9 @@ MemoryEstimate estimate_from_parts(const Scenario& s, const Catalog& catalog,
   Parts p = compute_parts(s, catalog, counts, rules, why, memo);
   const bool preallocates = engine.preallocates && s.task == Task::kInference;
   std::optional<double> capacity;
-  if (s.gpu) capacity = memory::usable_capacity(*s.gpu, catalog);
+  if (s.gpu)
+    capacity =
+        memo && !why ? memo->capacity(*s.gpu, catalog) : memory::usable_capacity(*s.gpu, catalog);
 
   const double kv_one_sequence = p.kv_sequence;
   m.kv_bytes_per_token = s.task == Task::kInference && s.seq_len > 0

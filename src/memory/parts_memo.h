@@ -116,6 +116,17 @@ class PartsMemo {
   Parts parts(const Scenario& s, const Catalog& catalog, const ModelCounts& counts,
               const EngineRules& rules);
 
+  /// usable_capacity(gpu, catalog), kept for the last GPU row asked for (by address, as the
+  /// keys hold it: a search's candidates keep the base's GPU; issue 18: ~50 instructions of
+  /// string tests each candidate).
+  double capacity(const Gpu& gpu, const Catalog& catalog) {
+    if (capacity_gpu_ != &gpu) {
+      capacity_ = usable_capacity(gpu, catalog);
+      capacity_gpu_ = &gpu;
+    }
+    return capacity_;
+  }
+
  private:
   // The keys and their parts, filled in turn: the first kSlots misses take the next slot, the
   // later ones overwrite the oldest. Held in place and not zeroed (issue 18: a vector reserved at
@@ -143,6 +154,8 @@ class PartsMemo {
   };
   Slots<StateKey, StateParts> states_;
   Slots<BatchKey, BatchParts> batch_;
+  const Gpu* capacity_gpu_ = nullptr;  // the GPU capacity_ is of
+  double capacity_ = 0;
 };
 
 }  // namespace gpusizer::memory

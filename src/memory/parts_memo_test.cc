@@ -250,5 +250,22 @@ TEST(PartsMemo, SearchCandidatesEstimateAsWithoutTheMemo) {
   EXPECT_GT(compared, 100u);  // the six searches' levers and pairs
 }
 
+// The capacity the memo keeps is the GPU row's usable capacity, for each row asked for in turn:
+// a datacenter HBM card and a GeForce card (whose driver reserves another share), and the first
+// again after the second replaced it.
+TEST(PartsMemo, CapacityIsTheRowsUsableCapacity) {
+  const Gpu& h100 = cat().gpu("h100");
+  const Gpu& geforce = cat().gpu("rtx-4090-24gb");
+  PartsMemo memo;
+  EXPECT_EQ(memo.capacity(h100, cat()), usable_capacity(h100, cat()));
+  EXPECT_EQ(memo.capacity(h100, cat()), usable_capacity(h100, cat()));
+  EXPECT_EQ(memo.capacity(geforce, cat()), usable_capacity(geforce, cat()));
+  EXPECT_EQ(memo.capacity(h100, cat()), usable_capacity(h100, cat()));
+  // 80 and 24 GiB less a share: each below its marketed size, the two not equal.
+  EXPECT_LT(memo.capacity(h100, cat()), 80.0 * 1024 * 1024 * 1024);
+  EXPECT_LT(memo.capacity(geforce, cat()), 24.0 * 1024 * 1024 * 1024);
+  EXPECT_GT(memo.capacity(geforce, cat()), 20.0 * 1024 * 1024 * 1024);
+}
+
 }  // namespace
 }  // namespace gpusizer::memory

@@ -16,6 +16,9 @@ namespace gpusizer {
 
 /// Everything a pass-time computation needs, resolved once per scenario.
 struct InferenceSetup {
+  // Provided, so that the setup made in place (`optional::emplace()`) is not zeroed whole before
+  // its members take their initializers (issue 18): every member has one.
+  InferenceSetup() {}  // NOLINT(modernize-use-equals-default): `= default` would zero it first
   ModelCosts costs;
   InferenceProfile engine;
   KernelScale kernel;     ///< weight-format kernels (dequantization)

@@ -272,11 +272,24 @@ std::optional<TrainingSpeed> cv_training_speed(const Scenario& s, const SpeedPro
   return r;
 }
 
+// model_flop_costs of the model and its counts, taken from `memo` when it holds the same two
+// (by address, as the module sums are), else computed and kept there.
+ModelCosts flop_costs(const Model& model, const ModelCounts& counts, ModuleSumsMemo* memo) {
+  if (!memo) return model_flop_costs(model, counts.params, counts.modules);
+  if (memo->costs_model != &model || memo->costs_counts != &counts) {
+    memo->costs = model_flop_costs(model, counts.params, counts.modules);
+    memo->costs_model = &model;
+    memo->costs_counts = &counts;
+    memo->matrix_params = -1;
+  }
+  return memo->costs;
+}
+
 // The layout and the sizes every part of a language-model step reads: one micro-batch of b
 // sequences on one GPU of a tp x pp x cp x ep x dp layout with m micro-batches per step.
 struct StepShape {
   StepShape(const Scenario& scenario, const EngineProfile& engine_profile,
-            const SpeedProfile& profile, const ModelCounts& model_counts)
+            const SpeedProfile& profile, const ModelCounts& model_counts, ModuleSumsMemo* memo)
       : s(scenario),
         engine(engine_profile),
         gpu(*scenario.gpu),
@@ -284,7 +297,7 @@ struct StepShape {
         eng(l ? *l->training : profile.training(scenario.engine)),
         links(profile.links()),
         counts(model_counts),
-        c(model_flop_costs(scenario.model, counts.params, counts.modules)),
+        c(flop_costs(scenario.model, counts, memo)),
         params(static_cast<double>(counts.params.total)) {}
   const Scenario& s;
   const EngineProfile& engine;
@@ -348,19 +361,31 @@ void set_attention_rates(StepShape& h, const SpeedProfile& profile, double peak)
 // the copy, qlora_dequant_bytes_per_param per weight at HBM bandwidth, whatever the tokens: a
 // fixed cost per pass, small against a large micro-batch's GEMMs. Seconds for one pass over
 // this stage's share of the layers' matrices (the embedding and head stay 16-bit).
-double qlora_dequant_s(const StepShape& h, const SpeedProfile& profile) {
+// `memo`: the search's, whose costs are those of h's counts (step_shape made them): the sum is
+// kept there.
+double qlora_dequant_s(const StepShape& h, const SpeedProfile& profile, ModuleSumsMemo* memo) {
   if (h.hbm <= 0) return 0;
+  const auto matrix_params = [&h] {
+    double params = 0;
+    for (const auto& mod : h.modules())
+      if (mod.role != MatrixRole::kRouter)
+        params += static_cast<double>(mod.in) * static_cast<double>(mod.out) *
+                  static_cast<double>(mod.count);
+    return params;
+  };
   double params = 0;
-  for (const auto& mod : h.modules())
-    if (mod.role != MatrixRole::kRouter)
-      params += static_cast<double>(mod.in) * static_cast<double>(mod.out) *
-                static_cast<double>(mod.count);
+  if (!memo) {
+    params = matrix_params();
+  } else {
+    if (memo->matrix_params < 0) memo->matrix_params = matrix_params();
+    params = memo->matrix_params;
+  }
   return params / (h.p * h.t) * profile.qlora_dequant_bytes_per_param() / h.hbm;
 }
 
 StepShape step_shape(const Scenario& s, const EngineProfile& engine, const SpeedProfile& profile,
                      const ModelCounts& counts, double peak, ModuleSumsMemo* memo) {
-  StepShape h(s, engine, profile, counts);
+  StepShape h(s, engine, profile, counts, memo);
   h.frozen = frozen_base(s.task);
   h.tp = std::max<int64_t>(1, s.parallel.tp);
   h.pp = std::max<int64_t>(1, s.parallel.pp);
@@ -402,7 +427,7 @@ StepShape step_shape(const Scenario& s, const EngineProfile& engine, const Speed
                       (h.l ? h.l->vendor : profile.vendor(h.gpu.vendor)).compute_scale;
   h.rate = base * layer_gemm_eff(sums, s.model, h.eng.eff_k_hidden);
   h.head_rate = base * gemm_size_eff(h.hidden, h.eng.eff_k_hidden);
-  if (s.task == Task::kQlora) h.dequant_s = qlora_dequant_s(h, profile);
+  if (s.task == Task::kQlora) h.dequant_s = qlora_dequant_s(h, profile, memo);
   if (is_lora(s.task)) h.gemm_scale *= 1.0 + profile.lora_extra_cost();  // unfused adapter GEMMs
   set_attention_rates(h, profile, peak);
   return h;

@@ -95,6 +95,14 @@ struct ModuleSumsMemo {
   };
   std::array<Slot, 4> slots{};
   size_t next = 0;  ///< the slot the next new key takes
+  /// model_flop_costs of the model and counts last asked for, by the same addresses (they read
+  /// nothing else; ~90 instructions of each kept change, issue 18).
+  const Model* costs_model = nullptr;
+  const ModelCounts* costs_counts = nullptr;
+  ModelCosts costs;
+  /// The same counts' layer matrix parameters, which QLoRA dequantizes each pass; below 0 until a
+  /// QLoRA candidate first asks (~50 instructions of each).
+  double matrix_params = -1;
 };
 
 /// Step time and throughput under `engine` (the scenario's engine profile); nullopt with `why`

@@ -305,6 +305,12 @@ void expect_memo_same(const Scenario& s, const ModelCounts& counts, ModuleSumsMe
   EXPECT_EQ(kept->tflops_per_gpu, plain->tflops_per_gpu);
   EXPECT_EQ(kept->compute_s, plain->compute_s);
   EXPECT_EQ(kept->tp_comm_s, plain->tp_comm_s);
+  // The FLOPs per token read the model's costs, which the memo keeps for the last counts.
+  EXPECT_EQ(kept->hardware_flops_per_token, plain->hardware_flops_per_token);
+  EXPECT_EQ(kept->model_flops_per_token, plain->model_flops_per_token);
+  EXPECT_EQ(kept->qlora_dequant_s, plain->qlora_dequant_s);
+  EXPECT_EQ(memo.costs_counts, &counts);
+  EXPECT_EQ(memo.costs_model, &s.model);
 }
 
 // The matrix sums are kept by model, counts, tensor-parallel width and the engine's figures: a
@@ -335,8 +341,31 @@ TEST(TrainingSpeed, ModuleSumsMemoKeepsTheFigures) {
   s.parallel.dp = 8;
   expect_memo_same(s, full, memo);
   s.task = Task::kLora;
-  expect_memo_same(s, lora, memo);  // slot 0 again
-  EXPECT_EQ(memo.next, 0u);         // four slots taken, the next new key replaces slot 0
+  expect_memo_same(s, lora, memo);   // slot 0 again
+  EXPECT_EQ(memo.next, 0u);          // four slots taken, the next new key replaces slot 0
+  EXPECT_LT(memo.matrix_params, 0);  // no QLoRA candidate: the matrices' sum not made
+}
+
+// QLoRA's 16-bit weight copies read the layers' matrix parameters, which the memo keeps with the
+// model's costs: the same step time and copy time with and without it, twice, and again after
+// another task's counts replaced the costs.
+TEST(TrainingSpeed, ModuleSumsMemoKeepsQloraMatrices) {
+  const Catalog& catalog = Catalog::builtin();
+  const Scenario s = parse_scenario(
+      nlohmann::json{{"model", "llama-3.1-8b"}, {"task", "qlora"}, {"gpu", "h100"}}, catalog);
+  const ModelCounts qlora = count_model(s);
+  ModuleSumsMemo memo;
+  expect_memo_same(s, qlora, memo);
+  // Llama-3.1-8B's layer matrices: 32 x 4096 x (4096 + 2 x 1024 + 4096 + 3 x 14336).
+  EXPECT_EQ(memo.matrix_params, 32.0 * 4096 * (4096 + 2 * 1024 + 4096 + 3 * 14336));
+  expect_memo_same(s, qlora, memo);
+  Scenario full = s;
+  full.task = Task::kFull;
+  const ModelCounts full_counts = count_model(full);
+  expect_memo_same(full, full_counts, memo);
+  EXPECT_LT(memo.matrix_params, 0);  // other counts: the sum is made again when asked
+  expect_memo_same(s, qlora, memo);
+  EXPECT_EQ(memo.matrix_params, 32.0 * 4096 * (4096 + 2 * 1024 + 4096 + 3 * 14336));
 }
 
 }  // namespace
