@@ -55,22 +55,10 @@ class NameReader : public nlohmann::json_sax<nlohmann::json> {
     target_ = nullptr;
     return seen_ != 3;  // false ends the reading: both names are in
   }
-  bool start_object(std::size_t) override {
-    ++depth_;
-    return value();
-  }
-  bool end_object() override {
-    --depth_;
-    return true;
-  }
-  bool start_array(std::size_t) override {
-    ++depth_;
-    return value();
-  }
-  bool end_array() override {
-    --depth_;
-    return true;
-  }
+  bool start_object(std::size_t) override { return open(); }
+  bool end_object() override { return close(); }
+  bool start_array(std::size_t) override { return open(); }
+  bool end_array() override { return close(); }
   bool null() override { return value(); }
   bool boolean(bool) override { return value(); }
   bool number_integer(number_integer_t) override { return value(); }
@@ -85,6 +73,14 @@ class NameReader : public nlohmann::json_sax<nlohmann::json> {
  private:
   bool value() {
     target_ = nullptr;
+    return true;
+  }
+  bool open() {
+    ++depth_;
+    return value();
+  }
+  bool close() {
+    --depth_;
     return true;
   }
   int depth_ = 0, seen_ = 0;
