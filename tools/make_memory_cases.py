@@ -1027,6 +1027,8 @@ LOG_CASES = {
     "VLLMLOGS-015": ("llama-3.1-8b", "bf16", A100_40, 1, "0.7", 0.9, 8192, {}),
     "VLLMLOGS-016": ("llama-3.1-8b", "bf16", A100_40, 1, "0.7", 0.9, 8192, {}),
     "VLLMLOGS-017": ("gpt-oss-20b", "mxfp4", A100_80, 1, "0.11", 0.65, 131072, {}),
+    "VLLMLOGS-018": ("qwen2.5-0.5b", "bf16", "rtx-pro-6000-blackwell-96gb", 1, "0.21", 0.85, 2048, {}),
+    "VLLMLOGS-019": ("qwen2.5-0.5b", "bf16", "rtx-pro-6000-blackwell-96gb", 1, "0.21", 0.85, 2048, {}),
     "SGLANGLOGS-001": ("qwen2.5-32b", "bf16", "l4-24gb", 4, "0.4", 0.85, 131072, {"max_num_batched_tokens": 2048}),
 }
 LOG_EXCLUDED = {
@@ -1041,6 +1043,7 @@ LOG_VERSION_NOTES = {
     "0.7": "vLLM 0.7 rules (V0 with the memory_profiling of PR #12126; the log is ~0.6.6)",
     "0.10": "vLLM 0.10 rules (log: 0.10.1.1)",
     "0.11": "vLLM 0.11 rules",
+    "0.21": "vLLM 0.21 rules (0.21 to 0.27; log: 0.26.0)",
     "0.4": "SGLang 0.4 rules (0.4.3.post4)",
 }
 

@@ -30,10 +30,12 @@ TEST(ServingLayout, SmallModelOnEightGpusIsEightReplicas) {
 TEST(ServingLayout, SeventyBillionTakesFourGpusPerReplicaForRoomToBatch) {
   // Llama-3.1-70B in bf16: 70.6e9 x 2 B = 141 GB of weights; one H100 (79.2 GiB visible) cannot
   // hold it. Two can (70.6 GB each), but vLLM's 0.9 x 79.2 = 71.3 GiB budget less 65.7 GiB of
-  // weights and the activation peak leaves under 1 GiB of KV: at 80 layers x 8 KV heads x 128 x
-  // 2 (K, V) x 2 B / 2 GPUs = 163,840 B a token, a few thousand tokens, two sequences of 2,048.
-  // Four GPUs leave ~33 GiB each for the cache, 200+ sequences: the fleet of two TP4 replicas
-  // outruns four TP2 replicas many times over, so "room for its KV cache" takes TP4.
+  // weights, the 0.9 GiB activation peak, 0.2 GiB non-torch and vLLM 0.21's 0.21 GiB of CUDA
+  // graphs leaves about 4.2 GiB of KV: at 80 layers x 8 KV heads x 128 x 2 (K, V) x 2 B / 2 GPUs
+  // = 163,840 B a token, about 27,600 tokens, 13 sequences of 2,048. Four GPUs leave ~33 GiB
+  // each for the cache, 200+ sequences: a TP4 replica outruns a TP2 one more than three times,
+  // so the fleet of two TP4 replicas outruns four TP2 replicas and "room for its KV cache" takes
+  // TP4.
   const nlohmann::json j = {
       {"model", "llama-3.1-70b"}, {"gpu", "h100"}, {"engine", "vllm"}, {"gpu_count", 8}};
   const Scenario s = resolved(j);
@@ -43,11 +45,11 @@ TEST(ServingLayout, SeventyBillionTakesFourGpusPerReplicaForRoomToBatch) {
   tp2["parallel"] = {{"tp", 2}};
   const Estimate narrow = estimate(resolved(tp2), Catalog::builtin(), Detail::kFigures);
   ASSERT_TRUE(narrow.memory.fits.value_or(false));  // it fits: the rule is not the fit alone
-  EXPECT_LT(*narrow.memory.max_batch, 8);
+  EXPECT_LT(*narrow.memory.max_batch, 16);
   const Estimate chosen = estimate(s, Catalog::builtin(), Detail::kFigures);
   EXPECT_GT(*chosen.memory.max_batch, 100);
   EXPECT_GT(*chosen.performance->max_output_tokens_per_s,
-            5 * *narrow.performance->max_output_tokens_per_s);
+            3 * *narrow.performance->max_output_tokens_per_s);
 }
 
 TEST(ServingLayout, ASplitWithFullBatchesStaysTheSmallest) {
