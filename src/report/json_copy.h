@@ -18,6 +18,24 @@ namespace gpusizer::json_copy {
 /// Keys and values up to this many bytes go through the writer's buffer.
 inline constexpr size_t kShort = 512;
 
+/// `n` bytes, sizeof(Word) <= n <= 2 sizeof(Word), from `src` to `dst` as two overlapping words,
+/// the first and the last, which are left in `first` and `last` for a caller that tests them.
+template <typename Word>
+[[gnu::always_inline]] inline void copy_ends(char* dst, const char* src, size_t n, Word& first,
+                                             Word& last) {
+  std::memcpy(&first, src, sizeof(Word));
+  std::memcpy(&last, src + n - sizeof(Word), sizeof(Word));
+  std::memcpy(dst, &first, sizeof(Word));
+  std::memcpy(dst + n - sizeof(Word), &last, sizeof(Word));
+}
+
+/// `n` bytes, 1 <= n <= 3, from `src` to `dst`: the first, middle and last (some the same).
+[[gnu::always_inline]] inline void copy_tiny(char* dst, const char* src, size_t n) {
+  dst[0] = src[0];
+  dst[n / 2] = src[n / 2];
+  dst[n - 1] = src[n - 1];
+}
+
 /// `n` bytes (at most kShort) from `src` to `dst`: up to 32 as two overlapping pairs of words,
 /// inlined, instead of a call to memcpy (most keys and values are short). Forced inline: a call
 /// made the writers save and restore four registers per key.
@@ -29,20 +47,12 @@ inline constexpr size_t kShort = 512;
     std::memcpy(dst + n - 16, src + n - 16, 16);
   } else if (n >= 8) {
     uint64_t a, b;
-    std::memcpy(&a, src, 8);
-    std::memcpy(&b, src + n - 8, 8);
-    std::memcpy(dst, &a, 8);
-    std::memcpy(dst + n - 8, &b, 8);
+    copy_ends(dst, src, n, a, b);
   } else if (n >= 4) {
     uint32_t a, b;
-    std::memcpy(&a, src, 4);
-    std::memcpy(&b, src + n - 4, 4);
-    std::memcpy(dst, &a, 4);
-    std::memcpy(dst + n - 4, &b, 4);
+    copy_ends(dst, src, n, a, b);
   } else if (n > 0) {
-    dst[0] = src[0];
-    dst[n / 2] = src[n / 2];
-    dst[n - 1] = src[n - 1];
+    copy_tiny(dst, src, n);
   }
 }
 
@@ -64,22 +74,14 @@ inline constexpr size_t kShort = 512;
 #if defined(__SSE2__)
   uint64_t low, high;  // the bytes tested: 8-15 as two overlapping words; fewer, one word twice
   if (n >= 8) {
-    std::memcpy(&low, src, 8);
-    std::memcpy(&high, src + n - 8, 8);
-    std::memcpy(dst, &low, 8);
-    std::memcpy(dst + n - 8, &high, 8);
+    copy_ends(dst, src, n, low, high);
   } else if (n >= 4) {
     uint32_t a, b;
-    std::memcpy(&a, src, 4);
-    std::memcpy(&b, src + n - 4, 4);
-    std::memcpy(dst, &a, 4);
-    std::memcpy(dst + n - 4, &b, 4);
+    copy_ends(dst, src, n, a, b);
     low = high = a | (uint64_t{b} << 32);
   } else if (n > 0) {
     const auto byte = [src](size_t i) { return uint64_t{static_cast<unsigned char>(src[i])}; };
-    dst[0] = src[0];
-    dst[n / 2] = src[n / 2];
-    dst[n - 1] = src[n - 1];
+    copy_tiny(dst, src, n);
     // The three bytes (some repeated), the word's other bytes spaces (plain).
     low = high = (0x2020202020202020ULL & ~uint64_t{0xFFFFFF}) | byte(0) | (byte(n / 2) << 8) |
                  (byte(n - 1) << 16);
