@@ -1,4 +1,5 @@
 #include "estimate/bands.h"
+#include "core/kept_texts.h"
 #include "core/text_append.h"
 #include "core/text_format.h"
 
@@ -6,7 +7,6 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <array>
 #include <cmath>
 #include <string>
 
@@ -60,42 +60,39 @@ const BandedFigures& banded_figures() {
   return figures;
 }
 
-// One band's line: its kind, engines, rate range and count. The line reads the band's fields
-// alone, so the last lines written are kept per thread with the fields they were written from and
-// appended again while a band has the same ones (issue 18: the two signed percentages and five
-// pieces cost ~470 instructions a line, two or three lines an estimate, and a batch or a search
-// estimates the same engines' kinds over and over). Fields compared by value: a band elsewhere
-// with the same fields has the same line; -0.0 and 0.0 errors write the same percentage.
+// What a band's line is written from: its kind, engines, rate range and count (fields compared
+// by value: a band elsewhere with the same fields has the same line; -0.0 and 0.0 errors write
+// the same percentage).
+struct KeptBand {
+  std::string kind, engine;
+  double low_error = 0, high_error = 0;
+  int n = 0;
+  bool matches(const SpeedBand& b) const {
+    return n == b.n && low_error == b.low_error && high_error == b.high_error && kind == b.kind &&
+           engine == b.engine;
+  }
+  void keep(const SpeedBand& b) {
+    kind = b.kind;
+    engine = b.engine;
+    low_error = b.low_error;
+    high_error = b.high_error;
+    n = b.n;
+  }
+};
+
+// One band's line, kept per thread with its band's fields (core/kept_texts.h; issue 18: the two
+// signed percentages and five pieces cost ~470 instructions a line, two or three lines an
+// estimate, and a batch or a search estimates the same engines' kinds over and over).
 void append_band_line(std::string& out, const SpeedBand& band) {
-  struct Kept {
-    std::string kind, engine, text;
-    double low_error = 0, high_error = 0;
-    int n = 0;
-  };
-  constexpr size_t kKept = 8;
-  thread_local std::array<Kept, kKept> kept;
-  thread_local size_t next = 0;
-  for (const Kept& k : kept)
-    if (!k.text.empty() && k.n == band.n && k.low_error == band.low_error &&
-        k.high_error == band.high_error && k.kind == band.kind && k.engine == band.engine) {
-      out.append(k.text);
-      return;
-    }
-  const size_t start = out.size();
-  append_text(out, band.kind, " on ",
-              band.engine.size() == 1 && band.engine[0] == '*' ? std::string_view("all engines")
-                                                               : std::string_view(band.engine),
-              ": measured rate ", Fixed{100 * (1 / (1 + band.high_error) - 1), 0, true}, "% to ",
-              Fixed{100 * (1 / (1 + band.low_error) - 1), 0, true},
-              "% of the predicted (n=", band.n, ')');
-  Kept& k = kept[next];
-  next = (next + 1) % kKept;
-  k.kind = band.kind;
-  k.engine = band.engine;
-  k.low_error = band.low_error;
-  k.high_error = band.high_error;
-  k.n = band.n;
-  k.text.assign(out, start);
+  thread_local KeptTexts<KeptBand, 8> kept;
+  kept.append(out, band, [&band](std::string& text) {
+    append_text(text, band.kind, " on ",
+                band.engine.size() == 1 && band.engine[0] == '*' ? std::string_view("all engines")
+                                                                 : std::string_view(band.engine),
+                ": measured rate ", Fixed{100 * (1 / (1 + band.high_error) - 1), 0, true}, "% to ",
+                Fixed{100 * (1 / (1 + band.low_error) - 1), 0, true},
+                "% of the predicted (n=", band.n, ')');
+  });
 }
 
 // The "bands" basis: each band's line, written straight into the basis (issue 18: the lines

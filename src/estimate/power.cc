@@ -9,6 +9,7 @@
 #include <string>
 #include <string_view>
 
+#include "core/kept_texts.h"
 #include "core/text_append.h"
 #include "core/text_format.h"
 #include "cost/fleet.h"
@@ -38,42 +39,30 @@ struct ClauseKey {
   const std::string* server = nullptr;
 };
 
-// A clause kept per thread with what it was written from (issue 18: each "%g" of a double costs
-// 100-150 instructions, and these clauses read the facility's and the assumptions' figures, which
-// every scenario of a batch without its own shares, and the GPU's TDP, count and server: the
-// same few for a batch's GPUs). Written again when they differ.
+// A clause's key as kept with its text (core/kept_texts.h; issue 18: these clauses read the
+// facility's and the assumptions' figures, which every scenario of a batch without its own
+// shares, and the GPU's TDP, count and server: the same few for a batch's GPUs).
 template <size_t N>
 struct KeptClause {
   int64_t count = 0;
   Figures<N> figures{};
   bool host = true;  // written without a server
-  std::string server, text;
-  bool made = false;
+  std::string server;
+  bool matches(const ClauseKey<N>& key) const {
+    return count == key.count &&
+           std::memcmp(figures.data(), key.figures.data(), sizeof key.figures) == 0 &&
+           host == !key.server && (!key.server || server == *key.server);
+  }
+  void keep(const ClauseKey<N>& key) {
+    count = key.count;
+    figures = key.figures;
+    host = !key.server;
+    if (key.server) server.assign(*key.server);
+  }
 };
 
-// Appends the clause `write` makes of `key`, taken from one of `kept` when one was written from
-// the same; else written, and kept in the slot `next` names.
-template <size_t N, size_t M, typename Write>
-void append_kept(std::string& out, std::array<KeptClause<N>, M>& kept, size_t& next,
-                 const ClauseKey<N>& key, Write&& write) {
-  for (const KeptClause<N>& k : kept)
-    if (k.made && k.count == key.count &&
-        std::memcmp(k.figures.data(), key.figures.data(), sizeof key.figures) == 0 &&
-        k.host == !key.server && (!key.server || k.server == *key.server)) {
-      out.append(k.text);
-      return;
-    }
-  const size_t start = out.size();
-  write(out);
-  KeptClause<N>& k = kept[next];
-  next = (next + 1) % M;
-  k.count = key.count;
-  k.figures = key.figures;
-  k.host = !key.server;
-  if (key.server) k.server.assign(*key.server);
-  k.text.assign(out, start);
-  k.made = true;
-}
+template <size_t N, size_t M>
+using KeptClauses = KeptTexts<KeptClause<N>, M>;
 
 // The basis of the power figures and the warnings on the rack budget and dense consumer cards.
 void explain_power(const Scenario& s, const Facility& f, const CostAssumptions& money,
@@ -81,25 +70,23 @@ void explain_power(const Scenario& s, const Facility& f, const CostAssumptions& 
                    Explanations& e) {
   const double tdp = *s.gpu->tdp_w;
   // Short runs of literals and numbers, appended piece by piece (core/text_append.h, issue 18),
-  // each clause kept for the figures it was written from (append_kept): a batch's few GPUs,
+  // each clause kept for the figures it was written from (KeptTexts): a batch's few GPUs,
   // counts and servers, and one facility.
   constexpr size_t kNodes = 8;
-  thread_local std::array<KeptClause<1>, kNodes> gpu_clauses;
-  thread_local std::array<KeptClause<4>, kNodes> node_clauses;
-  thread_local std::array<KeptClause<1>, 1> ups_clause;
-  thread_local std::array<KeptClause<2>, 1> energy_clause;
-  thread_local size_t next_gpu = 0, next_node = 0, next_ups = 0, next_energy = 0;
+  thread_local KeptClauses<1, kNodes> gpu_clauses;
+  thread_local KeptClauses<4, kNodes> node_clauses;
+  thread_local KeptClauses<1, 1> ups_clause;
+  thread_local KeptClauses<2, 1> energy_clause;
   e.basis.set_with("gpu_watts", [&](std::string& out) {
-    append_kept(out, gpu_clauses, next_gpu, ClauseKey<1>{s.gpu_count, {tdp}},
-                [&](std::string& text) {
-                  append_text(text, s.gpu_count, " x ", General{tdp}, " W board power (TDP)");
-                });
+    gpu_clauses.append(out, ClauseKey<1>{s.gpu_count, {tdp}}, [&](std::string& text) {
+      append_text(text, s.gpu_count, " x ", General{tdp}, " W board power (TDP)");
+    });
   });
   // No server (the facility's host) is written as such; a server by its name.
   const std::string* server = power.server.empty() ? nullptr : &plan.server->name;
   e.basis.set_with("node_watts", [&](std::string& out) {
-    append_kept(
-        out, node_clauses, next_node,
+    node_clauses.append(
+        out,
         ClauseKey<4>{
             per_node, {tdp, f.host_base_watts, f.host_watts_per_gpu, f.power_margin}, server},
         [&](std::string& text) {
@@ -114,17 +101,16 @@ void explain_power(const Scenario& s, const Facility& f, const CostAssumptions& 
   });
   e.basis.set("btu_per_hour", "peak watts of all nodes x 3.412 BTU/h per W");
   e.basis.set_with("ups_kva", [&](std::string& out) {
-    append_kept(
-        out, ups_clause, next_ups, ClauseKey<1>{0, {f.power_factor}}, [&](std::string& text) {
-          append_text(text, "fleet watts with margin / ", General{f.power_factor}, " power factor");
-        });
+    ups_clause.append(out, ClauseKey<1>{0, {f.power_factor}}, [&](std::string& text) {
+      append_text(text, "fleet watts with margin / ", General{f.power_factor}, " power factor");
+    });
   });
   e.basis.set_with("annual_kwh", [&](std::string& out) {
-    append_kept(out, energy_clause, next_energy, ClauseKey<2>{0, {money.utilization, money.pue}},
-                [&](std::string& text) {
-                  append_text(text, "peak kW x ", General{money.utilization},
-                              " utilization x 8760 h x PUE ", General{money.pue});
-                });
+    energy_clause.append(out, ClauseKey<2>{0, {money.utilization, money.pue}},
+                         [&](std::string& text) {
+                           append_text(text, "peak kW x ", General{money.utilization},
+                                       " utilization x 8760 h x PUE ", General{money.pue});
+                         });
   });
   if (*power.node_watts > f.rack_budget_watts)
     e.warnings.push_back(
