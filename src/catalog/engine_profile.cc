@@ -174,6 +174,11 @@ EngineRelease read_release(const nlohmann::json& r, bool preallocates, const std
       data::required_number(r, "non_torch_tp_extra_bytes", where, 0, kMaxBytes);
   e.cuda_graph_bytes = data::required_number(r, "cuda_graph_bytes", where, 0, kMaxBytes);
   e.cuda_graphs_in_budget = data::bool_or(r, "cuda_graphs_in_budget", where, false);
+  // Only vLLM's rule subtracts its graphs from the pool (memory_estimate.cc pool_size); under
+  // another rule the flag would drop them from the total without taking them from the pool.
+  if (e.cuda_graphs_in_budget && e.pool_rule != PoolRule::kShareOfTotal)
+    throw InputError(where + ".cuda_graphs_in_budget", "is for pool_rule share_of_total",
+                     "bad_file");
   e.baseline_outside_budget = data::required_bool(r, "baseline_outside_budget", where);
   e.profile_tokens = count(r, "profile_tokens", where, true);
   e.profile_seqs = count(r, "profile_seqs", where, true);

@@ -182,6 +182,21 @@ TEST(EngineProfile, MisspeltKeyIsAnErrorNamingFileAndKey) {
   }
 }
 
+// cuda_graphs_in_budget belongs to vLLM's rule, which takes the graphs from its pool; on another
+// rule (TensorRT-LLM's share of free memory) it would drop them from the total alone.
+TEST(EngineProfile, GraphsInTheBudgetOnlyUnderTheShareOfTotalRule) {
+  nlohmann::json engines = nlohmann::json::parse(embedded::find("engines.json"));
+  engines["trtllm"]["releases"][0]["cuda_graphs_in_budget"] = true;
+  try {
+    read_engine_profiles(engines, "engines.json");
+    FAIL() << "no error";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.field()).find("cuda_graphs_in_budget"), std::string::npos) << e.field();
+  }
+  engines["trtllm"]["releases"][0].erase("cuda_graphs_in_budget");
+  EXPECT_NO_THROW(read_engine_profiles(engines, "engines.json"));
+}
+
 // Every capability flag an engine must state, all off.
 constexpr const char* kFlagsOff = R"("caches_mla_latent": false, "kv_grows_by_concat": false,
     "naive_pipeline": false, "persistent_grad_buffers": false, "ddp_grad_buckets": false,
