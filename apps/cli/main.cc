@@ -13,6 +13,7 @@
 #include <functional>
 #include <iostream>
 #include <optional>
+#include <span>
 #include <sstream>
 
 #include "gpusizer/batch.h"
@@ -541,11 +542,16 @@ struct Commands {
   std::string inspect_path, cases_path, calibrated_output, log_path;
   std::string lang = "en";
   ServerOptions serve_options;
-  /// The one command whose scenario and constraint flags are added ("" = every command's):
-  /// CLI11 spends about a million instructions adding them to each of six commands, and a run
-  /// uses one (main_impl).
-  std::string_view only;
-  bool complete(const CLI::App* cmd) const { return only.empty() || cmd->get_name() == only; }
+  /// The arguments whose commands get their scenario and constraint flags (empty: every
+  /// command's): CLI11 spends about a million instructions adding them to each of six commands,
+  /// and a run uses the one it names (main_impl).
+  std::span<char* const> named;
+  bool complete(const CLI::App* cmd) const {
+    if (named.empty()) return true;
+    for (const char* arg : named)
+      if (cmd->get_name() == arg) return true;
+    return false;
+  }
 };
 
 void add_format(CLI::App* cmd, Options& o) {
@@ -657,24 +663,14 @@ int run_command(Options& o, Commands& c) {
   return 2;
 }
 
-// The command the arguments name: the first one that is a command's name ("" when none is).
-std::string_view named_command(int argc, char** argv) {
-  static constexpr std::string_view kNames[] = {"estimate",  "gpus",  "models",    "inspect",
-                                                "validate",  "serve", "calibrate", "check",
-                                                "recommend", "fit",   "report"};
-  for (int i = 1; i < argc; ++i)
-    for (const std::string_view name : kNames)
-      if (name == argv[i]) return name;
-  return {};
-}
-
-// Parses and runs with `only`'s flags alone (Commands::only); nullopt when the arguments did not
-// parse that way or named another command, so that the caller parses them again with every
-// command complete and errors and help read as they always did.
-std::optional<int> parse_and_run(int argc, char** argv, std::string_view only) {
+// Parses and runs; with `lazy`, only the commands an argument names get their flags
+// (Commands::named). nullopt when a lazy parse failed or asked for every command's help, so that
+// the caller parses again with every command complete and errors and help read as they always
+// did.
+std::optional<int> parse_and_run(int argc, char** argv, bool lazy) {
   Options o;
   Commands c;
-  c.only = only;
+  if (lazy) c.named = std::span<char* const>(argv + 1, static_cast<size_t>(argc - 1));
   CLI::App app{"gpusizer: which GPUs, how many, how fast, at what cost, for a large model"};
   app.require_subcommand(1);
   app.add_option("--data-dir", o.data_dir, "read data files from this directory (else built-in)")
@@ -691,14 +687,13 @@ std::optional<int> parse_and_run(int argc, char** argv, std::string_view only) {
   } catch (const CLI::CallForHelp& e) {
     return app.exit(e);
   } catch (const CLI::CallForAllHelp& e) {
-    if (!only.empty()) return std::nullopt;
+    if (lazy) return std::nullopt;
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
-    if (!only.empty()) return std::nullopt;
+    if (lazy) return std::nullopt;
     std::cerr << "gpusizer: error: " << e.what() << "\n";
     return 2;
   }
-  if (!only.empty() && app.get_subcommands().front()->get_name() != only) return std::nullopt;
   g_lang = parse_lang(c.lang, "--lang");
   return run_command(o, c);
 }
@@ -706,9 +701,9 @@ std::optional<int> parse_and_run(int argc, char** argv, std::string_view only) {
 }  // namespace
 
 int main_impl(int argc, char** argv) {
-  if (const std::string_view only = named_command(argc, argv); !only.empty())
-    if (const std::optional<int> code = parse_and_run(argc, argv, only)) return *code;
-  return *parse_and_run(argc, argv, {});
+  if (argc > 1)
+    if (const std::optional<int> code = parse_and_run(argc, argv, true)) return *code;
+  return *parse_and_run(argc, argv, false);
 }
 
 }  // namespace gpusizer
