@@ -15,7 +15,6 @@
 #include "catalog/csv.h"
 #include "catalog/data_json.h"
 #include "catalog/fleet_data.h"
-#include "catalog/model_record.h"
 #include "catalog/model_rows.h"
 #include "catalog/speed_index.h"
 #include "embed/embedded.h"
