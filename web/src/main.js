@@ -40,7 +40,7 @@ const SWEEP_BATCHES = [1, 2, 4, 8, 16, 32, 64, 128, 256];
 const DEFAULTS = {
   model: 'llama-2-7b', hf_config: '', task: 'inference', engine: '', weights: '', kv_cache: 'bf16',
   batch: '1', seq_len: '2048', prompt_len: '', output_len: '512', gpu_memory_utilization: '0.9',
-  max_num_seqs: '', max_model_len: '',
+  engine_version: '', max_num_seqs: '', max_model_len: '',
   optimizer: 'adamw', mixed_precision: 'bf16', gradient_checkpointing: 'false', zero_stage: '0',
   lora_rank: '8', lora_targets: 'all-linear', grad_accum: '1', tokens: '', flash_attention: true,
   image_size: '', dataset_items: '', epochs: '',
@@ -305,6 +305,8 @@ function scenarioOf(state) {
   if (!training) {
     for (const key of ['prompt_len', 'output_len']) if (state[key] !== '') s[key] = intOf(state[key]);
     if (PREALLOC.has(state.engine || resolvedEngine)) {
+      // A release's rules (contract: engine_version); the server names the versions it knows.
+      if (state.engine_version !== '') s.engine_version = state.engine_version;
       if (state.gpu_memory_utilization !== '') s.gpu_memory_utilization = intOf(state.gpu_memory_utilization);
       for (const key of ['max_num_seqs', 'max_model_len']) if (state[key] !== '') s[key] = intOf(state[key]);
     }
@@ -699,7 +701,9 @@ function renderResolved(estimate, state) {
   if (sc.model || model.id) parts.push(t('resolved_model', { x: sc.model || model.id }));
   if (sc.task !== 'cv-train') {  // a vision model has no weights format or LLM engine to choose
     if (sc.weights) parts.push(t('resolved_weights', { x: sc.weights }));
-    if (sc.engine) parts.push(t('resolved_engine', { x: sc.engine }));
+    // The release whose rules were applied ('all' where the engine has one set of rules).
+    const release = sc.engine_version && sc.engine_version !== 'all' ? ` ${sc.engine_version}` : '';
+    if (sc.engine) parts.push(t('resolved_engine', { x: sc.engine + release }));
   }
   if (sc.gpu) parts.push(t('resolved_gpu', { n: sc.gpu_count ?? 1, x: gpuName(sc.gpu) }));
   $('resolved').textContent = parts.length ? `${t('resolved')} ${parts.join(' · ')}` : '';
@@ -1589,6 +1593,8 @@ async function main() {
       // the next task's default replaces again, so no format outlives the task that needed it.
       if (e.target.value === 'qlora' && ['bf16', 'fp16', 'fp32'].includes($('weights').value)) $('weights').value = '';
     }
+    // A version names one engine's release: another engine starts from its own newest.
+    if (e.target.id === 'engine') $('engine_version').value = '';
     schedule();
   });
   form.addEventListener('change', () => schedule());

@@ -218,6 +218,30 @@ export async function run(report) {
       await page.close();
     });
 
+    await test("an engine version picks that release's rules, and an unknown one is marked at its field", async () => {
+      // Chinese first: the language chosen is kept for the pages that follow, which expect English.
+      for (const lang of ['zh', 'en']) {
+        // vLLM 0.10 sizes its pool by the rules before 0.21's CUDA-graph and sampler changes:
+        // the answer says which release it applied, and the pool differs from the newest one's.
+        const page = await open('?model=llama-3.1-8b&engine=vllm&gpu=h100-sxm5-80gb&engine_version=0.10', { lang });
+        check((await page.inputValue('#engine_version')) === '0.10', 'engine_version not in its field');
+        check((await page.textContent('#resolved')).includes('vllm 0.10'), `resolved: ${await page.textContent('#resolved')}`);
+        const old = await api(base, 'api/v1/estimate', { model: 'llama-3.1-8b', engine: 'vllm', gpu: 'h100-sxm5-80gb', engine_version: '0.10' });
+        const newest = await api(base, 'api/v1/estimate', { model: 'llama-3.1-8b', engine: 'vllm', gpu: 'h100-sxm5-80gb' });
+        check(old.body.scenario.engine_version === '0.10' && newest.body.scenario.engine_version !== '0.10', 'the server did not take the version');
+        check(old.body.memory.kv_cache_bytes !== newest.body.memory.kv_cache_bytes, 'the same pool for two releases');
+        await setField(page, 'engine_version', '0.3');
+        check((await page.getAttribute('#engine_version', 'aria-invalid')) === 'true', 'engine_version not marked');
+        check(/0\.21/.test(await page.textContent('#engine_version-msg')), `message: ${await page.textContent('#engine_version-msg')}`);
+        await page.screenshot({ path: shotPath(`engine-version-${lang}-desktop.png`), fullPage: false });
+        // Another engine starts from its own newest release.
+        await setField(page, 'engine', 'trtllm');
+        check((await page.inputValue('#engine_version')) === '', 'the vLLM version stayed for TensorRT-LLM');
+        check(/trtllm \d/.test(await page.textContent('#resolved')), `resolved: ${await page.textContent('#resolved')}`);
+        await page.close();
+      }
+    });
+
     await test('a bad value is reported at its field, and the old answer is not left showing', async () => {
       const page = await open('?model=llama-2-7b&gpu=h100-sxm5-80gb');
       await setField(page, 'batch', -1);
