@@ -16,6 +16,7 @@
 #include "memory/kbit_training.h"
 #include "memory/memory_parts.h"
 #include "memory/parts_memo.h"
+#include "memory/pool_fraction.h"
 #include "memory/rope_cache.h"
 #include "memory/trt_runtime.h"
 #include "scenario/lookups.h"
@@ -38,13 +39,6 @@ struct Parts {
   double allocated() const { return weights + kv + activations + gradients + optimizer + master; }
 };
 
-// The share of the free memory the engine's release gives its KV pool (and trtllm-bench's build
-// tuning assumes): the scenario's fraction when given, else the release's default.
-double pool_fraction(const Scenario& s, const EngineRelease& rel) {
-  return memory_fraction(rel, s.gpu_memory_utilization_given, s.gpu_memory_utilization,
-                         s.parallel.tp);
-}
-
 // A TensorRT engine built by trtllm-bench for the scenario (trt_runtime.h): its max_batch_size
 // sizes the runtime's buffers, its max_num_tokens the engine's activation workspace; zeros where
 // the release has no such build or no GPU is given.
@@ -52,8 +46,8 @@ memory::TrtBenchBuild bench_build(const Scenario& s, const Catalog& catalog,
                                   const EngineRelease& rel, double weights,
                                   double kv_one_sequence) {
   if (!s.gpu || s.task != Task::kInference || rel.runtime_max_batch <= 0) return {};
-  return memory::trt_bench_build(rel, pool_fraction(s, rel),
-                                 memory::usable_capacity(*s.gpu, catalog) - weights,
+  const double capacity = memory::usable_capacity(*s.gpu, catalog);
+  return memory::trt_bench_build(rel, memory::pool_fraction(s, catalog, rel), capacity - weights,
                                  kv_one_sequence, s.parallel.pp, s.prompt_len, s.output_len);
 }
 
@@ -412,7 +406,7 @@ void size_kv_pool(const Scenario& s, const Catalog& catalog, const memory::Engin
                   Explanations* why) {
   const EngineProfile& engine = rules.engine;
   const EngineRelease& rel = *rules.release;
-  const double f = pool_fraction(s, rel);
+  const double f = memory::pool_fraction(s, catalog, rel);
   add_runtime_buffers(s, rel, p, why);
   auto [budget, pool, beyond, rule] = pool_size(rel, f, capacity, p);
   const memory::Baseline baseline = memory::process_baseline(s, engine, catalog.device());
