@@ -122,6 +122,13 @@ TEST(EngineStartup, Sglang053DerivesItsFractionFromTheH100sMemory) {
   EXPECT_EQ(out["scenario"]["engine_version"], "0.5.3");
   EXPECT_NEAR(gib(out, "kv_cache_bytes"), 50.725, 1e-3);
   EXPECT_NEAR(out["memory"]["kv_cache_capacity_tokens"].get<double>(), 415541, 1);
+  // The basis says what the default came from: 81,920 MiB, TP 1, chunk 8,192, graphs 256.
+  const std::string basis = out["basis"]["kv_cache_bytes"].get<std::string>();
+  EXPECT_NE(basis.find("KV pool = 0.836 x capacity"), std::string::npos) << basis;
+  EXPECT_NE(basis.find("default for 81920 MiB of GPU memory at TP 1 x PP 1 (chunked prefill 8192, "
+                       "CUDA graphs up to batch 256)"),
+            std::string::npos)
+      << basis;
 }
 
 TEST(EngineStartup, TrtllmFractionIsOfFreeMemory) {
