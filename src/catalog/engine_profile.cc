@@ -522,8 +522,21 @@ const GpuClassDefaults* ReservedMemoryRule::gpu_class(double gpu_gib) const {
   return nullptr;
 }
 
+namespace {
+
+// The release's default fraction by TP size (SGLang 0.4), else its one default.
+double fraction_by_tp(const EngineRelease& r, int64_t tp) {
+  double f = r.memory_fraction;
+  for (const auto& [min_tp, v] : r.memory_fraction_by_tp)
+    if (tp >= min_tp) f = v;
+  return f;
+}
+
+}  // namespace
+
 double memory_fraction(const EngineRelease& r, bool given, double scenario_value, int64_t tp) {
-  return memory_fraction(r, given, scenario_value, FractionInputs{tp, 1, 0, 0});
+  if (given || r.memory_fraction <= 0) return scenario_value;
+  return fraction_by_tp(r, tp);
 }
 
 double memory_fraction(const EngineRelease& r, bool given, double scenario_value,
@@ -531,8 +544,9 @@ double memory_fraction(const EngineRelease& r, bool given, double scenario_value
   if (given || r.memory_fraction <= 0) return scenario_value;
   constexpr double kMiB = 1024.0 * 1024.0;
   const ReservedMemoryRule& m = r.reserved_memory;
+  if (m.classes.empty() || in.gpu_bytes <= 0) return fraction_by_tp(r, in.tp);
   const double gpu_mib = in.gpu_bytes / kMiB;
-  if (const GpuClassDefaults* c = m.gpu_class(gpu_mib / 1024.0); c && gpu_mib > 0) {
+  if (const GpuClassDefaults* c = m.gpu_class(gpu_mib / 1024.0)) {
     // python/sglang/srt/server_args.py _handle_gpu_memory_settings (v0.5.3 on, PR #10975 and
     // #11076): chunked_prefill_size and cuda_graph_max_bs by the GPU's memory class, then
     // reserved_mem = 512 + max(chunk, 2048) x 1.5 + cuda_graph_max_bs x 2 + tp x pp / 8 x 1024
@@ -549,10 +563,7 @@ double memory_fraction(const EngineRelease& r, bool given, double scenario_value
     if (gpu_mib > m.floor_above_gib * 1024.0) reserved = std::max(reserved, m.floor_mib);
     return std::round((gpu_mib - reserved) / gpu_mib * 1000.0) / 1000.0;
   }
-  double f = r.memory_fraction;
-  for (const auto& [min_tp, v] : r.memory_fraction_by_tp)
-    if (in.tp >= min_tp) f = v;
-  return f;
+  return fraction_by_tp(r, in.tp);
 }
 
 ProfileRun profile_run(const EngineRelease& r, int64_t given_tokens, int64_t max_model_len,
@@ -564,8 +575,8 @@ ProfileRun profile_run(const EngineRelease& r, int64_t given_tokens, int64_t max
   if (large) p = {r.large_gpu_tokens, r.large_gpu_seqs};
   // SGLang from 0.5.3: the chunked prefill size of the GPU's class (server_args.py
   // _handle_gpu_memory_settings), which bounds the tokens of one prefill forward.
-  if (const GpuClassDefaults* c = r.reserved_memory.gpu_class(gpu_gib); c && gpu_gib > 0)
-    p.tokens = c->chunk_tokens;
+  if (!r.reserved_memory.classes.empty() && gpu_gib > 0)
+    p.tokens = r.reserved_memory.gpu_class(gpu_gib)->chunk_tokens;
   if (r.chunked_prefill_above > 0 && max_model_len > r.chunked_prefill_above)
     p.tokens = r.chunked_tokens;
   else if (r.profile_covers_max_model_len)

@@ -16,10 +16,8 @@ double smi_total_bytes(const Gpu& gpu, const DeviceProfile& device) {
   return bytes;
 }
 
-double pool_fraction(const Scenario& s, const Catalog& catalog, const EngineRelease& rel) {
-  const double gpu = s.gpu && !rel.reserved_memory.classes.empty()
-                         ? smi_total_bytes(*s.gpu, catalog.device())
-                         : 0.0;
+double derived_pool_fraction(const Scenario& s, const Catalog& catalog, const EngineRelease& rel) {
+  const double gpu = s.gpu ? smi_total_bytes(*s.gpu, catalog.device()) : 0.0;
   return memory_fraction(
       rel, s.gpu_memory_utilization_given, s.gpu_memory_utilization,
       FractionInputs{s.parallel.tp, s.parallel.pp, s.max_num_batched_tokens, gpu});

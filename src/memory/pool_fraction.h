@@ -12,7 +12,16 @@ namespace gpusizer::memory {
 /// less the in-band ECC of datacenter GDDR cards.
 double smi_total_bytes(const Gpu& gpu, const DeviceProfile& device);
 
-/// The fraction the release of the scenario's engine `rel` sizes its KV pool by.
-double pool_fraction(const Scenario& s, const Catalog& catalog, const EngineRelease& rel);
+/// The fraction a release whose default follows the GPU's memory sizes its KV pool by.
+double derived_pool_fraction(const Scenario& s, const Catalog& catalog, const EngineRelease& rel);
+
+/// The fraction the release of the scenario's engine `rel` sizes its KV pool by (inline: the
+/// other releases keep their one call, on every estimate).
+inline double pool_fraction(const Scenario& s, const Catalog& catalog, const EngineRelease& rel) {
+  if (rel.reserved_memory.classes.empty())
+    return memory_fraction(rel, s.gpu_memory_utilization_given, s.gpu_memory_utilization,
+                           s.parallel.tp);
+  return derived_pool_fraction(s, catalog, rel);
+}
 
 }  // namespace gpusizer::memory
