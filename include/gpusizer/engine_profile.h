@@ -52,6 +52,31 @@ enum class PoolRule {
   kShareOfFree,
 };
 
+/// The defaults SGLang gives a GPU of less than `below_gib` of memory (engines.json
+/// reserved_memory.gpu_classes; server_args.py _handle_gpu_memory_settings): its chunked prefill
+/// size and its CUDA-graph batch limit, below and from reserved_memory.large_tp ranks.
+struct GpuClassDefaults {
+  double below_gib = 0;  ///< 0: every larger GPU (the last class)
+  int64_t chunk_tokens = 0;
+  int64_t graph_bs = 0, graph_bs_large_tp = 0;
+};
+
+/// The memory SGLang from 0.5.3 keeps out of mem_fraction_static when none is given
+/// (engines.json ENGINE.releases[].reserved_memory; python/sglang/srt/server_args.py
+/// _handle_gpu_memory_settings): base + per_chunk_token x max(chunk, min_chunk_tokens) +
+/// per_graph_seq x cuda_graph_max_bs + per_rank x tp x pp MiB, at least floor above floor_above
+/// GiB of GPU memory; the fraction is 1 - that / the GPU's memory, to 3 decimals. Empty classes:
+/// the release has no such rule.
+struct ReservedMemoryRule {
+  double base_mib = 0, per_chunk_token_mib = 0, per_graph_seq_mib = 0, per_rank_mib = 0;
+  int64_t min_chunk_tokens = 0;
+  double floor_mib = 0, floor_above_gib = 0;
+  int64_t large_tp = 0;                   ///< from this TP size a class's graph_bs_large_tp applies
+  std::vector<GpuClassDefaults> classes;  ///< ascending below_gib, the last with 0
+  /// The class of a GPU with `gpu_gib` of memory; nullptr when the rule is empty.
+  const GpuClassDefaults* gpu_class(double gpu_gib) const;
+};
+
 /// One release's start-up rules (engines.json ENGINE.releases[]); engines whose rules do not
 /// differ by release have one release, version "all".
 struct EngineRelease {
@@ -67,6 +92,8 @@ struct EngineRelease {
   double memory_fraction = 0;  ///< default gpu_memory_utilization / mem_fraction_static / ...
   /// Defaults that depend on the replica's TP size (SGLang): (smallest tp, fraction), ascending.
   std::vector<std::pair<int64_t, double>> memory_fraction_by_tp;
+  /// Defaults derived from the GPU's memory (SGLang from 0.5.3); empty classes: none.
+  ReservedMemoryRule reserved_memory;
   double non_torch_bytes = 0;           ///< counted against the budget, TP 1
   double non_torch_tp_extra_bytes = 0;  ///< added per GPU when tp > 1
   /// The CUDA graphs: held beyond the budget (captured after the pool), or reserved inside it
@@ -177,8 +204,22 @@ struct EngineDefaults {
 };
 
 /// The KV-pool fraction a preallocating engine uses: the scenario's when given, else the
-/// release's default (by TP size where it has a table).
+/// release's default (by TP size where it has a table; a release whose default follows the GPU's
+/// memory gives its fallback for an unknown GPU, as SGLang does).
 double memory_fraction(const EngineRelease& r, bool given, double scenario_value, int64_t tp);
+
+/// What a release's default fraction may depend on besides TP: pipeline stages, the chunked
+/// prefill size when given (0: the GPU class's) and the GPU's memory as nvidia-smi reports
+/// its memory.total (0: unknown).
+struct FractionInputs {
+  int64_t tp = 1, pp = 1;
+  int64_t chunk_tokens = 0;
+  double gpu_bytes = 0;
+};
+/// As above, with the GPU known: SGLang from 0.5.3 derives its default from the GPU's memory
+/// (ReservedMemoryRule).
+double memory_fraction(const EngineRelease& r, bool given, double scenario_value,
+                       const FractionInputs& in);
 
 /// The start-up profile run's token budget and sampled rows for a context of `max_model_len`
 /// on a GPU of `gpu_gib` named `gpu_name` (lower case id), unless `given_tokens` > 0.

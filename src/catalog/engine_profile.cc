@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cmath>
 #include <optional>
 #include <vector>
 
@@ -93,6 +94,7 @@ const std::vector<std::string> kPreallocatingReleaseKeys = {"version",
                                                             "pool_rule",
                                                             "memory_fraction",
                                                             "memory_fraction_by_tp",
+                                                            "reserved_memory",
                                                             "non_torch_bytes",
                                                             "non_torch_tp_extra_bytes",
                                                             "cuda_graph_bytes",
@@ -112,6 +114,58 @@ const std::vector<std::string> kPreallocatingReleaseKeys = {"version",
                                                             "runtime_bytes_per_seq_logit",
                                                             "runtime_bytes_per_seq_token",
                                                             "runtime_bytes_per_seq"};
+
+// One GPU class of reserved_memory.gpu_classes: {"below_gib", "chunked_prefill_size",
+// "cuda_graph_max_bs": [below large_tp, from large_tp]}.
+GpuClassDefaults read_gpu_class(const nlohmann::json& c, const std::string& where) {
+  if (!c.is_object()) throw InputError(where, "must be an object", "bad_file");
+  data::reject_unknown_keys(c, where, {"below_gib", "chunked_prefill_size", "cuda_graph_max_bs"});
+  GpuClassDefaults g;
+  g.below_gib = data::number_or(c, "below_gib", where, 0, 1e6, 0);
+  g.chunk_tokens = count(c, "chunked_prefill_size", where, true);
+  const auto& bs = c.contains("cuda_graph_max_bs") ? c.at("cuda_graph_max_bs") : nlohmann::json();
+  if (!bs.is_array() || bs.size() != 2 || !bs[0].is_number_integer() ||
+      !bs[1].is_number_integer() || bs[0].get<int64_t>() < 1 || bs[1].get<int64_t>() < 1)
+    throw InputError(where + ".cuda_graph_max_bs",
+                     "must be [below large_tp, from large_tp]: batch sizes of at least 1",
+                     "bad_file");
+  g.graph_bs = bs[0].get<int64_t>();
+  g.graph_bs_large_tp = bs[1].get<int64_t>();
+  if (g.chunk_tokens < 1) throw InputError(where, "chunked_prefill_size must be at least 1");
+  return g;
+}
+
+// SGLang's reserved memory (ReservedMemoryRule), absent meaning none.
+ReservedMemoryRule read_reserved_memory(const nlohmann::json& r, const std::string& at) {
+  ReservedMemoryRule m;
+  if (!r.contains("reserved_memory")) return m;
+  const std::string where = at + ".reserved_memory";
+  const auto& o = data::required_object(r, "reserved_memory", at);
+  data::reject_unknown_keys(
+      o, where,
+      {"_source", "base_mib", "per_chunk_token_mib", "min_chunk_tokens", "per_graph_seq_mib",
+       "per_rank_mib", "floor_mib", "floor_above_gib", "large_tp", "gpu_classes"});
+  m.base_mib = data::required_number(o, "base_mib", where, 0, 1e6);
+  m.per_chunk_token_mib = data::required_number(o, "per_chunk_token_mib", where, 0, 1e3);
+  m.min_chunk_tokens = count(o, "min_chunk_tokens", where, true);
+  m.per_graph_seq_mib = data::required_number(o, "per_graph_seq_mib", where, 0, 1e3);
+  m.per_rank_mib = data::required_number(o, "per_rank_mib", where, 0, 1e6);
+  m.floor_mib = data::required_number(o, "floor_mib", where, 0, 1e6);
+  m.floor_above_gib = data::required_number(o, "floor_above_gib", where, 0, 1e6);
+  m.large_tp = count(o, "large_tp", where, true);
+  if (!o.contains("gpu_classes") || !o.at("gpu_classes").is_array() || o.at("gpu_classes").empty())
+    throw InputError(where + ".gpu_classes", "must be a list of GPU classes", "bad_file");
+  for (const auto& c : o.at("gpu_classes"))
+    m.classes.push_back(read_gpu_class(c, where + ".gpu_classes[]"));
+  // Ascending limits, and the last class takes every larger GPU.
+  for (size_t i = 0; i + 1 < m.classes.size(); ++i)
+    if (m.classes[i].below_gib <= 0 ||
+        (i > 0 && m.classes[i].below_gib <= m.classes[i - 1].below_gib))
+      throw InputError(where + ".gpu_classes", "below_gib must ascend", "bad_file");
+  if (m.classes.back().below_gib != 0)
+    throw InputError(where + ".gpu_classes", "the last class has no below_gib", "bad_file");
+  return m;
+}
 
 // The runtime's own buffers (TensorRT-LLM's C++ runtime, memory/trt_runtime.h), absent meaning
 // none modelled.
@@ -169,6 +223,7 @@ EngineRelease read_release(const nlohmann::json& r, bool preallocates, const std
     }
     std::sort(e.memory_fraction_by_tp.begin(), e.memory_fraction_by_tp.end());
   }
+  e.reserved_memory = read_reserved_memory(r, where);
   e.non_torch_bytes = data::required_number(r, "non_torch_bytes", where, 0, kMaxBytes);
   e.non_torch_tp_extra_bytes =
       data::required_number(r, "non_torch_tp_extra_bytes", where, 0, kMaxBytes);
@@ -461,12 +516,54 @@ DeviceProfile read_device_profile(const nlohmann::json& engines, const std::stri
   return p;
 }
 
-double memory_fraction(const EngineRelease& r, bool given, double scenario_value, int64_t tp) {
-  if (given || r.memory_fraction <= 0) return scenario_value;
+const GpuClassDefaults* ReservedMemoryRule::gpu_class(double gpu_gib) const {
+  for (const auto& c : classes)
+    if (c.below_gib <= 0 || gpu_gib < c.below_gib) return &c;
+  return nullptr;
+}
+
+namespace {
+
+// The release's default fraction by TP size (SGLang 0.4), else its one default.
+double fraction_by_tp(const EngineRelease& r, int64_t tp) {
   double f = r.memory_fraction;
   for (const auto& [min_tp, v] : r.memory_fraction_by_tp)
     if (tp >= min_tp) f = v;
   return f;
+}
+
+}  // namespace
+
+double memory_fraction(const EngineRelease& r, bool given, double scenario_value, int64_t tp) {
+  if (given || r.memory_fraction <= 0) return scenario_value;
+  return fraction_by_tp(r, tp);
+}
+
+double memory_fraction(const EngineRelease& r, bool given, double scenario_value,
+                       const FractionInputs& in) {
+  if (given || r.memory_fraction <= 0) return scenario_value;
+  constexpr double kMiB = 1024.0 * 1024.0;
+  const ReservedMemoryRule& m = r.reserved_memory;
+  if (m.classes.empty() || in.gpu_bytes <= 0) return fraction_by_tp(r, in.tp);
+  const double gpu_mib = in.gpu_bytes / kMiB;
+  if (const GpuClassDefaults* c = m.gpu_class(gpu_mib / 1024.0)) {
+    // python/sglang/srt/server_args.py _handle_gpu_memory_settings (v0.5.3 on, PR #10975 and
+    // #11076): chunked_prefill_size and cuda_graph_max_bs by the GPU's memory class, then
+    // reserved_mem = 512 + max(chunk, 2048) x 1.5 + cuda_graph_max_bs x 2 + tp x pp / 8 x 1024
+    // MiB, at least 10 GiB above 60 GiB, and mem_fraction_static = round((gpu_mem - reserved)
+    // / gpu_mem, 3). gpu_mem is nvidia-smi's memory.total in MiB (utils
+    // get_nvgpu_memory_capacity), the caller's in.gpu_bytes.
+    const int64_t chunk = in.chunk_tokens > 0 ? in.chunk_tokens : c->chunk_tokens;
+    const int64_t graph_bs = in.tp >= m.large_tp ? c->graph_bs_large_tp : c->graph_bs;
+    double reserved =
+        m.base_mib +
+        m.per_chunk_token_mib * static_cast<double>(std::max(chunk, m.min_chunk_tokens)) +
+        m.per_graph_seq_mib * static_cast<double>(graph_bs) +
+        m.per_rank_mib * static_cast<double>(in.tp * in.pp);
+    if (gpu_mib > m.floor_above_gib * 1024.0) reserved = std::max(reserved, m.floor_mib);
+    return std::round((gpu_mib - reserved) / gpu_mib * 1000.0) / 1000.0;
+  }
+  return fraction_by_tp(r, in.tp);
 }
 
 ProfileRun profile_run(const EngineRelease& r, int64_t given_tokens, int64_t max_model_len,
@@ -476,6 +573,10 @@ ProfileRun profile_run(const EngineRelease& r, int64_t given_tokens, int64_t max
   for (const auto& name : r.large_gpu_excluded)
     large = large && gpu_id.find(name) == std::string_view::npos;
   if (large) p = {r.large_gpu_tokens, r.large_gpu_seqs};
+  // SGLang from 0.5.3: the chunked prefill size of the GPU's class (server_args.py
+  // _handle_gpu_memory_settings), which bounds the tokens of one prefill forward.
+  if (!r.reserved_memory.classes.empty() && gpu_gib > 0)
+    p.tokens = r.reserved_memory.gpu_class(gpu_gib)->chunk_tokens;
   if (r.chunked_prefill_above > 0 && max_model_len > r.chunked_prefill_above)
     p.tokens = r.chunked_tokens;
   else if (r.profile_covers_max_model_len)

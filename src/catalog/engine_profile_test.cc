@@ -157,11 +157,72 @@ TEST(EngineProfile, VllmV0ProfilesMaxModelLenUnlessChunkedPrefillIsOn) {
 
 TEST(EngineProfile, SglangStaticFractionFallsWithTp) {
   // sglang/srt/server_args.py: mem_fraction_static 0.88 (TP 1), 0.87 (2), 0.85 (4), 0.81 (8).
-  const EngineRelease& r = Catalog::builtin().engine("sglang").release("");
+  const EngineRelease& r = Catalog::builtin().engine("sglang").release("0.4");
   EXPECT_DOUBLE_EQ(memory_fraction(r, false, 0.9, 1), 0.88);
   EXPECT_DOUBLE_EQ(memory_fraction(r, false, 0.9, 2), 0.87);
   EXPECT_DOUBLE_EQ(memory_fraction(r, false, 0.9, 8), 0.81);
   EXPECT_DOUBLE_EQ(memory_fraction(r, true, 0.7, 8), 0.7);  // given: the user's
+}
+
+TEST(EngineProfile, Sglang053DefaultFractionFollowsTheGpusMemory) {
+  // python/sglang/srt/server_args.py _handle_gpu_memory_settings (v0.5.3): reserved = 512 +
+  // max(chunk, 2048) x 1.5 + cuda_graph_max_bs x 2 + tp x pp x 128 MiB, at least 10,240 MiB
+  // above 60 GiB; fraction = round((gpu - reserved) / gpu, 3). gpu in nvidia-smi's MiB.
+  constexpr double kMiB = 1024.0 * 1024.0;
+  const EngineRelease& r = Catalog::builtin().engine("sglang").release("0.5.4");
+  const auto f = [&](double mib, int64_t tp, int64_t chunk = 0) {
+    return memory_fraction(r, false, 0.5, FractionInputs{tp, 1, chunk, mib * kMiB});
+  };
+  // H100 (81,559 MiB), TP 1: chunk 8192, graphs 256: 512 + 12,288 + 512 + 128 = 13,440;
+  // (81,559 - 13,440) / 81,559 = 0.8352 -> 0.835, as the docs' CI log on an H100 prints.
+  EXPECT_DOUBLE_EQ(f(81559, 1), 0.835);
+  // H200 (143,771 MiB), TP 1: the same 13,440; 0.90652 -> 0.907, as logged on an H200.
+  EXPECT_DOUBLE_EQ(f(143771, 1), 0.907);
+  // H100, TP 8: graphs 512 from TP 4: 512 + 12,288 + 1,024 + 1,024 = 14,848 -> 0.81795 -> 0.818.
+  EXPECT_DOUBLE_EQ(f(81559, 8), 0.818);
+  // A given chunk of 2,048 on an H100: 512 + 3,072 + 512 + 128 = 4,224, raised to the 10 GiB
+  // floor above 60 GiB: (81,559 - 10,240) / 81,559 = 0.87445 -> 0.874.
+  EXPECT_DOUBLE_EQ(f(81559, 1, 2048), 0.874);
+  // RTX 4090 (24,564 MiB): chunk 2048, graphs 24 below TP 4: 512 + 3,072 + 48 + 128 = 3,760,
+  // no floor: 0.84693 -> 0.847; at TP 4 graphs 80: 512 + 3,072 + 160 + 512 = 4,256 -> 0.827.
+  EXPECT_DOUBLE_EQ(f(24564, 1), 0.847);
+  EXPECT_DOUBLE_EQ(f(24564, 4), 0.827);
+  // T4 (15,360 MiB): chunk 2048, graphs 8: 512 + 3,072 + 16 + 128 = 3,728 -> 0.75729 -> 0.757.
+  EXPECT_DOUBLE_EQ(f(15360, 1), 0.757);
+  // No GPU: SGLang's fallback 0.88; given: the user's.
+  EXPECT_DOUBLE_EQ(memory_fraction(r, false, 0.5, 1), 0.88);
+  EXPECT_DOUBLE_EQ(memory_fraction(r, true, 0.7, FractionInputs{1, 1, 0, 81559 * kMiB}), 0.7);
+}
+
+TEST(EngineProfile, Sglang053ChunkedPrefillFollowsTheGpuClass) {
+  // server_args.py _handle_gpu_memory_settings: 2,048 below 35 GiB, 4,096 below 60, 8,192 below
+  // 160, 16,384 above; a given chunked_prefill_size wins.
+  const EngineRelease& r = Catalog::builtin().engine("sglang").release("0.5.3");
+  EXPECT_EQ(profile_run(r, 0, 8192, 24, "rtx-4090-24gb").tokens, 2048);
+  EXPECT_EQ(profile_run(r, 0, 8192, 48, "l40s-48gb").tokens, 4096);
+  EXPECT_EQ(profile_run(r, 0, 8192, 80, "h100-sxm5-80gb").tokens, 8192);
+  EXPECT_EQ(profile_run(r, 0, 8192, 180, "b200-180gb").tokens, 16384);
+  EXPECT_EQ(profile_run(r, 4096, 8192, 80, "h100-sxm5-80gb").tokens, 4096);
+}
+
+TEST(EngineProfile, SglangVersionsByRange) {
+  // 0.5.3 to 0.5.x take release 0.5.3 (the default), 0.4.x release 0.4; 0.5.0 to 0.5.2 (an
+  // earlier form of the reserve), 0.3 and 0.6 are not modelled, and the error lists the ranges.
+  const EngineProfile& e = Catalog::builtin().engine("sglang");
+  EXPECT_EQ(e.release("").version, "0.5.3");
+  EXPECT_EQ(e.release("0.5.4").version, "0.5.3");
+  EXPECT_EQ(e.release("0.5.10").version, "0.5.3");
+  EXPECT_EQ(e.release("0.4.6").version, "0.4");
+  for (const char* outside : {"0.3", "0.5.2", "0.6", "0.6.0"}) {
+    try {
+      e.release(outside);
+      FAIL() << outside << ": no error";
+    } catch (const InputError& err) {
+      const std::string what = err.what();
+      EXPECT_NE(what.find("0.5.3 (0.5.3 to 0.5)"), std::string::npos) << what;
+      EXPECT_NE(what.find("0.4 (0.4 to 0.4)"), std::string::npos) << what;
+    }
+  }
 }
 
 TEST(EngineProfile, MisspeltKeyIsAnErrorNamingFileAndKey) {

@@ -105,9 +105,30 @@ TEST(EngineStartup, SglangStaticFractionLeavesActivationsInTheReserve) {
   // SGLang 0.4 on H100 at TP 1: mem_fraction_static 0.88 x 79.152 = 69.654 GiB; pool = that -
   // weights 14.9575 - CUDA context 0.4883 = 54.208 GiB = 444,071 tokens; the activations are not
   // subtracted (they live in the 12% reserve).
-  const auto out = run({{"engine", "sglang"}, {"gpu", "h100-sxm5-80gb"}});
+  const auto out =
+      run({{"engine", "sglang"}, {"engine_version", "0.4"}, {"gpu", "h100-sxm5-80gb"}});
   EXPECT_NEAR(gib(out, "kv_cache_bytes"), 54.208, 1e-3);
   EXPECT_NEAR(out["memory"]["kv_cache_capacity_tokens"].get<double>(), 444071, 1);
+}
+
+TEST(EngineStartup, Sglang053DerivesItsFractionFromTheH100sMemory) {
+  // SGLang 0.5.3 (the default release) on H100 at TP 1 sizes its fraction by nvidia-smi's total,
+  // taken as the marketed 80 GiB = 81,920 MiB: reserved 512 + 8,192 x 1.5 + 256 x 2 + 128 =
+  // 13,440 MiB (server_args.py _handle_gpu_memory_settings), so mem_fraction_static =
+  // round(68,480 / 81,920, 3) = 0.836 (an H100 SXM whose nvidia-smi shows 81,559 MiB gets 0.835).
+  // Budget 0.836 x 79.152 = 66.1711 GiB of what CUDA sees; pool = that - weights 14.9575 - CUDA
+  // context 0.4883 = 50.725 GiB = 415,541 tokens of 131,072 B.
+  const auto out = run({{"engine", "sglang"}, {"gpu", "h100-sxm5-80gb"}});
+  EXPECT_EQ(out["scenario"]["engine_version"], "0.5.3");
+  EXPECT_NEAR(gib(out, "kv_cache_bytes"), 50.725, 1e-3);
+  EXPECT_NEAR(out["memory"]["kv_cache_capacity_tokens"].get<double>(), 415541, 1);
+  // The basis says what the default came from: 81,920 MiB, TP 1, chunk 8,192, graphs 256.
+  const std::string basis = out["basis"]["kv_cache_bytes"].get<std::string>();
+  EXPECT_NE(basis.find("KV pool = 0.836 x capacity"), std::string::npos) << basis;
+  EXPECT_NE(basis.find("default for 81920 MiB of GPU memory at TP 1 x PP 1 (chunked prefill 8192, "
+                       "CUDA graphs up to batch 256)"),
+            std::string::npos)
+      << basis;
 }
 
 TEST(EngineStartup, TrtllmFractionIsOfFreeMemory) {

@@ -16,6 +16,7 @@
 #include "memory/kbit_training.h"
 #include "memory/memory_parts.h"
 #include "memory/parts_memo.h"
+#include "memory/pool_fraction.h"
 #include "memory/rope_cache.h"
 #include "memory/trt_runtime.h"
 #include "scenario/lookups.h"
@@ -38,13 +39,6 @@ struct Parts {
   double allocated() const { return weights + kv + activations + gradients + optimizer + master; }
 };
 
-// The share of the free memory the engine's release gives its KV pool (and trtllm-bench's build
-// tuning assumes): the scenario's fraction when given, else the release's default.
-double pool_fraction(const Scenario& s, const EngineRelease& rel) {
-  return memory_fraction(rel, s.gpu_memory_utilization_given, s.gpu_memory_utilization,
-                         s.parallel.tp);
-}
-
 // A TensorRT engine built by trtllm-bench for the scenario (trt_runtime.h): its max_batch_size
 // sizes the runtime's buffers, its max_num_tokens the engine's activation workspace; zeros where
 // the release has no such build or no GPU is given.
@@ -52,8 +46,8 @@ memory::TrtBenchBuild bench_build(const Scenario& s, const Catalog& catalog,
                                   const EngineRelease& rel, double weights,
                                   double kv_one_sequence) {
   if (!s.gpu || s.task != Task::kInference || rel.runtime_max_batch <= 0) return {};
-  return memory::trt_bench_build(rel, pool_fraction(s, rel),
-                                 memory::usable_capacity(*s.gpu, catalog) - weights,
+  const double capacity = memory::usable_capacity(*s.gpu, catalog);
+  return memory::trt_bench_build(rel, memory::pool_fraction(s, catalog, rel), capacity - weights,
                                  kv_one_sequence, s.parallel.pp, s.prompt_len, s.output_len);
 }
 
@@ -385,8 +379,24 @@ void add_runtime_buffers(const Scenario& s, const EngineRelease& rel, Parts& p, 
 // is the formula of one sequence: it names seq and batch, not their values. That formula is
 // copied out of the basis, which the new value may grow: on the stack when short (issue 18: a
 // string allocated for it every estimate).
+// SGLang from 0.5.3 without a given fraction: what its default was derived from (server_args.py
+// _handle_gpu_memory_settings: the GPU's nvidia-smi total, TP x PP, the chunked prefill size and
+// CUDA-graph batch limit of the GPU's class; engine_profile.h ReservedMemoryRule).
+void default_fraction_text(std::string& out, const Scenario& s, const Catalog& catalog,
+                           const EngineRelease& rel) {
+  const double mib = memory::smi_total_bytes(*s.gpu, catalog.device()) / kMiB;
+  const ReservedMemoryRule& m = rel.reserved_memory;
+  const GpuClassDefaults* c = m.gpu_class(mib / 1024.0);
+  if (!c) return;
+  const int64_t chunk = s.max_num_batched_tokens > 0 ? s.max_num_batched_tokens : c->chunk_tokens;
+  append_text(out, "; f: the release's default for ", Fixed{mib, 0}, " MiB of GPU memory at TP ",
+              s.parallel.tp, " x PP ", s.parallel.pp, " (chunked prefill ", chunk,
+              ", CUDA graphs up to batch ",
+              s.parallel.tp >= m.large_tp ? c->graph_bs_large_tp : c->graph_bs, ')');
+}
+
 void kv_pool_basis(Basis& basis, double f, std::string_view rule, const EngineProfile& engine,
-                   const EngineRelease& rel) {
+                   const EngineRelease& rel, const Scenario& s, const Catalog& catalog) {
   const auto old = basis.find_key("kv_cache_bytes");
   const std::string_view value = old == basis.end() ? std::string_view() : (*old).value;
   char local[256];
@@ -399,11 +409,20 @@ void kv_pool_basis(Basis& basis, double f, std::string_view rule, const EnginePr
     heap.assign(value);
     sequence = heap;
   }
+  // SGLang from 0.5.3 derived its default from the GPU (default_fraction_text).
+  const bool derived =
+      !rel.reserved_memory.classes.empty() && !s.gpu_memory_utilization_given && s.gpu;
   basis.set_with("kv_cache_bytes", [&](std::string& out) {
     // The pieces appended one by one (core/text_append.h), the rule's words as they are
     // (issue 18: the rule was a format string parsed at run time for each estimate).
-    append_text(out, "KV pool = ", General{f}, rule, " (", engine.name, ' ', rel.version,
-                "); per sequence: ", sequence);
+    if (!derived) {
+      append_text(out, "KV pool = ", General{f}, rule, " (", engine.name, ' ', rel.version,
+                  "); per sequence: ", sequence);
+      return;
+    }
+    append_text(out, "KV pool = ", General{f}, rule, " (", engine.name, ' ', rel.version, ')');
+    default_fraction_text(out, s, catalog, rel);
+    append_text(out, "; per sequence: ", sequence);
   });
 }
 
@@ -412,7 +431,7 @@ void size_kv_pool(const Scenario& s, const Catalog& catalog, const memory::Engin
                   Explanations* why) {
   const EngineProfile& engine = rules.engine;
   const EngineRelease& rel = *rules.release;
-  const double f = pool_fraction(s, rel);
+  const double f = memory::pool_fraction(s, catalog, rel);
   add_runtime_buffers(s, rel, p, why);
   auto [budget, pool, beyond, rule] = pool_size(rel, f, capacity, p);
   const memory::Baseline baseline = memory::process_baseline(s, engine, catalog.device());
@@ -422,7 +441,7 @@ void size_kv_pool(const Scenario& s, const Catalog& catalog, const memory::Engin
   const auto groups = s.attention_groups();
   const double requested = p.kv / static_cast<double>(groups);
   p.kv = std::max(0.0, pool);
-  if (wants_basis(why)) kv_pool_basis(why->basis, f, rule, engine, rel);
+  if (wants_basis(why)) kv_pool_basis(why->basis, f, rule, engine, rel, s, catalog);
   m.kv_cache_capacity_tokens =
       m.kv_bytes_per_token > 0
           ? groups * static_cast<int64_t>(std::max(0.0, pool) / m.kv_bytes_per_token)
