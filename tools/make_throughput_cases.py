@@ -101,6 +101,11 @@ def weights_of(p):
     if p.startswith("Q6_K"): return "q6_k"
     if p.startswith("Q2_K"): return "q2_k"
     if p.startswith("Q4_0"): return "q4_0"
+    # llama.cpp's legacy 32-value blocks with a min (Q4_1, Q5_1) or a fifth bit (Q5_0, Q5_1): their
+    # own data/formats.csv rows (ggml-common.h block_q4_1, block_q5_0, block_q5_1).
+    if p.startswith("Q4_1"): return "q4_1"
+    if p.startswith("Q5_0"): return "q5_0"
+    if p.startswith("Q5_1"): return "q5_1"
     if p.startswith("Q8_0"): return "q8_0"
     if p.startswith("F16") or p.startswith("FP16"): return "fp16"
     if p.startswith("BF16"): return "bf16"

@@ -57,8 +57,14 @@ std::string format_of_ftype(int64_t ftype) {
       return "fp16";
     case 2:
       return "q4_0";
+    case 3:
+      return "q4_1";
     case 7:
       return "q8_0";
+    case 8:
+      return "q5_0";
+    case 9:
+      return "q5_1";
     case 10:
     case 21:
       return "q2_k";
@@ -109,11 +115,14 @@ std::string infer_gguf_format(const GgufHeader& h) {
   if (top == "Q6_K") return "q6_k";
   if (top == "Q8_0") return "q8_0";
   if (top == "Q4_0") return "q4_0";
+  if (top == "Q4_1") return "q4_1";
+  if (top == "Q5_0") return "q5_0";
+  if (top == "Q5_1") return "q5_1";
   if (top == "F16") return "fp16";
   if (top == "BF16") return "bf16";
   if (top == "F32") return "fp32";
   if (top == "MXFP4") return "mxfp4";
-  // Anything else (IQ*, TQ*, Q4_1, Q5_0...): left to the catalog, which knows the GGUF format
+  // Anything else (IQ*, TQ*, ...): left to the catalog, which knows the GGUF format
   // closest in bits per weight (Catalog::closest_format).
   return {};
 }

@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include "gpusizer/catalog.h"
 #include "gpusizer/error.h"
 #include "gpusizer/importers.h"
 #include "importers/test_files.h"
@@ -113,6 +114,64 @@ TEST(Gguf, MalformedHeadersAreInputErrors) {
   expect_bad(with_tensor({4}, 0, 1 << 20), "offset past the end");
   expect_bad(with_tensor({100}, 12, 0), "row not a multiple of the block");
   expect_bad(with_tensor({1024}, 0, 0), "data past the end");
+}
+
+// A tiny Llama-layout file whose matrices are all of one legacy 32-value block type (ggml.h ids
+// Q4_1 3, Q5_0 6, Q5_1 7), the head in Q6_K as llama.cpp's quantize leaves it; general.file_type
+// (llama.h llama_ftype: MOSTLY_Q4_1 3, MOSTLY_Q5_0 8, MOSTLY_Q5_1 9) when ftype >= 0.
+std::string legacy_block_gguf(uint32_t type, int64_t block_bytes, int64_t ftype) {
+  GgufWriter w;
+  w.str("general.architecture", "llama");
+  if (ftype >= 0) w.u32("general.file_type", static_cast<uint32_t>(ftype));
+  w.u32("llama.block_count", 1);
+  w.u32("llama.embedding_length", 256);
+  w.u32("llama.feed_forward_length", 512);
+  w.u32("llama.attention.head_count", 4);
+  w.u32("llama.attention.head_count_kv", 2);
+  w.u32("llama.context_length", 4096);
+  w.str_array("tokenizer.ggml.tokens", std::vector<std::string>(1000, "t"));
+  auto q = [&](uint64_t n) { return n / 32 * static_cast<uint64_t>(block_bytes); };
+  w.tensor("token_embd.weight", {256, 1000}, type, q(256000));
+  w.tensor("blk.0.attn_norm.weight", {256}, testing::kF32, 1024);
+  w.tensor("blk.0.attn_q.weight", {256, 256}, type, q(65536));
+  w.tensor("blk.0.attn_k.weight", {256, 128}, type, q(32768));
+  w.tensor("blk.0.attn_v.weight", {256, 128}, type, q(32768));
+  w.tensor("blk.0.attn_output.weight", {256, 256}, type, q(65536));
+  w.tensor("blk.0.ffn_norm.weight", {256}, testing::kF32, 1024);
+  w.tensor("blk.0.ffn_gate.weight", {256, 512}, type, q(131072));
+  w.tensor("blk.0.ffn_up.weight", {256, 512}, type, q(131072));
+  w.tensor("blk.0.ffn_down.weight", {512, 256}, type, q(131072));
+  w.tensor("output_norm.weight", {256}, testing::kF32, 1024);
+  w.tensor("output.weight", {256, 1000}, testing::kQ6_K, 256000 / 256 * 210);
+  return w.bytes();
+}
+
+TEST(Gguf, LegacyBlockTypesMapToTheirOwnFormats) {
+  // ggml-common.h: block_q4_1 = fp16 d + fp16 m + 16 nibble bytes = 20 B per 32 weights (5
+  // bits), block_q5_0 = fp16 d + 4 fifth-bit bytes + 16 = 22 B (5.5), block_q5_1 = 24 B (6).
+  struct Case {
+    uint32_t type;
+    int64_t block_bytes;
+    int64_t ftype;
+    const char* format;
+  };
+  const Catalog& catalog = Catalog::builtin();
+  for (const Case& c : {Case{3, 20, 3, "q4_1"}, Case{6, 22, 8, "q5_0"}, Case{7, 24, 9, "q5_1"}}) {
+    SCOPED_TRACE(c.format);
+    EXPECT_EQ(ggml_type(c.type).block_bytes, c.block_bytes);
+    const double bits = static_cast<double>(c.block_bytes) * 8 / 32;
+    EXPECT_DOUBLE_EQ(catalog.format(c.format, "weights", "weights").bits_per_value, bits);
+    // From general.file_type, and without it from the matrices' own type.
+    EXPECT_EQ(import_gguf_bytes(legacy_block_gguf(c.type, c.block_bytes, c.ftype), "f.gguf")
+                  .weights->weights_format,
+              c.format);
+    const ImportedModel im =
+        import_gguf_bytes(legacy_block_gguf(c.type, c.block_bytes, -1), "f.gguf");
+    EXPECT_EQ(im.weights->weights_format, c.format);
+    EXPECT_EQ(
+        im.weights->bytes_by_dtype.at(ggml_type(c.type).name),
+        static_cast<double>((256000 + 2 * 65536 + 2 * 32768 + 3 * 131072) / 32 * c.block_bytes));
+  }
 }
 
 TEST(Gguf, AlignmentMustBeAPowerOfTwo) {

@@ -125,6 +125,68 @@ TEST(Int8DotKernels, P40Q3kDecodeIsBoundByItsInstructions) {
   EXPECT_DOUBLE_EQ(p.gemm_s(), p.compute_s);
 }
 
+// llama.cpp's legacy 32-value blocks (ggml-common.h: block_q4_1 fp16 d + fp16 m + 16 nibble
+// bytes = 20 B, block_q5_0 fp16 d + 4 fifth-bit bytes + 16 = 22 B, block_q5_1 24 B), counted from
+// the same Jan 2024 ggml-cuda.cu as q4_0 above. Each MMQ pass covers 8 blocks (WARP_SIZE / QI = 32
+// / 4) in 8 k-steps of VDR 4, 1024 __dp4a as q4_0's.
+// q5_0 MMVQ (vec_dot_q5_0_q8_1, VDR 2: 2 ints of nibbles, 16 weights a call): per int the low
+// nibbles (1 and) and the high ones (1 shift, 1 and), and 8 fifth bits put in with a shift, an
+// and and an or each: 9 shifts, 10 ands, 8 ors and 2 __dp4a; for the call 2 unaligned nibble
+// loads and 1 fifth-bit load merged (3 ops) and 2 variable shifts of the fifth bits, 4 float ops
+// (the constant x ds8.y, FFMA, x d5, the += of mul_mat_vec_q) and mul_mat_vec_q's 7 loop ops
+// (q4_0's 21 ALU less its 14); 4 conversions (ds8 half2, d5, I2F). ALU 3 + 20 + 16 + 4 + 4 + 7 =
+// 54, shifts 2 + 18 = 20: 54 + 2 x 20 + 4 x 4 = 110 slots, 6.875 a weight.
+// q5_0 MMQ unpacks once into the tile (load_tiles_q5_0) and multiplies with q8_0's dot product,
+// so its shared-memory operand loads bind: 2 rows x (8 ints + 1 scale) + 8 columns x (8 + 1) = 90
+// a k-step, 720 a pass, plus 8 rows x (4 global loads + 2 stores) + 2 x 2 scale loads and stores
+// + the q8_1 tile's 36: 808 x 4 = 3232 slots, 1024 / 3232 = 31.7% of the DP4A rate.
+// q4_1 MMQ: 82 shared loads a k-step as q4_0, but 4 float ops a call (d4d8, m4s8, FFMA, +=) and
+// the half2 scales of both operands converted: ALU 8 x (128 + 16 + 64) = 1664, 2 x 64 shifts,
+// 4 x 8 x (16 + 16 + 4) conversions = 2944 slots, over LD/ST (656 + 56) x 4 = 2848.
+TEST(Int8DotKernels, LegacyBlockFormatCounts) {
+  const Catalog& c = Catalog::builtin();
+  EXPECT_DOUBLE_EQ(c.format("q4_1", "weights", "weights").bits_per_value, 20.0 * 8 / 32);
+  EXPECT_DOUBLE_EQ(c.format("q5_0", "weights", "weights").bits_per_value, 22.0 * 8 / 32);
+  EXPECT_DOUBLE_EQ(c.format("q5_1", "weights", "weights").bits_per_value, 24.0 * 8 / 32);
+  const Dp4aKernelCounts& q50 = c.format("q5_0", "weights", "weights").dp4a;
+  EXPECT_DOUBLE_EQ(q50.mmvq_cycles_per_weight,
+                   ((3.0 + 2 * 10 + 2 * 8 + 4 + 4 + 7) + 2 * (2 + 2 * 9.0) + 4 * 4.0) / 16.0);
+  EXPECT_DOUBLE_EQ(q50.mmvq_cycles_per_weight, 6.875);
+  EXPECT_DOUBLE_EQ(q50.mmq_dp4a, 1024.0);
+  EXPECT_DOUBLE_EQ(q50.mmq_lsu, (8.0 * (2 * 9 + 8 * 9) + 8 * 6 + 2 * 2 + 36) * 4.0);
+  EXPECT_GT(q50.mmq_lsu, q50.mmq_alu);  // bound by the shared-memory loads
+  const Dp4aKernelCounts& q41 = c.format("q4_1", "weights", "weights").dp4a;
+  EXPECT_DOUBLE_EQ(q41.mmq_dp4a, 1024.0);
+  EXPECT_DOUBLE_EQ(q41.mmq_alu, 8.0 * (128 + 16 + 16 * 4) + 2 * 64.0 + 4 * 8.0 * (16 + 16 + 4));
+  EXPECT_DOUBLE_EQ(q41.mmq_lsu, (8.0 * (2 * 5 + 8 * 9) + 56) * 4.0);
+  // The q4_1 and q5_1 mat-vec kernels add the min's product: more slots a weight than q4_0's.
+  EXPECT_GT(q41.mmvq_cycles_per_weight, 41.0 / 16.0);
+  EXPECT_GT(c.format("q5_1", "weights", "weights").dp4a.mmvq_cycles_per_weight,
+            q50.mmvq_cycles_per_weight);
+}
+
+// Llama 2 7B in q5_0 on the P40, one decode step of one sequence: the layers' 6,476,005,376
+// weights at 22 B per 32 = 4,452,253,696 B, the q6_k head's 107,520,000 B and the norms' 532,480
+// B: 4,560,306,176 B, 15.18 ms at 346 GB/s x bw_eff 0.868. MMVQ's 6.875 cycles a weight make the
+// 13.21 GFLOP run at 47e12 / (4 x 6.875) x 0.694 = 1.186 TFLOP/s, 11.14 ms (11.17 with the
+// engine's 426 TFLOP/s ceiling): the step stays bound by its bytes, 3.99 ms short of turning.
+// llama-bench measures tg128 48.14 t/s (PR #4766), 20.8 ms a token.
+TEST(Int8DotKernels, P40Q50DecodeIsBoundByItsBytes) {
+  const InferenceSetup s = setup("tesla-p40-24gb", "q5_0");
+  const double bytes = 6476005376.0 * 22 / 32 + 131072000.0 * 6.5625 / 8 + 266240.0 * 2;
+  EXPECT_DOUBLE_EQ(bytes, 4560306176.0);
+  EXPECT_NEAR(s.costs.dense_weight_bytes, bytes, 1.0);
+  EXPECT_DOUBLE_EQ(s.matvec_peak_flops, 47.0e12 / (4.0 * 6.875));
+  const PassTime p = decode_step(s, 1, 1).pass;
+  EXPECT_NEAR(p.memory_s, bytes / (346e9 * s.engine.bw_eff), 1e-9);
+  EXPECT_NEAR(p.memory_s, 15.18e-3, 0.02e-3);
+  const double flops = 2.0 * (6476005376.0 + 131072000.0 + 266240.0);
+  const double rate = 47.0e12 / (4.0 * 6.875) * s.engine.compute_eff_max;
+  EXPECT_NEAR(p.compute_s, flops * (1.0 / rate + 1.0 / s.engine.compute_cap_flops), 1e-9);
+  EXPECT_NEAR(p.compute_s, 11.17e-3, 0.02e-3);
+  EXPECT_DOUBLE_EQ(p.gemm_s(), p.memory_s);
+}
+
 // F16 weights on the P40 go through cuBLAS in FP32 (no fast FP16 at compute capability 6.1):
 // the FP32 rate, no DP4A. Tensor-core GPUs keep their tensor rate for GGUF weights.
 TEST(Int8DotKernels, OnlyGgufWeightsOnGpusWithoutFp16TensorCores) {
