@@ -454,10 +454,16 @@ const EngineRelease& EngineProfile::release(std::string_view version,
   if (const EngineRelease* r = find_release(version)) return *r;
   for (const auto& r : releases)
     if (r.covers(version)) return r;
+  // Each release with the versions it takes, in words no language needs translated: "0.4.x",
+  // "0.21-0.27.x" (a range's last version takes in its own patch releases).
   std::string known;
-  for (const auto& r : releases)
-    known += (known.empty() ? "" : ", ") + r.version +
-             (r.covers_first.empty() ? "" : " (" + r.covers_first + " to " + r.covers_last + ")");
+  for (const auto& r : releases) {
+    known += (known.empty() ? "" : ", ") + r.version;
+    if (r.covers_first.empty()) continue;
+    known += " (" + r.covers_first;
+    if (r.covers_last != r.covers_first) known += "-" + r.covers_last;
+    known += ".x)";
+  }
   throw InputError(std::string(field), "unknown " + name + " version '" + shown_input(version) +
                                            "'; the versions modelled are " + known);
 }
