@@ -387,7 +387,8 @@ void add_scenario_flags(CLI::App* cmd, Options& o) {
   cmd->add_option("--task", o.task, "inference|lora|qlora|full|freeze|pretrain|cv-train");
   cmd->add_option("--weights", o.weights,
                   "weights format: fp32 bf16 fp16 fp8 int8 int4 nf4 gptq-int4 awq-int4 q4_k_m ...");
-  cmd->add_option("--kv-cache", o.kv_cache, "KV cache format: fp32 bf16 fp16 fp8 q8_0 q4_0");
+  cmd->add_option("--kv-cache", o.kv_cache,
+                  "KV cache format: fp32 bf16 fp16 fp8 q8_0 q5_1 q5_0 q4_1 q4_0");
   cmd->add_option("--batch,-b", o.batch,
                   "concurrent sequences (inference) or micro-batch (training)");
   cmd->add_option("--seq-len,-s", o.seq_len, "tokens per sequence");

@@ -136,10 +136,11 @@ std::optional<std::string> gguf_format(std::string_view t) {
     const char* from;
     const char* to;
   };
-  for (const Map& m : {Map{"q4_k - medium", "q4_k_m"}, Map{"q5_k - medium", "q5_k_m"},
-                       Map{"q3_k - medium", "q3_k_m"}, Map{"q2_k", "q2_k"}, Map{"q6_k", "q6_k"},
-                       Map{"q8_0", "q8_0"}, Map{"q4_0", "q4_0"}, Map{"bf16", "bf16"},
-                       Map{"f16", "fp16"}, Map{"f32", "fp32"}})
+  for (const Map& m :
+       {Map{"q4_k - medium", "q4_k_m"}, Map{"q5_k - medium", "q5_k_m"},
+        Map{"q3_k - medium", "q3_k_m"}, Map{"q2_k", "q2_k"}, Map{"q6_k", "q6_k"},
+        Map{"q8_0", "q8_0"}, Map{"q4_0", "q4_0"}, Map{"q4_1", "q4_1"}, Map{"q5_0", "q5_0"},
+        Map{"q5_1", "q5_1"}, Map{"bf16", "bf16"}, Map{"f16", "fp16"}, Map{"f32", "fp32"}})
     if (s.ends_with(m.from)) return std::string(m.to);
   return std::nullopt;
 }

@@ -360,6 +360,22 @@ TEST(LogReader, LlamaBenchMarkdownRowsAreRuns) {
   EXPECT_EQ(r.runs[2].figures[0].line, 7);
 }
 
+// The legacy block formats by their llama-bench model names (a table laid out as PR #4766's; only
+// the names are checked).
+TEST(LogReader, LlamaBenchLegacyBlockFormats) {
+  const LogReading r = read_log(R"(| model | size | params | backend | ngl | test | t/s |
+| --- | ---: | ---: | --- | --: | --- | ---: |
+| llama 7B Q4_1 | 3.95 GiB | 6.74 B | CUDA | 99 | tg 128 | 55.41 ± 0.02 |
+| llama 7B Q5_0 | 4.33 GiB | 6.74 B | CUDA | 99 | tg 128 | 48.14 ± 0.01 |
+| llama 7B Q5_1 | 4.72 GiB | 6.74 B | CUDA | 99 | tg 128 | 47.51 ± 0.01 |
+)",
+                                "bench.md");
+  ASSERT_EQ(r.runs.size(), 3u);
+  EXPECT_EQ(r.runs[0].scenario["weights"], "q4_1");
+  EXPECT_EQ(r.runs[1].scenario["weights"], "q5_0");
+  EXPECT_EQ(r.runs[2].scenario["weights"], "q5_1");
+}
+
 // The same two F16 rows as llama-bench -o json and -o csv write them (field names from
 // tools/llama-bench/llama-bench.cpp; values from the markdown above).
 TEST(LogReader, LlamaBenchJsonAndCsv) {
