@@ -496,6 +496,22 @@ std::vector<FoundChange> ranked(std::span<const Tried> singles, std::span<const 
   return out;
 }
 
+// The base's model states from its own estimate `e`, as the memo's first slot: the answer made
+// it without the memo, by the same formulas state_parts applies (memory_estimate.cc
+// compute_parts), and the candidates that keep the base's task, layout and formats (checkpointing,
+// the optimizer, the context, the batch) have those states (issue 18: a miss of ~1k instructions
+// a search). Training only, and not with a paged optimizer: there the estimate's weights, master
+// weights and overhead are the parts' own and gradients_full all the gradients (the training
+// peak moves only the gradients it frees, the activations and the optimizer's; paged optimizer
+// states join the overhead); a serving estimate's pool and runtime buffers are not.
+void seed_base_states(const Scenario& s, const Estimate& e, const Catalog& catalog,
+                      Search& search) {
+  if (!is_training(s.task) || is_paged(s.training.optimizer)) return;
+  const MemoryEstimate& m = e.memory;
+  search.parts.seed_states(s, search.counts_for(s), memory::engine_rules(s, catalog),
+                           {m.weights, m.gradients_full, m.master_weights, m.overhead});
+}
+
 // The search, its candidates edits of the parsed scenario through `editor`; `s` resolved (read
 // before the first edit: an editor in place writes over it).
 FoundChanges search_changes(const Scenario& s, ScenarioEditor& editor, const ScenarioGiven& given,
@@ -516,6 +532,7 @@ FoundChanges search_changes(const Scenario& s, ScenarioEditor& editor, const Sce
   // Each lever is tried alone once; combinations are kept up to kMaxCombined * 4: reserved once.
   search.kept.reserve(found.levers.size() + kMaxCombined * 4);
   search.fitting.reserve(found.levers.size());
+  seed_base_states(s, e, catalog, search);  // before the first edit, which writes over `s`
   // No additive bound on a combination's savings: the peak is a maximum over phases (forward,
   // backward, optimizer step), so two levers that each lower a different phase save together
   // more than the sum of what each saves alone (checkpointing + LoRA, measured): every

@@ -81,4 +81,11 @@ PartsMemo::Parts PartsMemo::parts(const Scenario& s, const Catalog& catalog,
   return {*states, slot.second = batch_parts(s, catalog, rules)};
 }
 
+void PartsMemo::seed_states(const Scenario& s, const ModelCounts& counts, const EngineRules& rules,
+                            const StateParts& parts) {
+  auto& slot = states_.take();
+  slot.first = StateKey(s, counts, rules);
+  slot.second = parts;
+}
+
 }  // namespace gpusizer::memory

@@ -116,6 +116,13 @@ class PartsMemo {
   Parts parts(const Scenario& s, const Catalog& catalog, const ModelCounts& counts,
               const EngineRules& rules);
 
+  /// The model states `s` has, from an estimate of `s` made without the memo (a search's base,
+  /// which the answer estimated before the search), as the group's next slot: the candidates
+  /// that keep the base's states do not compute them again (issue 18: ~1k instructions a
+  /// search).
+  void seed_states(const Scenario& s, const ModelCounts& counts, const EngineRules& rules,
+                   const StateParts& parts);
+
   /// usable_capacity(gpu, catalog), kept for the last GPU row asked for (by address, as the
   /// keys hold it: a search's candidates keep the base's GPU; issue 18: ~50 instructions of
   /// string tests each candidate).
