@@ -305,6 +305,41 @@ class TaskCounts {
   std::optional<ModelCounts> model_;  // ModelCounts(model), before any task's part
 };
 
+// The engine's rules (memory::engine_rules: the profile and release, found by comparing the
+// engine's name and version) of the candidates, by what the editor derives the engine from. Its
+// engine fields are the base's, or derived again from the candidate's task, weights row and GPU
+// row with the base's other fields (ScenarioEditor::derive_engine: the same key gives the same
+// fields), so candidates with the same three have the same rules (issue 18: the look-up, ~85
+// instructions, each candidate; a search meets a few keys). Past kHeld keys, looked up each time.
+class RulesByKey {
+ public:
+  RulesByKey() {}  // NOLINT(modernize-use-equals-default): `= default` would zero the slots
+
+  memory::EngineRules of(const Scenario& sc, const Catalog& catalog) {
+    const NumberFormat* weights = sc.weights.get();
+    const Gpu* gpu = sc.gpu.get();
+    for (size_t i = 0; i < n_; ++i) {
+      const Held& h = held_[i];
+      if (h.task == sc.task && h.weights == weights && h.gpu == gpu) return {*h.engine, h.release};
+    }
+    const memory::EngineRules rules = memory::engine_rules(sc, catalog);
+    if (n_ < kHeld) held_[n_++] = {sc.task, weights, gpu, &rules.engine, rules.release};
+    return rules;
+  }
+
+ private:
+  static constexpr size_t kHeld = 8;
+  struct Held {
+    Task task;
+    const NumberFormat* weights;  // rows the search's scenarios hold: the catalog's or the base's
+    const Gpu* gpu;
+    const EngineProfile* engine;
+    const EngineRelease* release;
+  };
+  std::array<Held, kHeld> held_;
+  size_t n_ = 0;
+};
+
 struct Tried {
   FoundChange change;
   int gpus = 0;
@@ -326,7 +361,8 @@ struct Search {
         fitting(fitting_storage),
         editor(e),  // `estimated` not zeroed: a candidate reads only what it wrote
         parts(),
-        module_sums() {}
+        module_sums(),
+        rules() {}
 
   const Dimensions& dims;
   const Catalog& catalog;
@@ -358,6 +394,7 @@ struct Search {
   // The training step's matrix sums by the fields they read (speed/training_speed.h): the
   // model and the counts above stay while the search runs (issue 18).
   ModuleSumsMemo module_sums;
+  RulesByKey rules;  // the candidates' engine rules
 
   const ModelCounts& counts_for(const Scenario& sc) { return counts.of(sc); }
 
@@ -421,7 +458,7 @@ struct Search {
     Estimate& m = estimated;
     m.performance.reset();  // no earlier candidate's speed is read as this one's
     // The bytes first; speed if kept.
-    StagedEstimate staged(sc, catalog, m, counts_for(sc), parts);
+    StagedEstimate staged(sc, catalog, m, counts_for(sc), parts, rules.of(sc, catalog));
     const MemoryFit fit = memory_fit(sc, m, headroom);
     ch.needed_bytes = fit.needed;
     ch.saves_bytes = need - ch.needed_bytes;

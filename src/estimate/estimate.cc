@@ -196,6 +196,13 @@ StagedEstimate::StagedEstimate(const Scenario& s, const Catalog& catalog, Estima
   estimate_memory_stage(&memo);
 }
 
+StagedEstimate::StagedEstimate(const Scenario& s, const Catalog& catalog, Estimate& e,
+                               const ModelCounts& counts, memory::PartsMemo& memo,
+                               const memory::EngineRules& rules)
+    : s_(s), catalog_(catalog), counts_(counts), rules_(rules), e_(e), why_(nullptr) {
+  estimate_memory_stage(&memo);
+}
+
 void StagedEstimate::estimate_memory_stage(memory::PartsMemo* memo) {
   const Scenario& s = s_;
   Estimate& e = e_;
