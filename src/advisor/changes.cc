@@ -453,12 +453,16 @@ struct Search {
       combination = dims.levers[ch.levers[0]].edit;
       for (size_t i = 1; i < ch.count; ++i) merge_into(combination, dims.levers[ch.levers[i]].edit);
     }
-    const Scenario& sc =
-        candidate(editor, single ? dims.levers[ch.levers[0]].edit : combination, catalog);
+    // candidate() (advisor/candidates.h) with the engine's rules found once for both: the
+    // layout changes neither the engine nor its release.
+    Scenario& edited = editor.edit(single ? dims.levers[ch.levers[0]].edit : combination);
+    const memory::EngineRules engine = rules.of(edited, catalog);
+    resolve_in_place(edited, catalog, engine.engine);
+    const Scenario& sc = edited;
     Estimate& m = estimated;
     m.performance.reset();  // no earlier candidate's speed is read as this one's
     // The bytes first; speed if kept.
-    StagedEstimate staged(sc, catalog, m, counts_for(sc), parts, rules.of(sc, catalog));
+    StagedEstimate staged(sc, catalog, m, counts_for(sc), parts, engine);
     const MemoryFit fit = memory_fit(sc, m, headroom);
     ch.needed_bytes = fit.needed;
     ch.saves_bytes = need - ch.needed_bytes;

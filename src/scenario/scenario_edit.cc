@@ -363,7 +363,7 @@ Scenario& ScenarioEditor::edit(const ScenarioEdit& e) {
   edit_training(s.training, e);
   edit_system(s, given_, e);
   if (base_valid_)
-    validate_edit(s, *base_, layout_, catalog);
+    validate_edit(s, *base_, layout_, catalog, engine_ == Engine::kBase);  // the base's engine
   else
     validate(s, catalog);
   derive_batches(s, given);
