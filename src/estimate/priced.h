@@ -35,6 +35,7 @@ class StagedEstimate {
   StagedEstimate(const Scenario& s, const Catalog& catalog, Estimate& e, const ModelCounts& counts);
   /// The same for one of a search's candidates: the memory parts an earlier candidate had with
   /// the same fields are taken from `memo` (memory/parts_memo.h), which must outlive this object.
+  /// e.model_id is left as it is (the candidates' model is the search's base's).
   StagedEstimate(const Scenario& s, const Catalog& catalog, Estimate& e, const ModelCounts& counts,
                  memory::PartsMemo& memo);
   /// The same with the engine's rules already looked up: `rules` is memory::engine_rules(s,
