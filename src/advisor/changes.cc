@@ -537,20 +537,24 @@ std::vector<FoundChange> ranked(std::span<const Tried> singles, std::span<const 
   return out;
 }
 
-// The base's model states from its own estimate `e`, as the memo's first slot: the answer made
-// it without the memo, by the same formulas state_parts applies (memory_estimate.cc
-// compute_parts), and the candidates that keep the base's task, layout and formats (checkpointing,
-// the optimizer, the context, the batch) have those states (issue 18: a miss of ~1k instructions
-// a search). Training only, and not with a paged optimizer: there the estimate's weights, master
-// weights and overhead are the parts' own and gradients_full all the gradients (the training
-// peak moves only the gradients it frees, the activations and the optimizer's; paged optimizer
-// states join the overhead); a serving estimate's pool and runtime buffers are not.
-void seed_base_states(const Scenario& s, const Estimate& e, const Catalog& catalog,
-                      Search& search) {
+// The base's memory parts from its own estimate `e`, as the memo's first slots: the answer made
+// it without the memo, by the same formulas state_parts and batch_parts apply (memory_estimate.cc
+// compute_parts), and the candidates that keep the base's task, layout and formats
+// (checkpointing, the optimizer, the context, the batch) have its states, those that keep its
+// lengths, batch and training options (the optimizer, an offload) its activations (issue 18: a
+// miss of each group, ~1.7k instructions a search). Training only, where the estimate's
+// weights, master weights and overhead are the parts' own, gradients_full all the gradients (the
+// training peak moves only the gradients it frees, the activations and the optimizer's), no KV
+// cache is held and no trtllm-bench build made; not with a paged optimizer (its states join the
+// overhead). The activations only when the estimate kept them (not zero: the peak frees them
+// whole or not at all). A serving estimate's pool and runtime buffers are not the parts'.
+void seed_base_parts(const Scenario& s, const Estimate& e, const Catalog& catalog, Search& search) {
   if (!is_training(s.task) || is_paged(s.training.optimizer)) return;
   const MemoryEstimate& m = e.memory;
-  search.parts.seed_states(s, search.counts_for(s), memory::engine_rules(s, catalog),
+  const memory::EngineRules rules = memory::engine_rules(s, catalog);
+  search.parts.seed_states(s, search.counts_for(s), rules,
                            {m.weights, m.gradients_full, m.master_weights, m.overhead});
+  if (m.activations > 0) search.parts.seed_batch(s, rules, {m.kv_cache, 0.0, m.activations, 0});
 }
 
 // The search, its candidates edits of the parsed scenario through `editor`; `s` resolved (read
@@ -573,7 +577,7 @@ FoundChanges search_changes(const Scenario& s, ScenarioEditor& editor, const Sce
   // Each lever is tried alone once; combinations are kept up to kMaxCombined * 4: reserved once.
   search.kept.reserve(found.levers.size() + kMaxCombined * 4);
   search.fitting.reserve(found.levers.size());
-  seed_base_states(s, e, catalog, search);  // before the first edit, which writes over `s`
+  seed_base_parts(s, e, catalog, search);  // before the first edit, which writes over `s`
   // No additive bound on a combination's savings: the peak is a maximum over phases (forward,
   // backward, optimizer step), so two levers that each lower a different phase save together
   // more than the sum of what each saves alone (checkpointing + LoRA, measured): every

@@ -88,4 +88,10 @@ void PartsMemo::seed_states(const Scenario& s, const ModelCounts& counts, const 
   slot.second = parts;
 }
 
+void PartsMemo::seed_batch(const Scenario& s, const EngineRules& rules, const BatchParts& parts) {
+  auto& slot = batch_.take();
+  slot.first = BatchKey(s, rules);
+  slot.second = parts;
+}
+
 }  // namespace gpusizer::memory

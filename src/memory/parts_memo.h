@@ -122,6 +122,8 @@ class PartsMemo {
   /// search).
   void seed_states(const Scenario& s, const ModelCounts& counts, const EngineRules& rules,
                    const StateParts& parts);
+  /// The same for the parts that grow with the batch (~0.7k instructions a search).
+  void seed_batch(const Scenario& s, const EngineRules& rules, const BatchParts& parts);
 
   /// usable_capacity(gpu, catalog), kept for the last GPU row asked for (by address, as the
   /// keys hold it: a search's candidates keep the base's GPU; issue 18: ~50 instructions of
