@@ -418,10 +418,13 @@ struct Search {
       try_one(pick, static_cast<size_t>(std::popcount(pick)));
       return;
     }
-    if (dims.size() < from + left) return;  // too few dimensions left
-    for (size_t d = dims.size() - left + 1; d-- > from;)
-      for (size_t i = 0; i < dims.size(d); ++i) {
-        const Pick p = pick | Pick{1} << dims.index(d, i);
+    const size_t n = dims.size();
+    if (n < from + left) return;  // too few dimensions left
+    // The bounds read once: the calls below could change them, as far as the compiler knows.
+    const std::array<uint8_t, kMaxDims + 1> begin = dims.begin;
+    for (size_t d = n - left + 1; d-- > from;)
+      for (size_t i = begin[d]; i < begin[d + 1]; ++i) {  // dimension d's flat indices
+        const Pick p = pick | Pick{1} << i;
         if (!covered(p)) try_from(d + 1, left - 1, p);
       }
   }
