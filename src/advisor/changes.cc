@@ -407,7 +407,11 @@ struct Search {
   // skips a dimension before it takes its levers in turn, and that does not already contain a
   // fitting one (those are not tried: only the smallest fitting combinations are kept). A
   // subtree whose decided levers already contain one is not walked.
-  void try_size(size_t size) { try_from(0, size, 0); }
+  void try_size(size_t size) {
+    walked_size = size;
+    try_from(0, size, 0);
+  }
+  size_t walked_size = 0;  // the size of the combinations the walk makes
 
   // try_size's walk from dimension `from` on, `pick` the levers of the dimensions before it,
   // `left` more to pick. Skipping a dimension comes before taking its levers, so the next
@@ -415,7 +419,9 @@ struct Search {
   // `from` (one call per lever taken, not per dimension skipped: issue 18).
   void try_from(size_t from, size_t left, Pick pick) {
     if (left == 0) {
-      try_one(pick, static_cast<size_t>(std::popcount(pick)));
+      // The walk's size, not std::popcount(pick): without POPCNT in the x86-64 baseline that is
+      // a libgcc call (~20 instructions a candidate).
+      try_one(pick, walked_size);
       return;
     }
     const size_t n = dims.size();
