@@ -15,9 +15,11 @@
 #include <array>
 #include <bit>
 #include <charconv>
+#include <memory>
 #include <optional>
 #include <span>
 #include <stdexcept>
+#include <type_traits>
 
 #include "advisor/candidates.h"
 #include "estimate/layout.h"
@@ -280,18 +282,20 @@ using Pick = uint64_t;
 // LoRA, QLoRA). A vector of them was an allocation a search (~300 instructions and a free).
 class TaskCounts {
  public:
-  // Not zeroed (five ModelCounts, ~4.8k bytes): only the slots counted are read.
+  // Not zeroed (five ModelCounts, ~4.8k bytes): only the slots counted are read. The slots are
+  // a union's, not std::optional's: GCC zeroed an array of four optionals whole (~480
+  // instructions a search, issue 18).
   TaskCounts() {}  // NOLINT(modernize-use-equals-default): `= default` would zero it
 
   const ModelCounts& of(const Scenario& sc) {
     size_t i = 0;
     for (; i < n_; ++i)
-      if (tasks_[i] == sc.task) return *counts_[i];
-    if (i == counts_.size()) throw std::logic_error("changes_to_fit: more tasks than kept");
+      if (tasks_[i] == sc.task) return counts_[i];
+    if (i == tasks_.size()) throw std::logic_error("changes_to_fit: more tasks than kept");
     // count_model's two halves: the model's own counts (its parameters and matrices, the same
     // for every task: made once, ~450 instructions) and the task's (count_training).
     if (!model_) model_.emplace(sc.model);
-    ModelCounts& counted = counts_[i].emplace(*model_);
+    ModelCounts& counted = *std::construct_at(&counts_[i], *model_);
     count_training(sc, counted);  // may throw: the slot is not counted
     tasks_[i] = sc.task;
     ++n_;
@@ -299,8 +303,11 @@ class TaskCounts {
   }
 
  private:
+  static_assert(std::is_trivially_destructible_v<ModelCounts>);  // a slot is never destroyed
   std::array<Task, 4> tasks_;
-  std::array<std::optional<ModelCounts>, 4> counts_;
+  union {
+    std::array<ModelCounts, 4> counts_;  // the first n_ counted (made when counted)
+  };
   size_t n_ = 0;
   std::optional<ModelCounts> model_;  // ModelCounts(model), before any task's part
 };
