@@ -81,29 +81,21 @@ PartsMemo::Parts PartsMemo::parts(const Scenario& s, const Catalog& catalog,
       states = &held;
       break;
     }
-  if (!states) {
-    auto& slot = states_.take();
-    slot.first = StateKey(s, counts, rules);
-    states = &(slot.second = state_parts(s, catalog, counts, rules));
-  }
+  if (!states)  // the parts first: a slot is taken only with them
+    states =
+        &states_.take(StateKey(s, counts, rules), state_parts(s, catalog, counts, rules)).second;
   for (const auto& [key, held] : batch_.held())
     if (batch_matches(key, s, rules)) return {*states, held};
-  auto& slot = batch_.take();
-  slot.first = BatchKey(s, rules);
-  return {*states, slot.second = batch_parts(s, catalog, rules)};
+  return {*states, batch_.take(BatchKey(s, rules), batch_parts(s, catalog, rules)).second};
 }
 
 void PartsMemo::seed_states(const Scenario& s, const ModelCounts& counts, const EngineRules& rules,
                             const StateParts& parts) {
-  auto& slot = states_.take();
-  slot.first = StateKey(s, counts, rules);
-  slot.second = parts;
+  states_.take(StateKey(s, counts, rules), parts);
 }
 
 void PartsMemo::seed_batch(const Scenario& s, const EngineRules& rules, const BatchParts& parts) {
-  auto& slot = batch_.take();
-  slot.first = BatchKey(s, rules);
-  slot.second = parts;
+  batch_.take(BatchKey(s, rules), parts);
 }
 
 }  // namespace gpusizer::memory

@@ -154,10 +154,13 @@ class PartsMemo {
 
     Slots() {}  // NOLINT(modernize-use-equals-default): `= default` would make every slot
     std::span<const Slot> held() const { return {slot.data(), size}; }
-    Slot& take() {
-      if (size < kSlots) return *std::construct_at(&slot[size++]);
+    // The next slot, holding `key` and `value`: made from them (a slot made empty first was
+    // value-initialized, zeroed, then assigned), or the oldest overwritten.
+    Slot& take(const Key& key, const Value& value) {
+      if (size < kSlots) return *std::construct_at(&slot[size++], key, value);
       Slot& s = slot[next];
       next = (next + 1) % kSlots;
+      s = {key, value};
       return s;
     }
   };
