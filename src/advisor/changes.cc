@@ -15,9 +15,11 @@
 #include <array>
 #include <bit>
 #include <charconv>
+#include <memory>
 #include <optional>
 #include <span>
 #include <stdexcept>
+#include <type_traits>
 
 #include "advisor/candidates.h"
 #include "estimate/layout.h"
@@ -280,18 +282,20 @@ using Pick = uint64_t;
 // LoRA, QLoRA). A vector of them was an allocation a search (~300 instructions and a free).
 class TaskCounts {
  public:
-  // Not zeroed (five ModelCounts, ~4.8k bytes): only the slots counted are read.
+  // Not zeroed (five ModelCounts, ~4.8k bytes): only the slots counted are read. The slots are
+  // a union's, not std::optional's: GCC zeroed an array of four optionals whole (~480
+  // instructions a search, issue 18).
   TaskCounts() {}  // NOLINT(modernize-use-equals-default): `= default` would zero it
 
   const ModelCounts& of(const Scenario& sc) {
     size_t i = 0;
     for (; i < n_; ++i)
-      if (tasks_[i] == sc.task) return *counts_[i];
-    if (i == counts_.size()) throw std::logic_error("changes_to_fit: more tasks than kept");
+      if (tasks_[i] == sc.task) return counts_[i];
+    if (i == tasks_.size()) throw std::logic_error("changes_to_fit: more tasks than kept");
     // count_model's two halves: the model's own counts (its parameters and matrices, the same
     // for every task: made once, ~450 instructions) and the task's (count_training).
     if (!model_) model_.emplace(sc.model);
-    ModelCounts& counted = counts_[i].emplace(*model_);
+    ModelCounts& counted = *std::construct_at(&counts_[i], *model_);
     count_training(sc, counted);  // may throw: the slot is not counted
     tasks_[i] = sc.task;
     ++n_;
@@ -299,10 +303,48 @@ class TaskCounts {
   }
 
  private:
+  static_assert(std::is_trivially_destructible_v<ModelCounts>);  // a slot is never destroyed
   std::array<Task, 4> tasks_;
-  std::array<std::optional<ModelCounts>, 4> counts_;
+  union {
+    std::array<ModelCounts, 4> counts_;  // the first n_ counted (made when counted)
+  };
   size_t n_ = 0;
   std::optional<ModelCounts> model_;  // ModelCounts(model), before any task's part
+};
+
+// The engine's rules (memory::engine_rules: the profile and release, found by comparing the
+// engine's name and version) of the candidates, by what the editor derives the engine from. Its
+// engine fields are the base's, or derived again from the candidate's task, weights row and GPU
+// row with the base's other fields (ScenarioEditor::derive_engine: the same key gives the same
+// fields), so candidates with the same three have the same rules (issue 18: the look-up, ~85
+// instructions, each candidate; a search meets a few keys). Past kHeld keys, looked up each time.
+class RulesByKey {
+ public:
+  RulesByKey() {}  // NOLINT(modernize-use-equals-default): `= default` would zero the slots
+
+  memory::EngineRules of(const Scenario& sc, const Catalog& catalog) {
+    const NumberFormat* weights = sc.weights.get();
+    const Gpu* gpu = sc.gpu.get();
+    for (size_t i = 0; i < n_; ++i) {
+      const Held& h = held_[i];
+      if (h.task == sc.task && h.weights == weights && h.gpu == gpu) return {*h.engine, h.release};
+    }
+    const memory::EngineRules rules = memory::engine_rules(sc, catalog);
+    if (n_ < kHeld) held_[n_++] = {sc.task, weights, gpu, &rules.engine, rules.release};
+    return rules;
+  }
+
+ private:
+  static constexpr size_t kHeld = 8;
+  struct Held {
+    Task task;
+    const NumberFormat* weights;  // rows the search's scenarios hold: the catalog's or the base's
+    const Gpu* gpu;
+    const EngineProfile* engine;
+    const EngineRelease* release;
+  };
+  std::array<Held, kHeld> held_;
+  size_t n_ = 0;
 };
 
 struct Tried {
@@ -326,7 +368,8 @@ struct Search {
         fitting(fitting_storage),
         editor(e),  // `estimated` not zeroed: a candidate reads only what it wrote
         parts(),
-        module_sums() {}
+        module_sums(),
+        rules() {}
 
   const Dimensions& dims;
   const Catalog& catalog;
@@ -358,6 +401,7 @@ struct Search {
   // The training step's matrix sums by the fields they read (speed/training_speed.h): the
   // model and the counts above stay while the search runs (issue 18).
   ModuleSumsMemo module_sums;
+  RulesByKey rules;  // the candidates' engine rules
 
   const ModelCounts& counts_for(const Scenario& sc) { return counts.of(sc); }
 
@@ -370,7 +414,11 @@ struct Search {
   // skips a dimension before it takes its levers in turn, and that does not already contain a
   // fitting one (those are not tried: only the smallest fitting combinations are kept). A
   // subtree whose decided levers already contain one is not walked.
-  void try_size(size_t size) { try_from(0, size, 0); }
+  void try_size(size_t size) {
+    walked_size = size;
+    try_from(0, size, 0);
+  }
+  size_t walked_size = 0;  // the size of the combinations the walk makes
 
   // try_size's walk from dimension `from` on, `pick` the levers of the dimensions before it,
   // `left` more to pick. Skipping a dimension comes before taking its levers, so the next
@@ -378,13 +426,18 @@ struct Search {
   // `from` (one call per lever taken, not per dimension skipped: issue 18).
   void try_from(size_t from, size_t left, Pick pick) {
     if (left == 0) {
-      try_one(pick, static_cast<size_t>(std::popcount(pick)));
+      // The walk's size, not std::popcount(pick): without POPCNT in the x86-64 baseline that is
+      // a libgcc call (~20 instructions a candidate).
+      try_one(pick, walked_size);
       return;
     }
-    if (dims.size() < from + left) return;  // too few dimensions left
-    for (size_t d = dims.size() - left + 1; d-- > from;)
-      for (size_t i = 0; i < dims.size(d); ++i) {
-        const Pick p = pick | Pick{1} << dims.index(d, i);
+    const size_t n = dims.size();
+    if (n < from + left) return;  // too few dimensions left
+    // The bounds read once: the calls below could change them, as far as the compiler knows.
+    const std::array<uint8_t, kMaxDims + 1> begin = dims.begin;
+    for (size_t d = n - left + 1; d-- > from;)
+      for (size_t i = begin[d]; i < begin[d + 1]; ++i) {  // dimension d's flat indices
+        const Pick p = pick | Pick{1} << i;
         if (!covered(p)) try_from(d + 1, left - 1, p);
       }
   }
@@ -416,12 +469,16 @@ struct Search {
       combination = dims.levers[ch.levers[0]].edit;
       for (size_t i = 1; i < ch.count; ++i) merge_into(combination, dims.levers[ch.levers[i]].edit);
     }
-    const Scenario& sc =
-        candidate(editor, single ? dims.levers[ch.levers[0]].edit : combination, catalog);
+    // candidate() (advisor/candidates.h) with the engine's rules found once for both: the
+    // layout changes neither the engine nor its release.
+    Scenario& edited = editor.edit(single ? dims.levers[ch.levers[0]].edit : combination);
+    const memory::EngineRules engine = rules.of(edited, catalog);
+    resolve_in_place(edited, catalog, engine.engine);
+    const Scenario& sc = edited;
     Estimate& m = estimated;
     m.performance.reset();  // no earlier candidate's speed is read as this one's
     // The bytes first; speed if kept.
-    StagedEstimate staged(sc, catalog, m, counts_for(sc), parts);
+    StagedEstimate staged(sc, catalog, m, counts_for(sc), parts, engine);
     const MemoryFit fit = memory_fit(sc, m, headroom);
     ch.needed_bytes = fit.needed;
     ch.saves_bytes = need - ch.needed_bytes;
@@ -496,6 +553,26 @@ std::vector<FoundChange> ranked(std::span<const Tried> singles, std::span<const 
   return out;
 }
 
+// The base's memory parts from its own estimate `e`, as the memo's first slots: the answer made
+// it without the memo, by the same formulas state_parts and batch_parts apply (memory_estimate.cc
+// compute_parts), and the candidates that keep the base's task, layout and formats
+// (checkpointing, the optimizer, the context, the batch) have its states, those that keep its
+// lengths, batch and training options (the optimizer, an offload) its activations (issue 18: a
+// miss of each group, ~1.7k instructions a search). Training only, where the estimate's
+// weights, master weights and overhead are the parts' own, gradients_full all the gradients (the
+// training peak moves only the gradients it frees, the activations and the optimizer's), no KV
+// cache is held and no trtllm-bench build made; not with a paged optimizer (its states join the
+// overhead). The activations only when the estimate kept them (not zero: the peak frees them
+// whole or not at all). A serving estimate's pool and runtime buffers are not the parts'.
+void seed_base_parts(const Scenario& s, const Estimate& e, const Catalog& catalog, Search& search) {
+  if (!is_training(s.task) || is_paged(s.training.optimizer)) return;
+  const MemoryEstimate& m = e.memory;
+  const memory::EngineRules rules = memory::engine_rules(s, catalog);
+  search.parts.seed_states(s, search.counts_for(s), rules,
+                           {m.weights, m.gradients_full, m.master_weights, m.overhead});
+  if (m.activations > 0) search.parts.seed_batch(s, rules, {m.kv_cache, 0.0, m.activations, 0});
+}
+
 // The search, its candidates edits of the parsed scenario through `editor`; `s` resolved (read
 // before the first edit: an editor in place writes over it).
 FoundChanges search_changes(const Scenario& s, ScenarioEditor& editor, const ScenarioGiven& given,
@@ -516,6 +593,7 @@ FoundChanges search_changes(const Scenario& s, ScenarioEditor& editor, const Sce
   // Each lever is tried alone once; combinations are kept up to kMaxCombined * 4: reserved once.
   search.kept.reserve(found.levers.size() + kMaxCombined * 4);
   search.fitting.reserve(found.levers.size());
+  seed_base_parts(s, e, catalog, search);  // before the first edit, which writes over `s`
   // No additive bound on a combination's savings: the peak is a maximum over phases (forward,
   // backward, optimizer step), so two levers that each lower a different phase save together
   // more than the sum of what each saves alone (checkpointing + LoRA, measured): every

@@ -124,10 +124,15 @@ void write_band_lines(Basis& basis, const SpeedBand* const* written, size_t n_wr
 void add_speed_bands(const Scenario& s, const SpeedBands& bands, PerformanceEstimate& p,
                      CostEstimate& cost_figures, Explanations* why) {
   const BandedFigures& figures = banded_figures();
-  std::optional<std::pair<double, double>> banded[kCount];
+  // Each figure's band (low, high), held where its bit in `has` is set: an array of optionals
+  // was zeroed whole by GCC, and only the figures banded are read (issue 18).
+  std::pair<double, double> banded[kCount];
+  uint32_t has = 0;
+  static_assert(kCount <= 32);
   // The bands already written: a band's line depends on the band alone, and most bands serve
-  // several figures (decode rate and time per token), so each is formatted once.
-  const SpeedBand* written[kCount] = {};
+  // several figures (decode rate and time per token), so each is formatted once. Only the first
+  // n_written are read: not zeroed.
+  const SpeedBand* written[kCount];
   size_t n_written = 0;
   // The figures come grouped by kind (kFigures' order): each kind's band is searched for once.
   std::string_view found_kind;
@@ -145,19 +150,21 @@ void add_speed_bands(const Scenario& s, const SpeedBands& bands, PerformanceEsti
     const SpeedBand* band = found;
     if (!band) continue;
     banded[i] = band_of(*value, figures.kind[i], *band);
+    has |= uint32_t{1} << i;
     if (!wants_basis(why) || std::find(written, written + n_written, band) != written + n_written)
       continue;
     written[n_written++] = band;
   }
   for (const size_t i : figures.by_name)
-    if (banded[i]) p.bands.set_static(kFigures[i], *banded[i]);
+    if (has & (uint32_t{1} << i)) p.bands.set_static(kFigures[i], banded[i]);
   // A cost per unit of work divides an hourly price by a throughput: the band of that throughput,
   // inverted (a time-like figure).
   constexpr size_t kTrainThroughput = figure_index("train_tokens_per_s");
   constexpr size_t kServeThroughput = figure_index("max_output_tokens_per_s");
   static_assert(kTrainThroughput < kCount && kServeThroughput < kCount);
   const size_t throughput = is_training(s.task) ? kTrainThroughput : kServeThroughput;
-  if (const auto& band = banded[throughput]) {
+  if (has & (uint32_t{1} << throughput)) {
+    const std::pair<double, double>& band = banded[throughput];
     const double value = *(p.*figures.member[throughput]);
     // In ascending name order, each put at the end without a search.
     using namespace std::string_view_literals;
@@ -167,7 +174,7 @@ void add_speed_bands(const Scenario& s, const SpeedBands& bands, PerformanceEsti
           std::pair{"usd_per_run"sv, cost_figures.usd_per_run}}) {
       if (!cost) continue;
       cost_figures.bands.set_static(
-          name, std::pair{*cost * value / band->second, *cost * value / band->first});
+          name, std::pair{*cost * value / band.second, *cost * value / band.first});
     }
   }
   if (n_written > 0) write_band_lines(why->basis, written, n_written);

@@ -196,10 +196,19 @@ StagedEstimate::StagedEstimate(const Scenario& s, const Catalog& catalog, Estima
   estimate_memory_stage(&memo);
 }
 
+StagedEstimate::StagedEstimate(const Scenario& s, const Catalog& catalog, Estimate& e,
+                               const ModelCounts& counts, memory::PartsMemo& memo,
+                               const memory::EngineRules& rules)
+    : s_(s), catalog_(catalog), counts_(counts), rules_(rules), e_(e), why_(nullptr) {
+  estimate_memory_stage(&memo);
+}
+
 void StagedEstimate::estimate_memory_stage(memory::PartsMemo* memo) {
   const Scenario& s = s_;
   Estimate& e = e_;
-  e.model_id = s.model.id;
+  // A search's candidates (memo) keep the base's model, and the search reads no id: not copied
+  // each candidate (issue 18: a string assigned, ~40 instructions).
+  if (!memo) e.model_id = s.model.id;
   e.params = counts_.params.total;
   e.active_params = counts_.params.active;
   e.memory = memo ? estimate_memory(s, catalog_, counts_, rules_, *memo)

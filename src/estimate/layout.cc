@@ -152,4 +152,13 @@ void resolve_in_place(Scenario& s, const Catalog& catalog) {
                         s.gpu_memory_utilization, s.parallel.tp);
 }
 
+void resolve_in_place(Scenario& s, const Catalog& catalog, const EngineProfile& engine) {
+  if (s.default_layout) choose_serving_layout(s, catalog);
+  s.default_layout = false;
+  if (engine.preallocates)  // as above
+    s.gpu_memory_utilization =
+        memory_fraction(engine.release(s.engine_version), s.gpu_memory_utilization_given,
+                        s.gpu_memory_utilization, s.parallel.tp);
+}
+
 }  // namespace gpusizer

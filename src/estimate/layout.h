@@ -22,5 +22,9 @@ void choose_serving_layout(Scenario& s, const Catalog& catalog);
 Scenario resolved(Scenario parsed, const Catalog& catalog);
 /// The same in place (a search's candidate, without moving the Scenario).
 void resolve_in_place(Scenario& s, const Catalog& catalog);
+/// The same with the scenario's engine profile already found: `engine` is engine_profile(s,
+/// catalog) (scenario/lookups.h), which the layout does not change (a search that keeps its
+/// candidates' engine rules, issue 18).
+void resolve_in_place(Scenario& s, const Catalog& catalog, const EngineProfile& engine);
 
 }  // namespace gpusizer

@@ -16,6 +16,34 @@ Scenario resolved(const nlohmann::json& j) {
   return resolve_scenario(j, Catalog::builtin());
 }
 
+// resolve_in_place with the engine's profile given resolves as without: vLLM on eight H100 (the
+// layout rule: TP1 x 8 replicas) takes its release's memory fraction, 0.9 (engines.json); SGLang
+// on two takes its own by TP size; Hugging Face transformers (no pool) keeps the scenario's.
+TEST(ServingLayout, ResolvedWithTheEngineGivenAsWithout) {
+  const Catalog& catalog = Catalog::builtin();
+  for (const nlohmann::json& j :
+       {nlohmann::json{
+            {"model", "llama-3.1-8b"}, {"gpu", "h100"}, {"engine", "vllm"}, {"gpu_count", 8}},
+        nlohmann::json{
+            {"model", "llama-3.1-8b"}, {"gpu", "h100"}, {"engine", "sglang"}, {"gpu_count", 2}},
+        nlohmann::json{{"model", "llama-2-7b"}, {"gpu", "rtx-4090-24gb"}, {"batch", 4}}}) {
+    const Scenario parsed = parse_scenario(j, catalog);
+    Scenario a = parsed, b = parsed;
+    resolve_in_place(a, catalog);
+    resolve_in_place(b, catalog, catalog.engine(parsed.engine));
+    EXPECT_EQ(a.parallel.tp, b.parallel.tp) << j.dump();
+    EXPECT_EQ(a.parallel.dp, b.parallel.dp) << j.dump();
+    EXPECT_FALSE(b.default_layout) << j.dump();
+    EXPECT_EQ(a.gpu_memory_utilization, b.gpu_memory_utilization) << j.dump();
+  }
+  Scenario vllm = parse_scenario(
+      {{"model", "llama-3.1-8b"}, {"gpu", "h100"}, {"engine", "vllm"}, {"gpu_count", 8}}, catalog);
+  resolve_in_place(vllm, catalog, catalog.engine("vllm"));
+  EXPECT_EQ(vllm.parallel.tp, 1);
+  EXPECT_EQ(vllm.parallel.dp, 8);
+  EXPECT_DOUBLE_EQ(vllm.gpu_memory_utilization, 0.9);
+}
+
 TEST(ServingLayout, SmallModelOnEightGpusIsEightReplicas) {
   // Llama-3.1-8B in bf16 is 16.1 GB: one H100 holds it with room for KV, so the contract's rule
   // (smallest tp x pp per replica that fits) gives TP1 and 8 replicas, not TP8.

@@ -35,8 +35,13 @@ class StagedEstimate {
   StagedEstimate(const Scenario& s, const Catalog& catalog, Estimate& e, const ModelCounts& counts);
   /// The same for one of a search's candidates: the memory parts an earlier candidate had with
   /// the same fields are taken from `memo` (memory/parts_memo.h), which must outlive this object.
+  /// e.model_id is left as it is (the candidates' model is the search's base's).
   StagedEstimate(const Scenario& s, const Catalog& catalog, Estimate& e, const ModelCounts& counts,
                  memory::PartsMemo& memo);
+  /// The same with the engine's rules already looked up: `rules` is memory::engine_rules(s,
+  /// catalog) (a search that knows its candidate's engine from an earlier one's, issue 18).
+  StagedEstimate(const Scenario& s, const Catalog& catalog, Estimate& e, const ModelCounts& counts,
+                 memory::PartsMemo& memo, const memory::EngineRules& rules);
   /// What the memory stage counted of the model.
   const ModelCounts& counts() const { return counts_; }
   /// Adds the speed (with a GPU); a search passes its `memo` of the training step's matrix sums

@@ -116,6 +116,15 @@ class PartsMemo {
   Parts parts(const Scenario& s, const Catalog& catalog, const ModelCounts& counts,
               const EngineRules& rules);
 
+  /// The model states `s` has, from an estimate of `s` made without the memo (a search's base,
+  /// which the answer estimated before the search), as the group's next slot: the candidates
+  /// that keep the base's states do not compute them again (issue 18: ~1k instructions a
+  /// search).
+  void seed_states(const Scenario& s, const ModelCounts& counts, const EngineRules& rules,
+                   const StateParts& parts);
+  /// The same for the parts that grow with the batch (~0.7k instructions a search).
+  void seed_batch(const Scenario& s, const EngineRules& rules, const BatchParts& parts);
+
   /// usable_capacity(gpu, catalog), kept for the last GPU row asked for (by address, as the
   /// keys hold it: a search's candidates keep the base's GPU; issue 18: ~50 instructions of
   /// string tests each candidate).
@@ -145,10 +154,13 @@ class PartsMemo {
 
     Slots() {}  // NOLINT(modernize-use-equals-default): `= default` would make every slot
     std::span<const Slot> held() const { return {slot.data(), size}; }
-    Slot& take() {
-      if (size < kSlots) return *std::construct_at(&slot[size++]);
+    // The next slot, holding `key` and `value`: made from them (a slot made empty first was
+    // value-initialized, zeroed, then assigned), or the oldest overwritten.
+    Slot& take(const Key& key, const Value& value) {
+      if (size < kSlots) return *std::construct_at(&slot[size++], key, value);
       Slot& s = slot[next];
       next = (next + 1) % kSlots;
+      s = {key, value};
       return s;
     }
   };

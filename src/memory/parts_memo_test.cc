@@ -250,6 +250,69 @@ TEST(PartsMemo, SearchCandidatesEstimateAsWithoutTheMemo) {
   EXPECT_GT(compared, 100u);  // the six searches' levers and pairs
 }
 
+// What a search seeds its memo with (advisor/changes.cc seed_base_parts): a training base's model
+// states read from its own estimate, with every basis and as figures only, are the states
+// state_parts computes, double for double: the estimate's weights, master weights and overhead
+// are the parts' (not moved by the training peak), and gradients_full all the gradients (the
+// peak may count none: QLoRA of 70B on one A100 peaks at the loss). Where the estimate kept its
+// activations (not zero), they and its KV cache (none in training) are batch_parts'.
+TEST(PartsMemo, ATrainingEstimateHoldsItsParts) {
+  size_t seeded = 0, with_activations = 0;
+  for (const auto& j : bases()) {
+    const Scenario base = resolved_base(j);
+    if (!is_training(base.task) || is_paged(base.training.optimizer)) continue;
+    const ModelCounts counts = count_model(base);
+    const EngineRules rules = engine_rules(base, cat());
+    const StateParts parts = state_parts(base, cat(), counts, rules);
+    const BatchParts batch = batch_parts(base, cat(), rules);
+    for (Detail detail : {Detail::kFull, Detail::kFigures}) {
+      const MemoryEstimate m = estimate(base, cat(), detail).memory;
+      EXPECT_TRUE(
+          same(StateParts{m.weights, m.gradients_full, m.master_weights, m.overhead}, parts))
+          << j.dump();
+      if (m.activations > 0) {
+        EXPECT_TRUE(same(BatchParts{m.kv_cache, 0.0, m.activations, 0}, batch)) << j.dump();
+        EXPECT_EQ(batch.bench_slots, 0) << j.dump();
+        with_activations += detail == Detail::kFull;
+      }
+    }
+    ++seeded;
+  }
+  EXPECT_EQ(seeded, 4u);  // full under ZeRO-3, QLoRA, Megatron with accumulation, LoRA over DDP
+  EXPECT_GE(with_activations, 2u);
+  // The QLoRA base's peak frees its gradients: the estimate's own gradients would not do.
+  const MemoryEstimate qlora = estimate(resolved_base(bases()[1]), cat(), Detail::kFull).memory;
+  EXPECT_EQ(qlora.gradients, 0.0);
+  EXPECT_GT(qlora.gradients_full, 0.0);
+  EXPECT_GT(qlora.activations, 0.0);
+}
+
+// A memo seeded with a base's states gives them to a candidate with the base's key, and the
+// candidate's estimate is the one made without the memo.
+TEST(PartsMemo, SeededStatesServeTheBasesKey) {
+  const Scenario base = resolved_base(bases()[1]);
+  const ModelCounts counts = count_model(base);
+  const EngineRules rules = engine_rules(base, cat());
+  const MemoryEstimate m = estimate(base, cat(), Detail::kFull).memory;
+  PartsMemo memo;
+  memo.seed_states(base, counts, rules,
+                   {m.weights, m.gradients_full, m.master_weights, m.overhead});
+  Scenario s = base;
+  s.training.recompute = Recompute::kFull;  // a field the states do not read
+  EXPECT_TRUE(
+      same(memo.parts(s, cat(), counts, rules).states, state_parts(s, cat(), counts, rules)));
+  expect_same(estimate_memory(s, cat(), counts, rules, memo),
+              estimate_memory(s, cat(), counts, rules, nullptr), "seeded");
+  // Seeded with other bytes, the memo gives those: the slots are what the candidate reads.
+  PartsMemo other;
+  other.seed_states(base, counts, rules, {1, 2, 3, 4});
+  other.seed_batch(base, rules, {0, 0, 5, 0});
+  Scenario t = base;
+  t.training.optimizer = Optimizer::kAdamw8bit;  // read by neither group
+  EXPECT_EQ(other.parts(t, cat(), counts, rules).states.weights, 1.0);
+  EXPECT_EQ(other.parts(t, cat(), counts, rules).batch.activations, 5.0);
+}
+
 // The capacity the memo keeps is the GPU row's usable capacity, for each row asked for in turn:
 // a datacenter HBM card and a GeForce card (whose driver reserves another share), and the first
 // again after the second replaced it.

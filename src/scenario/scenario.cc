@@ -698,7 +698,7 @@ void validate(const Scenario& s, const Catalog& catalog) {
 // sequence length (check_seq_len), the engine and the task (check_engine_runs_task), the task,
 // the split, the sequence length and the GPU count (check_layout), the split (check_model_split).
 void validate_edit(const Scenario& s, const Scenario& base, const LayoutFields& layout,
-                   const Catalog& catalog) {
+                   const Catalog& catalog, bool engine_is_base) {
   const Parallelism &p = s.parallel, &b = layout.parallel;
   const bool task = s.task != base.task;
   const bool weights = s.weights.get() != base.weights.get() &&
@@ -709,7 +709,7 @@ void validate_edit(const Scenario& s, const Scenario& base, const LayoutFields& 
   if (task) check_task_model(s);
   if (task || weights) check_qlora_base(s);
   check_seq_len(s);
-  if (task || s.engine != base.engine)
+  if (task || (!engine_is_base && s.engine != base.engine))
     check_engine_runs_task(catalog.engine(s.engine, "engine"), s);
   if (task) check_lora_targets(s);
   if (task || split || s.seq_len != base.seq_len || s.gpu_count != base.gpu_count) check_layout(s);

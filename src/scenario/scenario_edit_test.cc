@@ -7,6 +7,7 @@
 
 #include <functional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "estimate/layout.h"
@@ -392,6 +393,69 @@ TEST(ScenarioEdit, BaseEngineIsTheDerivationForItsOwnKey) {
   const Scenario serve = parse_scenario(inputs[0], cat());
   EXPECT_EQ(serve.engine, "vllm");
   EXPECT_EQ(serve.engine_version, "0.21");
+}
+
+// The editor's engine and release are those of the candidate's task, weights row and GPU row:
+// edits of other fields (lengths, batch, split, training options) in between leave them, and an
+// edit back to a key gives the fields that key had before. The change search keeps the engine's
+// rules by these three (advisor/changes.cc RulesByKey). Serving with the engine unnamed (vLLM,
+// llama.cpp for GGUF weights or an Apple GPU), with a release given, and LoRA training (QLoRA
+// and full fine-tuning as other keys).
+TEST(ScenarioEdit, EditorsEngineIsItsTaskWeightsAndGpus) {
+  const std::vector<std::pair<nlohmann::json, std::vector<ScenarioEdit>>> cases = {
+      {{{"model", "llama-2-7b"}, {"gpu", "h100-sxm5-80gb"}, {"batch", 8}},
+       {{.seq_len = 1024},
+        {.weights = "q4_k_m"},
+        {.batch = 2},
+        {.weights = "q4_k_m", .seq_len = 1024},
+        {.gpu = "apple-m2-ultra-192gb"},
+        {.weights = "int8", .gpu_count = 2, .tp = 2, .pp = 1, .dp = 1},
+        {.kv_cache = "fp8", .batch = 4},
+        {.batch = 2, .gpu = "apple-m2-ultra-192gb"},
+        {.weights = "int8"}}},
+      {{{"model", "llama-2-7b"}, {"engine", "vllm"}, {"engine_version", "0.10"}, {"gpu", "h100"}},
+       {{.seq_len = 1024}, {.weights = "fp8"}, {.batch = 4}, {.weights = "fp8", .batch = 2}}},
+      {{{"model", "llama-3.1-8b"}, {"task", "lora"}, {"gpu", "a100-80g"}, {"batch", 8}},
+       {{.recompute = Recompute::kFull},
+        {.task = Task::kQlora, .weights = "nf4", .recompute = Recompute::kFull},
+        {.optimizer = Optimizer::kAdamw8bit},
+        {.task = Task::kFull},
+        {.gpu_count = 2, .tp = 1, .pp = 1, .dp = 2, .zero_stage = 3},
+        {.task = Task::kQlora, .weights = "nf4", .seq_len = 1024},
+        {.task = Task::kFull, .batch = 2},
+        {.seq_len = 1024}}}};
+  for (const auto& [input, edits] : cases) {
+    ScenarioGiven given;
+    const Scenario parsed = parse_scenario(input, cat(), given);
+    ScenarioEditor editor(parsed, given, cat());
+    struct Seen {
+      Task task;
+      const NumberFormat* weights;
+      const Gpu* gpu;
+      std::string engine, version;
+    };
+    std::vector<Seen> seen;
+    for (int round = 0; round < 2; ++round)
+      for (const ScenarioEdit& e : edits) {
+        const Scenario& s = editor.edit(e);
+        bool met = false;
+        for (const Seen& k : seen)
+          if (k.task == s.task && k.weights == s.weights.get() && k.gpu == s.gpu.get()) {
+            EXPECT_EQ(s.engine, k.engine) << input.dump();
+            EXPECT_EQ(s.engine_version, k.version) << input.dump();
+            met = true;
+          }
+        if (!met)
+          seen.push_back({s.task, s.weights.get(), s.gpu.get(), s.engine, s.engine_version});
+      }
+    EXPECT_GE(seen.size(), 2u) << input.dump();
+  }
+  // Not vacuous: the first base's keys have two engines.
+  ScenarioGiven given;
+  const Scenario serve = parse_scenario(cases[0].first, cat(), given);
+  ScenarioEditor editor(serve, given, cat());
+  EXPECT_EQ(editor.edit({.seq_len = 1024}).engine, "vllm");
+  EXPECT_EQ(editor.edit({.weights = "q4_k_m"}).engine, "llama.cpp");
 }
 
 // An unnamed KV format is the default for the weights (fp16 for fp16, fp32 for fp32, else bf16),

@@ -15,7 +15,8 @@ namespace gpusizer {
 /// it had before it was resolved) passed validate(): the checks that read only fields equal to
 /// the base's are skipped (they would pass), the others made in validate()'s order, so it throws
 /// what validate(s, catalog) throws.
+/// `engine_is_base`: the caller knows that s's engine is the base's (not compared again).
 void validate_edit(const Scenario& s, const Scenario& base, const LayoutFields& layout,
-                   const Catalog& catalog);
+                   const Catalog& catalog, bool engine_is_base = false);
 
 }  // namespace gpusizer
