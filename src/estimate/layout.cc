@@ -8,6 +8,7 @@
 #include "gpusizer/json/scenario.h"
 #include "memory/memory_estimate.h"
 #include "memory/model_counts.h"
+#include "memory/pool_fraction.h"
 #include "scenario/lookups.h"
 #include "speed/counted_speed.h"
 
@@ -142,23 +143,17 @@ Scenario resolved(Scenario s, const Catalog& catalog) {
 }
 
 void resolve_in_place(Scenario& s, const Catalog& catalog) {
-  if (s.default_layout) choose_serving_layout(s, catalog);
-  s.default_layout = false;
-  // The memory fraction the engine's release takes when none is given (SGLang's by TP size),
-  // so that scenario.gpu_memory_utilization shows the figure the KV pool uses.
-  if (const EngineProfile& e = engine_profile(s, catalog); e.preallocates)
-    s.gpu_memory_utilization =
-        memory_fraction(e.release(s.engine_version), s.gpu_memory_utilization_given,
-                        s.gpu_memory_utilization, s.parallel.tp);
+  resolve_in_place(s, catalog, engine_profile(s, catalog));
 }
 
 void resolve_in_place(Scenario& s, const Catalog& catalog, const EngineProfile& engine) {
   if (s.default_layout) choose_serving_layout(s, catalog);
   s.default_layout = false;
-  if (engine.preallocates)  // as above
-    s.gpu_memory_utilization =
-        memory_fraction(engine.release(s.engine_version), s.gpu_memory_utilization_given,
-                        s.gpu_memory_utilization, s.parallel.tp);
+  // The memory fraction the engine's release takes when none is given (SGLang 0.4's by TP size,
+  // 0.5.3's from the GPU's memory), so that scenario.gpu_memory_utilization shows the figure the
+  // KV pool uses.
+  if (engine.preallocates)
+    s.gpu_memory_utilization = memory::pool_fraction(s, catalog, engine.release(s.engine_version));
 }
 
 }  // namespace gpusizer

@@ -120,6 +120,8 @@ TEST(EngineStartup, Sglang053DerivesItsFractionFromTheH100sMemory) {
   // context 0.4883 = 50.725 GiB = 415,541 tokens of 131,072 B.
   const auto out = run({{"engine", "sglang"}, {"gpu", "h100-sxm5-80gb"}});
   EXPECT_EQ(out["scenario"]["engine_version"], "0.5.3");
+  // The answer's scenario shows the fraction the pool used, not the 0.88 of an unknown GPU.
+  EXPECT_DOUBLE_EQ(out["scenario"]["gpu_memory_utilization"].get<double>(), 0.836);
   EXPECT_NEAR(gib(out, "kv_cache_bytes"), 50.725, 1e-3);
   EXPECT_NEAR(out["memory"]["kv_cache_capacity_tokens"].get<double>(), 415541, 1);
   // The basis says what the default came from: 81,920 MiB, TP 1, chunk 8,192, graphs 256.
