@@ -108,27 +108,9 @@ void merge_into(ScenarioEdit& a, const ScenarioEdit& b) {
 
 namespace {
 
-// given_after in place: the edit's fields marked given in `g` (returning the 17 flags by value
-// cost ~50 instructions an edit, issue 18).
-void add_given(ScenarioGiven& g, const ScenarioEdit& e) {
-  g.kv_cache |= e.kv_cache.has_value();
-  g.seq_len |= e.seq_len.has_value();
-  g.prompt_len |= e.prompt_len.has_value();
-  g.output_len |= e.output_len.has_value();
-  g.grad_accum |= e.grad_accum.has_value();
-  g.global_batch |= e.global_batch.has_value();
-  g.zero_stage |= e.zero_stage.has_value();
-  g.recompute |= e.recompute.has_value();
-  if (e.gpu_count && e.default_split) g.parallel = g.tp = g.pp = g.dp = false;
-  g.parallel |= e.tp || e.pp || e.dp || e.ep || e.cp || e.pp_interleave || e.sequence_parallel;
-  g.tp |= e.tp.has_value();
-  g.pp |= e.pp.has_value();
-  g.dp |= e.dp.has_value();
-}
-
-// add_given for the flags edit() reads after it (the KV format's, the lengths', the batches'):
+// The given-flags edit() reads after the edit (the KV format's, the lengths', the batches'):
 // the split's, the ZeRO stage's and checkpointing's it does not (edit_system reads the base's),
-// so they are left (issue 18: ~30 instructions an edit).
+// so the in-place editor sets only these (issue 18: ~30 instructions an edit).
 [[gnu::always_inline]] inline void add_given_read(ScenarioGiven& g, const ScenarioEdit& e) {
   g.kv_cache |= e.kv_cache.has_value();
   g.seq_len |= e.seq_len.has_value();
@@ -136,6 +118,19 @@ void add_given(ScenarioGiven& g, const ScenarioEdit& e) {
   g.output_len |= e.output_len.has_value();
   g.grad_accum |= e.grad_accum.has_value();
   g.global_batch |= e.global_batch.has_value();
+}
+
+// given_after in place: every field the edit sets marked given in `g` (returning the 17 flags by
+// value cost ~50 instructions an edit, issue 18).
+void add_given(ScenarioGiven& g, const ScenarioEdit& e) {
+  add_given_read(g, e);
+  g.zero_stage |= e.zero_stage.has_value();
+  g.recompute |= e.recompute.has_value();
+  if (e.gpu_count && e.default_split) g.parallel = g.tp = g.pp = g.dp = false;
+  g.parallel |= e.tp || e.pp || e.dp || e.ep || e.cp || e.pp_interleave || e.sequence_parallel;
+  g.tp |= e.tp.has_value();
+  g.pp |= e.pp.has_value();
+  g.dp |= e.dp.has_value();
 }
 
 }  // namespace
