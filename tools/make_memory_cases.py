@@ -1030,7 +1030,7 @@ LOG_CASES = {
     "VLLMLOGS-018": ("qwen2.5-0.5b", "bf16", "rtx-pro-6000-blackwell-96gb", 1, "0.21", 0.85, 2048, {}),
     "VLLMLOGS-019": ("qwen2.5-0.5b", "bf16", "rtx-pro-6000-blackwell-96gb", 1, "0.21", 0.85, 2048, {}),
     "SGLANGLOGS-001": ("qwen2.5-32b", "bf16", "l4-24gb", 4, "0.4", 0.85, 131072, {"max_num_batched_tokens": 2048}),
-    "SGLANGLOGS-002": ("qwen3-32b", "bf16", "h100-sxm5-80gb", 1, "0.5.3", 0.90, 8192, {}),
+    "SGLANGLOGS-002": ("qwen3-32b", "bf16", "h100-sxm5-80gb", 1, "0.5.10", 0.90, 8192, {}),
 }
 LOG_EXCLUDED = {
     "VLLMLOGS-015": ("launch command not given, and the arguments were not the defaults: the activation peak of "
@@ -1046,7 +1046,7 @@ LOG_VERSION_NOTES = {
     "0.11": "vLLM 0.11 rules",
     "0.21": "vLLM 0.21 rules (0.21 to 0.27; log: 0.26.0)",
     "0.4": "SGLang 0.4 rules (0.4.3.post4)",
-    "0.5.3": "SGLang 0.5.3 rules (0.5.3 to 0.5.x; log: 0.5.19; the fraction given, so the pool rule is checked, not the default fraction)",
+    "0.5.10": "SGLang 0.5.10 rules (0.5.10 to 0.5.x; log: 0.5.19; the fraction given, so the pool rule is checked, not the default fraction)",
 }
 
 

@@ -64,15 +64,32 @@ struct GpuClassDefaults {
 /// The memory SGLang from 0.5.3 keeps out of mem_fraction_static when none is given
 /// (engines.json ENGINE.releases[].reserved_memory; python/sglang/srt/server_args.py
 /// _handle_gpu_memory_settings): base + per_chunk_token x max(chunk, min_chunk_tokens) +
-/// per_graph_seq x cuda_graph_max_bs + per_rank x tp x pp MiB, at least floor above floor_above
-/// GiB of GPU memory; the fraction is 1 - that / the GPU's memory, to 3 decimals. Empty classes:
-/// the release has no such rule.
+/// per_graph_seq x cuda_graph_max_bs + per_rank x tp x pp MiB (+ the piecewise CUDA graphs'
+/// per_size_mib x captured sizes from 0.5.10), at least floor above floor_above GiB of GPU memory;
+/// the fraction is 1 - that / the GPU's memory, to 3 decimals. Empty classes: the release has no
+/// such rule. The token counts SGLang captures piecewise (prefill) CUDA graphs for from 0.5.10
+/// (engines.json reserved_memory.prefill_graphs; server_args.py
+/// _generate_piecewise_cuda_graph_tokens): each range's first, first + step, ... up to its last (0:
+/// up to the largest captured count), and per_size_mib reserved for each captured count. Empty
+/// ranges: no such term.
+struct PrefillGraphRule {
+  struct Range {
+    int64_t first = 0, last = 0, step = 1;
+  };
+  double per_size_mib = 0;
+  int64_t mla_max_tokens = 0;  ///< the largest count for an MLA model (else the chunk size)
+  std::vector<Range> ranges;
+  /// How many counts up to `max_tokens` are captured.
+  int64_t sizes(int64_t max_tokens) const;
+};
+
 struct ReservedMemoryRule {
   double base_mib = 0, per_chunk_token_mib = 0, per_graph_seq_mib = 0, per_rank_mib = 0;
   int64_t min_chunk_tokens = 0;
   double floor_mib = 0, floor_above_gib = 0;
   int64_t large_tp = 0;                   ///< from this TP size a class's graph_bs_large_tp applies
   std::vector<GpuClassDefaults> classes;  ///< ascending below_gib, the last with 0
+  PrefillGraphRule prefill_graphs;        ///< piecewise CUDA graphs (from 0.5.10)
   /// The class of a GPU with `gpu_gib` of memory; nullptr when the rule is empty.
   const GpuClassDefaults* gpu_class(double gpu_gib) const;
 };
@@ -209,12 +226,14 @@ struct EngineDefaults {
 double memory_fraction(const EngineRelease& r, bool given, double scenario_value, int64_t tp);
 
 /// What a release's default fraction may depend on besides TP: pipeline stages, the chunked
-/// prefill size when given (0: the GPU class's) and the GPU's memory as nvidia-smi reports
-/// its memory.total (0: unknown).
+/// prefill size when given (0: the GPU class's), the GPU's memory as nvidia-smi reports
+/// its memory.total (0: unknown), and whether SGLang would capture piecewise prefill graphs
+/// (from 0.5.10: off with PP > 1 and off CUDA) and for an MLA model.
 struct FractionInputs {
   int64_t tp = 1, pp = 1;
   int64_t chunk_tokens = 0;
   double gpu_bytes = 0;
+  bool piecewise = true, mla = false;
 };
 /// As above, with the GPU known: SGLang from 0.5.3 derives its default from the GPU's memory
 /// (ReservedMemoryRule).

@@ -135,16 +135,69 @@ GpuClassDefaults read_gpu_class(const nlohmann::json& c, const std::string& wher
   return g;
 }
 
+// SGLang's piecewise CUDA graphs (PrefillGraphRule), absent meaning none: {"per_size_mib",
+// "mla_max_tokens", "sizes": [[first, last (0: up to the largest), step], ...]}.
+PrefillGraphRule read_prefill_graphs(const nlohmann::json& o, const std::string& at) {
+  PrefillGraphRule g;
+  if (!o.contains("prefill_graphs")) return g;
+  const std::string where = at + ".prefill_graphs";
+  const auto& p = data::required_object(o, "prefill_graphs", at);
+  data::reject_unknown_keys(p, where, {"per_size_mib", "mla_max_tokens", "sizes"});
+  g.per_size_mib = data::required_number(p, "per_size_mib", where, 0, 1e3);
+  g.mla_max_tokens = count(p, "mla_max_tokens", where, true);
+  const auto& sizes = p.contains("sizes") ? p.at("sizes") : nlohmann::json();
+  if (!sizes.is_array() || sizes.empty())
+    throw InputError(where + ".sizes", "must be a list of [first, last, step]", "bad_file");
+  for (const auto& r : sizes) {
+    if (!r.is_array() || r.size() != 3 || !r[0].is_number_integer() || !r[1].is_number_integer() ||
+        !r[2].is_number_integer() || r[0].get<int64_t>() < 1 || r[1].get<int64_t>() < 0 ||
+        r[2].get<int64_t>() < 1)
+      throw InputError(where + ".sizes",
+                       "each range must be [first, last (0: open), step]: first and step of at "
+                       "least 1",
+                       "bad_file");
+    g.ranges.push_back({r[0].get<int64_t>(), r[1].get<int64_t>(), r[2].get<int64_t>()});
+  }
+  return g;
+}
+
+// A release whose reserved_memory names "same_as" another release takes that release's rule with
+// its own piecewise graphs (SGLang 0.5.10 as 0.5.3), so engines.json states the classes once.
+void inherit_reserved_memory(const nlohmann::json& releases, std::vector<EngineRelease>& out,
+                             const std::string& where) {
+  for (size_t i = 0; i < out.size(); ++i) {
+    const auto& r = releases.at(i);
+    if (!r.contains("reserved_memory") || !r.at("reserved_memory").contains("same_as")) continue;
+    const auto& name = r.at("reserved_memory").at("same_as");
+    const EngineRelease* base = nullptr;
+    for (const auto& b : out)
+      if (name.is_string() && b.version == name.get<std::string>() &&
+          !b.reserved_memory.classes.empty())
+        base = &b;
+    if (!base)
+      throw InputError(where + ".releases[" + std::to_string(i) + "].reserved_memory.same_as",
+                       "must name a release with its own reserved_memory", "bad_file");
+    PrefillGraphRule own = std::move(out[i].reserved_memory.prefill_graphs);
+    out[i].reserved_memory = base->reserved_memory;
+    out[i].reserved_memory.prefill_graphs = std::move(own);
+  }
+}
+
 // SGLang's reserved memory (ReservedMemoryRule), absent meaning none.
 ReservedMemoryRule read_reserved_memory(const nlohmann::json& r, const std::string& at) {
   ReservedMemoryRule m;
   if (!r.contains("reserved_memory")) return m;
   const std::string where = at + ".reserved_memory";
   const auto& o = data::required_object(r, "reserved_memory", at);
-  data::reject_unknown_keys(
-      o, where,
-      {"_source", "base_mib", "per_chunk_token_mib", "min_chunk_tokens", "per_graph_seq_mib",
-       "per_rank_mib", "floor_mib", "floor_above_gib", "large_tp", "gpu_classes"});
+  data::reject_unknown_keys(o, where,
+                            {"_source", "base_mib", "per_chunk_token_mib", "min_chunk_tokens",
+                             "per_graph_seq_mib", "per_rank_mib", "floor_mib", "floor_above_gib",
+                             "large_tp", "gpu_classes", "prefill_graphs", "same_as"});
+  // "same_as": another release's rule (inherit_reserved_memory), with its own piecewise graphs.
+  if (o.contains("same_as")) {
+    m.prefill_graphs = read_prefill_graphs(o, where);
+    return m;
+  }
   m.base_mib = data::required_number(o, "base_mib", where, 0, 1e6);
   m.per_chunk_token_mib = data::required_number(o, "per_chunk_token_mib", where, 0, 1e3);
   m.min_chunk_tokens = count(o, "min_chunk_tokens", where, true);
@@ -164,6 +217,7 @@ ReservedMemoryRule read_reserved_memory(const nlohmann::json& r, const std::stri
       throw InputError(where + ".gpu_classes", "below_gib must ascend", "bad_file");
   if (m.classes.back().below_gib != 0)
     throw InputError(where + ".gpu_classes", "the last class has no below_gib", "bad_file");
+  m.prefill_graphs = read_prefill_graphs(o, where);
   return m;
 }
 
@@ -406,6 +460,7 @@ EngineProfile read_engine(const std::string& name, const nlohmann::json& o,
   for (size_t i = 0; i < o.at("releases").size(); ++i)
     p.releases.push_back(read_release(o.at("releases").at(i), p.preallocates,
                                       where + ".releases[" + std::to_string(i) + "]"));
+  inherit_reserved_memory(o.at("releases"), p.releases, where);
   for (size_t i = 0; i < p.releases.size(); ++i)
     for (size_t j = 0; j < i; ++j)
       if (p.releases[i].version == p.releases[j].version)
@@ -528,6 +583,18 @@ const GpuClassDefaults* ReservedMemoryRule::gpu_class(double gpu_gib) const {
   return nullptr;
 }
 
+// python/sglang/srt/server_args.py _generate_piecewise_cuda_graph_tokens (from v0.5.10, later
+// _generate_prefill_cuda_graph_batch_sizes): range(4, 33, 4) + range(48, 257, 16) + ... +
+// range(4608, max + 1, 512), the counts above max dropped.
+int64_t PrefillGraphRule::sizes(int64_t max_tokens) const {
+  int64_t n = 0;
+  for (const auto& r : ranges) {
+    const int64_t last = r.last > 0 ? std::min(r.last, max_tokens) : max_tokens;
+    if (last >= r.first) n += (last - r.first) / r.step + 1;
+  }
+  return n;
+}
+
 namespace {
 
 // The release's default fraction by TP size (SGLang 0.4), else its one default.
@@ -566,6 +633,12 @@ double memory_fraction(const EngineRelease& r, bool given, double scenario_value
         m.per_chunk_token_mib * static_cast<double>(std::max(chunk, m.min_chunk_tokens)) +
         m.per_graph_seq_mib * static_cast<double>(graph_bs) +
         m.per_rank_mib * static_cast<double>(in.tp * in.pp);
+    // From v0.5.10 (PR #16331, piecewise CUDA graphs on by default; PR #15927's reserve):
+    // + len(piecewise_cuda_graph_tokens) x 8 MiB, the tokens up to the chunked prefill size,
+    // 2048 for an MLA model, before the floor.
+    const PrefillGraphRule& g = m.prefill_graphs;
+    if (in.piecewise && !g.ranges.empty())
+      reserved += g.per_size_mib * static_cast<double>(g.sizes(in.mla ? g.mla_max_tokens : chunk));
     if (gpu_mib > m.floor_above_gib * 1024.0) reserved = std::max(reserved, m.floor_mib);
     return std::round((gpu_mib - reserved) / gpu_mib * 1000.0) / 1000.0;
   }

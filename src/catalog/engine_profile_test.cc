@@ -72,9 +72,7 @@ TEST(EngineProfile, AVersionInsideAReleasesRangeTakesItsRules) {
     } catch (const InputError& e) {
       EXPECT_EQ(e.field(), "engine_version");
       const std::string m = e.what();
-      EXPECT_NE(m.find("1.0 (1.0.x), 0.8 (0.8-0.21.x), 0.6 (0.5-0.7.0.x)"),
-                std::string::npos)
-          << m;
+      EXPECT_NE(m.find("1.0 (1.0.x), 0.8 (0.8-0.21.x), 0.6 (0.5-0.7.0.x)"), std::string::npos) << m;
     }
   }
 }
@@ -194,6 +192,52 @@ TEST(EngineProfile, Sglang053DefaultFractionFollowsTheGpusMemory) {
   EXPECT_DOUBLE_EQ(memory_fraction(r, true, 0.7, FractionInputs{1, 1, 0, 81559 * kMiB}), 0.7);
 }
 
+TEST(EngineProfile, SglangPiecewiseGraphSizes) {
+  // server_args.py _generate_piecewise_cuda_graph_tokens: 4..32 by 4 (8), 48..256 by 16 (14),
+  // 288..512 by 32 (8), 576..1024 by 64 (8), 1280..4096 by 256 (12), 4608.. by 512: 58 counts up
+  // to 8,192 (the list the docs' CI logs print), 42 up to 2,048, 8 + 24 = 74 up to 16,384.
+  const PrefillGraphRule& g =
+      Catalog::builtin().engine("sglang").release("0.5.10").reserved_memory.prefill_graphs;
+  EXPECT_EQ(g.sizes(8192), 58);
+  EXPECT_EQ(g.sizes(2048), 42);
+  EXPECT_EQ(g.sizes(16384), 74);
+  EXPECT_EQ(g.sizes(100), 12);  // 4..32 (8) and 48, 64, 80, 96
+  EXPECT_EQ(g.sizes(3), 0);
+  EXPECT_TRUE(Catalog::builtin()
+                  .engine("sglang")
+                  .release("0.5.3")
+                  .reserved_memory.prefill_graphs.ranges.empty());
+}
+
+TEST(EngineProfile, Sglang0510ReservesThePiecewiseGraphs) {
+  // v0.5.10 (PR #16331, PR #15927): 0.5.3's reserve + 8 MiB per piecewise graph size, before the
+  // 10 GiB floor. H100 (81,559 MiB), TP 1: 13,440 + 58 x 8 = 13,904; (81,559 - 13,904) / 81,559 =
+  // 0.82952 -> 0.83, as the docs' CI log of 2026-03-08 prints (disable_piecewise_cuda_graph=False).
+  constexpr double kMiB = 1024.0 * 1024.0;
+  const EngineRelease& r = Catalog::builtin().engine("sglang").release("0.5.10");
+  const auto f = [&](double mib, int64_t tp, int64_t pp = 1, bool piecewise = true,
+                     bool mla = false, int64_t chunk = 0) {
+    return memory_fraction(r, false, 0.5,
+                           FractionInputs{tp, pp, chunk, mib * kMiB, piecewise, mla});
+  };
+  EXPECT_DOUBLE_EQ(f(81559, 1), 0.830);
+  // TP 2: 13,904 + 128 = 14,032 -> 0.82795 -> 0.828, the figure of issue #29092 (Qwen3-32B on an
+  // H100, TP not stated; TP 1 would print 0.83).
+  EXPECT_DOUBLE_EQ(f(81559, 2), 0.828);
+  // H200 (143,771 MiB), TP 1: 13,904 -> 0.90329 -> 0.903.
+  EXPECT_DOUBLE_EQ(f(143771, 1), 0.903);
+  // H100, TP 8: 512 + 12,288 + 1,024 + 1,024 + 464 = 15,312 -> 0.81226 -> 0.812.
+  EXPECT_DOUBLE_EQ(f(81559, 8), 0.812);
+  // PP 2 turns the piecewise graphs off: 512 + 12,288 + 512 + 256 = 13,568 -> 0.83364 -> 0.834.
+  EXPECT_DOUBLE_EQ(f(81559, 1, 2, false), 0.834);
+  // An MLA model captures up to 2,048 tokens: 13,440 + 42 x 8 = 13,776 -> 0.83109 -> 0.831.
+  EXPECT_DOUBLE_EQ(f(81559, 1, 1, true, true), 0.831);
+  // RTX 4090 (24,564 MiB), TP 1, chunk 2,048: 3,760 + 42 x 8 = 4,096, no floor -> 0.83325 ->
+  // 0.833; a given chunk of 2,048 on an H100 stays at the 10 GiB floor (4,560 < 10,240): 0.874.
+  EXPECT_DOUBLE_EQ(f(24564, 1), 0.833);
+  EXPECT_DOUBLE_EQ(f(81559, 1, 1, true, false, 2048), 0.874);
+}
+
 TEST(EngineProfile, Sglang053ChunkedPrefillFollowsTheGpuClass) {
   // server_args.py _handle_gpu_memory_settings: 2,048 below 35 GiB, 4,096 below 60, 8,192 below
   // 160, 16,384 above; a given chunked_prefill_size wins.
@@ -206,12 +250,15 @@ TEST(EngineProfile, Sglang053ChunkedPrefillFollowsTheGpuClass) {
 }
 
 TEST(EngineProfile, SglangVersionsByRange) {
-  // 0.5.3 to 0.5.x take release 0.5.3 (the default), 0.4.x release 0.4; 0.5.0 to 0.5.2 (an
-  // earlier form of the reserve), 0.3 and 0.6 are not modelled, and the error lists the ranges.
+  // 0.5.10 to 0.5.x take release 0.5.10 (the default), 0.5.3 to 0.5.9 release 0.5.3, 0.4.x
+  // release 0.4; 0.5.0 to 0.5.2 (an earlier form of the reserve), 0.3 and 0.6 are not modelled,
+  // and the error lists the ranges.
   const EngineProfile& e = Catalog::builtin().engine("sglang");
-  EXPECT_EQ(e.release("").version, "0.5.3");
+  EXPECT_EQ(e.release("").version, "0.5.10");
   EXPECT_EQ(e.release("0.5.4").version, "0.5.3");
-  EXPECT_EQ(e.release("0.5.10").version, "0.5.3");
+  EXPECT_EQ(e.release("0.5.9").version, "0.5.3");
+  EXPECT_EQ(e.release("0.5.10").version, "0.5.10");
+  EXPECT_EQ(e.release("0.5.19").version, "0.5.10");
   EXPECT_EQ(e.release("0.4.6").version, "0.4");
   for (const char* outside : {"0.3", "0.5.2", "0.6", "0.6.0"}) {
     try {
@@ -219,7 +266,8 @@ TEST(EngineProfile, SglangVersionsByRange) {
       FAIL() << outside << ": no error";
     } catch (const InputError& err) {
       const std::string what = err.what();
-      EXPECT_NE(what.find("0.5.3 (0.5.3-0.5.x)"), std::string::npos) << what;
+      EXPECT_NE(what.find("0.5.10 (0.5.10-0.5.x)"), std::string::npos) << what;
+      EXPECT_NE(what.find("0.5.3 (0.5.3-0.5.9.x)"), std::string::npos) << what;
       EXPECT_NE(what.find("0.4 (0.4.x)"), std::string::npos) << what;
     }
   }
@@ -240,6 +288,22 @@ TEST(EngineProfile, MisspeltKeyIsAnErrorNamingFileAndKey) {
     const std::string m = e.what();
     EXPECT_NE(m.find("engines.json hf"), std::string::npos) << m;
     EXPECT_NE(m.find("allocator_overhead_fraction"), std::string::npos) << m;
+  }
+}
+
+// SGLang 0.5.10's reserved_memory is 0.5.3's ("same_as") with its own piecewise graphs; naming a
+// release without a rule of its own is bad data naming the key.
+TEST(EngineProfile, ReservedMemorySameAsNamesAReleaseWithARule) {
+  const EngineProfile& e = Catalog::builtin().engine("sglang");
+  EXPECT_EQ(e.release("0.5.10").reserved_memory.classes.size(),
+            e.release("0.5.3").reserved_memory.classes.size());
+  nlohmann::json engines = nlohmann::json::parse(embedded::find("engines.json"));
+  engines["sglang"]["releases"][0]["reserved_memory"]["same_as"] = "0.4";
+  try {
+    read_engine_profiles(engines, "engines.json");
+    FAIL() << "no error";
+  } catch (const InputError& err) {
+    EXPECT_NE(std::string(err.field()).find("same_as"), std::string::npos) << err.field();
   }
 }
 

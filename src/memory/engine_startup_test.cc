@@ -112,13 +112,14 @@ TEST(EngineStartup, SglangStaticFractionLeavesActivationsInTheReserve) {
 }
 
 TEST(EngineStartup, Sglang053DerivesItsFractionFromTheH100sMemory) {
-  // SGLang 0.5.3 (the default release) on H100 at TP 1 sizes its fraction by nvidia-smi's total,
+  // SGLang 0.5.3 (0.5.3 to 0.5.9) on H100 at TP 1 sizes its fraction by nvidia-smi's total,
   // taken as the marketed 80 GiB = 81,920 MiB: reserved 512 + 8,192 x 1.5 + 256 x 2 + 128 =
   // 13,440 MiB (server_args.py _handle_gpu_memory_settings), so mem_fraction_static =
   // round(68,480 / 81,920, 3) = 0.836 (an H100 SXM whose nvidia-smi shows 81,559 MiB gets 0.835).
   // Budget 0.836 x 79.152 = 66.1711 GiB of what CUDA sees; pool = that - weights 14.9575 - CUDA
   // context 0.4883 = 50.725 GiB = 415,541 tokens of 131,072 B.
-  const auto out = run({{"engine", "sglang"}, {"gpu", "h100-sxm5-80gb"}});
+  const auto out =
+      run({{"engine", "sglang"}, {"engine_version", "0.5.3"}, {"gpu", "h100-sxm5-80gb"}});
   EXPECT_EQ(out["scenario"]["engine_version"], "0.5.3");
   // The answer's scenario shows the fraction the pool used, not the 0.88 of an unknown GPU.
   EXPECT_DOUBLE_EQ(out["scenario"]["gpu_memory_utilization"].get<double>(), 0.836);
@@ -131,6 +132,31 @@ TEST(EngineStartup, Sglang053DerivesItsFractionFromTheH100sMemory) {
                        "CUDA graphs up to batch 256)"),
             std::string::npos)
       << basis;
+}
+
+TEST(EngineStartup, Sglang0510ReservesItsPiecewiseGraphsOnTheH100) {
+  // SGLang 0.5.10 (the default release, piecewise CUDA graphs on) on H100 at TP 1: 0.5.3's
+  // 13,440 MiB + 58 captured token counts x 8 MiB = 13,904 MiB (server_args.py
+  // _handle_gpu_memory_settings), so mem_fraction_static = round(68,016 / 81,920, 3) = 0.830.
+  // Budget 0.830 x 79.152 = 65.6962 GiB; pool = that - weights 14.9575 - CUDA context 0.4883 =
+  // 50.2504 GiB, 0.006 x 79.152 = 0.4749 GiB (3,890 tokens of 131,072 B) less than 0.5.3's
+  // 415,541: 411,651 tokens.
+  const auto out = run({{"engine", "sglang"}, {"gpu", "h100-sxm5-80gb"}});
+  EXPECT_EQ(out["scenario"]["engine_version"], "0.5.10");
+  EXPECT_DOUBLE_EQ(out["scenario"]["gpu_memory_utilization"].get<double>(), 0.830);
+  EXPECT_NEAR(gib(out, "kv_cache_bytes"), 50.2504, 1e-3);
+  EXPECT_NEAR(out["memory"]["kv_cache_capacity_tokens"].get<double>(), 411651, 2);
+  const std::string basis = out["basis"]["kv_cache_bytes"].get<std::string>();
+  EXPECT_NE(basis.find("(chunked prefill 8192, CUDA graphs up to batch 256, piecewise prefill "
+                       "graphs at 58 token counts)"),
+            std::string::npos)
+      << basis;
+  // Pipeline parallelism turns the piecewise graphs off: the basis leaves them out.
+  const auto pp = run({{"engine", "sglang"},
+                       {"gpu", "h100-sxm5-80gb"},
+                       {"gpu_count", 2},
+                       {"parallel", {{"pp", 2}}}});
+  EXPECT_EQ(pp["basis"]["kv_cache_bytes"].get<std::string>().find("piecewise"), std::string::npos);
 }
 
 TEST(EngineStartup, TrtllmFractionIsOfFreeMemory) {

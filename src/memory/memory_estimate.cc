@@ -392,7 +392,13 @@ void default_fraction_text(std::string& out, const Scenario& s, const Catalog& c
   append_text(out, "; f: the release's default for ", Fixed{mib, 0}, " MiB of GPU memory at TP ",
               s.parallel.tp, " x PP ", s.parallel.pp, " (chunked prefill ", chunk,
               ", CUDA graphs up to batch ",
-              s.parallel.tp >= m.large_tp ? c->graph_bs_large_tp : c->graph_bs, ')');
+              s.parallel.tp >= m.large_tp ? c->graph_bs_large_tp : c->graph_bs);
+  // From 0.5.10 the piecewise prefill CUDA graphs' captured sizes (PrefillGraphRule).
+  const PrefillGraphRule& g = m.prefill_graphs;
+  if (!g.ranges.empty() && memory::piecewise_prefill_graphs(s))
+    append_text(out, ", piecewise prefill graphs at ",
+                g.sizes(s.model.mla ? g.mla_max_tokens : chunk), " token counts");
+  out += ')';
 }
 
 void kv_pool_basis(Basis& basis, double f, std::string_view rule, const EngineProfile& engine,

@@ -16,11 +16,18 @@ double smi_total_bytes(const Gpu& gpu, const DeviceProfile& device) {
   return bytes;
 }
 
+// SGLang from v0.5.10 turns piecewise CUDA graphs off, among others, with pipeline parallelism
+// and on HIP, NPU, CPU or XPU (python/sglang/srt/server_args.py, the auto-disable rules, later
+// _disable_tc_piecewise_cudagraph_if_incompatible): here PP > 1 or a GPU not NVIDIA's.
+bool piecewise_prefill_graphs(const Scenario& s) {
+  return s.parallel.pp <= 1 && (!s.gpu || s.gpu->vendor == "NVIDIA");
+}
+
 double derived_pool_fraction(const Scenario& s, const Catalog& catalog, const EngineRelease& rel) {
   const double gpu = s.gpu ? smi_total_bytes(*s.gpu, catalog.device()) : 0.0;
-  return memory_fraction(
-      rel, s.gpu_memory_utilization_given, s.gpu_memory_utilization,
-      FractionInputs{s.parallel.tp, s.parallel.pp, s.max_num_batched_tokens, gpu});
+  return memory_fraction(rel, s.gpu_memory_utilization_given, s.gpu_memory_utilization,
+                         FractionInputs{s.parallel.tp, s.parallel.pp, s.max_num_batched_tokens, gpu,
+                                        piecewise_prefill_graphs(s), s.model.mla.has_value()});
 }
 
 }  // namespace gpusizer::memory

@@ -12,6 +12,9 @@ namespace gpusizer::memory {
 /// less the in-band ECC of datacenter GDDR cards.
 double smi_total_bytes(const Gpu& gpu, const DeviceProfile& device);
 
+/// Whether SGLang would capture piecewise prefill CUDA graphs for the scenario (from 0.5.10).
+bool piecewise_prefill_graphs(const Scenario& s);
+
 /// The fraction a release whose default follows the GPU's memory sizes its KV pool by.
 double derived_pool_fraction(const Scenario& s, const Catalog& catalog, const EngineRelease& rel);
 

@@ -373,8 +373,9 @@ void scan_vllm(Collector& c, std::string_view line, int n, bool& seen) {
 
 // The SGLang release whose start-up rules data/engines.json models for a version a log states
 // ("sglang==0.5.4", "sglang version 0.5.4", an image tag "sglang:v0.5.4"): 0.4 for 0.4.x, 0.5.3
-// for 0.5.3 to 0.5.x; none for the others (0.5.0 to 0.5.2 size their fraction by rules not
-// modelled), whose logs are checked with the default release.
+// for 0.5.3 to 0.5.9, 0.5.10 for 0.5.10 to 0.5.x (piecewise CUDA graphs on by default); none for
+// the others (0.5.0 to 0.5.2 size their fraction by rules not modelled), whose logs are checked
+// with the default release.
 std::optional<std::string> sglang_release(std::string_view line) {
   for (std::string_view marker :
        {"sglang==", "sglang version ", "SGLang version ", "sglang:v", "SGLang v", "sglang v"}) {
@@ -385,6 +386,7 @@ std::optional<std::string> sglang_release(std::string_view line) {
     if (!v.starts_with("0.") || !minor) return std::nullopt;
     // The number after "0." reads "5.4" as a decimal: its whole part is the minor version.
     if (std::floor(*minor) == 4) return "0.4";
+    if (std::floor(*minor) == 5 && patch && *patch >= 10) return "0.5.10";
     if (std::floor(*minor) == 5 && patch && *patch >= 3) return "0.5.3";
     return std::nullopt;
   }

@@ -120,14 +120,18 @@ TEST(LogReader, SglangWeightsAndKvPool) {
 }
 
 // The SGLang release a log's stated version maps to: the pip pin "sglang==0.5.4" that
-// python -m sglang.check_env prints (0.5.3 to 0.5.x: release 0.5.3), an image tag of
-// lmsysorg/sglang (0.4.x: 0.4); 0.5.1 (before the reserve of 0.5.3) is left to the default.
+// python -m sglang.check_env prints (0.5.3 to 0.5.9: release 0.5.3; 0.5.10 on: 0.5.10), an image
+// tag of lmsysorg/sglang (0.4.x: 0.4); 0.5.1 (before the reserve of 0.5.3) is left to the default.
 TEST(LogReader, SglangVersionPicksTheRelease) {
   const std::string pool = std::string(kSglang);
   const LogReading a = read_log("sglang==0.5.4\n" + pool, "log");
   EXPECT_EQ(a.runs[0].scenario["engine_version"], "0.5.3");
   const LogReading b = read_log("docker run lmsysorg/sglang:v0.4.6.post5-cu124\n" + pool, "log");
   EXPECT_EQ(b.runs[0].scenario["engine_version"], "0.4");
+  const LogReading d = read_log("image lmsysorg/sglang:v0.5.19\n" + pool, "log");
+  EXPECT_EQ(d.runs[0].scenario["engine_version"], "0.5.10");
+  const LogReading e = read_log("sglang==0.5.9\n" + pool, "log");
+  EXPECT_EQ(e.runs[0].scenario["engine_version"], "0.5.3");
   const LogReading c = read_log("sglang==0.5.1\n" + pool, "log");
   EXPECT_FALSE(c.runs[0].scenario.contains("engine_version"));
 }
