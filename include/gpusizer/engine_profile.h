@@ -4,6 +4,7 @@
 // device figures (driver reservation, ECC, CUDA context, NCCL) apart from the engines. The
 // estimators read these structs, never the JSON and never an engine's name.
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -239,6 +240,21 @@ struct FractionInputs {
 /// (ReservedMemoryRule).
 double memory_fraction(const EngineRelease& r, bool given, double scenario_value,
                        const FractionInputs& in);
+
+/// What a ReservedMemoryRule derives for one GPU and layout: the settings SGLang takes by the
+/// GPU's class and the default fraction they give (what the KV pool's basis names).
+struct DerivedDefaults {
+  double gpu_mib = 0;               ///< nvidia-smi's memory.total
+  int64_t chunk_tokens = 0;         ///< the given chunked prefill size, else the class's
+  int64_t graph_bs = 0;             ///< cuda_graph_max_bs
+  bool prefill_graphs = false;      ///< piecewise prefill CUDA graphs captured (from 0.5.10)
+  int64_t prefill_graph_sizes = 0;  ///< how many token counts they are captured for
+  double fraction = 0;              ///< mem_fraction_static, to 3 decimals
+};
+/// The rule's defaults for `in`; nullopt when the release has no such rule or the GPU's memory is
+/// unknown.
+std::optional<DerivedDefaults> derived_defaults(const ReservedMemoryRule& m,
+                                                const FractionInputs& in);
 
 /// The start-up profile run's token budget and sampled rows for a context of `max_model_len`
 /// on a GPU of `gpu_gib` named `gpu_name` (lower case id), unless `given_tokens` > 0.

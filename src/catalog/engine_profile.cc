@@ -612,36 +612,45 @@ double memory_fraction(const EngineRelease& r, bool given, double scenario_value
   return fraction_by_tp(r, tp);
 }
 
+std::optional<DerivedDefaults> derived_defaults(const ReservedMemoryRule& m,
+                                                const FractionInputs& in) {
+  constexpr double kMiB = 1024.0 * 1024.0;
+  if (m.classes.empty() || in.gpu_bytes <= 0) return std::nullopt;
+  DerivedDefaults d;
+  d.gpu_mib = in.gpu_bytes / kMiB;
+  const GpuClassDefaults* c = m.gpu_class(d.gpu_mib / 1024.0);
+  if (!c) return std::nullopt;
+  // python/sglang/srt/server_args.py _handle_gpu_memory_settings (v0.5.3 on, PR #10975 and
+  // #11076): chunked_prefill_size and cuda_graph_max_bs by the GPU's memory class, then
+  // reserved_mem = 512 + max(chunk, 2048) x 1.5 + cuda_graph_max_bs x 2 + tp x pp / 8 x 1024
+  // MiB, at least 10 GiB above 60 GiB, and mem_fraction_static = round((gpu_mem - reserved)
+  // / gpu_mem, 3). gpu_mem is nvidia-smi's memory.total in MiB (utils
+  // get_nvgpu_memory_capacity), the caller's in.gpu_bytes.
+  d.chunk_tokens = in.chunk_tokens > 0 ? in.chunk_tokens : c->chunk_tokens;
+  d.graph_bs = in.tp >= m.large_tp ? c->graph_bs_large_tp : c->graph_bs;
+  double reserved =
+      m.base_mib +
+      m.per_chunk_token_mib * static_cast<double>(std::max(d.chunk_tokens, m.min_chunk_tokens)) +
+      m.per_graph_seq_mib * static_cast<double>(d.graph_bs) +
+      m.per_rank_mib * static_cast<double>(in.tp * in.pp);
+  // From v0.5.10 (PR #16331, piecewise CUDA graphs on by default; PR #15927's reserve):
+  // + len(piecewise_cuda_graph_tokens) x 8 MiB, the tokens up to the chunked prefill size,
+  // 2048 for an MLA model, before the floor.
+  const PrefillGraphRule& g = m.prefill_graphs;
+  d.prefill_graphs = in.piecewise && !g.ranges.empty();
+  if (d.prefill_graphs) {
+    d.prefill_graph_sizes = g.sizes(in.mla ? g.mla_max_tokens : d.chunk_tokens);
+    reserved += g.per_size_mib * static_cast<double>(d.prefill_graph_sizes);
+  }
+  if (d.gpu_mib > m.floor_above_gib * 1024.0) reserved = std::max(reserved, m.floor_mib);
+  d.fraction = std::round((d.gpu_mib - reserved) / d.gpu_mib * 1000.0) / 1000.0;
+  return d;
+}
+
 double memory_fraction(const EngineRelease& r, bool given, double scenario_value,
                        const FractionInputs& in) {
   if (given || r.memory_fraction <= 0) return scenario_value;
-  constexpr double kMiB = 1024.0 * 1024.0;
-  const ReservedMemoryRule& m = r.reserved_memory;
-  if (m.classes.empty() || in.gpu_bytes <= 0) return fraction_by_tp(r, in.tp);
-  const double gpu_mib = in.gpu_bytes / kMiB;
-  if (const GpuClassDefaults* c = m.gpu_class(gpu_mib / 1024.0)) {
-    // python/sglang/srt/server_args.py _handle_gpu_memory_settings (v0.5.3 on, PR #10975 and
-    // #11076): chunked_prefill_size and cuda_graph_max_bs by the GPU's memory class, then
-    // reserved_mem = 512 + max(chunk, 2048) x 1.5 + cuda_graph_max_bs x 2 + tp x pp / 8 x 1024
-    // MiB, at least 10 GiB above 60 GiB, and mem_fraction_static = round((gpu_mem - reserved)
-    // / gpu_mem, 3). gpu_mem is nvidia-smi's memory.total in MiB (utils
-    // get_nvgpu_memory_capacity), the caller's in.gpu_bytes.
-    const int64_t chunk = in.chunk_tokens > 0 ? in.chunk_tokens : c->chunk_tokens;
-    const int64_t graph_bs = in.tp >= m.large_tp ? c->graph_bs_large_tp : c->graph_bs;
-    double reserved =
-        m.base_mib +
-        m.per_chunk_token_mib * static_cast<double>(std::max(chunk, m.min_chunk_tokens)) +
-        m.per_graph_seq_mib * static_cast<double>(graph_bs) +
-        m.per_rank_mib * static_cast<double>(in.tp * in.pp);
-    // From v0.5.10 (PR #16331, piecewise CUDA graphs on by default; PR #15927's reserve):
-    // + len(piecewise_cuda_graph_tokens) x 8 MiB, the tokens up to the chunked prefill size,
-    // 2048 for an MLA model, before the floor.
-    const PrefillGraphRule& g = m.prefill_graphs;
-    if (in.piecewise && !g.ranges.empty())
-      reserved += g.per_size_mib * static_cast<double>(g.sizes(in.mla ? g.mla_max_tokens : chunk));
-    if (gpu_mib > m.floor_above_gib * 1024.0) reserved = std::max(reserved, m.floor_mib);
-    return std::round((gpu_mib - reserved) / gpu_mib * 1000.0) / 1000.0;
-  }
+  if (const auto d = derived_defaults(r.reserved_memory, in)) return d->fraction;
   return fraction_by_tp(r, in.tp);
 }
 

@@ -375,32 +375,26 @@ void add_runtime_buffers(const Scenario& s, const EngineRelease& rel, Parts& p, 
             rel.runtime_bytes_per_seq_token, rel.runtime_bytes_per_seq);
 }
 
-// The KV pool's basis: the pool's rule, then the batch's KV formula (kv_cache wrote it), which
-// is the formula of one sequence: it names seq and batch, not their values. That formula is
-// copied out of the basis, which the new value may grow: on the stack when short (issue 18: a
-// string allocated for it every estimate).
 // SGLang from 0.5.3 without a given fraction: what its default was derived from (server_args.py
 // _handle_gpu_memory_settings: the GPU's nvidia-smi total, TP x PP, the chunked prefill size and
 // CUDA-graph batch limit of the GPU's class; engine_profile.h ReservedMemoryRule).
 void default_fraction_text(std::string& out, const Scenario& s, const Catalog& catalog,
                            const EngineRelease& rel) {
-  const double mib = memory::smi_total_bytes(*s.gpu, catalog.device()) / kMiB;
-  const ReservedMemoryRule& m = rel.reserved_memory;
-  const GpuClassDefaults* c = m.gpu_class(mib / 1024.0);
-  if (!c) return;
-  const int64_t chunk = s.max_num_batched_tokens > 0 ? s.max_num_batched_tokens : c->chunk_tokens;
-  append_text(out, "; f: the release's default for ", Fixed{mib, 0}, " MiB of GPU memory at TP ",
-              s.parallel.tp, " x PP ", s.parallel.pp, " (chunked prefill ", chunk,
-              ", CUDA graphs up to batch ",
-              s.parallel.tp >= m.large_tp ? c->graph_bs_large_tp : c->graph_bs);
+  const auto d = derived_defaults(rel.reserved_memory, memory::fraction_inputs(s, catalog));
+  if (!d) return;
+  append_text(out, "; f: the release's default for ", Fixed{d->gpu_mib, 0},
+              " MiB of GPU memory at TP ", s.parallel.tp, " x PP ", s.parallel.pp,
+              " (chunked prefill ", d->chunk_tokens, ", CUDA graphs up to batch ", d->graph_bs);
   // From 0.5.10 the piecewise prefill CUDA graphs' captured sizes (PrefillGraphRule).
-  const PrefillGraphRule& g = m.prefill_graphs;
-  if (!g.ranges.empty() && memory::piecewise_prefill_graphs(s))
-    append_text(out, ", piecewise prefill graphs at ",
-                g.sizes(s.model.mla ? g.mla_max_tokens : chunk), " token counts");
+  if (d->prefill_graphs)
+    append_text(out, ", piecewise prefill graphs at ", d->prefill_graph_sizes, " token counts");
   out += ')';
 }
 
+// The KV pool's basis: the pool's rule, then the batch's KV formula (kv_cache wrote it), which
+// is the formula of one sequence: it names seq and batch, not their values. That formula is
+// copied out of the basis, which the new value may grow: on the stack when short (issue 18: a
+// string allocated for it every estimate).
 void kv_pool_basis(Basis& basis, double f, std::string_view rule, const EngineProfile& engine,
                    const EngineRelease& rel, const Scenario& s, const Catalog& catalog) {
   const auto old = basis.find_key("kv_cache_bytes");

@@ -23,11 +23,19 @@ bool piecewise_prefill_graphs(const Scenario& s) {
   return s.parallel.pp <= 1 && (!s.gpu || s.gpu->vendor == "NVIDIA");
 }
 
-double derived_pool_fraction(const Scenario& s, const Catalog& catalog, const EngineRelease& rel) {
+FractionInputs fraction_inputs(const Scenario& s, const Catalog& catalog) {
   const double gpu = s.gpu ? smi_total_bytes(*s.gpu, catalog.device()) : 0.0;
+  return FractionInputs{s.parallel.tp,
+                        s.parallel.pp,
+                        s.max_num_batched_tokens,
+                        gpu,
+                        piecewise_prefill_graphs(s),
+                        s.model.mla.has_value()};
+}
+
+double derived_pool_fraction(const Scenario& s, const Catalog& catalog, const EngineRelease& rel) {
   return memory_fraction(rel, s.gpu_memory_utilization_given, s.gpu_memory_utilization,
-                         FractionInputs{s.parallel.tp, s.parallel.pp, s.max_num_batched_tokens, gpu,
-                                        piecewise_prefill_graphs(s), s.model.mla.has_value()});
+                         fraction_inputs(s, catalog));
 }
 
 }  // namespace gpusizer::memory

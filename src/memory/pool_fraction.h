@@ -15,6 +15,10 @@ double smi_total_bytes(const Gpu& gpu, const DeviceProfile& device);
 /// Whether SGLang would capture piecewise prefill CUDA graphs for the scenario (from 0.5.10).
 bool piecewise_prefill_graphs(const Scenario& s);
 
+/// What a release's default fraction is derived from for the scenario: its TP x PP, given chunked
+/// prefill size, GPU (nvidia-smi's total), piecewise prefill graphs and MLA.
+FractionInputs fraction_inputs(const Scenario& s, const Catalog& catalog);
+
 /// The fraction a release whose default follows the GPU's memory sizes its KV pool by.
 double derived_pool_fraction(const Scenario& s, const Catalog& catalog, const EngineRelease& rel);
 
