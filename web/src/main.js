@@ -39,7 +39,7 @@ const SWEEP_BATCHES = [1, 2, 4, 8, 16, 32, 64, 128, 256];
 /** Defaults shown in the form; only values that differ go into the URL. */
 const DEFAULTS = {
   model: 'llama-2-7b', hf_config: '', task: 'inference', engine: '', weights: '', kv_cache: 'bf16',
-  batch: '1', seq_len: '2048', prompt_len: '', output_len: '512', gpu_memory_utilization: '0.9',
+  batch: '1', seq_len: '2048', prompt_len: '', output_len: '512', gpu_memory_utilization: '',
   engine_version: '', max_num_seqs: '', max_model_len: '',
   optimizer: 'adamw', mixed_precision: 'bf16', gradient_checkpointing: 'false', zero_stage: '0',
   lora_rank: '8', lora_targets: 'all-linear', grad_accum: '1', tokens: '', flash_attention: true,
@@ -690,6 +690,18 @@ function gpuCapacity(estimate) {
   return estimate.memory && estimate.memory.gpu_capacity_bytes ? estimate.memory.gpu_capacity_bytes : null;
 }
 
+/** Left empty, the KV-pool fraction is the release's default (vLLM and TensorRT-LLM 0.9; SGLang
+ *  from 0.5.3 derives it from the GPU's memory): the answer's scenario names the figure applied. */
+function showUtilizationDefault(sc, state) {
+  const given = state.gpu_memory_utilization !== '';
+  const value = sc.gpu_memory_utilization;
+  const known = !given && typeof value === 'number';
+  $('gpu_memory_utilization').placeholder = known ? fmtFraction(value) : '';
+  $('gpu_memory_utilization-help').textContent = known ? t('gpu_memory_utilization_default', { x: fmtFraction(value) }) : '';
+}
+
+const fmtFraction = (v) => String(Math.round(v * 1000) / 1000);
+
 const gpuName = (id) => (gpus.find((g) => g.id === id) || {}).name || id;
 
 /** What the server computed, in words ("the basis of these figures"), and the form brought in
@@ -711,9 +723,13 @@ function renderResolved(estimate, state) {
   resolvedWeights = state.weights === '' ? sc.weights || '' : '';
   const auto = $('weights').querySelector('option[value=""]');
   if (auto) auto.textContent = autoWeightsLabel();
+  const engineBefore = resolvedEngine;
   resolvedEngine = state.engine === '' ? sc.engine || '' : '';
   const autoEngine = $('engine').querySelector('option[value=""]');
   if (autoEngine) autoEngine.textContent = autoEngineLabel();
+  // The engine's own fields follow the engine the server chose for 'automatic' too.
+  if (resolvedEngine !== engineBefore) showSections(state);
+  showUtilizationDefault(sc, state);
   // The GPU select: an alias the server resolved becomes the catalog id, in the URL too.
   if (sc.gpu && !state.recommend && $('gpu').value !== sc.gpu && gpus.some((g) => g.id === sc.gpu)) {
     setGpu(sc.gpu);

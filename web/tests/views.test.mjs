@@ -242,6 +242,33 @@ export async function run(report) {
       }
     });
 
+    await test("left empty, the pool's fraction is the release's default, and automatic shows the engine's fields", async () => {
+      // Chinese first: the language chosen is kept for the pages that follow, which expect English.
+      for (const lang of ['zh', 'en']) {
+        // SGLang from 0.5.3 derives its fraction from the GPU's memory (0.83 on an H100 by its
+        // server_args.py rule, docs/engines-notes.md): the page must not send a fraction of its own.
+        const page = await open('?model=llama-3.1-8b&engine=sglang&gpu=h100-sxm5-80gb', { lang });
+        check((await page.inputValue('#gpu_memory_utilization')) === '', 'a fraction filled in by the page');
+        const api0 = await api(base, 'api/v1/estimate', { model: 'llama-3.1-8b', engine: 'sglang', gpu: 'h100-sxm5-80gb' });
+        const derived = api0.body.scenario.gpu_memory_utilization;
+        check(derived > 0.8 && derived < 0.86, `derived fraction ${derived}`);
+        check((await page.getAttribute('#gpu_memory_utilization', 'placeholder')) === String(Math.round(derived * 1000) / 1000), 'placeholder is not the default applied');
+        check((await page.textContent('#gpu_memory_utilization-help')).includes(String(Math.round(derived * 1000) / 1000)), 'no default named under the field');
+        const kv = Number(await page.getAttribute('#memory-table tr[data-component=kv_cache] td', 'data-value'));
+        check(kv === api0.body.memory.kv_cache_bytes, `page KV ${kv} vs API ${api0.body.memory.kv_cache_bytes}`);
+        await page.screenshot({ path: shotPath(`utilization-default-${lang}-desktop.png`), fullPage: false });
+        await page.close();
+      }
+      // Engine left on automatic: the server picks vLLM for a bf16 model on an H100, and the
+      // page shows vLLM's fields once the answer names it.
+      const auto = await open('?model=llama-3.1-8b&gpu=h100-sxm5-80gb', { lang: 'en' });
+      const chosen = await api(base, 'api/v1/estimate', { model: 'llama-3.1-8b', gpu: 'h100-sxm5-80gb' });
+      check(chosen.body.scenario.engine === 'vllm', `automatic engine ${chosen.body.scenario.engine}`);
+      check(await auto.isVisible('#engine_version'), 'engine fields hidden for the automatic engine');
+      check(await auto.isVisible('#gpu_memory_utilization'), 'utilization hidden for the automatic engine');
+      await auto.close();
+    });
+
     await test('a bad value is reported at its field, and the old answer is not left showing', async () => {
       const page = await open('?model=llama-2-7b&gpu=h100-sxm5-80gb');
       await setField(page, 'batch', -1);
