@@ -208,8 +208,12 @@ struct EngineProfile {
   bool honours(std::string_view knob) const;
   /// The release named exactly `version`; nullptr for any other (no default, no error).
   const EngineRelease* find_release(std::string_view version) const;
-  /// The release named `version` ("" = the newest), else the one whose range covers it;
-  /// throws InputError naming `field` and the known versions for any other.
+  /// Whether `version` (dotted numbers) comes after the newest release's range ("0.28" when
+  /// the newest covers 0.21 to 0.27.x): none of the releases modelled was checked against it.
+  bool newer_than_modelled(std::string_view version) const;
+  /// The release named `version` ("" = the newest), else the one whose range covers it, else
+  /// the newest for a version after its range (newer_than_modelled); throws InputError naming
+  /// `field` and the known versions for any other (older, or between two ranges).
   const EngineRelease& release(std::string_view version,
                                std::string_view field = "engine_version") const;
   const std::string& newest_version() const { return releases.front().version; }

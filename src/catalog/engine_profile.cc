@@ -53,6 +53,18 @@ bool in_version_range(std::string_view first, std::string_view last, std::string
   return true;
 }
 
+// v above last on last's own parts ("0.28" after "0.27"; "0.27.3" is not: the last takes in its
+// patch releases).
+bool after_version_range(std::string_view last, std::string_view v) {
+  const auto l = version_parts(last), x = version_parts(v);
+  if (!l || !x) return false;
+  for (size_t i = 0; i < l->size(); ++i) {
+    const int64_t part = i < x->size() ? (*x)[i] : 0;
+    if (part != (*l)[i]) return part > (*l)[i];
+  }
+  return false;
+}
+
 constexpr double kMaxBytes = 1e15;
 constexpr double kMaxTokens = 1e9;
 
@@ -503,12 +515,21 @@ const EngineRelease* EngineProfile::find_release(std::string_view version) const
   return nullptr;
 }
 
+bool EngineProfile::newer_than_modelled(std::string_view version) const {
+  const EngineRelease& newest = releases.front();
+  return !newest.covers_last.empty() && after_version_range(newest.covers_last, version);
+}
+
 const EngineRelease& EngineProfile::release(std::string_view version,
                                             std::string_view field) const {
   if (version.empty()) return releases.front();
   if (const EngineRelease* r = find_release(version)) return *r;
   for (const auto& r : releases)
     if (r.covers(version)) return r;
+  // A release after the newest range modelled: engines change their start-up rules seldom, and a
+  // user on today's release is better served by the newest rules, said in a warning
+  // (set_release), than by an error.
+  if (newer_than_modelled(version)) return releases.front();
   // Each release with the versions it takes, in words no language needs translated: "0.4.x",
   // "0.21-0.27.x" (a range's last version takes in its own patch releases).
   std::string known;

@@ -77,6 +77,34 @@ TEST(EngineProfile, AVersionInsideAReleasesRangeTakesItsRules) {
   }
 }
 
+// A version after the newest release's range takes the newest release's rules (a user on a
+// release newer than the data is better served by them, with a warning, than by an error); one
+// older than every range, or between two ranges, stays an error. Ranges read from
+// data/engines.json: vllm's newest, 0.21, covers 0.21 to 0.27.x; trtllm's, 1.0, 1.0.x (0.8's
+// ends at 0.21, so 0.22 lies between two ranges); sglang's, 0.5.10, 0.5.10 to 0.5.x.
+TEST(EngineProfile, AVersionAfterTheNewestRangeTakesTheNewestRules) {
+  const Catalog& c = Catalog::builtin();
+  const EngineProfile& v = c.engine("vllm");
+  const std::string newest_last = v.releases.front().covers_last;  // "0.27" when written
+  for (const char* after : {"0.28", "0.28.0", "0.31.2", "1.0"}) {
+    EXPECT_TRUE(v.newer_than_modelled(after)) << after;
+    EXPECT_EQ(&v.release(after), &v.releases.front()) << after;
+  }
+  EXPECT_FALSE(v.newer_than_modelled(newest_last + ".9"));  // the last takes in its patches
+  EXPECT_FALSE(v.newer_than_modelled("0.6"));
+  EXPECT_FALSE(v.newer_than_modelled("latest"));  // not a dotted version: an error, as before
+  EXPECT_THROW(v.release("latest"), InputError);
+  EXPECT_THROW(v.release("0.5.4"), InputError);  // older than every release modelled
+  const EngineProfile& t = c.engine("trtllm");
+  EXPECT_EQ(t.release("1.2.1").version, "1.0");
+  EXPECT_THROW(t.release("0.22"), InputError);  // between 0.8's range and 1.0
+  const EngineProfile& g = c.engine("sglang");
+  EXPECT_EQ(g.release("0.6.0").version, g.newest_version());
+  EXPECT_THROW(g.release("0.5.1"), InputError);  // between 0.4 and 0.5.3
+  // hf's releases name no range ("all" and 4.35): nothing is "after" them.
+  EXPECT_FALSE(c.engine("hf").newer_than_modelled("9.0"));
+}
+
 // data/engines.json vllm: the versions a user types (a log's "v0.10.1.1", today's "0.27.1") take
 // the rules of the release whose range holds them: 0.9-0.10 V1 with graphs outside the budget,
 // 0.11-0.20 the dummy sampler's sort (0.19.0's log, VLLMLOGS-017), 0.21-0.27 the CUDA-graph
@@ -94,8 +122,9 @@ TEST(EngineProfile, VllmVersionsTakeTheRulesOfTheirRange) {
   EXPECT_EQ(Catalog::builtin().engine("sglang").release("0.4.6").version, "0.4");
   EXPECT_TRUE(v.release("0.21").cuda_graphs_in_budget);
   EXPECT_FALSE(v.release("0.20").cuda_graphs_in_budget);
-  // Newer than any log read, or older than the rules modelled: the error lists the ranges.
-  for (const char* outside : {"0.28", "0.6.6", "0.5.4"})
+  // Older than the rules modelled, or between two ranges: the error lists the ranges (a newer
+  // version takes the newest rules: AVersionAfterTheNewestRangeTakesTheNewestRules).
+  for (const char* outside : {"0.6.6", "0.5.4"})
     EXPECT_THROW(v.release(outside), InputError) << outside;
 }
 
@@ -251,8 +280,8 @@ TEST(EngineProfile, Sglang053ChunkedPrefillFollowsTheGpuClass) {
 
 TEST(EngineProfile, SglangVersionsByRange) {
   // 0.5.10 to 0.5.x take release 0.5.10 (the default), 0.5.3 to 0.5.9 release 0.5.3, 0.4.x
-  // release 0.4; 0.5.0 to 0.5.2 (an earlier form of the reserve), 0.3 and 0.6 are not modelled,
-  // and the error lists the ranges.
+  // release 0.4; 0.5.0 to 0.5.2 (an earlier form of the reserve) and 0.3 are not modelled, and
+  // the error lists the ranges; 0.6 comes after the newest range and takes its rules.
   const EngineProfile& e = Catalog::builtin().engine("sglang");
   EXPECT_EQ(e.release("").version, "0.5.10");
   EXPECT_EQ(e.release("0.5.4").version, "0.5.3");
@@ -260,7 +289,8 @@ TEST(EngineProfile, SglangVersionsByRange) {
   EXPECT_EQ(e.release("0.5.10").version, "0.5.10");
   EXPECT_EQ(e.release("0.5.19").version, "0.5.10");
   EXPECT_EQ(e.release("0.4.6").version, "0.4");
-  for (const char* outside : {"0.3", "0.5.2", "0.6", "0.6.0"}) {
+  EXPECT_EQ(e.release("0.6").version, "0.5.10");
+  for (const char* outside : {"0.3", "0.5.2"}) {
     try {
       e.release(outside);
       FAIL() << outside << ": no error";

@@ -71,6 +71,28 @@ TEST(EngineChoice, GivenEngineAndVersionAreKept) {
   EXPECT_EQ(s.engine_basis, "given");
 }
 
+// vLLM 0.28 (released after the newest range modelled, 0.21 to 0.27.x in data/engines.json):
+// sized by 0.21's rules, and the answer says so in its warnings and its engine basis.
+TEST(EngineChoice, AVersionNewerThanModelledIsSizedByTheNewestWithAWarning) {
+  const Scenario s = parse({{"model", "llama-3.1-8b"},
+                            {"engine", "vllm"},
+                            {"engine_version", "0.28.1"},
+                            {"gpu", "h100-sxm5-80gb"}});
+  EXPECT_EQ(s.engine_version, "0.21");
+  EXPECT_TRUE(has_note(s,
+                       "vllm 0.28.1 is newer than the releases modelled: sized by the rules "
+                       "of 0.21 (0.21 to 0.27)"));
+  EXPECT_NE(s.engine_basis.find("release 0.28.1 by the rules of 0.21, the newest modelled"),
+            std::string::npos)
+      << s.engine_basis;
+  // A version inside a range is no warning.
+  const Scenario inside = parse({{"model", "llama-3.1-8b"},
+                                 {"engine", "vllm"},
+                                 {"engine_version", "0.27.1"},
+                                 {"gpu", "h100-sxm5-80gb"}});
+  EXPECT_FALSE(has_note(inside, "newer than the releases modelled"));
+}
+
 TEST(EngineChoice, KnobsAnEngineIgnoresAreWarnings) {
   const Scenario hf = parse({{"model", "llama-3.1-8b"},
                              {"engine", "hf"},
