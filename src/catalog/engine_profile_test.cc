@@ -41,7 +41,7 @@ TEST(EngineProfile, ReleasesNewestFirstAndUnknownVersionNamesTheKnownOnes) {
   } catch (const InputError& e) {
     EXPECT_EQ(e.field(), "engine_version");
     const std::string m = e.what();
-    EXPECT_NE(m.find("0.21 (0.21-0.27.x), 0.11 (0.11-0.20.x), 0.10 (0.9-0.10.x), 0.7 (0.7-0.8.x), "
+    EXPECT_NE(m.find("0.21 (0.21-0.28.x), 0.11 (0.11-0.20.x), 0.10 (0.9-0.10.x), 0.7 (0.7-0.8.x), "
                      "0.6.5 (0.6.5.x), 0.6.4 (0.6.4.x)"),
               std::string::npos)
         << m;
@@ -77,10 +77,11 @@ TEST(EngineProfile, AVersionInsideAReleasesRangeTakesItsRules) {
   }
 }
 
-// data/engines.json vllm: the versions a user types (a log's "v0.10.1.1", today's "0.27.1") take
+// data/engines.json vllm: the versions a user types (a log's "v0.10.1.1", "0.27.1", "0.28.0") take
 // the rules of the release whose range holds them: 0.9-0.10 V1 with graphs outside the budget,
-// 0.11-0.20 the dummy sampler's sort (0.19.0's log, VLLMLOGS-017), 0.21-0.27 the CUDA-graph
-// estimate inside the budget ("default since v0.21.0" in 0.27.1's log), V0 0.7-0.8.
+// 0.11-0.20 the dummy sampler's sort (0.19.0's log, VLLMLOGS-017), 0.21-0.28 the CUDA-graph
+// estimate inside the budget ("default since v0.21.0" in 0.27.1's log; 0.28.0's profile folds it
+// into the activation peak the same way, syv-ai/qwen38-27b-rtx3090 issue #106), V0 0.7-0.8.
 TEST(EngineProfile, VllmVersionsTakeTheRulesOfTheirRange) {
   const EngineProfile& v = Catalog::builtin().engine("vllm");
   EXPECT_EQ(v.release("0.10.1.1").version, "0.10");
@@ -90,12 +91,17 @@ TEST(EngineProfile, VllmVersionsTakeTheRulesOfTheirRange) {
   EXPECT_EQ(v.release("0.20.2").version, "0.11");
   EXPECT_EQ(v.release("0.21.0").version, "0.21");
   EXPECT_EQ(v.release("0.27.1").version, "0.21");
+  EXPECT_EQ(v.release("0.28").version, "0.21");
+  EXPECT_EQ(v.release("0.28.0").version, "0.21");  // the range's end takes in its patches
+  EXPECT_EQ(v.release("0.28.2").version, "0.21");
+  EXPECT_DOUBLE_EQ(v.release("0.28.0").memory_fraction, 0.92);  // vLLM PR #38284's default
+  EXPECT_DOUBLE_EQ(v.release("0.20.2").memory_fraction, 0.9);
   EXPECT_EQ(v.release("0.8.5").version, "0.7");
   EXPECT_EQ(Catalog::builtin().engine("sglang").release("0.4.6").version, "0.4");
   EXPECT_TRUE(v.release("0.21").cuda_graphs_in_budget);
   EXPECT_FALSE(v.release("0.20").cuda_graphs_in_budget);
-  // Newer than any log read, or older than the rules modelled: the error lists the ranges.
-  for (const char* outside : {"0.28", "0.6.6", "0.5.4"})
+  // Older than the rules modelled: the error lists the ranges.
+  for (const char* outside : {"0.6.6", "0.5.4"})
     EXPECT_THROW(v.release(outside), InputError) << outside;
 }
 
