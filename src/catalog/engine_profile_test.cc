@@ -49,13 +49,17 @@ TEST(EngineProfile, ReleasesNewestFirstAndUnknownVersionNamesTheKnownOnes) {
   EXPECT_EQ(Catalog::builtin().engine("hf").newest_version(), "all");
 }
 
-// data/engines.json: trtllm 0.8 covers ["0.8", "0.21"] (TensorRT engines under the C++
-// executor), 0.6 covers ["0.5", "0.7.0"]; 0.7.1 (XQA and the GQA kernel, fraction 0.85) is in
-// neither, and 0.22 does not exist as a TensorRT-engine release modelled here.
+// data/engines.json: trtllm 1.0 covers ["1.0", "1.2"] (the PyTorch backend's pool rule, unchanged
+// through 1.1 and 1.2.x), 0.8 covers ["0.8", "0.21"] (TensorRT engines under the C++ executor),
+// 0.6 covers ["0.5", "0.7.0"]; 0.7.1 (XQA and the GQA kernel, fraction 0.85) is in neither, and
+// 0.22 does not exist as a TensorRT-engine release modelled here.
 TEST(EngineProfile, AVersionInsideAReleasesRangeTakesItsRules) {
   const EngineProfile& t = Catalog::builtin().engine("trtllm");
   EXPECT_EQ(t.release("1.0").version, "1.0");
-  EXPECT_EQ(t.release("1.0.1").version, "1.0");  // a release's own patches (covers [1.0, 1.0])
+  EXPECT_EQ(t.release("1.0.1").version, "1.0");  // a release's own patches
+  EXPECT_EQ(t.release("1.1").version, "1.0");
+  EXPECT_EQ(t.release("1.1.0").version, "1.0");
+  EXPECT_EQ(t.release("1.2.1").version, "1.0");  // the range's end, 1.2, takes in its patches
   EXPECT_EQ(t.release("0.8").version, "0.8");
   EXPECT_EQ(t.release("0.16").version, "0.8");
   EXPECT_EQ(t.release("0.16.0").version, "0.8");
@@ -72,7 +76,8 @@ TEST(EngineProfile, AVersionInsideAReleasesRangeTakesItsRules) {
     } catch (const InputError& e) {
       EXPECT_EQ(e.field(), "engine_version");
       const std::string m = e.what();
-      EXPECT_NE(m.find("1.0 (1.0.x), 0.8 (0.8-0.21.x), 0.6 (0.5-0.7.0.x)"), std::string::npos) << m;
+      EXPECT_NE(m.find("1.0 (1.0-1.2.x), 0.8 (0.8-0.21.x), 0.6 (0.5-0.7.0.x)"), std::string::npos)
+          << m;
     }
   }
 }
