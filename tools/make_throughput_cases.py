@@ -176,6 +176,11 @@ def case(r):
         # data/engines.json. The page raised the KV share to 0.95 "in the majority of cases".
         scen["engine_version"] = "0.17"
         scen["gpu_memory_utilization"] = 0.95
+    old_vllm = re.search(r"version field '(\d+)\.(\d+)", engine_text)
+    if eng == "vllm" and old_vllm and (int(old_vllm.group(1)), int(old_vllm.group(2))) < (0, 21):
+        # vLLM before 0.21 defaulted gpu_memory_utilization to 0.9 (0.92 from 0.21, vLLM PR
+        # #38284): the row ran with the default of its own release, not today's.
+        scen["gpu_memory_utilization"] = 0.9
     par = r["parallelism"]
     tp = re.search(r"TP(\d+)", par)
     pp = re.search(r"PP(\d+)", par)

@@ -53,7 +53,7 @@ bool in_version_range(std::string_view first, std::string_view last, std::string
   return true;
 }
 
-// v above last on last's own parts ("0.28" after "0.27"; "0.27.3" is not: the last takes in its
+// v above last on last's own parts ("0.29" after "0.28"; "0.28.3" is not: the last takes in its
 // patch releases).
 bool after_version_range(std::string_view last, std::string_view v) {
   const auto l = version_parts(last), x = version_parts(v);
@@ -531,7 +531,7 @@ const EngineRelease& EngineProfile::release(std::string_view version,
   // (set_release), than by an error.
   if (newer_than_modelled(version)) return releases.front();
   // Each release with the versions it takes, in words no language needs translated: "0.4.x",
-  // "0.21-0.27.x" (a range's last version takes in its own patch releases).
+  // "0.21-0.28.x" (a range's last version takes in its own patch releases).
   std::string known;
   for (const auto& r : releases) {
     known += (known.empty() ? "" : ", ") + r.version;

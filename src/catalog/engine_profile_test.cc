@@ -41,7 +41,7 @@ TEST(EngineProfile, ReleasesNewestFirstAndUnknownVersionNamesTheKnownOnes) {
   } catch (const InputError& e) {
     EXPECT_EQ(e.field(), "engine_version");
     const std::string m = e.what();
-    EXPECT_NE(m.find("0.21 (0.21-0.27.x), 0.11 (0.11-0.20.x), 0.10 (0.9-0.10.x), 0.7 (0.7-0.8.x), "
+    EXPECT_NE(m.find("0.21 (0.21-0.28.x), 0.11 (0.11-0.20.x), 0.10 (0.9-0.10.x), 0.7 (0.7-0.8.x), "
                      "0.6.5 (0.6.5.x), 0.6.4 (0.6.4.x)"),
               std::string::npos)
         << m;
@@ -49,13 +49,17 @@ TEST(EngineProfile, ReleasesNewestFirstAndUnknownVersionNamesTheKnownOnes) {
   EXPECT_EQ(Catalog::builtin().engine("hf").newest_version(), "all");
 }
 
-// data/engines.json: trtllm 0.8 covers ["0.8", "0.21"] (TensorRT engines under the C++
-// executor), 0.6 covers ["0.5", "0.7.0"]; 0.7.1 (XQA and the GQA kernel, fraction 0.85) is in
-// neither, and 0.22 does not exist as a TensorRT-engine release modelled here.
+// data/engines.json: trtllm 1.0 covers ["1.0", "1.2"] (the PyTorch backend's pool rule, unchanged
+// through 1.1 and 1.2.x), 0.8 covers ["0.8", "0.21"] (TensorRT engines under the C++ executor),
+// 0.6 covers ["0.5", "0.7.0"]; 0.7.1 (XQA and the GQA kernel, fraction 0.85) is in neither, and
+// 0.22 does not exist as a TensorRT-engine release modelled here.
 TEST(EngineProfile, AVersionInsideAReleasesRangeTakesItsRules) {
   const EngineProfile& t = Catalog::builtin().engine("trtllm");
   EXPECT_EQ(t.release("1.0").version, "1.0");
-  EXPECT_EQ(t.release("1.0.1").version, "1.0");  // a release's own patches (covers [1.0, 1.0])
+  EXPECT_EQ(t.release("1.0.1").version, "1.0");  // a release's own patches
+  EXPECT_EQ(t.release("1.1").version, "1.0");
+  EXPECT_EQ(t.release("1.1.0").version, "1.0");
+  EXPECT_EQ(t.release("1.2.1").version, "1.0");  // the range's end, 1.2, takes in its patches
   EXPECT_EQ(t.release("0.8").version, "0.8");
   EXPECT_EQ(t.release("0.16").version, "0.8");
   EXPECT_EQ(t.release("0.16.0").version, "0.8");
@@ -72,7 +76,8 @@ TEST(EngineProfile, AVersionInsideAReleasesRangeTakesItsRules) {
     } catch (const InputError& e) {
       EXPECT_EQ(e.field(), "engine_version");
       const std::string m = e.what();
-      EXPECT_NE(m.find("1.0 (1.0.x), 0.8 (0.8-0.21.x), 0.6 (0.5-0.7.0.x)"), std::string::npos) << m;
+      EXPECT_NE(m.find("1.0 (1.0-1.2.x), 0.8 (0.8-0.21.x), 0.6 (0.5-0.7.0.x)"), std::string::npos)
+          << m;
     }
   }
 }
@@ -80,13 +85,13 @@ TEST(EngineProfile, AVersionInsideAReleasesRangeTakesItsRules) {
 // A version after the newest release's range takes the newest release's rules (a user on a
 // release newer than the data is better served by them, with a warning, than by an error); one
 // older than every range, or between two ranges, stays an error. Ranges read from
-// data/engines.json: vllm's newest, 0.21, covers 0.21 to 0.27.x; trtllm's, 1.0, 1.0.x (0.8's
-// ends at 0.21, so 0.22 lies between two ranges); sglang's, 0.5.10, 0.5.10 to 0.5.x.
+// data/engines.json: vllm's newest, 0.21, covers 0.21 to 0.28.x; trtllm's, 1.0, 1.0 to 1.2.x
+// (0.8's ends at 0.21, so 0.22 lies between two ranges); sglang's, 0.5.10, 0.5.10 to 0.5.x.
 TEST(EngineProfile, AVersionAfterTheNewestRangeTakesTheNewestRules) {
   const Catalog& c = Catalog::builtin();
   const EngineProfile& v = c.engine("vllm");
-  const std::string newest_last = v.releases.front().covers_last;  // "0.27" when written
-  for (const char* after : {"0.28", "0.28.0", "0.31.2", "1.0"}) {
+  const std::string newest_last = v.releases.front().covers_last;  // "0.28" when written
+  for (const char* after : {"0.29", "0.30.0", "0.31.2", "1.0"}) {
     EXPECT_TRUE(v.newer_than_modelled(after)) << after;
     EXPECT_EQ(&v.release(after), &v.releases.front()) << after;
   }
@@ -96,8 +101,10 @@ TEST(EngineProfile, AVersionAfterTheNewestRangeTakesTheNewestRules) {
   EXPECT_THROW(v.release("latest"), InputError);
   EXPECT_THROW(v.release("0.5.4"), InputError);  // older than every release modelled
   const EngineProfile& t = c.engine("trtllm");
-  EXPECT_EQ(t.release("1.2.1").version, "1.0");
-  EXPECT_THROW(t.release("0.22"), InputError);  // between 0.8's range and 1.0
+  EXPECT_EQ(t.release("1.3.0").version, "1.0");
+  EXPECT_TRUE(t.newer_than_modelled("1.3.0"));
+  EXPECT_FALSE(t.newer_than_modelled("1.2.1"));  // inside 1.0's range
+  EXPECT_THROW(t.release("0.22"), InputError);   // between 0.8's range and 1.0
   const EngineProfile& g = c.engine("sglang");
   EXPECT_EQ(g.release("0.6.0").version, g.newest_version());
   EXPECT_THROW(g.release("0.5.1"), InputError);  // between 0.4 and 0.5.3
@@ -105,10 +112,11 @@ TEST(EngineProfile, AVersionAfterTheNewestRangeTakesTheNewestRules) {
   EXPECT_FALSE(c.engine("hf").newer_than_modelled("9.0"));
 }
 
-// data/engines.json vllm: the versions a user types (a log's "v0.10.1.1", today's "0.27.1") take
+// data/engines.json vllm: the versions a user types (a log's "v0.10.1.1", "0.27.1", "0.28.0") take
 // the rules of the release whose range holds them: 0.9-0.10 V1 with graphs outside the budget,
-// 0.11-0.20 the dummy sampler's sort (0.19.0's log, VLLMLOGS-017), 0.21-0.27 the CUDA-graph
-// estimate inside the budget ("default since v0.21.0" in 0.27.1's log), V0 0.7-0.8.
+// 0.11-0.20 the dummy sampler's sort (0.19.0's log, VLLMLOGS-017), 0.21-0.28 the CUDA-graph
+// estimate inside the budget ("default since v0.21.0" in 0.27.1's log; 0.28.0's profile folds it
+// into the activation peak the same way, syv-ai/qwen38-27b-rtx3090 issue #106), V0 0.7-0.8.
 TEST(EngineProfile, VllmVersionsTakeTheRulesOfTheirRange) {
   const EngineProfile& v = Catalog::builtin().engine("vllm");
   EXPECT_EQ(v.release("0.10.1.1").version, "0.10");
@@ -118,6 +126,11 @@ TEST(EngineProfile, VllmVersionsTakeTheRulesOfTheirRange) {
   EXPECT_EQ(v.release("0.20.2").version, "0.11");
   EXPECT_EQ(v.release("0.21.0").version, "0.21");
   EXPECT_EQ(v.release("0.27.1").version, "0.21");
+  EXPECT_EQ(v.release("0.28").version, "0.21");
+  EXPECT_EQ(v.release("0.28.0").version, "0.21");  // the range's end takes in its patches
+  EXPECT_EQ(v.release("0.28.2").version, "0.21");
+  EXPECT_DOUBLE_EQ(v.release("0.28.0").memory_fraction, 0.92);  // vLLM PR #38284's default
+  EXPECT_DOUBLE_EQ(v.release("0.20.2").memory_fraction, 0.9);
   EXPECT_EQ(v.release("0.8.5").version, "0.7");
   EXPECT_EQ(Catalog::builtin().engine("sglang").release("0.4.6").version, "0.4");
   EXPECT_TRUE(v.release("0.21").cuda_graphs_in_budget);

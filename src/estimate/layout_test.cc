@@ -17,7 +17,7 @@ Scenario resolved(const nlohmann::json& j) {
 }
 
 // resolve_in_place with the engine's profile given resolves as without: vLLM on eight H100 (the
-// layout rule: TP1 x 8 replicas) takes its release's memory fraction, 0.9 (engines.json); SGLang
+// layout rule: TP1 x 8 replicas) takes its release's memory fraction, 0.92 (engines.json); SGLang
 // on two takes its own by TP size; Hugging Face transformers (no pool) keeps the scenario's.
 TEST(ServingLayout, ResolvedWithTheEngineGivenAsWithout) {
   const Catalog& catalog = Catalog::builtin();
@@ -41,7 +41,7 @@ TEST(ServingLayout, ResolvedWithTheEngineGivenAsWithout) {
   resolve_in_place(vllm, catalog, catalog.engine("vllm"));
   EXPECT_EQ(vllm.parallel.tp, 1);
   EXPECT_EQ(vllm.parallel.dp, 8);
-  EXPECT_DOUBLE_EQ(vllm.gpu_memory_utilization, 0.9);
+  EXPECT_DOUBLE_EQ(vllm.gpu_memory_utilization, 0.92);
 }
 
 TEST(ServingLayout, SmallModelOnEightGpusIsEightReplicas) {
@@ -57,10 +57,10 @@ TEST(ServingLayout, SmallModelOnEightGpusIsEightReplicas) {
 
 TEST(ServingLayout, SeventyBillionTakesFourGpusPerReplicaForRoomToBatch) {
   // Llama-3.1-70B in bf16: 70.6e9 x 2 B = 141 GB of weights; one H100 (79.2 GiB visible) cannot
-  // hold it. Two can (70.6 GB each), but vLLM's 0.9 x 79.2 = 71.3 GiB budget less 65.7 GiB of
-  // weights, the 0.9 GiB activation peak, 0.2 GiB non-torch and vLLM 0.21's 0.21 GiB of CUDA
-  // graphs leaves about 4.2 GiB of KV: at 80 layers x 8 KV heads x 128 x 2 (K, V) x 2 B / 2 GPUs
-  // = 163,840 B a token, about 27,600 tokens, 13 sequences of 2,048. Four GPUs leave ~33 GiB
+  // hold it. Two can (70.6 GB each), but vLLM 0.21's 0.92 x 79.15 = 72.8 GiB budget less 65.7 GiB
+  // of weights, the 0.9 GiB activation peak, 0.2 GiB non-torch and 0.21 GiB of CUDA graphs
+  // leaves about 5.8 GiB of KV: at 80 layers x 8 KV heads x 128 x 2 (K, V) x 2 B / 2 GPUs =
+  // 163,840 B a token, about 38,000 tokens, 18 sequences of 2,048. Four GPUs leave ~33 GiB
   // each for the cache, 200+ sequences: a TP4 replica outruns a TP2 one more than three times,
   // so the fleet of two TP4 replicas outruns four TP2 replicas and "room for its KV cache" takes
   // TP4.
@@ -73,7 +73,7 @@ TEST(ServingLayout, SeventyBillionTakesFourGpusPerReplicaForRoomToBatch) {
   tp2["parallel"] = {{"tp", 2}};
   const Estimate narrow = estimate(resolved(tp2), Catalog::builtin(), Detail::kFigures);
   ASSERT_TRUE(narrow.memory.fits.value_or(false));  // it fits: the rule is not the fit alone
-  EXPECT_LT(*narrow.memory.max_batch, 16);
+  EXPECT_LT(*narrow.memory.max_batch, 20);
   const Estimate chosen = estimate(s, Catalog::builtin(), Detail::kFigures);
   EXPECT_GT(*chosen.memory.max_batch, 100);
   EXPECT_GT(*chosen.performance->max_output_tokens_per_s,

@@ -55,22 +55,32 @@ TEST(EngineStartup, Vllm011SamplerSortPathSetsTheActivationPeakOnH100) {
 
 TEST(EngineStartup, Vllm021ReservesItsCudaGraphsInsideTheBudget) {
   // vLLM 0.21 (the default release) on H100, as 0.10 above (the dummy sampler holds fp32
-  // logits only, 0.489 GiB, under the 8,192-token forward's 0.78125 GiB) but the profile
-  // subtracts its CUDA-graph estimate, 225,485,783 B = 0.21 GiB, from the budget, where the
-  // graphs then live (gpu_worker.py determine_available_memory): KV pool 55.298 - 0.210 =
-  // 55.088 GiB = 451,281 tokens of 131,072 B; total 71.2368 + 0.4883 (the CUDA context,
-  // outside) = 71.725 GiB.
+  // logits only, 0.489 GiB, under the 8,192-token forward's 0.78125 GiB) but the default
+  // gpu_memory_utilization is 0.92 (vLLM PR #38284, with the CUDA-graph estimate): budget
+  // 0.92 x 79.152 = 72.8198 GiB, and the profile subtracts its CUDA-graph estimate,
+  // 225,485,783 B = 0.21 GiB, from the budget, where the graphs then live (gpu_worker.py
+  // determine_available_memory): KV pool 72.8198 - 14.9575 - 0.78125 - 0.20 - 0.21 =
+  // 56.671 GiB = 464,249 tokens of 131,072 B; total 72.8198 + 0.4883 (the CUDA context,
+  // outside) = 73.308 GiB.
   const auto out = run({{"engine", "vllm"}, {"gpu", "h100-sxm5-80gb"}});
   EXPECT_EQ(out["scenario"]["engine_version"], "0.21");
   EXPECT_NEAR(gib(out, "activations_bytes"), 0.78125, 1e-6);
-  EXPECT_NEAR(gib(out, "kv_cache_bytes"), 55.088, 1e-3);
-  EXPECT_NEAR(out["memory"]["kv_cache_capacity_tokens"].get<double>(), 451281, 1);
-  EXPECT_NEAR(gib(out, "total_bytes"), 71.725, 1e-3);
-  // A version a user types takes its range's rules and says so.
-  const auto typed =
-      run({{"engine", "vllm"}, {"engine_version", "0.27.1"}, {"gpu", "h100-sxm5-80gb"}});
-  EXPECT_EQ(typed["scenario"]["engine_version"], "0.21");
-  EXPECT_EQ(typed["memory"]["kv_cache_bytes"], out["memory"]["kv_cache_bytes"]);
+  EXPECT_NEAR(gib(out, "kv_cache_bytes"), 56.671, 1e-3);
+  EXPECT_NEAR(out["memory"]["kv_cache_capacity_tokens"].get<double>(), 464249, 1);
+  EXPECT_NEAR(gib(out, "total_bytes"), 73.308, 1e-3);
+  // A version a user types takes its range's rules and says so: 0.27.1 and 0.28.0 (the end of
+  // the range, 0.21 to 0.28) size the same pool.
+  for (const char* typed_version : {"0.27.1", "0.28.0"}) {
+    const auto typed =
+        run({{"engine", "vllm"}, {"engine_version", typed_version}, {"gpu", "h100-sxm5-80gb"}});
+    EXPECT_EQ(typed["scenario"]["engine_version"], "0.21") << typed_version;
+    EXPECT_EQ(typed["memory"]["kv_cache_bytes"], out["memory"]["kv_cache_bytes"]) << typed_version;
+  }
+  // A fraction given is the user's, not the release's: 0.9 is 0.10's budget less the 0.21 GiB
+  // of graphs, 55.298 - 0.210 = 55.088 GiB.
+  const auto given =
+      run({{"engine", "vllm"}, {"gpu", "h100-sxm5-80gb"}, {"gpu_memory_utilization", 0.9}});
+  EXPECT_NEAR(gib(given, "kv_cache_bytes"), 55.088, 1e-3);
 }
 
 TEST(EngineStartup, VllmV1RefusesAUtilizationThatLeavesNoRoomForItsBaseline) {

@@ -71,18 +71,18 @@ TEST(EngineChoice, GivenEngineAndVersionAreKept) {
   EXPECT_EQ(s.engine_basis, "given");
 }
 
-// vLLM 0.28 (released after the newest range modelled, 0.21 to 0.27.x in data/engines.json):
+// vLLM 0.29 (released after the newest range modelled, 0.21 to 0.28.x in data/engines.json):
 // sized by 0.21's rules, and the answer says so in its warnings and its engine basis.
 TEST(EngineChoice, AVersionNewerThanModelledIsSizedByTheNewestWithAWarning) {
   const Scenario s = parse({{"model", "llama-3.1-8b"},
                             {"engine", "vllm"},
-                            {"engine_version", "0.28.1"},
+                            {"engine_version", "0.29.1"},
                             {"gpu", "h100-sxm5-80gb"}});
   EXPECT_EQ(s.engine_version, "0.21");
   EXPECT_TRUE(has_note(s,
-                       "vllm 0.28.1 is newer than the releases modelled: sized by the rules "
-                       "of 0.21 (0.21 to 0.27)"));
-  EXPECT_NE(s.engine_basis.find("release 0.28.1 by the rules of 0.21, the newest modelled"),
+                       "vllm 0.29.1 is newer than the releases modelled: sized by the rules "
+                       "of 0.21 (0.21 to 0.28)"));
+  EXPECT_NE(s.engine_basis.find("release 0.29.1 by the rules of 0.21, the newest modelled"),
             std::string::npos)
       << s.engine_basis;
   // A version inside a range is no warning.
