@@ -690,7 +690,7 @@ function gpuCapacity(estimate) {
   return estimate.memory && estimate.memory.gpu_capacity_bytes ? estimate.memory.gpu_capacity_bytes : null;
 }
 
-/** Left empty, the KV-pool fraction is the release's default (vLLM and TensorRT-LLM 0.9; SGLang
+/** Left empty, the KV-pool fraction is the release's default (vLLM 0.92 from 0.21, TensorRT-LLM 0.9; SGLang
  *  from 0.5.3 derives it from the GPU's memory): the answer's scenario names the figure applied. */
 function showUtilizationDefault(sc, state) {
   const given = state.gpu_memory_utilization !== '';
