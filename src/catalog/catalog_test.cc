@@ -59,6 +59,34 @@ double decode_tokens_per_s(const Catalog& catalog) {
   return *estimate(s, catalog).performance->decode_tokens_per_s;
 }
 
+// usable_for is a ';'-separated list (data/formats.csv): a role is usable when it is one of the
+// entries, whole; empty entries are entries too.
+TEST(NumberFormatRoles, EachEntryWhole) {
+  NumberFormat f;
+  f.usable_for = "weights;kv";
+  EXPECT_TRUE(f.usable_for_role("weights"));
+  EXPECT_TRUE(f.usable_for_role("kv"));
+  EXPECT_FALSE(f.usable_for_role("k"));
+  EXPECT_FALSE(f.usable_for_role("kvx"));
+  EXPECT_FALSE(f.usable_for_role("weight"));
+  EXPECT_FALSE(f.usable_for_role("weights;kv"));
+  EXPECT_FALSE(f.usable_for_role(""));
+  f.usable_for = "activations";
+  EXPECT_TRUE(f.usable_for_role("activations"));
+  EXPECT_FALSE(f.usable_for_role("kv"));
+  f.usable_for = "a;;b";
+  EXPECT_TRUE(f.usable_for_role(""));
+  EXPECT_TRUE(f.usable_for_role("b"));
+  f.usable_for = "";
+  EXPECT_TRUE(f.usable_for_role(""));
+  EXPECT_FALSE(f.usable_for_role("kv"));
+  // Every catalog row that names a role is found for it, and not for another.
+  for (const NumberFormat& row : Catalog::builtin().formats())
+    EXPECT_EQ(row.usable_for_role("kv"),
+              (";" + row.usable_for + ";").find(";kv;") != std::string::npos)
+        << row.id;
+}
+
 TEST_F(DataDir, MissingDirectoryIsAnError) {
   EXPECT_THROW((void)Catalog::load((dir_ / "nope").string()), InputError);
   write("gpus.csv", std::string(embedded::find("gpus.csv")));

@@ -23,6 +23,17 @@ TEST(EngineProfile, CapabilitiesAreTypedFlags) {
   EXPECT_TRUE(c.engine("vllm").honours("gpu_memory_utilization"));
   EXPECT_FALSE(c.engine("hf").honours("gpu_memory_utilization"));
   EXPECT_FALSE(c.engine("trtllm").runs_on("AMD"));
+  // Whole entries of data/engines.json's lists, by every byte: megatron runs "full" and
+  // "pretrain"; "fulL", "ful", "pretrainx" and "" are none of them.
+  EXPECT_TRUE(c.engine("megatron").runs("full"));
+  EXPECT_TRUE(c.engine("megatron").runs("pretrain"));
+  EXPECT_FALSE(c.engine("megatron").runs("fulL"));
+  EXPECT_FALSE(c.engine("megatron").runs("ful"));
+  EXPECT_FALSE(c.engine("megatron").runs("pretrainx"));
+  EXPECT_FALSE(c.engine("megatron").runs("lora"));
+  EXPECT_FALSE(c.engine("megatron").runs(""));
+  EXPECT_TRUE(c.engine("hf").runs_on("Intel (Habana)"));
+  EXPECT_FALSE(c.engine("vllm").runs_on("Apple"));
   EXPECT_EQ(c.engine("megatron").max_zero_stage, 1);
   EXPECT_TRUE(c.engine("fsdp").own_zero3);
   // "device" and "defaults" are not engines.

@@ -19,8 +19,8 @@ inline constexpr int kFloatTextChars = 32;
 char* fixed_text(char* out, double v, int precision);
 
 /// printf("%.*g", precision, v) into `out`, the end returned; nullptr when the fast path cannot
-/// answer: v not finite, a text in exponent form (decimal exponent below -4 or at least the
-/// precision), 0 < |v| < 1e-250, precision outside 1..15, or an exact tie.
+/// answer: v not finite, |v| >= 1e15, a text in exponent form for a small value (decimal
+/// exponent below -4), 0 < |v| < 1e-250, precision outside 1..15, or an exact tie.
 char* general_text(char* out, double v, int precision);
 
 }  // namespace gpusizer

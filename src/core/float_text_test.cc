@@ -84,12 +84,60 @@ TEST(FloatText, General) {
   EXPECT_EQ(general(0.9999996, 6), "declined");
 }
 
-TEST(FloatText, GeneralDeclinesTheExponentForm) {
-  EXPECT_EQ(general(1e-7, 6), "declined");       // printf: "1e-07"
-  EXPECT_EQ(general(1e21, 6), "declined");       // printf: "1e+21"
-  EXPECT_EQ(general(1234567.0, 6), "declined");  // printf: "1.23457e+06"
-  EXPECT_EQ(general(1000.0, 3), "declined");     // printf: "1e+03"
-  EXPECT_EQ(general(0.5, 0), "declined");        // precision 0 means 1: left to fmt
+TEST(FloatText, GeneralDeclinesTheSmallAndHugeExponentForms) {
+  EXPECT_EQ(general(1e-7, 6), "declined");  // printf: "1e-07"
+  EXPECT_EQ(general(1e21, 6), "declined");  // printf: "1e+21"
+  EXPECT_EQ(general(1e15, 3), "declined");  // printf: "1e+15", past the fast path's 1e15
+  EXPECT_EQ(general(0.5, 0), "declined");   // precision 0 means 1: left to fmt
+}
+
+// The exponent form from 10^precision up to 1e15, as printf writes it (C17 7.21.6.1: the
+// digits of the value rounded to `precision`, the fraction's trailing zeros removed, then 'e', a
+// sign and at least two digits): the texts by hand, a carry into the next power, exact ties left
+// to the slow path (printf rounds them to even).
+TEST(FloatText, GeneralExponentForm) {
+  EXPECT_EQ(general(1234567.0, 6), "1.23457e+06");
+  EXPECT_EQ(general(1000.0, 3), "1e+03");
+  EXPECT_EQ(general(1234.5678, 3), "1.23e+03");
+  EXPECT_EQ(general(-1200.0, 3), "-1.2e+03");
+  EXPECT_EQ(general(2346.0, 3), "2.35e+03");
+  EXPECT_EQ(general(9996.0, 3), "1e+04");  // rounded up into the next power of ten
+  EXPECT_EQ(general(99999999999999.9, 3), "1e+14");
+  EXPECT_EQ(general(123456789012345.0, 15), "123456789012345");  // 15 digits: not the e form
+  EXPECT_EQ(general(123456789012346.0, 14), "1.2345678901235e+14");
+  EXPECT_EQ(general(123456789012345.0, 14), "declined");  // an exact tie at 14 digits
+  EXPECT_EQ(general(1250.0, 2), "declined");              // an exact tie: printf's "1.2e+03"
+  EXPECT_EQ(general(1350.0, 2), "declined");              // an exact tie: printf's "1.4e+03"
+  EXPECT_EQ(general(1250.0000000000002, 2), "1.3e+03");
+  EXPECT_EQ(general(1249.9999999999998, 2), "1.2e+03");
+  EXPECT_EQ(general(5e14, 1), "5e+14");
+}
+
+// Every exponent-form text the fast path answers is fmt's: 1,000,000 values from 1 to 1e15 at
+// every precision below their digit count, half of them a few ulps from a tie at that precision.
+TEST(FloatText, ExponentFormSameTextsAsFmt) {
+  std::mt19937_64 rng(25);
+  std::uniform_real_distribution<double> exponent(0.0, 15.0);
+  size_t checked = 0;
+  for (int i = 0; i < 1000000; ++i) {
+    double v = std::pow(10.0, exponent(rng));
+    const int p = 1 + static_cast<int>(rng() % 15);
+    if (i % 2 == 1) {  // near (n + 1/2) x 10^k: the rounding's hardest cases
+      const int x = static_cast<int>(std::floor(std::log10(v)));
+      if (x < p) continue;
+      const double scale = std::pow(10.0, x - p + 1);
+      v = (std::floor(v / scale) + 0.5) * scale;
+      for (int ulps = static_cast<int>(rng() % 5) - 2; ulps != 0; ulps += ulps > 0 ? -1 : 1)
+        v = std::nextafter(v, ulps > 0 ? 2e15 : 0.0);
+    }
+    if (rng() % 4 == 0) v = -v;
+    char buf[kFloatTextChars];
+    if (char* end = general_text(buf, v, p)) {
+      ASSERT_EQ(std::string(buf, end), fmt::format("{:.{}g}", v, p)) << v << " " << p;
+      ++checked;
+    }
+  }
+  EXPECT_GT(checked, 500000u);
 }
 
 // Every text the fast path answers is fmt's ("{:.Nf}", "{:.Ng}", the formatter of format_text):

@@ -18,6 +18,8 @@ TEST(KeyIndex, FindsEachKeyByItsBytes) {
   EXPECT_EQ(index.find(""), 6);
   EXPECT_EQ(index.find("t"), -1);
   EXPECT_EQ(index.find("tpp"), -1);
+  EXPECT_EQ(index.find("tq"), -1);  // the first byte a key's, the rest not
+  EXPECT_EQ(index.find("pd"), -1);
   EXPECT_EQ(index.find("TP"), -1);  // keys are exact, as nlohmann's find is
   EXPECT_EQ(index.find("sequence_paralle1"), -1);
   EXPECT_EQ(index.find(std::string(100, 'x')), -1);

@@ -5,6 +5,8 @@
 #include <cstdint>
 #include <cstring>
 #include <string>
+#include <tuple>
+#include <utility>
 
 namespace gpusizer {
 namespace {
@@ -111,8 +113,14 @@ struct Reader {
       skip_space();
       if (peek() != ':') return false;
       ++p;
-      const auto [slot, added] = members.try_emplace(std::string(key));
-      if (!added) return false;  // a repeated key: parse_json_input names it
+      // The key's place found by the text itself (the map's comparator is transparent) and the
+      // key made there from it: no temporary string made, moved and destroyed per member
+      // (issue 18).
+      const auto place = members.lower_bound(key);
+      if (place != members.end() && place->first == key)
+        return false;  // a repeated key: parse_json_input names it
+      const auto slot = members.emplace_hint(place, std::piecewise_construct,
+                                             std::forward_as_tuple(key), std::forward_as_tuple());
       if (!value(slot->second)) return false;
       skip_space();
       if (peek() == '}') {
@@ -162,7 +170,7 @@ struct Reader {
         ++p;
         std::string_view s;
         if (!string(s)) return false;
-        out = std::string(s);
+        out = s;  // the JSON string made from the text, not from a temporary copy
         return true;
       }
       case 't':

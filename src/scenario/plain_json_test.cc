@@ -104,6 +104,8 @@ TEST(PlainJson, DeclinesWhatItDoesNotRead) {
       R"({"a": "quote \" inside"})",
       "{\"a\": \"caf\xc3\xa9\"}",
       R"({"a": 1, "a": 2})",
+      R"({"b": 1, "a": 2, "c": 3, "b": 4})",  // repeated after a key placed before it
+      R"({"a": 1, "b": {"x": 1, "x": 2}})",
       R"({"a": 1234567890123456789})",
       R"({"a": 1e400})",
       R"({"a": 01})",
