@@ -351,34 +351,16 @@ void set_flash_rates(const Scenario& s, const SpeedProfile& profile, const Scena
   r.attn_replay_s_per_flop = 1.0 / fwd_rate;
 }
 
-// The step's rates of `s` under `engine` (its training entry `eng`, its lookups `l`): in `held`
-// when it holds them for the same GPU, engine, profile, precision and FlashAttention flag (a
-// search's memo, issue 18), else computed into it. The dtype's peak is 0 where the GPU row lacks
-// it (the caller says so).
-const StepRates& step_rates(const Scenario& s, const EngineProfile& engine,
-                            const SpeedProfile& profile, const ScenarioLookups* l,
-                            const TrainingProfile& eng, StepRates& held) {
+// The step's rates of `s` with its training entry `eng` and lookups `l`, into `r` (its key left
+// as it is). The dtype's peak is 0 where the GPU row lacks it (the caller says so).
+void compute_step_rates(const Scenario& s, const SpeedProfile& profile, const ScenarioLookups* l,
+                        const TrainingProfile& eng, StepRates& r) {
   const Gpu& gpu = *s.gpu;
-  const TrainingOptions& t = s.training;
-  if (held.gpu == &gpu && held.engine == &engine && held.training == &eng &&
-      held.profile == &profile && held.mixed_precision == t.mixed_precision &&
-      held.flash_attention == t.flash_attention)
-    return held;
-  StepRates& r = held;
-  r = StepRates{};
-  r.gpu = &gpu;
-  r.engine = &engine;
-  r.training = &eng;
-  r.profile = &profile;
-  r.mixed_precision = t.mixed_precision;
-  r.flash_attention = t.flash_attention;
-  r.dtype = training_dtype(t.mixed_precision, gpu, false);
+  r.dtype = training_dtype(s.training.mixed_precision, gpu, false);
+  r.flash_rates = false;
   const auto peak = gpu.dense_flops(r.dtype);
-  if (!peak || *peak <= 0) {
-    r.gpu = nullptr;  // not held: asked again, it fails again with its message
-    return r;
-  }
-  r.peak = *peak;
+  r.peak = peak && *peak > 0 ? *peak : 0.0;
+  if (r.peak <= 0) return;
   // GEMM rate: the dense tensor rate x the GPU's maximum achievable matmul fraction (MAMF,
   // measured by shape search, data/speed.json achievable_matmul) x the engine's share of it
   // (eff_max <= 1: kernel choice, fusion); step_shape applies the depth efficiency of its GEMMs,
@@ -386,7 +368,29 @@ const StepRates& step_rates(const Scenario& s, const EngineProfile& engine,
   r.base = r.peak * (l ? l->matmul_fraction : profile.matmul_fraction(gpu.id)) * eng.eff_max *
            (l ? l->vendor : profile.vendor(gpu.vendor)).compute_scale;
   set_flash_rates(s, profile, l, r);
-  return r;
+}
+
+// compute_step_rates for a search's candidate under `engine`: `held`'s when it holds them for
+// the same GPU, engine, profile, precision and FlashAttention flag (issue 18), else computed
+// into it.
+const StepRates& held_step_rates(const Scenario& s, const EngineProfile& engine,
+                                 const SpeedProfile& profile, const ScenarioLookups* l,
+                                 const TrainingProfile& eng, StepRates& held) {
+  const Gpu* gpu = s.gpu.get();
+  const TrainingOptions& t = s.training;
+  if (held.gpu == gpu && held.engine == &engine && held.training == &eng &&
+      held.profile == &profile && held.mixed_precision == t.mixed_precision &&
+      held.flash_attention == t.flash_attention)
+    return held;
+  held.engine = &engine;
+  held.training = &eng;
+  held.profile = &profile;
+  held.mixed_precision = t.mixed_precision;
+  held.flash_attention = t.flash_attention;
+  compute_step_rates(s, profile, l, eng, held);
+  // Not held without a peak: asked again, it fails again with its message.
+  held.gpu = held.peak > 0 ? gpu : nullptr;
+  return held;
 }
 
 // FlashAttention at its own rates, else the attention core runs with the GEMMs: 3 x its forward
@@ -748,35 +752,38 @@ std::optional<TrainingSpeed> training_speed(const Scenario& s, const EngineProfi
 std::optional<TrainingSpeed> training_speed(const Scenario& s, const EngineProfile& engine,
                                             const SpeedProfile& profile, const ModelCounts& counts,
                                             std::string& why, ModuleSumsMemo* memo) {
-  // The one value every path returns, so that the figures are made in place (NRVO; issue 18:
-  // returning a TrainingSpeed built on the side copied its ~200 bytes, ~25 instructions).
-  std::optional<TrainingSpeed> out;
+  // The one value every path returns, made holding its figures, so that they are written in
+  // place (NRVO; issue 18: a TrainingSpeed built on the side was ~200 bytes copied into the
+  // optional, and an optional made empty first is zeroed whole too).
+  std::optional<TrainingSpeed> out(std::in_place);
+  TrainingSpeed& r = *out;
   if (!s.gpu) {
     why = "no gpu given";
+    out.reset();
     return out;
   }
-  const auto lacks_rate = [&s, &why](std::string_view dtype) {
+  const auto lacks_rate = [&s, &why, &out](std::string_view dtype) {
     why = "the GPU catalog lacks a " + std::string(dtype) + " rate for " + s.gpu->id;
+    out.reset();
   };
   if (s.task == Task::kCvTrain) {
-    TrainingSpeed cv;
-    cv.dtype = training_dtype(s.training.mixed_precision, *s.gpu, true);
-    const auto peak = s.gpu->dense_flops(cv.dtype);
+    r.dtype = training_dtype(s.training.mixed_precision, *s.gpu, true);
+    const auto peak = s.gpu->dense_flops(r.dtype);
     if (!peak || *peak <= 0)
-      lacks_rate(cv.dtype);
+      lacks_rate(r.dtype);
     else
-      out = cv_training_speed(s, profile, *peak, std::move(cv), why);
+      out = cv_training_speed(s, profile, *peak, TrainingSpeed(r), why);
     return out;
   }
   const ScenarioLookups* l = speed_lookups(s, profile);
   const TrainingProfile& eng = l ? *l->training : profile.training(s.engine);
   StepRates own;  // without a memo
-  const StepRates& rates = step_rates(s, engine, profile, l, eng, memo ? memo->rates : own);
+  if (!memo) compute_step_rates(s, profile, l, eng, own);
+  const StepRates& rates = memo ? held_step_rates(s, engine, profile, l, eng, memo->rates) : own;
   if (rates.peak <= 0) {
     lacks_rate(rates.dtype);
     return out;
   }
-  TrainingSpeed& r = out.emplace();
   r.dtype = rates.dtype;
 
   const StepShape h = step_shape(s, engine, profile, l, eng, rates, counts, memo);

@@ -85,19 +85,21 @@ struct ModuleSums {
 /// speed-profile entries) and the training precision and FlashAttention flag: the compute dtype
 /// and its dense peak, the GEMM rate before the depth efficiency, FlashAttention's own rates.
 /// Keyed by the rows' addresses, as a search's candidates hold them (training_speed.cc).
+/// Only `gpu` has an initializer: the other fields are read only once they are set (a key whose
+/// GPU matches was set whole; issue 18: an estimate without a memo made one zeroed first).
 struct StepRates {
-  const Gpu* gpu = nullptr;
-  const EngineProfile* engine = nullptr;
-  const TrainingProfile* training = nullptr;
-  const SpeedProfile* profile = nullptr;
-  MixedPrecision mixed_precision = MixedPrecision::kBf16;
-  bool flash_attention = false;
+  const Gpu* gpu = nullptr;  ///< nullptr: nothing held
+  const EngineProfile* engine;
+  const TrainingProfile* training;
+  const SpeedProfile* profile;
+  MixedPrecision mixed_precision;
+  bool flash_attention;
 
-  std::string_view dtype;    ///< training_dtype (a literal)
-  double peak = 0;           ///< the dtype's dense FLOP/s; 0 when the GPU row lacks it
-  double base = 0;           ///< peak x MAMF x the engine's eff_max x the vendor's compute scale
-  bool flash_rates = false;  ///< FlashAttention timed at its own rates (else with the GEMMs)
-  double attn_s_per_flop = 0, attn_replay_s_per_flop = 0;  ///< with flash_rates
+  std::string_view dtype;  ///< training_dtype (a literal)
+  double peak;             ///< the dtype's dense FLOP/s; 0 when the GPU row lacks it
+  double base;             ///< peak x MAMF x the engine's eff_max x the vendor's compute scale
+  bool flash_rates;        ///< FlashAttention timed at its own rates (else with the GEMMs)
+  double attn_s_per_flop, attn_replay_s_per_flop;  ///< with flash_rates
 };
 
 /// A search's ModuleSums by the fields they read: the model and its counts (by address: a search
