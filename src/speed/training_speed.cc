@@ -359,7 +359,7 @@ void compute_step_rates(const Scenario& s, const SpeedProfile& profile, const Sc
   r.dtype = training_dtype(s.training.mixed_precision, gpu, false);
   r.flash_rates = false;
   const auto peak = gpu.dense_flops(r.dtype);
-  r.peak = peak && *peak > 0 ? *peak : 0.0;
+  r.peak = peak ? *peak : 0.0;  // the caller refuses a peak <= 0, as none
   if (r.peak <= 0) return;
   // GEMM rate: the dense tensor rate x the GPU's maximum achievable matmul fraction (MAMF,
   // measured by shape search, data/speed.json achievable_matmul) x the engine's share of it
