@@ -211,8 +211,10 @@ void StagedEstimate::estimate_memory_stage(memory::PartsMemo* memo) {
   if (!memo) e.model_id = s.model.id;
   e.params = counts_.params.total;
   e.active_params = counts_.params.active;
-  e.memory = memo ? estimate_memory(s, catalog_, counts_, rules_, *memo)
-                  : estimate_memory(s, catalog_, counts_, rules_, why_);
+  if (memo)
+    estimate_memory(s, catalog_, counts_, rules_, *memo, e.memory);
+  else
+    e.memory = estimate_memory(s, catalog_, counts_, rules_, why_);
   check_representable(s, e.memory);
 }
 

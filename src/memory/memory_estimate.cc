@@ -557,12 +557,11 @@ void explain_memory(const Scenario& s, const Catalog& catalog, bool preallocates
                   "marketed GiB less in-band ECC (datacenter GDDR) and the driver's reservation");
 }
 
-// The estimate from its parts: with `why` (and no memo) every basis, with a memo (and no `why`)
-// the parts an earlier candidate had.
-MemoryEstimate estimate_from_parts(const Scenario& s, const Catalog& catalog,
-                                   const ModelCounts& counts, const memory::EngineRules& rules,
-                                   Explanations* why, memory::PartsMemo* memo) {
-  MemoryEstimate m;
+// The estimate from its parts into `m`, as made (MemoryEstimate's initializers): with `why` (and
+// no memo) every basis, with a memo (and no `why`) the parts an earlier candidate had.
+void estimate_from_parts(const Scenario& s, const Catalog& catalog, const ModelCounts& counts,
+                         const memory::EngineRules& rules, Explanations* why,
+                         memory::PartsMemo* memo, MemoryEstimate& m) {
   const EngineProfile& engine = rules.engine;
   Parts p = compute_parts(s, catalog, counts, rules, why, memo);
   const bool preallocates = engine.preallocates && s.task == Task::kInference;
@@ -596,7 +595,6 @@ MemoryEstimate estimate_from_parts(const Scenario& s, const Catalog& catalog,
   m.overhead = p.overhead;
   m.capacity = capacity;
   if (wants_basis(why)) explain_memory(s, catalog, preallocates, capacity.has_value(), *why);
-  return m;
 }
 
 }  // namespace
@@ -613,12 +611,23 @@ MemoryEstimate estimate_memory(const Scenario& s, const Catalog& catalog, const 
 
 MemoryEstimate estimate_memory(const Scenario& s, const Catalog& catalog, const ModelCounts& counts,
                                const memory::EngineRules& rules, Explanations* why) {
-  return estimate_from_parts(s, catalog, counts, rules, why, nullptr);
+  MemoryEstimate m;
+  estimate_from_parts(s, catalog, counts, rules, why, nullptr, m);
+  return m;
 }
 
 MemoryEstimate estimate_memory(const Scenario& s, const Catalog& catalog, const ModelCounts& counts,
                                const memory::EngineRules& rules, memory::PartsMemo& memo) {
-  return estimate_from_parts(s, catalog, counts, rules, nullptr, &memo);
+  MemoryEstimate m;
+  estimate_from_parts(s, catalog, counts, rules, nullptr, &memo, m);
+  return m;
+}
+
+void estimate_memory(const Scenario& s, const Catalog& catalog, const ModelCounts& counts,
+                     const memory::EngineRules& rules, memory::PartsMemo& memo,
+                     MemoryEstimate& out) {
+  out = MemoryEstimate{};
+  estimate_from_parts(s, catalog, counts, rules, nullptr, &memo, out);
 }
 
 }  // namespace gpusizer

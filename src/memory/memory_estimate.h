@@ -31,5 +31,10 @@ MemoryEstimate estimate_memory(const Scenario& s, const Catalog& catalog, const 
 /// gives.
 MemoryEstimate estimate_memory(const Scenario& s, const Catalog& catalog, const ModelCounts& counts,
                                const memory::EngineRules& rules, memory::PartsMemo& memo);
+/// The same into `out`, whatever it held (a search's one Estimate: issue 18, the figures made in
+/// a temporary and copied cost ~25 instructions a candidate).
+void estimate_memory(const Scenario& s, const Catalog& catalog, const ModelCounts& counts,
+                     const memory::EngineRules& rules, memory::PartsMemo& memo,
+                     MemoryEstimate& out);
 
 }  // namespace gpusizer

@@ -157,6 +157,11 @@ TEST(Scenario, CombinationsThatMakeNoSense) {
   expect_error(
       {{"model", "llama-2-7b"}, {"task", "lora"}, {"training", {{"lora_targets", {"q_prj"}}}}},
       "training.lora_targets[0]", "q_proj");
+  // After "all-linear", which names no module, a target that names none is still refused.
+  expect_error({{"model", "llama-2-7b"},
+                {"task", "qlora"},
+                {"training", {{"lora_targets", {"all-linear", "v_prj"}}}}},
+               "training.lora_targets[1]", "v_proj");
 }
 
 TEST(Scenario, MissingOrMalformedModel) {

@@ -289,12 +289,13 @@ ModelCosts flop_costs(const Model& model, const ModelCounts& counts, ModuleSumsM
 // sequences on one GPU of a tp x pp x cp x ep x dp layout with m micro-batches per step.
 struct StepShape {
   StepShape(const Scenario& scenario, const EngineProfile& engine_profile,
-            const SpeedProfile& profile, const ModelCounts& model_counts, ModuleSumsMemo* memo)
+            const SpeedProfile& profile, const ScenarioLookups* lookups,
+            const TrainingProfile& training, const ModelCounts& model_counts, ModuleSumsMemo* memo)
       : s(scenario),
         engine(engine_profile),
         gpu(*scenario.gpu),
-        l(speed_lookups(scenario, profile)),
-        eng(l ? *l->training : profile.training(scenario.engine)),
+        l(lookups),
+        eng(training),
         links(profile.links()),
         counts(model_counts),
         c(flop_costs(scenario.model, counts, memo)),
@@ -334,23 +335,75 @@ struct StepShape {
 // backward recomputes the scores S = QK^T and P from the saved softmax statistics instead of
 // storing them (Dao et al. 2022 sec. 3.1, "Recomputation"): five GEMMs against the forward's
 // two, 2.5 x the forward FLOPs, the count at which the FlashAttention-2/3 papers quote their
-// backward TFLOPs/s (Dao 2023 sec. 4.1; Shah et al. 2024 sec. 4.1).
-void set_attention_rates(StepShape& h, const SpeedProfile& profile, double peak) {
-  const std::string_view arch = h.gpu.architecture_family();
-  const double bwd =
-      h.l ? h.l->training_attention_backward : profile.training_attention_backward(arch);
-  if (!h.s.training.flash_attention || bwd <= 0) {
+// backward TFLOPs/s (Dao 2023 sec. 4.1; Shah et al. 2024 sec. 4.1). Into `r` with its peak set.
+void set_flash_rates(const Scenario& s, const SpeedProfile& profile, const ScenarioLookups* l,
+                     StepRates& r) {
+  const Gpu& gpu = *s.gpu;
+  const std::string_view arch = gpu.architecture_family();
+  const double bwd = l ? l->training_attention_backward : profile.training_attention_backward(arch);
+  if (!s.training.flash_attention || bwd <= 0) return;
+  const double scale = r.peak * (l ? l->vendor : profile.vendor(gpu.vendor)).compute_scale;
+  const double fwd_rate =
+      scale * (l ? l->attention_efficiency : profile.attention_efficiency(s.engine, arch));
+  const double bwd_rate = scale * bwd;
+  r.flash_rates = true;
+  r.attn_s_per_flop = 1.0 / fwd_rate + 2.5 / bwd_rate;
+  r.attn_replay_s_per_flop = 1.0 / fwd_rate;
+}
+
+// The step's rates of `s` with its training entry `eng` and lookups `l`, into `r` (its key left
+// as it is). The dtype's peak is 0 where the GPU row lacks it (the caller says so).
+void compute_step_rates(const Scenario& s, const SpeedProfile& profile, const ScenarioLookups* l,
+                        const TrainingProfile& eng, StepRates& r) {
+  const Gpu& gpu = *s.gpu;
+  r.dtype = training_dtype(s.training.mixed_precision, gpu, false);
+  r.flash_rates = false;
+  const auto peak = gpu.dense_flops(r.dtype);
+  r.peak = peak ? *peak : 0.0;  // the caller refuses a peak <= 0, as none
+  if (r.peak <= 0) return;
+  // GEMM rate: the dense tensor rate x the GPU's maximum achievable matmul fraction (MAMF,
+  // measured by shape search, data/speed.json achievable_matmul) x the engine's share of it
+  // (eff_max <= 1: kernel choice, fusion); step_shape applies the depth efficiency of its GEMMs,
+  // which saturates with size.
+  r.base = r.peak * (l ? l->matmul_fraction : profile.matmul_fraction(gpu.id)) * eng.eff_max *
+           (l ? l->vendor : profile.vendor(gpu.vendor)).compute_scale;
+  set_flash_rates(s, profile, l, r);
+}
+
+// compute_step_rates for a search's candidate under `engine`: `held`'s when it holds them for
+// the same GPU, engine, profile, precision and FlashAttention flag (issue 18), else computed
+// into it.
+const StepRates& held_step_rates(const Scenario& s, const EngineProfile& engine,
+                                 const SpeedProfile& profile, const ScenarioLookups* l,
+                                 const TrainingProfile& eng, StepRates& held) {
+  const Gpu* gpu = s.gpu.get();
+  const TrainingOptions& t = s.training;
+  if (held.gpu == gpu && held.engine == &engine && held.training == &eng &&
+      held.profile == &profile && held.mixed_precision == t.mixed_precision &&
+      held.flash_attention == t.flash_attention)
+    return held;
+  held.engine = &engine;
+  held.training = &eng;
+  held.profile = &profile;
+  held.mixed_precision = t.mixed_precision;
+  held.flash_attention = t.flash_attention;
+  compute_step_rates(s, profile, l, eng, held);
+  // Not held without a peak: asked again, it fails again with its message.
+  held.gpu = held.peak > 0 ? gpu : nullptr;
+  return held;
+}
+
+// FlashAttention at its own rates, else the attention core runs with the GEMMs: 3 x its forward
+// (forward and backward) at the layers' rate, 1 x replayed.
+void set_attention_rates(StepShape& h, const StepRates& rates) {
+  if (!rates.flash_rates) {
     h.attn_s_per_flop = 3.0 / h.rate;
     h.attn_replay_s_per_flop = 1.0 / h.rate;
     return;
   }
-  const double scale = peak * (h.l ? h.l->vendor : profile.vendor(h.gpu.vendor)).compute_scale;
-  const double fwd_rate =
-      scale * (h.l ? h.l->attention_efficiency : profile.attention_efficiency(h.s.engine, arch));
-  const double bwd_rate = scale * bwd;
   h.flash_rates = true;
-  h.attn_s_per_flop = 1.0 / fwd_rate + 2.5 / bwd_rate;
-  h.attn_replay_s_per_flop = 1.0 / fwd_rate;
+  h.attn_s_per_flop = rates.attn_s_per_flop;
+  h.attn_replay_s_per_flop = rates.attn_replay_s_per_flop;
 }
 
 // QLoRA: each pass over a 4-bit Linear first dequantizes its whole weight to a 16-bit copy and
@@ -384,8 +437,9 @@ double qlora_dequant_s(const StepShape& h, const SpeedProfile& profile, ModuleSu
 }
 
 StepShape step_shape(const Scenario& s, const EngineProfile& engine, const SpeedProfile& profile,
-                     const ModelCounts& counts, double peak, ModuleSumsMemo* memo) {
-  StepShape h(s, engine, profile, counts, memo);
+                     const ScenarioLookups* l, const TrainingProfile& eng, const StepRates& rates,
+                     const ModelCounts& counts, ModuleSumsMemo* memo) {
+  StepShape h(s, engine, profile, l, eng, counts, memo);
   h.frozen = frozen_base(s.task);
   h.tp = std::max<int64_t>(1, s.parallel.tp);
   h.pp = std::max<int64_t>(1, s.parallel.pp);
@@ -418,18 +472,13 @@ StepShape step_shape(const Scenario& s, const EngineProfile& engine, const Speed
   h.layers = static_cast<double>(h.c.num_layers);
   h.vocab = static_cast<double>(s.model.vocab_size);
   h.hbm = h.gpu.memory_bandwidth_gbps ? *h.gpu.memory_bandwidth_gbps * 1e9 : 0.0;
-  // GEMM rate: the dense tensor rate x the GPU's maximum achievable matmul fraction (MAMF,
-  // measured by shape search, data/speed.json achievable_matmul) x the engine's share of it
-  // (eff_max <= 1: kernel choice, fusion) x the depth efficiency of its GEMMs, which saturates
-  // with size. The head reduces over the hidden size.
-  const double base = peak * (h.l ? h.l->matmul_fraction : profile.matmul_fraction(h.gpu.id)) *
-                      h.eng.eff_max *
-                      (h.l ? h.l->vendor : profile.vendor(h.gpu.vendor)).compute_scale;
-  h.rate = base * layer_gemm_eff(sums, s.model, h.eng.eff_k_hidden);
-  h.head_rate = base * gemm_size_eff(h.hidden, h.eng.eff_k_hidden);
+  // GEMM rate: step_rates' base x the depth efficiency of its GEMMs, which saturates with size.
+  // The head reduces over the hidden size.
+  h.rate = rates.base * layer_gemm_eff(sums, s.model, h.eng.eff_k_hidden);
+  h.head_rate = rates.base * gemm_size_eff(h.hidden, h.eng.eff_k_hidden);
   if (s.task == Task::kQlora) h.dequant_s = qlora_dequant_s(h, profile, memo);
   if (is_lora(s.task)) h.gemm_scale *= 1.0 + profile.lora_extra_cost();  // unfused adapter GEMMs
-  set_attention_rates(h, profile, peak);
+  set_attention_rates(h, rates);
   return h;
 }
 
@@ -703,21 +752,41 @@ std::optional<TrainingSpeed> training_speed(const Scenario& s, const EngineProfi
 std::optional<TrainingSpeed> training_speed(const Scenario& s, const EngineProfile& engine,
                                             const SpeedProfile& profile, const ModelCounts& counts,
                                             std::string& why, ModuleSumsMemo* memo) {
+  // The one value every path returns, made holding its figures, so that they are written in
+  // place (NRVO; issue 18: a TrainingSpeed built on the side was ~200 bytes copied into the
+  // optional, and an optional made empty first is zeroed whole too).
+  std::optional<TrainingSpeed> out(std::in_place);
+  TrainingSpeed& r = *out;
   if (!s.gpu) {
     why = "no gpu given";
-    return std::nullopt;
+    out.reset();
+    return out;
   }
-  const bool cv = s.task == Task::kCvTrain;
-  TrainingSpeed r;
-  r.dtype = training_dtype(s.training.mixed_precision, *s.gpu, cv);
-  const auto peak = s.gpu->dense_flops(r.dtype);
-  if (!peak || *peak <= 0) {
-    why = "the GPU catalog lacks a " + std::string(r.dtype) + " rate for " + s.gpu->id;
-    return std::nullopt;
+  const auto lacks_rate = [&s, &why, &out](std::string_view dtype) {
+    why = "the GPU catalog lacks a " + std::string(dtype) + " rate for " + s.gpu->id;
+    out.reset();
+  };
+  if (s.task == Task::kCvTrain) {
+    r.dtype = training_dtype(s.training.mixed_precision, *s.gpu, true);
+    const auto peak = s.gpu->dense_flops(r.dtype);
+    if (!peak || *peak <= 0)
+      lacks_rate(r.dtype);
+    else
+      out = cv_training_speed(s, profile, *peak, TrainingSpeed(r), why);
+    return out;
   }
-  if (cv) return cv_training_speed(s, profile, *peak, std::move(r), why);
+  const ScenarioLookups* l = speed_lookups(s, profile);
+  const TrainingProfile& eng = l ? *l->training : profile.training(s.engine);
+  StepRates own;  // without a memo
+  if (!memo) compute_step_rates(s, profile, l, eng, own);
+  const StepRates& rates = memo ? held_step_rates(s, engine, profile, l, eng, memo->rates) : own;
+  if (rates.peak <= 0) {
+    lacks_rate(rates.dtype);
+    return out;
+  }
+  r.dtype = rates.dtype;
 
-  const StepShape h = step_shape(s, engine, profile, counts, *peak, memo);
+  const StepShape h = step_shape(s, engine, profile, l, eng, rates, counts, memo);
   // training_flops_per_token(s, h.c) from the forward FLOPs step_shape made of the same costs.
   r.hardware_flops_per_token = train_layer_flops(h.f, h.frozen) + train_head_flops(h.f, h.frozen) +
                                recompute_flops(h.f, s.training.recompute);
@@ -749,9 +818,9 @@ std::optional<TrainingSpeed> training_speed(const Scenario& s, const EngineProfi
   r.tokens_per_s = h.global_batch * h.seq / r.step_time_s;
   r.tokens_per_s_per_gpu = r.tokens_per_s / static_cast<double>(h.gpus);
   r.tflops_per_gpu = r.model_flops_per_token * r.tokens_per_s_per_gpu / 1e12;
-  r.mfu = r.tflops_per_gpu * 1e12 / *peak;
+  r.mfu = r.tflops_per_gpu * 1e12 / rates.peak;
   if (s.training.tokens > 0) r.time_to_train_s = s.training.tokens / r.tokens_per_s;
-  return r;
+  return out;
 }
 
 }  // namespace gpusizer

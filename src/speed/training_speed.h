@@ -81,6 +81,27 @@ struct ModuleSums {
   double gemm_time = 0;   ///< the same over each GEMM's depth efficiency
 };
 
+/// The rates of a language-model step that read only the GPU, the engine (its profile and its
+/// speed-profile entries) and the training precision and FlashAttention flag: the compute dtype
+/// and its dense peak, the GEMM rate before the depth efficiency, FlashAttention's own rates.
+/// Keyed by the rows' addresses, as a search's candidates hold them (training_speed.cc).
+/// Only `gpu` has an initializer: the other fields are read only once they are set (a key whose
+/// GPU matches was set whole; issue 18: an estimate without a memo made one zeroed first).
+struct StepRates {
+  const Gpu* gpu = nullptr;  ///< nullptr: nothing held
+  const EngineProfile* engine;
+  const TrainingProfile* training;
+  const SpeedProfile* profile;
+  MixedPrecision mixed_precision;
+  bool flash_attention;
+
+  std::string_view dtype;  ///< training_dtype (a literal)
+  double peak;             ///< the dtype's dense FLOP/s; 0 when the GPU row lacks it
+  double base;             ///< peak x MAMF x the engine's eff_max x the vendor's compute scale
+  bool flash_rates;        ///< FlashAttention timed at its own rates (else with the GEMMs)
+  double attn_s_per_flop, attn_replay_s_per_flop;  ///< with flash_rates
+};
+
 /// A search's ModuleSums by the fields they read: the model and its counts (by address: a search
 /// keeps both while its candidates change other fields), the tensor-parallel width and the
 /// engine's adapter bytes and GEMM depth figure. A candidate with a slot's fields takes its sums
@@ -103,6 +124,9 @@ struct ModuleSumsMemo {
   /// The same counts' layer matrix parameters, which QLoRA dequantizes each pass; below 0 until a
   /// QLoRA candidate first asks (~50 instructions of each).
   double matrix_params = -1;
+  /// The step's rates of the last GPU, engine and precision asked for (a search's candidates
+  /// keep the base's GPU and mostly its engine: ~100 instructions of each kept change, issue 18).
+  StepRates rates;
 };
 
 /// Step time and throughput under `engine` (the scenario's engine profile); nullopt with `why`

@@ -368,5 +368,39 @@ TEST(TrainingSpeed, ModuleSumsMemoKeepsQloraMatrices) {
   EXPECT_EQ(memo.matrix_params, 32.0 * 4096 * (4096 + 2 * 1024 + 4096 + 3 * 14336));
 }
 
+// The step's rates are kept for the last GPU, engine, precision and FlashAttention flag: the
+// same figures with and without the memo as each of those changes, and the dense peak of the
+// dtype each asks for (gpus.csv, NVIDIA's datasheets: H100 SXM 989.4 bf16 and 67 fp32 TFLOPS,
+// A100 SXM 312 bf16).
+TEST(TrainingSpeed, StepRatesKeptByGpuEngineAndPrecision) {
+  const Catalog& catalog = Catalog::builtin();
+  Scenario s = parse_scenario(
+      nlohmann::json{{"model", "llama-3.1-8b"}, {"task", "lora"}, {"gpu", "h100"}}, catalog);
+  const ModelCounts counts = count_model(s);
+  ModuleSumsMemo memo;
+  expect_memo_same(s, counts, memo);
+  EXPECT_EQ(memo.rates.gpu, s.gpu.get());
+  EXPECT_EQ(memo.rates.dtype, "bf16");
+  EXPECT_DOUBLE_EQ(memo.rates.peak, 989.4e12);
+  EXPECT_TRUE(memo.rates.flash_rates);
+  s.batch = 2;  // a field the rates do not read: kept
+  expect_memo_same(s, counts, memo);
+  s.training.flash_attention = false;  // eager attention runs with the GEMMs
+  expect_memo_same(s, counts, memo);
+  EXPECT_FALSE(memo.rates.flash_rates);
+  s.training.mixed_precision = MixedPrecision::kFp32;  // fp32 matmuls (no TF32 by default)
+  expect_memo_same(s, counts, memo);
+  EXPECT_EQ(memo.rates.dtype, "fp32");
+  EXPECT_DOUBLE_EQ(memo.rates.peak, 67e12);
+  const Scenario a100 = parse_scenario(
+      nlohmann::json{{"model", "llama-3.1-8b"}, {"task", "lora"}, {"gpu", "a100-80g"}}, catalog);
+  const ModelCounts a100_counts = count_model(a100);
+  expect_memo_same(a100, a100_counts, memo);
+  EXPECT_EQ(memo.rates.gpu, a100.gpu.get());
+  EXPECT_DOUBLE_EQ(memo.rates.peak, 312e12);
+  expect_memo_same(s, counts, memo);  // back to the H100's fp32 rates
+  EXPECT_DOUBLE_EQ(memo.rates.peak, 67e12);
+}
+
 }  // namespace
 }  // namespace gpusizer
