@@ -1,8 +1,8 @@
 #pragma once
 // Reading what users already have: vLLM and SGLang start-up logs, llama.cpp logs, llama-bench
 // output (markdown table, JSON, CSV) and a small JSON/CSV of the user's own figures
-// (docs/logs.md). Each becomes runs: the settings the log states and the figures it measured,
-// every figure with the line it came from.
+// (docs/stores-and-logs.md). Each becomes runs: the settings the log states and the figures it
+// measured, every figure with the line it came from.
 #include <nlohmann/json.hpp>
 #include <string>
 #include <string_view>

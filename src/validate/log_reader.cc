@@ -1,4 +1,5 @@
-// Log and figures readers (docs/logs.md). The wordings matched and their units, by source:
+// Log and figures readers (docs/stores-and-logs.md). The wordings matched and their units, by
+// source:
 // - vLLM V0 worker/model_runner.py: "Loading model weights took X GB" where X is bytes / 2^30
 //   (so "GB" means GiB); worker.py "Memory profiling results: ... non_torch_memory=..GiB
 //   kv_cache_size=..GiB" (0.6) and "model weights take X GiB; non_torch_memory takes Y GiB;
@@ -1043,7 +1044,7 @@ LogReading read_log(std::string_view raw, const std::string& where) {
   if (out.runs.empty())
     throw InputError(where,
                      "holds no figure gpusizer reads: not a vLLM, SGLang or llama.cpp start-up "
-                     "log, llama-bench output or figures file (see docs/logs.md)",
+                     "log, llama-bench output or figures file (see docs/stores-and-logs.md)",
                      "bad_file");
   return out;
 }
