@@ -12,9 +12,9 @@ namespace gpusizer::cli {
 /// sizes, in `format` (table, markdown, json, jsonl, csv). Returns the exit code.
 int run_local_models(const std::string& format);
 
-/// Reads a log or figures file (docs/logs.md) and prints the estimate beside every figure, with
-/// the error; `flags` are the scenario flags, used where the log says nothing. Exit code 2 when a
-/// run could not be estimated.
+/// Reads a log or figures file (docs/stores-and-logs.md) and prints the estimate beside every
+/// figure, with the error; `flags` are the scenario flags, used where the log says nothing. Exit
+/// code 2 when a run could not be estimated.
 int run_check(const std::string& path, const nlohmann::json& flags, const Catalog& catalog,
               const std::string& format);
 

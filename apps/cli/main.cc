@@ -610,7 +610,7 @@ void add_measurement_commands(CLI::App& app, Options& o, Commands& c) {
   c.calibrate
       ->add_option("cases", c.cases_path,
                    "throughput_cases.jsonl rows, a vLLM/SGLang/llama.cpp log, llama-bench output "
-                   "or a figures file (docs/logs.md)")
+                   "or a figures file (docs/stores-and-logs.md)")
       ->required();
   c.calibrate->add_option("--output,-o", c.calibrated_output,
                           "write the fitted profile here (nothing is written without it)");

@@ -1,8 +1,8 @@
 #pragma once
 // Reading what users already have: vLLM and SGLang start-up logs, llama.cpp logs, llama-bench
 // output (markdown table, JSON, CSV) and a small JSON/CSV of the user's own figures
-// (docs/logs.md). Each becomes runs: the settings the log states and the figures it measured,
-// every figure with the line it came from.
+// (docs/stores-and-logs.md). Each becomes runs: the settings the log states and the figures it
+// measured, every figure with the line it came from.
 #include <nlohmann/json.hpp>
 #include <string>
 #include <string_view>
@@ -29,6 +29,14 @@ struct LogRun {
   std::string label;   ///< what identifies the run in the log ("llama 7B Q4_0 pp512", ...)
   nlohmann::json scenario = nlohmann::json::object();  ///< settings the log states (contract keys)
   std::vector<LogFigure> figures;
+  /// scenario.engine_version is the version the log states ("0.8.5", "0.5.4", "0.16.0"), not a
+  /// release: `gpusizer check` maps it to the release whose range covers it (data/engines.json).
+  /// Where the log states none, a vLLM log's version may be inferred from the form of its memory
+  /// lines; this then says from which line and form, and is empty otherwise.
+  std::string engine_version_inferred_from;
+  /// The engine's code path where the log names it ("V1": vLLM's "Initializing a V1 LLM engine
+  /// (v0.8.5)", "V0"): the rules follow the path as well as the version.
+  std::string engine_path;
 };
 
 struct LogReading {

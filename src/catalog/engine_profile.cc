@@ -104,6 +104,7 @@ PoolRule pool_rule(const nlohmann::json& r, const std::string& where) {
 
 const std::vector<std::string> kPreallocatingReleaseKeys = {"version",
                                                             "covers",
+                                                            "engine_path",
                                                             "pool_rule",
                                                             "memory_fraction",
                                                             "memory_fraction_by_tp",
@@ -245,6 +246,15 @@ void read_runtime_buffers(const nlohmann::json& r, const std::string& where, Eng
   e.runtime_bytes_per_seq = data::number_or(r, "runtime_bytes_per_seq", where, 0, 1e9, 0);
 }
 
+// A release's engine_path: a short name ("V0", "V1"), "" when absent.
+std::string engine_path(const nlohmann::json& r, const std::string& where) {
+  if (!r.contains("engine_path")) return "";
+  const auto& path = r.at("engine_path");
+  if (!path.is_string() || path.get<std::string>().empty() || path.get<std::string>().size() > 16)
+    throw InputError(where + ".engine_path", "must be a short name (\"V0\", \"V1\")", "bad_file");
+  return path.get<std::string>();
+}
+
 EngineRelease read_release(const nlohmann::json& r, bool preallocates, const std::string& where) {
   if (!preallocates) {
     data::reject_unknown_keys(r, where, {"version", "covers", "rope_cache_families"});
@@ -271,6 +281,7 @@ EngineRelease read_release(const nlohmann::json& r, bool preallocates, const std
     e.rope_cache_families = strings(r, "rope_cache_families", where, false);
     return e;
   }
+  e.engine_path = engine_path(r, where);
   e.pool_rule = pool_rule(r, where);
   e.memory_fraction = data::required_number(r, "memory_fraction", where, 0.05, 1);
   if (r.contains("memory_fraction_by_tp")) {

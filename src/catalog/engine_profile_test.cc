@@ -152,6 +152,26 @@ TEST(EngineProfile, VllmVersionsTakeTheRulesOfTheirRange) {
     EXPECT_THROW(v.release(outside), InputError) << outside;
 }
 
+// vLLM's releases name their code path (data/engines.json engine_path): V1 (v1/worker/
+// gpu_worker.py) from 0.9, V0 (worker/worker.py) before; gpusizer check keeps a V1 log on V1 rules.
+TEST(EngineProfile, VllmReleasesNameTheirEnginePath) {
+  const EngineProfile& v = Catalog::builtin().engine("vllm");
+  for (const char* version : {"0.21", "0.11", "0.10"})
+    EXPECT_EQ(v.release(version).engine_path, "V1") << version;
+  for (const char* version : {"0.7", "0.6.5", "0.6.4"})
+    EXPECT_EQ(v.release(version).engine_path, "V0") << version;
+  EXPECT_EQ(Catalog::builtin().engine("sglang").release("").engine_path, "");  // one path
+  nlohmann::json engines = nlohmann::json::parse(embedded::find("engines.json"));
+  engines["vllm"]["releases"][0]["engine_path"] = 1;
+  try {
+    read_engine_profiles(engines, "engines.json");
+    FAIL() << "no error";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("vllm.releases[0].engine_path"), std::string::npos)
+        << e.what();
+  }
+}
+
 TEST(EngineProfile, CoversMustBeARangeAroundTheReleasesOwnVersion) {
   const auto engines = [](const std::string& covers) {
     return R"({"hf": {"kind": "eager", "tasks": ["inference"], "preallocates": false,

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <cmath>
+#include <optional>
 
 #include "gpusizer/error.h"
 #include "gpusizer/json/api.h"
@@ -82,6 +83,95 @@ std::string show(double v, const std::string& unit) {
   return fmt::format("{:.1f} {}", v, unit);
 }
 
+// The versions a release covers as the catalog's own message writes them: "0.7-0.8.x", "1.0.x"
+// (a range's last version takes in its patch releases); "" for a release without a range.
+std::string range_text(const EngineRelease& r) {
+  if (r.covers_first.empty()) return "";
+  return r.covers_first == r.covers_last ? r.covers_first + ".x"
+                                         : r.covers_first + "-" + r.covers_last + ".x";
+}
+
+// " (range)" after a release's name, or nothing for a release without a range.
+std::string in_parens(const std::string& text) {
+  return text.empty() ? "" : " (" + text + ")";
+}
+
+// Every release's range, oldest first: "0.6.4.x, 0.6.5.x, 0.7-0.8.x, ...".
+std::string ranges_text(const EngineProfile& engine) {
+  std::string out;
+  for (auto r = engine.releases.rbegin(); r != engine.releases.rend(); ++r)
+    if (const std::string t = range_text(*r); !t.empty()) out += (out.empty() ? "" : ", ") + t;
+  return out;
+}
+
+// The oldest release of `path` (engines.json engine_path) newer than release `at` (releases are
+// newest first); nullopt when `at` is of that path or newer than all of its releases.
+std::optional<size_t> oldest_of_path(const EngineProfile& engine, size_t at,
+                                     const std::string& path) {
+  const auto& rs = engine.releases;
+  if (rs[at].engine_path == path) return std::nullopt;
+  for (size_t i = rs.size(); i-- > 0;)
+    if (rs[i].engine_path == path) return i < at ? std::optional<size_t>(i) : std::nullopt;
+  return std::nullopt;
+}
+
+// A log states a version, not a release (docs/stores-and-logs.md "check"). The release whose
+// engines.json range covers it applies, as for any scenario (EngineProfile::release), with two
+// exceptions, both said in a note. A version no release covers is checked with the newest
+// release: the log's figures are still worth comparing, where a scenario's unknown version is an
+// error. A log that names its engine path (vLLM's "Initializing a V1 LLM engine (v0.8.5)") is
+// checked with a release of that path: V1 ran beside V0 in 0.7-0.8, whose versions only the V0
+// release 0.7 covers, and V1 profiles by its own gpu_worker.py, so such a log takes the oldest V1
+// release. A figures file's engine_version is the user's scenario and is left to the estimate.
+void map_log_version(const LogRun& run, const Catalog& catalog, json& scenario, json& notes) {
+  const json& logged_json = run.scenario.value("engine_version", json());
+  if (run.source == "figures" || !logged_json.is_string() || !scenario.contains("engine") ||
+      !scenario["engine"].is_string())
+    return;
+  const EngineProfile* engine = nullptr;
+  try {
+    engine = &catalog.engine(scenario["engine"].get<std::string>());
+  } catch (const InputError&) {
+    return;  // the estimate says why
+  }
+  const std::string logged = logged_json.get<std::string>();
+  const std::string name = engine->name + " " + logged;
+  if (!run.engine_version_inferred_from.empty())
+    notes.push_back(fmt::format("the log states no {} version: {} inferred from {}", engine->name,
+                                logged, run.engine_version_inferred_from));
+  std::optional<size_t> at;
+  try {
+    at = static_cast<size_t>(&engine->release(logged) - engine->releases.data());
+  } catch (const InputError&) {
+  }
+  const auto& rs = engine->releases;
+  std::string note;
+  if (!at) {
+    at = 0;
+    note =
+        fmt::format("the log's {} is outside the releases modelled ({}); checked with release {}",
+                    name, ranges_text(*engine), rs[0].version);
+  } else if (*at == 0 && engine->newer_than_modelled(logged)) {
+    note =
+        fmt::format("the log's {} is newer than the releases modelled; checked with release {}{}",
+                    name, rs[0].version, in_parens(range_text(rs[0])));
+  } else if (const auto path = run.engine_path.empty()
+                                   ? std::nullopt
+                                   : oldest_of_path(*engine, *at, run.engine_path)) {
+    note = fmt::format(
+        "the log's {} runs the {} engine, which release {}{} does not model: checked with "
+        "release {}, the oldest {} release",
+        name, run.engine_path, rs[*at].version, in_parens(range_text(rs[*at])), rs[*path].version,
+        run.engine_path);
+    at = path;
+  } else if (rs[*at].version != logged) {
+    note = fmt::format("the log's {} is checked with release {}{}", name, rs[*at].version,
+                       in_parens(range_text(rs[*at])));
+  }
+  scenario["engine_version"] = rs[*at].version;
+  if (!note.empty()) notes.push_back(note);
+}
+
 }  // namespace
 
 json run_scenario(const LogRun& run, const json& flags) {
@@ -101,6 +191,7 @@ json check_log(const LogReading& log, const json& flags, const Catalog& catalog)
     const LogRun& run = log.runs[i];
     json scenario = run_scenario(run, flags);
     json notes = json::array();
+    map_log_version(run, catalog, scenario, notes);
     json estimate;
     std::string error;
     for (int attempt = 0; attempt < 3; ++attempt) {

@@ -1,4 +1,5 @@
-// Log and figures readers (docs/logs.md). The wordings matched and their units, by source:
+// Log and figures readers (docs/stores-and-logs.md). The wordings matched and their units, by
+// source:
 // - vLLM V0 worker/model_runner.py: "Loading model weights took X GB" where X is bytes / 2^30
 //   (so "GB" means GiB); worker.py "Memory profiling results: ... non_torch_memory=..GiB
 //   kv_cache_size=..GiB" (0.6) and "model weights take X GiB; non_torch_memory takes Y GiB;
@@ -161,7 +162,12 @@ class Collector {
   void new_run() {
     LogRun r;
     r.source = default_source_;
-    if (!runs_.empty()) r.scenario = runs_.back().scenario, r.source = runs_.back().source;
+    if (!runs_.empty()) {
+      const LogRun& last = runs_.back();
+      r.scenario = last.scenario, r.source = last.source;
+      r.engine_version_inferred_from = last.engine_version_inferred_from;
+      r.engine_path = last.engine_path;
+    }
     runs_.push_back(std::move(r));
   }
   void source(const std::string& s) {
@@ -208,6 +214,19 @@ class Collector {
     LogFigure f{key, value, 0, "", 1, how};
     run().figures.push_back(std::move(f));
   }
+  // The engine version: the first the log states, which wins over one inferred from the form of
+  // a line wherever that line is.
+  void stated_version(const std::string& v) {
+    if (run().scenario.contains("engine_version") && run().engine_version_inferred_from.empty())
+      return;
+    run().scenario["engine_version"] = v;
+    run().engine_version_inferred_from.clear();
+  }
+  void inferred_version(const std::string& v, const std::string& how) {
+    if (run().scenario.contains("engine_version")) return;
+    run().scenario["engine_version"] = v;
+    run().engine_version_inferred_from = how;
+  }
   void set(const std::string& key, const json& v) { run().scenario[key] = v; }
   void set_if_missing(const std::string& key, const json& v) {
     if (!run().scenario.contains(key)) run().scenario[key] = v;
@@ -238,35 +257,60 @@ std::string device_before(std::string_view line, std::string_view marker) {
   return std::string(sp == head.npos ? head : head.substr(sp + 1));
 }
 
-// The vLLM release whose start-up rules data/engines.json models for a log: from the version in
-// "Initializing a V0 LLM engine (v0.8.5...)", else from the form of its memory lines (0.6.4's
-// key=value "Memory profiling results", V0 worker.py's "model weights take", V1's gpu_worker.py).
-std::optional<std::string> vllm_release(std::string_view line) {
-  if (auto at = line.find("LLM engine (v"); at != std::string_view::npos) {
-    const bool v1 = contains(line, "V1 LLM engine");
-    const auto minor = number_after(line.substr(at), "LLM engine (v0.");
-    if (!minor) return std::nullopt;
-    if (v1 || *minor >= 9) return *minor >= 21 ? "0.21" : *minor >= 11 ? "0.11" : "0.10";
-    if (*minor >= 7) return "0.7";
-    if (*minor >= 6) {
-      const auto patch = number_after(line.substr(at), "LLM engine (v0.6.");
-      return patch && *patch >= 6 ? "0.7" : patch && *patch >= 5 ? "0.6.5" : "0.6.4";
-    }
-    return "0.6.4";
-  }
-  if (contains(line, "Memory profiling results:") && contains(line, "non_torch_memory="))
-    return "0.6.4";
-  if (contains(line, "gpu_worker.py") || contains(line, "Available KV cache memory:"))
-    return "0.10";
-  if (contains(line, "worker.py") && contains(line, "model weights take")) return "0.7";
-  return std::nullopt;
-}
-
 // Marks the line as vLLM's: the log is a vLLM start-up.
 void mark_vllm(Collector& c, bool& seen) {
   seen = true;
   c.source("vllm");
   c.set_if_missing("engine", "vllm");
+}
+
+// A stated version as the dotted numbers data/engines.json's ranges compare: "0.8.5" from
+// "v0.8.5", "0.6.3" from "0.6.3.post1", "0.4.6" from "0.4.6.post5-cu124", "1.0.0" from
+// "1.0.0rc4" (the suffix names a build of that release, not other rules); nullopt without a
+// "major.minor" number ("vdev": a build from source).
+std::optional<std::string> dotted_version(std::string_view v) {
+  if (!v.empty() && (v.front() == 'v' || v.front() == 'V')) v.remove_prefix(1);
+  auto digit = [&](size_t i) { return i < v.size() && v[i] >= '0' && v[i] <= '9'; };
+  size_t end = 0;
+  auto point = [&](size_t i) { return i > 0 && i < v.size() && v[i] == '.' && digit(i + 1); };
+  while (end < 32 && (digit(end) || point(end))) ++end;
+  const std::string_view number = v.substr(0, end);
+  if (number.empty() || number.find('.') == number.npos) return std::nullopt;
+  return std::string(number);
+}
+
+// A vLLM line that states the version and the engine path: "Initializing a V1 LLM engine
+// (v0.8.5) with config" (V0 likewise; before 0.8 "Initializing an LLM engine (v0.6.4.post1)").
+// Without it, the form of the memory lines still tells the code path and so the release whose
+// rules it follows: 0.6.4's one-line key=value "Memory profiling results" (vLLM PR #9352, replaced
+// in 0.6.5), V0 worker.py's "model weights take ..." summary (PR #12126's memory_profiling,
+// release 0.7), V1's gpu_worker.py (the oldest V1 release, 0.10). These are inferred, and say so.
+void scan_vllm_version(Collector& c, std::string_view line, int n, bool& seen) {
+  if (const size_t at = line.find("LLM engine (v"); at != std::string_view::npos) {
+    const auto version = dotted_version(line.substr(at + 12));
+    const char* path = contains(line, "V1 LLM engine")   ? "V1"
+                       : contains(line, "V0 LLM engine") ? "V0"
+                                                         : "";
+    if (!version && !*path) return;
+    mark_vllm(c, seen);
+    if (version) c.stated_version(*version);
+    if (*path && c.run().engine_path.empty()) c.run().engine_path = path;
+    return;
+  }
+  struct Form {
+    const char* version;
+    const char* what;
+  };
+  std::optional<Form> form;
+  if (contains(line, "Memory profiling results:") && contains(line, "non_torch_memory="))
+    form = Form{"0.6.4", "0.6.4's one-line key=value 'Memory profiling results', vLLM PR #9352"};
+  else if (contains(line, "gpu_worker.py") || contains(line, "Available KV cache memory:"))
+    form = Form{"0.10", "V1's gpu_worker.py lines: the oldest V1 release modelled"};
+  else if (contains(line, "worker.py") && contains(line, "model weights take"))
+    form = Form{"0.7", "V0 worker.py's 'model weights take' summary, vLLM PR #12126"};
+  if (!form) return;
+  mark_vllm(c, seen);
+  c.inferred_version(form->version, "line " + std::to_string(n) + ": " + form->what);
 }
 
 // Weights, non-torch memory and the activation peak: V0 worker.py's "model weights take ...",
@@ -364,31 +408,20 @@ void scan_vllm_config(Collector& c, std::string_view line, bool& seen) {
 }
 
 void scan_vllm(Collector& c, std::string_view line, int n, bool& seen) {
-  if (auto release = vllm_release(line))
-    mark_vllm(c, seen), c.set_if_missing("engine_version", *release);
+  scan_vllm_version(c, line, n, seen);
   scan_vllm_memory(c, line, n, seen);
   scan_vllm_kv(c, line, n, seen);
   scan_vllm_config(c, line, seen);
 }
 
-// The SGLang release whose start-up rules data/engines.json models for a version a log states
-// ("sglang==0.5.4", "sglang version 0.5.4", an image tag "sglang:v0.5.4"): 0.4 for 0.4.x, 0.5.3
-// for 0.5.3 to 0.5.9, 0.5.10 for 0.5.10 to 0.5.x (piecewise CUDA graphs on by default); none for
-// the others (0.5.0 to 0.5.2 size their fraction by rules not modelled), whose logs are checked
-// with the default release.
-std::optional<std::string> sglang_release(std::string_view line) {
+// The version an SGLang log states: the pip pin "sglang==0.5.4" that python -m sglang.check_env
+// prints, "sglang version 0.5.4", an image tag of lmsysorg/sglang ("sglang:v0.4.6.post5-cu124").
+std::optional<std::string> sglang_version(std::string_view line) {
   for (std::string_view marker :
        {"sglang==", "sglang version ", "SGLang version ", "sglang:v", "SGLang v", "sglang v"}) {
     const size_t at = line.find(marker);
     if (at == line.npos) continue;
-    const std::string_view v = line.substr(at + marker.size());
-    const auto minor = number_after(v, "0."), patch = number_after(v, "0.5.");
-    if (!v.starts_with("0.") || !minor) return std::nullopt;
-    // The number after "0." reads "5.4" as a decimal: its whole part is the minor version.
-    if (std::floor(*minor) == 4) return "0.4";
-    if (std::floor(*minor) == 5 && patch && *patch >= 10) return "0.5.10";
-    if (std::floor(*minor) == 5 && patch && *patch >= 3) return "0.5.3";
-    return std::nullopt;
+    if (auto v = dotted_version(line.substr(at + marker.size()))) return v;
   }
   return std::nullopt;
 }
@@ -399,7 +432,7 @@ void scan_sglang(Collector& c, std::string_view line, int n, bool& seen) {
     c.source("sglang");
     c.set_if_missing("engine", "sglang");
   };
-  if (auto release = sglang_release(line)) mark(), c.set_if_missing("engine_version", *release);
+  if (auto version = sglang_version(line)) mark(), c.stated_version(*version);
   if (contains(line, "Load weight end.")) {
     if (auto v = bytes_after(line, "mem usage=")) mark(), c.add("weights_bytes", *v, n, line);
   }
@@ -442,14 +475,8 @@ void scan_trtllm_runtime(Collector& c, std::string_view line, int n, bool& seen)
     c.source("trtllm");
     c.set_if_missing("engine", "trtllm");
   };
-  if (auto at = line.find("TensorRT-LLM version: "); at != line.npos) {
-    // "0.16.0" -> release "0.16"; "1.0.0rc4" -> "1.0".
-    const std::string_view v = trim(line.substr(at + 22));
-    const size_t dot = v.find('.');
-    const size_t end = dot == v.npos ? v.npos : v.find_first_not_of("0123456789", dot + 1);
-    if (dot != v.npos && end != dot + 1)
-      mark(), c.set("engine_version", std::string(v.substr(0, end)));
-  }
+  if (auto at = line.find("TensorRT-LLM version: "); at != line.npos)
+    if (auto v = dotted_version(trim(line.substr(at + 22)))) mark(), c.stated_version(*v);
   // The engine's limits, each a number after its marker: the C++ runtime's (max_num_seqs,
   // max_model_len, max_num_batched_tokens in turn) and the PyTorch backend's (1.0:
   // "max_seq_len=157, max_num_requests=4096, max_num_tokens=23552").
@@ -1017,7 +1044,7 @@ LogReading read_log(std::string_view raw, const std::string& where) {
   if (out.runs.empty())
     throw InputError(where,
                      "holds no figure gpusizer reads: not a vLLM, SGLang or llama.cpp start-up "
-                     "log, llama-bench output or figures file (see docs/logs.md)",
+                     "log, llama-bench output or figures file (see docs/stores-and-logs.md)",
                      "bad_file");
   return out;
 }

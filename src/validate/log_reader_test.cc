@@ -66,8 +66,11 @@ TEST(LogReader, VllmV0StartupsAreTwoRuns) {
   EXPECT_DOUBLE_EQ(a["max_concurrency"], 1.56);
   EXPECT_EQ(r.runs[0].scenario["seq_len"], 20000);
   EXPECT_EQ(r.runs[0].scenario["engine"], "vllm");
-  // 0.6.4's single-line key=value profiling summary (vLLM PR #9352) names its rules.
+  // No version line: 0.6.4's one-line key=value profiling summary (vLLM PR #9352, replaced in
+  // 0.6.5) is 0.6.4's code, so 0.6.4 is inferred from the form of line 2, and said to be.
   EXPECT_EQ(r.runs[0].scenario["engine_version"], "0.6.4");
+  EXPECT_EQ(r.runs[0].engine_version_inferred_from.rfind("line 2: ", 0), 0u)
+      << r.runs[0].engine_version_inferred_from;
   EXPECT_DOUBLE_EQ(r.runs[0].scenario["gpu_memory_utilization"].get<double>(), 0.90);
   auto b = figures(r.runs[1]);
   // 1,478 blocks x 16 = 23,648 tokens: the number the log's own warning states.
@@ -119,21 +122,23 @@ TEST(LogReader, SglangWeightsAndKvPool) {
   EXPECT_NEAR(1669816.0 * 98304 / kGiB, 152.88, 0.01);  // the cross-check above
 }
 
-// The SGLang release a log's stated version maps to: the pip pin "sglang==0.5.4" that
-// python -m sglang.check_env prints (0.5.3 to 0.5.9: release 0.5.3; 0.5.10 on: 0.5.10), an image
-// tag of lmsysorg/sglang (0.4.x: 0.4); 0.5.1 (before the reserve of 0.5.3) is left to the default.
-TEST(LogReader, SglangVersionPicksTheRelease) {
+// The version an SGLang log states, as its dotted numbers: the pip pin "sglang==0.5.4" that
+// python -m sglang.check_env prints, an image tag of lmsysorg/sglang (the ".post5-cu124" build
+// suffix dropped). The reader keeps no release table: gpusizer check maps these through
+// data/engines.json's ranges (log_check_test.cc), 0.5.1 included, which no release covers.
+TEST(LogReader, SglangVersionIsTheOneStated) {
   const std::string pool = std::string(kSglang);
   const LogReading a = read_log("sglang==0.5.4\n" + pool, "log");
-  EXPECT_EQ(a.runs[0].scenario["engine_version"], "0.5.3");
+  EXPECT_EQ(a.runs[0].scenario["engine_version"], "0.5.4");
+  EXPECT_TRUE(a.runs[0].engine_version_inferred_from.empty());
   const LogReading b = read_log("docker run lmsysorg/sglang:v0.4.6.post5-cu124\n" + pool, "log");
-  EXPECT_EQ(b.runs[0].scenario["engine_version"], "0.4");
+  EXPECT_EQ(b.runs[0].scenario["engine_version"], "0.4.6");
   const LogReading d = read_log("image lmsysorg/sglang:v0.5.19\n" + pool, "log");
-  EXPECT_EQ(d.runs[0].scenario["engine_version"], "0.5.10");
-  const LogReading e = read_log("sglang==0.5.9\n" + pool, "log");
-  EXPECT_EQ(e.runs[0].scenario["engine_version"], "0.5.3");
+  EXPECT_EQ(d.runs[0].scenario["engine_version"], "0.5.19");
   const LogReading c = read_log("sglang==0.5.1\n" + pool, "log");
-  EXPECT_FALSE(c.runs[0].scenario.contains("engine_version"));
+  EXPECT_EQ(c.runs[0].scenario["engine_version"], "0.5.1");
+  const LogReading none = read_log(pool, "log");  // no version line: none is made up
+  EXPECT_FALSE(none.runs[0].scenario.contains("engine_version"));
 }
 
 // vLLM 0.8 (V0) with tensor parallelism: each worker prints the same summary.
@@ -154,8 +159,10 @@ TEST(LogReader, VllmSummaryLineOncePerWorkerIsOneRun) {
   EXPECT_DOUBLE_EQ(a["non_torch_bytes"], 0.20 * kGiB);
   EXPECT_DOUBLE_EQ(a["activation_peak_bytes"], 0.37 * kGiB);
   EXPECT_DOUBLE_EQ(a["kv_cache_bytes"], 1.57 * kGiB);
-  // V0 worker.py's "model weights take ..." form (0.7-0.8, vLLM PR #12126's profiling).
+  // No version line: V0 worker.py's "model weights take ..." summary (vLLM PR #12126's
+  // memory_profiling, release 0.7) is inferred from the form of line 1.
   EXPECT_EQ(r.runs[0].scenario["engine_version"], "0.7");
+  EXPECT_EQ(r.runs[0].engine_version_inferred_from.rfind("line 1: ", 0), 0u);
   EXPECT_EQ(r.runs[0].figures[0].repeats, 3);  // three workers
   EXPECT_DOUBLE_EQ(r.runs[0].scenario["gpu_memory_utilization"].get<double>(), 0.99);
   // 23.58 GiB x 0.99 = 23.34 GiB = 21.21 + 0.20 + 0.37 + 1.57 (= 23.35, the log's rounding).
@@ -180,7 +187,9 @@ TEST(LogReader, VllmBlocksAreSixteenTokens) {
   EXPECT_EQ(r.runs[0].scenario["seq_len"], 2048);
 }
 
-// vLLM V1 at 0.24 takes the rules of its range, 0.21 to 0.27 (data/engines.json vllm 0.21).
+// vLLM V1 at 0.24: the version and the path its first line states (gpusizer check then takes
+// the rules of release 0.21, whose range is 0.21 to 0.27). The gpu_worker.py lines after it are
+// of V1's form too, but a stated version wins over one inferred from a form.
 // Source: https://github.com/noonghunna/club-3090/issues/612 (RTX 5090, cut).
 const char* kVllmV1Recent =
     R"((EngineCore pid=107) INFO 07-06 22:50:46 [core.py:114] Initializing a V1 LLM engine (v0.24.0) with config: model='~/.cache/huggingface/qwen3.6-35b-a3b-nvfp4'
@@ -188,12 +197,50 @@ const char* kVllmV1Recent =
 (EngineCore pid=107) INFO 07-06 22:52:09 [kv_cache_utils.py:2146] GPU KV cache size: 567,978 tokens
 )";
 
-TEST(LogReader, VllmV1AfterTwentyTakesTheRulesOfItsRange) {
+TEST(LogReader, VllmV1StatesItsVersionAndPath) {
   const LogReading r = read_log(kVllmV1Recent, "log");
   auto a = figures(r.runs.at(0));
-  EXPECT_EQ(r.runs[0].scenario["engine_version"], "0.21");
+  EXPECT_EQ(r.runs[0].scenario["engine_version"], "0.24.0");
+  EXPECT_EQ(r.runs[0].engine_path, "V1");
+  EXPECT_TRUE(r.runs[0].engine_version_inferred_from.empty());
   EXPECT_DOUBLE_EQ(a["kv_cache_bytes"], 5.98 * kGiB);
   EXPECT_EQ(a["kv_cache_tokens"], 567978);
+}
+
+// vLLM version lines as public logs print them, each read as its dotted numbers and path:
+// V0 0.8.5.post1 (https://github.com/kserve/kserve/pull/4470), a V1 development build of 0.8.5
+// (https://github.com/vllm-project/vllm/pull/18224, comment by davidxia), 0.6.1 before the
+// "V0"/"V1" words (https://github.com/pytorch/serve/pull/3343), each cut after the model and
+// followed by a figure so that the run is kept. A version line after an inferred form still wins.
+TEST(LogReader, VllmVersionLinesStateVersionAndPath) {
+  struct Case {
+    const char* line;
+    const char* version;
+    const char* path;
+  };
+  for (const Case& c :
+       {Case{"INFO 05-14 17:44:22 [llm_engine.py:240] Initializing a V0 LLM engine (v0.8.5.post1) "
+             "with config: model='Qwen/Qwen3-14B'",
+             "0.8.5", "V0"},
+        Case{"INFO 05-20 12:43:01 [core.py:61] Initializing a V1 LLM engine "
+             "(v0.8.5.dev708+g451da4bcb) with config: model='HuggingFaceTB/SmolVLM-256M-Instruct'",
+             "0.8.5", "V1"},
+        Case{"INFO 10-07 22:54:54 llm_engine.py:226] Initializing an LLM engine "
+             "(v0.6.1.dev238+ge2c6e0a82) with config: model='meta-llama/Llama-3.2-3B-Instruct'",
+             "0.6.1", ""}}) {
+    const LogReading r = read_log(std::string(c.line) + "\nModel loading took 2.3 GiB\n", "log");
+    ASSERT_EQ(r.runs.size(), 1u) << c.line;
+    EXPECT_EQ(r.runs[0].scenario.value("engine_version", ""), c.version) << c.line;
+    EXPECT_EQ(r.runs[0].engine_path, c.path) << c.line;
+    EXPECT_TRUE(r.runs[0].engine_version_inferred_from.empty()) << c.line;
+  }
+  // The V0 summary line first (form: 0.7), then the version line: the stated 0.8.5 is kept.
+  const std::string worker_line =
+      std::string(kVllmWorkers).substr(0, std::string(kVllmWorkers).find('\n'));
+  const LogReading late = read_log(
+      worker_line + "\nInitializing a V0 LLM engine (v0.8.5) with config: model='x'\n", "log");
+  EXPECT_EQ(late.runs.at(0).scenario["engine_version"], "0.8.5");
+  EXPECT_TRUE(late.runs[0].engine_version_inferred_from.empty());
 }
 
 // Engine settings stated by the log. Sources: https://github.com/livepeer/ai-runner/pull/230
@@ -212,7 +259,8 @@ TEST(LogReader, VllmSettingsFromTheLog) {
   EXPECT_EQ(s["model"], "meta-llama/Meta-Llama-3.1-8B-Instruct");  // from the HF cache path
   EXPECT_EQ(s["seq_len"], 8192);
   EXPECT_EQ(s["parallel"]["tp"], 2);
-  EXPECT_FALSE(s.contains("weights"));  // bf16 is the default; no quantization
+  EXPECT_FALSE(s.contains("weights"));         // bf16 is the default; no quantization
+  EXPECT_FALSE(s.contains("engine_version"));  // "(vdev)": a source build states no number
   const LogReading v1 = read_log(
       "(APIServer pid=1) INFO 02-01 23:01:25 [utils.py:250] non-default args: {'model_tag': "
       "'meta-llama/Llama-3.2-1B-Instruct', 'api_server_count': 1, 'model': "
@@ -278,7 +326,7 @@ TEST(LogReader, TrtllmBenchEngineAndRun) {
   ASSERT_EQ(log.runs.size(), 1u);
   const auto& s = log.runs[0].scenario;
   EXPECT_EQ(s["engine"], "trtllm");
-  EXPECT_EQ(s["engine_version"], "0.16");
+  EXPECT_EQ(s["engine_version"], "0.16.0");  // as stated; release 0.8 covers it
   EXPECT_EQ(s["max_num_seqs"], 2048);
   EXPECT_EQ(s["max_model_len"], 25000);
   EXPECT_EQ(s["max_num_batched_tokens"], 8192);
@@ -310,7 +358,7 @@ TEST(LogReader, TrtllmPytorchBackendLimitsAndPool) {
       "log");
   ASSERT_EQ(log.runs.size(), 1u);
   const auto& s = log.runs[0].scenario;
-  EXPECT_EQ(s["engine_version"], "1.0");
+  EXPECT_EQ(s["engine_version"], "1.0.0");  // "1.0.0rc4": the candidate of 1.0.0
   EXPECT_EQ(s["max_num_seqs"], 4096);
   EXPECT_EQ(s["max_model_len"], 157);
   EXPECT_EQ(s["max_num_batched_tokens"], 23552);

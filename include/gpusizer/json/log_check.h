@@ -1,6 +1,6 @@
 #pragma once
 // `gpusizer check LOG`: the estimate beside what a log measured, component by component, and the
-// log's speed figures as calibration rows (docs/logs.md).
+// log's speed figures as calibration rows (docs/stores-and-logs.md).
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
