@@ -134,7 +134,7 @@ CalibrationInput read_calibration_input(const std::string& path, const nlohmann:
           if (!c.scenario.contains(k)) c.scenario[k] = v;
   } else {
     const LogReading log = read_log(text, path);
-    in.cases = speed_cases_from_log(log, flags);
+    in.cases = speed_cases_from_log(log, flags, catalog);
     in.memory = check_log(log, flags, catalog);
   }
   return in;

@@ -301,7 +301,8 @@ std::string render_check(const json& check, bool markdown) {
   return out;
 }
 
-std::vector<SpeedCase> speed_cases_from_log(const LogReading& log, const json& flags) {
+std::vector<SpeedCase> speed_cases_from_log(const LogReading& log, const json& flags,
+                                            const Catalog& catalog) {
   std::vector<SpeedCase> cases;
   for (size_t i = 0; i < log.runs.size(); ++i)
     for (const LogFigure& f : log.runs[i].figures) {
@@ -314,6 +315,11 @@ std::vector<SpeedCase> speed_cases_from_log(const LogReading& log, const json& f
       c.use = "calibrate";
       c.notes = log.runs[i].label;
       c.scenario = run_scenario(log.runs[i], flags);
+      // The logged version mapped to its release as the memory check maps it: a version no
+      // release covers is estimated by the newest, not refused (its note joins the row's).
+      json notes = json::array();
+      map_log_version(log.runs[i], catalog, c.scenario, notes);
+      for (const auto& n : notes) c.notes += (c.notes.empty() ? "" : "; ") + n.get<std::string>();
       cases.push_back(std::move(c));
     }
   return cases;

@@ -141,5 +141,25 @@ TEST(LogCheck, AFiguresFilesVersionIsLeftToTheEstimate) {
   EXPECT_TRUE(run["notes"].empty());
 }
 
+// calibrate's rows from a log take the release as the check does: trtllm-bench's throughput of
+// a TensorRT-LLM 0.7.1 run (in neither 0.6's range, 0.5 to 0.7.0, nor 0.8's) is estimated by the
+// newest release with the check's note, not refused as an unknown version; 0.16.0 takes 0.8.
+TEST(LogCheck, CalibrationRowsFromALogTakeTheMappedRelease) {
+  const json flags = {{"model", "llama-3.1-8b"}, {"gpu", "h100-sxm5-80gb"}};
+  const std::string report = "Token Throughput (tokens/sec):\t7944.3036\n";
+  for (const Case& c : {Case{"[TensorRT-LLM] TensorRT-LLM version: 0.7.1\n" + report, "1.0"},
+                        Case{"[TensorRT-LLM] TensorRT-LLM version: 0.16.0\n" + report, "0.8"}}) {
+    const auto cases = speed_cases_from_log(read_log(c.log, "log"), flags, Catalog::builtin());
+    ASSERT_EQ(cases.size(), 1u) << c.log;
+    EXPECT_EQ(cases[0].compare, "offline_output_tokens_per_s");
+    EXPECT_EQ(cases[0].scenario["engine_version"], c.release) << c.log;
+  }
+  const auto uncovered =
+      speed_cases_from_log(read_log("[TensorRT-LLM] TensorRT-LLM version: 0.7.1\n" + report, "log"),
+                           flags, Catalog::builtin());
+  EXPECT_NE(uncovered[0].notes.find("outside the releases modelled"), std::string::npos)
+      << uncovered[0].notes;
+}
+
 }  // namespace
 }  // namespace gpusizer

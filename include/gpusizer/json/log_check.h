@@ -26,7 +26,9 @@ nlohmann::json check_log(const LogReading& log, const nlohmann::json& flags,
 std::string render_check(const nlohmann::json& check, bool markdown);
 
 /// The log's speed figures (llama-bench t/s, a figures file's tokens/s) as calibration rows
-/// (use "calibrate"), ids "<format>-<run>-<key>".
-std::vector<SpeedCase> speed_cases_from_log(const LogReading& log, const nlohmann::json& flags);
+/// (use "calibrate"), ids "<format>-<run>-<key>"; the logged engine version mapped to its
+/// release as check_log maps it (a version no release covers: the newest, with a note).
+std::vector<SpeedCase> speed_cases_from_log(const LogReading& log, const nlohmann::json& flags,
+                                            const Catalog& catalog);
 
 }  // namespace gpusizer
