@@ -17,6 +17,7 @@
 #include "catalog/fleet_data.h"
 #include "catalog/model_rows.h"
 #include "catalog/speed_index.h"
+#include "core/same_text.h"
 #include "embed/embedded.h"
 #include "gpusizer/error.h"
 #include "gpusizer/json/engine_profile.h"
@@ -247,13 +248,6 @@ const Item& lookup(const std::vector<Item>& items,
   std::vector<std::string> ids;
   for (const auto& it : items) ids.push_back(it.id);
   unknown(name, field, what, ids);
-}
-
-// a == b, the first bytes compared before the call to memcmp: the format and engine lookups
-// scan every row, and most rows of a name's length differ in their first byte (issue 18: bf16
-// was compared with fp16, fp32, int8, int4 and more by a call each).
-inline bool same_text(const std::string& a, std::string_view b) {
-  return a.size() == b.size() && (b.empty() || (a[0] == b[0] && a.compare(b) == 0));
 }
 
 // Normalised id and alias -> position; ids win over aliases of the same spelling.

@@ -5,11 +5,11 @@
 #include <algorithm>
 #include <cctype>
 #include <cmath>
-#include <cstring>
 #include <optional>
 #include <vector>
 
 #include "catalog/data_json.h"
+#include "core/same_text.h"
 #include "gpusizer/error.h"
 #include "gpusizer/json/engine_profile.h"
 #include "gpusizer/names.h"
@@ -498,14 +498,10 @@ EngineProfile read_engine(const std::string& name, const nlohmann::json& o,
   return p;
 }
 
-// The size and the first byte tested inline before the rest's compare, a call of its own
-// (issue 18: an engine's tasks, vendors and weight kinds are tested a few times a scenario, and
-// most entries of the right size differ in their first byte: "lora", "full").
+// An engine's tasks, vendors and weight kinds are tested a few times a scenario (issue 18).
 bool contains(const std::vector<std::string>& list, std::string_view v) {
   for (const std::string& entry : list)
-    if (entry.size() == v.size() &&
-        (v.empty() || (entry[0] == v[0] && std::memcmp(entry.data(), v.data(), v.size()) == 0)))
-      return true;
+    if (same_text(entry, v)) return true;
   return false;
 }
 

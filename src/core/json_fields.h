@@ -1,12 +1,13 @@
 #pragma once
 // Typed, bounds-checked reads of scenario JSON fields. Every failure names the field's path.
 #include <array>
-#include <cstring>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
+
+#include "core/same_text.h"
 
 namespace gpusizer {
 
@@ -86,13 +87,9 @@ class KeyIndex {
   /// The key's index in the list, or -1.
   int find(std::string_view key) const {
     if (key.size() >= kLengths) return -1;
-    // The first byte before the rest: most candidates of the key's length differ there, and the
-    // rest's compare is a call of its own (issue 18: ~140 instructions a scenario line).
-    for (size_t i = first_[key.size()]; i < first_[key.size() + 1]; ++i) {
-      const std::string& k = keys_[order_[i]];
-      if (key.empty() || (k[0] == key[0] && std::memcmp(k.data(), key.data(), key.size()) == 0))
-        return order_[i];
-    }
+    // same_text: the first byte before the rest's call (issue 18: ~140 instructions a line).
+    for (size_t i = first_[key.size()]; i < first_[key.size() + 1]; ++i)
+      if (same_text(keys_[order_[i]], key)) return order_[i];
     return -1;
   }
 
