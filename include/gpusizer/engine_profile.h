@@ -105,6 +105,10 @@ struct EngineRelease {
   std::string covers_first, covers_last;
   /// Whether `version` (dotted numbers, "0.16.0") lies in [covers_first, covers_last].
   bool covers(std::string_view version) const;
+  /// The versions covered as messages write them, in words no language needs translated:
+  /// "0.21-0.28.x", "0.4.x" (a range's last version takes in its patch releases); "" without a
+  /// range.
+  std::string range_text() const;
   /// The engine's code path these rules are of, where it has several (vLLM: "V0" for
   /// vllm/worker/worker.py, "V1" for vllm/v1/worker/gpu_worker.py); empty: one path. A start-up
   /// log that names its path is checked with a release of that path (validate/log_check.cc).

@@ -35,8 +35,17 @@ std::optional<std::vector<int64_t>> version_parts(std::string_view v) {
   return std::nullopt;
 }
 
-// first <= v (missing parts count as 0) and v <= last on last's own parts, so that a last of
-// "0.21" takes in 0.21.1.
+// The sign of v against a range's last version, compared on last's own parts (v's missing parts
+// count as 0), so that a last of "0.21" takes in 0.21.1: -1 before, 0 inside, 1 after.
+int against_last(const std::vector<int64_t>& last, const std::vector<int64_t>& v) {
+  for (size_t i = 0; i < last.size(); ++i) {
+    const int64_t part = i < v.size() ? v[i] : 0;
+    if (part != last[i]) return part < last[i] ? -1 : 1;
+  }
+  return 0;
+}
+
+// first <= v (missing parts count as 0) and v <= last on last's own parts (against_last).
 bool in_version_range(std::string_view first, std::string_view last, std::string_view v) {
   const auto f = version_parts(first), l = version_parts(last), x = version_parts(v);
   if (!f || !l || !x) return false;
@@ -49,21 +58,14 @@ bool in_version_range(std::string_view first, std::string_view last, std::string
       break;
     }
   }
-  for (size_t i = 0; i < l->size(); ++i)
-    if (part(*x, i) != (*l)[i]) return part(*x, i) < (*l)[i];
-  return true;
+  return against_last(*l, *x) <= 0;
 }
 
 // v above last on last's own parts ("0.29" after "0.28"; "0.28.3" is not: the last takes in its
 // patch releases).
 bool after_version_range(std::string_view last, std::string_view v) {
   const auto l = version_parts(last), x = version_parts(v);
-  if (!l || !x) return false;
-  for (size_t i = 0; i < l->size(); ++i) {
-    const int64_t part = i < x->size() ? (*x)[i] : 0;
-    if (part != (*l)[i]) return part > (*l)[i];
-  }
-  return false;
+  return l && x && against_last(*l, *x) > 0;
 }
 
 constexpr double kMaxBytes = 1e15;
@@ -524,6 +526,12 @@ bool EngineRelease::covers(std::string_view v) const {
   return !covers_first.empty() && in_version_range(covers_first, covers_last, v);
 }
 
+std::string EngineRelease::range_text() const {
+  if (covers_first.empty()) return "";
+  return covers_first == covers_last ? covers_first + ".x"
+                                     : covers_first + "-" + covers_last + ".x";
+}
+
 const EngineRelease* EngineProfile::find_release(std::string_view version) const {
   for (const auto& r : releases)
     if (r.version == version) return &r;
@@ -545,15 +553,11 @@ const EngineRelease& EngineProfile::release(std::string_view version,
   // user on today's release is better served by the newest rules, said in a warning
   // (set_release), than by an error.
   if (newer_than_modelled(version)) return releases.front();
-  // Each release with the versions it takes, in words no language needs translated: "0.4.x",
-  // "0.21-0.28.x" (a range's last version takes in its own patch releases).
+  // Each release with the versions it takes (range_text).
   std::string known;
   for (const auto& r : releases) {
     known += (known.empty() ? "" : ", ") + r.version;
-    if (r.covers_first.empty()) continue;
-    known += " (" + r.covers_first;
-    if (r.covers_last != r.covers_first) known += "-" + r.covers_last;
-    known += ".x)";
+    if (const std::string range = r.range_text(); !range.empty()) known += " (" + range + ")";
   }
   throw InputError(std::string(field), "unknown " + name + " version '" + shown_input(version) +
                                            "'; the versions modelled are " + known);

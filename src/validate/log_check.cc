@@ -83,14 +83,6 @@ std::string show(double v, const std::string& unit) {
   return fmt::format("{:.1f} {}", v, unit);
 }
 
-// The versions a release covers as the catalog's own message writes them: "0.7-0.8.x", "1.0.x"
-// (a range's last version takes in its patch releases); "" for a release without a range.
-std::string range_text(const EngineRelease& r) {
-  if (r.covers_first.empty()) return "";
-  return r.covers_first == r.covers_last ? r.covers_first + ".x"
-                                         : r.covers_first + "-" + r.covers_last + ".x";
-}
-
 // " (range)" after a release's name, or nothing for a release without a range.
 std::string in_parens(const std::string& text) {
   return text.empty() ? "" : " (" + text + ")";
@@ -100,7 +92,7 @@ std::string in_parens(const std::string& text) {
 std::string ranges_text(const EngineProfile& engine) {
   std::string out;
   for (auto r = engine.releases.rbegin(); r != engine.releases.rend(); ++r)
-    if (const std::string t = range_text(*r); !t.empty()) out += (out.empty() ? "" : ", ") + t;
+    if (const std::string t = r->range_text(); !t.empty()) out += (out.empty() ? "" : ", ") + t;
   return out;
 }
 
@@ -154,19 +146,19 @@ void map_log_version(const LogRun& run, const Catalog& catalog, json& scenario, 
   } else if (*at == 0 && engine->newer_than_modelled(logged)) {
     note =
         fmt::format("the log's {} is newer than the releases modelled; checked with release {}{}",
-                    name, rs[0].version, in_parens(range_text(rs[0])));
+                    name, rs[0].version, in_parens(rs[0].range_text()));
   } else if (const auto path = run.engine_path.empty()
                                    ? std::nullopt
                                    : oldest_of_path(*engine, *at, run.engine_path)) {
     note = fmt::format(
         "the log's {} runs the {} engine, which release {}{} does not model: checked with "
         "release {}, the oldest {} release",
-        name, run.engine_path, rs[*at].version, in_parens(range_text(rs[*at])), rs[*path].version,
+        name, run.engine_path, rs[*at].version, in_parens(rs[*at].range_text()), rs[*path].version,
         run.engine_path);
     at = path;
   } else if (rs[*at].version != logged) {
     note = fmt::format("the log's {} is checked with release {}{}", name, rs[*at].version,
-                       in_parens(range_text(rs[*at])));
+                       in_parens(rs[*at].range_text()));
   }
   scenario["engine_version"] = rs[*at].version;
   if (!note.empty()) notes.push_back(note);
