@@ -296,24 +296,29 @@ std::string render_check(const json& check, bool markdown) {
 std::vector<SpeedCase> speed_cases_from_log(const LogReading& log, const json& flags,
                                             const Catalog& catalog) {
   std::vector<SpeedCase> cases;
-  for (size_t i = 0; i < log.runs.size(); ++i)
-    for (const LogFigure& f : log.runs[i].figures) {
+  for (size_t i = 0; i < log.runs.size(); ++i) {
+    const LogRun& run = log.runs[i];
+    // The run's scenario and notes, once for its figures: the logged version mapped to its release
+    // as the memory check maps it (a version no release covers is estimated by the newest, not
+    // refused, and its note joins the row's).
+    json scenario = run_scenario(run, flags);
+    json notes = json::array();
+    map_log_version(run, catalog, scenario, notes);
+    std::string text = run.label;
+    for (const auto& n : notes) text += (text.empty() ? "" : "; ") + n.get<std::string>();
+    for (const LogFigure& f : run.figures) {
       if (!is_speed(f.key)) continue;
       SpeedCase c;
       c.id = fmt::format("{}-{}-{}", log.format, i + 1, f.key);
-      c.group = log.runs[i].source;
+      c.group = run.source;
       c.compare = f.key;
       c.measured = f.value;
       c.use = "calibrate";
-      c.notes = log.runs[i].label;
-      c.scenario = run_scenario(log.runs[i], flags);
-      // The logged version mapped to its release as the memory check maps it: a version no
-      // release covers is estimated by the newest, not refused (its note joins the row's).
-      json notes = json::array();
-      map_log_version(log.runs[i], catalog, c.scenario, notes);
-      for (const auto& n : notes) c.notes += (c.notes.empty() ? "" : "; ") + n.get<std::string>();
+      c.notes = text;
+      c.scenario = scenario;
       cases.push_back(std::move(c));
     }
+  }
   return cases;
 }
 
