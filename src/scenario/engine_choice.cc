@@ -71,20 +71,18 @@ void set_release(const EngineProfile& engine, std::optional<std::string_view> ve
   const EngineRelease& release = engine.release(version.value_or(""), "engine_version");
   s.engine_version = release.version;
   if (version) {
-    if (*version != release.version && !release.covers(*version)) {
-      // Newer than any release modelled: the newest release's rules, said where it is read.
-      append_text(s.engine_basis, "; release ", *version, " by the rules of ", release.version,
-                  ", the newest modelled (", release.covers_first, " to ", release.covers_last,
-                  ')');
+    if (*version == release.version) return;
+    // A version inside a release's range takes that release's rules (engines.json "covers"); one
+    // after the newest range, the newest release's, said where it is read.
+    const bool newer = engine.newer_than_modelled(*version);
+    append_text(s.engine_basis, "; release ", *version, " by the rules of ", release.version,
+                newer ? ", the newest modelled (" : " (", release.covers_first, " to ",
+                release.covers_last, ')');
+    if (newer)
       s.notes.push_back(engine.name + " " + std::string(*version) +
                         " is newer than the releases modelled: sized by the rules of " +
                         release.version + " (" + release.covers_first + " to " +
                         release.covers_last + "), which may differ");
-    } else if (*version != release.version) {
-      // A version inside a release's range takes that release's rules (engines.json "covers").
-      append_text(s.engine_basis, "; release ", *version, " by the rules of ", release.version,
-                  " (", release.covers_first, " to ", release.covers_last, ')');
-    }
     return;
   }
   if (engine.releases.size() == 1) {
