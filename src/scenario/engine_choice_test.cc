@@ -91,6 +91,12 @@ TEST(EngineChoice, AVersionNewerThanModelledIsSizedByTheNewestWithAWarning) {
                                  {"engine_version", "0.27.1"},
                                  {"gpu", "h100-sxm5-80gb"}});
   EXPECT_FALSE(has_note(inside, "newer than the releases modelled"));
+  // An empty version is no version after the newest range.
+  const Scenario empty = parse({{"model", "llama-3.1-8b"},
+                                {"engine", "vllm"},
+                                {"engine_version", ""},
+                                {"gpu", "h100-sxm5-80gb"}});
+  EXPECT_FALSE(has_note(empty, "newer than the releases modelled"));
 }
 
 TEST(EngineChoice, KnobsAnEngineIgnoresAreWarnings) {
