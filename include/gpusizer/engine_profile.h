@@ -219,11 +219,14 @@ struct EngineProfile {
   /// Whether `version` (dotted numbers) comes after the newest release's range ("0.28" when
   /// the newest covers 0.21 to 0.27.x): none of the releases modelled was checked against it.
   bool newer_than_modelled(std::string_view version) const;
-  /// The release named `version` ("" = the newest), else the one whose range covers it, else
-  /// the newest for a version after its range (newer_than_modelled); throws InputError naming
-  /// `field` and the known versions for any other (older, or between two ranges).
+  /// The release named `version` ("" = the newest), else named_release's.
   const EngineRelease& release(std::string_view version,
                                std::string_view field = "engine_version") const;
+  /// The release named `version`, else the one whose range covers it, else the newest for a
+  /// version after its range (newer_than_modelled); throws InputError naming `field` and the
+  /// known versions for any other (older, between two ranges, not a number, or empty).
+  const EngineRelease& named_release(std::string_view version,
+                                     std::string_view field = "engine_version") const;
   const std::string& newest_version() const { return releases.front().version; }
 };
 

@@ -545,7 +545,11 @@ bool EngineProfile::newer_than_modelled(std::string_view version) const {
 
 const EngineRelease& EngineProfile::release(std::string_view version,
                                             std::string_view field) const {
-  if (version.empty()) return releases.front();
+  return version.empty() ? releases.front() : named_release(version, field);
+}
+
+const EngineRelease& EngineProfile::named_release(std::string_view version,
+                                                  std::string_view field) const {
   if (const EngineRelease* r = find_release(version)) return *r;
   for (const auto& r : releases)
     if (r.covers(version)) return r;

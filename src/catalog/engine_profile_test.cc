@@ -119,8 +119,17 @@ TEST(EngineProfile, AVersionAfterTheNewestRangeTakesTheNewestRules) {
   const EngineProfile& g = c.engine("sglang");
   EXPECT_EQ(g.release("0.6.0").version, g.newest_version());
   EXPECT_THROW(g.release("0.5.1"), InputError);  // between 0.4 and 0.5.3
-  // hf's releases name no range ("all" and 4.35): nothing is "after" them.
-  EXPECT_FALSE(c.engine("hf").newer_than_modelled("9.0"));
+  // hf's newest release, "all", names no range: nothing is "after" it. 4.35 stands for the
+  // transformers releases whose layers build a rotary cache at load, 4.34 to 4.37 (its _source);
+  // an empty version is no release (named_release: not the newest, as release("") is).
+  const EngineProfile& h = c.engine("hf");
+  EXPECT_FALSE(h.newer_than_modelled("9.0"));
+  EXPECT_EQ(h.release("4.36.2").version, "4.35");
+  EXPECT_EQ(h.release("4.34").version, "4.35");
+  EXPECT_THROW(h.release("4.33"), InputError);
+  EXPECT_THROW(h.release("4.38"), InputError);
+  EXPECT_EQ(h.release("").version, "all");
+  EXPECT_THROW(h.named_release(""), InputError);
 }
 
 // data/engines.json vllm: the versions a user types (a log's "v0.10.1.1", "0.27.1", "0.28.0") take

@@ -65,10 +65,12 @@ const EngineProfile& default_engine(const Catalog& catalog, const Gpu* gpu, Scen
   return *engine;
 }
 
-// The release named, else the newest (said in the basis).
+// The release named, else the newest (said in the basis). A version given empty is refused as
+// every other named field's empty value is (engine '', gpu ''), not read as none given.
 void set_release(const EngineProfile& engine, std::optional<std::string_view> version,
                  Scenario& s) {
-  const EngineRelease& release = engine.release(version.value_or(""), "engine_version");
+  const EngineRelease& release =
+      version ? engine.named_release(*version, "engine_version") : engine.releases.front();
   s.engine_version = release.version;
   if (version) {
     if (*version == release.version) return;

@@ -91,12 +91,26 @@ TEST(EngineChoice, AVersionNewerThanModelledIsSizedByTheNewestWithAWarning) {
                                  {"engine_version", "0.27.1"},
                                  {"gpu", "h100-sxm5-80gb"}});
   EXPECT_FALSE(has_note(inside, "newer than the releases modelled"));
-  // An empty version is no version after the newest range.
-  const Scenario empty = parse({{"model", "llama-3.1-8b"},
-                                {"engine", "vllm"},
-                                {"engine_version", ""},
-                                {"gpu", "h100-sxm5-80gb"}});
-  EXPECT_FALSE(has_note(empty, "newer than the releases modelled"));
+}
+
+// An empty engine_version is refused as an empty engine or GPU is, for the named engine and for
+// the default one (vllm on an H100), with the releases listed; before, it was sized by the newest
+// release with a basis reading "release  by the rules of 0.21".
+TEST(EngineChoice, AnEmptyVersionIsBadInput) {
+  for (const nlohmann::json& engine : {nlohmann::json(), nlohmann::json("vllm")}) {
+    nlohmann::json line = {{"model", "llama-3.1-8b"}, {"engine_version", ""}, {"gpu", "h100"}};
+    if (!engine.is_null()) line["engine"] = engine;
+    try {
+      parse(line);
+      ADD_FAILURE() << "an empty engine_version was accepted";
+    } catch (const InputError& e) {
+      EXPECT_EQ(e.field(), "engine_version");
+      EXPECT_NE(std::string(e.what()).find("unknown vllm version ''; the versions modelled are "
+                                           "0.21 (0.21-0.28.x)"),
+                std::string::npos)
+          << e.what();
+    }
+  }
 }
 
 TEST(EngineChoice, KnobsAnEngineIgnoresAreWarnings) {
