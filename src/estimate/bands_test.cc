@@ -26,20 +26,20 @@ std::string band_lines(const char* engine) {
 }
 
 // Percentages by hand from data/speed_bands.json, 100 x (1 / (1 + error) - 1) rounded: decode
-// (both rows' errors 0.33174 and -0.24989) -25% and +33%; prefill on all engines (0.59565,
-// -0.20265) -37% and +25%, on llama.cpp (0.36628, -0.20265) -27% and +25%; throughput on vLLM
-// (0.24579, -0.24505) -20% and +32%, on all engines (0.19081, -0.13888) -16% and +16%. vLLM's
+// (both rows' errors 0.33158 and -0.24990) -25% and +33%; prefill on all engines (0.59318,
+// -0.20266) -37% and +25%, on llama.cpp (0.36628, -0.20266) -27% and +25%; throughput on vLLM
+// (0.23553, -0.24625) -19% and +33%, on all engines (0.17003, -0.14199) -15% and +17%. vLLM's
 // lines again after llama.cpp's, whose decode band has the same errors but another engine and
 // count, and a third time.
 TEST(SpeedBands, BandLinesFromTheirRowsWrittenOrKept) {
   const std::string vllm =
       "decode on all engines: measured rate -25% to +33% of the predicted (n=38); prefill on all "
       "engines: measured rate -37% to +25% of the predicted (n=28); throughput on vllm: measured "
-      "rate -20% to +32% of the predicted (n=34)";
+      "rate -19% to +33% of the predicted (n=34)";
   const std::string llama_cpp =
       "decode on llama.cpp: measured rate -25% to +33% of the predicted (n=25); prefill on "
       "llama.cpp: measured rate -27% to +25% of the predicted (n=23); throughput on all engines: "
-      "measured rate -16% to +16% of the predicted (n=218)";
+      "measured rate -15% to +17% of the predicted (n=218)";
   EXPECT_EQ(band_lines("vllm"), vllm);
   EXPECT_EQ(band_lines("llama.cpp"), llama_cpp);
   EXPECT_EQ(band_lines("vllm"), vllm);

@@ -182,6 +182,10 @@ std::optional<InferenceSetup> inference_setup(const Scenario& sc, const SpeedPro
           l ? l->bitsandbytes : profile.bitsandbytes(sc.engine, sc.weights->id)) {
     set_bitsandbytes(sc.model, counts.modules, *bnb, s);
   }
+  // The sampler works on fp32 logits (vllm/v1/sample/sampler.py logits.to(torch.float32);
+  // TensorRT-LLM's float32 logits_dtype), written once and read at least once: 8 B per logit.
+  s.sampler_s_per_row = static_cast<double>(s.costs.vocab) * 8.0 /
+                        (s.bandwidth * s.engine.bw_eff * s.vendor.bw_scale);
   return out;
 }
 
@@ -311,6 +315,22 @@ PassTime stage_pass(const InferenceSetup& s, double tokens, double flops, double
   return t;
 }
 
+void add_logits(const InferenceSetup& s, double rows, PassTime& pass) {
+  if (!(rows > 0)) return;
+  // Attention data-parallel groups sample their own sequences.
+  const double per_group =
+      s.attention_groups == 1 ? rows : rows / static_cast<double>(s.attention_groups);
+  // The output head is column-parallel over the vocabulary (Megatron's vocab split): the
+  // sampling rank gathers every rank's share of rows x vocab in the activation dtype, a ring
+  // all-gather's bytes into it (TensorRT-LLM: the lm_head ColumnLinear with gather_output=True
+  // in tensorrt_llm/models/llama/model.py; vLLM: LogitsProcessor._gather_logits). The sampler
+  // then works on fp32 logits (sampler_s_per_row).
+  if (s.tp > 1)
+    pass.comm_s += allgather_s(per_group * static_cast<double>(s.costs.vocab) * s.activation_bytes,
+                               s.tp, s.tp_link);
+  pass.side_s += per_group * s.sampler_s_per_row;
+}
+
 Phase prefill_time(const InferenceSetup& s, double batch, double prompt) {
   const ModelCosts& c = s.costs;
   const double total = std::max(1.0, batch * prompt);
@@ -334,6 +354,8 @@ Phase prefill_time(const InferenceSetup& s, double batch, double prompt) {
                                 c.activation_bytes_per_token);
   Phase ph;
   ph.pass = stage_pass(s, chunk, flops, weight_bytes_read(c, chunk), other, attention, scores);
+  // Each chunk's sequences are sampled once their prompt is through: batch rows over the chunks.
+  add_logits(s, batch / chunks, ph.pass);
   const double t = ph.pass.total();
   if (s.pp == 1) {
     ph.seconds = chunks * t;
@@ -363,6 +385,7 @@ Phase decode_step(const InferenceSetup& s, double batch, double ctx) {
       per * (kv_bytes_per_sequence(c, ctx) * s.kv_read_factor + c.activation_bytes_per_token);
   Phase ph;
   ph.pass = stage_pass(s, per, flops, weight_bytes_read(c, per), other, attention, scores);
+  add_logits(s, per, ph.pass);
   ph.seconds = std::max(m, pp) * ph.pass.total();
   return ph;
 }

@@ -62,6 +62,7 @@ struct InferenceSetup {
   double bnb_dequant_bytes = 0;       ///< 16-bit copy written + read per weight, larger passes
   double quantized_linear_calls = 0;  ///< quantized linear modules per forward pass
   double quantized_params = 0;        ///< parameters stored in the quantized format
+  double sampler_s_per_row = 0;       ///< the sampler's pass over one sequence's logits
 };
 
 /// Time split of one pass through one pipeline stage.
@@ -79,6 +80,10 @@ struct PassTime {
   double attention_kernel_s() const { return attention_s > cache_s ? attention_s : cache_s; }
   double total() const { return gemm_s() + attention_kernel_s() + side_s + comm_s + overhead_s; }
 };
+
+/// Adds to `pass` the logits of `rows` sequences sampled after it: gathered over the TP group
+/// and written and read in fp32 by the sampler.
+void add_logits(const InferenceSetup& s, double rows, PassTime& pass);
 
 /// Resolves the setup; nullopt (with `why`) when the GPU lacks a bandwidth or rate figure.
 std::optional<InferenceSetup> inference_setup(const Scenario& s, const SpeedProfile& profile,

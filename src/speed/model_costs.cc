@@ -103,6 +103,7 @@ ModelCosts model_flop_costs(const Model& m, const ParamCounts& p, const LinearMo
   c.num_layers = m.num_layers;
   c.hidden = m.hidden_size;
   c.heads = m.num_heads;
+  c.vocab = m.vocab_size;
   // MLA keeps one latent per token that every tensor-parallel rank holds whole.
   c.kv_heads = m.mla ? 1 : std::max<int64_t>(1, m.num_kv_heads);
   count_layer_spans(m, c);

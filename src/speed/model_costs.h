@@ -17,6 +17,7 @@ struct ModelCosts {
   int64_t window = 0;
   int64_t num_layers = 0, hidden = 0, kv_heads = 0;
   int64_t heads = 0;              ///< query heads per layer (attention-score rows per token)
+  int64_t vocab = 0;              ///< logits per sampled token
   double dense_weight_bytes = 0;  ///< read every pass: all but the routed experts, plus lm_head
   double expert_bytes = 0;        ///< one routed expert of one MoE layer
   double total_weight_bytes = 0;  ///< everything stored, embedding and all experts included

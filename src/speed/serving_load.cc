@@ -49,8 +49,8 @@ double mixed_step(const InferenceSetup& s, double batch, double ctx, double pref
   const double other = b * (kv_bytes_per_sequence(c, ctx) + c.activation_bytes_per_token) +
                        p * (c.kv_bytes_per_token_layer * static_cast<double>(c.num_layers) +
                             c.activation_bytes_per_token);
-  const PassTime pass =
-      stage_pass(s, per, flops, weight_bytes_read(c, per), other, attention, scores);
+  PassTime pass = stage_pass(s, per, flops, weight_bytes_read(c, per), other, attention, scores);
+  add_logits(s, b + p / std::max(1.0, prompt), pass);
   return std::max(m, pp) * pass.total();
 }
 
