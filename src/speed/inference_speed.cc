@@ -328,7 +328,7 @@ void add_logits(const InferenceSetup& s, double rows, PassTime& pass) {
   if (s.tp > 1)
     pass.comm_s += allgather_s(per_group * static_cast<double>(s.costs.vocab) * s.activation_bytes,
                                s.tp, s.tp_link);
-  pass.side_s += per_group * s.sampler_s_per_row;
+  pass.logits_s += per_group * s.sampler_s_per_row;
 }
 
 Phase prefill_time(const InferenceSetup& s, double batch, double prompt) {

@@ -74,11 +74,14 @@ struct InferenceSetup {
 struct PassTime {
   double compute_s = 0, memory_s = 0;   ///< GEMMs: FLOPs, weight bytes
   double attention_s = 0, cache_s = 0;  ///< attention: FLOPs, KV cache and activation bytes
-  double side_s = 0;  ///< kernels of their own: materialised scores, dequantized weight copies
+  double side_s = 0;    ///< kernels of their own: materialised scores, dequantized weight copies
+  double logits_s = 0;  ///< the sampler's pass over the sampled sequences' fp32 logits
   double comm_s = 0, overhead_s = 0;
   double gemm_s() const { return compute_s > memory_s ? compute_s : memory_s; }
   double attention_kernel_s() const { return attention_s > cache_s ? attention_s : cache_s; }
-  double total() const { return gemm_s() + attention_kernel_s() + side_s + comm_s + overhead_s; }
+  double total() const {
+    return gemm_s() + attention_kernel_s() + side_s + logits_s + comm_s + overhead_s;
+  }
 };
 
 /// Adds to `pass` the logits of `rows` sequences sampled after it: gathered over the TP group

@@ -47,7 +47,8 @@ TEST(KernelRoofline, LargeDecodeBatchPaysComputeBoundGemmsAndCacheBoundAttention
   EXPECT_NEAR(p.cache_s, 750.0 * per_sequence / 8.0 / bw, 1e-9);
   EXPECT_GT(p.compute_s, p.memory_s);
   EXPECT_GT(p.cache_s, p.attention_s);
-  EXPECT_DOUBLE_EQ(p.total(), p.compute_s + p.cache_s + p.side_s + p.comm_s + p.overhead_s);
+  EXPECT_DOUBLE_EQ(p.total(),
+                   p.compute_s + p.cache_s + p.side_s + p.logits_s + p.comm_s + p.overhead_s);
 }
 
 // Two 8192 x 8192 matrices, one column- and one row-parallel, k_width 1024. Unsplit each is

@@ -31,7 +31,7 @@ TEST(Logits, TheSampledRowsAreGatheredAndReadInFp32) {
   EXPECT_NEAR(pass.comm_s, 1.30186e-3, 1e-8);
   const double bw = 3.35e12 * setup->engine.bw_eff * setup->vendor.bw_scale;
   EXPECT_NEAR(setup->bandwidth, 3.35e12, 1e3);
-  EXPECT_NEAR(pass.side_s, 2101346304.0 / bw, 1e-12);
+  EXPECT_NEAR(pass.logits_s, 2101346304.0 / bw, 1e-12);
 }
 
 // On one GPU nothing is gathered; no sampled row costs nothing.
@@ -41,10 +41,10 @@ TEST(Logits, OneGpuGathersNothing) {
   PassTime pass;
   add_logits(*setup, 64, pass);
   EXPECT_EQ(pass.comm_s, 0);
-  EXPECT_GT(pass.side_s, 0);
+  EXPECT_GT(pass.logits_s, 0);
   PassTime none;
   add_logits(*setup, 0, none);
-  EXPECT_EQ(none.side_s, 0);
+  EXPECT_EQ(none.logits_s, 0);
 }
 
 }  // namespace

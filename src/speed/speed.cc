@@ -160,12 +160,15 @@ void explain_inference(const Scenario& sc, const InferenceSetup& s, const Memory
                                      : std::string_view(s.compute_dtype));
     out.append(
         " x eff(batch)), weight bytes / (bandwidth x bw_eff)) + max(attention FLOPs / attention "
-        "rate, KV bytes per sequence / (bandwidth x bw_eff)) + TP all-reduces + engine overhead; "
+        "rate, KV bytes per sequence / (bandwidth x bw_eff)) + TP all-reduces + the sampled "
+        "logits (gathered over TP, 8 B each in fp32) + engine overhead; "
         "each kind of kernel on its own roofline; this step's GEMMs are ");
     out.append(bw_bound ? "bandwidth" : "compute").append("-bound (");
     append_ms(out, p.gemm_s());
     out.append(" + attention ");
     append_ms(out, p.attention_kernel_s() + p.side_s);
+    out.append(" + logits ");
+    append_ms(out, p.logits_s);
     out.append(" + comm ");
     append_ms(out, p.comm_s);
     out.append(" + overhead ");
