@@ -442,6 +442,23 @@ struct Search {
       }
   }
 
+  // useful_tokens_per_s of a kept candidate after staged.add_speed(&module_sums), for a training
+  // candidate without the rest of its speed stage: training_speed with the same arguments
+  // (add_speed's engine, counts, profile and memo) gives the tokens per second that add_speed
+  // writes as train_tokens_per_s, the only figure the search reads (issue 18: the performance
+  // estimate made and reset, its other figures copied, ~100 instructions a kept change).
+  std::optional<double> kept_tokens_per_s(const Scenario& sc, StagedEstimate& staged,
+                                          const EngineProfile& engine) {
+    if (!is_training(sc.task)) {
+      staged.add_speed(&module_sums);
+      return useful_tokens_per_s(sc, estimated);
+    }
+    std::string why;  // a speed not estimated is no factor, as without the sink
+    const auto r = training_speed(sc, engine, catalog.speed(), staged.counts(), why, &module_sums);
+    if (r && r->tokens_per_s > 0) return r->tokens_per_s;
+    return std::nullopt;
+  }
+
   // An edit this model or GPU cannot take (e.g. TP beyond the heads) throws InputError: not
   // offered.
   void try_one(Pick p, size_t count) {
@@ -487,8 +504,7 @@ struct Search {
     if (ch.fits) fitting.push_back(p);
     if (!single && !ch.fits) return;
     if (!single && kept.size() - singles >= kMaxCombined * 4) return;
-    staged.add_speed(&module_sums);
-    const auto tps = useful_tokens_per_s(sc, m);
+    const auto tps = kept_tokens_per_s(sc, staged, engine.engine);
     if (tps && base_tps) ch.speed_factor = *tps / *base_tps;
     t.gpus = static_cast<int>(std::min<int64_t>(sc.gpu_count, 1 << 20));
     kept.push_back(t);
