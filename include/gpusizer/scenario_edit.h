@@ -117,7 +117,9 @@ class ScenarioEditor {
         layout_(parsed),
         given_(given),
         catalog_(&catalog),
-        base_valid_(base_valid) {}
+        base_valid_(base_valid) {
+    save_base(resolved);
+  }
   /// The same edits written over `resolved` itself, not over a copy of it (issue 18: a Scenario
   /// copied and destroyed a search, ~1.7k instructions): the base's fields that an edit reads or
   /// changes are copied first (its formats, lengths, batch, system, training options, GPU,
@@ -137,21 +139,51 @@ class ScenarioEditor {
   /// The scenario of the last edit, moved out (the editor is spent).
   Scenario take() && { return std::move(*work_); }
 
+  /// The training options an edit can set (the levers' own), as the base has them.
+  struct EditedTraining {
+    Recompute recompute;
+    bool flash_attention;
+    Optimizer optimizer;
+    Offload offload;
+    int zero_stage;
+    int64_t grad_accum, global_batch;
+    MixedPrecision mixed_precision;
+  };
+  /// The base's fields that an edit changes or that edit() reads of the base (restore(),
+  /// derive_engine(), set_kv(), the checks), copied once: an editor in place writes over its
+  /// base and puts these back at the end. Not a whole Scenario (issue 18: a default one made and
+  /// destroyed a search, ~800 instructions). The engine's three strings are copied only when an
+  /// edit first derives another engine (engine_saved_): until then the edited scenario holds the
+  /// base's.
+  struct BaseFields {
+    Task task = Task::kInference;
+    FormatRef weights, kv_cache;
+    int64_t seq_len = 0, prompt_len = 0, output_len = 0, batch = 0;
+    std::optional<Traffic> traffic;
+    GpuRef gpu;
+    EditedTraining training{};
+    int64_t gpus_per_node = 0, gpu_count = 0, requested_replicas = 0;
+    ScenarioLookups lookups;
+    std::string engine, engine_version, engine_basis;  ///< once engine_saved_
+    bool engine_defaulted = false;
+  };
+
  private:
   void restore();
   void put_back() noexcept;
   void derive_engine(const ScenarioGiven& given);
+  void save_base(const Scenario& s);
+  void save_engine(const Scenario& s);
   void set_kv(const ScenarioEdit& e, bool kv_given);
 
-  const Scenario* base_;
-  LayoutFields layout_;  // the base's, or those it had before it was resolved
+  const Scenario* base_;  // not in place: the base, which work_ is copied from at the first edit
+  LayoutFields layout_;   // the base's, or those it had before it was resolved
   ScenarioGiven given_;
   const Catalog* catalog_;
   std::optional<Scenario> work_;  // copied from the base at the first edit (not in place)
   Scenario* target_ = nullptr;    // what edit() writes: work_, or the caller's scenario in place
-  // In place: the caller's scenario as it was, in the fields restore() and put_back() write and
-  // the checks read (the others are a default Scenario's); base_ points to it.
-  std::optional<Scenario> saved_;
+  BaseFields saved_;              // the base's, as the constructor found them
+  bool engine_saved_ = false;     // saved_'s engine strings are set
   bool in_place_ = false;
   LayoutFields resolved_layout_;  // in place: the caller's layout fields, put back at the end
   // The weights row whose default KV row (default_kv_id) work_'s KV format is, or null. Both

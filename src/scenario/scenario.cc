@@ -701,8 +701,8 @@ void validate(const Scenario& s, const Catalog& catalog) {
 // (check_task_model, check_lora_targets), the task and the weights (check_qlora_base), the
 // sequence length (check_seq_len), the engine and the task (check_engine_runs_task), the task,
 // the split, the sequence length and the GPU count (check_layout), the split (check_model_split).
-void validate_edit(const Scenario& s, const Scenario& base, const LayoutFields& layout,
-                   const Catalog& catalog, bool engine_is_base) {
+void validate_edit(const Scenario& s, const ScenarioEditor::BaseFields& base,
+                   const LayoutFields& layout, const Catalog& catalog, bool engine_is_base) {
   const Parallelism &p = s.parallel, &b = layout.parallel;
   const bool task = s.task != base.task;
   const bool weights = s.weights.get() != base.weights.get() &&

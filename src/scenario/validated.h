@@ -15,8 +15,10 @@ namespace gpusizer {
 /// it had before it was resolved) passed validate(): the checks that read only fields equal to
 /// the base's are skipped (they would pass), the others made in validate()'s order, so it throws
 /// what validate(s, catalog) throws.
-/// `engine_is_base`: the caller knows that s's engine is the base's (not compared again).
-void validate_edit(const Scenario& s, const Scenario& base, const LayoutFields& layout,
-                   const Catalog& catalog, bool engine_is_base = false);
+/// `base`: the base's fields as the editor keeps them; its engine is read only when
+/// `engine_is_base` is false. `engine_is_base`: the caller knows that s's engine is the base's
+/// (not compared again).
+void validate_edit(const Scenario& s, const ScenarioEditor::BaseFields& base,
+                   const LayoutFields& layout, const Catalog& catalog, bool engine_is_base = false);
 
 }  // namespace gpusizer
