@@ -423,14 +423,10 @@ struct Search {
   // try_size's walk from dimension `from` on, `pick` the levers of the dimensions before it,
   // `left` more to pick. Skipping a dimension comes before taking its levers, so the next
   // dimension to take a lever from goes from the last that leaves room for the others down to
-  // `from` (one call per lever taken, not per dimension skipped: issue 18).
+  // `from` (one call per lever taken, not per dimension skipped: issue 18). `left` >= 1: the
+  // last lever's combinations are tried here, not in a call of their own (~30 instructions a
+  // candidate, issue 18).
   void try_from(size_t from, size_t left, Pick pick) {
-    if (left == 0) {
-      // The walk's size, not std::popcount(pick): without POPCNT in the x86-64 baseline that is
-      // a libgcc call (~20 instructions a candidate).
-      try_one(pick, walked_size);
-      return;
-    }
     const size_t n = dims.size();
     if (n < from + left) return;  // too few dimensions left
     // The bounds read once: the calls below could change them, as far as the compiler knows.
@@ -438,7 +434,13 @@ struct Search {
     for (size_t d = n - left + 1; d-- > from;)
       for (size_t i = begin[d]; i < begin[d + 1]; ++i) {  // dimension d's flat indices
         const Pick p = pick | Pick{1} << i;
-        if (!covered(p)) try_from(d + 1, left - 1, p);
+        if (covered(p)) continue;
+        // The walk's size, not std::popcount(p): without POPCNT in the x86-64 baseline that is
+        // a libgcc call (~20 instructions a candidate).
+        if (left == 1)
+          try_one(p, walked_size);
+        else
+          try_from(d + 1, left - 1, p);
       }
   }
 
