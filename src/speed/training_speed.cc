@@ -327,15 +327,18 @@ struct StepShape {
   const LinearModules& modules() const { return counts.modules; }
   /// The model's FLOP costs (flop_costs: the memo's, or the caller's own).
   const ModelCosts& c;
-  double params = 0;                ///< all parameters (count_params)
-  double trainable = 0;             ///< parameters that train: LoRA adapters, else all
-  double lora_bytes_per_token = 0;  ///< bytes the adapters move per token (module_sums)
+  double params = 0;  ///< all parameters (count_params)
+  // The fields below up to `gemm_scale` have no initializer: step_shape sets each of them on
+  // every path before anything reads it (issue 18: ~25 stores of each kept change, made twice).
+  double trainable;             ///< parameters that train: LoRA adapters, else all
+  double lora_bytes_per_token;  ///< bytes the adapters move per token (module_sums)
   ForwardFlops f;
-  bool frozen = false;
-  int64_t tp = 1, pp = 1, cp = 1, dp = 1, ep = 1, gpus = 1;
-  double t = 1, p = 1, v = 1, m = 1;
-  double global_batch = 1, mb_tokens = 0, seq = 0, hidden = 0, layers = 0, vocab = 0, hbm = 0;
-  double rate = 0, head_rate = 0, gemm_scale = 1;  ///< GEMM FLOP/s of the layers and the head
+  bool frozen;
+  int64_t tp, pp, cp, dp, ep, gpus;
+  double t, p, v, m;
+  double global_batch, mb_tokens, seq, hidden, layers, vocab, hbm;
+  double rate, head_rate;  ///< GEMM FLOP/s of the layers and the head
+  double gemm_scale = 1;   ///< the adapters' unfused GEMMs (LoRA)
   /// QLoRA: seconds to dequantize this stage's 4-bit weights once (qlora_dequant_s).
   double dequant_s = 0;
   /// FlashAttention timed at its own measured rates (profile figures for the architecture):
