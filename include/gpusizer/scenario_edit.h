@@ -117,9 +117,7 @@ class ScenarioEditor {
         layout_(parsed),
         given_(given),
         catalog_(&catalog),
-        base_valid_(base_valid) {
-    save_base(resolved);
-  }
+        base_valid_(base_valid) {}
   /// The same edits written over `resolved` itself, not over a copy of it (issue 18: a Scenario
   /// copied and destroyed a search, ~1.7k instructions): the base's fields that an edit reads or
   /// changes are copied first (its formats, lengths, batch, system, training options, GPU,
@@ -149,12 +147,12 @@ class ScenarioEditor {
     int64_t grad_accum, global_batch;
     MixedPrecision mixed_precision;
   };
-  /// The base's fields that an edit changes or that edit() reads of the base (restore(),
-  /// derive_engine(), set_kv(), the checks), copied once: an editor in place writes over its
-  /// base and puts these back at the end. Not a whole Scenario (issue 18: a default one made and
-  /// destroyed a search, ~800 instructions). The engine's three strings are copied only when an
-  /// edit first derives another engine (engine_saved_): until then the edited scenario holds the
-  /// base's.
+  /// An editor in place's copy of the base's fields that an edit changes or that edit() reads
+  /// of the base (restore(), derive_engine(), set_kv(), the checks), under a Scenario's names:
+  /// the editor writes over its base and puts these back at the end. Not a whole Scenario
+  /// (issue 18: a default one made and destroyed a search, ~800 instructions). The engine's three
+  /// strings are copied only when an edit first derives another engine (engine_saved_): until
+  /// then the edited scenario holds the base's. An editor of a copy reads its base itself.
   struct BaseFields {
     Task task = Task::kInference;
     FormatRef weights, kv_cache;
@@ -169,21 +167,28 @@ class ScenarioEditor {
   };
 
  private:
-  void restore();
+  // The edit's steps, reading the base's fields from `b`: the base itself (a Scenario), or an
+  // editor in place's saved_ (BaseFields), which has the same names.
+  template <typename Base>
+  Scenario& edit_from(const Base& b, const ScenarioEdit& e);
+  template <typename Base>
+  void restore(const Base& b);
+  template <typename Base>
+  void derive_engine(const Base& b, const ScenarioGiven& given);
+  template <typename Base>
+  void set_kv(const Base& b, const ScenarioEdit& e, bool kv_given);
   void put_back() noexcept;
-  void derive_engine(const ScenarioGiven& given);
   void save_base(const Scenario& s);
   void save_engine(const Scenario& s);
-  void set_kv(const ScenarioEdit& e, bool kv_given);
 
   const Scenario* base_;  // not in place: the base, which work_ is copied from at the first edit
   LayoutFields layout_;   // the base's, or those it had before it was resolved
   ScenarioGiven given_;
   const Catalog* catalog_;
-  std::optional<Scenario> work_;  // copied from the base at the first edit (not in place)
-  Scenario* target_ = nullptr;    // what edit() writes: work_, or the caller's scenario in place
-  BaseFields saved_;              // the base's, as the constructor found them
-  bool engine_saved_ = false;     // saved_'s engine strings are set
+  std::optional<Scenario> work_;     // copied from the base at the first edit (not in place)
+  Scenario* target_ = nullptr;       // what edit() writes: work_, or the caller's scenario in place
+  std::optional<BaseFields> saved_;  // in place: the base's, as the constructor found them
+  bool engine_saved_ = false;        // in place: saved_'s engine strings are set
   bool in_place_ = false;
   LayoutFields resolved_layout_;  // in place: the caller's layout fields, put back at the end
   // The weights row whose default KV row (default_kv_id) work_'s KV format is, or null. Both
