@@ -154,6 +154,9 @@ class ScenarioEditor {
   /// strings are copied only when an edit first derives another engine (engine_saved_): until
   /// then the edited scenario holds the base's. An editor of a copy reads its base itself.
   struct BaseFields {
+    // Declared here, defaulted in scenario_edit.cc: clang-14 does not take a nested struct with
+    // member initializers as default-constructible inside its enclosing class (std::optional).
+    BaseFields();
     Task task = Task::kInference;
     FormatRef weights, kv_cache;
     int64_t seq_len = 0, prompt_len = 0, output_len = 0, batch = 0;

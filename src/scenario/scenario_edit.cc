@@ -190,6 +190,8 @@ void copy_edited_training(const Training& from, TrainingOptions& to) {
 
 }  // namespace
 
+ScenarioEditor::BaseFields::BaseFields() = default;
+
 ScenarioEditor::ScenarioEditor(InPlace, Scenario& resolved, const LayoutFields& parsed,
                                const ScenarioGiven& given, const Catalog& catalog, bool base_valid)
     : base_(nullptr),
