@@ -137,21 +137,61 @@ class ScenarioEditor {
   /// The scenario of the last edit, moved out (the editor is spent).
   Scenario take() && { return std::move(*work_); }
 
- private:
-  void restore();
-  void put_back() noexcept;
-  void derive_engine(const ScenarioGiven& given);
-  void set_kv(const ScenarioEdit& e, bool kv_given);
+  /// The training options an edit can set (the levers' own), as the base has them.
+  struct EditedTraining {
+    Recompute recompute;
+    bool flash_attention;
+    Optimizer optimizer;
+    Offload offload;
+    int zero_stage;
+    int64_t grad_accum, global_batch;
+    MixedPrecision mixed_precision;
+  };
+  /// An editor in place's copy of the base's fields that an edit changes or that edit() reads
+  /// of the base (restore(), derive_engine(), set_kv(), the checks), under a Scenario's names:
+  /// the editor writes over its base and puts these back at the end. Not a whole Scenario
+  /// (issue 18: a default one made and destroyed a search, ~800 instructions). The engine's three
+  /// strings are copied only when an edit first derives another engine (engine_saved_): until
+  /// then the edited scenario holds the base's. An editor of a copy reads its base itself.
+  struct BaseFields {
+    // Declared here, defaulted in scenario_edit.cc: clang-14 does not take a nested struct with
+    // member initializers as default-constructible inside its enclosing class (std::optional).
+    BaseFields();
+    Task task = Task::kInference;
+    FormatRef weights, kv_cache;
+    int64_t seq_len = 0, prompt_len = 0, output_len = 0, batch = 0;
+    std::optional<Traffic> traffic;
+    GpuRef gpu;
+    EditedTraining training{};
+    int64_t gpus_per_node = 0, gpu_count = 0, requested_replicas = 0;
+    ScenarioLookups lookups;
+    std::string engine, engine_version, engine_basis;  ///< once engine_saved_
+    bool engine_defaulted = false;
+  };
 
-  const Scenario* base_;
-  LayoutFields layout_;  // the base's, or those it had before it was resolved
+ private:
+  // The edit's steps, reading the base's fields from `b`: the base itself (a Scenario), or an
+  // editor in place's saved_ (BaseFields), which has the same names.
+  template <typename Base>
+  Scenario& edit_from(const Base& b, const ScenarioEdit& e);
+  template <typename Base>
+  void restore(const Base& b);
+  template <typename Base>
+  void derive_engine(const Base& b, const ScenarioGiven& given);
+  template <typename Base>
+  void set_kv(const Base& b, const ScenarioEdit& e, bool kv_given);
+  void put_back() noexcept;
+  void save_base(const Scenario& s);
+  void save_engine(const Scenario& s);
+
+  const Scenario* base_;  // not in place: the base, which work_ is copied from at the first edit
+  LayoutFields layout_;   // the base's, or those it had before it was resolved
   ScenarioGiven given_;
   const Catalog* catalog_;
-  std::optional<Scenario> work_;  // copied from the base at the first edit (not in place)
-  Scenario* target_ = nullptr;    // what edit() writes: work_, or the caller's scenario in place
-  // In place: the caller's scenario as it was, in the fields restore() and put_back() write and
-  // the checks read (the others are a default Scenario's); base_ points to it.
-  std::optional<Scenario> saved_;
+  std::optional<Scenario> work_;     // copied from the base at the first edit (not in place)
+  Scenario* target_ = nullptr;       // what edit() writes: work_, or the caller's scenario in place
+  std::optional<BaseFields> saved_;  // in place: the base's, as the constructor found them
+  bool engine_saved_ = false;        // in place: saved_'s engine strings are set
   bool in_place_ = false;
   LayoutFields resolved_layout_;  // in place: the caller's layout fields, put back at the end
   // The weights row whose default KV row (default_kv_id) work_'s KV format is, or null. Both

@@ -423,14 +423,10 @@ struct Search {
   // try_size's walk from dimension `from` on, `pick` the levers of the dimensions before it,
   // `left` more to pick. Skipping a dimension comes before taking its levers, so the next
   // dimension to take a lever from goes from the last that leaves room for the others down to
-  // `from` (one call per lever taken, not per dimension skipped: issue 18).
+  // `from` (one call per lever taken, not per dimension skipped: issue 18). `left` >= 1: the
+  // last lever's combinations are tried here, not in a call of their own (~30 instructions a
+  // candidate, issue 18).
   void try_from(size_t from, size_t left, Pick pick) {
-    if (left == 0) {
-      // The walk's size, not std::popcount(pick): without POPCNT in the x86-64 baseline that is
-      // a libgcc call (~20 instructions a candidate).
-      try_one(pick, walked_size);
-      return;
-    }
     const size_t n = dims.size();
     if (n < from + left) return;  // too few dimensions left
     // The bounds read once: the calls below could change them, as far as the compiler knows.
@@ -438,8 +434,31 @@ struct Search {
     for (size_t d = n - left + 1; d-- > from;)
       for (size_t i = begin[d]; i < begin[d + 1]; ++i) {  // dimension d's flat indices
         const Pick p = pick | Pick{1} << i;
-        if (!covered(p)) try_from(d + 1, left - 1, p);
+        if (covered(p)) continue;
+        // The walk's size, not std::popcount(p): without POPCNT in the x86-64 baseline that is
+        // a libgcc call (~20 instructions a candidate).
+        if (left == 1)
+          try_one(p, walked_size);
+        else
+          try_from(d + 1, left - 1, p);
       }
+  }
+
+  // useful_tokens_per_s of a kept candidate after staged.add_speed(&module_sums), for a training
+  // candidate without the rest of its speed stage: training_speed with the same arguments
+  // (add_speed's engine, counts, profile and memo) gives the tokens per second that add_speed
+  // writes as train_tokens_per_s, the only figure the search reads (issue 18: the performance
+  // estimate made and reset, its other figures copied, ~100 instructions a kept change).
+  std::optional<double> kept_tokens_per_s(const Scenario& sc, StagedEstimate& staged,
+                                          const EngineProfile& engine) {
+    if (!is_training(sc.task)) {
+      staged.add_speed(&module_sums);
+      return useful_tokens_per_s(sc, estimated);
+    }
+    std::string why;  // a speed not estimated is no factor, as without the sink
+    const auto r = training_speed(sc, engine, catalog.speed(), staged.counts(), why, &module_sums);
+    if (r && r->tokens_per_s > 0) return r->tokens_per_s;
+    return std::nullopt;
   }
 
   // An edit this model or GPU cannot take (e.g. TP beyond the heads) throws InputError: not
@@ -487,8 +506,7 @@ struct Search {
     if (ch.fits) fitting.push_back(p);
     if (!single && !ch.fits) return;
     if (!single && kept.size() - singles >= kMaxCombined * 4) return;
-    staged.add_speed(&module_sums);
-    const auto tps = useful_tokens_per_s(sc, m);
+    const auto tps = kept_tokens_per_s(sc, staged, engine.engine);
     if (tps && base_tps) ch.speed_factor = *tps / *base_tps;
     t.gpus = static_cast<int>(std::min<int64_t>(sc.gpu_count, 1 << 20));
     kept.push_back(t);

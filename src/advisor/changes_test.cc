@@ -7,6 +7,7 @@
 #include "estimate/layout.h"
 #include "gpusizer/advisor.h"
 #include "gpusizer/json/scenario.h"
+#include "gpusizer/scenario_edit.h"
 #include "gpusizer/units.h"
 #include "report/estimate_json.h"
 
@@ -182,6 +183,40 @@ TEST(ChangesCombined, FromTheResolvedScenarioAsFromTheParsed) {
     EXPECT_EQ(a[i].speed_factor, b[i].speed_factor);
     EXPECT_EQ(to_patch(a[i].edit), to_patch(b[i].edit));
   }
+}
+
+// A kept change's speed_factor is its scenario's training tokens per second over the base's, each
+// from a whole figures-only estimate of the scenario the edit makes (the search times its
+// candidates with training_speed alone and its memo). Full fine-tuning of Qwen3-32B with ZeRO-3
+// on eight H100 does not fit; its changes include LoRA and QLoRA, other tasks with another
+// engine, and gradient checkpointing, which replays the forward (about 4/3 of the compute:
+// slower, a factor below 1).
+TEST(ChangesCombined, SpeedFactorIsTheEditedScenariosOverTheBases) {
+  const nlohmann::json in = {{"model", "qwen3-32b"},
+                             {"task", "full"},
+                             {"gpu", "h100"},
+                             {"gpu_count", 8},
+                             {"training", {{"zero_stage", 3}}}};
+  ScenarioGiven given;
+  const Scenario parsed = parse_scenario(in, cat(), given);
+  const Estimate base = estimate(resolved(parsed, cat()), cat(), Detail::kFigures);
+  ASSERT_FALSE(*base.memory.fits);
+  const double base_tps = base.performance->train_tokens_per_s.value();
+  const std::vector<Change> changes = changes_to_fit(parsed, given, cat());
+  bool checkpointing = false, other_task = false;
+  for (const Change& c : changes) {
+    const Scenario s = resolved(edited(parsed, given, c.edit, cat()), cat());
+    const Estimate e = estimate(s, cat(), Detail::kFigures);
+    ASSERT_TRUE(c.speed_factor) << c.change;
+    EXPECT_EQ(*c.speed_factor, e.performance->train_tokens_per_s.value() / base_tps) << c.change;
+    if (c.levers == std::vector<std::string>{"gradient checkpointing"}) {
+      checkpointing = true;
+      EXPECT_LT(*c.speed_factor, 1.0);
+    }
+    other_task = other_task || c.edit.task;
+  }
+  EXPECT_TRUE(checkpointing);
+  EXPECT_TRUE(other_task);
 }
 
 }  // namespace

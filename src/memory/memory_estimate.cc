@@ -557,8 +557,9 @@ void explain_memory(const Scenario& s, const Catalog& catalog, bool preallocates
                   "marketed GiB less in-band ECC (datacenter GDDR) and the driver's reservation");
 }
 
-// The estimate from its parts into `m`, as made (MemoryEstimate's initializers): with `why` (and
-// no memo) every basis, with a memo (and no `why`) the parts an earlier candidate had.
+// The estimate from its parts into `m`, as made (MemoryEstimate's initializers), or with the
+// fields written only on some paths made empty (estimate_memory into `out`): with `why` (and no
+// memo) every basis, with a memo (and no `why`) the parts an earlier candidate had.
 void estimate_from_parts(const Scenario& s, const Catalog& catalog, const ModelCounts& counts,
                          const memory::EngineRules& rules, Explanations* why,
                          memory::PartsMemo* memo, MemoryEstimate& m) {
@@ -626,7 +627,15 @@ MemoryEstimate estimate_memory(const Scenario& s, const Catalog& catalog, const 
 void estimate_memory(const Scenario& s, const Catalog& catalog, const ModelCounts& counts,
                      const memory::EngineRules& rules, memory::PartsMemo& memo,
                      MemoryEstimate& out) {
-  out = MemoryEstimate{};
+  // Only the fields estimate_from_parts writes on some paths are made empty: it writes the
+  // others on every path (the parts, allocated, reserved, total, the band, the capacity,
+  // kv_bytes_per_token). Issue 18: the whole estimate assigned from a made one cost ~26
+  // instructions of each search candidate.
+  out.fits.reset();                      // with a capacity
+  out.max_batch.reset();                 // serving
+  out.kv_cache_capacity_tokens.reset();  // a preallocated pool
+  out.gradients_full = 0;                // training
+  out.peak_phase = {};                   // training
   estimate_from_parts(s, catalog, counts, rules, nullptr, &memo, out);
 }
 

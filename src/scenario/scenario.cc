@@ -701,7 +701,8 @@ void validate(const Scenario& s, const Catalog& catalog) {
 // (check_task_model, check_lora_targets), the task and the weights (check_qlora_base), the
 // sequence length (check_seq_len), the engine and the task (check_engine_runs_task), the task,
 // the split, the sequence length and the GPU count (check_layout), the split (check_model_split).
-void validate_edit(const Scenario& s, const Scenario& base, const LayoutFields& layout,
+template <typename Base>
+void validate_edit(const Scenario& s, const Base& base, const LayoutFields& layout,
                    const Catalog& catalog, bool engine_is_base) {
   const Parallelism &p = s.parallel, &b = layout.parallel;
   const bool task = s.task != base.task;
@@ -721,5 +722,11 @@ void validate_edit(const Scenario& s, const Scenario& base, const LayoutFields& 
   if (task || split || s.seq_len != base.seq_len || s.gpu_count != base.gpu_count) check_layout(s);
   if (split) check_model_split(s);
 }
+
+// The editor's two bases (scenario_edit.cc).
+template void validate_edit(const Scenario&, const Scenario&, const LayoutFields&, const Catalog&,
+                            bool);
+template void validate_edit(const Scenario&, const ScenarioEditor::BaseFields&, const LayoutFields&,
+                            const Catalog&, bool);
 
 }  // namespace gpusizer

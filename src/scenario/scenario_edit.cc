@@ -4,6 +4,7 @@
 #include "gpusizer/scenario_edit.h"
 
 #include <functional>
+#include <type_traits>
 #include <vector>
 
 #include "gpusizer/error.h"
@@ -164,8 +165,19 @@ FormatRef format_row(const FormatRef& held, const FormatRef& base_field, std::st
 }
 
 // The training options an edit can change (the levers of advisor/changes.cc), one list for
-// saving them before an in-place search and putting them back after each candidate.
-void copy_edited_training(const TrainingOptions& from, TrainingOptions& to) {
+// saving the base's before a search and putting them back before each candidate.
+void copy_edited_training(const TrainingOptions& from, ScenarioEditor::EditedTraining& to) {
+  to.recompute = from.recompute;
+  to.flash_attention = from.flash_attention;
+  to.optimizer = from.optimizer;
+  to.offload = from.offload;
+  to.zero_stage = from.zero_stage;
+  to.grad_accum = from.grad_accum;
+  to.global_batch = from.global_batch;
+  to.mixed_precision = from.mixed_precision;
+}
+template <typename Training>  // TrainingOptions or ScenarioEditor::EditedTraining
+void copy_edited_training(const Training& from, TrainingOptions& to) {
   to.recompute = from.recompute;
   to.flash_attention = from.flash_attention;
   to.optimizer = from.optimizer;
@@ -178,6 +190,8 @@ void copy_edited_training(const TrainingOptions& from, TrainingOptions& to) {
 
 }  // namespace
 
+ScenarioEditor::BaseFields::BaseFields() = default;
+
 ScenarioEditor::ScenarioEditor(InPlace, Scenario& resolved, const LayoutFields& parsed,
                                const ScenarioGiven& given, const Catalog& catalog, bool base_valid)
     : base_(nullptr),
@@ -188,8 +202,12 @@ ScenarioEditor::ScenarioEditor(InPlace, Scenario& resolved, const LayoutFields& 
       in_place_(true),
       resolved_layout_(layout_fields(resolved)),
       base_valid_(base_valid) {
-  Scenario& b = saved_.emplace();
-  const Scenario& s = resolved;
+  save_base(resolved);
+}
+
+// The base's fields but the engine's strings (save_engine, when they are first written over).
+void ScenarioEditor::save_base(const Scenario& s) {
+  BaseFields& b = saved_.emplace();
   b.task = s.task;
   b.weights = s.weights;
   b.kv_cache = s.kv_cache;
@@ -204,11 +222,16 @@ ScenarioEditor::ScenarioEditor(InPlace, Scenario& resolved, const LayoutFields& 
   b.gpu_count = s.gpu_count;
   b.requested_replicas = s.requested_replicas;
   b.lookups = s.lookups;
-  b.engine = s.engine;
-  b.engine_version = s.engine_version;
-  b.engine_basis = s.engine_basis;
   b.engine_defaulted = s.engine_defaulted;
-  base_ = &b;
+}
+
+// The engine's strings of `s`, the edited scenario before an engine is first derived for it: the
+// base's, which it holds until then (derive_engine keeps them while the engine is the base's).
+void ScenarioEditor::save_engine(const Scenario& s) {
+  saved_->engine = s.engine;
+  saved_->engine_version = s.engine_version;
+  saved_->engine_basis = s.engine_basis;
+  engine_saved_ = true;
 }
 
 ScenarioEditor::~ScenarioEditor() {
@@ -219,7 +242,7 @@ ScenarioEditor::~ScenarioEditor() {
 // scenario held (restore()'s fields, the formats, the engine's and the layout's), moved out of
 // the copy that dies with the editor.
 void ScenarioEditor::put_back() noexcept {
-  Scenario& b = *saved_;
+  BaseFields& b = *saved_;
   Scenario& s = *target_;
   s.task = b.task;
   s.weights = std::move(b.weights);
@@ -230,21 +253,16 @@ void ScenarioEditor::put_back() noexcept {
   s.traffic = b.traffic;
   s.batch = b.batch;
   s.gpu = std::move(b.gpu);
-  s.training.recompute = b.training.recompute;
-  s.training.flash_attention = b.training.flash_attention;
-  s.training.optimizer = b.training.optimizer;
-  s.training.offload = b.training.offload;
-  s.training.zero_stage = b.training.zero_stage;
-  s.training.grad_accum = b.training.grad_accum;
-  s.training.global_batch = b.training.global_batch;
-  s.training.mixed_precision = b.training.mixed_precision;
+  copy_edited_training(b.training, s.training);
   s.gpus_per_node = b.gpus_per_node;
   s.gpu_count = b.gpu_count;
   s.requested_replicas = b.requested_replicas;
   s.lookups = std::move(b.lookups);
-  s.engine = std::move(b.engine);
-  s.engine_version = std::move(b.engine_version);
-  s.engine_basis = std::move(b.engine_basis);
+  if (engine_saved_) {  // else s holds the base's: no engine was derived
+    s.engine = std::move(b.engine);
+    s.engine_version = std::move(b.engine_version);
+    s.engine_basis = std::move(b.engine_basis);
+  }
   s.engine_defaulted = b.engine_defaulted;
   s.parallel = resolved_layout_.parallel;
   s.default_layout = resolved_layout_.default_layout;
@@ -253,8 +271,8 @@ void ScenarioEditor::put_back() noexcept {
 
 // The fields an edit (or resolve_in_place after it) can change, back to the base's. The formats
 // are edit()'s and the engine fields derive_engine's.
-void ScenarioEditor::restore() {
-  const Scenario& b = *base_;
+template <typename Base>
+void ScenarioEditor::restore(const Base& b) {
   Scenario& s = *target_;
   s.task = b.task;  // the formats are edit()'s: each is assigned once, when it changes
   s.seq_len = b.seq_len;
@@ -278,13 +296,13 @@ void ScenarioEditor::restore() {
 // rederive_engine, which reads the task, the weights, the GPU and the model (the base's) and,
 // with a release given, the base's release: the same key gives the same fields, so they are
 // derived again only for another key.
-void ScenarioEditor::derive_engine(const ScenarioGiven& given) {
+template <typename Base>
+void ScenarioEditor::derive_engine(const Base& b, const ScenarioGiven& given) {
   Scenario& s = *target_;
   if (given.engine) return;  // the engine and its release stay as given (rederive_engine)
   if (engine_ == Engine::kDerived && engine_task_ == s.task && engine_weights_ == s.weights.get() &&
       engine_gpu_.get() == s.gpu.get())
     return;
-  const Scenario& b = *base_;
   // A defaulted engine with no release given is what rederive_engine makes for the base's own
   // task, weights and GPU: resolve_engine (parse_scenario) and rederive_engine (edited) made it
   // with the same two steps (default_engine, set_release without a version) from those fields
@@ -301,6 +319,8 @@ void ScenarioEditor::derive_engine(const ScenarioGiven& given) {
     engine_ = Engine::kBase;
     if (base_key) return;
   }
+  if constexpr (std::is_same_v<Base, BaseFields>)  // in place: s holds the base's engine
+    if (!engine_saved_) save_engine(s);            // (kBase, or just restored)
   engine_ = Engine::kStale;
   rederive_engine(*catalog_, given.engine, given.engine_version, s);
   engine_ = Engine::kDerived;
@@ -313,13 +333,14 @@ void ScenarioEditor::derive_engine(const ScenarioGiven& given) {
 // weights (default_kv_id). That default reads the weights row alone, so while the row is the one
 // the held KV row was derived for, the held row is it: neither its id nor the catalog is read
 // again (~100 instructions an edit, issue 18).
-void ScenarioEditor::set_kv(const ScenarioEdit& e, bool kv_given) {
+template <typename Base>
+void ScenarioEditor::set_kv(const Base& b, const ScenarioEdit& e, bool kv_given) {
   Scenario& s = *target_;
   if (e.kv_cache || kv_given) {
     kv_weights_ = nullptr;  // first: the held row may change below
-    set_format(s.kv_cache, e.kv_cache ? format_row(s.kv_cache, base_->kv_cache, *e.kv_cache,
-                                                   *catalog_, "kv", "kv_cache")
-                                      : base_->kv_cache);
+    set_format(s.kv_cache, e.kv_cache ? format_row(s.kv_cache, b.kv_cache, *e.kv_cache, *catalog_,
+                                                   "kv", "kv_cache")
+                                      : b.kv_cache);
     return;
   }
   if (kv_weights_ == s.weights.get()) return;
@@ -329,7 +350,7 @@ void ScenarioEditor::set_kv(const ScenarioEdit& e, bool kv_given) {
   // the first edit and on each return to the base's weights (issue 18: a lookup, ~300
   // instructions).
   const std::string_view id = default_kv_id(*s.weights);
-  const FormatRef& base_kv = base_->kv_cache;
+  const FormatRef& base_kv = b.kv_cache;
   if (base_kv->id == id && catalog_row(base_kv.get(), *catalog_))
     set_format(s.kv_cache, base_kv);
   else
@@ -339,8 +360,13 @@ void ScenarioEditor::set_kv(const ScenarioEdit& e, bool kv_given) {
 
 // The edit's fields set, then the defaults that follow them derived again, then validate().
 Scenario& ScenarioEditor::edit(const ScenarioEdit& e) {
+  return in_place_ ? edit_from(*saved_, e) : edit_from(*base_, e);
+}
+
+template <typename Base>
+Scenario& ScenarioEditor::edit_from(const Base& b, const ScenarioEdit& e) {
   if (!target_) target_ = &work_.emplace(*base_);
-  restore();
+  restore(b);
   Scenario& s = *target_;
   const Catalog& catalog = *catalog_;
   // At the second edit (a single edit is checked whole), the base as it was parsed, unless the
@@ -356,21 +382,21 @@ Scenario& ScenarioEditor::edit(const ScenarioEdit& e) {
   ScenarioGiven given = given_;  // what the input and the edit fix, in the flags read below
   add_given_read(given, e);
   if (e.task) s.task = *e.task;
-  set_format(s.weights, e.weights ? format_row(s.weights, base_->weights, *e.weights, catalog,
-                                               "weights", "weights")
-                                  : base_->weights);
-  set_kv(e, given.kv_cache);
+  set_format(s.weights,
+             e.weights ? format_row(s.weights, b.weights, *e.weights, catalog, "weights", "weights")
+                       : b.weights);
+  set_kv(b, e, given.kv_cache);
   edit_lengths(s, given, e);
   if (e.batch) s.batch = *e.batch;
   if (e.gpu) {            // before the engine: it may follow the GPU
     gpu_changed_ = true;  // first: restored even when the lookup below throws
     s.gpu = catalog.gpu_ref(*e.gpu, "gpu");
   }
-  derive_engine(given);
+  derive_engine(b, given);
   edit_training(s.training, e);
   edit_system(s, given_, e);
   if (base_valid_)
-    validate_edit(s, *base_, layout_, catalog, engine_ == Engine::kBase);  // the base's engine
+    validate_edit(s, b, layout_, catalog, engine_ == Engine::kBase);  // the base's engine
   else
     validate(s, catalog);
   derive_batches(s, given);

@@ -583,20 +583,24 @@ TEST(ScenarioEdit, EditorChecksWhatAnEditChanges) {
 // An editor in place writes its edits over the caller's resolved scenario and gives what edited()
 // gives the parsed one (the resolved one with its layout fields put back); destroyed, it leaves
 // the scenario as it was: vLLM serving on an H100 resolved to its layout and memory fraction
-// (0.9), and LoRA training with a given release, each through edits of the weights, GPU, split,
-// lengths, task and training options, one throwing (TP 64 over 32 heads).
+// (0.9), LoRA training with a given release and full fine-tuning with the default engine and
+// release (the QLoRA edit derives another engine, the edits after it go back to the base's),
+// each through edits of the weights, GPU, split, lengths, task and training options, one throwing
+// (TP 64 over 32 heads).
 TEST(ScenarioEdit, EditorInPlacePutsTheScenarioBack) {
-  const std::vector<nlohmann::json> inputs = {{{"model", "llama-2-7b"},
-                                               {"weights", "fp16"},
-                                               {"engine", "vllm"},
-                                               {"gpu", "h100-sxm5-80gb"},
-                                               {"gpu_count", 2},
-                                               {"traffic", {{"requests_per_s", 2}}}},
-                                              {{"model", "llama-2-7b"},
-                                               {"task", "lora"},
-                                               {"gpu", "a100-sxm4-80gb"},
-                                               {"engine_version", "4.35"},
-                                               {"batch", 8}}};
+  const std::vector<nlohmann::json> inputs = {
+      {{"model", "llama-2-7b"},
+       {"weights", "fp16"},
+       {"engine", "vllm"},
+       {"gpu", "h100-sxm5-80gb"},
+       {"gpu_count", 2},
+       {"traffic", {{"requests_per_s", 2}}}},
+      {{"model", "llama-2-7b"},
+       {"task", "lora"},
+       {"gpu", "a100-sxm4-80gb"},
+       {"engine_version", "4.35"},
+       {"batch", 8}},
+      {{"model", "llama-2-7b"}, {"task", "full"}, {"gpu", "a100-sxm4-80gb"}, {"gpu_count", 2}}};
   const std::vector<ScenarioEdit> edits = {
       {.weights = "int8"},
       {.gpu = "apple-m2-ultra-192gb"},

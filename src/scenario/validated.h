@@ -15,8 +15,11 @@ namespace gpusizer {
 /// it had before it was resolved) passed validate(): the checks that read only fields equal to
 /// the base's are skipped (they would pass), the others made in validate()'s order, so it throws
 /// what validate(s, catalog) throws.
+/// `base`: the base itself, or its fields as an editor in place keeps them
+/// (ScenarioEditor::BaseFields), whose engine is read only when `engine_is_base` is false.
 /// `engine_is_base`: the caller knows that s's engine is the base's (not compared again).
-void validate_edit(const Scenario& s, const Scenario& base, const LayoutFields& layout,
+template <typename Base>  // Scenario or ScenarioEditor::BaseFields
+void validate_edit(const Scenario& s, const Base& base, const LayoutFields& layout,
                    const Catalog& catalog, bool engine_is_base = false);
 
 }  // namespace gpusizer

@@ -2,7 +2,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <memory>
 #include <string_view>
+#include <type_traits>
 
 #include "scenario/lookups.h"
 #include "speed/collectives.h"
@@ -272,10 +274,22 @@ std::optional<TrainingSpeed> cv_training_speed(const Scenario& s, const SpeedPro
   return r;
 }
 
-// model_flop_costs of the model and its counts, taken from `memo` when it holds the same two
-// (by address, as the module sums are), else computed and kept there.
-ModelCosts flop_costs(const Model& model, const ModelCounts& counts, ModuleSumsMemo* memo) {
-  if (!memo) return model_flop_costs(model, counts.params, counts.modules);
+// Room for the model's FLOP costs of an estimate without a memo, made only then: a union's
+// member, not value-initialized first (ModelCosts' 22 fields are written whole by flop_costs).
+union OwnCosts {
+  OwnCosts() {}  // NOLINT(modernize-use-equals-default): `= default` would zero it
+  ModelCosts costs;
+};
+static_assert(std::is_trivially_destructible_v<ModelCosts>);  // the member is never destroyed
+
+// model_flop_costs of the model and its counts, read in place from `memo` when it holds the same
+// two (by address, as the module sums are), else computed and kept there; without a memo,
+// made in `own` (issue 18: the step's shape held a copy of them, ~40 instructions a kept
+// change).
+const ModelCosts& flop_costs(const Model& model, const ModelCounts& counts, ModuleSumsMemo* memo,
+                             OwnCosts& own) {
+  if (!memo)
+    return *std::construct_at(&own.costs, model_flop_costs(model, counts.params, counts.modules));
   if (memo->costs_model != &model || memo->costs_counts != &counts) {
     memo->costs = model_flop_costs(model, counts.params, counts.modules);
     memo->costs_model = &model;
@@ -290,7 +304,8 @@ ModelCosts flop_costs(const Model& model, const ModelCounts& counts, ModuleSumsM
 struct StepShape {
   StepShape(const Scenario& scenario, const EngineProfile& engine_profile,
             const SpeedProfile& profile, const ScenarioLookups* lookups,
-            const TrainingProfile& training, const ModelCounts& model_counts, ModuleSumsMemo* memo)
+            const TrainingProfile& training, const ModelCounts& model_counts,
+            const ModelCosts& costs)
       : s(scenario),
         engine(engine_profile),
         gpu(*scenario.gpu),
@@ -298,7 +313,7 @@ struct StepShape {
         eng(training),
         links(profile.links()),
         counts(model_counts),
-        c(flop_costs(scenario.model, counts, memo)),
+        c(costs),
         params(static_cast<double>(counts.params.total)) {}
   const Scenario& s;
   const EngineProfile& engine;
@@ -310,16 +325,20 @@ struct StepShape {
   /// The model's counts, counted once by the caller (training_speed's argument).
   const ModelCounts& counts;
   const LinearModules& modules() const { return counts.modules; }
-  ModelCosts c;
-  double params = 0;                ///< all parameters (count_params)
-  double trainable = 0;             ///< parameters that train: LoRA adapters, else all
-  double lora_bytes_per_token = 0;  ///< bytes the adapters move per token (module_sums)
+  /// The model's FLOP costs (flop_costs: the memo's, or the caller's own).
+  const ModelCosts& c;
+  double params = 0;  ///< all parameters (count_params)
+  // The fields below up to `gemm_scale` have no initializer: step_shape sets each of them on
+  // every path before anything reads it (issue 18: ~25 stores of each kept change, made twice).
+  double trainable;             ///< parameters that train: LoRA adapters, else all
+  double lora_bytes_per_token;  ///< bytes the adapters move per token (module_sums)
   ForwardFlops f;
-  bool frozen = false;
-  int64_t tp = 1, pp = 1, cp = 1, dp = 1, ep = 1, gpus = 1;
-  double t = 1, p = 1, v = 1, m = 1;
-  double global_batch = 1, mb_tokens = 0, seq = 0, hidden = 0, layers = 0, vocab = 0, hbm = 0;
-  double rate = 0, head_rate = 0, gemm_scale = 1;  ///< GEMM FLOP/s of the layers and the head
+  bool frozen;
+  int64_t tp, pp, cp, dp, ep, gpus;
+  double t, p, v, m;
+  double global_batch, mb_tokens, seq, hidden, layers, vocab, hbm;
+  double rate, head_rate;  ///< GEMM FLOP/s of the layers and the head
+  double gemm_scale = 1;   ///< the adapters' unfused GEMMs (LoRA)
   /// QLoRA: seconds to dequantize this stage's 4-bit weights once (qlora_dequant_s).
   double dequant_s = 0;
   /// FlashAttention timed at its own measured rates (profile figures for the architecture):
@@ -438,8 +457,8 @@ double qlora_dequant_s(const StepShape& h, const SpeedProfile& profile, ModuleSu
 
 StepShape step_shape(const Scenario& s, const EngineProfile& engine, const SpeedProfile& profile,
                      const ScenarioLookups* l, const TrainingProfile& eng, const StepRates& rates,
-                     const ModelCounts& counts, ModuleSumsMemo* memo) {
-  StepShape h(s, engine, profile, l, eng, counts, memo);
+                     const ModelCounts& counts, ModuleSumsMemo* memo, OwnCosts& own) {
+  StepShape h(s, engine, profile, l, eng, counts, flop_costs(s.model, counts, memo, own));
   h.frozen = frozen_base(s.task);
   h.tp = std::max<int64_t>(1, s.parallel.tp);
   h.pp = std::max<int64_t>(1, s.parallel.pp);
@@ -786,7 +805,8 @@ std::optional<TrainingSpeed> training_speed(const Scenario& s, const EngineProfi
   }
   r.dtype = rates.dtype;
 
-  const StepShape h = step_shape(s, engine, profile, l, eng, rates, counts, memo);
+  OwnCosts own_costs;  // without a memo: the model's FLOP costs, which h reads
+  const StepShape h = step_shape(s, engine, profile, l, eng, rates, counts, memo, own_costs);
   // training_flops_per_token(s, h.c) from the forward FLOPs step_shape made of the same costs.
   r.hardware_flops_per_token = train_layer_flops(h.f, h.frozen) + train_head_flops(h.f, h.frozen) +
                                recompute_flops(h.f, s.training.recompute);

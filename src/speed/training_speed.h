@@ -41,6 +41,9 @@ struct StepBreakdown {
 };
 
 struct TrainingSpeed {
+  // Provided, so that the optional training_speed makes holding one (std::in_place) is not zeroed
+  // whole before the initializers below run (issue 18).
+  TrainingSpeed() {}  // NOLINT(modernize-use-equals-default): `= default` would zero it
   double step_time_s = 0;
   double tokens_per_s = 0;  ///< all GPUs (cv-train: images/s)
   double tokens_per_s_per_gpu = 0;
