@@ -165,19 +165,10 @@ FormatRef format_row(const FormatRef& held, const FormatRef& base_field, std::st
 }
 
 // The training options an edit can change (the levers of advisor/changes.cc), one list for
-// saving the base's before a search and putting them back before each candidate.
-void copy_edited_training(const TrainingOptions& from, ScenarioEditor::EditedTraining& to) {
-  to.recompute = from.recompute;
-  to.flash_attention = from.flash_attention;
-  to.optimizer = from.optimizer;
-  to.offload = from.offload;
-  to.zero_stage = from.zero_stage;
-  to.grad_accum = from.grad_accum;
-  to.global_batch = from.global_batch;
-  to.mixed_precision = from.mixed_precision;
-}
-template <typename Training>  // TrainingOptions or ScenarioEditor::EditedTraining
-void copy_edited_training(const Training& from, TrainingOptions& to) {
+// saving the base's before a search and putting them back before each candidate: between
+// TrainingOptions and ScenarioEditor::EditedTraining either way.
+template <typename From, typename To>
+void copy_edited_training(const From& from, To& to) {
   to.recompute = from.recompute;
   to.flash_attention = from.flash_attention;
   to.optimizer = from.optimizer;
