@@ -617,13 +617,6 @@ MemoryEstimate estimate_memory(const Scenario& s, const Catalog& catalog, const 
   return m;
 }
 
-MemoryEstimate estimate_memory(const Scenario& s, const Catalog& catalog, const ModelCounts& counts,
-                               const memory::EngineRules& rules, memory::PartsMemo& memo) {
-  MemoryEstimate m;
-  estimate_from_parts(s, catalog, counts, rules, nullptr, &memo, m);
-  return m;
-}
-
 void estimate_memory(const Scenario& s, const Catalog& catalog, const ModelCounts& counts,
                      const memory::EngineRules& rules, memory::PartsMemo& memo,
                      MemoryEstimate& out) {

@@ -25,14 +25,11 @@ MemoryEstimate estimate_memory(const Scenario& s, const Catalog& catalog, const 
 /// estimate() passes the engine on to the speed estimate.
 MemoryEstimate estimate_memory(const Scenario& s, const Catalog& catalog, const ModelCounts& counts,
                                const memory::EngineRules& rules, Explanations* why);
-/// The same, bytes only, for one of a search's candidates: the parts whose fields an earlier
-/// candidate of the search had are taken from `memo` (memory/parts_memo.h), the others computed
-/// and kept there. The figures are those estimate_memory(s, catalog, counts, rules, nullptr)
-/// gives.
-MemoryEstimate estimate_memory(const Scenario& s, const Catalog& catalog, const ModelCounts& counts,
-                               const memory::EngineRules& rules, memory::PartsMemo& memo);
-/// The same into `out`, whatever it held (a search's one Estimate: issue 18, the figures made in
-/// a temporary and copied cost ~25 instructions a candidate).
+/// The same, bytes only, for one of a search's candidates, into `out` whatever it held (a
+/// search's one Estimate: issue 18, the figures made in a temporary and copied cost ~25
+/// instructions a candidate): the parts whose fields an earlier candidate of the search had are
+/// taken from `memo` (memory/parts_memo.h), the others computed and kept there. The figures are
+/// those estimate_memory(s, catalog, counts, rules, nullptr) gives.
 void estimate_memory(const Scenario& s, const Catalog& catalog, const ModelCounts& counts,
                      const memory::EngineRules& rules, memory::PartsMemo& memo,
                      MemoryEstimate& out);
