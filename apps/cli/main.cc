@@ -599,7 +599,7 @@ void add_catalog_commands(CLI::App& app, Options& o, Commands& c) {
   add_table_format(c.validate, o);
   c.validate->add_flag(
       "--bands", o.bands,
-      "print the speed bands derived from the calibration rows (data/speed_bands.json)");
+      "print the speed bands derived from the check-half rows (data/speed_bands.json)");
 }
 
 // serve, calibrate, check: the server and the user's own measurements.

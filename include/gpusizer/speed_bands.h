@@ -3,10 +3,11 @@
 // and cost figure can carry a band as memory does (issue 14, item 7). For each kind of figure
 // (decode, prefill, throughput at load, training) and engine: the k-th smallest and k-th largest
 // rate error (predicted rate / measured rate - 1), k = max(1, floor(0.05 (n + 1))), over the
-// n rows of the calibration half of
-// data/validation/throughput_cases.jsonl. `gpusizer validate --bands` derives the table; it is
-// shipped as data/speed_bands.json (scripts/update_speed_bands.sh) and `validate` reports the
-// share of the check half that falls inside its band.
+// n rows of the check half of
+// data/validation/throughput_cases.jsonl, whose errors are out of sample (the calibration fits
+// the other half). `gpusizer validate --bands` derives the table; it is shipped as
+// data/speed_bands.json (scripts/update_speed_bands.sh) and `validate` reports the share of
+// each half inside its band, a check-half source against the bands drawn without it.
 #include <optional>
 #include <string>
 #include <string_view>
@@ -18,7 +19,7 @@ namespace gpusizer {
 struct SpeedBand {
   std::string kind, engine;
   double low_error = 0, high_error = 0;  ///< outer order statistics of the rate error
-  int n = 0;                             ///< calibration rows behind it
+  int n = 0;                             ///< check-half rows behind it
 };
 
 /// Which kind a figure is, and whether it is a time (lower is faster) or a rate.

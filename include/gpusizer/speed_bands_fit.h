@@ -9,11 +9,12 @@
 namespace gpusizer {
 
 /// Per kind of figure (and per engine with enough rows), the k-th smallest and k-th largest rate
-/// error over the validation's n calibration rows, k = max(1, floor(0.05 (n + 1))).
+/// error over the validation's n check-half rows (out of sample), k = max(1, floor(0.05 (n + 1))).
 SpeedBands derive_speed_bands(const std::vector<PreparedCase>& cases, const SpeedValidation& v,
                               const std::string& date);
 
-/// How many measurements of a kind lie inside their band, per use (calibrate, validate, all).
+/// How many measurements of a kind lie inside their band, per use (calibrate, validate, all); a
+/// check-half row against the bands drawn without its source group (leave one source out).
 struct BandCoverage {
   std::string kind, use;
   int n = 0, inside = 0;

@@ -102,8 +102,8 @@ void write_band_lines(Basis& basis, const SpeedBand* const* written, size_t n_wr
   basis.set_with("bands", [&](std::string& out) {
     out.append(
         "measured value within [low, high] for about 90% of published measurements of the kind "
-        "(outer rate errors of the calibration half, a distribution-free interval, "
-        "data/speed_bands.json; times and costs take the inverse): ");
+        "(outer rate errors of the check half, which the fit never saw; a distribution-free "
+        "interval, data/speed_bands.json; times and costs take the inverse): ");
     const size_t first = out.size();
     for (size_t k = 0; k < n_written; ++k) {
       const SpeedBand* band = written[k];
