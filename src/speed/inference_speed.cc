@@ -331,20 +331,17 @@ void add_logits(const InferenceSetup& s, double rows, PassTime& pass) {
   pass.logits_s += per_group * s.sampler_s_per_row;
 }
 
-Phase prefill_time(const InferenceSetup& s, double batch, double prompt) {
+namespace {
+
+// One prefill chunk of `chunk` tokens whose queries attend to `keys` cached keys on average
+// (flash kernels, which skip the masked blocks) or, where the engine materialises the scores,
+// compute against all `n_kv` cached keys (the mask applied in the soft-max).
+PassTime prefill_chunk_pass(const InferenceSetup& s, double chunk, double keys, double n_kv) {
   const ModelCosts& c = s.costs;
-  const double total = std::max(1.0, batch * prompt);
-  const double chunk = std::min(total, s.engine.prefill_chunk_tokens);
-  const double chunks = std::ceil(total / chunk);
   const double flops = chunk * c.matmul_flops_per_token;
-  // Causal attention, 2 s^2 h FLOPs per layer over a prompt of s tokens (attention_flops_prefill)
-  // for flash kernels, which skip the masked blocks. Engines that materialise the scores compute
-  // every query of a chunk against all n_kv cached keys (mask applied in the soft-max): n_kv is
-  // (prompt + chunk) / 2 on average over the chunks.
-  double attention = chunk * attention_flops_prefill(c, prompt);
+  double attention = chunk * attention_flops_decode(c, keys);
   double scores = 0;
   if (s.score_bytes > 0) {
-    const double n_kv = std::min(prompt, (prompt + std::min(chunk, prompt)) / 2.0);
     attention = chunk * attention_flops_decode(c, n_kv);
     scores = chunk * n_kv * static_cast<double>(c.heads) *
              static_cast<double>(c.full_layers + c.window_layers);
@@ -352,19 +349,66 @@ Phase prefill_time(const InferenceSetup& s, double batch, double prompt) {
   // Weights once per pass, the new K/V written, hidden states in and out.
   const double other = chunk * (c.kv_bytes_per_token_layer * static_cast<double>(c.num_layers) +
                                 c.activation_bytes_per_token);
+  return stage_pass(s, chunk, flops, weight_bytes_read(c, chunk), other, attention, scores);
+}
+
+// The pipeline's drain: what the last chunk of each group of `depth` chunks adds crossing the
+// other pp - 1 stages. With chunks of one prompt, later chunks attend to more keys and take
+// longer, and a group's last one, its slowest, sets the drain: a pipeline of items whose times
+// grow ends Σ t_i + (pp - 1) t_last after it starts (the first stage runs the items back to
+// back, the last item then crosses the rest). Its time is taken linear in the chunk's index
+// between the prompt's first and last chunks, which holds while each pass stays on one side of
+// its rooflines.
+double drain_seconds(const InferenceSetup& s, double batch, double prompt, double chunk,
+                     double chunks, double depth, double even_pass) {
+  const double groups = std::ceil(chunks / depth);
+  const double stages = static_cast<double>(s.pp) - 1.0;
+  if (batch > 1.0 || chunks < 2.0) return stages * groups * even_pass;
+  PassTime first = prefill_chunk_pass(s, chunk, chunk / 2.0, chunk);
+  PassTime last = prefill_chunk_pass(s, chunk, prompt - chunk / 2.0, prompt);
+  add_logits(s, batch / chunks, first);
+  add_logits(s, batch / chunks, last);
+  const double t_first = first.total(), t_last = last.total();
+  double sum = 0;
+  for (double g = 0; g < groups; ++g) {
+    const double index = std::min((g + 1.0) * depth, chunks) - 1.0;
+    sum += t_first + (t_last - t_first) * index / (chunks - 1.0);
+  }
+  return stages * sum;
+}
+
+}  // namespace
+
+Phase prefill_time(const InferenceSetup& s, double batch, double prompt) {
+  const ModelCosts& c = s.costs;
+  const double total = std::max(1.0, batch * prompt);
+  const double chunk = std::min(total, s.engine.prefill_chunk_tokens);
+  const double chunks = std::ceil(total / chunk);
+  // Causal attention, 2 s^2 h FLOPs per layer over a prompt of s tokens (attention_flops_prefill)
+  // for flash kernels. Engines that materialise the scores compute every query of a chunk against
+  // all n_kv cached keys: n_kv is (prompt + chunk) / 2 on average over the chunks.
   Phase ph;
-  ph.pass = stage_pass(s, chunk, flops, weight_bytes_read(c, chunk), other, attention, scores);
+  if (s.score_bytes > 0) {
+    const double n_kv = std::min(prompt, (prompt + std::min(chunk, prompt)) / 2.0);
+    ph.pass = prefill_chunk_pass(s, chunk, 0, n_kv);
+  } else {
+    ph.pass = stage_pass(s, chunk, chunk * c.matmul_flops_per_token, weight_bytes_read(c, chunk),
+                         chunk * (c.kv_bytes_per_token_layer * static_cast<double>(c.num_layers) +
+                                  c.activation_bytes_per_token),
+                         chunk * attention_flops_prefill(c, prompt), 0);
+  }
   // Each chunk's sequences are sampled once their prompt is through: batch rows over the chunks.
   add_logits(s, batch / chunks, ph.pass);
   const double t = ph.pass.total();
   if (s.pp == 1) {
     ph.seconds = chunks * t;
   } else {
-    // Pipelined micro-batches (GPipe, Huang et al. 2019): k chunks through p stages take
-    // (k + p - 1) stage times; engines cap the chunks in flight (llama.cpp: 4 copies).
+    // Pipelined micro-batches (GPipe, Huang et al. 2019): the chunks pass through the first
+    // stage one after another and each group of those in flight drains through the rest;
+    // engines cap the chunks in flight (llama.cpp: 4 copies), and a group waits for the one
+    // before it. Equal chunks give (k + p - 1) stage times a group.
     const double depth = std::min(chunks, s.engine.pipeline_depth);
-    const double groups = std::ceil(chunks / depth);
-    ph.seconds = groups * (depth + static_cast<double>(s.pp) - 1.0) * t;
+    ph.seconds = chunks * t + drain_seconds(s, batch, prompt, chunk, chunks, depth, t);
   }
   return ph;
 }
