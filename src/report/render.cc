@@ -402,7 +402,8 @@ std::string render_validation(const nlohmann::json& report, bool markdown, Lang 
         row(g.value("group", "") + " / " + g.value("metric", ""), g, "median_error");
     out += (markdown ? "\n" : "") +
            L(fmt::format("{} included cases failed to run", body.value("failed", 0))) + "\n";
-    out += coverage_table(L("speed band coverage (measured value inside the figure's band)"),
+    out += coverage_table(L("speed band coverage (measured value inside the figure's band; a "
+                            "check-half source against the bands drawn without it)"),
                           body.value("band_coverage", nlohmann::json::array()), markdown, L);
   }
   return out;
