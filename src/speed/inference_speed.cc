@@ -355,7 +355,7 @@ PassTime prefill_chunk_pass(const InferenceSetup& s, double chunk, double keys, 
 // The pipeline's drain: what the last chunk of each group of `depth` chunks adds crossing the
 // other pp - 1 stages. With chunks of one prompt, later chunks attend to more keys and take
 // longer, and a group's last one, its slowest, sets the drain: a pipeline of items whose times
-// grow ends Σ t_i + (pp - 1) t_last after it starts (the first stage runs the items back to
+// grow ends sum(t_i) + (pp - 1) t_last after it starts (the first stage runs the items back to
 // back, the last item then crosses the rest). Its time is taken linear in the chunk's index
 // between the prompt's first and last chunks, which holds while each pass stays on one side of
 // its rooflines.
@@ -370,8 +370,8 @@ double drain_seconds(const InferenceSetup& s, double batch, double prompt, doubl
   add_logits(s, batch / chunks, last);
   const double t_first = first.total(), t_last = last.total();
   double sum = 0;
-  for (double g = 0; g < groups; ++g) {
-    const double index = std::min((g + 1.0) * depth, chunks) - 1.0;
+  for (int64_t g = 1; g <= static_cast<int64_t>(groups); ++g) {
+    const double index = std::min(static_cast<double>(g) * depth, chunks) - 1.0;
     sum += t_first + (t_last - t_first) * index / (chunks - 1.0);
   }
   return stages * sum;

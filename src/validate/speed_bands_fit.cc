@@ -62,9 +62,9 @@ double rate_error(const RowError& r) {
 // "Distribution-free predictive inference for regression", sec. 2.2): for n exchangeable errors
 // sorted e(1) <= ... <= e(n), a new error falls in [e(k), e(n+1-k)] with probability
 // (n + 1 - 2k) / (n + 1). k is the largest rank that keeps this at kCoverage or more, at least 1
-// (the calibration range itself, which holds (n - 1) / (n + 1) of new errors when n is small).
-// Percentiles of the calibration rows (the 10th to 90th before) hold 80% of those rows but fewer
-// of the check half's, whose sources the calibration never saw.
+// (the rows' whole range, which holds (n - 1) / (n + 1) of new errors when n is small).
+// Percentiles (the 10th to 90th, before session 14) hold 80% of the rows that draw them by
+// construction, and fewer of new ones.
 int outer_rank(size_t n) {
   // 1e-9 keeps an exact whole product whole: (1 - 0.9) / 2 is 0.04999... in binary, so 39 rows'
   // rank 2 came out 1.
