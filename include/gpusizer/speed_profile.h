@@ -62,6 +62,9 @@ struct KernelScale {
 struct LinkProfile {
   double nvlink_eff = 0, nvlink_latency_s = 0;
   double pcie_eff = 0, pcie_latency_s = 0;
+  /// NCCL's protocols (collectives.h): the low-latency one moves this share of the link's
+  /// bandwidth; the bulk one adds this latency to the link's.
+  double ll_bandwidth_share = 1, simple_extra_latency_s = 0;
   double network_bytes_per_s = 0, network_eff = 0, network_latency_s = 0;
   double activation_bytes = 0;
   /// Host (CPU) memory bandwidth one GPU's share of the node can use for an offloaded optimizer.

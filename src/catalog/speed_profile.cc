@@ -254,11 +254,15 @@ void SpeedProfile::read_links(const nlohmann::json& doc, SpeedProfile& p) {
   data::reject_unknown_keys(
       l, lw,
       {"nvlink_eff", "nvlink_latency_us", "pcie_eff", "pcie_latency_us", "network_gbps_per_gpu",
-       "network_eff", "network_latency_us", "activation_bytes", "host_memory_gbps_per_gpu"});
+       "network_eff", "network_latency_us", "activation_bytes", "host_memory_gbps_per_gpu",
+       "ll_protocol_bandwidth_share", "simple_protocol_extra_latency_us"});
   k.nvlink_eff = data::required_number(l, "nvlink_eff", lw, 0.01, 1);
   k.nvlink_latency_s = data::required_number(l, "nvlink_latency_us", lw, 0, 1e4) * 1e-6;
   k.pcie_eff = data::required_number(l, "pcie_eff", lw, 0.01, 1);
   k.pcie_latency_s = data::required_number(l, "pcie_latency_us", lw, 0, 1e4) * 1e-6;
+  k.ll_bandwidth_share = data::required_number(l, "ll_protocol_bandwidth_share", lw, 0.01, 1);
+  k.simple_extra_latency_s =
+      data::required_number(l, "simple_protocol_extra_latency_us", lw, 0, 1e4) * 1e-6;
   k.network_bytes_per_s = data::required_number(l, "network_gbps_per_gpu", lw, 0.1, 1e5) * 1e9 / 8;
   k.network_eff = data::required_number(l, "network_eff", lw, 0.01, 1);
   k.network_latency_s = data::required_number(l, "network_latency_us", lw, 0, 1e5) * 1e-6;

@@ -61,9 +61,9 @@ TEST(ServingLayout, SeventyBillionTakesFourGpusPerReplicaForRoomToBatch) {
   // of weights, the 0.9 GiB activation peak, 0.2 GiB non-torch and 0.21 GiB of CUDA graphs
   // leaves about 5.8 GiB of KV: at 80 layers x 8 KV heads x 128 x 2 (K, V) x 2 B / 2 GPUs =
   // 163,840 B a token, about 38,000 tokens, 18 sequences of 2,048. Four GPUs leave ~33 GiB
-  // each for the cache, 200+ sequences: a TP4 replica outruns a TP2 one more than three times,
-  // so the fleet of two TP4 replicas outruns four TP2 replicas and "room for its KV cache" takes
-  // TP4.
+  // each for the cache, 200+ sequences: a TP4 replica outruns a TP2 one more than twice (about
+  // 3x), so the fleet of two TP4 replicas outruns four TP2 replicas and "room for its KV cache"
+  // takes TP4.
   const nlohmann::json j = {
       {"model", "llama-3.1-70b"}, {"gpu", "h100"}, {"engine", "vllm"}, {"gpu_count", 8}};
   const Scenario s = resolved(j);
@@ -77,7 +77,7 @@ TEST(ServingLayout, SeventyBillionTakesFourGpusPerReplicaForRoomToBatch) {
   const Estimate chosen = estimate(s, Catalog::builtin(), Detail::kFigures);
   EXPECT_GT(*chosen.memory.max_batch, 100);
   EXPECT_GT(*chosen.performance->max_output_tokens_per_s,
-            3 * *narrow.performance->max_output_tokens_per_s);
+            2 * *narrow.performance->max_output_tokens_per_s);
 }
 
 TEST(ServingLayout, ASplitWithFullBatchesStaysTheSmallest) {

@@ -26,7 +26,8 @@ Link group_link(const Gpu& gpu, int64_t group, int64_t gpus_per_node, const Link
     const std::string_view name = gpu.nvlink              ? "NVLink"sv
                                   : gpu.vendor == "AMD"sv ? "xGMI"sv
                                                           : "fabric"sv;
-    return {*gpu.scaleup_gbps_bidir / 2.0 * 1e9 * p.nvlink_eff, p.nvlink_latency_s, name};
+    return {*gpu.scaleup_gbps_bidir / 2.0 * 1e9 * p.nvlink_eff, p.nvlink_latency_s, name,
+            p.ll_bandwidth_share, p.simple_extra_latency_s};
   }
   if (group > gpus_per_node && gpus_per_node > 0) {
     // Crossing nodes: one NIC per GPU on rail-optimised platforms, so each GPU's share is the
@@ -34,23 +35,36 @@ Link group_link(const Gpu& gpu, int64_t group, int64_t gpus_per_node, const Link
     // profile's figure when unknown); the slowest hop of the ring sets the pace.
     const double bytes_per_s =
         gpu.scaleout_gbps_per_gpu ? *gpu.scaleout_gbps_per_gpu / 8.0 * 1e9 : p.network_bytes_per_s;
-    return {bytes_per_s * p.network_eff, p.network_latency_s, "network"};
+    return {bytes_per_s * p.network_eff, p.network_latency_s, "network", p.ll_bandwidth_share,
+            p.simple_extra_latency_s};
   }
   // Larger than the fast-link domain (or no domain): the ring's slowest hops cross PCIe (a pair
   // of NVLink-bridged cards in an 8-GPU ring still talks to the next pair over PCIe).
-  return {gpu.pcie_bytes_per_s() * p.pcie_eff, p.pcie_latency_s, "PCIe"};
+  return {gpu.pcie_bytes_per_s() * p.pcie_eff, p.pcie_latency_s, "PCIe", p.ll_bandwidth_share,
+          p.simple_extra_latency_s};
+}
+
+double collective_s(double wire_bytes, const Link& link) {
+  // NCCL picks a protocol per call by its own cost model (src/graph/tuning.cc): LL stores 8 bytes
+  // of data with each 8-byte flag, half the link's bandwidth, and starts at once; Simple moves
+  // whole buffers at the full bandwidth after a longer start. So small messages cost the latency
+  // and mid-size ones (the few MB of a large decode batch's hidden states) fall between the two
+  // lines, below the bus bandwidth NCCL reaches at 100 MB and more.
+  const double wire = wire_bytes / link.bytes_per_s;
+  return link.latency_s +
+         std::min(wire / link.ll_bandwidth_share, link.simple_extra_latency_s + wire);
 }
 
 double allreduce_s(double bytes, int64_t n, const Link& link) {
   if (n <= 1 || bytes <= 0) return 0;
   const double nn = static_cast<double>(n);
-  return 2.0 * (nn - 1.0) / nn * bytes / link.bytes_per_s + link.latency_s;
+  return collective_s(2.0 * (nn - 1.0) / nn * bytes, link);
 }
 
 double allgather_s(double bytes, int64_t n, const Link& link) {
   if (n <= 1 || bytes <= 0) return 0;
   const double nn = static_cast<double>(n);
-  return (nn - 1.0) / nn * bytes / link.bytes_per_s + link.latency_s;
+  return collective_s((nn - 1.0) / nn * bytes, link);
 }
 
 }  // namespace gpusizer

@@ -8,11 +8,15 @@
 
 namespace gpusizer {
 
-/// An achieved per-direction bandwidth and a per-collective latency.
+/// An achieved per-direction bandwidth and a per-collective latency, with NCCL's two kinds of
+/// protocol (collective_s): the low-latency one at a share of the bandwidth, the bulk one at the
+/// whole bandwidth after a longer start. The defaults leave the bulk one alone at no extra cost.
 struct Link {
   double bytes_per_s = 0;
   double latency_s = 0;
-  std::string_view name;  ///< a literal: "NVLink", "xGMI", "fabric", "PCIe", "network"
+  std::string_view name;              ///< a literal: "NVLink", "xGMI", "fabric", "PCIe", "network"
+  double ll_bandwidth_share = 1;      ///< the low-latency protocol's share of bytes_per_s
+  double simple_extra_latency_s = 0;  ///< the bulk protocol's start beyond latency_s
 };
 
 /// The largest group whose ring stays on the GPU's NVLink/xGMI fabric (gpus.csv
@@ -24,10 +28,14 @@ int64_t fast_link_group(const Gpu& gpu, int64_t gpus_per_node);
 /// PCIe otherwise (a 2-GPU bridge is not a fabric for 8).
 Link group_link(const Gpu& gpu, int64_t group, int64_t gpus_per_node, const LinkProfile& links);
 
-/// Ring all-reduce of `bytes` over `n` GPUs: 2 (n-1)/n x bytes / bandwidth + latency
+/// A collective whose ring puts `wire_bytes` on each GPU's link: the faster of NCCL's
+/// low-latency protocol (latency + wire / (bandwidth x ll share)) and its bulk one (latency +
+/// extra + wire / bandwidth).
+double collective_s(double wire_bytes, const Link& link);
+/// Ring all-reduce of `bytes` over `n` GPUs: 2 (n-1)/n x bytes on the wire
 /// (Patarasuk & Yuan 2009; NCCL docs "Performance considerations": busBw = algBw x 2(n-1)/n).
 double allreduce_s(double bytes, int64_t n, const Link& link);
-/// Ring reduce-scatter or all-gather of `bytes` (the full tensor): (n-1)/n x bytes / bandwidth.
+/// Ring reduce-scatter or all-gather of `bytes` (the full tensor): (n-1)/n x bytes on the wire.
 double allgather_s(double bytes, int64_t n, const Link& link);
 
 }  // namespace gpusizer

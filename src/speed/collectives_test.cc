@@ -44,6 +44,23 @@ TEST(Topology, NetworkAndRackScaleDomains) {
   EXPECT_EQ(group_link(gpu("h100-sxm5-80gb"), 8, 4, links()).name, "network");
 }
 
+// NCCL's two protocols on 8 H100s (900 GB/s both ways: 450 one way x 0.8 = 360 GB/s, 25 us):
+// an all-reduce of S bytes puts 2 x 7/8 x S on each link. LL at half the bandwidth from the
+// 25 us start, Simple at the whole of it 29 us later. Published 8 x H100 NCCL all-reduce times
+// (ByteDance-Seed/Triton-distributed issue #57, torch.distributed) beside each.
+TEST(Protocols, EightH100AllReduces) {
+  const Link link = group_link(gpu("h100-sxm5-80gb"), 8, 8, links());
+  ASSERT_NEAR(link.bytes_per_s, 360e9, 1);
+  // 16 KiB, one token's hidden states of a 8,192-wide model: LL, 25 + 2 x 28,672 / 360e9 s =
+  // 25.159 us (Simple would be 54.08 us).
+  EXPECT_NEAR(allreduce_s(16384, 8, link), 25.159e-6, 0.001e-6);
+  // 4 MiB: LL 25 + 2 x 20.389 = 65.78 us against Simple's 74.39 (59.4 us measured).
+  EXPECT_NEAR(allreduce_s(4194304, 8, link), 65.777e-6, 0.001e-6);
+  // 16 MiB, a 1,024-sequence decode step's: Simple, 25 + 29 + 1.75 x 16,777,216 / 360e9 s =
+  // 135.555 us (135.7 us measured); LL would take 188.1 us.
+  EXPECT_NEAR(allreduce_s(16777216, 8, link), 135.555e-6, 0.001e-6);
+}
+
 PerformanceEstimate perf(const char* gpu_id, int64_t tp) {
   const Catalog& cat = Catalog::builtin();
   const Scenario s = resolve_scenario({{"model", "llama-3.1-8b"},

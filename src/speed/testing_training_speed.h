@@ -26,6 +26,8 @@ inline nlohmann::json round_profile_doc(double elementwise = 0, double overlap =
             {"nvlink_latency_us", 0.0},
             {"pcie_eff", 1.0},
             {"pcie_latency_us", 0.0},
+            {"ll_protocol_bandwidth_share", 1.0},
+            {"simple_protocol_extra_latency_us", 0.0},
             {"network_gbps_per_gpu", 400.0},
             {"network_eff", 1.0},
             {"network_latency_us", 0.0},
