@@ -6,6 +6,7 @@
 #include "advisor/changes.h"
 #include "core/json_fields.h"
 #include "estimate/layout.h"
+#include "estimate/priced.h"
 #include "estimate/rule_of_thumb.h"
 #include "gpusizer/error.h"
 #include "gpusizer/estimate.h"
@@ -19,6 +20,7 @@
 #include "report/estimate_json.h"
 #include "report/json_writer.h"
 #include "scenario/scenario_fields.h"
+#include "speed/training_speed.h"
 
 namespace gpusizer {
 namespace {
@@ -75,15 +77,18 @@ bool names_entry(std::string_view name, const Model& m) {
          (!m.hf_id.empty() && key == normalize_name(m.hf_id));
 }
 
-// The parsed scenario resolved in place, then its estimate: "basis" is read after the resolve,
-// so a line with a bad scenario and a bad "basis" still names the scenario's field first.
-Estimate resolved_estimate(Scenario& s, const ScenarioFields& input, const Catalog& catalog,
-                           bool& shows_basis) {
+// The parsed scenario resolved in place, then its model counted (count_model): "basis" is read
+// after the resolve, so a line with a bad scenario and a bad "basis" still names the scenario's
+// field first.
+ModelCounts resolved_counts(Scenario& s, const ScenarioFields& input, const Catalog& catalog,
+                            bool& shows_basis) {
   resolve_in_place(s, catalog);
   // A batch that reads the figures alone can leave the basis out ("basis": false): its texts are
   // most of the formatting an estimate does and half of the answer's bytes (issue 18).
   if (auto v = read_bool_value(input.at[key::basis], "basis", "")) shows_basis = *v;
-  return estimate(s, catalog, shows_basis ? Detail::kFull : Detail::kNoBasis);
+  ModelCounts counts(s.model);
+  count_training(s, counts);
+  return counts;
 }
 
 // One estimate's answer: everything the contract's Estimate JSON is written from.
@@ -94,11 +99,18 @@ struct Answer {
   Answer(const ScenarioFields& input, const Catalog& catalog, ScenarioGiven& given)
       : scenario(parse_scenario(input, catalog, given)),
         parsed_layout(layout_fields(scenario)),
-        estimate(resolved_estimate(scenario, input, catalog, shows_basis)) {}
+        counts(resolved_counts(scenario, input, catalog, shows_basis)),
+        estimate(gpusizer::estimate(
+            scenario, catalog, shows_basis ? Detail::kFull : Detail::kNoBasis, counts, step_memo)) {
+  }
 
   Scenario scenario;
   LayoutFields parsed_layout;  ///< the layout fields as parsed, before the resolve
   bool shows_basis = true;     ///< "basis": false leaves the basis texts out (not even made)
+  /// The estimate's counts and training-step figures, which the change search goes on with
+  /// (find_changes_in_place; issue 18).
+  ModelCounts counts;
+  ModuleSumsMemo step_memo;
   Estimate estimate;
   RuleOfThumb rule_of_thumb;
   std::string method = "analytic";
@@ -129,7 +141,8 @@ Answer answer(const nlohmann::json& json, const Catalog& catalog) {
   bool want_changes = true;
   if (auto v = read_bool_value(input.at[key::changes], "changes", "")) want_changes = *v;
   if (want_changes && e.memory.fits && !*e.memory.fits && a.method == "analytic")
-    a.changes = find_changes_in_place(a.scenario, a.parsed_layout, given, e, catalog);
+    a.changes = find_changes_in_place(a.scenario, a.parsed_layout, given, e, catalog, &a.counts,
+                                      a.step_memo);
   a.verdict = apply_fit_verdict(s, e);
   // An alias or a partial name is never swapped in silently: the answer says which catalog entry
   // it became (meta-llama/Meta-Llama-3-70B is estimated as llama-3.1-70b).
