@@ -91,6 +91,9 @@ ModelCounts resolved_counts(Scenario& s, const ScenarioFields& input, const Cata
   return counts;
 }
 
+const std::vector<std::string> kMethods = {"analytic", "rule-of-thumb"};
+constexpr size_t kAnalytic = 0, kRuleOfThumb = 1;  // kMethods' indices
+
 // One estimate's answer: everything the contract's Estimate JSON is written from.
 struct Answer {
   /// The scenario parsed, resolved and estimated in place, not moved in (issue 18: an Estimate
@@ -113,13 +116,12 @@ struct Answer {
   ModuleSumsMemo step_memo;
   Estimate estimate;
   RuleOfThumb rule_of_thumb;
-  std::string method = "analytic";
+  /// kMethods' index: no string made, copied and compared a line (issue 18).
+  size_t method = kAnalytic;
   std::optional<std::string> model_requested;
   std::optional<FoundChanges> changes;  ///< in the search's own form: written, never copied
   FitVerdict verdict;
 };
-
-const std::vector<std::string> kMethods = {"analytic", "rule-of-thumb"};
 
 Answer answer(const nlohmann::json& json, const Catalog& catalog) {
   ScenarioGiven given;
@@ -133,14 +135,13 @@ Answer answer(const nlohmann::json& json, const Catalog& catalog) {
   const Scenario& s = a.scenario;
   Estimate& e = a.estimate;
   a.rule_of_thumb = rule_of_thumb(s);
-  if (auto v = read_enum_index(input.at[key::method], "method", "", kMethods))
-    a.method = kMethods[*v];
-  if (a.method == "rule-of-thumb") apply_rule_of_thumb(a.rule_of_thumb, e);
+  if (auto v = read_enum_index(input.at[key::method], "method", "", kMethods)) a.method = *v;
+  if (a.method == kRuleOfThumb) apply_rule_of_thumb(a.rule_of_thumb, e);
   // What to change so it fits: each change re-runs the estimator, so a sweep over a grid of
   // scenarios can turn it off ("changes": false, about half of a non-fitting line's cost).
   bool want_changes = true;
   if (auto v = read_bool_value(input.at[key::changes], "changes", "")) want_changes = *v;
-  if (want_changes && e.memory.fits && !*e.memory.fits && a.method == "analytic")
+  if (want_changes && e.memory.fits && !*e.memory.fits && a.method == kAnalytic)
     a.changes = find_changes_in_place(a.scenario, a.parsed_layout, given, e, catalog, &a.counts,
                                       a.step_memo);
   a.verdict = apply_fit_verdict(s, e);
@@ -181,7 +182,7 @@ void describe_answer(W& w, const Answer& a) {
   w.field("fits", v.fits);
   w.key("memory");
   describe_memory(w, e.memory);
-  w.field("method", a.method);
+  w.field("method", kMethods[a.method]);
   w.key("model");
   w.begin_object();
   w.field("active_params", e.active_params);
