@@ -140,9 +140,20 @@ struct Reader {
       const auto place = members.lower_bound(key);
       if (place != members.end() && place->first == key)
         return false;  // a repeated key: parse_json_input names it
-      const auto slot = members.emplace_hint(place, std::piecewise_construct,
-                                             std::forward_as_tuple(key), std::forward_as_tuple());
-      if (!value(slot->second)) return false;
+      skip_space();
+      if (peek() == '"') {
+        // A string value made in its node from the text (issue 18: made null, then assigned a
+        // temporary string value, swapped and the null destroyed, ~40 instructions a member).
+        ++p;
+        std::string_view text;
+        if (!string(text)) return false;
+        members.emplace_hint(place, std::piecewise_construct, std::forward_as_tuple(key),
+                             std::forward_as_tuple(text));
+      } else {
+        const auto slot = members.emplace_hint(place, std::piecewise_construct,
+                                               std::forward_as_tuple(key), std::forward_as_tuple());
+        if (!value(slot->second)) return false;
+      }
       skip_space();
       if (peek() == '}') {
         ++p;

@@ -157,6 +157,10 @@ TEST(PlainJson, StringsOfEveryLengthAndEveryStoppingPosition) {
           expect_agrees(edited);
         } else {
           EXPECT_FALSE(ours) << n << " " << at;
+          // The same as an object's value, which is made in its node from the text.
+          EXPECT_FALSE(
+              parse_plain_json("{\"k\": \"" + text.substr(0, at) + stop + text.substr(at) + "\"}"))
+              << n << " " << at;
         }
       }
   }
