@@ -287,7 +287,15 @@ class TaskCounts {
   // instructions a search, issue 18).
   TaskCounts() {}  // NOLINT(modernize-use-equals-default): `= default` would zero it
 
+  // The base's task counted by the caller (its own estimate's counts, kept at their address so
+  // that a memo the caller filled with them is the search's too); `counted` must outlive this.
+  void seed(Task task, const ModelCounts& counted) {
+    seeded_task_ = task;
+    seeded_ = &counted;
+  }
+
   const ModelCounts& of(const Scenario& sc) {
+    if (seeded_ && sc.task == seeded_task_) return *seeded_;
     size_t i = 0;
     for (; i < n_; ++i)
       if (tasks_[i] == sc.task) return counts_[i];
@@ -310,6 +318,8 @@ class TaskCounts {
   };
   size_t n_ = 0;
   std::optional<ModelCounts> model_;  // ModelCounts(model), before any task's part
+  const ModelCounts* seeded_ = nullptr;
+  Task seeded_task_{};
 };
 
 // The engine's rules (memory::engine_rules: the profile and release, found by comparing the
@@ -358,7 +368,7 @@ struct Search {
   // Not an aggregate: its brace initialisation zeroed the whole object first (~8.5k bytes).
   Search(const Dimensions& d, const Catalog& c, double room, double needed,
          std::optional<double> tps, ScenarioEditor& e, std::vector<Tried>& kept_storage,
-         std::vector<Pick>& fitting_storage)
+         std::vector<Pick>& fitting_storage, ModuleSumsMemo& sums)
       : dims(d),
         catalog(c),
         headroom(room),
@@ -368,7 +378,7 @@ struct Search {
         fitting(fitting_storage),
         editor(e),  // `estimated` not zeroed: a candidate reads only what it wrote
         parts(),
-        module_sums(),
+        module_sums(sums),
         rules() {}
 
   const Dimensions& dims;
@@ -399,8 +409,9 @@ struct Search {
   // fields an earlier candidate had is that candidate's (issue 18).
   memory::PartsMemo parts;
   // The training step's matrix sums by the fields they read (speed/training_speed.h): the
-  // model and the counts above stay while the search runs (issue 18).
-  ModuleSumsMemo module_sums;
+  // model and the counts above stay while the search runs (issue 18). The caller's: an answer's
+  // holds what its own estimate made for the base's task.
+  ModuleSumsMemo& module_sums;
   RulesByKey rules;  // the candidates' engine rules
 
   const ModelCounts& counts_for(const Scenario& sc) { return counts.of(sc); }
@@ -592,9 +603,11 @@ void seed_base_parts(const Scenario& s, const Estimate& e, const Catalog& catalo
 }
 
 // The search, its candidates edits of the parsed scenario through `editor`; `s` resolved (read
-// before the first edit: an editor in place writes over it).
+// before the first edit: an editor in place writes over it). `base_counts`, when given, is the
+// base's count_model(s), and `sums` the memo its estimate `e` was made with (or an empty one).
 FoundChanges search_changes(const Scenario& s, ScenarioEditor& editor, const ScenarioGiven& given,
-                            const Estimate& e, const Catalog& catalog, double headroom) {
+                            const Estimate& e, const Catalog& catalog, double headroom,
+                            const ModelCounts* base_counts, ModuleSumsMemo& sums) {
   if (!s.gpu) throw InputError("gpu", "what to change needs a GPU to fit");
   SearchStorage& storage = thread_storage();
   FoundChanges found;
@@ -607,7 +620,8 @@ FoundChanges search_changes(const Scenario& s, ScenarioEditor& editor, const Sce
   storage.kept.clear();
   storage.fitting.clear();
   Search search(dims, catalog, headroom, memory_needed(s, e), useful_tokens_per_s(s, e), editor,
-                storage.kept, storage.fitting);
+                storage.kept, storage.fitting, sums);
+  if (base_counts) search.counts.seed(s.task, *base_counts);
   // Each lever is tried alone once; combinations are kept up to kMaxCombined * 4: reserved once.
   search.kept.reserve(found.levers.size() + kMaxCombined * 4);
   search.fitting.reserve(found.levers.size());
@@ -624,6 +638,13 @@ FoundChanges search_changes(const Scenario& s, ScenarioEditor& editor, const Sce
   const std::span<const Tried> kept(search.kept);
   found.changes = ranked(kept.first(search.singles), kept.subspan(search.singles));
   return found;
+}
+
+// The same with the search's own memo and counts.
+FoundChanges search_changes(const Scenario& s, ScenarioEditor& editor, const ScenarioGiven& given,
+                            const Estimate& e, const Catalog& catalog, double headroom) {
+  ModuleSumsMemo sums;
+  return search_changes(s, editor, given, e, catalog, headroom, nullptr, sums);
 }
 
 }  // namespace
@@ -693,11 +714,12 @@ FoundChanges find_changes(const Scenario& resolved, const LayoutFields& parsed_l
 
 FoundChanges find_changes_in_place(Scenario& resolved, const LayoutFields& parsed_layout,
                                    const ScenarioGiven& given, const Estimate& estimated,
-                                   const Catalog& catalog) {
+                                   const Catalog& catalog, const ModelCounts* base_counts,
+                                   ModuleSumsMemo& sums) {
   // The levers and the base's figures are read from `resolved` before the first edit.
   ScenarioEditor editor(ScenarioEditor::InPlace{}, resolved, parsed_layout, given, catalog,
                         /*base_valid=*/true);
-  return search_changes(resolved, editor, given, estimated, catalog, 0.0);
+  return search_changes(resolved, editor, given, estimated, catalog, 0.0, base_counts, sums);
 }
 
 std::vector<Change> changes_to_fit(const Scenario& parsed, const ScenarioGiven& given,

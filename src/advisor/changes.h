@@ -17,6 +17,9 @@
 
 namespace gpusizer {
 
+struct ModelCounts;     // memory/model_counts.h
+struct ModuleSumsMemo;  // speed/training_speed.h
+
 /// A lever's name, held in place (a search makes ~12 a line: none allocates or is formatted,
 /// issue 18): a literal copied, or one built from literal parts and decimal integers.
 class LeverName {
@@ -93,10 +96,17 @@ FoundChanges find_changes(const Scenario& resolved, const LayoutFields& parsed_l
 /// The same over a scenario that parse_scenario has just returned and the caller resolved in
 /// place (`parsed_layout`: its layout fields before): the candidates are edits written over
 /// `resolved` itself, which is put back as it was before this returns (ScenarioEditor::InPlace),
-/// and the base is not checked again (it passed validate() when it was parsed).
+/// and the base is not checked again (it passed validate() when it was parsed). `estimated` is
+/// made with the model's counts and a memo of the training step's figures (the estimate() of
+/// estimate/priced.h that takes them): the search's candidates of the base's task read
+/// `base_counts` (count_model(resolved); nullptr: counted by the search) and `sums` (empty: the
+/// search's own) as theirs, at the same addresses (issue 18: the base task's counts, matrix
+/// sums, FLOP costs and step rates were made again by the search). Neither may change during the
+/// search; `sums` holds its figures after it.
 FoundChanges find_changes_in_place(Scenario& resolved, const LayoutFields& parsed_layout,
                                    const ScenarioGiven& given, const Estimate& estimated,
-                                   const Catalog& catalog);
+                                   const Catalog& catalog, const ModelCounts* base_counts,
+                                   ModuleSumsMemo& sums);
 
 /// Gives a search's storage of levers (~7.8 KB for 16) and changes back to the thread for its
 /// next search, emptied, instead of freeing it (issue 18: the levers' is an allocation past

@@ -13,7 +13,11 @@
 #include "advisor/changes.h"
 #include "advisor/testing_found_changes.h"
 #include "estimate/layout.h"
+#include "estimate/priced.h"
 #include "gpusizer/json/scenario.h"
+#include "memory/model_counts.h"
+#include "report/estimate_json.h"
+#include "speed/training_speed.h"
 
 namespace gpusizer {
 namespace {
@@ -99,6 +103,58 @@ TEST(FoundChanges, SameAsChangesToFit) {
     EXPECT_EQ(c.needed_bytes, expected[i].needed_bytes);
     EXPECT_EQ(c.fits, expected[i].fits);
     EXPECT_EQ(to_patch(found.edit(c)), to_patch(expected[i].edit));
+  }
+}
+
+// An answer's search goes on with its estimate's counts and training-step memo (issue 18): the
+// estimate made with them is the plain one, byte for byte as JSON, it leaves the base's matrix
+// sums and FLOP costs in the memo under those counts, and the search seeded with both keeps the
+// changes an unseeded search keeps, figure for figure (the speed factors double for double).
+// Training searches, the base's task kept by some levers and changed by others.
+TEST(FoundChanges, SeededWithTheEstimatesCountsAndMemo) {
+  const Catalog& catalog = Catalog::builtin();
+  const std::vector<nlohmann::json> inputs = {
+      {{"model", "qwen3-32b"},
+       {"task", "full"},
+       {"gpu", "h100"},
+       {"gpu_count", 8},
+       {"training", {{"zero_stage", 3}}}},
+      {{"model", "llama-3.1-70b"}, {"task", "qlora"}, {"gpu", "a100-80g"}},
+      {{"model", "llama-2-7b"}, {"task", "full"}, {"gpu", "a10-24gb"}, {"gpu_count", 8}},
+      {{"model", "llama-2-70b"}, {"task", "lora"}, {"gpu", "h100"}}};
+  for (const nlohmann::json& input : inputs) {
+    ScenarioGiven given;
+    Scenario seeded = parse_scenario(input, catalog, given);
+    Scenario plain = seeded;
+    const LayoutFields layout = layout_fields(seeded);
+    resolve_in_place(seeded, catalog);
+    resolve_in_place(plain, catalog);
+    ModelCounts counts(seeded.model);
+    count_training(seeded, counts);
+    ModuleSumsMemo memo;
+    const Estimate e = estimate(seeded, catalog, Detail::kFull, counts, memo);
+    const Estimate expected = estimate(plain, catalog, Detail::kFull);
+    EXPECT_EQ(to_json(e).dump(), to_json(expected).dump()) << input;
+    EXPECT_EQ(memo.slots[0].counts, &counts) << input;
+    EXPECT_EQ(memo.costs_counts, &counts) << input;
+    ASSERT_TRUE(e.memory.fits && !*e.memory.fits) << input;  // a search runs
+    const FoundChanges got =
+        find_changes_in_place(seeded, layout, given, e, catalog, &counts, memo);
+    ModuleSumsMemo own;  // the search's own memo and counts
+    const FoundChanges want =
+        find_changes_in_place(plain, layout, given, expected, catalog, nullptr, own);
+    ASSERT_FALSE(want.changes.empty()) << input;
+    ASSERT_EQ(got.changes.size(), want.changes.size()) << input;
+    for (size_t i = 0; i < want.changes.size(); ++i) {
+      const FoundChange &a = got.changes[i], &b = want.changes[i];
+      EXPECT_EQ(got.lever(a, 0).name, want.lever(b, 0).name) << input << " " << i;
+      EXPECT_EQ(a.count, b.count);
+      EXPECT_EQ(a.needed_bytes, b.needed_bytes);
+      EXPECT_EQ(a.saves_bytes, b.saves_bytes);
+      EXPECT_EQ(a.fits, b.fits);
+      EXPECT_EQ(a.speed_factor, b.speed_factor) << input << " " << i;
+      EXPECT_EQ(a.quality_class, b.quality_class);
+    }
   }
 }
 

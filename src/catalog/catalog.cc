@@ -428,6 +428,8 @@ const std::vector<Model>& Catalog::models() const {
 
 const Model& Catalog::model(std::string_view name, const std::string& field) const {
   static const std::vector<ModelName> no_names;
+  if (model_rows_)
+    if (const auto row = model_rows_->exact_id(name)) return model_rows_->at(*row);
   const std::vector<ModelName>& names = model_rows_ ? model_rows_->names() : no_names;
   const ModelName& found = lookup(names, model_index_, name, field, "model");
   return model_rows_->at(static_cast<size_t>(&found - names.data()));

@@ -4,8 +4,10 @@
 // command reads one model of the ~70; parsing all of them was a third of gpusizer's start-up.
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <vector>
 
 #include "gpusizer/model.h"
@@ -32,6 +34,15 @@ class ModelRows {
   const Model& at(size_t i) const;
   /// Every row's Model, in file order.
   const std::vector<Model>& all() const;
+  /// The row whose id is `name` byte for byte, where it is also the first row of its normalized
+  /// id (the row Catalog's index by normalized name keeps: ids are indexed in file order, the
+  /// first one of a key wins and no alias displaces an id). The usual spelling is found this way
+  /// without normalizing it (issue 18); any other name is the normalized index's.
+  std::optional<size_t> exact_id(std::string_view name) const {
+    const auto it = exact_ids_.find(name);
+    if (it == exact_ids_.end()) return std::nullopt;
+    return it->second;
+  }
 
  private:
   struct Row {
@@ -42,6 +53,10 @@ class ModelRows {
   std::vector<Row> rows_;
   mutable std::vector<Model> models_;
   std::unique_ptr<std::once_flag[]> parsed_;  // one per deferred row
+  // Views of names_' ids (names_ is not changed once read; the rows are not copied).
+  std::unordered_map<std::string_view, size_t> exact_ids_;
+
+  void index_exact_ids();
 };
 
 }  // namespace gpusizer

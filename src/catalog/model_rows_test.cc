@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <cctype>
+#include <optional>
 #include <thread>
 
 #include "embed/embedded.h"
@@ -72,6 +74,36 @@ TEST(ModelRows, BuiltInRowsAreTheParsedRows) {
   }
   // The catalog finds a model by its Hugging Face id through the deferred rows.
   EXPECT_EQ(Catalog::embedded().model("meta-llama/Llama-2-7b-hf").id, "llama-2-7b");
+}
+
+// An id found byte for byte is the row the normalized index keeps for it: "tiny-15b" and
+// "tiny-1.5b" both normalize to "tiny15b", whose row is the first, so the second's exact spelling
+// is left to the normalized lookup (which answers the first row), in either kind of rows.
+TEST(ModelRows, ExactIdsAreTheFirstRowOfTheirNormalizedId) {
+  constexpr std::string_view kTwins =
+      R"({"name": "Tiny-1.5B", "hidden_size": 2048, "intermediate_size": 5632, "num_layers": 22, "num_attention_heads": 32, "vocab_size": 32000})"
+      "\n"
+      R"({"name": "Tiny-15B", "hidden_size": 4096, "intermediate_size": 11008, "num_layers": 40, "num_attention_heads": 32, "vocab_size": 32000})"
+      "\n";
+  for (const auto& rows : {ModelRows::parsed(kTwins), ModelRows::deferred(kTwins)}) {
+    ASSERT_EQ(rows->size(), 2u);
+    EXPECT_EQ(rows->exact_id("tiny-1.5b"), std::optional<size_t>(0));
+    EXPECT_EQ(rows->exact_id("tiny-15b"), std::nullopt);
+    EXPECT_EQ(rows->exact_id("Tiny-1.5B"), std::nullopt);  // a name, not the id
+    EXPECT_EQ(rows->exact_id("tiny"), std::nullopt);
+  }
+}
+
+// Every built-in model found by its id (the exact index) is the row found by the same id
+// spelled in capitals (the normalized index), the same object.
+TEST(ModelRows, BuiltInIdsFindTheNormalizedIndexRow) {
+  const Catalog& catalog = Catalog::builtin();
+  for (const Model& m : catalog.models()) {
+    std::string shouted = m.id;
+    for (char& c : shouted) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+    EXPECT_EQ(&catalog.model(m.id), &catalog.model(shouted)) << m.id;
+    EXPECT_EQ(catalog.model(m.id).id, m.id);
+  }
 }
 
 }  // namespace

@@ -159,6 +159,18 @@ void explain_counts(const Scenario& s, const ModelCounts& counts, const Estimate
                     e.memory.total / kGiB, s.gpu->name, *e.memory.capacity / kGiB));
 }
 
+// An explained estimate's stages after the memory: the counts' basis, power, speed (with
+// `memo`) and cost, the speed bands and the warnings, then the basis and warnings moved into `e`.
+void explain(const Scenario& s, const Catalog& catalog, StagedEstimate& staged,
+             ModuleSumsMemo* memo, Estimate& e, Explanations& why) {
+  explain_counts(s, staged.counts(), e, why);
+  staged.add_priced(memo);
+  if (e.performance) add_speed_bands(s, catalog.speed_bands(), *e.performance, e.cost, &why);
+  add_warnings(s, catalog, why);
+  e.basis = std::move(why.basis);
+  e.warnings = std::move(why.warnings);
+}
+
 }  // namespace
 
 StagedEstimate::StagedEstimate(const Scenario& s, const Catalog& catalog, Estimate& e,
@@ -175,13 +187,13 @@ StagedEstimate::StagedEstimate(const Scenario& s, const Catalog& catalog, Estima
 }
 
 StagedEstimate::StagedEstimate(const Scenario& s, const Catalog& catalog, Estimate& e,
-                               const ModelCounts& counts)
+                               const ModelCounts& counts, Explanations* why)
     : s_(s),
       catalog_(catalog),
       counts_(counts),
       rules_(memory::engine_rules(s, catalog)),
       e_(e),
-      why_(nullptr) {
+      why_(why) {
   estimate_memory_stage();
 }
 
@@ -224,13 +236,13 @@ void StagedEstimate::add_speed(ModuleSumsMemo* memo) {
                    memo);
 }
 
-void StagedEstimate::add_priced() {
+void StagedEstimate::add_priced(ModuleSumsMemo* memo) {
   CostAssumptions costs = with_cost_overrides(catalog_.cost_defaults(), s_.costs);
   NodePlan plan;  // counted once, for power and the on-prem price
   e_.power = estimate_power(s_, with_facility_overrides(catalog_.facility_defaults(), s_.facility),
                             costs, catalog_, why_, plan);
   if (s_.gpu) {
-    add_speed();
+    add_speed(memo);
     estimate_cost(s_, catalog_, std::move(costs), plan, e_, why_);
   }
 }
@@ -251,12 +263,17 @@ Estimate estimate(const Scenario& s, const Catalog& catalog, Detail detail) {
   Explanations why;
   if (detail == Detail::kNoBasis) why.basis.turn_off();
   StagedEstimate staged(s, catalog, e, &why);
-  explain_counts(s, staged.counts(), e, why);
-  staged.add_priced();
-  if (e.performance) add_speed_bands(s, catalog.speed_bands(), *e.performance, e.cost, &why);
-  add_warnings(s, catalog, why);
-  e.basis = std::move(why.basis);
-  e.warnings = std::move(why.warnings);
+  explain(s, catalog, staged, nullptr, e, why);
+  return e;
+}
+
+Estimate estimate(const Scenario& s, const Catalog& catalog, Detail detail,
+                  const ModelCounts& counts, ModuleSumsMemo& memo) {
+  Estimate e;
+  Explanations why;
+  if (detail == Detail::kNoBasis) why.basis.turn_off();
+  StagedEstimate staged(s, catalog, e, counts, &why);
+  explain(s, catalog, staged, &memo, e, why);
   return e;
 }
 

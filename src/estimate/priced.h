@@ -18,6 +18,14 @@ struct ModuleSumsMemo;  // speed/training_speed.h
 /// constraints on, for searches that explain only the options they return.
 Estimate estimate_priced(const Scenario& s, const Catalog& catalog);
 
+/// estimate(s, catalog, detail) for Detail::kFull or kNoBasis, with the model already counted
+/// (`counts` = count_model(s)) and the training step's sums and rates kept in `memo`
+/// (speed/training_speed.h): the answer that searches what to change next starts the search
+/// with both, so its candidates of the base's task do not count the model or make those figures
+/// again (issue 18). The figures are estimate()'s; `counts` and `memo` must outlive the search.
+Estimate estimate(const Scenario& s, const Catalog& catalog, Detail detail,
+                  const ModelCounts& counts, ModuleSumsMemo& memo);
+
 /// An estimate in stages, the one way estimate(), estimate_priced and the searches assemble
 /// one: the model is counted, the engine's rules looked up and the memory estimated once; speed,
 /// or power, speed and cost, are added after. A search that prunes its candidates by memory
@@ -32,7 +40,8 @@ class StagedEstimate {
   /// The same with the model already counted: `counts` is count_model(s) (a search whose
   /// candidates keep the model and its training options counts it once per task), and must
   /// outlive this object.
-  StagedEstimate(const Scenario& s, const Catalog& catalog, Estimate& e, const ModelCounts& counts);
+  StagedEstimate(const Scenario& s, const Catalog& catalog, Estimate& e, const ModelCounts& counts,
+                 Explanations* why = nullptr);
   /// The same for one of a search's candidates: the memory parts an earlier candidate had with
   /// the same fields are taken from `memo` (memory/parts_memo.h), which must outlive this object.
   /// e.model_id is left as it is (the candidates' model is the search's base's).
@@ -47,8 +56,8 @@ class StagedEstimate {
   /// Adds the speed (with a GPU); a search passes its `memo` of the training step's matrix sums
   /// (speed/training_speed.h), which must outlive its candidates' model and counts.
   void add_speed(ModuleSumsMemo* memo = nullptr);
-  /// Adds power, and with a GPU speed, ownership and cost.
-  void add_priced();
+  /// Adds power, and with a GPU speed (with `memo` as add_speed's), ownership and cost.
+  void add_priced(ModuleSumsMemo* memo = nullptr);
 
  private:
   void estimate_memory_stage(memory::PartsMemo* memo = nullptr);

@@ -6,6 +6,7 @@
 #include "advisor/changes.h"
 #include "core/json_fields.h"
 #include "estimate/layout.h"
+#include "estimate/priced.h"
 #include "estimate/rule_of_thumb.h"
 #include "gpusizer/error.h"
 #include "gpusizer/estimate.h"
@@ -19,6 +20,7 @@
 #include "report/estimate_json.h"
 #include "report/json_writer.h"
 #include "scenario/scenario_fields.h"
+#include "speed/training_speed.h"
 
 namespace gpusizer {
 namespace {
@@ -75,23 +77,51 @@ bool names_entry(std::string_view name, const Model& m) {
          (!m.hf_id.empty() && key == normalize_name(m.hf_id));
 }
 
+// The parsed scenario resolved in place, then its model counted (count_model): "basis" is read
+// after the resolve, so a line with a bad scenario and a bad "basis" still names the scenario's
+// field first.
+ModelCounts resolved_counts(Scenario& s, const ScenarioFields& input, const Catalog& catalog,
+                            bool& shows_basis) {
+  resolve_in_place(s, catalog);
+  // A batch that reads the figures alone can leave the basis out ("basis": false): its texts are
+  // most of the formatting an estimate does and half of the answer's bytes (issue 18).
+  if (auto v = read_bool_value(input.at[key::basis], "basis", "")) shows_basis = *v;
+  ModelCounts counts(s.model);
+  count_training(s, counts);
+  return counts;
+}
+
+const std::vector<std::string> kMethods = {"analytic", "rule-of-thumb"};
+constexpr size_t kAnalytic = 0, kRuleOfThumb = 1;  // kMethods' indices
+
 // One estimate's answer: everything the contract's Estimate JSON is written from.
 struct Answer {
-  /// The scenario parsed in place, not moved in.
+  /// The scenario parsed, resolved and estimated in place, not moved in (issue 18: an Estimate
+  /// made empty, assigned from the estimate's and the temporary destroyed were ~900
+  /// instructions a line).
   Answer(const ScenarioFields& input, const Catalog& catalog, ScenarioGiven& given)
-      : scenario(parse_scenario(input, catalog, given)) {}
+      : scenario(parse_scenario(input, catalog, given)),
+        parsed_layout(layout_fields(scenario)),
+        counts(resolved_counts(scenario, input, catalog, shows_basis)),
+        estimate(gpusizer::estimate(
+            scenario, catalog, shows_basis ? Detail::kFull : Detail::kNoBasis, counts, step_memo)) {
+  }
 
   Scenario scenario;
+  LayoutFields parsed_layout;  ///< the layout fields as parsed, before the resolve
+  bool shows_basis = true;     ///< "basis": false leaves the basis texts out (not even made)
+  /// The estimate's counts and training-step figures, which the change search goes on with
+  /// (find_changes_in_place; issue 18).
+  ModelCounts counts;
+  ModuleSumsMemo step_memo;
   Estimate estimate;
   RuleOfThumb rule_of_thumb;
-  std::string method = "analytic";
+  /// kMethods' index: no string made, copied and compared a line (issue 18).
+  size_t method = kAnalytic;
   std::optional<std::string> model_requested;
   std::optional<FoundChanges> changes;  ///< in the search's own form: written, never copied
   FitVerdict verdict;
-  bool shows_basis = true;  ///< "basis": false leaves the basis texts out (not even made)
 };
-
-const std::vector<std::string> kMethods = {"analytic", "rule-of-thumb"};
 
 Answer answer(const nlohmann::json& json, const Catalog& catalog) {
   ScenarioGiven given;
@@ -102,24 +132,18 @@ Answer answer(const nlohmann::json& json, const Catalog& catalog) {
   // destruction of a Scenario are 6,000 instructions, a move ~1,000); the changes read it as the
   // resolved one with the layout fields it had before (LayoutFields).
   Answer a(input, catalog, given);
-  const LayoutFields parsed_layout = layout_fields(a.scenario);
-  resolve_in_place(a.scenario, catalog);
   const Scenario& s = a.scenario;
   Estimate& e = a.estimate;
-  // A batch that reads the figures alone can leave the basis out ("basis": false): its texts are
-  // most of the formatting an estimate does and half of the answer's bytes (issue 18).
-  if (auto v = read_bool_value(input.at[key::basis], "basis", "")) a.shows_basis = *v;
-  e = estimate(s, catalog, a.shows_basis ? Detail::kFull : Detail::kNoBasis);
   a.rule_of_thumb = rule_of_thumb(s);
-  if (auto v = read_enum_index(input.at[key::method], "method", "", kMethods))
-    a.method = kMethods[*v];
-  if (a.method == "rule-of-thumb") apply_rule_of_thumb(a.rule_of_thumb, e);
+  if (auto v = read_enum_index(input.at[key::method], "method", "", kMethods)) a.method = *v;
+  if (a.method == kRuleOfThumb) apply_rule_of_thumb(a.rule_of_thumb, e);
   // What to change so it fits: each change re-runs the estimator, so a sweep over a grid of
   // scenarios can turn it off ("changes": false, about half of a non-fitting line's cost).
   bool want_changes = true;
   if (auto v = read_bool_value(input.at[key::changes], "changes", "")) want_changes = *v;
-  if (want_changes && e.memory.fits && !*e.memory.fits && a.method == "analytic")
-    a.changes = find_changes_in_place(a.scenario, parsed_layout, given, e, catalog);
+  if (want_changes && e.memory.fits && !*e.memory.fits && a.method == kAnalytic)
+    a.changes = find_changes_in_place(a.scenario, a.parsed_layout, given, e, catalog, &a.counts,
+                                      a.step_memo);
   a.verdict = apply_fit_verdict(s, e);
   // An alias or a partial name is never swapped in silently: the answer says which catalog entry
   // it became (meta-llama/Meta-Llama-3-70B is estimated as llama-3.1-70b).
@@ -158,7 +182,7 @@ void describe_answer(W& w, const Answer& a) {
   w.field("fits", v.fits);
   w.key("memory");
   describe_memory(w, e.memory);
-  w.field("method", a.method);
+  w.field("method", kMethods[a.method]);
   w.key("model");
   w.begin_object();
   w.field("active_params", e.active_params);

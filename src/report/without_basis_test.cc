@@ -60,5 +60,16 @@ TEST(WithoutBasis, ANonBooleanIsBadInputNamingTheField) {
   }
 }
 
+// The scenario is read before the answer's own "basis" (the estimate is made in the answer in
+// place, after the scenario is resolved): a line wrong in both names the scenario's field.
+TEST(WithoutBasis, AScenarioErrorIsNamedBeforeABadBasis) {
+  try {
+    estimate_json({{"model", "llama-2-7b"}, {"gpu", "no-such-gpu"}, {"basis", "no"}});
+    ADD_FAILURE() << "an unknown GPU was accepted";
+  } catch (const InputError& e) {
+    EXPECT_EQ(e.field(), "gpu");
+  }
+}
+
 }  // namespace
 }  // namespace gpusizer

@@ -132,6 +132,40 @@ TEST(PlainJson, DeclinesWhatItDoesNotRead) {
   EXPECT_TRUE(parse_plain_json(std::string(32, '[') + std::string(32, ']')));
 }
 
+// Strings are scanned sixteen bytes at a time where sixteen remain: a string of each length up
+// to 40 is read whole wherever it ends, and a byte that stops a plain string (a quote
+// escaped, a backslash, a tab, a control byte, a byte above 0x7f, DEL is plain) at each of its
+// positions is declined or read as nlohmann reads it, inside a block or in the bytes after.
+TEST(PlainJson, StringsOfEveryLengthAndEveryStoppingPosition) {
+  for (size_t n = 0; n <= 40; ++n) {
+    std::string text(n, 'a');
+    for (size_t i = 0; i < n; ++i) text[i] = static_cast<char>('a' + i % 26);
+    const auto v = parse_plain_json("[\"" + text + "\"]");
+    ASSERT_TRUE(v) << n;
+    EXPECT_EQ((*v)[0].get<std::string>(), text);
+    const auto tail = parse_plain_json("{\"k\": \"" + text + "\", \"" + text + "x\": 1}");
+    ASSERT_TRUE(tail) << n;
+    EXPECT_EQ((*tail)["k"].get<std::string>(), text);
+    EXPECT_EQ((*tail)[text + "x"].get<int>(), 1);
+    for (size_t at = 0; at <= n; ++at)
+      for (const char* stop : {"\\\"", "\\n", "\t", "\x01", "\x7f", "\xc3\xa9"}) {
+        const std::string edited = "[\"" + text.substr(0, at) + stop + text.substr(at) + "\"]";
+        const auto ours = parse_plain_json(edited);
+        if (std::string_view(stop) == "\x7f") {
+          ASSERT_TRUE(ours) << edited;  // DEL is printable for JSON
+          EXPECT_EQ((*ours)[0].get<std::string>().size(), n + 1);
+          expect_agrees(edited);
+        } else {
+          EXPECT_FALSE(ours) << n << " " << at;
+          // The same as an object's value, which is made in its node from the text.
+          EXPECT_FALSE(
+              parse_plain_json("{\"k\": \"" + text.substr(0, at) + stop + text.substr(at) + "\"}"))
+              << n << " " << at;
+        }
+      }
+  }
+}
+
 // Byte edits of scenario lines, each checked against nlohmann: what is accepted is its tree.
 TEST(PlainJson, MutatedLinesAgreeWithNlohmann) {
   const std::vector<std::string> lines = {
