@@ -26,6 +26,7 @@ namespace gpusizer {
 
 class SpeedIndex;  // src/catalog/speed_index.h
 class ModelRows;   // src/catalog/model_rows.h
+class ExactNames;  // src/catalog/exact_names.h
 
 class Catalog {
  public:
@@ -130,6 +131,9 @@ class Catalog {
   std::vector<std::pair<std::string, std::string>> model_aliases_;  // normalised alias -> id
   std::unordered_map<std::string, size_t> gpu_index_;    // normalised id or alias -> position
   std::unordered_map<std::string, size_t> model_index_;  // normalised id or alias -> position
+  /// Each GPU's id and alias as the data files spell them -> the position gpu_index_ gives it.
+  /// Shared by the catalog's copies; null in a catalog not read from data files.
+  std::shared_ptr<const ExactNames> gpu_exact_;
   StoreAccess model_stores_;
 };
 

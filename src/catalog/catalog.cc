@@ -14,6 +14,7 @@
 
 #include "catalog/csv.h"
 #include "catalog/data_json.h"
+#include "catalog/exact_names.h"
 #include "catalog/fleet_data.h"
 #include "catalog/model_rows.h"
 #include "catalog/speed_index.h"
@@ -263,6 +264,24 @@ std::unordered_map<std::string, size_t> build_index(
   return index;
 }
 
+// The GPUs' ids and aliases as the data files spell them that `index` finds once normalised, each
+// to the position it finds: an exact hit is what lookup() answers for that spelling (issue 18:
+// lookup() normalises a name into a string and hashes it, ~300 instructions). The rows' names
+// ("GeForce RTX 4090 24GB") are left to the normalised way: seldom given so, and each is longer
+// than a string's inline bytes (an allocation more a catalog read).
+std::shared_ptr<const ExactNames> exact_gpu_names(
+    const std::vector<Gpu>& gpus, const std::vector<std::string_view>& aliases,
+    const std::unordered_map<std::string, size_t>& index) {
+  auto exact = std::make_shared<ExactNames>(gpus.size() + aliases.size());
+  const auto add = [&](std::string_view spelling) {
+    if (const auto it = index.find(normalize_name(spelling)); it != index.end())
+      exact->add(spelling, static_cast<uint32_t>(it->second));
+  };
+  for (const Gpu& g : gpus) add(g.id);
+  for (const std::string_view alias : aliases) add(alias);
+  return exact;
+}
+
 }  // namespace
 
 namespace {
@@ -365,12 +384,15 @@ Catalog Catalog::from_texts(const std::vector<std::pair<std::string, std::string
     c.model_aliases_.emplace_back(normalize_name(m.name), m.id);
   }
   const auto rows = parse_csv(text("aliases.csv"), "aliases.csv");
+  std::vector<std::string_view> gpu_alias_spellings;
   for (size_t i = 1; i < rows.size(); ++i) {
     if (rows[i].size() < 3) continue;
-    auto& list = rows[i][1] == "gpu" ? c.gpu_aliases_ : c.model_aliases_;
-    list.emplace_back(normalize_name(rows[i][0]), rows[i][2]);
+    const bool gpu = rows[i][1] == "gpu";
+    (gpu ? c.gpu_aliases_ : c.model_aliases_).emplace_back(normalize_name(rows[i][0]), rows[i][2]);
+    if (gpu) gpu_alias_spellings.emplace_back(rows[i][0]);
   }
   c.gpu_index_ = build_index(*c.gpus_, c.gpu_aliases_);
+  c.gpu_exact_ = exact_gpu_names(*c.gpus_, gpu_alias_spellings, c.gpu_index_);
   c.speed_index_ = std::make_shared<const SpeedIndex>(c.speed_, c.engines_, *c.gpus_, *c.formats_);
   c.model_index_ = build_index(c.model_rows_->names(), c.model_aliases_);
   return c;
@@ -413,6 +435,8 @@ std::string Catalog::closest_format(std::string_view kind, double bits) const {
 }
 
 const Gpu& Catalog::gpu(std::string_view name, const std::string& field) const {
+  if (gpu_exact_)
+    if (const auto row = gpu_exact_->find(name)) return (*gpus_)[*row];
   return lookup(*gpus_, gpu_index_, name, field, "GPU");
 }
 
@@ -437,6 +461,8 @@ const Model& Catalog::model(std::string_view name, const std::string& field) con
 
 bool Catalog::names_exactly(std::string_view name, const Gpu& found) const {
   if (name == found.id) return true;  // the common case, without normalising (issue 18)
+  // A spelling of the data files is in gpu_exact_ only where gpu_index_ has it normalised.
+  if (gpu_exact_ && gpu_exact_->find(name)) return true;
   const std::string key = normalize_name(name);
   return gpu_index_.count(key) > 0 || key_and_memory_size(normalize_name(found.id), key) ||
          key_and_memory_size(normalize_name(found.name), key);
