@@ -6,6 +6,7 @@
 
 #include "catalog/model_record.h"
 #include "gpusizer/error.h"
+#include "gpusizer/names.h"
 
 namespace gpusizer {
 namespace {
@@ -123,20 +124,12 @@ std::shared_ptr<const ModelRows> ModelRows::deferred(std::string_view text) {
 
 void ModelRows::index_exact_ids() {
   // A row whose normalized id an earlier row already has is left out: the normalized index
-  // answers the earlier one for it. The ids are compared by a hash of the ASCII letters and
-  // digits they keep once normalized, sorted (~15k instructions at start-up; normalizing each id
-  // into a set of strings was ~60k). Ids the same once normalized hash the same; two that only
-  // share the hash leave the later row out too, which the normalized lookup answers the same.
+  // answers the earlier one for it. The ids are compared by the hash of their normalized form,
+  // sorted (~15k instructions at start-up; normalizing each id into a set of strings was ~60k).
+  // Ids the same once normalized hash the same; two that only share the hash leave the later row
+  // out too, which the normalized lookup answers the same.
   std::vector<std::pair<size_t, size_t>> keys(names_.size());  // (hash, row)
-  for (size_t i = 0; i < names_.size(); ++i) {
-    size_t hash = 0;
-    for (const char c : names_[i].id) {
-      const auto lower = static_cast<unsigned char>(c >= 'A' && c <= 'Z' ? c | 0x20 : c);
-      if ((lower >= '0' && lower <= '9') || (lower >= 'a' && lower <= 'z'))
-        hash = hash * 131 + lower;
-    }
-    keys[i] = {hash, i};
-  }
+  for (size_t i = 0; i < names_.size(); ++i) keys[i] = {normalized_name_hash(names_[i].id), i};
   std::sort(keys.begin(), keys.end());  // rows ascending within a hash
   exact_ids_.reserve(names_.size());
   for (size_t k = 0; k < keys.size(); ++k)

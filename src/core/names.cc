@@ -41,6 +41,15 @@ std::string normalize_name(std::string_view name) {
   return out;
 }
 
+size_t normalized_name_hash(std::string_view name) {
+  size_t hash = 0;
+  char lowered;
+  for (const char c : name)
+    if (name_char(static_cast<unsigned char>(c), lowered))
+      hash = hash * 131 + static_cast<unsigned char>(lowered);
+  return hash;
+}
+
 namespace {
 
 size_t edit_distance(std::string_view a, std::string_view b) {
