@@ -58,6 +58,14 @@ struct KernelScale {
   double compute_scale = 1;
 };
 
+/// A weight format kind's kernels (data/speed.json weight_kernels.KIND): its scales, and the time
+/// a dequantizing kernel spends on each weight beyond reading it, in bytes of the same kernel's
+/// bandwidth (weight_kernel folds it into a format's bw_scale by its bits per value).
+struct WeightKernel {
+  KernelScale scale;
+  double dequant_bytes_per_weight = 0;
+};
+
 /// Collective links (data/speed.json "links"; every figure required there).
 struct LinkProfile {
   double nvlink_eff = 0, nvlink_latency_s = 0;
@@ -110,7 +118,8 @@ class SpeedProfile {
   /// other kernels, graphs and collectives than on CUDA), or nullptr when it has none of its own.
   const InferenceProfile* vendor_build(std::string_view engine, std::string_view vendor) const;
   const TrainingProfile& training(std::string_view engine) const;
-  KernelScale weight_kernel(std::string_view format_kind) const;
+  /// The scales of a format of kind `format_kind` holding `bits_per_value` bits a weight.
+  KernelScale weight_kernel(std::string_view format_kind, double bits_per_value) const;
   KernelScale vendor(std::string_view vendor) const;
   const LinkProfile& links() const { return links_; }
   /// QLoRA: bytes one dequantization of a 4-bit weight moves (packed weight and scales read,
@@ -156,7 +165,8 @@ class SpeedProfile {
   std::vector<VendorBuild> vendor_builds_;
   TrainingProfile training_default_;
   std::map<std::string, TrainingProfile, std::less<>> training_;
-  std::map<std::string, KernelScale, std::less<>> kernels_, vendors_;
+  std::map<std::string, WeightKernel, std::less<>> kernels_;
+  std::map<std::string, KernelScale, std::less<>> vendors_;
   LinkProfile links_;
   double qlora_dequant_bytes_ = 0, lora_extra_cost_ = 0;
   std::map<std::string, double, std::less<>> cv_eff_;

@@ -16,7 +16,8 @@ SpeedIndex::SpeedIndex(const SpeedProfile& p, const std::vector<EngineProfile>& 
                      p.training_attention_backward(g.architecture_family()),
                      p.matmul_fraction(g.id)});
   weight_kernels_.reserve(formats.size());
-  for (const NumberFormat& f : formats) weight_kernels_.push_back(p.weight_kernel(f.kind));
+  for (const NumberFormat& f : formats)
+    weight_kernels_.push_back(p.weight_kernel(f.kind, f.bits_per_value));
   attention_.reserve(engines.size() * gpus.size());
   bitsandbytes_.reserve(engines.size() * formats.size());
   for (const EngineProfile& e : engines) {

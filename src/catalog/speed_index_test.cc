@@ -71,8 +71,10 @@ TEST(SpeedIndex, EveryEntryIsTheLookupByName) {
     EXPECT_EQ(x.matmul_fraction(g), p.matmul_fraction(gpu.id)) << gpu.id;
   }
   for (size_t f = 0; f < c.formats().size(); ++f) {
-    EXPECT_EQ(x.weight_kernel(f).bw_scale, p.weight_kernel(c.formats()[f].kind).bw_scale);
-    EXPECT_EQ(x.weight_kernel(f).compute_scale, p.weight_kernel(c.formats()[f].kind).compute_scale);
+    EXPECT_EQ(x.weight_kernel(f).bw_scale,
+              p.weight_kernel(c.formats()[f].kind, c.formats()[f].bits_per_value).bw_scale);
+    EXPECT_EQ(x.weight_kernel(f).compute_scale,
+              p.weight_kernel(c.formats()[f].kind, c.formats()[f].bits_per_value).compute_scale);
   }
 }
 

@@ -120,12 +120,20 @@ void require_keys(const nlohmann::json& o, const std::string& where,
 }
 
 KernelScale read_scale(const nlohmann::json& o, const std::string& where) {
-  data::reject_unknown_keys(o, where, {"bw_scale", "compute_scale"});
   KernelScale k;
   k.bw_scale = required(o, "bw_scale", where);
   k.compute_scale = required(o, "compute_scale", where);
   if (k.bw_scale <= 0 || k.compute_scale <= 0)
     throw InputError(where, "scales must be positive", "bad_file");
+  return k;
+}
+
+WeightKernel read_weight_kernel(const nlohmann::json& o, const std::string& where) {
+  data::reject_unknown_keys(o, where, {"bw_scale", "compute_scale", "dequant_bytes_per_weight"});
+  WeightKernel k;
+  k.scale = read_scale(o, where);
+  if (o.contains("dequant_bytes_per_weight"))
+    k.dequant_bytes_per_weight = data::required_number(o, "dequant_bytes_per_weight", where, 0, 8);
   return k;
 }
 
@@ -303,13 +311,17 @@ SpeedProfile SpeedProfile::from_json(const nlohmann::json& doc) {
   p.doc_ = doc;
   read_inference_section(doc, p);
   read_training_section(doc, p);
-  for (const char* section : {"weight_kernels", "vendors"}) {
-    if (!doc.contains(section)) continue;
-    auto& target = std::string(section) == "vendors" ? p.vendors_ : p.kernels_;
-    for (const auto& [name, o] : doc.at(section).items())
+  if (doc.contains("weight_kernels"))
+    for (const auto& [name, o] : doc.at("weight_kernels").items())
       if (o.is_object())
-        target[name] = read_scale(o, std::string("speed.json ") + section + "." + name);
-  }
+        p.kernels_[name] = read_weight_kernel(o, "speed.json weight_kernels." + name);
+  if (doc.contains("vendors"))
+    for (const auto& [name, o] : doc.at("vendors").items())
+      if (o.is_object()) {
+        const std::string where = "speed.json vendors." + name;
+        data::reject_unknown_keys(o, where, {"bw_scale", "compute_scale"});
+        p.vendors_[name] = read_scale(o, where);
+      }
   read_links(doc, p);
   read_cv_and_matmul(doc, p);
   read_attention_kernels(doc, p);
@@ -353,9 +365,19 @@ const TrainingProfile& SpeedProfile::training(std::string_view engine) const {
   return it == training_.end() ? training_default_ : it->second;
 }
 
-KernelScale SpeedProfile::weight_kernel(std::string_view kind) const {
+KernelScale SpeedProfile::weight_kernel(std::string_view kind, double bits_per_value) const {
   const auto it = kernels_.find(kind);
-  return it == kernels_.end() ? KernelScale{} : it->second;
+  if (it == kernels_.end()) return KernelScale{};
+  KernelScale k = it->second.scale;
+  // A dequantizing kernel unpacks, converts and scales every weight it reads: ALU work a weight,
+  // whatever its bits, which the kernel does not hide behind the memory reads. gpt-fast's
+  // weight-only kernels on an A100 show it (README table: 1,397 GB/s for bf16, 1,069 for int8,
+  // 863 for int4 with its group scales): the fewer the bytes a weight, the larger the share of
+  // time spent on the weight's arithmetic. A weight of b / 8 bytes takes the time of
+  // b / 8 + dequant_bytes_per_weight bytes; the bandwidth it achieves on its bytes is that share.
+  const double bytes = bits_per_value / 8.0, extra = it->second.dequant_bytes_per_weight;
+  if (extra > 0 && bytes > 0) k.bw_scale *= bytes / (bytes + extra);
+  return k;
 }
 
 KernelScale SpeedProfile::vendor(std::string_view name) const {

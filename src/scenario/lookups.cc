@@ -33,7 +33,7 @@ void named_entries(ScenarioLookups& l, const Scenario& s, const SpeedProfile& p)
   const Gpu& g = *s.gpu;
   l.inference = &p.inference(s.engine);
   l.training = &p.training(s.engine);
-  l.weight_kernel = p.weight_kernel(s.weights->kind);
+  l.weight_kernel = p.weight_kernel(s.weights->kind, s.weights->bits_per_value);
   l.vendor = p.vendor(g.vendor);
   l.fp16_accumulate_factor = p.fp16_accumulate_factor(g.vendor, g.segment);
   l.attention_efficiency = p.attention_efficiency(s.engine, g.architecture_family());

@@ -131,7 +131,8 @@ std::optional<InferenceSetup> inference_setup(const Scenario& sc, const SpeedPro
   // The engine as launched or built (vLLM --max-num-seqs, TensorRT-LLM max_batch_size) runs at
   // most that many sequences a step, in place of its default.
   if (sc.max_num_seqs > 0) s.engine.max_num_seqs = static_cast<double>(sc.max_num_seqs);
-  s.kernel = l ? l->weight_kernel : profile.weight_kernel(sc.weights->kind);
+  s.kernel =
+      l ? l->weight_kernel : profile.weight_kernel(sc.weights->kind, sc.weights->bits_per_value);
   s.vendor = l ? l->vendor : profile.vendor(gpu.vendor);
   // Assigned without a temporary string (a ternary of "bf16" and a string would build one).
   if (sc.weights->compute_dtype.empty())
