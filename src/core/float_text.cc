@@ -179,6 +179,56 @@ char* exponent_general(char* out, double v, double a, int x, int precision) {
   return out + 4;
 }
 
+// "%g"'s exponent form below 10^-4 (decimal exponent x <= -5) while 10^k is exact, k = precision
+// - 1 - x <= 22: the digits of a x 10^k rounded to an integer, as "d.ddde-XX" without the
+// fraction's trailing zeros; null on an exact tie and on a carry up to 10^-4 ("%f" form). x is
+// found exactly: a guess from a's binary exponent (floor(e2 log10 2), or one above it, as
+// 1233 / 4096 is a little under log10 2; a in [2^e2, 2^(e2 + 1)) puts x within one of it), moved
+// until the exact product has `precision` integral digits (issue 18: a decode step's "%.3g ms"
+// of 9.63e-05 went to snprintf, ~1,800 instructions). Kept out of line: inlined into
+// general_text it cost its common forms a few instructions each (+40 a line with an inline
+// config).
+[[gnu::noinline]] char* small_exponent_general(char* out, double v, double a, int precision) {
+  const int e2 = static_cast<int>(std::bit_cast<uint64_t>(a) >> 52) - 1023;  // a >= kSmallest
+  int x = (e2 * 1233) >> 12;
+  const double low = kPow10[precision - 1], high = kPow10[precision];
+  for (int tries = 0; tries < 3; ++tries) {
+    const int k = precision - 1 - x;
+    if (k > 22) {  // past the exact powers: unless x is one above the guess, not ours
+      if (tries > 0) return nullptr;
+      ++x;
+      continue;
+    }
+    const Product scaled = times_pow10(a, k);
+    if (!at_least(scaled, low)) {
+      --x;
+    } else if (at_least(scaled, high)) {
+      ++x;
+    } else {
+      uint64_t digits = 0;
+      if (!round_product(scaled, digits)) return nullptr;
+      if (digits == static_cast<uint64_t>(high)) {  // 9.9996e-06 to three digits: 1.00e-05
+        digits = static_cast<uint64_t>(low);
+        ++x;
+      }
+      if (x > -5) return nullptr;
+      int shown = precision - 1;
+      while (shown > 0 && digits % 10 == 0) {
+        digits /= 10;
+        --shown;
+      }
+      out = write_scaled(write_sign(out, v), digits, shown);
+      // The exponent: a sign and at least two digits (C17 7.21.6.1); here -05 .. -22.
+      out[0] = 'e';
+      out[1] = '-';
+      out[2] = static_cast<char>('0' + -x / 10);
+      out[3] = static_cast<char>('0' + -x % 10);
+      return out + 4;
+    }
+  }
+  return nullptr;
+}
+
 }  // namespace
 
 char* fixed_text(char* out, double v, int precision) {
@@ -222,7 +272,7 @@ char* general_text(char* out, double v, int precision) {
   // zeros of the fraction, and a point left bare, are removed.
   const int x = decimal_exponent(a);
   if (x >= precision) return exponent_general(out, v, a, x, precision);
-  if (x < -4) return nullptr;
+  if (x < -4) return small_exponent_general(out, v, a, precision);
   const int decimals = precision - 1 - x;
   const Product scaled = times_pow10(a, decimals);
   // X is right when the exact product has `precision` digits before the point, and stays right

@@ -19,8 +19,9 @@ inline constexpr int kFloatTextChars = 32;
 char* fixed_text(char* out, double v, int precision);
 
 /// printf("%.*g", precision, v) into `out`, the end returned; nullptr when the fast path cannot
-/// answer: v not finite, |v| >= 1e15, a text in exponent form for a small value (decimal
-/// exponent below -4), 0 < |v| < 1e-250, precision outside 1..15, or an exact tie.
+/// answer: v not finite, |v| >= 1e15, a small value whose exponent form needs 10^k past 1e22
+/// (decimal exponent X below precision - 23) or rounds up to 10^-4, 0 < |v| < 1e-250,
+/// precision outside 1..15, or an exact tie.
 char* general_text(char* out, double v, int precision);
 
 }  // namespace gpusizer

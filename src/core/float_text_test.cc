@@ -85,10 +85,11 @@ TEST(FloatText, General) {
 }
 
 TEST(FloatText, GeneralDeclinesTheSmallAndHugeExponentForms) {
-  EXPECT_EQ(general(1e-7, 6), "declined");  // printf: "1e-07"
-  EXPECT_EQ(general(1e21, 6), "declined");  // printf: "1e+21"
-  EXPECT_EQ(general(1e15, 3), "declined");  // printf: "1e+15", past the fast path's 1e15
-  EXPECT_EQ(general(0.5, 0), "declined");   // precision 0 means 1: left to fmt
+  EXPECT_EQ(general(1e-30, 6), "declined");    // printf: "1e-30", 10^35 past the exact powers
+  EXPECT_EQ(general(9.5e-20, 6), "declined");  // 10^24 past the exact powers
+  EXPECT_EQ(general(1e21, 6), "declined");     // printf: "1e+21"
+  EXPECT_EQ(general(1e15, 3), "declined");     // printf: "1e+15", past the fast path's 1e15
+  EXPECT_EQ(general(0.5, 0), "declined");      // precision 0 means 1: left to fmt
 }
 
 // The exponent form from 10^precision up to 1e15, as printf writes it (C17 7.21.6.1: the
@@ -111,6 +112,55 @@ TEST(FloatText, GeneralExponentForm) {
   EXPECT_EQ(general(1250.0000000000002, 2), "1.3e+03");
   EXPECT_EQ(general(1249.9999999999998, 2), "1.2e+03");
   EXPECT_EQ(general(5e14, 1), "5e+14");
+}
+
+// The exponent form below 10^-4 (C17 7.21.6.1: "%e" when the exponent X of the value rounded to
+// the precision is below -4): the texts by hand, the exponent found at the binary exponent's
+// guess and one above it (9.9e-6 and 1e-5 share 2^-17, guessed -6), a carry to 10^-4 ("%f"
+// form) and an exact tie (2^-17 = 7.62939453125e-06 at 11 digits: printf's "7.6293945312e-06")
+// declined.
+TEST(FloatText, GeneralSmallExponentForm) {
+  EXPECT_EQ(general(9.63e-5, 3), "9.63e-05");
+  EXPECT_EQ(general(9.6349e-5, 3), "9.63e-05");
+  EXPECT_EQ(general(-9.635001e-5, 3), "-9.64e-05");
+  EXPECT_EQ(general(1e-7, 6), "1e-07");
+  EXPECT_EQ(general(1.5e-7, 3), "1.5e-07");
+  EXPECT_EQ(general(1e-5, 3), "1e-05");
+  EXPECT_EQ(general(9.9e-6, 3), "9.9e-06");
+  EXPECT_EQ(general(9.9996e-6, 3), "1e-05");               // rounded up into the next power of ten
+  EXPECT_EQ(general(1.2345678901234e-20, 3), "1.23e-20");  // 10^22: the last exact power
+  EXPECT_EQ(general(-9.9996e-20, 3), "-1e-19");            // 10^22, then the carry
+  EXPECT_EQ(general(9.99999e-21, 3), "declined");          // 10^23: printf's "1e-20"
+  EXPECT_EQ(general(9.9996e-5, 3), "declined");            // rounds to 10^-4: printf's "0.0001"
+  EXPECT_EQ(general(7.62939453125e-06, 11), "declined");
+  EXPECT_EQ(general(7.62939453125e-06, 10), "7.629394531e-06");
+  EXPECT_EQ(general(7.62939453125e-06, 12), "7.62939453125e-06");
+}
+
+// Every exponent-form text below 10^-4 the fast path answers is fmt's: 500,000 values from 1e-24
+// to 1e-4 at every precision, half of them a few ulps from a tie at that precision.
+TEST(FloatText, SmallExponentFormSameTextsAsFmt) {
+  std::mt19937_64 rng(28);
+  std::uniform_real_distribution<double> exponent(-24.0, -4.0);
+  size_t checked = 0;
+  for (int i = 0; i < 500000; ++i) {
+    double v = std::pow(10.0, exponent(rng));
+    const int p = 1 + static_cast<int>(rng() % 15);
+    if (i % 2 == 1) {  // near (n + 1/2) x 10^k: the rounding's hardest cases
+      const int x = static_cast<int>(std::floor(std::log10(v)));
+      const double scale = std::pow(10.0, x - p + 1);
+      v = (std::floor(v / scale) + 0.5) * scale;
+      for (int ulps = static_cast<int>(rng() % 5) - 2; ulps != 0; ulps += ulps > 0 ? -1 : 1)
+        v = std::nextafter(v, ulps > 0 ? 1.0 : 0.0);
+    }
+    if (rng() % 4 == 0) v = -v;
+    char buf[kFloatTextChars];
+    if (char* end = general_text(buf, v, p)) {
+      ASSERT_EQ(std::string(buf, end), fmt::format("{:.{}g}", v, p)) << v << " " << p;
+      ++checked;
+    }
+  }
+  EXPECT_GT(checked, 200000u);
 }
 
 // Every exponent-form text the fast path answers is fmt's: 1,000,000 values from 1 to 1e15 at
