@@ -33,9 +33,13 @@ namespace {
 [[gnu::always_inline]] inline bool state_matches(const StateKey& k, const Scenario& s,
                                                  const ModelCounts& c, const EngineRules& rules) {
   const TrainingOptions& t = s.training;
-  return k.zero_stage == t.zero_stage && k.offload == t.offload && k.weights == s.weights.get() &&
-         k.task == s.task && k.mixed_precision == t.mixed_precision && k.counts == &c &&
-         k.engine == &rules.engine && k.release == rules.release && k.gpu == s.gpu.get() &&
+  // The data-parallel count first: the ZeRO levers differ from each other in it alone, and a
+  // search's state slots are mostly theirs (issue 18: a slot of another count was told apart
+  // after ten fields).
+  return k.parallel.dp == s.parallel.dp && k.zero_stage == t.zero_stage && k.offload == t.offload &&
+         k.weights == s.weights.get() && k.task == s.task &&
+         k.mixed_precision == t.mixed_precision && k.counts == &c && k.engine == &rules.engine &&
+         k.release == rules.release && k.gpu == s.gpu.get() &&
          same_split(k.parallel, s.parallel, true);
 }
 
