@@ -6,14 +6,6 @@
 
 namespace gpusizer {
 
-MemoryFit memory_fit(const Scenario& s, const Estimate& e, double headroom) {
-  MemoryFit f;
-  f.needed = memory_needed(s, e);
-  f.capacity = e.memory.capacity.value_or(0);
-  f.fits = e.memory.fits.value_or(false) && f.needed <= f.capacity * (1.0 - headroom);
-  return f;
-}
-
 void fp16_fallbacks(const Scenario& base, const Gpu& g, ScenarioEdit& e) {
   if (g.supports("bf16")) return;
   if (!e.weights && base.weights->id == "bf16") e.weights = "fp16";

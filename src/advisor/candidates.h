@@ -44,7 +44,14 @@ struct MemoryFit {
   double needed = 0, capacity = 0;
   bool fits = false;  ///< the estimate fits and needed <= capacity x (1 - headroom)
 };
-MemoryFit memory_fit(const Scenario& s, const Estimate& e, double headroom);
+// Inline: a change search asks it of each candidate (issue 18: the call and its result's copy).
+inline MemoryFit memory_fit(const Scenario& s, const Estimate& e, double headroom) {
+  MemoryFit f;
+  f.needed = memory_needed(s, e);
+  f.capacity = e.memory.capacity.value_or(0);
+  f.fits = e.memory.fits.value_or(false) && f.needed <= f.capacity * (1.0 - headroom);
+  return f;
+}
 
 /// The 16-bit fallbacks of a GPU without BF16, added to the edit `e` of `base` (a field `e`
 /// already sets is the candidate's): bf16 weights are served and trained as fp16; a bf16 KV

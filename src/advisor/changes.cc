@@ -390,9 +390,12 @@ struct Search {
   // combinations and the counts below were an allocation each, ~300 instructions and a free).
   // It and `fitting` are the thread's, emptied for each search (search_changes).
   std::vector<Tried>& kept;
-  size_t singles = 0;          // kept's first `singles` are single levers
-  std::vector<Pick>& fitting;  // the smallest fitting combinations found so far
-  ScenarioEditor& editor;      // the candidate, one storage for the whole search
+  size_t singles = 0;  // kept's first `singles` are single levers
+  // The smallest fitting combinations found so far: the single levers' as a mask (a pick holding
+  // one is covered: one test, issue 18), the combinations' in `fitting`.
+  Pick fitting_singles = 0;
+  std::vector<Pick>& fitting;
+  ScenarioEditor& editor;  // the candidate, one storage for the whole search
   // A combination's edit, its levers' merged: one storage for the whole search (an optional
   // made per candidate was zeroed each time, ~55 instructions).
   ScenarioEdit combination;
@@ -418,7 +421,8 @@ struct Search {
 
   // Whether a fitting combination lies inside `p`.
   bool covered(Pick p) const {
-    return std::any_of(fitting.begin(), fitting.end(), [p](Pick f) { return (f & ~p) == 0; });
+    return (p & fitting_singles) != 0 ||
+           std::any_of(fitting.begin(), fitting.end(), [p](Pick f) { return (f & ~p) == 0; });
   }
 
   // Every combination of exactly `size` levers, one per dimension, in the order of a walk that
@@ -514,7 +518,12 @@ struct Search {
     ch.saves_bytes = need - ch.needed_bytes;
     ch.fits = fit.fits;
     if (ch.saves_bytes <= 0) return;  // never a "saving" that adds memory
-    if (ch.fits) fitting.push_back(p);
+    if (ch.fits) {
+      if (single)
+        fitting_singles |= p;
+      else
+        fitting.push_back(p);
+    }
     if (!single && !ch.fits) return;
     if (!single && kept.size() - singles >= kMaxCombined * 4) return;
     const auto tps = kept_tokens_per_s(sc, staged, engine.engine);

@@ -75,6 +75,13 @@ TEST(ChangesCombined, FullFineTune7BOnEightA10NeedsZero3AndCheckpointing) {
     if (c.levers == std::vector<std::string>{"gradient checkpointing"}) {
       EXPECT_FALSE(c.fits);
     }
+  // The fitting pair covers every larger combination that holds it (with 8-bit AdamW or a
+  // shorter context it would fit as well): none is offered.
+  for (const auto& c : changes)
+    if (c.levers.size() > 2) {
+      EXPECT_FALSE(has_lever(c, "gradient checkpointing") && has_lever(c, "ZeRO-3 over the 8 GPUs"))
+          << c.change;
+    }
 }
 
 // A combination that contains a smaller fitting one is never offered: QLoRA alone fits a 7B on

@@ -146,7 +146,7 @@ void resolve_in_place(Scenario& s, const Catalog& catalog) {
   resolve_in_place(s, catalog, engine_profile(s, catalog));
 }
 
-void resolve_in_place(Scenario& s, const Catalog& catalog, const EngineProfile& engine) {
+void resolve_layout_and_fraction(Scenario& s, const Catalog& catalog, const EngineProfile& engine) {
   if (s.default_layout) choose_serving_layout(s, catalog);
   s.default_layout = false;
   // The memory fraction the engine's release takes when none is given (SGLang 0.4's by TP size,

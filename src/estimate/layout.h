@@ -22,9 +22,15 @@ void choose_serving_layout(Scenario& s, const Catalog& catalog);
 Scenario resolved(Scenario parsed, const Catalog& catalog);
 /// The same in place (a search's candidate, without moving the Scenario).
 void resolve_in_place(Scenario& s, const Catalog& catalog);
+/// The layout rule and the memory fraction of resolve_in_place below, where either applies.
+void resolve_layout_and_fraction(Scenario& s, const Catalog& catalog, const EngineProfile& engine);
 /// The same with the scenario's engine profile already found: `engine` is engine_profile(s,
 /// catalog) (scenario/lookups.h), which the layout does not change (a search that keeps its
-/// candidates' engine rules, issue 18).
-void resolve_in_place(Scenario& s, const Catalog& catalog, const EngineProfile& engine);
+/// candidates' engine rules, issue 18). Inline: most of a change search's candidates have no
+/// layout to choose and an engine that takes no memory fraction (training), so the call is
+/// skipped (issue 18: ~15 instructions a candidate).
+inline void resolve_in_place(Scenario& s, const Catalog& catalog, const EngineProfile& engine) {
+  if (s.default_layout || engine.preallocates) resolve_layout_and_fraction(s, catalog, engine);
+}
 
 }  // namespace gpusizer

@@ -33,9 +33,13 @@ namespace {
 [[gnu::always_inline]] inline bool state_matches(const StateKey& k, const Scenario& s,
                                                  const ModelCounts& c, const EngineRules& rules) {
   const TrainingOptions& t = s.training;
-  return k.zero_stage == t.zero_stage && k.offload == t.offload && k.weights == s.weights.get() &&
-         k.task == s.task && k.mixed_precision == t.mixed_precision && k.counts == &c &&
-         k.engine == &rules.engine && k.release == rules.release && k.gpu == s.gpu.get() &&
+  // The data-parallel count first: the ZeRO levers differ from each other in it alone, and a
+  // search's state slots are mostly theirs (issue 18: a slot of another count was told apart
+  // after ten fields).
+  return k.parallel.dp == s.parallel.dp && k.zero_stage == t.zero_stage && k.offload == t.offload &&
+         k.weights == s.weights.get() && k.task == s.task &&
+         k.mixed_precision == t.mixed_precision && k.counts == &c && k.engine == &rules.engine &&
+         k.release == rules.release && k.gpu == s.gpu.get() &&
          same_split(k.parallel, s.parallel, true);
 }
 
@@ -69,9 +73,11 @@ namespace {
 [[gnu::always_inline]] inline bool batch_matches(const BatchKey& k, const Scenario& s,
                                                  const EngineRules& rules) {
   const TrainingOptions& t = s.training;
-  return k.seq_len == s.seq_len && k.batch == s.batch && k.recompute == t.recompute &&
-         k.flash_attention == t.flash_attention && k.zero_stage == t.zero_stage &&
-         k.weights == s.weights.get() && k.task == s.task && k.grad_accum == t.grad_accum &&
+  // The fields the levers change first (the context, checkpointing, the ZeRO stage, the task):
+  // a slot of another candidate is told apart by one of them.
+  return k.seq_len == s.seq_len && k.recompute == t.recompute && k.zero_stage == t.zero_stage &&
+         k.task == s.task && k.batch == s.batch && k.flash_attention == t.flash_attention &&
+         k.weights == s.weights.get() && k.grad_accum == t.grad_accum &&
          k.prompt_len == s.prompt_len && k.output_len == s.output_len &&
          k.mixed_precision == t.mixed_precision && k.engine == &rules.engine &&
          k.release == rules.release && k.gpu == s.gpu.get() &&
