@@ -145,6 +145,23 @@ char* short_general(char* out, double v, double a, int precision) {
   return write_scaled(write_sign(out, v), n, k);
 }
 
+// `digits` (precision of them) as "d.ddd" without the fraction's trailing zeros, then the
+// exponent x: a sign and at least two digits (C17 7.21.6.1); |x| <= 22 here.
+char* write_exponent_form(char* out, double v, uint64_t digits, int precision, int x) {
+  int shown = precision - 1;
+  while (shown > 0 && digits % 10 == 0) {
+    digits /= 10;
+    --shown;
+  }
+  out = write_scaled(write_sign(out, v), digits, shown);
+  const int magnitude = x < 0 ? -x : x;
+  out[0] = 'e';
+  out[1] = x < 0 ? '-' : '+';
+  out[2] = static_cast<char>('0' + magnitude / 10);
+  out[3] = static_cast<char>('0' + magnitude % 10);
+  return out + 4;
+}
+
 // "%g"'s exponent form of 10^precision <= a < 1e15 (x, a's decimal exponent, at least the
 // precision): the digits of a / 10^k rounded to an integer, k = x - precision + 1, as
 // "d.ddde+XX" without the fraction's trailing zeros; null on an exact tie (issue 18: a training
@@ -165,18 +182,7 @@ char* exponent_general(char* out, double v, double a, int x, int precision) {
     digits = kPow10U64[precision - 1];
     ++x;
   }
-  int shown = precision - 1;
-  while (shown > 0 && digits % 10 == 0) {
-    digits /= 10;
-    --shown;
-  }
-  out = write_scaled(write_sign(out, v), digits, shown);
-  // The exponent: a sign and at least two digits (C17 7.21.6.1); here 03 .. 15.
-  out[0] = 'e';
-  out[1] = '+';
-  out[2] = static_cast<char>('0' + x / 10);
-  out[3] = static_cast<char>('0' + x % 10);
-  return out + 4;
+  return write_exponent_form(out, v, digits, precision, x);
 }
 
 // "%g"'s exponent form below 10^-4 (decimal exponent x <= -5) while 10^k is exact, k = precision
@@ -212,18 +218,7 @@ char* exponent_general(char* out, double v, double a, int x, int precision) {
         ++x;
       }
       if (x > -5) return nullptr;
-      int shown = precision - 1;
-      while (shown > 0 && digits % 10 == 0) {
-        digits /= 10;
-        --shown;
-      }
-      out = write_scaled(write_sign(out, v), digits, shown);
-      // The exponent: a sign and at least two digits (C17 7.21.6.1); here -05 .. -22.
-      out[0] = 'e';
-      out[1] = '-';
-      out[2] = static_cast<char>('0' + -x / 10);
-      out[3] = static_cast<char>('0' + -x % 10);
-      return out + 4;
+      return write_exponent_form(out, v, digits, precision, x);
     }
   }
   return nullptr;
