@@ -111,6 +111,8 @@ def weights_of(p):
     if p.startswith("BF16"): return "bf16"
     if p.startswith("FP8"): return "fp8"
     if p.startswith("INT8 WEIGHT"): return "int8"
+    # gpt-fast's int4 (quantize.py groupsize 32): a bf16 scale and zero a group, the head too.
+    if p.startswith("INT4 WEIGHT-ONLY G32"): return "int4-g32"
     if p.startswith("INT4 WEIGHT-ONLY"): return "int4"
     if p.startswith("NF4"): return "nf4"
     if p.startswith("LLM.INT8"): return "int8"  # bitsandbytes Linear8bitLt

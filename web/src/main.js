@@ -22,7 +22,7 @@ const INFER_ENGINES = ['', 'hf', 'vllm', 'sglang', 'trtllm', 'llama.cpp'];
 const TRAIN_ENGINES = ['', 'hf', 'deepspeed', 'fsdp', 'megatron'];
 const PREALLOC = new Set(['vllm', 'sglang', 'trtllm']);
 // '' = the task's default format, which the server resolves (bf16, or nf4 for QLoRA).
-const WEIGHTS = ['', 'fp32', 'bf16', 'fp16', 'fp8', 'int8', 'int4', 'nf4', 'gptq-int4', 'awq-int4',
+const WEIGHTS = ['', 'fp32', 'bf16', 'fp16', 'fp8', 'int8', 'int4', 'int4-g32', 'nf4', 'gptq-int4', 'awq-int4',
   'q8_0', 'q6_k', 'q5_1', 'q5_k_m', 'q5_0', 'q4_1', 'q4_k_m', 'q4_0', 'q3_k_m', 'q2_k'];
 const KV = ['fp32', 'bf16', 'fp16', 'fp8', 'q8_0', 'q5_1', 'q5_0', 'q4_1', 'q4_0'];
 const OPTIMIZERS = ['adamw', 'adamw-8bit', 'paged-adamw-8bit', 'sgd', 'sgd-momentum', 'adafactor', 'lion'];
