@@ -38,14 +38,6 @@ double lora_params(const Model& m, const TrainingOptions& t, bool active) {
 
 namespace {
 
-// Forward FLOPs per token, by part (Kaplan et al. 2020 sec. 2.1: 2 FLOPs per weight and token).
-struct ForwardFlops {
-  double layers = 0;  ///< transformer-layer GEMMs (active experts only)
-  double head = 0;    ///< LM head: 2 x vocab x hidden, tied or not (it is a GEMM either way)
-  double attn = 0;    ///< attention core (QK^T and PV), as the kernel executes it
-  double lora = 0;    ///< adapters: 2 x adapter parameters
-};
-
 // `lora_active`: the adapters' parameters a token touches (LoraParams::active; 0 without LoRA).
 ForwardFlops forward_flops(const Scenario& s, const ModelCosts& c, double lora_active) {
   ForwardFlops f;
@@ -295,6 +287,7 @@ const ModelCosts& flop_costs(const Model& model, const ModelCounts& counts, Modu
     memo->costs_model = &model;
     memo->costs_counts = &counts;
     memo->matrix_params = -1;
+    memo->flops_seq_len = -1;
   }
   return memo->costs;
 }
@@ -370,11 +363,13 @@ void set_flash_rates(const Scenario& s, const SpeedProfile& profile, const Scena
   r.attn_replay_s_per_flop = 1.0 / fwd_rate;
 }
 
-// The step's rates of `s` with its training entry `eng` and lookups `l`, into `r` (its key left
-// as it is). The dtype's peak is 0 where the GPU row lacks it (the caller says so).
+// The step's rates of `s` with its lookups `l`, into `r` with its training entry (its key left as
+// it is). The dtype's peak is 0 where the GPU row lacks it (the caller says so).
 void compute_step_rates(const Scenario& s, const SpeedProfile& profile, const ScenarioLookups* l,
-                        const TrainingProfile& eng, StepRates& r) {
+                        StepRates& r) {
   const Gpu& gpu = *s.gpu;
+  r.training = l ? l->training : &profile.training(s.engine);
+  const TrainingProfile& eng = *r.training;
   r.dtype = training_dtype(s.training.mixed_precision, gpu, false);
   r.flash_rates = false;
   const auto peak = gpu.dense_flops(r.dtype);
@@ -391,22 +386,23 @@ void compute_step_rates(const Scenario& s, const SpeedProfile& profile, const Sc
 
 // compute_step_rates for a search's candidate under `engine`: `held`'s when it holds them for
 // the same GPU, engine, profile, precision and FlashAttention flag (issue 18), else computed
-// into it.
+// into it. The engine's profile is the key, not its training entry's address: a candidate whose
+// lookups do not hold (QLoRA's weight format) finds the profile's entry by name, the lookups' the
+// index's copy of it, the same figures (issue 18: a full fine-tune's search missed twice, going
+// to the QLoRA candidate and back, ~440 instructions each, and looked the entry up by name).
 const StepRates& held_step_rates(const Scenario& s, const EngineProfile& engine,
                                  const SpeedProfile& profile, const ScenarioLookups* l,
-                                 const TrainingProfile& eng, StepRates& held) {
+                                 StepRates& held) {
   const Gpu* gpu = s.gpu.get();
   const TrainingOptions& t = s.training;
-  if (held.gpu == gpu && held.engine == &engine && held.training == &eng &&
-      held.profile == &profile && held.mixed_precision == t.mixed_precision &&
-      held.flash_attention == t.flash_attention)
+  if (held.gpu == gpu && held.engine == &engine && held.profile == &profile &&
+      held.mixed_precision == t.mixed_precision && held.flash_attention == t.flash_attention)
     return held;
   held.engine = &engine;
-  held.training = &eng;
   held.profile = &profile;
   held.mixed_precision = t.mixed_precision;
   held.flash_attention = t.flash_attention;
-  compute_step_rates(s, profile, l, eng, held);
+  compute_step_rates(s, profile, l, held);
   // Not held without a peak: asked again, it fails again with its message.
   held.gpu = held.peak > 0 ? gpu : nullptr;
   return held;
@@ -455,6 +451,24 @@ double qlora_dequant_s(const StepShape& h, const SpeedProfile& profile, ModuleSu
   return params / (h.p * h.t) * profile.qlora_dequant_bytes_per_param() / h.hbm;
 }
 
+// forward_flops, taken from `memo` (whose costs are `c`: flop_costs made them) when it holds them
+// for the same sequence length, attention kind and task kind, the fields forward_flops reads
+// besides the costs' model and counts, else computed and kept there. One entry: four slots
+// found more of them but their scan cost more than it saved (issue 18).
+ForwardFlops held_forward_flops(const Scenario& s, const ModelCosts& c, double lora_active,
+                                ModuleSumsMemo* memo) {
+  if (!memo) return forward_flops(s, c, lora_active);
+  const bool lora = is_lora(s.task);
+  if (memo->flops_seq_len != s.seq_len || memo->flops_flash != s.training.flash_attention ||
+      memo->flops_lora != lora) {
+    memo->flops = forward_flops(s, c, lora_active);
+    memo->flops_seq_len = s.seq_len;
+    memo->flops_flash = s.training.flash_attention;
+    memo->flops_lora = lora;
+  }
+  return memo->flops;
+}
+
 StepShape step_shape(const Scenario& s, const EngineProfile& engine, const SpeedProfile& profile,
                      const ScenarioLookups* l, const TrainingProfile& eng, const StepRates& rates,
                      const ModelCounts& counts, ModuleSumsMemo* memo, OwnCosts& own) {
@@ -480,7 +494,7 @@ StepShape step_shape(const Scenario& s, const EngineProfile& engine, const Speed
   h.p = static_cast<double>(h.pp);
   h.v = h.pp > 1 ? static_cast<double>(std::max<int64_t>(1, s.parallel.pp_interleave)) : 1.0;
   const ModuleSums sums = module_sums(s, h.counts, h.t, h.eng, memo);
-  h.f = forward_flops(s, h.c, h.counts.adapters.active);
+  h.f = held_forward_flops(s, h.c, h.counts.adapters.active, memo);
   h.trainable = is_lora(s.task) ? h.counts.adapters.all : h.params;
   h.lora_bytes_per_token = sums.lora_bytes;
   h.seq = static_cast<double>(s.seq_len);
@@ -795,10 +809,10 @@ std::optional<TrainingSpeed> training_speed(const Scenario& s, const EngineProfi
     return out;
   }
   const ScenarioLookups* l = speed_lookups(s, profile);
-  const TrainingProfile& eng = l ? *l->training : profile.training(s.engine);
   StepRates own;  // without a memo
-  if (!memo) compute_step_rates(s, profile, l, eng, own);
-  const StepRates& rates = memo ? held_step_rates(s, engine, profile, l, eng, memo->rates) : own;
+  if (!memo) compute_step_rates(s, profile, l, own);
+  const StepRates& rates = memo ? held_step_rates(s, engine, profile, l, memo->rates) : own;
+  const TrainingProfile& eng = *rates.training;
   if (rates.peak <= 0) {
     lacks_rate(rates.dtype);
     return out;

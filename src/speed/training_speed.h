@@ -87,22 +87,34 @@ struct ModuleSums {
 /// The rates of a language-model step that read only the GPU, the engine (its profile and its
 /// speed-profile entries) and the training precision and FlashAttention flag: the compute dtype
 /// and its dense peak, the GEMM rate before the depth efficiency, FlashAttention's own rates.
-/// Keyed by the rows' addresses, as a search's candidates hold them (training_speed.cc).
+/// Keyed by the rows' addresses, as a search's candidates hold them (training_speed.cc); `engine`
+/// is the scenario's engine's profile, whose name the entries are found by.
 /// Only `gpu` has an initializer: the other fields are read only once they are set (a key whose
 /// GPU matches was set whole; issue 18: an estimate without a memo made one zeroed first).
 struct StepRates {
   const Gpu* gpu = nullptr;  ///< nullptr: nothing held
   const EngineProfile* engine;
-  const TrainingProfile* training;
   const SpeedProfile* profile;
   MixedPrecision mixed_precision;
   bool flash_attention;
 
+  /// The engine's training entry: the lookups' (a copy in the catalog's index) or the profile's
+  /// by the engine's name, the same figures. Not a key: a candidate whose lookups do not hold
+  /// (another weight format) finds the profile's, at another address (training_speed.cc).
+  const TrainingProfile* training;
   std::string_view dtype;  ///< training_dtype (a literal)
   double peak;             ///< the dtype's dense FLOP/s; 0 when the GPU row lacks it
   double base;             ///< peak x MAMF x the engine's eff_max x the vendor's compute scale
   bool flash_rates;        ///< FlashAttention timed at its own rates (else with the GEMMs)
   double attn_s_per_flop, attn_replay_s_per_flop;  ///< with flash_rates
+};
+
+/// Forward FLOPs per token, by part (Kaplan et al. 2020 sec. 2.1: 2 FLOPs per weight and token).
+struct ForwardFlops {
+  double layers = 0;  ///< transformer-layer GEMMs (active experts only)
+  double head = 0;    ///< LM head: 2 x vocab x hidden, tied or not (it is a GEMM either way)
+  double attn = 0;    ///< attention core (QK^T and PV), as the kernel executes it
+  double lora = 0;    ///< adapters: 2 x adapter parameters
 };
 
 /// A search's ModuleSums by the fields they read: the model and its counts (by address: a search
@@ -127,6 +139,14 @@ struct ModuleSumsMemo {
   /// The same counts' layer matrix parameters, which QLoRA dequantizes each pass; below 0 until a
   /// QLoRA candidate first asks (~50 instructions of each).
   double matrix_params = -1;
+  /// The forward FLOPs per token (forward_flops) of the same costs for the last sequence length,
+  /// attention kind (FlashAttention's causal saving or eager) and task kind (adapters or none)
+  /// asked for, the other fields forward_flops reads; the length below 0 until set and again
+  /// when the costs are made anew (a search's candidates mostly keep the base's three: ~60
+  /// instructions of each kept change, issue 18).
+  int64_t flops_seq_len = -1;
+  bool flops_flash = false, flops_lora = false;
+  ForwardFlops flops;
   /// The step's rates of the last GPU, engine and precision asked for (a search's candidates
   /// keep the base's GPU and mostly its engine: ~100 instructions of each kept change, issue 18).
   StepRates rates;

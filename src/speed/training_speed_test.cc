@@ -368,6 +368,73 @@ TEST(TrainingSpeed, ModuleSumsMemoKeepsQloraMatrices) {
   EXPECT_EQ(memo.matrix_params, 32.0 * 4096 * (4096 + 2 * 1024 + 4096 + 3 * 14336));
 }
 
+// The forward FLOPs per token are kept for the last sequence length, attention kind and task
+// kind of the costs held: the same figures with and without the memo, and the hand-checked parts
+// of Llama-3.1-8B (32 layers, 32 heads of 128, vocabulary 128,256): the head 2 x 128,256 x
+// 4,096, the attention core 4 x 4,096 FLOPs per context token and layer over s / 2 causal tokens
+// with FlashAttention, all s eager.
+TEST(TrainingSpeed, ForwardFlopsKeptByLengthAndTask) {
+  const Catalog& catalog = Catalog::builtin();
+  Scenario s = parse_scenario(
+      nlohmann::json{{"model", "llama-3.1-8b"}, {"task", "lora"}, {"gpu", "h100"}}, catalog);
+  s.seq_len = 2048;
+  s.training.flash_attention = true;
+  const ModelCounts lora = count_model(s);
+  ModuleSumsMemo memo;
+  expect_memo_same(s, lora, memo);  // computed
+  EXPECT_EQ(memo.flops_seq_len, 2048);
+  EXPECT_EQ(memo.flops.head, 2.0 * 128256 * 4096);
+  EXPECT_EQ(memo.flops.attn, 4.0 * 4096 * 32 * 1024);
+  EXPECT_GT(memo.flops.lora, 0);
+  // A field forward_flops does not read: kept, not made again (a marked figure stays marked).
+  memo.flops.head = -1;
+  s.batch = 4;
+  std::string why;
+  ASSERT_TRUE(training_speed(s, engine_profile(s, catalog), catalog.speed(), lora, why, &memo));
+  EXPECT_EQ(memo.flops.head, -1);
+  memo.flops.head = 2.0 * 128256 * 4096;
+  expect_memo_same(s, lora, memo);
+  s.seq_len = 1024;  // a shorter length: made again, half the attention
+  expect_memo_same(s, lora, memo);
+  EXPECT_EQ(memo.flops.attn, 4.0 * 4096 * 32 * 512);
+  s.training.flash_attention = false;  // eager: the whole s x s scores
+  expect_memo_same(s, lora, memo);
+  EXPECT_EQ(memo.flops.attn, 4.0 * 4096 * 32 * 1024);
+  EXPECT_FALSE(memo.flops_flash);
+  s.task = Task::kFull;  // another task's counts: new costs, made again without adapters
+  const ModelCounts full = count_model(s);
+  expect_memo_same(s, full, memo);
+  EXPECT_EQ(memo.flops.lora, 0);
+  EXPECT_FALSE(memo.flops_lora);
+  EXPECT_EQ(memo.flops.head, 2.0 * 128256 * 4096);
+}
+
+// A candidate whose lookups no longer hold (its weights another row, as QLoRA's nf4 is for a
+// base resolved with bf16) finds the engine's training entry by name, at another address than the
+// lookups' copy in the catalog's index: the rates held for the same GPU, engine and precision are
+// kept (the entry they were made with stays), with the same figures as made by name.
+TEST(TrainingSpeed, StepRatesKeptWhenTheLookupsDoNotHold) {
+  const Catalog& catalog = Catalog::builtin();
+  Scenario s = parse_scenario(
+      nlohmann::json{{"model", "llama-3.1-8b"}, {"task", "lora"}, {"gpu", "h100"}}, catalog);
+  const ModelCounts counts = count_model(s);
+  ModuleSumsMemo memo;
+  ASSERT_NE(speed_lookups(s, catalog.speed()), nullptr);
+  expect_memo_same(s, counts, memo);
+  const TrainingProfile* indexed = memo.rates.training;
+  EXPECT_EQ(indexed, s.lookups.training);
+  EXPECT_NE(indexed, &catalog.speed().training(s.engine));
+  s.weights = FormatRef(*s.weights);  // a copy of the row: the lookups do not hold
+  ASSERT_EQ(speed_lookups(s, catalog.speed()), nullptr);
+  expect_memo_same(s, counts, memo);
+  EXPECT_EQ(memo.rates.training, indexed);  // kept, not made again by name
+  EXPECT_DOUBLE_EQ(memo.rates.peak, 989.4e12);
+  s.training.mixed_precision = MixedPrecision::kFp32;  // a new key: made again, by name
+  expect_memo_same(s, counts, memo);
+  EXPECT_EQ(memo.rates.training, &catalog.speed().training(s.engine));
+  EXPECT_DOUBLE_EQ(memo.rates.peak, 67e12);
+}
+
 // The step's rates are kept for the last GPU, engine, precision and FlashAttention flag: the
 // same figures with and without the memo as each of those changes, and the dense peak of the
 // dtype each asks for (gpus.csv, NVIDIA's datasheets: H100 SXM 989.4 bf16 and 67 fp32 TFLOPS,
