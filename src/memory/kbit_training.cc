@@ -23,19 +23,30 @@
 
 namespace gpusizer::memory {
 
-bool kbit_fp32_upcast(const Scenario& s, const EngineProfile& engine) {
+namespace {
+
+// kbit_fp32_upcast but its test of the sharding.
+bool upcast_unless_sharded(const Scenario& s, const EngineProfile& engine) {
   if (s.task != Task::kQlora) return false;
   // GPTQ checkpoints are skipped by PEFT (is_gptq_quantized); only bitsandbytes formats count.
   if (s.weights->kind == "gguf" || s.weights->id.rfind("gptq", 0) == 0 ||
       s.weights->id.rfind("awq", 0) == 0)
     return false;
-  // A sharded (FSDP/ZeRO-3) QLoRA run loads Params4bit on cpu/meta and TRL skips the call.
-  if (s.training.zero_stage >= 3) return false;
   return engine.kbit_training_fp32_upcast;
 }
 
+}  // namespace
+
+bool kbit_fp32_upcast(const Scenario& s, const EngineProfile& engine) {
+  return !kbit_upcast_skipped(s) && upcast_unless_sharded(s, engine);
+}
+
 double kbit_upcast_extra_bytes(const Scenario& s, const EngineProfile& engine) {
-  if (!kbit_fp32_upcast(s, engine)) return 0;
+  return kbit_upcast_skipped(s) ? 0 : kbit_upcast_extra_bytes_unsharded(s, engine);
+}
+
+double kbit_upcast_extra_bytes_unsharded(const Scenario& s, const EngineProfile& engine) {
+  if (!upcast_unless_sharded(s, engine)) return 0;
   const ParamCounts p = count_params(s.model);
   if (!p.computed) return 0;
   // Biases are folded into `attention` and are small; the 16-bit parameters that grow are the

@@ -12,4 +12,13 @@ bool kbit_fp32_upcast(const Scenario& s, const EngineProfile& engine);
 /// Extra weight bytes per GPU of that cast: 2 B per embedding, head and norm parameter.
 double kbit_upcast_extra_bytes(const Scenario& s, const EngineProfile& engine);
 
+/// Whether the run is sharded so that TRL skips the cast: a sharded (FSDP/ZeRO-3) QLoRA run
+/// loads Params4bit on cpu/meta.
+inline bool kbit_upcast_skipped(const Scenario& s) {
+  return s.training.zero_stage >= 3;
+}
+/// The cast's extra bytes as a run that is not so sharded has them (the ZeRO stage not read), so
+/// that the model states' totals (state_totals.h) serve every stage.
+double kbit_upcast_extra_bytes_unsharded(const Scenario& s, const EngineProfile& engine);
+
 }  // namespace gpusizer::memory
