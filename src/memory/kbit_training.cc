@@ -41,13 +41,14 @@ bool kbit_fp32_upcast(const Scenario& s, const EngineProfile& engine) {
   return !kbit_upcast_skipped(s) && upcast_unless_sharded(s, engine);
 }
 
-double kbit_upcast_extra_bytes(const Scenario& s, const EngineProfile& engine) {
-  return kbit_upcast_skipped(s) ? 0 : kbit_upcast_extra_bytes_unsharded(s, engine);
+double kbit_upcast_extra_bytes(const Scenario& s, const EngineProfile& engine,
+                               const ParamCounts& params) {
+  return kbit_upcast_skipped(s) ? 0 : kbit_upcast_extra_bytes_unsharded(s, engine, params);
 }
 
-double kbit_upcast_extra_bytes_unsharded(const Scenario& s, const EngineProfile& engine) {
+double kbit_upcast_extra_bytes_unsharded(const Scenario& s, const EngineProfile& engine,
+                                         const ParamCounts& p) {
   if (!upcast_unless_sharded(s, engine)) return 0;
-  const ParamCounts p = count_params(s.model);
   if (!p.computed) return 0;
   // Biases are folded into `attention` and are small; the 16-bit parameters that grow are the
   // embedding, the untied head and the norms: +2 B each (fp32 4 B instead of bf16 2 B).

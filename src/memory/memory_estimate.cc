@@ -102,7 +102,7 @@ double step_temporaries(const Scenario& s, const EngineProfile& engine, double s
                                                   const memory::EngineRules& rules,
                                                   Explanations* why) {
   double bytes = memory::weights(s, catalog, rules, counts, why);
-  if (const double up = memory::kbit_upcast_extra_bytes(s, rules.engine); up > 0) {
+  if (const double up = memory::kbit_upcast_extra_bytes(s, rules.engine, counts.params); up > 0) {
     // PEFT prepare_model_for_kbit_training: embedding, head and norms cast to fp32.
     bytes += up;
     add_basis(why, "weights_bytes",

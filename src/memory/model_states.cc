@@ -640,7 +640,7 @@ StateTotals state_totals(const Scenario& s, const EngineRules& rules, const Mode
   StateTotals t;
   std::string no_text;  // held_weights writes none without a sink
   t.weights = weight_totals(s, held_weights(s, rules.engine, counts, nullptr, no_text));
-  t.kbit_upcast = kbit_upcast_extra_bytes_unsharded(s, rules.engine);
+  t.kbit_upcast = kbit_upcast_extra_bytes_unsharded(s, rules.engine, counts.params);
   t.rope = rope_cache_bytes(s, *rules.release);
   t.gradients = is_training(s.task) ? gradient_totals(s, rules.engine, counts) : 0.0;
   t.master = master_totals(s, counts);
