@@ -478,9 +478,10 @@ double sharded_weights(const Scenario& s, const Catalog& catalog, const EngineRu
 
 // The weights held for the whole model, before any split: the working copy in full training,
 // else the stored format with the trainable copies (its text into `basis` when explaining).
-// This and the totals' and steps' helpers below are inlined into their two callers, the
-// estimate's parts and state_totals or shard_states (issue 18: as calls they cost a numbers-only
-// estimate ~150 instructions more than the code they were split from).
+// This, stored_weights and weight_totals are inlined into their two callers, weights() and
+// state_totals (issue 18: as calls they cost a numbers-only estimate ~85 instructions more than
+// the code they were split from; the gradients' and master weights' helpers are left to GCC,
+// whose inlining them too cost the explained estimates' strings' inlined appends, +30 a part).
 [[gnu::always_inline]] inline ModelBytes held_weights(const Scenario& s,
                                                       const EngineProfile& engine,
                                                       const ModelCounts& counts,
@@ -501,8 +502,7 @@ double gradient_bytes(const Scenario& s, const EngineProfile& engine) {
 }
 
 // All the trainable parameters' gradients on one GPU of the split, before ZeRO.
-[[gnu::always_inline]] inline double gradient_totals(const Scenario& s, const EngineProfile& engine,
-                                                     const ModelCounts& counts) {
+double gradient_totals(const Scenario& s, const EngineProfile& engine, const ModelCounts& counts) {
   const double bytes = gradient_bytes(s, engine);
   ModelBytes t = scaled(counts.trainable, bytes);
   if (adapter_training(s)) t.embedding *= 2.0 / bytes;  // saved modules: 16-bit gradients
@@ -510,8 +510,8 @@ double gradient_bytes(const Scenario& s, const EngineProfile& engine) {
 }
 
 // The gradients per GPU (training) from their totals `whole`: ZeRO-2/3 shards them over dp.
-[[gnu::always_inline]] inline double sharded_gradients(const Scenario& s, const Catalog& catalog,
-                                                       const EngineRules& rules, double whole) {
+double sharded_gradients(const Scenario& s, const Catalog& catalog, const EngineRules& rules,
+                         double whole) {
   double part = s.training.zero_stage >= 2 ? whole / static_cast<double>(s.parallel.dp) : whole;
   // Each gradient is applied and freed as soon as it exists (torchtune optimizer_in_bwd):
   // about one layer's worth is alive at a time.
@@ -532,12 +532,12 @@ bool keeps_master(const Scenario& s) {
 }
 
 // The fp32 master copy on one GPU of the split, before ZeRO (0 where none is kept).
-[[gnu::always_inline]] inline double master_totals(const Scenario& s, const ModelCounts& counts) {
+double master_totals(const Scenario& s, const ModelCounts& counts) {
   return keeps_master(s) ? per_gpu(scaled(counts.trainable, 4.0), s, false) : 0.0;
 }
 
 // The master copy per GPU from its totals: ZeRO-1+ shards it over dp.
-[[gnu::always_inline]] inline double sharded_master(const Scenario& s, double whole) {
+double sharded_master(const Scenario& s, double whole) {
   return s.training.zero_stage >= 1 ? whole / static_cast<double>(s.parallel.dp) : whole;
 }
 
