@@ -23,20 +23,32 @@
 
 namespace gpusizer::memory {
 
-bool kbit_fp32_upcast(const Scenario& s, const EngineProfile& engine) {
+namespace {
+
+// kbit_fp32_upcast but its test of the sharding.
+bool upcast_unless_sharded(const Scenario& s, const EngineProfile& engine) {
   if (s.task != Task::kQlora) return false;
   // GPTQ checkpoints are skipped by PEFT (is_gptq_quantized); only bitsandbytes formats count.
   if (s.weights->kind == "gguf" || s.weights->id.rfind("gptq", 0) == 0 ||
       s.weights->id.rfind("awq", 0) == 0)
     return false;
-  // A sharded (FSDP/ZeRO-3) QLoRA run loads Params4bit on cpu/meta and TRL skips the call.
-  if (s.training.zero_stage >= 3) return false;
   return engine.kbit_training_fp32_upcast;
 }
 
-double kbit_upcast_extra_bytes(const Scenario& s, const EngineProfile& engine) {
-  if (!kbit_fp32_upcast(s, engine)) return 0;
-  const ParamCounts p = count_params(s.model);
+}  // namespace
+
+bool kbit_fp32_upcast(const Scenario& s, const EngineProfile& engine) {
+  return !kbit_upcast_skipped(s) && upcast_unless_sharded(s, engine);
+}
+
+double kbit_upcast_extra_bytes(const Scenario& s, const EngineProfile& engine,
+                               const ParamCounts& params) {
+  return kbit_upcast_skipped(s) ? 0 : kbit_upcast_extra_bytes_unsharded(s, engine, params);
+}
+
+double kbit_upcast_extra_bytes_unsharded(const Scenario& s, const EngineProfile& engine,
+                                         const ParamCounts& p) {
+  if (!upcast_unless_sharded(s, engine)) return 0;
   if (!p.computed) return 0;
   // Biases are folded into `attention` and are small; the 16-bit parameters that grow are the
   // embedding, the untied head and the norms: +2 B each (fp32 4 B instead of bf16 2 B).

@@ -46,12 +46,13 @@ TEST(Kbit, PeftCastsEmbeddingHeadAndNormsToFp32) {
   const Scenario s = qlora("hf");
   EXPECT_TRUE(memory::kbit_fp32_upcast(s, cat.engine("hf")));
   EXPECT_FALSE(memory::kbit_fp32_upcast(s, cat.engine("torchtune")));
-  EXPECT_DOUBLE_EQ(memory::kbit_upcast_extra_bytes(s, cat.engine("hf")),
+  EXPECT_DOUBLE_EQ(memory::kbit_upcast_extra_bytes(s, cat.engine("hf"), count_params(s.model)),
                    2.0 * (2.0 * 525336576.0 + 266240.0));
   // A sharded (ZeRO-3) run loads Params4bit on cpu/meta and TRL skips the call.
   Scenario sharded = s;
   sharded.training.zero_stage = 3;
-  EXPECT_EQ(memory::kbit_upcast_extra_bytes(sharded, cat.engine("hf")), 0.0);
+  EXPECT_EQ(memory::kbit_upcast_extra_bytes(sharded, cat.engine("hf"), count_params(sharded.model)),
+            0.0);
 }
 
 TEST(Kbit, CheckpointedLayerInputsAreFp32UnderPeft) {

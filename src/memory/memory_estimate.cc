@@ -18,6 +18,7 @@
 #include "memory/parts_memo.h"
 #include "memory/pool_fraction.h"
 #include "memory/rope_cache.h"
+#include "memory/state_totals.h"
 #include "memory/trt_runtime.h"
 #include "scenario/lookups.h"
 
@@ -101,7 +102,7 @@ double step_temporaries(const Scenario& s, const EngineProfile& engine, double s
                                                   const memory::EngineRules& rules,
                                                   Explanations* why) {
   double bytes = memory::weights(s, catalog, rules, counts, why);
-  if (const double up = memory::kbit_upcast_extra_bytes(s, rules.engine); up > 0) {
+  if (const double up = memory::kbit_upcast_extra_bytes(s, rules.engine, counts.params); up > 0) {
     // PEFT prepare_model_for_kbit_training: embedding, head and norms cast to fp32.
     bytes += up;
     add_basis(why, "weights_bytes",
@@ -291,14 +292,16 @@ double overhead(const Scenario& s, const Catalog& catalog, const EngineRules& ru
   return baseline.bytes();
 }
 
+StateParts state_parts(StateTotals& totals, const Scenario& s, const Catalog& catalog,
+                       const ModelCounts& counts, const EngineRules& rules) {
+  const ShardedStates st = shard_states(totals, s, catalog, rules, counts);
+  return {st.weights, st.gradients, st.master, overhead(s, catalog, rules, nullptr)};
+}
+
 StateParts state_parts(const Scenario& s, const Catalog& catalog, const ModelCounts& counts,
                        const EngineRules& rules) {
-  StateParts p;
-  p.weights = weights_part(s, catalog, counts, rules, nullptr);
-  p.gradients = gradients(s, catalog, rules, counts, nullptr);
-  p.master = master_weights(s, counts, nullptr);
-  p.overhead = overhead(s, catalog, rules, nullptr);
-  return p;
+  StateTotals totals = state_totals(s, rules, counts);
+  return state_parts(totals, s, catalog, counts, rules);
 }
 
 BatchParts batch_parts(const Scenario& s, const Catalog& catalog, const EngineRules& rules) {

@@ -10,9 +10,12 @@
 #include "core/text_append.h"
 #include "core/text_format.h"
 #include "gpusizer/error.h"
+#include "memory/kbit_training.h"
 #include "memory/memory_parts.h"
 #include "memory/mxfp4_marlin.h"
+#include "memory/rope_cache.h"
 #include "memory/sharding.h"
+#include "memory/state_totals.h"
 #include "scenario/lookups.h"
 
 namespace gpusizer::memory {
@@ -333,8 +336,11 @@ namespace {
 // Inference and adapter or freeze training: the weights in their number format (quantized
 // matrices, 16-bit norms and routers), the weights file's exact bytes when given, and the
 // trainable copies next to them.
-ModelBytes stored_weights(const Scenario& s, const EngineProfile& engine, const ModelCounts& counts,
-                          const ModelBytes& p, const Explanations* why, std::string& basis) {
+// Inlined into both callers of held_weights (issue 18: a call of its own cost a numbers-only
+// estimate ~100 instructions once weights() and state_totals both read it).
+[[gnu::always_inline]] inline ModelBytes stored_weights(
+    const Scenario& s, const EngineProfile& engine, const ModelCounts& counts, const ModelBytes& p,
+    const Explanations* why, std::string& basis) {
   ModelBytes b;
   const NumberFormat& f = *s.weights;
   const double small = 2.0;  // norms, biases, routers stay 16-bit in every quantized format
@@ -410,28 +416,45 @@ ModelBytes stored_weights(const Scenario& s, const EngineProfile& engine, const 
   return b;
 }
 
-// ZeRO-3 or FSDP sharding and parameter offload of the weights `b` held per GPU.
+// The weights' totals from their bytes `b` for the whole model (per_gpu unsharded).
+[[gnu::always_inline]] inline WeightTotals weight_totals(const Scenario& s, const ModelBytes& b) {
+  WeightTotals w;
+  w.whole = per_gpu(b, s, false);
+  w.layer = (b.layers + b.experts) / static_cast<double>(s.model.num_layers);
+  return w;
+}
+
+// ZeRO-3 or FSDP sharding and parameter offload of the weights `w` (weight_totals), per GPU.
 double sharded_weights(const Scenario& s, const Catalog& catalog, const EngineRules& rules,
-                       const ModelCounts& counts, const ModelBytes& b, std::string& basis,
+                       const ModelCounts& counts, WeightTotals& w, std::string& basis,
                        const Explanations* why) {
   const bool zero3 = is_training(s.task) && s.training.zero_stage >= 3;
   const bool params_offloaded =
       s.training.offload == Offload::kOptimizerParams && is_training(s.task);
-  double bytes = per_gpu(b, s, zero3);
+  // per_gpu(b, s, true) is per_gpu(b, s, false) divided by dp last (sharding.cc): the same double.
+  double bytes = zero3 ? w.whole / static_cast<double>(s.parallel.dp) : w.whole;
   if (deepspeed_zero3(s, rules.engine)) {
-    const Zero3Settings z = zero3_settings(s, catalog);
-    const GatheredParams g = gathered_params(s, counts, z);
-    const Part gathered = deepspeed_gathered(s, z, g, why);
+    // The gathered set reads the split, not the count or the stage: made once per totals, and
+    // again where a basis is asked for its text (an estimate's own totals are made for it).
+    Part gathered;
+    if (!w.gathered_made || why) {
+      const Zero3Settings z = zero3_settings(s, catalog);
+      const GatheredParams g = gathered_params(s, counts, z);
+      gathered = deepspeed_gathered(s, z, g, why);
+      w.gathered = gathered.bytes;
+      w.gathered_held = g.held;
+      w.gathered_made = true;
+    }
     if (params_offloaded) {
       // The shard lives in host memory; the GPU holds the gathered set and what never leaves it
       // (persistent norms and biases, adapters, saved-module copies).
-      const double resident = std::max(0.0, per_gpu(b, s, false) - per_gpu(g.held, s, false));
-      bytes = gathered.bytes + resident;
+      const double resident = std::max(0.0, w.whole - per_gpu(w.gathered_held, s, false));
+      bytes = w.gathered + resident;
       basis +=
           explain_if(why, FMT_COMPILE("; parameters offloaded to host: {} + {:.2f} GiB resident"),
                      gathered.basis, resident / 1073741824.0);
     } else if (s.parallel.dp > 1) {
-      bytes += gathered.bytes;
+      bytes += w.gathered;
       // Appended in two pieces: the sum of the two was a string of its own (issue 18).
       if (why) basis.append("; ZeRO-3: sharded over dp + ").append(gathered.basis);
     } else {
@@ -442,36 +465,92 @@ double sharded_weights(const Scenario& s, const Catalog& catalog, const EngineRu
   }
   if (zero3) {
     // FSDP gathers one wrapped unit (a layer) at a time; limit_all_gathers keeps two in flight.
-    const double layer = (b.layers + b.experts) / static_cast<double>(s.model.num_layers);
-    bytes += 2.0 * layer / static_cast<double>(s.parallel.tp);
+    bytes += 2.0 * w.layer / static_cast<double>(s.parallel.tp);
     if (why) basis += "; FSDP: sharded over dp + 2 gathered layers";
   }
   if (params_offloaded) {
-    bytes = 2.0 * (b.layers + b.experts) / static_cast<double>(s.model.num_layers);
+    // 2 x layer is 2 x (layers + experts) / num_layers to the bit: doubling is exact.
+    bytes = 2.0 * w.layer;
     if (why) basis += "; parameters offloaded to host: 2 layers resident";
   }
   return bytes;
+}
+
+// The weights held for the whole model, before any split: the working copy in full training,
+// else the stored format with the trainable copies (its text into `basis` when explaining).
+// This, stored_weights and weight_totals are inlined into their two callers, weights() and
+// state_totals (issue 18: as calls they cost a numbers-only estimate ~85 instructions more than
+// the code they were split from; the gradients' and master weights' helpers are left to GCC,
+// whose inlining them too cost the explained estimates' strings' inlined appends, +30 a part).
+[[gnu::always_inline]] inline ModelBytes held_weights(const Scenario& s,
+                                                      const EngineProfile& engine,
+                                                      const ModelCounts& counts,
+                                                      const Explanations* why, std::string& basis) {
+  const ModelBytes p = param_split(counts.params);
+  if (!full_training(s)) return stored_weights(s, engine, counts, p, why, basis);
+  if (wants_basis(why))
+    format_text_to(basis, FMT_COMPILE("params x {:g} B ({} working copy)"), working_bytes(s),
+                   s.training.mixed_precision == MixedPrecision::kFp32 ? "fp32" : "16-bit");
+  return scaled(p, working_bytes(s));
+}
+
+// Bytes per gradient: mixed precision keeps 16-bit gradients (ZeRO sec. 3.1); fp32 training and
+// the fp32 trainable copies of freeze tuning keep fp32 ones; adapters keep their own dtype
+// (adapter_bytes).
+double gradient_bytes(const Scenario& s, const EngineProfile& engine) {
+  return full_training(s) ? working_bytes(s) : adapter_training(s) ? adapter_bytes(engine) : 4.0;
+}
+
+// All the trainable parameters' gradients on one GPU of the split, before ZeRO.
+double gradient_totals(const Scenario& s, const EngineProfile& engine, const ModelCounts& counts) {
+  const double bytes = gradient_bytes(s, engine);
+  ModelBytes t = scaled(counts.trainable, bytes);
+  if (adapter_training(s)) t.embedding *= 2.0 / bytes;  // saved modules: 16-bit gradients
+  return per_gpu(t, s, false);
+}
+
+// The gradients per GPU (training) from their totals `whole`: ZeRO-2/3 shards them over dp.
+double sharded_gradients(const Scenario& s, const Catalog& catalog, const EngineRules& rules,
+                         double whole) {
+  double part = s.training.zero_stage >= 2 ? whole / static_cast<double>(s.parallel.dp) : whole;
+  // Each gradient is applied and freed as soon as it exists (torchtune optimizer_in_bwd):
+  // about one layer's worth is alive at a time.
+  if (s.training.optimizer_in_backward)
+    part /= static_cast<double>(std::max<int64_t>(1, s.model.num_layers));
+  // DeepSpeed ZeRO-3 keeps a flat reduce bucket of reduce_bucket_size elements in the
+  // parameters' dtype on the GPU for the whole run (stage3.py _setup_for_real_optimizer,
+  // contiguous_gradients on by default). The fp32 gradient partitions go to the host with an
+  // offloaded optimizer and are the sharded gradients above otherwise: nothing more to add.
+  if (deepspeed_zero3(s, rules.engine))
+    part += zero3_settings(s, catalog).reduce_bucket * gathered_element_bytes(s);
+  return part;
+}
+
+// Whether full training keeps a separate fp32 master copy (mixed precision).
+bool keeps_master(const Scenario& s) {
+  return full_training(s) && is_amp(s.training.mixed_precision);
+}
+
+// The fp32 master copy on one GPU of the split, before ZeRO (0 where none is kept).
+double master_totals(const Scenario& s, const ModelCounts& counts) {
+  return keeps_master(s) ? per_gpu(scaled(counts.trainable, 4.0), s, false) : 0.0;
+}
+
+// The master copy per GPU from its totals: ZeRO-1+ shards it over dp.
+double sharded_master(const Scenario& s, double whole) {
+  return s.training.zero_stage >= 1 ? whole / static_cast<double>(s.parallel.dp) : whole;
 }
 
 }  // namespace
 
 double weights(const Scenario& s, const Catalog& catalog, const EngineRules& rules,
                const ModelCounts& counts, Explanations* why) {
-  const ModelBytes p = param_split(counts.params);
-  ModelBytes b;
   // The text is built here and copied into the basis: a string kept by the thread, cleared, so
   // no allocation per estimate (issue 18).
   thread_local std::string basis;
   basis.clear();
-  if (full_training(s)) {
-    b = scaled(p, working_bytes(s));
-    if (wants_basis(why))
-      format_text_to(basis, FMT_COMPILE("params x {:g} B ({} working copy)"), working_bytes(s),
-                     s.training.mixed_precision == MixedPrecision::kFp32 ? "fp32" : "16-bit");
-  } else {
-    b = stored_weights(s, rules.engine, counts, p, why, basis);
-  }
-  const double bytes = sharded_weights(s, catalog, rules, counts, b, basis, why);
+  WeightTotals w = weight_totals(s, held_weights(s, rules.engine, counts, why, basis));
+  const double bytes = sharded_weights(s, catalog, rules, counts, w, basis, why);
   if (why) why->basis.set("weights_bytes", basis);
   return bytes;
 }
@@ -480,38 +559,20 @@ double gradients(const Scenario& s, const Catalog& catalog, const EngineRules& r
                  const ModelCounts& counts, Explanations* why) {
   if (!is_training(s.task))
     return explained(0, "inference keeps no gradients", "gradients_bytes", why);
-  // Mixed precision keeps 16-bit gradients (ZeRO sec. 3.1); fp32 training and the fp32 trainable
-  // copies of freeze tuning keep fp32 ones; adapters keep their own dtype (adapter_bytes).
-  const double bytes = full_training(s)      ? working_bytes(s)
-                       : adapter_training(s) ? adapter_bytes(rules.engine)
-                                             : 4.0;
-  ModelBytes t = scaled(counts.trainable, bytes);
-  if (adapter_training(s)) t.embedding *= 2.0 / bytes;  // saved modules: 16-bit gradients
+  const double part =
+      sharded_gradients(s, catalog, rules, gradient_totals(s, rules.engine, counts));
+  if (!wants_basis(why)) return part;
   // The text written straight into the basis, clause by clause (issue 18: a string of its own,
-  // then copied).
+  // then copied), the clauses in the order sharded_gradients applies its steps.
   constexpr BasisKey figure = "gradients_bytes";
-  const bool text = wants_basis(why);
-  double part = per_gpu(t, s, s.training.zero_stage >= 2);
-  if (text) set_text(why->basis, figure, FMT_COMPILE("trainable params x {:g} B"), bytes);
-  if (text && s.training.zero_stage >= 2) why->basis.append(figure, "; ZeRO-2/3: sharded over dp");
-  if (s.training.optimizer_in_backward) {
-    // Each gradient is applied and freed as soon as it exists (torchtune optimizer_in_bwd):
-    // about one layer's worth is alive at a time.
-    part /= static_cast<double>(std::max<int64_t>(1, s.model.num_layers));
-    if (text) why->basis.append(figure, "; optimizer in backward: one layer alive");
-  }
-  if (deepspeed_zero3(s, rules.engine)) {
-    // DeepSpeed ZeRO-3 keeps a flat reduce bucket of reduce_bucket_size elements in the
-    // parameters' dtype on the GPU for the whole run (stage3.py _setup_for_real_optimizer,
-    // contiguous_gradients on by default). The fp32 gradient partitions go to the host with an
-    // offloaded optimizer and are the sharded gradients above otherwise: nothing more to add.
-    const Zero3Settings z = zero3_settings(s, catalog);
-    const double bucket = z.reduce_bucket * gathered_element_bytes(s);
-    part += bucket;
-    if (text)
-      append_text(why->basis, figure, FMT_COMPILE("; + ZeRO-3 reduce bucket {:.3g} x {:g} B"),
-                  z.reduce_bucket, gathered_element_bytes(s));
-  }
+  set_text(why->basis, figure, FMT_COMPILE("trainable params x {:g} B"),
+           gradient_bytes(s, rules.engine));
+  if (s.training.zero_stage >= 2) why->basis.append(figure, "; ZeRO-2/3: sharded over dp");
+  if (s.training.optimizer_in_backward)
+    why->basis.append(figure, "; optimizer in backward: one layer alive");
+  if (deepspeed_zero3(s, rules.engine))
+    append_text(why->basis, figure, FMT_COMPILE("; + ZeRO-3 reduce bucket {:.3g} x {:g} B"),
+                zero3_settings(s, catalog).reduce_bucket, gathered_element_bytes(s));
   return part;
 }
 
@@ -567,14 +628,37 @@ double optimizer_states(const Scenario& s, const EngineRules& rules, const Model
 
 double master_weights(const Scenario& s, const ModelCounts& counts, Explanations* why) {
   constexpr BasisKey figure = "master_weights_bytes";
-  if (!full_training(s) || !is_amp(s.training.mixed_precision))
-    return explained(0, "no separate fp32 master copy", figure, why);
+  if (!keeps_master(s)) return explained(0, "no separate fp32 master copy", figure, why);
   if (s.training.offload != Offload::kNone)
     return explained(0, "offloaded to host memory with the optimizer", figure, why);
-  const ModelBytes t = scaled(counts.trainable, 4.0);
-  return explained(per_gpu(t, s, s.training.zero_stage >= 1),
+  return explained(sharded_master(s, master_totals(s, counts)),
                    "trainable params x 4 B (fp32 master, mixed precision; ZeRO sec. 3.1)", figure,
                    why);
+}
+
+StateTotals state_totals(const Scenario& s, const EngineRules& rules, const ModelCounts& counts) {
+  StateTotals t;
+  std::string no_text;  // held_weights writes none without a sink
+  t.weights = weight_totals(s, held_weights(s, rules.engine, counts, nullptr, no_text));
+  t.kbit_upcast = kbit_upcast_extra_bytes_unsharded(s, rules.engine, counts.params);
+  t.rope = rope_cache_bytes(s, *rules.release);
+  t.gradients = is_training(s.task) ? gradient_totals(s, rules.engine, counts) : 0.0;
+  t.master = master_totals(s, counts);
+  return t;
+}
+
+ShardedStates shard_states(StateTotals& t, const Scenario& s, const Catalog& catalog,
+                           const EngineRules& rules, const ModelCounts& counts) {
+  ShardedStates p;
+  std::string no_text;  // sharded_weights writes none without a sink
+  p.weights = sharded_weights(s, catalog, rules, counts, t.weights, no_text, nullptr);
+  // What the load adds, as weights_part (memory_estimate.cc) adds it and in its order; a run
+  // sharded by ZeRO-3 skips PEFT's cast (kbit_training.h).
+  if (!kbit_upcast_skipped(s) && t.kbit_upcast > 0) p.weights += t.kbit_upcast;
+  if (t.rope > 0) p.weights += t.rope;
+  p.gradients = is_training(s.task) ? sharded_gradients(s, catalog, rules, t.gradients) : 0.0;
+  p.master = s.training.offload != Offload::kNone ? 0.0 : sharded_master(s, t.master);
+  return p;
 }
 
 }  // namespace gpusizer::memory

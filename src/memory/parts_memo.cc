@@ -49,6 +49,34 @@ bool StateKey::matches(const Scenario& s, const ModelCounts& c, const EngineRule
   return state_matches(*this, s, c, rules);
 }
 
+TotalsKey::TotalsKey(const Scenario& s, const ModelCounts& c, const EngineRules& rules)
+    : counts(&c),
+      engine(&rules.engine),
+      release(rules.release),
+      gpu(s.gpu.get()),
+      task(s.task),
+      mixed_precision(s.training.mixed_precision),
+      weights(s.weights.get()),
+      parallel(s.parallel) {}
+
+namespace {
+
+// TotalsKey::matches, inlined into the memo's scan. The task and the weights format first: the
+// levers that change the totals (LoRA, QLoRA) change those.
+[[gnu::always_inline]] inline bool totals_match(const TotalsKey& k, const Scenario& s,
+                                                const ModelCounts& c, const EngineRules& rules) {
+  return k.task == s.task && k.weights == s.weights.get() &&
+         k.mixed_precision == s.training.mixed_precision && k.counts == &c &&
+         k.engine == &rules.engine && k.release == rules.release && k.gpu == s.gpu.get() &&
+         same_split(k.parallel, s.parallel, false);
+}
+
+}  // namespace
+
+bool TotalsKey::matches(const Scenario& s, const ModelCounts& c, const EngineRules& rules) const {
+  return totals_match(*this, s, c, rules);
+}
+
 BatchKey::BatchKey(const Scenario& s, const EngineRules& rules)
     : engine(&rules.engine),
       release(rules.release),
@@ -99,11 +127,20 @@ PartsMemo::Parts PartsMemo::parts(const Scenario& s, const Catalog& catalog,
       break;
     }
   if (!states)  // the parts first: a slot is taken only with them
-    states =
-        &states_.take(StateKey(s, counts, rules), state_parts(s, catalog, counts, rules)).second;
+    states = &states_
+                  .take(StateKey(s, counts, rules),
+                        state_parts(totals(s, counts, rules), s, catalog, counts, rules))
+                  .second;
   for (const auto& [key, held] : batch_.held())
     if (batch_matches(key, s, rules)) return {*states, held};
   return {*states, batch_.take(BatchKey(s, rules), batch_parts(s, catalog, rules)).second};
+}
+
+StateTotals& PartsMemo::totals(const Scenario& s, const ModelCounts& counts,
+                               const EngineRules& rules) {
+  for (auto& [key, held] : totals_.held())
+    if (totals_match(key, s, counts, rules)) return held;
+  return totals_.take(TotalsKey(s, counts, rules), state_totals(s, rules, counts)).second;
 }
 
 void PartsMemo::seed_states(const Scenario& s, const ModelCounts& counts, const EngineRules& rules,

@@ -35,6 +35,7 @@
 #include "gpusizer/scenario.h"
 #include "memory/memory_parts.h"
 #include "memory/model_counts.h"
+#include "memory/state_totals.h"
 
 namespace gpusizer::memory {
 
@@ -54,6 +55,10 @@ struct BatchParts {
 StateParts state_parts(const Scenario& s, const Catalog& catalog, const ModelCounts& counts,
                        const EngineRules& rules);
 BatchParts batch_parts(const Scenario& s, const Catalog& catalog, const EngineRules& rules);
+/// The model states from the totals of a scenario that differs from `s` at most in its
+/// data-parallel count, ZeRO stage and offload (state_totals.h): the sharding step alone.
+StateParts state_parts(StateTotals& totals, const Scenario& s, const Catalog& catalog,
+                       const ModelCounts& counts, const EngineRules& rules);
 
 /// The fields StateParts read that an edit can change (see above). The weights format is keyed
 /// by the address of the row the scenario holds (a catalog row, or the base's own: an edit sets
@@ -74,6 +79,23 @@ struct StateKey {
 
   StateKey() = default;
   StateKey(const Scenario& s, const ModelCounts& counts, const EngineRules& rules);
+  bool matches(const Scenario& s, const ModelCounts& counts, const EngineRules& rules) const;
+};
+
+/// The fields StateTotals read that an edit can change: StateKey's but the data-parallel count,
+/// the ZeRO stage and the offload, which only the sharding step reads (state_totals.h).
+struct TotalsKey {
+  const ModelCounts* counts = nullptr;
+  const EngineProfile* engine = nullptr;
+  const EngineRelease* release = nullptr;
+  const Gpu* gpu = nullptr;
+  Task task = Task::kInference;
+  MixedPrecision mixed_precision = MixedPrecision::kBf16;
+  const NumberFormat* weights = nullptr;
+  Parallelism parallel;  ///< dp is not read
+
+  TotalsKey() = default;
+  TotalsKey(const Scenario& s, const ModelCounts& counts, const EngineRules& rules);
   bool matches(const Scenario& s, const ModelCounts& counts, const EngineRules& rules) const;
 };
 
@@ -154,6 +176,9 @@ class PartsMemo {
 
     Slots() {}  // NOLINT(modernize-use-equals-default): `= default` would make every slot
     std::span<const Slot> held() const { return {slot.data(), size}; }
+    std::span<Slot> held() {
+      return {slot.data(), size};
+    }  // the totals' gathered set is made in place
     // The next slot, holding `key` and `value`: made from them (a slot made empty first was
     // value-initialized, zeroed, then assigned), or the oldest overwritten.
     Slot& take(const Key& key, const Value& value) {
@@ -164,7 +189,13 @@ class PartsMemo {
       return s;
     }
   };
+  // The states' totals a state miss shards (issue 18: a ZeRO lever's miss computed the weights'
+  // format and ZeRO-3's gathered set anew, ~1.1k instructions; the levers over other counts
+  // share them).
+  StateTotals& totals(const Scenario& s, const ModelCounts& counts, const EngineRules& rules);
+
   Slots<StateKey, StateParts> states_;
+  Slots<TotalsKey, StateTotals> totals_;
   Slots<BatchKey, BatchParts> batch_;
   const Gpu* capacity_gpu_ = nullptr;  // the GPU capacity_ is of
   double capacity_ = 0;
