@@ -4,50 +4,14 @@
 namespace gpusizer::memory {
 namespace {
 
-// Inlined into the keys' tests (issue 18: a call each, ~2,500 a search's 12 candidates).
-[[gnu::always_inline]] inline bool same_split(const Parallelism& a, const Parallelism& b,
-                                              bool with_dp) {
-  return a.tp == b.tp && a.pp == b.pp && (!with_dp || a.dp == b.dp) && a.ep == b.ep &&
-         a.cp == b.cp && a.pp_interleave == b.pp_interleave &&
-         a.sequence_parallel == b.sequence_parallel;
+// The split but its data-parallel count, which a key that reads it tests first. Inlined into
+// the keys' tests (issue 18: a call each, ~2,500 a search's 12 candidates).
+[[gnu::always_inline]] inline bool same_split(const Parallelism& a, const Parallelism& b) {
+  return a.tp == b.tp && a.pp == b.pp && a.ep == b.ep && a.cp == b.cp &&
+         a.pp_interleave == b.pp_interleave && a.sequence_parallel == b.sequence_parallel;
 }
 
 }  // namespace
-
-StateKey::StateKey(const Scenario& s, const ModelCounts& c, const EngineRules& rules)
-    : counts(&c),
-      engine(&rules.engine),
-      release(rules.release),
-      gpu(s.gpu.get()),
-      task(s.task),
-      mixed_precision(s.training.mixed_precision),
-      offload(s.training.offload),
-      zero_stage(s.training.zero_stage),
-      weights(s.weights.get()),
-      parallel(s.parallel) {}
-
-namespace {
-
-// StateKey::matches, inlined into the memo's scan (issue 18: a call each slot tested, ~2.4 a
-// candidate, ~10 instructions each).
-[[gnu::always_inline]] inline bool state_matches(const StateKey& k, const Scenario& s,
-                                                 const ModelCounts& c, const EngineRules& rules) {
-  const TrainingOptions& t = s.training;
-  // The data-parallel count first: the ZeRO levers differ from each other in it alone, and a
-  // search's state slots are mostly theirs (issue 18: a slot of another count was told apart
-  // after ten fields).
-  return k.parallel.dp == s.parallel.dp && k.zero_stage == t.zero_stage && k.offload == t.offload &&
-         k.weights == s.weights.get() && k.task == s.task &&
-         k.mixed_precision == t.mixed_precision && k.counts == &c && k.engine == &rules.engine &&
-         k.release == rules.release && k.gpu == s.gpu.get() &&
-         same_split(k.parallel, s.parallel, true);
-}
-
-}  // namespace
-
-bool StateKey::matches(const Scenario& s, const ModelCounts& c, const EngineRules& rules) const {
-  return state_matches(*this, s, c, rules);
-}
 
 TotalsKey::TotalsKey(const Scenario& s, const ModelCounts& c, const EngineRules& rules)
     : counts(&c),
@@ -68,13 +32,33 @@ namespace {
   return k.task == s.task && k.weights == s.weights.get() &&
          k.mixed_precision == s.training.mixed_precision && k.counts == &c &&
          k.engine == &rules.engine && k.release == rules.release && k.gpu == s.gpu.get() &&
-         same_split(k.parallel, s.parallel, false);
+         same_split(k.parallel, s.parallel);
+}
+
+// StateKey::matches, inlined into the memo's scan (issue 18: a call each slot tested, ~2.4 a
+// candidate, ~10 instructions each). The data-parallel count first: the ZeRO levers differ from
+// each other in it alone, and a search's state slots are mostly theirs (issue 18: a slot of
+// another count was told apart after ten fields).
+[[gnu::always_inline]] inline bool state_matches(const StateKey& k, const Scenario& s,
+                                                 const ModelCounts& c, const EngineRules& rules) {
+  return k.dp == s.parallel.dp && k.zero_stage == s.training.zero_stage &&
+         k.offload == s.training.offload && totals_match(k.totals, s, c, rules);
 }
 
 }  // namespace
 
 bool TotalsKey::matches(const Scenario& s, const ModelCounts& c, const EngineRules& rules) const {
   return totals_match(*this, s, c, rules);
+}
+
+StateKey::StateKey(const Scenario& s, const ModelCounts& c, const EngineRules& rules)
+    : totals(s, c, rules),
+      offload(s.training.offload),
+      zero_stage(s.training.zero_stage),
+      dp(s.parallel.dp) {}
+
+bool StateKey::matches(const Scenario& s, const ModelCounts& c, const EngineRules& rules) const {
+  return state_matches(*this, s, c, rules);
 }
 
 BatchKey::BatchKey(const Scenario& s, const EngineRules& rules)
@@ -108,8 +92,8 @@ namespace {
          k.weights == s.weights.get() && k.grad_accum == t.grad_accum &&
          k.prompt_len == s.prompt_len && k.output_len == s.output_len &&
          k.mixed_precision == t.mixed_precision && k.engine == &rules.engine &&
-         k.release == rules.release && k.gpu == s.gpu.get() &&
-         same_split(k.parallel, s.parallel, false) && k.kv_bits == s.kv_cache->bits_per_value;
+         k.release == rules.release && k.gpu == s.gpu.get() && same_split(k.parallel, s.parallel) &&
+         k.kv_bits == s.kv_cache->bits_per_value;
 }
 
 }  // namespace

@@ -60,30 +60,12 @@ BatchParts batch_parts(const Scenario& s, const Catalog& catalog, const EngineRu
 StateParts state_parts(StateTotals& totals, const Scenario& s, const Catalog& catalog,
                        const ModelCounts& counts, const EngineRules& rules);
 
-/// The fields StateParts read that an edit can change (see above). The weights format is keyed
-/// by the address of the row the scenario holds (a catalog row, or the base's own: an edit sets
-/// one or the other), so that no format is compared text by text; the engine, release, GPU and
-/// counts by address too: catalog rows, the base's GPU and the search's counts, which outlive
-/// the search.
-struct StateKey {
-  const ModelCounts* counts = nullptr;
-  const EngineProfile* engine = nullptr;
-  const EngineRelease* release = nullptr;
-  const Gpu* gpu = nullptr;
-  Task task = Task::kInference;
-  MixedPrecision mixed_precision = MixedPrecision::kBf16;
-  Offload offload = Offload::kNone;
-  int zero_stage = 0;
-  const NumberFormat* weights = nullptr;
-  Parallelism parallel;
-
-  StateKey() = default;
-  StateKey(const Scenario& s, const ModelCounts& counts, const EngineRules& rules);
-  bool matches(const Scenario& s, const ModelCounts& counts, const EngineRules& rules) const;
-};
-
-/// The fields StateTotals read that an edit can change: StateKey's but the data-parallel count,
-/// the ZeRO stage and the offload, which only the sharding step reads (state_totals.h).
+/// The fields StateTotals read that an edit can change: all that StateParts read but the
+/// data-parallel count, the ZeRO stage and the offload, which only the sharding step reads
+/// (state_totals.h). The weights format is keyed by the address of the row the scenario holds (a
+/// catalog row, or the base's own: an edit sets one or the other), so that no format is compared
+/// text by text; the engine, release, GPU and counts by address too: catalog rows, the base's GPU
+/// and the search's counts, which outlive the search.
 struct TotalsKey {
   const ModelCounts* counts = nullptr;
   const EngineProfile* engine = nullptr;
@@ -96,6 +78,19 @@ struct TotalsKey {
 
   TotalsKey() = default;
   TotalsKey(const Scenario& s, const ModelCounts& counts, const EngineRules& rules);
+  bool matches(const Scenario& s, const ModelCounts& counts, const EngineRules& rules) const;
+};
+
+/// The fields StateParts read that an edit can change (see above): the totals' and the three
+/// that only the sharding step reads.
+struct StateKey {
+  TotalsKey totals;  ///< all a state reads but what only the sharding step reads (below)
+  Offload offload = Offload::kNone;
+  int zero_stage = 0;
+  int64_t dp = 1;  ///< the data-parallel count, which TotalsKey does not read
+
+  StateKey() = default;
+  StateKey(const Scenario& s, const ModelCounts& counts, const EngineRules& rules);
   bool matches(const Scenario& s, const ModelCounts& counts, const EngineRules& rules) const;
 };
 
