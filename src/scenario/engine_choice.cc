@@ -51,17 +51,13 @@ const EngineProfile& default_engine(const Catalog& catalog, const Gpu* gpu, Scen
   }
   const EngineProfile* engine = default_serving_engine(catalog, gpu, s);
   if (!engine) engine = &catalog.engine(catalog.engine_defaults().training, "engine");
-  basis += "default for serving ";
-  basis += s.weights->id;
-  basis += " weights";
-  if (gpu) {
-    basis += " on ";
-    basis += gpu->vendor;
-    basis += " GPUs";
-  }
-  basis += ": ";
-  basis += engine->name;
-  basis += " (name an engine to choose another)";
+  // One append of the pieces (issue 18: eight appends, each a call with its checks).
+  if (gpu)
+    append_text(basis, "default for serving ", s.weights->id, " weights on ", gpu->vendor,
+                " GPUs: ", engine->name, " (name an engine to choose another)");
+  else
+    append_text(basis, "default for serving ", s.weights->id, " weights: ", engine->name,
+                " (name an engine to choose another)");
   return *engine;
 }
 
@@ -100,9 +96,7 @@ void set_release(const EngineProfile& engine, std::optional<std::string_view> ve
     }
     basis += ")";
   } else {
-    s.engine_basis += "; release ";
-    s.engine_basis += s.engine_version;
-    s.engine_basis += " (the newest modelled)";
+    append_text(s.engine_basis, "; release ", s.engine_version, " (the newest modelled)");
   }
 }
 
@@ -119,6 +113,9 @@ const EngineProfile& resolve_engine(const ScenarioFields& input, const Catalog& 
   const EngineProfile* engine = nullptr;
   if (auto v = read_string_value(input.at[key::engine], "engine", "")) {
     engine = &catalog.engine(*v, "engine");
+    // Room for set_release's text too, reserved once (issue 18: "given" grew when the release
+    // was appended, ~100 instructions a line naming its engine).
+    s.engine_basis.reserve(kBasisBytes);
     s.engine_basis = "given";
     s.engine_defaulted = false;
   } else {
