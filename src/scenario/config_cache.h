@@ -10,6 +10,13 @@
 
 namespace gpusizer {
 
+/// An order on JSON values that tells types apart (negative, zero or positive, as
+/// std::string::compare): nlohmann's own operator< holds 4096 and 4096.0 equivalent, and the
+/// importer may accept one and refuse the other. By type (value_t's order), then objects and
+/// arrays by size and member by member (key, then value), strings, booleans and numbers by value
+/// (a NaN after every number, equal to another NaN).
+int compare_json(const nlohmann::json& a, const nlohmann::json& b);
+
 /// import_hf_config(config, where), from a process-wide cache when the same config was imported
 /// before. Errors are not cached: a config that fails throws the same InputError every time.
 ImportedModel import_hf_config_cached(const nlohmann::json& config, const std::string& where);

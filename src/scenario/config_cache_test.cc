@@ -1,8 +1,12 @@
-// The inline-config cache gives what the importer gives, tells 4096 from 4096.0 apart, and keeps
-// no failure.
+// The inline-config cache gives what the importer gives, tells 4096 from 4096.0 apart, finds each
+// of many configs, and keeps no failure; its order on JSON values.
 #include "scenario/config_cache.h"
 
 #include <gtest/gtest.h>
+
+#include <cmath>
+#include <limits>
+#include <vector>
 
 #include "gpusizer/error.h"
 #include "gpusizer/json/importers.h"
@@ -62,6 +66,61 @@ TEST(ConfigCache, NumbersOfAnotherTypeAreAnotherConfig) {
     refused_cached = true;
   }
   EXPECT_EQ(refused_cached, refused_direct);
+}
+
+TEST(ConfigCache, ComparesByTypeThenValue) {
+  using nlohmann::json;
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  // In the order compare_json keeps, checked by hand: types by value_t (null, object, array,
+  // string, boolean, signed, unsigned, float); objects and arrays shorter first, then by the first
+  // key or value that differs; strings as std::string compares them; a NaN after every number.
+  const std::vector<json> ordered = {
+      nullptr,
+      json::object(),
+      {{"a", 1}},
+      {{"a", 2}},
+      {{"b", 0}},
+      {{"a", 1}, {"b", 2}},
+      {{"a", 1}, {"c", 0}},
+      json::array(),
+      json::array({1, 2}),
+      json::array({1, 3}),
+      json::array({1, 2, 3}),
+      "bf16",
+      "fp16",
+      false,
+      true,
+      json(-1),
+      json(32),
+      json(4096u),
+      json(32.0),
+      json(4096.0),
+      json(nan),
+  };
+  for (size_t i = 0; i < ordered.size(); ++i)
+    for (size_t j = 0; j < ordered.size(); ++j) {
+      const int order = compare_json(ordered[i], ordered[j]);
+      EXPECT_EQ(order < 0, i < j) << ordered[i] << " vs " << ordered[j];
+      EXPECT_EQ(order > 0, i > j) << ordered[i] << " vs " << ordered[j];
+    }
+  EXPECT_EQ(compare_json(json(nan), json(nan)), 0);
+  EXPECT_EQ(compare_json(llama_2_7b(), llama_2_7b()), 0);
+}
+
+TEST(ConfigCache, EachOfManyConfigsFindsItsOwnEntry) {
+  // Stored out of order and found again in another: each config keeps its own layers.
+  const std::vector<int> layers = {5, 1, 9, 3, 7, 2, 8, 4, 6};
+  auto config_of = [](int n) {
+    nlohmann::json c = llama_2_7b();
+    c["num_hidden_layers"] = n;
+    return c;
+  };
+  for (int n : layers)
+    EXPECT_EQ(import_hf_config_cached(config_of(n), "model.hf_config").model.num_layers, n);
+  for (auto n = layers.rbegin(); n != layers.rend(); ++n)
+    EXPECT_EQ(import_hf_config_cached(config_of(*n), "model.hf_config").model.num_layers, *n);
+  // The same config under another name for its field is another entry, the same model.
+  EXPECT_EQ(import_hf_config_cached(config_of(3), "line 7: model.hf_config").model.num_layers, 3);
 }
 
 TEST(ConfigCache, FailuresAreNotKept) {
