@@ -2,6 +2,7 @@
 #include "gpusizer/json/importers.h"
 
 #include <cmath>
+#include <memory>
 #include <mutex>
 #include <vector>
 
@@ -78,7 +79,7 @@ constexpr size_t kMaxConfigs = 64;
 struct Entry {
   std::string where;
   nlohmann::json config;
-  ImportedModel imported;
+  std::shared_ptr<const ImportedModel> imported;  // shared: a hit copies no model
 };
 
 // The entries sorted by (where, config), searched by halves with a three-way comparison: a hit
@@ -115,7 +116,8 @@ Cache& cache() {
 
 }  // namespace
 
-ImportedModel import_hf_config_cached(const nlohmann::json& config, const std::string& where) {
+std::shared_ptr<const ImportedModel> import_hf_config_cached(const nlohmann::json& config,
+                                                             const std::string& where) {
   Cache& c = cache();
   size_t place = 0;
   {
@@ -124,7 +126,7 @@ ImportedModel import_hf_config_cached(const nlohmann::json& config, const std::s
   }
   // The import itself runs unlocked: it does not depend on the cache, and a second thread that
   // imports the same config meanwhile stores the same value (found below, not stored twice).
-  ImportedModel imported = import_hf_config(config, where);
+  auto imported = std::make_shared<const ImportedModel>(import_hf_config(config, where));
   const std::lock_guard<std::mutex> lock(c.mutex);
   if (c.find(where, config, place)) return imported;
   if (c.entries.size() >= kMaxConfigs) {

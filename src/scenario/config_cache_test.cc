@@ -32,26 +32,29 @@ TEST(ConfigCache, SameModelAsTheImporterEveryTime) {
   const nlohmann::json config = llama_2_7b();
   const ImportedModel direct = import_hf_config(config, "model.hf_config");
   for (int i = 0; i < 3; ++i) {
-    const ImportedModel cached = import_hf_config_cached(config, "model.hf_config");
-    EXPECT_EQ(cached.model.num_layers, 32);
-    EXPECT_EQ(cached.model.hidden_size, 4096);
-    EXPECT_EQ(cached.model.intermediate_size, 11008);
-    EXPECT_EQ(cached.model.vocab_size, 32000);
-    EXPECT_EQ(count_params(cached.model).total, count_params(direct.model).total);
-    EXPECT_EQ(cached.warnings, direct.warnings);
+    const auto cached = import_hf_config_cached(config, "model.hf_config");
+    EXPECT_EQ(cached->model.num_layers, 32);
+    EXPECT_EQ(cached->model.hidden_size, 4096);
+    EXPECT_EQ(cached->model.intermediate_size, 11008);
+    EXPECT_EQ(cached->model.vocab_size, 32000);
+    EXPECT_EQ(count_params(cached->model).total, count_params(direct.model).total);
+    EXPECT_EQ(cached->warnings, direct.warnings);
   }
+  // A hit is the cache's own entry, shared, not a copy.
+  EXPECT_EQ(import_hf_config_cached(config, "model.hf_config").get(),
+            import_hf_config_cached(config, "model.hf_config").get());
   // Another config is another entry: 8 layers instead of 32.
   nlohmann::json smaller = config;
   smaller["num_hidden_layers"] = 8;
-  EXPECT_EQ(import_hf_config_cached(smaller, "model.hf_config").model.num_layers, 8);
-  EXPECT_EQ(import_hf_config_cached(config, "model.hf_config").model.num_layers, 32);
+  EXPECT_EQ(import_hf_config_cached(smaller, "model.hf_config")->model.num_layers, 8);
+  EXPECT_EQ(import_hf_config_cached(config, "model.hf_config")->model.num_layers, 32);
 }
 
 TEST(ConfigCache, NumbersOfAnotherTypeAreAnotherConfig) {
   // nlohmann's operator< holds 32 and 32.0 equivalent; the cache keeps them apart.
   nlohmann::json as_whole_float = llama_2_7b();
   as_whole_float["num_hidden_layers"] = 32.0;
-  const ImportedModel whole = import_hf_config_cached(llama_2_7b(), "model.hf_config");
+  const ImportedModel whole = *import_hf_config_cached(llama_2_7b(), "model.hf_config");
   EXPECT_EQ(whole.model.num_layers, 32);
   // Whatever the importer makes of 32.0 (accepts or refuses), the cache gives the same.
   bool refused_direct = false, refused_cached = false;
@@ -116,11 +119,11 @@ TEST(ConfigCache, EachOfManyConfigsFindsItsOwnEntry) {
     return c;
   };
   for (int n : layers)
-    EXPECT_EQ(import_hf_config_cached(config_of(n), "model.hf_config").model.num_layers, n);
+    EXPECT_EQ(import_hf_config_cached(config_of(n), "model.hf_config")->model.num_layers, n);
   for (auto n = layers.rbegin(); n != layers.rend(); ++n)
-    EXPECT_EQ(import_hf_config_cached(config_of(*n), "model.hf_config").model.num_layers, *n);
+    EXPECT_EQ(import_hf_config_cached(config_of(*n), "model.hf_config")->model.num_layers, *n);
   // The same config under another name for its field is another entry, the same model.
-  EXPECT_EQ(import_hf_config_cached(config_of(3), "line 7: model.hf_config").model.num_layers, 3);
+  EXPECT_EQ(import_hf_config_cached(config_of(3), "line 7: model.hf_config")->model.num_layers, 3);
 }
 
 TEST(ConfigCache, FailuresAreNotKept) {

@@ -187,10 +187,10 @@ void resolve_model(const ScenarioFields& input, const Catalog& catalog, Scenario
   if (auto hf = v.find("hf_config"); hf != v.end()) {
     if (!hf->is_object())
       throw InputError("model.hf_config", "must be a JSON object holding a config.json");
-    ImportedModel imported = import_hf_config_cached(*hf, "model.hf_config");
-    s.model = std::move(imported.model);
-    s.notes.insert(s.notes.end(), imported.warnings.begin(), imported.warnings.end());
-    imported_format = imported_weights_format(imported, catalog);
+    const auto imported = import_hf_config_cached(*hf, "model.hf_config");
+    s.model = imported->model;
+    s.notes.insert(s.notes.end(), imported->warnings.begin(), imported->warnings.end());
+    imported_format = imported_weights_format(*imported, catalog);
     s.model_origin = "hf_config";
     return;
   }
