@@ -100,6 +100,26 @@ TEST(ReadValue, ReadsWhatTheReadByKeyReads) {
   EXPECT_EQ(read_bool_value(nullptr, "x", ""), std::nullopt);
 }
 
+TEST(ReadValue, AnEnumIgnoresTheCaseOfAsciiLettersOnly) {
+  const std::vector<std::string> tasks = {"inference", "lora", "qlora", "full"};
+  auto index = [&](const char* text) {
+    const nlohmann::json v = text;
+    return read_enum_index(&v, "task", "", tasks);
+  };
+  EXPECT_EQ(index("qlora"), 2u);
+  EXPECT_EQ(index("QLoRA"), 2u);
+  EXPECT_EQ(index("FULL"), 3u);
+  EXPECT_EQ(index("Inference"), 0u);
+  EXPECT_THROW(index("lor"), InputError);
+  // Bytes that are no ASCII capital stay themselves: '@' is one below 'A' and '[' one above 'Z',
+  // and either lowered by 0x20 would read as '`' or '{'.
+  const std::vector<std::string> odd = {"a`b", "x{y"};
+  const nlohmann::json at = "a@b", bracket = "x[y", grave = "a`b";
+  EXPECT_THROW(read_enum_index(&at, "k", "", odd), InputError);
+  EXPECT_THROW(read_enum_index(&bracket, "k", "", odd), InputError);
+  EXPECT_EQ(read_enum_index(&grave, "k", "", odd), 0u);
+}
+
 TEST(ReadValue, TheFieldInTheErrorJoinsPathAndKey) {
   const nlohmann::json zero = 0;
   try {
