@@ -242,10 +242,14 @@ void training(const Scenario& sc, const EngineProfile& engine, const ModelCounts
     });
   } else {
     est.basis.set_with("step_time_s", [&](std::string& out) { explain_step(out, *r); });
+    // Frozen weights (LoRA, QLoRA, freeze-tuning) take no weight gradients: 4N
+    // (training_speed.cc model_flops_per_token).
+    const bool frozen = frozen_base(sc.task);
     est.basis.set_with("mfu", [&](std::string& out) {
+      out.append(frozen ? "model FLOPs 4N" : "model FLOPs 6N");
       out.append(
-          "model FLOPs 6N + 12 x L x q_width x seq per token (PaLM appendix B) / "
-          "dense ");
+          " + 6 x L x q_width x seq per token (PaLM appendix B's attention, causal: each query "
+          "over the keys before it, a sliding window's layers over the window) / dense ");
       out.append(r->dtype).append(" peak");
     });
   }

@@ -62,6 +62,10 @@ struct TrainingSpeed {
 };
 
 /// The compute dtype of a training precision on `gpu`: bf16, fp16, tf32 or fp32.
+/// Whether the task trains on frozen base weights (LoRA, QLoRA, freeze-tuning), which take no
+/// weight gradients.
+bool frozen_base(Task task);
+
 std::string_view training_dtype(MixedPrecision mixed_precision, const Gpu& gpu, bool cv);
 
 /// Trainable LoRA adapter parameters (A: r x in, B: out x r per targeted matrix); `active`

@@ -56,6 +56,20 @@ TEST(TrainingSpeed, ParameterCountOfTheTestModel) {
   EXPECT_EQ(count_params(small().model).total, 52459520);
 }
 
+TEST(TrainingSpeed, ModelFlopsCountTheCausalAttentionTheStepNeeds) {
+  // Model FLOPs per token (MFU's numerator): 3 x the forward of the weights, 2 x 50,386,944
+  // non-embedding params = 100,773,888 (the 24 h^2 L above and 110,592 of biases and norms), plus
+  // the tied head 2 x 1000 x 1024 = 2,048,000; and 3 x the causal attention forward, 8,388,608:
+  // 3 x 102,821,888 + 3 x 8,388,608 = 333,631,488. (PaLM's 12 L H Q T over every key would add
+  // 3 x 8,388,608 more.) Frozen weights (LoRA) take no weight gradients: 2 x 102,821,888 +
+  // 25,165,824 = 230,809,600; the adapters' own FLOPs are the job's, not the model's.
+  Scenario s = small();
+  const auto p = round_profile();
+  EXPECT_NEAR(step(s, p).model_flops_per_token, 333631488.0, 1.0);
+  s.task = Task::kLora;
+  EXPECT_NEAR(step(s, p).model_flops_per_token, 230809600.0, 1.0);
+}
+
 TEST(TrainingSpeed, FullRecomputationAddsOneForward) {
   // Chen et al. 2016 / Korthikanti et al. 2022 sec. 5: full recomputation replays the layers'
   // forward: (24 h^2 L + 2 h s L) x tokens / rate = 1.1167e11 / 1.56e14 = 0.7158 ms, i.e. one
