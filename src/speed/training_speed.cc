@@ -775,6 +775,40 @@ double model_flops_per_token(const StepShape& h) {
              static_cast<double>(h.c.full_layers + h.c.window_layers + h.c.linear_layers);
 }
 
+// The step of shape `h`: its breakdown, the figures its parts write (the bubble, the
+// communication seconds) and its time, into `r` (whose dtype is set: the gradients' bytes read
+// it). Returns the stage's work, for the figures only the full answer reads.
+StageWork add_step(const StepShape& h, TrainingSpeed& r) {
+  const StageWork w = stage_work(h);
+  ModelParallelComm mp;
+  add_tensor_parallel_comm(h, mp);
+  mp.tp_body += context_parallel_comm(h);
+  mp.ep = expert_parallel_comm(h);
+
+  const double overhead = h.eng.step_overhead_s;  // per micro-batch: launches, Python, data
+  const double body_mb = w.forward() + w.replay() + mp.tp_body + mp.ep;
+  const double last_mb = body_mb + w.gemm_head + w.loss + mp.tp_head;
+  StepBreakdown& br = r.breakdown;
+  // The slowest (last) stage paces the m micro-batches.
+  br.compute = h.m * (w.forward() + w.gemm_head + w.loss + overhead);
+  br.recompute = h.m * w.replay();
+  br.tp_comm = h.m * (mp.tp_body + mp.tp_head);
+  br.ep_comm = h.m * mp.ep;
+  add_pipeline(h, body_mb, r);
+  add_data_parallel(h, last_mb, r);
+  add_optimizer_and_offload(h, last_mb, r);
+
+  r.compute_s = br.compute + br.recompute;
+  r.tp_comm_s = br.tp_comm;
+  r.step_time_s = br.total();
+  return w;
+}
+
+// The step's tokens per second, all GPUs: the global batch's tokens over the step's time.
+double step_tokens_per_s(const StepShape& h, const TrainingSpeed& r) {
+  return h.global_batch * h.seq / r.step_time_s;
+}
+
 }  // namespace
 
 std::optional<TrainingSpeed> training_speed(const Scenario& s, const EngineProfile& engine,
@@ -825,36 +859,40 @@ std::optional<TrainingSpeed> training_speed(const Scenario& s, const EngineProfi
   r.hardware_flops_per_token = train_layer_flops(h.f, h.frozen) + train_head_flops(h.f, h.frozen) +
                                recompute_flops(h.f, s.training.recompute);
   r.model_flops_per_token = model_flops_per_token(h);
-  const StageWork w = stage_work(h);
-  ModelParallelComm mp;
-  add_tensor_parallel_comm(h, mp);
-  mp.tp_body += context_parallel_comm(h);
-  mp.ep = expert_parallel_comm(h);
-
-  const double overhead = h.eng.step_overhead_s;  // per micro-batch: launches, Python, data
-  const double body_mb = w.forward() + w.replay() + mp.tp_body + mp.ep;
-  const double last_mb = body_mb + w.gemm_head + w.loss + mp.tp_head;
-  StepBreakdown& br = r.breakdown;
-  // The slowest (last) stage paces the m micro-batches.
-  br.compute = h.m * (w.forward() + w.gemm_head + w.loss + overhead);
-  br.recompute = h.m * w.replay();
-  br.tp_comm = h.m * (mp.tp_body + mp.tp_head);
-  br.ep_comm = h.m * mp.ep;
-  add_pipeline(h, body_mb, r);
-  add_data_parallel(h, last_mb, r);
-  add_optimizer_and_offload(h, last_mb, r);
-
-  r.compute_s = br.compute + br.recompute;
-  r.tp_comm_s = br.tp_comm;
+  const StageWork w = add_step(h, r);
   r.qlora_dequant_s = h.m * (w.dequant + w.dequant_rec);
   r.compiled_elementwise = compiled_elementwise(h);
-  r.step_time_s = br.total();
-  r.tokens_per_s = h.global_batch * h.seq / r.step_time_s;
+  r.tokens_per_s = step_tokens_per_s(h, r);
   r.tokens_per_s_per_gpu = r.tokens_per_s / static_cast<double>(h.gpus);
   r.tflops_per_gpu = r.model_flops_per_token * r.tokens_per_s_per_gpu / 1e12;
   r.mfu = r.tflops_per_gpu * 1e12 / rates.peak;
   if (s.training.tokens > 0) r.time_to_train_s = s.training.tokens / r.tokens_per_s;
   return out;
+}
+
+std::optional<double> training_tokens_per_s(const Scenario& s, const EngineProfile& engine,
+                                            const SpeedProfile& profile, const ModelCounts& counts,
+                                            ModuleSumsMemo& memo) {
+  if (!s.gpu) return std::nullopt;
+  if (s.task == Task::kCvTrain) {  // images per second: the whole estimate, rarely searched
+    std::string why;
+    const auto r = training_speed(s, engine, profile, counts, why, &memo);
+    return r ? std::optional<double>(r->tokens_per_s) : std::nullopt;
+  }
+  // training_speed's language-model path to the step's time, with the same memo: the same
+  // shape and breakdown, so the same double (issue 18: the FLOPs per token, MFU, dequantization
+  // and time-to-train figures and the optional's other members were made and dropped for each
+  // of a search's kept changes).
+  const ScenarioLookups* l = speed_lookups(s, profile);
+  const StepRates& rates = held_step_rates(s, engine, profile, l, memo.rates);
+  if (rates.peak <= 0) return std::nullopt;
+  TrainingSpeed r;  // the figures the step's parts write
+  r.dtype = rates.dtype;
+  OwnCosts unused;  // with a memo the costs are the memo's
+  const StepShape h =
+      step_shape(s, engine, profile, l, *rates.training, rates, counts, &memo, unused);
+  add_step(h, r);
+  return step_tokens_per_s(h, r);
 }
 
 }  // namespace gpusizer
