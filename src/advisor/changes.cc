@@ -607,7 +607,10 @@ std::vector<FoundChange> ranked(std::span<const Tried> singles, std::span<const 
 void seed_base_parts(const Scenario& s, const Estimate& e, const Catalog& catalog, Search& search) {
   if (!is_training(s.task) || is_paged(s.training.optimizer)) return;
   const MemoryEstimate& m = e.memory;
-  const memory::EngineRules rules = memory::engine_rules(s, catalog);
+  // Through the search's rules by key: the candidates that keep the base's task, weights and GPU
+  // rows have its engine fields, so its rules (issue 18: looked up again at the first of them,
+  // ~95 instructions a search).
+  const memory::EngineRules rules = search.rules.of(s, catalog);
   search.parts.seed_states(s, search.counts_for(s), rules,
                            {m.weights, m.gradients_full, m.master_weights, m.overhead});
   if (m.activations > 0) search.parts.seed_batch(s, rules, {m.kv_cache, 0.0, m.activations, 0});
