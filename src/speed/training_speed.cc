@@ -136,9 +136,11 @@ ModuleSums module_sums(const Scenario& s, const ModelCounts& counts, double tp,
 }
 
 // module_sums, taken from `memo` when a slot holds the same model, counts, width and engine
-// figures (the fields module_sums reads), else computed into the next slot.
-ModuleSums module_sums(const Scenario& s, const ModelCounts& counts, double tp,
-                       const TrainingProfile& eng, ModuleSumsMemo* memo) {
+// figures (the fields module_sums reads), else computed into the next slot. Forced inline into
+// step_shape's two copies (below), as GCC inlined it into its one.
+[[gnu::always_inline]] inline ModuleSums module_sums(const Scenario& s, const ModelCounts& counts,
+                                                     double tp, const TrainingProfile& eng,
+                                                     ModuleSumsMemo* memo) {
   if (!memo) return module_sums(s, counts, tp, eng);
   for (const ModuleSumsMemo::Slot& slot : memo->slots)
     if (slot.model == &s.model && slot.counts == &counts && slot.tp == tp &&
@@ -469,9 +471,13 @@ ForwardFlops held_forward_flops(const Scenario& s, const ModelCosts& c, double l
   return memo->flops;
 }
 
-StepShape step_shape(const Scenario& s, const EngineProfile& engine, const SpeedProfile& profile,
-                     const ScenarioLookups* l, const TrainingProfile& eng, const StepRates& rates,
-                     const ModelCounts& counts, ModuleSumsMemo* memo, OwnCosts& own) {
+// Forced inline, as are the step's parts below (stage_work to add_optimizer_and_offload): they
+// have two callers, training_speed and training_tokens_per_s, and GCC kept them out of line for
+// two where it inlined them into one (issue 18: +98 instructions a numbers-only training estimate).
+[[gnu::always_inline]] inline StepShape step_shape(
+    const Scenario& s, const EngineProfile& engine, const SpeedProfile& profile,
+    const ScenarioLookups* l, const TrainingProfile& eng, const StepRates& rates,
+    const ModelCounts& counts, ModuleSumsMemo* memo, OwnCosts& own) {
   StepShape h(s, engine, profile, l, eng, counts, flop_costs(s.model, counts, memo, own));
   h.frozen = frozen_base(s.task);
   h.tp = std::max<int64_t>(1, s.parallel.tp);
@@ -534,7 +540,7 @@ bool compiled_elementwise(const StepShape& h) {
 }
 
 // Bandwidth-bound kernels of one micro-batch on one stage (seconds into `w`).
-void add_memory_bound_work(const StepShape& h, StageWork& w) {
+[[gnu::always_inline]] inline void add_memory_bound_work(const StepShape& h, StageWork& w) {
   const Scenario& s = h.s;
   if (h.hbm <= 0) return;
   // Non-GEMM kernels (norms, activations, dropout, residual adds, casts) are bandwidth-bound:
@@ -575,7 +581,7 @@ void add_memory_bound_work(const StepShape& h, StageWork& w) {
   w.loss = h.mb_tokens * h.vocab / h.t * 16.0 / h.hbm;
 }
 
-StageWork stage_work(const StepShape& h) {
+[[gnu::always_inline]] inline StageWork stage_work(const StepShape& h) {
   StageWork w;
   const double stage_share = 1.0 / (h.p * h.t);
   const double layer_flops = train_layer_flops(h.f, h.frozen);
@@ -612,7 +618,8 @@ struct ModelParallelComm {
 // the same volume (Korthikanti et al. 2022, sec. 4.2.2). Megatron runs them in the critical
 // path. The head adds one: its input gradient is all-reduced. The ring runs over NVLink inside
 // the node's fast-link domain (gpus_per_node) and over the network beyond it.
-void add_tensor_parallel_comm(const StepShape& h, ModelParallelComm& mp) {
+[[gnu::always_inline]] inline void add_tensor_parallel_comm(const StepShape& h,
+                                                            ModelParallelComm& mp) {
   if (h.tp <= 1) return;
   const Scenario& s = h.s;
   const Link tp_link = group_link(h.gpu, h.tp, s.gpus_per_node, h.links);
@@ -635,7 +642,7 @@ void add_tensor_parallel_comm(const StepShape& h, ModelParallelComm& mp) {
 // overlapped traffic; the rest hides behind the attention kernels (forward + backward = 3 x
 // the attention forward). Counted with the tensor-parallel collectives (model-parallel
 // activation traffic in the critical path).
-double context_parallel_comm(const StepShape& h) {
+[[gnu::always_inline]] inline double context_parallel_comm(const StepShape& h) {
   if (h.cp <= 1) return 0;
   const Scenario& s = h.s;
   const Link cp_link = group_link(h.gpu, h.tp * h.cp, s.gpus_per_node, h.links);
@@ -652,7 +659,7 @@ double context_parallel_comm(const StepShape& h) {
 // MoE expert parallelism: a dispatch and a combine all-to-all forward and again backward per
 // MoE layer, top-k copies of each token's hidden state (Lepikhin et al. 2020, GShard sec. 2.2;
 // Megatron-Core token dispatcher). An all-to-all ships (ep - 1) / ep of the bytes.
-double expert_parallel_comm(const StepShape& h) {
+[[gnu::always_inline]] inline double expert_parallel_comm(const StepShape& h) {
   if (h.ep <= 1 || h.c.moe_layers <= 0) return 0;
   const Link ep_link = group_link(h.gpu, h.ep * h.tp, h.s.gpus_per_node, h.links);
   const double e = static_cast<double>(h.ep);
@@ -664,7 +671,8 @@ double expert_parallel_comm(const StepShape& h) {
 
 // Pipeline fill and drain and the stage-boundary sends; `body_mb` is one body-stage
 // micro-batch.
-void add_pipeline(const StepShape& h, double body_mb, TrainingSpeed& r) {
+[[gnu::always_inline]] inline void add_pipeline(const StepShape& h, double body_mb,
+                                                TrainingSpeed& r) {
   if (h.pp <= 1) return;
   StepBreakdown& br = r.breakdown;
   const double p = h.p, m = h.m, v = h.v;
@@ -699,7 +707,8 @@ double trainable_params(const StepShape& h) {
 
 // Data parallelism, for this GPU's shard of the trainable weights; `last_mb` is one last-stage
 // micro-batch.
-void add_data_parallel(const StepShape& h, double last_mb, TrainingSpeed& r) {
+[[gnu::always_inline]] inline void add_data_parallel(const StepShape& h, double last_mb,
+                                                     TrainingSpeed& r) {
   const Scenario& s = h.s;
   StepBreakdown& br = r.breakdown;
   const double shard = h.t * h.p;
@@ -733,7 +742,8 @@ void add_data_parallel(const StepShape& h, double last_mb, TrainingSpeed& r) {
 
 // Optimizer step: bandwidth-bound over the states of this GPU's shard (ZeRO-1+ shards them
 // over dp as well), on the GPU or, offloaded, on the host with the PCIe copies.
-void add_optimizer_and_offload(const StepShape& h, double last_mb, TrainingSpeed& r) {
+[[gnu::always_inline]] inline void add_optimizer_and_offload(const StepShape& h, double last_mb,
+                                                             TrainingSpeed& r) {
   const Scenario& s = h.s;
   StepBreakdown& br = r.breakdown;
   const double shard = h.t * h.p;
@@ -777,8 +787,10 @@ double model_flops_per_token(const StepShape& h) {
 
 // The step of shape `h`: its breakdown, the figures its parts write (the bubble, the
 // communication seconds) and its time, into `r` (whose dtype is set: the gradients' bytes read
-// it). Returns the stage's work, for the figures only the full answer reads.
-StageWork add_step(const StepShape& h, TrainingSpeed& r) {
+// it). Returns the stage's work, for the figures only the full answer reads. Inlined into both
+// callers, as it was written in training_speed (issue 18: a call, with the work returned, cost
+// the numbers-only training estimate ~70 instructions).
+[[gnu::always_inline]] inline StageWork add_step(const StepShape& h, TrainingSpeed& r) {
   const StageWork w = stage_work(h);
   ModelParallelComm mp;
   add_tensor_parallel_comm(h, mp);
