@@ -787,9 +787,8 @@ double model_flops_per_token(const StepShape& h) {
 
 // The step of shape `h`: its breakdown, the figures its parts write (the bubble, the
 // communication seconds) and its time, into `r` (whose dtype is set: the gradients' bytes read
-// it). Returns the stage's work, for the figures only the full answer reads. Inlined into both
-// callers, as it was written in training_speed (issue 18: a call, with the work returned, cost
-// the numbers-only training estimate ~70 instructions).
+// it). Returns the stage's work, for the figures only the full answer reads. Forced inline into
+// both callers with the step's parts (step_shape's note): it was written in training_speed.
 [[gnu::always_inline]] inline StageWork add_step(const StepShape& h, TrainingSpeed& r) {
   const StageWork w = stage_work(h);
   ModelParallelComm mp;
