@@ -11,6 +11,7 @@
 #include "gpusizer/json/api.h"
 #include "gpusizer/json/scenario.h"
 #include "memory/memory_parts.h"
+#include "memory/model_counts.h"
 
 namespace gpusizer {
 namespace {
@@ -332,6 +333,23 @@ double lora_activations(std::vector<std::string> targets) {
   s.training.lora_rank = 16;
   s.training.lora_targets = std::move(targets);
   return memory::activations(s, cat, nullptr);
+}
+
+// QLoRA keeps one dequantized 16-bit weight, the largest linear matrix, read from the modules the
+// estimate counted when they are given (ModelCounts::modules) and listed otherwise: Llama-3.1-8B's
+// MLP matrices, 4,096 x 14,336 x 2 B = 117,440,512 B; a list of one 1,000 x 1,000 matrix gives
+// 2,000,000 B in their place.
+TEST(Activations, QloraDequantizedCopyFromTheCountedModules) {
+  const Catalog& cat = Catalog::builtin();
+  const Scenario s = parse_scenario({{"model", "llama-3.1-8b"}, {"task", "qlora"}}, cat);
+  const memory::EngineRules rules = memory::engine_rules(s, cat);
+  const ModelCounts counts = count_model(s);
+  const double listed = memory::activations(s, rules, nullptr);
+  EXPECT_EQ(memory::activations(s, rules, nullptr, 0, &counts.modules), listed);
+  LinearModules one;
+  one.push_back({"proj", 1000, 1000, 1, false, false});
+  EXPECT_NEAR(memory::activations(s, rules, nullptr, 0, &one) - listed, 2'000'000.0 - 117'440'512.0,
+              1.0);
 }
 
 TEST(Activations, EachLoraTargetSavesItsInputAndRankOutput) {

@@ -483,5 +483,48 @@ TEST(TrainingSpeed, StepRatesKeptByGpuEngineAndPrecision) {
   EXPECT_DOUBLE_EQ(memo.rates.peak, 67e12);
 }
 
+// A search reads only a kept change's tokens per second (its speed factor): training_tokens_per_s
+// makes the step's time and no other figure, and gives training_speed's own double through the
+// same memo. The pipeline job on the round profile: 8 micro-batches of one 1,024-token sequence,
+// 8,192 tokens a step; then steps of other kinds (LoRA, QLoRA's copies, ZeRO-3 with the
+// optimizer offloaded) on the shipped profile, and none without a GPU.
+TEST(TrainingSpeed, TokensPerSecondAloneAreTheFullStepsFigure) {
+  const Catalog& catalog = Catalog::builtin();
+  const SpeedProfile profile = round_profile();
+  std::string why;
+  {
+    const Scenario s = four_stages_eight_micro_batches();
+    const ModelCounts counts = count_model(s);
+    const EngineProfile& engine = engine_profile(s, catalog);
+    ModuleSumsMemo memo;
+    const auto tps = training_tokens_per_s(s, engine, profile, counts, memo);
+    const auto full = training_speed(s, engine, profile, counts, why, &memo);
+    ASSERT_TRUE(tps && full) << why;
+    EXPECT_EQ(*tps, full->tokens_per_s);
+    EXPECT_DOUBLE_EQ(*tps * full->step_time_s, 8192.0);
+  }
+  ModuleSumsMemo memo;  // one memo for the search's candidates below, as the search's
+  for (const nlohmann::json& job :
+       {nlohmann::json{{"model", "llama-3.1-8b"}, {"task", "lora"}, {"gpu", "h100"}},
+        nlohmann::json{{"model", "llama-3.1-8b"}, {"task", "qlora"}, {"gpu", "h100"}},
+        nlohmann::json{{"model", "llama-3.1-8b"},
+                       {"task", "full"},
+                       {"gpu", "h100"},
+                       {"gpu_count", 8},
+                       {"training", {{"zero_stage", 3}, {"offload", "optimizer"}}}}}) {
+    const Scenario s = parse_scenario(job, catalog);
+    const ModelCounts counts = count_model(s);
+    const EngineProfile& engine = engine_profile(s, catalog);
+    const auto tps = training_tokens_per_s(s, engine, catalog.speed(), counts, memo);
+    const auto full = training_speed(s, engine, catalog.speed(), counts, why);
+    ASSERT_TRUE(tps && full) << job.dump() << why;
+    EXPECT_EQ(*tps, full->tokens_per_s) << job.dump();
+  }
+  Scenario none = small();
+  none.gpu = GpuRef();
+  EXPECT_FALSE(
+      training_tokens_per_s(none, engine_profile(none, catalog), profile, count_model(none), memo));
+}
+
 }  // namespace
 }  // namespace gpusizer
