@@ -460,19 +460,21 @@ struct Search {
   }
 
   // useful_tokens_per_s of a kept candidate after staged.add_speed(&module_sums), for a training
-  // candidate without the rest of its speed stage: training_speed with the same arguments
-  // (add_speed's engine, counts, profile and memo) gives the tokens per second that add_speed
+  // candidate without the rest of its speed stage: training_tokens_per_s with add_speed's
+  // arguments (its engine, counts, profile and memo) gives the tokens per second that add_speed
   // writes as train_tokens_per_s, the only figure the search reads (issue 18: the performance
-  // estimate made and reset, its other figures copied, ~100 instructions a kept change).
+  // estimate made and reset, its other figures copied, ~100 instructions a kept change; the
+  // step's figures past its time, ~90 more).
   std::optional<double> kept_tokens_per_s(const Scenario& sc, StagedEstimate& staged,
                                           const EngineProfile& engine) {
     if (!is_training(sc.task)) {
       staged.add_speed(&module_sums);
       return useful_tokens_per_s(sc, estimated);
     }
-    std::string why;  // a speed not estimated is no factor, as without the sink
-    const auto r = training_speed(sc, engine, catalog.speed(), staged.counts(), why, &module_sums);
-    if (r && r->tokens_per_s > 0) return r->tokens_per_s;
+    // A speed not estimated is no factor, as without the sink.
+    const auto tps =
+        training_tokens_per_s(sc, engine, catalog.speed(), staged.counts(), module_sums);
+    if (tps && *tps > 0) return tps;
     return std::nullopt;
   }
 
@@ -605,7 +607,10 @@ std::vector<FoundChange> ranked(std::span<const Tried> singles, std::span<const 
 void seed_base_parts(const Scenario& s, const Estimate& e, const Catalog& catalog, Search& search) {
   if (!is_training(s.task) || is_paged(s.training.optimizer)) return;
   const MemoryEstimate& m = e.memory;
-  const memory::EngineRules rules = memory::engine_rules(s, catalog);
+  // Through the search's rules by key: the candidates that keep the base's task, weights and GPU
+  // rows have its engine fields, so its rules (issue 18: looked up again at the first of them,
+  // ~95 instructions a search).
+  const memory::EngineRules rules = search.rules.of(s, catalog);
   search.parts.seed_states(s, search.counts_for(s), rules,
                            {m.weights, m.gradients_full, m.master_weights, m.overhead});
   if (m.activations > 0) search.parts.seed_batch(s, rules, {m.kv_cache, 0.0, m.activations, 0});

@@ -194,11 +194,17 @@ double saved_bytes_per_token(const Scenario& s, const EngineProfile& engine, uns
 }
 
 // Largest linear weight: QLoRA dequantizes one at a time to 16-bit (bitsandbytes MatMul4Bit).
-double largest_matrix_bytes(const Scenario& s) {
-  double largest = 0;
-  for (const auto& mod : linear_modules(s.model))
-    largest = std::max(largest, static_cast<double>(mod.in * mod.out) * 2.0);
-  return largest / static_cast<double>(s.parallel.tp);
+// `modules`: linear_modules(s.model) where the caller counted the model (ModelCounts::modules),
+// else listed here (issue 18: listed again, ~180 instructions, in each QLoRA estimate and in
+// each of a search's QLoRA batch misses).
+double largest_matrix_bytes(const Scenario& s, const LinearModules* modules) {
+  const auto largest_of = [&s](const LinearModules& mods) {
+    double largest = 0;
+    for (const auto& mod : mods)
+      largest = std::max(largest, static_cast<double>(mod.in * mod.out) * 2.0);
+    return largest / static_cast<double>(s.parallel.tp);
+  };
+  return modules ? largest_of(*modules) : largest_of(linear_modules(s.model));
 }
 
 // Micro-batches whose activations the first pipeline stage holds at once: 1F1B keeps up to pp
@@ -258,7 +264,7 @@ double saved_layer_activations(const Scenario& s, const EngineProfile& engine, u
 }
 
 double training_activations(const Scenario& s, const EngineProfile& engine, const Explanations* why,
-                            std::string& text) {
+                            const LinearModules* modules, std::string& text) {
   const Model& m = s.model;
   // Context parallelism: each rank keeps the activations of its seq / cp tokens (Megatron-Core
   // context parallel docs: activation memory / cp); its queries still see the whole sequence,
@@ -316,7 +322,7 @@ double training_activations(const Scenario& s, const EngineProfile& engine, cons
                                  : s.training.compile     ? " (compiled chunked cross-entropy)"
                                                           : " (chunked cross-entropy)"));
   if (s.task == Task::kQlora) {
-    total += largest_matrix_bytes(s);
+    total += largest_matrix_bytes(s, modules);
     if (why) text += "; + one dequantized 16-bit weight (QLoRA)";
   }
   return total;
@@ -414,7 +420,7 @@ double compute_buffer_activations(const Scenario& s, const EngineProfile& engine
 
 // Hugging Face generate: the prefill of the whole prompt is the largest forward.
 double generate_activations(const Scenario& s, const EngineProfile& engine, const Explanations* why,
-                            std::string& text) {
+                            const LinearModules* modules, std::string& text) {
   const Model& m = s.model;
   const double V = static_cast<double>(m.vocab_size);
   const double tp = static_cast<double>(s.parallel.tp);
@@ -437,7 +443,7 @@ double generate_activations(const Scenario& s, const EngineProfile& engine, cons
   if (s.weights->id == "nf4" && prefill_tokens > 1) {
     // bitsandbytes 4-bit: a pass of more than one token dequantizes each weight to a 16-bit
     // copy before the GEMM (MatMul4Bit.forward, functional.dequantize_4bit), one at a time.
-    bytes += largest_matrix_bytes(s);
+    bytes += largest_matrix_bytes(s, modules);
     if (why) text += " + one dequantized 16-bit weight (bitsandbytes 4-bit prefill)";
   }
   if (!s.training.flash_attention) {
@@ -460,25 +466,25 @@ namespace {
 
 // The activations' bytes; their formula appended to `text` when explaining.
 double activation_part(const Scenario& s, const EngineRules& rules, const Explanations* why,
-                       int64_t built_tokens, std::string& text) {
+                       int64_t built_tokens, const LinearModules* modules, std::string& text) {
   const EngineProfile& engine = rules.engine;
   if (s.task == Task::kCvTrain) return cv_activations(s, why, text);
-  if (is_training(s.task)) return training_activations(s, engine, why, text);
+  if (is_training(s.task)) return training_activations(s, engine, why, modules, text);
   if (engine.kind == EngineKind::kPreallocating)
     return profile_run_activations(s, engine, *rules.release, why, built_tokens, text);
   if (engine.kind == EngineKind::kLlamaCpp) return compute_buffer_activations(s, engine, why, text);
-  return generate_activations(s, engine, why, text);
+  return generate_activations(s, engine, why, modules, text);
 }
 
 }  // namespace
 
 double activations(const Scenario& s, const EngineRules& rules, Explanations* why,
-                   int64_t built_tokens) {
+                   int64_t built_tokens, const LinearModules* modules) {
   // The formula is built in a string the thread keeps, cleared, and copied into the basis (issue
   // 18: each kind's text was a string of its own, allocated every estimate).
   thread_local std::string text;
   text.clear();
-  const double bytes = activation_part(s, rules, why, built_tokens, text);
+  const double bytes = activation_part(s, rules, why, built_tokens, modules, text);
   if (why) why->basis.set("activations_bytes", text);
   return bytes;
 }

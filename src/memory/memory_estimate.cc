@@ -53,8 +53,9 @@ memory::TrtBenchBuild bench_build(const Scenario& s, const Catalog& catalog,
 }
 
 // The parts that grow with the batch: KV cache and activations (`engine` is the scenario's).
+// `modules`: the model's linear modules where the caller counted them (ModelCounts::modules).
 void fill_batch_parts(const Scenario& s, const Catalog& catalog, const memory::EngineRules& rules,
-                      Parts& p, Explanations* why) {
+                      Parts& p, Explanations* why, const LinearModules* modules) {
   const EngineProfile& engine = rules.engine;
   if (s.task == Task::kInference) {
     // One sequence's cache, computed once: the batch's is that times the batch (kv_cache is
@@ -71,7 +72,7 @@ void fill_batch_parts(const Scenario& s, const Catalog& catalog, const memory::E
   const memory::TrtBenchBuild build =
       bench_build(s, catalog, *rules.release, p.weights, p.kv_sequence);
   p.bench_slots = build.max_batch;
-  p.activations = memory::activations(s, rules, why, build.max_num_tokens);
+  p.activations = memory::activations(s, rules, why, build.max_num_tokens, modules);
 }
 
 // What the optimizer step allocates beside the states, per GPU: torch.optim's foreach AdamW
@@ -140,7 +141,7 @@ Parts compute_parts(const Scenario& s, const Catalog& catalog, const ModelCounts
     p.bench_slots = bt.bench_slots;
   } else {
     p.weights = weights_part(s, catalog, counts, rules, why);
-    fill_batch_parts(s, catalog, rules, p, why);
+    fill_batch_parts(s, catalog, rules, p, why, &counts.modules);
     p.gradients = memory::gradients(s, catalog, rules, counts, why);
     p.optimizer = memory::optimizer_states(s, rules, counts, why);
     p.master = memory::master_weights(s, counts, why);
@@ -304,9 +305,10 @@ StateParts state_parts(const Scenario& s, const Catalog& catalog, const ModelCou
   return state_parts(totals, s, catalog, counts, rules);
 }
 
-BatchParts batch_parts(const Scenario& s, const Catalog& catalog, const EngineRules& rules) {
+BatchParts batch_parts(const Scenario& s, const Catalog& catalog, const EngineRules& rules,
+                       const LinearModules* modules) {
   Parts p;
-  fill_batch_parts(s, catalog, rules, p, nullptr);
+  fill_batch_parts(s, catalog, rules, p, nullptr, modules);
   return {p.kv, p.kv_sequence, p.activations, p.bench_slots};
 }
 
@@ -505,7 +507,7 @@ int64_t largest_batch(const Scenario& s, const Catalog& catalog, const memory::E
   Parts q = p;
   auto total_at = [&](int64_t b) {
     t.batch = b;
-    fill_batch_parts(t, catalog, rules, q, nullptr);
+    fill_batch_parts(t, catalog, rules, q, nullptr, nullptr);
     return device_total(q, engine);
   };
   constexpr int64_t kMost = int64_t{1} << 24;

@@ -99,9 +99,10 @@ double kv_cache(const Scenario& s, const Catalog& catalog, int64_t sequences, in
 double activations(const Scenario& s, const Catalog& catalog, Explanations* why);
 /// The same with the engine's rules already looked up (`rules` = engine_rules(s, catalog)), and
 /// for a preallocating engine the token budget its engine was built with when the scenario
-/// gives none (`built_tokens`; 0: the release's default).
+/// gives none (`built_tokens`; 0: the release's default). `modules`: the model's linear modules
+/// where the caller listed them (ModelCounts::modules), else listed when a formula reads them.
 double activations(const Scenario& s, const EngineRules& rules, Explanations* why,
-                   int64_t built_tokens = 0);
+                   int64_t built_tokens = 0, const LinearModules* modules = nullptr);
 
 /// Gradients, optimizer states and fp32 master weights per GPU after ZeRO sharding.
 /// Bases: "gradients_bytes", "optimizer_bytes", "master_weights_bytes".

@@ -11,6 +11,7 @@
 #include "gpusizer/json/api.h"
 #include "gpusizer/json/scenario.h"
 #include "memory/memory_parts.h"
+#include "memory/model_counts.h"
 
 namespace gpusizer {
 namespace {
@@ -67,12 +68,28 @@ TEST(Weights, Mxfp4QuantizesEveryMatrixOfADenseModel) {
   // format for. Sum 5,809,643,520 B (in bf16 throughout it would be 16.06 GB).
   const auto out = run({{"model", "llama-3.1-8b"}, {"weights", "mxfp4"}});
   EXPECT_NEAR(static_cast<double>(mem(out, "weights_bytes")), 5809643520.0, 1e6);
-  // A count given without the architecture is a dense model too: params x 4.25 bits = 8.5 GB,
-  // plus a few percent for the embedding and head the format keeps in bf16 (32 GB in bf16).
+  // A count given without the architecture is a dense model too, of the Llama shape the stand-in
+  // assumes (model_from_param_count: 43 layers = round(cbrt(16e9 / (12 x 128 x 128))), hidden
+  // 43 x 128 = 5504, vocabulary 32,000, head untied): embedding and head 2 x 32,000 x 5504 =
+  // 352,256,000 params in bf16 = 704,512,000 B, the other 15,647,744,000 at 4.25 bits =
+  // 8,312,864,000 B. Sum 9,017,376,000 B (32 GB in bf16).
   const auto given = run({{"model", {{"params", 16e9}}}, {"weights", "mxfp4"}});
-  const double given_bytes = static_cast<double>(mem(given, "weights_bytes"));
-  EXPECT_GT(given_bytes, 16e9 * 4.25 / 8);
-  EXPECT_LT(given_bytes, 16e9 * 4.25 / 8 * 1.05);
+  EXPECT_EQ(mem(given, "weights_bytes"), 9017376000);
+}
+
+TEST(Weights, GivenCountMoeQuantizesItsExpertsOnly) {
+  // MiniMax-M1-80k: 456B given, its experts counted from the config (80 x 32 x 3 x 6144 x 9216
+  // = 434,865,438,720) at 4.25 bits = 231,022,264,320 B; embedding and head 2 x 200,064 x 6144
+  // in bf16 = 4,916,772,864 B; the other 18,676,174,848 (attention, norms, routers) in bf16 =
+  // 37,352,349,696 B. Sum 273,291,386,880 B (912 GB in bf16; before the split every byte of the
+  // given count took bf16 under mxfp4).
+  const auto out = run({{"model", "minimax-m1-80k"}, {"weights", "mxfp4"}});
+  EXPECT_EQ(mem(out, "weights_bytes"), 273291386880);
+  // int4 (4.125 bits, groups of 128): the experts and the rest at 4.125 bits, embedding and
+  // head in bf16: (434,865,438,720 + 18,676,174,848) x 4.125 / 8 + 4,916,772,864.
+  const auto int4 = run({{"model", "minimax-m1-80k"}, {"weights", "int4"}});
+  EXPECT_NEAR(static_cast<double>(mem(int4, "weights_bytes")),
+              453541613568.0 * 4.125 / 8 + 4916772864.0, 1.0);
 }
 
 TEST(KvCache, Llama2_7bIs512KiBPerTokenInBf16) {
@@ -316,6 +333,23 @@ double lora_activations(std::vector<std::string> targets) {
   s.training.lora_rank = 16;
   s.training.lora_targets = std::move(targets);
   return memory::activations(s, cat, nullptr);
+}
+
+// QLoRA keeps one dequantized 16-bit weight, the largest linear matrix, read from the modules the
+// estimate counted when they are given (ModelCounts::modules) and listed otherwise: Llama-3.1-8B's
+// MLP matrices, 4,096 x 14,336 x 2 B = 117,440,512 B; a list of one 1,000 x 1,000 matrix gives
+// 2,000,000 B in their place.
+TEST(Activations, QloraDequantizedCopyFromTheCountedModules) {
+  const Catalog& cat = Catalog::builtin();
+  const Scenario s = parse_scenario({{"model", "llama-3.1-8b"}, {"task", "qlora"}}, cat);
+  const memory::EngineRules rules = memory::engine_rules(s, cat);
+  const ModelCounts counts = count_model(s);
+  const double listed = memory::activations(s, rules, nullptr);
+  EXPECT_EQ(memory::activations(s, rules, nullptr, 0, &counts.modules), listed);
+  LinearModules one;
+  one.push_back({"proj", 1000, 1000, 1, false, false});
+  EXPECT_NEAR(memory::activations(s, rules, nullptr, 0, &one) - listed, 2'000'000.0 - 117'440'512.0,
+              1.0);
 }
 
 TEST(Activations, EachLoraTargetSavesItsInputAndRankOutput) {

@@ -541,6 +541,18 @@ double sharded_master(const Scenario& s, double whole) {
   return s.training.zero_stage >= 1 ? whole / static_cast<double>(s.parallel.dp) : whole;
 }
 
+// The sharding step of the gradients and of the master copy, each the one home of its rules:
+// gradients() and master_weights() (the explained estimate) and shard_states (the search's
+// numbers) both apply them to the totals. No gradients without training; none of the master
+// copy on the GPU when the optimizer is offloaded.
+double gradients_part(const Scenario& s, const Catalog& catalog, const EngineRules& rules,
+                      double whole) {
+  return is_training(s.task) ? sharded_gradients(s, catalog, rules, whole) : 0.0;
+}
+double master_part(const Scenario& s, double whole) {
+  return s.training.offload != Offload::kNone ? 0.0 : sharded_master(s, whole);
+}
+
 }  // namespace
 
 double weights(const Scenario& s, const Catalog& catalog, const EngineRules& rules,
@@ -557,10 +569,9 @@ double weights(const Scenario& s, const Catalog& catalog, const EngineRules& rul
 
 double gradients(const Scenario& s, const Catalog& catalog, const EngineRules& rules,
                  const ModelCounts& counts, Explanations* why) {
-  if (!is_training(s.task))
+  if (!is_training(s.task))  // the text's choice; gradients_part holds the rule
     return explained(0, "inference keeps no gradients", "gradients_bytes", why);
-  const double part =
-      sharded_gradients(s, catalog, rules, gradient_totals(s, rules.engine, counts));
+  const double part = gradients_part(s, catalog, rules, gradient_totals(s, rules.engine, counts));
   if (!wants_basis(why)) return part;
   // The text written straight into the basis, clause by clause (issue 18: a string of its own,
   // then copied), the clauses in the order sharded_gradients applies its steps.
@@ -629,11 +640,12 @@ double optimizer_states(const Scenario& s, const EngineRules& rules, const Model
 double master_weights(const Scenario& s, const ModelCounts& counts, Explanations* why) {
   constexpr BasisKey figure = "master_weights_bytes";
   if (!keeps_master(s)) return explained(0, "no separate fp32 master copy", figure, why);
+  // master_part holds the offload rule; the text follows what it decided.
+  const double part = master_part(s, master_totals(s, counts));
   if (s.training.offload != Offload::kNone)
-    return explained(0, "offloaded to host memory with the optimizer", figure, why);
-  return explained(sharded_master(s, master_totals(s, counts)),
-                   "trainable params x 4 B (fp32 master, mixed precision; ZeRO sec. 3.1)", figure,
-                   why);
+    return explained(part, "offloaded to host memory with the optimizer", figure, why);
+  return explained(part, "trainable params x 4 B (fp32 master, mixed precision; ZeRO sec. 3.1)",
+                   figure, why);
 }
 
 StateTotals state_totals(const Scenario& s, const EngineRules& rules, const ModelCounts& counts) {
@@ -653,11 +665,12 @@ ShardedStates shard_states(StateTotals& t, const Scenario& s, const Catalog& cat
   std::string no_text;  // sharded_weights writes none without a sink
   p.weights = sharded_weights(s, catalog, rules, counts, t.weights, no_text, nullptr);
   // What the load adds, as weights_part (memory_estimate.cc) adds it and in its order; a run
-  // sharded by ZeRO-3 skips PEFT's cast (kbit_training.h).
-  if (!kbit_upcast_skipped(s) && t.kbit_upcast > 0) p.weights += t.kbit_upcast;
-  if (t.rope > 0) p.weights += t.rope;
-  p.gradients = is_training(s.task) ? sharded_gradients(s, catalog, rules, t.gradients) : 0.0;
-  p.master = s.training.offload != Offload::kNone ? 0.0 : sharded_master(s, t.master);
+  // sharded by ZeRO-3 skips PEFT's cast (kbit_upcast_skipped, the rule kbit_upcast_extra_bytes
+  // applies too).
+  if (!kbit_upcast_skipped(s)) p.weights += t.kbit_upcast;
+  p.weights += t.rope;
+  p.gradients = gradients_part(s, catalog, rules, t.gradients);
+  p.master = master_part(s, t.master);
   return p;
 }
 

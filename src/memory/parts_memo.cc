@@ -117,7 +117,8 @@ PartsMemo::Parts PartsMemo::parts(const Scenario& s, const Catalog& catalog,
                   .second;
   for (const auto& [key, held] : batch_.held())
     if (batch_matches(key, s, rules)) return {*states, held};
-  return {*states, batch_.take(BatchKey(s, rules), batch_parts(s, catalog, rules)).second};
+  return {*states,
+          batch_.take(BatchKey(s, rules), batch_parts(s, catalog, rules, &counts.modules)).second};
 }
 
 StateTotals& PartsMemo::totals(const Scenario& s, const ModelCounts& counts,

@@ -54,7 +54,9 @@ struct BatchParts {
 /// The two groups computed in full, bytes only (memory_estimate.cc).
 StateParts state_parts(const Scenario& s, const Catalog& catalog, const ModelCounts& counts,
                        const EngineRules& rules);
-BatchParts batch_parts(const Scenario& s, const Catalog& catalog, const EngineRules& rules);
+/// `modules`: linear_modules(s.model), where the caller has them (ModelCounts::modules).
+BatchParts batch_parts(const Scenario& s, const Catalog& catalog, const EngineRules& rules,
+                       const LinearModules* modules = nullptr);
 /// The model states from the totals of a scenario that differs from `s` at most in its
 /// data-parallel count, ZeRO stage and offload (state_totals.h): the sharding step alone.
 StateParts state_parts(StateTotals& totals, const Scenario& s, const Catalog& catalog,

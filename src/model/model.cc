@@ -84,6 +84,30 @@ int64_t mlp_params(const Model& m, int64_t ff) {
   return 2 * d * ff + (m.mlp_bias ? ff + d : 0);
 }
 
+// The routed experts of all MoE layers: gate, up and down projections (and their biases) of every
+// expert (MixtralSparseMoeBlock, DeepseekV3MoE, MiniMaxM1SparseMoeBlock).
+int64_t routed_expert_params(const Model& m) {
+  const int64_t d = m.hidden_size, ffe = m.moe_intermediate_size;
+  const int64_t per_expert = 3 * d * ffe + (m.expert_bias ? 2 * ffe + d : 0);
+  return m.num_moe_layers * m.num_experts * per_expert;
+}
+
+// A count given as a fact (a hybrid whose attention blocks the fields do not describe) still has
+// parts the fields do describe exactly: the routed experts of an MoE model and an untied output
+// head. They are split out of `other` so that a format applies to each as it does to a counted
+// model (mxfp4 quantizes the routed experts only; a head keeps the format's head format) and
+// expert parallelism has experts to shard. MiniMax-M1-80k: 80 x 32 x 3 x 6144 x 9216 =
+// 434,865,438,720 of its given 456B, and a 200,064 x 6144 head. Split only where they fit in the
+// given total beside the embedding (else the fields and the count disagree, and nothing is split).
+void split_given_count(const Model& m, ParamCounts& c) {
+  const int64_t experts = m.is_moe() && m.num_moe_layers > 0 ? routed_expert_params(m) : 0;
+  const int64_t head = m.tied_embeddings ? 0 : m.vocab_size * m.hidden_size;
+  if (experts < 0 || head < 0 || experts + head > c.other) return;
+  c.routed_experts = experts;
+  c.lm_head = head;
+  c.other -= experts + head;
+}
+
 }  // namespace
 
 LinearModules linear_modules(const Model& m) {
@@ -131,6 +155,7 @@ ParamCounts count_params(const Model& m) {
     c.embedding = embedding;
     c.other = c.total - embedding;
     c.active_compute = c.active - embedding > 0 ? c.active - embedding : c.active;
+    split_given_count(m, c);
     return c;
   }
   const int64_t d = m.hidden_size, L = m.num_layers;
@@ -142,9 +167,7 @@ ParamCounts count_params(const Model& m) {
       m.is_moe() && m.dense_intermediate_size > 0 ? m.dense_intermediate_size : m.intermediate_size;
   c.dense_mlp = dense_layers * mlp_params(m, dense_ff);
   if (m.is_moe()) {
-    const int64_t per_expert =
-        3 * d * m.moe_intermediate_size + (m.expert_bias ? 2 * m.moe_intermediate_size + d : 0);
-    c.routed_experts = m.num_moe_layers * m.num_experts * per_expert;
+    c.routed_experts = routed_expert_params(m);
     c.shared_experts = m.num_moe_layers * 3 * d * m.shared_expert_intermediate_size;
     c.router = m.num_moe_layers * (d * m.num_experts + (m.router_bias ? m.num_experts : 0));
   }

@@ -41,6 +41,34 @@ TEST(CountParams, EveryCatalogModelMatchesItsExactCount) {
   EXPECT_EQ(checked, 59);  // 60 LLMs, less MiniMax-M1 whose lightning blocks are not countable
 }
 
+TEST(CountParams, GivenCountSplitsOutWhatTheFieldsCount) {
+  // MiniMax-M1-80k: 456,000,000,000 given. Counted from its config: routed experts 80 MoE layers
+  // x 32 experts x 3 x 6144 x 9216 = 434,865,438,720; untied embedding and head 200,064 x 6144 =
+  // 1,229,193,216 each. The rest: 456e9 - 2 x 1,229,193,216 - 434,865,438,720 = 18,676,174,848.
+  const ParamCounts c = count_params(Catalog::builtin().model("minimax-m1-80k"));
+  EXPECT_FALSE(c.computed);
+  EXPECT_EQ(c.total, 456000000000);
+  EXPECT_EQ(c.routed_experts, 434865438720);
+  EXPECT_EQ(c.embedding, 1229193216);
+  EXPECT_EQ(c.lm_head, 1229193216);
+  EXPECT_EQ(c.other, 18676174848);
+  // Without experts and with a tied head, the fields count nothing apart: the count stays whole
+  // beside the embedding.
+  Model dense = Catalog::builtin().model("minimax-m1-80k");
+  dense.num_experts = 0;
+  dense.tied_embeddings = true;
+  const ParamCounts d = count_params(dense);
+  EXPECT_EQ(d.routed_experts, 0);
+  EXPECT_EQ(d.lm_head, 0);
+  EXPECT_EQ(d.other, 456000000000 - 1229193216);
+  // Fields that do not fit the given count split nothing.
+  Model small = Catalog::builtin().model("minimax-m1-80k");
+  small.given_params = 100000000000;
+  const ParamCounts s = count_params(small);
+  EXPECT_EQ(s.routed_experts, 0);
+  EXPECT_EQ(s.other, 100000000000 - 1229193216);
+}
+
 TEST(CountParams, Llama31_8BWorkedExample) {
   // docs/models-catalog-notes.md: per layer 218,112,000; embeddings 1,050,673,152; final norm 4096.
   const ParamCounts c = count_params(Catalog::builtin().model("llama-3.1-8b"));

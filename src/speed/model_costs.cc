@@ -52,12 +52,34 @@ void attention_width(const Model& m, ModelCosts& c) {
   }
 }
 
+// A count given as a fact (hybrid, CV, {"params": N}), with what its fields count split out
+// (count_params, model.cc): the routed experts are read apart (c.expert_bytes), the head in its
+// head format, the rest whole each pass in the format's dense format (mxfp4: bf16 beside
+// experts), as memory keeps them (stored_weights, model_states.cc). The input embedding is a
+// lookup, not read whole.
+void given_weight_costs(const Model& m, const NumberFormat& weights, const ParamCounts& p,
+                        ModelCosts& c) {
+  const double routed_bytes = static_cast<double>(p.routed_experts) * weights.bits_per_value / 8.0;
+  if (p.routed_experts > 0)
+    c.expert_bytes = routed_bytes / static_cast<double>(m.num_moe_layers * m.num_experts);
+  // A count smaller than its assumed embedding (a given 0) leaves no layers, not fewer than none.
+  const double rest = std::max(0.0, static_cast<double>(p.other));
+  c.dense_weight_bytes = rest * weights.dense_bytes_per_value(m.is_moe()) +
+                         static_cast<double>(p.lm_head) * weights.lm_head_bytes_per_value();
+  c.total_weight_bytes = c.dense_weight_bytes + routed_bytes +
+                         static_cast<double>(p.embedding) * weights.embedding_bytes_per_value();
+}
+
 // Weight bytes one pass reads (dense part; MoE experts apart) and the model's total.
 void weight_costs(const Model& m, const NumberFormat& weights, const ParamCounts& p,
                   const LinearModules& mods, ModelCosts& c) {
   const double body_bits = weights.bits_per_value;
+  if (!p.computed && (p.routed_experts > 0 || !m.is_moe())) {
+    given_weight_costs(m, weights, p, c);
+    return;
+  }
   if (!p.computed || mods.empty()) {
-    // Counts given as facts (hybrid, CV): every active weight is read once per pass.
+    // Counts given as facts whose experts are not known: every active weight is read each pass.
     c.dense_weight_bytes = static_cast<double>(p.active) * body_bits / 8.0;
     c.total_weight_bytes = static_cast<double>(p.total) * body_bits / 8.0;
     return;
@@ -108,8 +130,9 @@ ModelCosts model_flop_costs(const Model& m, const ParamCounts& p, const LinearMo
   c.kv_heads = m.mla ? 1 : std::max<int64_t>(1, m.num_kv_heads);
   count_layer_spans(m, c);
   attention_width(m, c);
-  // Routed experts as the weights' bytes count them: only where the model's matrices are listed.
-  if (p.computed && !mods.empty() && m.is_moe()) {
+  // Routed experts as the weights' bytes count them: where the model's matrices are listed, or
+  // split out of a given count (count_params).
+  if (m.is_moe() && ((p.computed && !mods.empty()) || (!p.computed && p.routed_experts > 0))) {
     c.moe_layers = m.num_moe_layers;
     c.experts = m.num_experts;
     c.experts_per_token = m.experts_per_token;

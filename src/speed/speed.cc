@@ -4,36 +4,20 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstdio>
-#include <cstring>
 #include <string_view>
 #include <utility>
 
-#include "core/float_text.h"
 #include "core/text_append.h"
 #include "core/text_format.h"
 #include "scenario/lookups.h"
 #include "speed/counted_speed.h"
 #include "speed/inference_speed.h"
+#include "speed/milliseconds_text.h"
 #include "speed/serving_load.h"
 #include "speed/training_speed.h"
 
 namespace gpusizer {
 namespace {
-
-// Appends "%.3g ms" of s in milliseconds; general_text() writes the same digits without
-// printf's cost, and the unit goes after them in the buffer: one append (issue 18: ~40
-// instructions of each of the eight to ten times a training estimate's basis writes).
-void append_ms(std::string& out, double s) {
-  char buf[64];
-  if (char* end = general_text(buf, s * 1e3, 3)) {
-    std::memcpy(end, " ms", 3);
-    out.append(buf, end + 3);
-    return;
-  }
-  std::snprintf(buf, sizeof buf, "%.3g ms", s * 1e3);
-  out.append(buf);
-}
 
 bool preallocates(const Catalog& catalog, const Scenario& s) {
   return engine_profile(s, catalog).preallocates;
@@ -164,15 +148,15 @@ void explain_inference(const Scenario& sc, const InferenceSetup& s, const Memory
         "logits (gathered over TP, 8 B each in fp32) + engine overhead; "
         "each kind of kernel on its own roofline; this step's GEMMs are ");
     out.append(bw_bound ? "bandwidth" : "compute").append("-bound (");
-    append_ms(out, p.gemm_s());
+    append_milliseconds(out, p.gemm_s());
     out.append(" + attention ");
-    append_ms(out, p.attention_kernel_s() + p.side_s);
+    append_milliseconds(out, p.attention_kernel_s() + p.side_s);
     out.append(" + logits ");
-    append_ms(out, p.logits_s);
+    append_milliseconds(out, p.logits_s);
     out.append(" + comm ");
-    append_ms(out, p.comm_s);
+    append_milliseconds(out, p.comm_s);
     out.append(" + overhead ");
-    append_ms(out, p.overhead_s);
+    append_milliseconds(out, p.overhead_s);
     out.append(")");
     if (s.attention_groups > 1 && s.costs.moe_layers > 0)
       format_text_to(out,
@@ -209,7 +193,7 @@ void explain_step(std::string& out, const TrainingSpeed& r) {
   const StepBreakdown& b = r.breakdown;
   out.append(
       "sum of the exposed parts on the heaviest pipeline stage (step_breakdown_s): compute ");
-  append_ms(out, b.compute);
+  append_milliseconds(out, b.compute);
   out.append(" (FLOPs at ").append(r.dtype);
   out.append(
       " dense rate x MAMF x GEMM depth efficiency, LM head on the last stage, non-GEMM bytes at "
@@ -222,12 +206,12 @@ void explain_step(std::string& out, const TrainingSpeed& r) {
         std::pair{", EP ", b.ep_comm}, std::pair{", optimizer ", b.optimizer},
         std::pair{", offload ", b.offload}}) {
     out.append(name);
-    append_ms(out, seconds);
+    append_milliseconds(out, seconds);
   }
   if (r.qlora_dequant_s > 0) {
     // QLoRA's 4-bit weights are copied to 16 bits before every GEMM pass (training_speed.cc).
     out.append("; of compute and recompute, QLoRA's 16-bit weight copies ");
-    append_ms(out, r.qlora_dequant_s);
+    append_milliseconds(out, r.qlora_dequant_s);
   }
   out.append("; docs/speed.md 'Training'");
 }
@@ -258,10 +242,14 @@ void training(const Scenario& sc, const EngineProfile& engine, const ModelCounts
     });
   } else {
     est.basis.set_with("step_time_s", [&](std::string& out) { explain_step(out, *r); });
+    // Frozen weights (LoRA, QLoRA, freeze-tuning) take no weight gradients: 4N
+    // (training_speed.cc model_flops_per_token).
+    const bool frozen = frozen_base(sc.task);
     est.basis.set_with("mfu", [&](std::string& out) {
+      out.append(frozen ? "model FLOPs 4N" : "model FLOPs 6N");
       out.append(
-          "model FLOPs 6N + 12 x L x q_width x seq per token (PaLM appendix B) / "
-          "dense ");
+          " + 6 x L x q_width x seq per token (PaLM appendix B's attention, causal: each query "
+          "over the keys before it, a sliding window's layers over the window) / dense ");
       out.append(r->dtype).append(" peak");
     });
   }

@@ -126,6 +126,24 @@ TEST(Speed, MoeDecodeReadsOnlyTheActivatedExperts) {
   EXPECT_NEAR(weight_bytes_read(c, 4096) / 2, static_cast<double>(p.total - p.embedding), 0.02e9);
 }
 
+TEST(Speed, GivenCountMoeReadsItsExpertsApart) {
+  // MiniMax-M1-80k's count is given (456B; its lightning blocks are not countable), but its
+  // experts are: 80 MoE layers x 32 experts x 3 x 6144 x 9216 = 434,865,438,720 params, i.e.
+  // 169,869,312 an expert, 90,243,072 B at mxfp4's 4.25 bits. The rest, 456e9 - 2 x 200,064 x
+  // 6144 (embedding and head) - the experts = 18,676,174,848, is read in bf16, and the head too:
+  // 2 x (18,676,174,848 + 1,229,193,216) = 39,810,736,128 B a pass besides the experts.
+  const Model& m = Catalog::builtin().model("minimax-m1-80k");
+  const NumberFormat& mxfp4 = Catalog::builtin().format("mxfp4", "weights", "weights");
+  const NumberFormat& bf16 = Catalog::builtin().format("bf16", "kv", "kv_cache");
+  const ModelCosts c = model_costs(m, mxfp4, bf16);
+  EXPECT_NEAR(c.expert_bytes, 90243072.0, 1.0);
+  EXPECT_NEAR(c.dense_weight_bytes, 39810736128.0, 1.0);
+  // One token: the dense part and 2 experts in each of the 80 layers (14,438,891,520 B).
+  EXPECT_NEAR(weight_bytes_read(c, 1), 39810736128.0 + 160 * 90243072.0, 1e3);
+  // Every byte the memory holds (Weights.GivenCountMoeQuantizesItsExpertsOnly): 273,291,386,880.
+  EXPECT_NEAR(c.total_weight_bytes, 273291386880.0, 1e3);
+}
+
 TEST(Speed, MaxOutputUsesTheBatchThatFits) {
   Scenario s = make("llama-3.1-8b", "h100-sxm5-80gb", "fp8", "trtllm");
   MemoryEstimate m;

@@ -20,6 +20,10 @@ bool is_lora(Task t) {
 
 }  // namespace
 
+bool frozen_base(Task t) {
+  return is_lora(t) || t == Task::kFreeze;
+}
+
 std::string_view training_dtype(MixedPrecision mp, const Gpu& gpu, bool cv) {
   if (mp == MixedPrecision::kFp16) return "fp16";
   if (mp == MixedPrecision::kFp32) {
@@ -62,10 +66,6 @@ ForwardFlops forward_flops(const Scenario& s, const ModelCosts& c, double lora_a
   }
   if (is_lora(s.task)) f.lora = 2.0 * lora_active;
   return f;
-}
-
-bool frozen_base(Task t) {
-  return is_lora(t) || t == Task::kFreeze;
 }
 
 // Forward + backward FLOPs per token of the layers (with attention and adapters) and of the head.
@@ -136,9 +136,11 @@ ModuleSums module_sums(const Scenario& s, const ModelCounts& counts, double tp,
 }
 
 // module_sums, taken from `memo` when a slot holds the same model, counts, width and engine
-// figures (the fields module_sums reads), else computed into the next slot.
-ModuleSums module_sums(const Scenario& s, const ModelCounts& counts, double tp,
-                       const TrainingProfile& eng, ModuleSumsMemo* memo) {
+// figures (the fields module_sums reads), else computed into the next slot. Forced inline into
+// step_shape's two copies (below), as GCC inlined it into its one.
+[[gnu::always_inline]] inline ModuleSums module_sums(const Scenario& s, const ModelCounts& counts,
+                                                     double tp, const TrainingProfile& eng,
+                                                     ModuleSumsMemo* memo) {
   if (!memo) return module_sums(s, counts, tp, eng);
   for (const ModuleSumsMemo::Slot& slot : memo->slots)
     if (slot.model == &s.model && slot.counts == &counts && slot.tp == tp &&
@@ -469,9 +471,13 @@ ForwardFlops held_forward_flops(const Scenario& s, const ModelCosts& c, double l
   return memo->flops;
 }
 
-StepShape step_shape(const Scenario& s, const EngineProfile& engine, const SpeedProfile& profile,
-                     const ScenarioLookups* l, const TrainingProfile& eng, const StepRates& rates,
-                     const ModelCounts& counts, ModuleSumsMemo* memo, OwnCosts& own) {
+// Forced inline, as are the step's parts below (stage_work to add_optimizer_and_offload): they
+// have two callers, training_speed and training_tokens_per_s, and GCC kept them out of line for
+// two where it inlined them into one (issue 18: +98 instructions a numbers-only training estimate).
+[[gnu::always_inline]] inline StepShape step_shape(
+    const Scenario& s, const EngineProfile& engine, const SpeedProfile& profile,
+    const ScenarioLookups* l, const TrainingProfile& eng, const StepRates& rates,
+    const ModelCounts& counts, ModuleSumsMemo* memo, OwnCosts& own) {
   StepShape h(s, engine, profile, l, eng, counts, flop_costs(s.model, counts, memo, own));
   h.frozen = frozen_base(s.task);
   h.tp = std::max<int64_t>(1, s.parallel.tp);
@@ -534,7 +540,7 @@ bool compiled_elementwise(const StepShape& h) {
 }
 
 // Bandwidth-bound kernels of one micro-batch on one stage (seconds into `w`).
-void add_memory_bound_work(const StepShape& h, StageWork& w) {
+[[gnu::always_inline]] inline void add_memory_bound_work(const StepShape& h, StageWork& w) {
   const Scenario& s = h.s;
   if (h.hbm <= 0) return;
   // Non-GEMM kernels (norms, activations, dropout, residual adds, casts) are bandwidth-bound:
@@ -575,7 +581,7 @@ void add_memory_bound_work(const StepShape& h, StageWork& w) {
   w.loss = h.mb_tokens * h.vocab / h.t * 16.0 / h.hbm;
 }
 
-StageWork stage_work(const StepShape& h) {
+[[gnu::always_inline]] inline StageWork stage_work(const StepShape& h) {
   StageWork w;
   const double stage_share = 1.0 / (h.p * h.t);
   const double layer_flops = train_layer_flops(h.f, h.frozen);
@@ -612,7 +618,8 @@ struct ModelParallelComm {
 // the same volume (Korthikanti et al. 2022, sec. 4.2.2). Megatron runs them in the critical
 // path. The head adds one: its input gradient is all-reduced. The ring runs over NVLink inside
 // the node's fast-link domain (gpus_per_node) and over the network beyond it.
-void add_tensor_parallel_comm(const StepShape& h, ModelParallelComm& mp) {
+[[gnu::always_inline]] inline void add_tensor_parallel_comm(const StepShape& h,
+                                                            ModelParallelComm& mp) {
   if (h.tp <= 1) return;
   const Scenario& s = h.s;
   const Link tp_link = group_link(h.gpu, h.tp, s.gpus_per_node, h.links);
@@ -635,7 +642,7 @@ void add_tensor_parallel_comm(const StepShape& h, ModelParallelComm& mp) {
 // overlapped traffic; the rest hides behind the attention kernels (forward + backward = 3 x
 // the attention forward). Counted with the tensor-parallel collectives (model-parallel
 // activation traffic in the critical path).
-double context_parallel_comm(const StepShape& h) {
+[[gnu::always_inline]] inline double context_parallel_comm(const StepShape& h) {
   if (h.cp <= 1) return 0;
   const Scenario& s = h.s;
   const Link cp_link = group_link(h.gpu, h.tp * h.cp, s.gpus_per_node, h.links);
@@ -652,7 +659,7 @@ double context_parallel_comm(const StepShape& h) {
 // MoE expert parallelism: a dispatch and a combine all-to-all forward and again backward per
 // MoE layer, top-k copies of each token's hidden state (Lepikhin et al. 2020, GShard sec. 2.2;
 // Megatron-Core token dispatcher). An all-to-all ships (ep - 1) / ep of the bytes.
-double expert_parallel_comm(const StepShape& h) {
+[[gnu::always_inline]] inline double expert_parallel_comm(const StepShape& h) {
   if (h.ep <= 1 || h.c.moe_layers <= 0) return 0;
   const Link ep_link = group_link(h.gpu, h.ep * h.tp, h.s.gpus_per_node, h.links);
   const double e = static_cast<double>(h.ep);
@@ -664,7 +671,8 @@ double expert_parallel_comm(const StepShape& h) {
 
 // Pipeline fill and drain and the stage-boundary sends; `body_mb` is one body-stage
 // micro-batch.
-void add_pipeline(const StepShape& h, double body_mb, TrainingSpeed& r) {
+[[gnu::always_inline]] inline void add_pipeline(const StepShape& h, double body_mb,
+                                                TrainingSpeed& r) {
   if (h.pp <= 1) return;
   StepBreakdown& br = r.breakdown;
   const double p = h.p, m = h.m, v = h.v;
@@ -699,7 +707,8 @@ double trainable_params(const StepShape& h) {
 
 // Data parallelism, for this GPU's shard of the trainable weights; `last_mb` is one last-stage
 // micro-batch.
-void add_data_parallel(const StepShape& h, double last_mb, TrainingSpeed& r) {
+[[gnu::always_inline]] inline void add_data_parallel(const StepShape& h, double last_mb,
+                                                     TrainingSpeed& r) {
   const Scenario& s = h.s;
   StepBreakdown& br = r.breakdown;
   const double shard = h.t * h.p;
@@ -733,7 +742,8 @@ void add_data_parallel(const StepShape& h, double last_mb, TrainingSpeed& r) {
 
 // Optimizer step: bandwidth-bound over the states of this GPU's shard (ZeRO-1+ shards them
 // over dp as well), on the GPU or, offloaded, on the host with the PCIe copies.
-void add_optimizer_and_offload(const StepShape& h, double last_mb, TrainingSpeed& r) {
+[[gnu::always_inline]] inline void add_optimizer_and_offload(const StepShape& h, double last_mb,
+                                                             TrainingSpeed& r) {
   const Scenario& s = h.s;
   StepBreakdown& br = r.breakdown;
   const double shard = h.t * h.p;
@@ -765,14 +775,54 @@ void add_optimizer_and_offload(const StepShape& h, double last_mb, TrainingSpeed
   }
 }
 
-// Model FLOPs for MFU (Chowdhery et al. 2022, PaLM appendix B): 6N + 12 L H Q T per token,
-// attention counted without the causal saving, as llm-foundry and Megatron report it; N holds
-// the LM head (Narayanan et al. 2021, appendix: the V / (12 h l) term). Frozen weights (LoRA,
-// freeze-tuning) need no weight gradients, so the work the step requires is 4N.
+// Model FLOPs for MFU (Chowdhery et al. 2022, PaLM appendix B): 6N + attention per token, N
+// holding the LM head (Narayanan et al. 2021, appendix: the V / (12 h l) term). Frozen weights
+// (LoRA, freeze-tuning) need no weight gradients, so the work the step requires is 4N. The
+// attention is the work a causal model needs: PaLM's 12 L H Q T with each query over the keys
+// before it (the mean T/2; the masked half is no work FlashAttention does), a sliding-window
+// layer over its window and a linear-attention layer without the quadratic term
+// (attention_flops_prefill). Counted over all T, MFU read above 1 at long sequences, and the
+// Llama 3 paper's 405B pre-training TFLOPS per GPU (Dubey et al. 2024, table 4: 430 and 400 at
+// 8,192 tokens, 380 at 131,072) fit the causal count (+0.7%, +2.4%, -11.8% here) better than the
+// full one (+4.7%, +6.5%, +24%).
 double model_flops_per_token(const StepShape& h) {
   return (h.frozen ? 2.0 : 3.0) * (h.f.layers + h.f.head) +
-         3.0 * h.c.attn_width * h.seq *
-             static_cast<double>(h.c.full_layers + h.c.window_layers + h.c.linear_layers);
+         3.0 * attention_flops_prefill(h.c, h.seq);
+}
+
+// The step of shape `h`: its breakdown, the figures its parts write (the bubble, the
+// communication seconds) and its time, into `r` (whose dtype is set: the gradients' bytes read
+// it). Returns the stage's work, for the figures only the full answer reads. Forced inline into
+// both callers with the step's parts (step_shape's note): it was written in training_speed.
+[[gnu::always_inline]] inline StageWork add_step(const StepShape& h, TrainingSpeed& r) {
+  const StageWork w = stage_work(h);
+  ModelParallelComm mp;
+  add_tensor_parallel_comm(h, mp);
+  mp.tp_body += context_parallel_comm(h);
+  mp.ep = expert_parallel_comm(h);
+
+  const double overhead = h.eng.step_overhead_s;  // per micro-batch: launches, Python, data
+  const double body_mb = w.forward() + w.replay() + mp.tp_body + mp.ep;
+  const double last_mb = body_mb + w.gemm_head + w.loss + mp.tp_head;
+  StepBreakdown& br = r.breakdown;
+  // The slowest (last) stage paces the m micro-batches.
+  br.compute = h.m * (w.forward() + w.gemm_head + w.loss + overhead);
+  br.recompute = h.m * w.replay();
+  br.tp_comm = h.m * (mp.tp_body + mp.tp_head);
+  br.ep_comm = h.m * mp.ep;
+  add_pipeline(h, body_mb, r);
+  add_data_parallel(h, last_mb, r);
+  add_optimizer_and_offload(h, last_mb, r);
+
+  r.compute_s = br.compute + br.recompute;
+  r.tp_comm_s = br.tp_comm;
+  r.step_time_s = br.total();
+  return w;
+}
+
+// The step's tokens per second, all GPUs: the global batch's tokens over the step's time.
+double step_tokens_per_s(const StepShape& h, const TrainingSpeed& r) {
+  return h.global_batch * h.seq / r.step_time_s;
 }
 
 }  // namespace
@@ -825,36 +875,40 @@ std::optional<TrainingSpeed> training_speed(const Scenario& s, const EngineProfi
   r.hardware_flops_per_token = train_layer_flops(h.f, h.frozen) + train_head_flops(h.f, h.frozen) +
                                recompute_flops(h.f, s.training.recompute);
   r.model_flops_per_token = model_flops_per_token(h);
-  const StageWork w = stage_work(h);
-  ModelParallelComm mp;
-  add_tensor_parallel_comm(h, mp);
-  mp.tp_body += context_parallel_comm(h);
-  mp.ep = expert_parallel_comm(h);
-
-  const double overhead = h.eng.step_overhead_s;  // per micro-batch: launches, Python, data
-  const double body_mb = w.forward() + w.replay() + mp.tp_body + mp.ep;
-  const double last_mb = body_mb + w.gemm_head + w.loss + mp.tp_head;
-  StepBreakdown& br = r.breakdown;
-  // The slowest (last) stage paces the m micro-batches.
-  br.compute = h.m * (w.forward() + w.gemm_head + w.loss + overhead);
-  br.recompute = h.m * w.replay();
-  br.tp_comm = h.m * (mp.tp_body + mp.tp_head);
-  br.ep_comm = h.m * mp.ep;
-  add_pipeline(h, body_mb, r);
-  add_data_parallel(h, last_mb, r);
-  add_optimizer_and_offload(h, last_mb, r);
-
-  r.compute_s = br.compute + br.recompute;
-  r.tp_comm_s = br.tp_comm;
+  const StageWork w = add_step(h, r);
   r.qlora_dequant_s = h.m * (w.dequant + w.dequant_rec);
   r.compiled_elementwise = compiled_elementwise(h);
-  r.step_time_s = br.total();
-  r.tokens_per_s = h.global_batch * h.seq / r.step_time_s;
+  r.tokens_per_s = step_tokens_per_s(h, r);
   r.tokens_per_s_per_gpu = r.tokens_per_s / static_cast<double>(h.gpus);
   r.tflops_per_gpu = r.model_flops_per_token * r.tokens_per_s_per_gpu / 1e12;
   r.mfu = r.tflops_per_gpu * 1e12 / rates.peak;
   if (s.training.tokens > 0) r.time_to_train_s = s.training.tokens / r.tokens_per_s;
   return out;
+}
+
+std::optional<double> training_tokens_per_s(const Scenario& s, const EngineProfile& engine,
+                                            const SpeedProfile& profile, const ModelCounts& counts,
+                                            ModuleSumsMemo& memo) {
+  if (!s.gpu) return std::nullopt;
+  if (s.task == Task::kCvTrain) {  // images per second: the whole estimate, rarely searched
+    std::string why;
+    const auto r = training_speed(s, engine, profile, counts, why, &memo);
+    return r ? std::optional<double>(r->tokens_per_s) : std::nullopt;
+  }
+  // training_speed's language-model path to the step's time, with the same memo: the same
+  // shape and breakdown, so the same double (issue 18: the FLOPs per token, MFU, dequantization
+  // and time-to-train figures and the optional's other members were made and dropped for each
+  // of a search's kept changes).
+  const ScenarioLookups* l = speed_lookups(s, profile);
+  const StepRates& rates = held_step_rates(s, engine, profile, l, memo.rates);
+  if (rates.peak <= 0) return std::nullopt;
+  TrainingSpeed r;  // the figures the step's parts write
+  r.dtype = rates.dtype;
+  OwnCosts unused;  // with a memo the costs are the memo's
+  const StepShape h =
+      step_shape(s, engine, profile, l, *rates.training, rates, counts, &memo, unused);
+  add_step(h, r);
+  return step_tokens_per_s(h, r);
 }
 
 }  // namespace gpusizer

@@ -62,6 +62,10 @@ struct TrainingSpeed {
 };
 
 /// The compute dtype of a training precision on `gpu`: bf16, fp16, tf32 or fp32.
+/// Whether the task trains on frozen base weights (LoRA, QLoRA, freeze-tuning), which take no
+/// weight gradients.
+bool frozen_base(Task task);
+
 std::string_view training_dtype(MixedPrecision mixed_precision, const Gpu& gpu, bool cv);
 
 /// Trainable LoRA adapter parameters (A: r x in, B: out x r per targeted matrix); `active`
@@ -162,5 +166,11 @@ std::optional<TrainingSpeed> training_speed(const Scenario& s, const EngineProfi
 std::optional<TrainingSpeed> training_speed(const Scenario& s, const EngineProfile& engine,
                                             const SpeedProfile& profile, const ModelCounts& counts,
                                             std::string& why, ModuleSumsMemo* memo = nullptr);
+/// training_speed(s, engine, profile, counts, why, &memo)->tokens_per_s, the same double, for a
+/// search that reads no other figure of a candidate's step (its speed factor): the step's time
+/// made, not the figures only the answer reads. nullopt where training_speed gives none.
+std::optional<double> training_tokens_per_s(const Scenario& s, const EngineProfile& engine,
+                                            const SpeedProfile& profile, const ModelCounts& counts,
+                                            ModuleSumsMemo& memo);
 
 }  // namespace gpusizer

@@ -56,6 +56,20 @@ TEST(TrainingSpeed, ParameterCountOfTheTestModel) {
   EXPECT_EQ(count_params(small().model).total, 52459520);
 }
 
+TEST(TrainingSpeed, ModelFlopsCountTheCausalAttentionTheStepNeeds) {
+  // Model FLOPs per token (MFU's numerator): 3 x the forward of the weights, 2 x 50,386,944
+  // non-embedding params = 100,773,888 (the 24 h^2 L above and 110,592 of biases and norms), plus
+  // the tied head 2 x 1000 x 1024 = 2,048,000; and 3 x the causal attention forward, 8,388,608:
+  // 3 x 102,821,888 + 3 x 8,388,608 = 333,631,488. (PaLM's 12 L H Q T over every key would add
+  // 3 x 8,388,608 more.) Frozen weights (LoRA) take no weight gradients: 2 x 102,821,888 +
+  // 25,165,824 = 230,809,600; the adapters' own FLOPs are the job's, not the model's.
+  Scenario s = small();
+  const auto p = round_profile();
+  EXPECT_NEAR(step(s, p).model_flops_per_token, 333631488.0, 1.0);
+  s.task = Task::kLora;
+  EXPECT_NEAR(step(s, p).model_flops_per_token, 230809600.0, 1.0);
+}
+
 TEST(TrainingSpeed, FullRecomputationAddsOneForward) {
   // Chen et al. 2016 / Korthikanti et al. 2022 sec. 5: full recomputation replays the layers'
   // forward: (24 h^2 L + 2 h s L) x tokens / rate = 1.1167e11 / 1.56e14 = 0.7158 ms, i.e. one
@@ -467,6 +481,49 @@ TEST(TrainingSpeed, StepRatesKeptByGpuEngineAndPrecision) {
   EXPECT_DOUBLE_EQ(memo.rates.peak, 312e12);
   expect_memo_same(s, counts, memo);  // back to the H100's fp32 rates
   EXPECT_DOUBLE_EQ(memo.rates.peak, 67e12);
+}
+
+// A search reads only a kept change's tokens per second (its speed factor): training_tokens_per_s
+// makes the step's time and no other figure, and gives training_speed's own double through the
+// same memo. The pipeline job on the round profile: 8 micro-batches of one 1,024-token sequence,
+// 8,192 tokens a step; then steps of other kinds (LoRA, QLoRA's copies, ZeRO-3 with the
+// optimizer offloaded) on the shipped profile, and none without a GPU.
+TEST(TrainingSpeed, TokensPerSecondAloneAreTheFullStepsFigure) {
+  const Catalog& catalog = Catalog::builtin();
+  const SpeedProfile profile = round_profile();
+  std::string why;
+  {
+    const Scenario s = four_stages_eight_micro_batches();
+    const ModelCounts counts = count_model(s);
+    const EngineProfile& engine = engine_profile(s, catalog);
+    ModuleSumsMemo memo;
+    const auto tps = training_tokens_per_s(s, engine, profile, counts, memo);
+    const auto full = training_speed(s, engine, profile, counts, why, &memo);
+    ASSERT_TRUE(tps && full) << why;
+    EXPECT_EQ(*tps, full->tokens_per_s);
+    EXPECT_DOUBLE_EQ(*tps * full->step_time_s, 8192.0);
+  }
+  ModuleSumsMemo memo;  // one memo for the search's candidates below, as the search's
+  for (const nlohmann::json& job :
+       {nlohmann::json{{"model", "llama-3.1-8b"}, {"task", "lora"}, {"gpu", "h100"}},
+        nlohmann::json{{"model", "llama-3.1-8b"}, {"task", "qlora"}, {"gpu", "h100"}},
+        nlohmann::json{{"model", "llama-3.1-8b"},
+                       {"task", "full"},
+                       {"gpu", "h100"},
+                       {"gpu_count", 8},
+                       {"training", {{"zero_stage", 3}, {"offload", "optimizer"}}}}}) {
+    const Scenario s = parse_scenario(job, catalog);
+    const ModelCounts counts = count_model(s);
+    const EngineProfile& engine = engine_profile(s, catalog);
+    const auto tps = training_tokens_per_s(s, engine, catalog.speed(), counts, memo);
+    const auto full = training_speed(s, engine, catalog.speed(), counts, why);
+    ASSERT_TRUE(tps && full) << job.dump() << why;
+    EXPECT_EQ(*tps, full->tokens_per_s) << job.dump();
+  }
+  Scenario none = small();
+  none.gpu = GpuRef();
+  EXPECT_FALSE(
+      training_tokens_per_s(none, engine_profile(none, catalog), profile, count_model(none), memo));
 }
 
 }  // namespace
