@@ -58,9 +58,8 @@ TEST(Basis, ForEachVisitsTheEntriesInTheirOrder) {
   b.append("weights_bytes", "+more");
   b.set("kv_cache_bytes", "2");
   std::vector<std::pair<std::string, std::string>> visited;
-  b.for_each([&](std::string_view key, std::string_view value) {
-    visited.emplace_back(key, value);
-  });
+  b.for_each(
+      [&](std::string_view key, std::string_view value) { visited.emplace_back(key, value); });
   const std::vector<std::pair<std::string, std::string>> want = {
       {"activations_bytes", "a"}, {"kv_cache_bytes", "2"}, {"weights_bytes", "w+more"}};
   EXPECT_EQ(visited, want);
