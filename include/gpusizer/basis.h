@@ -149,6 +149,20 @@ class Basis {
   std::string_view at(std::string_view key) const;
   bool contains(std::string_view key) const { return find(key) != end(); }
 
+  /// Calls `f(key, value)` for each entry in begin()'s order, each present key found by
+  /// clearing the bits below it rather than by a search from the last one, and each value viewed
+  /// without substr's bounds check (issue 18: the answer's writer walks ~24 entries a line).
+  template <typename F>
+  void for_each(F&& f) const {
+    for (size_t w = 0; w < kWords; ++w) {
+      for (uint64_t bits = present_.bits[w]; bits != 0; bits &= bits - 1) {
+        const size_t i = w * 64 + static_cast<size_t>(std::countr_zero(bits));
+        const Slot& s = slots_[i];
+        f(kBasisKeys[i], std::string_view(arena_.data() + s.offset, s.size));
+      }
+    }
+  }
+
   const_iterator begin() const { return {present_.next(0), this}; }
   const_iterator end() const { return {kBasisKeyCount, this}; }
   size_t size() const;

@@ -48,6 +48,27 @@ TEST(Basis, IteratesInByteOrderOfTheKeys) {
   EXPECT_EQ(entries(b), want);
 }
 
+// for_each visits what iteration visits, in the same order, with the last value of a key written
+// again and a value appended to after others: the first and the last key of the list too.
+TEST(Basis, ForEachVisitsTheEntriesInTheirOrder) {
+  Basis b;
+  b.set("weights_bytes", "w");
+  b.set("kv_cache_bytes", "old");
+  b.set("activations_bytes", "a");
+  b.append("weights_bytes", "+more");
+  b.set("kv_cache_bytes", "2");
+  std::vector<std::pair<std::string, std::string>> visited;
+  b.for_each(
+      [&](std::string_view key, std::string_view value) { visited.emplace_back(key, value); });
+  const std::vector<std::pair<std::string, std::string>> want = {
+      {"activations_bytes", "a"}, {"kv_cache_bytes", "2"}, {"weights_bytes", "w+more"}};
+  EXPECT_EQ(visited, want);
+  EXPECT_EQ(entries(b), want);
+  size_t n = 0;
+  Basis().for_each([&](std::string_view, std::string_view) { ++n; });
+  EXPECT_EQ(n, 0u);
+}
+
 // The list of keys is in std::string's order, so a basis iterates as the map did.
 TEST(Basis, TheListOfKeysIsInByteOrder) {
   for (size_t i = 1; i < kBasisKeyCount; ++i)

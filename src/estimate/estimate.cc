@@ -106,11 +106,11 @@ namespace {
 // training run's price and energy (cost/run_cost.h).
 // `plan`: the nodes power counted (estimate_power); the assumptions end in the ownership.
 void estimate_cost(const Scenario& s, const Catalog& catalog, CostAssumptions&& costs,
-                   const NodePlan& plan, Estimate& e, Explanations* why) {
+                   const NodePlan& plan, Estimate& e, Explanations* why, bool ownership_texts) {
   // Numbers only: the ownership's figures without its basis lines and verdict.
-  const OwnershipText text = !why              ? OwnershipText::kNone
-                             : why->basis.on() ? OwnershipText::kBasis
-                                               : OwnershipText::kVerdict;
+  const OwnershipText text = !why || !ownership_texts ? OwnershipText::kNone
+                             : why->basis.on()        ? OwnershipText::kBasis
+                                                      : OwnershipText::kVerdict;
   e.ownership = estimate_ownership(s, e.performance, e.power, std::move(costs), catalog,
                                    e.power.nodes ? &plan : nullptr, text);
   if (const auto& rent = e.ownership->cloud) {
@@ -160,11 +160,13 @@ void explain_counts(const Scenario& s, const ModelCounts& counts, const Estimate
 }
 
 // An explained estimate's stages after the memory: the counts' basis, power, speed (with
-// `memo`) and cost, the speed bands and the warnings, then the basis and warnings moved into `e`.
+// `memo`) and cost (the ownership's texts by `ownership_texts`), the speed bands and the
+// warnings, then the basis and warnings moved into `e`.
 void explain(const Scenario& s, const Catalog& catalog, StagedEstimate& staged,
-             ModuleSumsMemo* memo, Estimate& e, Explanations& why) {
+             ModuleSumsMemo* memo, OwnershipTexts ownership_texts, Estimate& e, Explanations& why) {
   explain_counts(s, staged.counts(), e, why);
-  staged.add_priced(memo);
+  const bool does_not_fit = e.memory.fits && !*e.memory.fits;
+  staged.add_priced(memo, ownership_texts == OwnershipTexts::kAlways || !does_not_fit);
   if (e.performance) add_speed_bands(s, catalog.speed_bands(), *e.performance, e.cost, &why);
   add_warnings(s, catalog, why);
   e.basis = std::move(why.basis);
@@ -236,14 +238,14 @@ void StagedEstimate::add_speed(ModuleSumsMemo* memo) {
                    memo);
 }
 
-void StagedEstimate::add_priced(ModuleSumsMemo* memo) {
+void StagedEstimate::add_priced(ModuleSumsMemo* memo, bool ownership_texts) {
   CostAssumptions costs = with_cost_overrides(catalog_.cost_defaults(), s_.costs);
   NodePlan plan;  // counted once, for power and the on-prem price
   e_.power = estimate_power(s_, with_facility_overrides(catalog_.facility_defaults(), s_.facility),
                             costs, catalog_, why_, plan);
   if (s_.gpu) {
     add_speed(memo);
-    estimate_cost(s_, catalog_, std::move(costs), plan, e_, why_);
+    estimate_cost(s_, catalog_, std::move(costs), plan, e_, why_, ownership_texts);
   }
 }
 
@@ -263,17 +265,17 @@ Estimate estimate(const Scenario& s, const Catalog& catalog, Detail detail) {
   Explanations why;
   if (detail == Detail::kNoBasis) why.basis.turn_off();
   StagedEstimate staged(s, catalog, e, &why);
-  explain(s, catalog, staged, nullptr, e, why);
+  explain(s, catalog, staged, nullptr, OwnershipTexts::kAlways, e, why);
   return e;
 }
 
 Estimate estimate(const Scenario& s, const Catalog& catalog, Detail detail,
-                  const ModelCounts& counts, ModuleSumsMemo& memo) {
+                  const ModelCounts& counts, ModuleSumsMemo& memo, OwnershipTexts ownership_texts) {
   Estimate e;
   Explanations why;
   if (detail == Detail::kNoBasis) why.basis.turn_off();
   StagedEstimate staged(s, catalog, e, counts, &why);
-  explain(s, catalog, staged, &memo, e, why);
+  explain(s, catalog, staged, &memo, ownership_texts, e, why);
   return e;
 }
 

@@ -18,13 +18,21 @@ struct ModuleSumsMemo;  // speed/training_speed.h
 /// constraints on, for searches that explain only the options they return.
 Estimate estimate_priced(const Scenario& s, const Catalog& catalog);
 
+/// When an explained estimate writes its ownership's texts (its basis lines and break-even
+/// verdict): always, or only when the memory fits (or no GPU is given to fit): an answer writes
+/// no cost for a setup that does not fit (gpusizer/fit_verdict.h), and those texts were ~3,400
+/// instructions of such an answer line (issue 18).
+enum class OwnershipTexts { kAlways, kWhenFits };
+
 /// estimate(s, catalog, detail) for Detail::kFull or kNoBasis, with the model already counted
 /// (`counts` = count_model(s)) and the training step's sums and rates kept in `memo`
 /// (speed/training_speed.h): the answer that searches what to change next starts the search
 /// with both, so its candidates of the base's task do not count the model or make those figures
-/// again (issue 18). The figures are estimate()'s; `counts` and `memo` must outlive the search.
+/// again (issue 18). The figures are estimate()'s, and so are the texts but for the ownership's
+/// with OwnershipTexts::kWhenFits; `counts` and `memo` must outlive the search.
 Estimate estimate(const Scenario& s, const Catalog& catalog, Detail detail,
-                  const ModelCounts& counts, ModuleSumsMemo& memo);
+                  const ModelCounts& counts, ModuleSumsMemo& memo,
+                  OwnershipTexts ownership_texts = OwnershipTexts::kAlways);
 
 /// An estimate in stages, the one way estimate(), estimate_priced and the searches assemble
 /// one: the model is counted, the engine's rules looked up and the memory estimated once; speed,
@@ -56,8 +64,9 @@ class StagedEstimate {
   /// Adds the speed (with a GPU); a search passes its `memo` of the training step's matrix sums
   /// (speed/training_speed.h), which must outlive its candidates' model and counts.
   void add_speed(ModuleSumsMemo* memo = nullptr);
-  /// Adds power, and with a GPU speed (with `memo` as add_speed's), ownership and cost.
-  void add_priced(ModuleSumsMemo* memo = nullptr);
+  /// Adds power, and with a GPU speed (with `memo` as add_speed's), ownership and cost; the
+  /// ownership's texts (with explanations) only when `ownership_texts`.
+  void add_priced(ModuleSumsMemo* memo = nullptr, bool ownership_texts = true);
 
  private:
   void estimate_memory_stage(memory::PartsMemo* memo = nullptr);

@@ -3,6 +3,7 @@
 #include "estimate/priced.h"
 #include "estimate/layout.h"
 #include "gpusizer/json/scenario.h"
+#include "speed/training_speed.h"
 
 #include <gtest/gtest.h>
 
@@ -31,6 +32,43 @@ TEST(EstimatePriced, FullEstimatesFiguresWithoutText) {
   EXPECT_TRUE(priced.warnings.empty());
   EXPECT_TRUE(priced.cost.bands.empty());
   EXPECT_FALSE(full.cost.bands.empty());
+}
+
+// OwnershipTexts::kWhenFits (an answer's estimate): the ownership's figures always, its texts
+// only when the memory fits. Full fine-tuning of Llama-2-7B on one A100 80GB needs ~16 bytes a
+// parameter (~108 GB): it does not fit; rented, one GCP a2-ultragpu-1g at $5.0688/h
+// (data/instances.csv). Llama-2-7B LoRA on the same GPU fits (~14 GB of weights).
+TEST(EstimatePriced, OwnershipTextsOnlyWhenTheMemoryFits) {
+  const Catalog& catalog = Catalog::builtin();
+  const auto answer_estimate = [&](const nlohmann::json& input, OwnershipTexts texts) {
+    const Scenario s = resolved(parse_scenario(input, catalog), catalog);
+    const ModelCounts counts = count_model(s);
+    ModuleSumsMemo memo;
+    return estimate(s, catalog, Detail::kFull, counts, memo, texts);
+  };
+  const nlohmann::json full = {{"model", "llama-2-7b"}, {"task", "full"}, {"gpu", "a100-80g"}};
+  const Estimate always = answer_estimate(full, OwnershipTexts::kAlways);
+  const Estimate when_fits = answer_estimate(full, OwnershipTexts::kWhenFits);
+  ASSERT_TRUE(when_fits.memory.fits && !*when_fits.memory.fits);
+  ASSERT_TRUE(always.ownership && always.ownership->cloud && always.ownership->on_prem);
+  ASSERT_TRUE(when_fits.ownership && when_fits.ownership->cloud && when_fits.ownership->on_prem);
+  EXPECT_DOUBLE_EQ(when_fits.ownership->cloud->usd_per_hour, 5.0688);
+  EXPECT_EQ(when_fits.ownership->cloud->usd_per_hour, always.ownership->cloud->usd_per_hour);
+  EXPECT_EQ(when_fits.ownership->on_prem->usd_per_hour, always.ownership->on_prem->usd_per_hour);
+  EXPECT_EQ(always.ownership->basis.size(), 2u);
+  EXPECT_FALSE(always.ownership->break_even.verdict.empty());
+  EXPECT_TRUE(when_fits.ownership->basis.empty());
+  EXPECT_TRUE(when_fits.ownership->break_even.verdict.empty());
+  // The estimate's own basis texts are made all the same (the answer writes them).
+  EXPECT_EQ(when_fits.basis.at("usd_per_hour"), always.basis.at("usd_per_hour"));
+  EXPECT_FALSE(when_fits.basis.at("usd_per_hour").empty());
+
+  const nlohmann::json lora = {{"model", "llama-2-7b"}, {"task", "lora"}, {"gpu", "a100-80g"}};
+  const Estimate fits = answer_estimate(lora, OwnershipTexts::kWhenFits);
+  ASSERT_TRUE(fits.memory.fits && *fits.memory.fits && fits.ownership);
+  EXPECT_EQ(fits.ownership->basis, answer_estimate(lora, OwnershipTexts::kAlways).ownership->basis);
+  EXPECT_EQ(fits.ownership->basis.size(), 2u);
+  EXPECT_FALSE(fits.ownership->break_even.verdict.empty());
 }
 
 // The stages a search walks: memory alone, then speed; each the figures of its Detail. Llama-2-7B

@@ -16,6 +16,7 @@
 #include "gpusizer/cost.h"
 #include "gpusizer/estimate.h"
 #include "report/json_writer.h"
+#include "report/repeated_figures.h"
 
 namespace gpusizer {
 
@@ -29,9 +30,12 @@ void describe_cost(W& w, const Estimate& e);
 template <typename W>
 void describe_power(W& w, const PowerEstimate& p);
 
-/// The "ownership" object of "cost" (cloud against on-prem).
+/// The "ownership" object of "cost" (cloud against on-prem); the cloud's prices through
+/// `repeated`, which the cost's own prices, written after, go through too.
 template <typename W>
 void describe_ownership(W& w, const Ownership& o);
+template <typename W>
+void describe_ownership(W& w, const Ownership& o, RepeatedFigures& repeated);
 
 /// Figure -> text (the "basis" objects).
 template <typename W>

@@ -131,14 +131,17 @@ template <typename W>
 void describe_cost(W& w, const Estimate& e) {
   w.begin_object();
   if (!e.cost.bands.empty()) describe_bands(w, e.cost.bands);
+  // The four prices are the cloud's (estimate/estimate.cc estimate_cost): their texts are the
+  // ones its object wrote.
+  RepeatedFigures repeated;
   if (e.ownership) {
     w.key("ownership");
-    describe_ownership(w, *e.ownership);
+    describe_ownership(w, *e.ownership, repeated);
   }
-  w.field("usd_per_hour", e.cost.usd_per_hour);
-  w.field("usd_per_million_requests", e.cost.usd_per_million_requests);
-  w.field("usd_per_million_tokens", e.cost.usd_per_million_tokens);
-  w.field("usd_per_run", e.cost.usd_per_run);
+  repeated.field(w, "usd_per_hour", e.cost.usd_per_hour);
+  repeated.field(w, "usd_per_million_requests", e.cost.usd_per_million_requests);
+  repeated.field(w, "usd_per_million_tokens", e.cost.usd_per_million_tokens);
+  repeated.field(w, "usd_per_run", e.cost.usd_per_run);
   w.field("usd_total", e.cost.usd_total);
   w.end_object();
 }
@@ -149,11 +152,13 @@ void describe_power(W& w, const PowerEstimate& p) {
   w.begin_object();
   w.field("annual_kwh", p.annual_kwh);
   w.field("btu_per_hour", p.btu_per_hour);
-  w.field("fleet_watts", p.fleet_watts);
+  // One node's watts are the fleet's (the node's, with its margin, times the nodes).
+  RepeatedFigures repeated;
+  repeated.field(w, "fleet_watts", p.fleet_watts);
   w.field("gpu_watts", p.gpu_watts);
   w.field("gpus_per_node", p.gpus_per_node);
   w.field("node_peak_watts", p.node_peak_watts);
-  w.field("node_watts", p.node_watts);
+  repeated.field(w, "node_watts", p.node_watts);
   w.field("nodes", p.nodes);
   w.field("rack_budget_watts", p.rack_budget_watts);
   w.field("racks", p.racks);

@@ -208,12 +208,12 @@ void TextWriter::joined(std::span<const std::string_view> parts, std::string_vie
 void TextWriter::texts(const Basis& basis) {
   if (check_keys_) return JsonWriter::texts(basis);
   begin_object();
-  for (const auto& [name, text] : basis) {
+  basis.for_each([this](std::string_view name, std::string_view text) {
     const size_t need = name.size() + text.size() + 6;  // "name":"text",
     if (need > kBuffer) {
       literal_key(name);
       string(text);
-      continue;
+      return;
     }
     if (kBuffer - used_ < need) flush();
     char* p = json_copy::put_key(buffer_ + used_, name);
@@ -225,7 +225,7 @@ void TextWriter::texts(const Basis& basis) {
     } else {
       string(text);  // after the key: escaped into the string
     }
-  }
+  });
   end_object();
 }
 

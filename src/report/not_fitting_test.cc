@@ -56,6 +56,32 @@ TEST(NotFitting, NoChangesWhenAskedForNone) {
   }
 }
 
+// The rule of thumb decides the fit by its own arithmetic, so an answer that names it keeps the
+// ownership's texts even where the analytic memory does not fit (the answer makes them only when
+// the analytic memory fits, or when a method is named; issue 18). Full fine-tuning of Llama-2-7B
+// (6,738,415,616 parameters) on one A100 80GB: Adam's 16 bytes a parameter are ~108 GB, past the
+// 84,988,812,853 bytes usable; the rule of thumb's 2 + 8 + 2 bytes a parameter (80.86e9), 10% of
+// the weights (1.35e9) and 2e9 other are 84.21e9, under it. Rented: one GCP a2-ultragpu-1g at
+// $5.0688/h (data/instances.csv).
+TEST(NotFitting, RuleOfThumbThatFitsKeepsTheOwnershipTexts) {
+  const nlohmann::json analytic = {
+      {"model", "llama-2-7b"}, {"task", "full"}, {"gpu", "a100-sxm4-80gb"}, {"changes", false}};
+  EXPECT_FALSE(estimate_json(analytic)["fits"].get<bool>());
+  EXPECT_FALSE(estimate_json(analytic).contains("cost"));
+  nlohmann::json rule = analytic;
+  rule["method"] = "rule-of-thumb";
+  const auto j = estimate_json(rule);
+  ASSERT_TRUE(j["fits"].get<bool>());
+  EXPECT_EQ(j["memory"]["total_bytes"].get<int64_t>(), 84208670515);
+  const nlohmann::json& own = j["cost"]["ownership"];
+  EXPECT_DOUBLE_EQ(own["cloud"]["usd_per_hour"].get<double>(), 5.0688);
+  ASSERT_EQ(own["basis"].size(), 2u);
+  EXPECT_EQ(own["basis"][0].get<std::string>().rfind("cloud: 1 x a2-ultragpu-1g (GCP, ", 0), 0u);
+  EXPECT_EQ(own["basis"][1].get<std::string>().rfind("on-prem: (1 GPUs x $15000 + ", 0), 0u);
+  EXPECT_EQ(own["break_even"]["verdict"].get<std::string>().rfind("buy if the work is long", 0),
+            0u);
+}
+
 // Llama-2-7B in bf16 (13.5 GB) on an H100 80 GB fits: figures are there, and "fits" is true.
 TEST(NotFitting, FiguresWhenItFits) {
   const auto j = estimate_json({{"model", "llama-2-7b"}, {"gpu", "h100-sxm5-80gb"}});

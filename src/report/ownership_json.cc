@@ -12,22 +12,24 @@
 namespace gpusizer {
 namespace {
 
+// The prices through `repeated`: one instance's price is the fleet's with one instance and the
+// listed one in dollars, and the cost after the ownership repeats the fleet's four prices.
 template <typename W>
-void describe_cloud(W& w, const CloudCost& c) {
+void describe_cloud(W& w, const CloudCost& c, RepeatedFigures& repeated) {
   w.key("cloud");
   w.begin_object();
   w.field("currency", c.currency);
   w.field("gpus_per_instance", c.gpus_per_instance);
   w.field("instance", c.instance);
   w.field("instance_count", c.count);
-  w.field("instance_usd_per_hour", c.instance_usd_per_hour);
-  w.field("listed_price_per_hour", c.listed_price_per_hour);
+  repeated.field(w, "instance_usd_per_hour", c.instance_usd_per_hour);
+  repeated.field(w, "listed_price_per_hour", c.listed_price_per_hour);
   w.field("price_date", c.price_date);
   w.field("provider", c.provider);
-  w.field("usd_per_hour", c.usd_per_hour);
-  w.field("usd_per_million_requests", c.usd_per_million_requests);
-  w.field("usd_per_million_tokens", c.usd_per_million_tokens);
-  w.field("usd_per_run", c.usd_per_run);
+  repeated.field(w, "usd_per_hour", c.usd_per_hour);
+  repeated.field(w, "usd_per_million_requests", c.usd_per_million_requests);
+  repeated.field(w, "usd_per_million_tokens", c.usd_per_million_tokens);
+  repeated.field(w, "usd_per_run", c.usd_per_run);
   w.end_object();
 }
 
@@ -103,7 +105,7 @@ void describe_assumptions(W& w, const CostAssumptions& a) {
 }  // namespace
 
 template <typename W>
-void describe_ownership(W& w, const Ownership& o) {
+void describe_ownership(W& w, const Ownership& o, RepeatedFigures& repeated) {
   w.begin_object();
   describe_assumptions(w, o.assumptions);
   w.strings("basis", o.basis);
@@ -113,10 +115,16 @@ void describe_ownership(W& w, const Ownership& o) {
   w.field("utilization", o.break_even.utilization);
   w.field("verdict", o.break_even.verdict);
   w.end_object();
-  if (o.cloud) describe_cloud(w, *o.cloud);
+  if (o.cloud) describe_cloud(w, *o.cloud, repeated);
   if (!o.not_rented.empty()) w.field("not_rented", o.not_rented);
   if (o.on_prem) describe_on_prem(w, *o.on_prem);
   w.end_object();
+}
+
+template <typename W>
+void describe_ownership(W& w, const Ownership& o) {
+  RepeatedFigures repeated;
+  describe_ownership(w, o, repeated);
 }
 
 nlohmann::json to_json(const Ownership& o) {
@@ -128,5 +136,7 @@ nlohmann::json to_json(const Ownership& o) {
 // For both backends (report/describe.h).
 template void describe_ownership(TreeWriter&, const Ownership&);
 template void describe_ownership(TextWriter&, const Ownership&);
+template void describe_ownership(TreeWriter&, const Ownership&, RepeatedFigures&);
+template void describe_ownership(TextWriter&, const Ownership&, RepeatedFigures&);
 
 }  // namespace gpusizer
