@@ -11,7 +11,8 @@ namespace gpusizer {
 namespace {
 
 // Room for a default engine's basis with its release ("default for serving awq-int4 weights on
-// NVIDIA GPUs: vllm (name an engine to choose another); release 0.11 (the newest modelled)").
+// NVIDIA GPUs: vllm (name an engine to choose another); release 0.21 (the newest modelled: 0.21
+// to 0.28)").
 constexpr size_t kBasisBytes = 160;
 
 const std::string kGpuField = "gpu";  // made once, not on every lookup
@@ -95,6 +96,10 @@ void set_release(const EngineProfile& engine, std::optional<std::string_view> ve
       basis += engine.releases[i].version;
     }
     basis += ")";
+  } else if (const EngineRelease& newest = engine.releases.front(); !newest.covers_last.empty()) {
+    // The range, so that "release 0.21" does not read as the newest release of the engine.
+    append_text(s.engine_basis, "; release ", s.engine_version,
+                " (the newest modelled: ", newest.covers_first, " to ", newest.covers_last, ')');
   } else {
     append_text(s.engine_basis, "; release ", s.engine_version, " (the newest modelled)");
   }

@@ -71,6 +71,16 @@ TEST(EngineChoice, GivenEngineAndVersionAreKept) {
   EXPECT_EQ(s.engine_basis, "given");
 }
 
+// No version given: the newest release's rules, and the basis names their range, so that
+// "release 0.21" does not read as vLLM's newest release (data/engines.json: 0.21 covers 0.21 to
+// 0.28).
+TEST(EngineChoice, TheDefaultReleaseNamesTheRangeItCovers) {
+  const Scenario s =
+      parse({{"model", "llama-3.1-8b"}, {"engine", "vllm"}, {"gpu", "h100-sxm5-80gb"}});
+  EXPECT_EQ(s.engine_version, "0.21");
+  EXPECT_EQ(s.engine_basis, "given; release 0.21 (the newest modelled: 0.21 to 0.28)");
+}
+
 // vLLM 0.29 (released after the newest range modelled, 0.21 to 0.28.x in data/engines.json):
 // sized by 0.21's rules, and the answer says so in its warnings and its engine basis.
 TEST(EngineChoice, AVersionNewerThanModelledIsSizedByTheNewestWithAWarning) {
