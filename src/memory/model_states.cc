@@ -526,6 +526,13 @@ double sharded_gradients(const Scenario& s, const Catalog& catalog, const Engine
   return part;
 }
 
+// Whether the optimizer runs on the host (ZeRO-Offload): its states and the fp32 master copy
+// are off the GPU. The one test of it for the optimizer states, the master copy's sharding step
+// and the master copy's text.
+bool optimizer_on_host(const Scenario& s) {
+  return s.training.offload != Offload::kNone;
+}
+
 // Whether full training keeps a separate fp32 master copy (mixed precision).
 bool keeps_master(const Scenario& s) {
   return full_training(s) && is_amp(s.training.mixed_precision);
@@ -550,7 +557,7 @@ double gradients_part(const Scenario& s, const Catalog& catalog, const EngineRul
   return is_training(s.task) ? sharded_gradients(s, catalog, rules, whole) : 0.0;
 }
 double master_part(const Scenario& s, double whole) {
-  return s.training.offload != Offload::kNone ? 0.0 : sharded_master(s, whole);
+  return optimizer_on_host(s) ? 0.0 : sharded_master(s, whole);
 }
 
 }  // namespace
@@ -630,7 +637,7 @@ double optimizer_states(const Scenario& s, const EngineRules& rules, const Model
   if (text && s.training.zero_stage >= 1) why->basis.append(figure, "; ZeRO-1+: sharded over dp");
   if (text && is_paged(s.training.optimizer))
     why->basis.append(figure, "; paged: can spill to host memory under pressure");
-  if (s.training.offload != Offload::kNone) {
+  if (optimizer_on_host(s)) {
     part = 0;
     if (text) why->basis.set(figure, "offloaded to host memory (ZeRO-Offload)");
   }
@@ -642,7 +649,7 @@ double master_weights(const Scenario& s, const ModelCounts& counts, Explanations
   if (!keeps_master(s)) return explained(0, "no separate fp32 master copy", figure, why);
   // master_part holds the offload rule; the text follows what it decided.
   const double part = master_part(s, master_totals(s, counts));
-  if (s.training.offload != Offload::kNone)
+  if (optimizer_on_host(s))
     return explained(part, "offloaded to host memory with the optimizer", figure, why);
   return explained(part, "trainable params x 4 B (fp32 master, mixed precision; ZeRO sec. 3.1)",
                    figure, why);
