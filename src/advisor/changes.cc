@@ -495,8 +495,9 @@ struct Search {
   }
 
   // Whether `p` adds an optimizer-only lever to a combination noted beyond any optimizer: it
-  // cannot fit. That combination, `p` less the lever, was tried before `p` (one lever fewer) or
-  // covers a fitting one, and then so does `p`, which the walk does not make.
+  // cannot fit. That combination, `p` less the lever, was tried before `p` (the walk goes by
+  // size); one that held a fitting combination was not, but then `p` holds it too and the walk
+  // does not make `p`; one whose edit threw is not noted, and `p` is tried.
   bool beyond_any_optimizer(Pick p) const {
     if ((p & dims.optimizer_only) == 0) return false;
     const Pick rest = p & ~dims.optimizer_only;
