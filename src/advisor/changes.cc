@@ -28,6 +28,7 @@
 #include "gpusizer/error.h"
 #include "gpusizer/scenario_edit.h"
 #include "gpusizer/units.h"
+#include "memory/memory_estimate.h"
 #include "speed/training_speed.h"
 
 namespace gpusizer {
@@ -37,6 +38,12 @@ constexpr size_t kMaxLevers = kMaxChangeLevers;  // levers in one combination
 constexpr size_t kMaxCombined = 8;       // fitting combinations of two or more levers returned
 constexpr size_t kMaxDims = 8;           // dimensions (training has at most 7)
 constexpr size_t kMaxSearchLevers = 64;  // levers of a search (at most 14): a Pick's bits
+constexpr size_t kMaxBeyond = 32;        // combinations noted beyond any optimizer (Search)
+
+// A combination: a bit per lever picked (its flat index in Dimensions), at most one of each
+// dimension. A combination lies inside another when its bits do (issue 18: one test, where a
+// lever per dimension compared cost ~4k instructions a search in the walk).
+using Pick = uint64_t;
 
 // The levers, dimension by dimension, in one vector (a lever's price in words is a literal:
 // none is formatted, issue 18). A dimension is a run of alternatives (one weights format, one
@@ -45,6 +52,9 @@ struct Dimensions {
   std::vector<ChangeLever>& levers;
   std::array<uint8_t, kMaxDims + 1> begin{};  // dimension d is levers [begin[d], begin[d + 1])
   size_t count = 0;
+  // The levers whose edit sets the optimizer alone, to one that is not paged (8-bit AdamW): a
+  // combination's memory with one of them is bounded by the rest's (Search::beyond_optimizer).
+  Pick optimizer_only = 0;
 
   // A lever made in place at the end of `levers`, its edit left for the caller to set (issue
   // 18: a lever built as a temporary, 488 bytes, then moved in and destroyed cost ~250
@@ -57,6 +67,8 @@ struct Dimensions {
     lever.quality_class = quality_class;
     return lever.edit;
   }
+  // The last lever added sets the optimizer alone (optimizer_only).
+  void mark_optimizer_only() { optimizer_only |= Pick{1} << (levers.size() - 1); }
   // The levers added since the last end are a dimension; none, no dimension.
   void end() {
     if (levers.size() == begin[count]) return;
@@ -231,6 +243,7 @@ void training_dimensions(const Scenario& s, Dimensions& d) {
   if (s.training.optimizer == Optimizer::kAdamw) {
     d.add("8-bit AdamW", "no measurable quality cost (Dettmers et al. 2022); same speed", 0)
         .optimizer = Optimizer::kAdamw8bit;
+    d.mark_optimizer_only();
     d.end();
   }
   if (s.task == Task::kFull || s.task == Task::kFreeze || s.task == Task::kPretrain)
@@ -271,11 +284,6 @@ void dimensions(const Scenario& s, const ScenarioGiven& given, const Estimate& e
   context_levers(s, train, d);
   batch_levers(s, given, e, train, d);
 }
-
-// A combination: a bit per lever picked (its flat index in Dimensions), at most one of each
-// dimension. A combination lies inside another when its bits do (issue 18: one test, where a
-// lever per dimension compared cost ~4k instructions a search in the walk).
-using Pick = uint64_t;
 
 // The model counted per task, held in place: a task's counts keep their address (the memory
 // memo and the matrix sums key them by it); a search meets at most three tasks (the base's,
@@ -395,6 +403,14 @@ struct Search {
   // one is covered: one test, issue 18), the combinations' in `fitting`.
   Pick fitting_singles = 0;
   std::vector<Pick>& fitting;
+  // The combinations tried without an optimizer-only lever (Dimensions::optimizer_only) that
+  // no optimizer makes fit: their total_without_optimizer (memory/memory_estimate.h) is past the
+  // GPU. The same with 8-bit AdamW added cannot fit, and a combination that does not fit is not
+  // kept, so it is not tried (issue 18: 6 of the QLoRA search's 17 candidates, ~1.3k
+  // instructions each). Past kMaxBeyond, not noted (tried, as before). Not zeroed: the first
+  // `beyond` are read.
+  std::array<Pick, kMaxBeyond> beyond_optimizer;
+  size_t beyond = 0;
   ScenarioEditor& editor;  // the candidate, one storage for the whole search
   // A combination's edit, its levers' merged: one storage for the whole search (an optional
   // made per candidate was zeroed each time, ~55 instructions).
@@ -478,9 +494,33 @@ struct Search {
     return std::nullopt;
   }
 
+  // Whether `p` adds an optimizer-only lever to a combination noted beyond any optimizer: it
+  // cannot fit. That combination, `p` less the lever, was tried before `p` (the walk goes by
+  // size); one that held a fitting combination was not, but then `p` holds it too and the walk
+  // does not make `p`; one whose edit threw is not noted, and `p` is tried.
+  bool beyond_any_optimizer(Pick p) const {
+    if ((p & dims.optimizer_only) == 0) return false;
+    const Pick rest = p & ~dims.optimizer_only;
+    return std::find(beyond_optimizer.begin(), beyond_optimizer.begin() + beyond, rest) !=
+           beyond_optimizer.begin() + beyond;
+  }
+
+  // `p` noted in beyond_optimizer when it has no optimizer-only lever and even its memory
+  // without the optimizer's bytes does not fit (`fit`: its fit, `engine` its engine's profile).
+  void note_beyond_optimizer(Pick p, const Scenario& sc, const MemoryFit& fit,
+                             const EngineProfile& engine) {
+    if (fit.fits || dims.optimizer_only == 0 || (p & dims.optimizer_only) != 0 ||
+        beyond == kMaxBeyond)
+      return;
+    if (total_without_optimizer(sc, estimated.memory, engine) > fit.capacity * (1.0 - headroom))
+      beyond_optimizer[beyond++] = p;
+  }
+
   // An edit this model or GPU cannot take (e.g. TP beyond the heads) throws InputError: not
-  // offered.
+  // offered. A combination that cannot fit (beyond_any_optimizer) is not tried: it would not be
+  // kept (a single lever is kept fitting or not).
   void try_one(Pick p, size_t count) {
+    if (count > 1 && beyond_any_optimizer(p)) return;
     try {
       try_combination(p, count);
     } catch (const InputError&) {
@@ -519,6 +559,7 @@ struct Search {
     ch.needed_bytes = fit.needed;
     ch.saves_bytes = need - ch.needed_bytes;
     ch.fits = fit.fits;
+    note_beyond_optimizer(p, sc, fit, engine.engine);
     if (ch.saves_bytes <= 0) return;  // never a "saving" that adds memory
     if (ch.fits) {
       if (single)
@@ -644,6 +685,8 @@ FoundChanges search_changes(const Scenario& s, ScenarioEditor& editor, const Sce
   // backward, optimizer step), so two levers that each lower a different phase save together
   // more than the sum of what each saves alone (checkpointing + LoRA, measured): every
   // combination gets its bytes-only estimate, which is what prunes before speed is estimated.
+  // The one bound kept is a lever's that changes a single part in every phase alike: the
+  // optimizer's (Search::beyond_optimizer).
   // Smallest first: every combination of one size is tried before the next size, so that a
   // fitting one is known before any combination that contains it.
   search.try_size(1);

@@ -226,6 +226,39 @@ TEST(ChangesCombined, SpeedFactorIsTheEditedScenariosOverTheBases) {
   EXPECT_TRUE(other_task);
 }
 
+// QLoRA of Llama-3.1-70B on one A100 80GB (84,988,812,853 B usable) does not fit; 8-bit AdamW
+// shrinks only the adapters' optimizer states (0.83e9 B of fp32 moments at the base's peak), so
+// added to a lever that does not fit it cannot close the gap: ZeRO-3 over 2 GPUs alone needs
+// ~117.3e9 B with 0.41e9 B of states, the context halved ~113e9 B with 0.83e9 B, the optimizer
+// offloaded with the context ~87.7e9 B with none on the GPU. The search skips those
+// combinations by total_without_optimizer (memory/memory_estimate.h); each, estimated in full,
+// indeed does not fit, and none is among the changes.
+TEST(ChangesCombined, EightBitAdamwAddedToALeverPastTheGpuDoesNotFit) {
+  const nlohmann::json in = {{"model", "llama-3.1-70b"}, {"task", "qlora"}, {"gpu", "a100-80g"}};
+  ScenarioGiven given;
+  const Scenario parsed = parse_scenario(in, cat(), given);
+  ASSERT_FALSE(*estimate(resolved(parsed, cat()), cat(), Detail::kMemory).memory.fits);
+  for (const Change& c : changes_to_fit(parsed, given, cat()))
+    EXPECT_FALSE(c.levers.size() > 1 && has_lever(c, "8-bit AdamW")) << c.change;
+  auto zero3 = [](int64_t gpus) {
+    return ScenarioEdit{.gpu_count = gpus, .tp = 1, .pp = 1, .dp = gpus, .zero_stage = 3};
+  };
+  ScenarioEdit offload = zero3(1);
+  offload.offload = Offload::kOptimizer;
+  const ScenarioEdit context{.seq_len = 1024};
+  ScenarioEdit offload_context = offload;
+  merge_into(offload_context, context);
+  for (const ScenarioEdit& rest :
+       {zero3(2), zero3(4), zero3(8), offload, context, offload_context}) {
+    ScenarioEdit with_8bit = rest;
+    with_8bit.optimizer = Optimizer::kAdamw8bit;
+    const Scenario s = resolved(edited(parsed, given, with_8bit, cat()), cat());
+    const MemoryEstimate m = estimate(s, cat(), Detail::kMemory).memory;
+    EXPECT_FALSE(*m.fits) << to_patch(with_8bit).dump();
+    EXPECT_GT(m.total, 84.99e9) << to_patch(with_8bit).dump();
+  }
+}
+
 }  // namespace
 }  // namespace gpusizer
 

@@ -637,4 +637,16 @@ void estimate_memory(const Scenario& s, const Catalog& catalog, const ModelCount
   estimate_from_parts(s, catalog, counts, rules, nullptr, &memo, out);
 }
 
+double total_without_optimizer(const Scenario& s, const MemoryEstimate& m,
+                               const EngineProfile& engine) {
+  if (!is_training(s.task) || is_paged(s.training.optimizer)) return 0;
+  // size_allocated's total with the optimizer's bytes at the peak (states and temporaries) taken
+  // out of what is allocated: place_training_peak's phases each hold the optimizer states (the
+  // step adds its temporaries), so the other scenario's peak, at least its value in s's peak
+  // phase, holds the rest. Less a part in 10^9: the other total is summed in another order (its
+  // rounding, a few parts in 10^16, must not make the bound pass it).
+  const double rest = m.allocated - m.optimizer;
+  return (rest * (1.0 + engine.allocator_overhead_fraction) + m.overhead) * (1.0 - 1e-9);
+}
+
 }  // namespace gpusizer

@@ -34,4 +34,14 @@ void estimate_memory(const Scenario& s, const Catalog& catalog, const ModelCount
                      const memory::EngineRules& rules, memory::PartsMemo& memo,
                      MemoryEstimate& out);
 
+/// A lower bound of the device total (bytes per GPU) of a training scenario that differs from `s`
+/// in its optimizer alone, neither optimizer paged; `m` is s's estimate, its engine's allocator
+/// `engine` (the one `rules` gave it). Only the optimizer states and the step's temporaries read
+/// the optimizer (memory/parts_memo.h): every other part is s's in every phase, so the other
+/// scenario's peak holds at least s's peak less its optimizer bytes. 0 (no bound) for serving or
+/// a paged optimizer (its states count in the overhead). A change search skips a combination
+/// that adds 8-bit AdamW to one whose bound is past the GPU (issue 18).
+double total_without_optimizer(const Scenario& s, const MemoryEstimate& m,
+                               const EngineProfile& engine);
+
 }  // namespace gpusizer
