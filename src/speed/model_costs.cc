@@ -70,7 +70,12 @@ void given_weight_costs(const Model& m, const NumberFormat& weights, const Param
                          static_cast<double>(p.embedding) * weights.embedding_bytes_per_value();
 }
 
-// Weight bytes one pass reads (dense part; MoE experts apart) and the model's total.
+// Weight bytes one pass reads (dense part; MoE experts apart) and the model's total, held as the
+// memory estimate holds them (stored_weights, src/memory/model_states.cc), so that what decode
+// reads and what the memory stores are one figure (model_costs_test.cc checks every
+// catalog model in every weights format): a float format keeps every layer parameter in its
+// bits; a quantized one keeps the matrices outside the routed experts in its dense format and
+// the norms, biases, sinks and routers in 16 bits.
 void weight_costs(const Model& m, const NumberFormat& weights, const ParamCounts& p,
                   const LinearModules& mods, ModelCosts& c) {
   const double body_bits = weights.bits_per_value;
@@ -84,29 +89,34 @@ void weight_costs(const Model& m, const NumberFormat& weights, const ParamCounts
     c.total_weight_bytes = static_cast<double>(p.total) * body_bits / 8.0;
     return;
   }
-  double dense_params = 0;
-  for (const auto& mod : mods) {
-    const double n =
-        static_cast<double>(mod.in) * static_cast<double>(mod.out) * static_cast<double>(mod.count);
-    if (!mod.expert) dense_params += n;
+  const double experts = static_cast<double>(p.routed_experts);
+  const double layer_params = static_cast<double>(p.total - p.embedding - p.lm_head) - experts;
+  double layer_bytes = layer_params * weights.bytes_per_value();
+  if (weights.kind != std::string_view("float")) {
+    double matrices = 0;
+    for (const auto& mod : mods) {
+      if (mod.expert || mod.role == MatrixRole::kRouter) continue;
+      matrices += static_cast<double>(mod.in) * static_cast<double>(mod.out) *
+                  static_cast<double>(mod.count);
+    }
+    layer_bytes = matrices * weights.dense_bytes_per_value(m.is_moe()) +
+                  std::max(0.0, layer_params - matrices) * 2.0;
   }
-  if (m.is_moe()) {
-    c.expert_bytes = 3.0 * static_cast<double>(m.hidden_size) *
-                     static_cast<double>(m.moe_intermediate_size) * body_bits / 8.0;
+  if (m.is_moe() && experts > 0) {
+    c.expert_bytes =
+        experts * weights.bytes_per_value() / static_cast<double>(m.num_moe_layers * m.num_experts);
   }
-  // The output head reads vocab x hidden every pass, in the format's lm_head format (or the
-  // embedding's when tied). Norms and biases are read in 16 bits.
-  const double head_bits = m.tied_embeddings ? weights.embedding_bytes_per_value() * 8
-                                             : weights.lm_head_bytes_per_value() * 8;
-  const double head = static_cast<double>(m.vocab_size) * static_cast<double>(m.hidden_size);
-  const double small = static_cast<double>(p.norms);
-  // Matrices outside the routed experts are read in the format's dense format (mxfp4: bf16).
-  c.dense_weight_bytes = dense_params * weights.dense_bytes_per_value(m.is_moe()) +
-                         head * head_bits / 8.0 + small * 2.0;
-  const double embed_bits = weights.embedding_bytes_per_value() * 8;
-  c.total_weight_bytes =
-      c.dense_weight_bytes + static_cast<double>(c.moe_layers * c.experts) * c.expert_bytes +
-      (m.tied_embeddings ? 0.0 : static_cast<double>(p.embedding) * embed_bits / 8.0);
+  // The output head reads vocab x hidden every pass, in the format's lm_head format, or the
+  // embedding table's rows in its format when the two are tied; the input embedding is a lookup.
+  const double embedding_bytes =
+      static_cast<double>(p.embedding) * weights.embedding_bytes_per_value();
+  const double head_read =
+      m.tied_embeddings ? static_cast<double>(m.vocab_size) * static_cast<double>(m.hidden_size) *
+                              weights.embedding_bytes_per_value()
+                        : static_cast<double>(p.lm_head) * weights.lm_head_bytes_per_value();
+  c.dense_weight_bytes = layer_bytes + head_read;
+  c.total_weight_bytes = layer_bytes + experts * weights.bytes_per_value() + embedding_bytes +
+                         (m.tied_embeddings ? 0.0 : head_read);
 }
 
 }  // namespace
