@@ -21,7 +21,6 @@
 #include "gpusizer/estimate.h"
 #include "gpusizer/json/advisor.h"
 #include "gpusizer/json/api.h"
-#include "gpusizer/json/json_input.h"
 #include "gpusizer/json/json_text.h"
 #include "gpusizer/json/scenario.h"
 
@@ -54,17 +53,29 @@ constexpr const char* kBatchLines[] = {
     R"({"model": "mixtral-8x7b-v0.1", "engine": "vllm", "gpu": "h100", "gpu_count": 2})",
     R"({"model": "qwen3-32b", "task": "full", "gpu": "h100", "gpu_count": 8, "training": {"zero_stage": 3}})"};
 
-// `n` of those lines, each with the keys of `extra` set, answered as `estimate --input
-// FILE.jsonl` writes an English line: read by the strict parser the CLI and the server use,
-// streamed, no answer tree. Returns the bytes written.
-size_t answer_lines(size_t n, const nlohmann::json& extra) {
+// The four lines with the keys of `extra` added to each line's text (as a grid sweep writes them).
+std::vector<std::string> lines_with(const nlohmann::json& extra) {
+  std::vector<std::string> lines;
+  for (const char* line : kBatchLines) {
+    std::string text(line);
+    text.pop_back();  // the closing brace
+    for (const auto& [key, value] : extra.items())
+      text += ", " + nlohmann::json(key).dump() + ": " + value.dump();
+    lines.push_back(text + "}");
+  }
+  return lines;
+}
+
+// `n` of those lines answered as `estimate --input FILE.jsonl` writes an English line: read from
+// their text as the CLI and the server read a line (ScenarioText), streamed, no answer tree.
+// Returns the bytes written.
+size_t answer_lines(size_t n, const std::vector<std::string>& lines) {
   size_t bytes = 0;
   std::string text;
   const std::string where = "line";
   for (size_t i = 0; i < n; ++i) {
     text.clear();
-    nlohmann::json line = gpusizer::parse_json_input(kBatchLines[i % 4], where);
-    for (const auto& [key, value] : extra.items()) line[key] = value;
+    const gpusizer::ScenarioText line(lines[i % lines.size()], where);
     gpusizer::append_estimate_json(text, line);
     bytes += text.size();
   }
@@ -87,15 +98,20 @@ std::vector<Measure> measures() {
       {"estimate_full_inference", "estimate with every basis string, the same inference",
        [](size_t n) { return estimates(inference, gpusizer::Detail::kFull, n); }},
       {"jsonl_line", "one JSONL answer line: parse, estimate, what to change, JSON text",
-       [](size_t n) { return answer_lines(n, {}); }},
+       [](size_t n) {
+         static const auto lines = lines_with({});
+         return answer_lines(n, lines);
+       }},
       {"jsonl_line_no_changes", "the same JSONL lines with \"changes\": false (a grid sweep)",
        [](size_t n) {
-         return answer_lines(n, {{"changes", false}});
+         static const auto lines = lines_with({{"changes", false}});
+         return answer_lines(n, lines);
        }},
       {"jsonl_line_figures",
        "the same JSONL lines with \"changes\": false and \"basis\": false (figures only)",
        [](size_t n) {
-         return answer_lines(n, {{"changes", false}, {"basis", false}});
+         static const auto lines = lines_with({{"changes", false}, {"basis", false}});
+         return answer_lines(n, lines);
        }},
       {"jsonl_line_hf_config", "one JSONL answer line whose model is an inline config.json",
        [](size_t n) {
@@ -113,7 +129,7 @@ std::vector<Measure> measures() {
          const std::string where = "line";
          for (size_t i = 0; i < n; ++i) {
            text.clear();
-           gpusizer::append_estimate_json(text, gpusizer::parse_json_input(line, where));
+           gpusizer::append_estimate_json(text, gpusizer::ScenarioText(line, where));
            bytes += text.size();
          }
          return bytes;

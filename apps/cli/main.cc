@@ -194,14 +194,26 @@ nlohmann::json parse_json(std::string_view text, const std::string& where) {
   return parse_json_input(text, where);
 }
 
-// One scenario (a .json --input or one JSONL line): at most kMaxScenarioBytes, the HTTP body cap.
-nlohmann::json parse_scenario(std::string_view text, const std::string& where) {
+// One scenario (a .json --input or one JSONL line) is at most kMaxScenarioBytes, the HTTP body cap.
+void check_scenario_size(std::string_view text, const std::string& where) {
   if (text.size() > kMaxScenarioBytes)
     throw InputError(where,
                      "is " + std::to_string(text.size()) + " bytes, over the limit of " +
                          byte_limit_text(kMaxScenarioBytes) + " for one scenario",
                      "bad_input");
+}
+
+nlohmann::json parse_scenario(std::string_view text, const std::string& where) {
+  check_scenario_size(text, where);
   return parse_json(text, where);
+}
+
+// Whether the flags set any scenario key (apply_flags sets nothing else): a batch's lines are then
+// answered from their text, without a tree (ScenarioText, issue 18).
+bool flags_edit_scenarios(const Options& o) {
+  nlohmann::json keys = nlohmann::json::object();
+  apply_flags(o, keys);
+  return !keys.empty();
 }
 
 // The result's texts in the language asked for (--lang), before any rendering.
@@ -268,14 +280,17 @@ int run_estimate_batch(const Options& o, const Catalog& catalog, const std::stri
   std::atomic<int> status{0};
   // English JSON text needs no tree: the answer is streamed as text (the same bytes).
   const bool stream = g_lang == Lang::kEn && format != "table" && format != "markdown";
+  const bool edited = flags_edit_scenarios(o);
   auto answer = [&](size_t i) {
     nlohmann::json out;
     try {
       const auto [line_number, line] = lines[i];
       if (line.find_first_not_of(" \t\r") == std::string_view::npos)
         throw InputError("", fmt::format("line {} is blank", line_number), "bad_input");
-      nlohmann::json scenario = parse_scenario(line, fmt::format("line {}", line_number));
-      apply_flags(o, scenario);
+      const std::string where = fmt::format("line {}", line_number);
+      check_scenario_size(line, where);
+      ScenarioText scenario(line, where);
+      if (edited) apply_flags(o, scenario.tree());
       if (stream) {
         std::string answer_text;
         answer_text.reserve(kAnswerBytes);  // one allocation, not a dozen as it grows
@@ -283,7 +298,7 @@ int run_estimate_batch(const Options& o, const Catalog& catalog, const std::stri
         answer_text += '\n';
         return answer_text;
       }
-      out = localized(estimate_json(scenario, catalog));
+      out = localized(estimate_json(scenario.tree(), catalog));
     } catch (const InputError& e) {
       out = error_json(e.code(), e.what(), e.field(), g_lang);
       status = 2;

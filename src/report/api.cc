@@ -131,11 +131,11 @@ struct Answer {
   FitVerdict verdict;
 };
 
-Answer answer(const nlohmann::json& json, const Catalog& catalog) {
+// The answer from the scenario's members, read once (scenario/scenario_fields.h): from its tree
+// or from its text (ScenarioText). The answer's own fields ("basis", "method", "changes") are read
+// from the same slots.
+Answer answer(const ScenarioFields& input, const Catalog& catalog) {
   ScenarioGiven given;
-  // The scenario's members, read once (scenario/scenario_fields.h); the answer's own fields
-  // ("basis", "method", "changes") are read from the same slots.
-  const ScenarioFields input = scenario_fields(json);
   // The scenario is parsed into the answer and resolved there (issue 18: a copy and a
   // destruction of a Scenario are 6,000 instructions, a move ~1,000); the changes read it as the
   // resolved one with the layout fields it had before (LayoutFields).
@@ -216,11 +216,13 @@ void describe_answer(W& w, const Answer& a) {
 
 nlohmann::json estimate_json(const nlohmann::json& input, const Catalog& catalog) {
   TreeWriter w;
-  describe_answer(w, answer(input, catalog));
+  describe_answer(w, answer(scenario_fields(input), catalog));
   return w.take();
 }
 
-void append_estimate_json(std::string& out, const nlohmann::json& input, const Catalog& catalog) {
+namespace {
+
+void append_answer(std::string& out, const ScenarioFields& input, const Catalog& catalog) {
   Answer a = answer(input, catalog);
   out.reserve(out.size() + 8192);  // an answer is 2-8 kB: grown once, not doubled from empty
   {
@@ -228,6 +230,16 @@ void append_estimate_json(std::string& out, const nlohmann::json& input, const C
     describe_answer(w, a);
   }
   if (a.changes) recycle(std::move(*a.changes));  // the levers' storage kept for the next line
+}
+
+}  // namespace
+
+void append_estimate_json(std::string& out, const nlohmann::json& input, const Catalog& catalog) {
+  append_answer(out, scenario_fields(input), catalog);
+}
+
+void append_estimate_json(std::string& out, const ScenarioText& input, const Catalog& catalog) {
+  append_answer(out, text_fields(input), catalog);
 }
 
 nlohmann::json recommend_json(const nlohmann::json& request, const Catalog& catalog) {

@@ -118,11 +118,10 @@ struct Reader {
     return true;
   }
 
-  bool object(json& out) {
-    // Made by its type, not by json::object() (issue 18: that builds an empty initializer list's
-    // object, checks it, moves it in and destroys the moved-from value, ~110 instructions a line).
-    out = json(json::value_t::object);
-    auto& members = out.get_ref<json::object_t&>();
+  // An object's members after its '{', each key handed to `member`, which reads the value that
+  // follows (the reader at the value's first byte) or returns false to decline the text.
+  template <typename Member>
+  bool members(Member&& member) {
     skip_space();
     if (peek() == '}') {
       ++p;
@@ -137,6 +136,24 @@ struct Reader {
       if (peek() != ':') return false;
       ++p;
       skip_space();
+      if (!member(key)) return false;
+      skip_space();
+      if (peek() == '}') {
+        ++p;
+        return true;
+      }
+      if (peek() != ',') return false;
+      ++p;
+      skip_space();
+    }
+  }
+
+  bool object(json& out) {
+    // Made by its type, not by json::object() (issue 18: that builds an empty initializer list's
+    // object, checks it, moves it in and destroys the moved-from value, ~110 instructions a line).
+    out = json(json::value_t::object);
+    auto& map = out.get_ref<json::object_t&>();
+    return members([&](std::string_view key) {
       // The member's node made from the text (the key and a string value in place: no temporary
       // string made, moved and destroyed) and put in the map by one search, which also finds a
       // repeated key (issue 18: a lower_bound, then an insertion by that hint that compared the
@@ -148,21 +165,13 @@ struct Reader {
         if (!string(text)) return false;
       }
       const auto [slot, added] =
-          text_value ? members.emplace(std::piecewise_construct, std::forward_as_tuple(key),
-                                       std::forward_as_tuple(text))
-                     : members.emplace(std::piecewise_construct, std::forward_as_tuple(key),
-                                       std::forward_as_tuple());
+          text_value ? map.emplace(std::piecewise_construct, std::forward_as_tuple(key),
+                                   std::forward_as_tuple(text))
+                     : map.emplace(std::piecewise_construct, std::forward_as_tuple(key),
+                                   std::forward_as_tuple());
       if (!added) return false;  // a repeated key: parse_json_input names it
-      if (!text_value && !value(slot->second)) return false;
-      skip_space();
-      if (peek() == '}') {
-        ++p;
-        return true;
-      }
-      if (peek() != ',') return false;
-      ++p;
-      skip_space();
-    }
+      return text_value || value(slot->second);
+    });
   }
 
   bool array(json& out) {
@@ -221,6 +230,21 @@ struct Reader {
 };
 
 }  // namespace
+
+bool read_plain_object(std::string_view text, MemberSink& sink) {
+  Reader r{text.data(), text.data() + text.size()};
+  r.skip_space();
+  if (r.peek() != '{') return false;
+  ++r.p;
+  r.depth = 1;  // the object's own level, as value() counts it: the same nesting limit
+  const bool read = r.members([&](std::string_view key) {
+    json* slot = sink.value_for(key);
+    return slot && r.value(*slot);
+  });
+  if (!read) return false;
+  r.skip_space();
+  return r.p == r.end;
+}
 
 std::optional<json> parse_plain_json(std::string_view text) {
   Reader r{text.data(), text.data() + text.size()};

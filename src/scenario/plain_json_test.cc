@@ -198,6 +198,83 @@ TEST(PlainJson, MutatedLinesAgreeWithNlohmann) {
   EXPECT_GT(accepted, 1000);  // the edits leave many texts valid: the subset is exercised
 }
 
+// A sink that takes every key once into an object of its own (a repeated key declines), so that
+// read_plain_object's members can be compared with parse_plain_json's tree.
+struct ObjectSink final : MemberSink {
+  json object = json(json::value_t::object);
+  json* value_for(std::string_view key) override {
+    const auto [slot, added] = object.get_ref<json::object_t&>().emplace(std::string(key), json());
+    return added ? &slot->second : nullptr;
+  }
+};
+
+// read_plain_object reads what parse_plain_json reads when it is an object, the same values.
+void expect_members_agree(const std::string& text) {
+  const std::optional<json> tree = parse_plain_json(text);
+  ObjectSink sink;
+  const bool read = read_plain_object(text, sink);
+  EXPECT_EQ(read, tree && tree->is_object()) << text;
+  if (read && tree) {
+    EXPECT_TRUE(same(sink.object, *tree)) << text;
+  }
+}
+
+TEST(PlainJson, AnObjectReadMemberByMember) {
+  ObjectSink sink;
+  ASSERT_TRUE(read_plain_object(
+      R"( {"model": "llama-2-7b", "batch": 4, "training": {"zero_stage": 3}, "x": [1.5, null]} )",
+      sink));
+  EXPECT_EQ(sink.object.size(), 4u);
+  EXPECT_EQ(sink.object["model"], "llama-2-7b");
+  EXPECT_TRUE(sink.object["batch"].is_number_unsigned());
+  EXPECT_EQ(sink.object["training"]["zero_stage"], 3);
+  EXPECT_EQ(sink.object["x"][0].get<double>(), 1.5);
+  const std::vector<std::string> declined = {
+      R"({"a": 1, "a": 2})",
+      "[1]",
+      "\"text\"",
+      "{\"a\": 1} x",
+      "",
+      R"({"a": 1,})",
+      "{\"a\": " + std::string(32, '[') + std::string(32, ']') + "}"};  // 33 levels
+  for (const std::string& text : declined) {
+    ObjectSink other;
+    EXPECT_FALSE(read_plain_object(text, other)) << text;
+  }
+  // The object counts as the first of the 32 levels, as parse_plain_json counts it.
+  ObjectSink deep;
+  EXPECT_TRUE(
+      read_plain_object("{\"a\": " + std::string(31, '[') + std::string(31, ']') + "}", deep));
+}
+
+// Byte edits of scenario lines: read member by member exactly when parse_plain_json reads an
+// object, with its values.
+TEST(PlainJson, MutatedObjectsReadMemberByMemberAsParsed) {
+  const std::vector<std::string> lines = {
+      R"({"model": "llama-2-7b", "gpu": "rtx-4090-24gb", "batch": 4})",
+      R"({"model": "qwen3-32b", "task": "full", "gpu": "h100", "gpu_count": 8, "training": {"zero_stage": 3}})",
+      R"({"price": -2.5e-3, "list": [1, -0, 0.25, true, false, null, {"k": []}], "x": 18446744073709551615})",
+  };
+  const std::string alphabet = "{}[]\":,-+.eE0123456789 tfnaul\\\n\x01\x7f\xc3";
+  std::mt19937 rng(30);
+  int read = 0;
+  for (int i = 0; i < 60000; ++i) {
+    std::string text = lines[rng() % lines.size()];
+    for (int edits = 1 + static_cast<int>(rng() % 3); edits > 0; --edits) {
+      const size_t at = rng() % (text.size() + 1);
+      const char c = alphabet[rng() % alphabet.size()];
+      if (rng() % 2 && at < text.size())
+        text[at] = c;
+      else
+        text.insert(text.begin() + static_cast<std::ptrdiff_t>(at), c);
+    }
+    ObjectSink sink;
+    if (read_plain_object(text, sink)) ++read;
+    expect_members_agree(text);
+  }
+  EXPECT_GT(read, 1000);
+}
+
 // Numbers of every shape: integers near the 18-digit limit, decimals with exponents.
 TEST(PlainJson, NumbersAgreeWithNlohmann) {
   std::mt19937_64 rng(2026);

@@ -83,6 +83,19 @@ using ScenarioFields = Members<key::kTopCount>;
 /// The pointers point into `input`.
 ScenarioFields scenario_fields(const nlohmann::json& input);
 
+class ScenarioText;
+
+/// The members of a scenario's text (gpusizer/json/scenario_text.h; not an overload of
+/// scenario_fields, which nlohmann's conversions would test a JSON argument against): its own
+/// values when it was read by its members, otherwise scenario_fields of its tree. The pointers
+/// point into `text`.
+struct ScenarioFieldsAccess {
+  static ScenarioFields fields(const ScenarioText& text);
+};
+inline ScenarioFields text_fields(const ScenarioText& text) {
+  return ScenarioFieldsAccess::fields(text);
+}
+
 /// parse_scenario from the members already read (the answer reads "basis", "changes", "method"
 /// and "model" from the same members).
 Scenario parse_scenario(const ScenarioFields& input, const Catalog& catalog, ScenarioGiven& given);

@@ -210,8 +210,12 @@ bool in_catalog(const Catalog& catalog, const std::string& name) {
 void check_model_path(json& request, const std::string& allow_dir, const Catalog& catalog) {
   if (!request.is_object()) return;
   auto it = request.find("model");
-  if (it == request.end() || !it->is_string()) return;
-  const std::string name = it->get<std::string>();
+  if (it != request.end()) check_model_value(*it, allow_dir, catalog);
+}
+
+void check_model_value(json& model, const std::string& allow_dir, const Catalog& catalog) {
+  if (!model.is_string()) return;
+  const std::string name = model.get<std::string>();
   if (name.empty()) return;  // the estimator says "must not be empty"
   // Before any file call: the C library opens a name only up to its first NUL, so
   // "/dir/config.json\0.json" would pass the checks below and open "/dir/config.json". No catalog
@@ -258,7 +262,7 @@ void check_model_path(json& request, const std::string& allow_dir, const Catalog
   const fs::path real = fs::canonical(wanted, ec);
   if (ec) throw InputError("model", "no such file in the allowed directory", "bad_file");
   if (!inside(real)) throw InputError("model", refusal, "path_not_allowed");
-  *it = real.string();
+  model = real.string();
 }
 
 bool looks_like_hf_id(std::string_view name) {
@@ -417,7 +421,7 @@ bool json_content_type(const std::optional<std::string_view>& value) {
 
 }  // namespace
 
-json RequestHandler::parse_request(const HttpRequest& req) const {
+void RequestHandler::check_body(const HttpRequest& req) const {
   if (!json_content_type(req.header("Content-Type")))
     throw InputError("", "send the body as Content-Type: application/json",
                      "unsupported_media_type");
@@ -427,8 +431,20 @@ json RequestHandler::parse_request(const HttpRequest& req) const {
     throw InputError(
         "", "JSON nested deeper than " + std::to_string(options_.max_json_depth) + " levels",
         "too_deep");
+}
+
+namespace {
+
+void check_is_object(bool object) {
+  if (!object) throw InputError("", "the request must be a JSON object", "bad_input");
+}
+
+}  // namespace
+
+json RequestHandler::parse_request(const HttpRequest& req) const {
+  check_body(req);
   json request = parse_json_input(req.body, "");  // malformed -> 400 bad_json
-  if (!request.is_object()) throw InputError("", "the request must be a JSON object", "bad_input");
+  check_is_object(request.is_object());
   check_model_path(request, options_.allow_paths_dir, catalog_);
   return request;
 }
@@ -438,7 +454,13 @@ void RequestHandler::dispatch(const HttpRequest& req, HttpAnswer& answer, Lang l
   const std::string& path = req.path;
   const bool get = method == "GET" || method == "HEAD";
   if (method == "POST" && path == "/api/v1/estimate") {
-    const json request = parse_request(req);
+    // parse_request's checks on the body read by its members where it is a plain scenario object
+    // (ScenarioText: no tree for the object, issue 18), the same errors.
+    check_body(req);
+    ScenarioText request(req.body, "");  // malformed -> 400 bad_json
+    check_is_object(request.is_object());
+    if (json* model = request.member("model"))
+      check_model_value(*model, options_.allow_paths_dir, catalog_);
     if (lang == Lang::kEn) {  // English needs no tree: the same bytes, streamed (issue 18)
       answer.status = 200;
       answer.body.clear();
@@ -446,7 +468,7 @@ void RequestHandler::dispatch(const HttpRequest& req, HttpAnswer& answer, Lang l
       answer.content_type = "application/json";
       return;
     }
-    json result = estimate_json(request, catalog_);
+    json result = estimate_json(request.tree(), catalog_);
     localize(result, lang);
     set_json(answer, 200, result);
     return;

@@ -42,6 +42,8 @@ bool looks_like_path(std::string_view model);
 /// it, in which case "model" is rewritten to that canonical path.
 void check_model_path(nlohmann::json& request, const std::string& allow_dir,
                       const Catalog& catalog);
+/// The same rule for the "model" member's value itself.
+void check_model_value(nlohmann::json& model, const std::string& allow_dir, const Catalog& catalog);
 
 /// True when a "model" string has the shape of a Hugging Face id: ORG/NAME, one slash, letters,
 /// digits, '-', '_' and '.', not a relative path and no file extension the importers read.
@@ -105,6 +107,8 @@ class RequestHandler {
   Metrics& metrics() { return metrics_; }
 
  private:
+  /// The body's media type, size and depth, checked before it is read.
+  void check_body(const HttpRequest& request) const;
   nlohmann::json parse_request(const HttpRequest& request) const;
   std::string cached(std::optional<std::string>& slot, nlohmann::json (*make)(const Catalog&));
   void dispatch(const HttpRequest& request, HttpAnswer& answer, Lang lang);

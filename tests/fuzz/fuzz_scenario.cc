@@ -4,14 +4,17 @@
 // CLI and the server write (json_text) must equal nlohmann's dump() of the same value, also for
 // the raw bytes taken as one string (invalid UTF-8 included). The plain-subset reader the CLI and
 // the server try first (scenario/plain_json.h) must build exactly nlohmann's tree whenever it
-// accepts a text, and accept none that nlohmann refuses.
+// accepts a text, and accept none that nlohmann refuses. A ScenarioText read from the bytes (the
+// CLI's and the server's lines, read by their members where plain) answers as the parsed tree does.
 #include <cstdlib>
 #include <filesystem>
 #include <nlohmann/json.hpp>
 
 #include "gpusizer/error.h"
 #include "gpusizer/json/api.h"
+#include "gpusizer/json/json_input.h"
 #include "gpusizer/json/json_text.h"
+#include "gpusizer/json/scenario_text.h"
 #include "scenario/plain_json.h"
 
 namespace {
@@ -21,6 +24,23 @@ void check_text(const nlohmann::json& value) {
     if (gpusizer::json_text(value, indent) !=
         value.dump(indent, ' ', false, nlohmann::json::error_handler_t::replace))
       std::abort();
+}
+
+// The answer to `text` (or its error) from a ScenarioText and from parse_json_input's tree.
+void check_scenario_text(std::string_view text) {
+  std::string ours, theirs;
+  try {
+    const gpusizer::ScenarioText scenario(text, "fuzz");
+    gpusizer::append_estimate_json(ours, scenario);
+  } catch (const gpusizer::InputError& e) {
+    ours = std::string("error: ") + e.what();
+  }
+  try {
+    gpusizer::append_estimate_json(theirs, gpusizer::parse_json_input(text, "fuzz"));
+  } catch (const gpusizer::InputError& e) {
+    theirs = std::string("error: ") + e.what();
+  }
+  if (ours != theirs) std::abort();
 }
 
 }  // namespace
@@ -41,6 +61,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     std::error_code ec;
     if (model.find('\0') == std::string::npos && std::filesystem::exists(model, ec)) return 0;
   }
+  check_scenario_text(text);
   try {
     const nlohmann::json out = gpusizer::estimate_json(scenario);
     (void)out.dump(-1, ' ', false, nlohmann::json::error_handler_t::strict);

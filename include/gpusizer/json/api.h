@@ -5,6 +5,7 @@
 #include <string>
 
 #include "gpusizer/catalog.h"
+#include "gpusizer/json/scenario_text.h"
 
 namespace gpusizer {
 
@@ -15,6 +16,11 @@ nlohmann::json estimate_json(const nlohmann::json& scenario,
 /// The same answer appended to `out` as compact JSON text, written without building the tree:
 /// the bytes append_json(out, estimate_json(scenario, catalog)) writes (the JSONL path).
 void append_estimate_json(std::string& out, const nlohmann::json& scenario,
+                          const Catalog& catalog = Catalog::builtin());
+
+/// The same answer for a scenario's text (a JSONL line, an HTTP body): the bytes the tree's
+/// append_estimate_json writes for parse_json_input's tree of the text, and the same errors.
+void append_estimate_json(std::string& out, const ScenarioText& scenario,
                           const Catalog& catalog = Catalog::builtin());
 
 /// The contract's Recommendation for a scenario without a fixed GPU (or with a list of allowed
