@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <cmath>
 #include <string>
+#include <vector>
 
 namespace gpusizer {
 namespace {
@@ -95,27 +96,56 @@ void append_band_line(std::string& out, const SpeedBand& band) {
   });
 }
 
+// The bands a "bands" text is written from, in the order their lines are written.
+struct WrittenBands {
+  const SpeedBand* const* bands;
+  size_t count;
+};
+
+// What a whole "bands" text is written from: its bands' fields, in order (compared by value, as
+// KeptBand compares one band).
+struct KeptBandList {
+  std::vector<KeptBand> bands;
+  bool matches(const WrittenBands& w) const {
+    if (bands.size() != w.count) return false;
+    for (size_t k = 0; k < w.count; ++k)
+      if (!bands[k].matches(*w.bands[k])) return false;
+    return true;
+  }
+  void keep(const WrittenBands& w) {
+    bands.resize(w.count);
+    for (size_t k = 0; k < w.count; ++k) bands[k].keep(*w.bands[k]);
+  }
+};
+
 // The "bands" basis: each band's line, written straight into the basis (issue 18: the lines
 // were gathered in a string of their own and copied), taken back when the same line is already
-// there (two bands of the same text).
+// there (two bands of the same text). The whole text is kept per thread with its bands' fields
+// (issue 18: its preamble and each line appended, and each line searched for in those before
+// it, ~500 instructions an estimate, for the text of the same engine's kinds that a batch or a
+// search writes over and over).
 void write_band_lines(Basis& basis, const SpeedBand* const* written, size_t n_written) {
-  basis.set_with("bands", [&](std::string& out) {
-    out.append(
-        "measured value within [low, high] for about 90% of published measurements of the kind "
-        "(outer rate errors of the check half, which the fit never saw; a distribution-free "
-        "interval, data/speed_bands.json; times and costs take the inverse): ");
-    const size_t first = out.size();
-    for (size_t k = 0; k < n_written; ++k) {
-      const SpeedBand* band = written[k];
-      const size_t before = out.size();
-      if (k > 0) out += "; ";
-      const size_t start = out.size();
-      append_band_line(out, *band);
-      const std::string_view text = std::string_view(out).substr(start);
-      // Shrinking back to `before` stays inside this value (the arena only grows past it).
-      if (std::string_view(out).substr(first, before - first).find(text) != std::string_view::npos)
-        out.resize(before);
-    }
+  thread_local KeptTexts<KeptBandList, 4> kept;
+  basis.set_with("bands", [&](std::string& value) {
+    kept.append(value, WrittenBands{written, n_written}, [&](std::string& out) {
+      out.append(
+          "measured value within [low, high] for about 90% of published measurements of the kind "
+          "(outer rate errors of the check half, which the fit never saw; a distribution-free "
+          "interval, data/speed_bands.json; times and costs take the inverse): ");
+      const size_t first = out.size();
+      for (size_t k = 0; k < n_written; ++k) {
+        const SpeedBand* band = written[k];
+        const size_t before = out.size();
+        if (k > 0) out += "; ";
+        const size_t start = out.size();
+        append_band_line(out, *band);
+        const std::string_view text = std::string_view(out).substr(start);
+        // Shrinking back to `before` stays inside this value (the arena only grows past it).
+        if (std::string_view(out).substr(first, before - first).find(text) !=
+            std::string_view::npos)
+          out.resize(before);
+      }
+    });
   });
 }
 

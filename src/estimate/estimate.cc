@@ -5,8 +5,11 @@
 #include <fmt/compile.h>
 #include <fmt/format.h>
 
+#include <cstring>
+#include <string>
 #include <utility>
 
+#include "core/kept_texts.h"
 #include "core/text_append.h"
 #include "core/text_format.h"
 #include "cost/ownership_figures.h"
@@ -102,6 +105,52 @@ std::optional<double> useful_tokens_per_s(const Scenario& s, const Estimate& e) 
 
 namespace {
 
+// What the rented fleet's basis line is written from: the instances and the GPUs asked for.
+struct RentProbe {
+  const CloudCost& rent;
+  int64_t gpu_count;
+};
+
+// A rented fleet's line as kept with its text (core/kept_texts.h): the price compared as bytes
+// (-0.0 and 0.0 write different texts).
+struct KeptRent {
+  int64_t count = 0, gpus_per_instance = 0, gpu_count = 0;
+  double instance_usd_per_hour = 0;
+  std::string instance, provider, price_date;
+  bool matches(const RentProbe& p) const {
+    const CloudCost& r = p.rent;
+    return count == r.count && gpu_count == p.gpu_count &&
+           gpus_per_instance == r.gpus_per_instance &&
+           std::memcmp(&instance_usd_per_hour, &r.instance_usd_per_hour, sizeof(double)) == 0 &&
+           instance == r.instance && provider == r.provider && price_date == r.price_date;
+  }
+  void keep(const RentProbe& p) {
+    const CloudCost& r = p.rent;
+    count = r.count;
+    gpus_per_instance = r.gpus_per_instance;
+    gpu_count = p.gpu_count;
+    instance_usd_per_hour = r.instance_usd_per_hour;
+    instance = r.instance;
+    provider = r.provider;
+    price_date = r.price_date;
+  }
+};
+
+// The basis of the fleet's hourly price, appended piece by piece (core/text_append.h) and kept
+// per thread with what it was written from (issue 18: seven pieces and a "%g" price, ~480
+// instructions an estimate that rents, for the few GPUs and counts a batch or a search prices
+// over and over).
+void append_rent_basis(Basis& basis, const CloudCost& rent, int64_t gpu_count) {
+  thread_local KeptTexts<KeptRent, 8> kept;
+  basis.set_with("usd_per_hour", [&](std::string& out) {
+    kept.append(out, RentProbe{rent, gpu_count}, [&](std::string& text) {
+      append_text(text, rent.count, " x ", rent.instance, " (", rent.provider, ", ",
+                  rent.gpus_per_instance, " GPUs each, $", General{rent.instance_usd_per_hour},
+                  "/h, ", rent.price_date, ") for ", gpu_count, " GPUs");
+    });
+  });
+}
+
 // The fleet in whole cloud instances (cost/fleet.h): its $/h is the cost's usd_per_hour; the
 // training run's price and energy (cost/run_cost.h).
 // `plan`: the nodes power counted (estimate_power); the assumptions end in the ownership.
@@ -115,12 +164,7 @@ void estimate_cost(const Scenario& s, const Catalog& catalog, CostAssumptions&& 
                                    e.power.nodes ? &plan : nullptr, text);
   if (const auto& rent = e.ownership->cloud) {
     e.cost.usd_per_hour = rent->usd_per_hour;
-    if (why)  // appended piece by piece (core/text_append.h, issue 18)
-      why->basis.set_with("usd_per_hour", [&](std::string& out) {
-        append_text(out, rent->count, " x ", rent->instance, " (", rent->provider, ", ",
-                    rent->gpus_per_instance, " GPUs each, $", General{rent->instance_usd_per_hour},
-                    "/h, ", rent->price_date, ") for ", s.gpu_count, " GPUs");
-      });
+    if (why) append_rent_basis(why->basis, *rent, s.gpu_count);
     if (useful_tokens_per_s(s, e)) {
       e.cost.usd_per_million_tokens = rent->usd_per_million_tokens;
       if (why)

@@ -7,6 +7,8 @@
 
 #include <gtest/gtest.h>
 
+#include <string>
+
 namespace gpusizer {
 namespace {
 
@@ -111,6 +113,24 @@ TEST(StagedEstimate, GivenCountsGiveTheSameFigures) {
   b.add_speed();
   ASSERT_TRUE(counted.performance && given.performance);
   EXPECT_EQ(given.performance->train_tokens_per_s, counted.performance->train_tokens_per_s);
+}
+
+// The rented fleet's basis line as the thread keeps it (estimate.cc append_rent_basis): the
+// text its instance, price and GPU count write, in any order. Llama-2-7B on 6, 7 and 8 H100:
+// one Lambda "8x H100 SXM" (8 GPUs, $23.92/h, priced 2025: data/instances.csv) holds each
+// fleet's one node; the lines differ only in the GPUs asked for, and the first comes back after.
+TEST(EstimatePriced, RentBasisByInstanceAndCount) {
+  auto line = [](int gpus) {
+    const Scenario s = parse_scenario(
+        {{"model", "llama-2-7b"}, {"gpu", "h100"}, {"gpu_count", gpus}}, Catalog::builtin());
+    return std::string(estimate(s, Catalog::builtin()).basis.at("usd_per_hour"));
+  };
+  const std::string eight = "1 x 8x H100 SXM (Lambda, 8 GPUs each, $23.92/h, 2025) for 8 GPUs";
+  EXPECT_EQ(line(8), eight);
+  EXPECT_EQ(line(7), "1 x 8x H100 SXM (Lambda, 8 GPUs each, $23.92/h, 2025) for 7 GPUs");
+  EXPECT_EQ(line(6), "1 x 8x H100 SXM (Lambda, 8 GPUs each, $23.92/h, 2025) for 6 GPUs");
+  EXPECT_EQ(line(8), eight);
+  EXPECT_EQ(line(7), "1 x 8x H100 SXM (Lambda, 8 GPUs each, $23.92/h, 2025) for 7 GPUs");
 }
 
 }  // namespace

@@ -39,5 +39,52 @@ TEST(ChangesJson, TheSearchsFormAsThePublicOne) {
   EXPECT_EQ(json_text(tree.take()), expected);
 }
 
+// The answer's own writer (no key checks: its in-place paths), with lever texts tested once an
+// answer: the plain change as above, and a lever whose name has quotes and whose price has a tab
+// escaped wherever it is written, alone and in a pair with a plain lever.
+TEST(ChangesJson, LeverTextsEscapedWhereverWritten) {
+  FoundChanges found = hand_found_changes();
+  std::string plain;
+  {
+    TextWriter w(plain);
+    describe_changes(w, found);
+  }
+  EXPECT_EQ(
+      plain,
+      R"j([{"change":"int8 weights + QLoRA","cost":"small cost; changes the job","fits":true,)j"
+      R"j("levers":["int8 weights","QLoRA"],"needed_bytes":70000000000,)j"
+      R"j("patch":{"task":"qlora","training":{"gradient_checkpointing":true},"weights":"nf4"},)j"
+      R"j("quality_class":3,"saves_bytes":10000000000,"speed_factor":0.5},)j"
+      R"j({"change":"smaller batch (2)","cost":"slower","fits":false,)j"
+      R"j("levers":["smaller batch (2)"],"needed_bytes":0,"patch":{"batch":2},)j"
+      R"j("quality_class":0,"saves_bytes":1000000000}])j");
+  found.levers[2].name = LeverName("batch \"2\"");
+  found.levers[2].cost = "slower\tby half";
+  FoundChange pair;
+  pair.levers = {0, 2};
+  pair.count = 2;
+  found.changes.push_back(pair);
+  const std::string expected =
+      R"j([{"change":"int8 weights + QLoRA","cost":"small cost; changes the job","fits":true,)j"
+      R"j("levers":["int8 weights","QLoRA"],"needed_bytes":70000000000,)j"
+      R"j("patch":{"task":"qlora","training":{"gradient_checkpointing":true},"weights":"nf4"},)j"
+      R"j("quality_class":3,"saves_bytes":10000000000,"speed_factor":0.5},)j"
+      R"j({"change":"batch \"2\"","cost":"slower\tby half","fits":false,)j"
+      R"j("levers":["batch \"2\""],"needed_bytes":0,"patch":{"batch":2},)j"
+      R"j("quality_class":0,"saves_bytes":1000000000},)j"
+      R"j({"change":"int8 weights + batch \"2\"","cost":"small cost; slower\tby half",)j"
+      R"j("fits":false,"levers":["int8 weights","batch \"2\""],"needed_bytes":0,)j"
+      R"j("patch":{"batch":2,"weights":"int8"},"quality_class":0,"saves_bytes":0}])j";
+  std::string text, checked;
+  {
+    TextWriter w(text);
+    describe_changes(w, found);
+    TextWriter c(checked, true);
+    describe_changes(c, found);
+  }
+  EXPECT_EQ(text, expected);
+  EXPECT_EQ(checked, expected);
+}
+
 }  // namespace
 }  // namespace gpusizer

@@ -113,6 +113,15 @@ template <typename Word>
   return p;
 }
 
+/// `v` (at most kShort bytes, known plain) quoted at `p`; returns the end.
+[[gnu::always_inline]] inline char* quoted(char* p, std::string_view v) {
+  *p++ = '"';
+  copy_short(p, v.data(), v.size());
+  p += v.size();
+  *p++ = '"';
+  return p;
+}
+
 /// `k` at `p` as a key (inline up to 32 bytes): the quoted key and the colon; returns the end.
 [[gnu::always_inline]] inline char* put_key(char* p, std::string_view k) {
   *p++ = '"';

@@ -201,6 +201,26 @@ void TextWriter::joined(std::span<const std::string_view> parts, std::string_vie
   JsonWriter::joined(parts, separator);  // nothing kept of the copy: the buffer's end not moved
 }
 
+// joined() without the parts' test: the caller knows them plain.
+void TextWriter::joined_plain(std::span<const std::string_view> parts, std::string_view separator) {
+  if (parts.empty()) return string({});
+  size_t n = separator.size() * (parts.size() - 1);
+  for (std::string_view part : parts) n += part.size();
+  if (n > kShort) return JsonWriter::joined(parts, separator);
+  char* p = room(n + 2);
+  *p++ = '"';
+  for (size_t i = 0; i < parts.size(); ++i) {
+    if (i) {
+      copy_short(p, separator.data(), separator.size());
+      p += separator.size();
+    }
+    copy_short(p, parts[i].data(), parts[i].size());
+    p += parts[i].size();
+  }
+  *p++ = '"';
+  wrote(p);
+}
+
 // Each entry's key and text written into the buffer in one step, the text tested as it is
 // copied (copy_json_plain); a text that is not plain, or too long for the buffer, and the
 // checking writer take the general path (issue 18: two virtual calls, two room checks and two

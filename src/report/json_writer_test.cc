@@ -428,5 +428,37 @@ TEST(JsonWriter, ValidationAnswersStreamAsTheTreeWrites) {
   EXPECT_GT(answers, 500);
 }
 
+// The plain paths (texts the caller knows need no escaping) write what the tested paths write:
+// short texts in the buffer, and past its short size (512 bytes) through the string; the
+// separators and parts of a joined text in order.
+TEST(TextWriter, PlainPathsAsTheTestedOnes) {
+  const std::string long_text(600, 'a'), half(300, 'b');
+  const std::string_view parts[] = {"ZeRO-3 over 2 GPUs", "shorter context (1024 tokens)"};
+  const std::string_view long_parts[] = {half, half};
+  std::string text;
+  {
+    TextWriter w(text);
+    w.begin_object();
+    w.literal_plain_string("a", "gradient checkpointing");
+    w.literal_plain_string("b", long_text);
+    w.key("c");
+    w.joined_plain(parts, " + ");
+    w.key("d");
+    w.joined_plain(long_parts, "; ");
+    w.key("e");
+    w.begin_array();
+    w.plain_string("x");
+    w.plain_string(long_text);
+    w.plain_string("");
+    w.end_array();
+    w.end_object();
+  }
+  const std::string expected = R"j({"a":"gradient checkpointing","b":")j" + long_text +
+                               R"j(","c":"ZeRO-3 over 2 GPUs + shorter context (1024 tokens)",)j"
+                               R"j("d":")j" +
+                               half + "; " + half + R"j(","e":["x",")j" + long_text + R"j(",""]})j";
+  EXPECT_EQ(text, expected);
+}
+
 }  // namespace
 }  // namespace gpusizer

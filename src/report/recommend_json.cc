@@ -4,6 +4,7 @@
 #include <cmath>
 #include <span>
 #include <string_view>
+#include <type_traits>
 
 #include "advisor/explain.h"
 #include "advisor/fleet_fit.h"
@@ -14,6 +15,8 @@
 #include "gpusizer/scenario_edit.h"
 #include "report/describe.h"
 #include "report/estimate_json.h"
+#include "report/json_text_parts.h"
+#include "report/json_writer.h"
 
 namespace gpusizer {
 
@@ -53,17 +56,30 @@ void add_fleet_keys(nlohmann::json& j, const Option& o, const Constraints& c) {
 }
 
 // A change's words: its name (the parts joined by " + ") and its price (by "; "), and its levers'
-// names.
+// names; `plain`: all of them known to need no escaping.
 struct ChangeWords {
   std::span<const std::string_view> name, cost, levers;
+  bool plain = false;
 };
 
-// One change, in either form: its words, its merge patch (written here, when the answer is
-// rendered) and its figures.
+// The change's name and price: copied without the escape test where its words are known plain
+// (the text writer's plain paths; the other writers test or escape each).
 template <typename W>
-void describe_change(W& w, const ChangeWords& words, const ScenarioEdit& edit,
-                     const ChangeFigures& figures) {
-  w.begin_object();
+void describe_words(W& w, const ChangeWords& words) {
+  if constexpr (std::is_same_v<W, TextWriter>) {
+    if (words.plain) {
+      if (words.name.size() == 1 && words.cost.size() == 1) {
+        w.literal_plain_string("change", words.name[0]);
+        w.literal_plain_string("cost", words.cost[0]);
+      } else {
+        w.key("change");
+        w.joined_plain(words.name, " + ");
+        w.key("cost");
+        w.joined_plain(words.cost, "; ");
+      }
+      return;
+    }
+  }
   if (words.name.size() == 1 && words.cost.size() == 1) {  // a key and its string in one call
     w.literal_string("change", words.name[0]);
     w.literal_string("cost", words.cost[0]);
@@ -73,10 +89,27 @@ void describe_change(W& w, const ChangeWords& words, const ScenarioEdit& edit,
     w.key("cost");
     w.joined(words.cost, "; ");
   }
+}
+
+// One change, in either form: its words, its merge patch (written here, when the answer is
+// rendered) and its figures.
+template <typename W>
+void describe_change(W& w, const ChangeWords& words, const ScenarioEdit& edit,
+                     const ChangeFigures& figures) {
+  w.begin_object();
+  describe_words(w, words);
   w.field("fits", figures.fits);
   w.key("levers");
   w.begin_array();
-  for (std::string_view lever : words.levers) w.string(lever);
+  for (std::string_view lever : words.levers) {
+    if constexpr (std::is_same_v<W, TextWriter>) {
+      if (words.plain) {
+        w.plain_string(lever);
+        continue;
+      }
+    }
+    w.string(lever);
+  }
   w.end_array();
   w.field("needed_bytes", saturating_int64(figures.needed_bytes));
   w.key("patch");
@@ -86,6 +119,30 @@ void describe_change(W& w, const ChangeWords& words, const ScenarioEdit& edit,
   w.field("speed_factor", figures.speed_factor);
   w.end_object();
 }
+
+// Whether a lever's name and price need no escaping, tested when a change first uses the lever
+// (issue 18: each was tested at each of its copies, the name twice a change and the lever in
+// several changes: ~10 texts a line that has changes, ~60 instructions each).
+class PlainLevers {
+ public:
+  explicit PlainLevers(const FoundChanges& found) : found_(found) {}
+  bool plain(const FoundChange& c) {
+    for (size_t i = 0; i < c.count; ++i) {
+      uint8_t& known = known_[c.levers[i]];
+      if (known == kUnknown) {
+        const ChangeLever& lever = found_.lever(c, i);
+        known = json_plain(lever.name.view()) && json_plain(lever.cost) ? kPlain : kEscaped;
+      }
+      if (known != kPlain) return false;
+    }
+    return true;
+  }
+
+ private:
+  static constexpr uint8_t kUnknown = 0, kPlain = 1, kEscaped = 2;
+  const FoundChanges& found_;
+  std::array<uint8_t, 256> known_{};  // by lever index (a uint8_t)
+};
 
 }  // namespace
 
@@ -106,6 +163,7 @@ void describe_changes(W& w, const std::vector<Change>& changes) {
 template <typename W>
 void describe_changes(W& w, const FoundChanges& found) {
   w.begin_array();
+  PlainLevers levers_known(found);
   for (const FoundChange& c : found.changes) {
     std::array<std::string_view, kMaxChangeLevers> names, costs;
     for (size_t i = 0; i < c.count; ++i) {
@@ -113,7 +171,8 @@ void describe_changes(W& w, const FoundChanges& found) {
       costs[i] = found.lever(c, i).cost;
     }
     const std::span<const std::string_view> levers(names.data(), c.count);
-    const ChangeWords words{levers, {costs.data(), c.count}, levers};
+    const bool plain = std::is_same_v<W, TextWriter> && levers_known.plain(c);
+    const ChangeWords words{levers, {costs.data(), c.count}, levers, plain};
     if (c.count == 1)
       describe_change(w, words, found.lever(c, 0).edit, c);
     else
