@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <sstream>
 #include <string>
 
 namespace {
@@ -286,6 +287,33 @@ TEST(CliHostile, TrailingNulAndDuplicateKeysAreBadInput) {
   r = cli_bounded("estimate --input " + dir + "/dup.json");
   EXPECT_EQ(r.status, 2) << r.out;
   EXPECT_NE(r.out.find("batch: the key appears twice"), std::string::npos) << r.out;
+}
+
+TEST(CliHostile, FlagsOverLinesOfTheWrongShapeNameTheShape) {
+  // A flag that sets a scenario key (--gpu, --tp) over a line that is not an object, or whose
+  // "parallel" is not one, was answered "internal" (nlohmann's type_error from setting a key into
+  // an array or a number); the line's own shape is the error, as without the flag.
+  const std::string dir = scratch_dir("shapes");
+  std::ofstream(dir + "/shapes.jsonl") << "[1, 2]\n"
+                                       << R"({"model": "llama-2-7b", "gpu": "h100"})"
+                                       << "\n"
+                                       << R"({"model": "llama-2-7b", "parallel": 5})"
+                                       << "\n";
+  Result r = cli_bounded("estimate --input " + dir + "/shapes.jsonl -f jsonl --gpu h100 --tp 1");
+  EXPECT_EQ(r.status, 2) << r.out;
+  std::istringstream lines(r.out);
+  std::string first, second, third;
+  std::getline(lines, first);
+  std::getline(lines, second);
+  std::getline(lines, third);
+  EXPECT_NE(first.find("a scenario must be a JSON object, not array"), std::string::npos) << first;
+  EXPECT_NE(second.find("\"memory\""), std::string::npos) << second;  // the good line answered
+  EXPECT_NE(third.find("parallel: must be an object"), std::string::npos) << third;
+  EXPECT_EQ(r.out.find("internal"), std::string::npos) << r.out;
+  std::ofstream(dir + "/one.json") << R"({"model": "llama-2-7b", "parallel": 5})";
+  r = cli_bounded("estimate --input " + dir + "/one.json --tp 2");
+  EXPECT_EQ(r.status, 2) << r.out;
+  EXPECT_NE(r.out.find("parallel: must be an object"), std::string::npos) << r.out;
 }
 
 TEST(CliHostile, ControlBytesInPathsAreRefused) {

@@ -109,6 +109,10 @@ const Catalog& catalog_for(const Options& o) {
 
 // Flags override the scenario's keys (also those of an --input file).
 void apply_flags(const Options& o, nlohmann::json& s) {
+  // A scenario that is not an object, or a "parallel"/"training" that is not one, is left as it
+  // came: the scenario's parser names what is wrong with it (setting a key into it would throw
+  // nlohmann's type_error, answered as an internal error).
+  if (!s.is_object()) return;
   auto set = [&](const char* key, const auto& v) {
     if (v) s[key] = *v;
   };
@@ -134,7 +138,10 @@ void apply_flags(const Options& o, nlohmann::json& s) {
   set("max_model_len", o.max_model_len);
   set("offline_requests", o.offline_requests);
   auto sub = [&](const char* obj, const char* key, const auto& v) {
-    if (v) s[obj][key] = *v;
+    if (!v) return;
+    nlohmann::json& inner = s[obj];
+    if (inner.is_null()) inner = nlohmann::json::object();
+    if (inner.is_object()) inner[key] = *v;
   };
   sub("parallel", "tp", o.tp);
   sub("parallel", "pp", o.pp);
