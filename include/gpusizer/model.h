@@ -119,7 +119,7 @@ class ModelRef {
 
   /// The model to change: first a copy of its own, unless this ref already holds one that no
   /// other ref shares, so that the row it shared (the catalog's, a cached import's, another
-  /// scenario's) stays as it was. A change makes a new row, with a new identity (get()).
+  /// scenario's) stays as it was. The copy is a new row, with an identity (get()) of its own.
   Model& edit();
 
  private:
