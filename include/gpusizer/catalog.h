@@ -92,6 +92,8 @@ class Catalog {
   GpuRef gpu_ref(std::string_view name, const std::string& field = "gpu") const;
   /// Finds a model by catalog id, name, Hugging Face id or alias.
   const Model& model(std::string_view name, const std::string& field = "model") const;
+  /// The same model, shared: what a Scenario holds, without copying the row.
+  ModelRef model_ref(std::string_view name, const std::string& field = "model") const;
   /// Whether `name` names `found` (what gpu() returned for it) as its id, name or an alias, or
   /// as its id or name without the memory size ("rtx-3090"), case and separators aside: gpu()
   /// also takes the one row a partial name matches ("4080" for the RTX 4080 SUPER), which a

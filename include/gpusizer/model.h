@@ -2,6 +2,7 @@
 // The Model: a network's architecture and its exact parameter count.
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -93,6 +94,39 @@ struct Model {
   bool is_cv() const { return kind == "cv"; }
   int64_t q_width() const { return num_heads * head_dim; }
   int64_t kv_width() const { return num_kv_heads * head_dim; }
+};
+
+/// A model as a Scenario holds it: shared and immutable, as FormatRef holds a number format. A
+/// Model is eight strings and more, and a scenario is made for every JSONL line and copied for
+/// every candidate a search tries (issue 18: ~1k instructions a line to copy the catalog's row in
+/// and ~0.6k to free it). Catalog::model_ref shares the catalog's own row, which then lives as
+/// long as any scenario holds it, even past its catalog; a model built by hand (an importer's,
+/// `{"params": N}`, a test's) is its own row. Never null: a default one holds Model{}, the fields
+/// a Scenario had before it was parsed. Reads like a pointer; `get()` is the row's identity
+/// (memos compare it). To change the model, `edit()`: copy on write, never the shared row.
+class ModelRef {
+ public:
+  ModelRef();
+  ModelRef(const Model& model)  // NOLINT(google-explicit-constructor): copies once
+      : ModelRef(Model(model)) {}
+  ModelRef(Model&& model);  // NOLINT(google-explicit-constructor): its own row, moved in
+  ModelRef(std::shared_ptr<const Model> row)  // NOLINT(google-explicit-constructor): shares
+      : row_(std::move(row)) {}
+
+  const Model& operator*() const { return *row_; }
+  const Model* operator->() const { return row_.get(); }
+  const Model* get() const { return row_.get(); }
+
+  /// The model to change: first a copy of its own, unless this ref already holds one that no
+  /// other ref shares, so that the row it shared (the catalog's, a cached import's, another
+  /// scenario's) stays as it was. The copy is a new row, with an identity (get()) of its own.
+  Model& edit();
+
+ private:
+  std::shared_ptr<const Model> row_;
+  // The row when this ref made it (edit, or a Model given by value): the same object as row_'s,
+  // writable. Copied with row_, so that a copy edits only once use_count() says it is alone.
+  Model* own_ = nullptr;
 };
 
 /// How tensor parallelism splits a matrix, and which matrix routes tokens to experts. Megatron-LM

@@ -74,7 +74,9 @@ struct ScenarioLookups {
 };
 
 struct Scenario {
-  Model model;
+  /// The catalog's row (Catalog::model_ref) or an import's, shared, not copied: read it as
+  /// `*model` or `model->`, change it through model.edit() (copy on write, ModelRef in model.h).
+  ModelRef model;
   std::string model_origin;                 ///< "catalog", "hf_config", "path", "params",
                                             ///< "hf-cache", "modelscope", "ollama"
   std::optional<WeightsFile> weights_file;  ///< exact bytes read from safetensors/GGUF

@@ -85,8 +85,8 @@ struct Dimensions {
 // The context levers: half the context, or the model's own maximum when the scenario asks for
 // more than that (a suggestion never exceeds the maximum).
 void context_levers(const Scenario& s, bool train, Dimensions& d) {
-  if (s.model.is_cv()) return;
-  const int64_t max_ctx = s.model.max_position_embeddings;
+  if (s.model->is_cv()) return;
+  const int64_t max_ctx = s.model->max_position_embeddings;
   int64_t to = 0;
   if (max_ctx > 0 && s.seq_len > max_ctx)
     to = max_ctx;
@@ -160,10 +160,10 @@ void serving_dimensions(const Scenario& s, const Catalog& catalog, Dimensions& d
   d.end();
   // Tensor parallelism inside the fast-link domain; the heads must split evenly (Megatron-LM,
   // Shoeybi et al. 2019, sec. 3).
-  if (!s.model.is_cv())
+  if (!s.model->is_cv())
     for (int64_t k : {2, 4, 8}) {
       const int64_t t = s.parallel.tp * k;
-      if (s.model.num_heads % t != 0 || t > std::max<int64_t>(8, s.gpus_per_node)) continue;
+      if (s.model->num_heads % t != 0 || t > std::max<int64_t>(8, s.gpus_per_node)) continue;
       ScenarioEdit& p =
           d.add(LeverName("TP=").append(t).append(" (").append(s.gpu_count * k).append(" GPUs)"),
                 k == 2   ? "twice the GPUs; all-reduce per layer (NVLink helps)"
@@ -216,7 +216,7 @@ void zero_levers(const Scenario& s, Dimensions& d) {
     p.dp = gpus;
     p.zero_stage = 3;
   }
-  if (s.training.offload == Offload::kNone && !s.model.is_cv()) {
+  if (s.training.offload == Offload::kNone && !s.model->is_cv()) {
     const int64_t gpus = s.gpu_count;
     ScenarioEdit& p = d.add("ZeRO-3 with the optimizer offloaded to the CPU",
                             "no quality cost; the optimizer step runs on the host (ZeRO-Offload): "
@@ -310,7 +310,7 @@ class TaskCounts {
     if (i == tasks_.size()) throw std::logic_error("changes_to_fit: more tasks than kept");
     // count_model's two halves: the model's own counts (its parameters and matrices, the same
     // for every task: made once, ~450 instructions) and the task's (count_training).
-    if (!model_) model_.emplace(sc.model);
+    if (!model_) model_.emplace(*sc.model);
     ModelCounts& counted = *std::construct_at(&counts_[i], *model_);
     count_training(sc, counted);  // may throw: the slot is not counted
     tasks_[i] = sc.task;

@@ -11,8 +11,8 @@ FitVerdict apply_fit_verdict(const Scenario& s, Estimate& e) {
     v.keeps_figures = false;
     e.performance.reset();
   }
-  const int64_t max_ctx = s.model.max_position_embeddings;
-  if (max_ctx <= 0 || s.model.is_cv()) return v;
+  const int64_t max_ctx = s.model->max_position_embeddings;
+  if (max_ctx <= 0 || s.model->is_cv()) return v;
   v.max_context = max_ctx;
   if (s.seq_len <= max_ctx) return v;
   // The parser's note (scenario.cc) begins with these words.

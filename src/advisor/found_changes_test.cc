@@ -129,7 +129,7 @@ TEST(FoundChanges, SeededWithTheEstimatesCountsAndMemo) {
     const LayoutFields layout = layout_fields(seeded);
     resolve_in_place(seeded, catalog);
     resolve_in_place(plain, catalog);
-    ModelCounts counts(seeded.model);
+    ModelCounts counts(*seeded.model);
     count_training(seeded, counts);
     ModuleSumsMemo memo;
     const Estimate e = estimate(seeded, catalog, Detail::kFull, counts, memo);

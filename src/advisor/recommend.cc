@@ -366,7 +366,7 @@ struct Search {
     misses.push_back({&g, best});
     return fmt::format(
         "{}: {} of {} needs {}{:.1f} GB per GPU at best ({} GPU{}{}{}); {:.0f} GB usable{}", g.name,
-        to_string(base.task), base.model.name, best.estimated ? "" : "more than its weights' ",
+        to_string(base.task), base.model->name, best.estimated ? "" : "more than its weights' ",
         best.needed / kGB, best.count, best.count > 1 ? "s" : "", best.levers.empty() ? "" : ", ",
         best.levers, best.capacity / kGB,
         best.count > 1 && !g.nvlink ? fmt::format("; no NVLink for a {}-way split", best.count)
@@ -451,7 +451,7 @@ Recommendation recommend(const RecommendRequest& request, const Catalog& catalog
                 given,
                 c,
                 catalog,
-                static_cast<double>(count_params(base.model).total),
+                static_cast<double>(count_params(*base.model).total),
                 false,
                 std::nullopt,
                 LayoutPins{},

@@ -286,7 +286,8 @@ void plan_serving(const Scenario& base, const ScenarioGiven& given, const Catalo
   Constraints checks = c;  // the SLO and the throughput floor are met by the replica count
   checks.max_ttft_ms.reset();
   checks.min_tokens_per_s.reset();
-  const Search search{want, given, catalog, c, static_cast<double>(count_params(base.model).total)};
+  const Search search{want, given, catalog, c,
+                      static_cast<double>(count_params(*base.model).total)};
   const double rate = want.traffic->requests_per_s;
   const double out_len = want.traffic->output_len;
   std::vector<Found> found;  // by index in r.options

@@ -78,8 +78,8 @@ SearchGrid search_grid(const Scenario& base, const TrainingLevers& lv,
       base.training.global_batch > 0
           ? base.training.global_batch
           : std::max<int64_t>(1, base.batch) * std::max<int64_t>(1, base.training.grad_accum) * g.n;
-  const int64_t heads = std::max<int64_t>(1, base.model.num_heads);
-  g.layers = std::max<int64_t>(1, base.model.num_layers);
+  const int64_t heads = std::max<int64_t>(1, base.model->num_heads);
+  g.layers = std::max<int64_t>(1, base.model->num_layers);
   g.fewer = o.allow_fewer_gpus;
   // Tensor parallelism splits heads and the MLP over t ranks (Shoeybi et al. 2019, sec. 3); its
   // per-layer all-reduces keep it inside the NVLink domain (Narayanan et al. 2021, sec. 3.2:
@@ -97,8 +97,8 @@ SearchGrid search_grid(const Scenario& base, const TrainingLevers& lv,
   if (pin.cp) g.cps = {*pin.cp};
   // Expert parallelism: powers of two dividing the experts.
   g.eps = {1};
-  if (lv.ep && base.model.is_moe())
-    for (int64_t e = 2; e <= base.model.num_experts && base.model.num_experts % e == 0; e *= 2)
+  if (lv.ep && base.model->is_moe())
+    for (int64_t e = 2; e <= base.model->num_experts && base.model->num_experts % e == 0; e *= 2)
       g.eps.push_back(e);
   if (pin.ep) g.eps = {*pin.ep};
   g.rcs = recompute_levels(lv, pin);

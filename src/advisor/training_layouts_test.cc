@@ -23,7 +23,7 @@ Scenario mt_nlg(int64_t gpus) {
 // A 530B-shaped job cut to 24 layers on 256 GPUs: small enough to estimate every candidate.
 Scenario mt_nlg_for_bounds() {
   Scenario s = mt_nlg(256);
-  s.model.num_layers = 24;
+  s.model.edit().num_layers = 24;
   s.training.global_batch = 256;
   return s;
 }
@@ -207,7 +207,7 @@ TEST(TrainingLayouts, EngineLeversLimitTheSearch) {
   // Hugging Face Trainer: data parallelism with ZeRO through DeepSpeed/FSDP, layers split by
   // device_map (no interleaving), no tensor or context parallelism; FSDP has no ZeRO-1.
   Scenario s = mt_nlg(2240);
-  s.model.num_layers = 8;  // a smaller job that pure data parallelism can hold
+  s.model.edit().num_layers = 8;  // a smaller job that pure data parallelism can hold
   s.engine = "hf";
   s.gpu_count = 8;
   s.training.global_batch = 8;

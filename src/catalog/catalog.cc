@@ -459,6 +459,11 @@ const Model& Catalog::model(std::string_view name, const std::string& field) con
   return model_rows_->at(static_cast<size_t>(&found - names.data()));
 }
 
+ModelRef Catalog::model_ref(std::string_view name, const std::string& field) const {
+  // The aliasing constructor: the row, owned through the catalog's shared rows.
+  return std::shared_ptr<const Model>(model_rows_, &model(name, field));
+}
+
 bool Catalog::names_exactly(std::string_view name, const Gpu& found) const {
   if (name == found.id) return true;  // the common case, without normalising (issue 18)
   // A spelling of the data files is in gpu_exact_ only where gpu_index_ has it normalised.

@@ -223,7 +223,7 @@ StagedEstimate::StagedEstimate(const Scenario& s, const Catalog& catalog, Estima
                                Explanations* why)
     : s_(s),
       catalog_(catalog),
-      own_counts_(std::in_place, s.model),  // made in place: a move is ~700 bytes copied
+      own_counts_(std::in_place, *s.model),  // made in place: a move is ~700 bytes copied
       counts_(*own_counts_),
       rules_(memory::engine_rules(s, catalog)),
       e_(e),
@@ -266,7 +266,7 @@ void StagedEstimate::estimate_memory_stage(memory::PartsMemo* memo) {
   Estimate& e = e_;
   // A search's candidates (memo) keep the base's model, and the search reads no id: not copied
   // each candidate (issue 18: a string assigned, ~40 instructions).
-  if (!memo) e.model_id = s.model.id;
+  if (!memo) e.model_id = s.model->id;
   e.params = counts_.params.total;
   e.active_params = counts_.params.active;
   if (memo)

@@ -63,15 +63,15 @@ TEST(FusedQkvLora, QwenV1CAttnCarriesOneAdapter) {
 TEST(FusedQkvLora, TrainingStepCountsOneAdapterOnCAttn) {
   // No experts: every adapter is active.
   const Scenario s = qwen_1_8b_finetune();
-  EXPECT_DOUBLE_EQ(lora_params(s.model, s.training, false), kAdapterValues);
-  EXPECT_DOUBLE_EQ(lora_params(s.model, s.training, true), kAdapterValues);
+  EXPECT_DOUBLE_EQ(lora_params(*s.model, s.training, false), kAdapterValues);
+  EXPECT_DOUBLE_EQ(lora_params(*s.model, s.training, true), kAdapterValues);
 }
 
 TEST(FusedQkvLora, PartOfTheFusedLinearKeepsItsOwnCount) {
   // Only q_proj named: the rule needs all three of the fused Linear's projections adapted, so
   // the count stays the listed one: 24 x 64 x (2,048 + 2,048) = 6,291,456.
   const Scenario s = qwen_1_8b_lora({"q_proj"});
-  EXPECT_DOUBLE_EQ(lora_params(s.model, s.training, false), 6291456.0);
+  EXPECT_DOUBLE_EQ(lora_params(*s.model, s.training, false), 6291456.0);
 }
 
 }  // namespace

@@ -18,7 +18,7 @@ namespace {
 // Whether the engine splits a model by tensor parallelism (vLLM, SGLang, TensorRT-LLM) or by
 // layers (HF device_map="auto", llama.cpp --split-mode layer).
 bool splits_tensors(const Scenario& s, const Catalog& catalog) {
-  return engine_profile(s, catalog).splits_tensors && !s.model.is_cv();
+  return engine_profile(s, catalog).splits_tensors && !s.model->is_cv();
 }
 
 // Candidate splits of `width` GPUs into (tp, pp): tensor parallelism up to the node's fast-link
@@ -28,12 +28,12 @@ bool split(const Scenario& s, bool tensors, int64_t width, Parallelism& p) {
   p.pp = width;
   if (tensors) {
     int64_t tp = std::min(width, s.gpus_per_node);
-    while (tp > 1 && (width % tp != 0 || (s.model.num_heads > 0 && s.model.num_heads % tp != 0)))
+    while (tp > 1 && (width % tp != 0 || (s.model->num_heads > 0 && s.model->num_heads % tp != 0)))
       --tp;
     p.tp = tp;
     p.pp = width / tp;
   }
-  return s.model.is_cv() || s.model.num_layers <= 0 || p.pp <= s.model.num_layers;
+  return s.model->is_cv() || s.model->num_layers <= 0 || p.pp <= s.model->num_layers;
 }
 
 // The splits per replica the rule may take, smallest first: their layouts, the widest one the

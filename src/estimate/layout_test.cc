@@ -145,7 +145,7 @@ TEST(ExpertParallel, TensorAndExpertEightSpanEightGpus) {
                                 {"engine", "vllm"},
                                 {"parallel", {{"tp", 8}, {"ep", 8}}}});
   EXPECT_EQ(ep.gpu_count, 8);
-  const double total = static_cast<double>(count_params(ep.model).total);
+  const double total = static_cast<double>(count_params(*ep.model).total);
   EXPECT_NEAR(estimate(ep, c, Detail::kFigures).memory.weights, 2 * total / 8, 0.002 * total);
   EXPECT_THROW(
       resolved(

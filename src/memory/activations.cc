@@ -37,7 +37,7 @@ struct Widths {
 // Widths on one TP rank. MLP width of a MoE layer counts the k routed experts a token visits
 // plus the shared expert.
 Widths widths(const Scenario& s) {
-  const Model& m = s.model;
+  const Model& m = *s.model;
   const double tp = static_cast<double>(s.parallel.tp);
   Widths w;
   w.d = static_cast<double>(m.hidden_size);
@@ -129,7 +129,7 @@ double hidden_bytes(const Scenario& s, const EngineProfile& engine) {
 // `lora_on`: lora_sites(s), the modules that carry an adapter.
 double saved_bytes_per_token(const Scenario& s, const EngineProfile& engine, unsigned lora_on,
                              bool* eager_part, double context, bool flash) {
-  const Model& m = s.model;
+  const Model& m = *s.model;
   const Widths w = widths(s);
   const double a = hidden_bytes(s, engine);
   const double a_attn = activation_bytes(s);  // attention kernels run in 16 bits
@@ -204,7 +204,7 @@ double largest_matrix_bytes(const Scenario& s, const LinearModules* modules) {
       largest = std::max(largest, static_cast<double>(mod.in * mod.out) * 2.0);
     return largest / static_cast<double>(s.parallel.tp);
   };
-  return modules ? largest_of(*modules) : largest_of(linear_modules(s.model));
+  return modules ? largest_of(*modules) : largest_of(linear_modules(*s.model));
 }
 
 // Micro-batches whose activations the first pipeline stage holds at once: 1F1B keeps up to pp
@@ -244,7 +244,7 @@ double saved_layer_activations(const Scenario& s, const EngineProfile& engine, u
                                   "(sequence parallel) + one layer's saved tensors"
                                 : "full recomputation: L x seq x batch x hidden x bytes + one "
                                   "layer's saved tensors";
-      return (layers * in_flight * a * static_cast<double>(s.model.hidden_size) * seq_share +
+      return (layers * in_flight * a * static_cast<double>(s.model->hidden_size) * seq_share +
               per_layer) *
              tokens;
     case Recompute::kSelective: {
@@ -265,7 +265,7 @@ double saved_layer_activations(const Scenario& s, const EngineProfile& engine, u
 
 double training_activations(const Scenario& s, const EngineProfile& engine, const Explanations* why,
                             const LinearModules* modules, std::string& text) {
-  const Model& m = s.model;
+  const Model& m = *s.model;
   // Context parallelism: each rank keeps the activations of its seq / cp tokens (Megatron-Core
   // context parallel docs: activation memory / cp); its queries still see the whole sequence,
   // so the per-token bytes keep the full context.
@@ -334,11 +334,11 @@ double training_activations(const Scenario& s, const EngineProfile& engine, cons
 double cv_activations(const Scenario& s, const Explanations* why, std::string& text) {
   const double scale =
       std::pow(static_cast<double>(s.image_size) /
-                   static_cast<double>(std::max<int64_t>(1, s.model.cv_resolution)),
+                   static_cast<double>(std::max<int64_t>(1, s.model->cv_resolution)),
                2.0);
   // Saved activation elements scale with FLOPs per image: about 3 elements per kFLOP of
   // forward work for convolutional nets (ResNet-50: 8.2 GFLOPs, ~25M saved elements).
-  const double elements = s.model.cv_gflops_per_image * 1e9 * scale * 3.0e-3;
+  const double elements = s.model->cv_gflops_per_image * 1e9 * scale * 3.0e-3;
   const double a = activation_bytes(s);
   if (why)
     text +=
@@ -351,7 +351,7 @@ double cv_activations(const Scenario& s, const Explanations* why, std::string& t
 
 double inference_transient_bytes_per_token(const Scenario& s, double a) {
   const Widths w = widths(s);
-  const Model& m = s.model;
+  const Model& m = *s.model;
   // MLP: gate/up outputs and their product alive together; MoE kernels keep the k experts'
   // intermediate caches (vLLM fused_moe: 2*ffe + ffe + d per routed token).
   double mlp = m.gated_mlp ? 3.0 * w.ff : 2.0 * w.ff;
@@ -386,7 +386,7 @@ double profile_run_activations(const Scenario& s, const EngineProfile& engine,
   const double per_token = inference_transient_bytes_per_token(s, 2.0);
   // The sampler sees the whole vocabulary on every rank (logits are gathered).
   const double sampler =
-      seqs * static_cast<double>(s.model.vocab_size) * rel.sampler_bytes_per_logit;
+      seqs * static_cast<double>(s.model->vocab_size) * rel.sampler_bytes_per_logit;
   const double forward = tokens * per_token;
   if (wants_basis(why)) {  // appended piece by piece (core/text_append.h, issue 18)
     append_text(text, "larger of the profile forward (", General{tokens}, " tokens x ",
@@ -401,7 +401,7 @@ double profile_run_activations(const Scenario& s, const EngineProfile& engine,
 // flash attention, and the output rows (llama-context.cpp graph_reserve for the worst case).
 double compute_buffer_activations(const Scenario& s, const EngineProfile& engine,
                                   const Explanations* why, std::string& text) {
-  const Model& m = s.model;
+  const Model& m = *s.model;
   const double ub =
       static_cast<double>(std::min<int64_t>(engine.default_ubatch, s.seq_len * s.batch));
   const double per_token = inference_transient_bytes_per_token(s, engine.activation_bytes);
@@ -421,7 +421,7 @@ double compute_buffer_activations(const Scenario& s, const EngineProfile& engine
 // Hugging Face generate: the prefill of the whole prompt is the largest forward.
 double generate_activations(const Scenario& s, const EngineProfile& engine, const Explanations* why,
                             const LinearModules* modules, std::string& text) {
-  const Model& m = s.model;
+  const Model& m = *s.model;
   const double V = static_cast<double>(m.vocab_size);
   const double tp = static_cast<double>(s.parallel.tp);
   const double prefill_tokens = static_cast<double>(s.batch * std::max<int64_t>(1, s.prompt_len));

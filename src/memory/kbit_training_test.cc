@@ -34,7 +34,7 @@ TEST(Kbit, Nf4BaseLayerBytes) {
   Scenario s = qlora("torchtune");
   const Catalog& cat = Catalog::builtin();
   const double l32 = memory::weights(s, cat, memory::engine_rules(s, cat), count_model(s), nullptr);
-  s.model.num_layers = 31;
+  s.model.edit().num_layers = 31;
   const double l31 = memory::weights(s, cat, memory::engine_rules(s, cat), count_model(s), nullptr);
   EXPECT_NEAR(l32 - l31, 218103808.0 * 4.127 / 8 + 16384.0 + 425984.0, 2.0);
 }
@@ -46,13 +46,14 @@ TEST(Kbit, PeftCastsEmbeddingHeadAndNormsToFp32) {
   const Scenario s = qlora("hf");
   EXPECT_TRUE(memory::kbit_fp32_upcast(s, cat.engine("hf")));
   EXPECT_FALSE(memory::kbit_fp32_upcast(s, cat.engine("torchtune")));
-  EXPECT_DOUBLE_EQ(memory::kbit_upcast_extra_bytes(s, cat.engine("hf"), count_params(s.model)),
+  EXPECT_DOUBLE_EQ(memory::kbit_upcast_extra_bytes(s, cat.engine("hf"), count_params(*s.model)),
                    2.0 * (2.0 * 525336576.0 + 266240.0));
   // A sharded (ZeRO-3) run loads Params4bit on cpu/meta and TRL skips the call.
   Scenario sharded = s;
   sharded.training.zero_stage = 3;
-  EXPECT_EQ(memory::kbit_upcast_extra_bytes(sharded, cat.engine("hf"), count_params(sharded.model)),
-            0.0);
+  EXPECT_EQ(
+      memory::kbit_upcast_extra_bytes(sharded, cat.engine("hf"), count_params(*sharded.model)),
+      0.0);
 }
 
 TEST(Kbit, CheckpointedLayerInputsAreFp32UnderPeft) {
@@ -63,7 +64,7 @@ TEST(Kbit, CheckpointedLayerInputsAreFp32UnderPeft) {
   Scenario tt = qlora("torchtune");
   auto per_layer = [&](Scenario s) {
     const double a = memory::activations(s, cat, nullptr);
-    s.model.num_layers = 31;
+    s.model.edit().num_layers = 31;
     return a - memory::activations(s, cat, nullptr);
   };
   EXPECT_NEAR(per_layer(hf), 4096.0 * 4096 * 4, 1.0);

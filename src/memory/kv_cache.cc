@@ -15,7 +15,7 @@ namespace gpusizer::memory {
 
 double kv_cache(const Scenario& s, const Catalog& catalog, int64_t sequences, int64_t context,
                 Explanations* why) {
-  const Model& m = s.model;
+  const Model& m = *s.model;
   if (m.is_cv() || sequences <= 0 || context <= 0)
     return explained(0, "no KV cache", "kv_cache_bytes", why);
   const double bytes = s.kv_cache->bytes_per_value();

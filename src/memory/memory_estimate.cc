@@ -65,7 +65,7 @@ void fill_batch_parts(const Scenario& s, const Catalog& catalog, const memory::E
     p.kv = s.batch > 0 ? p.kv_sequence * static_cast<double>(s.batch)
                        : memory::kv_cache(s, catalog, s.batch, s.seq_len, why);
     // Hugging Face's DynamicCache grows by torch.cat: one layer's old and new cache coexist.
-    if (engine.kv_grows_by_concat) p.kv *= 1.0 + 1.0 / static_cast<double>(s.model.num_layers);
+    if (engine.kv_grows_by_concat) p.kv *= 1.0 + 1.0 / static_cast<double>(s.model->num_layers);
   }
   // One build serves the activation workspace (its max_num_tokens) and the runtime's buffers
   // (its max_batch, add_runtime_buffers).

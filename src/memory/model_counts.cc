@@ -64,14 +64,14 @@ AdapterParams adapter_params(const Model& m, const LinearModules& modules, uint3
 void count_training(const Scenario& s, ModelCounts& c) {
   if (s.task == Task::kLora || s.task == Task::kQlora) {
     c.lora_modules = lora_module_mask(s.training, c.modules);
-    c.lora_missing_inputs = lora_missing_inputs(s.model, c.modules, c.lora_modules);
-    c.adapters = adapter_params(s.model, c.modules, c.lora_modules, s.training.lora_rank);
+    c.lora_missing_inputs = lora_missing_inputs(*s.model, c.modules, c.lora_modules);
+    c.adapters = adapter_params(*s.model, c.modules, c.lora_modules, s.training.lora_rank);
   }
   c.trainable = memory::trainable_split(s, c.params, c.adapters.all);
 }
 
 ModelCounts count_model(const Scenario& s) {
-  ModelCounts c(s.model);
+  ModelCounts c(*s.model);
   count_training(s, c);
   return c;
 }

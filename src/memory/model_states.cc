@@ -70,7 +70,7 @@ double saved_module_params(const Scenario& s, const ParamCounts& c) {
     if (m == "embed_tokens") n += static_cast<double>(c.embedding);
     // A tied head is the embedding itself; PEFT still saves a separate trainable copy.
     if (m == "lm_head")
-      n += static_cast<double>(c.lm_head ? c.lm_head : s.model.vocab_size * s.model.hidden_size);
+      n += static_cast<double>(c.lm_head ? c.lm_head : s.model->vocab_size * s.model->hidden_size);
   }
   return n;
 }
@@ -84,7 +84,7 @@ ModelBytes trainable_split(const Scenario& s, const ParamCounts& c, double adapt
   if (s.task == Task::kFreeze) {
     const ModelBytes p = param_split(c);
     const double share = std::min(1.0, static_cast<double>(s.training.trainable_layers) /
-                                           static_cast<double>(s.model.num_layers));
+                                           static_cast<double>(s.model->num_layers));
     t.layers = p.layers * share;
     t.experts = p.experts * share;
     return t;
@@ -144,7 +144,7 @@ Zero3Settings zero3_settings(const Scenario& s, const Catalog& catalog) {
   c.max_live = raw.max_live;
   c.max_reuse = raw.max_reuse;
   c.hf_auto = raw.hf_auto;
-  const double h = static_cast<double>(s.model.hidden_size);
+  const double h = static_cast<double>(s.model->hidden_size);
   if (raw.hf_auto && h > 0) {
     c.reduce_bucket = raw.auto_reduce_per_hidden_squared * h * h;
     c.prefetch_bucket = std::floor(raw.auto_prefetch_per_hidden_squared * h * h);
@@ -209,19 +209,19 @@ GatheredParams gathered_params(const Scenario& s, const ModelCounts& counts,
   const NumberFormat& f = *s.weights;
   const bool quantized = !full_training(s) && f.kind != std::string_view("float");
   const double matrix_bytes = quantized ? f.bytes_per_value() : e;
-  const double dense_matrix_bytes = quantized ? f.dense_bytes_per_value(s.model.is_moe()) : e;
+  const double dense_matrix_bytes = quantized ? f.dense_bytes_per_value(s.model->is_moe()) : e;
   // What weights() holds the same parameters in (the working copy, or the format), so that what
   // is not gathered (norms, biases, adapters) is the difference.
   const double held_matrix = full_training(s) ? working_bytes(s) : f.bytes_per_value();
   const double held_dense =
-      full_training(s) ? held_matrix : f.dense_bytes_per_value(s.model.is_moe());
+      full_training(s) ? held_matrix : f.dense_bytes_per_value(s.model->is_moe());
   const double held_embed =
       full_training(s) ? held_matrix : named_bytes_or(f.embedding_bits, held_matrix);
   const double held_head =
       full_training(s) ? held_matrix : named_bytes_or(f.lm_head_bits, held_matrix);
   const double tp = static_cast<double>(s.parallel.tp);
   const double expert_shards = static_cast<double>(s.expert_shards());
-  const Model& m = s.model;
+  const Model& m = *s.model;
   const ParamCounts& c = counts.params;
   ModelBytes all;  // gathered bytes by place, for the stage total
   ModelBytes& held = g.held;
@@ -288,7 +288,7 @@ Part deepspeed_gathered(const Scenario& s, const Zero3Settings& z, const Gathere
   // Walk back from the head: a module is kept while the trace from it to its backward use
   // (the parameters after it, forward and again backward) is shorter than the reuse distance.
   double after = g.head, tail = 0;
-  const int64_t layers = std::max<int64_t>(1, s.model.num_layers);
+  const int64_t layers = std::max<int64_t>(1, s.model->num_layers);
   // Every loop stops at the first module past the distance (the runs before it are not walked).
   for (int64_t l = 0; l < layers && 2.0 * after < reuse; ++l) {
     for (const GatheredRun* run = g.last_layer.end();
@@ -358,13 +358,13 @@ namespace {
         matrix += n;
     }
     const double other = std::max(0.0, p.layers - matrix - router);
-    layer_bytes = matrix * f.dense_bytes_per_value(s.model.is_moe()) + (other + router) * small;
+    layer_bytes = matrix * f.dense_bytes_per_value(s.model->is_moe()) + (other + router) * small;
   }
   // Where the count is a given fact (hybrid or CV networks), the layers' split into matrices
   // is unknown: all of it takes the format.
   // (A count is not computed exactly when it is given: count_params, model.cc.)
-  b.layers = mods.empty() || s.model.given_params
-                 ? p.layers * f.dense_bytes_per_value(s.model.is_moe())
+  b.layers = mods.empty() || s.model->given_params
+                 ? p.layers * f.dense_bytes_per_value(s.model->is_moe())
                  : layer_bytes;
   b.experts = p.experts * f.bytes_per_value();
   b.embedding = p.embedding * f.embedding_bytes_per_value();
@@ -379,7 +379,7 @@ namespace {
   if (wants_basis(why)) {
     if (!f.embedding_format.empty())
       append_text(basis, "; embedding ", f.embedding_format, " and head ", f.lm_head_format);
-    if (!f.dense_format.empty() && s.model.is_moe())
+    if (!f.dense_format.empty() && s.model->is_moe())
       append_text(basis, "; ", f.dense_format, " outside the routed experts");
   }
   if (s.weights_file && s.weights_file->weights_format == f.id && s.weights_file->total_bytes > 0) {
@@ -420,7 +420,7 @@ namespace {
 [[gnu::always_inline]] inline WeightTotals weight_totals(const Scenario& s, const ModelBytes& b) {
   WeightTotals w;
   w.whole = per_gpu(b, s, false);
-  w.layer = (b.layers + b.experts) / static_cast<double>(s.model.num_layers);
+  w.layer = (b.layers + b.experts) / static_cast<double>(s.model->num_layers);
   return w;
 }
 
@@ -516,7 +516,7 @@ double sharded_gradients(const Scenario& s, const Catalog& catalog, const Engine
   // Each gradient is applied and freed as soon as it exists (torchtune optimizer_in_bwd):
   // about one layer's worth is alive at a time.
   if (s.training.optimizer_in_backward)
-    part /= static_cast<double>(std::max<int64_t>(1, s.model.num_layers));
+    part /= static_cast<double>(std::max<int64_t>(1, s.model->num_layers));
   // DeepSpeed ZeRO-3 keeps a flat reduce bucket of reduce_bucket_size elements in the
   // parameters' dtype on the GPU for the whole run (stage3.py _setup_for_real_optimizer,
   // contiguous_gradients on by default). The fp32 gradient partitions go to the host with an

@@ -36,7 +36,7 @@ int64_t round_up(int64_t n, int64_t tile) {
 
 bool vllm_marlin_mxfp4(const Scenario& s, const EngineProfile& engine) {
   // The model first: a dense model returns before the engine's and format's names are compared.
-  if (!s.model.is_moe() || s.model.num_moe_layers <= 0 || !s.gpu) return false;
+  if (!s.model->is_moe() || s.model->num_moe_layers <= 0 || !s.gpu) return false;
   if (engine.name != "vllm" || s.weights->id != "mxfp4") return false;
   // Compute capability 8.x: Ampere (8.0, 8.6) and Ada Lovelace (8.9). Mxfp4Config's minimum
   // capability is 8.0, so no older architecture runs the format at all.
@@ -54,7 +54,7 @@ double marlin_mxfp4_expert_bytes(int64_t hidden, int64_t intermediate_per_rank, 
 }
 
 double marlin_mxfp4_routed_bytes(const Scenario& s) {
-  const Model& m = s.model;
+  const Model& m = *s.model;
   const int64_t shards = s.expert_shards();
   // Under expert parallelism each rank holds whole experts; under tensor parallelism each rank
   // holds every expert's 1/tp intermediate slice (FusedMoE intermediate_size_per_partition).

@@ -30,7 +30,7 @@ FractionInputs fraction_inputs(const Scenario& s, const Catalog& catalog) {
                         s.max_num_batched_tokens,
                         gpu,
                         piecewise_prefill_graphs(s),
-                        s.model.mla.has_value()};
+                        s.model->mla.has_value()};
 }
 
 double derived_pool_fraction(const Scenario& s, const Catalog& catalog, const EngineRelease& rel) {

@@ -27,7 +27,7 @@ Scenario titan(bool sp) {
 double one_layer(Scenario s) {
   const Catalog& cat = Catalog::builtin();
   const double all = memory::activations(s, cat, nullptr);
-  s.model.num_layers -= 1;
+  s.model.edit().num_layers -= 1;
   return all - memory::activations(s, cat, nullptr);
 }
 

@@ -21,13 +21,13 @@ namespace gpusizer::memory {
 
 double rope_cache_bytes(const Scenario& s, const EngineRelease& release) {
   const auto& fam = release.rope_cache_families;
-  if (std::find(fam.begin(), fam.end(), s.model.family) == fam.end()) return 0;
+  if (std::find(fam.begin(), fam.end(), s.model->family) == fam.end()) return 0;
   const double dtype = s.weights->id == "fp32" ? 4.0 : 2.0;
   // device_map pipelines (hf, pp > 1): the busiest GPU holds ceil(layers / pp) layers.
   const int64_t pp = std::max<int64_t>(1, s.parallel.pp);
-  const double layers = static_cast<double>((s.model.num_layers + pp - 1) / pp);
-  return layers * 2.0 * static_cast<double>(s.model.max_position_embeddings) *
-         static_cast<double>(s.model.head_dim) * dtype;
+  const double layers = static_cast<double>((s.model->num_layers + pp - 1) / pp);
+  return layers * 2.0 * static_cast<double>(s.model->max_position_embeddings) *
+         static_cast<double>(s.model->head_dim) * dtype;
 }
 
 }  // namespace gpusizer::memory

@@ -14,9 +14,9 @@ double per_gpu(const ModelBytes& b, const Scenario& s, bool zero_sharded) {
   } else {
     // Stages hold ceil(L/pp) layers at most (Megatron-LM splits layers evenly).
     const double pp = static_cast<double>(s.parallel.pp);
-    const double layers = static_cast<double>(std::max<int64_t>(1, s.model.num_layers));
+    const double layers = static_cast<double>(std::max<int64_t>(1, s.model->num_layers));
     const double stage_fraction =
-        s.model.num_layers > 0 ? std::ceil(layers / pp) / layers : 1.0 / pp;
+        s.model->num_layers > 0 ? std::ceil(layers / pp) / layers : 1.0 / pp;
     const double body = (b.layers / tp + b.experts / expert_shards) * stage_fraction;
     busiest = body + std::max(b.embedding, b.lm_head) / tp;
   }

@@ -81,7 +81,7 @@ TrtBenchBuild trt_bench_build(const EngineRelease& release, double f, double fre
 
 double trt_runtime_bytes(const Scenario& s, const EngineRelease& release, int64_t max_batch) {
   // An engine built for longer sequences than the scenario's keeps its own max_seq_len.
-  return trt_runtime_bytes(release, max_batch, s.engine_max_model_len(), s.model.vocab_size,
+  return trt_runtime_bytes(release, max_batch, s.engine_max_model_len(), s.model->vocab_size,
                            s.parallel.tp * std::max<int64_t>(1, s.parallel.pp));
 }
 

@@ -205,4 +205,29 @@ LayerSpans layer_spans(const Model& m) {
   return n;
 }
 
+namespace {
+
+// The row of a ModelRef that was never set: shared by every such one.
+const std::shared_ptr<const Model>& unset_model() {
+  static const auto unset = std::make_shared<const Model>();
+  return unset;
+}
+
+}  // namespace
+
+ModelRef::ModelRef() : row_(unset_model()) {}
+
+ModelRef::ModelRef(Model&& model) {
+  auto row = std::make_shared<Model>(std::move(model));
+  own_ = row.get();
+  row_ = std::move(row);
+}
+
+Model& ModelRef::edit() {
+  // use_count() == 1: no other ref holds this row, so no one else can see the change (nor race
+  // with it: a second thread would need this very ref). A weak_ptr is never made of a row.
+  if (own_ != row_.get() || row_.use_count() != 1) *this = ModelRef(Model(*row_));
+  return *own_;
+}
+
 }  // namespace gpusizer

@@ -12,6 +12,31 @@
 namespace gpusizer {
 namespace {
 
+// ModelRef copies on write: a row it made and shares with no one is changed in place, a shared
+// one is copied first and the sharers keep the row as it was.
+TEST(ModelRef, CopiesOnWrite) {
+  const ModelRef unset;
+  EXPECT_EQ(unset.get(), ModelRef().get());  // one Model{} shared by every unset ref
+  EXPECT_EQ(unset->num_layers, 0);
+  Model given;
+  given.num_layers = 32;
+  ModelRef a(given);  // its own row, a copy of `given`
+  const Model* own = a.get();
+  a.edit().num_layers = 16;
+  EXPECT_EQ(a.get(), own);
+  EXPECT_EQ(given.num_layers, 32);
+  const ModelRef b = a;
+  a.edit().num_layers = 8;
+  EXPECT_NE(a.get(), own);
+  EXPECT_EQ(b.get(), own);
+  EXPECT_EQ(b->num_layers, 16);
+  EXPECT_EQ(a->num_layers, 8);
+  ModelRef c = unset;
+  c.edit().num_layers = 4;
+  EXPECT_EQ(unset->num_layers, 0);
+  EXPECT_EQ(ModelRef()->num_layers, 0);
+}
+
 TEST(CountParams, EveryCatalogModelMatchesItsExactCount) {
   std::ifstream in(std::string(GPUSIZER_SOURCE_DIR) + "/data/models.jsonl");
   std::string line;

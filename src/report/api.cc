@@ -86,7 +86,7 @@ ModelCounts resolved_counts(Scenario& s, const ScenarioFields& input, const Cata
   // A batch that reads the figures alone can leave the basis out ("basis": false): its texts are
   // most of the formatting an estimate does and half of the answer's bytes (issue 18).
   if (auto v = read_bool_value(input.at[key::basis], "basis", "")) shows_basis = *v;
-  ModelCounts counts(s.model);
+  ModelCounts counts(*s.model);
   count_training(s, counts);
   return counts;
 }
@@ -157,11 +157,11 @@ Answer answer(const ScenarioFields& input, const Catalog& catalog) {
   // it became (meta-llama/Meta-Llama-3-70B is estimated as llama-3.1-70b).
   const nlohmann::json* model = input.at[key::model];
   if (s.model_origin == "catalog" && model && model->is_string() &&
-      !names_entry(model->get_ref<const std::string&>(), s.model)) {
+      !names_entry(model->get_ref<const std::string&>(), *s.model)) {
     const std::string& asked = model->get_ref<const std::string&>();
     a.model_requested = asked;
     e.warnings.emplace_back("model '" + asked + "' is not a catalog entry: estimated as " +
-                            s.model.id + " (" + s.model.name +
+                            s.model->id + " (" + s.model->name +
                             "), the entry it resolves to; paste its config.json for this exact "
                             "model");
   }

@@ -252,7 +252,7 @@ void describe_scenario(W& w, const Scenario& s, const std::string* model_request
   if (s.task == Task::kInference) w.field("gpu_memory_utilization", s.gpu_memory_utilization);
   w.field("gpus_per_node", s.gpus_per_node);
   w.field("kv_cache", s.kv_cache->id);
-  w.field("model", s.model.id);
+  w.field("model", s.model->id);
   w.field("model_origin", s.model_origin);
   if (model_requested) w.field("model_requested", *model_requested);
   w.field("output_len", s.output_len);

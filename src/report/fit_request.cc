@@ -68,7 +68,7 @@ FitRequest parse_fit_request(const nlohmann::json& request, const Catalog& catal
   // The model the request names, answered beside the catalog's: its errors are the user's (an
   // unknown name, a vision model without cv-train).
   if (const auto named = input.find("model"); named != input.end() && !named->is_null()) {
-    const int64_t own_context = parse_scenario(input, catalog).model.max_position_embeddings;
+    const int64_t own_context = parse_scenario(input, catalog).model->max_position_embeddings;
     r.named = model_scenario(*named, own_context, input, r.cv, catalog);
   }
   return r;
@@ -98,7 +98,7 @@ nlohmann::json fit_json(const nlohmann::json& request, const Catalog& catalog, s
   };
   for (const FitModel& m : found.models) out["models"].push_back(model_json(m));
   if (r.named) {
-    const Model& named = r.named->parsed.model;
+    const Model& named = *r.named->parsed.model;
     out["named"] = found.named
                        ? model_json(*found.named)
                        : nlohmann::json{{"model", named.id}, {"params", count_params(named).total}};

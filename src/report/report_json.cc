@@ -12,9 +12,9 @@ nlohmann::json report_json(const nlohmann::json& request, const Catalog& catalog
   nlohmann::json rec = to_json(r);
   nlohmann::json out;
   const Scenario base = resolve_scenario(scenario_of_request(request), catalog);
-  const ParamCounts c = count_params(base.model);
-  out["model"] = {{"id", base.model.id},
-                  {"name", base.model.name},
+  const ParamCounts c = count_params(*base.model);
+  out["model"] = {{"id", base.model->id},
+                  {"name", base.model->name},
                   {"params", c.total},
                   {"active_params", c.active}};
   out["scenario"] =

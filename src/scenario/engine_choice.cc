@@ -25,7 +25,7 @@ const EngineProfile* default_serving_engine(const Catalog& catalog, const Gpu* g
     const EngineProfile& e = catalog.engine(name, "engine");
     if (!e.runs("inference") || !e.loads(s.weights->kind)) continue;
     if (gpu && !e.runs_on(gpu->vendor)) continue;
-    if (e.language_models_only && s.model.is_cv()) continue;
+    if (e.language_models_only && s.model->is_cv()) continue;
     return &e;
   }
   return nullptr;

@@ -111,10 +111,10 @@ TEST(ScenarioLookups, AModelChangedInPlaceIsEstimatedAsChanged) {
   const nlohmann::json lora = {{"model", "llama-2-7b"}, {"task", "lora"}, {"gpu", "h100"}};
   Scenario s = parse_scenario(lora, cat());
   const Estimate before = estimate(s, cat(), Detail::kFigures);
-  s.model.num_layers = 16;  // half of Llama-2-7B's 32 layers
+  s.model.edit().num_layers = 16;  // half of Llama-2-7B's 32 layers
   // The same change on a scenario whose lookups are resolved again after it.
   Scenario resolved = parse_scenario(lora, cat());
-  resolved.model.num_layers = 16;
+  resolved.model.edit().num_layers = 16;
   resolve_lookups(resolved, cat());
   const Estimate after = estimate(s, cat(), Detail::kFigures);
   const Estimate fresh = estimate(resolved, cat(), Detail::kFigures);

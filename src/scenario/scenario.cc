@@ -159,12 +159,12 @@ void resolve_model(const ScenarioFields& input, const Catalog& catalog, Scenario
       s.notes.push_back(fmt::format(
           "model given as a size ({}): KV cache and activations assume a Llama-like shape of {} "
           "layers x {} hidden (MHA); give hf_config for exact figures",
-          name, s.model.num_layers, s.model.hidden_size));
+          name, s.model->num_layers, s.model->hidden_size));
       s.model_origin = "params";
       return;
     }
     try {
-      s.model = catalog.model(name, kModelField);
+      s.model = catalog.model_ref(name, kModelField);
       s.model_origin = "catalog";
       return;
     } catch (const InputError&) {
@@ -188,7 +188,7 @@ void resolve_model(const ScenarioFields& input, const Catalog& catalog, Scenario
     if (!hf->is_object())
       throw InputError("model.hf_config", "must be a JSON object holding a config.json");
     const auto imported = import_hf_config_cached(*hf, "model.hf_config");
-    s.model = imported->model;
+    s.model = std::shared_ptr<const Model>(imported, &imported->model);  // the entry's, shared
     s.notes.insert(s.notes.end(), imported->warnings.begin(), imported->warnings.end());
     imported_format = imported_weights_format(*imported, catalog);
     s.model_origin = "hf_config";
@@ -200,7 +200,7 @@ void resolve_model(const ScenarioFields& input, const Catalog& catalog, Scenario
     s.notes.emplace_back(
         "model given by parameter count only: KV cache and activations assume a Llama-like shape "
         "of " +
-        std::to_string(s.model.num_layers) + " layers x " + std::to_string(s.model.hidden_size) +
+        std::to_string(s.model->num_layers) + " layers x " + std::to_string(s.model->hidden_size) +
         " hidden (MHA); give hf_config for exact figures");
     s.model_origin = "params";
     return;
@@ -296,7 +296,7 @@ void check_lora_targets(const Scenario& s) {
   if (std::all_of(targets.begin(), targets.end(),
                   [](const std::string& t) { return t == "all-linear"; }))
     return;
-  const auto mods = linear_modules(s.model);
+  const auto mods = linear_modules(*s.model);
   for (size_t i = 0; i < targets.size(); ++i) {
     const std::string& t = targets[i];
     if (t == "all-linear") continue;
@@ -306,7 +306,7 @@ void check_lora_targets(const Scenario& s) {
     // The names the message offers, listed only for a target that matches none.
     std::vector<std::string> names = {"all-linear"};
     for (const auto& m : mods) names.emplace_back(m.name);
-    std::string msg = "no module named '" + t + "' in " + s.model.name;
+    std::string msg = "no module named '" + t + "' in " + s.model->name;
     const auto near = closest_names(t, names);
     if (!near.empty()) {
       msg += "; did you mean ";
@@ -320,9 +320,9 @@ void check_lora_targets(const Scenario& s) {
 // The cross-field checks (validate), each where parse_scenario first can make it.
 
 void check_task_model(const Scenario& s) {
-  if (s.model.is_cv() != (s.task == Task::kCvTrain))
-    throw InputError("task", s.model.is_cv()
-                                 ? "'" + s.model.name + "' is a vision model: use task cv-train"
+  if (s.model->is_cv() != (s.task == Task::kCvTrain))
+    throw InputError("task", s.model->is_cv()
+                                 ? "'" + s.model->name + "' is a vision model: use task cv-train"
                                  : "cv-train needs a vision model (yolov8m, resnet-50, vit-b/16)");
 }
 
@@ -383,20 +383,20 @@ void check_layout(const Scenario& s) {
 // The split against the model: heads for tensor parallelism (Megatron-LM, Shoeybi et al. 2019,
 // sec. 3), layers for pipeline stages, experts for expert parallelism.
 void check_model_split(const Scenario& s) {
-  if (s.model.is_cv()) return;
+  if (s.model->is_cv()) return;
   const Parallelism& p = s.parallel;
-  if (p.tp > s.model.num_heads)
+  if (p.tp > s.model->num_heads)
     throw InputError("parallel.tp", "tensor parallelism of " + std::to_string(p.tp) +
                                         " exceeds the model's " +
-                                        std::to_string(s.model.num_heads) + " attention heads");
-  if (p.pp > s.model.num_layers)
+                                        std::to_string(s.model->num_heads) + " attention heads");
+  if (p.pp > s.model->num_layers)
     throw InputError("parallel.pp", "pipeline of " + std::to_string(p.pp) +
                                         " stages exceeds the model's " +
-                                        std::to_string(s.model.num_layers) + " layers");
-  if (p.ep > 1 && (!s.model.is_moe() || s.model.num_experts % p.ep != 0))
+                                        std::to_string(s.model->num_layers) + " layers");
+  if (p.ep > 1 && (!s.model->is_moe() || s.model->num_experts % p.ep != 0))
     throw InputError("parallel.ep",
-                     s.model.is_moe()
-                         ? "must divide the " + std::to_string(s.model.num_experts) + " experts"
+                     s.model->is_moe()
+                         ? "must divide the " + std::to_string(s.model->num_experts) + " experts"
                          : "expert parallelism needs a mixture-of-experts model");
 }
 
@@ -422,16 +422,16 @@ void parse_formats(const ScenarioFields& input, const Catalog& catalog,
 }
 
 void note_context(Scenario& s) {
-  if (s.model.max_position_embeddings > 0 && s.seq_len > s.model.max_position_embeddings &&
-      !s.model.is_cv())
+  if (s.model->max_position_embeddings > 0 && s.seq_len > s.model->max_position_embeddings &&
+      !s.model->is_cv())
     // A warning, not an error: RoPE scaling runs models past their trained context (YaRN, Peng
     // et al. 2023, took Llama 2 from 4k to 128k tokens, 32x), so no ratio is impossible.
     s.notes.push_back(fmt::format(
         "seq_len {} exceeds the model's context of {} tokens (its maximum, "
         "max_position_embeddings) {:.3g}x: the figures are for a context the model was not "
         "trained for",
-        s.seq_len, s.model.max_position_embeddings,
-        static_cast<double>(s.seq_len) / static_cast<double>(s.model.max_position_embeddings)));
+        s.seq_len, s.model->max_position_embeddings,
+        static_cast<double>(s.seq_len) / static_cast<double>(s.model->max_position_embeddings)));
 }
 
 void parse_lengths(const ScenarioFields& input, Scenario& s, ScenarioGiven& given) {
@@ -537,8 +537,8 @@ void parse_system(const ScenarioFields& input, const Catalog& catalog, SplitGive
   place_split(s, count, split.tp, split.pp, split.dp);
   check_layout(s);
   check_model_split(s);
-  if (!s.model.is_cv() && s.model.num_heads % s.parallel.tp != 0)
-    s.notes.emplace_back("tp does not divide the " + std::to_string(s.model.num_heads) +
+  if (!s.model->is_cv() && s.model->num_heads % s.parallel.tp != 0)
+    s.notes.emplace_back("tp does not divide the " + std::to_string(s.model->num_heads) +
                          " attention heads: most engines refuse this split");
   if (s.training.zero_stage > 0 && s.parallel.dp == 1)
     s.notes.emplace_back("ZeRO shards over data-parallel ranks: with dp = 1 it saves nothing");
@@ -552,7 +552,7 @@ void parse_vision(const ScenarioFields& input, Scenario& s) {
       read_int_value(input.at[key::dataset_items], "dataset_items", "", 1, 1'000'000'000'000);
   const auto epochs = read_int_value(input.at[key::epochs], "epochs", "", 1, 100000);
   if (s.task == Task::kCvTrain) {
-    s.image_size = image_size.value_or(s.model.cv_resolution);
+    s.image_size = image_size.value_or(s.model->cv_resolution);
     if (dataset_items) s.dataset_items = *dataset_items;
     if (epochs) s.epochs = *epochs;
   } else if (image_size || dataset_items || epochs) {

@@ -305,7 +305,7 @@ void expect_same_edit(const Scenario& a, const Scenario& b) {
   EXPECT_EQ(a.lookups.engine, b.lookups.engine);
   EXPECT_EQ(a.lookups.speed, b.lookups.speed);
   EXPECT_EQ(a.lookups.weights->id, b.lookups.weights->id);
-  EXPECT_EQ(a.model.id, b.model.id);
+  EXPECT_EQ(a.model->id, b.model->id);
   EXPECT_EQ(a.notes, b.notes);
 }
 
@@ -637,7 +637,7 @@ TEST(ScenarioEdit, EditorInPlacePutsTheScenarioBack) {
     EXPECT_EQ(s.engine_defaulted, before.engine_defaulted);
     EXPECT_EQ(s.gpu_memory_utilization, before.gpu_memory_utilization);
     EXPECT_EQ(s.lookups.engine, before.lookups.engine);
-    EXPECT_EQ(s.model.id, "llama-2-7b");
+    EXPECT_EQ(s.model->id, "llama-2-7b");
   }
 }
 

@@ -50,19 +50,56 @@ TEST(Scenario, ContractDefaults) {
 }
 
 TEST(Scenario, NamesAreCaseInsensitiveAndTakeAliases) {
-  EXPECT_EQ(parse({{"model", "meta-llama/Llama-2-7b-hf"}}).model.id, "llama-2-7b");
+  EXPECT_EQ(parse({{"model", "meta-llama/Llama-2-7b-hf"}}).model->id, "llama-2-7b");
   EXPECT_EQ(parse({{"model", "LLAMA-2-7B"}, {"gpu", "A100-80G"}}).gpu->id, "a100-sxm4-80gb");
   EXPECT_EQ(parse({{"model", "llama-2-7b"}, {"gpu", "4090"}}).gpu->id, "rtx-4090-24gb");
+}
+
+// The scenario's model is the catalog's own row, shared, not copied (issue 18); a change is made
+// on a copy (ModelRef::edit), which leaves the catalog's row and the scenarios sharing it as they
+// were.
+TEST(Scenario, HoldsTheCatalogsModelRowAndChangesACopy) {
+  const Catalog& catalog = Catalog::builtin();
+  Scenario s = parse({{"model", "llama-2-7b"}});
+  const Model* row = &catalog.model("llama-2-7b");
+  EXPECT_EQ(s.model.get(), row);
+  EXPECT_EQ(parse({{"model", "meta-llama/Llama-2-7b-hf"}}).model.get(), row);
+  const Scenario copy = s;
+  EXPECT_EQ(copy.model.get(), row);
+  s.model.edit().num_layers = 16;
+  EXPECT_NE(s.model.get(), row);
+  EXPECT_EQ(s.model->num_layers, 16);
+  EXPECT_EQ(s.model->id, "llama-2-7b");
+  EXPECT_EQ(row->num_layers, 32);  // Llama-2-7B's config.json: num_hidden_layers 32
+  EXPECT_EQ(copy.model->num_layers, 32);
+  EXPECT_EQ(parse({{"model", "llama-2-7b"}}).model->num_layers, 32);
+}
+
+// An inline hf_config's model is the import cache's entry, shared by every line that repeats it.
+TEST(Scenario, SharesAnInlineConfigsImportedModel) {
+  const nlohmann::json config = {{"architectures", {"LlamaForCausalLM"}},
+                                 {"model_type", "llama"},
+                                 {"hidden_size", 4096},
+                                 {"intermediate_size", 11008},
+                                 {"num_attention_heads", 32},
+                                 {"num_hidden_layers", 32},
+                                 {"vocab_size", 32000}};
+  const Scenario a = parse({{"model", {{"hf_config", config}}}});
+  Scenario b = parse({{"model", {{"hf_config", config}}}});
+  EXPECT_EQ(a.model.get(), b.model.get());
+  b.model.edit().num_layers = 16;
+  EXPECT_EQ(a.model->num_layers, 32);
+  EXPECT_EQ(parse({{"model", {{"hf_config", config}}}}).model->num_layers, 32);
 }
 
 // Two Mistral 7B releases differ in their window and vocabulary: the bare name is the current
 // release (v0.3, data/aliases.csv), v0.1's hub ids are v0.1, and v0.2 has v0.3's shapes.
 TEST(Scenario, MistralSevenBNamesTheCurrentReleaseUnlessV01IsNamed) {
-  EXPECT_EQ(parse({{"model", "mistral-7b"}}).model.id, "mistral-7b-v0.3");
-  EXPECT_EQ(parse({{"model", "mistralai/Mistral-7B-v0.1"}}).model.id, "mistral-7b-v0.1");
-  EXPECT_EQ(parse({{"model", "mistralai/Mistral-7B-Instruct-v0.1"}}).model.id, "mistral-7b-v0.1");
-  EXPECT_EQ(parse({{"model", "mistralai/Mistral-7B-Instruct-v0.2"}}).model.id, "mistral-7b-v0.3");
-  EXPECT_EQ(parse({{"model", "mistral-7b-v0.1"}}).model.sliding_window, 4096);
+  EXPECT_EQ(parse({{"model", "mistral-7b"}}).model->id, "mistral-7b-v0.3");
+  EXPECT_EQ(parse({{"model", "mistralai/Mistral-7B-v0.1"}}).model->id, "mistral-7b-v0.1");
+  EXPECT_EQ(parse({{"model", "mistralai/Mistral-7B-Instruct-v0.1"}}).model->id, "mistral-7b-v0.1");
+  EXPECT_EQ(parse({{"model", "mistralai/Mistral-7B-Instruct-v0.2"}}).model->id, "mistral-7b-v0.3");
+  EXPECT_EQ(parse({{"model", "mistral-7b-v0.1"}}).model->sliding_window, 4096);
 }
 
 TEST(Scenario, QloraDefaultsToNf4) {

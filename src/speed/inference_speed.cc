@@ -123,7 +123,7 @@ std::optional<InferenceSetup> inference_setup(const Scenario& sc, const SpeedPro
   }
   const Gpu& gpu = *sc.gpu;
   InferenceSetup& s = out.emplace();
-  s.costs = model_costs(sc.model, *sc.weights, *sc.kv_cache, counts.params, counts.modules);
+  s.costs = model_costs(*sc.model, *sc.weights, *sc.kv_cache, counts.params, counts.modules);
   // The profile's entries for this engine, GPU and weights, as resolved with the scenario when
   // they are still its own (scenario/lookups.h), else looked up by name.
   const ScenarioLookups* l = speed_lookups(sc, profile);
@@ -158,7 +158,7 @@ std::optional<InferenceSetup> inference_setup(const Scenario& sc, const SpeedPro
   if (s.attention_groups > 1)
     s.ep_link = group_link(gpu, s.tp * s.attention_groups, sc.gpus_per_node, profile.links());
   s.activation_bytes = profile.links().activation_bytes;
-  s.tp_gemm_scale = tp_gemm_scale(counts.modules, sc.model, s.tp, s.engine.gemm_k_width);
+  s.tp_gemm_scale = tp_gemm_scale(counts.modules, *sc.model, s.tp, s.engine.gemm_k_width);
   // Attention kernels' achieved fraction of the dense rate (data/speed.json attention_kernels).
   s.attention_eff = l ? l->attention_efficiency
                       : profile.attention_efficiency(sc.engine, gpu.architecture_family());
@@ -175,13 +175,13 @@ std::optional<InferenceSetup> inference_setup(const Scenario& sc, const SpeedPro
   // Releases whose generation-phase attention gives each query head its own pass over the
   // cache (TensorRT-LLM's masked MHA kernel before its MQA/GQA optimisation and the XQA kernel
   // for FP8 KV, release notes 0.7.1) read a grouped-query cache heads / kv_heads times.
-  if (s.engine.kv_read_per_query_head && !sc.model.mla && s.costs.kv_heads > 0 &&
+  if (s.engine.kv_read_per_query_head && !sc.model->mla && s.costs.kv_heads > 0 &&
       s.costs.heads > s.costs.kv_heads)
     s.kv_read_factor = static_cast<double>(s.costs.heads) / static_cast<double>(s.costs.kv_heads);
   // bitsandbytes (transformers' BitsAndBytesConfig: nf4 Linear4bit, LLM.int8 Linear8bitLt).
   if (const BitsandbytesKernel* bnb =
           l ? l->bitsandbytes : profile.bitsandbytes(sc.engine, sc.weights->id)) {
-    set_bitsandbytes(sc.model, counts.modules, *bnb, s);
+    set_bitsandbytes(*sc.model, counts.modules, *bnb, s);
   }
   // The sampler works on fp32 logits (vllm/v1/sample/sampler.py logits.to(torch.float32);
   // TensorRT-LLM's float32 logits_dtype), written once and read at least once: 8 B per logit.

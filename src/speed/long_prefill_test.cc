@@ -29,7 +29,7 @@ TEST(LongPrefill, CausalAttentionFlopsOf128kPrompt) {
   // per prompt token 4 x 4,096 x 131,072 / 2 x 32 = 34,359,738,368 FLOPs. GEMMs: 2 x 7,504,924,672
   // non-embedding parameters (8,030,261,248 - 128,256 x 4,096) = 15,009,849,344 FLOPs per token.
   const Scenario s = make("llama-3.1-8b", "h100-sxm5-80gb", "bf16", "vllm", 131072);
-  const ModelCosts c = model_costs(s.model, *s.weights, *s.kv_cache);
+  const ModelCosts c = model_costs(*s.model, *s.weights, *s.kv_cache);
   EXPECT_DOUBLE_EQ(attention_flops_prefill(c, 131072), 34359738368.0);
   EXPECT_DOUBLE_EQ(c.matmul_flops_per_token, 15009849344.0);
 }
@@ -68,7 +68,7 @@ TEST(LongPrefill, ImpliedFlopRateNeverExceedsTheDensePeak) {
             s.gpu_count = tp;
             const auto p = estimate_speed(s, cat, MemoryEstimate{}, nullptr);
             if (!p.ttft_ms) continue;
-            const ModelCosts c = model_costs(s.model, *s.weights, *s.kv_cache);
+            const ModelCosts c = model_costs(*s.model, *s.weights, *s.kv_cache);
             const double flops = static_cast<double>(prompt) *
                                  (c.matmul_flops_per_token +
                                   attention_flops_prefill(c, static_cast<double>(prompt)));

@@ -48,7 +48,7 @@ TEST(ModelCosts, WeightBytesAreWhatTheMemoryHoldsForEveryModelAndFormat) {
         continue;  // a format the model cannot take (the scenario says why)
       }
       const Estimate e = estimate(s, cat, Detail::kMemory);
-      const ModelCosts c = model_costs(s.model, *s.weights, *s.kv_cache);
+      const ModelCosts c = model_costs(*s.model, *s.weights, *s.kv_cache);
       EXPECT_NEAR(c.total_weight_bytes, e.memory.weights, 1e-9 * e.memory.weights)
           << m.id << " " << f.id;
       ++compared;

@@ -167,7 +167,7 @@ Scenario training(const std::string& link_gpu, int64_t gpus) {
 
 TEST(Speed, TrainingFlopsAreAtLeastSixN) {
   Scenario s = training("a100-sxm4-80gb", 8);
-  const double n = static_cast<double>(count_params(s.model).active_compute);
+  const double n = static_cast<double>(count_params(*s.model).active_compute);
   EXPECT_GE(training_flops_per_token(s), 6 * n);
   s.training.recompute = Recompute::kFull;
   EXPECT_GE(training_flops_per_token(s), 8 * n);

@@ -45,12 +45,12 @@ namespace {
 // `lora_active`: the adapters' parameters a token touches (LoraParams::active; 0 without LoRA).
 ForwardFlops forward_flops(const Scenario& s, const ModelCosts& c, double lora_active) {
   ForwardFlops f;
-  const double vocab = static_cast<double>(s.model.vocab_size);
+  const double vocab = static_cast<double>(s.model->vocab_size);
   const double hidden = static_cast<double>(c.hidden);
   f.head = 2.0 * vocab * hidden;
   // ParamCounts::active_compute holds the untied head and leaves a tied one out (it is counted
   // as the embedding), so only an untied head is taken back out of the layer GEMMs.
-  const double head_in_costs = s.model.tied_embeddings ? 0.0 : f.head;
+  const double head_in_costs = s.model->tied_embeddings ? 0.0 : f.head;
   f.layers = std::max(0.0, c.matmul_flops_per_token - head_in_costs);
   const double seq = static_cast<double>(s.seq_len);
   // QK^T and PV per context token: ModelCosts::attn_width FLOPs (4 x d per layer for multi-head
@@ -110,7 +110,7 @@ double exposed(double comm, double window, double overlap) {
 //   harmonic, FLOP-weighted mean.
 ModuleSums module_sums(const Scenario& s, const ModelCounts& counts, double tp,
                        const TrainingProfile& eng) {
-  const Model& m = s.model;
+  const Model& m = *s.model;
   const double in = eng.lora_bytes_per_in_feature, out = eng.lora_bytes_per_out_feature;
   const double k_half = eng.eff_k_hidden;
   ModuleSums r;
@@ -143,13 +143,13 @@ ModuleSums module_sums(const Scenario& s, const ModelCounts& counts, double tp,
                                                      ModuleSumsMemo* memo) {
   if (!memo) return module_sums(s, counts, tp, eng);
   for (const ModuleSumsMemo::Slot& slot : memo->slots)
-    if (slot.model == &s.model && slot.counts == &counts && slot.tp == tp &&
+    if (slot.model == s.model.get() && slot.counts == &counts && slot.tp == tp &&
         slot.lora_in == eng.lora_bytes_per_in_feature &&
         slot.lora_out == eng.lora_bytes_per_out_feature && slot.k_half == eng.eff_k_hidden)
       return slot.sums;
   ModuleSumsMemo::Slot& slot = memo->slots[memo->next];
   memo->next = (memo->next + 1) % memo->slots.size();
-  slot = {&s.model,
+  slot = {s.model.get(),
           &counts,
           tp,
           eng.lora_bytes_per_in_feature,
@@ -183,12 +183,12 @@ StepSeconds StepBreakdown::by_cause() const {
 }
 
 double training_flops_per_token(const Scenario& s) {
-  return training_flops_per_token(s, model_costs(s.model, *s.weights, *s.kv_cache));
+  return training_flops_per_token(s, model_costs(*s.model, *s.weights, *s.kv_cache));
 }
 
 double training_flops_per_token(const Scenario& s, const ModelCosts& c) {
   const ForwardFlops f =
-      forward_flops(s, c, is_lora(s.task) ? lora_params(s.model, s.training, true) : 0.0);
+      forward_flops(s, c, is_lora(s.task) ? lora_params(*s.model, s.training, true) : 0.0);
   const bool frozen = frozen_base(s.task);
   return train_layer_flops(f, frozen) + train_head_flops(f, frozen) +
          recompute_flops(f, s.training.recompute);
@@ -230,9 +230,9 @@ std::optional<TrainingSpeed> cv_training_speed(const Scenario& s, const SpeedPro
                                                double peak, TrainingSpeed r, std::string& why) {
   const Gpu& gpu = *s.gpu;
   const int64_t gpus = std::max<int64_t>(1, s.gpu_count);
-  const double res = static_cast<double>(std::max<int64_t>(1, s.model.cv_resolution));
+  const double res = static_cast<double>(std::max<int64_t>(1, s.model->cv_resolution));
   const double img = s.image_size > 0 ? static_cast<double>(s.image_size) : res;
-  const double flops_img = 3.0 * s.model.cv_gflops_per_image * 1e9 * (img / res) * (img / res);
+  const double flops_img = 3.0 * s.model->cv_gflops_per_image * 1e9 * (img / res) * (img / res);
   if (flops_img <= 0) {
     why = "the model has no cv_gflops_per_image";
     return std::nullopt;
@@ -250,7 +250,7 @@ std::optional<TrainingSpeed> cv_training_speed(const Scenario& s, const SpeedPro
   const double micro_batches = std::max(1.0, global_batch / (batch_ranks * batch));
   const double rate = peak * profile.cv_eff(r.dtype) * profile.vendor(gpu.vendor).compute_scale;
   r.compute_s = global_batch / static_cast<double>(gpus) * flops_img / rate;
-  const double grad_bytes = static_cast<double>(count_params(s.model).total) *
+  const double grad_bytes = static_cast<double>(count_params(*s.model).total) *
                             (r.dtype == "fp32" || r.dtype == "tf32" ? 4.0 : 2.0);
   const Link dp_link = group_link(gpu, gpus, s.gpus_per_node, profile.links());
   r.dp_comm_s = allreduce_s(grad_bytes, gpus, dp_link);
@@ -478,7 +478,7 @@ ForwardFlops held_forward_flops(const Scenario& s, const ModelCosts& c, double l
     const Scenario& s, const EngineProfile& engine, const SpeedProfile& profile,
     const ScenarioLookups* l, const TrainingProfile& eng, const StepRates& rates,
     const ModelCounts& counts, ModuleSumsMemo* memo, OwnCosts& own) {
-  StepShape h(s, engine, profile, l, eng, counts, flop_costs(s.model, counts, memo, own));
+  StepShape h(s, engine, profile, l, eng, counts, flop_costs(*s.model, counts, memo, own));
   h.frozen = frozen_base(s.task);
   h.tp = std::max<int64_t>(1, s.parallel.tp);
   h.pp = std::max<int64_t>(1, s.parallel.pp);
@@ -509,11 +509,11 @@ ForwardFlops held_forward_flops(const Scenario& s, const ModelCosts& c, double l
   h.mb_tokens = batch * h.seq / static_cast<double>(h.cp);
   h.hidden = static_cast<double>(h.c.hidden);
   h.layers = static_cast<double>(h.c.num_layers);
-  h.vocab = static_cast<double>(s.model.vocab_size);
+  h.vocab = static_cast<double>(s.model->vocab_size);
   h.hbm = h.gpu.memory_bandwidth_gbps ? *h.gpu.memory_bandwidth_gbps * 1e9 : 0.0;
   // GEMM rate: step_rates' base x the depth efficiency of its GEMMs, which saturates with size.
   // The head reduces over the hidden size.
-  h.rate = rates.base * layer_gemm_eff(sums, s.model, h.eng.eff_k_hidden);
+  h.rate = rates.base * layer_gemm_eff(sums, *s.model, h.eng.eff_k_hidden);
   h.head_rate = rates.base * gemm_size_eff(h.hidden, h.eng.eff_k_hidden);
   if (s.task == Task::kQlora) h.dequant_s = qlora_dequant_s(h, profile, memo);
   if (is_lora(s.task)) h.gemm_scale *= 1.0 + profile.lora_extra_cost();  // unfused adapter GEMMs
@@ -563,7 +563,7 @@ bool compiled_elementwise(const StepShape& h) {
     // and both score GEMMs: eager_score_bytes per score, forward and backward (Megatron
     // fused softmax: forward 13 bytes = scores written 2, softmax read 2 write 2, dropout
     // read 2 write 2 + mask 1, PV read 2). FlashAttention keeps them in SRAM (Dao et al. 2022).
-    const double heads = static_cast<double>(s.model.num_heads) / h.t;
+    const double heads = static_cast<double>(s.model->num_heads) / h.t;
     const double attn_layers = static_cast<double>(h.c.full_layers + h.c.window_layers);
     w.scores = h.mb_tokens * h.seq * heads * h.eng.eager_score_bytes * attn_layers / h.p / h.hbm;
     // Any recomputation replays the attention core's forward: 13 of the bytes.
@@ -647,7 +647,7 @@ struct ModelParallelComm {
   const Scenario& s = h.s;
   const Link cp_link = group_link(h.gpu, h.tp * h.cp, s.gpus_per_node, h.links);
   const double kv_bytes =
-      h.mb_tokens * 2.0 * static_cast<double>(s.model.kv_width()) / h.t * h.links.activation_bytes;
+      h.mb_tokens * 2.0 * static_cast<double>(s.model->kv_width()) / h.t * h.links.activation_bytes;
   const double steps = static_cast<double>(h.cp - 1);
   const double attn_layers = static_cast<double>(h.c.full_layers + h.c.window_layers);
   const double ring = 3.0 * steps * (kv_bytes / cp_link.bytes_per_s + cp_link.latency_s);
@@ -732,7 +732,7 @@ double trainable_params(const StepShape& h) {
       br.dp_comm = exposed(r.dp_comm_s, last_mb * 2.0 / 3.0, h.eng.overlap);
     }
   }
-  if (h.pp > 1 && s.model.tied_embeddings && !h.frozen) {
+  if (h.pp > 1 && s.model->tied_embeddings && !h.frozen) {
     // Tied input embedding and LM head live on the first and last stage: their gradients are
     // all-reduced between the two after the flush (Megatron _allreduce_embedding_grads).
     const Link pp_link = group_link(h.gpu, h.tp * h.pp, s.gpus_per_node, h.links);
