@@ -10,6 +10,7 @@
 #include "core/text_append.h"
 #include "core/text_format.h"
 #include "gpusizer/error.h"
+#include "memory/held_layer_bytes.h"
 #include "memory/kbit_training.h"
 #include "memory/memory_parts.h"
 #include "memory/mxfp4_marlin.h"
@@ -343,23 +344,8 @@ namespace {
     const Explanations* why, std::string& basis) {
   ModelBytes b;
   const NumberFormat& f = *s.weights;
-  const double small = 2.0;  // norms, biases, routers stay 16-bit in every quantized format
   const LinearModules& mods = counts.modules;
-  double layer_bytes = p.layers * f.bytes_per_value();
-  if (f.kind != std::string_view("float")) {
-    // A quantized format: matrices outside the routed experts take the format's dense format
-    // (gpt-oss mxfp4: bf16), norms, biases and routers 16 bits. Not summed for a float format.
-    double matrix = 0, router = 0;
-    for (const auto& m : mods) {
-      const double n = static_cast<double>(m.in * m.out * m.count);
-      if (m.role == MatrixRole::kRouter)
-        router += n;
-      else if (!m.expert)
-        matrix += n;
-    }
-    const double other = std::max(0.0, p.layers - matrix - router);
-    layer_bytes = matrix * f.dense_bytes_per_value(s.model->is_moe()) + (other + router) * small;
-  }
+  const double layer_bytes = held_layer_bytes(f, s.model->is_moe(), p.layers, mods);
   // Where the count is a given fact (hybrid or CV networks), the layers' split into matrices
   // is unknown: all of it takes the format.
   // (A count is not computed exactly when it is given: count_params, model.cc.)

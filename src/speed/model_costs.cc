@@ -1,5 +1,7 @@
 #include "speed/model_costs.h"
 
+#include "memory/held_layer_bytes.h"
+
 #include <algorithm>
 #include <cmath>
 #include <string>
@@ -72,10 +74,8 @@ void given_weight_costs(const Model& m, const NumberFormat& weights, const Param
 
 // Weight bytes one pass reads (dense part; MoE experts apart) and the model's total, held as the
 // memory estimate holds them (stored_weights, src/memory/model_states.cc), so that what decode
-// reads and what the memory stores are one figure (model_costs_test.cc checks every
-// catalog model in every weights format): a float format keeps every layer parameter in its
-// bits; a quantized one keeps the matrices outside the routed experts in its dense format and
-// the norms, biases, sinks and routers in 16 bits.
+// reads and what the memory stores are one figure (the layers by memory::held_layer_bytes, the
+// rule both use; model_costs_test.cc checks every catalog model in every weights format).
 void weight_costs(const Model& m, const NumberFormat& weights, const ParamCounts& p,
                   const LinearModules& mods, ModelCosts& c) {
   const double body_bits = weights.bits_per_value;
@@ -91,17 +91,7 @@ void weight_costs(const Model& m, const NumberFormat& weights, const ParamCounts
   }
   const double experts = static_cast<double>(p.routed_experts);
   const double layer_params = static_cast<double>(p.total - p.embedding - p.lm_head) - experts;
-  double layer_bytes = layer_params * weights.bytes_per_value();
-  if (weights.kind != std::string_view("float")) {
-    double matrices = 0;
-    for (const auto& mod : mods) {
-      if (mod.expert || mod.role == MatrixRole::kRouter) continue;
-      matrices += static_cast<double>(mod.in) * static_cast<double>(mod.out) *
-                  static_cast<double>(mod.count);
-    }
-    layer_bytes = matrices * weights.dense_bytes_per_value(m.is_moe()) +
-                  std::max(0.0, layer_params - matrices) * 2.0;
-  }
+  const double layer_bytes = memory::held_layer_bytes(weights, m.is_moe(), layer_params, mods);
   if (m.is_moe() && experts > 0) {
     c.expert_bytes =
         experts * weights.bytes_per_value() / static_cast<double>(m.num_moe_layers * m.num_experts);
