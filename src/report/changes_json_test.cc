@@ -86,5 +86,68 @@ TEST(ChangesJson, LeverTextsEscapedWhereverWritten) {
   EXPECT_EQ(checked, expected);
 }
 
+// A change of plain words is written whole by a RawWriter in room reserved for its bound
+// (describe_change_at_once): with every field of its patch set (the bound's largest fixed part),
+// its text is the tree's; with a GPU id that needs escaping, nothing of that copy is kept and the
+// text writer writes the change, escaped.
+TEST(ChangesJson, AChangeWrittenAtOnceAsTheTree) {
+  FoundChanges found = testing::hand_found_changes();
+  found.levers[2].edit = {.task = Task::kQlora,
+                          .weights = "nf4",
+                          .kv_cache = "fp8",
+                          .seq_len = 2048,
+                          .prompt_len = 1536,
+                          .output_len = 512,
+                          .batch = 4,
+                          .gpu = "h100",
+                          .gpus_per_node = 4,
+                          .gpu_count = 8,
+                          .tp = 2,
+                          .pp = 1,
+                          .dp = 4,
+                          .ep = 2,
+                          .cp = 1,
+                          .pp_interleave = 2,
+                          .sequence_parallel = true,
+                          .recompute = Recompute::kSelective,
+                          .flash_attention = true,
+                          .optimizer = Optimizer::kAdamw8bit,
+                          .offload = Offload::kOptimizer,
+                          .zero_stage = 3,
+                          .grad_accum = 2,
+                          .global_batch = 64,
+                          .mixed_precision = MixedPrecision::kFp16};
+  found.changes[1].speed_factor = 0.8645764388612363;
+  const auto written = [&found] {
+    std::string text;
+    {
+      TextWriter w(text);
+      describe_changes(w, found);
+    }
+    return text;
+  };
+  const auto tree = [&found] {
+    TreeWriter t;
+    describe_changes(t, found);
+    return json_text(t.take());
+  };
+  const std::string all = written();
+  EXPECT_NE(all.find(R"("kv_cache":"fp8","output_len":512,"parallel":{"cp":1,"dp":4,"ep":2,)"
+                     R"("pp":1,"pp_interleave":2,"sequence_parallel":true,"tp":2},)"
+                     R"("prompt_len":1536,"seq_len":2048,"task":"qlora","training":)"
+                     R"({"flash_attention":true,"global_batch":64,"grad_accum":2,)"
+                     R"("gradient_checkpointing":"selective","mixed_precision":"fp16",)"
+                     R"("offload":"optimizer","optimizer":"adamw-8bit","zero_stage":3},)"
+                     R"("weights":"nf4"},"quality_class":0,"saves_bytes":1000000000,)"
+                     R"("speed_factor":0.8645764388612363}])"),
+            std::string::npos)
+      << all;
+  EXPECT_EQ(all, tree());
+  found.levers[2].edit.gpu = "h100 \"sxm\"";
+  const std::string escaped = written();
+  EXPECT_NE(escaped.find(R"("gpu":"h100 \"sxm\"")"), std::string::npos) << escaped;
+  EXPECT_EQ(escaped, tree());
+}
+
 }  // namespace
 }  // namespace gpusizer

@@ -6,6 +6,7 @@
 #include "gpusizer/json/cost.h"
 #include "gpusizer/saturate.h"
 #include "report/describe.h"
+#include "report/raw_writer.h"
 
 namespace gpusizer {
 namespace {
@@ -51,9 +52,16 @@ void describe_load_head(W& w, const PerformanceEstimate& p) {
 
 }  // namespace
 
-// The "memory" object: bytes per GPU by component and level, fit, the largest batch.
+// The "memory" object: bytes per GPU by component and level, fit, the largest batch. The text
+// writer's is written at once (write_at_once: ~20 fields, issue 18); its bound: ~400 bytes of
+// keys and punctuation, 20 a field of room, the units and the peak phase (~760 in all).
 template <typename W>
 void describe_memory(W& w, const MemoryEstimate& m) {
+  if constexpr (std::is_same_v<W, TextWriter>) {
+    if (write_at_once(w, 1024 + m.peak_phase.size(),
+                      [&m](RawWriter& raw) { describe_memory(raw, m); }))
+      return;
+  }
   // Each figure is rounded on its own, so the rounded components can add up to a few bytes more
   // than the rounded allocated figure (0.5 + 0.5 rounds to 2, their sum 1.0 to 1). The contract's
   // order holds on the integers written: allocated >= sum of components, reserved >= allocated,
@@ -93,8 +101,17 @@ void describe_memory(W& w, const MemoryEstimate& m) {
 }
 
 // The "performance" object: serving or training speed, bands, the load figures with traffic.
+// The text writer's is written at once (write_at_once: ~25 fields, issue 18); its bound: 64 bytes
+// for each of the 26 figures that may be set (a key of at most 32, its punctuation and 25 of a
+// double's text, the last one's room among them), 112 a band (its name and two figures), 64 a
+// step cause and the load's binding.
 template <typename W>
 void describe_performance(W& w, const PerformanceEstimate& p) {
+  if constexpr (std::is_same_v<W, TextWriter>) {
+    const size_t n = 26 * 64 + 112 * p.bands.size() + 64 * p.step_breakdown_s.size() +
+                     p.load_binding.size() + 64;
+    if (write_at_once(w, n, [&p](RawWriter& raw) { describe_performance(raw, p); })) return;
+  }
   const bool load = p.slo_met.has_value();
   w.begin_object();
   if (!p.bands.empty()) describe_bands(w, p.bands);
@@ -126,9 +143,32 @@ void describe_performance(W& w, const PerformanceEstimate& p) {
   w.end_object();
 }
 
-// The "cost" object: cloud prices of the fleet, their bands, the run's cost and ownership.
+// At least the text of an Estimate's "cost" object: 64 bytes for each of its at most 32 figures
+// (a key of at most 32, its punctuation and 25 of a double's text, the last one's room among
+// them) with room to spare, 112 a band (its name and two figures), ~350 for the other keys and
+// the objects' punctuation, and the strings.
+namespace {
+size_t cost_text_bound(const Estimate& e) {
+  size_t n = 40 * 64 + 200 + 112 * e.cost.bands.size();
+  if (const std::optional<Ownership>& o = e.ownership) {
+    n += o->assumptions.date.size() + o->break_even.verdict.size() + o->not_rented.size();
+    for (const std::string& line : o->basis) n += line.size() + 3;
+    if (const std::optional<CloudCost>& c = o->cloud)
+      n += c->instance.size() + c->price_date.size() + c->provider.size() + c->currency.size();
+    if (o->on_prem) n += o->on_prem->server.size();
+  }
+  return n;
+}
+}  // namespace
+
+// The "cost" object: cloud prices of the fleet, their bands, the run's cost and ownership. The
+// text writer's is written at once (write_at_once: ~50 fields with the ownership, issue 18).
 template <typename W>
 void describe_cost(W& w, const Estimate& e) {
+  if constexpr (std::is_same_v<W, TextWriter>) {
+    if (write_at_once(w, cost_text_bound(e), [&e](RawWriter& raw) { describe_cost(raw, e); }))
+      return;
+  }
   w.begin_object();
   if (!e.cost.bands.empty()) describe_bands(w, e.cost.bands);
   // The four prices are the cloud's (estimate/estimate.cc estimate_cost): their texts are the
@@ -146,9 +186,16 @@ void describe_cost(W& w, const Estimate& e) {
   w.end_object();
 }
 
-// The "power" object: watts of GPUs, nodes and fleet, heat, UPS, energy, racks.
+// The "power" object: watts of GPUs, nodes and fleet, heat, UPS, energy, racks. The text writer's
+// is written at once (write_at_once: ~14 fields, issue 18); its bound: ~200 bytes of keys and
+// punctuation, 25 a figure, 20 an integer, 64 for the last one's room and the server's name
+// (~550 in all).
 template <typename W>
 void describe_power(W& w, const PowerEstimate& p) {
+  if constexpr (std::is_same_v<W, TextWriter>) {
+    if (write_at_once(w, 768 + p.server.size(), [&p](RawWriter& raw) { describe_power(raw, p); }))
+      return;
+  }
   w.begin_object();
   w.field("annual_kwh", p.annual_kwh);
   w.field("btu_per_hour", p.btu_per_hour);
@@ -241,8 +288,20 @@ void describe_training(W& w, const TrainingOptions& t) {
 
 }  // namespace
 
+// The text writer's is written at once (write_at_once: ~35 fields, issue 18); its bound: ~600
+// bytes of keys and punctuation, 20 a field of room, 64 for the memory fraction, the enums'
+// names (~1,070 in all), and the strings from the scenario and the catalog.
 template <typename W>
 void describe_scenario(W& w, const Scenario& s, const std::string* model_requested) {
+  if constexpr (std::is_same_v<W, TextWriter>) {
+    size_t n = 1280 + s.engine.size() + s.engine_version.size() + s.model_origin.size() +
+               s.kv_cache->id.size() + s.model->id.size() + s.weights->id.size();
+    if (s.gpu) n += s.gpu->id.size();
+    if (model_requested) n += model_requested->size();
+    for (const std::string& target : s.training.lora_targets) n += target.size() + 3;
+    if (write_at_once(w, n, [&](RawWriter& raw) { describe_scenario(raw, s, model_requested); }))
+      return;
+  }
   w.begin_object();
   w.field("batch", s.batch);
   w.field("engine", s.engine);

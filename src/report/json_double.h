@@ -4,7 +4,9 @@
 // to_chars was ~10% of a figures-only JSONL line). Same arithmetic, cheaper steps: a count of
 // leading zeros instead of a shift loop to normalize, one 128-bit product per multiplication,
 // the integral digits two at a time when they are all needed, the text laid out once instead of
-// digits moved to open a gap for the point.
+// digits moved to open a gap for the point. The doubles of an answer's scales (2^-31 to 2^65)
+// take their cached power from a table and their digits as one integer (json_double.cc,
+// common_text).
 
 namespace gpusizer {
 

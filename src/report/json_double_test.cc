@@ -79,6 +79,31 @@ TEST(JsonDouble, RandomBitsLikeNlohmann) {
   }
 }
 
+// The exponents of an answer's doubles (about 2^-31 to 2^65) take their cached power from a
+// table and their digits as one integer (issue 18): texts worked out by hand (the shortest
+// digits that read back, Python's repr) for each layout and each way the digits end (past the
+// integral part of Grisu2's scaled value, or inside it), then random significands of every such
+// exponent, both signs and the powers of two, against nlohmann.
+TEST(JsonDouble, CommonExponentsLikeNlohmann) {
+  EXPECT_EQ(ours(8189.1359999999995), "8189.1359999999995");    // past the integral part
+  EXPECT_EQ(ours(0.4336458552573444), "0.4336458552573444");    // the same, after "0."
+  EXPECT_EQ(ours(0.30000000000000004), "0.30000000000000004");  // 17 digits after "0."
+  EXPECT_EQ(ours(123456789.25), "123456789.25");                // nine digits before the point
+  EXPECT_EQ(ours(-1562.5), "-1562.5");                          // inside the integral part
+  EXPECT_EQ(ours(0.000123), "0.000123");                        // the same, after "0.000"
+  EXPECT_EQ(ours(5e-10), "5e-10");     // a common exponent written with an exponent
+  EXPECT_EQ(ours(1.5e16), "1.5e+16");  // and a whole number past 1e15
+  std::mt19937_64 rng(20261207);
+  for (int i = 0; i < 1000000; ++i) {
+    const uint64_t biased = 985 + rng() % 110;  // the table's exponents and a few around them
+    const uint64_t bits = (rng() & ((uint64_t{1} << 52) - 1)) | (biased << 52);
+    const double v = std::bit_cast<double>(bits);
+    expect_same(v);
+    expect_same(-v);
+    expect_same(std::bit_cast<double>(biased << 52));  // a power of two: the closer lower bound
+  }
+}
+
 // The doubles an answer holds: short decimals (prices, ratios, seconds) of every scale, whole
 // numbers past the writer's own integer path, values at the fixed/exponent thresholds.
 TEST(JsonDouble, DecimalsAndThresholdsLikeNlohmann) {

@@ -133,10 +133,11 @@ nlohmann::json to_json(const Ownership& o) {
   return w.take();
 }
 
-// For both backends (report/describe.h).
+// For the backends (report/describe.h; the raw writer for the text writer, report/raw_writer.h).
 template void describe_ownership(TreeWriter&, const Ownership&);
 template void describe_ownership(TextWriter&, const Ownership&);
 template void describe_ownership(TreeWriter&, const Ownership&, RepeatedFigures&);
 template void describe_ownership(TextWriter&, const Ownership&, RepeatedFigures&);
+template void describe_ownership(RawWriter&, const Ownership&, RepeatedFigures&);
 
 }  // namespace gpusizer

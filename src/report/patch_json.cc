@@ -4,6 +4,7 @@
 #include "gpusizer/scenario_edit.h"
 #include "report/describe.h"
 #include "report/json_writer.h"
+#include "report/raw_writer.h"
 
 namespace gpusizer {
 namespace {
@@ -84,8 +85,9 @@ nlohmann::json to_patch(const ScenarioEdit& e) {
   return w.take();
 }
 
-// For both backends (report/describe.h).
+// For the three backends (report/describe.h, report/raw_writer.h).
 template void describe_patch(TreeWriter&, const ScenarioEdit&);
 template void describe_patch(TextWriter&, const ScenarioEdit&);
+template void describe_patch(RawWriter&, const ScenarioEdit&);
 
 }  // namespace gpusizer

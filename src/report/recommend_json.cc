@@ -17,6 +17,7 @@
 #include "report/estimate_json.h"
 #include "report/json_text_parts.h"
 #include "report/json_writer.h"
+#include "report/raw_writer.h"
 
 namespace gpusizer {
 
@@ -60,14 +61,30 @@ void add_fleet_keys(nlohmann::json& j, const Option& o, const Constraints& c) {
 struct ChangeWords {
   std::span<const std::string_view> name, cost, levers;
   bool plain = false;
+  size_t bytes = 0;  ///< with `plain`: at least the text of the three with their separators
 };
 
+// The change's name and price, each part tested (or escaped) as it is written.
+template <typename W>
+void describe_words_tested(W& w, const ChangeWords& words) {
+  if (words.name.size() == 1 && words.cost.size() == 1) {  // a key and its string in one call
+    w.literal_string("change", words.name[0]);
+    w.literal_string("cost", words.cost[0]);
+  } else {
+    w.key("change");
+    w.joined(words.name, " + ");
+    w.key("cost");
+    w.joined(words.cost, "; ");
+  }
+}
+
 // The change's name and price: copied without the escape test where its words are known plain
-// (the text writer's plain paths; the other writers test or escape each).
+// (the text writer's plain paths; the other writers test or escape each). The raw writer is
+// given plain words only (describe_change_at_once).
 template <typename W>
 void describe_words(W& w, const ChangeWords& words) {
-  if constexpr (std::is_same_v<W, TextWriter>) {
-    if (words.plain) {
+  if constexpr (std::is_same_v<W, TextWriter> || std::is_same_v<W, RawWriter>) {
+    if (std::is_same_v<W, RawWriter> || words.plain) {
       if (words.name.size() == 1 && words.cost.size() == 1) {
         w.literal_plain_string("change", words.name[0]);
         w.literal_plain_string("cost", words.cost[0]);
@@ -80,29 +97,46 @@ void describe_words(W& w, const ChangeWords& words) {
       return;
     }
   }
-  if (words.name.size() == 1 && words.cost.size() == 1) {  // a key and its string in one call
-    w.literal_string("change", words.name[0]);
-    w.literal_string("cost", words.cost[0]);
-  } else {
-    w.key("change");
-    w.joined(words.name, " + ");
-    w.key("cost");
-    w.joined(words.cost, "; ");
-  }
+  if constexpr (!std::is_same_v<W, RawWriter>) describe_words_tested(w, words);
 }
 
 // One change, in either form: its words, its merge patch (written here, when the answer is
 // rendered) and its figures.
 template <typename W>
 void describe_change(W& w, const ChangeWords& words, const ScenarioEdit& edit,
+                     const ChangeFigures& figures);
+
+// The most text a change writes besides its words and its edit's strings: its and its patch's
+// keys and punctuation (~420 bytes with every patch field set), 20 bytes of room for each of
+// their ~17 integers (json_integer_text's words), 64 for the speed factor (write_json_float's)
+// and ~100 for the patch's other strings ("selective", the enums' names).
+constexpr size_t kChangeFixedRoom = 1280;
+
+// The text writer's change, plain words: the whole change written by a RawWriter into room
+// reserved once for its bound (issue 18: ~20 tokens, each a room check and an update of the
+// buffer's end through the text writer). False when the bound is past the buffer or an edit's
+// string needs escaping: nothing is kept, and the caller writes the change through `w`.
+bool describe_change_at_once(TextWriter& w, const ChangeWords& words, const ScenarioEdit& edit,
+                             const ChangeFigures& figures) {
+  size_t n = kChangeFixedRoom + words.bytes;
+  for (const std::optional<std::string>* id : {&edit.gpu, &edit.kv_cache, &edit.weights})
+    if (*id) n += (*id)->size() + 2;
+  return write_at_once(w, n, [&](RawWriter& raw) { describe_change(raw, words, edit, figures); });
+}
+
+template <typename W>
+void describe_change(W& w, const ChangeWords& words, const ScenarioEdit& edit,
                      const ChangeFigures& figures) {
+  if constexpr (std::is_same_v<W, TextWriter>) {
+    if (words.plain && describe_change_at_once(w, words, edit, figures)) return;
+  }
   w.begin_object();
   describe_words(w, words);
   w.field("fits", figures.fits);
   w.key("levers");
   w.begin_array();
   for (std::string_view lever : words.levers) {
-    if constexpr (std::is_same_v<W, TextWriter>) {
+    if constexpr (std::is_same_v<W, TextWriter> || std::is_same_v<W, RawWriter>) {
       if (words.plain) {
         w.plain_string(lever);
         continue;
@@ -166,13 +200,15 @@ void describe_changes(W& w, const FoundChanges& found) {
   PlainLevers levers_known(found);
   for (const FoundChange& c : found.changes) {
     std::array<std::string_view, kMaxChangeLevers> names, costs;
+    size_t bytes = 0;  // each name twice (the change's and the lever's) and the price, quoted
     for (size_t i = 0; i < c.count; ++i) {
       names[i] = found.lever(c, i).name;
       costs[i] = found.lever(c, i).cost;
+      bytes += 2 * names[i].size() + costs[i].size() + 8;
     }
     const std::span<const std::string_view> levers(names.data(), c.count);
     const bool plain = std::is_same_v<W, TextWriter> && levers_known.plain(c);
-    const ChangeWords words{levers, {costs.data(), c.count}, levers, plain};
+    const ChangeWords words{levers, {costs.data(), c.count}, levers, plain, bytes};
     if (c.count == 1)
       describe_change(w, words, found.lever(c, 0).edit, c);
     else

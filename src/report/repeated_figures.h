@@ -14,6 +14,7 @@
 
 #include "report/json_text_parts.h"
 #include "report/json_writer.h"
+#include "report/raw_writer.h"
 
 namespace gpusizer {
 
@@ -26,7 +27,7 @@ class RepeatedFigures {
   /// `k`: `v`, as the writer's literal_number writes it.
   template <typename W>
   void field(W& w, std::string_view k, double v) {
-    if constexpr (std::is_same_v<W, TextWriter>)
+    if constexpr (std::is_same_v<W, TextWriter> || std::is_same_v<W, RawWriter>)
       w.literal_number_text(k, v, text(v));
     else
       w.literal_number(k, v);
