@@ -490,7 +490,10 @@ void parse_engine(const ScenarioFields& input, const Catalog& catalog, Scenario&
 
 void parse_training_options(const ScenarioFields& input, Scenario& s, ScenarioGiven& given) {
   parse_training(input, s, given);
-  if (s.training.lora_targets.empty()) s.training.lora_targets = {"all-linear"};
+  // Copied from a list made once (issue 18: the list built from its literal, a string made and
+  // freed besides the list's own, ~80 instructions a line).
+  static const std::vector<std::string> kAllLinear = {"all-linear"};
+  if (s.training.lora_targets.empty()) s.training.lora_targets = kAllLinear;
   check_lora_targets(s);
   if (computes_in_bf16(s.training.mixed_precision))
     if (is_training(s.task) && s.task != Task::kCvTrain && same_text(s.weights->id, "fp16"))
