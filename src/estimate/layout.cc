@@ -113,11 +113,9 @@ Parallelism fastest_fleet(Scenario& s, const Catalog& catalog, const ModelCounts
   return *best;
 }
 
-}  // namespace
-
-void choose_serving_layout(Scenario& s, const Catalog& catalog) {
+// choose_serving_layout with the model counted.
+void choose_layout(Scenario& s, const Catalog& catalog, const ModelCounts& counts) {
   if (s.task != Task::kInference || s.gpu_count <= 1) return;
-  const ModelCounts counts = count_model(s);
   const Splits splits = candidate_splits(s, catalog, counts);
   if (splits.fitting.empty()) {
     s.parallel = splits.widest;  // none fits: the widest, so the estimate says by how much
@@ -133,6 +131,31 @@ void choose_serving_layout(Scenario& s, const Catalog& catalog) {
   }
 }
 
+// resolve_layout_and_fraction with the model counted, or counted here when the layout rule
+// applies (`counts` null).
+void resolve_counted(Scenario& s, const Catalog& catalog, const EngineProfile& engine,
+                     const ModelCounts* counts) {
+  if (s.default_layout) {
+    if (counts)
+      choose_layout(s, catalog, *counts);
+    else
+      choose_serving_layout(s, catalog);
+  }
+  s.default_layout = false;
+  // The memory fraction the engine's release takes when none is given (SGLang 0.4's by TP size,
+  // 0.5.3's from the GPU's memory), so that scenario.gpu_memory_utilization shows the figure the
+  // KV pool uses.
+  if (engine.preallocates)
+    s.gpu_memory_utilization = memory::pool_fraction(s, catalog, engine.release(s.engine_version));
+}
+
+}  // namespace
+
+void choose_serving_layout(Scenario& s, const Catalog& catalog) {
+  if (s.task != Task::kInference || s.gpu_count <= 1) return;
+  choose_layout(s, catalog, count_model(s));
+}
+
 Scenario resolve_scenario(const nlohmann::json& input, const Catalog& catalog) {
   return resolved(parse_scenario(input, catalog), catalog);
 }
@@ -146,14 +169,13 @@ void resolve_in_place(Scenario& s, const Catalog& catalog) {
   resolve_in_place(s, catalog, engine_profile(s, catalog));
 }
 
+void resolve_in_place(Scenario& s, const Catalog& catalog, const ModelCounts& counts) {
+  const EngineProfile& engine = engine_profile(s, catalog);
+  if (s.default_layout || engine.preallocates) resolve_counted(s, catalog, engine, &counts);
+}
+
 void resolve_layout_and_fraction(Scenario& s, const Catalog& catalog, const EngineProfile& engine) {
-  if (s.default_layout) choose_serving_layout(s, catalog);
-  s.default_layout = false;
-  // The memory fraction the engine's release takes when none is given (SGLang 0.4's by TP size,
-  // 0.5.3's from the GPU's memory), so that scenario.gpu_memory_utilization shows the figure the
-  // KV pool uses.
-  if (engine.preallocates)
-    s.gpu_memory_utilization = memory::pool_fraction(s, catalog, engine.release(s.engine_version));
+  resolve_counted(s, catalog, engine, nullptr);
 }
 
 }  // namespace gpusizer

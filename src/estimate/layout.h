@@ -10,6 +10,8 @@
 
 namespace gpusizer {
 
+struct ModelCounts;  // memory/model_counts.h
+
 /// Sets s.parallel (tp, pp, dp) for serving on s.gpu_count GPUs: of the splits that fit, the
 /// smallest unless a wider one's fleet has a higher max_output_tokens_per_s; when no split fits, or
 /// no GPU is given to check the fit against, the widest split that the GPUs allow is kept (so the
@@ -22,6 +24,9 @@ void choose_serving_layout(Scenario& s, const Catalog& catalog);
 Scenario resolved(Scenario parsed, const Catalog& catalog);
 /// The same in place (a search's candidate, without moving the Scenario).
 void resolve_in_place(Scenario& s, const Catalog& catalog);
+/// The same with the model already counted (`counts` = count_model(s), which the layout does not
+/// change): the answer counts once for the layout rule and the estimate (issue 18).
+void resolve_in_place(Scenario& s, const Catalog& catalog, const ModelCounts& counts);
 /// The layout rule and the memory fraction of resolve_in_place below, where either applies.
 void resolve_layout_and_fraction(Scenario& s, const Catalog& catalog, const EngineProfile& engine);
 /// The same with the scenario's engine profile already found: `engine` is engine_profile(s,

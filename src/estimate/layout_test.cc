@@ -8,6 +8,7 @@
 #include "gpusizer/estimate.h"
 #include "gpusizer/json/scenario.h"
 #include "gpusizer/model.h"
+#include "memory/model_counts.h"
 
 namespace gpusizer {
 namespace {
@@ -42,6 +43,26 @@ TEST(ServingLayout, ResolvedWithTheEngineGivenAsWithout) {
   EXPECT_EQ(vllm.parallel.tp, 1);
   EXPECT_EQ(vllm.parallel.dp, 8);
   EXPECT_DOUBLE_EQ(vllm.gpu_memory_utilization, 0.92);
+}
+
+// resolve_in_place with the model already counted (the answer counts it once for the layout and
+// the estimate) resolves as without: Mixtral-8x7B's 46.7e9 parameters in bf16 are 93.4 GB, more
+// than one H100's 79.2 GiB (85 GB), and 46.7 GB on each of two: TP2, one replica.
+TEST(ServingLayout, ResolvedWithTheModelCountedAsWithout) {
+  const Catalog& catalog = Catalog::builtin();
+  const Scenario parsed = parse_scenario(
+      {{"model", "mixtral-8x7b-v0.1"}, {"engine", "vllm"}, {"gpu", "h100"}, {"gpu_count", 2}},
+      catalog);
+  Scenario counted = parsed, uncounted = parsed;
+  resolve_in_place(counted, catalog, count_model(parsed));
+  resolve_in_place(uncounted, catalog);
+  EXPECT_EQ(counted.parallel.tp, 2);
+  EXPECT_EQ(counted.parallel.pp, 1);
+  EXPECT_EQ(counted.parallel.dp, 1);
+  EXPECT_FALSE(counted.default_layout);
+  EXPECT_EQ(uncounted.parallel.tp, 2);
+  EXPECT_EQ(uncounted.parallel.dp, 1);
+  EXPECT_DOUBLE_EQ(counted.gpu_memory_utilization, uncounted.gpu_memory_utilization);
 }
 
 TEST(ServingLayout, SmallModelOnEightGpusIsEightReplicas) {

@@ -2,9 +2,9 @@
 
 namespace gpusizer {
 
-RuleOfThumb rule_of_thumb(const Scenario& s) {
+RuleOfThumb rule_of_thumb(const Scenario& s, const ParamCounts& params) {
   RuleOfThumb r;
-  const double n = static_cast<double>(count_params(*s.model).total);
+  const double n = static_cast<double>(params.total);
   // The articles' bytes per parameter: FP32 4, FP16/BF16 2, FP8/INT8 1, INT4 0.5.
   const double bits = s.weights->bits_per_value;
   const double bytes = bits >= 24 ? 4.0 : bits >= 12 ? 2.0 : bits >= 6 ? 1.0 : 0.5;

@@ -12,7 +12,8 @@ struct RuleOfThumb {
   double total() const { return weights + activations + kv_cache + gradients + optimizer + other; }
 };
 
-/// The articles' estimate (seeds/002, sec. 1.1-1.2) for the scenario's parameter count.
-RuleOfThumb rule_of_thumb(const Scenario& s);
+/// The articles' estimate (seeds/002, sec. 1.1-1.2) for the scenario's parameter count, `params`
+/// = count_params(*s.model) (the answer's ModelCounts::params: not counted again, issue 18).
+RuleOfThumb rule_of_thumb(const Scenario& s, const ParamCounts& params);
 
 }  // namespace gpusizer

@@ -77,17 +77,19 @@ bool names_entry(std::string_view name, const Model& m) {
          (!m.hf_id.empty() && key == normalize_name(m.hf_id));
 }
 
-// The parsed scenario resolved in place, then its model counted (count_model): "basis" is read
-// after the resolve, so a line with a bad scenario and a bad "basis" still names the scenario's
-// field first.
+// The parsed scenario's model counted (count_model), then the scenario resolved in place by those
+// counts: the layout rule counted the model again (issue 18: ~380 instructions a line that takes
+// it), and the counts read the model, the task and the training options, which the resolve does
+// not change. "basis" is read after the resolve, so a line with a bad scenario and a bad "basis"
+// still names the scenario's field first.
 ModelCounts resolved_counts(Scenario& s, const ScenarioFields& input, const Catalog& catalog,
                             bool& shows_basis) {
-  resolve_in_place(s, catalog);
+  ModelCounts counts(*s.model);
+  count_training(s, counts);
+  resolve_in_place(s, catalog, counts);
   // A batch that reads the figures alone can leave the basis out ("basis": false): its texts are
   // most of the formatting an estimate does and half of the answer's bytes (issue 18).
   if (auto v = read_bool_value(input.at[key::basis], "basis", "")) shows_basis = *v;
-  ModelCounts counts(*s.model);
-  count_training(s, counts);
   return counts;
 }
 
@@ -142,7 +144,7 @@ Answer answer(const ScenarioFields& input, const Catalog& catalog) {
   Answer a(input, catalog, given);
   const Scenario& s = a.scenario;
   Estimate& e = a.estimate;
-  a.rule_of_thumb = rule_of_thumb(s);
+  a.rule_of_thumb = rule_of_thumb(s, a.counts.params);
   if (auto v = read_enum_index(input.at[key::method], "method", "", kMethods)) a.method = *v;
   if (a.method == kRuleOfThumb) apply_rule_of_thumb(a.rule_of_thumb, e);
   // What to change so it fits: each change re-runs the estimator, so a sweep over a grid of

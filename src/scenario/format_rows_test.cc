@@ -30,6 +30,20 @@ TEST(FormatRows, AParsedScenarioHoldsTheCatalogsOwnRows) {
   EXPECT_EQ(copy.kv_cache.get(), s.kv_cache.get());
 }
 
+// A FormatRef never set reads one default row (no id, NumberFormat's 16 bits), the same for every
+// such ref and its copies: the row a default-made Scenario's formats hold until they are resolved.
+TEST(FormatRows, AnUnsetRefReadsTheOneEmptyRow) {
+  const FormatRef a, b;
+  EXPECT_EQ(a.get(), b.get());
+  EXPECT_TRUE(a->id.empty());
+  EXPECT_EQ(a->bits_per_value, 16);
+  const FormatRef copy = a;
+  EXPECT_EQ(copy.get(), a.get());
+  const Scenario s;
+  EXPECT_EQ(s.weights.get(), a.get());
+  EXPECT_EQ(s.kv_cache.get(), a.get());
+}
+
 TEST(FormatRows, TheRowsOutliveTheCatalogThatResolvedThem) {
   std::optional<Scenario> parsed, edited_copy;
   {

@@ -284,8 +284,17 @@ void parse_training(const ScenarioFields& input, Scenario& s, ScenarioGiven& giv
     s.notes.push_back(unknown_key_note(*u, p, scenario_keys().training));
 }
 
+// The checks below run on every line and, through validate_edit, on a change search's candidates:
+// their string tests go through same_text, where std::string == const char* measures the literal
+// and calls compare() out of line (issue 18: ~70 instructions a test, ~300 a line).
+
 bool is_quantized_base(const NumberFormat& f) {
-  return f.kind == "quant" || f.kind == "int" || f.kind == "gguf";
+  return same_text(f.kind, "quant") || same_text(f.kind, "int") || same_text(f.kind, "gguf");
+}
+
+// Model::is_cv(), by same_text.
+bool vision_model(const Model& m) {
+  return same_text(m.kind, "cv");
 }
 
 void check_lora_targets(const Scenario& s) {
@@ -294,12 +303,12 @@ void check_lora_targets(const Scenario& s) {
   // targets that name some (issue 18: ~190 instructions of each LoRA candidate of a search).
   const std::vector<std::string>& targets = s.training.lora_targets;
   if (std::all_of(targets.begin(), targets.end(),
-                  [](const std::string& t) { return t == "all-linear"; }))
+                  [](const std::string& t) { return same_text(t, "all-linear"); }))
     return;
   const auto mods = linear_modules(*s.model);
   for (size_t i = 0; i < targets.size(); ++i) {
     const std::string& t = targets[i];
-    if (t == "all-linear") continue;
+    if (same_text(t, "all-linear")) continue;
     if (std::any_of(mods.begin(), mods.end(),
                     [&t](const auto& m) { return lora_target_matches(t, m.name); }))
       continue;
@@ -320,8 +329,8 @@ void check_lora_targets(const Scenario& s) {
 // The cross-field checks (validate), each where parse_scenario first can make it.
 
 void check_task_model(const Scenario& s) {
-  if (s.model->is_cv() != (s.task == Task::kCvTrain))
-    throw InputError("task", s.model->is_cv()
+  if (vision_model(*s.model) != (s.task == Task::kCvTrain))
+    throw InputError("task", vision_model(*s.model)
                                  ? "'" + s.model->name + "' is a vision model: use task cv-train"
                                  : "cv-train needs a vision model (yolov8m, resnet-50, vit-b/16)");
 }
@@ -383,7 +392,7 @@ void check_layout(const Scenario& s) {
 // The split against the model: heads for tensor parallelism (Megatron-LM, Shoeybi et al. 2019,
 // sec. 3), layers for pipeline stages, experts for expert parallelism.
 void check_model_split(const Scenario& s) {
-  if (s.model->is_cv()) return;
+  if (vision_model(*s.model)) return;
   const Parallelism& p = s.parallel;
   if (p.tp > s.model->num_heads)
     throw InputError("parallel.tp", "tensor parallelism of " + std::to_string(p.tp) +
@@ -423,7 +432,7 @@ void parse_formats(const ScenarioFields& input, const Catalog& catalog,
 
 void note_context(Scenario& s) {
   if (s.model->max_position_embeddings > 0 && s.seq_len > s.model->max_position_embeddings &&
-      !s.model->is_cv())
+      !vision_model(*s.model))
     // A warning, not an error: RoPE scaling runs models past their trained context (YaRN, Peng
     // et al. 2023, took Llama 2 from 4k to 128k tokens, 32x), so no ratio is impossible.
     s.notes.push_back(fmt::format(
@@ -481,10 +490,13 @@ void parse_engine(const ScenarioFields& input, const Catalog& catalog, Scenario&
 
 void parse_training_options(const ScenarioFields& input, Scenario& s, ScenarioGiven& given) {
   parse_training(input, s, given);
-  if (s.training.lora_targets.empty()) s.training.lora_targets = {"all-linear"};
+  // Copied from a list made once (issue 18: the list built from its literal, a string made and
+  // freed besides the list's own, ~80 instructions a line).
+  static const std::vector<std::string> kAllLinear = {"all-linear"};
+  if (s.training.lora_targets.empty()) s.training.lora_targets = kAllLinear;
   check_lora_targets(s);
   if (computes_in_bf16(s.training.mixed_precision))
-    if (is_training(s.task) && s.task != Task::kCvTrain && s.weights->id == "fp16")
+    if (is_training(s.task) && s.task != Task::kCvTrain && same_text(s.weights->id, "fp16"))
       s.notes.emplace_back("weights fp16 with bf16 training: the working copy is taken as bf16");
 }
 
@@ -537,7 +549,7 @@ void parse_system(const ScenarioFields& input, const Catalog& catalog, SplitGive
   place_split(s, count, split.tp, split.pp, split.dp);
   check_layout(s);
   check_model_split(s);
-  if (!s.model->is_cv() && s.model->num_heads % s.parallel.tp != 0)
+  if (!vision_model(*s.model) && s.model->num_heads % s.parallel.tp != 0)
     s.notes.emplace_back("tp does not divide the " + std::to_string(s.model->num_heads) +
                          " attention heads: most engines refuse this split");
   if (s.training.zero_stage > 0 && s.parallel.dp == 1)
