@@ -11,8 +11,10 @@
 #include <array>
 #include <cmath>
 #include <cstring>
+#include <string_view>
 #include <utility>
 
+#include "core/kept_texts.h"
 #include "core/text_append.h"
 #include "core/text_format.h"
 #include "cost/fleet.h"
@@ -155,14 +157,19 @@ struct AssumptionClauses {
   bool made = false;
 };
 
+// The assumptions' figures the clauses are written from, in AssumptionClauses::figures' order.
+std::array<double, 6> assumption_figures(const CostAssumptions& a) {
+  return {a.amortization_years,
+          a.maintenance_fraction_per_year,
+          a.utilization,
+          a.pue,
+          a.electricity_usd_per_kwh,
+          a.usd_to_cny};
+}
+
 const AssumptionClauses& assumption_clauses(const CostAssumptions& a) {
   thread_local AssumptionClauses c;
-  const std::array<double, 6> figures = {a.amortization_years,
-                                         a.maintenance_fraction_per_year,
-                                         a.utilization,
-                                         a.pue,
-                                         a.electricity_usd_per_kwh,
-                                         a.usd_to_cny};
+  const std::array<double, 6> figures = assumption_figures(a);
   // Compared as bytes: -0.0 and 0.0 write different texts, and a NaN is never equal to itself.
   if (c.made && std::memcmp(figures.data(), c.figures.data(), sizeof figures) == 0 &&
       c.date == a.date)
@@ -186,21 +193,69 @@ const AssumptionClauses& assumption_clauses(const CostAssumptions& a) {
   return c;
 }
 
-// The on-prem line of the basis, written as cloud_basis is.
+// What the on-prem line is written from: the GPUs and their price, the servers, their name or
+// class and price, the IT load and the assumptions (figures compared as bytes: -0.0 and 0.0 write
+// different texts).
+struct OnPremProbe {
+  int64_t gpu_count, servers;
+  std::array<double, 9> figures;  // GPU price, server price, IT kW, then the assumptions' six
+  bool own_server;                // a servers.csv form (its name and date), else a costs.json class
+  std::string_view server, server_date;
+  const std::string& date;  // the assumptions'
+};
+struct KeptOnPrem {
+  int64_t gpu_count = 0, servers = 0;
+  std::array<double, 9> figures{};
+  bool own_server = false;
+  std::string server, server_date, date;
+  bool matches(const OnPremProbe& p) const {
+    return gpu_count == p.gpu_count && servers == p.servers && own_server == p.own_server &&
+           std::memcmp(figures.data(), p.figures.data(), sizeof figures) == 0 &&
+           server == p.server && server_date == p.server_date && date == p.date;
+  }
+  void keep(const OnPremProbe& p) {
+    gpu_count = p.gpu_count;
+    servers = p.servers;
+    figures = p.figures;
+    own_server = p.own_server;
+    server.assign(p.server);
+    server_date.assign(p.server_date);
+    date.assign(p.date);
+  }
+};
+
+// The on-prem line of the basis, written as cloud_basis is, and kept per thread with what it was
+// written from (core/kept_texts.h; issue 18: two prices, the IT load and five pieces, ~300
+// instructions an estimate, for the line a sweep over batches or lengths of one GPU and count
+// writes again and again).
 std::string on_prem_basis(const Scenario& s, const Gpu& g, const CostAssumptions& a,
                           const OnPremCost& p, const NodePlan& plan, double server_usd,
                           double it_kw) {
+  thread_local KeptTexts<KeptOnPrem, 8> kept;
+  const bool own = !p.server.empty();
+  const std::array<double, 6> assumed = assumption_figures(a);
+  const OnPremProbe probe{
+      s.gpu_count,
+      p.servers,
+      {*g.launch_price_usd, server_usd, it_kw, assumed[0], assumed[1], assumed[2], assumed[3],
+       assumed[4], assumed[5]},
+      own,
+      own ? std::string_view(plan.server->name) : std::string_view(g.form_factor_class),
+      own ? std::string_view(plan.server->date) : std::string_view(),
+      a.date};
   std::string out;
   out.reserve(320);  // the line's usual length, one allocation
-  append_text(out, "on-prem: (", s.gpu_count, " GPUs x ", Money{*g.launch_price_usd}, " + ",
-              p.servers, " x ");
-  if (p.server.empty())
-    append_text(out, g.form_factor_class, " server (costs.json)");
-  else
-    append_text(out, plan.server->name, " (servers.csv, ", plan.server->date, ')');
-  const AssumptionClauses& clauses = assumption_clauses(a);
-  append_text(out, " at ", Money{server_usd}, clauses.before_load, Fixed{it_kw, 2},
-              clauses.after_load);
+  kept.append(out, probe, [&](std::string& text) {
+    append_text(text, "on-prem: (", s.gpu_count, " GPUs x ", Money{*g.launch_price_usd}, " + ",
+                p.servers, " x ");
+    if (!own)
+      append_text(text, g.form_factor_class, " server (costs.json)");
+    else
+      append_text(text, plan.server->name, " (servers.csv, ", plan.server->date, ')');
+    const AssumptionClauses& clauses = assumption_clauses(a);
+    append_text(text, " at ", Money{server_usd}, clauses.before_load, Fixed{it_kw, 2},
+                clauses.after_load);
+  });
   return out;
 }
 

@@ -105,6 +105,41 @@ TEST(Ownership, OnPremLineFollowsTheAssumptions) {
                         "(data/costs.json, 2025)"));
 }
 
+// The whole on-prem line, kept between estimates with what it is written from: each estimate's
+// own line when the GPUs, the server or its price change, and the first line again after them.
+// By hand: 8 x A100 in the HGX 8-GPU form ($60,000; 8 x 400 + 800 + 8 x 150 = 5,200 W), 4 in the
+// HGX 4-GPU form ($35,000; 4 x 400 + 700 + 4 x 150 = 2,900 W) (data/servers.csv, 2025), and 8
+// with a server price given for every class: the costs.json class "SXM" at that price.
+TEST(Ownership, OnPremLineKeptPerFleet) {
+  const Catalog& catalog = Catalog::builtin();
+  auto on_prem_line = [&](int64_t gpus, const nlohmann::json& costs) {
+    nlohmann::json in = {{"model", "llama-2-7b"}, {"gpu", "a100-sxm4-80gb"}, {"gpu_count", gpus}};
+    if (!costs.is_null()) in["costs"] = costs;
+    const Estimate e = estimate(parse_scenario(in, catalog), catalog);
+    for (const std::string& line : e.ownership->basis)
+      if (line.rfind("on-prem: (", 0) == 0) return line;
+    return std::string();
+  };
+  const std::string clauses =
+      ") / 3 years + 10%/year maintenance, over 8760 h x 0.6 utilization, + ";
+  const std::string tail = " kW x PUE 1.5 x $0.13/kWh; CNY at 7.2/USD (data/costs.json, 2025)";
+  const std::string eight =
+      "on-prem: (8 GPUs x $15000 + 1 x HGX 8-GPU server (SXM baseboard "
+      "with NVSwitch) (servers.csv, 2025) at $60000" +
+      clauses + "5.20" + tail;
+  const std::string four =
+      "on-prem: (4 GPUs x $15000 + 1 x HGX 4-GPU server (SXM board with "
+      "NVLink) (servers.csv, 2025) at $35000" +
+      clauses + "2.90" + tail;
+  const std::string priced =
+      "on-prem: (8 GPUs x $15000 + 1 x SXM server (costs.json) at $50000" + clauses + "5.20" + tail;
+  EXPECT_EQ(on_prem_line(8, nullptr), eight);
+  EXPECT_EQ(on_prem_line(4, nullptr), four);
+  EXPECT_EQ(on_prem_line(8, {{"server_usd_per_node", 50000}}), priced);
+  EXPECT_EQ(on_prem_line(8, nullptr), eight);
+  EXPECT_EQ(on_prem_line(4, nullptr), four);
+}
+
 // The assumptions' JSON (their texts kept between answers of the same assumptions): the streamed
 // answer is the tree's text for the defaults, for a scenario's own costs after them and for the
 // defaults again; the figures are costs.json's (3, 0.13, 0.1, 1.5, 7.2, 0.6) and the scenario's.

@@ -26,6 +26,7 @@ namespace gpusizer {
 namespace {
 
 using memory::add_basis;
+using memory::append_pieces;
 using memory::explain_if;
 using memory::explained;
 using memory::Part;
@@ -106,17 +107,17 @@ double step_temporaries(const Scenario& s, const EngineProfile& engine, double s
   if (const double up = memory::kbit_upcast_extra_bytes(s, rules.engine, counts.params); up > 0) {
     // PEFT prepare_model_for_kbit_training: embedding, head and norms cast to fp32.
     bytes += up;
-    add_basis(why, "weights_bytes",
-              FMT_COMPILE("; + embedding, head and norms cast to fp32 (PEFT "
-                          "prepare_model_for_kbit_training)"));
+    if (why)
+      why->basis.append("weights_bytes",
+                        "; + embedding, head and norms cast to fp32 (PEFT "
+                        "prepare_model_for_kbit_training)");
   }
   if (const double rope = memory::rope_cache_bytes(s, *rules.release); rope > 0) {
     // transformers 4.34-4.37: every attention layer's rotary cos/sin cache, held from load on.
     bytes += rope;
-    add_basis(why, "weights_bytes",
-              FMT_COMPILE("; + rotary cos/sin caches {:.2f} GiB (layers x 2 x "
-                          "max_position_embeddings x head_dim, transformers {})"),
-              rope / kGiB, s.engine_version);
+    append_pieces(why, "weights_bytes", "; + rotary cos/sin caches ", Fixed{rope / kGiB, 2},
+                  " GiB (layers x 2 x max_position_embeddings x head_dim, transformers ",
+                  s.engine_version, ')');
   }
   return bytes;
 }
@@ -151,12 +152,11 @@ Parts compute_parts(const Scenario& s, const Catalog& catalog, const ModelCounts
     // bitsandbytes pages these states in CUDA unified memory: the device holds them while there
     // is room, PyTorch's allocator never sees them, and they move to host memory under pressure.
     p.overhead += p.optimizer;
-    add_basis(why, "overhead_bytes",
-              FMT_COMPILE(" + paged optimizer states {:.2f} GiB (unified memory, outside "
-                          "PyTorch's allocator)"),
-              p.optimizer / kGiB);
-    add_basis(why, "optimizer_bytes",
-              FMT_COMPILE("; held in unified memory outside the allocator: counted in overhead"));
+    append_pieces(why, "overhead_bytes", " + paged optimizer states ", Fixed{p.optimizer / kGiB, 2},
+                  " GiB (unified memory, outside PyTorch's allocator)");
+    if (why)
+      why->basis.append("optimizer_bytes",
+                        "; held in unified memory outside the allocator: counted in overhead");
     p.optimizer = 0;
   }
   p.step_temporaries = step_temporaries(s, rules.engine, p.optimizer);
@@ -167,14 +167,13 @@ Parts compute_parts(const Scenario& s, const Catalog& catalog, const ModelCounts
 // step's temporaries join them (counted with the optimizer states).
 void place_step_peak(Parts& p, MemoryEstimate& m, Explanations* why) {
   m.peak_phase = "optimizer step (activations freed, gradients held)";
-  add_basis(why, "activations_bytes",
-            FMT_COMPILE("; freed at the peak, which comes at the optimizer step ({:.2f} GiB at "
-                        "the loss)"),
-            p.activations / kGiB);
-  add_basis(why, "optimizer_bytes",
-            FMT_COMPILE("; + the step's temporaries {:.2f} GiB at the peak (torch.optim foreach "
-                        "AdamW: torch._foreach_sqrt of the second moments)"),
-            p.step_temporaries / kGiB);
+  append_pieces(why, "activations_bytes",
+                "; freed at the peak, which comes at the optimizer step (",
+                Fixed{p.activations / kGiB, 2}, " GiB at the loss)");
+  append_pieces(why, "optimizer_bytes", "; + the step's temporaries ",
+                Fixed{p.step_temporaries / kGiB, 2},
+                " GiB at the peak (torch.optim foreach AdamW: torch._foreach_sqrt of the second "
+                "moments)");
   p.activations = 0;
   p.optimizer += p.step_temporaries;
 }
@@ -201,19 +200,16 @@ void place_training_peak(const Scenario& s, const EngineProfile& engine, Parts& 
   }
   if (p.activations >= p.gradients + p.step_temporaries) {
     m.peak_phase = "loss (before any gradient exists)";
-    add_basis(why, "gradients_bytes",
-              FMT_COMPILE("; none alive at the peak: freed by zero_grad, all {:.2f} GiB exist "
-                          "only at the end of backward"),
-              p.gradients / kGiB);
+    append_pieces(why, "gradients_bytes", "; none alive at the peak: freed by zero_grad, all ",
+                  Fixed{p.gradients / kGiB, 2}, " GiB exist only at the end of backward");
     p.gradients = 0;
   } else if (p.step_temporaries > 0) {
     place_step_peak(p, m, why);
   } else {
     m.peak_phase = "end of backward (activations freed)";
-    add_basis(why, "activations_bytes",
-              FMT_COMPILE("; freed at the peak, which comes at the end of backward ({:.2f} GiB "
-                          "at the loss)"),
-              p.activations / kGiB);
+    append_pieces(why, "activations_bytes",
+                  "; freed at the peak, which comes at the end of backward (",
+                  Fixed{p.activations / kGiB, 2}, " GiB at the loss)");
     p.activations = 0;
   }
 }

@@ -9,6 +9,8 @@
 #include <string>
 #include <utility>
 
+#include "core/float_text.h"
+#include "core/text_append.h"
 #include "core/text_format.h"
 #include "gpusizer/catalog.h"
 #include "gpusizer/explanations.h"
@@ -41,6 +43,28 @@ std::string explain_if(const Explanations* why, const CompiledFormat& format, co
   return wants_basis(why) ? format_text(format, args...) : std::string();
 }
 
+/// A double as "{:.Ng}" writes it, N = `digits` significant digits (printf's "%.*g"), as a piece
+/// of append_text (core/text_append.h): float_text's fast path, fmt's own formatter for what it
+/// declines, as format_text writes it (issue 18: the memory texts with a "{:.3g}" went through
+/// fmt's compiled format, ~250 instructions a text more than their pieces appended).
+struct Significant {
+  double value;
+  int digits;
+};
+constexpr size_t piece_room(Significant) {
+  return kFloatTextChars;
+}
+inline char* put_piece(char* p, Significant g) {
+  return general_text(p, g.value, g.digits);
+}
+inline void append_piece(std::string& out, Significant g) {
+  char buf[kFloatTextChars];
+  if (const char* end = general_text(buf, g.value, g.digits))
+    out.append(buf, static_cast<size_t>(end - buf));
+  else
+    fmt::format_to(std::back_inserter(out), "{:.{}g}", g.value, g.digits);
+}
+
 /// Appends to the basis of `figure` (an output key, "weights_bytes") in `why`; null: nothing.
 template <typename CompiledFormat, typename... Args>
 void add_basis(Explanations* why, BasisKey figure, const CompiledFormat& format,
@@ -48,6 +72,14 @@ void add_basis(Explanations* why, BasisKey figure, const CompiledFormat& format,
   static_assert(fmt::detail::is_compiled_string<CompiledFormat>::value,
                 "wrap the format in FMT_COMPILE");
   if (why) append_text(why->basis, figure, format, args...);
+}
+
+/// Appends the pieces, as append_text (core/text_append.h) writes them, to the basis of `figure`
+/// in `why`; null: nothing (issue 18: fmt's compiled format cost a clause with a number ~250
+/// instructions more).
+template <typename... Pieces>
+void append_pieces(Explanations* why, BasisKey figure, const Pieces&... pieces) {
+  if (why) why->basis.append_with(figure, [&](std::string& out) { append_text(out, pieces...); });
 }
 
 /// The part's bytes; its basis becomes the basis of `figure` in `why` when there is one.

@@ -304,15 +304,19 @@ Part deepspeed_gathered(const Scenario& s, const Zero3Settings& z, const Gathere
   const double turn = g.head + tail + g.largest_layer_param;
   const double stream = z.prefetch_bucket > 0 ? live + largest : largest;
   const double bytes = std::min(g.total, std::max(stream, turn));
-  return {
-      bytes,
-      explain_if(why,
-                 FMT_COMPILE("DeepSpeed ZeRO-3 gathered set {:.2f} GiB = min(stage's params, "
-                             "max(max_live {:.3g} x {:g} B + largest param {:.2f} GiB, head "
-                             "{:.2f} + {:.2f} GiB kept within reuse distance {:.3g} + one "
-                             "module)){}"),
-                 bytes / 1073741824.0, z.max_live, e, largest / 1073741824.0, g.head / 1073741824.0,
-                 tail / 1073741824.0, z.max_reuse, z.hf_auto ? " (HF \"auto\" buckets)" : "")};
+  Part part{bytes, {}};
+  // The text's pieces appended one by one (core/text_append.h; issue 18: fmt's compiled format
+  // of its eight numbers cost ~1,300 instructions a ZeRO-3 estimate more).
+  if (wants_basis(why)) {
+    constexpr double kGiB = 1073741824.0;
+    append_text(part.basis, "DeepSpeed ZeRO-3 gathered set ", Fixed{bytes / kGiB, 2},
+                " GiB = min(stage's params, max(max_live ", Significant{z.max_live, 3}, " x ",
+                General{e}, " B + largest param ", Fixed{largest / kGiB, 2}, " GiB, head ",
+                Fixed{g.head / kGiB, 2}, " + ", Fixed{tail / kGiB, 2},
+                " GiB kept within reuse distance ", Significant{z.max_reuse, 3}, " + one module))",
+                z.hf_auto ? std::string_view(" (HF \"auto\" buckets)") : std::string_view());
+  }
+  return part;
 }
 
 }  // namespace
@@ -474,9 +478,11 @@ double sharded_weights(const Scenario& s, const Catalog& catalog, const EngineRu
                                                       const Explanations* why, std::string& basis) {
   const ModelBytes p = param_split(counts.params);
   if (!full_training(s)) return stored_weights(s, engine, counts, p, why, basis);
-  if (wants_basis(why))
-    format_text_to(basis, FMT_COMPILE("params x {:g} B ({} working copy)"), working_bytes(s),
-                   s.training.mixed_precision == MixedPrecision::kFp32 ? "fp32" : "16-bit");
+  if (wants_basis(why))  // its pieces appended (core/text_append.h, issue 18)
+    append_text(basis, "params x ", General{working_bytes(s)}, " B (",
+                s.training.mixed_precision == MixedPrecision::kFp32 ? std::string_view("fp32")
+                                                                    : std::string_view("16-bit"),
+                " working copy)");
   return scaled(p, working_bytes(s));
 }
 
@@ -567,16 +573,18 @@ double gradients(const Scenario& s, const Catalog& catalog, const EngineRules& r
   const double part = gradients_part(s, catalog, rules, gradient_totals(s, rules.engine, counts));
   if (!wants_basis(why)) return part;
   // The text written straight into the basis, clause by clause (issue 18: a string of its own,
-  // then copied), the clauses in the order sharded_gradients applies its steps.
-  constexpr BasisKey figure = "gradients_bytes";
-  set_text(why->basis, figure, FMT_COMPILE("trainable params x {:g} B"),
-           gradient_bytes(s, rules.engine));
-  if (s.training.zero_stage >= 2) why->basis.append(figure, "; ZeRO-2/3: sharded over dp");
-  if (s.training.optimizer_in_backward)
-    why->basis.append(figure, "; optimizer in backward: one layer alive");
-  if (deepspeed_zero3(s, rules.engine))
-    append_text(why->basis, figure, FMT_COMPILE("; + ZeRO-3 reduce bucket {:.3g} x {:g} B"),
-                zero3_settings(s, catalog).reduce_bucket, gathered_element_bytes(s));
+  // then copied), the clauses in the order sharded_gradients applies its steps, each clause's
+  // pieces appended (core/text_append.h; issue 18: fmt's compiled format, ~250 instructions a
+  // clause with numbers more).
+  why->basis.set_with("gradients_bytes", [&](std::string& out) {
+    append_text(out, "trainable params x ", General{gradient_bytes(s, rules.engine)}, " B");
+    if (s.training.zero_stage >= 2) out.append("; ZeRO-2/3: sharded over dp");
+    if (s.training.optimizer_in_backward) out.append("; optimizer in backward: one layer alive");
+    if (deepspeed_zero3(s, rules.engine))
+      append_text(out, "; + ZeRO-3 reduce bucket ",
+                  Significant{zero3_settings(s, catalog).reduce_bucket, 3}, " x ",
+                  General{gathered_element_bytes(s)}, " B");
+  });
   return part;
 }
 
@@ -596,9 +604,11 @@ double optimizer_states(const Scenario& s, const EngineRules& rules, const Model
   // then copied); a later set replaces what was written.
   constexpr BasisKey figure = "optimizer_bytes";
   const bool text = wants_basis(why);
-  if (text)
-    set_text(why->basis, figure, FMT_COMPILE("trainable params x {:.3g} B ({})"), per_param,
-             to_string(s.training.optimizer));
+  if (text)  // its pieces appended (core/text_append.h, issue 18)
+    why->basis.set_with(figure, [&](std::string& out) {
+      append_text(out, "trainable params x ", Significant{per_param, 3}, " B (",
+                  to_string(s.training.optimizer), ')');
+    });
   ModelBytes b = scaled(t, per_param);
   if (adapter_training(s) && states_like_parameter(s, rules.engine)) {
     // modules_to_save copies are 16-bit (weights above), and torch.optim creates each state

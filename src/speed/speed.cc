@@ -139,25 +139,19 @@ void explain_inference(const Scenario& sc, const InferenceSetup& s, const Memory
   const bool bw_bound = p.memory_s >= p.compute_s;  // the GEMMs'
   est.basis.set_with("decode_tokens_per_s", [&](std::string& out) {
     // GGUF weights on GPUs without FP16 tensor cores: the DP4A int8 rate (set_int8_dot_kernels).
-    out.append("batch / step; step = max(GEMM FLOPs / (peak ");
-    out.append(s.gemm_peak_flops > 0 ? std::string_view("int8")
-                                     : std::string_view(s.compute_dtype));
-    out.append(
-        " x eff(batch)), weight bytes / (bandwidth x bw_eff)) + max(attention FLOPs / attention "
-        "rate, KV bytes per sequence / (bandwidth x bw_eff)) + TP all-reduces + the sampled "
-        "logits (gathered over TP, 8 B each in fp32) + engine overhead; "
+    append_text(
+        out, "batch / step; step = max(GEMM FLOPs / (peak ",
+        s.gemm_peak_flops > 0 ? std::string_view("int8") : std::string_view(s.compute_dtype),
+        " x eff(batch)), weight bytes / (bandwidth x bw_eff)) + max(attention FLOPs / "
+        "attention rate, KV bytes per sequence / (bandwidth x bw_eff)) + TP all-reduces "
+        "+ the sampled logits (gathered over TP, 8 B each in fp32) + engine overhead; "
         "each kind of kernel on its own roofline; this step's GEMMs are ");
-    out.append(bw_bound ? "bandwidth" : "compute").append("-bound (");
-    append_milliseconds(out, p.gemm_s());
-    out.append(" + attention ");
-    append_milliseconds(out, p.attention_kernel_s() + p.side_s);
-    out.append(" + logits ");
-    append_milliseconds(out, p.logits_s);
-    out.append(" + comm ");
-    append_milliseconds(out, p.comm_s);
-    out.append(" + overhead ");
-    append_milliseconds(out, p.overhead_s);
-    out.append(")");
+    // The times and the literals between them in one append (Milliseconds, issue 18).
+    append_text(out, bw_bound ? std::string_view("bandwidth") : std::string_view("compute"),
+                "-bound (", Milliseconds{p.gemm_s()}, " + attention ",
+                Milliseconds{p.attention_kernel_s() + p.side_s}, " + logits ",
+                Milliseconds{p.logits_s}, " + comm ", Milliseconds{p.comm_s}, " + overhead ",
+                Milliseconds{p.overhead_s}, ')');
     if (s.attention_groups > 1 && s.costs.moe_layers > 0)
       format_text_to(out,
                      FMT_COMPILE("; comm includes each MoE layer's all-gather and reduce-scatter "
@@ -191,28 +185,22 @@ void explain_inference(const Scenario& sc, const InferenceSetup& s, const Memory
 // The basis of step_time_s: the exposed parts of the step, as step_breakdown_s lists them.
 void explain_step(std::string& out, const TrainingSpeed& r) {
   const StepBreakdown& b = r.breakdown;
-  out.append(
-      "sum of the exposed parts on the heaviest pipeline stage (step_breakdown_s): compute ");
-  append_milliseconds(out, b.compute);
-  out.append(" (FLOPs at ").append(r.dtype);
-  out.append(
-      " dense rate x MAMF x GEMM depth efficiency, LM head on the last stage, non-GEMM bytes at "
-      "HBM bandwidth");
+  // Each run of times and the literals between them in one append (Milliseconds, issue 18: a
+  // string append per piece, twenty a text).
+  append_text(out,
+              "sum of the exposed parts on the heaviest pipeline stage (step_breakdown_s): "
+              "compute ",
+              Milliseconds{b.compute}, " (FLOPs at ", r.dtype,
+              " dense rate x MAMF x GEMM depth efficiency, LM head on the last stage, non-GEMM "
+              "bytes at HBM bandwidth");
   if (r.compiled_elementwise) out.append(", element-wise kernels fused by torch.compile");
-  out.append(")");
-  for (const auto& [name, seconds] :
-       {std::pair{", recompute ", b.recompute}, std::pair{", TP ", b.tp_comm},
-        std::pair{", pipeline bubble ", b.pp_bubble}, std::pair{", DP ", b.dp_comm},
-        std::pair{", EP ", b.ep_comm}, std::pair{", optimizer ", b.optimizer},
-        std::pair{", offload ", b.offload}}) {
-    out.append(name);
-    append_milliseconds(out, seconds);
-  }
-  if (r.qlora_dequant_s > 0) {
-    // QLoRA's 4-bit weights are copied to 16 bits before every GEMM pass (training_speed.cc).
-    out.append("; of compute and recompute, QLoRA's 16-bit weight copies ");
-    append_milliseconds(out, r.qlora_dequant_s);
-  }
+  append_text(out, "), recompute ", Milliseconds{b.recompute}, ", TP ", Milliseconds{b.tp_comm},
+              ", pipeline bubble ", Milliseconds{b.pp_bubble}, ", DP ", Milliseconds{b.dp_comm},
+              ", EP ", Milliseconds{b.ep_comm}, ", optimizer ", Milliseconds{b.optimizer},
+              ", offload ", Milliseconds{b.offload});
+  if (r.qlora_dequant_s > 0)  // QLoRA's 4-bit weights copied to 16 bits before every GEMM pass
+    append_text(out, "; of compute and recompute, QLoRA's 16-bit weight copies ",
+                Milliseconds{r.qlora_dequant_s});
   out.append("; docs/speed.md 'Training'");
 }
 
