@@ -298,13 +298,11 @@ const ModelCosts& flop_costs(const Model& model, const ModelCounts& counts, Modu
 // sequences on one GPU of a tp x pp x cp x ep x dp layout with m micro-batches per step.
 struct StepShape {
   StepShape(const Scenario& scenario, const EngineProfile& engine_profile,
-            const SpeedProfile& profile, const ScenarioLookups* lookups,
-            const TrainingProfile& training, const ModelCounts& model_counts,
-            const ModelCosts& costs)
+            const SpeedProfile& profile, const TrainingProfile& training,
+            const ModelCounts& model_counts, const ModelCosts& costs)
       : s(scenario),
         engine(engine_profile),
         gpu(*scenario.gpu),
-        l(lookups),
         eng(training),
         links(profile.links()),
         counts(model_counts),
@@ -313,8 +311,6 @@ struct StepShape {
   const Scenario& s;
   const EngineProfile& engine;
   const Gpu& gpu;
-  /// The profile's entries resolved with the scenario (scenario/lookups.h); nullptr: by name.
-  const ScenarioLookups* l;
   const TrainingProfile& eng;
   const LinkProfile& links;
   /// The model's counts, counted once by the caller (training_speed's argument).
@@ -395,7 +391,6 @@ void compute_step_rates(const Scenario& s, const SpeedProfile& profile, const Sc
 [[gnu::always_inline]] inline const StepRates& held_step_rates(const Scenario& s,
                                                                const EngineProfile& engine,
                                                                const SpeedProfile& profile,
-                                                               const ScenarioLookups* l,
                                                                ModuleSumsMemo& memo) {
   StepRates& held = memo.rates;
   const Gpu* gpu = s.gpu.get();
@@ -407,7 +402,10 @@ void compute_step_rates(const Scenario& s, const SpeedProfile& profile, const Sc
   held.profile = &profile;
   held.mixed_precision = t.mixed_precision;
   held.flash_attention = t.flash_attention;
-  compute_step_rates(s, profile, l, held);
+  // The profile's entries resolved with the scenario, looked for only here: the rates are all
+  // the step reads of them (issue 18: their key's test, a string compare among it, for each of
+  // a search's kept changes).
+  compute_step_rates(s, profile, speed_lookups(s, profile), held);
   ++memo.rates_made;  // the micro-batches kept with the rates before are not these rates'
   // Not held without a peak: asked again, it fails again with its message.
   held.gpu = held.peak > 0 ? gpu : nullptr;
@@ -482,11 +480,10 @@ ForwardFlops held_forward_flops(const Scenario& s, const ModelCosts& c, double l
 // micro-batch's seconds (the pipeline, data-parallel and optimizer parts, the tokens a step).
 [[gnu::always_inline]] inline StepShape step_layout(const Scenario& s, const EngineProfile& engine,
                                                     const SpeedProfile& profile,
-                                                    const ScenarioLookups* l,
                                                     const TrainingProfile& eng,
                                                     const ModelCounts& counts, ModuleSumsMemo* memo,
                                                     OwnCosts& own) {
-  StepShape h(s, engine, profile, l, eng, counts, flop_costs(*s.model, counts, memo, own));
+  StepShape h(s, engine, profile, eng, counts, flop_costs(*s.model, counts, memo, own));
   h.frozen = frozen_base(s.task);
   h.tp = std::max<int64_t>(1, s.parallel.tp);
   h.pp = std::max<int64_t>(1, s.parallel.pp);
@@ -536,11 +533,13 @@ ForwardFlops held_forward_flops(const Scenario& s, const ModelCosts& c, double l
 }
 
 // The whole shape: training_speed's, whose figures read the forward FLOPs too.
-[[gnu::always_inline]] inline StepShape step_shape(
-    const Scenario& s, const EngineProfile& engine, const SpeedProfile& profile,
-    const ScenarioLookups* l, const TrainingProfile& eng, const StepRates& rates,
-    const ModelCounts& counts, ModuleSumsMemo* memo, OwnCosts& own) {
-  StepShape h = step_layout(s, engine, profile, l, eng, counts, memo, own);
+[[gnu::always_inline]] inline StepShape step_shape(const Scenario& s, const EngineProfile& engine,
+                                                   const SpeedProfile& profile,
+                                                   const TrainingProfile& eng,
+                                                   const StepRates& rates,
+                                                   const ModelCounts& counts, ModuleSumsMemo* memo,
+                                                   OwnCosts& own) {
+  StepShape h = step_layout(s, engine, profile, eng, counts, memo, own);
   add_work_shape(h, profile, rates, memo);
   return h;
 }
@@ -948,10 +947,9 @@ std::optional<TrainingSpeed> training_speed(const Scenario& s, const EngineProfi
       out = cv_training_speed(s, profile, *peak, TrainingSpeed(r), why);
     return out;
   }
-  const ScenarioLookups* l = speed_lookups(s, profile);
   StepRates own;  // without a memo
-  if (!memo) compute_step_rates(s, profile, l, own);
-  const StepRates& rates = memo ? held_step_rates(s, engine, profile, l, *memo) : own;
+  if (!memo) compute_step_rates(s, profile, speed_lookups(s, profile), own);
+  const StepRates& rates = memo ? held_step_rates(s, engine, profile, *memo) : own;
   const TrainingProfile& eng = *rates.training;
   if (rates.peak <= 0) {
     lacks_rate(rates.dtype);
@@ -960,7 +958,7 @@ std::optional<TrainingSpeed> training_speed(const Scenario& s, const EngineProfi
   r.dtype = rates.dtype;
 
   OwnCosts own_costs;  // without a memo: the model's FLOP costs, which h reads
-  const StepShape h = step_shape(s, engine, profile, l, eng, rates, counts, memo, own_costs);
+  const StepShape h = step_shape(s, engine, profile, eng, rates, counts, memo, own_costs);
   // training_flops_per_token(s, h.c) from the forward FLOPs step_shape made of the same costs.
   r.hardware_flops_per_token = train_layer_flops(h.f, h.frozen) + train_head_flops(h.f, h.frozen) +
                                recompute_flops(h.f, s.training.recompute);
@@ -992,13 +990,12 @@ std::optional<double> training_tokens_per_s(const Scenario& s, const EngineProfi
   // shape and breakdown, so the same double (issue 18: the FLOPs per token, MFU, dequantization
   // and time-to-train figures and the optional's other members were made and dropped for each
   // of a search's kept changes).
-  const ScenarioLookups* l = speed_lookups(s, profile);
-  const StepRates& rates = held_step_rates(s, engine, profile, l, memo);
+  const StepRates& rates = held_step_rates(s, engine, profile, memo);
   if (rates.peak <= 0) return std::nullopt;
   TrainingSpeed r;  // the figures the step's parts write
   r.dtype = rates.dtype;
   OwnCosts unused;  // with a memo the costs are the memo's
-  StepShape h = step_layout(s, engine, profile, l, *rates.training, counts, &memo, unused);
+  StepShape h = step_layout(s, engine, profile, *rates.training, counts, &memo, unused);
   // A micro-batch held for the same stage (another data-parallel layout, ZeRO stage, offload or
   // optimizer) is that micro-batch: its work's shape and seconds are not made again (issue 18).
   if (const MicroBatchSeconds* held = held_micro_batch(memo, s, counts)) {
