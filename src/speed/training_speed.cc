@@ -322,6 +322,7 @@ struct StepShape {
   // The fields below up to `gemm_scale` have no initializer: step_shape sets each of them on
   // every path before anything reads it (issue 18: ~25 stores of each kept change, made twice).
   double trainable;             ///< parameters that train: LoRA adapters, else all
+  double optimizer_bytes;       ///< optimizer_bytes_per_param of the scenario's options
   double lora_bytes_per_token;  ///< bytes the adapters move per token (module_sums)
   ForwardFlops f;
   bool frozen;
@@ -473,6 +474,20 @@ ForwardFlops held_forward_flops(const Scenario& s, const ModelCosts& c, double l
   return memo->flops;
 }
 
+// optimizer_bytes_per_param(t), taken from `memo` when it holds them for the same optimizer and
+// precision, the fields it reads, else made (and kept there).
+[[gnu::always_inline]] inline double held_optimizer_bytes(const TrainingOptions& t,
+                                                          ModuleSumsMemo* memo) {
+  if (!memo) return optimizer_bytes_per_param(t);
+  if (memo->optimizer_bytes < 0 || memo->bytes_optimizer != t.optimizer ||
+      memo->bytes_precision != t.mixed_precision) {
+    memo->optimizer_bytes = optimizer_bytes_per_param(t);
+    memo->bytes_optimizer = t.optimizer;
+    memo->bytes_precision = t.mixed_precision;
+  }
+  return memo->optimizer_bytes;
+}
+
 // Forced inline, as are the step's parts below (stage_work to add_optimizer_and_offload): they
 // have two callers, training_speed and training_tokens_per_s, and GCC kept them out of line for
 // two where it inlined them into one (issue 18: +98 instructions a numbers-only training estimate).
@@ -504,6 +519,7 @@ ForwardFlops held_forward_flops(const Scenario& s, const ModelCosts& c, double l
   h.p = static_cast<double>(h.pp);
   h.v = h.pp > 1 ? static_cast<double>(std::max<int64_t>(1, s.parallel.pp_interleave)) : 1.0;
   h.trainable = is_lora(s.task) ? h.counts.adapters.all : h.params;
+  h.optimizer_bytes = held_optimizer_bytes(s.training, memo);
   h.seq = static_cast<double>(s.seq_len);
   // One micro-batch's tokens on this GPU: context parallelism gives each rank seq / cp of them
   // (with all their layers), and each rank's queries attend over the whole sequence.
@@ -775,7 +791,7 @@ double trainable_params(const StepShape& h) {
   const double shard = h.t * h.p;
   const double opt_params =
       trainable_params(h) / shard / (s.training.zero_stage >= 1 ? static_cast<double>(h.dp) : 1.0);
-  const double opt_bytes = opt_params * optimizer_bytes_per_param(s.training);
+  const double opt_bytes = opt_params * h.optimizer_bytes;
   if (s.training.offload == Offload::kNone) {
     if (h.hbm > 0) br.optimizer = opt_bytes / (h.hbm * h.eng.optimizer_bw_eff);
     return;

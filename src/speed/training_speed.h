@@ -167,6 +167,11 @@ struct ModuleSumsMemo {
   /// The step's rates of the last GPU, engine and precision asked for (a search's candidates
   /// keep the base's GPU and mostly its engine: ~100 instructions of each kept change, issue 18).
   StepRates rates;
+  /// optimizer_bytes_per_param of the last optimizer and precision asked for, the two fields it
+  /// reads (a search's kept changes alternate two optimizers at most: ~40 instructions of each).
+  Optimizer bytes_optimizer{};
+  MixedPrecision bytes_precision{};
+  double optimizer_bytes = -1;  ///< below 0 until made
   /// How many times `rates` were made: a micro-batch slot names the rates it was made with.
   uint64_t rates_made = 0;
   /// A micro-batch's seconds by the fields its work reads besides the rates (training_speed.cc

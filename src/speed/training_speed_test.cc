@@ -483,6 +483,34 @@ TEST(TrainingSpeed, StepRatesKeptByGpuEngineAndPrecision) {
   EXPECT_DOUBLE_EQ(memo.rates.peak, 67e12);
 }
 
+// The optimizer step's bytes per parameter are kept for the last optimizer and precision (the
+// fields optimizer_bytes_per_param reads): AdamW under bf16 AMP moves 4 (fp32 gradient) + 2 x 4
+// (master weight read and written) + 2 x 2 x 4 (two states read and written) + 2 (the 16-bit
+// copy) + 3 x 4 (clipping's passes) = 42 bytes; 8-bit AdamW's states are a byte each, 30; pure
+// bf16 with 8-bit AdamW 2 + 2 x 2 + 2 x 2 x 1 + 3 x 2 = 16.
+TEST(TrainingSpeed, OptimizerBytesKeptByOptimizerAndPrecision) {
+  const Catalog& catalog = Catalog::builtin();
+  Scenario s = parse_scenario(
+      nlohmann::json{{"model", "llama-3.1-8b"}, {"task", "full"}, {"gpu", "h100"}}, catalog);
+  const ModelCounts counts = count_model(s);
+  ModuleSumsMemo memo;
+  expect_memo_same(s, counts, memo);
+  EXPECT_EQ(memo.optimizer_bytes, 42.0);
+  s.training.optimizer = Optimizer::kAdamw8bit;
+  expect_memo_same(s, counts, memo);
+  EXPECT_EQ(memo.optimizer_bytes, 30.0);
+  // A field it does not read: kept, not made again (a marked figure stays marked).
+  memo.optimizer_bytes = 31.0;
+  s.batch = 2;
+  std::string why;
+  ASSERT_TRUE(training_speed(s, engine_profile(s, catalog), catalog.speed(), counts, why, &memo));
+  EXPECT_EQ(memo.optimizer_bytes, 31.0);
+  memo.optimizer_bytes = 30.0;
+  s.training.mixed_precision = MixedPrecision::kPureBf16;
+  expect_memo_same(s, counts, memo);
+  EXPECT_EQ(memo.optimizer_bytes, 16.0);
+}
+
 // One micro-batch's seconds are kept by the fields the stage's work reads: a step that differs
 // only in its data-parallel layout, ZeRO stage, offload or optimizer takes them from the memo
 // (training_speed with the memo kept its own), and gives the figure made without the memo. The
