@@ -298,13 +298,11 @@ const ModelCosts& flop_costs(const Model& model, const ModelCounts& counts, Modu
 // sequences on one GPU of a tp x pp x cp x ep x dp layout with m micro-batches per step.
 struct StepShape {
   StepShape(const Scenario& scenario, const EngineProfile& engine_profile,
-            const SpeedProfile& profile, const ScenarioLookups* lookups,
-            const TrainingProfile& training, const ModelCounts& model_counts,
-            const ModelCosts& costs)
+            const SpeedProfile& profile, const TrainingProfile& training,
+            const ModelCounts& model_counts, const ModelCosts& costs)
       : s(scenario),
         engine(engine_profile),
         gpu(*scenario.gpu),
-        l(lookups),
         eng(training),
         links(profile.links()),
         counts(model_counts),
@@ -313,8 +311,6 @@ struct StepShape {
   const Scenario& s;
   const EngineProfile& engine;
   const Gpu& gpu;
-  /// The profile's entries resolved with the scenario (scenario/lookups.h); nullptr: by name.
-  const ScenarioLookups* l;
   const TrainingProfile& eng;
   const LinkProfile& links;
   /// The model's counts, counted once by the caller (training_speed's argument).
@@ -326,6 +322,7 @@ struct StepShape {
   // The fields below up to `gemm_scale` have no initializer: step_shape sets each of them on
   // every path before anything reads it (issue 18: ~25 stores of each kept change, made twice).
   double trainable;             ///< parameters that train: LoRA adapters, else all
+  double optimizer_bytes;       ///< optimizer_bytes_per_param of the scenario's options
   double lora_bytes_per_token;  ///< bytes the adapters move per token (module_sums)
   ForwardFlops f;
   bool frozen;
@@ -341,7 +338,6 @@ struct StepShape {
   /// replayed forward. Otherwise attention runs with the GEMMs (3 x the forward at `rate`).
   bool flash_rates = false;
   double attn_s_per_flop = 0, attn_replay_s_per_flop = 0;
-  Link dp_link;
 };
 
 // FlashAttention's achieved rates in training (data/speed.json attention_kernels for the
@@ -392,9 +388,12 @@ void compute_step_rates(const Scenario& s, const SpeedProfile& profile, const Sc
 // lookups do not hold (QLoRA's weight format) finds the profile's entry by name, the lookups' the
 // index's copy of it, the same figures (issue 18: a full fine-tune's search missed twice, going
 // to the QLoRA candidate and back, ~440 instructions each, and looked the entry up by name).
-const StepRates& held_step_rates(const Scenario& s, const EngineProfile& engine,
-                                 const SpeedProfile& profile, const ScenarioLookups* l,
-                                 StepRates& held) {
+// Forced inline into both callers, as it was with its one (issue 18: ~13 instructions a call).
+[[gnu::always_inline]] inline const StepRates& held_step_rates(const Scenario& s,
+                                                               const EngineProfile& engine,
+                                                               const SpeedProfile& profile,
+                                                               ModuleSumsMemo& memo) {
+  StepRates& held = memo.rates;
   const Gpu* gpu = s.gpu.get();
   const TrainingOptions& t = s.training;
   if (held.gpu == gpu && held.engine == &engine && held.profile == &profile &&
@@ -404,7 +403,11 @@ const StepRates& held_step_rates(const Scenario& s, const EngineProfile& engine,
   held.profile = &profile;
   held.mixed_precision = t.mixed_precision;
   held.flash_attention = t.flash_attention;
-  compute_step_rates(s, profile, l, held);
+  // The profile's entries resolved with the scenario, looked for only here: the rates are all
+  // the step reads of them (issue 18: their key's test, a string compare among it, for each of
+  // a search's kept changes).
+  compute_step_rates(s, profile, speed_lookups(s, profile), held);
+  ++memo.rates_made;  // the micro-batches kept with the rates before are not these rates'
   // Not held without a peak: asked again, it fails again with its message.
   held.gpu = held.peak > 0 ? gpu : nullptr;
   return held;
@@ -471,14 +474,31 @@ ForwardFlops held_forward_flops(const Scenario& s, const ModelCosts& c, double l
   return memo->flops;
 }
 
+// optimizer_bytes_per_param(t), taken from `memo` when it holds them for the same optimizer and
+// precision, the fields it reads, else made (and kept there).
+[[gnu::always_inline]] inline double held_optimizer_bytes(const TrainingOptions& t,
+                                                          ModuleSumsMemo* memo) {
+  if (!memo) return optimizer_bytes_per_param(t);
+  if (memo->optimizer_bytes < 0 || memo->bytes_optimizer != t.optimizer ||
+      memo->bytes_precision != t.mixed_precision) {
+    memo->optimizer_bytes = optimizer_bytes_per_param(t);
+    memo->bytes_optimizer = t.optimizer;
+    memo->bytes_precision = t.mixed_precision;
+  }
+  return memo->optimizer_bytes;
+}
+
 // Forced inline, as are the step's parts below (stage_work to add_optimizer_and_offload): they
 // have two callers, training_speed and training_tokens_per_s, and GCC kept them out of line for
 // two where it inlined them into one (issue 18: +98 instructions a numbers-only training estimate).
-[[gnu::always_inline]] inline StepShape step_shape(
-    const Scenario& s, const EngineProfile& engine, const SpeedProfile& profile,
-    const ScenarioLookups* l, const TrainingProfile& eng, const StepRates& rates,
-    const ModelCounts& counts, ModuleSumsMemo* memo, OwnCosts& own) {
-  StepShape h(s, engine, profile, l, eng, counts, flop_costs(*s.model, counts, memo, own));
+// The layout and sizes of the step (step_shape's first half): what the step reads past its
+// micro-batch's seconds (the pipeline, data-parallel and optimizer parts, the tokens a step).
+[[gnu::always_inline]] inline StepShape step_layout(const Scenario& s, const EngineProfile& engine,
+                                                    const SpeedProfile& profile,
+                                                    const TrainingProfile& eng,
+                                                    const ModelCounts& counts, ModuleSumsMemo* memo,
+                                                    OwnCosts& own) {
+  StepShape h(s, engine, profile, eng, counts, flop_costs(*s.model, counts, memo, own));
   h.frozen = frozen_base(s.task);
   h.tp = std::max<int64_t>(1, s.parallel.tp);
   h.pp = std::max<int64_t>(1, s.parallel.pp);
@@ -495,22 +515,30 @@ ForwardFlops held_forward_flops(const Scenario& s, const ModelCosts& c, double l
                        ? static_cast<double>(s.training.global_batch)
                        : batch * static_cast<double>(s.training.grad_accum) * batch_ranks;
   h.m = std::max(1.0, h.global_batch / (batch_ranks * batch));
-  h.dp_link = group_link(h.gpu, h.gpus, s.gpus_per_node, h.links);
   h.t = static_cast<double>(h.tp);
   h.p = static_cast<double>(h.pp);
   h.v = h.pp > 1 ? static_cast<double>(std::max<int64_t>(1, s.parallel.pp_interleave)) : 1.0;
-  const ModuleSums sums = module_sums(s, h.counts, h.t, h.eng, memo);
-  h.f = held_forward_flops(s, h.c, h.counts.adapters.active, memo);
   h.trainable = is_lora(s.task) ? h.counts.adapters.all : h.params;
-  h.lora_bytes_per_token = sums.lora_bytes;
+  h.optimizer_bytes = held_optimizer_bytes(s.training, memo);
   h.seq = static_cast<double>(s.seq_len);
   // One micro-batch's tokens on this GPU: context parallelism gives each rank seq / cp of them
   // (with all their layers), and each rank's queries attend over the whole sequence.
   h.mb_tokens = batch * h.seq / static_cast<double>(h.cp);
   h.hidden = static_cast<double>(h.c.hidden);
-  h.layers = static_cast<double>(h.c.num_layers);
   h.vocab = static_cast<double>(s.model->vocab_size);
   h.hbm = h.gpu.memory_bandwidth_gbps ? *h.gpu.memory_bandwidth_gbps * 1e9 : 0.0;
+  return h;
+}
+
+// The rest of the step's shape, which only its micro-batch's work reads (stage_work and the
+// model-parallel traffic), into `h` made by step_layout.
+[[gnu::always_inline]] inline void add_work_shape(StepShape& h, const SpeedProfile& profile,
+                                                  const StepRates& rates, ModuleSumsMemo* memo) {
+  const Scenario& s = h.s;
+  const ModuleSums sums = module_sums(s, h.counts, h.t, h.eng, memo);
+  h.f = held_forward_flops(s, h.c, h.counts.adapters.active, memo);
+  h.lora_bytes_per_token = sums.lora_bytes;
+  h.layers = static_cast<double>(h.c.num_layers);
   // GEMM rate: step_rates' base x the depth efficiency of its GEMMs, which saturates with size.
   // The head reduces over the hidden size.
   h.rate = rates.base * layer_gemm_eff(sums, *s.model, h.eng.eff_k_hidden);
@@ -518,6 +546,17 @@ ForwardFlops held_forward_flops(const Scenario& s, const ModelCosts& c, double l
   if (s.task == Task::kQlora) h.dequant_s = qlora_dequant_s(h, profile, memo);
   if (is_lora(s.task)) h.gemm_scale *= 1.0 + profile.lora_extra_cost();  // unfused adapter GEMMs
   set_attention_rates(h, rates);
+}
+
+// The whole shape: training_speed's, whose figures read the forward FLOPs too.
+[[gnu::always_inline]] inline StepShape step_shape(const Scenario& s, const EngineProfile& engine,
+                                                   const SpeedProfile& profile,
+                                                   const TrainingProfile& eng,
+                                                   const StepRates& rates,
+                                                   const ModelCounts& counts, ModuleSumsMemo* memo,
+                                                   OwnCosts& own) {
+  StepShape h = step_layout(s, engine, profile, eng, counts, memo, own);
+  add_work_shape(h, profile, rates, memo);
   return h;
 }
 
@@ -714,6 +753,9 @@ double trainable_params(const StepShape& h) {
   const double shard = h.t * h.p;
   const double grads = trainable_params(h) / shard * grad_bytes_per_value(r);
   if (h.dp > 1) {
+    // The data-parallel group's link, made only for a group (issue 18: ~36 instructions of each
+    // one-GPU step, half a search's kept changes).
+    const Link dp_link = group_link(h.gpu, h.gpus, s.gpus_per_node, h.links);
     if (s.training.zero_stage >= 3) {
       // ZeRO-3 / FSDP (Rajbhandari et al. 2020, sec. 5.3 and 7.2.2): every micro-batch gathers
       // the parameters for its forward and again for its backward, and reduce-scatters its
@@ -721,14 +763,14 @@ double trainable_params(const StepShape& h) {
       const double params =
           h.params / shard * (h.frozen ? s.weights->bytes_per_value() : grad_bytes_per_value(r));
       const double per_mb =
-          2.0 * allgather_s(params, h.dp, h.dp_link) + allgather_s(grads, h.dp, h.dp_link);
+          2.0 * allgather_s(params, h.dp, dp_link) + allgather_s(grads, h.dp, dp_link);
       r.dp_comm_s = h.m * per_mb;
       br.dp_comm = h.m * exposed(per_mb, last_mb, h.eng.overlap);
     } else {
       // ZeRO 0-2: one all-reduce (ZeRO-1/2: reduce-scatter + all-gather, the same volume,
       // Rajbhandari et al. 2020 sec. 7.2.1) of the gradients after the last micro-batch,
       // bucketed behind its backward.
-      r.dp_comm_s = allreduce_s(grads, h.dp, h.dp_link);
+      r.dp_comm_s = allreduce_s(grads, h.dp, dp_link);
       br.dp_comm = exposed(r.dp_comm_s, last_mb * 2.0 / 3.0, h.eng.overlap);
     }
   }
@@ -749,7 +791,7 @@ double trainable_params(const StepShape& h) {
   const double shard = h.t * h.p;
   const double opt_params =
       trainable_params(h) / shard / (s.training.zero_stage >= 1 ? static_cast<double>(h.dp) : 1.0);
-  const double opt_bytes = opt_params * optimizer_bytes_per_param(s.training);
+  const double opt_bytes = opt_params * h.optimizer_bytes;
   if (s.training.offload == Offload::kNone) {
     if (h.hbm > 0) br.optimizer = opt_bytes / (h.hbm * h.eng.optimizer_bw_eff);
     return;
@@ -790,34 +832,97 @@ double model_flops_per_token(const StepShape& h) {
          3.0 * attention_flops_prefill(h.c, h.seq);
 }
 
-// The step of shape `h`: its breakdown, the figures its parts write (the bubble, the
-// communication seconds) and its time, into `r` (whose dtype is set: the gradients' bytes read
-// it). Returns the stage's work, for the figures only the full answer reads. Forced inline into
-// both callers with the step's parts (step_shape's note): it was written in training_speed.
-[[gnu::always_inline]] inline StageWork add_step(const StepShape& h, TrainingSpeed& r) {
-  const StageWork w = stage_work(h);
+// One micro-batch of the stage's work `w` on the slowest stage of shape `h` (made whole:
+// step_shape, or step_layout and add_work_shape), with its model-parallel traffic.
+[[gnu::always_inline]] inline MicroBatchSeconds micro_batch(const StepShape& h,
+                                                            const StageWork& w) {
   ModelParallelComm mp;
   add_tensor_parallel_comm(h, mp);
   mp.tp_body += context_parallel_comm(h);
   mp.ep = expert_parallel_comm(h);
-
+  MicroBatchSeconds b;
   const double overhead = h.eng.step_overhead_s;  // per micro-batch: launches, Python, data
-  const double body_mb = w.forward() + w.replay() + mp.tp_body + mp.ep;
-  const double last_mb = body_mb + w.gemm_head + w.loss + mp.tp_head;
+  b.body = w.forward() + w.replay() + mp.tp_body + mp.ep;
+  b.last = b.body + w.gemm_head + w.loss + mp.tp_head;
+  b.compute = w.forward() + w.gemm_head + w.loss + overhead;
+  b.replay = w.replay();
+  b.tp = mp.tp_body + mp.tp_head;
+  b.ep = mp.ep;
+  return b;
+}
+
+// The step of layout `h` whose micro-batch takes `b`: its breakdown, the figures its parts write
+// (the bubble, the communication seconds) and its time, into `r` (whose dtype is set: the
+// gradients' bytes read it). Forced inline into both callers with the step's parts (step_shape's
+// note): it was written in training_speed.
+[[gnu::always_inline]] inline void add_step(const StepShape& h, const MicroBatchSeconds& b,
+                                            TrainingSpeed& r) {
   StepBreakdown& br = r.breakdown;
   // The slowest (last) stage paces the m micro-batches.
-  br.compute = h.m * (w.forward() + w.gemm_head + w.loss + overhead);
-  br.recompute = h.m * w.replay();
-  br.tp_comm = h.m * (mp.tp_body + mp.tp_head);
-  br.ep_comm = h.m * mp.ep;
-  add_pipeline(h, body_mb, r);
-  add_data_parallel(h, last_mb, r);
-  add_optimizer_and_offload(h, last_mb, r);
+  br.compute = h.m * b.compute;
+  br.recompute = h.m * b.replay;
+  br.tp_comm = h.m * b.tp;
+  br.ep_comm = h.m * b.ep;
+  add_pipeline(h, b.body, r);
+  add_data_parallel(h, b.last, r);
+  add_optimizer_and_offload(h, b.last, r);
 
   r.compute_s = br.compute + br.recompute;
   r.tp_comm_s = br.tp_comm;
   r.step_time_s = br.total();
-  return w;
+}
+
+// Whether `slot` holds the micro-batch of `s` with `counts` under the memo's rates, made
+// `rates_made`-th: every field micro_batch reads through step_layout and add_work_shape besides
+// the rates (the GPU, engine, profile, precision and FlashAttention flag) and the model's costs
+// (the model and counts). The fields the search's levers change are compared first.
+[[gnu::always_inline]] inline bool same_micro_batch(const ModuleSumsMemo::MicroBatchSlot& slot,
+                                                    const Scenario& s, const ModelCounts& counts,
+                                                    uint64_t rates_made) {
+  const Parallelism& par = s.parallel;
+  return slot.seq_len == s.seq_len && slot.batch == s.batch &&
+         slot.recompute == s.training.recompute && slot.task == s.task && slot.counts == &counts &&
+         slot.rates_made == rates_made && slot.tp == par.tp && slot.pp == par.pp &&
+         slot.cp == par.cp && slot.ep == par.ep && slot.model == s.model.get() &&
+         slot.gpus_per_node == s.gpus_per_node && slot.compile == s.training.compile &&
+         slot.sequence_parallel == par.sequence_parallel;
+}
+
+// `b` kept in `memo` for `s` and `counts` under its current rates: a new slot, or the oldest.
+void keep_micro_batch(ModuleSumsMemo& memo, const Scenario& s, const ModelCounts& counts,
+                      const MicroBatchSeconds& b) {
+  size_t i = memo.micro_batches_held;
+  if (i < memo.micro_batches.size()) {
+    ++memo.micro_batches_held;
+  } else {
+    i = memo.next_micro_batch;
+    memo.next_micro_batch = (i + 1) % memo.micro_batches.size();
+  }
+  const Parallelism& par = s.parallel;
+  memo.micro_batches[i] = {s.model.get(),
+                           &counts,
+                           memo.rates_made,
+                           s.batch,
+                           s.seq_len,
+                           par.tp,
+                           par.pp,
+                           par.cp,
+                           par.ep,
+                           s.gpus_per_node,
+                           s.task,
+                           s.training.recompute,
+                           s.training.compile,
+                           par.sequence_parallel,
+                           b};
+}
+
+// The micro-batch `memo` holds for `s` and `counts` under its current rates; nullptr: none.
+const MicroBatchSeconds* held_micro_batch(const ModuleSumsMemo& memo, const Scenario& s,
+                                          const ModelCounts& counts) {
+  for (size_t i = 0; i < memo.micro_batches_held; ++i)
+    if (same_micro_batch(memo.micro_batches[i], s, counts, memo.rates_made))
+      return &memo.micro_batches[i].seconds;
+  return nullptr;
 }
 
 // The step's tokens per second, all GPUs: the global batch's tokens over the step's time.
@@ -858,10 +963,9 @@ std::optional<TrainingSpeed> training_speed(const Scenario& s, const EngineProfi
       out = cv_training_speed(s, profile, *peak, TrainingSpeed(r), why);
     return out;
   }
-  const ScenarioLookups* l = speed_lookups(s, profile);
   StepRates own;  // without a memo
-  if (!memo) compute_step_rates(s, profile, l, own);
-  const StepRates& rates = memo ? held_step_rates(s, engine, profile, l, memo->rates) : own;
+  if (!memo) compute_step_rates(s, profile, speed_lookups(s, profile), own);
+  const StepRates& rates = memo ? held_step_rates(s, engine, profile, *memo) : own;
   const TrainingProfile& eng = *rates.training;
   if (rates.peak <= 0) {
     lacks_rate(rates.dtype);
@@ -870,12 +974,15 @@ std::optional<TrainingSpeed> training_speed(const Scenario& s, const EngineProfi
   r.dtype = rates.dtype;
 
   OwnCosts own_costs;  // without a memo: the model's FLOP costs, which h reads
-  const StepShape h = step_shape(s, engine, profile, l, eng, rates, counts, memo, own_costs);
+  const StepShape h = step_shape(s, engine, profile, eng, rates, counts, memo, own_costs);
   // training_flops_per_token(s, h.c) from the forward FLOPs step_shape made of the same costs.
   r.hardware_flops_per_token = train_layer_flops(h.f, h.frozen) + train_head_flops(h.f, h.frozen) +
                                recompute_flops(h.f, s.training.recompute);
   r.model_flops_per_token = model_flops_per_token(h);
-  const StageWork w = add_step(h, r);
+  const StageWork w = stage_work(h);
+  const MicroBatchSeconds b = micro_batch(h, w);
+  if (memo) keep_micro_batch(*memo, s, counts, b);  // a search's base, then its candidates
+  add_step(h, b, r);
   r.qlora_dequant_s = h.m * (w.dequant + w.dequant_rec);
   r.compiled_elementwise = compiled_elementwise(h);
   r.tokens_per_s = step_tokens_per_s(h, r);
@@ -899,15 +1006,22 @@ std::optional<double> training_tokens_per_s(const Scenario& s, const EngineProfi
   // shape and breakdown, so the same double (issue 18: the FLOPs per token, MFU, dequantization
   // and time-to-train figures and the optional's other members were made and dropped for each
   // of a search's kept changes).
-  const ScenarioLookups* l = speed_lookups(s, profile);
-  const StepRates& rates = held_step_rates(s, engine, profile, l, memo.rates);
+  const StepRates& rates = held_step_rates(s, engine, profile, memo);
   if (rates.peak <= 0) return std::nullopt;
   TrainingSpeed r;  // the figures the step's parts write
   r.dtype = rates.dtype;
   OwnCosts unused;  // with a memo the costs are the memo's
-  const StepShape h =
-      step_shape(s, engine, profile, l, *rates.training, rates, counts, &memo, unused);
-  add_step(h, r);
+  StepShape h = step_layout(s, engine, profile, *rates.training, counts, &memo, unused);
+  // A micro-batch held for the same stage (another data-parallel layout, ZeRO stage, offload or
+  // optimizer) is that micro-batch: its work's shape and seconds are not made again (issue 18).
+  if (const MicroBatchSeconds* held = held_micro_batch(memo, s, counts)) {
+    add_step(h, *held, r);
+  } else {
+    add_work_shape(h, profile, rates, &memo);
+    const MicroBatchSeconds b = micro_batch(h, stage_work(h));
+    keep_micro_batch(memo, s, counts, b);
+    add_step(h, b, r);
+  }
   return step_tokens_per_s(h, r);
 }
 

@@ -7,6 +7,7 @@
 // optimizer step and CPU offload over PCIe. The exposed parts add up to the step time.
 #include <array>
 #include <cstddef>
+#include <cstdint>
 #include <map>
 #include <optional>
 #include <string>
@@ -121,6 +122,18 @@ struct ForwardFlops {
   double lora = 0;    ///< adapters: 2 x adapter parameters
 };
 
+/// One micro-batch's seconds on the slowest pipeline stage, by part of the step
+/// (training_speed.cc micro_batch): what the stage's work and its model-parallel traffic come
+/// to, which the data-parallel count, ZeRO stage, offload, optimizer and GPU count do not move.
+struct MicroBatchSeconds {
+  double compute;  ///< forward, LM head, loss and the engine's overhead a micro-batch
+  double replay;   ///< recomputation
+  double tp;       ///< tensor-, sequence- and context-parallel collectives
+  double ep;       ///< MoE all-to-all
+  double body;     ///< a body stage's micro-batch (the pipeline's fill and drain)
+  double last;     ///< the last stage's micro-batch (what data-parallel traffic hides behind)
+};
+
 /// A search's ModuleSums by the fields they read: the model and its counts (by address: a search
 /// keeps both while its candidates change other fields), the tensor-parallel width and the
 /// engine's adapter bytes and GEMM depth figure. A candidate with a slot's fields takes its sums
@@ -154,6 +167,34 @@ struct ModuleSumsMemo {
   /// The step's rates of the last GPU, engine and precision asked for (a search's candidates
   /// keep the base's GPU and mostly its engine: ~100 instructions of each kept change, issue 18).
   StepRates rates;
+  /// optimizer_bytes_per_param of the last optimizer and precision asked for, the two fields it
+  /// reads (a search's kept changes alternate two optimizers at most: ~40 instructions of each).
+  Optimizer bytes_optimizer{};
+  MixedPrecision bytes_precision{};
+  double optimizer_bytes = -1;  ///< below 0 until made
+  /// How many times `rates` were made: a micro-batch slot names the rates it was made with.
+  uint64_t rates_made = 0;
+  /// A micro-batch's seconds by the fields its work reads besides the rates (training_speed.cc
+  /// same_micro_batch): the model and counts (by address, as the sums), the rates made, the
+  /// task, batch, length, tensor, pipeline, context and expert widths, the node's size and the
+  /// recomputation, compile and sequence-parallel settings. A search's levers that change only
+  /// the data-parallel layout, the ZeRO stage, the offload or the optimizer (ZeRO-3 over more
+  /// GPUs, 8-bit AdamW) keep the base's (issue 18: the stage's work, ~400 instructions of each
+  /// such kept change). Training_speed with the memo keeps its step's (the base's, for the
+  /// answer's search). The first `micro_batches_held` slots are read; not zeroed.
+  struct MicroBatchSlot {
+    const Model* model;
+    const ModelCounts* counts;
+    uint64_t rates_made;
+    int64_t batch, seq_len, tp, pp, cp, ep, gpus_per_node;
+    Task task;
+    Recompute recompute;
+    bool compile, sequence_parallel;
+    MicroBatchSeconds seconds;
+  };
+  std::array<MicroBatchSlot, 4> micro_batches;
+  size_t micro_batches_held = 0;
+  size_t next_micro_batch = 0;  ///< the slot a new key takes once all are held
 };
 
 /// Step time and throughput under `engine` (the scenario's engine profile); nullopt with `why`

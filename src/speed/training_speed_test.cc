@@ -483,6 +483,96 @@ TEST(TrainingSpeed, StepRatesKeptByGpuEngineAndPrecision) {
   EXPECT_DOUBLE_EQ(memo.rates.peak, 67e12);
 }
 
+// The optimizer step's bytes per parameter are kept for the last optimizer and precision (the
+// fields optimizer_bytes_per_param reads): AdamW under bf16 AMP moves 4 (fp32 gradient) + 2 x 4
+// (master weight read and written) + 2 x 2 x 4 (two states read and written) + 2 (the 16-bit
+// copy) + 3 x 4 (clipping's passes) = 42 bytes; 8-bit AdamW's states are a byte each, 30; pure
+// bf16 with 8-bit AdamW 2 + 2 x 2 + 2 x 2 x 1 + 3 x 2 = 16.
+TEST(TrainingSpeed, OptimizerBytesKeptByOptimizerAndPrecision) {
+  const Catalog& catalog = Catalog::builtin();
+  Scenario s = parse_scenario(
+      nlohmann::json{{"model", "llama-3.1-8b"}, {"task", "full"}, {"gpu", "h100"}}, catalog);
+  const ModelCounts counts = count_model(s);
+  ModuleSumsMemo memo;
+  expect_memo_same(s, counts, memo);
+  EXPECT_EQ(memo.optimizer_bytes, 42.0);
+  s.training.optimizer = Optimizer::kAdamw8bit;
+  expect_memo_same(s, counts, memo);
+  EXPECT_EQ(memo.optimizer_bytes, 30.0);
+  // A field it does not read: kept, not made again (a marked figure stays marked).
+  memo.optimizer_bytes = 31.0;
+  s.batch = 2;
+  std::string why;
+  ASSERT_TRUE(training_speed(s, engine_profile(s, catalog), catalog.speed(), counts, why, &memo));
+  EXPECT_EQ(memo.optimizer_bytes, 31.0);
+  memo.optimizer_bytes = 30.0;
+  s.training.mixed_precision = MixedPrecision::kPureBf16;
+  expect_memo_same(s, counts, memo);
+  EXPECT_EQ(memo.optimizer_bytes, 16.0);
+}
+
+// One micro-batch's seconds are kept by the fields the stage's work reads: a step that differs
+// only in its data-parallel layout, ZeRO stage, offload or optimizer takes them from the memo
+// (training_speed with the memo kept its own), and gives the figure made without the memo. The
+// job with full recomputation on the round profile: the replayed forward of one micro-batch is
+// (24 h^2 L + 2 h s L) x 1,024 tokens / 156 TFLOPS = 0.7158 ms (FullRecomputationAddsOneForward).
+TEST(TrainingSpeed, MicroBatchKeptAcrossTheDataParallelLayout) {
+  const Catalog& catalog = Catalog::builtin();
+  const SpeedProfile profile = round_profile();
+  std::string why;
+  Scenario s = small();
+  s.training.recompute = Recompute::kFull;
+  const ModelCounts counts = count_model(s);
+  const EngineProfile& engine = engine_profile(s, catalog);
+  ModuleSumsMemo memo;
+  ASSERT_TRUE(training_speed(s, engine, profile, counts, why, &memo)) << why;
+  ASSERT_EQ(memo.micro_batches_held, 1u);
+  const double replay = (kLayerFwd + kAttnFwd) * kTokens / kRate;
+  EXPECT_NEAR(memo.micro_batches[0].seconds.replay, replay, 0.002 * replay);
+  const auto same_as_alone = [&](const Scenario& c) {
+    const auto tps = training_tokens_per_s(c, engine, profile, counts, memo);
+    const auto alone = training_speed(c, engine, profile, counts, why);
+    ASSERT_TRUE(tps && alone) << why;
+    EXPECT_EQ(*tps, alone->tokens_per_s);
+  };
+  // ZeRO-3 over four GPUs with 8-bit AdamW, a global batch of four: the same micro-batch on
+  // each GPU, four a step.
+  Scenario zero = s;
+  zero.gpu_count = 4;
+  zero.parallel.dp = 4;
+  zero.training.zero_stage = 3;
+  zero.training.optimizer = Optimizer::kAdamw8bit;
+  zero.training.global_batch = 4;
+  same_as_alone(zero);
+  EXPECT_EQ(memo.micro_batches_held, 1u);
+  // The held seconds are what the step reads: one second more of replay is one second more a
+  // step (one micro-batch a GPU), 4 x 1,024 tokens over it.
+  memo.micro_batches[0].seconds.replay += 1.0;
+  std::string alone_why;
+  const auto alone = training_speed(zero, engine, profile, counts, alone_why);
+  ASSERT_TRUE(alone);
+  const auto marked = training_tokens_per_s(zero, engine, profile, counts, memo);
+  ASSERT_TRUE(marked);
+  EXPECT_NEAR(*marked, 4096.0 / (alone->step_time_s + 1.0), 1e-9 * *marked);
+  memo.micro_batches[0].seconds.replay -= 1.0;
+  // Fields the stage's work reads: each a new micro-batch, the same figures as without the memo.
+  Scenario other = zero;
+  other.batch = 2;  // two sequences a micro-batch
+  same_as_alone(other);
+  EXPECT_EQ(memo.micro_batches_held, 2u);
+  other.training.recompute = Recompute::kNone;
+  same_as_alone(other);
+  EXPECT_EQ(memo.micro_batches_held, 3u);
+  other.training.mixed_precision = MixedPrecision::kFp32;  // new rates: fp32 matmuls
+  same_as_alone(other);
+  EXPECT_EQ(memo.micro_batches_held, 4u);
+  other.training.mixed_precision = s.training.mixed_precision;  // the rates made again
+  same_as_alone(other);
+  EXPECT_EQ(memo.next_micro_batch, 1u);  // four held: the oldest (slot 0) replaced
+  same_as_alone(zero);                   // held under the earlier rates only: made again, in slot 1
+  EXPECT_EQ(memo.next_micro_batch, 2u);
+}
+
 // A search reads only a kept change's tokens per second (its speed factor): training_tokens_per_s
 // makes the step's time and no other figure, and gives training_speed's own double through the
 // same memo. The pipeline job on the round profile: 8 micro-batches of one 1,024-token sequence,
