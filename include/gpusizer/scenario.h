@@ -157,6 +157,15 @@ struct Scenario {
     if (task == Task::kInference) return parallel.ep > 1 ? parallel.ep : parallel.tp;
     return parallel.tp * parallel.ep;
   }
+  /// Training: the ranks that hold the same dense (non-expert) parameters, over which their
+  /// gradients are reduced and ZeRO shards their states: dp x ep x cp. Megatron-Core's
+  /// data-parallel group with context parallelism (world / (tp x pp)), out of which expert
+  /// parallelism is carved (parallel_state.py; DeepSpeed-MoE and torchtitan's FSDP likewise
+  /// shard the dense states over the expert and context ranks).
+  int64_t dense_data_ranks() const { return parallel.dp * parallel.ep * parallel.cp; }
+  /// Training: the ranks that hold the same shard of the routed experts: dp x cp, Megatron-Core's
+  /// expert-data-parallel group (world / (etp x ep x pp), etp = tp).
+  int64_t expert_data_ranks() const { return parallel.dp * parallel.cp; }
 };
 
 /// Whether a LoRA target name selects a module, matching by suffix as PEFT does

@@ -138,7 +138,7 @@ class LayoutSearch {
  private:
   void search_group(int64_t t, int64_t pp, int64_t cp, int64_t ep, int64_t dp);
   std::vector<Vb> interleave_and_micro_batches(int64_t pp, int64_t per_replica) const;
-  std::vector<Offload> offloads_for(int zero, int64_t dp) const;
+  std::vector<Offload> offloads_for(int zero, int64_t ranks) const;
   void search_zero(int zero, const std::vector<Vb>& vbs, const std::vector<bool>& sps,
                    int64_t per_replica);
   bool search_cell(const std::vector<bool>& sps, const std::vector<Offload>& offs);
@@ -284,14 +284,15 @@ void LayoutSearch::search_group(int64_t t, int64_t pp, int64_t cp, int64_t ep, i
 
 // The offloads a ZeRO stage takes, cheapest first: ZeRO-Offload needs ZeRO 1+ (DeepSpeed
 // offload_optimizer) and parameter offload ZeRO-3 (offload_param; FSDP CPUOffload with
-// FULL_SHARD). One replica needs no sharding, except to offload (ZeRO-Offload's single-GPU
-// case, Ren et al. 2021 sec. 5).
-std::vector<Offload> LayoutSearch::offloads_for(int zero, int64_t dp) const {
+// FULL_SHARD). One copy of the states needs no sharding, except to offload (ZeRO-Offload's
+// single-GPU case, Ren et al. 2021 sec. 5); `ranks` holds the dense states' copies
+// (Scenario::dense_data_ranks: one replica's expert and context ranks hold them too).
+std::vector<Offload> LayoutSearch::offloads_for(int zero, int64_t ranks) const {
   std::vector<Offload> offs;
   for (const Offload off : g_.offloads) {
     if (off != Offload::kNone && zero == 0) continue;
     if (off == Offload::kOptimizerParams && zero < 3) continue;
-    if (zero > 0 && dp == 1 && off == Offload::kNone) continue;
+    if (zero > 0 && ranks == 1 && off == Offload::kNone) continue;
     offs.push_back(off);
   }
   return offs;
@@ -303,16 +304,17 @@ void LayoutSearch::search_zero(int zero, const std::vector<Vb>& vbs, const std::
   // ZeRO-2/3 shard gradients and weights, which pipelines do not combine with (DeepSpeed:
   // ZeRO-2/3 with PP unsupported).
   if (zero > 1 && pp > 1) return;
-  const std::vector<Offload> offs = offloads_for(zero, dp);
+  const std::vector<Offload> offs = offloads_for(zero, s_.dense_data_ranks());
   if (offs.empty()) return;
   const auto per_vb = static_cast<int64_t>(sps.size() * g_.rcs.size() * offs.size());
-  // ZeRO-1 and -2 shard the optimizer states over dp: less memory and a dp-times shorter
-  // optimizer step for the same traffic (Rajbhandari et al. 2020 sec. 5.1, 7.2.1), so with
-  // dp > 1 every ZeRO-0 layout has a faster sharded twin that fits.
+  // ZeRO-1 and -2 shard the optimizer states over the data-parallel ranks: less memory and a
+  // shorter optimizer step for the same traffic (Rajbhandari et al. 2020 sec. 5.1, 7.2.1), so
+  // with more than one copy of the dense states every ZeRO-0 layout has a faster sharded twin
+  // that fits.
   const auto& zs = g_.zeros;
   const bool sharded_twin = std::find(zs.begin(), zs.end(), 1) != zs.end() ||
                             (pp == 1 && std::find(zs.begin(), zs.end(), 2) != zs.end());
-  if (o_.prune && zero == 0 && dp > 1 && sharded_twin) {
+  if (o_.prune && zero == 0 && s_.dense_data_ranks() > 1 && sharded_twin) {
     result_.candidates += per_vb * static_cast<int64_t>(vbs.size());
     return;
   }

@@ -190,7 +190,7 @@ void place_training_peak(const Scenario& s, const EngineProfile& engine, Parts& 
                          MemoryEstimate& m, Explanations* why) {
   m.gradients_full = p.gradients;
   const bool persistent_buffers =
-      engine.persistent_grad_buffers || (engine.ddp_grad_buckets && s.parallel.dp > 1);
+      engine.persistent_grad_buffers || (engine.ddp_grad_buckets && s.dense_data_ranks() > 1);
   if (s.training.grad_accum > 1 || persistent_buffers || s.training.optimizer_in_backward) {
     if (p.step_temporaries > p.activations) return place_step_peak(p, m, why);
     m.peak_phase = s.training.grad_accum > 1 ? "backward of a later micro-batch (gradients "
@@ -245,7 +245,8 @@ Baseline process_baseline(const Scenario& s, const EngineProfile& engine,
   b.context = engine.cuda_context_bytes > 0 ? engine.cuda_context_bytes : device.cuda_context_bytes;
   b.communicators += s.parallel.tp > 1;
   b.communicators += s.parallel.pp > 1 && engine.pp_uses_nccl;
-  b.communicators += s.parallel.dp > 1 && is_training(s.task);
+  // The data-parallel group of the dense parameters (Scenario::dense_data_ranks).
+  b.communicators += is_training(s.task) && s.dense_data_ranks() > 1;
   b.communicators += s.parallel.ep > 1;
   b.per_communicator = device.nccl_bytes_per_communicator;
   return b;

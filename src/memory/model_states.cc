@@ -409,9 +409,23 @@ namespace {
 // The weights' totals from their bytes `b` for the whole model (per_gpu unsharded).
 [[gnu::always_inline]] inline WeightTotals weight_totals(const Scenario& s, const ModelBytes& b) {
   WeightTotals w;
-  w.whole = per_gpu(b, s, false);
+  const SplitBytes split = per_gpu_split(b, s);
+  w.whole = split.whole;
+  w.experts = split.experts;
   w.layer = (b.layers + b.experts) / static_cast<double>(s.model->num_layers);
   return w;
+}
+
+// The ranks ZeRO shards over where expert or context parallelism widens them beyond dp
+// (sharding.cc zero_shard); empty where they are dp's alone.
+std::string shard_ranks_text(const Scenario& s) {
+  if (s.parallel.ep > 1)
+    return fmt::format(
+        FMT_COMPILE("; dense part over dp x ep x cp = {} ranks, routed experts over dp x cp = {}"),
+        s.dense_data_ranks(), s.expert_data_ranks());
+  if (s.parallel.cp > 1)
+    return fmt::format(FMT_COMPILE("; over dp x cp = {} ranks"), s.expert_data_ranks());
+  return {};
 }
 
 // ZeRO-3 or FSDP sharding and parameter offload of the weights `w` (weight_totals), per GPU.
@@ -421,8 +435,8 @@ double sharded_weights(const Scenario& s, const Catalog& catalog, const EngineRu
   const bool zero3 = is_training(s.task) && s.training.zero_stage >= 3;
   const bool params_offloaded =
       s.training.offload == Offload::kOptimizerParams && is_training(s.task);
-  // per_gpu(b, s, true) is per_gpu(b, s, false) divided by dp last (sharding.cc): the same double.
-  double bytes = zero3 ? w.whole / static_cast<double>(s.parallel.dp) : w.whole;
+  // zero_shard of the totals is per_gpu(b, s, true) (sharding.cc): the same double.
+  double bytes = zero3 ? zero_shard({w.whole, w.experts}, s) : w.whole;
   if (deepspeed_zero3(s, rules.engine)) {
     // The gathered set reads the split, not the count or the stage: made once per totals, and
     // again where a basis is asked for its text (an estimate's own totals are made for it).
@@ -443,10 +457,13 @@ double sharded_weights(const Scenario& s, const Catalog& catalog, const EngineRu
       basis +=
           explain_if(why, FMT_COMPILE("; parameters offloaded to host: {} + {:.2f} GiB resident"),
                      gathered.basis, resident / 1073741824.0);
-    } else if (s.parallel.dp > 1) {
+    } else if (s.dense_data_ranks() > 1) {
       bytes += w.gathered;
       // Appended in two pieces: the sum of the two was a string of its own (issue 18).
-      if (why) basis.append("; ZeRO-3: sharded over dp + ").append(gathered.basis);
+      if (why) {
+        basis.append("; ZeRO-3: sharded over dp + ").append(gathered.basis);
+        basis += shard_ranks_text(s);
+      }
     } else {
       // One rank: a parameter is gathered as a view of its own partition (NoGatherHandle).
       if (why) basis += "; ZeRO-3 on one rank: parameters gathered in place, nothing extra";
@@ -456,7 +473,7 @@ double sharded_weights(const Scenario& s, const Catalog& catalog, const EngineRu
   if (zero3) {
     // FSDP gathers one wrapped unit (a layer) at a time; limit_all_gathers keeps two in flight.
     bytes += 2.0 * w.layer / static_cast<double>(s.parallel.tp);
-    if (why) basis += "; FSDP: sharded over dp + 2 gathered layers";
+    if (why) basis.append("; FSDP: sharded over dp + 2 gathered layers") += shard_ranks_text(s);
   }
   if (params_offloaded) {
     // 2 x layer is 2 x (layers + experts) / num_layers to the bit: doubling is exact.
@@ -494,17 +511,19 @@ double gradient_bytes(const Scenario& s, const EngineProfile& engine) {
 }
 
 // All the trainable parameters' gradients on one GPU of the split, before ZeRO.
-double gradient_totals(const Scenario& s, const EngineProfile& engine, const ModelCounts& counts) {
+SplitBytes gradient_totals(const Scenario& s, const EngineProfile& engine,
+                           const ModelCounts& counts) {
   const double bytes = gradient_bytes(s, engine);
   ModelBytes t = scaled(counts.trainable, bytes);
   if (adapter_training(s)) t.embedding *= 2.0 / bytes;  // saved modules: 16-bit gradients
-  return per_gpu(t, s, false);
+  return per_gpu_split(t, s);
 }
 
-// The gradients per GPU (training) from their totals `whole`: ZeRO-2/3 shards them over dp.
+// The gradients per GPU (training) from their totals `whole`: ZeRO-2/3 shards them over the
+// data-parallel ranks.
 double sharded_gradients(const Scenario& s, const Catalog& catalog, const EngineRules& rules,
-                         double whole) {
-  double part = s.training.zero_stage >= 2 ? whole / static_cast<double>(s.parallel.dp) : whole;
+                         const SplitBytes& whole) {
+  double part = s.training.zero_stage >= 2 ? zero_shard(whole, s) : whole.whole;
   // Each gradient is applied and freed as soon as it exists (torchtune optimizer_in_bwd):
   // about one layer's worth is alive at a time.
   if (s.training.optimizer_in_backward)
@@ -531,13 +550,13 @@ bool keeps_master(const Scenario& s) {
 }
 
 // The fp32 master copy on one GPU of the split, before ZeRO (0 where none is kept).
-double master_totals(const Scenario& s, const ModelCounts& counts) {
-  return keeps_master(s) ? per_gpu(scaled(counts.trainable, 4.0), s, false) : 0.0;
+SplitBytes master_totals(const Scenario& s, const ModelCounts& counts) {
+  return keeps_master(s) ? per_gpu_split(scaled(counts.trainable, 4.0), s) : SplitBytes{};
 }
 
-// The master copy per GPU from its totals: ZeRO-1+ shards it over dp.
-double sharded_master(const Scenario& s, double whole) {
-  return s.training.zero_stage >= 1 ? whole / static_cast<double>(s.parallel.dp) : whole;
+// The master copy per GPU from its totals: ZeRO-1+ shards it over the data-parallel ranks.
+double sharded_master(const Scenario& s, const SplitBytes& whole) {
+  return s.training.zero_stage >= 1 ? zero_shard(whole, s) : whole.whole;
 }
 
 // The sharding step of the gradients and of the master copy, each the one home of its rules:
@@ -545,10 +564,10 @@ double sharded_master(const Scenario& s, double whole) {
 // numbers) both apply them to the totals. No gradients without training; none of the master
 // copy on the GPU when the optimizer is offloaded.
 double gradients_part(const Scenario& s, const Catalog& catalog, const EngineRules& rules,
-                      double whole) {
+                      const SplitBytes& whole) {
   return is_training(s.task) ? sharded_gradients(s, catalog, rules, whole) : 0.0;
 }
-double master_part(const Scenario& s, double whole) {
+double master_part(const Scenario& s, const SplitBytes& whole) {
   return optimizer_on_host(s) ? 0.0 : sharded_master(s, whole);
 }
 
@@ -578,7 +597,8 @@ double gradients(const Scenario& s, const Catalog& catalog, const EngineRules& r
   // clause with numbers more).
   why->basis.set_with("gradients_bytes", [&](std::string& out) {
     append_text(out, "trainable params x ", General{gradient_bytes(s, rules.engine)}, " B");
-    if (s.training.zero_stage >= 2) out.append("; ZeRO-2/3: sharded over dp");
+    if (s.training.zero_stage >= 2)
+      out.append("; ZeRO-2/3: sharded over dp") += shard_ranks_text(s);
     if (s.training.optimizer_in_backward) out.append("; optimizer in backward: one layer alive");
     if (deepspeed_zero3(s, rules.engine))
       append_text(out, "; + ZeRO-3 reduce bucket ",
@@ -630,7 +650,10 @@ double optimizer_states(const Scenario& s, const EngineRules& rules, const Model
     if (text) why->basis.set(figure, "adafactor: factored second moments (rows + columns) x 4 B");
   }
   double part = per_gpu(b, s, s.training.zero_stage >= 1);
-  if (text && s.training.zero_stage >= 1) why->basis.append(figure, "; ZeRO-1+: sharded over dp");
+  if (text && s.training.zero_stage >= 1) {
+    why->basis.append(figure, "; ZeRO-1+: sharded over dp");
+    why->basis.append(figure, shard_ranks_text(s));
+  }
   if (text && is_paged(s.training.optimizer))
     why->basis.append(figure, "; paged: can spill to host memory under pressure");
   if (optimizer_on_host(s)) {
@@ -657,7 +680,7 @@ StateTotals state_totals(const Scenario& s, const EngineRules& rules, const Mode
   t.weights = weight_totals(s, held_weights(s, rules.engine, counts, nullptr, no_text));
   t.kbit_upcast = kbit_upcast_extra_bytes_unsharded(s, rules.engine, counts.params);
   t.rope = rope_cache_bytes(s, *rules.release);
-  t.gradients = is_training(s.task) ? gradient_totals(s, rules.engine, counts) : 0.0;
+  if (is_training(s.task)) t.gradients = gradient_totals(s, rules.engine, counts);
   t.master = master_totals(s, counts);
   return t;
 }

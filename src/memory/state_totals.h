@@ -17,8 +17,9 @@ namespace gpusizer::memory {
 /// The weights held on one GPU of the split before ZeRO shards them, and what the ZeRO-3 and
 /// offload rules read of them.
 struct WeightTotals {
-  double whole = 0;  ///< per_gpu(held weights, s, false)
-  double layer = 0;  ///< one layer's weights, whole: (layers + experts) / num_layers
+  double whole = 0;    ///< per_gpu(held weights, s, false)
+  double experts = 0;  ///< the routed experts' share of `whole` (ZeRO shards it apart)
+  double layer = 0;    ///< one layer's weights, whole: (layers + experts) / num_layers
   // DeepSpeed ZeRO-3's gathered set: made by the first step that shards over ZeRO-3 (it reads
   // the split, never the count or the stage; most totals never need it: ~0.5k instructions).
   bool gathered_made = false;
@@ -31,8 +32,8 @@ struct StateTotals {
   WeightTotals weights;
   double kbit_upcast = 0;  ///< PEFT's fp32 upcast as an unsharded run makes it
   double rope = 0;         ///< the rotary caches transformers keeps (rope_cache.h)
-  double gradients = 0;    ///< all the trainable parameters' gradients, per_gpu unsharded
-  double master = 0;       ///< the fp32 master copy, per_gpu unsharded (0: none kept)
+  SplitBytes gradients;    ///< all the trainable parameters' gradients, per_gpu unsharded
+  SplitBytes master;       ///< the fp32 master copy, per_gpu unsharded (0: none kept)
 };
 
 /// The totals of `s`: everything state_parts reads but the data-parallel count, the ZeRO stage

@@ -41,8 +41,9 @@ TEST(StateTotals, AreTheWholeModelsOnOneGpuOfTheSplit) {
   const StateTotals t = state_totals(s, engine_rules(s, cat()), counts);
   // 16-bit working copy and gradients, fp32 master: 2, 2 and 4 B per parameter (ZeRO sec. 3.1).
   EXPECT_DOUBLE_EQ(t.weights.whole, 13476831232.0);
-  EXPECT_DOUBLE_EQ(t.gradients, 13476831232.0);
-  EXPECT_DOUBLE_EQ(t.master, 26953662464.0);
+  EXPECT_DOUBLE_EQ(t.gradients.whole, 13476831232.0);
+  EXPECT_DOUBLE_EQ(t.gradients.experts, 0.0);  // a dense model
+  EXPECT_DOUBLE_EQ(t.master.whole, 26953662464.0);
   // One layer's working copy: (6,738,415,616 - 2 x 131,072,000) x 2 B / 32 layers.
   EXPECT_DOUBLE_EQ(t.weights.layer, 404766976.0);
   EXPECT_FALSE(t.weights.gathered_made);  // FSDP gathers no DeepSpeed set

@@ -744,14 +744,36 @@ double trainable_params(const StepShape& h) {
   return h.trainable;
 }
 
+// This GPU's bytes of a per-parameter quantity over `params` parameters of which `experts` are
+// routed experts, the two apart: the experts are split over ep besides tp x pp, and each
+// expert's copies live on the expert-data-parallel ranks alone (expert_ranks), where the dense
+// parameters' live on all h.dp (Megatron-Core parallel_state: expert_data_parallel_size = world
+// / (etp x ep x pp); its DDP buckets expert and dense parameters apart and reduces each over
+// its own group, distributed_data_parallel.py).
+struct ShardBytes {
+  double dense = 0, experts = 0;
+};
+ShardBytes shard_bytes(const StepShape& h, double params, double experts, double value_bytes) {
+  const double shard = h.t * h.p;
+  if (h.ep <= 1) return {params / shard * value_bytes, 0.0};
+  return {(params - experts) / shard * value_bytes,
+          experts / (shard * static_cast<double>(h.ep)) * value_bytes};
+}
+// The ranks that hold the same routed experts: h.dp counts every rank beyond tp x pp, the
+// expert ranks among them included.
+int64_t expert_ranks(const StepShape& h) {
+  return std::max<int64_t>(1, h.dp / h.ep);
+}
+
 // Data parallelism, for this GPU's shard of the trainable weights; `last_mb` is one last-stage
 // micro-batch.
 [[gnu::always_inline]] inline void add_data_parallel(const StepShape& h, double last_mb,
                                                      TrainingSpeed& r) {
   const Scenario& s = h.s;
   StepBreakdown& br = r.breakdown;
-  const double shard = h.t * h.p;
-  const double grads = trainable_params(h) / shard * grad_bytes_per_value(r);
+  const ShardBytes grads =
+      shard_bytes(h, trainable_params(h), h.counts.trainable.experts, grad_bytes_per_value(r));
+  const int64_t expert_dp = expert_ranks(h);
   if (h.dp > 1) {
     // The data-parallel group's link, made only for a group (issue 18: ~36 instructions of each
     // one-GPU step, half a search's kept changes).
@@ -760,17 +782,21 @@ double trainable_params(const StepShape& h) {
       // ZeRO-3 / FSDP (Rajbhandari et al. 2020, sec. 5.3 and 7.2.2): every micro-batch gathers
       // the parameters for its forward and again for its backward, and reduce-scatters its
       // gradients; prefetching hides them behind that micro-batch's compute.
-      const double params =
-          h.params / shard * (h.frozen ? s.weights->bytes_per_value() : grad_bytes_per_value(r));
-      const double per_mb =
-          2.0 * allgather_s(params, h.dp, dp_link) + allgather_s(grads, h.dp, dp_link);
+      const ShardBytes params =
+          shard_bytes(h, h.params, static_cast<double>(h.counts.params.routed_experts),
+                      h.frozen ? s.weights->bytes_per_value() : grad_bytes_per_value(r));
+      const double per_mb = 2.0 * (allgather_s(params.dense, h.dp, dp_link) +
+                                   allgather_s(params.experts, expert_dp, dp_link)) +
+                            allgather_s(grads.dense, h.dp, dp_link) +
+                            allgather_s(grads.experts, expert_dp, dp_link);
       r.dp_comm_s = h.m * per_mb;
       br.dp_comm = h.m * exposed(per_mb, last_mb, h.eng.overlap);
     } else {
       // ZeRO 0-2: one all-reduce (ZeRO-1/2: reduce-scatter + all-gather, the same volume,
       // Rajbhandari et al. 2020 sec. 7.2.1) of the gradients after the last micro-batch,
       // bucketed behind its backward.
-      r.dp_comm_s = allreduce_s(grads, h.dp, dp_link);
+      r.dp_comm_s =
+          allreduce_s(grads.dense, h.dp, dp_link) + allreduce_s(grads.experts, expert_dp, dp_link);
       br.dp_comm = exposed(r.dp_comm_s, last_mb * 2.0 / 3.0, h.eng.overlap);
     }
   }
@@ -789,8 +815,15 @@ double trainable_params(const StepShape& h) {
   const Scenario& s = h.s;
   StepBreakdown& br = r.breakdown;
   const double shard = h.t * h.p;
-  const double opt_params =
-      trainable_params(h) / shard / (s.training.zero_stage >= 1 ? static_cast<double>(h.dp) : 1.0);
+  // ZeRO-1+ shards the dense states over h.dp and the experts' over their own ranks, which
+  // leaves trainable / (t p dp) of either on a GPU; unsharded, a GPU holds its experts alone.
+  double opt_params;
+  if (s.training.zero_stage >= 1) {
+    opt_params = trainable_params(h) / shard / static_cast<double>(h.dp);
+  } else {
+    const ShardBytes held = shard_bytes(h, trainable_params(h), h.counts.trainable.experts, 1.0);
+    opt_params = held.dense + held.experts;
+  }
   const double opt_bytes = opt_params * h.optimizer_bytes;
   if (s.training.offload == Offload::kNone) {
     if (h.hbm > 0) br.optimizer = opt_bytes / (h.hbm * h.eng.optimizer_bw_eff);
