@@ -441,8 +441,10 @@ def main():
             continue
         r = json.loads(line)
         cases.append({"id": r["id"], "group": r["group"], "scenario": r["scenario"], "compare": r["compare"],
-                      "measured": r["measured"], "include": True, "use": r["use"],
+                      "measured": r["measured"], "include": r.get("include", True), "use": r["use"],
                       "notes": ("%s. %s. %s (%s)" % (r["measured_what"], r["notes"], r["source"], r["url"]))[:900]})
+        if "exclude_reason" in r:
+            cases[-1]["exclude_reason"] = r["exclude_reason"]
     # Serving under traffic (data/validation/serving_load_runs.jsonl: the load model's figures),
     # serving sweeps at a fixed concurrency (serving_sweep_runs.jsonl) and trtllm-bench runs with
     # their logs (trtllm_bench_runs.jsonl: offline jobs) against published runs, all held out.

@@ -392,8 +392,13 @@ void check_layout(const Scenario& s) {
 // The split against the model: heads for tensor parallelism (Megatron-LM, Shoeybi et al. 2019,
 // sec. 3), layers for pipeline stages, experts for expert parallelism.
 void check_model_split(const Scenario& s) {
-  if (vision_model(*s.model)) return;
   const Parallelism& p = s.parallel;
+  // A vision model has no experts to split; its other splits are left to the CV estimators.
+  if (vision_model(*s.model)) {
+    if (p.ep > 1)
+      throw InputError("parallel.ep", "expert parallelism needs a mixture-of-experts model");
+    return;
+  }
   if (p.tp > s.model->num_heads)
     throw InputError("parallel.tp", "tensor parallelism of " + std::to_string(p.tp) +
                                         " exceeds the model's " +

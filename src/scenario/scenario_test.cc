@@ -187,6 +187,10 @@ TEST(Scenario, CombinationsThatMakeNoSense) {
   expect_error({{"model", "llama-2-7b"}, {"parallel", {{"tp", 64}}}}, "parallel.tp", "heads");
   expect_error({{"model", "llama-2-7b"}, {"parallel", {{"pp", 33}}}}, "parallel.pp", "layers");
   expect_error({{"model", "llama-2-7b"}, {"parallel", {{"ep", 2}}}}, "parallel.ep");
+  // A vision model has no experts either (a hostile line once sized a CNN's gradient buckets
+  // and communicators for three expert ranks).
+  expect_error({{"model", "yolov8m"}, {"task", "cv-train"}, {"parallel", {{"ep", 3}}}},
+               "parallel.ep", "mixture-of-experts");
   expect_error({{"model", "llama-2-7b"}, {"engine", "vllm"}, {"task", "full"}}, "engine");
   expect_error({{"model", "llama-2-7b"}, {"task", "cv-train"}}, "task");
   expect_error({{"model", "yolov8m"}}, "task", "cv-train");
