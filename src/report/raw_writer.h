@@ -6,6 +6,7 @@
 // text writer, one per token (issue 18). The text is TextWriter's: each value followed by a
 // comma, taken back before a closing brace or bracket.
 #include <cstdint>
+#include <cstdlib>
 #include <cstring>
 #include <span>
 #include <string_view>
@@ -122,6 +123,11 @@ bool write_at_once(TextWriter& w, size_t bound, Describe&& describe) {
   if (!start) return false;
   RawWriter raw(start);
   describe(raw);
+  // A bound too small for what was written has already run past the reserved room, maybe past
+  // the buffer: stop rather than go on from corrupted memory (a defect of the bound, which the
+  // tests and fuzzers would show here, not a user's error).
+  if (raw.end() > start + bound) [[unlikely]]
+    std::abort();
   if (raw.failed()) return false;
   w.commit(raw.end());
   return true;
