@@ -409,9 +409,7 @@ namespace {
 // The weights' totals from their bytes `b` for the whole model (per_gpu unsharded).
 [[gnu::always_inline]] inline WeightTotals weight_totals(const Scenario& s, const ModelBytes& b) {
   WeightTotals w;
-  const SplitBytes split = per_gpu_split(b, s);
-  w.whole = split.whole;
-  w.experts = split.experts;
+  w.held = per_gpu_split(b, s);
   w.layer = (b.layers + b.experts) / static_cast<double>(s.model->num_layers);
   return w;
 }
@@ -436,7 +434,7 @@ double sharded_weights(const Scenario& s, const Catalog& catalog, const EngineRu
   const bool params_offloaded =
       s.training.offload == Offload::kOptimizerParams && is_training(s.task);
   // zero_shard of the totals is per_gpu(b, s, true) (sharding.cc): the same double.
-  double bytes = zero3 ? zero_shard({w.whole, w.experts}, s) : w.whole;
+  double bytes = zero3 ? zero_shard(w.held, s) : w.held.whole;
   if (deepspeed_zero3(s, rules.engine)) {
     // The gathered set reads the split, not the count or the stage: made once per totals, and
     // again where a basis is asked for its text (an estimate's own totals are made for it).
@@ -452,7 +450,7 @@ double sharded_weights(const Scenario& s, const Catalog& catalog, const EngineRu
     if (params_offloaded) {
       // The shard lives in host memory; the GPU holds the gathered set and what never leaves it
       // (persistent norms and biases, adapters, saved-module copies).
-      const double resident = std::max(0.0, w.whole - per_gpu(w.gathered_held, s, false));
+      const double resident = std::max(0.0, w.held.whole - per_gpu(w.gathered_held, s, false));
       bytes = w.gathered + resident;
       basis +=
           explain_if(why, FMT_COMPILE("; parameters offloaded to host: {} + {:.2f} GiB resident"),

@@ -17,9 +17,8 @@ namespace gpusizer::memory {
 /// The weights held on one GPU of the split before ZeRO shards them, and what the ZeRO-3 and
 /// offload rules read of them.
 struct WeightTotals {
-  double whole = 0;    ///< per_gpu(held weights, s, false)
-  double experts = 0;  ///< the routed experts' share of `whole` (ZeRO shards it apart)
-  double layer = 0;    ///< one layer's weights, whole: (layers + experts) / num_layers
+  SplitBytes held;   ///< per_gpu_split(held weights, s): the experts' share apart for ZeRO
+  double layer = 0;  ///< one layer's weights, whole: (layers + experts) / num_layers
   // DeepSpeed ZeRO-3's gathered set: made by the first step that shards over ZeRO-3 (it reads
   // the split, never the count or the stage; most totals never need it: ~0.5k instructions).
   bool gathered_made = false;

@@ -40,7 +40,7 @@ TEST(StateTotals, AreTheWholeModelsOnOneGpuOfTheSplit) {
   const ModelCounts counts = count_model(s);
   const StateTotals t = state_totals(s, engine_rules(s, cat()), counts);
   // 16-bit working copy and gradients, fp32 master: 2, 2 and 4 B per parameter (ZeRO sec. 3.1).
-  EXPECT_DOUBLE_EQ(t.weights.whole, 13476831232.0);
+  EXPECT_DOUBLE_EQ(t.weights.held.whole, 13476831232.0);
   EXPECT_DOUBLE_EQ(t.gradients.whole, 13476831232.0);
   EXPECT_DOUBLE_EQ(t.gradients.experts, 0.0);  // a dense model
   EXPECT_DOUBLE_EQ(t.master.whole, 26953662464.0);
@@ -106,7 +106,7 @@ TEST(StateTotals, OneSetServesEveryZeroLayout) {
     EXPECT_TRUE(t.weights.gathered_made);
     // Sharded over dp ranks plus the gathered set: less than the unsharded weights when dp > 1.
     if (dp > 1) {
-      EXPECT_LT(shared.weights, t.weights.whole) << dp;
+      EXPECT_LT(shared.weights, t.weights.held.whole) << dp;
     }
   }
 }
