@@ -445,7 +445,7 @@ void add_scenario_flags(CLI::App* cmd, Options& o) {
   cmd->add_option("--offload", o.offload, "training: none|optimizer|optimizer+params");
   cmd->add_option("--optimizer", o.optimizer,
                   "adamw|adamw-8bit|paged-adamw-8bit|paged-adamw|sgd|sgd-momentum|adafactor|lion");
-  cmd->add_option("--mixed-precision", o.mixed_precision, "bf16|fp16|pure-bf16|fp32");
+  cmd->add_option("--mixed-precision", o.mixed_precision, "bf16|fp16|pure-bf16|fp32|fp8|mxfp8");
   cmd->add_option("--gradient-checkpointing", o.gradient_checkpointing,
                   "false|true|full|selective");
   cmd->add_flag("--no-flash-attention", o.no_flash_attention, "eager attention");

@@ -169,6 +169,12 @@ enum class EngineKind { kEager, kPreallocating, kLlamaCpp };
 
 /// Every flag and figure is a required key of engines.json (engine_profile.cc says which keys
 /// may be left out and the rule that then applies).
+/// How an engine holds the layers' weights under an FP8 recipe: cast from the 16-bit copy at each
+/// pass (kPerPass), cast once a step into FP8 copies kept beside it (kCached: Transformer Engine's
+/// weight workspace), or held in FP8 alone, the fp32 master copy in the optimizer (kPrimary:
+/// Megatron-Core's fp8_param_gather).
+enum class Fp8Weights : uint8_t { kPerPass, kCached, kPrimary };
+
 struct EngineProfile {
   std::string name;
   EngineKind kind = EngineKind::kEager;
@@ -201,6 +207,15 @@ struct EngineProfile {
   double allocator_overhead_fraction = 0;
   bool kbit_training_fp32_upcast = false;
   bool adapters_fp32 = false;  ///< LoRA adapters (and their grads and states) in fp32
+  /// FP8 training: a Linear saves its input's FP8 copy (column-wise, for the weight gradient)
+  /// instead of the 16-bit input (Transformer Engine; torchao float8 keeps the 16-bit one).
+  bool fp8_saves_quantized_inputs = false;
+  /// A gated MLP's activation runs as one fused kernel that saves only its input (gate and up
+  /// outputs) and recomputes SiLU in the backward (Megatron-Core's bias_swiglu_impl), instead
+  /// of autograd saving the gate output, act(gate) and the up output.
+  bool fused_swiglu = false;
+  /// FP8 training: where the layers' weights live (engines.json fp8_weights).
+  Fp8Weights fp8_weights = Fp8Weights::kPerPass;
   /// State-sized temporaries its default AdamW step allocates at once, in second moments
   /// (torch.optim foreach: 1; a fused or in-place optimizer: 0).
   int64_t optimizer_step_temporaries = 0;

@@ -56,7 +56,7 @@ struct ScenarioEdit {
   std::optional<int> zero_stage{};
   std::optional<int64_t> grad_accum{};
   std::optional<int64_t> global_batch{};
-  std::optional<MixedPrecision> mixed_precision{};  ///< bf16 fp16 pure-bf16 fp32
+  std::optional<MixedPrecision> mixed_precision{};  ///< bf16 fp16 pure-bf16 fp32 fp8 mxfp8
 };
 
 /// `b` over `a`: each field `b` sets replaces `a`'s, as a JSON merge patch of the two patches.

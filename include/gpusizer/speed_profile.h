@@ -99,6 +99,10 @@ struct TrainingProfile {
   /// LoRA adapters: bytes moved per token beyond the base GEMM, forward and backward, per input
   /// and per output feature of each targeted matrix (PEFT's unfused path: 18 and 36).
   double lora_bytes_per_in_feature = 0, lora_bytes_per_out_feature = 0;
+  /// FP8 training: bytes the casts read per value entering or leaving a linear layer's GEMM
+  /// (per-tensor current scaling, and MXFP8's block scaling); what they write follows from the
+  /// FP8 layout (core/fp8_recipe.h). 0 = not counted.
+  double fp8_cast_read_bytes_per_value = 0, mxfp8_cast_read_bytes_per_value = 0;
 };
 
 class SpeedProfile {

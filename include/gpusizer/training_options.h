@@ -23,8 +23,10 @@ enum class Optimizer {
 };
 
 /// bf16 and fp16: AMP, 16-bit working copy beside an fp32 master; pure-bf16: bf16 weights,
-/// gradients and states; fp32: no 16-bit copy.
-enum class MixedPrecision { kBf16, kFp16, kPureBf16, kFp32 };
+/// gradients and states; fp32: no 16-bit copy. fp8 and mxfp8: bf16 AMP whose linear layers'
+/// GEMMs take FP8 operands (Transformer Engine's per-tensor-scaled recipes, torchao float8;
+/// mxfp8: OCP MX block scaling, one E8M0 scale per 32 values, Blackwell's tensor cores).
+enum class MixedPrecision { kBf16, kFp16, kPureBf16, kFp32, kFp8, kMxfp8 };
 
 /// What lives in host memory: the optimizer states (ZeRO-Offload, offload_optimizer) or also
 /// the parameters (ZeRO-Infinity offload_param; FSDP CPUOffload).
@@ -34,7 +36,7 @@ enum class Recompute { kNone, kSelective, kFull };
 
 /// "adamw", "adamw-8bit", ... as the contract spells them.
 const std::string& to_string(Optimizer o);
-/// "bf16", "fp16", "pure-bf16", "fp32".
+/// "bf16", "fp16", "pure-bf16", "fp32", "fp8", "mxfp8".
 const std::string& to_string(MixedPrecision p);
 /// "none", "optimizer", "optimizer+params".
 const std::string& to_string(Offload o);
@@ -54,10 +56,21 @@ Offload parse_offload(std::string_view name, const std::string& field);
 bool is_paged(Optimizer o);
 /// bitsandbytes 8-bit blockwise states (adamw-8bit, paged-adamw-8bit).
 bool is_8bit(Optimizer o);
-/// AMP (bf16, fp16): 16-bit working copies of fp32 master weights.
-bool is_amp(MixedPrecision p);
-/// The matmuls run in bf16 (bf16 AMP or pure-bf16).
-bool computes_in_bf16(MixedPrecision p);
+/// The linear layers' GEMMs take FP8 operands (fp8, mxfp8). Inline, as the two below: every
+/// training estimate asks them a few times (issue 18).
+inline bool is_fp8(MixedPrecision p) {
+  return p == MixedPrecision::kFp8 || p == MixedPrecision::kMxfp8;
+}
+/// AMP (bf16, fp16, and the FP8 recipes over bf16): 16-bit working copies of fp32 master
+/// weights.
+inline bool is_amp(MixedPrecision p) {
+  return p == MixedPrecision::kBf16 || p == MixedPrecision::kFp16 || is_fp8(p);
+}
+/// The matmuls run in bf16 (bf16 AMP or pure-bf16; under the FP8 recipes, every matmul but the
+/// linear layers': attention, the output head).
+inline bool computes_in_bf16(MixedPrecision p) {
+  return p == MixedPrecision::kBf16 || p == MixedPrecision::kPureBf16 || is_fp8(p);
+}
 
 struct TrainingOptions {
   Optimizer optimizer = Optimizer::kAdamw;

@@ -58,6 +58,7 @@ inline MemoryFit memory_fit(const Scenario& s, const Estimate& e, double headroo
 /// cache beside fp16 weights becomes fp16 (vLLM's KV cache takes the model's dtype, and
 /// FP16 is the dtype without BF16); training's bf16 or pure-bf16 mixed precision becomes fp16
 /// AMP (PyTorch autocast with torch.float16 and a GradScaler; bf16 needs Ampere or newer).
+/// Training's mxfp8 becomes fp8 without block-scaled tensor cores, and fp8 bf16 without FP8 ones.
 void fp16_fallbacks(const Scenario& base, const Gpu& g, ScenarioEdit& e);
 
 /// A parsed scenario with a typed edit (scenario_edit.h), checked and resolved for estimate():

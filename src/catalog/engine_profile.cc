@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "catalog/data_json.h"
+#include "core/json_fields.h"
 #include "core/same_text.h"
 #include "gpusizer/error.h"
 #include "gpusizer/json/engine_profile.h"
@@ -359,6 +360,9 @@ const std::vector<std::string> kEngineKeys = {"kind",
                                               "allocator_overhead_fraction",
                                               "kbit_training_fp32_upcast",
                                               "adapters_fp32",
+                                              "fp8_saves_quantized_inputs",
+                                              "fp8_weights",
+                                              "fused_swiglu",
                                               "optimizer_step_temporaries",
                                               "default_ubatch",
                                               "activation_bytes",
@@ -478,6 +482,18 @@ EngineProfile read_engine(const std::string& name, const nlohmann::json& o,
       data::required_number(o, "allocator_overhead_fraction", where, 0, 1);
   p.kbit_training_fp32_upcast = data::required_bool(o, "kbit_training_fp32_upcast", where);
   p.adapters_fp32 = data::required_bool(o, "adapters_fp32", where);
+  p.fused_swiglu = data::bool_or(o, "fused_swiglu", where, false);
+  // FP8 training's rules; absent where the engine does not train in FP8 (then moot).
+  p.fp8_saves_quantized_inputs = data::bool_or(o, "fp8_saves_quantized_inputs", where, false);
+  if (o.contains("fp8_weights")) {
+    static const std::vector<std::string> kFp8Weights = {"per-pass", "cached", "primary"};
+    const auto& v = o.at("fp8_weights");
+    if (!v.is_string())
+      throw InputError(where + ".fp8_weights", "must be one of per-pass, cached, primary",
+                       "bad_file");
+    p.fp8_weights = static_cast<Fp8Weights>(
+        name_index(v.get<std::string>(), kFp8Weights, where + ".fp8_weights"));
+  }
   p.optimizer_step_temporaries =
       static_cast<int64_t>(data::required_number(o, "optimizer_step_temporaries", where, 0, 4));
   read_optional_figures(o, where, p);

@@ -3,6 +3,18 @@
 #include <string_view>
 
 namespace gpusizer {
+namespace {
+
+// supports("mxfp8"): OCP MX formats run natively on tensor cores with block-scaled MMA, which
+// came with the FP4 generations (Blackwell's tcgen05 block-scaled MMA, PTX ISA 8.7; CDNA 4);
+// Hopper and Ada have none (Transformer Engine's MXFP8BlockScaling requires compute capability
+// 10.0+). Out of line, so that supports() stays small where dense_flops inlines it (issue 18).
+[[gnu::noinline]] bool block_scaled_mma(const Gpu& g) {
+  return g.fp8_tflops.has_value() && g.int4_or_fp4_kind.find("FP4") != std::string::npos;
+}
+
+}  // namespace
+
 bool Gpu::supports(std::string_view dtype) const {
   if (dtype == "fp32" || dtype.empty()) return true;
   // A rate marked NA in gpus.csv (the hardware lacks the format) is read as empty, like one not
@@ -12,6 +24,7 @@ bool Gpu::supports(std::string_view dtype) const {
   if (dtype == "tf32") return tf32_tflops.has_value();
   if (dtype == "fp8") return fp8_tflops.has_value();
   if (dtype == "int8") return int8_tops.has_value();
+  if (dtype == "mxfp8") return block_scaled_mma(*this);
   return true;
 }
 

@@ -49,7 +49,9 @@ const std::vector<std::string> kTrainingKeys = {"eff_max",
                                                 "eager_score_bytes",
                                                 "optimizer_bw_eff",
                                                 "lora_bytes_per_in_feature",
-                                                "lora_bytes_per_out_feature"};
+                                                "lora_bytes_per_out_feature",
+                                                "fp8_cast_read_bytes_per_value",
+                                                "mxfp8_cast_read_bytes_per_value"};
 
 InferenceProfile read_inference(const nlohmann::json& o, InferenceProfile p,
                                 const std::string& where) {
@@ -96,6 +98,10 @@ TrainingProfile read_training(const nlohmann::json& o, TrainingProfile p,
       number(o, "lora_bytes_per_in_feature", p.lora_bytes_per_in_feature, where);
   p.lora_bytes_per_out_feature =
       number(o, "lora_bytes_per_out_feature", p.lora_bytes_per_out_feature, where);
+  p.fp8_cast_read_bytes_per_value =
+      number(o, "fp8_cast_read_bytes_per_value", p.fp8_cast_read_bytes_per_value, where);
+  p.mxfp8_cast_read_bytes_per_value =
+      number(o, "mxfp8_cast_read_bytes_per_value", p.mxfp8_cast_read_bytes_per_value, where);
   if (p.eff_max <= 0 || p.overlap < 0 || p.overlap > 1 || p.optimizer_bw_eff <= 0 ||
       p.eager_score_bytes < 0)
     throw InputError(where,

@@ -10,7 +10,7 @@ namespace {
 const std::vector<std::string> kOptimizers = {"adamw",       "adamw-8bit", "paged-adamw-8bit",
                                               "paged-adamw", "sgd",        "sgd-momentum",
                                               "adafactor",   "lion"};
-const std::vector<std::string> kPrecisions = {"bf16", "fp16", "pure-bf16", "fp32"};
+const std::vector<std::string> kPrecisions = {"bf16", "fp16", "pure-bf16", "fp32", "fp8", "mxfp8"};
 const std::vector<std::string> kOffloads = {"none", "optimizer", "optimizer+params"};
 
 }  // namespace
@@ -51,11 +51,4 @@ bool is_paged(Optimizer o) {
 bool is_8bit(Optimizer o) {
   return o == Optimizer::kAdamw8bit || o == Optimizer::kPagedAdamw8bit;
 }
-bool is_amp(MixedPrecision p) {
-  return p == MixedPrecision::kBf16 || p == MixedPrecision::kFp16;
-}
-bool computes_in_bf16(MixedPrecision p) {
-  return p == MixedPrecision::kBf16 || p == MixedPrecision::kPureBf16;
-}
-
 }  // namespace gpusizer

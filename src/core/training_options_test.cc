@@ -60,6 +60,12 @@ TEST(TrainingOptions, FamiliesOfValues) {
   EXPECT_FALSE(is_amp(MixedPrecision::kPureBf16) || is_amp(MixedPrecision::kFp32));
   EXPECT_TRUE(computes_in_bf16(MixedPrecision::kPureBf16));
   EXPECT_FALSE(computes_in_bf16(MixedPrecision::kFp16));
+  // The FP8 recipes are bf16 AMP whose linear layers' GEMMs take FP8 operands (Transformer
+  // Engine: fp32 master, bf16 parameters, attention and head in bf16).
+  for (const MixedPrecision p : {MixedPrecision::kFp8, MixedPrecision::kMxfp8})
+    EXPECT_TRUE(is_fp8(p) && is_amp(p) && computes_in_bf16(p));
+  EXPECT_FALSE(is_fp8(MixedPrecision::kBf16) || is_fp8(MixedPrecision::kPureBf16));
+  EXPECT_EQ(parse_mixed_precision("MXFP8", "p"), MixedPrecision::kMxfp8);
 }
 
 }  // namespace

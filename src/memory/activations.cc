@@ -16,6 +16,7 @@
 
 #include "core/text_append.h"
 #include "core/text_format.h"
+#include "memory/fp8_training.h"
 #include "memory/kbit_training.h"
 #include "memory/memory_parts.h"
 #include "scenario/lookups.h"
@@ -139,6 +140,9 @@ double saved_bytes_per_token(const Scenario& s, const EngineProfile& engine, uns
   // unless sequence parallelism splits them (Korthikanti et al. sec. 4.2.2).
   const double rep = sp ? 1.0 / tp : 1.0;
   const double norm_in = (engine.norm_saves_fp32_input ? 4.0 : a) * w.d * rep;
+  // A trained Linear's saved input: under an FP8 recipe with Transformer Engine, the FP8
+  // column-wise copy its weight gradient reads, not the 16-bit input (fp8_training.h).
+  const double in_bytes = saved_input_bytes(s, engine, a);
   // LoRA's saved input: an fp32 copy per adapted module under pure low precision (PEFT
   // _cast_input_dtype), a 16-bit autocast copy under AMP.
   const double lora_in_bytes = is_amp(s.training.mixed_precision) ? 2.0 : 4.0;
@@ -152,7 +156,7 @@ double saved_bytes_per_token(const Scenario& s, const EngineProfile& engine, uns
   bytes += static_cast<double>(norms) * norm_in;
   // Attention block.
   const bool proj_trains = trains(s, "q_proj");
-  if (proj_trains) bytes += a * w.d * rep;  // shared input of q/k/v
+  if (proj_trains) bytes += in_bytes * w.d * rep;  // shared input of q/k/v
   // A fused q/k/v Linear (fused_qkv) carries one adapter, so one copy of its input.
   constexpr unsigned kQkv = kQProj | kKProj | kVProj;
   if ((lora_on & kQkv) == kQkv && fused_qkv(m))
@@ -163,24 +167,27 @@ double saved_bytes_per_token(const Scenario& s, const EngineProfile& engine, uns
   if (flash) {
     // FlashAttention-2 saves Q, K, V (unrepeated), the output and fp32 log-sum-exp per head.
     bytes += a_attn * (w.q + 2.0 * w.kv) + a_attn * w.q + 4.0 * w.heads;
+    // The output is o_proj's input too; an FP8 o_proj saves its own FP8 copy of it beside.
+    if (in_bytes != a && trains(s, "o_proj")) bytes += in_bytes * w.q;
   } else {
     // Eager attention (transformers eager_attention_forward): repeated K and V, fp32 softmax
     // output and its 16-bit copy over the whole context.
     bytes += a * 3.0 * w.q + (4.0 + a) * w.heads * context;
-    if (trains(s, "o_proj") || (lora_on & kOProj)) bytes += a * w.q;
+    if (trains(s, "o_proj") || (lora_on & kOProj)) bytes += in_bytes * w.q;
     *eager_part = true;
   }
   bytes += lora(kOProj, w.q);
   // MLP block.
-  if (trains(s, "gate_proj")) bytes += a * w.d * rep;
+  if (trains(s, "gate_proj")) bytes += in_bytes * w.d * rep;
   if (m.gated_mlp) {
-    // gate output (SiLU input), act(gate) and up output (the product's operands).
-    bytes += 3.0 * a * w.ff;
-    if (trains(s, "down_proj") || (lora_on & kDownProj)) bytes += a * w.ff;
+    // gate output (SiLU input), act(gate) and up output (the product's operands); a fused
+    // SwiGLU saves only the gate and up outputs and recomputes SiLU (engines.json fused_swiglu).
+    bytes += (engine.fused_swiglu ? 2.0 : 3.0) * a * w.ff;
+    if (trains(s, "down_proj") || (lora_on & kDownProj)) bytes += in_bytes * w.ff;
     bytes += lora(kGateProj, w.d) + lora(kUpProj, w.d) + lora(kDownProj, w.ff);
   } else {
     bytes += a * w.ff;  // GELU input
-    if (trains(s, "down_proj") || (lora_on & kDownProj)) bytes += a * w.ff;
+    if (trains(s, "down_proj") || (lora_on & kDownProj)) bytes += in_bytes * w.ff;
     bytes += lora(kUpProj, w.d) + lora(kDownProj, w.ff);
   }
   if (m.is_moe()) {

@@ -10,6 +10,7 @@
 #include "core/text_append.h"
 #include "core/text_format.h"
 #include "gpusizer/error.h"
+#include "memory/fp8_training.h"
 #include "memory/held_layer_bytes.h"
 #include "memory/kbit_training.h"
 #include "memory/memory_parts.h"
@@ -498,7 +499,21 @@ double sharded_weights(const Scenario& s, const Catalog& catalog, const EngineRu
                 s.training.mixed_precision == MixedPrecision::kFp32 ? std::string_view("fp32")
                                                                     : std::string_view("16-bit"),
                 " working copy)");
-  return scaled(p, working_bytes(s));
+  ModelBytes b = scaled(p, working_bytes(s));
+  // FP8 recipes: the layers' weights as the engine holds them (fp8_training.h); the layers'
+  // norms, biases and routers are counted with their matrices (a few in a thousand of them).
+  if (!is_fp8(s.training.mixed_precision)) return b;
+  const double layer_bytes = fp8_weight_bytes(s, engine, working_bytes(s));
+  if (layer_bytes != working_bytes(s)) {
+    b.layers = p.layers * layer_bytes;
+    b.experts = p.experts * layer_bytes;
+    if (wants_basis(why))
+      append_text(basis, "; layer params x ", General{layer_bytes},
+                  engine.fp8_weights == Fp8Weights::kPrimary
+                      ? std::string_view(" B (FP8 weights, Megatron fp8_param_gather)")
+                      : std::string_view(" B (16-bit copy and its FP8 copies kept between steps)"));
+  }
+  return b;
 }
 
 // Bytes per gradient: mixed precision keeps 16-bit gradients (ZeRO sec. 3.1); fp32 training and

@@ -343,6 +343,29 @@ void check_qlora_base(const Scenario& s) {
                          s.weights->id + "' is not quantized");
 }
 
+// The FP8 recipes are modelled for full training (Transformer Engine / torchao quantize the
+// trained linear layers' GEMMs) on GPUs with FP8 tensor cores; MXFP8 needs block-scaled ones.
+void check_fp8_training(const Scenario& s) {
+  const MixedPrecision mp = s.training.mixed_precision;
+  if (!is_fp8(mp) || !is_training(s.task)) return;
+  const std::string& name = to_string(mp);
+  if (s.task != Task::kFull && s.task != Task::kPretrain)
+    throw InputError("training.mixed_precision",
+                     name + " training is modelled for tasks full and pretrain, not " +
+                         to_string(s.task) + ": use bf16");
+  if (!s.gpu) return;
+  if (!s.gpu->supports("fp8"))
+    throw InputError("training.mixed_precision",
+                     s.gpu->name +
+                         " has no FP8 tensor cores (Ada, Hopper, Blackwell, Instinct "
+                         "MI300 or newer): use bf16");
+  if (mp == MixedPrecision::kMxfp8 && !s.gpu->supports("mxfp8"))
+    throw InputError("training.mixed_precision",
+                     s.gpu->name +
+                         " has no block-scaled (MX) tensor cores (Blackwell, Instinct "
+                         "MI355X): use fp8");
+}
+
 void check_seq_len(const Scenario& s) {
   if (s.seq_len < 1) throw InputError("seq_len", "must be at least 1");
   // vLLM refuses a request longer than --max-model-len (and TensorRT-LLM one longer than the
@@ -554,6 +577,7 @@ void parse_system(const ScenarioFields& input, const Catalog& catalog, SplitGive
   place_split(s, count, split.tp, split.pp, split.dp);
   check_layout(s);
   check_model_split(s);
+  check_fp8_training(s);
   if (!vision_model(*s.model) && s.model->num_heads % s.parallel.tp != 0)
     s.notes.emplace_back("tp does not divide the " + std::to_string(s.model->num_heads) +
                          " attention heads: most engines refuse this split");
@@ -707,6 +731,7 @@ Scenario parse_scenario(const ScenarioFields& input, const Catalog& catalog, Sce
 void validate(const Scenario& s, const Catalog& catalog) {
   check_task_model(s);
   check_qlora_base(s);
+  check_fp8_training(s);
   check_seq_len(s);
   check_engine_runs_task(catalog.engine(s.engine, "engine"), s);
   check_lora_targets(s);
@@ -730,6 +755,7 @@ void validate_edit(const Scenario& s, const Base& base, const LayoutFields& layo
                      p.sequence_parallel != b.sequence_parallel;
   if (task) check_task_model(s);
   if (task || weights) check_qlora_base(s);
+  if (task && is_fp8(s.training.mixed_precision)) check_fp8_training(s);
   // The lengths' check reads seq_len and max_model_len, and no edit sets the latter: the base's
   // passed (issue 18: ~20 instructions of each candidate).
   if (s.seq_len != base.seq_len) check_seq_len(s);

@@ -201,6 +201,8 @@ void explain_step(std::string& out, const TrainingSpeed& r) {
   if (r.qlora_dequant_s > 0)  // QLoRA's 4-bit weights copied to 16 bits before every GEMM pass
     append_text(out, "; of compute and recompute, QLoRA's 16-bit weight copies ",
                 Milliseconds{r.qlora_dequant_s});
+  // An FP8 recipe's dtype is its linear layers' (training_speed.cc compute_step_rates).
+  if (r.dtype == "fp8") out.append("; FP8 in the layers' GEMMs: attention and LM head at bf16");
   out.append("; docs/speed.md 'Training'");
 }
 

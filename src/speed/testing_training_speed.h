@@ -44,7 +44,10 @@ inline nlohmann::json round_profile_doc(double elementwise = 0, double overlap =
               {"eager_score_bytes", 32.0},
               {"optimizer_bw_eff", 1.0},
               {"lora_bytes_per_in_feature", 18.0},
-              {"lora_bytes_per_out_feature", 36.0}}},
+              {"lora_bytes_per_out_feature", 36.0},
+              // speed.json's: an amax pass and a cast pass over 16-bit values; MXFP8 one pass.
+              {"fp8_cast_read_bytes_per_value", 4.0},
+              {"mxfp8_cast_read_bytes_per_value", 2.0}}},
             {"qlora_dequant_bytes_per_param", 2.52},
             {"lora_extra_cost", 0.1}}},
           {"inference", Catalog::builtin().speed().doc().at("inference")},

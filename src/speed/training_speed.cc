@@ -6,6 +6,7 @@
 #include <string_view>
 #include <type_traits>
 
+#include "core/fp8_recipe.h"
 #include "scenario/lookups.h"
 #include "speed/collectives.h"
 #include "speed/gemm_shape.h"
@@ -31,7 +32,8 @@ std::string_view training_dtype(MixedPrecision mp, const Gpu& gpu, bool cv) {
     // (torch.backends.cuda.matmul.allow_tf32 = False; docs "TensorFloat-32 (TF32) on Ampere").
     return cv && gpu.supports("tf32") ? "tf32" : "fp32";
   }
-  return "bf16";  // bf16 AMP and pure bf16
+  if (is_fp8(mp)) return "fp8";  // the linear layers' GEMMs (compute_step_rates)
+  return "bf16";                 // bf16 AMP and pure bf16
 }
 
 double lora_params(const Model& m, const TrainingOptions& t, bool active) {
@@ -96,6 +98,17 @@ double exposed(double comm, double window, double overlap) {
   return std::max((1.0 - overlap) * comm, comm - window);
 }
 
+// Whether column-parallel matrix i reads the input of the matrix listed before it: q/k/v, and
+// gate/up, of the same layers (linear_modules lists them in a row). Megatron-Core runs each group
+// as one GEMM (linear_qkv, linear_fc1), whose input Transformer Engine casts to FP8 once; an
+// engine keeping them apart casts it per matrix, a few percent of the casts' bytes more.
+bool shares_input(const LinearModules& mods, size_t i) {
+  if (i == 0) return false;
+  const LinearModule &a = mods[i - 1], &b = mods[i];
+  return a.role == MatrixRole::kColumn && b.role == MatrixRole::kColumn && a.in == b.in &&
+         a.count == b.count && a.expert == b.expert && a.attention == b.attention;
+}
+
 // - Adapters (their parameters are counted once, in ModelCounts::adapters): the bytes they move
 //   per token beyond the base GEMM, forward and backward: `in` per input and `out` per output
 //   feature of each targeted matrix, routed experts at k / E. PEFT's unfused path
@@ -108,11 +121,11 @@ double exposed(double comm, double window, double overlap) {
 //   gate/up, the head) reduce over the full input, row-parallel ones (o_proj, down_proj) over
 //   in / tp (Shoeybi et al. 2019, sec. 3). Time = sum FLOPs_i / eff_i: layer_gemm_eff takes the
 //   harmonic, FLOP-weighted mean.
+// `k_half`: the depth efficiency's constant in the dtype's reduction depth (StepRates::k_half).
 ModuleSums module_sums(const Scenario& s, const ModelCounts& counts, double tp,
-                       const TrainingProfile& eng) {
+                       const TrainingProfile& eng, double k_half) {
   const Model& m = *s.model;
   const double in = eng.lora_bytes_per_in_feature, out = eng.lora_bytes_per_out_feature;
-  const double k_half = eng.eff_k_hidden;
   ModuleSums r;
   for (size_t i = 0; i < counts.modules.size(); ++i) {
     const LinearModule& mod = counts.modules[i];
@@ -140,12 +153,12 @@ ModuleSums module_sums(const Scenario& s, const ModelCounts& counts, double tp,
 // step_shape's two copies (below), as GCC inlined it into its one.
 [[gnu::always_inline]] inline ModuleSums module_sums(const Scenario& s, const ModelCounts& counts,
                                                      double tp, const TrainingProfile& eng,
-                                                     ModuleSumsMemo* memo) {
-  if (!memo) return module_sums(s, counts, tp, eng);
+                                                     double k_half, ModuleSumsMemo* memo) {
+  if (!memo) return module_sums(s, counts, tp, eng, k_half);
   for (const ModuleSumsMemo::Slot& slot : memo->slots)
     if (slot.model == s.model.get() && slot.counts == &counts && slot.tp == tp &&
         slot.lora_in == eng.lora_bytes_per_in_feature &&
-        slot.lora_out == eng.lora_bytes_per_out_feature && slot.k_half == eng.eff_k_hidden)
+        slot.lora_out == eng.lora_bytes_per_out_feature && slot.k_half == k_half)
       return slot.sums;
   ModuleSumsMemo::Slot& slot = memo->slots[memo->next];
   memo->next = (memo->next + 1) % memo->slots.size();
@@ -154,8 +167,8 @@ ModuleSums module_sums(const Scenario& s, const ModelCounts& counts, double tp,
           tp,
           eng.lora_bytes_per_in_feature,
           eng.lora_bytes_per_out_feature,
-          eng.eff_k_hidden,
-          module_sums(s, counts, tp, eng)};
+          k_half,
+          module_sums(s, counts, tp, eng, k_half)};
   return slot.sums;
 }
 
@@ -218,7 +231,13 @@ double optimizer_bytes_per_param(const TrainingOptions& t) {
   // (torch.nn.utils.clip_grad_norm_; on by default: HF TrainingArguments max_grad_norm 1.0,
   // Megatron --clip-grad 1.0, llm-foundry grad_clipping): 3 more passes over the gradients.
   const double clip = 3.0 * grad;
-  return grad + 2.0 * master + 2.0 * states * state_bytes + copy + clip;
+  // FP8 recipes cast the updated weights to their FP8 copies once a step (Transformer Engine at
+  // the next step's first micro-batch): the 16-bit copy read, a row- and a column-wise copy
+  // written, with MXFP8's E8M0 scale per 32 values (OCP MX spec v1.0). An engine that keeps no
+  // copies (engines.json fp8_caches_weights) casts each pass instead; that is left out.
+  const double recast =
+      is_fp8(t.mixed_precision) ? 2.0 + 2.0 * fp8_value_bytes(t.mixed_precision) : 0.0;
+  return grad + 2.0 * master + 2.0 * states * state_bytes + copy + clip + recast;
 }
 
 namespace {
@@ -333,9 +352,13 @@ struct StepShape {
   double gemm_scale = 1;   ///< the adapters' unfused GEMMs (LoRA)
   /// QLoRA: seconds to dequantize this stage's 4-bit weights once (qlora_dequant_s).
   double dequant_s = 0;
-  /// FlashAttention timed at its own measured rates (profile figures for the architecture):
-  /// seconds per attention forward FLOP for the forward and the backward together, and for a
-  /// replayed forward. Otherwise attention runs with the GEMMs (3 x the forward at `rate`).
+  /// FP8 training: bytes the casts of one token move on this GPU's stage, in the forward (the
+  /// GEMMs' inputs) and in the backward (the gradients of their outputs); add_fp8_casts.
+  double cast_forward_bytes = 0, cast_backward_bytes = 0;
+  /// The attention core timed apart from the GEMMs (FlashAttention at its own measured rates,
+  /// profile figures for the architecture; or eager 16-bit attention beside FP8 GEMMs): seconds
+  /// per attention forward FLOP for the forward and the backward together, and for a replayed
+  /// forward. Otherwise attention runs with the GEMMs (3 x the forward at `rate`).
   bool flash_rates = false;
   double attn_s_per_flop = 0, attn_replay_s_per_flop = 0;
 };
@@ -352,7 +375,7 @@ void set_flash_rates(const Scenario& s, const SpeedProfile& profile, const Scena
   const std::string_view arch = gpu.architecture_family();
   const double bwd = l ? l->training_attention_backward : profile.training_attention_backward(arch);
   if (!s.training.flash_attention || bwd <= 0) return;
-  const double scale = r.peak * (l ? l->vendor : profile.vendor(gpu.vendor)).compute_scale;
+  const double scale = r.peak16 * (l ? l->vendor : profile.vendor(gpu.vendor)).compute_scale;
   const double fwd_rate =
       scale * (l ? l->attention_efficiency : profile.attention_efficiency(s.engine, arch));
   const double bwd_rate = scale * bwd;
@@ -368,17 +391,38 @@ void compute_step_rates(const Scenario& s, const SpeedProfile& profile, const Sc
   const Gpu& gpu = *s.gpu;
   r.training = l ? l->training : &profile.training(s.engine);
   const TrainingProfile& eng = *r.training;
-  r.dtype = training_dtype(s.training.mixed_precision, gpu, false);
+  const MixedPrecision mp = s.training.mixed_precision;
+  r.dtype = training_dtype(mp, gpu, false);
   r.flash_rates = false;
   const auto peak = gpu.dense_flops(r.dtype);
   r.peak = peak ? *peak : 0.0;  // the caller refuses a peak <= 0, as none
+  // The FP8 recipes need the GPU's FP8 tensor cores (block-scaled ones for MXFP8): dense_flops
+  // would give a GPU without them its 16-bit rate.
+  if (is_fp8(mp) && !gpu.supports(mp == MixedPrecision::kMxfp8 ? "mxfp8" : "fp8")) r.peak = 0;
   if (r.peak <= 0) return;
   // GEMM rate: the dense tensor rate x the GPU's maximum achievable matmul fraction (MAMF,
   // measured by shape search, data/speed.json achievable_matmul) x the engine's share of it
   // (eff_max <= 1: kernel choice, fusion); step_shape applies the depth efficiency of its GEMMs,
-  // which saturates with size.
-  r.base = r.peak * (l ? l->matmul_fraction : profile.matmul_fraction(gpu.id)) * eng.eff_max *
-           (l ? l->vendor : profile.vendor(gpu.vendor)).compute_scale;
+  // which saturates with size. The FP8 GEMMs are taken at the same fraction of their own peak.
+  const double fraction = l ? l->matmul_fraction : profile.matmul_fraction(gpu.id);
+  const double scale = (l ? l->vendor : profile.vendor(gpu.vendor)).compute_scale;
+  r.base = r.peak * fraction * eng.eff_max * scale;
+  r.peak16 = r.peak;
+  r.base16 = r.base;
+  r.k_half = eng.eff_k_hidden;
+  if (is_fp8(mp)) {
+    // Only the linear layers take FP8 operands; attention and the output head stay 16-bit
+    // (Transformer Engine's DotProductAttention runs bf16 unless fp8_dpa is asked for;
+    // Megatron-Core's output_layer is a tensor_parallel.ColumnParallelLinear, not a TE module;
+    // torchtitan's float8 converter filters out "output").
+    const auto bf16 = gpu.dense_flops("bf16");
+    r.peak16 = bf16 ? *bf16 : 0.0;
+    // An FP8 MMA reduces twice as deep as a 16-bit one in the same cycles (PTX ISA, wgmma
+    // .m64nNk32 for e4m3/e5m2 against .m64nNk16 for bf16), so a tile's fixed prologue and
+    // epilogue cost twice as many reduction steps: the depth efficiency saturates at twice K.
+    r.k_half = 2.0 * eng.eff_k_hidden;
+    r.base16 = r.peak16 * fraction * eng.eff_max * scale;
+  }
   set_flash_rates(s, profile, l, r);
 }
 
@@ -414,11 +458,14 @@ void compute_step_rates(const Scenario& s, const SpeedProfile& profile, const Sc
 }
 
 // FlashAttention at its own rates, else the attention core runs with the GEMMs: 3 x its forward
-// (forward and backward) at the layers' rate, 1 x replayed.
+// (forward and backward) at the layers' rate, 1 x replayed. Under an FP8 recipe the eager
+// attention's matmuls stay 16-bit: timed apart, at the layers' rate scaled to the 16-bit peak.
 void set_attention_rates(StepShape& h, const StepRates& rates) {
   if (!rates.flash_rates) {
-    h.attn_s_per_flop = 3.0 / h.rate;
-    h.attn_replay_s_per_flop = 1.0 / h.rate;
+    const double rate = rates.base16 == rates.base ? h.rate : h.rate * rates.base16 / rates.base;
+    h.attn_s_per_flop = 3.0 / rate;
+    h.attn_replay_s_per_flop = 1.0 / rate;
+    h.flash_rates = rates.base16 != rates.base;  // apart from the GEMMs
     return;
   }
   h.flash_rates = true;
@@ -530,19 +577,55 @@ ForwardFlops held_forward_flops(const Scenario& s, const ModelCosts& c, double l
   return h;
 }
 
+// FP8 training's casts (data/speed.json training fp8_cast_read_bytes_per_value and its
+// derivation; the copies they write, core/fp8_recipe.h):
+// each value entering a layer GEMM is quantized in the forward, each gradient leaving one in the
+// backward. Without sequence parallelism a rank casts the whole column inputs and row outputs it
+// holds; with it, or alone, its 1/t share (Korthikanti et al. 2022 sec. 4.2.2).
+// The values entering and leaving each GEMM: a column-parallel matrix's input is whole on each
+// rank and its output split, a row-parallel one's the other way round (Shoeybi et al. 2019,
+// sec. 3); matrices reading one input (shares_input) cast it once. Summed here, for FP8 steps
+// alone (issue 18: in module_sums every step paid for them).
+void add_fp8_casts(StepShape& h) {
+  double in_split = 0, in_whole = 0, out_split = 0, out_whole = 0;
+  const LinearModules& mods = h.modules();
+  for (size_t i = 0; i < mods.size(); ++i) {
+    const LinearModule& mod = mods[i];
+    if (mod.role == MatrixRole::kRouter) continue;
+    const double instances = static_cast<double>(mod.count) * active_share(mod, *h.s.model);
+    const double in_values = instances * static_cast<double>(mod.in);
+    const double out_values = instances * static_cast<double>(mod.out);
+    if (mod.role == MatrixRole::kRow) {
+      in_split += in_values;
+      out_whole += out_values;
+    } else {
+      out_split += out_values;
+      if (!shares_input(mods, i)) in_whole += in_values;
+    }
+  }
+  const MixedPrecision mp = h.s.training.mixed_precision;
+  const double read = mp == MixedPrecision::kMxfp8 ? h.eng.mxfp8_cast_read_bytes_per_value
+                                                   : h.eng.fp8_cast_read_bytes_per_value;
+  const double per_value = read + fp8_copies(mp, &h.gpu) * fp8_value_bytes(mp);
+  const double whole_share = (h.s.parallel.sequence_parallel || h.tp == 1) ? 1.0 / h.t : 1.0;
+  h.cast_forward_bytes = per_value * (in_split / h.t + in_whole * whole_share) / h.p;
+  h.cast_backward_bytes = per_value * (out_split / h.t + out_whole * whole_share) / h.p;
+}
+
 // The rest of the step's shape, which only its micro-batch's work reads (stage_work and the
 // model-parallel traffic), into `h` made by step_layout.
 [[gnu::always_inline]] inline void add_work_shape(StepShape& h, const SpeedProfile& profile,
                                                   const StepRates& rates, ModuleSumsMemo* memo) {
   const Scenario& s = h.s;
-  const ModuleSums sums = module_sums(s, h.counts, h.t, h.eng, memo);
+  const ModuleSums sums = module_sums(s, h.counts, h.t, h.eng, rates.k_half, memo);
   h.f = held_forward_flops(s, h.c, h.counts.adapters.active, memo);
   h.lora_bytes_per_token = sums.lora_bytes;
   h.layers = static_cast<double>(h.c.num_layers);
   // GEMM rate: step_rates' base x the depth efficiency of its GEMMs, which saturates with size.
   // The head reduces over the hidden size.
-  h.rate = rates.base * layer_gemm_eff(sums, *s.model, h.eng.eff_k_hidden);
-  h.head_rate = rates.base * gemm_size_eff(h.hidden, h.eng.eff_k_hidden);
+  h.rate = rates.base * layer_gemm_eff(sums, *s.model, rates.k_half);
+  h.head_rate = rates.base16 * gemm_size_eff(h.hidden, h.eng.eff_k_hidden);
+  if (is_fp8(s.training.mixed_precision)) add_fp8_casts(h);
   if (s.task == Task::kQlora) h.dequant_s = qlora_dequant_s(h, profile, memo);
   if (is_lora(s.task)) h.gemm_scale *= 1.0 + profile.lora_extra_cost();  // unfused adapter GEMMs
   set_attention_rates(h, rates);
@@ -596,6 +679,12 @@ bool compiled_elementwise(const StepShape& h) {
                                                : h.eng.elementwise_bytes_per_hidden;
   w.elem = bytes * h.hidden * share * h.layers / h.p * h.mb_tokens / h.hbm;
   if (s.training.recompute == Recompute::kFull) w.elem_rec = 0.5 * w.elem;
+  if (h.cast_forward_bytes > 0) {  // FP8 casts (add_fp8_casts); full recomputation replays the
+                                   // forward's
+    w.elem += (h.cast_forward_bytes + h.cast_backward_bytes) * h.mb_tokens / h.hbm;
+    if (s.training.recompute == Recompute::kFull)
+      w.elem_rec += h.cast_forward_bytes * h.mb_tokens / h.hbm;
+  }
   if (!s.training.flash_attention) {
     // Eager attention materializes the s x s scores per head (the 5 a s^2 b bytes a layer
     // stores, Korthikanti et al. 2022 sec. 4.1) and streams them through the softmax, dropout
@@ -743,6 +832,17 @@ double grad_bytes_per_value(const TrainingSpeed& r) {
 double trainable_params(const StepShape& h) {
   return h.trainable;
 }
+// Bytes of a parameter the data-parallel ranks gather: the frozen base in its format; FP8
+// weights in FP8 where the engine holds them so (Megatron-Core fp8_param_gather: the
+// distributed optimizer's and FSDP's all-gathers carry the FP8 parameters); else the 16-bit
+// working copy, the gradients' dtype.
+[[gnu::always_inline]] inline double gathered_param_bytes(const StepShape& h,
+                                                          const TrainingSpeed& r) {
+  if (h.frozen) return h.s.weights->bytes_per_value();
+  if (is_fp8(h.s.training.mixed_precision) && h.engine.fp8_weights == Fp8Weights::kPrimary)
+    return fp8_value_bytes(h.s.training.mixed_precision);
+  return grad_bytes_per_value(r);
+}
 
 // This GPU's bytes of a per-parameter quantity over `params` parameters of which `experts` are
 // routed experts, the two apart: the experts are split over ep besides tp x pp, and each
@@ -784,7 +884,7 @@ int64_t expert_ranks(const StepShape& h) {
       // gradients; prefetching hides them behind that micro-batch's compute.
       const ShardBytes params =
           shard_bytes(h, h.params, static_cast<double>(h.counts.params.routed_experts),
-                      h.frozen ? s.weights->bytes_per_value() : grad_bytes_per_value(r));
+                      gathered_param_bytes(h, r));
       const double per_mb = 2.0 * (allgather_s(params.dense, h.dp, dp_link) +
                                    allgather_s(params.experts, expert_dp, dp_link)) +
                             allgather_s(grads.dense, h.dp, dp_link) +
@@ -794,9 +894,20 @@ int64_t expert_ranks(const StepShape& h) {
     } else {
       // ZeRO 0-2: one all-reduce (ZeRO-1/2: reduce-scatter + all-gather, the same volume,
       // Rajbhandari et al. 2020 sec. 7.2.1) of the gradients after the last micro-batch,
-      // bucketed behind its backward.
-      r.dp_comm_s =
-          allreduce_s(grads.dense, h.dp, dp_link) + allreduce_s(grads.experts, expert_dp, dp_link);
+      // bucketed behind its backward. ZeRO-1/2 gathering FP8 parameters: the reduce-scatter of
+      // the gradients and an all-gather of the parameters' bytes.
+      if (s.training.zero_stage >= 1 && !h.frozen && is_fp8(s.training.mixed_precision) &&
+          h.engine.fp8_weights == Fp8Weights::kPrimary) {
+        const ShardBytes params = shard_bytes(h, trainable_params(h), h.counts.trainable.experts,
+                                              gathered_param_bytes(h, r));
+        r.dp_comm_s = allgather_s(grads.dense, h.dp, dp_link) +
+                      allgather_s(params.dense, h.dp, dp_link) +
+                      allgather_s(grads.experts, expert_dp, dp_link) +
+                      allgather_s(params.experts, expert_dp, dp_link);
+      } else {
+        r.dp_comm_s = allreduce_s(grads.dense, h.dp, dp_link) +
+                      allreduce_s(grads.experts, expert_dp, dp_link);
+      }
       br.dp_comm = exposed(r.dp_comm_s, last_mb * 2.0 / 3.0, h.eng.overlap);
     }
   }

@@ -107,10 +107,16 @@ struct StepRates {
   /// by the engine's name, the same figures. Not a key: a candidate whose lookups do not hold
   /// (another weight format) finds the profile's, at another address (training_speed.cc).
   const TrainingProfile* training;
-  std::string_view dtype;  ///< training_dtype (a literal)
+  std::string_view dtype;  ///< training_dtype (a literal): the layers' GEMMs' dtype
   double peak;             ///< the dtype's dense FLOP/s; 0 when the GPU row lacks it
   double base;             ///< peak x MAMF x the engine's eff_max x the vendor's compute scale
-  bool flash_rates;        ///< FlashAttention timed at its own rates (else with the GEMMs)
+  /// The same two for the 16-bit matmuls of an FP8 recipe (attention, the head); peak and base
+  /// where the layers run in the one dtype.
+  double peak16, base16;
+  /// The GEMMs' depth efficiency constant in the dtype's reduction depth (training.eff_k_hidden;
+  /// twice it for FP8, whose MMA reduces twice as deep a step: training_speed.cc).
+  double k_half;
+  bool flash_rates;  ///< FlashAttention timed at its own rates (else with the GEMMs)
   double attn_s_per_flop, attn_replay_s_per_flop;  ///< with flash_rates
 };
 

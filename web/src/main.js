@@ -26,7 +26,7 @@ const WEIGHTS = ['', 'fp32', 'bf16', 'fp16', 'fp8', 'int8', 'int4', 'int4-g32', 
   'q8_0', 'q6_k', 'q5_1', 'q5_k_m', 'q5_0', 'q4_1', 'q4_k_m', 'q4_0', 'q3_k_m', 'q2_k'];
 const KV = ['fp32', 'bf16', 'fp16', 'fp8', 'q8_0', 'q5_1', 'q5_0', 'q4_1', 'q4_0'];
 const OPTIMIZERS = ['adamw', 'adamw-8bit', 'paged-adamw-8bit', 'sgd', 'sgd-momentum', 'adafactor', 'lion'];
-const PRECISIONS = ['bf16', 'fp16', 'pure-bf16', 'fp32'];
+const PRECISIONS = ['bf16', 'fp16', 'pure-bf16', 'fp32', 'fp8', 'mxfp8'];
 const CHECKPOINTING = ['false', 'full', 'selective'];
 const ZERO = ['0', '1', '2', '3'];
 const COMPONENTS = ['weights', 'kv_cache', 'activations', 'gradients', 'optimizer', 'master_weights', 'overhead'];
