@@ -37,6 +37,10 @@ struct Parallelism {
   /// Context parallelism (training): the sequence split over cp ranks, attention as a ring of
   /// key/value blocks (Megatron-Core context_parallel; Liu et al. 2023, Ring Attention).
   int64_t cp = 1;
+  /// Tensor-parallel collectives pipelined with the GEMMs they feed or follow (Megatron-Core
+  /// --tp-comm-overlap: Transformer Engine userbuffers; torchtitan's async TP): the all-gathers
+  /// and reduce-scatters of sequence parallelism, which it needs.
+  bool tp_comm_overlap = false;
 };
 
 /// What the estimators read of the catalog on every call, looked up once per scenario (by

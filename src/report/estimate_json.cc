@@ -264,6 +264,8 @@ void describe_parallel(W& w, const Parallelism& p) {
   w.field("pp_interleave", p.pp_interleave);
   w.field("sequence_parallel", p.sequence_parallel);
   w.field("tp", p.tp);
+  // Echoed where set: absent is off, and every other answer keeps its shape.
+  if (p.tp_comm_overlap) w.field("tp_comm_overlap", true);
   w.end_object();
 }
 

@@ -403,6 +403,13 @@ void check_layout(const Scenario& s) {
                      fmt::format("seq_len {} is not a multiple of 2 x cp = {} (Megatron-Core "
                                  "splits each sequence into 2 x cp chunks)",
                                  s.seq_len, 2 * p.cp));
+  // Megatron-LM arguments.py: "Tensor parallel communication/GEMM overlap can happen only when
+  // sequence parallelism is enabled"; userbuffers pipeline its all-gathers and reduce-scatters.
+  if (p.tp_comm_overlap && (serving || !p.sequence_parallel))
+    throw InputError("parallel.tp_comm_overlap",
+                     serving ? "overlaps training's tensor-parallel collectives: not for serving"
+                             : "needs parallel.sequence_parallel: the overlap pipelines its "
+                               "all-gathers and reduce-scatters with the GEMMs");
   const int64_t replica = s.replica_gpus();
   const char* rule = serving ? "pp*max(tp,ep)" : "tp*pp*ep*cp";
   if (s.gpu_count % replica != 0)
@@ -554,6 +561,8 @@ SplitGiven parse_parallel(const ScenarioFields& input, Scenario& s) {
   if (auto v = read_int_value(p.at[k::pp_interleave], "pp_interleave", at, 1, 1024))
     s.parallel.pp_interleave = *v;
   if (auto v = read_int_value(p.at[k::cp], "cp", at, 1, kMaxParallel)) s.parallel.cp = *v;
+  if (auto v = read_bool_value(p.at[k::tp_comm_overlap], "tp_comm_overlap", at))
+    s.parallel.tp_comm_overlap = *v;
   for (const std::string* u : p.unknown)
     s.notes.push_back(unknown_key_note(*u, at, scenario_keys().parallel));
   return given;
@@ -669,7 +678,8 @@ const ScenarioKeys& scenario_keys() {
                    "lora_rank", "lora_targets", "modules_to_save", "zero_stage", "offload",
                    "grad_accum", "global_batch", "tokens", "chunked_loss", "optimizer_in_backward",
                    "activation_offload", "compile", "trainable_layers"},
-      .parallel = {"tp", "pp", "dp", "ep", "sequence_parallel", "pp_interleave", "cp"},
+      .parallel = {"tp", "pp", "dp", "ep", "sequence_parallel", "pp_interleave", "cp",
+                   "tp_comm_overlap"},
   };
   return keys;
 }

@@ -74,7 +74,7 @@ enum : size_t {
 
 /// The "parallel" object's keys, in scenario_keys().parallel's order.
 namespace parallel_key {
-enum : size_t { tp, pp, dp, ep, sequence_parallel, pp_interleave, cp, kCount };
+enum : size_t { tp, pp, dp, ep, sequence_parallel, pp_interleave, cp, tp_comm_overlap, kCount };
 }  // namespace parallel_key
 
 using ScenarioFields = Members<key::kTopCount>;

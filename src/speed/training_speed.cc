@@ -982,6 +982,13 @@ double model_flops_per_token(const StepShape& h) {
                                                             const StageWork& w) {
   ModelParallelComm mp;
   add_tensor_parallel_comm(h, mp);
+  // Overlapped (parallel.tp_comm_overlap: Transformer Engine's userbuffers split each
+  // all-gather and reduce-scatter of sequence parallelism into tp chunks pipelined with the
+  // GEMM that consumes or produces them, Megatron-Core --tp-comm-overlap; Wang et al. 2023,
+  // "Overlap Communication with Dependent Computation via Decomposition", ASPLOS): exposed as
+  // other overlapped traffic behind the stage's layer GEMMs, at least (1 - overlap) of it.
+  if (h.s.parallel.tp_comm_overlap)
+    mp.tp_body = exposed(mp.tp_body, w.gemm_body + w.gemm_rec, h.eng.overlap);
   mp.tp_body += context_parallel_comm(h);
   mp.ep = expert_parallel_comm(h);
   MicroBatchSeconds b;
@@ -1029,7 +1036,8 @@ double model_flops_per_token(const StepShape& h) {
          slot.rates_made == rates_made && slot.tp == par.tp && slot.pp == par.pp &&
          slot.cp == par.cp && slot.ep == par.ep && slot.model == s.model.get() &&
          slot.gpus_per_node == s.gpus_per_node && slot.compile == s.training.compile &&
-         slot.sequence_parallel == par.sequence_parallel;
+         slot.sequence_parallel == par.sequence_parallel &&
+         slot.tp_comm_overlap == par.tp_comm_overlap;
 }
 
 // `b` kept in `memo` for `s` and `counts` under its current rates: a new slot, or the oldest.
@@ -1057,6 +1065,7 @@ void keep_micro_batch(ModuleSumsMemo& memo, const Scenario& s, const ModelCounts
                            s.training.recompute,
                            s.training.compile,
                            par.sequence_parallel,
+                           par.tp_comm_overlap,
                            b};
 }
 

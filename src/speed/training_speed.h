@@ -183,10 +183,10 @@ struct ModuleSumsMemo {
   /// A micro-batch's seconds by the fields its work reads besides the rates (training_speed.cc
   /// same_micro_batch): the model and counts (by address, as the sums), the rates made, the
   /// task, batch, length, tensor, pipeline, context and expert widths, the node's size and the
-  /// recomputation, compile and sequence-parallel settings. A search's levers that change only
-  /// the data-parallel layout, the ZeRO stage, the offload or the optimizer (ZeRO-3 over more
-  /// GPUs, 8-bit AdamW) keep the base's (issue 18: the stage's work, ~400 instructions of each
-  /// such kept change). Training_speed with the memo keeps its step's (the base's, for the
+  /// recomputation, compile, sequence-parallel and TP-overlap settings. A search's levers that
+  /// change only the data-parallel layout, the ZeRO stage, the offload or the optimizer (ZeRO-3
+  /// over more GPUs, 8-bit AdamW) keep the base's (issue 18: the stage's work, ~400 instructions of
+  /// each such kept change). Training_speed with the memo keeps its step's (the base's, for the
   /// answer's search). The first `micro_batches_held` slots are read; not zeroed.
   struct MicroBatchSlot {
     const Model* model;
@@ -195,7 +195,7 @@ struct ModuleSumsMemo {
     int64_t batch, seq_len, tp, pp, cp, ep, gpus_per_node;
     Task task;
     Recompute recompute;
-    bool compile, sequence_parallel;
+    bool compile, sequence_parallel, tp_comm_overlap;
     MicroBatchSeconds seconds;
   };
   std::array<MicroBatchSlot, 4> micro_batches;
