@@ -34,6 +34,19 @@ enum class Offload { kNone, kOptimizer, kOptimizerParams };
 
 enum class Recompute { kNone, kSelective, kFull };
 
+/// Megatron-Core's selective recomputation modules (TransformerConfig.recompute_modules), one
+/// bit each in the order recompute_module_names() spells them. Read under Recompute::kSelective,
+/// where none set is Megatron's default, core_attn alone.
+enum RecomputeModule : uint8_t {
+  kRecomputeCoreAttn = 1u << 0,
+  kRecomputeMlaUpProj = 1u << 1,
+  kRecomputeMlp = 1u << 2,
+  kRecomputeMoe = 1u << 3,
+  kRecomputeMoeAct = 1u << 4,
+  kRecomputeLayernorm = 1u << 5,
+  kRecomputeSharedExperts = 1u << 6,
+};
+
 /// "adamw", "adamw-8bit", ... as the contract spells them.
 const std::string& to_string(Optimizer o);
 /// "bf16", "fp16", "pure-bf16", "fp32", "fp8", "mxfp8".
@@ -45,6 +58,9 @@ const std::string& to_string(Offload o);
 const std::vector<std::string>& optimizer_names();
 const std::vector<std::string>& mixed_precision_names();
 const std::vector<std::string>& offload_names();
+/// "core_attn", "mla_up_proj", "mlp", "moe", "moe_act", "layernorm", "shared_experts": the
+/// RecomputeModule bits' names, bit 0 first.
+const std::vector<std::string>& recompute_module_names();
 
 /// The value a contract name stands for (case-insensitive). Throws InputError naming `field`,
 /// listing the valid names and the closest one ("did you mean adamw-8bit?").
@@ -76,6 +92,9 @@ struct TrainingOptions {
   Optimizer optimizer = Optimizer::kAdamw;
   MixedPrecision mixed_precision = MixedPrecision::kBf16;
   Recompute recompute = Recompute::kNone;
+  /// With kSelective: the RecomputeModule bits given (gradient_checkpointing as a list); 0 =
+  /// "selective" alone, Megatron's default core_attn.
+  uint8_t recompute_modules = 0;
   bool flash_attention = true;
   int64_t lora_rank = 8;
   std::vector<std::string> lora_targets;     ///< HF module names; {"all-linear"} by default

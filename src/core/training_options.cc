@@ -12,6 +12,9 @@ const std::vector<std::string> kOptimizers = {"adamw",       "adamw-8bit", "page
                                               "adafactor",   "lion"};
 const std::vector<std::string> kPrecisions = {"bf16", "fp16", "pure-bf16", "fp32", "fp8", "mxfp8"};
 const std::vector<std::string> kOffloads = {"none", "optimizer", "optimizer+params"};
+// RecomputeModule's bits in order: Megatron-Core transformer_config.py recompute_modules.
+const std::vector<std::string> kRecomputeModules = {
+    "core_attn", "mla_up_proj", "mlp", "moe", "moe_act", "layernorm", "shared_experts"};
 
 }  // namespace
 
@@ -33,6 +36,9 @@ const std::vector<std::string>& mixed_precision_names() {
 }
 const std::vector<std::string>& offload_names() {
   return kOffloads;
+}
+const std::vector<std::string>& recompute_module_names() {
+  return kRecomputeModules;
 }
 
 Optimizer parse_optimizer(std::string_view name, const std::string& field) {

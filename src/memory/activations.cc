@@ -200,6 +200,55 @@ double saved_bytes_per_token(const Scenario& s, const EngineProfile& engine, uns
   return bytes;
 }
 
+// Bytes per token and layer that Megatron-Core's selective recompute_modules `mods` free
+// (transformer_config.py; each module's saved tensors as saved_bytes_per_token counts them):
+// - mla_up_proj (output-discarding): the per-head Q, K and V FlashAttention keeps, made again from
+//   the latents in the backward (multi_latent_attention.py qkv_up_checkpoint);
+// - mlp / moe (checkpointed): a dense / MoE layer's MLP keeps its input alone, the hidden state;
+// - moe_act (output-discarding): the routed experts' activation output, where fc2 keeps it in 16
+//   bits (an FP8 fc2 keeps its own copy); shared_experts: the shared experts' tensors;
+// - core_attn is the attention core's (the caller's), layernorm is not counted: with Transformer
+//   Engine the norm feeding a linear is fused into it and its output is the linear's saved input.
+double recomputed_module_bytes(const Scenario& s, const EngineProfile& engine, uint8_t mods) {
+  const Model& m = *s.model;
+  const double tp = static_cast<double>(s.parallel.tp);
+  const double a = hidden_bytes(s, engine), in = saved_input_bytes(s, engine, a);
+  const double d = static_cast<double>(m.hidden_size);
+  const double rep = s.parallel.sequence_parallel ? 1.0 / tp : 1.0;
+  const double act = engine.fused_swiglu ? 2.0 : 3.0;  // the gated activation's saved widths
+  // One MLP of width ff on a rank: its gate/up input, the activation's tensors, fc2's input.
+  const auto mlp = [&](double ff) {
+    return in * d * rep + (m.gated_mlp ? act : 1.0) * a * ff + in * ff;
+  };
+  double freed = 0;
+  if ((mods & kRecomputeMlaUpProj) && m.mla && s.training.flash_attention) {
+    const MlaDims& x = *m.mla;
+    const double heads = static_cast<double>(m.num_heads) / tp;
+    freed += activation_bytes(s) * heads *
+             static_cast<double>(2 * (x.qk_nope_head_dim + x.qk_rope_head_dim) + x.v_head_dim);
+  }
+  const double moe_share =
+      m.is_moe() ? static_cast<double>(m.num_moe_layers) / static_cast<double>(m.num_layers) : 0.0;
+  if (mods & kRecomputeMlp) {
+    const double dense_ff =
+        static_cast<double>(m.is_moe() ? m.dense_intermediate_size : m.intermediate_size) / tp;
+    freed += (1.0 - moe_share) * (mlp(dense_ff) - a * d * rep);
+  }
+  if (moe_share <= 0) return freed;
+  const double routed = static_cast<double>(m.experts_per_token * m.moe_intermediate_size) / tp;
+  const double shared = static_cast<double>(m.shared_expert_intermediate_size) / tp;
+  if (mods & kRecomputeMoe) {
+    // saved_bytes_per_token's MoE terms besides the MLP: fp32 router logits, the k outputs.
+    const double extras =
+        4.0 * static_cast<double>(m.num_experts) + a * d * static_cast<double>(m.experts_per_token);
+    return freed + moe_share * (mlp(routed + shared) + extras - a * d * rep);
+  }
+  if ((mods & kRecomputeMoeAct) && in == a) freed += moe_share * a * routed;
+  if (mods & kRecomputeSharedExperts)
+    freed += moe_share * ((m.gated_mlp ? act : 1.0) * a + in) * shared;
+  return freed;
+}
+
 // Largest linear weight: QLoRA dequantizes one at a time to 16-bit (bitsandbytes MatMul4Bit).
 // `modules`: linear_modules(s.model) where the caller counted the model (ModelCounts::modules),
 // else listed here (issue 18: listed again, ~180 instructions, in each QLoRA estimate and in
@@ -255,10 +304,18 @@ double saved_layer_activations(const Scenario& s, const EngineProfile& engine, u
               per_layer) *
              tokens;
     case Recompute::kSelective: {
-      bool unused = false;
-      const double without_scores = saved_bytes_per_token(s, engine, lora_on, &unused, 0, true);
-      if (why) text += "selective recomputation: per-layer saved tensors without attention scores";
-      return layers * in_flight * without_scores * tokens;
+      const uint8_t mods = s.training.recompute_modules;
+      if (mods == 0 || (mods & kRecomputeCoreAttn)) {
+        bool unused = false;
+        per_layer = saved_bytes_per_token(s, engine, lora_on, &unused, 0, true);
+      }
+      if (why)
+        text += mods == 0 ? "selective recomputation: per-layer saved tensors without attention "
+                            "scores"
+                          : "selective recomputation of Megatron-Core's recompute_modules: "
+                            "per-layer saved tensors without theirs";
+      if (mods != 0) per_layer -= recomputed_module_bytes(s, engine, mods);
+      return layers * in_flight * per_layer * tokens;
     }
     default:
       if (wants_basis(why))

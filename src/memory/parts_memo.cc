@@ -68,6 +68,7 @@ BatchKey::BatchKey(const Scenario& s, const EngineRules& rules)
       task(s.task),
       mixed_precision(s.training.mixed_precision),
       recompute(s.training.recompute),
+      recompute_modules(s.training.recompute_modules),
       flash_attention(s.training.flash_attention),
       zero_stage(s.training.zero_stage),
       weights(s.weights.get()),
@@ -87,7 +88,8 @@ namespace {
   const TrainingOptions& t = s.training;
   // The fields the levers change first (the context, checkpointing, the ZeRO stage, the task):
   // a slot of another candidate is told apart by one of them.
-  return k.seq_len == s.seq_len && k.recompute == t.recompute && k.zero_stage == t.zero_stage &&
+  return k.seq_len == s.seq_len && k.recompute == t.recompute &&
+         k.recompute_modules == t.recompute_modules && k.zero_stage == t.zero_stage &&
          k.task == s.task && k.batch == s.batch && k.flash_attention == t.flash_attention &&
          k.weights == s.weights.get() && k.grad_accum == t.grad_accum &&
          k.prompt_len == s.prompt_len && k.output_len == s.output_len &&

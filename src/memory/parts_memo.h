@@ -104,6 +104,7 @@ struct BatchKey {
   Task task = Task::kInference;
   MixedPrecision mixed_precision = MixedPrecision::kBf16;
   Recompute recompute = Recompute::kNone;
+  uint8_t recompute_modules = 0;
   bool flash_attention = false;
   int zero_stage = 0;
   const NumberFormat* weights = nullptr;

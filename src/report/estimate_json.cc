@@ -284,6 +284,13 @@ void describe_training(W& w, const TrainingOptions& t) {
   w.field("mixed_precision", to_string(t.mixed_precision));
   w.field("offload", to_string(t.offload));
   w.field("optimizer", to_string(t.optimizer));
+  // Megatron-Core's modules of a selective recomputation, where the input named them.
+  if (t.recompute == Recompute::kSelective && t.recompute_modules != 0) {
+    std::vector<std::string> names;
+    for (size_t i = 0; i < recompute_module_names().size(); ++i)
+      if (t.recompute_modules & (1u << i)) names.push_back(recompute_module_names()[i]);
+    w.strings("recompute_modules", names);
+  }
   w.field("zero_stage", t.zero_stage);
   w.end_object();
 }

@@ -210,6 +210,22 @@ void resolve_model(const ScenarioFields& input, const Catalog& catalog, Scenario
 
 const std::vector<std::string> kRecompute = {"full", "selective", "none"};
 
+// gradient_checkpointing as a list: Megatron-Core's recompute_modules (selective granularity),
+// each a name of recompute_module_names(); at least one.
+uint8_t parse_recompute_modules(const nlohmann::json& list) {
+  const std::string field = "training.gradient_checkpointing";
+  if (list.empty())
+    throw InputError(field, "an empty list recomputes nothing: use false, or name modules");
+  uint8_t bits = 0;
+  for (const auto& v : list) {
+    if (!v.is_string())
+      throw InputError(field, "a list holds Megatron-Core recompute_modules names (strings)");
+    bits |= static_cast<uint8_t>(
+        1u << name_index(v.get<std::string>(), recompute_module_names(), field));
+  }
+  return bits;
+}
+
 void parse_training(const ScenarioFields& input, Scenario& s, ScenarioGiven& given) {
   const nlohmann::json* it = input.given(key::training);
   if (!it) return;
@@ -230,6 +246,9 @@ void parse_training(const ScenarioFields& input, Scenario& s, ScenarioGiven& giv
   if (const nlohmann::json* gc = t.given(k::gradient_checkpointing)) {
     if (gc->is_boolean()) {
       o.recompute = gc->get<bool>() ? Recompute::kFull : Recompute::kNone;
+    } else if (gc->is_array()) {
+      o.recompute = Recompute::kSelective;
+      o.recompute_modules = parse_recompute_modules(*gc);
     } else {
       const size_t v = *read_enum_index(gc, "gradient_checkpointing", p, kRecompute);
       o.recompute = v == 0 ? Recompute::kFull : v == 1 ? Recompute::kSelective : Recompute::kNone;

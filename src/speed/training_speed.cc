@@ -44,6 +44,44 @@ double lora_params(const Model& m, const TrainingOptions& t, bool active) {
 
 namespace {
 
+// The selective recompute_modules a step replays (0 unless it names them).
+uint8_t replayed_modules(const TrainingOptions& t) {
+  return t.recompute == Recompute::kSelective ? t.recompute_modules : 0;
+}
+
+// Whether the step replays the attention core: full recomputation, and selective with its default
+// or core_attn among the modules (Megatron-Core transformer_config.py recompute_modules).
+bool replays_attention(const TrainingOptions& t) {
+  if (t.recompute == Recompute::kFull) return true;
+  return t.recompute == Recompute::kSelective &&
+         (t.recompute_modules == 0 || (t.recompute_modules & kRecomputeCoreAttn));
+}
+
+// Forward GEMM FLOPs per token of the selective recompute_modules that hold GEMMs, replayed in
+// the backward (Megatron-Core: mla_up_proj re-runs q_b/kv_b from the latents, mlp and moe
+// checkpoint the whole block, shared_experts the shared experts; routed experts at k / E, the
+// router with moe). moe_act and layernorm replay element-wise kernels only (not counted).
+// Out of line and cold: few scenarios name modules (issue 18).
+[[gnu::noinline, gnu::cold]] double module_replay_flops(const Scenario& s) {
+  const uint8_t mods = replayed_modules(s.training);
+  if ((mods & (kRecomputeMlaUpProj | kRecomputeMlp | kRecomputeMoe | kRecomputeSharedExperts)) == 0)
+    return 0;
+  const Model& m = *s.model;
+  double flops = 0;
+  for (const LinearModule& mod : linear_modules(m)) {
+    const bool shared = mod.name.starts_with("shared_experts.");
+    const bool moe = mod.expert || shared || mod.role == MatrixRole::kRouter;
+    const bool replayed =
+        ((mods & kRecomputeMlaUpProj) && (mod.name == "q_b_proj" || mod.name == "kv_b_proj")) ||
+        ((mods & kRecomputeMlp) && !mod.attention && !moe) || ((mods & kRecomputeMoe) && moe) ||
+        ((mods & kRecomputeSharedExperts) && shared && !(mods & kRecomputeMoe));
+    if (replayed)
+      flops += 2.0 * static_cast<double>(mod.in) * static_cast<double>(mod.out) *
+               static_cast<double>(mod.count) * active_share(mod, m);
+  }
+  return flops;
+}
+
 // `lora_active`: the adapters' parameters a token touches (LoraParams::active; 0 without LoRA).
 ForwardFlops forward_flops(const Scenario& s, const ModelCosts& c, double lora_active) {
   ForwardFlops f;
@@ -67,6 +105,7 @@ ForwardFlops forward_flops(const Scenario& s, const ModelCosts& c, double lora_a
     f.attn = c.attn_width * seq * static_cast<double>(c.full_layers + c.window_layers);
   }
   if (is_lora(s.task)) f.lora = 2.0 * lora_active;
+  if (replayed_modules(s.training) != 0) f.modules = module_replay_flops(s);
   return f;
 }
 
@@ -83,9 +122,12 @@ double train_head_flops(const ForwardFlops& f, bool frozen) {
 // Replayed forward per token: full recomputation replays every layer's forward (Chen et al. 2016;
 // Megatron checkpoints the transformer layers, not the head); selective replays the attention
 // core only (Korthikanti et al. 2022, sec. 5).
-double recompute_flops(const ForwardFlops& f, Recompute r) {
-  if (r == Recompute::kFull) return f.layers + f.attn + f.lora;
-  if (r == Recompute::kSelective) return f.attn;
+// Megatron-Core's selective recompute_modules replay their GEMMs (ForwardFlops::modules) and, with
+// core_attn or by default, the attention core.
+double recompute_flops(const ForwardFlops& f, const TrainingOptions& t) {
+  if (t.recompute == Recompute::kFull) return f.layers + f.attn + f.lora;
+  if (t.recompute == Recompute::kSelective)
+    return (replays_attention(t) ? f.attn : 0.0) + f.modules;
   return 0;
 }
 
@@ -204,7 +246,7 @@ double training_flops_per_token(const Scenario& s, const ModelCosts& c) {
       forward_flops(s, c, is_lora(s.task) ? lora_params(*s.model, s.training, true) : 0.0);
   const bool frozen = frozen_base(s.task);
   return train_layer_flops(f, frozen) + train_head_flops(f, frozen) +
-         recompute_flops(f, s.training.recompute);
+         recompute_flops(f, s.training);
 }
 
 double optimizer_bytes_per_param(const TrainingOptions& t) {
@@ -512,11 +554,12 @@ ForwardFlops held_forward_flops(const Scenario& s, const ModelCosts& c, double l
   if (!memo) return forward_flops(s, c, lora_active);
   const bool lora = is_lora(s.task);
   if (memo->flops_seq_len != s.seq_len || memo->flops_flash != s.training.flash_attention ||
-      memo->flops_lora != lora) {
+      memo->flops_lora != lora || memo->flops_modules != replayed_modules(s.training)) {
     memo->flops = forward_flops(s, c, lora_active);
     memo->flops_seq_len = s.seq_len;
     memo->flops_flash = s.training.flash_attention;
     memo->flops_lora = lora;
+    memo->flops_modules = replayed_modules(s.training);
   }
   return memo->flops;
 }
@@ -713,14 +756,14 @@ bool compiled_elementwise(const StepShape& h) {
   StageWork w;
   const double stage_share = 1.0 / (h.p * h.t);
   const double layer_flops = train_layer_flops(h.f, h.frozen);
-  const double replay_flops = recompute_flops(h.f, h.s.training.recompute);
+  const double replay_flops = recompute_flops(h.f, h.s.training);
   if (!h.flash_rates) {
     w.gemm_body = h.mb_tokens * layer_flops * stage_share / h.rate * h.gemm_scale;
     w.gemm_rec = h.mb_tokens * replay_flops * stage_share / h.rate * h.gemm_scale;
   } else {
     // The attention core leaves the GEMMs (3 x its forward there) and runs at its kernel's rate;
     // any recomputation replays its forward (recompute_flops holds it once).
-    const double replayed_attn = h.s.training.recompute == Recompute::kNone ? 0.0 : h.f.attn;
+    const double replayed_attn = replays_attention(h.s.training) ? h.f.attn : 0.0;
     w.gemm_body =
         h.mb_tokens * (layer_flops - 3.0 * h.f.attn) * stage_share / h.rate * h.gemm_scale;
     w.gemm_rec = h.mb_tokens * (replay_flops - replayed_attn) * stage_share / h.rate * h.gemm_scale;
@@ -793,7 +836,9 @@ struct ModelParallelComm {
   const double e = static_cast<double>(h.ep);
   const double bytes = h.mb_tokens / h.t * static_cast<double>(h.c.experts_per_token) * h.hidden *
                        h.links.activation_bytes * (e - 1.0) / e;
-  return 4.0 * static_cast<double>(h.c.moe_layers) / h.p *
+  // Recomputing the MoE layer (recompute_modules moe) replays its forward's two all-to-alls.
+  const double passes = (replayed_modules(h.s.training) & kRecomputeMoe) ? 6.0 : 4.0;
+  return passes * static_cast<double>(h.c.moe_layers) / h.p *
          (bytes / ep_link.bytes_per_s + ep_link.latency_s);
 }
 
@@ -1032,11 +1077,12 @@ double model_flops_per_token(const StepShape& h) {
                                                     uint64_t rates_made) {
   const Parallelism& par = s.parallel;
   return slot.seq_len == s.seq_len && slot.batch == s.batch &&
-         slot.recompute == s.training.recompute && slot.task == s.task && slot.counts == &counts &&
-         slot.rates_made == rates_made && slot.tp == par.tp && slot.pp == par.pp &&
-         slot.cp == par.cp && slot.ep == par.ep && slot.model == s.model.get() &&
-         slot.gpus_per_node == s.gpus_per_node && slot.compile == s.training.compile &&
-         slot.sequence_parallel == par.sequence_parallel &&
+         slot.recompute == s.training.recompute &&
+         slot.recompute_modules == s.training.recompute_modules && slot.task == s.task &&
+         slot.counts == &counts && slot.rates_made == rates_made && slot.tp == par.tp &&
+         slot.pp == par.pp && slot.cp == par.cp && slot.ep == par.ep &&
+         slot.model == s.model.get() && slot.gpus_per_node == s.gpus_per_node &&
+         slot.compile == s.training.compile && slot.sequence_parallel == par.sequence_parallel &&
          slot.tp_comm_overlap == par.tp_comm_overlap;
 }
 
@@ -1063,6 +1109,7 @@ void keep_micro_batch(ModuleSumsMemo& memo, const Scenario& s, const ModelCounts
                            s.gpus_per_node,
                            s.task,
                            s.training.recompute,
+                           s.training.recompute_modules,
                            s.training.compile,
                            par.sequence_parallel,
                            par.tp_comm_overlap,
@@ -1130,7 +1177,7 @@ std::optional<TrainingSpeed> training_speed(const Scenario& s, const EngineProfi
   const StepShape h = step_shape(s, engine, profile, eng, rates, counts, memo, own_costs);
   // training_flops_per_token(s, h.c) from the forward FLOPs step_shape made of the same costs.
   r.hardware_flops_per_token = train_layer_flops(h.f, h.frozen) + train_head_flops(h.f, h.frozen) +
-                               recompute_flops(h.f, s.training.recompute);
+                               recompute_flops(h.f, s.training);
   r.model_flops_per_token = model_flops_per_token(h);
   const StageWork w = stage_work(h);
   const MicroBatchSeconds b = micro_batch(h, w);

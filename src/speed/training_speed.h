@@ -126,6 +126,8 @@ struct ForwardFlops {
   double head = 0;    ///< LM head: 2 x vocab x hidden, tied or not (it is a GEMM either way)
   double attn = 0;    ///< attention core (QK^T and PV), as the kernel executes it
   double lora = 0;    ///< adapters: 2 x adapter parameters
+  /// GEMMs of Megatron-Core's selective recompute_modules, replayed once (module_replay_flops).
+  double modules = 0;
 };
 
 /// One micro-batch's seconds on the slowest pipeline stage, by part of the step
@@ -169,6 +171,7 @@ struct ModuleSumsMemo {
   /// instructions of each kept change, issue 18).
   int64_t flops_seq_len = -1;
   bool flops_flash = false, flops_lora = false;
+  uint8_t flops_modules = 0;  ///< the selective recompute_modules the FLOPs were made for
   ForwardFlops flops;
   /// The step's rates of the last GPU, engine and precision asked for (a search's candidates
   /// keep the base's GPU and mostly its engine: ~100 instructions of each kept change, issue 18).
@@ -195,6 +198,7 @@ struct ModuleSumsMemo {
     int64_t batch, seq_len, tp, pp, cp, ep, gpus_per_node;
     Task task;
     Recompute recompute;
+    uint8_t recompute_modules;
     bool compile, sequence_parallel, tp_comm_overlap;
     MicroBatchSeconds seconds;
   };
