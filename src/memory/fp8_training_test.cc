@@ -11,6 +11,7 @@
 #include "gpusizer/error.h"
 #include "gpusizer/json/api.h"
 #include "gpusizer/json/scenario.h"
+#include "testing/refused_field.h"
 
 namespace gpusizer {
 namespace {
@@ -111,20 +112,15 @@ TEST(Fp8Training, ModelStatesAreBf16Amps) {
 }
 
 TEST(Fp8Training, RefusedWhereTheGpuOrTheTaskCannotRunIt) {
-  const auto field_of = [](const json& scenario) {
-    try {
-      estimate_json(scenario);
-    } catch (const InputError& e) {
-      return e.field();
-    }
-    return std::string("accepted");
-  };
-  EXPECT_EQ(field_of(llama8b("megatron", "fp8", "a100-sxm4-80gb")), "training.mixed_precision");
-  EXPECT_EQ(field_of(llama8b("megatron", "mxfp8", "h100-sxm5-80gb")), "training.mixed_precision");
+  EXPECT_EQ(testing::refused_field(llama8b("megatron", "fp8", "a100-sxm4-80gb")),
+            "training.mixed_precision");
+  EXPECT_EQ(testing::refused_field(llama8b("megatron", "mxfp8", "h100-sxm5-80gb")),
+            "training.mixed_precision");
   json lora = llama8b("hf", "fp8");
   lora["task"] = "lora";
-  EXPECT_EQ(field_of(lora), "training.mixed_precision");
-  EXPECT_EQ(field_of(llama8b("megatron", "fp8", "l40s-48gb")), "accepted");  // Ada has FP8
+  EXPECT_EQ(testing::refused_field(lora), "training.mixed_precision");
+  EXPECT_EQ(testing::refused_field(llama8b("megatron", "fp8", "l40s-48gb")),
+            "accepted");  // Ada has FP8
 }
 
 }  // namespace

@@ -10,6 +10,7 @@
 #include "gpusizer/json/scenario.h"
 #include "memory/memory_parts.h"
 #include "speed/training_speed.h"
+#include "testing/refused_field.h"
 #include "testing/unit_scenario.h"
 
 namespace gpusizer {
@@ -67,18 +68,10 @@ TEST(RecomputeModules, ParsedFromAListOfMegatronNames) {
   const Scenario s = parse_scenario(j, Catalog::builtin());
   EXPECT_EQ(s.training.recompute, Recompute::kSelective);
   EXPECT_EQ(s.training.recompute_modules, kRecomputeCoreAttn | kRecomputeMlp);
-  const auto field_of = [](const nlohmann::json& scenario) {
-    try {
-      parse_scenario(scenario, Catalog::builtin());
-    } catch (const InputError& e) {
-      return e.field();
-    }
-    return std::string("accepted");
-  };
   const nlohmann::json bads[] = {nlohmann::json::array(), nlohmann::json{"mpl"}, nlohmann::json{1}};
   for (const nlohmann::json& bad : bads) {
     j["training"]["gradient_checkpointing"] = bad;
-    EXPECT_EQ(field_of(j), "training.gradient_checkpointing") << bad.dump();
+    EXPECT_EQ(testing::refused_field(j), "training.gradient_checkpointing") << bad.dump();
   }
 }
 

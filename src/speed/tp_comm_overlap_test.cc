@@ -9,6 +9,7 @@
 #include "gpusizer/json/scenario.h"
 #include "speed/testing_training_speed.h"
 #include "speed/training_speed.h"
+#include "testing/refused_field.h"
 
 namespace gpusizer {
 namespace {
@@ -43,21 +44,13 @@ TEST(TpCommOverlap, HidesTheLayersCollectivesBehindTheirGemms) {
 }
 
 TEST(TpCommOverlap, NeedsSequenceParallelismAndATrainingTask) {
-  const auto field_of = [](const nlohmann::json& j) {
-    try {
-      parse_scenario(j, Catalog::builtin());
-    } catch (const InputError& e) {
-      return e.field();
-    }
-    return std::string("accepted");
-  };
-  EXPECT_EQ(field_of(tp2_job(true)), "accepted");
+  EXPECT_EQ(testing::refused_field(tp2_job(true)), "accepted");
   nlohmann::json no_sp = tp2_job(true);
   no_sp["parallel"]["sequence_parallel"] = false;
-  EXPECT_EQ(field_of(no_sp), "parallel.tp_comm_overlap");
+  EXPECT_EQ(testing::refused_field(no_sp), "parallel.tp_comm_overlap");
   nlohmann::json wrong_type = tp2_job(true);
   wrong_type["parallel"]["tp_comm_overlap"] = "yes";
-  EXPECT_EQ(field_of(wrong_type), "parallel.tp_comm_overlap");
+  EXPECT_EQ(testing::refused_field(wrong_type), "parallel.tp_comm_overlap");
 }
 
 }  // namespace
