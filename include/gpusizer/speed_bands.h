@@ -15,7 +15,9 @@
 
 namespace gpusizer {
 
-/// One kind of figure on one engine ("*": every engine, used when an engine has too few rows).
+/// One kind of figure on one engine ("*": every engine, used when an engine has too few rows). A
+/// training band of mixture-of-experts models carries "/moe" after its engine ("megatron/moe",
+/// "*/moe"): their steps spread far wider than dense models' (docs/validation.md, session 32).
 struct SpeedBand {
   std::string kind, engine;
   double low_error = 0, high_error = 0;  ///< outer order statistics of the rate error
@@ -40,7 +42,8 @@ class SpeedBands {
  public:
   /// data/speed_bands.json is read by read_speed_bands and written by to_json (json/ folder).
   /// The band of `kind` on `engine`, else of `kind` on every engine; nullptr when there is none.
-  const SpeedBand* find(std::string_view kind, std::string_view engine) const;
+  /// `moe`: a mixture-of-experts model's, whose "/moe" bands come first where drawn.
+  const SpeedBand* find(std::string_view kind, std::string_view engine, bool moe = false) const;
   const std::vector<SpeedBand>& bands() const { return bands_; }
 
   std::string source, date;

@@ -86,7 +86,18 @@ nlohmann::json to_json(const SpeedBands& bands) {
   return {{"source", bands.source}, {"date", bands.date}, {"bands", list}};
 }
 
-const SpeedBand* SpeedBands::find(std::string_view kind, std::string_view engine) const {
+const SpeedBand* SpeedBands::find(std::string_view kind, std::string_view engine, bool moe) const {
+  if (moe) {
+    // "ENGINE/moe", else "*/moe", else the dense rules below.
+    const SpeedBand* any_moe = nullptr;
+    for (const auto& b : bands_) {
+      if (b.kind != kind || !b.engine.ends_with("/moe")) continue;
+      const std::string_view named = std::string_view(b.engine).substr(0, b.engine.size() - 4);
+      if (named == engine) return &b;
+      if (named == "*") any_moe = &b;
+    }
+    if (any_moe) return any_moe;
+  }
   const SpeedBand* any = nullptr;
   for (const auto& b : bands_) {
     if (b.kind != kind) continue;

@@ -81,16 +81,24 @@ struct KeptBand {
   }
 };
 
+// The engines a band stands for, as its line names them: "all engines", "megatron", and for a
+// mixture-of-experts model's band "MoE" (every engine's) or "megatron MoE".
+std::string band_engine_text(std::string_view engine) {
+  const bool moe = engine.ends_with("/moe");
+  if (moe) engine.remove_suffix(4);
+  const bool all = engine == "*";
+  if (!moe) return all ? "all engines" : std::string(engine);
+  return all ? "MoE" : std::string(engine) + " MoE";
+}
+
 // One band's line, kept per thread with its band's fields (core/kept_texts.h; issue 18: the two
 // signed percentages and five pieces cost ~470 instructions a line, two or three lines an
 // estimate, and a batch or a search estimates the same engines' kinds over and over).
 void append_band_line(std::string& out, const SpeedBand& band) {
   thread_local KeptTexts<KeptBand, 8> kept;
   kept.append(out, band, [&band](std::string& text) {
-    append_text(text, band.kind, " on ",
-                band.engine.size() == 1 && band.engine[0] == '*' ? std::string_view("all engines")
-                                                                 : std::string_view(band.engine),
-                ": measured rate ", Fixed{100 * (1 / (1 + band.high_error) - 1), 0, true}, "% to ",
+    append_text(text, band.kind, " on ", band_engine_text(band.engine), ": measured rate ",
+                Fixed{100 * (1 / (1 + band.high_error) - 1), 0, true}, "% to ",
                 Fixed{100 * (1 / (1 + band.low_error) - 1), 0, true},
                 "% of the predicted (n=", band.n, ')');
   });
@@ -175,7 +183,7 @@ void add_speed_bands(const Scenario& s, const SpeedBands& bands, PerformanceEsti
     const bool same_view = kind.data() == found_kind.data() && kind.size() == found_kind.size();
     if (found_kind.empty() || (!same_view && kind != found_kind)) {
       found_kind = kind;
-      found = bands.find(found_kind, s.engine);
+      found = bands.find(found_kind, s.engine, s.model->is_moe());
     }
     const SpeedBand* band = found;
     if (!band) continue;

@@ -21,6 +21,7 @@ constexpr double kCoverage = 0.9;
 
 struct RowError {
   std::string kind, engine, use, group;
+  bool moe = false;  ///< a training row of a mixture-of-experts model: drawn into "/moe" bands
   double measured = 0, predicted = 0;
   FigureKind figure;
   std::optional<std::pair<double, double>> band;  ///< the estimate's own band, where it drew one
@@ -29,8 +30,12 @@ struct RowError {
 // Every validated row with a prediction and a figure kind, with the engine of its scenario.
 std::vector<RowError> row_errors(const std::vector<PreparedCase>& cases, const SpeedValidation& v) {
   std::map<std::string, std::string> engine_of;
+  std::map<std::string, bool> moe_of;
   for (const auto& c : cases)
-    if (c.scenario) engine_of[c.spec.id] = c.scenario->engine;
+    if (c.scenario) {
+      engine_of[c.spec.id] = c.scenario->engine;
+      moe_of[c.spec.id] = c.scenario->model->is_moe();
+    }
   std::vector<RowError> out;
   for (const auto& row : v.rows) {
     if (!row.contains("predicted")) continue;
@@ -41,6 +46,7 @@ std::vector<RowError> row_errors(const std::vector<PreparedCase>& cases, const S
                engine->second,
                row.value("use", ""),
                row.value("group", ""),
+               kind->kind == "training" && moe_of[engine->first],
                row.value("measured", 0.0),
                row.value("predicted", 0.0),
                *kind,
@@ -90,21 +96,29 @@ bool draws_bands(const RowError& r) {
   return r.use == "validate" && !r.band && r.predicted > 0 && r.measured > 0;
 }
 
-// The bands of the rows that draw them, leaving out one source group (none when empty).
+// The bands of the rows that draw them, leaving out one source group (none when empty). A
+// mixture-of-experts model's training rows draw bands of their own, "*/moe" and "ENGINE/moe"
+// (session 32: their errors span -67% to +279% where dense models' span -15% to +39%, and one
+// band for both made every dense estimate's band as wide as theirs).
 std::vector<SpeedBand> bands_of(const std::vector<RowError>& rows, const std::string& left_out) {
-  std::map<std::string, std::vector<double>> by_kind;
+  const std::string moe = "/moe";
+  std::map<std::pair<std::string, std::string>, std::vector<double>> by_kind;  // kind, "*"-key
   std::map<std::pair<std::string, std::string>, std::vector<double>> by_engine;
   for (const RowError& r : rows) {
     if (!draws_bands(r) || (!left_out.empty() && r.group == left_out)) continue;
-    by_kind[r.kind].push_back(rate_error(r));
-    by_engine[{r.kind, r.engine}].push_back(rate_error(r));
+    const std::string suffix = r.moe ? moe : std::string();
+    by_kind[{r.kind, "*" + suffix}].push_back(rate_error(r));
+    by_engine[{r.kind, r.engine + suffix}].push_back(rate_error(r));
   }
   std::vector<SpeedBand> out;
-  for (const auto& [kind, errors] : by_kind) {
+  for (const auto& [kind_key, errors] : by_kind) {
     if (static_cast<int>(errors.size()) < kMinKindRows) continue;
-    out.push_back(band_from(kind, "*", errors));
+    const auto& [kind, any] = kind_key;
+    out.push_back(band_from(kind, any, errors));
+    const bool moe_kind = any.ends_with(moe);
     for (const auto& [key, engine_errors] : by_engine)
-      if (key.first == kind && static_cast<int>(engine_errors.size()) >= kMinEngineRows)
+      if (key.first == kind && key.second.ends_with(moe) == moe_kind &&
+          static_cast<int>(engine_errors.size()) >= kMinEngineRows)
         out.push_back(band_from(kind, key.second, engine_errors));
   }
   return out;
@@ -145,7 +159,7 @@ std::vector<BandCoverage> band_coverage(const std::vector<PreparedCase>& cases,
       if (added) it->second.bands_ = bands_of(rows, r.group);
       drawn = &it->second;
     }
-    const SpeedBand* band = drawn->find(r.kind, r.engine);
+    const SpeedBand* band = drawn->find(r.kind, r.engine, r.moe);
     if (!band) continue;
     // The estimate's own band where it drew one (the load figures'), else the kind's around the
     // prediction, as the estimate draws it (estimate/bands.cc).

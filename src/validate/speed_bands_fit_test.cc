@@ -50,6 +50,53 @@ SpeedBands bands_of_rows(int n, double first, double step, GroupOf group_of,
   return derive_speed_bands(cases, v, "d");
 }
 
+// Training rows on Megatron: ten of a dense model off by -10%, -8%, ..., +8%, and ten of a
+// mixture-of-experts model off by -50%, -30%, ..., +130%, each a source of its own.
+SpeedBands dense_and_moe_training(std::vector<PreparedCase>& cases, SpeedValidation& v) {
+  v.rows = nlohmann::json::array();
+  Model moe;
+  moe.num_experts = 8;
+  for (int i = 0; i < 20; ++i) {
+    PreparedCase c;
+    c.spec.id = "t" + std::to_string(i);
+    c.spec.compare = "train_tokens_per_s_per_gpu";
+    c.spec.use = "validate";
+    c.scenario = Scenario{};
+    c.scenario->engine = "megatron";
+    if (i >= 10) c.scenario->model = ModelRef(moe);
+    cases.push_back(c);
+    const double error = i < 10 ? -0.10 + 0.02 * i : -0.50 + 0.20 * (i - 10);
+    v.rows.push_back({{"id", c.spec.id},
+                      {"group", "g" + std::to_string(i)},
+                      {"compare", "train_tokens_per_s_per_gpu"},
+                      {"use", "validate"},
+                      {"measured", 100.0},
+                      {"predicted", 100.0 * (1 + error)}});
+  }
+  return derive_speed_bands(cases, v, "d");
+}
+
+// Mixture-of-experts models' training rows draw bands of their own ("megatron/moe", "*/moe"),
+// and a dense model's band is its rows' alone: ten rows each, k = 1, their whole ranges,
+// -0.10 .. +0.08 and -0.50 .. +1.30.
+TEST(SpeedBandsFit, MixtureOfExpertsTrainingDrawsItsOwnBands) {
+  std::vector<PreparedCase> cases;
+  SpeedValidation v;
+  const SpeedBands b = dense_and_moe_training(cases, v);
+  const SpeedBand* dense = b.find("training", "megatron");
+  const SpeedBand* moe = b.find("training", "megatron", true);
+  ASSERT_TRUE(dense && moe);
+  EXPECT_EQ(dense->engine, "megatron");
+  EXPECT_NEAR(dense->low_error, -0.10, 1e-12);
+  EXPECT_NEAR(dense->high_error, 0.08, 1e-12);
+  EXPECT_EQ(moe->engine, "megatron/moe");
+  EXPECT_NEAR(moe->low_error, -0.50, 1e-12);
+  EXPECT_NEAR(moe->high_error, 1.30, 1e-12);
+  // Another engine's MoE model takes the MoE band of every engine, a dense one the dense "*".
+  EXPECT_EQ(b.find("training", "fsdp", true)->engine, "*/moe");
+  EXPECT_EQ(b.find("training", "fsdp")->engine, "*");
+}
+
 std::string own_group(int i) {
   return "g" + std::to_string(i);
 }
