@@ -118,6 +118,20 @@ double activation_bytes(const Scenario& s) {
   return s.training.mixed_precision == MixedPrecision::kFp32 ? 4.0 : 2.0;
 }
 
+// Values a gated MLP's activation saves per unit of its width: the gate output (SiLU input),
+// act(gate) and the up output (the product's operands), or under a fused SwiGLU the gate and up
+// outputs alone, SiLU recomputed (engines.json fused_swiglu).
+double gated_activation_widths(const EngineProfile& engine) {
+  return engine.fused_swiglu ? 2.0 : 3.0;
+}
+
+// A MoE layer's saved tensors besides its MLP, per token: the router's logits in fp32 and the k
+// expert outputs kept for the weighted sum, `a` bytes each.
+double moe_router_and_outputs(const Model& m, double a, double d) {
+  return 4.0 * static_cast<double>(m.num_experts) +
+         a * d * static_cast<double>(m.experts_per_token);
+}
+
 // Bytes of the residual stream and the linear outputs: fp32 when PEFT has cast the embedding and
 // norms to fp32 for a bitsandbytes QLoRA run (bitsandbytes Linear4bit returns its output in the
 // input's dtype), else the activation dtype (memory/kbit_training.cc).
@@ -180,9 +194,7 @@ double saved_bytes_per_token(const Scenario& s, const EngineProfile& engine, uns
   // MLP block.
   if (trains(s, "gate_proj")) bytes += in_bytes * w.d * rep;
   if (m.gated_mlp) {
-    // gate output (SiLU input), act(gate) and up output (the product's operands); a fused
-    // SwiGLU saves only the gate and up outputs and recomputes SiLU (engines.json fused_swiglu).
-    bytes += (engine.fused_swiglu ? 2.0 : 3.0) * a * w.ff;
+    bytes += gated_activation_widths(engine) * a * w.ff;
     if (trains(s, "down_proj") || (lora_on & kDownProj)) bytes += in_bytes * w.ff;
     bytes += lora(kGateProj, w.d) + lora(kUpProj, w.d) + lora(kDownProj, w.ff);
   } else {
@@ -191,11 +203,9 @@ double saved_bytes_per_token(const Scenario& s, const EngineProfile& engine, uns
     bytes += lora(kUpProj, w.d) + lora(kDownProj, w.ff);
   }
   if (m.is_moe()) {
-    // Router logits in fp32 and the k expert outputs kept for the weighted sum.
     const double moe_share =
         static_cast<double>(m.num_moe_layers) / static_cast<double>(m.num_layers);
-    bytes += moe_share * (4.0 * static_cast<double>(m.num_experts) +
-                          a * w.d * static_cast<double>(m.experts_per_token));
+    bytes += moe_share * moe_router_and_outputs(m, a, w.d);
   }
   return bytes;
 }
@@ -215,7 +225,7 @@ double recomputed_module_bytes(const Scenario& s, const EngineProfile& engine, u
   const double a = hidden_bytes(s, engine), in = saved_input_bytes(s, engine, a);
   const double d = static_cast<double>(m.hidden_size);
   const double rep = s.parallel.sequence_parallel ? 1.0 / tp : 1.0;
-  const double act = engine.fused_swiglu ? 2.0 : 3.0;  // the gated activation's saved widths
+  const double act = gated_activation_widths(engine);
   // One MLP of width ff on a rank: its gate/up input, the activation's tensors, fc2's input.
   const auto mlp = [&](double ff) {
     return in * d * rep + (m.gated_mlp ? act : 1.0) * a * ff + in * ff;
@@ -237,12 +247,9 @@ double recomputed_module_bytes(const Scenario& s, const EngineProfile& engine, u
   if (moe_share <= 0) return freed;
   const double routed = static_cast<double>(m.experts_per_token * m.moe_intermediate_size) / tp;
   const double shared = static_cast<double>(m.shared_expert_intermediate_size) / tp;
-  if (mods & kRecomputeMoe) {
-    // saved_bytes_per_token's MoE terms besides the MLP: fp32 router logits, the k outputs.
-    const double extras =
-        4.0 * static_cast<double>(m.num_experts) + a * d * static_cast<double>(m.experts_per_token);
-    return freed + moe_share * (mlp(routed + shared) + extras - a * d * rep);
-  }
+  if (mods & kRecomputeMoe)
+    return freed +
+           moe_share * (mlp(routed + shared) + moe_router_and_outputs(m, a, d) - a * d * rep);
   if ((mods & kRecomputeMoeAct) && in == a) freed += moe_share * a * routed;
   if (mods & kRecomputeSharedExperts)
     freed += moe_share * ((m.gated_mlp ? act : 1.0) * a + in) * shared;
