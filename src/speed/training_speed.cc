@@ -275,8 +275,8 @@ double optimizer_bytes_per_param(const TrainingOptions& t) {
   const double clip = 3.0 * grad;
   // FP8 recipes cast the updated weights to their FP8 copies once a step (Transformer Engine at
   // the next step's first micro-batch): the 16-bit copy read, a row- and a column-wise copy
-  // written, with MXFP8's E8M0 scale per 32 values (OCP MX spec v1.0). An engine that keeps no
-  // copies (engines.json fp8_caches_weights) casts each pass instead; that is left out.
+  // written, with MXFP8's E8M0 scale per 32 values (OCP MX spec v1.0). An engine that casts at
+  // each pass instead (engines.json fp8_weights per-pass) pays more; that is left out.
   const double recast =
       is_fp8(t.mixed_precision) ? 2.0 + 2.0 * fp8_value_bytes(t.mixed_precision) : 0.0;
   return grad + 2.0 * master + 2.0 * states * state_bytes + copy + clip + recast;
@@ -621,14 +621,13 @@ ForwardFlops held_forward_flops(const Scenario& s, const ModelCosts& c, double l
 }
 
 // FP8 training's casts (data/speed.json training fp8_cast_read_bytes_per_value and its
-// derivation; the copies they write, core/fp8_recipe.h):
-// each value entering a layer GEMM is quantized in the forward, each gradient leaving one in the
-// backward. Without sequence parallelism a rank casts the whole column inputs and row outputs it
-// holds; with it, or alone, its 1/t share (Korthikanti et al. 2022 sec. 4.2.2).
-// The values entering and leaving each GEMM: a column-parallel matrix's input is whole on each
-// rank and its output split, a row-parallel one's the other way round (Shoeybi et al. 2019,
-// sec. 3); matrices reading one input (shares_input) cast it once. Summed here, for FP8 steps
-// alone (issue 18: in module_sums every step paid for them).
+// derivation; the copies they write, core/fp8_recipe.h): each value entering a layer GEMM is
+// quantized in the forward, each gradient leaving one in the backward. A column-parallel
+// matrix's input is whole on each rank and its output split, a row-parallel one's the other way
+// round (Shoeybi et al. 2019, sec. 3): without sequence parallelism a rank casts the whole ones,
+// with it, or alone, its 1/t share (Korthikanti et al. 2022 sec. 4.2.2). Matrices reading one
+// input (shares_input) cast it once. Summed here, for FP8 steps alone (issue 18: in module_sums
+// every step paid for them).
 void add_fp8_casts(StepShape& h) {
   double in_split = 0, in_whole = 0, out_split = 0, out_whole = 0;
   const LinearModules& mods = h.modules();
@@ -722,8 +721,8 @@ bool compiled_elementwise(const StepShape& h) {
                                                : h.eng.elementwise_bytes_per_hidden;
   w.elem = bytes * h.hidden * share * h.layers / h.p * h.mb_tokens / h.hbm;
   if (s.training.recompute == Recompute::kFull) w.elem_rec = 0.5 * w.elem;
-  if (h.cast_forward_bytes > 0) {  // FP8 casts (add_fp8_casts); full recomputation replays the
-                                   // forward's
+  // FP8 casts (add_fp8_casts); full recomputation replays the forward's.
+  if (h.cast_forward_bytes > 0) {
     w.elem += (h.cast_forward_bytes + h.cast_backward_bytes) * h.mb_tokens / h.hbm;
     if (s.training.recompute == Recompute::kFull)
       w.elem_rec += h.cast_forward_bytes * h.mb_tokens / h.hbm;
