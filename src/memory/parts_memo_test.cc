@@ -17,6 +17,7 @@
 #include "gpusizer/estimate.h"
 #include "gpusizer/json/scenario.h"
 #include "memory/memory_estimate.h"
+#include "testing/resolved_scenario.h"
 
 namespace gpusizer::memory {
 namespace {
@@ -53,10 +54,6 @@ const std::vector<nlohmann::json>& bases() {
       {{"model", "mixtral-8x7b-v0.1"}, {"engine", "vllm"}, {"gpu", "h100"}, {"gpu_count", 2}},
       {{"model", "llama-2-7b"}, {"gpu", "rtx-4090-24gb"}, {"batch", 4}}};
   return all;
-}
-
-Scenario resolved_base(const nlohmann::json& j) {
-  return resolved(parse_scenario(j, cat()), cat());
 }
 
 bool same(const StateParts& a, const StateParts& b) {
@@ -105,7 +102,7 @@ const std::vector<Change>& not_read_by_batch() {
 
 TEST(PartsMemo, FieldsAGroupDoesNotReadLeaveItsBytes) {
   for (const auto& j : bases()) {
-    const Scenario base = resolved_base(j);
+    const Scenario base = testing::resolved_scenario(j);
     const ModelCounts counts = count_model(base);
     const EngineRules rules = engine_rules(base, cat());
     const StateParts states = state_parts(base, cat(), counts, rules);
@@ -128,7 +125,7 @@ TEST(PartsMemo, FieldsAGroupDoesNotReadLeaveItsBytes) {
 // Each field a group's key reads, changed, is another key: the group is computed again. The
 // weights format is keyed by the row it holds: another row, another key.
 TEST(PartsMemo, FieldsAKeyReadsMakeAnotherKey) {
-  const Scenario base = resolved_base(bases()[0]);
+  const Scenario base = testing::resolved_scenario(bases()[0]);
   const ModelCounts counts = count_model(base);
   const EngineRules rules = engine_rules(base, cat());
   const std::vector<Change> both = {
@@ -266,7 +263,7 @@ TEST(PartsMemo, SearchCandidatesEstimateAsWithoutTheMemo) {
 TEST(PartsMemo, ATrainingEstimateHoldsItsParts) {
   size_t seeded = 0, with_activations = 0;
   for (const auto& j : bases()) {
-    const Scenario base = resolved_base(j);
+    const Scenario base = testing::resolved_scenario(j);
     if (!is_training(base.task) || is_paged(base.training.optimizer)) continue;
     const ModelCounts counts = count_model(base);
     const EngineRules rules = engine_rules(base, cat());
@@ -288,7 +285,8 @@ TEST(PartsMemo, ATrainingEstimateHoldsItsParts) {
   EXPECT_EQ(seeded, 4u);  // full under ZeRO-3, QLoRA, Megatron with accumulation, LoRA over DDP
   EXPECT_GE(with_activations, 2u);
   // The QLoRA base's peak frees its gradients: the estimate's own gradients would not do.
-  const MemoryEstimate qlora = estimate(resolved_base(bases()[1]), cat(), Detail::kFull).memory;
+  const MemoryEstimate qlora =
+      estimate(testing::resolved_scenario(bases()[1]), cat(), Detail::kFull).memory;
   EXPECT_EQ(qlora.gradients, 0.0);
   EXPECT_GT(qlora.gradients_full, 0.0);
   EXPECT_GT(qlora.activations, 0.0);
@@ -297,7 +295,7 @@ TEST(PartsMemo, ATrainingEstimateHoldsItsParts) {
 // A memo seeded with a base's states gives them to a candidate with the base's key, and the
 // candidate's estimate is the one made without the memo.
 TEST(PartsMemo, SeededStatesServeTheBasesKey) {
-  const Scenario base = resolved_base(bases()[1]);
+  const Scenario base = testing::resolved_scenario(bases()[1]);
   const ModelCounts counts = count_model(base);
   const EngineRules rules = engine_rules(base, cat());
   const MemoryEstimate m = estimate(base, cat(), Detail::kFull).memory;

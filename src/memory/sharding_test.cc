@@ -9,6 +9,7 @@
 #include "gpusizer/catalog.h"
 #include "gpusizer/estimate.h"
 #include "gpusizer/json/scenario.h"
+#include "testing/resolved_scenario.h"
 
 namespace gpusizer {
 namespace {
@@ -17,21 +18,18 @@ const Catalog& cat() {
   return Catalog::builtin();
 }
 
-Scenario scenario(const nlohmann::json& j) {
-  return resolved(parse_scenario(j, cat()), cat());
-}
-
 // Mixtral-8x7B: 32 layers x 8 experts x 3 x 4,096 x 14,336 = 45,097,156,608 routed-expert
 // parameters of 46,702,792,704, so 1,605,636,096 dense ones (attention, norms, routers,
 // embedding and head).
 Scenario mixtral_full(int64_t gpus, const nlohmann::json& parallel, int zero) {
-  return scenario({{"model", "mixtral-8x7b-v0.1"},
-                   {"task", "full"},
-                   {"engine", "megatron"},
-                   {"gpu", "h100"},
-                   {"gpu_count", gpus},
-                   {"parallel", parallel},
-                   {"training", {{"zero_stage", zero}, {"gradient_checkpointing", "full"}}}});
+  return testing::resolved_scenario(
+      {{"model", "mixtral-8x7b-v0.1"},
+       {"task", "full"},
+       {"engine", "megatron"},
+       {"gpu", "h100"},
+       {"gpu_count", gpus},
+       {"parallel", parallel},
+       {"training", {{"zero_stage", zero}, {"gradient_checkpointing", "full"}}}});
 }
 
 TEST(ZeroShard, DenseOverEveryDataRankExpertsOverTheirOwn) {

@@ -12,6 +12,7 @@
 #include "gpusizer/json/scenario.h"
 #include "memory/memory_estimate.h"
 #include "memory/parts_memo.h"
+#include "testing/resolved_scenario.h"
 
 namespace gpusizer::memory {
 namespace {
@@ -20,17 +21,13 @@ const Catalog& cat() {
   return Catalog::builtin();
 }
 
-Scenario resolved_json(const nlohmann::json& j) {
-  return resolved(parse_scenario(j, cat()), cat());
-}
-
 // Full fine-tuning in bf16 mixed precision under FSDP on eight GPUs, no ZeRO stage yet.
 Scenario llama_full_fsdp() {
-  return resolved_json({{"model", "llama-2-7b"},
-                        {"task", "full"},
-                        {"engine", "fsdp"},
-                        {"gpu", "h100"},
-                        {"gpu_count", 8}});
+  return testing::resolved_scenario({{"model", "llama-2-7b"},
+                                     {"task", "full"},
+                                     {"engine", "fsdp"},
+                                     {"gpu", "h100"},
+                                     {"gpu_count", 8}});
 }
 
 TEST(StateTotals, AreTheWholeModelsOnOneGpuOfTheSplit) {
@@ -84,7 +81,8 @@ TEST(StateTotals, TheStepShardsThemOverTheDataParallelRanks) {
 // over 2, 4 and 8 GPUs and with the optimizer offloaded as each computed alone, double for
 // double; the DeepSpeed gathered set is made by the first of them and read by the others.
 TEST(StateTotals, OneSetServesEveryZeroLayout) {
-  Scenario s = resolved_json({{"model", "llama-3.1-70b"}, {"task", "qlora"}, {"gpu", "a100-80g"}});
+  Scenario s = testing::resolved_scenario(
+      {{"model", "llama-3.1-70b"}, {"task", "qlora"}, {"gpu", "a100-80g"}});
   const ModelCounts counts = count_model(s);
   const EngineRules rules = engine_rules(s, cat());
   StateTotals t = state_totals(s, rules, counts);

@@ -10,16 +10,13 @@
 #include "gpusizer/estimate.h"
 #include "gpusizer/json/scenario.h"
 #include "memory/memory_estimate.h"
+#include "testing/resolved_scenario.h"
 
 namespace gpusizer {
 namespace {
 
 const Catalog& cat() {
   return Catalog::builtin();
-}
-
-Scenario scenario(const nlohmann::json& j) {
-  return resolved(parse_scenario(j, cat()), cat());
 }
 
 MemoryEstimate memory_of(const Scenario& s) {
@@ -37,11 +34,11 @@ double bound_of(const Scenario& s) {
 // states: bf16 weights, fp32 master copy and the activations at the loss, as AdamW's).
 TEST(TotalWithoutOptimizer, AdamwLessItsStatesIsPlainSgd) {
   auto full = [](const char* optimizer) {
-    return scenario({{"model", "llama-2-7b"},
-                     {"task", "full"},
-                     {"gpu", "h100"},
-                     {"batch", 8},
-                     {"training", {{"optimizer", optimizer}}}});
+    return testing::resolved_scenario({{"model", "llama-2-7b"},
+                                       {"task", "full"},
+                                       {"gpu", "h100"},
+                                       {"batch", 8},
+                                       {"training", {{"optimizer", optimizer}}}});
   };
   const Scenario adamw = full("adamw");
   const MemoryEstimate m = memory_of(adamw);
@@ -72,12 +69,12 @@ TEST(TotalWithoutOptimizer, HoldsWhenTheStepIsThePeak) {
                                      {"optimizer", optimizer},
                                      {"gradient_checkpointing", true},
                                      {"grad_accum", 8}};
-    return scenario({{"model", "llama-3.1-8b"},
-                     {"task", "lora"},
-                     {"gpu", "a100-sxm4-80gb"},
-                     {"seq_len", 256},
-                     {"batch", 1},
-                     {"training", training}});
+    return testing::resolved_scenario({{"model", "llama-3.1-8b"},
+                                       {"task", "lora"},
+                                       {"gpu", "a100-sxm4-80gb"},
+                                       {"seq_len", 256},
+                                       {"batch", 1},
+                                       {"training", training}});
   };
   const Scenario adamw = lora("adamw");
   const MemoryEstimate m = memory_of(adamw);
@@ -95,12 +92,13 @@ TEST(TotalWithoutOptimizer, HoldsWhenTheStepIsThePeak) {
 // No bound where the optimizer is not what the total leaves out: serving, and a paged optimizer
 // (its states count in the overhead, outside the allocator).
 TEST(TotalWithoutOptimizer, NoneForServingOrAPagedOptimizer) {
-  const Scenario serving = scenario({{"model", "llama-3.1-8b"}, {"gpu", "h100"}});
+  const Scenario serving = testing::resolved_scenario({{"model", "llama-3.1-8b"}, {"gpu", "h100"}});
   EXPECT_EQ(bound_of(serving), 0.0);
-  const Scenario paged = scenario({{"model", "llama-2-7b"},
-                                   {"task", "full"},
-                                   {"gpu", "h100"},
-                                   {"training", {{"optimizer", "paged-adamw-8bit"}}}});
+  const Scenario paged =
+      testing::resolved_scenario({{"model", "llama-2-7b"},
+                                  {"task", "full"},
+                                  {"gpu", "h100"},
+                                  {"training", {{"optimizer", "paged-adamw-8bit"}}}});
   EXPECT_EQ(bound_of(paged), 0.0);
 }
 
