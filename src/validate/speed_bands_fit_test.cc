@@ -2,6 +2,9 @@
 
 #include <gtest/gtest.h>
 
+#include <string>
+#include <vector>
+
 #include "gpusizer/estimate.h"
 
 namespace gpusizer {
@@ -25,28 +28,36 @@ TEST(SpeedBandsFit, ShippedBandsAreCurrent) {
   }
 }
 
+// One check-half row of `compare` on `engine` for `model`, in source group `group`, whose
+// prediction is off by `error`: its case into `cases`, its validation row into `v`.
+void add_row(const std::string& id, const std::string& compare, const std::string& engine,
+             const ModelRef& model, const std::string& group, double error,
+             std::vector<PreparedCase>& cases, SpeedValidation& v) {
+  PreparedCase c;
+  c.spec.id = id;
+  c.spec.compare = compare;
+  c.spec.use = "validate";
+  c.scenario = Scenario{};
+  c.scenario->engine = engine;
+  c.scenario->model = model;
+  cases.push_back(c);
+  v.rows.push_back({{"id", id},
+                    {"group", group},
+                    {"compare", compare},
+                    {"use", "validate"},
+                    {"measured", 100.0},
+                    {"predicted", 100.0 * (1 + error)}});
+}
+
 // n check-half rows of one kind on vLLM whose predictions are off by first + step x i, row i
 // from the source group group_of(i).
 template <typename GroupOf>
 SpeedBands bands_of_rows(int n, double first, double step, GroupOf group_of,
                          std::vector<PreparedCase>& cases, SpeedValidation& v) {
   v.rows = nlohmann::json::array();
-  for (int i = 0; i < n; ++i) {
-    PreparedCase c;
-    c.spec.id = "r" + std::to_string(i);
-    c.spec.compare = "decode_tokens_per_s";
-    c.spec.use = "validate";
-    c.scenario = Scenario{};
-    c.scenario->engine = "vllm";
-    cases.push_back(c);
-    const double error = first + step * i;
-    v.rows.push_back({{"id", c.spec.id},
-                      {"group", group_of(i)},
-                      {"compare", "decode_tokens_per_s"},
-                      {"use", "validate"},
-                      {"measured", 100.0},
-                      {"predicted", 100.0 * (1 + error)}});
-  }
+  for (int i = 0; i < n; ++i)
+    add_row("r" + std::to_string(i), "decode_tokens_per_s", "vllm", ModelRef(), group_of(i),
+            first + step * i, cases, v);
   return derive_speed_bands(cases, v, "d");
 }
 
@@ -56,23 +67,11 @@ SpeedBands dense_and_moe_training(std::vector<PreparedCase>& cases, SpeedValidat
   v.rows = nlohmann::json::array();
   Model moe;
   moe.num_experts = 8;
-  for (int i = 0; i < 20; ++i) {
-    PreparedCase c;
-    c.spec.id = "t" + std::to_string(i);
-    c.spec.compare = "train_tokens_per_s_per_gpu";
-    c.spec.use = "validate";
-    c.scenario = Scenario{};
-    c.scenario->engine = "megatron";
-    if (i >= 10) c.scenario->model = ModelRef(moe);
-    cases.push_back(c);
-    const double error = i < 10 ? -0.10 + 0.02 * i : -0.50 + 0.20 * (i - 10);
-    v.rows.push_back({{"id", c.spec.id},
-                      {"group", "g" + std::to_string(i)},
-                      {"compare", "train_tokens_per_s_per_gpu"},
-                      {"use", "validate"},
-                      {"measured", 100.0},
-                      {"predicted", 100.0 * (1 + error)}});
-  }
+  const ModelRef dense_model, moe_model(moe);
+  for (int i = 0; i < 20; ++i)
+    add_row("t" + std::to_string(i), "train_tokens_per_s_per_gpu", "megatron",
+            i < 10 ? dense_model : moe_model, "g" + std::to_string(i),
+            i < 10 ? -0.10 + 0.02 * i : -0.50 + 0.20 * (i - 10), cases, v);
   return derive_speed_bands(cases, v, "d");
 }
 
