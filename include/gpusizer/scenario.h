@@ -73,7 +73,7 @@ struct ScenarioLookups {
   double fp16_accumulate_factor = 1;
   double attention_efficiency = 0;         ///< the engine's kernels on the GPU's family
   double training_attention_backward = 0;  ///< the GPU's family
-  double matmul_fraction = 0, matmul_fraction_default = 0;
+  double matmul_fraction = 0, matmul_fraction_default = 0, fp8_matmul_fraction = 0;
   const BitsandbytesKernel* bitsandbytes = nullptr;
 };
 

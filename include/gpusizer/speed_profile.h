@@ -140,6 +140,9 @@ class SpeedProfile {
   /// Maximum achievable matmul FLOPS over the datasheet rate for a GPU id (measured); the file's
   /// achievable_matmul.default when the GPU has no measurement.
   double matmul_fraction(std::string_view gpu_id) const;
+  /// The same for FP8 (e4m3) GEMMs (achievable_matmul.fp8_gpus); the 16-bit fraction when the
+  /// GPU has no FP8 measurement.
+  double fp8_matmul_fraction(std::string_view gpu_id) const;
   /// Achieved fraction of the dense rate in the attention kernels the engine uses on a GPU
   /// architecture family (data/speed.json attention_kernels).
   double attention_efficiency(std::string_view engine, std::string_view family) const;
@@ -175,7 +178,7 @@ class SpeedProfile {
   double qlora_dequant_bytes_ = 0, lora_extra_cost_ = 0;
   std::map<std::string, double, std::less<>> cv_eff_;
   std::map<std::string, double, std::less<>> fp16_acc_factor_;
-  std::map<std::string, double, std::less<>> matmul_fraction_;
+  std::map<std::string, double, std::less<>> matmul_fraction_, fp8_matmul_fraction_;
   double matmul_fraction_default_ = 1.0;  ///< "vendor segment" -> factor
   double cv_step_overhead_s_ = 0;
   std::map<std::string, std::string, std::less<>> attention_kernel_of_;  // engine -> family

@@ -14,7 +14,7 @@ SpeedIndex::SpeedIndex(const SpeedProfile& p, const std::vector<EngineProfile>& 
   for (const Gpu& g : gpus)
     gpus_.push_back({p.vendor(g.vendor), p.fp16_accumulate_factor(g.vendor, g.segment),
                      p.training_attention_backward(g.architecture_family()),
-                     p.matmul_fraction(g.id)});
+                     p.matmul_fraction(g.id), p.fp8_matmul_fraction(g.id)});
   weight_kernels_.reserve(formats.size());
   for (const NumberFormat& f : formats)
     weight_kernels_.push_back(p.weight_kernel(f.kind, f.bits_per_value));

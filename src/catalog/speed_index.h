@@ -34,6 +34,8 @@ class SpeedIndex {
     return gpus_[g].training_attention_backward;
   }
   double matmul_fraction(size_t g) const { return gpus_[g].matmul_fraction; }
+  /// profile.fp8_matmul_fraction(id) for GPU row `g`.
+  double fp8_matmul_fraction(size_t g) const { return gpus_[g].fp8_matmul_fraction; }
   /// profile.matmul_fraction(""): the default.
   double matmul_fraction_default() const { return matmul_fraction_default_; }
   /// profile.weight_kernel(kind) for format row `f`.
@@ -53,7 +55,8 @@ class SpeedIndex {
   };
   struct GpuEntries {
     KernelScale vendor;
-    double fp16_accumulate_factor = 1, training_attention_backward = 0, matmul_fraction = 0;
+    double fp16_accumulate_factor = 1, training_attention_backward = 0, matmul_fraction = 0,
+           fp8_matmul_fraction = 0;
   };
   std::vector<EngineEntries> engines_;
   std::vector<GpuEntries> gpus_;

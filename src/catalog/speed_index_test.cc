@@ -36,6 +36,10 @@ TEST(SpeedIndex, HoldsTheProfilesFiguresForEachRow) {
   // speed.json achievable_matmul: A100 PCIe 80GB 0.811, default 0.83.
   EXPECT_EQ(x.matmul_fraction(gpu_row("a100-pcie-80gb")), 0.811);
   EXPECT_EQ(x.matmul_fraction_default(), 0.83);
+  // fp8_gpus: H100 SXM 1402.6 of 1979 TFLOPS = 0.709; the A100 has no FP8 measurement (nor FP8
+  // tensor cores) and keeps its 16-bit 0.811.
+  EXPECT_EQ(x.fp8_matmul_fraction(gpu_row("h100-sxm5-80gb")), 0.709);
+  EXPECT_EQ(x.fp8_matmul_fraction(gpu_row("a100-pcie-80gb")), 0.811);
 }
 
 TEST(SpeedIndex, EveryEntryIsTheLookupByName) {
@@ -69,6 +73,7 @@ TEST(SpeedIndex, EveryEntryIsTheLookupByName) {
     EXPECT_EQ(x.training_attention_backward(g),
               p.training_attention_backward(gpu.architecture_family()));
     EXPECT_EQ(x.matmul_fraction(g), p.matmul_fraction(gpu.id)) << gpu.id;
+    EXPECT_EQ(x.fp8_matmul_fraction(g), p.fp8_matmul_fraction(gpu.id)) << gpu.id;
   }
   for (size_t f = 0; f < c.formats().size(); ++f) {
     EXPECT_EQ(x.weight_kernel(f).bw_scale,

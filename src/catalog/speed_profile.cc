@@ -285,7 +285,8 @@ void SpeedProfile::read_links(const nlohmann::json& doc, SpeedProfile& p) {
       data::required_number(l, "host_memory_gbps_per_gpu", lw, 1, 1e4) * 1e9;
 }
 
-// cv: {"eff": {model: fraction}, "step_overhead_ms"}; achievable_matmul: {"default", "gpus"}.
+// cv: {"eff": {model: fraction}, "step_overhead_ms"}; achievable_matmul: {"default", "gpus",
+// "fp8_gpus"}.
 void SpeedProfile::read_cv_and_matmul(const nlohmann::json& doc, SpeedProfile& p) {
   const auto& cv = data::required_object(doc, "cv", "speed.json");
   // One figure for each compute dtype CV training runs in (speed/training_speed.h training_dtype).
@@ -300,11 +301,14 @@ void SpeedProfile::read_cv_and_matmul(const nlohmann::json& doc, SpeedProfile& p
   const auto& m = data::required_object(doc, "achievable_matmul", "speed.json");
   p.matmul_fraction_default_ =
       data::required_number(m, "default", "speed.json achievable_matmul", 0, 1e18);
-  if (m.contains("gpus"))
-    for (const auto& [name, v] : m.at("gpus").items())
-      if (!data::is_comment_key(name))
-        p.matmul_fraction_[name] = data::required_number(
-            m.at("gpus"), name.c_str(), "speed.json achievable_matmul.gpus", 0.01, 1);
+  const auto read_fractions = [&m](const char* key, const char* where, auto& into) {
+    if (m.contains(key))
+      for (const auto& [name, v] : m.at(key).items())
+        if (!data::is_comment_key(name))
+          into[name] = data::required_number(m.at(key), name.c_str(), where, 0.01, 1);
+  };
+  read_fractions("gpus", "speed.json achievable_matmul.gpus", p.matmul_fraction_);
+  read_fractions("fp8_gpus", "speed.json achievable_matmul.fp8_gpus", p.fp8_matmul_fraction_);
 }
 
 SpeedProfile SpeedProfile::from_json(const nlohmann::json& doc) {
@@ -413,6 +417,11 @@ double SpeedProfile::fp16_accumulate_factor(std::string_view vendor,
 double SpeedProfile::matmul_fraction(std::string_view gpu_id) const {
   const auto it = matmul_fraction_.find(gpu_id);
   return it == matmul_fraction_.end() ? matmul_fraction_default_ : it->second;
+}
+
+double SpeedProfile::fp8_matmul_fraction(std::string_view gpu_id) const {
+  const auto it = fp8_matmul_fraction_.find(gpu_id);
+  return it == fp8_matmul_fraction_.end() ? matmul_fraction(gpu_id) : it->second;
 }
 
 double SpeedProfile::attention_efficiency(std::string_view engine, std::string_view family) const {

@@ -23,6 +23,7 @@ bool indexed_entries(ScenarioLookups& l, const Scenario& s, const Catalog& catal
   l.attention_efficiency = index->attention_efficiency(e, g);
   l.training_attention_backward = index->training_attention_backward(g);
   l.matmul_fraction = index->matmul_fraction(g);
+  l.fp8_matmul_fraction = index->fp8_matmul_fraction(g);
   l.matmul_fraction_default = index->matmul_fraction_default();
   l.bitsandbytes = index->bitsandbytes(e, f);
   return true;
@@ -39,6 +40,7 @@ void named_entries(ScenarioLookups& l, const Scenario& s, const SpeedProfile& p)
   l.attention_efficiency = p.attention_efficiency(s.engine, g.architecture_family());
   l.training_attention_backward = p.training_attention_backward(g.architecture_family());
   l.matmul_fraction = p.matmul_fraction(g.id);
+  l.fp8_matmul_fraction = p.fp8_matmul_fraction(g.id);
   l.matmul_fraction_default = p.matmul_fraction("");
   l.bitsandbytes = p.bitsandbytes(s.engine, s.weights->id);
 }

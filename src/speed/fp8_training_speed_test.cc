@@ -55,6 +55,22 @@ TEST(Fp8TrainingSpeed, LayerGemmsAtTheFp8RateAttentionAndHeadAtBf16) {
   EXPECT_NEAR(fp8.mfu, fp8.tflops_per_gpu * 1e12 / 1978.9e12, 1e-12);
 }
 
+TEST(Fp8TrainingSpeed, LayerGemmsAtTheGpusMeasuredFp8MatmulFraction) {
+  // achievable_matmul.fp8_gpus gives H100 0.5 of its FP8 rate where its 16-bit fraction stays 1:
+  // the layers' GEMMs then take 3 x 100,663,296 x 1024 FLOPs x (1 / (0.5 x 989.45) - 1 / 989.45)
+  // TFLOP/s = 0.31256 ms longer; attention, the head and the casts are unchanged.
+  nlohmann::json doc = round_profile_doc();
+  doc["achievable_matmul"]["fp8_gpus"] = {{"h100-sxm5-80gb", 0.5}};
+  const SpeedProfile halved = SpeedProfile::from_json(doc);
+  const Scenario s = job("fp8");
+  const double longer = 3 * kLayerFwd * kTokens * (1 / (0.5 * kRate8) - 1 / kRate8);
+  EXPECT_NEAR(step(s, halved).breakdown.compute - step(s, profile()).breakdown.compute, longer,
+              0.003 * longer);
+  // A bf16 step reads the 16-bit fraction alone.
+  EXPECT_EQ(step(job("bf16"), halved).breakdown.compute,
+            step(job("bf16"), profile()).breakdown.compute);
+}
+
 TEST(Fp8TrainingSpeed, FullRecomputationReplaysTheForwardsGemmsAndCasts) {
   // The replayed forward: 100,663,296 x 1024 x (1 / 494.7 - 1 / 989.45) TFLOP/s = 0.10419 ms
   // less GEMM time, 6 x 28,672 x 1024 / 3.35e12 = 52.58 us of input casts again.

@@ -445,10 +445,13 @@ void compute_step_rates(const Scenario& s, const SpeedProfile& profile, const Sc
   // GEMM rate: the dense tensor rate x the GPU's maximum achievable matmul fraction (MAMF,
   // measured by shape search, data/speed.json achievable_matmul) x the engine's share of it
   // (eff_max <= 1: kernel choice, fusion); step_shape applies the depth efficiency of its GEMMs,
-  // which saturates with size. The FP8 GEMMs are taken at the same fraction of their own peak.
+  // which saturates with size. The FP8 GEMMs are taken at the fraction measured for FP8 GEMMs
+  // on the GPU (achievable_matmul.fp8_gpus; the 16-bit one where none was measured).
   const double fraction = l ? l->matmul_fraction : profile.matmul_fraction(gpu.id);
   const double scale = (l ? l->vendor : profile.vendor(gpu.vendor)).compute_scale;
-  r.base = r.peak * fraction * eng.eff_max * scale;
+  const double gemm_fraction =
+      !is_fp8(mp) ? fraction : (l ? l->fp8_matmul_fraction : profile.fp8_matmul_fraction(gpu.id));
+  r.base = r.peak * gemm_fraction * eng.eff_max * scale;
   r.peak16 = r.peak;
   r.base16 = r.base;
   r.k_half = eng.eff_k_hidden;
