@@ -67,4 +67,27 @@ double allgather_s(double bytes, int64_t n, const Link& link) {
   return collective_s((nn - 1.0) / nn * bytes, link);
 }
 
+double alltoall_s(double bytes, int64_t ranks, int64_t stride, const Gpu& gpu,
+                  int64_t gpus_per_node, const LinkProfile& links) {
+  const Link whole = group_link(gpu, ranks * stride, gpus_per_node, links);
+  const double n = static_cast<double>(ranks);
+  // PyTorch's all_to_all_single posts an ncclSend and an ncclRecv per peer in one group
+  // (ProcessGroupNCCL::alltoall_base), and NCCL runs each over its own transport (transport/p2p.cc
+  // inside the node, net.cc beyond it), so a rank's bytes for its node's peers and for remote
+  // peers flow side by side. On rail-optimised platforms each GPU has its own NIC (gpus.csv
+  // scaleout_gbps_per_gpu).
+  const int64_t local_gpus = std::max(fast_link_group(gpu, gpus_per_node), gpus_per_node);
+  const int64_t local_ranks =
+      std::clamp<int64_t>(local_gpus / std::max<int64_t>(1, stride), 1, ranks);
+  if (local_ranks >= ranks) return (n - 1.0) / n * bytes / whole.bytes_per_s + whole.latency_s;
+  const double local = static_cast<double>(local_ranks);
+  double near = 0;
+  if (local_ranks > 1) {
+    const Link node = group_link(gpu, local_ranks * stride, gpus_per_node, links);
+    near = (local - 1.0) / n * bytes / node.bytes_per_s + node.latency_s;
+  }
+  const double far = (n - local) / n * bytes / whole.bytes_per_s + whole.latency_s;
+  return std::max(near, far);
+}
+
 }  // namespace gpusizer

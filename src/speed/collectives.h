@@ -37,5 +37,10 @@ double collective_s(double wire_bytes, const Link& link);
 double allreduce_s(double bytes, int64_t n, const Link& link);
 /// Ring reduce-scatter or all-gather of `bytes` (the full tensor): (n-1)/n x bytes on the wire.
 double allgather_s(double bytes, int64_t n, const Link& link);
+/// All-to-all among `ranks` ranks spaced `stride` GPUs apart, each sending `bytes` spread evenly
+/// over the ranks: the peers on the GPU's own node or fabric domain get theirs over that link and
+/// the others over the scale-out network at the same time, so the slower share sets the time.
+double alltoall_s(double bytes, int64_t ranks, int64_t stride, const Gpu& gpu,
+                  int64_t gpus_per_node, const LinkProfile& links);
 
 }  // namespace gpusizer

@@ -831,17 +831,16 @@ struct ModelParallelComm {
 
 // MoE expert parallelism: a dispatch and a combine all-to-all forward and again backward per
 // MoE layer, top-k copies of each token's hidden state (Lepikhin et al. 2020, GShard sec. 2.2;
-// Megatron-Core token dispatcher). An all-to-all ships (ep - 1) / ep of the bytes.
+// Megatron-Core token dispatcher). An all-to-all ships (ep - 1) / ep of the bytes, the share
+// for peers beyond the node over the network beside the rest over NVLink (alltoall_s).
 [[gnu::always_inline]] inline double expert_parallel_comm(const StepShape& h) {
   if (h.ep <= 1 || h.c.moe_layers <= 0) return 0;
-  const Link ep_link = group_link(h.gpu, h.ep * h.tp, h.s.gpus_per_node, h.links);
-  const double e = static_cast<double>(h.ep);
   const double bytes = h.mb_tokens / h.t * static_cast<double>(h.c.experts_per_token) * h.hidden *
-                       h.links.activation_bytes * (e - 1.0) / e;
+                       h.links.activation_bytes;
   // Recomputing the MoE layer (recompute_modules moe) replays its forward's two all-to-alls.
   const double passes = (replayed_modules(h.s.training) & kRecomputeMoe) ? 6.0 : 4.0;
   return passes * static_cast<double>(h.c.moe_layers) / h.p *
-         (bytes / ep_link.bytes_per_s + ep_link.latency_s);
+         alltoall_s(bytes, h.ep, h.tp, h.gpu, h.s.gpus_per_node, h.links);
 }
 
 // Pipeline fill and drain and the stage-boundary sends; `body_mb` is one body-stage
