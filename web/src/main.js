@@ -704,6 +704,10 @@ const fmtFraction = (v) => String(Math.round(v * 1000) / 1000);
 
 const gpuName = (id) => (gpus.find((g) => g.id === id) || {}).name || id;
 
+/** "TP 2 · DP 4": the resolved parallel dimensions above 1, or '' when there is none. */
+const resolvedSplit = (p = {}) => ['tp', 'pp', 'dp', 'ep', 'cp']
+  .filter((k) => (p[k] || 1) > 1).map((k) => `${k.toUpperCase()} ${p[k]}`).join(' · ');
+
 /** What the server computed, in words ("the basis of these figures"), and the form brought in
  *  line with it: an alias becomes the GPU's id, the task's default format is named. */
 function renderResolved(estimate, state) {
@@ -718,6 +722,10 @@ function renderResolved(estimate, state) {
     if (sc.engine) parts.push(t('resolved_engine', { x: sc.engine + release }));
   }
   if (sc.gpu) parts.push(t('resolved_gpu', { n: sc.gpu_count ?? 1, x: gpuName(sc.gpu) }));
+  // The layout the server resolved (a training job spreads its GPUs over data parallelism when
+  // the form leaves DP at 1), which the form's own fields, being what was asked, do not show.
+  const split = resolvedSplit(sc.parallel);
+  if (split) parts.push(split);
   $('resolved').textContent = parts.length ? `${t('resolved')} ${parts.join(' · ')}` : '';
   // The weights select: '' is the task's default; say which format that was.
   resolvedWeights = state.weights === '' ? sc.weights || '' : '';

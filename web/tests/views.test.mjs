@@ -110,6 +110,14 @@ export async function run(report) {
       await page.close();
     });
 
+    await test('a full fine-tune on 2 GPUs with DP left at 1 says it was computed with DP 2', async () => {
+      const page = await open('?model=llama-2-7b&task=full&gpu=h100-sxm5-80gb&gpu_count=2&zero_stage=3');
+      const resolved = await page.textContent('#resolved');
+      check(/DP 2/.test(resolved), `the resolved layout is not shown: ${resolved}`);
+      check((await page.inputValue('#dp')) === '1', 'the DP field no longer holds what was asked');
+      await page.close();
+    });
+
     await test('an alias in the URL (?gpu=h100) selects that GPU and keeps it in the URL', async () => {
       const page = await open('?gpu=h100');
       const value = await page.inputValue('#gpu');
