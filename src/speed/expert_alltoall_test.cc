@@ -59,5 +59,15 @@ TEST(ExpertAllToAll, RanksSpacedByTensorParallelismCountWholeRanksOnANode) {
   EXPECT_NEAR(alltoall_s(1e6, 2, 4, h100, 8, p.links()), 0.5 * 1e6 / 450e9, 1e-15);
 }
 
+TEST(ExpertAllToAll, ARackScaleDomainKeepsEveryPeerOnNvlink) {
+  // GB200 NVL72 trays of 4 GPUs: EP 64 spans 16 trays but one NVLink domain of 72, so 63/64 of
+  // the bytes cross NVLink at 1,800 / 2 GB/s one way: 63/64 x 1e6 / 900e9 = 1.09375e-6 s. At EP
+  // 144 (two racks) 72 of 144 shares leave the rack over the NIC: 0.5 x 1e6 / 50e9 = 1e-5 s.
+  const SpeedProfile p = round_profile();
+  const Gpu& gb200 = Catalog::builtin().gpu("gb200-186gb");
+  EXPECT_NEAR(alltoall_s(1e6, 64, 1, gb200, 4, p.links()), 63.0 / 64 * 1e6 / 900e9, 1e-15);
+  EXPECT_NEAR(alltoall_s(1e6, 144, 1, gb200, 4, p.links()), 0.5 * 1e6 / 50e9, 1e-15);
+}
+
 }  // namespace
 }  // namespace gpusizer
