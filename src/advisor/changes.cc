@@ -51,6 +51,7 @@ using Pick = uint64_t;
 struct Dimensions {
   std::vector<ChangeLever>& levers;
   std::array<uint8_t, kMaxDims + 1> begin{};  // dimension d is levers [begin[d], begin[d + 1])
+  std::array<Pick, kMaxDims> masks{};         // the same as bits of a Pick
   size_t count = 0;
   // The levers whose edit sets the optimizer alone, to one that is not paged (8-bit AdamW): a
   // combination's memory with one of them is bounded by the rest's (Search::beyond_optimizer).
@@ -74,12 +75,17 @@ struct Dimensions {
     if (levers.size() == begin[count]) return;
     if (count == kMaxDims || levers.size() > kMaxSearchLevers)
       throw std::logic_error("changes_to_fit: more dimensions or levers than kept");
+    const Pick from = Pick{1} << begin[count];  // begin[count] < kMaxSearchLevers
+    // The bits from `from` to the last lever's, that is levers [begin[count], levers.size()).
+    masks[count] = (Pick{1} << (levers.size() - 1)) - from + (Pick{1} << (levers.size() - 1));
     begin[++count] = static_cast<uint8_t>(levers.size());
   }
   size_t size() const { return count; }
   size_t size(size_t d) const { return begin[d + 1] - begin[d]; }
   // The flat index of dimension d's lever i.
   uint8_t index(size_t d, size_t i) const { return static_cast<uint8_t>(begin[d] + i); }
+  // Dimension d's levers as a Pick.
+  Pick mask(size_t d) const { return masks[d]; }
 };
 
 // The context levers: half the context, or the model's own maximum when the scenario asks for
@@ -435,37 +441,51 @@ struct Search {
 
   const ModelCounts& counts_for(const Scenario& sc) { return counts.of(sc); }
 
-  // Whether a fitting combination lies inside `p`.
-  bool covered(Pick p) const {
-    return (p & fitting_singles) != 0 ||
-           std::any_of(fitting.begin(), fitting.end(), [p](Pick f) { return (f & ~p) == 0; });
+  // Whether a fitting combination of two or more levers lies inside `p` (the walk leaves the
+  // single levers that fit out).
+  bool covered_by_combination(Pick p) const {
+    return std::any_of(fitting.begin(), fitting.end(), [p](Pick f) { return (f & ~p) == 0; });
   }
 
   // Every combination of exactly `size` levers, one per dimension, in the order of a walk that
   // skips a dimension before it takes its levers in turn, and that does not already contain a
   // fitting one (those are not tried: only the smallest fitting combinations are kept). A
-  // subtree whose decided levers already contain one is not walked.
+  // subtree whose decided levers already contain one is not walked. The walk goes over the
+  // levers that do not fit alone, by dimension (`live`): a combination holding one that does is
+  // covered, and a dimension without another lever adds none (issue 18: each such lever was
+  // picked and tested, and the walk went through its dimension, ~15 instructions a pick). The
+  // order of the combinations tried is the walk's over every lever, those left out.
   void try_size(size_t size) {
     walked_size = size;
+    // The single levers are all tried before the combinations: the live levers are those
+    // before a walk of one, and after it for every larger one.
+    if (size <= 2) {
+      live_count = 0;
+      for (size_t d = 0; d < dims.size(); ++d)
+        if (const Pick m = dims.mask(d) & ~fitting_singles; m != 0) live[live_count++] = m;
+    }
     try_from(0, size, 0);
   }
   size_t walked_size = 0;  // the size of the combinations the walk makes
+  // The levers of each dimension that do not fit alone, the dimensions without any left out.
+  // Not zeroed: the first `live_count` are read.
+  std::array<Pick, kMaxDims> live;
+  size_t live_count = 0;
 
-  // try_size's walk from dimension `from` on, `pick` the levers of the dimensions before it,
-  // `left` more to pick. Skipping a dimension comes before taking its levers, so the next
+  // try_size's walk from live dimension `from` on, `pick` the levers of the dimensions before
+  // it, `left` more to pick. Skipping a dimension comes before taking its levers, so the next
   // dimension to take a lever from goes from the last that leaves room for the others down to
   // `from` (one call per lever taken, not per dimension skipped: issue 18). `left` >= 1: the
   // last lever's combinations are tried here, not in a call of their own (~30 instructions a
   // candidate, issue 18).
   void try_from(size_t from, size_t left, Pick pick) {
-    const size_t n = dims.size();
+    const size_t n = live_count;
     if (n < from + left) return;  // too few dimensions left
-    // The bounds read once: the calls below could change them, as far as the compiler knows.
-    const std::array<uint8_t, kMaxDims + 1> begin = dims.begin;
     for (size_t d = n - left + 1; d-- > from;)
-      for (size_t i = begin[d]; i < begin[d + 1]; ++i) {  // dimension d's flat indices
-        const Pick p = pick | Pick{1} << i;
-        if (covered(p)) continue;
+      for (Pick rest = live[d]; rest != 0; rest &= rest - 1) {  // its levers, ascending
+        const Pick p = pick | (rest & (~rest + 1));
+        // Only a fitting combination can cover it: no live lever fits alone.
+        if (covered_by_combination(p)) continue;
         // The walk's size, not std::popcount(p): without POPCNT in the x86-64 baseline that is
         // a libgcc call (~20 instructions a candidate).
         if (left == 1)
