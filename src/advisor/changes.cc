@@ -308,23 +308,45 @@ class TaskCounts {
     seeded_ = &counted;
   }
 
-  const ModelCounts& of(const Scenario& sc) {
+  // Inlined into the candidate's code: a held task is found in a few compares; a new one is
+  // counted by count() (issue 18: the call cost each candidate ~50 instructions).
+  [[gnu::always_inline]] const ModelCounts& of(const Scenario& sc) {
     if (seeded_ && sc.task == seeded_task_) return *seeded_;
-    size_t i = 0;
-    for (; i < n_; ++i)
+    for (size_t i = 0; i < n_; ++i)
       if (tasks_[i] == sc.task) return counts_[i];
+    return count(sc);
+  }
+
+ private:
+  // The counts of a task not held yet, in the next slot.
+  [[gnu::noinline]] const ModelCounts& count(const Scenario& sc) {
+    const size_t i = n_;
     if (i == tasks_.size()) throw std::logic_error("changes_to_fit: more tasks than kept");
     // count_model's two halves: the model's own counts (its parameters and matrices, the same
     // for every task: made once, ~450 instructions) and the task's (count_training).
     if (!model_) model_.emplace(*sc.model);
     ModelCounts& counted = *std::construct_at(&counts_[i], *model_);
-    count_training(sc, counted);  // may throw: the slot is not counted
+    // May throw: the slot is not counted.
+    if (const ModelCounts* adapted = lora_counts(sc.task))
+      count_training(sc, *adapted, counted);
+    else
+      count_training(sc, counted);
     tasks_[i] = sc.task;
     ++n_;
     return counted;
   }
 
- private:
+  static bool lora_task(Task t) { return t == Task::kLora || t == Task::kQlora; }
+  // For a LoRA task, the counts of another LoRA task held (their adapters are the same); else
+  // nullptr.
+  const ModelCounts* lora_counts(Task task) const {
+    if (!lora_task(task)) return nullptr;
+    if (seeded_ && lora_task(seeded_task_)) return seeded_;
+    for (size_t i = 0; i < n_; ++i)
+      if (lora_task(tasks_[i])) return &counts_[i];
+    return nullptr;
+  }
+
   static_assert(std::is_trivially_destructible_v<ModelCounts>);  // a slot is never destroyed
   std::array<Task, 4> tasks_;
   union {
@@ -382,7 +404,7 @@ struct Search {
   // Not an aggregate: its brace initialisation zeroed the whole object first (~8.5k bytes).
   Search(const Dimensions& d, const Catalog& c, double room, double needed,
          std::optional<double> tps, ScenarioEditor& e, std::vector<Tried>& kept_storage,
-         std::vector<Pick>& fitting_storage, ModuleSumsMemo& sums)
+         std::vector<Pick>& fitting_storage, Estimate& estimate_storage, ModuleSumsMemo& sums)
       : dims(d),
         catalog(c),
         headroom(room),
@@ -390,7 +412,8 @@ struct Search {
         base_tps(tps),
         kept(kept_storage),
         fitting(fitting_storage),
-        editor(e),  // `estimated` not zeroed: a candidate reads only what it wrote
+        editor(e),
+        estimated(estimate_storage),
         parts(),
         module_sums(sums),
         rules() {}
@@ -421,10 +444,11 @@ struct Search {
   // A combination's edit, its levers' merged: one storage for the whole search (an optional
   // made per candidate was zeroed each time, ~55 instructions).
   ScenarioEdit combination;
-  // The candidate's figures, one storage for the whole search (an Estimate made and destroyed
-  // per candidate cost ~0.2k instructions): each candidate's memory stage assigns its id,
-  // counts and memory whole, and its speed is read only after add_speed made it anew.
-  Estimate estimated;
+  // The candidate's figures, one storage for the thread's searches (an Estimate made and
+  // destroyed per candidate cost ~0.2k instructions, per search ~0.1k): each candidate's memory
+  // stage assigns its counts and memory whole, its speed is read only after add_speed made it
+  // anew, and a candidate reads nothing else of it.
+  Estimate& estimated;
   // The model counted per task (count_model): no lever changes the model or the training
   // options the counts read (LoRA targets and rank, trainable layers, modules to save), only
   // the task, so each task's counts serve every candidate of it (issue 18: ~580 instructions a
@@ -604,6 +628,7 @@ struct SearchStorage {
   std::vector<FoundChange> changes;
   std::vector<Tried> kept;
   std::vector<Pick> fitting;
+  Estimate estimated;  // the candidates' (Search::estimated)
 };
 SearchStorage& thread_storage() {
   thread_local SearchStorage storage;
@@ -695,7 +720,7 @@ FoundChanges search_changes(const Scenario& s, ScenarioEditor& editor, const Sce
   storage.kept.clear();
   storage.fitting.clear();
   Search search(dims, catalog, headroom, memory_needed(s, e), useful_tokens_per_s(s, e), editor,
-                storage.kept, storage.fitting, sums);
+                storage.kept, storage.fitting, storage.estimated, sums);
   if (base_counts) search.counts.seed(s.task, *base_counts);
   // Each lever is tried alone once; combinations are kept up to kMaxCombined * 4: reserved once.
   search.kept.reserve(found.levers.size() + kMaxCombined * 4);

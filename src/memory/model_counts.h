@@ -59,5 +59,11 @@ ModelCounts count_model(const Scenario& s);
 /// count_model's second half, into counts of `s.model` made in place (ModelCounts(s.model)):
 /// the adapted modules and the trainable parameters.
 void count_training(const Scenario& s, ModelCounts& c);
+/// The same for a LoRA task (LoRA, QLoRA) from `adapted`, the counts of the same model and
+/// training options under a LoRA task: the adapted modules and the adapters read the model, the
+/// targets and the rank, not the task, so they are copied; the trainable parameters are counted
+/// (issue 18: a change search of full fine-tuning counts LoRA and QLoRA both, ~320 instructions
+/// of the second).
+void count_training(const Scenario& s, const ModelCounts& adapted, ModelCounts& c);
 
 }  // namespace gpusizer
