@@ -61,11 +61,12 @@ struct Dimensions {
   // 18: a lever built as a temporary, 488 bytes, then moved in and destroyed cost ~250
   // instructions more, ~7 levers a search). `name` is made before the lever is added: a name
   // past its room throws with nothing added.
-  ScenarioEdit& add(const LeverName& name, std::string_view cost, int quality_class) {
+  ScenarioEdit& add(const LeverName& name, PlainLiteral cost, int quality_class) {
     ChangeLever& lever = levers.emplace_back();
     lever.name = name;
     lever.cost = cost;
     lever.quality_class = quality_class;
+    lever.plain = name.plain();  // its price is a PlainLiteral
     return lever.edit;
   }
   // The last lever added sets the optimizer alone (optimizer_only).
@@ -99,8 +100,9 @@ void context_levers(const Scenario& s, bool train, Dimensions& d) {
   else if (s.seq_len > 512)
     to = s.seq_len / 2;
   if (to <= 0) return;
-  LeverName name(to == max_ctx && s.seq_len > max_ctx ? "context at the model's maximum ("
-                                                      : "shorter context (");
+  LeverName name(to == max_ctx && s.seq_len > max_ctx
+                     ? PlainLiteral("context at the model's maximum (")
+                     : PlainLiteral("shorter context ("));
   name.append(to).append(" tokens)");
   ScenarioEdit& p = d.add(name, "longer documents no longer fit; changes what the job can do", 2);
   p.seq_len = to;
@@ -129,8 +131,9 @@ void batch_levers(const Scenario& s, const ScenarioGiven& given, const Estimate&
   for (size_t i = 0; i < n; ++i) {
     const int64_t b = sizes[i];
     ScenarioEdit& p = d.add(LeverName("smaller batch (").append(b).append(")"),
-                            train ? "same global batch through gradient accumulation; slower steps"
-                                  : "fewer concurrent sequences: lower throughput",
+                            train ? PlainLiteral("same global batch through gradient "
+                                                 "accumulation; slower steps")
+                                  : PlainLiteral("fewer concurrent sequences: lower throughput"),
                             train ? 0 : 2);
     p.batch = b;
     if (train && !given.global_batch && s.batch % b == 0)
@@ -147,11 +150,11 @@ void serving_dimensions(const Scenario& s, const Catalog& catalog, Dimensions& d
   if (bits > 8.5 && s.gpu && s.gpu->supports("fp8") && !gguf)
     d.add("fp8 weights", "small quality cost; faster on FP8 tensor cores", 1).weights = "fp8";
   if (bits > 8.5)
-    d.add(gguf ? "q8_0 weights" : "int8 weights",
+    d.add(gguf ? LeverName("q8_0 weights") : LeverName("int8 weights"),
           "small quality cost (LLM.int8 / Q8_0 are near lossless)", 1)
         .weights = gguf ? "q8_0" : "int8";
   if (bits > 4.6)
-    d.add(gguf ? "q4_k_m weights" : "int4 weights (AWQ)",
+    d.add(gguf ? LeverName("q4_k_m weights") : LeverName("int4 weights (AWQ)"),
           "noticeable quality cost on hard tasks (about 1-3 points on benchmarks)", 2)
         .weights = gguf ? "q4_k_m" : "awq-int4";
   d.end();
@@ -172,9 +175,9 @@ void serving_dimensions(const Scenario& s, const Catalog& catalog, Dimensions& d
       if (s.model->num_heads % t != 0 || t > std::max<int64_t>(8, s.gpus_per_node)) continue;
       ScenarioEdit& p =
           d.add(LeverName("TP=").append(t).append(" (").append(s.gpu_count * k).append(" GPUs)"),
-                k == 2   ? "twice the GPUs; all-reduce per layer (NVLink helps)"
-                : k == 4 ? "4 times the GPUs; all-reduce per layer (NVLink helps)"
-                         : "8 times the GPUs; all-reduce per layer (NVLink helps)",
+                k == 2   ? PlainLiteral("twice the GPUs; all-reduce per layer (NVLink helps)")
+                : k == 4 ? PlainLiteral("4 times the GPUs; all-reduce per layer (NVLink helps)")
+                         : PlainLiteral("8 times the GPUs; all-reduce per layer (NVLink helps)"),
                 0);
       p.gpu_count = s.gpu_count * k;
       p.tp = t;
@@ -186,7 +189,7 @@ void serving_dimensions(const Scenario& s, const Catalog& catalog, Dimensions& d
 
 // The price of ZeRO-3 over more GPUs than the scenario has: 2, 4 or 8 (zero_levers: more than
 // gpu_count only when the step's count is).
-std::string_view more_gpus_cost(int64_t gpus) {
+PlainLiteral more_gpus_cost(int64_t gpus) {
   switch (gpus) {
     case 2:
       return "2 GPUs to buy or rent; all-gathers cost speed without NVLink";
@@ -209,13 +212,14 @@ void zero_levers(const Scenario& s, Dimensions& d) {
     if (gpus == last || gpus < 2) continue;
     last = gpus;
     if (gpus == s.gpu_count && s.training.zero_stage >= 3 && s.parallel.dp == gpus) continue;
-    ScenarioEdit& p =
-        d.add(LeverName(gpus == s.gpu_count ? "ZeRO-3 over the " : "ZeRO-3 over ")
-                  .append(gpus)
-                  .append(" GPUs"),
-              gpus == s.gpu_count ? "no quality cost; all-gathers cost speed without NVLink"
-                                  : more_gpus_cost(gpus),
-              0);
+    ScenarioEdit& p = d.add(
+        LeverName(gpus == s.gpu_count ? PlainLiteral("ZeRO-3 over the ")
+                                      : PlainLiteral("ZeRO-3 over "))
+            .append(gpus)
+            .append(" GPUs"),
+        gpus == s.gpu_count ? PlainLiteral("no quality cost; all-gathers cost speed without NVLink")
+                            : more_gpus_cost(gpus),
+        0);
     p.gpu_count = gpus;
     p.tp = 1;
     p.pp = 1;
@@ -751,18 +755,11 @@ FoundChanges search_changes(const Scenario& s, ScenarioEditor& editor, const Sce
 
 }  // namespace
 
-LeverName& LeverName::append(std::string_view text) {
-  if (text.size() > kCapacity - size_) throw std::length_error("LeverName: a name past its room");
-  std::copy(text.begin(), text.end(), text_.begin() + size_);
-  size_ = static_cast<uint8_t>(size_ + text.size());
-  return *this;
-}
-
 LeverName& LeverName::append(int64_t v) {
   // std::to_chars writes what fmt's "{}" writes (19 digits and a sign at most).
   std::array<char, 24> text{};
   const char* end = std::to_chars(text.data(), text.data() + text.size(), v).ptr;
-  return append(std::string_view(text.data(), static_cast<size_t>(end - text.data())));
+  return append_text(std::string_view(text.data(), static_cast<size_t>(end - text.data())));
 }
 
 ScenarioEdit FoundChanges::edit(const FoundChange& c) const {
