@@ -392,7 +392,9 @@ Scenario& ScenarioEditor::edit_from(const Base& b, const ScenarioEdit& e) {
   edit_training(s.training, e);
   edit_system(s, given_, e);
   if (base_valid_)
-    validate_edit(s, b, layout_, catalog, engine_ == Engine::kBase);  // the base's engine
+    // The base's engine, or one rederive_engine derived for the candidate's task and checked
+    // (issue 18: looked up and checked again, ~160 instructions a candidate of another task).
+    validate_edit(s, b, layout_, catalog, engine_ == Engine::kBase, engine_ == Engine::kDerived);
   else
     validate(s, catalog);
   derive_batches(s, given);
