@@ -327,9 +327,17 @@ class TaskCounts {
     const size_t i = n_;
     if (i == tasks_.size()) throw std::logic_error("changes_to_fit: more tasks than kept");
     // count_model's two halves: the model's own counts (its parameters and matrices, the same
-    // for every task: made once, ~450 instructions) and the task's (count_training).
-    if (!model_) model_.emplace(*sc.model);
-    ModelCounts& counted = *std::construct_at(&counts_[i], *model_);
+    // for every task: the seeded counts' with their task's part cleared, else made once, ~450
+    // instructions) and the task's (count_training).
+    ModelCounts* counted_at = &counts_[i];
+    if (seeded_) {
+      std::construct_at(counted_at, *seeded_);
+      clear_training(*counted_at);
+    } else {
+      if (!model_) model_.emplace(*sc.model);
+      std::construct_at(counted_at, *model_);
+    }
+    ModelCounts& counted = *counted_at;
     // May throw: the slot is not counted.
     if (const ModelCounts* adapted = lora_counts(sc.task))
       count_training(sc, *adapted, counted);
@@ -357,7 +365,7 @@ class TaskCounts {
     std::array<ModelCounts, 4> counts_;  // the first n_ counted (made when counted)
   };
   size_t n_ = 0;
-  std::optional<ModelCounts> model_;  // ModelCounts(model), before any task's part
+  std::optional<ModelCounts> model_;  // ModelCounts(model), made where no counts were seeded
   const ModelCounts* seeded_ = nullptr;
   Task seeded_task_{};
 };

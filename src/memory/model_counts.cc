@@ -77,6 +77,13 @@ void count_training(const Scenario& s, const ModelCounts& adapted, ModelCounts& 
   c.trainable = memory::trainable_split(s, c.params, c.adapters.all);
 }
 
+void clear_training(ModelCounts& c) {
+  c.trainable = {};
+  c.lora_modules = 0;
+  c.lora_missing_inputs = 0;
+  c.adapters = {};
+}
+
 ModelCounts count_model(const Scenario& s) {
   ModelCounts c(*s.model);
   count_training(s, c);

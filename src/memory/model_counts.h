@@ -65,5 +65,9 @@ void count_training(const Scenario& s, ModelCounts& c);
 /// (issue 18: a change search of full fine-tuning counts LoRA and QLoRA both, ~320 instructions
 /// of the second).
 void count_training(const Scenario& s, const ModelCounts& adapted, ModelCounts& c);
+/// count_training's fields of `c` back to what ModelCounts(model) leaves them: a copy of the
+/// counts of the model under one task, so made, is its counts before another task's part (issue
+/// 18: the model's parameters and matrices counted again, ~300 instructions).
+void clear_training(ModelCounts& c);
 
 }  // namespace gpusizer

@@ -76,5 +76,26 @@ TEST(ModelCounts, QloraFromLorasAdapters) {
   }
 }
 
+TEST(ModelCounts, ClearedCountsCountAnotherTask) {
+  // LoRA's counts with their task's part cleared are ModelCounts(model)'s: counted again for full
+  // fine-tuning they are count_model's, every parameter trainable and no adapter.
+  ModelCounts c = count_model(llama2_7b(Task::kLora));
+  clear_training(c);
+  EXPECT_EQ(c.trainable.total(), 0.0);
+  EXPECT_EQ(c.adapters.all, 0.0);
+  EXPECT_EQ(c.lora_modules, 0u);
+  count_training(llama2_7b(Task::kFull), c);
+  const ModelCounts full = count_model(llama2_7b(Task::kFull));
+  EXPECT_EQ(c.trainable.total(), 6738415616.0);
+  EXPECT_EQ(c.trainable.layers, full.trainable.layers);
+  EXPECT_EQ(c.trainable.embedding, full.trainable.embedding);
+  EXPECT_EQ(c.trainable.lm_head, full.trainable.lm_head);
+  EXPECT_EQ(c.params.total, full.params.total);
+  EXPECT_EQ(c.modules.size(), full.modules.size());
+  EXPECT_EQ(c.adapters.all, full.adapters.all);
+  EXPECT_EQ(c.lora_modules, full.lora_modules);
+  EXPECT_EQ(c.lora_missing_inputs, full.lora_missing_inputs);
+}
+
 }  // namespace
 }  // namespace gpusizer
