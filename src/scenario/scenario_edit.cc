@@ -306,7 +306,8 @@ bool training_default_engine(const Scenario& s, const Base& b, const ScenarioGiv
 // derived again only for another key; a training task's are the base's when it trains
 // (training_default_engine).
 template <typename Base>
-void ScenarioEditor::derive_engine(const Base& b, const ScenarioGiven& given) {
+[[gnu::always_inline]] inline void ScenarioEditor::derive_engine(const Base& b,
+                                                                 const ScenarioGiven& given) {
   Scenario& s = *target_;
   if (given.engine) return;  // the engine and its release stay as given (rederive_engine)
   if (engine_ == Engine::kDerived && engine_task_ == s.task && engine_weights_ == s.weights.get() &&
