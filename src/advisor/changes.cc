@@ -76,9 +76,10 @@ struct Dimensions {
     if (levers.size() == begin[count]) return;
     if (count == kMaxDims || levers.size() > kMaxSearchLevers)
       throw std::logic_error("changes_to_fit: more dimensions or levers than kept");
-    const Pick from = Pick{1} << begin[count];  // begin[count] < kMaxSearchLevers
-    // The bits from `from` to the last lever's, that is levers [begin[count], levers.size()).
-    masks[count] = (Pick{1} << (levers.size() - 1)) - from + (Pick{1} << (levers.size() - 1));
+    // Levers [begin[count], levers.size()) as bits: 2^size - 2^begin, mod 2^64 (a size of 64
+    // shifts its bit out, to 0).
+    const Pick end = Pick{1} << (levers.size() - 1) << 1;
+    masks[count] = end - (Pick{1} << begin[count]);
     begin[++count] = static_cast<uint8_t>(levers.size());
   }
   size_t size() const { return count; }
