@@ -51,6 +51,7 @@ using Pick = uint64_t;
 struct Dimensions {
   std::vector<ChangeLever>& levers;
   std::array<uint8_t, kMaxDims + 1> begin{};  // dimension d is levers [begin[d], begin[d + 1])
+  std::array<Pick, kMaxDims> masks{};         // the same as bits of a Pick
   size_t count = 0;
   // The levers whose edit sets the optimizer alone, to one that is not paged (8-bit AdamW): a
   // combination's memory with one of them is bounded by the rest's (Search::beyond_optimizer).
@@ -60,11 +61,12 @@ struct Dimensions {
   // 18: a lever built as a temporary, 488 bytes, then moved in and destroyed cost ~250
   // instructions more, ~7 levers a search). `name` is made before the lever is added: a name
   // past its room throws with nothing added.
-  ScenarioEdit& add(const LeverName& name, std::string_view cost, int quality_class) {
+  ScenarioEdit& add(const LeverName& name, PlainLiteral cost, int quality_class) {
     ChangeLever& lever = levers.emplace_back();
     lever.name = name;
     lever.cost = cost;
     lever.quality_class = quality_class;
+    lever.plain = name.plain();  // its price is a PlainLiteral
     return lever.edit;
   }
   // The last lever added sets the optimizer alone (optimizer_only).
@@ -74,12 +76,18 @@ struct Dimensions {
     if (levers.size() == begin[count]) return;
     if (count == kMaxDims || levers.size() > kMaxSearchLevers)
       throw std::logic_error("changes_to_fit: more dimensions or levers than kept");
+    // Levers [begin[count], levers.size()) as bits: 2^size - 2^begin, mod 2^64 (a size of 64
+    // shifts its bit out, to 0).
+    const Pick end = Pick{1} << (levers.size() - 1) << 1;
+    masks[count] = end - (Pick{1} << begin[count]);
     begin[++count] = static_cast<uint8_t>(levers.size());
   }
   size_t size() const { return count; }
   size_t size(size_t d) const { return begin[d + 1] - begin[d]; }
   // The flat index of dimension d's lever i.
   uint8_t index(size_t d, size_t i) const { return static_cast<uint8_t>(begin[d] + i); }
+  // Dimension d's levers as a Pick.
+  Pick mask(size_t d) const { return masks[d]; }
 };
 
 // The context levers: half the context, or the model's own maximum when the scenario asks for
@@ -93,8 +101,9 @@ void context_levers(const Scenario& s, bool train, Dimensions& d) {
   else if (s.seq_len > 512)
     to = s.seq_len / 2;
   if (to <= 0) return;
-  LeverName name(to == max_ctx && s.seq_len > max_ctx ? "context at the model's maximum ("
-                                                      : "shorter context (");
+  LeverName name(to == max_ctx && s.seq_len > max_ctx
+                     ? PlainLiteral("context at the model's maximum (")
+                     : PlainLiteral("shorter context ("));
   name.append(to).append(" tokens)");
   ScenarioEdit& p = d.add(name, "longer documents no longer fit; changes what the job can do", 2);
   p.seq_len = to;
@@ -123,8 +132,9 @@ void batch_levers(const Scenario& s, const ScenarioGiven& given, const Estimate&
   for (size_t i = 0; i < n; ++i) {
     const int64_t b = sizes[i];
     ScenarioEdit& p = d.add(LeverName("smaller batch (").append(b).append(")"),
-                            train ? "same global batch through gradient accumulation; slower steps"
-                                  : "fewer concurrent sequences: lower throughput",
+                            train ? PlainLiteral("same global batch through gradient "
+                                                 "accumulation; slower steps")
+                                  : PlainLiteral("fewer concurrent sequences: lower throughput"),
                             train ? 0 : 2);
     p.batch = b;
     if (train && !given.global_batch && s.batch % b == 0)
@@ -141,11 +151,11 @@ void serving_dimensions(const Scenario& s, const Catalog& catalog, Dimensions& d
   if (bits > 8.5 && s.gpu && s.gpu->supports("fp8") && !gguf)
     d.add("fp8 weights", "small quality cost; faster on FP8 tensor cores", 1).weights = "fp8";
   if (bits > 8.5)
-    d.add(gguf ? "q8_0 weights" : "int8 weights",
+    d.add(gguf ? LeverName("q8_0 weights") : LeverName("int8 weights"),
           "small quality cost (LLM.int8 / Q8_0 are near lossless)", 1)
         .weights = gguf ? "q8_0" : "int8";
   if (bits > 4.6)
-    d.add(gguf ? "q4_k_m weights" : "int4 weights (AWQ)",
+    d.add(gguf ? LeverName("q4_k_m weights") : LeverName("int4 weights (AWQ)"),
           "noticeable quality cost on hard tasks (about 1-3 points on benchmarks)", 2)
         .weights = gguf ? "q4_k_m" : "awq-int4";
   d.end();
@@ -166,9 +176,9 @@ void serving_dimensions(const Scenario& s, const Catalog& catalog, Dimensions& d
       if (s.model->num_heads % t != 0 || t > std::max<int64_t>(8, s.gpus_per_node)) continue;
       ScenarioEdit& p =
           d.add(LeverName("TP=").append(t).append(" (").append(s.gpu_count * k).append(" GPUs)"),
-                k == 2   ? "twice the GPUs; all-reduce per layer (NVLink helps)"
-                : k == 4 ? "4 times the GPUs; all-reduce per layer (NVLink helps)"
-                         : "8 times the GPUs; all-reduce per layer (NVLink helps)",
+                k == 2   ? PlainLiteral("twice the GPUs; all-reduce per layer (NVLink helps)")
+                : k == 4 ? PlainLiteral("4 times the GPUs; all-reduce per layer (NVLink helps)")
+                         : PlainLiteral("8 times the GPUs; all-reduce per layer (NVLink helps)"),
                 0);
       p.gpu_count = s.gpu_count * k;
       p.tp = t;
@@ -180,7 +190,7 @@ void serving_dimensions(const Scenario& s, const Catalog& catalog, Dimensions& d
 
 // The price of ZeRO-3 over more GPUs than the scenario has: 2, 4 or 8 (zero_levers: more than
 // gpu_count only when the step's count is).
-std::string_view more_gpus_cost(int64_t gpus) {
+PlainLiteral more_gpus_cost(int64_t gpus) {
   switch (gpus) {
     case 2:
       return "2 GPUs to buy or rent; all-gathers cost speed without NVLink";
@@ -203,13 +213,14 @@ void zero_levers(const Scenario& s, Dimensions& d) {
     if (gpus == last || gpus < 2) continue;
     last = gpus;
     if (gpus == s.gpu_count && s.training.zero_stage >= 3 && s.parallel.dp == gpus) continue;
-    ScenarioEdit& p =
-        d.add(LeverName(gpus == s.gpu_count ? "ZeRO-3 over the " : "ZeRO-3 over ")
-                  .append(gpus)
-                  .append(" GPUs"),
-              gpus == s.gpu_count ? "no quality cost; all-gathers cost speed without NVLink"
-                                  : more_gpus_cost(gpus),
-              0);
+    ScenarioEdit& p = d.add(
+        LeverName(gpus == s.gpu_count ? PlainLiteral("ZeRO-3 over the ")
+                                      : PlainLiteral("ZeRO-3 over "))
+            .append(gpus)
+            .append(" GPUs"),
+        gpus == s.gpu_count ? PlainLiteral("no quality cost; all-gathers cost speed without NVLink")
+                            : more_gpus_cost(gpus),
+        0);
     p.gpu_count = gpus;
     p.tp = 1;
     p.pp = 1;
@@ -302,30 +313,60 @@ class TaskCounts {
     seeded_ = &counted;
   }
 
-  const ModelCounts& of(const Scenario& sc) {
+  // Inlined into the candidate's code: a held task is found in a few compares; a new one is
+  // counted by count() (issue 18: the call cost each candidate ~50 instructions).
+  [[gnu::always_inline]] const ModelCounts& of(const Scenario& sc) {
     if (seeded_ && sc.task == seeded_task_) return *seeded_;
-    size_t i = 0;
-    for (; i < n_; ++i)
+    for (size_t i = 0; i < n_; ++i)
       if (tasks_[i] == sc.task) return counts_[i];
+    return count(sc);
+  }
+
+ private:
+  // The counts of a task not held yet, in the next slot.
+  [[gnu::noinline]] const ModelCounts& count(const Scenario& sc) {
+    const size_t i = n_;
     if (i == tasks_.size()) throw std::logic_error("changes_to_fit: more tasks than kept");
     // count_model's two halves: the model's own counts (its parameters and matrices, the same
-    // for every task: made once, ~450 instructions) and the task's (count_training).
-    if (!model_) model_.emplace(*sc.model);
-    ModelCounts& counted = *std::construct_at(&counts_[i], *model_);
-    count_training(sc, counted);  // may throw: the slot is not counted
+    // for every task: the seeded counts' with their task's part cleared, else made once, ~450
+    // instructions) and the task's (count_training).
+    ModelCounts* counted_at = &counts_[i];
+    if (seeded_) {
+      std::construct_at(counted_at, *seeded_);
+      clear_training(*counted_at);
+    } else {
+      if (!model_) model_.emplace(*sc.model);
+      std::construct_at(counted_at, *model_);
+    }
+    ModelCounts& counted = *counted_at;
+    // May throw: the slot is not counted.
+    if (const ModelCounts* adapted = lora_counts(sc.task))
+      count_training(sc, *adapted, counted);
+    else
+      count_training(sc, counted);
     tasks_[i] = sc.task;
     ++n_;
     return counted;
   }
 
- private:
+  static bool lora_task(Task t) { return t == Task::kLora || t == Task::kQlora; }
+  // For a LoRA task, the counts of another LoRA task held (their adapters are the same); else
+  // nullptr.
+  const ModelCounts* lora_counts(Task task) const {
+    if (!lora_task(task)) return nullptr;
+    if (seeded_ && lora_task(seeded_task_)) return seeded_;
+    for (size_t i = 0; i < n_; ++i)
+      if (lora_task(tasks_[i])) return &counts_[i];
+    return nullptr;
+  }
+
   static_assert(std::is_trivially_destructible_v<ModelCounts>);  // a slot is never destroyed
   std::array<Task, 4> tasks_;
   union {
     std::array<ModelCounts, 4> counts_;  // the first n_ counted (made when counted)
   };
   size_t n_ = 0;
-  std::optional<ModelCounts> model_;  // ModelCounts(model), before any task's part
+  std::optional<ModelCounts> model_;  // ModelCounts(model), made where no counts were seeded
   const ModelCounts* seeded_ = nullptr;
   Task seeded_task_{};
 };
@@ -376,7 +417,7 @@ struct Search {
   // Not an aggregate: its brace initialisation zeroed the whole object first (~8.5k bytes).
   Search(const Dimensions& d, const Catalog& c, double room, double needed,
          std::optional<double> tps, ScenarioEditor& e, std::vector<Tried>& kept_storage,
-         std::vector<Pick>& fitting_storage, ModuleSumsMemo& sums)
+         std::vector<Pick>& fitting_storage, Estimate& estimate_storage, ModuleSumsMemo& sums)
       : dims(d),
         catalog(c),
         headroom(room),
@@ -384,7 +425,8 @@ struct Search {
         base_tps(tps),
         kept(kept_storage),
         fitting(fitting_storage),
-        editor(e),  // `estimated` not zeroed: a candidate reads only what it wrote
+        editor(e),
+        estimated(estimate_storage),
         parts(),
         module_sums(sums),
         rules() {}
@@ -415,10 +457,11 @@ struct Search {
   // A combination's edit, its levers' merged: one storage for the whole search (an optional
   // made per candidate was zeroed each time, ~55 instructions).
   ScenarioEdit combination;
-  // The candidate's figures, one storage for the whole search (an Estimate made and destroyed
-  // per candidate cost ~0.2k instructions): each candidate's memory stage assigns its id,
-  // counts and memory whole, and its speed is read only after add_speed made it anew.
-  Estimate estimated;
+  // The candidate's figures, one storage for the thread's searches (an Estimate made and
+  // destroyed per candidate cost ~0.2k instructions, per search ~0.1k): each candidate's memory
+  // stage assigns its counts and memory whole, its speed is read only after add_speed made it
+  // anew, and a candidate reads nothing else of it.
+  Estimate& estimated;
   // The model counted per task (count_model): no lever changes the model or the training
   // options the counts read (LoRA targets and rank, trainable layers, modules to save), only
   // the task, so each task's counts serve every candidate of it (issue 18: ~580 instructions a
@@ -435,37 +478,51 @@ struct Search {
 
   const ModelCounts& counts_for(const Scenario& sc) { return counts.of(sc); }
 
-  // Whether a fitting combination lies inside `p`.
-  bool covered(Pick p) const {
-    return (p & fitting_singles) != 0 ||
-           std::any_of(fitting.begin(), fitting.end(), [p](Pick f) { return (f & ~p) == 0; });
+  // Whether a fitting combination of two or more levers lies inside `p` (the walk leaves the
+  // single levers that fit out).
+  bool covered_by_combination(Pick p) const {
+    return std::any_of(fitting.begin(), fitting.end(), [p](Pick f) { return (f & ~p) == 0; });
   }
 
   // Every combination of exactly `size` levers, one per dimension, in the order of a walk that
   // skips a dimension before it takes its levers in turn, and that does not already contain a
   // fitting one (those are not tried: only the smallest fitting combinations are kept). A
-  // subtree whose decided levers already contain one is not walked.
+  // subtree whose decided levers already contain one is not walked. The walk goes over the
+  // levers that do not fit alone, by dimension (`live`): a combination holding one that does is
+  // covered, and a dimension without another lever adds none (issue 18: each such lever was
+  // picked and tested, and the walk went through its dimension, ~15 instructions a pick). The
+  // order of the combinations tried is the walk's over every lever, those left out.
   void try_size(size_t size) {
     walked_size = size;
+    // The single levers are all tried before the combinations: the live levers are those
+    // before a walk of one, and after it for every larger one.
+    if (size <= 2) {
+      live_count = 0;
+      for (size_t d = 0; d < dims.size(); ++d)
+        if (const Pick m = dims.mask(d) & ~fitting_singles; m != 0) live[live_count++] = m;
+    }
     try_from(0, size, 0);
   }
   size_t walked_size = 0;  // the size of the combinations the walk makes
+  // The levers of each dimension that do not fit alone, the dimensions without any left out.
+  // Not zeroed: the first `live_count` are read.
+  std::array<Pick, kMaxDims> live;
+  size_t live_count = 0;
 
-  // try_size's walk from dimension `from` on, `pick` the levers of the dimensions before it,
-  // `left` more to pick. Skipping a dimension comes before taking its levers, so the next
+  // try_size's walk from live dimension `from` on, `pick` the levers of the dimensions before
+  // it, `left` more to pick. Skipping a dimension comes before taking its levers, so the next
   // dimension to take a lever from goes from the last that leaves room for the others down to
   // `from` (one call per lever taken, not per dimension skipped: issue 18). `left` >= 1: the
   // last lever's combinations are tried here, not in a call of their own (~30 instructions a
   // candidate, issue 18).
   void try_from(size_t from, size_t left, Pick pick) {
-    const size_t n = dims.size();
+    const size_t n = live_count;
     if (n < from + left) return;  // too few dimensions left
-    // The bounds read once: the calls below could change them, as far as the compiler knows.
-    const std::array<uint8_t, kMaxDims + 1> begin = dims.begin;
     for (size_t d = n - left + 1; d-- > from;)
-      for (size_t i = begin[d]; i < begin[d + 1]; ++i) {  // dimension d's flat indices
-        const Pick p = pick | Pick{1} << i;
-        if (covered(p)) continue;
+      for (Pick rest = live[d]; rest != 0; rest &= rest - 1) {  // its levers, ascending
+        const Pick p = pick | (rest & (~rest + 1));
+        // Only a fitting combination can cover it: no live lever fits alone.
+        if (covered_by_combination(p)) continue;
         // The walk's size, not std::popcount(p): without POPCNT in the x86-64 baseline that is
         // a libgcc call (~20 instructions a candidate).
         if (left == 1)
@@ -584,6 +641,7 @@ struct SearchStorage {
   std::vector<FoundChange> changes;
   std::vector<Tried> kept;
   std::vector<Pick> fitting;
+  Estimate estimated;  // the candidates' (Search::estimated)
 };
 SearchStorage& thread_storage() {
   thread_local SearchStorage storage;
@@ -675,7 +733,7 @@ FoundChanges search_changes(const Scenario& s, ScenarioEditor& editor, const Sce
   storage.kept.clear();
   storage.fitting.clear();
   Search search(dims, catalog, headroom, memory_needed(s, e), useful_tokens_per_s(s, e), editor,
-                storage.kept, storage.fitting, sums);
+                storage.kept, storage.fitting, storage.estimated, sums);
   if (base_counts) search.counts.seed(s.task, *base_counts);
   // Each lever is tried alone once; combinations are kept up to kMaxCombined * 4: reserved once.
   search.kept.reserve(found.levers.size() + kMaxCombined * 4);
@@ -706,18 +764,11 @@ FoundChanges search_changes(const Scenario& s, ScenarioEditor& editor, const Sce
 
 }  // namespace
 
-LeverName& LeverName::append(std::string_view text) {
-  if (text.size() > kCapacity - size_) throw std::length_error("LeverName: a name past its room");
-  std::copy(text.begin(), text.end(), text_.begin() + size_);
-  size_ = static_cast<uint8_t>(size_ + text.size());
-  return *this;
-}
-
 LeverName& LeverName::append(int64_t v) {
   // std::to_chars writes what fmt's "{}" writes (19 digits and a sign at most).
   std::array<char, 24> text{};
   const char* end = std::to_chars(text.data(), text.data() + text.size(), v).ptr;
-  return append(std::string_view(text.data(), static_cast<size_t>(end - text.data())));
+  return append_text(std::string_view(text.data(), static_cast<size_t>(end - text.data())));
 }
 
 ScenarioEdit FoundChanges::edit(const FoundChange& c) const {

@@ -4,9 +4,11 @@
 // it as it is (describe_changes, report/describe.h): a change's name, price and lever list are
 // its levers' texts, written joined straight into the answer. changes_to_fit's public Change
 // (gpusizer/advisor.h) is made from it only for a caller that asks for that struct.
+#include <algorithm>
 #include <array>
 #include <cstdint>
 #include <optional>
+#include <stdexcept>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -20,28 +22,66 @@ namespace gpusizer {
 struct ModelCounts;     // memory/model_counts.h
 struct ModuleSumsMemo;  // speed/training_speed.h
 
+/// Called by PlainLiteral's constructor for a character JSON escapes: not constexpr, so that
+/// the compiler refuses the literal and names this function.
+inline void a_lever_text_needs_json_escaping() {}
+
+/// A literal that needs no escaping in a JSON string (json_plain, report/json_text.h: printable
+/// ASCII, no quote or backslash), known when the program is compiled: a literal that would need
+/// it does not compile. A lever's price and the parts of its name are made of these, so that the
+/// answer copies them without testing them (issue 18: ~13 texts a search, ~60 instructions each).
+class PlainLiteral {
+ public:
+  template <size_t N>
+  consteval PlainLiteral(const char (&text)[N]) : text_(text, N - 1) {  // NOLINT: a literal
+    for (const char c : text_)
+      if (static_cast<unsigned char>(c) < 0x20 || static_cast<unsigned char>(c) > 0x7f ||
+          c == '"' || c == '\\')
+        a_lever_text_needs_json_escaping();  // not constexpr: the literal does not compile
+  }
+  constexpr std::string_view view() const { return text_; }
+  constexpr operator std::string_view() const { return text_; }  // NOLINT: read as text
+
+ private:
+  std::string_view text_;
+};
+
 /// A lever's name, held in place (a search makes ~12 a line: none allocates or is formatted,
-/// issue 18): a literal copied, or one built from literal parts and decimal integers.
+/// issue 18): a literal copied, or one built from literal parts and decimal integers. Such a
+/// name is known plain (plain()); one made from other text is not known to be.
 class LeverName {
  public:
-  static constexpr size_t kCapacity = 62;  ///< the longest name is 46 characters
+  static constexpr size_t kCapacity = 61;  ///< the longest name is 46 characters
 
   LeverName() = default;
-  LeverName(const char* text) { append(std::string_view(text)); }  // NOLINT: a literal's name
-  LeverName(std::string_view text) { append(text); }               // NOLINT
+  template <size_t N>
+  consteval LeverName(const char (&text)[N]) : LeverName(PlainLiteral(text)) {}  // NOLINT
+  constexpr LeverName(PlainLiteral text) { append_text(text); }  // NOLINT: a literal's name
+  /// Other text, not known plain (the answer tests it).
+  explicit LeverName(std::string_view text) : plain_(false) { append_text(text); }
 
   /// `text` appended; past kCapacity, std::length_error.
-  LeverName& append(std::string_view text);
+  LeverName& append(PlainLiteral text) { return append_text(text); }
   /// `v` appended in decimal, as fmt's "{}" writes an integer.
   LeverName& append(int64_t v);
 
   std::string_view view() const { return {text_.data(), size_}; }
   operator std::string_view() const { return view(); }  // NOLINT: read as text
   friend bool operator==(const LeverName& a, std::string_view b) { return a.view() == b; }
+  /// Whether the name is made of plain literals and integers alone.
+  bool plain() const { return plain_; }
 
  private:
+  constexpr LeverName& append_text(std::string_view text) {
+    if (text.size() > kCapacity - size_) throw std::length_error("LeverName: a name past its room");
+    std::copy(text.begin(), text.end(), text_.begin() + size_);
+    size_ = static_cast<uint8_t>(size_ + text.size());
+    return *this;
+  }
+
   std::array<char, kCapacity + 1> text_{};
   uint8_t size_ = 0;
+  bool plain_ = true;
 };
 
 /// One lever of the search: its name, the edit it makes, its price in words (a literal) and its
@@ -56,6 +96,7 @@ struct ChangeLever {
   ScenarioEdit edit;
   std::string_view cost;
   int quality_class = 0;
+  bool plain = false;  ///< its name and price known plain (PlainLiteral): written untested
 };
 
 /// Levers in one change, at most.

@@ -17,6 +17,7 @@
 #include "gpusizer/json/scenario.h"
 #include "memory/model_counts.h"
 #include "report/estimate_json.h"
+#include "report/json_text_parts.h"
 #include "speed/training_speed.h"
 
 namespace gpusizer {
@@ -51,14 +52,27 @@ TEST(LeverName, PartsAndIntegers) {
   EXPECT_EQ(LeverName().view().size(), 0u);
 }
 
-// 62 characters fit; one more is refused, not cut.
+// 61 characters fit; one more is refused, not cut.
 TEST(LeverName, RefusesPastItsRoom) {
   const std::string full(LeverName::kCapacity, 'x');
   LeverName n(full);
-  EXPECT_EQ(n.view().size(), 62u);
+  EXPECT_EQ(n.view().size(), 61u);
   EXPECT_THROW(n.append("y"), std::length_error);
   EXPECT_THROW(LeverName(full).append(7), std::length_error);
   EXPECT_EQ(n, full);  // unchanged by the refused append
+}
+
+// A name of literal parts and integers is known plain; one made of other text is not known to
+// be, plain or not (the answer tests it).
+TEST(LeverName, KnownPlainFromLiteralsAndIntegers) {
+  EXPECT_TRUE(LeverName("fp8 weights").plain());
+  EXPECT_TRUE(LeverName("TP=").append(8).append(" (").append(-16).append(" GPUs)").plain());
+  EXPECT_TRUE(LeverName().plain());
+  EXPECT_FALSE(LeverName(std::string_view("fp8 weights")).plain());
+  EXPECT_FALSE(LeverName(std::string_view("fp8 weights")).append(" (2)").plain());
+  EXPECT_FALSE(LeverName(std::string_view("batch \"2\"")).plain());
+  // A literal's text is its own, each byte that json_plain takes: the space to '~', and DEL.
+  EXPECT_EQ(PlainLiteral(" !#$%&'()*+,-./09:;<=>?@AZ[]^_`az{|}~\x7f").view().size(), 38u);
 }
 
 TEST(FoundChanges, PublicChangesJoinTheLeversTexts) {
@@ -103,6 +117,11 @@ TEST(FoundChanges, SameAsChangesToFit) {
     EXPECT_EQ(c.needed_bytes, expected[i].needed_bytes);
     EXPECT_EQ(c.fits, expected[i].fits);
     EXPECT_EQ(to_patch(found.edit(c)), to_patch(expected[i].edit));
+  }
+  // Every lever the search makes is known plain, and is (the answer copies it untested).
+  for (const ChangeLever& lever : found.levers) {
+    EXPECT_TRUE(lever.plain) << lever.name.view();
+    EXPECT_TRUE(json_plain(lever.name.view()) && json_plain(lever.cost)) << lever.name.view();
   }
 }
 

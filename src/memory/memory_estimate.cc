@@ -133,7 +133,7 @@ Parts compute_parts(const Scenario& s, const Catalog& catalog, const ModelCounts
     const memory::BatchParts& bt = held.batch;
     p.weights = st.weights;
     p.gradients = st.gradients;
-    p.optimizer = memory::optimizer_states(s, rules, counts, nullptr);
+    p.optimizer = held.optimizer;
     p.master = st.master;
     p.overhead = st.overhead;
     p.kv = bt.kv;

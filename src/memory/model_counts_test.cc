@@ -3,6 +3,8 @@
 
 #include <gtest/gtest.h>
 
+#include <utility>
+
 #include "gpusizer/catalog.h"
 #include "testing/unit_scenario.h"
 
@@ -50,6 +52,49 @@ TEST(ModelCounts, FullTrainingTrainsEveryParameter) {
   EXPECT_EQ(c.trainable.total(), 6738415616.0);
   EXPECT_EQ(c.trainable.embedding, 131072000.0);
   EXPECT_EQ(c.trainable.lm_head, 131072000.0);
+}
+
+TEST(ModelCounts, QloraFromLorasAdapters) {
+  // QLoRA adapts the same q_proj and v_proj at r 8 as LoRA: counted from LoRA's counts, its
+  // adapters are LoRA's 4,194,304 (2 x 65,536 x 32 layers) and its counts count_model's, field
+  // by field; LoRA from QLoRA's the same.
+  const Scenario lora = llama2_7b(Task::kLora), qlora = llama2_7b(Task::kQlora);
+  const ModelCounts by_lora = count_model(lora), by_qlora = count_model(qlora);
+  ModelCounts from_lora(*qlora.model), from_qlora(*lora.model);
+  count_training(qlora, by_lora, from_lora);
+  count_training(lora, by_qlora, from_qlora);
+  for (const auto& [from, counted] : {std::pair{&from_lora, &by_qlora}, {&from_qlora, &by_lora}}) {
+    EXPECT_EQ(from->adapters.all, 4194304.0);
+    EXPECT_EQ(from->adapters.all, counted->adapters.all);
+    EXPECT_EQ(from->adapters.active, counted->adapters.active);
+    EXPECT_EQ(from->lora_modules, counted->lora_modules);
+    EXPECT_EQ(from->lora_missing_inputs, counted->lora_missing_inputs);
+    EXPECT_EQ(from->trainable.layers, counted->trainable.layers);
+    EXPECT_EQ(from->trainable.embedding, counted->trainable.embedding);
+    EXPECT_EQ(from->trainable.lm_head, counted->trainable.lm_head);
+    EXPECT_EQ(from->trainable.experts, counted->trainable.experts);
+  }
+}
+
+TEST(ModelCounts, ClearedCountsCountAnotherTask) {
+  // LoRA's counts with their task's part cleared are ModelCounts(model)'s: counted again for full
+  // fine-tuning they are count_model's, every parameter trainable and no adapter.
+  ModelCounts c = count_model(llama2_7b(Task::kLora));
+  clear_training(c);
+  EXPECT_EQ(c.trainable.total(), 0.0);
+  EXPECT_EQ(c.adapters.all, 0.0);
+  EXPECT_EQ(c.lora_modules, 0u);
+  count_training(llama2_7b(Task::kFull), c);
+  const ModelCounts full = count_model(llama2_7b(Task::kFull));
+  EXPECT_EQ(c.trainable.total(), 6738415616.0);
+  EXPECT_EQ(c.trainable.layers, full.trainable.layers);
+  EXPECT_EQ(c.trainable.embedding, full.trainable.embedding);
+  EXPECT_EQ(c.trainable.lm_head, full.trainable.lm_head);
+  EXPECT_EQ(c.params.total, full.params.total);
+  EXPECT_EQ(c.modules.size(), full.modules.size());
+  EXPECT_EQ(c.adapters.all, full.adapters.all);
+  EXPECT_EQ(c.lora_modules, full.lora_modules);
+  EXPECT_EQ(c.lora_missing_inputs, full.lora_missing_inputs);
 }
 
 }  // namespace

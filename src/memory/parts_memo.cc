@@ -104,10 +104,35 @@ bool BatchKey::matches(const Scenario& s, const EngineRules& rules) const {
   return batch_matches(*this, s, rules);
 }
 
+// Inlined into parts(): a held optimizer is found in two compares (a call cost ~20 instructions
+// a candidate, issue 18); a new one is made by add_optimizer.
+[[gnu::always_inline]] inline double PartsMemo::HeldStates::optimizer_states(
+    const Scenario& s, const EngineRules& rules, const ModelCounts& counts) {
+  const Optimizer asked = s.training.optimizer;
+  for (size_t i = 0; i < optimizers; ++i)
+    if (optimizer[i] == asked) return optimizer_bytes[i];
+  return add_optimizer(s, rules, counts);
+}
+
+double PartsMemo::HeldStates::add_optimizer(const Scenario& s, const EngineRules& rules,
+                                            const ModelCounts& counts) {
+  const double bytes = memory::optimizer_states(s, rules, counts, nullptr);
+  size_t i = optimizers;  // the next free entry, else the older of the two
+  if (optimizers < optimizer.size()) {
+    ++optimizers;
+  } else {
+    i = next;
+    next = next == 0 ? 1 : 0;
+  }
+  optimizer[i] = s.training.optimizer;
+  optimizer_bytes[i] = bytes;
+  return bytes;
+}
+
 PartsMemo::Parts PartsMemo::parts(const Scenario& s, const Catalog& catalog,
                                   const ModelCounts& counts, const EngineRules& rules) {
-  const StateParts* states = nullptr;
-  for (const auto& [key, held] : states_.held())
+  HeldStates* states = nullptr;
+  for (auto& [key, held] : states_.held())
     if (state_matches(key, s, counts, rules)) {
       states = &held;
       break;
@@ -117,10 +142,12 @@ PartsMemo::Parts PartsMemo::parts(const Scenario& s, const Catalog& catalog,
                   .take(StateKey(s, counts, rules),
                         state_parts(totals(s, counts, rules), s, catalog, counts, rules))
                   .second;
+  const double optimizer = states->optimizer_states(s, rules, counts);
   for (const auto& [key, held] : batch_.held())
-    if (batch_matches(key, s, rules)) return {*states, held};
-  return {*states,
-          batch_.take(BatchKey(s, rules), batch_parts(s, catalog, rules, &counts.modules)).second};
+    if (batch_matches(key, s, rules)) return {states->parts, held, optimizer};
+  return {states->parts,
+          batch_.take(BatchKey(s, rules), batch_parts(s, catalog, rules, &counts.modules)).second,
+          optimizer};
 }
 
 StateTotals& PartsMemo::totals(const Scenario& s, const ModelCounts& counts,

@@ -13,7 +13,7 @@
 //   precision, ZeRO stage and offload, the split, the engine and its release, the GPU and the
 //   task's model counts; never the optimizer, the lengths, the batch, checkpointing,
 //   FlashAttention, accumulation or the KV format (the optimizer states, which read the
-//   optimizer, are computed for each candidate);
+//   optimizer too, are kept in the group's slot by optimizer);
 // - the parts that grow with the batch (KV cache, activations): the task, the weights and KV
 //   formats, the lengths, the batch, checkpointing, FlashAttention, the precision, the ZeRO
 //   stage (a sharded QLoRA run keeps its 16-bit norms), accumulation (pipeline micro-batches in
@@ -40,8 +40,8 @@
 namespace gpusizer::memory {
 
 /// The model states but the optimizer's, and the overhead: bytes per GPU. The optimizer states
-/// (a few hundred instructions) are computed for each candidate, so that the optimizer lever
-/// shares the rest.
+/// are kept beside them by optimizer (PartsMemo::HeldStates), so that the optimizer lever shares
+/// the rest.
 struct StateParts {
   double weights = 0, gradients = 0, master = 0, overhead = 0;
 };
@@ -128,10 +128,12 @@ class PartsMemo {
   // whole first (~5k bytes of slots).
   PartsMemo() {}  // NOLINT(modernize-use-equals-default)
 
-  /// Both groups of `s`'s parts, valid until the next call.
+  /// Both groups of `s`'s parts, valid until the next call, and its optimizer states' bytes
+  /// (memory::optimizer_states without a basis).
   struct Parts {
     const StateParts& states;
     const BatchParts& batch;
+    double optimizer;
   };
   Parts parts(const Scenario& s, const Catalog& catalog, const ModelCounts& counts,
               const EngineRules& rules);
@@ -187,12 +189,29 @@ class PartsMemo {
       return s;
     }
   };
+  // A state slot's parts with the optimizer states' bytes of the last two optimizers asked for:
+  // optimizer_states reads the optimizer besides the fields of the slot's key (the task, the
+  // precision, the engine, the counts, the split, the ZeRO stage and the offload), and a search's
+  // levers set one optimizer at most (8-bit AdamW) beside the base's (issue 18: the states made
+  // again for each candidate, ~120 instructions, where most keep an earlier one's slot and
+  // optimizer).
+  struct HeldStates {
+    StateParts parts;
+    std::array<Optimizer, 2> optimizer;  // the first `optimizers` are held
+    std::array<double, 2> optimizer_bytes;
+    uint8_t optimizers = 0;
+    uint8_t next = 0;  // the entry the next optimizer overwrites, once both are held
+
+    HeldStates(const StateParts& p) : parts(p) {}  // NOLINT: a slot's parts, no optimizer yet
+    double optimizer_states(const Scenario& s, const EngineRules& rules, const ModelCounts& counts);
+    double add_optimizer(const Scenario& s, const EngineRules& rules, const ModelCounts& counts);
+  };
   // The states' totals a state miss shards (issue 18: a ZeRO lever's miss computed the weights'
   // format and ZeRO-3's gathered set anew, ~1.1k instructions; the levers over other counts
   // share them).
   StateTotals& totals(const Scenario& s, const ModelCounts& counts, const EngineRules& rules);
 
-  Slots<StateKey, StateParts> states_;
+  Slots<StateKey, HeldStates> states_;
   Slots<TotalsKey, StateTotals> totals_;
   Slots<BatchKey, BatchParts> batch_;
   const Gpu* capacity_gpu_ = nullptr;  // the GPU capacity_ is of

@@ -319,6 +319,31 @@ TEST(PartsMemo, SeededStatesServeTheBasesKey) {
   EXPECT_EQ(other.parts(t, cat(), counts, rules).batch.activations, 5.0);
 }
 
+// A state slot keeps the optimizer states of the last two optimizers asked for: full
+// fine-tuning of Qwen3-32B under ZeRO-3 over 8 H100s holds AdamW's 2 x 4 B a trainable parameter
+// in fp32 states, 8-bit AdamW's 2 x (1 + 4 / 256) B and SGD's none, each sharded over the 8 ranks,
+// and every one is optimizer_states' figure: a held optimizer is read, a third replaces the older.
+TEST(PartsMemo, OptimizerStatesKeptByOptimizerInTheStateSlot) {
+  const Scenario base = testing::resolved_scenario(bases()[0]);
+  const ModelCounts counts = count_model(base);
+  const EngineRules rules = engine_rules(base, cat());
+  const double params = counts.trainable.total();
+  PartsMemo memo;
+  Scenario s = base;
+  const auto held = [&](Optimizer o) {
+    s.training.optimizer = o;
+    const double bytes = memo.parts(s, cat(), counts, rules).optimizer;
+    EXPECT_EQ(bytes, optimizer_states(s, rules, counts, nullptr)) << to_string(o);
+    return bytes;
+  };
+  EXPECT_DOUBLE_EQ(held(Optimizer::kAdamw), params * 8.0 / 8.0);
+  EXPECT_DOUBLE_EQ(held(Optimizer::kAdamw8bit), params * 2.0 * (1.0 + 4.0 / 256.0) / 8.0);
+  held(Optimizer::kAdamw);                // held: the same figure
+  EXPECT_EQ(held(Optimizer::kSgd), 0.0);  // replaces AdamW, the older of the two
+  EXPECT_DOUBLE_EQ(held(Optimizer::kAdamw), params * 8.0 / 8.0);  // made again
+  held(Optimizer::kAdamw8bit);
+}
+
 // The capacity the memo keeps is the GPU row's usable capacity, for each row asked for in turn:
 // a datacenter HBM card and a GeForce card (whose driver reserves another share), and the first
 // again after the second replaced it.

@@ -58,7 +58,7 @@ TEST(ChangesJson, LeverTextsEscapedWhereverWritten) {
       R"j({"change":"smaller batch (2)","cost":"slower","fits":false,)j"
       R"j("levers":["smaller batch (2)"],"needed_bytes":0,"patch":{"batch":2},)j"
       R"j("quality_class":0,"saves_bytes":1000000000}])j");
-  found.levers[2].name = LeverName("batch \"2\"");
+  found.levers[2].name = LeverName(std::string_view("batch \"2\""));
   found.levers[2].cost = "slower\tby half";
   FoundChange pair;
   pair.levers = {0, 2};

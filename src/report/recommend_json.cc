@@ -154,9 +154,10 @@ void describe_change(W& w, const ChangeWords& words, const ScenarioEdit& edit,
   w.end_object();
 }
 
-// Whether a lever's name and price need no escaping, tested when a change first uses the lever
-// (issue 18: each was tested at each of its copies, the name twice a change and the lever in
-// several changes: ~10 texts a line that has changes, ~60 instructions each).
+// Whether a lever's name and price need no escaping: known for a search's levers (made of
+// PlainLiteral texts and integers, ChangeLever::plain), else tested when a change first uses the
+// lever (issue 18: each was tested at each of its copies, the name twice a change and the lever
+// in several changes: ~10 texts a line that has changes, ~60 instructions each).
 class PlainLevers {
  public:
   explicit PlainLevers(const FoundChanges& found) : found_(found) {}
@@ -165,7 +166,8 @@ class PlainLevers {
       uint8_t& known = known_[c.levers[i]];
       if (known == kUnknown) {
         const ChangeLever& lever = found_.lever(c, i);
-        known = json_plain(lever.name.view()) && json_plain(lever.cost) ? kPlain : kEscaped;
+        known = lever.plain || (json_plain(lever.name.view()) && json_plain(lever.cost)) ? kPlain
+                                                                                         : kEscaped;
       }
       if (known != kPlain) return false;
     }

@@ -774,7 +774,7 @@ void validate(const Scenario& s, const Catalog& catalog) {
 // the split, the sequence length and the GPU count (check_layout), the split (check_model_split).
 template <typename Base>
 void validate_edit(const Scenario& s, const Base& base, const LayoutFields& layout,
-                   const Catalog& catalog, bool engine_is_base) {
+                   const Catalog& catalog, bool engine_is_base, bool engine_runs_task) {
   const Parallelism &p = s.parallel, &b = layout.parallel;
   const bool task = s.task != base.task;
   const bool weights = s.weights.get() != base.weights.get() &&
@@ -788,7 +788,7 @@ void validate_edit(const Scenario& s, const Base& base, const LayoutFields& layo
   // The lengths' check reads seq_len and max_model_len, and no edit sets the latter: the base's
   // passed (issue 18: ~20 instructions of each candidate).
   if (s.seq_len != base.seq_len) check_seq_len(s);
-  if (task || (!engine_is_base && s.engine != base.engine))
+  if (!engine_runs_task && (task || (!engine_is_base && s.engine != base.engine)))
     check_engine_runs_task(catalog.engine(s.engine, "engine"), s);
   if (task) check_lora_targets(s);
   if (task || split || s.seq_len != base.seq_len || s.gpu_count != base.gpu_count) check_layout(s);
@@ -797,8 +797,8 @@ void validate_edit(const Scenario& s, const Base& base, const LayoutFields& layo
 
 // The editor's two bases (scenario_edit.cc).
 template void validate_edit(const Scenario&, const Scenario&, const LayoutFields&, const Catalog&,
-                            bool);
+                            bool, bool);
 template void validate_edit(const Scenario&, const ScenarioEditor::BaseFields&, const LayoutFields&,
-                            const Catalog&, bool);
+                            const Catalog&, bool, bool);
 
 }  // namespace gpusizer

@@ -287,11 +287,27 @@ void ScenarioEditor::restore(const Base& b) {
   lookups_changed_ = false;
 }
 
+namespace {
+
+// Whether rederive_engine gives `s`, an edit of `b`, the base's engine fields whatever its
+// weights and GPU: an engine defaulted with no release given is, for every training task, the
+// catalog's training default at its newest release (default_engine, set_release), so the
+// base's when it trains too. The one step of that derivation that reads the task is its check
+// that the engine runs it.
+template <typename Base>
+bool training_default_engine(const Scenario& s, const Base& b, const ScenarioGiven& given) {
+  return b.engine_defaulted && !given.engine_version && is_training(s.task) && is_training(b.task);
+}
+
+}  // namespace
+
 // rederive_engine, which reads the task, the weights, the GPU and the model (the base's) and,
 // with a release given, the base's release: the same key gives the same fields, so they are
-// derived again only for another key.
+// derived again only for another key; a training task's are the base's when it trains
+// (training_default_engine).
 template <typename Base>
-void ScenarioEditor::derive_engine(const Base& b, const ScenarioGiven& given) {
+[[gnu::always_inline]] inline void ScenarioEditor::derive_engine(const Base& b,
+                                                                 const ScenarioGiven& given) {
   Scenario& s = *target_;
   if (given.engine) return;  // the engine and its release stay as given (rederive_engine)
   if (engine_ == Engine::kDerived && engine_task_ == s.task && engine_weights_ == s.weights.get() &&
@@ -312,6 +328,12 @@ void ScenarioEditor::derive_engine(const Base& b, const ScenarioGiven& given) {
     s.engine_defaulted = b.engine_defaulted;
     engine_ = Engine::kBase;
     if (base_key) return;
+  }
+  if (training_default_engine(s, b, given)) {
+    // The base's fields, checked for the task as rederive_engine checks them (issue 18: a
+    // derivation, ~510 instructions, for each of a full fine-tune's LoRA and QLoRA levers).
+    check_engine_runs_task(catalog_->engine(s.engine, "engine"), s);
+    return;
   }
   if constexpr (std::is_same_v<Base, BaseFields>)  // in place: s holds the base's engine
     if (!engine_saved_) save_engine(s);            // (kBase, or just restored)
@@ -392,7 +414,12 @@ Scenario& ScenarioEditor::edit_from(const Base& b, const ScenarioEdit& e) {
   edit_training(s.training, e);
   edit_system(s, given_, e);
   if (base_valid_)
-    validate_edit(s, b, layout_, catalog, engine_ == Engine::kBase);  // the base's engine
+    // The base's engine, or one derive_engine checked for the candidate's task (derived for it,
+    // or the base's for another training task): not looked up and checked again (issue 18:
+    // ~160 instructions a candidate of another task).
+    validate_edit(s, b, layout_, catalog, engine_ == Engine::kBase,
+                  engine_ == Engine::kDerived ||
+                      (engine_ == Engine::kBase && training_default_engine(s, b, given)));
   else
     validate(s, catalog);
   derive_batches(s, given);

@@ -458,6 +458,48 @@ TEST(ScenarioEdit, EditorsEngineIsItsTaskWeightsAndGpus) {
   EXPECT_EQ(editor.edit({.weights = "q4_k_m"}).engine, "llama.cpp");
 }
 
+// A training base's defaulted engine serves every training task the editor meets: each is the
+// catalog's training default at its newest release (HF transformers, "all" releases but 4.35),
+// the fields parse_scenario gives the same JSON with the edit's patch, for full fine-tuning and
+// LoRA bases edited to each other training task, one editor through all of them and back; with
+// a release given, the release is kept as parse_scenario keeps it.
+TEST(ScenarioEdit, TrainingTasksTakeTheBasesDefaultEngine) {
+  const std::vector<nlohmann::json> inputs = {
+      {{"model", "qwen3-32b"},
+       {"task", "full"},
+       {"gpu", "h100"},
+       {"gpu_count", 8},
+       {"training", {{"zero_stage", 3}}}},
+      {{"model", "llama-3.1-8b"}, {"task", "lora"}, {"gpu", "a100-80g"}},
+      {{"model", "llama-3.1-8b"},
+       {"task", "lora"},
+       {"engine_version", "4.35"},
+       {"gpu", "a100-80g"}}};
+  const std::vector<ScenarioEdit> edits = {
+      {.task = Task::kLora},
+      {.task = Task::kQlora, .weights = "nf4", .recompute = Recompute::kFull},
+      {.task = Task::kFreeze},
+      {.task = Task::kPretrain},
+      {.task = Task::kFull},
+      {.task = Task::kQlora, .weights = "nf4", .seq_len = 1024},
+      {}};
+  for (const nlohmann::json& input : inputs) {
+    ScenarioGiven given;
+    const Scenario parsed = parse_scenario(input, cat(), given);
+    ScenarioEditor editor(parsed, given, cat());
+    for (const ScenarioEdit& e : edits) {
+      const Scenario& s = editor.edit(e);
+      const Scenario expected = patched(input, e);
+      EXPECT_EQ(s.task, expected.task) << input.dump();
+      EXPECT_EQ(s.engine, "hf") << input.dump();
+      EXPECT_EQ(s.engine, expected.engine) << input.dump();
+      EXPECT_EQ(s.engine_version, expected.engine_version) << input.dump();
+      EXPECT_EQ(s.engine_basis, expected.engine_basis) << input.dump();
+      EXPECT_EQ(s.engine_defaulted, expected.engine_defaulted) << input.dump();
+    }
+  }
+}
+
 // An unnamed KV format is the default for the weights (fp16 for fp16, fp32 for fp32, else bf16),
 // and the editor keeps the base's row for it when that row is the catalog's own with the
 // default's id. Every default names a KV format, so the row is the one the lookup finds. A

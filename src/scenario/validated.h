@@ -18,8 +18,11 @@ namespace gpusizer {
 /// `base`: the base itself, or its fields as an editor in place keeps them
 /// (ScenarioEditor::BaseFields), whose engine is read only when `engine_is_base` is false.
 /// `engine_is_base`: the caller knows that s's engine is the base's (not compared again).
+/// `engine_runs_task`: the caller knows that s's engine runs s's task (rederive_engine checked
+/// it when it derived the engine for that task: not looked up and checked again).
 template <typename Base>  // Scenario or ScenarioEditor::BaseFields
 void validate_edit(const Scenario& s, const Base& base, const LayoutFields& layout,
-                   const Catalog& catalog, bool engine_is_base = false);
+                   const Catalog& catalog, bool engine_is_base = false,
+                   bool engine_runs_task = false);
 
 }  // namespace gpusizer
