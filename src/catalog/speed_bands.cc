@@ -4,6 +4,9 @@
 #include "gpusizer/error.h"
 #include "gpusizer/json/speed_bands.h"
 
+#include <cstdint>
+#include <cstring>
+
 namespace gpusizer {
 
 std::optional<FigureKind> figure_kind(std::string_view figure) {
@@ -86,25 +89,52 @@ nlohmann::json to_json(const SpeedBands& bands) {
   return {{"source", bands.source}, {"date", bands.date}, {"bands", list}};
 }
 
+namespace {
+
+// a == b for the bands' short names (kinds and engines of 4 to 16 bytes): two words of each
+// compared, the first and the last, overlapping when shorter than two, instead of a call to
+// memcmp (issue 18: a few calls each search, several searches an estimate).
+[[gnu::always_inline]] inline bool same_name(std::string_view a, std::string_view b) {
+  const size_t n = a.size();
+  if (n != b.size()) return false;
+  const auto words_equal = [&]<typename Word>(Word) {
+    Word a_first, b_first, a_last, b_last;
+    std::memcpy(&a_first, a.data(), sizeof(Word));
+    std::memcpy(&b_first, b.data(), sizeof(Word));
+    std::memcpy(&a_last, a.data() + n - sizeof(Word), sizeof(Word));
+    std::memcpy(&b_last, b.data() + n - sizeof(Word), sizeof(Word));
+    return ((a_first ^ b_first) | (a_last ^ b_last)) == 0;
+  };
+  if (n >= 8 && n <= 16) return words_equal(uint64_t{});
+  if (n >= 4 && n < 8) return words_equal(uint32_t{});
+  return a == b;
+}
+
+}  // namespace
+
 const SpeedBand* SpeedBands::find(std::string_view kind, std::string_view engine, bool moe) const {
-  if (moe) {
-    // "ENGINE/moe", else "*/moe", else the dense rules below.
-    const SpeedBand* any_moe = nullptr;
-    for (const auto& b : bands_) {
-      if (b.kind != kind || !b.engine.ends_with("/moe")) continue;
-      const std::string_view named = std::string_view(b.engine).substr(0, b.engine.size() - 4);
-      if (named == engine) return &b;
-      if (named == "*") any_moe = &b;
-    }
-    if (any_moe) return any_moe;
-  }
-  const SpeedBand* any = nullptr;
+  // One pass over the bands (issue 18: a mixture-of-experts model's search scanned them twice,
+  // and each compare with "*" measured a C string). The first band named for the engine wins, else
+  // the last one of every engine; for a mixture-of-experts model a "/moe" band ranks before every
+  // dense band: "ENGINE/moe", "*/moe", then the dense rules.
+  const auto every_engine = [](std::string_view e) { return e.size() == 1 && e[0] == '*'; };
+  const SpeedBand *any = nullptr, *named_dense = nullptr, *any_moe = nullptr;
   for (const auto& b : bands_) {
-    if (b.kind != kind) continue;
-    if (b.engine == engine) return &b;
-    if (b.engine == "*") any = &b;
+    if (!same_name(b.kind, kind)) continue;
+    const std::string_view band_engine = b.engine;
+    if (moe && band_engine.ends_with("/moe")) {
+      const std::string_view named = band_engine.substr(0, band_engine.size() - 4);
+      if (same_name(named, engine)) return &b;
+      if (every_engine(named)) any_moe = &b;
+    }
+    if (same_name(band_engine, engine)) {
+      if (!moe) return &b;
+      if (!named_dense) named_dense = &b;
+    }
+    if (every_engine(band_engine)) any = &b;
   }
-  return any;
+  if (any_moe) return any_moe;
+  return named_dense ? named_dense : any;
 }
 
 }  // namespace gpusizer

@@ -45,6 +45,34 @@ TEST(SpeedBands, EngineBandFirstThenEveryEngine) {
   EXPECT_EQ(read_speed_bands(to_json(b), "again").bands().size(), 2u);
 }
 
+// A mixture-of-experts model's search: "ENGINE/moe", then "*/moe", then the engine's dense band,
+// then every engine's; a dense model never takes a "/moe" band. Engines of 1 to 17 bytes cover
+// each way the names are compared.
+TEST(SpeedBands, MixtureOfExpertsBandsFirst) {
+  SpeedBands b;
+  b.bands_ = {{"training", "*", -0.1, 0.1, 1},
+              {"training", "megatron", -0.1, 0.1, 2},
+              {"training", "*/moe", -0.1, 0.1, 3},
+              {"training", "megatron/moe", -0.1, 0.1, 4},
+              {"training", "deepspeed-zero3", -0.1, 0.1, 5},
+              {"training", "abc", -0.1, 0.1, 6},
+              {"training", "torchtitan-long-x", -0.1, 0.1, 7}};
+  EXPECT_EQ(b.find("training", "megatron", true)->n, 4);
+  EXPECT_EQ(b.find("training", "fsdp", true)->n, 3);
+  EXPECT_EQ(b.find("training", "megatron", false)->n, 2);
+  EXPECT_EQ(b.find("training", "fsdp", false)->n, 1);
+  EXPECT_EQ(b.find("training", "deepspeed-zero3", false)->n, 5);
+  EXPECT_EQ(b.find("training", "deepspeed-zero2", false)->n, 1);
+  EXPECT_EQ(b.find("training", "abc", false)->n, 6);
+  EXPECT_EQ(b.find("training", "abd", false)->n, 1);
+  EXPECT_EQ(b.find("training", "torchtitan-long-x", false)->n, 7);
+  EXPECT_EQ(b.find("training", "torchtitan-long-y", false)->n, 1);
+  EXPECT_EQ(b.find("trainin", "megatron", false), nullptr);
+  b.bands_.erase(b.bands_.begin() + 2, b.bands_.begin() + 4);  // no "/moe" bands
+  EXPECT_EQ(b.find("training", "megatron", true)->n, 2);
+  EXPECT_EQ(b.find("training", "fsdp", true)->n, 1);
+}
+
 // json::array({x}), not {x}: clang reads a braced single json as a copy of it (CWG 1467), GCC as a
 // one-element array.
 TEST(SpeedBands, BadFilesNameTheKey) {

@@ -26,12 +26,7 @@ namespace gpusizer {
 
 namespace {
 
-std::string money(double usd) {
-  return usd >= 100 ? format_text(FMT_COMPILE("${:.0f}"), usd)
-                    : format_text(FMT_COMPILE("${:.2f}"), usd);
-}
-
-// money(usd) as a piece of append_text (no string of its own).
+// A price in dollars as a piece of append_text: "$1599" from $100 up, else "$0.52".
 struct Money {
   double usd;
 };
@@ -347,9 +342,11 @@ void set_break_even(const Gpu& g, const CostAssumptions& a, Ownership& o) {
   } else if (o.cloud) {
     b.verdict = "rent: no purchase price for " + g.name + " in the catalog (data/gpus.csv)";
   } else if (o.on_prem) {
-    // No rent to compare with: no verdict from a missing price.
-    b.verdict = o.not_rented + "; owning costs " + money(o.on_prem->usd_per_hour) +
-                "/hour of use, with nothing to compare it to";
+    // No rent to compare with: no verdict from a missing price. Appended piece by piece (issue
+    // 18: the sum of strings made three temporaries and formatted the price into a fourth).
+    b.verdict.clear();
+    append_text(b.verdict, o.not_rented, "; owning costs ", Money{o.on_prem->usd_per_hour},
+                "/hour of use, with nothing to compare it to");
   } else if (!o.not_rented.empty()) {
     b.verdict = o.not_rented + ", and no purchase price in data/gpus.csv";
   }

@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
 #include <string>
 #include <vector>
@@ -39,11 +40,13 @@ constexpr size_t figure_index(std::string_view name) {
 
 // Each figure's member and kind, looked up by name once per process instead of twice per figure
 // and estimate (issue 18), and the figures' positions in ascending name order, the order
-// p.bands keeps: inserted in that order, each goes at the end without a search.
+// p.bands keeps: inserted in that order, each goes at the end without a search. name_rank is
+// by_name inverted: a figure's place in that order.
 struct BandedFigures {
   PerformanceFigure member[kCount];
   FigureKind kind[kCount];
   size_t by_name[kCount];
+  size_t name_rank[kCount];
 };
 
 const BandedFigures& banded_figures() {
@@ -56,6 +59,7 @@ const BandedFigures& banded_figures() {
     }
     std::sort(f.by_name, f.by_name + kCount,
               [](size_t a, size_t b) { return kFigures[a] < kFigures[b]; });
+    for (size_t r = 0; r < kCount; ++r) f.name_rank[f.by_name[r]] = r;
     return f;
   }();
   return figures;
@@ -166,6 +170,9 @@ void add_speed_bands(const Scenario& s, const SpeedBands& bands, PerformanceEsti
   // was zeroed whole by GCC, and only the figures banded are read (issue 18).
   std::pair<double, double> banded[kCount];
   uint32_t has = 0;
+  // The same bits by the figures' places in name order: the banded ones visited in that order
+  // without testing the others (issue 18: a test for each of the 13 figures, 2-5 of them set).
+  uint32_t has_by_name = 0;
   static_assert(kCount <= 32);
   // The bands already written: a band's line depends on the band alone, and most bands serve
   // several figures (decode rate and time per token), so each is formatted once. Only the first
@@ -189,12 +196,15 @@ void add_speed_bands(const Scenario& s, const SpeedBands& bands, PerformanceEsti
     if (!band) continue;
     banded[i] = band_of(*value, figures.kind[i], *band);
     has |= uint32_t{1} << i;
+    has_by_name |= uint32_t{1} << figures.name_rank[i];
     if (!wants_basis(why) || std::find(written, written + n_written, band) != written + n_written)
       continue;
     written[n_written++] = band;
   }
-  for (const size_t i : figures.by_name)
-    if (has & (uint32_t{1} << i)) p.bands.set_static(kFigures[i], banded[i]);
+  for (uint32_t left = has_by_name; left != 0; left &= left - 1) {
+    const size_t i = figures.by_name[std::countr_zero(left)];
+    p.bands.set_static(kFigures[i], banded[i]);
+  }
   // A cost per unit of work divides an hourly price by a throughput: the band of that throughput,
   // inverted (a time-like figure).
   constexpr size_t kTrainThroughput = figure_index("train_tokens_per_s");
