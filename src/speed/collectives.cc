@@ -55,18 +55,6 @@ double collective_s(double wire_bytes, const Link& link) {
          std::min(wire / link.ll_bandwidth_share, link.simple_extra_latency_s + wire);
 }
 
-double allreduce_s(double bytes, int64_t n, const Link& link) {
-  if (n <= 1 || bytes <= 0) return 0;
-  const double nn = static_cast<double>(n);
-  return collective_s(2.0 * (nn - 1.0) / nn * bytes, link);
-}
-
-double allgather_s(double bytes, int64_t n, const Link& link) {
-  if (n <= 1 || bytes <= 0) return 0;
-  const double nn = static_cast<double>(n);
-  return collective_s((nn - 1.0) / nn * bytes, link);
-}
-
 double alltoall_s(double bytes, int64_t ranks, int64_t stride, const Gpu& gpu,
                   int64_t gpus_per_node, const LinkProfile& links) {
   const Link whole = group_link(gpu, ranks * stride, gpus_per_node, links);

@@ -34,9 +34,19 @@ Link group_link(const Gpu& gpu, int64_t group, int64_t gpus_per_node, const Link
 double collective_s(double wire_bytes, const Link& link);
 /// Ring all-reduce of `bytes` over `n` GPUs: 2 (n-1)/n x bytes on the wire
 /// (Patarasuk & Yuan 2009; NCCL docs "Performance considerations": busBw = algBw x 2(n-1)/n).
-double allreduce_s(double bytes, int64_t n, const Link& link);
+/// Inline, so that a caller with nothing to send (one GPU, a dense model's expert bytes) makes
+/// no call (issue 18).
+inline double allreduce_s(double bytes, int64_t n, const Link& link) {
+  if (n <= 1 || bytes <= 0) return 0;
+  const double nn = static_cast<double>(n);
+  return collective_s(2.0 * (nn - 1.0) / nn * bytes, link);
+}
 /// Ring reduce-scatter or all-gather of `bytes` (the full tensor): (n-1)/n x bytes on the wire.
-double allgather_s(double bytes, int64_t n, const Link& link);
+inline double allgather_s(double bytes, int64_t n, const Link& link) {
+  if (n <= 1 || bytes <= 0) return 0;
+  const double nn = static_cast<double>(n);
+  return collective_s((nn - 1.0) / nn * bytes, link);
+}
 /// All-to-all among `ranks` ranks spaced `stride` GPUs apart, each sending `bytes` spread evenly
 /// over the ranks: the peers on the GPU's own node or fabric domain get theirs over that link and
 /// the others over the scale-out network at the same time, so the slower share sets the time.

@@ -890,13 +890,6 @@ double trainable_params(const StepShape& h) {
   return grad_bytes_per_value(r);
 }
 
-// allgather_s of the routed experts' bytes: a dense model has none, and allgather_s of none is
-// 0, so it is not called (issue 18: two calls of each ZeRO-3 step, ~10 instructions each).
-[[gnu::always_inline]] inline double experts_allgather_s(double bytes, int64_t n,
-                                                         const Link& link) {
-  return bytes <= 0 ? 0.0 : allgather_s(bytes, n, link);
-}
-
 // This GPU's bytes of a per-parameter quantity over `params` parameters of which `experts` are
 // routed experts, the two apart: the experts are split over ep besides tp x pp, and each
 // expert's copies live on the expert-data-parallel ranks alone (expert_ranks), where the dense
@@ -939,9 +932,9 @@ int64_t expert_ranks(const StepShape& h) {
           shard_bytes(h, h.params, static_cast<double>(h.counts.params.routed_experts),
                       gathered_param_bytes(h, r));
       const double per_mb = 2.0 * (allgather_s(params.dense, h.dp, dp_link) +
-                                   experts_allgather_s(params.experts, expert_dp, dp_link)) +
+                                   allgather_s(params.experts, expert_dp, dp_link)) +
                             allgather_s(grads.dense, h.dp, dp_link) +
-                            experts_allgather_s(grads.experts, expert_dp, dp_link);
+                            allgather_s(grads.experts, expert_dp, dp_link);
       r.dp_comm_s = h.m * per_mb;
       br.dp_comm = h.m * exposed(per_mb, last_mb, h.eng.overlap);
     } else {
