@@ -704,9 +704,11 @@ const fmtFraction = (v) => String(Math.round(v * 1000) / 1000);
 
 const gpuName = (id) => (gpus.find((g) => g.id === id) || {}).name || id;
 
-/** "TP 2 · DP 4": the resolved parallel dimensions above 1, or '' when there is none. */
-const resolvedSplit = (p = {}) => ['tp', 'pp', 'dp', 'ep', 'cp']
-  .filter((k) => (p[k] || 1) > 1).map((k) => `${k.toUpperCase()} ${p[k]}`).join(' · ');
+/** "TP 2 · DP 4": the dimensions among `keys` above 1 of a parallel object, or ''. */
+const splitText = (parallel, keys = ['tp', 'pp', 'dp', 'ep', 'cp']) => {
+  const p = parallel || {};
+  return keys.filter((k) => (p[k] || 1) > 1).map((k) => `${k.toUpperCase()} ${p[k]}`).join(' · ');
+};
 
 /** What the server computed, in words ("the basis of these figures"), and the form brought in
  *  line with it: an alias becomes the GPU's id, the task's default format is named. */
@@ -724,7 +726,7 @@ function renderResolved(estimate, state) {
   if (sc.gpu) parts.push(t('resolved_gpu', { n: sc.gpu_count ?? 1, x: gpuName(sc.gpu) }));
   // The layout the server resolved (a training job spreads its GPUs over data parallelism when
   // the form leaves DP at 1), which the form's own fields, being what was asked, do not show.
-  const split = resolvedSplit(sc.parallel);
+  const split = splitText(sc.parallel);
   if (split) parts.push(split);
   $('resolved').textContent = parts.length ? `${t('resolved')} ${parts.join(' · ')}` : '';
   // The weights select: '' is the task's default; say which format that was.
@@ -1170,14 +1172,8 @@ function drawSweep() {
 
 // --- Recommendation ------------------------------------------------------------------------
 
-const layoutOf = (o) => {
-  const p = o.parallel || {};
-  const parts = [];
-  if ((p.tp || 1) > 1) parts.push(`TP ${p.tp}`);
-  if ((p.pp || 1) > 1) parts.push(`PP ${p.pp}`);
-  if ((p.ep || 1) > 1) parts.push(`EP ${p.ep}`);
-  return parts.length ? parts.join(' · ') : t('layout_single');  // per replica
-};
+// Per replica: the data-parallel copies are counted apart (replicasOf).
+const layoutOf = (o) => splitText(o.parallel, ['tp', 'pp', 'ep']) || t('layout_single');
 const replicasOf = (o) => o.replicas ?? (o.parallel && o.parallel.dp) ?? 1;
 const throughputOf = (o) => {
   const p = o.estimate?.performance || {};
