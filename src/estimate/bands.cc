@@ -136,7 +136,8 @@ struct KeptBandList {
 // (issue 18: its preamble and each line appended, and each line searched for in those before
 // it, ~500 instructions an estimate, for the text of the same engine's kinds that a batch or a
 // search writes over and over).
-void write_band_lines(Basis& basis, const SpeedBand* const* written, size_t n_written) {
+void write_band_lines(Basis& basis, const SpeedBand* const* written, size_t n_written,
+                      double held_to_mfu) {
   thread_local KeptTexts<KeptBandList, 4> kept;
   basis.set_with("bands", [&](std::string& value) {
     kept.append(value, WrittenBands{written, n_written}, [&](std::string& out) {
@@ -158,13 +159,48 @@ void write_band_lines(Basis& basis, const SpeedBand* const* written, size_t n_wr
           out.resize(before);
       }
     });
+    if (held_to_mfu > 0)
+      append_text(
+          value, "; highs held to MFU ", Fixed{100 * held_to_mfu, 1},
+          "%: the GPU's maximum achievable matmul rate (data/speed.json achievable_matmul)");
   });
+}
+
+// The first and last training figures of kFigures: the ones an MFU ceiling holds.
+constexpr size_t kFirstTraining = figure_index("train_tokens_per_s");
+constexpr size_t kLastTraining = figure_index("time_to_train_s");
+static_assert(kFirstTraining < kLastTraining && kLastTraining < kCount);
+
+// Holds a training step's banded figures to what an MFU of `ceiling` allows: a measured rate
+// can exceed the predicted by at most ceiling / mfu, however wide its class's measured errors
+// (the mixture-of-experts band reaches 2.6 x). Rates keep their highs under that factor, times
+// their lows over its inverse. Whether any band moved.
+bool hold_to_mfu_ceiling(const PerformanceEstimate& p, double ceiling,
+                         std::pair<double, double>* banded, uint32_t has) {
+  constexpr size_t kMfu = figure_index("mfu");
+  if (!(has & (uint32_t{1} << kMfu)) || ceiling <= 0) return false;
+  const BandedFigures& figures = banded_figures();
+  const double room = std::max(1.0, ceiling / *p.mfu);
+  bool moved = false;
+  for (size_t i = kFirstTraining; i <= kLastTraining; ++i) {
+    if (!(has & (uint32_t{1} << i))) continue;
+    const double value = *(p.*figures.member[i]);
+    auto& [low, high] = banded[i];
+    if (figures.kind[i].is_time) {
+      moved |= low < value / room;
+      low = std::max(low, value / room);
+    } else {
+      moved |= high > value * room;
+      high = std::min(high, value * room);
+    }
+  }
+  return moved;
 }
 
 }  // namespace
 
 void add_speed_bands(const Scenario& s, const SpeedBands& bands, PerformanceEstimate& p,
-                     CostEstimate& cost_figures, Explanations* why) {
+                     CostEstimate& cost_figures, Explanations* why, double mfu_ceiling) {
   const BandedFigures& figures = banded_figures();
   // Each figure's band (low, high), held where its bit in `has` is set: an array of optionals
   // was zeroed whole by GCC, and only the figures banded are read (issue 18).
@@ -201,6 +237,7 @@ void add_speed_bands(const Scenario& s, const SpeedBands& bands, PerformanceEsti
       continue;
     written[n_written++] = band;
   }
+  const bool held = hold_to_mfu_ceiling(p, mfu_ceiling, banded, has);
   for (uint32_t left = has_by_name; left != 0; left &= left - 1) {
     const size_t i = figures.by_name[std::countr_zero(left)];
     p.bands.set_static(kFigures[i], banded[i]);
@@ -225,7 +262,7 @@ void add_speed_bands(const Scenario& s, const SpeedBands& bands, PerformanceEsti
           name, std::pair{*cost * value / band.second, *cost * value / band.first});
     }
   }
-  if (n_written > 0) write_band_lines(why->basis, written, n_written);
+  if (n_written > 0) write_band_lines(why->basis, written, n_written, held ? mfu_ceiling : 0);
 }
 
 }  // namespace gpusizer

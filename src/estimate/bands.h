@@ -10,8 +10,9 @@ namespace gpusizer {
 
 /// Sets the bands of the speed figures `p` and of the cost figures `cost` (from the band of the
 /// throughput they divide by) from the bands of the scenario's engine; explains them in
-/// why->basis under "bands" (no text when `why` is null).
+/// why->basis under "bands" (no text when `why` is null). A training step's bands stop where its
+/// MFU would pass `mfu_ceiling` (mfu_ceiling() of speed/training_speed.h; 0: no ceiling).
 void add_speed_bands(const Scenario& s, const SpeedBands& bands, PerformanceEstimate& p,
-                     CostEstimate& cost, Explanations* why);
+                     CostEstimate& cost, Explanations* why, double mfu_ceiling = 0);
 
 }  // namespace gpusizer

@@ -11,6 +11,7 @@
 #include "gpusizer/explanations.h"
 #include "gpusizer/json/scenario.h"
 #include "gpusizer/speed_bands.h"
+#include "speed/training_speed.h"
 
 namespace gpusizer {
 namespace {
@@ -85,6 +86,63 @@ TEST(SpeedBands, WholeTextFollowsTheBandsFields) {
   EXPECT_EQ(lines(bands),
             "decode on all engines: measured rate -50% to +25% of the predicted (n=10); "
             "throughput on vllm: measured rate -20% to +25% of the predicted (n=7)");
+}
+
+// A training step's bands stop at the MFU ceiling. The band (errors -0.6, +0.5) lets a rate
+// reach 1 / (1 - 0.6) = 2.5 x the predicted; at MFU 0.5 under a ceiling of 0.8 it can reach only
+// 0.8 / 0.5 = 1.6 x: 1,000 tokens/s -> high 1,600 (not 2,500), MFU high 0.8, a 10 s step's low
+// 10 / 1.6 = 6.25 s (not 10 x 0.4 = 4 s). Lows of rates and highs of times stay the band's:
+// 1,000 / 1.5 = 666.67 and 15 s. Under a ceiling of 0.9 at MFU 0.2 (room 4.5 x) nothing moves.
+TEST(SpeedBands, TrainingBandsStopAtTheMfuCeiling) {
+  const Catalog& catalog = Catalog::builtin();
+  const Scenario s = parse_scenario(
+      {{"model", "llama-3.1-8b"}, {"task", "full"}, {"engine", "megatron"}, {"gpu", "h100"}},
+      catalog);
+  SpeedBands bands;
+  bands.bands_ = {{"training", "*", -0.6, 0.5, 20}};
+  auto banded = [&](double mfu, double ceiling, Explanations& why) {
+    PerformanceEstimate p;
+    p.train_tokens_per_s = 1000;
+    p.step_time_s = 10;
+    p.mfu = mfu;
+    CostEstimate cost;
+    add_speed_bands(s, bands, p, cost, &why, ceiling);
+    return p.bands;
+  };
+  Explanations why;
+  const auto held = banded(0.5, 0.8, why);
+  EXPECT_DOUBLE_EQ(held.at("train_tokens_per_s").second, 1600);
+  EXPECT_NEAR(held.at("train_tokens_per_s").first, 666.667, 1e-3);
+  EXPECT_DOUBLE_EQ(held.at("mfu").second, 0.8);
+  EXPECT_DOUBLE_EQ(held.at("step_time_s").first, 6.25);
+  EXPECT_DOUBLE_EQ(held.at("step_time_s").second, 15);
+  EXPECT_TRUE(why.basis.at("bands").ends_with(
+      "(n=20); highs held to MFU 80.0%: the GPU's maximum achievable matmul rate "
+      "(data/speed.json achievable_matmul)"));
+  Explanations free_why;
+  const auto free = banded(0.2, 0.9, free_why);
+  EXPECT_DOUBLE_EQ(free.at("train_tokens_per_s").second, 2500);
+  EXPECT_DOUBLE_EQ(free.at("step_time_s").first, 4);
+  EXPECT_TRUE(free_why.basis.at("bands").ends_with("(n=20)"));
+}
+
+// The ceiling is the GPU's measured MAMF for the step's GEMMs (data/speed.json
+// achievable_matmul, Bekman's table): GB200 1,822 of 2,500 TFLOPS bf16 = 0.729, and its FP8
+// figure 0.723; fp32 steps, which no table measures, keep MFU <= 1.
+TEST(SpeedBands, MfuCeilingIsTheGpusMeasuredMatmulFraction) {
+  const Catalog& catalog = Catalog::builtin();
+  auto ceiling = [&](const char* precision) {
+    const Scenario s = parse_scenario({{"model", "llama-3.1-8b"},
+                                       {"task", "pretrain"},
+                                       {"engine", "megatron"},
+                                       {"gpu", "gb200-186gb"},
+                                       {"training", {{"mixed_precision", precision}}}},
+                                      catalog);
+    return mfu_ceiling(s, catalog.speed());
+  };
+  EXPECT_DOUBLE_EQ(ceiling("bf16"), 0.729);
+  EXPECT_DOUBLE_EQ(ceiling("fp8"), 0.723);
+  EXPECT_DOUBLE_EQ(ceiling("fp32"), 1.0);
 }
 
 }  // namespace

@@ -26,6 +26,7 @@
 #include "memory/model_counts.h"
 #include "scenario/lookups.h"
 #include "speed/counted_speed.h"
+#include "speed/training_speed.h"
 
 namespace gpusizer {
 namespace {
@@ -211,7 +212,11 @@ void explain(const Scenario& s, const Catalog& catalog, StagedEstimate& staged,
   explain_counts(s, staged.counts(), e, why);
   const bool does_not_fit = e.memory.fits && !*e.memory.fits;
   staged.add_priced(memo, ownership_texts == OwnershipTexts::kAlways || !does_not_fit);
-  if (e.performance) add_speed_bands(s, catalog.speed_bands(), *e.performance, e.cost, &why);
+  if (e.performance) {
+    const bool trains = e.performance->mfu && *e.performance->mfu > 0;
+    add_speed_bands(s, catalog.speed_bands(), *e.performance, e.cost, &why,
+                    trains ? mfu_ceiling(s, catalog.speed()) : 0);
+  }
   add_warnings(s, catalog, why);
   e.basis = std::move(why.basis);
   e.warnings = std::move(why.warnings);

@@ -36,6 +36,17 @@ std::string_view training_dtype(MixedPrecision mp, const Gpu& gpu, bool cv) {
   return "bf16";                 // bf16 AMP and pure bf16
 }
 
+double mfu_ceiling(const Scenario& s, const SpeedProfile& profile) {
+  // No step beats its GEMMs at their best measured rate, and MFU counts no FLOPs the GEMMs and
+  // attention do not run (model FLOPs <= hardware FLOPs): MFU <= MAMF.
+  const MixedPrecision mp = s.training.mixed_precision;
+  if (mp == MixedPrecision::kFp32) return 1.0;
+  const ScenarioLookups* l = speed_lookups(s, profile);
+  const std::string_view gpu = s.gpu->id;
+  if (is_fp8(mp)) return l ? l->fp8_matmul_fraction : profile.fp8_matmul_fraction(gpu);
+  return l ? l->matmul_fraction : profile.matmul_fraction(gpu);
+}
+
 double lora_params(const Model& m, const TrainingOptions& t, bool active) {
   const LinearModules mods = linear_modules(m);
   const AdapterParams n = adapter_params(m, mods, lora_module_mask(t, mods), t.lora_rank);

@@ -62,12 +62,17 @@ struct TrainingSpeed {
   bool compiled_elementwise = false;  ///< the element-wise kernels fused by torch.compile
 };
 
-/// The compute dtype of a training precision on `gpu`: bf16, fp16, tf32 or fp32.
 /// Whether the task trains on frozen base weights (LoRA, QLoRA, freeze-tuning), which take no
 /// weight gradients.
 bool frozen_base(Task task);
 
+/// The compute dtype of a training precision on `gpu`: bf16, fp16, fp8, tf32 or fp32.
 std::string_view training_dtype(MixedPrecision mixed_precision, const Gpu& gpu, bool cv);
+
+/// The highest MFU a training step of `s` can reach: the maximum achievable matmul fraction
+/// measured on its GPU for its precision's GEMMs (data/speed.json achievable_matmul), 1 for
+/// fp32 and tf32 steps, which the tables do not measure.
+double mfu_ceiling(const Scenario& s, const SpeedProfile& profile);
 
 /// Trainable LoRA adapter parameters (A: r x in, B: out x r per targeted matrix); `active`
 /// counts routed experts at experts_per_token / num_experts.
