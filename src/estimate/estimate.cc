@@ -53,7 +53,9 @@ void add_warnings(const Scenario& s, const Catalog& catalog, Explanations& e) {
       g.architecture.find("Volta") != std::string::npos)
     e.warnings.emplace_back("FlashAttention-2 needs Ampere or newer; " + g.name +
                             " falls back to memory-efficient SDPA");
-  if (s.gpu_count > 1 && !g.nvlink && is_training(s.task))
+  // Infinity Fabric, Xe Link and Gaudi's on-chip RoCE join their nodes' GPUs as NVLink does
+  // (gpus.csv fast_link_domain): only GPUs with neither talk over PCIe.
+  if (s.gpu_count > 1 && !g.nvlink && g.fast_link_domain < 2 && is_training(s.task))
     e.warnings.push_back(
         format_text(FMT_COMPILE("{} GPUs without NVLink: gradients and TP traffic cross PCIe "
                                 "({})"),

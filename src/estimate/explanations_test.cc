@@ -98,6 +98,28 @@ TEST(Explanations, Dp4aKernelsSayTheirSpeedIsLessCertain) {
 
 // estimate() composes the estimators: the numbers-only detail has the full estimate's figures and
 // no warnings or basis.
+// Training on several GPUs warns that gradients cross PCIe only where the GPUs share no fast
+// link: RTX 4090s (no NVLink, no gpus.csv fast_link_domain) do; MI300X (Infinity Fabric, 8 a
+// node), Gaudi 3 (on-chip RoCE, 8) and H100 SXM (NVLink) do not.
+TEST(Explanations, PcieWarningOnlyWithoutAFastLink) {
+  auto warns = [](const char* gpu) {
+    const Estimate e = estimate(scenario({{"model", "llama-3.1-8b"},
+                                          {"task", "full"},
+                                          {"gpu", gpu},
+                                          {"gpu_count", 2},
+                                          {"training", {{"zero_stage", 3}}}}),
+                                Catalog::builtin());
+    for (const auto& w : e.warnings)
+      if (w.find("without NVLink: gradients and TP traffic cross PCIe") != std::string::npos)
+        return true;
+    return false;
+  };
+  EXPECT_TRUE(warns("rtx-4090-24gb"));
+  EXPECT_FALSE(warns("mi300x-192gb"));
+  EXPECT_FALSE(warns("gaudi3-128gb"));
+  EXPECT_FALSE(warns("h100"));
+}
+
 TEST(Explanations, FiguresDetailMatchesFull) {
   const Scenario s =
       scenario({{"model", "llama-2-70b"}, {"task", "lora"}, {"gpu", "h100"}, {"gpu_count", 8}});
