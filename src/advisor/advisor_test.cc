@@ -99,6 +99,18 @@ TEST(DecisionTree, Inference400BNeedsAnH100ClassCluster) {
   EXPECT_TRUE(rejected(r, "a10-24gb"));
 }
 
+// A rejection names the missing NVLink only for GPUs that share no fast link: RTX 4090s do not;
+// MI300X (Infinity Fabric) and Gaudi 3 (on-chip RoCE) join 8 a node without NVLink
+// (gpus.csv fast_link_domain). Llama 3.1 405B full fine-tuning on 8 of any GPU does not fit.
+TEST(DecisionTree, RejectionNamesNoNvlinkOnlyWithoutAFastLink) {
+  const auto r = rec({{"model", "llama-3.1-405b"}, {"task", "full"}, {"max_gpus", 8}});
+  for (const char* gpu : {"rtx-4090-24gb", "mi300x-192gb", "gaudi3-128gb"})
+    ASSERT_TRUE(rejected(r, gpu)) << gpu;
+  EXPECT_NE(rejection(r, "rtx-4090-24gb").find("no NVLink for a 8-way split"), std::string::npos);
+  EXPECT_EQ(rejection(r, "mi300x-192gb").find("NVLink"), std::string::npos);
+  EXPECT_EQ(rejection(r, "gaudi3-128gb").find("NVLink"), std::string::npos);
+}
+
 // LoRA/QLoRA <= 13B: A10 / RTX 4090.
 TEST(DecisionTree, LoraAndQloraUpTo13BOnA10Or4090) {
   for (const nlohmann::json& req :

@@ -369,8 +369,10 @@ struct Search {
         to_string(base.task), base.model->name, best.estimated ? "" : "more than its weights' ",
         best.needed / kGB, best.count, best.count > 1 ? "s" : "", best.levers.empty() ? "" : ", ",
         best.levers, best.capacity / kGB,
-        best.count > 1 && !g.nvlink ? fmt::format("; no NVLink for a {}-way split", best.count)
-                                    : "");
+        // Instinct, Gaudi and Intel Max rows join their GPUs without NVLink (fast_link_domain).
+        best.count > 1 && !g.nvlink && g.fast_link_domain < 2
+            ? fmt::format("; no NVLink for a {}-way split", best.count)
+            : "");
   }
 
   void search_gpu(const Gpu& g) {
