@@ -173,7 +173,7 @@ static_assert(kFirstTraining < kLastTraining && kLastTraining < kCount);
 
 // Holds a training step's banded figures to what an MFU of `ceiling` allows: a measured rate
 // can exceed the predicted by at most ceiling / mfu, however wide its class's measured errors
-// (the mixture-of-experts band reaches 2.6 x). Rates keep their highs under that factor, times
+// (the mixture-of-experts band reaches 2.5 x). Rates keep their highs under that factor, times
 // their lows over its inverse. Whether any band moved.
 bool hold_to_mfu_ceiling(const PerformanceEstimate& p, double ceiling,
                          std::pair<double, double>* banded, uint32_t has) {
