@@ -1,7 +1,6 @@
 #include "gpusizer/json/json_text.h"
 
 #include "report/json_copy.h"
-#include "report/json_double.h"
 #include "report/json_integer.h"
 #include "report/json_text_parts.h"
 
@@ -325,31 +324,6 @@ char* write_json_integer(char* p, int64_t v) {
 
 char* write_json_integer(char* p, uint64_t v) {
   return json_integer_text(p, v);
-}
-
-char* write_json_float(char* p, double v) {
-  if (!std::isfinite(v)) {
-    std::memcpy(p, "null", 4);
-    return p + 4;
-  }
-  // A whole number below 10^15 (a fifth of an answer's doubles: prices, watts, years), without
-  // Grisu2's ~250 instructions. dump() writes it as its digits and ".0": Grisu2's interval around
-  // it is narrower than 1 (its ulp is at most 1/8), so the digits it generates are the integer's,
-  // trailing zeros dropped, and nlohmann writes fixed notation up to 15 digits before the point.
-  // Below 10^15 the magnitude converts to an integer exactly when it is whole: a conversion and
-  // a compare, not floor()'s ~18 instructions (the target has no SSE4.1 rounding instruction).
-  const double magnitude = std::fabs(v);
-  if (magnitude < 1e15) {
-    const auto whole = static_cast<int64_t>(magnitude);  // signed: one instruction each way
-    if (static_cast<double>(whole) != magnitude) return json_double_text(p, v);
-    if (std::signbit(v)) *p++ = '-';
-    p = json_integer_text(p, static_cast<uint64_t>(whole));
-    std::memcpy(p, ".0", 2);
-    return p + 2;
-  }
-  // nlohmann's own shortest round-trip form (Grisu2), so the text is the same as dump()'s.
-  static_assert(kJsonFloatChars >= kJsonDoubleRoom);
-  return json_double_text(p, v);
 }
 
 void append_json_integer(std::string& out, int64_t v) {
