@@ -74,21 +74,22 @@ bool stops_after(uint64_t p2, uint64_t delta, int shift, int m) {
 
 // The number of fraction digits Grisu2's loop writes for p2 > delta (both below 2^shift), found
 // without writing them (issue 18: the loop wrote one digit, ~13 instructions, at a time): the
-// first m >= 1 that stops_after holds for. Searched from where delta x 10^m reaches 2^shift,
-// about log10(2^shift / delta), then down while the one before also stops or up until it does.
-// 0 when none up to 19 does (not expected: Grisu2 writes at most 17 digits); the caller then
+// first m >= 1 that stops_after holds for. Searched from m0 = floor(bits log10 2) + 1, where
+// 2^shift / delta is in [2^bits, 2^(bits+1)) (1233 / 4096 gives that floor for bits <= 60), then
+// down while the one before also stops. m0 + 1 always stops: 10^(m0+1) > 10 x 2^bits >=
+// 2^(bits+1), so delta x 10^(m0+1) reaches 2^shift; when m0 does not, m0 + 1 is the count
+// without a test. 0 past 19 digits (not expected: Grisu2 writes at most 17); the caller then
 // runs the loop itself.
 [[gnu::always_inline]] inline int fraction_count(uint64_t p2, uint64_t delta, int shift) {
   const int bits =
       shift - (64 - std::countl_zero(delta));  // 2^shift / delta in [2^bits, 2^(bits+1))
-  int m = bits <= 0 ? 1 : std::min(19, ((bits * 1233) >> 12) + 1);
+  int m = bits <= 0 ? 1 : ((bits * 1233) >> 12) + 1;
+  if (m > 19) return 0;
   if (stops_after(p2, delta, shift, m)) {
     while (m > 1 && stops_after(p2, delta, shift, m - 1)) --m;
     return m;
   }
-  while (++m <= 19)
-    if (stops_after(p2, delta, shift, m)) return m;
-  return 0;
+  return m < 19 ? m + 1 : 0;
 }
 
 struct Digits {
