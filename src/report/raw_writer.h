@@ -85,6 +85,11 @@ class RawWriter : public JsonFields<RawWriter> {
   [[gnu::always_inline]] void literal_number_text(std::string_view k, double v,
                                                   std::string_view text) {
     (void)v;
+    literal_text(k, text);
+  }
+  /// A literal key and a value whose JSON text the caller holds (one written before: the
+  /// answer's model copies its active parameters' for its parameters).
+  [[gnu::always_inline]] void literal_text(std::string_view k, std::string_view text) {
     literal_key(k);
     std::memcpy(p_, text.data(), text.size());
     wrote(p_ + text.size());
