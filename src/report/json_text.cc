@@ -203,10 +203,8 @@ const bool has_avx2 = [] {
 }  // namespace
 #endif
 
-namespace {
-
 // copy_json_plain without AVX2, and for texts shorter than 32 bytes.
-[[gnu::noinline]] char* copy_plain_sse2(char* dst, std::string_view s) {
+[[gnu::noinline]] char* copy_json_plain_sse2(char* dst, std::string_view s) {
   const char* p = s.data();
   const size_t n = s.size();
 #if defined(__SSE2__)
@@ -256,15 +254,13 @@ namespace {
   return dst + n;
 }
 
-}  // namespace
-
 // Only the choice between the two, so that both are tail calls (issue 18: the SSE2 body's
 // register saves were paid before the AVX2 path was taken, ~10 instructions a basis text).
 char* copy_json_plain(char* dst, std::string_view s) {
 #if defined(__x86_64__) && defined(__GNUC__)
   if (s.size() >= 32 && has_avx2) return copy_plain_avx2(dst, s.data(), s.size());
 #endif
-  return copy_plain_sse2(dst, s);
+  return copy_json_plain_sse2(dst, s);
 }
 
 void append_json_string(std::string& out, std::string_view s) {
