@@ -19,23 +19,43 @@
 #include "report/describe.h"
 #include "report/estimate_json.h"
 #include "report/json_writer.h"
+#include "report/raw_writer.h"
 #include "scenario/scenario_fields.h"
 #include "speed/training_speed.h"
 
 namespace gpusizer {
 namespace {
 
-constexpr const char* kRuleOfThumbBasis =
+constexpr std::string_view kRuleOfThumbBasis =
     "the articles' rule of thumb: params x bytes; activations and KV 10% of the "
     "weights; 2 GB other; LoRA trains 1%; Adam 8 B and gradients 2 B per trainable "
     "parameter (decimal GB)";
 
+// Whether `s` is printable ASCII without '"' or '\\' (json_plain's rule, at compile time).
+constexpr bool plain_literal(std::string_view s) {
+  for (const char c : s)
+    if (c < 0x20 || c > 0x7E || c == '"' || c == '\\') return false;
+  return true;
+}
+static_assert(plain_literal(kRuleOfThumbBasis), "copied without the escape test");
+
+// The "rule_of_thumb" object. The text writer's is written at once (write_at_once, issue 18:
+// eight fields, each a room check, and the basis tested for escapes every line); its bound: ~130
+// bytes of keys and punctuation, 20 for each of the seven integers, the basis.
 template <typename W>
 void describe_rule_of_thumb(W& w, const RuleOfThumb& r) {
+  if constexpr (std::is_same_v<W, TextWriter>) {
+    if (write_at_once(w, 320 + kRuleOfThumbBasis.size(),
+                      [&r](RawWriter& raw) { describe_rule_of_thumb(raw, r); }))
+      return;
+  }
   auto b = [](double v) { return saturating_int64(v); };
   w.begin_object();
   w.field("activations_bytes", b(r.activations));
-  w.field("basis", kRuleOfThumbBasis);
+  if constexpr (std::is_same_v<W, RawWriter>)
+    w.literal_plain_string("basis", kRuleOfThumbBasis);
+  else
+    w.field("basis", kRuleOfThumbBasis);
   w.field("gradients_bytes", b(r.gradients));
   w.field("kv_cache_bytes", b(r.kv_cache));
   w.field("optimizer_bytes", b(r.optimizer));
@@ -170,6 +190,38 @@ Answer answer(const ScenarioFields& input, const Catalog& catalog) {
   return a;
 }
 
+// The answer's "model". The text writer's is written at once (write_at_once, issue 18: four
+// fields, each a room check; its bound: ~60 bytes of keys and punctuation, 20 for each integer,
+// the id), and a model whose parameters are all active (a dense one) copies the text of its
+// active parameters for its parameters.
+template <typename W>
+void describe_answer_model(W& w, const Estimate& e, const std::optional<int64_t>& max_context) {
+  if constexpr (std::is_same_v<W, TextWriter>) {
+    if (write_at_once(w, 128 + e.model_id.size(),
+                      [&](RawWriter& raw) { describe_answer_model(raw, e, max_context); }))
+      return;
+  }
+  w.begin_object();
+  if constexpr (std::is_same_v<W, RawWriter>) {
+    w.literal_key("active_params");
+    char* active = w.end();
+    w.integer(e.active_params);
+    const std::string_view active_text(active, static_cast<size_t>(w.end() - 1 - active));
+    w.field("id", e.model_id);
+    w.field("max_context", max_context);
+    if (e.params == e.active_params)
+      w.literal_text("params", active_text);
+    else
+      w.field("params", e.params);
+  } else {
+    w.field("active_params", e.active_params);
+    w.field("id", e.model_id);
+    w.field("max_context", max_context);
+    w.field("params", e.params);
+  }
+  w.end_object();
+}
+
 // docs/contract.md, v2: the Estimate, the method, the resolved scenario, the rule of thumb, the
 // changes and the verdict ("fits" beside memory.fits; without the figures, no "performance" or
 // "cost"; the model's maximum context; the context warning repeated as "context_warning").
@@ -194,12 +246,7 @@ void describe_answer(W& w, const Answer& a) {
   describe_memory(w, e.memory);
   w.field("method", kMethods[a.method]);
   w.key("model");
-  w.begin_object();
-  w.field("active_params", e.active_params);
-  w.field("id", e.model_id);
-  w.field("max_context", v.max_context);
-  w.field("params", e.params);
-  w.end_object();
+  describe_answer_model(w, e, v.max_context);
   if (e.performance && v.keeps_figures) {
     w.key("performance");
     describe_performance(w, *e.performance);

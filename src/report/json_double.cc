@@ -8,6 +8,7 @@
 
 #include "core/pow10.h"
 #include "report/json_integer.h"
+#include "report/json_text_parts.h"
 
 namespace gpusizer {
 namespace {
@@ -73,21 +74,22 @@ bool stops_after(uint64_t p2, uint64_t delta, int shift, int m) {
 
 // The number of fraction digits Grisu2's loop writes for p2 > delta (both below 2^shift), found
 // without writing them (issue 18: the loop wrote one digit, ~13 instructions, at a time): the
-// first m >= 1 that stops_after holds for. Searched from where delta x 10^m reaches 2^shift,
-// about log10(2^shift / delta), then down while the one before also stops or up until it does.
-// 0 when none up to 19 does (not expected: Grisu2 writes at most 17 digits); the caller then
+// first m >= 1 that stops_after holds for. Searched from m0 = floor(bits log10 2) + 1, where
+// 2^shift / delta is in [2^bits, 2^(bits+1)) (1233 / 4096 gives that floor for bits <= 60), then
+// down while the one before also stops. m0 + 1 always stops: 10^(m0+1) > 10 x 2^bits >=
+// 2^(bits+1), so delta x 10^(m0+1) reaches 2^shift; when m0 does not, m0 + 1 is the count
+// without a test. 0 past 19 digits (not expected: Grisu2 writes at most 17); the caller then
 // runs the loop itself.
 [[gnu::always_inline]] inline int fraction_count(uint64_t p2, uint64_t delta, int shift) {
   const int bits =
       shift - (64 - std::countl_zero(delta));  // 2^shift / delta in [2^bits, 2^(bits+1))
-  int m = bits <= 0 ? 1 : std::min(19, ((bits * 1233) >> 12) + 1);
+  int m = bits <= 0 ? 1 : ((bits * 1233) >> 12) + 1;
+  if (m > 19) return 0;
   if (stops_after(p2, delta, shift, m)) {
     while (m > 1 && stops_after(p2, delta, shift, m - 1)) --m;
     return m;
   }
-  while (++m <= 19)
-    if (stops_after(p2, delta, shift, m)) return m;
-  return 0;
+  return m < 19 ? m + 1 : 0;
 }
 
 struct Digits {
@@ -294,7 +296,7 @@ struct Decimal {
 // The text of common_digits: "d.dd" or "0.0dd"; nullptr when common_digits gives none. n's
 // digits are laid out once, the point put in as they are copied (not written to a buffer of
 // '0's and copied again).
-char* common_text(char* p, uint64_t bits, const CommonPower& c) {
+[[gnu::always_inline]] inline char* common_text(char* p, uint64_t bits, const CommonPower& c) {
   Decimal d;
   if (!common_digits(bits, c, d)) return nullptr;
   // n's digits end at text + 32: a 17th from the end at text[15], the other sixteen after it.
@@ -346,6 +348,50 @@ char* json_double_text(char* p, double v) {
 #endif
   Digits g;
   grisu_digits(v, g);
+  return laid_out(p, g.text, g.length, g.length + g.exponent);
+}
+
+// Here, beside json_double_text, not in json_text.cc: a double that is not whole goes on to its
+// digits in the same call, its sign and magnitude taken once (issue 18: write_json_float and
+// json_double_text were two calls, each testing the sign, ~20 instructions of ~25 doubles a line).
+char* write_json_float(char* p, double v) {
+  static_assert(kJsonFloatChars >= kJsonDoubleRoom);
+  uint64_t bits;
+  std::memcpy(&bits, &v, sizeof bits);
+  const uint64_t magnitude_bits = bits & ~(uint64_t{1} << 63);
+  double magnitude;
+  std::memcpy(&magnitude, &magnitude_bits, sizeof magnitude);
+  // A whole number below 10^15 (a fifth of an answer's doubles: prices, watts, years; zero
+  // too), without Grisu2. dump() writes it as its digits and ".0": Grisu2's interval around it is
+  // narrower than 1 (its ulp is at most 1/8), so the digits it generates are the integer's,
+  // trailing zeros dropped, and nlohmann writes fixed notation up to 15 digits before the point.
+  // Below 10^15 the magnitude converts to an integer exactly when it is whole: a conversion and
+  // a compare, not floor()'s ~18 instructions (the target has no SSE4.1 rounding instruction).
+  if (magnitude < 1e15) {
+    *p = '-';
+    p += bits >> 63;
+    const auto whole = static_cast<int64_t>(magnitude);  // signed: one instruction each way
+    if (static_cast<double>(whole) == magnitude) {
+      p = json_integer_text(p, static_cast<uint64_t>(whole));
+      std::memcpy(p, ".0", 2);
+      return p + 2;
+    }
+#if defined(__SSE2__)
+    const auto common = static_cast<unsigned>((magnitude_bits >> 52) - kFirstBiased);
+    if (common < kCommonExponents && common_powers[common].f != 0) {
+      if (char* end = common_text(p, magnitude_bits, common_powers[common])) return end;
+    }
+#endif
+  } else if (magnitude_bits >= uint64_t{0x7FF} << 52) {  // infinite or NaN
+    std::memcpy(p, "null", 4);
+    return p + 4;
+  } else {
+    *p = '-';
+    p += bits >> 63;
+  }
+  // nlohmann's own shortest round-trip form (Grisu2), so the text is the same as dump()'s.
+  Digits g;
+  grisu_digits(magnitude, g);
   return laid_out(p, g.text, g.length, g.length + g.exponent);
 }
 

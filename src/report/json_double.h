@@ -6,7 +6,8 @@
 // the integral digits two at a time when they are all needed, the text laid out once instead of
 // digits moved to open a gap for the point. The doubles of an answer's scales (2^-31 to 2^65)
 // take their cached power from a table and their digits as one integer (json_double.cc,
-// common_text).
+// common_text). The answer's writer (json_text_parts.h's write_json_float, defined in
+// json_double.cc) reaches those digits in the same call as its whole-number path.
 
 namespace gpusizer {
 

@@ -1,6 +1,7 @@
 // json_double_text must write the bytes nlohmann's to_chars writes (its Grisu2 is the reference:
 // not always the shortest text, so only the same steps give the same digits).
 #include "report/json_double.h"
+#include "report/json_text_parts.h"
 
 #include <gtest/gtest.h>
 
@@ -19,6 +20,12 @@ namespace {
 std::string ours(double v) {
   char buffer[kJsonDoubleRoom];
   return std::string(buffer, json_double_text(buffer, v));
+}
+
+// write_json_float: the answer's writer, its whole numbers and its other doubles in one call.
+std::string float_text(double v) {
+  char buffer[kJsonFloatChars];
+  return std::string(buffer, write_json_float(buffer, v));
 }
 
 std::string reference(double v) {
@@ -66,8 +73,32 @@ TEST(JsonDouble, KeepsGrisu2sLongerDigits) {
   EXPECT_EQ(ours(9850.675617464547), "9850.675617464547");
 }
 
+// Both writers: json_double_text and write_json_float (every test below runs through both).
 void expect_same(double v) {
-  ASSERT_EQ(ours(v), reference(v)) << std::bit_cast<uint64_t>(v);
+  const std::string expected = reference(v);
+  ASSERT_EQ(ours(v), expected) << std::bit_cast<uint64_t>(v);
+  ASSERT_EQ(float_text(v), expected) << std::bit_cast<uint64_t>(v);
+}
+
+// write_json_float takes the sign once for its three ways (a whole number, the common exponents'
+// digits, Grisu2's general path), and writes null for what JSON cannot hold.
+TEST(JsonDouble, FloatTextsByHand) {
+  EXPECT_EQ(float_text(0.0), "0.0");
+  EXPECT_EQ(float_text(-0.0), "-0.0");
+  EXPECT_EQ(float_text(450.0), "450.0");
+  EXPECT_EQ(float_text(-3000.0), "-3000.0");
+  EXPECT_EQ(float_text(999999999999999.0), "999999999999999.0");
+  EXPECT_EQ(float_text(-2.5), "-2.5");
+  EXPECT_EQ(float_text(0.6985073613760101), "0.6985073613760101");
+  EXPECT_EQ(float_text(-0.000123), "-0.000123");
+  EXPECT_EQ(float_text(1e15), "1e+15");
+  EXPECT_EQ(float_text(-1e15), "-1e+15");
+  EXPECT_EQ(float_text(-5e-324), "-5e-324");
+  EXPECT_EQ(float_text(-1.5e-7), "-1.5e-07");
+  EXPECT_EQ(float_text(std::numeric_limits<double>::infinity()), "null");
+  EXPECT_EQ(float_text(-std::numeric_limits<double>::infinity()), "null");
+  EXPECT_EQ(float_text(std::nan("")), "null");
+  EXPECT_EQ(float_text(-std::nan("")), "null");
 }
 
 // Every bit pattern is a finite double of some magnitude (the non-finite ones skipped).

@@ -1,7 +1,6 @@
 #include "gpusizer/json/json_text.h"
 
 #include "report/json_copy.h"
-#include "report/json_double.h"
 #include "report/json_integer.h"
 #include "report/json_text_parts.h"
 
@@ -11,6 +10,9 @@
 
 #if defined(__SSE2__)
 #include <emmintrin.h>
+#endif
+#if defined(__x86_64__) && defined(__GNUC__)
+#include <immintrin.h>
 #endif
 
 namespace gpusizer {
@@ -154,7 +156,55 @@ using json_copy::bad_bytes;  // block_bad's test on a loaded block
 
 }  // namespace
 
-char* copy_json_plain(char* dst, std::string_view s) {
+#if defined(__x86_64__) && defined(__GNUC__)
+namespace {
+
+// The bytes of 32 that are not plain, each 0xFF: json_copy::bad_bytes on twice the width.
+[[gnu::target("avx2"), gnu::always_inline]] inline __m256i bad_bytes_avx2(__m256i v) {
+  return _mm256_or_si256(
+      _mm256_cmpgt_epi8(_mm256_set1_epi8(0x21), _mm256_xor_si256(v, _mm256_set1_epi8(0x02))),
+      _mm256_cmpeq_epi8(v, _mm256_set1_epi8('\\')));
+}
+
+// copy_json_plain for n >= 32 with 32-byte blocks (issue 18: the basis texts, ~3.7 KB of a line,
+// were ~7 instructions a 16-byte block with SSE2): 64 bytes a step, then 32, then the block
+// ending at the end, overlapping what was copied.
+[[gnu::target("avx2")]] char* copy_plain_avx2(char* dst, const char* p, size_t n) {
+  __m256i bad = _mm256_setzero_si256();
+  size_t i = 0;
+  for (; i + 64 <= n; i += 64) {
+    const __m256i a = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p + i));
+    const __m256i b = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p + i + 32));
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(dst + i), a);
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(dst + i + 32), b);
+    bad = _mm256_or_si256(bad, _mm256_or_si256(bad_bytes_avx2(a), bad_bytes_avx2(b)));
+  }
+  if (i + 32 <= n) {
+    const __m256i a = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p + i));
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(dst + i), a);
+    bad = _mm256_or_si256(bad, bad_bytes_avx2(a));
+    i += 32;
+  }
+  if (i < n) {
+    const __m256i a = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p + n - 32));
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(dst + n - 32), a);
+    bad = _mm256_or_si256(bad, bad_bytes_avx2(a));
+  }
+  return _mm256_testz_si256(bad, bad) ? dst + n : nullptr;
+}
+
+// Asked once before main; false until then (a text copied by another static initializer takes
+// the SSE2 path, which writes the same).
+const bool has_avx2 = [] {
+  __builtin_cpu_init();
+  return __builtin_cpu_supports("avx2") != 0;
+}();
+
+}  // namespace
+#endif
+
+// copy_json_plain without AVX2, and for texts shorter than 32 bytes.
+[[gnu::noinline]] char* copy_json_plain_sse2(char* dst, std::string_view s) {
   const char* p = s.data();
   const size_t n = s.size();
 #if defined(__SSE2__)
@@ -202,6 +252,15 @@ char* copy_json_plain(char* dst, std::string_view s) {
   if (!plain(s)) return nullptr;
   if (n) std::memcpy(dst, p, n);
   return dst + n;
+}
+
+// Only the choice between the two, so that both are tail calls (issue 18: the SSE2 body's
+// register saves were paid before the AVX2 path was taken, ~10 instructions a basis text).
+char* copy_json_plain(char* dst, std::string_view s) {
+#if defined(__x86_64__) && defined(__GNUC__)
+  if (s.size() >= 32 && has_avx2) return copy_plain_avx2(dst, s.data(), s.size());
+#endif
+  return copy_json_plain_sse2(dst, s);
 }
 
 void append_json_string(std::string& out, std::string_view s) {
@@ -272,31 +331,6 @@ char* write_json_integer(char* p, int64_t v) {
 
 char* write_json_integer(char* p, uint64_t v) {
   return json_integer_text(p, v);
-}
-
-char* write_json_float(char* p, double v) {
-  if (!std::isfinite(v)) {
-    std::memcpy(p, "null", 4);
-    return p + 4;
-  }
-  // A whole number below 10^15 (a fifth of an answer's doubles: prices, watts, years), without
-  // Grisu2's ~250 instructions. dump() writes it as its digits and ".0": Grisu2's interval around
-  // it is narrower than 1 (its ulp is at most 1/8), so the digits it generates are the integer's,
-  // trailing zeros dropped, and nlohmann writes fixed notation up to 15 digits before the point.
-  // Below 10^15 the magnitude converts to an integer exactly when it is whole: a conversion and
-  // a compare, not floor()'s ~18 instructions (the target has no SSE4.1 rounding instruction).
-  const double magnitude = std::fabs(v);
-  if (magnitude < 1e15) {
-    const auto whole = static_cast<int64_t>(magnitude);  // signed: one instruction each way
-    if (static_cast<double>(whole) != magnitude) return json_double_text(p, v);
-    if (std::signbit(v)) *p++ = '-';
-    p = json_integer_text(p, static_cast<uint64_t>(whole));
-    std::memcpy(p, ".0", 2);
-    return p + 2;
-  }
-  // nlohmann's own shortest round-trip form (Grisu2), so the text is the same as dump()'s.
-  static_assert(kJsonFloatChars >= kJsonDoubleRoom);
-  return json_double_text(p, v);
 }
 
 void append_json_integer(std::string& out, int64_t v) {

@@ -18,6 +18,9 @@ bool json_plain(std::string_view s);
 /// nullptr when it is not, with what was copied to be ignored. One pass over the bytes, each
 /// block loaded once for its test and its copy (issue 18: the basis texts, ~5 KB of a line).
 char* copy_json_plain(char* dst, std::string_view s);
+/// copy_json_plain's body on a CPU without AVX2 (where it has AVX2, for texts under 32 bytes);
+/// for the tests, which run both on a machine that has it.
+char* copy_json_plain_sse2(char* dst, std::string_view s);
 
 /// The text of append_json_integer and append_json_float written at `p` (room for 20 and
 /// kJsonFloatChars characters); returns the end.

@@ -72,30 +72,41 @@ TEST(JsonText, PlainTestsEveryByteAtEveryPosition) {
   }
 }
 
-// copy_json_plain copies and tests in one pass (32 bytes a step, then 16, then the block ending
-// at the end): the same answer as json_plain for every byte value at every position of every
-// length up to 80, the bytes copied when plain, and nothing written past the text's end.
+// copy_json_plain copies and tests in one pass (SSE2: 64 bytes a step, then 32, then 16, then
+// the block ending at the end; with AVX2 from 32 bytes on: 64, then 32, then the 32 ending at the
+// end; both bodies tested): the same answer as json_plain for every byte value at every position of
+// every length up to 80, and for the bytes at the edges of the plain range (and a plain one) at
+// every position up to 200 ('"' is 0x22, '\\' 0x5C), the bytes copied when plain, and nothing
+// written past the text's end.
 TEST(JsonText, CopyPlainTestsAndCopiesEveryByteAtEveryPosition) {
-  char out[96];
-  for (int b = 0; b < 256; ++b) {
+  char out[224];
+  std::string s;
+  const auto check_with = [&](char* (*copy)(char*, std::string_view), int b, size_t n, size_t i) {
     const bool byte_plain = b >= 0x20 && b < 0x80 && b != '"' && b != '\\';
-    for (size_t n = 1; n <= 80; ++n) {
-      for (size_t i = 0; i < n; ++i) {
-        std::string s(n, ' ');
-        for (size_t k = 0; k < n; ++k) s[k] = static_cast<char>('A' + k % 26);
-        s[i] = static_cast<char>(b);
-        std::memset(out, '#', sizeof out);
-        const char* end = copy_json_plain(out, s);
-        ASSERT_EQ(end != nullptr, byte_plain) << b << " " << n << " " << i;
-        ASSERT_EQ(out[n], '#') << b << " " << n << " " << i;
-        if (end) {
-          ASSERT_EQ(end, out + n);
-          ASSERT_EQ(std::string(out, n), s);
-        }
-      }
+    s.resize(n);
+    for (size_t k = 0; k < n; ++k) s[k] = static_cast<char>('A' + k % 26);
+    s[i] = static_cast<char>(b);
+    std::memset(out, '#', sizeof out);
+    const char* end = copy(out, s);
+    ASSERT_EQ(end != nullptr, byte_plain) << b << " " << n << " " << i;
+    ASSERT_EQ(out[n], '#') << b << " " << n << " " << i;
+    if (end) {
+      ASSERT_EQ(end, out + n);
+      ASSERT_EQ(std::string(out, n), s);
     }
-  }
+  };
+  const auto check = [&](int b, size_t n, size_t i) {
+    ASSERT_NO_FATAL_FAILURE(check_with(copy_json_plain, b, n, i));
+    ASSERT_NO_FATAL_FAILURE(check_with(copy_json_plain_sse2, b, n, i));
+  };
+  for (int b = 0; b < 256; ++b)
+    for (size_t n = 1; n <= 80; ++n)
+      for (size_t i = 0; i < n; ++i) ASSERT_NO_FATAL_FAILURE(check(b, n, i));
+  for (const int b : {0x00, 0x1F, 0x20, 0x21, 0x22, 0x5C, 0x7F, 0x80, 0xFF})
+    for (size_t n = 81; n <= 200; ++n)
+      for (size_t i = 0; i < n; ++i) ASSERT_NO_FATAL_FAILURE(check(b, n, i));
   EXPECT_EQ(copy_json_plain(out, ""), out);
+  EXPECT_EQ(copy_json_plain_sse2(out, ""), out);
 }
 
 TEST(JsonText, NumbersLikeNlohmann) {

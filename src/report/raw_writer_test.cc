@@ -141,5 +141,41 @@ TEST(RawWriter, AnswersWrittenAtOnceAsTheTree) {
   EXPECT_NE(quoted.find(R"("model":"my \"quoted\"\tmodel")"), std::string::npos) << quoted;
 }
 
+// The answer's model and rule of thumb, written at once: a dense model's parameters take the
+// text of its active ones, a mixture of experts writes both. Worked by hand: Llama-2-7B is
+// 32 layers of 4 x 4096^2 attention, 3 x 4096 x 11008 MLP and two 4096 norms (202,383,360),
+// two 32000 x 4096 embeddings and a final norm: 6,738,415,616. Mixtral-8x7B's layer has
+// 41,943,040 of attention (4096 x 1024 keys and values), eight experts of 3 x 4096 x 14336, a
+// 4096 x 8 router and two norms (1,451,270,144; 394,305,536 with two experts active):
+// 46,702,792,704 in all, 12,879,925,248 active. The rule of thumb for Llama-2-7B in fp16: 2 bytes a
+// parameter, activations and KV cache 10% of that each (rounded down from .2), 2 GB other.
+TEST(RawWriter, TheAnswersModelAndRuleOfThumbAtOnce) {
+  const nlohmann::json llama = {{"model", "llama-2-7b"}, {"gpu", "rtx-4090-24gb"}, {"batch", 4}};
+  const nlohmann::json mixtral = {
+      {"model", "mixtral-8x7b-v0.1"}, {"engine", "vllm"}, {"gpu", "h100"}, {"gpu_count", 2}};
+  std::string dense, experts;
+  append_estimate_json(dense, llama);
+  append_estimate_json(experts, mixtral);
+  EXPECT_NE(dense.find(R"j("model":{"active_params":6738415616,"id":"llama-2-7b",)j"
+                       R"j("max_context":4096,"params":6738415616},)j"),
+            std::string::npos)
+      << dense;
+  EXPECT_NE(
+      dense.find(R"j("rule_of_thumb":{"activations_bytes":1347683123,"basis":"the articles')j"
+                 R"j( rule of thumb: params x bytes; activations and KV 10% of the weights; 2)j"
+                 R"j( GB other; LoRA trains 1%; Adam 8 B and gradients 2 B per trainable)j"
+                 R"j( parameter (decimal GB)","gradients_bytes":0,"kv_cache_bytes":1347683123,)j"
+                 R"j("optimizer_bytes":0,"overhead_bytes":2000000000,)j"
+                 R"j("total_bytes":18172197478,"weights_bytes":13476831232},)j"),
+      std::string::npos)
+      << dense;
+  EXPECT_NE(experts.find(R"j("model":{"active_params":12879925248,"id":"mixtral-8x7b-v0.1",)j"
+                         R"j("max_context":32768,"params":46702792704},)j"),
+            std::string::npos)
+      << experts;
+  EXPECT_EQ(dense, json_text(estimate_json(llama)));
+  EXPECT_EQ(experts, json_text(estimate_json(mixtral)));
+}
+
 }  // namespace
 }  // namespace gpusizer
