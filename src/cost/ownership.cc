@@ -115,7 +115,7 @@ void add_cloud(const Scenario& s, const CostAssumptions& a, const Catalog& catal
     if (text == OwnershipText::kBasis) o.basis.push_back(cloud_basis(s, *rent, a, node_gpus));
     return;
   }
-  if (text == OwnershipText::kNone) return;
+  if (text == OwnershipText::kNone || text == OwnershipText::kRentOnly) return;
   o.not_rented =
       format_text(FMT_COMPILE("not rented: no cloud instance of {} in data/instances.csv{}"),
                   g.name, china ? " in mainland-China regions" : "");
@@ -366,8 +366,12 @@ Ownership ownership(const Scenario& s, const std::optional<PerformanceEstimate>&
     use.tokens_per_s = useful_tokens_per_s(s, performance);
     if (performance && performance->time_to_train_s) use.run_s = *performance->time_to_train_s;
     add_cloud(s, a, catalog, region, use, text, o);
-    add_on_prem(s, power, a, catalog, plan, use, text, o);
-    if (text != OwnershipText::kNone) set_break_even(*s.gpu, a, o);
+    if (text != OwnershipText::kRentOnly)
+      add_on_prem(s, power, a, catalog, plan, use, text, o);
+    else if (!o.cloud && use.run_s > 0)  // the run priced on-prem (price_training_run)
+      add_on_prem(s, power, a, catalog, plan, use, OwnershipText::kNone, o);
+    if (text == OwnershipText::kVerdict || text == OwnershipText::kBasis)
+      set_break_even(*s.gpu, a, o);
   }
   o.assumptions = std::move(a);
   return o;

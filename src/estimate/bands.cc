@@ -164,7 +164,7 @@ void write_band_lines(Basis& basis, const SpeedBand* const* written, size_t n_wr
 }  // namespace
 
 void add_speed_bands(const Scenario& s, const SpeedBands& bands, PerformanceEstimate& p,
-                     CostEstimate& cost_figures, Explanations* why) {
+                     CostEstimate& cost_figures, Explanations* why, bool set_bands) {
   const BandedFigures& figures = banded_figures();
   // Each figure's band (low, high), held where its bit in `has` is set: an array of optionals
   // was zeroed whole by GCC, and only the figures banded are read (issue 18).
@@ -194,9 +194,11 @@ void add_speed_bands(const Scenario& s, const SpeedBands& bands, PerformanceEsti
     }
     const SpeedBand* band = found;
     if (!band) continue;
-    banded[i] = band_of(*value, figures.kind[i], *band);
-    has |= uint32_t{1} << i;
-    has_by_name |= uint32_t{1} << figures.name_rank[i];
+    if (set_bands) {
+      banded[i] = band_of(*value, figures.kind[i], *band);
+      has |= uint32_t{1} << i;
+      has_by_name |= uint32_t{1} << figures.name_rank[i];
+    }
     if (!wants_basis(why) || std::find(written, written + n_written, band) != written + n_written)
       continue;
     written[n_written++] = band;

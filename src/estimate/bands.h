@@ -10,8 +10,9 @@ namespace gpusizer {
 
 /// Sets the bands of the speed figures `p` and of the cost figures `cost` (from the band of the
 /// throughput they divide by) from the bands of the scenario's engine; explains them in
-/// why->basis under "bands" (no text when `why` is null).
+/// why->basis under "bands" (no text when `why` is null). Without `set_bands`, only the text: an
+/// answer that leaves the speed and cost figures out (a setup that does not fit) writes it alone.
 void add_speed_bands(const Scenario& s, const SpeedBands& bands, PerformanceEstimate& p,
-                     CostEstimate& cost, Explanations* why);
+                     CostEstimate& cost, Explanations* why, bool set_bands = true);
 
 }  // namespace gpusizer
