@@ -352,12 +352,12 @@ void set_break_even(const Gpu& g, const CostAssumptions& a, Ownership& o) {
   }
 }
 
-// The figures and texts, then the assumptions moved into the answer (callers holding theirs by
-// reference pass a copy).
-Ownership ownership(const Scenario& s, const std::optional<PerformanceEstimate>& performance,
+// The figures and texts into `o` (default-constructed), then the assumptions moved into it
+// (callers holding theirs by reference pass a copy).
+void fill_ownership(const Scenario& s, const std::optional<PerformanceEstimate>& performance,
                     const PowerEstimate& power, CostAssumptions&& a, const Catalog& catalog,
-                    const std::string& region, OwnershipText text, const NodePlan* plan) {
-  Ownership o;
+                    const std::string& region, OwnershipText text, const NodePlan* plan,
+                    Ownership& o) {
   if (s.gpu) {
     // At most three lines (cloud or not rented, on-prem, the smallest server): one allocation
     // instead of one per doubling (issue 18).
@@ -374,6 +374,13 @@ Ownership ownership(const Scenario& s, const std::optional<PerformanceEstimate>&
       set_break_even(*s.gpu, a, o);
   }
   o.assumptions = std::move(a);
+}
+
+Ownership ownership(const Scenario& s, const std::optional<PerformanceEstimate>& performance,
+                    const PowerEstimate& power, CostAssumptions&& a, const Catalog& catalog,
+                    const std::string& region, OwnershipText text, const NodePlan* plan) {
+  Ownership o;
+  fill_ownership(s, performance, power, std::move(a), catalog, region, text, plan, o);
   return o;
 }
 
@@ -402,11 +409,10 @@ Ownership ownership_without_basis(const Scenario& s,
                    OwnershipText::kVerdict, nullptr);
 }
 
-Ownership estimate_ownership(const Scenario& s,
-                             const std::optional<PerformanceEstimate>& performance,
-                             const PowerEstimate& power, CostAssumptions&& a,
-                             const Catalog& catalog, const NodePlan* plan, OwnershipText text) {
-  return ownership(s, performance, power, std::move(a), catalog, "", text, plan);
+void estimate_ownership(const Scenario& s, const std::optional<PerformanceEstimate>& performance,
+                        const PowerEstimate& power, CostAssumptions&& a, const Catalog& catalog,
+                        const NodePlan* plan, OwnershipText text, Ownership& o) {
+  fill_ownership(s, performance, power, std::move(a), catalog, "", text, plan, o);
 }
 
 // to_json(const Ownership&) is written by the report (src/report/ownership_json.cc).

@@ -35,9 +35,10 @@ enum class OwnershipText { kNone, kVerdict, kBasis, kRentOnly };
 /// or ownership_cost by `text`, in the scenario's region, with the nodes that power was estimated
 /// with (`plan`, estimate_power's; null: planned here) and the assumptions moved into the answer
 /// instead of copied (issue 18: a plan of the nodes and a copy of costs.json's map per estimate).
-Ownership estimate_ownership(const Scenario& s,
-                             const std::optional<PerformanceEstimate>& performance,
-                             const PowerEstimate& power, CostAssumptions&& a,
-                             const Catalog& catalog, const NodePlan* plan, OwnershipText text);
+/// Written into `o`, default-constructed: the estimate's own, made in place (issue 18: an
+/// Ownership returned was moved into the estimate's optional and destroyed, its ten strings each).
+void estimate_ownership(const Scenario& s, const std::optional<PerformanceEstimate>& performance,
+                        const PowerEstimate& power, CostAssumptions&& a, const Catalog& catalog,
+                        const NodePlan* plan, OwnershipText text, Ownership& o);
 
 }  // namespace gpusizer

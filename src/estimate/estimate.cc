@@ -162,8 +162,8 @@ void estimate_cost(const Scenario& s, const Catalog& catalog, CostAssumptions&& 
                              : !extras         ? OwnershipText::kRentOnly
                              : why->basis.on() ? OwnershipText::kBasis
                                                : OwnershipText::kVerdict;
-  e.ownership = estimate_ownership(s, e.performance, e.power, std::move(costs), catalog,
-                                   e.power.nodes ? &plan : nullptr, text);
+  estimate_ownership(s, e.performance, e.power, std::move(costs), catalog,
+                     e.power.nodes ? &plan : nullptr, text, e.ownership.emplace());
   if (const auto& rent = e.ownership->cloud) {
     e.cost.usd_per_hour = rent->usd_per_hour;
     if (why) append_rent_basis(why->basis, *rent, s.gpu_count);
@@ -289,8 +289,8 @@ void StagedEstimate::add_speed(ModuleSumsMemo* memo) {
 void StagedEstimate::add_priced(ModuleSumsMemo* memo, bool extras) {
   CostAssumptions costs = with_cost_overrides(catalog_.cost_defaults(), s_.costs);
   NodePlan plan;  // counted once, for power and the on-prem price
-  e_.power = estimate_power(s_, with_facility_overrides(catalog_.facility_defaults(), s_.facility),
-                            costs, catalog_, why_, plan);
+  estimate_power(s_, with_facility_overrides(catalog_.facility_defaults(), s_.facility), costs,
+                 catalog_, why_, plan, e_.power);
   if (s_.gpu) {
     if (extras)
       add_speed(memo);

@@ -70,7 +70,8 @@ class StagedEstimate {
   void add_speed(ModuleSumsMemo* memo = nullptr);
   /// Adds power, and with a GPU speed (with `memo` as add_speed's), ownership and cost; with
   /// explanations, the ownership's texts and the step's split by part only with `extras`
-  /// (UnfitExtras).
+  /// (UnfitExtras). The power is written into the estimate's own, which must be as a new
+  /// Estimate has it (issue 18: made in place, not moved in).
   void add_priced(ModuleSumsMemo* memo = nullptr, bool extras = true);
 
  private:
