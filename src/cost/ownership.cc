@@ -115,7 +115,7 @@ void add_cloud(const Scenario& s, const CostAssumptions& a, const Catalog& catal
     if (text == OwnershipText::kBasis) o.basis.push_back(cloud_basis(s, *rent, a, node_gpus));
     return;
   }
-  if (text == OwnershipText::kNone) return;
+  if (text == OwnershipText::kNone || text == OwnershipText::kRentOnly) return;
   o.not_rented =
       format_text(FMT_COMPILE("not rented: no cloud instance of {} in data/instances.csv{}"),
                   g.name, china ? " in mainland-China regions" : "");
@@ -352,12 +352,12 @@ void set_break_even(const Gpu& g, const CostAssumptions& a, Ownership& o) {
   }
 }
 
-// The figures and texts, then the assumptions moved into the answer (callers holding theirs by
-// reference pass a copy).
-Ownership ownership(const Scenario& s, const std::optional<PerformanceEstimate>& performance,
+// The figures and texts into `o` (default-constructed), then the assumptions moved into it
+// (callers holding theirs by reference pass a copy).
+void fill_ownership(const Scenario& s, const std::optional<PerformanceEstimate>& performance,
                     const PowerEstimate& power, CostAssumptions&& a, const Catalog& catalog,
-                    const std::string& region, OwnershipText text, const NodePlan* plan) {
-  Ownership o;
+                    const std::string& region, OwnershipText text, const NodePlan* plan,
+                    Ownership& o) {
   if (s.gpu) {
     // At most three lines (cloud or not rented, on-prem, the smallest server): one allocation
     // instead of one per doubling (issue 18).
@@ -366,10 +366,21 @@ Ownership ownership(const Scenario& s, const std::optional<PerformanceEstimate>&
     use.tokens_per_s = useful_tokens_per_s(s, performance);
     if (performance && performance->time_to_train_s) use.run_s = *performance->time_to_train_s;
     add_cloud(s, a, catalog, region, use, text, o);
-    add_on_prem(s, power, a, catalog, plan, use, text, o);
-    if (text != OwnershipText::kNone) set_break_even(*s.gpu, a, o);
+    if (text != OwnershipText::kRentOnly)
+      add_on_prem(s, power, a, catalog, plan, use, text, o);
+    else if (!o.cloud && use.run_s > 0)  // the run priced on-prem (price_training_run)
+      add_on_prem(s, power, a, catalog, plan, use, OwnershipText::kNone, o);
+    if (text == OwnershipText::kVerdict || text == OwnershipText::kBasis)
+      set_break_even(*s.gpu, a, o);
   }
   o.assumptions = std::move(a);
+}
+
+Ownership ownership(const Scenario& s, const std::optional<PerformanceEstimate>& performance,
+                    const PowerEstimate& power, CostAssumptions&& a, const Catalog& catalog,
+                    const std::string& region, OwnershipText text, const NodePlan* plan) {
+  Ownership o;
+  fill_ownership(s, performance, power, std::move(a), catalog, region, text, plan, o);
   return o;
 }
 
@@ -398,11 +409,10 @@ Ownership ownership_without_basis(const Scenario& s,
                    OwnershipText::kVerdict, nullptr);
 }
 
-Ownership estimate_ownership(const Scenario& s,
-                             const std::optional<PerformanceEstimate>& performance,
-                             const PowerEstimate& power, CostAssumptions&& a,
-                             const Catalog& catalog, const NodePlan* plan, OwnershipText text) {
-  return ownership(s, performance, power, std::move(a), catalog, "", text, plan);
+void estimate_ownership(const Scenario& s, const std::optional<PerformanceEstimate>& performance,
+                        const PowerEstimate& power, CostAssumptions&& a, const Catalog& catalog,
+                        const NodePlan* plan, OwnershipText text, Ownership& o) {
+  fill_ownership(s, performance, power, std::move(a), catalog, "", text, plan, o);
 }
 
 // to_json(const Ownership&) is written by the report (src/report/ownership_json.cc).

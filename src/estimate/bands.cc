@@ -168,39 +168,41 @@ void write_band_lines(Basis& basis, const SpeedBand* const* written, size_t n_wr
 
 // The first and last training figures of kFigures: the ones an MFU ceiling holds.
 constexpr size_t kFirstTraining = figure_index("train_tokens_per_s");
+constexpr size_t kMfu = figure_index("mfu");
 constexpr size_t kLastTraining = figure_index("time_to_train_s");
-static_assert(kFirstTraining < kLastTraining && kLastTraining < kCount);
+static_assert(kFirstTraining < kMfu && kMfu < kLastTraining && kLastTraining < kCount);
 
-// Holds a training step's banded figures to what an MFU of `ceiling` allows: a measured rate
-// can exceed the predicted by at most ceiling / mfu, however wide its class's measured errors
-// (the mixture-of-experts band reaches 2.5 x). Rates keep their highs under that factor, times
-// their lows over its inverse. Whether any band moved.
-bool hold_to_mfu_ceiling(const PerformanceEstimate& p, double ceiling,
-                         std::pair<double, double>* banded, uint32_t has) {
-  constexpr size_t kMfu = figure_index("mfu");
-  if (!(has & (uint32_t{1} << kMfu)) || ceiling <= 0) return false;
-  const BandedFigures& figures = banded_figures();
+// How far a training step's measured rate can exceed the predicted under an MFU `ceiling`:
+// ceiling / mfu (at least 1), however wide its class's measured errors (the mixture-of-experts
+// band reaches 2.5 x); 0 when the band reaches no further (nothing to hold). The training
+// figures share one band, whose rates reach 1 / (1 + low_error) x the predicted (band_of).
+double mfu_room(const PerformanceEstimate& p, double ceiling, const SpeedBand* band) {
+  if (!band || ceiling <= 0 || !p.mfu || !(*p.mfu > 0)) return 0;
   const double room = std::max(1.0, ceiling / *p.mfu);
-  bool moved = false;
+  return room * (1 + band->low_error) < 1 ? room : 0;
+}
+
+// Holds the training step's banded figures to `room`: rates keep their highs under it, times
+// their lows over its inverse.
+void hold_to_room(const PerformanceEstimate& p, double room, std::pair<double, double>* banded,
+                  uint32_t has) {
+  const BandedFigures& figures = banded_figures();
   for (size_t i = kFirstTraining; i <= kLastTraining; ++i) {
     if (!(has & (uint32_t{1} << i))) continue;
     const double value = *(p.*figures.member[i]);
     auto& [low, high] = banded[i];
-    if (figures.kind[i].is_time) {
-      moved |= low < value / room;
+    if (figures.kind[i].is_time)
       low = std::max(low, value / room);
-    } else {
-      moved |= high > value * room;
+    else
       high = std::min(high, value * room);
-    }
   }
-  return moved;
 }
 
 }  // namespace
 
 void add_speed_bands(const Scenario& s, const SpeedBands& bands, PerformanceEstimate& p,
-                     CostEstimate& cost_figures, Explanations* why, double mfu_ceiling) {
+                     CostEstimate& cost_figures, Explanations* why, bool set_bands,
+                     double mfu_ceiling) {
   const BandedFigures& figures = banded_figures();
   // Each figure's band (low, high), held where its bit in `has` is set: an array of optionals
   // was zeroed whole by GCC, and only the figures banded are read (issue 18).
@@ -218,6 +220,7 @@ void add_speed_bands(const Scenario& s, const SpeedBands& bands, PerformanceEsti
   // The figures come grouped by kind (kFigures' order): each kind's band is searched for once.
   std::string_view found_kind;
   const SpeedBand* found = nullptr;
+  const SpeedBand* mfu_band = nullptr;  // the training band, when the MFU has one
   for (size_t i = 0; i < kCount; ++i) {
     const std::optional<double>& value = p.*figures.member[i];
     if (!value || !std::isfinite(*value) || *value <= 0) continue;
@@ -230,14 +233,18 @@ void add_speed_bands(const Scenario& s, const SpeedBands& bands, PerformanceEsti
     }
     const SpeedBand* band = found;
     if (!band) continue;
-    banded[i] = band_of(*value, figures.kind[i], *band);
-    has |= uint32_t{1} << i;
-    has_by_name |= uint32_t{1} << figures.name_rank[i];
+    if (i == kMfu) mfu_band = band;
+    if (set_bands) {
+      banded[i] = band_of(*value, figures.kind[i], *band);
+      has |= uint32_t{1} << i;
+      has_by_name |= uint32_t{1} << figures.name_rank[i];
+    }
     if (!wants_basis(why) || std::find(written, written + n_written, band) != written + n_written)
       continue;
     written[n_written++] = band;
   }
-  const bool held = hold_to_mfu_ceiling(p, mfu_ceiling, banded, has);
+  const double room = mfu_room(p, mfu_ceiling, mfu_band);
+  if (room > 0) hold_to_room(p, room, banded, has);
   for (uint32_t left = has_by_name; left != 0; left &= left - 1) {
     const size_t i = figures.by_name[std::countr_zero(left)];
     p.bands.set_static(kFigures[i], banded[i]);
@@ -262,7 +269,7 @@ void add_speed_bands(const Scenario& s, const SpeedBands& bands, PerformanceEsti
           name, std::pair{*cost * value / band.second, *cost * value / band.first});
     }
   }
-  if (n_written > 0) write_band_lines(why->basis, written, n_written, held ? mfu_ceiling : 0);
+  if (n_written > 0) write_band_lines(why->basis, written, n_written, room > 0 ? mfu_ceiling : 0);
 }
 
 }  // namespace gpusizer

@@ -106,7 +106,7 @@ TEST(SpeedBands, TrainingBandsStopAtTheMfuCeiling) {
     p.step_time_s = 10;
     p.mfu = mfu;
     CostEstimate cost;
-    add_speed_bands(s, bands, p, cost, &why, ceiling);
+    add_speed_bands(s, bands, p, cost, &why, true, ceiling);
     return p.bands;
   };
   Explanations why;
@@ -124,6 +124,15 @@ TEST(SpeedBands, TrainingBandsStopAtTheMfuCeiling) {
   EXPECT_DOUBLE_EQ(free.at("train_tokens_per_s").second, 2500);
   EXPECT_DOUBLE_EQ(free.at("step_time_s").first, 4);
   EXPECT_TRUE(free_why.basis.at("bands").ends_with("(n=20)"));
+  // An answer that writes the text alone (a setup that does not fit) says the same.
+  PerformanceEstimate p;
+  p.train_tokens_per_s = 1000;
+  p.mfu = 0.5;
+  CostEstimate cost;
+  Explanations text_only;
+  add_speed_bands(s, bands, p, cost, &text_only, false, 0.8);
+  EXPECT_TRUE(p.bands.empty());
+  EXPECT_EQ(text_only.basis.at("bands"), why.basis.at("bands"));
 }
 
 // The ceiling is the GPU's measured MAMF for the step's GEMMs (data/speed.json

@@ -158,13 +158,15 @@ void append_rent_basis(Basis& basis, const CloudCost& rent, int64_t gpu_count) {
 // training run's price and energy (cost/run_cost.h).
 // `plan`: the nodes power counted (estimate_power); the assumptions end in the ownership.
 void estimate_cost(const Scenario& s, const Catalog& catalog, CostAssumptions&& costs,
-                   const NodePlan& plan, Estimate& e, Explanations* why, bool ownership_texts) {
-  // Numbers only: the ownership's figures without its basis lines and verdict.
-  const OwnershipText text = !why || !ownership_texts ? OwnershipText::kNone
-                             : why->basis.on()        ? OwnershipText::kBasis
-                                                      : OwnershipText::kVerdict;
-  e.ownership = estimate_ownership(s, e.performance, e.power, std::move(costs), catalog,
-                                   e.power.nodes ? &plan : nullptr, text);
+                   const NodePlan& plan, Estimate& e, Explanations* why, bool extras) {
+  // Numbers only: the ownership's figures without its basis lines and verdict; an explained
+  // estimate without its ownership's texts is an answer's that writes no cost: the rent alone.
+  const OwnershipText text = !why              ? OwnershipText::kNone
+                             : !extras         ? OwnershipText::kRentOnly
+                             : why->basis.on() ? OwnershipText::kBasis
+                                               : OwnershipText::kVerdict;
+  estimate_ownership(s, e.performance, e.power, std::move(costs), catalog,
+                     e.power.nodes ? &plan : nullptr, text, e.ownership.emplace());
   if (const auto& rent = e.ownership->cloud) {
     e.cost.usd_per_hour = rent->usd_per_hour;
     if (why) append_rent_basis(why->basis, *rent, s.gpu_count);
@@ -207,16 +209,17 @@ void explain_counts(const Scenario& s, const ModelCounts& counts, const Estimate
 }
 
 // An explained estimate's stages after the memory: the counts' basis, power, speed (with
-// `memo`) and cost (the ownership's texts by `ownership_texts`), the speed bands and the
-// warnings, then the basis and warnings moved into `e`.
+// `memo`) and cost, the speed bands and the warnings (what an answer leaves out of a setup that
+// does not fit by `unfit_extras`), then the basis and warnings moved into `e`.
 void explain(const Scenario& s, const Catalog& catalog, StagedEstimate& staged,
-             ModuleSumsMemo* memo, OwnershipTexts ownership_texts, Estimate& e, Explanations& why) {
+             ModuleSumsMemo* memo, UnfitExtras unfit_extras, Estimate& e, Explanations& why) {
   explain_counts(s, staged.counts(), e, why);
   const bool does_not_fit = e.memory.fits && !*e.memory.fits;
-  staged.add_priced(memo, ownership_texts == OwnershipTexts::kAlways || !does_not_fit);
+  const bool extras = unfit_extras == UnfitExtras::kMade || !does_not_fit;
+  staged.add_priced(memo, extras);
   if (e.performance) {
     const bool trains = e.performance->mfu && *e.performance->mfu > 0;
-    add_speed_bands(s, catalog.speed_bands(), *e.performance, e.cost, &why,
+    add_speed_bands(s, catalog.speed_bands(), *e.performance, e.cost, &why, extras,
                     trains ? mfu_ceiling(s, catalog.speed()) : 0);
   }
   add_warnings(s, catalog, why);
@@ -289,14 +292,18 @@ void StagedEstimate::add_speed(ModuleSumsMemo* memo) {
                    memo);
 }
 
-void StagedEstimate::add_priced(ModuleSumsMemo* memo, bool ownership_texts) {
+void StagedEstimate::add_priced(ModuleSumsMemo* memo, bool extras) {
   CostAssumptions costs = with_cost_overrides(catalog_.cost_defaults(), s_.costs);
   NodePlan plan;  // counted once, for power and the on-prem price
-  e_.power = estimate_power(s_, with_facility_overrides(catalog_.facility_defaults(), s_.facility),
-                            costs, catalog_, why_, plan);
+  estimate_power(s_, with_facility_overrides(catalog_.facility_defaults(), s_.facility), costs,
+                 catalog_, why_, plan, e_.power);
   if (s_.gpu) {
-    add_speed(memo);
-    estimate_cost(s_, catalog_, std::move(costs), plan, e_, why_, ownership_texts);
+    if (extras)
+      add_speed(memo);
+    else  // the split of a training step by part: written with the performance alone
+      estimate_speed_without_breakdown(s_, catalog_, rules_.engine, e_.memory, counts_, why_,
+                                       e_.performance.emplace(), memo);
+    estimate_cost(s_, catalog_, std::move(costs), plan, e_, why_, extras);
   }
 }
 
@@ -316,17 +323,17 @@ Estimate estimate(const Scenario& s, const Catalog& catalog, Detail detail) {
   Explanations why;
   if (detail == Detail::kNoBasis) why.basis.turn_off();
   StagedEstimate staged(s, catalog, e, &why);
-  explain(s, catalog, staged, nullptr, OwnershipTexts::kAlways, e, why);
+  explain(s, catalog, staged, nullptr, UnfitExtras::kMade, e, why);
   return e;
 }
 
 Estimate estimate(const Scenario& s, const Catalog& catalog, Detail detail,
-                  const ModelCounts& counts, ModuleSumsMemo& memo, OwnershipTexts ownership_texts) {
+                  const ModelCounts& counts, ModuleSumsMemo& memo, UnfitExtras unfit_extras) {
   Estimate e;
   Explanations why;
   if (detail == Detail::kNoBasis) why.basis.turn_off();
   StagedEstimate staged(s, catalog, e, counts, &why);
-  explain(s, catalog, staged, &memo, ownership_texts, e, why);
+  explain(s, catalog, staged, &memo, unfit_extras, e, why);
   return e;
 }
 

@@ -132,13 +132,15 @@ void explain_power(const Scenario& s, const Facility& f, const CostAssumptions& 
 PowerEstimate estimate_power(const Scenario& s, const Facility& site, const CostAssumptions& money,
                              const Catalog& catalog, Explanations* why) {
   NodePlan plan;
-  return estimate_power(s, site, money, catalog, why, plan);
+  PowerEstimate power;
+  estimate_power(s, site, money, catalog, why, plan, power);
+  return power;
 }
 
-PowerEstimate estimate_power(const Scenario& s, const Facility& site, const CostAssumptions& money,
-                             const Catalog& catalog, Explanations* why, NodePlan& plan) {
-  PowerEstimate power;
-  if (!s.gpu || !s.gpu->tdp_w) return power;
+void estimate_power(const Scenario& s, const Facility& site, const CostAssumptions& money,
+                    const Catalog& catalog, Explanations* why, NodePlan& plan,
+                    PowerEstimate& power) {
+  if (!s.gpu || !s.gpu->tdp_w) return;
   const double tdp = *s.gpu->tdp_w;
   // The nodes and their host: the smallest server form that holds a node (data/servers.csv): a
   // desktop's one CPU is not a dual-CPU server's. A scenario's own facility.host_* win.
@@ -176,7 +178,6 @@ PowerEstimate estimate_power(const Scenario& s, const Facility& site, const Cost
     power.racks = (nodes + per_rack - 1) / per_rack;
   }
   if (why) explain_power(s, f, money, plan, per_node, power, *why);
-  return power;
 }
 
 }  // namespace gpusizer

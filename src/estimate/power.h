@@ -22,9 +22,12 @@ double node_peak_watts(const Gpu& gpu, int64_t per_node, const Facility& facilit
 PowerEstimate estimate_power(const Scenario& s, const Facility& site, const CostAssumptions& costs,
                              const Catalog& catalog, Explanations* why);
 
-/// The same, and the nodes it counted (`plan`, left as it was without a GPU of known TDP) for
-/// the ownership of the same scenario (cost/ownership_figures.h, estimate_ownership).
-PowerEstimate estimate_power(const Scenario& s, const Facility& site, const CostAssumptions& costs,
-                             const Catalog& catalog, Explanations* why, NodePlan& plan);
+/// The same into `power` (default-constructed: an estimate's own, made in place instead of
+/// moved into it, issue 18), and the nodes it counted (`plan`, left as it was without a GPU of
+/// known TDP) for the ownership of the same scenario (cost/ownership_figures.h,
+/// estimate_ownership).
+void estimate_power(const Scenario& s, const Facility& site, const CostAssumptions& costs,
+                    const Catalog& catalog, Explanations* why, NodePlan& plan,
+                    PowerEstimate& power);
 
 }  // namespace gpusizer

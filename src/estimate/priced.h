@@ -18,21 +18,25 @@ struct ModuleSumsMemo;  // speed/training_speed.h
 /// constraints on, for searches that explain only the options they return.
 Estimate estimate_priced(const Scenario& s, const Catalog& catalog);
 
-/// When an explained estimate writes its ownership's texts (its basis lines and break-even
-/// verdict): always, or only when the memory fits (or no GPU is given to fit): an answer writes
-/// no cost for a setup that does not fit (gpusizer/fit_verdict.h), and those texts were ~3,400
-/// instructions of such an answer line (issue 18).
-enum class OwnershipTexts { kAlways, kWhenFits };
+/// What an explained estimate makes for a setup whose memory does not fit (a GPU given): all of
+/// it (kMade), or not what an answer leaves out of it (kSkipped): an answer writes no cost and no
+/// performance for such a setup (gpusizer/fit_verdict.h), so the ownership's texts (its basis
+/// lines and break-even verdict, ~3,400 instructions of such an answer line), its on-prem figures
+/// (unless a training run's price falls back on them: OwnershipText::kRentOnly), the training
+/// step's split by part and the speed and cost figures' bands are not made (issue 18). The
+/// other figures and the estimate's own basis texts are made either way (the answer writes the
+/// texts, and the change search reads the figures).
+enum class UnfitExtras { kMade, kSkipped };
 
 /// estimate(s, catalog, detail) for Detail::kFull or kNoBasis, with the model already counted
 /// (`counts` = count_model(s)) and the training step's sums and rates kept in `memo`
 /// (speed/training_speed.h): the answer that searches what to change next starts the search
 /// with both, so its candidates of the base's task do not count the model or make those figures
-/// again (issue 18). The figures are estimate()'s, and so are the texts but for the ownership's
-/// with OwnershipTexts::kWhenFits; `counts` and `memo` must outlive the search.
+/// again (issue 18). The figures are estimate()'s, and so are the texts, but for what
+/// UnfitExtras::kSkipped leaves out; `counts` and `memo` must outlive the search.
 Estimate estimate(const Scenario& s, const Catalog& catalog, Detail detail,
                   const ModelCounts& counts, ModuleSumsMemo& memo,
-                  OwnershipTexts ownership_texts = OwnershipTexts::kAlways);
+                  UnfitExtras unfit_extras = UnfitExtras::kMade);
 
 /// An estimate in stages, the one way estimate(), estimate_priced and the searches assemble
 /// one: the model is counted, the engine's rules looked up and the memory estimated once; speed,
@@ -64,9 +68,11 @@ class StagedEstimate {
   /// Adds the speed (with a GPU); a search passes its `memo` of the training step's matrix sums
   /// (speed/training_speed.h), which must outlive its candidates' model and counts.
   void add_speed(ModuleSumsMemo* memo = nullptr);
-  /// Adds power, and with a GPU speed (with `memo` as add_speed's), ownership and cost; the
-  /// ownership's texts (with explanations) only when `ownership_texts`.
-  void add_priced(ModuleSumsMemo* memo = nullptr, bool ownership_texts = true);
+  /// Adds power, and with a GPU speed (with `memo` as add_speed's), ownership and cost; with
+  /// explanations, the ownership's texts and the step's split by part only with `extras`
+  /// (UnfitExtras). The power is written into the estimate's own, which must be as a new
+  /// Estimate has it (issue 18: made in place, not moved in).
+  void add_priced(ModuleSumsMemo* memo = nullptr, bool extras = true);
 
  private:
   void estimate_memory_stage(memory::PartsMemo* memo = nullptr);

@@ -36,27 +36,28 @@ TEST(EstimatePriced, FullEstimatesFiguresWithoutText) {
   EXPECT_FALSE(full.cost.bands.empty());
 }
 
-// OwnershipTexts::kWhenFits (an answer's estimate): the ownership's figures always, its texts
-// only when the memory fits. Full fine-tuning of Llama-2-7B on one A100 80GB needs ~16 bytes a
-// parameter (~108 GB): it does not fit; rented, one GCP a2-ultragpu-1g at $5.0688/h
-// (data/instances.csv). Llama-2-7B LoRA on the same GPU fits (~14 GB of weights).
+// UnfitExtras::kSkipped (an answer's estimate): the rent's figures always, the on-prem figures
+// and the ownership's texts only when the memory fits. Full fine-tuning of Llama-2-7B on one A100
+// 80GB needs ~16 bytes a parameter (~108 GB): it does not fit; rented, one GCP a2-ultragpu-1g at
+// $5.0688/h (data/instances.csv). Llama-2-7B LoRA on the same GPU fits (~14 GB of weights).
 TEST(EstimatePriced, OwnershipTextsOnlyWhenTheMemoryFits) {
   const Catalog& catalog = Catalog::builtin();
-  const auto answer_estimate = [&](const nlohmann::json& input, OwnershipTexts texts) {
+  const auto answer_estimate = [&](const nlohmann::json& input, UnfitExtras extras) {
     const Scenario s = resolved(parse_scenario(input, catalog), catalog);
     const ModelCounts counts = count_model(s);
     ModuleSumsMemo memo;
-    return estimate(s, catalog, Detail::kFull, counts, memo, texts);
+    return estimate(s, catalog, Detail::kFull, counts, memo, extras);
   };
   const nlohmann::json full = {{"model", "llama-2-7b"}, {"task", "full"}, {"gpu", "a100-80g"}};
-  const Estimate always = answer_estimate(full, OwnershipTexts::kAlways);
-  const Estimate when_fits = answer_estimate(full, OwnershipTexts::kWhenFits);
+  const Estimate always = answer_estimate(full, UnfitExtras::kMade);
+  const Estimate when_fits = answer_estimate(full, UnfitExtras::kSkipped);
   ASSERT_TRUE(when_fits.memory.fits && !*when_fits.memory.fits);
   ASSERT_TRUE(always.ownership && always.ownership->cloud && always.ownership->on_prem);
-  ASSERT_TRUE(when_fits.ownership && when_fits.ownership->cloud && when_fits.ownership->on_prem);
+  ASSERT_TRUE(when_fits.ownership && when_fits.ownership->cloud);
   EXPECT_DOUBLE_EQ(when_fits.ownership->cloud->usd_per_hour, 5.0688);
   EXPECT_EQ(when_fits.ownership->cloud->usd_per_hour, always.ownership->cloud->usd_per_hour);
-  EXPECT_EQ(when_fits.ownership->on_prem->usd_per_hour, always.ownership->on_prem->usd_per_hour);
+  // Rented, and no run's length (no training.tokens): nothing is priced on-prem.
+  EXPECT_FALSE(when_fits.ownership->on_prem);
   EXPECT_EQ(always.ownership->basis.size(), 2u);
   EXPECT_FALSE(always.ownership->break_even.verdict.empty());
   EXPECT_TRUE(when_fits.ownership->basis.empty());
@@ -66,11 +67,76 @@ TEST(EstimatePriced, OwnershipTextsOnlyWhenTheMemoryFits) {
   EXPECT_FALSE(when_fits.basis.at("usd_per_hour").empty());
 
   const nlohmann::json lora = {{"model", "llama-2-7b"}, {"task", "lora"}, {"gpu", "a100-80g"}};
-  const Estimate fits = answer_estimate(lora, OwnershipTexts::kWhenFits);
+  const Estimate fits = answer_estimate(lora, UnfitExtras::kSkipped);
   ASSERT_TRUE(fits.memory.fits && *fits.memory.fits && fits.ownership);
-  EXPECT_EQ(fits.ownership->basis, answer_estimate(lora, OwnershipTexts::kAlways).ownership->basis);
+  EXPECT_EQ(fits.ownership->basis, answer_estimate(lora, UnfitExtras::kMade).ownership->basis);
   EXPECT_EQ(fits.ownership->basis.size(), 2u);
   EXPECT_FALSE(fits.ownership->break_even.verdict.empty());
+}
+
+// UnfitExtras::kSkipped also leaves out what an answer does not write for a setup that does not
+// fit, its performance and cost: the training step's split by part and the speed and cost
+// figures' bands. Full fine-tuning of Llama-2-7B on one A100 80GB does not fit (above); its
+// training figures, the basis (the "bands" text among it) and the warnings are made all the
+// same. Made, the split has the eight parts StepBreakdown::by_cause names (compute, dp_comm,
+// ep_comm, offload, optimizer, pp_bubble, recompute, tp_comm), which add up to the step time,
+// and the training throughput has a band around it; the price per million tokens divides the
+// hourly price by that throughput, so it has one too.
+TEST(EstimatePriced, UnfitExtrasLeftOutWhenTheMemoryDoesNotFit) {
+  const Catalog& catalog = Catalog::builtin();
+  const auto answer_estimate = [&](const nlohmann::json& input, UnfitExtras extras) {
+    const Scenario s = resolved(parse_scenario(input, catalog), catalog);
+    const ModelCounts counts = count_model(s);
+    ModuleSumsMemo memo;
+    return estimate(s, catalog, Detail::kFull, counts, memo, extras);
+  };
+  const nlohmann::json full = {{"model", "llama-2-7b"}, {"task", "full"}, {"gpu", "a100-80g"}};
+  const Estimate made = answer_estimate(full, UnfitExtras::kMade);
+  const Estimate skipped = answer_estimate(full, UnfitExtras::kSkipped);
+  ASSERT_TRUE(skipped.memory.fits && !*skipped.memory.fits);
+  ASSERT_TRUE(made.performance && skipped.performance);
+  const PerformanceEstimate& m = *made.performance;
+  const PerformanceEstimate& k = *skipped.performance;
+  ASSERT_EQ(m.step_breakdown_s.size(), 8u);
+  double parts = 0;
+  for (const auto& [cause, seconds] : m.step_breakdown_s) parts += seconds;
+  EXPECT_NEAR(parts, *m.step_time_s, 1e-12 * *m.step_time_s);
+  const auto* throughput_band = m.bands.find("train_tokens_per_s");
+  ASSERT_NE(throughput_band, nullptr);
+  EXPECT_LT(throughput_band->first, *m.train_tokens_per_s);
+  EXPECT_GT(throughput_band->second, *m.train_tokens_per_s);
+  EXPECT_TRUE(made.cost.bands.contains("usd_per_million_tokens"));
+  EXPECT_TRUE(k.step_breakdown_s.empty());
+  EXPECT_TRUE(k.bands.empty());
+  EXPECT_TRUE(skipped.cost.bands.empty());
+  EXPECT_EQ(k.step_time_s, m.step_time_s);
+  EXPECT_EQ(k.train_tokens_per_s, m.train_tokens_per_s);
+  EXPECT_EQ(k.mfu, m.mfu);
+  EXPECT_EQ(skipped.cost.usd_per_million_tokens, made.cost.usd_per_million_tokens);
+  EXPECT_FALSE(skipped.basis.at("bands").empty());
+  EXPECT_TRUE(skipped.basis == made.basis);
+  EXPECT_EQ(skipped.warnings, made.warnings);
+  // Rented: the on-prem figures are not made (no run's length, nothing priced on them).
+  ASSERT_TRUE(skipped.ownership && skipped.ownership->cloud && made.ownership->on_prem);
+  EXPECT_FALSE(skipped.ownership->on_prem);
+
+  // An RTX 4090 has no instance in data/instances.csv: a run of a billion training tokens is
+  // priced on-prem (cost/run_cost.h), so the on-prem figures are made for the run's price, which
+  // the answer writes in the basis ("usd_total"); full fine-tuning of Llama-2-7B needs ~108 GB,
+  // past the card's 24 GB.
+  const nlohmann::json unrented = {{"model", "llama-2-7b"},
+                                   {"task", "full"},
+                                   {"gpu", "rtx-4090-24gb"},
+                                   {"training", {{"tokens", 1000000000}}}};
+  const Estimate run_made = answer_estimate(unrented, UnfitExtras::kMade);
+  const Estimate run_skipped = answer_estimate(unrented, UnfitExtras::kSkipped);
+  ASSERT_TRUE(run_skipped.memory.fits && !*run_skipped.memory.fits);
+  ASSERT_TRUE(run_skipped.ownership && !run_skipped.ownership->cloud);
+  ASSERT_TRUE(run_skipped.ownership->on_prem && run_made.ownership->on_prem);
+  EXPECT_EQ(run_skipped.ownership->on_prem->usd_per_run, run_made.ownership->on_prem->usd_per_run);
+  EXPECT_EQ(run_skipped.cost.usd_total, run_made.cost.usd_total);
+  EXPECT_EQ(run_skipped.basis.at("usd_total").rfind("on-prem $", 0), 0u);
+  EXPECT_TRUE(run_skipped.basis == run_made.basis);
 }
 
 // The stages a search walks: memory alone, then speed; each the figures of its Detail. Llama-2-7B

@@ -113,12 +113,13 @@ ModelCounts resolved_counts(Scenario& s, const ScenarioFields& input, const Cata
   return counts;
 }
 
-// The ownership's texts (basis lines, break-even verdict) are written only with the cost, which
-// an answer leaves out for a setup that does not fit (FitVerdict::keeps_figures): made only when
-// the memory fits (issue 18). That fit is the verdict's unless the line names a method
-// ("rule-of-thumb" decides the fit by its own arithmetic): then they are always made.
-OwnershipTexts ownership_texts(const ScenarioFields& input) {
-  return input.at[key::method] ? OwnershipTexts::kAlways : OwnershipTexts::kWhenFits;
+// The ownership's texts (basis lines, break-even verdict), the step's split by part and the
+// figures' bands are written only with the cost and the performance, which an answer leaves out
+// for a setup that does not fit (FitVerdict::keeps_figures): made only when the memory fits
+// (issue 18). That fit is the verdict's unless the line names a method ("rule-of-thumb" decides
+// the fit by its own arithmetic): then they are always made.
+UnfitExtras unfit_extras(const ScenarioFields& input) {
+  return input.at[key::method] ? UnfitExtras::kMade : UnfitExtras::kSkipped;
 }
 
 const std::vector<std::string> kMethods = {"analytic", "rule-of-thumb"};
@@ -135,7 +136,7 @@ struct Answer {
         counts(resolved_counts(scenario, input, catalog, shows_basis)),
         estimate(gpusizer::estimate(scenario, catalog,
                                     shows_basis ? Detail::kFull : Detail::kNoBasis, counts,
-                                    step_memo, ownership_texts(input))) {}
+                                    step_memo, unfit_extras(input))) {}
 
   Scenario scenario;
   LayoutFields parsed_layout;  ///< the layout fields as parsed, before the resolve

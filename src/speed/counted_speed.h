@@ -16,4 +16,13 @@ void estimate_speed(const Scenario& scenario, const Catalog& catalog, const Engi
                     const MemoryEstimate& memory, const ModelCounts& counts, Explanations* why,
                     PerformanceEstimate& perf, ModuleSumsMemo* memo = nullptr);
 
+/// The same without a training step's split by part (step_breakdown_s, made with `why`): an
+/// answer that leaves the performance out (a setup that does not fit) does not write it (issue
+/// 18: ~570 instructions such a training line). A function of its own, not a flag: the
+/// numbers-only estimates pass no more arguments for it.
+void estimate_speed_without_breakdown(const Scenario& scenario, const Catalog& catalog,
+                                      const EngineProfile& engine, const MemoryEstimate& memory,
+                                      const ModelCounts& counts, Explanations* why,
+                                      PerformanceEstimate& perf, ModuleSumsMemo* memo);
+
 }  // namespace gpusizer

@@ -206,6 +206,8 @@ void explain_step(std::string& out, const TrainingSpeed& r) {
   out.append("; docs/speed.md 'Training'");
 }
 
+// kStepBreakdown: whether an explained step is split by part (step_breakdown_s).
+template <bool kStepBreakdown>
 void training(const Scenario& sc, const EngineProfile& engine, const ModelCounts& counts,
               Explanations* why_sink, const SpeedProfile& profile, PerformanceEstimate& perf,
               ModuleSumsMemo* memo) {
@@ -222,7 +224,7 @@ void training(const Scenario& sc, const EngineProfile& engine, const ModelCounts
   perf.mfu = r->mfu;
   perf.time_to_train_s = r->time_to_train_s;
   if (!why_sink) return;  // the split by part explains step_time_s: built with the basis
-  perf.step_breakdown_s = r->breakdown.by_cause();
+  if constexpr (kStepBreakdown) perf.step_breakdown_s = r->breakdown.by_cause();
   Explanations& est = *why_sink;
   if (sc.task == Task::kCvTrain) {
     est.basis.set_with("train_tokens_per_s", [&](std::string& out) {
@@ -249,12 +251,13 @@ void training(const Scenario& sc, const EngineProfile& engine, const ModelCounts
 
 namespace {
 
+template <bool kStepBreakdown = true>
 void counted_speed(const Scenario& scenario, const Catalog& catalog, const EngineProfile& engine,
                    const MemoryEstimate& memory, const ModelCounts& counts, Explanations* why,
                    const SpeedProfile& profile, PerformanceEstimate& perf,
                    ModuleSumsMemo* memo = nullptr) {
   if (scenario.task != Task::kInference)
-    training(scenario, engine, counts, why, profile, perf, memo);
+    training<kStepBreakdown>(scenario, engine, counts, why, profile, perf, memo);
   else
     inference(scenario, catalog, memory, counts, why, profile, perf);
 }
@@ -275,6 +278,13 @@ void estimate_speed(const Scenario& scenario, const Catalog& catalog, const Engi
                     const MemoryEstimate& memory, const ModelCounts& counts, Explanations* why,
                     PerformanceEstimate& perf, ModuleSumsMemo* memo) {
   counted_speed(scenario, catalog, engine, memory, counts, why, catalog.speed(), perf, memo);
+}
+
+void estimate_speed_without_breakdown(const Scenario& scenario, const Catalog& catalog,
+                                      const EngineProfile& engine, const MemoryEstimate& memory,
+                                      const ModelCounts& counts, Explanations* why,
+                                      PerformanceEstimate& perf, ModuleSumsMemo* memo) {
+  counted_speed<false>(scenario, catalog, engine, memory, counts, why, catalog.speed(), perf, memo);
 }
 
 PerformanceEstimate estimate_speed(const Scenario& scenario, const Catalog& catalog,
