@@ -36,18 +36,21 @@ TEST(EstimatePriced, FullEstimatesFiguresWithoutText) {
   EXPECT_FALSE(full.cost.bands.empty());
 }
 
+// An answer's estimate of `input`: explained, with the answer's counts and memo, making or
+// leaving out what an answer does not write for a setup that does not fit by `extras`.
+Estimate answer_estimate(const nlohmann::json& input, UnfitExtras extras) {
+  const Catalog& catalog = Catalog::builtin();
+  const Scenario s = resolved(parse_scenario(input, catalog), catalog);
+  const ModelCounts counts = count_model(s);
+  ModuleSumsMemo memo;
+  return estimate(s, catalog, Detail::kFull, counts, memo, extras);
+}
+
 // UnfitExtras::kSkipped (an answer's estimate): the rent's figures always, the on-prem figures
 // and the ownership's texts only when the memory fits. Full fine-tuning of Llama-2-7B on one A100
 // 80GB needs ~16 bytes a parameter (~108 GB): it does not fit; rented, one GCP a2-ultragpu-1g at
 // $5.0688/h (data/instances.csv). Llama-2-7B LoRA on the same GPU fits (~14 GB of weights).
 TEST(EstimatePriced, OwnershipTextsOnlyWhenTheMemoryFits) {
-  const Catalog& catalog = Catalog::builtin();
-  const auto answer_estimate = [&](const nlohmann::json& input, UnfitExtras extras) {
-    const Scenario s = resolved(parse_scenario(input, catalog), catalog);
-    const ModelCounts counts = count_model(s);
-    ModuleSumsMemo memo;
-    return estimate(s, catalog, Detail::kFull, counts, memo, extras);
-  };
   const nlohmann::json full = {{"model", "llama-2-7b"}, {"task", "full"}, {"gpu", "a100-80g"}};
   const Estimate always = answer_estimate(full, UnfitExtras::kMade);
   const Estimate when_fits = answer_estimate(full, UnfitExtras::kSkipped);
@@ -83,13 +86,6 @@ TEST(EstimatePriced, OwnershipTextsOnlyWhenTheMemoryFits) {
 // and the training throughput has a band around it; the price per million tokens divides the
 // hourly price by that throughput, so it has one too.
 TEST(EstimatePriced, UnfitExtrasLeftOutWhenTheMemoryDoesNotFit) {
-  const Catalog& catalog = Catalog::builtin();
-  const auto answer_estimate = [&](const nlohmann::json& input, UnfitExtras extras) {
-    const Scenario s = resolved(parse_scenario(input, catalog), catalog);
-    const ModelCounts counts = count_model(s);
-    ModuleSumsMemo memo;
-    return estimate(s, catalog, Detail::kFull, counts, memo, extras);
-  };
   const nlohmann::json full = {{"model", "llama-2-7b"}, {"task", "full"}, {"gpu", "a100-80g"}};
   const Estimate made = answer_estimate(full, UnfitExtras::kMade);
   const Estimate skipped = answer_estimate(full, UnfitExtras::kSkipped);
