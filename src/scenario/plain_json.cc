@@ -36,38 +36,45 @@ void make(json& out, T&& v) {
 // std::string and bytes are kept for the next string read on the thread (issue 18: a scenario
 // line's 2-4 string members were each a std::string allocated and freed, a name past 15 bytes
 // its bytes too, ~130 instructions a string). A value taken is assigned its new text whole, so
-// nothing of an earlier line's string is left in it. `current` is null until the thread's spares
-// are made and again once they are destroyed at its exit: a value given back then is freed.
+// nothing of an earlier line's string is left in it. `current` is null until they are made at
+// the thread's first string and again once they are destroyed at its exit (`gone`), when strings
+// are made and freed as before.
 struct SpareStrings {
   static constexpr size_t kMaxValues = 32;     // more than a line's string members
   static constexpr size_t kMaxCapacity = 256;  // a longer string's bytes are not held
   std::vector<json> values;
   static thread_local SpareStrings* current;
+  static thread_local bool gone;
   SpareStrings() {
     values.reserve(kMaxValues);
     current = this;
   }
-  ~SpareStrings() { current = nullptr; }
+  ~SpareStrings() {
+    current = nullptr;
+    gone = true;
+  }
   SpareStrings(const SpareStrings&) = delete;
   SpareStrings& operator=(const SpareStrings&) = delete;
-  static SpareStrings& of_thread() {
+  static SpareStrings* of_thread() {
+    if (current || gone) return current;
     thread_local SpareStrings spares;
-    return spares;
+    return &spares;
   }
 };
 
 thread_local SpareStrings* SpareStrings::current = nullptr;
+thread_local bool SpareStrings::gone = false;
 
 // A string value of `text` in the place of the null `out` (see make), a spare's storage when the
 // thread has one.
 void make_string(json& out, std::string_view text) {
-  std::vector<json>& spares = SpareStrings::of_thread().values;
-  if (spares.empty()) {
+  SpareStrings* spares = SpareStrings::of_thread();
+  if (!spares || spares->values.empty()) {
     make(out, text);
     return;
   }
-  make(out, std::move(spares.back()));  // the spare's std::string moves in; the spare is null
-  spares.pop_back();
+  make(out, std::move(spares->values.back()));  // its std::string moves in; the spare is null
+  spares->values.pop_back();
   out.get_ref<std::string&>().assign(text);
 }
 
@@ -297,11 +304,12 @@ bool read_plain_object(std::string_view text, MemberSink& sink) {
 }
 
 void recycle_string_value(json& value) {
-  SpareStrings* spare = SpareStrings::current;
-  if (!spare || !value.is_string() || spare->values.size() == SpareStrings::kMaxValues ||
+  if (!value.is_string() ||
       value.get_ref<const std::string&>().capacity() > SpareStrings::kMaxCapacity)
     return;
-  spare->values.push_back(std::move(value));
+  SpareStrings* spares = SpareStrings::current;  // made by the string's own make_string
+  if (!spares || spares->values.size() == SpareStrings::kMaxValues) return;
+  spares->values.push_back(std::move(value));
 }
 
 std::optional<json> parse_plain_json(std::string_view text) {
