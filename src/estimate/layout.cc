@@ -48,30 +48,32 @@ struct Splits {
 Splits candidate_splits(Scenario& s, const Catalog& catalog, const ModelCounts& counts) {
   const int64_t n = s.gpu_count, ep = s.parallel.ep;
   const bool tensors = splits_tensors(s, catalog);
-  std::vector<int64_t> widths;  // GPUs per replica, smallest first, dividing n
-  if (s.requested_replicas > 0) {
-    widths.push_back(n / s.requested_replicas);
-  } else {
-    for (int64_t w = 1; w <= n; ++w)
-      if (n % w == 0) widths.push_back(w);
-  }
   const Parallelism given = s.parallel;
   Splits out{given, {}};
+  // One width of `w` GPUs per replica tried.
+  auto try_width = [&](int64_t w) {
+    Parallelism p = given;
+    p.ep = 1;
+    if (!split(s, tensors, w, p)) return;
+    if (ep > 1) {
+      if (ep % p.tp != 0 || p.pp * ep != w) return;
+      p.ep = ep;
+    }
+    p.dp = n / w;
+    out.widest = p;
+    if (!s.gpu) return;  // no capacity to check: the model is spread over all GPUs
+    s.parallel = p;
+    MemoryEstimate m = estimate_memory(s, catalog, counts, nullptr);
+    if (m.fits.value_or(false)) out.fitting.emplace_back(p, std::move(m));
+  };
   try {
-    for (const int64_t w : widths) {
-      Parallelism p = given;
-      p.ep = 1;
-      if (!split(s, tensors, w, p)) continue;
-      if (ep > 1) {
-        if (ep % p.tp != 0 || p.pp * ep != w) continue;
-        p.ep = ep;
-      }
-      p.dp = n / w;
-      out.widest = p;
-      if (!s.gpu) continue;  // no capacity to check: the model is spread over all GPUs
-      s.parallel = p;
-      MemoryEstimate m = estimate_memory(s, catalog, counts, nullptr);
-      if (m.fits.value_or(false)) out.fitting.emplace_back(p, std::move(m));
+    // The widths dividing n, smallest first, walked without a list of them (issue 18: the list
+    // grown a width at a time was two allocations a two-GPU line).
+    if (s.requested_replicas > 0) {
+      try_width(n / s.requested_replicas);
+    } else {
+      for (int64_t w = 1; w <= n; ++w)
+        if (n % w == 0) try_width(w);
     }
   } catch (...) {
     s.parallel = given;

@@ -13,6 +13,7 @@
 #include <string>
 #include <tuple>
 #include <utility>
+#include <vector>
 
 namespace gpusizer {
 namespace {
@@ -29,6 +30,52 @@ constexpr int kMaxDepth = 32;  // deeper texts are nlohmann's (and the callers' 
 template <typename T>
 void make(json& out, T&& v) {
   ::new (static_cast<void*>(&out)) json(std::forward<T>(v));
+}
+
+// The thread's string values given back (recycle_string_value), each a JSON string whose
+// std::string and bytes are kept for the next string read on the thread (issue 18: a scenario
+// line's 2-4 string members were each a std::string allocated and freed, a name past 15 bytes
+// its bytes too, ~130 instructions a string). A value taken is assigned its new text whole, so
+// nothing of an earlier line's string is left in it. `current` is null until they are made at
+// the thread's first string and again once they are destroyed at its exit (`gone`), when strings
+// are made and freed as before.
+struct SpareStrings {
+  static constexpr size_t kMaxValues = 32;     // more than a line's string members
+  static constexpr size_t kMaxCapacity = 256;  // a longer string's bytes are not held
+  std::vector<json> values;
+  static thread_local SpareStrings* current;
+  static thread_local bool gone;
+  SpareStrings() {
+    values.reserve(kMaxValues);
+    current = this;
+  }
+  ~SpareStrings() {
+    current = nullptr;
+    gone = true;
+  }
+  SpareStrings(const SpareStrings&) = delete;
+  SpareStrings& operator=(const SpareStrings&) = delete;
+  static SpareStrings* of_thread() {
+    if (current || gone) return current;
+    thread_local SpareStrings spares;
+    return &spares;
+  }
+};
+
+thread_local SpareStrings* SpareStrings::current = nullptr;
+thread_local bool SpareStrings::gone = false;
+
+// A string value of `text` in the place of the null `out` (see make), a spare's storage when the
+// thread has one.
+void make_string(json& out, std::string_view text) {
+  SpareStrings* spares = SpareStrings::of_thread();
+  if (!spares || spares->values.empty()) {
+    make(out, text);
+    return;
+  }
+  make(out, std::move(spares->values.back()));  // its std::string moves in; the spare is null
+  spares->values.pop_back();
+  out.get_ref<std::string&>().assign(text);
 }
 
 struct Reader {
@@ -222,7 +269,7 @@ struct Reader {
         ++p;
         std::string_view s;
         if (!string(s)) return false;
-        make(out, s);  // the JSON string made from the text, not from a temporary copy
+        make_string(out, s);  // made from the text, not from a temporary copy
         return true;
       }
       case 't':
@@ -254,6 +301,15 @@ bool read_plain_object(std::string_view text, MemberSink& sink) {
   if (!read) return false;
   r.skip_space();
   return r.p == r.end;
+}
+
+void recycle_string_value(json& value) {
+  if (!value.is_string() ||
+      value.get_ref<const std::string&>().capacity() > SpareStrings::kMaxCapacity)
+    return;
+  SpareStrings* spares = SpareStrings::current;  // made by the string's own make_string
+  if (!spares || spares->values.size() == SpareStrings::kMaxValues) return;
+  spares->values.push_back(std::move(value));
 }
 
 std::optional<json> parse_plain_json(std::string_view text) {

@@ -35,4 +35,9 @@ class MemberSink {
 /// a key: the text is not judged, and the values read so far are the sink's to free.
 bool read_plain_object(std::string_view text, MemberSink& sink);
 
+/// Keeps a string value read by read_plain_object or parse_plain_json for the thread's next string
+/// values, its std::string and bytes reused (issue 18): `value` is left null. Any other value, and
+/// a string past the kept count or size, is left as it is, to be destroyed by its owner.
+void recycle_string_value(nlohmann::json& value);
+
 }  // namespace gpusizer

@@ -47,9 +47,18 @@ ScenarioText::~ScenarioText() {
   free_members();
 }
 
+// A string member's storage is kept for the thread's next line (recycle_string_value, issue 18).
+// An object member's map is emptied first: nlohmann's destructor would move its members to a
+// stack it allocates (a vector the map's size, ~130 instructions a "training" object).
 void ScenarioText::free_members() {
   auto* values = reinterpret_cast<nlohmann::json*>(values_);
-  for (size_t i = 0; i < made_; ++i) values[i].~basic_json();
+  for (size_t i = 0; i < made_; ++i) {
+    if (values[i].is_string())
+      recycle_string_value(values[i]);
+    else if (values[i].is_object())
+      values[i].get_ref<nlohmann::json::object_t&>().clear();
+    values[i].~basic_json();
+  }
   made_ = 0;
   at_ = {};
 }

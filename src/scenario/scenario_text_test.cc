@@ -7,6 +7,7 @@
 
 #include <random>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "gpusizer/error.h"
@@ -76,6 +77,35 @@ TEST(ScenarioText, AModelValueEditedInPlace) {
   EXPECT_EQ(text.tree()["model"], "/srv/models/llama/config.json");
 }
 
+// A string member's std::string is kept for the thread's next line (recycle_string_value): the
+// next line's strings take the last ones given back, with their room, and hold only their own
+// text. Each case runs on a thread of its own, whose spares are only its lines'.
+TEST(ScenarioText, AStringMembersStorageServesTheThreadsNextLine) {
+  std::thread([] {
+    {
+      const ScenarioText first(R"({"model": "mixtral-8x7b-v0.1", "gpu": "h100"})", "line 1");
+      // 17 bytes, past the 15 a std::string holds in itself: room for exactly those 17.
+      EXPECT_EQ(first.member("model")->get_ref<const std::string&>().capacity(), 17u);
+    }
+    // Given back in the line's order, model then gpu: the next line's first string takes gpu's
+    // (15 bytes of room), its second model's (17).
+    const ScenarioText second(R"({"task": "qlora", "model": "llama-2-7b"})", "line 2");
+    const std::string& model = second.member("model")->get_ref<const std::string&>();
+    EXPECT_EQ(model, "llama-2-7b");
+    EXPECT_EQ(model.size(), 10u);
+    EXPECT_EQ(model.capacity(), 17u);  // the first line's room, none of its bytes
+    EXPECT_EQ(second.member("task")->get_ref<const std::string&>().capacity(), 15u);
+    EXPECT_EQ(*second.member("task"), "qlora");
+    EXPECT_EQ(second.member("gpu"), nullptr);
+  }).join();
+  std::thread([] {
+    // A string past 256 bytes is freed, not kept: the next string is a new one (15 bytes).
+    { const ScenarioText first("{\"model\": \"" + std::string(300, 'a') + "\"}", "line 1"); }
+    const ScenarioText second(R"({"model": "llama-2-7b"})", "line 2");
+    EXPECT_EQ(second.member("model")->get_ref<const std::string&>().capacity(), 15u);
+  }).join();
+}
+
 // The text's answer, or its error's message.
 std::string answer_of(const std::string& line) {
   try {
@@ -98,6 +128,38 @@ std::string tree_answer_of(const std::string& line) {
   } catch (const InputError& e) {
     return std::string("error: ") + e.what();
   }
+}
+
+// Each line's answer on a new thread (no spare strings from an earlier line), in order.
+std::vector<std::string> answers_on_a_new_thread(const std::vector<std::string>& lines) {
+  std::vector<std::string> answers;
+  std::thread([&] {
+    for (const std::string& line : lines) answers.push_back(answer_of(line));
+  }).join();
+  return answers;
+}
+
+// A line answers the same after a very different line as alone: nothing of one line's answer
+// (its strings' storage reused, the answer's own) is left in the next.
+TEST(ScenarioText, ALineAnswersAsAloneAfterAnother) {
+  const std::string serving =
+      R"({"model": "mixtral-8x7b-v0.1", "engine": "vllm", "gpu": "h100", "gpu_count": 2})";
+  const std::string training_changes =
+      R"({"model": "llama-3.1-70b", "task": "qlora", "gpu": "a100-80g"})";
+  const std::string full_training =
+      R"({"model": "qwen3-32b", "task": "full", "gpu": "h100", "gpu_count": 8, "training": {"zero_stage": 3}})";
+  const std::vector<std::string> alone = {answers_on_a_new_thread({serving})[0],
+                                          answers_on_a_new_thread({training_changes})[0],
+                                          answers_on_a_new_thread({full_training})[0]};
+  EXPECT_NE(alone[1].find("\"changes\""), std::string::npos);  // it does not fit: it has changes
+  const std::vector<std::string> batch = answers_on_a_new_thread(
+      {serving, training_changes, serving, full_training, training_changes, serving});
+  EXPECT_EQ(batch[0], alone[0]);
+  EXPECT_EQ(batch[1], alone[1]);
+  EXPECT_EQ(batch[2], alone[0]);
+  EXPECT_EQ(batch[3], alone[2]);
+  EXPECT_EQ(batch[4], alone[1]);
+  EXPECT_EQ(batch[5], alone[0]);
 }
 
 // Byte edits of scenario lines: never a crash, and the same answer or error as the tree's.
