@@ -32,17 +32,6 @@ class RawWriter : public JsonFields<RawWriter> {
   /// the general path.
   bool failed() const { return failed_; }
 
-  /// Fixed text written as it is, no comma added: keys, punctuation and constant values joined
-  /// into one literal by a describer that knows what comes next (a change's "fits" and
-  /// "levers", issue 18), where each token would be its own stores.
-  template <size_t N>
-  [[gnu::always_inline]] void literal(const char (&text)[N]) {
-    std::memcpy(p_, text, N - 1);
-    p_ += N - 1;
-  }
-  /// The last member's comma taken back, before a literal that closes an array or object.
-  [[gnu::always_inline]] void drop_comma() { p_ -= p_[-1] == ',' ? 1 : 0; }
-
   [[gnu::always_inline]] void begin_object() { *p_++ = '{'; }
   [[gnu::always_inline]] void end_object() { close('}'); }
   [[gnu::always_inline]] void begin_array() { *p_++ = '['; }

@@ -106,33 +106,6 @@ template <typename W>
 void describe_change(W& w, const ChangeWords& words, const ScenarioEdit& edit,
                      const ChangeFigures& figures);
 
-// describe_change for the raw writer: the same text, its fixed runs ("fits" with "levers",
-// the levers' end with "needed_bytes") each one literal (issue 18: ~20 instructions a change).
-void describe_change_raw(RawWriter& w, const ChangeWords& words, const ScenarioEdit& edit,
-                         const ChangeFigures& figures) {
-  w.begin_object();
-  describe_words(w, words);
-  if (figures.fits)
-    w.literal(R"("fits":true,"levers":[)");
-  else
-    w.literal(R"("fits":false,"levers":[)");
-  for (std::string_view lever : words.levers) w.plain_string(lever);
-  w.drop_comma();
-  w.literal(R"(],"needed_bytes":)");
-  w.integer(saturating_int64(figures.needed_bytes));
-  w.literal(R"("patch":)");
-  describe_patch(w, edit);
-  w.literal(R"("quality_class":)");
-  w.integer(figures.quality_class);
-  w.literal(R"("saves_bytes":)");
-  w.integer(saturating_int64(figures.saves_bytes));
-  if (figures.speed_factor) {
-    w.literal(R"("speed_factor":)");
-    w.number(*figures.speed_factor);
-  }
-  w.end_object();
-}
-
 // The most text a change writes besides its words and its edit's strings: its and its patch's
 // keys and punctuation (~420 bytes with every patch field set), 20 bytes of room for each of
 // their ~17 integers (json_integer_text's words), 64 for the speed factor (write_json_float's)
@@ -148,8 +121,7 @@ bool describe_change_at_once(TextWriter& w, const ChangeWords& words, const Scen
   size_t n = kChangeFixedRoom + words.bytes;
   for (const std::optional<std::string>* id : {&edit.gpu, &edit.kv_cache, &edit.weights})
     if (*id) n += (*id)->size() + 2;
-  return write_at_once(w, n,
-                       [&](RawWriter& raw) { describe_change_raw(raw, words, edit, figures); });
+  return write_at_once(w, n, [&](RawWriter& raw) { describe_change(raw, words, edit, figures); });
 }
 
 template <typename W>
