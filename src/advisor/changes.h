@@ -14,6 +14,7 @@
 #include <utility>
 #include <vector>
 
+#include "core/plain_literal.h"
 #include "gpusizer/advisor.h"
 #include "gpusizer/scenario_edit.h"
 
@@ -21,30 +22,6 @@ namespace gpusizer {
 
 struct ModelCounts;     // memory/model_counts.h
 struct ModuleSumsMemo;  // speed/training_speed.h
-
-/// Called by PlainLiteral's constructor for a character JSON escapes: not constexpr, so that
-/// the compiler refuses the literal and names this function.
-inline void a_lever_text_needs_json_escaping() {}
-
-/// A literal that needs no escaping in a JSON string (json_plain, report/json_text.h: printable
-/// ASCII, no quote or backslash), known when the program is compiled: a literal that would need
-/// it does not compile. A lever's price and the parts of its name are made of these, so that the
-/// answer copies them without testing them (issue 18: ~13 texts a search, ~60 instructions each).
-class PlainLiteral {
- public:
-  template <size_t N>
-  consteval PlainLiteral(const char (&text)[N]) : text_(text, N - 1) {  // NOLINT: a literal
-    for (const char c : text_)
-      if (static_cast<unsigned char>(c) < 0x20 || static_cast<unsigned char>(c) > 0x7f ||
-          c == '"' || c == '\\')
-        a_lever_text_needs_json_escaping();  // not constexpr: the literal does not compile
-  }
-  constexpr std::string_view view() const { return text_; }
-  constexpr operator std::string_view() const { return text_; }  // NOLINT: read as text
-
- private:
-  std::string_view text_;
-};
 
 /// A lever's name, held in place (a search makes ~12 a line: none allocates or is formatted,
 /// issue 18): a literal copied, or one built from literal parts and decimal integers. Such a

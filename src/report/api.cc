@@ -5,6 +5,7 @@
 
 #include "advisor/changes.h"
 #include "core/json_fields.h"
+#include "core/plain_literal.h"
 #include "estimate/layout.h"
 #include "estimate/priced.h"
 #include "estimate/rule_of_thumb.h"
@@ -26,18 +27,13 @@
 namespace gpusizer {
 namespace {
 
+// Known plain when compiled (PlainLiteral): written without the escape test.
 constexpr std::string_view kRuleOfThumbBasis =
-    "the articles' rule of thumb: params x bytes; activations and KV 10% of the "
-    "weights; 2 GB other; LoRA trains 1%; Adam 8 B and gradients 2 B per trainable "
-    "parameter (decimal GB)";
-
-// Whether `s` is printable ASCII without '"' or '\\' (json_plain's rule, at compile time).
-constexpr bool plain_literal(std::string_view s) {
-  for (const char c : s)
-    if (c < 0x20 || c > 0x7E || c == '"' || c == '\\') return false;
-  return true;
-}
-static_assert(plain_literal(kRuleOfThumbBasis), "copied without the escape test");
+    PlainLiteral(
+        "the articles' rule of thumb: params x bytes; activations and KV 10% of the "
+        "weights; 2 GB other; LoRA trains 1%; Adam 8 B and gradients 2 B per trainable "
+        "parameter (decimal GB)")
+        .view();
 
 // The "rule_of_thumb" object. The text writer's is written at once (write_at_once, issue 18:
 // eight fields, each a room check, and the basis tested for escapes every line); its bound: ~130
