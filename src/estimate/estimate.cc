@@ -217,11 +217,9 @@ void explain(const Scenario& s, const Catalog& catalog, StagedEstimate& staged,
   const bool does_not_fit = e.memory.fits && !*e.memory.fits;
   const bool extras = unfit_extras == UnfitExtras::kMade || !does_not_fit;
   staged.add_priced(memo, extras);
-  if (e.performance) {
-    const bool trains = e.performance->mfu && *e.performance->mfu > 0;
+  if (e.performance)  // the bands read the MFU ceiling only where the step has an MFU
     add_speed_bands(s, catalog.speed_bands(), *e.performance, e.cost, &why, extras,
-                    trains ? mfu_ceiling(s, catalog.speed()) : 0);
-  }
+                    is_training(s.task) ? mfu_ceiling(s, catalog.speed()) : 0);
   add_warnings(s, catalog, why);
   e.basis = std::move(why.basis);
   e.warnings = std::move(why.warnings);
