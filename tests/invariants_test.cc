@@ -180,7 +180,8 @@ void check_speed(const json& out, const std::string& what) {
         ASSERT_GE(seconds.get<double>(), 0) << part << " " << what;
         sum += seconds.get<double>();
       }
-      ASSERT_NEAR(sum, perf["step_time_s"].get<double>(), 1e-9 * sum) << what;
+      // Each written to six significant digits (report/json_figure.h): 5e-6 of each at most.
+      ASSERT_NEAR(sum, perf["step_time_s"].get<double>(), 1e-5 * sum) << what;
       continue;
     }
     if (key == "bands") {

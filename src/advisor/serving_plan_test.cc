@@ -64,12 +64,13 @@ TEST(ServingPlan, ReplicasAndPricesFollowTheirDefinitions) {
     EXPECT_LE(o["load_tpot_ms"].get<double>(), 60.0 * (1 + 1e-9));
     EXPECT_LE(o["load_ttft_ms"].get<double>(), 2000.0 * (1 + 1e-9));
     if (!o["fleet_usd_per_hour"].is_number()) continue;
-    // $/h over the requests of an hour: fleet / (40 x 3600) x 1e6; per output token / 300.
+    // $/h over the requests of an hour: fleet / (40 x 3600) x 1e6; per output token / 300. Each
+    // figure is written to six significant digits (report/json_figure.h).
     const double fleet = o["fleet_usd_per_hour"].get<double>();
-    EXPECT_NEAR(o["usd_per_million_requests"].get<double>(), fleet / (40.0 * 3600) * 1e6,
-                1e-9 * fleet);
-    EXPECT_NEAR(o["usd_per_million_output_tokens"].get<double>(), fleet / (40.0 * 300 * 3600) * 1e6,
-                1e-9 * fleet);
+    const double per_request = fleet / (40.0 * 3600) * 1e6;
+    EXPECT_NEAR(o["usd_per_million_requests"].get<double>(), per_request, 1e-5 * per_request);
+    EXPECT_NEAR(o["usd_per_million_output_tokens"].get<double>(), per_request / 300,
+                1e-5 * per_request / 300);
   }
   // Ranked by cost per request, cheapest first.
   for (size_t i = 1; i < out["options"].size(); ++i)

@@ -78,7 +78,7 @@ void TreeWriter::unsigned_integer(uint64_t v) {
 }
 
 void TreeWriter::number(double v) {
-  slot() = v;
+  slot() = json_figure_value(v);
 }
 
 void TreeWriter::boolean(bool v) {

@@ -17,6 +17,7 @@
 
 #include "report/json_copy.h"
 #include "report/json_fields.h"
+#include "report/json_figure.h"
 #include "report/json_integer.h"
 #include "report/json_text_parts.h"
 
@@ -37,7 +38,8 @@ class JsonWriter : public JsonFields<JsonWriter> {
   virtual void string(std::string_view v) = 0;
   virtual void integer(int64_t v) = 0;
   virtual void unsigned_integer(uint64_t v) = 0;
-  virtual void number(double v) = 0;  ///< nlohmann's float: shortest round trip, NaN/inf null
+  /// A figure: six significant digits or its whole part (report/json_figure.h); NaN/inf null.
+  virtual void number(double v) = 0;
   virtual void boolean(bool v) = 0;
   virtual void null() = 0;
   /// A value that already is a tree (a merge patch, another module's to_json).
@@ -67,7 +69,7 @@ class JsonWriter : public JsonFields<JsonWriter> {
     string(v);
   }
   /// A literal key and the number `v` whose JSON text the caller holds already (`text`:
-  /// write_json_float's text of `v`, kept where the same figure is written answer after answer,
+  /// write_json_figure's text of `v`, kept where the same figure is written answer after answer,
   /// issue 18): the text writer copies the text, the others write `v`.
   virtual void literal_number_text(std::string_view k, double v, std::string_view text) {
     (void)text;
@@ -304,7 +306,7 @@ class TextWriter final : public JsonWriter, public JsonFields<TextWriter> {
 
 [[gnu::always_inline]] inline void TextWriter::literal_number(std::string_view k, double v) {
   if (char* p = key_in_place(k, kJsonFloatChars)) [[likely]]
-    return field_written(write_json_float(p, v));
+    return field_written(write_json_figure(p, v));
   other_number_field(k, v);
 }
 
@@ -365,7 +367,7 @@ class TextWriter final : public JsonWriter, public JsonFields<TextWriter> {
 }
 
 [[gnu::always_inline]] inline void TextWriter::number(double v) {
-  wrote(write_json_float(room(kJsonFloatChars), v));
+  wrote(write_json_figure(room(kJsonFloatChars), v));
 }
 
 [[gnu::always_inline]] inline void TextWriter::boolean(bool v) {

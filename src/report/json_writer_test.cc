@@ -61,7 +61,8 @@ void expect_same_both_ways(const T& v) {
 // nlohmann's number rules (its serializer and dtoa): integers as digits; floats in the shortest
 // form that reads back the same, ".0" on whole numbers, plain notation for decimal exponents
 // from -4 to 15 and e+NN / e-NN (two digits at least) outside; -0.0 keeps its sign; NaN and
-// infinities are written as null.
+// infinities are written as null. A float is a figure, rounded first to six significant digits
+// or, from 10^6, to a whole number (report/json_figure.h).
 TEST(JsonWriter, NumbersAsNlohmannWritesThem) {
   const std::vector<std::pair<double, std::string>> floats = {
       {0.0, "0.0"},
@@ -70,8 +71,8 @@ TEST(JsonWriter, NumbersAsNlohmannWritesThem) {
       {-2.0, "-2.0"},
       {2.5, "2.5"},
       {0.1, "0.1"},
-      {1.0 / 3.0, "0.3333333333333333"},
-      {12345.678, "12345.678"},
+      {1.0 / 3.0, "0.333333"},
+      {12345.678, "12345.7"},
       {0.0001, "0.0001"},
       {0.00001, "1e-05"},
       {1.5e-7, "1.5e-07"},
@@ -282,7 +283,7 @@ TEST(JsonWriter, FieldsInOneCallAsTheTreeWritesThem) {
           w->field("k", std::optional<std::string>("\xc3\x97"));
           char number[kJsonFloatChars];
           const double l = 0.07 * i - 0.3;
-          w->literal_number_text("l", l, {number, write_json_float(number, l)});
+          w->literal_number_text("l", l, {number, write_json_figure(number, l)});
           w->end_object();
         }
         w->end_array();

@@ -7,6 +7,7 @@
 #include <cstring>
 
 #include "report/describe.h"
+#include "report/json_figure.h"
 #include "report/json_text_parts.h"
 
 namespace gpusizer {
@@ -78,7 +79,7 @@ const AssumptionTexts& assumption_texts(const CostAssumptions& a) {
   if (t.made && std::memcmp(figures.data(), t.figures.data(), sizeof figures) == 0) return t;
   for (size_t i = 0; i < AssumptionTexts::kCount; ++i)
     t.size[i] =
-        static_cast<uint8_t>(write_json_float(t.text[i].data(), figures[i]) - t.text[i].data());
+        static_cast<uint8_t>(write_json_figure(t.text[i].data(), figures[i]) - t.text[i].data());
   t.figures = figures;
   t.made = true;
   return t;

@@ -46,7 +46,7 @@ class RawWriter : public JsonFields<RawWriter> {
   [[gnu::always_inline]] void plain_string(std::string_view v) { wrote(json_copy::quoted(p_, v)); }
   [[gnu::always_inline]] void integer(int64_t v) { wrote(json_integer_text(p_, v)); }
   [[gnu::always_inline]] void unsigned_integer(uint64_t v) { wrote(json_integer_text(p_, v)); }
-  [[gnu::always_inline]] void number(double v) { wrote(write_json_float(p_, v)); }
+  [[gnu::always_inline]] void number(double v) { wrote(write_json_figure(p_, v)); }
   [[gnu::always_inline]] void boolean(bool v) {
     std::memcpy(p_, v ? "true" : "false", 5);
     wrote(p_ + (v ? 4 : 5));

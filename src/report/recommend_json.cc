@@ -15,6 +15,7 @@
 #include "gpusizer/scenario_edit.h"
 #include "report/describe.h"
 #include "report/estimate_json.h"
+#include "report/json_figure.h"
 #include "report/json_text_parts.h"
 #include "report/json_writer.h"
 #include "report/raw_writer.h"
@@ -25,6 +26,15 @@ namespace {
 
 // The option's fleet keys: replicas, nodes, instance (cloud), fleet_usd_per_hour, racks (with
 // an explicit rack budget, or whenever the estimate counted them), binding.
+// A figure of the recommendation as the estimates inside it are written (report/json_figure.h),
+// so that an option's price equals its estimate's.
+nlohmann::json figure(double v) {
+  return json_figure_value(v);
+}
+nlohmann::json figure(const std::optional<double>& v) {
+  return v ? figure(*v) : nlohmann::json(nullptr);
+}
+
 void add_fleet_keys(nlohmann::json& j, const Option& o, const Constraints& c) {
   const Scenario& s = o.scenario;
   const Estimate& e = o.estimate;
@@ -39,19 +49,19 @@ void add_fleet_keys(nlohmann::json& j, const Option& o, const Constraints& c) {
     j["nodes"] = k.count;
     j["instance"] = {{"name", k.instance},
                      {"count", k.count},
-                     {"usd_per_hour", k.instance_usd_per_hour},
+                     {"usd_per_hour", figure(k.instance_usd_per_hour)},
                      {"provider", k.provider},
                      {"date", k.price_date}};
     if (k.currency != "USD") {
       j["instance"]["currency"] = k.currency;
-      j["instance"]["listed_price_per_hour"] = k.listed_price_per_hour;
+      j["instance"]["listed_price_per_hour"] = figure(k.listed_price_per_hour);
     }
   } else if (e.power.nodes) {
     j["nodes"] = *e.power.nodes;
   }
   if (e.ownership && e.ownership->on_prem && !e.ownership->on_prem->server.empty())
     j["server"] = e.ownership->on_prem->server;
-  j["fleet_usd_per_hour"] = price.per_hour ? nlohmann::json(*price.per_hour) : nullptr;
+  j["fleet_usd_per_hour"] = figure(price.per_hour);
   if (e.power.racks) j["racks"] = *e.power.racks;
   j["binding"] = o.binding;
 }
@@ -108,7 +118,7 @@ void describe_change(W& w, const ChangeWords& words, const ScenarioEdit& edit,
 
 // The most text a change writes besides its words and its edit's strings: its and its patch's
 // keys and punctuation (~420 bytes with every patch field set), 20 bytes of room for each of
-// their ~17 integers (json_integer_text's words), 64 for the speed factor (write_json_float's)
+// their ~17 integers (json_integer_text's words), 64 for the speed factor (write_json_figure's)
 // and ~100 for the patch's other strings ("selective", the enums' names).
 constexpr size_t kChangeFixedRoom = 1280;
 
@@ -261,11 +271,11 @@ nlohmann::json to_json(const Recommendation& r) {
         {"kv_cache", s.kv_cache->id},
         {"parallel", parallel},
         {"fits", true},
-        {"headroom", o.headroom},
+        {"headroom", figure(o.headroom)},
         {"estimate", std::move(e)},
-        {"score", o.score},
-        {"objective_value", std::isfinite(o.objective_value) ? nlohmann::json(o.objective_value)
-                                                             : nlohmann::json(nullptr)},
+        {"score", figure(o.score)},
+        {"objective_value",
+         std::isfinite(o.objective_value) ? figure(o.objective_value) : nlohmann::json(nullptr)},
         {"objective_basis", o.objective_basis},
         {"reasons", o.reasons},
         {"warnings", o.warnings}};
@@ -275,15 +285,12 @@ nlohmann::json to_json(const Recommendation& r) {
     if (o.traffic_plan) {  // serving with traffic (docs/contract.md v2, options of recommend)
       const TrafficPlan& t = *o.traffic_plan;
       nlohmann::json& j = option;
-      auto number = [](const std::optional<double>& v) {
-        return v ? nlohmann::json(*v) : nlohmann::json(nullptr);
-      };
       j["replicas"] = t.replicas;  // the traffic decides the replicas and what binds
       j["binding"] = t.binding;
-      if (!j.contains("fleet_usd_per_hour")) j["fleet_usd_per_hour"] = number(t.fleet_usd_per_hour);
-      j["usd_per_million_requests"] = number(t.usd_per_million_requests);
-      j["usd_per_million_output_tokens"] = number(t.usd_per_million_output_tokens);
-      j["requests_per_s_per_replica"] = t.rate_per_replica;
+      if (!j.contains("fleet_usd_per_hour")) j["fleet_usd_per_hour"] = figure(t.fleet_usd_per_hour);
+      j["usd_per_million_requests"] = figure(t.usd_per_million_requests);
+      j["usd_per_million_output_tokens"] = figure(t.usd_per_million_output_tokens);
+      j["requests_per_s_per_replica"] = figure(t.rate_per_replica);
       const nlohmann::json& perf = j["estimate"]["performance"];
       for (const char* key : {"load_ttft_ms", "load_tpot_ms", "load_utilization", "slo_met"})
         if (perf.contains(key)) j[key] = perf[key];

@@ -12,6 +12,7 @@
 #include <string_view>
 #include <type_traits>
 
+#include "report/json_figure.h"
 #include "report/json_text_parts.h"
 #include "report/json_writer.h"
 #include "report/raw_writer.h"
@@ -38,7 +39,7 @@ class RepeatedFigures {
     if (v) field(w, k, *v);
   }
 
-  /// `v`'s JSON text (write_json_float's): a kept one when one of the last kSlots figures had
+  /// `v`'s JSON text (write_json_figure's): a kept one when one of the last kSlots figures had
   /// the same bits, else made and kept in place of the oldest.
   std::string_view text(double v) {
     const auto bits = std::bit_cast<uint64_t>(v);
@@ -48,7 +49,7 @@ class RepeatedFigures {
     next_ = (next_ + 1) % kSlots;
     if (kept_ < kSlots) ++kept_;
     s.bits = bits;
-    s.size = static_cast<uint8_t>(write_json_float(s.text, v) - s.text);
+    s.size = static_cast<uint8_t>(write_json_figure(s.text, v) - s.text);
     return s.view();
   }
 
