@@ -51,10 +51,13 @@ std::vector<PreparedCase> prepare_speed_cases(const std::vector<SpeedCase>& case
                                               const Catalog& catalog, const CasePreparer& prepare);
 
 /// The estimate's value of the case's `compare` key under `profile`; nullopt when not estimated.
-/// `band`, when given, receives the band the estimate itself gives that figure, if any.
+/// `band`, when given, receives the band the estimate itself gives that figure, if any; `room`,
+/// how many times faster the hardware lets that figure go (hardware_room of estimate/bands.h;
+/// 0: unknown).
 std::optional<double> predict_case(const PreparedCase& c, const Catalog& catalog,
                                    const SpeedProfile& profile,
-                                   std::pair<double, double>* band = nullptr);
+                                   std::pair<double, double>* band = nullptr,
+                                   double* room = nullptr);
 
 struct SpeedValidation {
   /// Per metric (all groups: group "") and per group and metric, per use; and "all metrics".

@@ -33,6 +33,14 @@ struct PerformanceEstimate {
   /// Serving: a decode step at the scenario's batch takes longer to read its bytes (weights, KV)
   /// than to compute (the roofline's memory side binds).
   std::optional<bool> decode_bandwidth_bound;
+  /// Serving: how many times faster than predicted each phase would run with its FLOPs at the
+  /// GPU's peak rate or its bytes at its peak bandwidth, whichever binds (the roofline; speed/
+  /// inference_speed.h Phase::floor_s): the decode step, the prefill, and a full wave of
+  /// max_output_tokens_per_s; 0 where not estimated. Not written to the answer: the speed bands
+  /// hold their highs under it (estimate/bands.cc), as no engine beats the hardware.
+  struct PeakRoom {
+    double decode = 0, prefill = 0, wave = 0;
+  } peak_room;
   /// Training: exposed seconds of the step by cause (compute, recompute, tp_comm, pp_bubble,
   /// dp_comm, ep_comm, optimizer, offload), adding up to step_time_s.
   StepSeconds step_breakdown_s;

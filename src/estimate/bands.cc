@@ -7,8 +7,10 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <array>
 #include <bit>
 #include <cmath>
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -137,7 +139,7 @@ struct KeptBandList {
 // it, ~500 instructions an estimate, for the text of the same engine's kinds that a batch or a
 // search writes over and over).
 void write_band_lines(Basis& basis, const SpeedBand* const* written, size_t n_written,
-                      double held_to_mfu) {
+                      double held_to_mfu, bool held_to_roofline) {
   thread_local KeptTexts<KeptBandList, 4> kept;
   basis.set_with("bands", [&](std::string& value) {
     kept.append(value, WrittenBands{written, n_written}, [&](std::string& out) {
@@ -163,6 +165,10 @@ void write_band_lines(Basis& basis, const SpeedBand* const* written, size_t n_wr
       append_text(
           value, "; highs held to MFU ", Fixed{100 * held_to_mfu, 1},
           "%: the GPU's maximum achievable matmul rate (data/speed.json achievable_matmul)");
+    if (held_to_roofline)
+      value.append(
+          "; serving highs held to the roofline: each phase's FLOPs at the GPU's peak rate or its "
+          "bytes at its peak bandwidth, whichever binds");
   });
 }
 
@@ -172,6 +178,12 @@ constexpr size_t kMfu = figure_index("mfu");
 constexpr size_t kLastTraining = figure_index("time_to_train_s");
 static_assert(kFirstTraining < kMfu && kMfu < kLastTraining && kLastTraining < kCount);
 
+// Whether `room` holds a band: its rates reach 1 / (1 + low_error) x the predicted and its times
+// (1 + low_error) x, past a room r when r x (1 + low_error) < 1, whatever the figure's value.
+bool holds(double room, const SpeedBand& band) {
+  return room > 0 && room * (1 + band.low_error) < 1;
+}
+
 // How far a training step's measured rate can exceed the predicted under an MFU `ceiling`:
 // ceiling / mfu (at least 1), however wide its class's measured errors (the mixture-of-experts
 // band reaches 2.5 x); 0 when the band reaches no further (nothing to hold). The training
@@ -179,16 +191,45 @@ static_assert(kFirstTraining < kMfu && kMfu < kLastTraining && kLastTraining < k
 double mfu_room(const PerformanceEstimate& p, double ceiling, const SpeedBand* band) {
   if (!band || ceiling <= 0 || !p.mfu || !(*p.mfu > 0)) return 0;
   const double room = std::max(1.0, ceiling / *p.mfu);
-  return room * (1 + band->low_error) < 1 ? room : 0;
+  return holds(room, *band) ? room : 0;
 }
 
-// Holds the training step's banded figures to `room`: rates keep their highs under it, times
-// their lows over its inverse.
-void hold_to_room(const PerformanceEstimate& p, double room, std::pair<double, double>* banded,
-                  uint32_t has) {
+// The serving phase whose roofline holds each figure (PerformanceEstimate::peak_room): 0 decode,
+// 1 prefill, 2 a full wave; -1 for a figure none holds.
+constexpr std::array<int8_t, kCount> kPhaseOf = [] {
+  std::array<int8_t, kCount> phase{};
+  phase.fill(-1);
+  phase[figure_index("decode_tokens_per_s")] = phase[figure_index("tpot_ms")] = 0;
+  phase[figure_index("prefill_tokens_per_s")] = phase[figure_index("ttft_ms")] = 1;
+  phase[figure_index("max_output_tokens_per_s")] = 2;
+  return phase;
+}();
+
+// How many times faster than predicted the hardware lets serving figure i go: its phase's room
+// under the roofline; 0 for a figure it does not hold.
+double serving_room(const PerformanceEstimate& p, size_t i) {
+  switch (kPhaseOf[i]) {
+    case 0:
+      return p.peak_room.decode;
+    case 1:
+      return p.peak_room.prefill;
+    case 2:
+      return p.peak_room.wave;
+    default:
+      return 0;
+  }
+}
+
+// Holds the banded figures to their rooms (the training figures to `mfu_room`, the serving ones
+// to their phase's): rates keep their highs under value x room, times their lows over value /
+// room.
+void hold_to_rooms(const PerformanceEstimate& p, double mfu_room, std::pair<double, double>* banded,
+                   uint32_t has) {
   const BandedFigures& figures = banded_figures();
-  for (size_t i = kFirstTraining; i <= kLastTraining; ++i) {
-    if (!(has & (uint32_t{1} << i))) continue;
+  for (uint32_t left = has; left != 0; left &= left - 1) {
+    const auto i = static_cast<size_t>(std::countr_zero(left));
+    const double room = i >= kFirstTraining && i <= kLastTraining ? mfu_room : serving_room(p, i);
+    if (!(room > 0)) continue;
     const double value = *(p.*figures.member[i]);
     auto& [low, high] = banded[i];
     if (figures.kind[i].is_time)
@@ -199,6 +240,13 @@ void hold_to_room(const PerformanceEstimate& p, double room, std::pair<double, d
 }
 
 }  // namespace
+
+double hardware_room(const PerformanceEstimate& p, std::string_view figure, double mfu_ceiling) {
+  const size_t i = figure_index(figure);
+  if (i >= kFirstTraining && i <= kLastTraining)
+    return mfu_ceiling > 0 && p.mfu && *p.mfu > 0 ? std::max(1.0, mfu_ceiling / *p.mfu) : 0;
+  return i < kCount ? serving_room(p, i) : 0;
+}
 
 void add_speed_bands(const Scenario& s, const SpeedBands& bands, PerformanceEstimate& p,
                      CostEstimate& cost_figures, Explanations* why, bool set_bands,
@@ -221,6 +269,7 @@ void add_speed_bands(const Scenario& s, const SpeedBands& bands, PerformanceEsti
   std::string_view found_kind;
   const SpeedBand* found = nullptr;
   const SpeedBand* mfu_band = nullptr;  // the training band, when the MFU has one
+  bool serving_held = false;            // a serving band passes its phase's roofline
   for (size_t i = 0; i < kCount; ++i) {
     const std::optional<double>& value = p.*figures.member[i];
     if (!value || !std::isfinite(*value) || *value <= 0) continue;
@@ -234,6 +283,8 @@ void add_speed_bands(const Scenario& s, const SpeedBands& bands, PerformanceEsti
     const SpeedBand* band = found;
     if (!band) continue;
     if (i == kMfu) mfu_band = band;
+    // Said in the text whether or not the figures are banded (a setup that does not fit).
+    if (kPhaseOf[i] >= 0 && holds(serving_room(p, i), *band)) serving_held = true;
     if (set_bands) {
       banded[i] = band_of(*value, figures.kind[i], *band);
       has |= uint32_t{1} << i;
@@ -244,7 +295,7 @@ void add_speed_bands(const Scenario& s, const SpeedBands& bands, PerformanceEsti
     written[n_written++] = band;
   }
   const double room = mfu_room(p, mfu_ceiling, mfu_band);
-  if (room > 0) hold_to_room(p, room, banded, has);
+  if (serving_held || room > 0) hold_to_rooms(p, room, banded, has);
   for (uint32_t left = has_by_name; left != 0; left &= left - 1) {
     const size_t i = figures.by_name[std::countr_zero(left)];
     p.bands.set_static(kFigures[i], banded[i]);
@@ -269,7 +320,8 @@ void add_speed_bands(const Scenario& s, const SpeedBands& bands, PerformanceEsti
           name, std::pair{*cost * value / band.second, *cost * value / band.first});
     }
   }
-  if (n_written > 0) write_band_lines(why->basis, written, n_written, room > 0 ? mfu_ceiling : 0);
+  if (n_written > 0)
+    write_band_lines(why->basis, written, n_written, room > 0 ? mfu_ceiling : 0, serving_held);
 }
 
 }  // namespace gpusizer

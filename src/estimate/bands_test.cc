@@ -135,6 +135,51 @@ TEST(SpeedBands, TrainingBandsStopAtTheMfuCeiling) {
   EXPECT_EQ(text_only.basis.at("bands"), why.basis.at("bands"));
 }
 
+// Serving bands stop at each phase's roofline (PerformanceEstimate::peak_room). The decode band
+// (errors -0.2, +0.5) lets a rate reach 1 / 0.8 = 1.25 x the predicted; a decode step 1.1 x its
+// hardware floor can be only 1.1 x faster: 100 tokens/s -> high 110 (not 125), a 10 ms TPOT's
+// low 10 / 1.1 = 9.0909 ms (not 8). Its lows of rates and highs of times stay the band's: 100 /
+// 1.5 = 66.67 and 15 ms. A prefill 2 x its floor keeps the band's 1.25 x: nothing moves, and
+// the text says the highs are held only where one is.
+TEST(SpeedBands, ServingBandsStopAtTheRoofline) {
+  const Catalog& catalog = Catalog::builtin();
+  const Scenario s =
+      parse_scenario({{"model", "llama-3.1-8b"}, {"engine", "vllm"}, {"gpu", "h100"}}, catalog);
+  SpeedBands bands;
+  bands.bands_ = {{"decode", "*", -0.2, 0.5, 30}, {"prefill", "*", -0.2, 0.5, 30}};
+  auto banded = [&](double decode_room, Explanations& why, bool set_bands = true) {
+    PerformanceEstimate p;
+    p.decode_tokens_per_s = 100;
+    p.tpot_ms = 10;
+    p.prefill_tokens_per_s = 5000;
+    p.peak_room.decode = decode_room;
+    p.peak_room.prefill = 2;
+    CostEstimate cost;
+    add_speed_bands(s, bands, p, cost, &why, set_bands, 0);
+    return p.bands;
+  };
+  Explanations why;
+  const auto held = banded(1.1, why);
+  EXPECT_DOUBLE_EQ(held.at("decode_tokens_per_s").second, 110);
+  EXPECT_NEAR(held.at("decode_tokens_per_s").first, 66.6667, 1e-4);
+  EXPECT_NEAR(held.at("tpot_ms").first, 9.0909, 1e-4);
+  EXPECT_DOUBLE_EQ(held.at("tpot_ms").second, 15);
+  EXPECT_DOUBLE_EQ(held.at("prefill_tokens_per_s").second, 6250);
+  EXPECT_TRUE(why.basis.at("bands").ends_with(
+      "; serving highs held to the roofline: each phase's FLOPs at the GPU's peak rate or its "
+      "bytes at its peak bandwidth, whichever binds"))
+      << why.basis.at("bands");
+  Explanations free_why;
+  const auto free = banded(1.3, free_why);
+  EXPECT_DOUBLE_EQ(free.at("decode_tokens_per_s").second, 125);
+  EXPECT_DOUBLE_EQ(free.at("tpot_ms").first, 8);
+  EXPECT_TRUE(free_why.basis.at("bands").ends_with("(n=30)")) << free_why.basis.at("bands");
+  // An answer that writes the text alone (a setup that does not fit) says the same.
+  Explanations text_only;
+  EXPECT_TRUE(banded(1.1, text_only, false).empty());
+  EXPECT_EQ(text_only.basis.at("bands"), why.basis.at("bands"));
+}
+
 // The ceiling is the GPU's measured MAMF for the step's GEMMs (data/speed.json
 // achievable_matmul, Bekman's table): GB200 1,822 of 2,500 TFLOPS bf16 = 0.729, and its FP8
 // figure 0.723; fp32 steps, which no table measures, keep MFU <= 1.

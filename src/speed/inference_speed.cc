@@ -149,6 +149,10 @@ std::optional<InferenceSetup> inference_setup(const Scenario& sc, const SpeedPro
   s.peak_flops = *flops;
   set_gemm_rates(gpu, *sc.weights, profile, l, s);
   s.bandwidth = *gpu.memory_bandwidth_gbps * 1e9;
+  // The fastest rate any kernel of a pass could run at: the tensor rate of its compute dtype,
+  // or a faster one its weights' GEMMs use (FP8 on Hopper).
+  s.floor_s_per_flop = 1.0 / std::max(s.peak_flops, s.gemm_peak_flops);
+  s.floor_s_per_byte = 1.0 / s.bandwidth;
   // The resolved layout (Scenario::replica_gpus): speed reads it, never re-derives it.
   s.tp = std::max<int64_t>(1, sc.parallel.tp);
   s.pp = std::max<int64_t>(1, sc.parallel.pp);
@@ -258,7 +262,8 @@ PassTime stage_pass(const InferenceSetup& s, double tokens, double flops, double
   // Attention data-parallel groups (ep > tp) split the pass's tokens; the routed experts are
   // spread over all ep = tp x groups GPUs, the dense weights are read by every group.
   const double groups = static_cast<double>(s.attention_groups);
-  t.compute_s = flops / (tp * pp * groups) / rate;
+  const double gemm_flops = flops / (tp * pp * groups);  // one GPU's
+  t.compute_s = gemm_flops / rate;
   double bw = s.bandwidth * s.engine.bw_eff * s.vendor.bw_scale;
   // Little's law (Little 1961; for GPUs Volkov 2016, "Understanding Latency Hiding on GPUs",
   // ch. 4): achieved bandwidth = bytes in flight / memory latency. Kernels with a fixed amount of
@@ -272,7 +277,8 @@ PassTime stage_pass(const InferenceSetup& s, double tokens, double flops, double
       s.attention_groups == 1 ? weight_bytes / (tp * pp)
                               : dense / (tp * pp) + (weight_bytes - dense) / (tp * pp * groups);
   t.memory_s = per_gpu_weights / (bw * s.kernel.bw_scale);
-  t.cache_s = other_bytes / (kv_split * pp * groups) / bw;
+  const double cache_bytes = other_bytes / (kv_split * pp * groups);  // one GPU's
+  t.cache_s = cache_bytes / bw;
   // Attention: FlashAttention-style kernels at their own achieved rate, bound by their FLOPs or
   // by the cache they stream (PassTime), plus the traffic of materialised scores where the
   // engine builds them (bandwidth-bound soft-max kernels of their own).
@@ -290,6 +296,10 @@ PassTime stage_pass(const InferenceSetup& s, double tokens, double flops, double
     if (tokens > s.bnb_gemv_max_tokens && s.bnb_dequant_bytes > 0)
       t.side_s += s.quantized_params * s.bnb_dequant_bytes / (tp * pp) / bw;
   }
+  // The floor leaves out the materialised scores and dequantized copies: another engine need
+  // not make them, and a floor that leaves work out is still a floor.
+  t.floor_s = std::max((gemm_flops + attention_flops / (tp * pp * groups)) * s.floor_s_per_flop,
+                       (per_gpu_weights + cache_bytes) * s.floor_s_per_byte);
   if (s.tp > 1) {
     // Megatron-LM TP (Shoeybi et al. 2019, sec. 3): two all-reduces of the hidden states per
     // layer in the forward pass (after attention and after the MLP).
@@ -401,6 +411,7 @@ Phase prefill_time(const InferenceSetup& s, double batch, double prompt) {
   // Each chunk's sequences are sampled once their prompt is through: batch rows over the chunks.
   add_logits(s, batch / chunks, ph.pass);
   const double t = ph.pass.total();
+  ph.floor_s = chunks * ph.pass.floor_s;  // each chunk's pass through each stage
   if (s.pp == 1) {
     ph.seconds = chunks * t;
   } else {
@@ -432,6 +443,8 @@ Phase decode_step(const InferenceSetup& s, double batch, double ctx) {
   ph.pass = stage_pass(s, per, flops, weight_bytes_read(c, per), other, attention, scores);
   add_logits(s, per, ph.pass);
   ph.seconds = std::max(m, pp) * ph.pass.total();
+  // A token crosses every stage, and each stage runs its m micro-batches one after another.
+  ph.floor_s = std::max(m, pp) * ph.pass.floor_s;
   return ph;
 }
 

@@ -35,6 +35,9 @@ struct InferenceSetup {
   /// them, FLOP/s; 0: gemm_peak_flops (llama.cpp MMVQ's count per format, set_int8_dot_kernels).
   double matvec_peak_flops = 0;
   double bandwidth = 0;  ///< bytes/s, one GPU
+  /// A pass's least time a FLOP and a byte (PassTime::floor_s): 1 / the fastest tensor rate of
+  /// its kernels (peak_flops or gemm_peak_flops), 1 / bandwidth; 0 without those figures.
+  double floor_s_per_flop = 0, floor_s_per_byte = 0;
   int64_t tp = 1, pp = 1, replicas = 1;
   int64_t attention_groups = 1;  ///< ep > tp: groups of tp GPUs splitting the tokens
   Link tp_link;
@@ -77,6 +80,11 @@ struct PassTime {
   double side_s = 0;    ///< kernels of their own: materialised scores, dequantized weight copies
   double logits_s = 0;  ///< the sampler's pass over the sampled sequences' fp32 logits
   double comm_s = 0, overhead_s = 0;
+  /// The least time the pass could take on this hardware: its work on one GPU with the FLOPs
+  /// (GEMMs and attention) at the GPU's peak rate or the bytes (weights, cache, activations,
+  /// materialised scores) at its peak bandwidth, whichever is slower (the roofline, Williams et
+  /// al. 2009). No engine is faster.
+  double floor_s = 0;
   double gemm_s() const { return compute_s > memory_s ? compute_s : memory_s; }
   double attention_kernel_s() const { return attention_s > cache_s ? attention_s : cache_s; }
   double total() const {
@@ -114,6 +122,10 @@ PassTime stage_pass(const InferenceSetup& s, double tokens, double flops, double
 struct Phase {
   double seconds = 0;  ///< prefill: the whole batch of prompts; decode: one step of the batch
   PassTime pass;       ///< the limiting pass
+  /// The least time the phase could take on this hardware: the passes it cannot take fewer of,
+  /// one after another, each at its floor (PassTime::floor_s). A measured rate above seconds /
+  /// floor_s times the predicted is not physical (the speed bands hold their highs to it).
+  double floor_s = 0;
 };
 
 /// Prefill of `batch` prompts of `prompt` tokens, chunked as the engine does.

@@ -27,10 +27,24 @@ void explain_inference(const Scenario& sc, const InferenceSetup& s, const Memory
                        const PassTime& p, double batch, double full, Explanations& est);
 
 // One wave of `batch` sequences run to the end: their prefill, then output_len decode steps of
-// the whole batch (a full wave is what max_output_tokens_per_s and an offline job's waves take).
+// the whole batch (a full wave is what max_output_tokens_per_s and an offline job's waves take);
+// its time and the least time the hardware allows it (Phase::floor_s).
+struct Wave {
+  double seconds = 0, floor_seconds = 0;
+};
+Wave wave(const InferenceSetup& s, double batch, double prompt, double output, double ctx) {
+  const Phase pre = prefill_time(s, batch, prompt), dec = decode_step(s, batch, ctx);
+  return {pre.seconds + output * dec.seconds, pre.floor_s + output * dec.floor_s};
+}
+
 double wave_seconds(const InferenceSetup& s, double batch, double prompt, double output,
                     double ctx) {
-  return prefill_time(s, batch, prompt).seconds + output * decode_step(s, batch, ctx).seconds;
+  return wave(s, batch, prompt, output, ctx).seconds;
+}
+
+// How many times faster than `seconds` the hardware would allow (0 without a floor).
+double room_over(double seconds, double floor_seconds) {
+  return floor_seconds > 0 ? seconds / floor_seconds : 0;
 }
 
 // An offline job of n requests of uniform lengths, all queued at once (a batch-inference run,
@@ -89,6 +103,8 @@ void inference(const Scenario& sc, const Catalog& catalog, const MemoryEstimate&
   // The step as a whole: its bytes (weights and cache) against its FLOPs (GEMMs and attention).
   perf.decode_bandwidth_bound =
       dec.pass.memory_s + dec.pass.cache_s >= dec.pass.compute_s + dec.pass.attention_s;
+  perf.peak_room.decode = room_over(dec.seconds, dec.floor_s);
+  perf.peak_room.prefill = room_over(pre.seconds, pre.floor_s);
 
   // Serving throughput with the GPUs kept full: every request costs its prefill plus its share
   // of output_len decode steps of the full batch (continuous batching, Yu et al. 2022 "Orca").
@@ -115,8 +131,10 @@ void inference(const Scenario& sc, const Catalog& catalog, const MemoryEstimate&
           "pool the engine preallocates");
   }
   full = std::clamp(full, 1.0, std::max(1.0, s.engine.max_num_seqs));
-  const double t_all = wave_seconds(s, full, prompt, output, ctx);
+  const Wave full_wave = wave(s, full, prompt, output, ctx);
+  const double t_all = full_wave.seconds;
   perf.max_output_tokens_per_s = static_cast<double>(s.replicas) * full * output / t_all;
+  perf.peak_room.wave = room_over(t_all, full_wave.floor_seconds);
   if (sc.offline_requests > 0) offline_job(sc, s, full, t_all, prompt, output, ctx, est, perf);
 
   if (est) explain_inference(sc, s, memory, dec.pass, batch, full, *est);

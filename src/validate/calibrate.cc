@@ -6,9 +6,11 @@
 #include <sstream>
 #include <tuple>
 
+#include "estimate/bands.h"
 #include "gpusizer/error.h"
 #include "gpusizer/json/calibrate.h"
 #include "gpusizer/speed.h"
+#include "speed/training_speed.h"
 
 namespace gpusizer {
 namespace {
@@ -88,13 +90,15 @@ std::vector<PreparedCase> prepare_speed_cases(const std::vector<SpeedCase>& case
 }
 
 std::optional<double> predict_case(const PreparedCase& c, const Catalog& catalog,
-                                   const SpeedProfile& profile, std::pair<double, double>* band) {
+                                   const SpeedProfile& profile, std::pair<double, double>* band,
+                                   double* room) {
   if (!c.scenario) return std::nullopt;
   const PerformanceEstimate p = estimate_speed(*c.scenario, catalog, c.memory, nullptr, profile);
   // A band the speed estimate drew itself (the load figures', from the load model at the band's
   // edges); the others are the kind's band around the prediction (speed_bands_fit.cc).
   if (band)
     if (const auto* b = p.bands.find(c.spec.compare)) *band = *b;
+  if (room) *room = hardware_room(p, c.spec.compare, mfu_ceiling(*c.scenario, profile));
   if (c.spec.compare == "e2e_output_tokens_per_s") {
     // One timed generate() of a fixed batch (vLLM benchmarks/benchmark_latency.py): the prefill
     // of every prompt, then output_len decode steps; tokens out / that latency.
@@ -120,7 +124,8 @@ SpeedValidation validate_speed(const std::vector<PreparedCase>& cases, const Cat
                           {"use", c.spec.use},
                           {"measured", c.spec.measured}};
     std::pair<double, double> band{0, 0};
-    const auto p = predict_case(c, catalog, profile, &band);
+    double room = 0;
+    const auto p = predict_case(c, catalog, profile, &band, &room);
     if (!p || !std::isfinite(*p)) {
       ++v.failed;
       row["error"] = c.error.empty() ? "not estimated" : c.error;
@@ -131,6 +136,7 @@ SpeedValidation validate_speed(const std::vector<PreparedCase>& cases, const Cat
     row["predicted"] = *p;
     row["rel_error"] = e;
     if (band.second > 0) row["band"] = {band.first, band.second};
+    if (room > 0) row["room"] = room;
     v.rows.push_back(row);
     // Per source and metric, per metric over every source, and every metric together (the
     // check half's overall median that issue 14's aims are stated on).

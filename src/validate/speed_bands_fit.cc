@@ -25,6 +25,7 @@ struct RowError {
   double measured = 0, predicted = 0;
   FigureKind figure;
   std::optional<std::pair<double, double>> band;  ///< the estimate's own band, where it drew one
+  double room = 0;  ///< how many times faster the hardware lets the figure go (0: unknown)
 };
 
 // Every validated row with a prediction and a figure kind, with the engine of its scenario.
@@ -53,6 +54,7 @@ std::vector<RowError> row_errors(const std::vector<PreparedCase>& cases, const S
                std::nullopt};
     if (const auto b = row.find("band"); b != row.end() && b->is_array() && b->size() == 2)
       e.band = std::pair{(*b)[0].get<double>(), (*b)[1].get<double>()};
+    e.room = row.value("room", 0.0);
     out.push_back(std::move(e));
   }
   return out;
@@ -163,7 +165,14 @@ std::vector<BandCoverage> band_coverage(const std::vector<PreparedCase>& cases,
     if (!band) continue;
     // The estimate's own band where it drew one (the load figures'), else the kind's around the
     // prediction, as the estimate draws it (estimate/bands.cc).
-    const auto [low, high] = r.band ? *r.band : band_of(r.predicted, r.figure, *band);
+    auto [low, high] = r.band ? *r.band : band_of(r.predicted, r.figure, *band);
+    // Held where the hardware allows no more, as the estimate holds it (estimate/bands.cc).
+    if (!r.band && r.room > 0) {
+      if (r.figure.is_time)
+        low = std::max(low, r.predicted / r.room);
+      else
+        high = std::min(high, r.predicted * r.room);
+    }
     // The calibration rows at the band's edges made it; a rounding of the estimate's sums in the
     // last bit must not count them outside.
     const double slack = 1e-9 * r.measured;
