@@ -106,6 +106,10 @@ struct Recommendation {
   std::vector<Change> changes;  ///< for the closest rejected GPU when nothing fits
   std::string changes_for;      ///< that GPU
   Constraints constraints;
+  /// Advice on the request as a whole: a training request that named no engine, whose default
+  /// (HF Trainer) splits the model, gets what Megatron-LM would reach (recommend of a JSON
+  /// request, gpusizer/json/advisor.h).
+  std::vector<std::string> notes;
 };
 
 /// Searches the catalog for the request's scenario under its constraints: with traffic the fleet

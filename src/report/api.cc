@@ -289,7 +289,7 @@ void append_estimate_json(std::string& out, const ScenarioText& input, const Cat
 }
 
 nlohmann::json recommend_json(const nlohmann::json& request, const Catalog& catalog) {
-  return to_json(recommend(parse_recommend_request(request, catalog), catalog));
+  return to_json(recommend(request, catalog));
 }
 
 nlohmann::json error_json(const std::string& code, const std::string& message) {

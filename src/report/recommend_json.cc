@@ -308,6 +308,7 @@ nlohmann::json to_json(const Recommendation& r) {
                                                                        : "power"},
                       {"headroom", c.headroom}};
   if (!r.changes_for.empty()) j["changes_for"] = r.changes_for;
+  if (!r.notes.empty()) j["notes"] = r.notes;
   return j;
 }
 

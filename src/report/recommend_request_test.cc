@@ -67,3 +67,42 @@ TEST(RecommendRequest, BadInputNamesTheFirstBadFieldInOrder) {
 
 }  // namespace
 }  // namespace gpusizer
+
+namespace gpusizer {
+namespace {
+
+// A training request with no engine runs the default, HF Trainer, whose split models run one
+// stage at a time. For a 235B MoE pre-train its best option splits the model, so the request is
+// searched again with Megatron-LM and the note gives that search's best option: the same GPU,
+// count and rate as asking for megatron directly, at a lower objective value (cost per token),
+// and an MFU above HF's. Naming an engine, or a model that needs no split, gets no note.
+TEST(RecommendRequest, SplitTrainingWithoutAnEngineNotesWhatMegatronReaches) {
+  const nlohmann::json request = {{"model", "qwen3-235b-a22b"}, {"task", "pretrain"}};
+  const Recommendation r = recommend(request, cat());
+  ASSERT_FALSE(r.options.empty());
+  const Scenario& hf = r.options.front().scenario;
+  EXPECT_EQ(hf.engine, "hf");
+  EXPECT_GT(hf.parallel.tp * hf.parallel.pp, 1);
+  ASSERT_EQ(r.notes.size(), 1u);
+  nlohmann::json with_megatron = request;
+  with_megatron["engine"] = "megatron";
+  const Recommendation m = recommend(with_megatron, cat());
+  ASSERT_FALSE(m.options.empty());
+  EXPECT_TRUE(m.notes.empty());
+  const Option& alt = m.options.front();
+  EXPECT_LE(2 * alt.objective_value, r.options.front().objective_value);
+  EXPECT_GT(*alt.estimate.performance->mfu, *r.options.front().estimate.performance->mfu);
+  const std::string& note = r.notes.front();
+  EXPECT_TRUE(note.starts_with("the default training engine hf (HF Trainer)")) << note;
+  EXPECT_NE(note.find(R"("engine": "megatron")"), std::string::npos) << note;
+  EXPECT_NE(note.find(std::to_string(alt.scenario.gpu_count) + " x " + alt.scenario.gpu->name),
+            std::string::npos)
+      << note;
+  nlohmann::json with_hf = request;
+  with_hf["engine"] = "hf";
+  EXPECT_TRUE(recommend(with_hf, cat()).notes.empty());
+  EXPECT_TRUE(recommend({{"model", "llama-3.1-8b"}, {"task", "lora"}}, cat()).notes.empty());
+}
+
+}  // namespace
+}  // namespace gpusizer

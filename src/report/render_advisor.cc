@@ -218,6 +218,11 @@ std::string render_recommendation(const nlohmann::json& rec, bool markdown, Lang
     out += objective_words(rec["options"], 20, L) + "\n";
   }
   out += reasons_text(rec, markdown, L);
+  // Advice on the request as a whole, before the long list of what was rejected.
+  if (auto notes = rec.find("notes"); notes != rec.end() && !notes->empty()) {
+    out += "\n" + std::string(markdown ? "### " : "") + L("Notes") + "\n";
+    for (const auto& n : *notes) out += "  - " + n.get<std::string>() + "\n";
+  }
   if (!rec["rejected"].empty()) {
     out += "\n" + std::string(markdown ? "### " : "") + L("Rejected") + "\n";
     for (const auto& r : rec["rejected"]) out += "  - " + r.value("why", "") + "\n";
@@ -422,6 +427,8 @@ std::string render_report_markdown(const nlohmann::json& r, Lang lang) {
            report_ownership(e["cost"].value("ownership", nlohmann::json::object()), L) +
            report_power(e["power"], L) + report_risks(best, L);
   }
+  if (auto notes = rec.find("notes"); notes != rec.end())
+    for (const auto& n : *notes) out += "\n> " + n.get<std::string>() + "\n";
   if (!rec["rejected"].empty()) out += report_rejected(rec["rejected"], L);
   if (!rec["changes"].empty()) {
     out += "\n## " +

@@ -8,7 +8,7 @@
 namespace gpusizer {
 
 nlohmann::json report_json(const nlohmann::json& request, const Catalog& catalog) {
-  const Recommendation r = recommend(parse_recommend_request(request, catalog), catalog);
+  const Recommendation r = recommend(request, catalog);
   nlohmann::json rec = to_json(r);
   nlohmann::json out;
   const Scenario base = resolve_scenario(scenario_of_request(request), catalog);

@@ -1407,6 +1407,14 @@ function renderOptions(recommendation, request = lastRequest) {
     return li;
   }));
   $('rejected-section').hidden = rejected.length === 0;
+  // Advice on the request as a whole (a parallel engine for a split training job).
+  const notes = recommendation.notes || [];
+  $('recommend-notes').replaceChildren(...notes.map((n) => {
+    const li = document.createElement('li');
+    setServerText(li, n);
+    return li;
+  }));
+  $('recommend-notes').hidden = notes.length === 0;
 }
 
 /** A rejection's reason without the GPU name it starts with (the name is said beside it). */

@@ -25,7 +25,10 @@ LayoutPins layout_pins(const nlohmann::json& scenario_json, const Scenario& pars
 /// sequences without traffic) gpu_count and the layout pins.
 RecommendRequest parse_recommend_request(const nlohmann::json& request, const Catalog& catalog);
 
-/// recommend(parse_recommend_request(request, catalog), catalog).
+/// recommend(parse_recommend_request(request, catalog), catalog), and the request's notes: a
+/// training request that names no engine and whose best option splits the model over GPUs under
+/// the default HF Trainer is searched again with Megatron-LM, and noted where that is at least
+/// twice as good by the objective.
 Recommendation recommend(const nlohmann::json& request, const Catalog& catalog);
 
 /// A fit request (a scenario with a gpu, "levers": false for none) parsed into the typed
