@@ -116,9 +116,10 @@ void add_cloud(const Scenario& s, const CostAssumptions& a, const Catalog& catal
     return;
   }
   if (text == OwnershipText::kNone || text == OwnershipText::kRentOnly) return;
-  o.not_rented =
-      format_text(FMT_COMPILE("not rented: no cloud instance of {} in data/instances.csv{}"),
-                  g.name, china ? " in mainland-China regions" : "");
+  // Appended piece by piece (core/text_append.h, issue 18), not through fmt's compiled format.
+  o.not_rented.clear();
+  append_text(o.not_rented, "not rented: no cloud instance of ", g.name, " in data/instances.csv",
+              std::string_view(china ? " in mainland-China regions" : ""));
   if (text == OwnershipText::kBasis) o.basis.push_back(o.not_rented);
 }
 
