@@ -1,9 +1,12 @@
 #include "gpusizer/catalog.h"
 
 #include <algorithm>
+#include <array>
 #include <cctype>
 #include <cmath>
+#include <cstdint>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -477,17 +480,73 @@ bool Catalog::names_exactly(std::string_view name, const Gpu& found) const {
          key_and_memory_size(normalize_name(found.name), key);
 }
 
-const NumberFormat& Catalog::format(std::string_view name, const std::string& role,
-                                    const std::string& field) const {
-  for (const auto& f : *formats_)
+namespace {
+
+using FormatTable = std::vector<NumberFormat>;
+
+// The row of `formats` that `name` spells for `role` (Catalog::format).
+const NumberFormat& scan_formats(const FormatTable& formats, std::string_view name,
+                                 const std::string& role, const std::string& field) {
+  for (const auto& f : formats)
     if (same_text(f.id, name) && f.usable_for_role(role)) return f;  // the common, exact spelling
   std::vector<std::string> valid;
-  for (const auto& f : *formats_)
+  for (const auto& f : formats)
     if (f.usable_for_role(role)) {
       if (normalize_name(f.id) == normalize_name(name)) return f;
       valid.push_back(f.id);
     }
   unknown(name, field, (role + " format").c_str(), valid);
+}
+
+// A thread's last few format look-ups: the row a table's scan found for a spelling and a role,
+// replaced in turn (issue 18: the scan of formats.csv and the role's test of usable_for were
+// ~185 instructions a look-up, two or three a line, for the few spellings a batch names over and
+// over). An entry shares its table, so no other table takes that address while it can match.
+class FoundFormats {
+ public:
+  const NumberFormat* find(const FormatTable* table, std::string_view name,
+                           std::string_view role) const {
+    for (const Entry& e : entries_)
+      if (e.table.get() == table && e.name_size == name.size() && e.role_size == role.size() &&
+          std::memcmp(e.name, name.data(), name.size()) == 0 &&
+          std::memcmp(e.role, role.data(), role.size()) == 0)
+        return e.row;
+    return nullptr;
+  }
+  void keep(const std::shared_ptr<const FormatTable>& table, std::string_view name,
+            std::string_view role, const NumberFormat& row) {
+    if (name.size() > sizeof(Entry::name) || role.size() > sizeof(Entry::role)) return;
+    Entry& e = entries_[next_];
+    next_ = (next_ + 1) % entries_.size();
+    e.table = table;
+    e.row = &row;
+    e.name_size = static_cast<uint8_t>(name.size());
+    e.role_size = static_cast<uint8_t>(role.size());
+    std::memcpy(e.name, name.data(), name.size());
+    std::memcpy(e.role, role.data(), role.size());
+  }
+
+ private:
+  struct Entry {
+    std::shared_ptr<const FormatTable> table;  // null: empty
+    const NumberFormat* row = nullptr;
+    uint8_t name_size = 0, role_size = 0;
+    char name[30];
+    char role[16];
+  };
+  std::array<Entry, 4> entries_{};
+  size_t next_ = 0;
+};
+
+}  // namespace
+
+const NumberFormat& Catalog::format(std::string_view name, const std::string& role,
+                                    const std::string& field) const {
+  thread_local FoundFormats found;
+  if (const NumberFormat* row = found.find(formats_.get(), name, role)) return *row;
+  const NumberFormat& row = scan_formats(*formats_, name, role, field);
+  found.keep(formats_, name, role, row);
+  return row;
 }
 
 FormatRef Catalog::format_ref(std::string_view name, const std::string& role,

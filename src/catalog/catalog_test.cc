@@ -87,6 +87,45 @@ TEST(NumberFormatRoles, EachEntryWhole) {
         << row.id;
 }
 
+// A thread keeps its last format look-ups (catalog.cc FoundFormats): each answers only for its
+// own spelling, role and table. From data/formats.csv: bf16 is 16 bits and usable for weights,
+// kv, activations and optimizer; tf32 for activations alone; nf4 (4.127 bits) for weights alone.
+TEST(CatalogFormats, KeptLookUpsAnswerForTheirSpellingRoleAndTable) {
+  const Catalog& built_in = Catalog::builtin();
+  const std::string weights = "weights", kv = "kv", activations = "activations";
+  const NumberFormat& bf16 = built_in.format("bf16", weights, "weights");
+  EXPECT_EQ(bf16.id, "bf16");
+  EXPECT_EQ(bf16.bits_per_value, 16);
+  EXPECT_EQ(&built_in.format("bf16", weights, "weights"), &bf16);  // kept: the same row
+  EXPECT_EQ(&built_in.format("bf16", kv, "kv_cache"), &bf16);
+  EXPECT_EQ(&built_in.format("BF16", weights, "weights"), &bf16);  // another spelling of it
+  // A spelling kept for one role says nothing of another.
+  EXPECT_EQ(built_in.format("tf32", activations, "x").id, "tf32");
+  EXPECT_THROW((void)built_in.format("tf32", weights, "weights"), InputError);
+  EXPECT_EQ(built_in.format("nf4", weights, "weights").bits_per_value, 4.127);
+  EXPECT_THROW((void)built_in.format("nf4", kv, "kv_cache"), InputError);
+  // Another catalog's table, where tf32 also holds weights: its own rows, each way round.
+  const std::string formats(embedded::find("formats.csv"));
+  const std::string tf32_row = "tf32,float,32,,,activations,";
+  ASSERT_NE(formats.find(tf32_row), std::string::npos);
+  std::string edited = formats;
+  edited.replace(edited.find(tf32_row), tf32_row.size(), "tf32,float,32,,,activations;weights,");
+  {
+    const Catalog own = Catalog::from_texts({{"formats.csv", edited}});
+    const NumberFormat& own_bf16 = own.format("bf16", weights, "weights");
+    EXPECT_NE(&own_bf16, &bf16);
+    EXPECT_EQ(&own_bf16, &own.formats()[2]);  // bf16 is the table's third row
+    EXPECT_EQ(own.format("tf32", weights, "weights").usable_for, "activations;weights");
+    EXPECT_THROW((void)built_in.format("tf32", weights, "weights"), InputError);
+    EXPECT_EQ(&built_in.format("bf16", weights, "weights"), &bf16);
+  }
+  // More spellings than are kept: the first is found again, and is the same row.
+  for (const char* id : {"fp32", "fp16", "fp8", "int8", "int4"})
+    EXPECT_EQ(built_in.format(id, weights, "weights").id, id);
+  EXPECT_EQ(&built_in.format("bf16", weights, "weights"), &bf16);
+  EXPECT_EQ(&built_in.formats()[2], &bf16);
+}
+
 TEST_F(DataDir, MissingDirectoryIsAnError) {
   EXPECT_THROW((void)Catalog::load((dir_ / "nope").string()), InputError);
   write("gpus.csv", std::string(embedded::find("gpus.csv")));
