@@ -126,6 +126,43 @@ TEST(CatalogFormats, KeptLookUpsAnswerForTheirSpellingRoleAndTable) {
   EXPECT_EQ(&built_in.formats()[2], &bf16);
 }
 
+// The same for GPUs and models: a spelling kept answers for its own catalog's tables. From
+// data/aliases.csv: "h100" is h100-sxm5-80gb and "a100-80g" a100-sxm4-80gb; from
+// data/models.jsonl: mixtral-8x7b-v0.1 has 32 layers and Hugging Face id
+// mistralai/Mixtral-8x7B-v0.1.
+TEST(CatalogLookUps, KeptGpusAndModelsAnswerForTheirTables) {
+  const Catalog& built_in = Catalog::builtin();
+  const Gpu& h100 = built_in.gpu("h100");
+  EXPECT_EQ(h100.id, "h100-sxm5-80gb");
+  EXPECT_EQ(&built_in.gpu("h100"), &h100);
+  EXPECT_EQ(&built_in.gpu("h100-sxm5-80gb"), &h100);
+  EXPECT_EQ(built_in.gpu("a100-80g").id, "a100-sxm4-80gb");
+  EXPECT_THROW((void)built_in.gpu("h100x"), InputError);
+  const Model& mixtral = built_in.model("mixtral-8x7b-v0.1");
+  EXPECT_EQ(mixtral.num_layers, 32);
+  EXPECT_EQ(&built_in.model("mixtral-8x7b-v0.1"), &mixtral);
+  EXPECT_EQ(&built_in.model("mistralai/Mixtral-8x7B-v0.1"), &mixtral);
+  EXPECT_EQ(&built_in.model("mistralai/Mixtral-8x7B-v0.1"), &mixtral);
+  // Another catalog, where "h100" is the PCIe card: its own rows for the same spellings.
+  const std::string aliases(embedded::find("aliases.csv"));
+  const std::string h100_row = "h100,gpu,h100-sxm5-80gb,";
+  ASSERT_NE(aliases.find(h100_row), std::string::npos);
+  std::string edited = aliases;
+  edited.replace(edited.find(h100_row), h100_row.size(), "h100,gpu,h100-pcie-80gb,");
+  {
+    const Catalog own = Catalog::from_texts({{"aliases.csv", edited}});
+    EXPECT_EQ(own.gpu("h100").id, "h100-pcie-80gb");
+    EXPECT_EQ(own.gpu("h100").id, "h100-pcie-80gb");
+    EXPECT_EQ(&built_in.gpu("h100"), &h100);
+    const Model& own_mixtral = own.model("mixtral-8x7b-v0.1");
+    EXPECT_NE(&own_mixtral, &mixtral);
+    EXPECT_EQ(own_mixtral.num_layers, 32);
+  }
+  // More spellings than are kept: the first is found again, the same row.
+  for (const char* id : {"a100-80g", "rtx4090", "3090", "4090d", "4090"}) (void)built_in.gpu(id);
+  EXPECT_EQ(&built_in.gpu("h100"), &h100);
+}
+
 TEST_F(DataDir, MissingDirectoryIsAnError) {
   EXPECT_THROW((void)Catalog::load((dir_ / "nope").string()), InputError);
   write("gpus.csv", std::string(embedded::find("gpus.csv")));
