@@ -8,7 +8,6 @@
 #include <cstring>
 #include <string>
 #include <utility>
-#include <vector>
 
 #include "core/kept_texts.h"
 #include "core/text_append.h"
@@ -191,15 +190,6 @@ void estimate_cost(const Scenario& s, const Catalog& catalog, CostAssumptions&& 
   if (why && (run.usd_total || run.kwh)) why->basis.set("usd_total", run.basis);
 }
 
-// The memory past the GPU's, said piece by piece (core/text_append.h; issue 18: fmt's compiled
-// format copied each literal piece through a call, ~860 instructions a warning, every line that
-// does not fit). Out of line, so that explain_counts stays inlined into explain.
-[[gnu::noinline]] void warn_does_not_fit(double total, double capacity, const std::string& gpu,
-                                         std::vector<std::string>& warnings) {
-  append_text(warnings.emplace_back(), "does not fit: needs ", Fixed{total / kGiB, 1},
-              " GiB per GPU, ", gpu, " has ", Fixed{capacity / kGiB, 1}, " GiB usable");
-}
-
 // The lines of the memory stage that only a full estimate has: how the parameters were counted,
 // the engine's rules, and a warning when the job does not fit.
 void explain_counts(const Scenario& s, const ModelCounts& counts, const Estimate& e,
@@ -212,7 +202,10 @@ void explain_counts(const Scenario& s, const ModelCounts& counts, const Estimate
       append_text(out, s.engine, ' ', s.engine_version, ": ", s.engine_basis);
     });
   if (e.memory.fits && !*e.memory.fits && e.memory.capacity)
-    warn_does_not_fit(e.memory.total, *e.memory.capacity, s.gpu->name, why.warnings);
+    why.warnings.push_back(
+        format_text(FMT_COMPILE("does not fit: needs {:.1f} GiB per GPU, {} has {:.1f} GiB "
+                                "usable"),
+                    e.memory.total / kGiB, s.gpu->name, *e.memory.capacity / kGiB));
 }
 
 // An explained estimate's stages after the memory: the counts' basis, power, speed (with
