@@ -4,9 +4,6 @@
 // (fluctuating or one-off demand: cloud; long, steady, private work: on-prem).
 #include "gpusizer/cost.h"
 
-#include <fmt/compile.h>
-#include <fmt/format.h>
-
 #include <algorithm>
 #include <array>
 #include <cmath>
@@ -16,7 +13,6 @@
 
 #include "core/kept_texts.h"
 #include "core/text_append.h"
-#include "core/text_format.h"
 #include "cost/fleet.h"
 #include "cost/ownership_figures.h"
 #include "gpusizer/error.h"
