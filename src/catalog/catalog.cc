@@ -1,9 +1,12 @@
 #include "gpusizer/catalog.h"
 
 #include <algorithm>
+#include <array>
 #include <cctype>
 #include <cmath>
+#include <cstdint>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -438,10 +441,61 @@ std::string Catalog::closest_format(std::string_view kind, double bits) const {
   return best;
 }
 
+namespace {
+
+// A thread's last few look-ups in one kind of catalog table: the row a look-up found for a
+// spelling (and, for formats, a role) in a table, replaced in turn (issue 18: a format's scan of
+// formats.csv and its role's test were ~185 instructions a look-up, a model's or a GPU's hashed
+// name ~140-200, each once or more a line, for the few spellings a batch names over and over).
+// An entry shares its table, so no other table takes that address while it can match; a
+// table's index is made with it and never changed (Catalog::from_texts).
+template <typename Table, typename Row>
+class FoundRows {
+ public:
+  const Row* find(const Table* table, std::string_view name, std::string_view role = {}) const {
+    for (const Entry& e : entries_)
+      if (e.table.get() == table && e.name_size == name.size() && e.role_size == role.size() &&
+          (name.empty() || std::memcmp(e.name, name.data(), name.size()) == 0) &&
+          (role.empty() || std::memcmp(e.role, role.data(), role.size()) == 0))
+        return e.row;
+    return nullptr;
+  }
+  void keep(const std::shared_ptr<const Table>& table, const Row& row, std::string_view name,
+            std::string_view role = {}) {
+    if (name.size() > sizeof(Entry::name) || role.size() > sizeof(Entry::role)) return;
+    Entry& e = entries_[next_];
+    next_ = (next_ + 1) % entries_.size();
+    e.table = table;
+    e.row = &row;
+    e.name_size = static_cast<uint8_t>(name.size());
+    e.role_size = static_cast<uint8_t>(role.size());
+    if (!name.empty()) std::memcpy(e.name, name.data(), name.size());
+    if (!role.empty()) std::memcpy(e.role, role.data(), role.size());
+  }
+
+ private:
+  struct Entry {
+    std::shared_ptr<const Table> table;  // null: empty
+    const Row* row = nullptr;
+    uint8_t name_size = 0, role_size = 0;
+    char name[46];  // a model's Hugging Face id fits
+    char role[16];
+  };
+  std::array<Entry, 4> entries_{};
+  size_t next_ = 0;
+};
+
+}  // namespace
+
 const Gpu& Catalog::gpu(std::string_view name, const std::string& field) const {
+  thread_local FoundRows<std::vector<Gpu>, Gpu> found;
+  if (const Gpu* row = found.find(gpus_.get(), name)) return *row;
+  const Gpu* row = nullptr;
   if (gpu_exact_)
-    if (const auto row = gpu_exact_->find(name)) return (*gpus_)[*row];
-  return lookup(*gpus_, gpu_index_, name, field, "GPU");
+    if (const auto exact = gpu_exact_->find(name)) row = &(*gpus_)[*exact];
+  if (!row) row = &lookup(*gpus_, gpu_index_, name, field, "GPU");
+  found.keep(gpus_, *row, name);
+  return *row;
 }
 
 GpuRef Catalog::gpu_ref(std::string_view name, const std::string& field) const {
@@ -456,11 +510,18 @@ const std::vector<Model>& Catalog::models() const {
 
 const Model& Catalog::model(std::string_view name, const std::string& field) const {
   static const std::vector<ModelName> no_names;
+  thread_local FoundRows<ModelRows, Model> found;
+  if (const Model* row = found.find(model_rows_.get(), name)) return *row;
+  const Model* row = nullptr;
   if (model_rows_)
-    if (const auto row = model_rows_->exact_id(name)) return model_rows_->at(*row);
-  const std::vector<ModelName>& names = model_rows_ ? model_rows_->names() : no_names;
-  const ModelName& found = lookup(names, model_index_, name, field, "model");
-  return model_rows_->at(static_cast<size_t>(&found - names.data()));
+    if (const auto exact = model_rows_->exact_id(name)) row = &model_rows_->at(*exact);
+  if (!row) {
+    const std::vector<ModelName>& names = model_rows_ ? model_rows_->names() : no_names;
+    const ModelName& named = lookup(names, model_index_, name, field, "model");
+    row = &model_rows_->at(static_cast<size_t>(&named - names.data()));
+  }
+  found.keep(model_rows_, *row, name);
+  return *row;
 }
 
 ModelRef Catalog::model_ref(std::string_view name, const std::string& field) const {
@@ -477,17 +538,33 @@ bool Catalog::names_exactly(std::string_view name, const Gpu& found) const {
          key_and_memory_size(normalize_name(found.name), key);
 }
 
-const NumberFormat& Catalog::format(std::string_view name, const std::string& role,
-                                    const std::string& field) const {
-  for (const auto& f : *formats_)
+namespace {
+
+using FormatTable = std::vector<NumberFormat>;
+
+// The row of `formats` that `name` spells for `role` (Catalog::format).
+const NumberFormat& scan_formats(const FormatTable& formats, std::string_view name,
+                                 const std::string& role, const std::string& field) {
+  for (const auto& f : formats)
     if (same_text(f.id, name) && f.usable_for_role(role)) return f;  // the common, exact spelling
   std::vector<std::string> valid;
-  for (const auto& f : *formats_)
+  for (const auto& f : formats)
     if (f.usable_for_role(role)) {
       if (normalize_name(f.id) == normalize_name(name)) return f;
       valid.push_back(f.id);
     }
   unknown(name, field, (role + " format").c_str(), valid);
+}
+
+}  // namespace
+
+const NumberFormat& Catalog::format(std::string_view name, const std::string& role,
+                                    const std::string& field) const {
+  thread_local FoundRows<FormatTable, NumberFormat> found;
+  if (const NumberFormat* row = found.find(formats_.get(), name, role)) return *row;
+  const NumberFormat& row = scan_formats(*formats_, name, role, field);
+  found.keep(formats_, row, name, role);
+  return row;
 }
 
 FormatRef Catalog::format_ref(std::string_view name, const std::string& role,

@@ -87,6 +87,82 @@ TEST(NumberFormatRoles, EachEntryWhole) {
         << row.id;
 }
 
+// A thread keeps its last format look-ups (catalog.cc FoundFormats): each answers only for its
+// own spelling, role and table. From data/formats.csv: bf16 is 16 bits and usable for weights,
+// kv, activations and optimizer; tf32 for activations alone; nf4 (4.127 bits) for weights alone.
+TEST(CatalogFormats, KeptLookUpsAnswerForTheirSpellingRoleAndTable) {
+  const Catalog& built_in = Catalog::builtin();
+  const std::string weights = "weights", kv = "kv", activations = "activations";
+  const NumberFormat& bf16 = built_in.format("bf16", weights, "weights");
+  EXPECT_EQ(bf16.id, "bf16");
+  EXPECT_EQ(bf16.bits_per_value, 16);
+  EXPECT_EQ(&built_in.format("bf16", weights, "weights"), &bf16);  // kept: the same row
+  EXPECT_EQ(&built_in.format("bf16", kv, "kv_cache"), &bf16);
+  EXPECT_EQ(&built_in.format("BF16", weights, "weights"), &bf16);  // another spelling of it
+  // A spelling kept for one role says nothing of another.
+  EXPECT_EQ(built_in.format("tf32", activations, "x").id, "tf32");
+  EXPECT_THROW((void)built_in.format("tf32", weights, "weights"), InputError);
+  EXPECT_EQ(built_in.format("nf4", weights, "weights").bits_per_value, 4.127);
+  EXPECT_THROW((void)built_in.format("nf4", kv, "kv_cache"), InputError);
+  // Another catalog's table, where tf32 also holds weights: its own rows, each way round.
+  const std::string formats(embedded::find("formats.csv"));
+  const std::string tf32_row = "tf32,float,32,,,activations,";
+  ASSERT_NE(formats.find(tf32_row), std::string::npos);
+  std::string edited = formats;
+  edited.replace(edited.find(tf32_row), tf32_row.size(), "tf32,float,32,,,activations;weights,");
+  {
+    const Catalog own = Catalog::from_texts({{"formats.csv", edited}});
+    const NumberFormat& own_bf16 = own.format("bf16", weights, "weights");
+    EXPECT_NE(&own_bf16, &bf16);
+    EXPECT_EQ(&own_bf16, &own.formats()[2]);  // bf16 is the table's third row
+    EXPECT_EQ(own.format("tf32", weights, "weights").usable_for, "activations;weights");
+    EXPECT_THROW((void)built_in.format("tf32", weights, "weights"), InputError);
+    EXPECT_EQ(&built_in.format("bf16", weights, "weights"), &bf16);
+  }
+  // More spellings than are kept: the first is found again, and is the same row.
+  for (const char* id : {"fp32", "fp16", "fp8", "int8", "int4"})
+    EXPECT_EQ(built_in.format(id, weights, "weights").id, id);
+  EXPECT_EQ(&built_in.format("bf16", weights, "weights"), &bf16);
+  EXPECT_EQ(&built_in.formats()[2], &bf16);
+}
+
+// The same for GPUs and models: a spelling kept answers for its own catalog's tables. From
+// data/aliases.csv: "h100" is h100-sxm5-80gb and "a100-80g" a100-sxm4-80gb; from
+// data/models.jsonl: mixtral-8x7b-v0.1 has 32 layers and Hugging Face id
+// mistralai/Mixtral-8x7B-v0.1.
+TEST(CatalogLookUps, KeptGpusAndModelsAnswerForTheirTables) {
+  const Catalog& built_in = Catalog::builtin();
+  const Gpu& h100 = built_in.gpu("h100");
+  EXPECT_EQ(h100.id, "h100-sxm5-80gb");
+  EXPECT_EQ(&built_in.gpu("h100"), &h100);
+  EXPECT_EQ(&built_in.gpu("h100-sxm5-80gb"), &h100);
+  EXPECT_EQ(built_in.gpu("a100-80g").id, "a100-sxm4-80gb");
+  EXPECT_THROW((void)built_in.gpu("h100x"), InputError);
+  const Model& mixtral = built_in.model("mixtral-8x7b-v0.1");
+  EXPECT_EQ(mixtral.num_layers, 32);
+  EXPECT_EQ(&built_in.model("mixtral-8x7b-v0.1"), &mixtral);
+  EXPECT_EQ(&built_in.model("mistralai/Mixtral-8x7B-v0.1"), &mixtral);
+  EXPECT_EQ(&built_in.model("mistralai/Mixtral-8x7B-v0.1"), &mixtral);
+  // Another catalog, where "h100" is the PCIe card: its own rows for the same spellings.
+  const std::string aliases(embedded::find("aliases.csv"));
+  const std::string h100_row = "h100,gpu,h100-sxm5-80gb,";
+  ASSERT_NE(aliases.find(h100_row), std::string::npos);
+  std::string edited = aliases;
+  edited.replace(edited.find(h100_row), h100_row.size(), "h100,gpu,h100-pcie-80gb,");
+  {
+    const Catalog own = Catalog::from_texts({{"aliases.csv", edited}});
+    EXPECT_EQ(own.gpu("h100").id, "h100-pcie-80gb");
+    EXPECT_EQ(own.gpu("h100").id, "h100-pcie-80gb");
+    EXPECT_EQ(&built_in.gpu("h100"), &h100);
+    const Model& own_mixtral = own.model("mixtral-8x7b-v0.1");
+    EXPECT_NE(&own_mixtral, &mixtral);
+    EXPECT_EQ(own_mixtral.num_layers, 32);
+  }
+  // More spellings than are kept: the first is found again, the same row.
+  for (const char* id : {"a100-80g", "rtx4090", "3090", "4090d", "4090"}) (void)built_in.gpu(id);
+  EXPECT_EQ(&built_in.gpu("h100"), &h100);
+}
+
 TEST_F(DataDir, MissingDirectoryIsAnError) {
   EXPECT_THROW((void)Catalog::load((dir_ / "nope").string()), InputError);
   write("gpus.csv", std::string(embedded::find("gpus.csv")));

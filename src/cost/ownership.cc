@@ -4,9 +4,6 @@
 // (fluctuating or one-off demand: cloud; long, steady, private work: on-prem).
 #include "gpusizer/cost.h"
 
-#include <fmt/compile.h>
-#include <fmt/format.h>
-
 #include <algorithm>
 #include <array>
 #include <cmath>
@@ -16,7 +13,6 @@
 
 #include "core/kept_texts.h"
 #include "core/text_append.h"
-#include "core/text_format.h"
 #include "cost/fleet.h"
 #include "cost/ownership_figures.h"
 #include "gpusizer/error.h"
@@ -116,9 +112,10 @@ void add_cloud(const Scenario& s, const CostAssumptions& a, const Catalog& catal
     return;
   }
   if (text == OwnershipText::kNone || text == OwnershipText::kRentOnly) return;
-  o.not_rented =
-      format_text(FMT_COMPILE("not rented: no cloud instance of {} in data/instances.csv{}"),
-                  g.name, china ? " in mainland-China regions" : "");
+  // Appended piece by piece (core/text_append.h, issue 18), not through fmt's compiled format.
+  o.not_rented.clear();
+  append_text(o.not_rented, "not rented: no cloud instance of ", g.name, " in data/instances.csv",
+              std::string_view(china ? " in mainland-China regions" : ""));
   if (text == OwnershipText::kBasis) o.basis.push_back(o.not_rented);
 }
 

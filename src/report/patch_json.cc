@@ -73,7 +73,7 @@ void describe_patch(W& w, const ScenarioEdit& e) {
   describe_split_patch(w, e);
   w.field("prompt_len", e.prompt_len);
   w.field("seq_len", e.seq_len);
-  if (e.task) w.field("task", to_string(*e.task));
+  if (e.task) w.field("task", task_name(*e.task));  // a view: no string made
   describe_training_patch(w, e);
   w.field("weights", e.weights);
   w.end_object();
