@@ -249,8 +249,7 @@ double hardware_room(const PerformanceEstimate& p, std::string_view figure, doub
 }
 
 void add_speed_bands(const Scenario& s, const SpeedBands& bands, PerformanceEstimate& p,
-                     CostEstimate& cost_figures, Explanations* why, bool set_bands,
-                     double mfu_ceiling) {
+                     CostEstimate& cost_figures, Explanations* why, double mfu_ceiling) {
   const BandedFigures& figures = banded_figures();
   // Each figure's band (low, high), held where its bit in `has` is set: an array of optionals
   // was zeroed whole by GCC, and only the figures banded are read (issue 18).
@@ -283,13 +282,10 @@ void add_speed_bands(const Scenario& s, const SpeedBands& bands, PerformanceEsti
     const SpeedBand* band = found;
     if (!band) continue;
     if (i == kMfu) mfu_band = band;
-    // Said in the text whether or not the figures are banded (a setup that does not fit).
     if (kPhaseOf[i] >= 0 && holds(serving_room(p, i), *band)) serving_held = true;
-    if (set_bands) {
-      banded[i] = band_of(*value, figures.kind[i], *band);
-      has |= uint32_t{1} << i;
-      has_by_name |= uint32_t{1} << figures.name_rank[i];
-    }
+    banded[i] = band_of(*value, figures.kind[i], *band);
+    has |= uint32_t{1} << i;
+    has_by_name |= uint32_t{1} << figures.name_rank[i];
     if (!wants_basis(why) || std::find(written, written + n_written, band) != written + n_written)
       continue;
     written[n_written++] = band;

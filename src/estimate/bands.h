@@ -10,14 +10,11 @@ namespace gpusizer {
 
 /// Sets the bands of the speed figures `p` and of the cost figures `cost` (from the band of the
 /// throughput they divide by) from the bands of the scenario's engine; explains them in
-/// why->basis under "bands" (no text when `why` is null). Without `set_bands`, only the text: an
-/// answer that leaves the speed and cost figures out (a setup that does not fit) writes it alone.
-/// A training step's bands stop where its MFU would pass `mfu_ceiling` (mfu_ceiling() of
-/// speed/training_speed.h; 0: no ceiling), a serving phase's where it would pass its roofline
-/// (p.peak_room), and the text says so.
+/// why->basis under "bands" (no text when `why` is null). A training step's bands stop where its
+/// MFU would pass `mfu_ceiling` (mfu_ceiling() of speed/training_speed.h; 0: no ceiling), a serving
+/// phase's where it would pass its roofline (p.peak_room), and the text says so.
 void add_speed_bands(const Scenario& s, const SpeedBands& bands, PerformanceEstimate& p,
-                     CostEstimate& cost, Explanations* why, bool set_bands = true,
-                     double mfu_ceiling = 0);
+                     CostEstimate& cost, Explanations* why, double mfu_ceiling = 0);
 
 /// How many times faster than predicted the hardware lets the figure named `figure` go: a rate
 /// at most room x, a time at least 1 / room x its predicted value. The MFU ceiling over the MFU

@@ -217,8 +217,10 @@ void explain(const Scenario& s, const Catalog& catalog, StagedEstimate& staged,
   const bool does_not_fit = e.memory.fits && !*e.memory.fits;
   const bool extras = unfit_extras == UnfitExtras::kMade || !does_not_fit;
   staged.add_priced(memo, extras);
-  if (e.performance)  // the bands read the MFU ceiling only where the step has an MFU
-    add_speed_bands(s, catalog.speed_bands(), *e.performance, e.cost, &why, extras,
+  // The bands of the figures an answer writes (none for a setup that does not fit); they read
+  // the MFU ceiling only where the step has an MFU.
+  if (e.performance && extras)
+    add_speed_bands(s, catalog.speed_bands(), *e.performance, e.cost, &why,
                     is_training(s.task) ? mfu_ceiling(s, catalog.speed()) : 0);
   add_warnings(s, catalog, why);
   e.basis = std::move(why.basis);
@@ -295,14 +297,23 @@ void StagedEstimate::add_priced(ModuleSumsMemo* memo, bool extras) {
   NodePlan plan;  // counted once, for power and the on-prem price
   estimate_power(s_, with_facility_overrides(catalog_.facility_defaults(), s_.facility), costs,
                  catalog_, why_, plan, e_.power);
-  if (s_.gpu) {
-    if (extras)
-      add_speed(memo);
-    else  // the split of a training step by part: written with the performance alone
-      estimate_speed_without_breakdown(s_, catalog_, rules_.engine, e_.memory, counts_, why_,
-                                       e_.performance.emplace(), memo);
+  if (!s_.gpu) return;
+  if (extras) {
+    add_speed(memo);
     estimate_cost(s_, catalog_, std::move(costs), plan, e_, why_, extras);
+    return;
   }
+  // A setup that does not fit: its answer writes no speed or cost figures (docs/contract.md), so
+  // no basis text for them either; the change search still reads the step's speed (its changes'
+  // speed factors), without the split by part, and the stages' warnings stay.
+  Explanations warnings_only;
+  warnings_only.basis.turn_off();
+  Explanations* quiet = why_ ? &warnings_only : nullptr;
+  estimate_speed_without_breakdown(s_, catalog_, rules_.engine, e_.memory, counts_, quiet,
+                                   e_.performance.emplace(), memo);
+  estimate_cost(s_, catalog_, std::move(costs), plan, e_, quiet, extras);
+  if (why_)
+    for (std::string& w : warnings_only.warnings) why_->warnings.push_back(std::move(w));
 }
 
 Estimate estimate_priced(const Scenario& s, const Catalog& catalog) {

@@ -26,6 +26,11 @@ TEST(NotFitting, NoSpeedOrCostWhenItDoesNotFit) {
   ASSERT_TRUE(j.contains("changes"));
   ASSERT_FALSE(j["changes"].empty());
   EXPECT_TRUE(j["changes"][0]["fits"].get<bool>());
+  // The basis explains the figures written: the memory's, none of the absent speed and cost.
+  EXPECT_TRUE(j["basis"].contains("weights_bytes"));
+  for (const char* key : {"decode_tokens_per_s", "ttft_ms", "max_output_tokens_per_s",
+                          "usd_per_hour", "usd_per_million_tokens", "bands"})
+    EXPECT_FALSE(j["basis"].contains(key)) << key;
 
   for (const std::string& text : {render_estimate_table(j), render_estimate_markdown(j)}) {
     EXPECT_NE(text.find("oes not fit"), std::string::npos) << text;
