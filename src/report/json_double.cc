@@ -356,26 +356,15 @@ char* json_double_text(char* p, double v) {
 // json_double_text were two calls, each testing the sign, ~20 instructions of ~25 doubles a line).
 char* write_json_float(char* p, double v) {
   static_assert(kJsonFloatChars >= kJsonDoubleRoom);
-  uint64_t bits;
-  std::memcpy(&bits, &v, sizeof bits);
-  const uint64_t magnitude_bits = bits & ~(uint64_t{1} << 63);
-  double magnitude;
-  std::memcpy(&magnitude, &magnitude_bits, sizeof magnitude);
+  const auto [sign, magnitude_bits, magnitude] = signed_magnitude(v);
   // A whole number below 10^15 (a fifth of an answer's doubles: prices, watts, years; zero
   // too), without Grisu2. dump() writes it as its digits and ".0": Grisu2's interval around it is
   // narrower than 1 (its ulp is at most 1/8), so the digits it generates are the integer's,
   // trailing zeros dropped, and nlohmann writes fixed notation up to 15 digits before the point.
-  // Below 10^15 the magnitude converts to an integer exactly when it is whole: a conversion and
-  // a compare, not floor()'s ~18 instructions (the target has no SSE4.1 rounding instruction).
   if (magnitude < 1e15) {
     *p = '-';
-    p += bits >> 63;
-    const auto whole = static_cast<int64_t>(magnitude);  // signed: one instruction each way
-    if (static_cast<double>(whole) == magnitude) {
-      p = json_integer_text(p, static_cast<uint64_t>(whole));
-      std::memcpy(p, ".0", 2);
-      return p + 2;
-    }
+    p += sign;
+    if (char* end = whole_number_text(p, magnitude)) return end;
 #if defined(__SSE2__)
     const auto common = static_cast<unsigned>((magnitude_bits >> 52) - kFirstBiased);
     if (common < kCommonExponents && common_powers[common].f != 0) {
@@ -387,7 +376,7 @@ char* write_json_float(char* p, double v) {
     return p + 4;
   } else {
     *p = '-';
-    p += bits >> 63;
+    p += sign;
   }
   // nlohmann's own shortest round-trip form (Grisu2), so the text is the same as dump()'s.
   Digits g;

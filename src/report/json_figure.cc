@@ -154,22 +154,12 @@ double json_figure_value(double v) {
 char* write_json_figure(char* p, double v) {
   static_assert(kJsonFloatChars >= kJsonDoubleRoom);
   static_assert(kJsonFloatChars >= 1 + 2 + 3 + 8 + 8);  // sign, "0.", zeros, laid_out's stores
-  uint64_t bits;
-  std::memcpy(&bits, &v, sizeof bits);
-  const uint64_t magnitude_bits = bits & ~(uint64_t{1} << 63);
-  double magnitude;
-  std::memcpy(&magnitude, &magnitude_bits, sizeof magnitude);
+  const auto [sign, magnitude_bits, magnitude] = signed_magnitude(v);
   if (magnitude < 1e6) {
     *p = '-';
-    p += bits >> 63;
-    // A whole number (a fifth of an answer's doubles: prices, watts, years; zero too) is its
-    // digits and ".0", as dump() writes it; it converts to an integer exactly when it is whole.
-    const auto whole = static_cast<int64_t>(magnitude);
-    if (static_cast<double>(whole) == magnitude) {
-      p = json_integer_text(p, static_cast<uint64_t>(whole));
-      std::memcpy(p, ".0", 2);
-      return p + 2;
-    }
+    p += sign;
+    // A whole number (a fifth of an answer's doubles: prices, watts, years; zero too).
+    if (char* end = whole_number_text(p, magnitude)) return end;
     if (magnitude < 1e-4) return json_double_text(p, json_figure_value(magnitude));
     const Rounded r = round_to_digits(magnitude, magnitude_bits);
     if (near_interval_end(r, value_of(r))) return json_double_text(p, value_of(r));
@@ -181,13 +171,11 @@ char* write_json_figure(char* p, double v) {
     std::memcpy(p, "null", 4);
     return p + 4;
   }
-  const double rounded = json_figure_value(v);  // its whole number
-  if (std::fabs(rounded) >= 1e15) return json_double_text(p, rounded);
+  const double rounded = json_figure_value(magnitude);  // its whole number
   *p = '-';
-  p += bits >> 63;
-  p = json_integer_text(p, nearest(std::fabs(rounded)));
-  std::memcpy(p, ".0", 2);
-  return p + 2;
+  p += sign;
+  if (rounded >= 1e15) return json_double_text(p, rounded);
+  return whole_number_text(p, rounded);
 }
 
 }  // namespace gpusizer
