@@ -106,6 +106,14 @@ void set_gemm_rates(const Gpu& gpu, const NumberFormat& weights, const SpeedProf
   set_int8_dot_kernels(gpu, weights, s);
 }
 
+// A pass's least time a FLOP and a byte (PassTime::floor_s): the fastest rate any of its kernels
+// could run at, the tensor rate of its compute dtype or a faster one its weights' GEMMs use (FP8
+// on Hopper), and the peak bandwidth.
+void set_floor_rates(InferenceSetup& s) {
+  s.floor_s_per_flop = 1.0 / std::max(s.peak_flops, s.gemm_peak_flops);
+  s.floor_s_per_byte = 1.0 / s.bandwidth;
+}
+
 }  // namespace
 
 std::optional<InferenceSetup> inference_setup(const Scenario& sc, const SpeedProfile& profile,
@@ -149,10 +157,7 @@ std::optional<InferenceSetup> inference_setup(const Scenario& sc, const SpeedPro
   s.peak_flops = *flops;
   set_gemm_rates(gpu, *sc.weights, profile, l, s);
   s.bandwidth = *gpu.memory_bandwidth_gbps * 1e9;
-  // The fastest rate any kernel of a pass could run at: the tensor rate of its compute dtype,
-  // or a faster one its weights' GEMMs use (FP8 on Hopper).
-  s.floor_s_per_flop = 1.0 / std::max(s.peak_flops, s.gemm_peak_flops);
-  s.floor_s_per_byte = 1.0 / s.bandwidth;
+  set_floor_rates(s);
   // The resolved layout (Scenario::replica_gpus): speed reads it, never re-derives it.
   s.tp = std::max<int64_t>(1, sc.parallel.tp);
   s.pp = std::max<int64_t>(1, sc.parallel.pp);
@@ -244,6 +249,37 @@ double compute_efficiency(const InferenceProfile& p, double tokens) {
   return p.compute_eff_max * tokens / (tokens + p.compute_k_tokens);
 }
 
+namespace {
+
+// A pass's collectives on one stage: the tensor-parallel all-reduces and, with attention data
+// parallelism, the MoE layers' exchange between the groups.
+double pass_collectives_s(const InferenceSetup& s, double tokens) {
+  const double pp = static_cast<double>(s.pp), groups = static_cast<double>(s.attention_groups);
+  double seconds = 0;
+  if (s.tp > 1) {
+    // Megatron-LM TP (Shoeybi et al. 2019, sec. 3): two all-reduces of the hidden states per
+    // layer in the forward pass (after attention and after the MLP).
+    const double layers = static_cast<double>(s.costs.num_layers) / pp;
+    const double bytes = tokens / groups * static_cast<double>(s.costs.hidden) * s.activation_bytes;
+    seconds = 2.0 * layers * allreduce_s(bytes, s.tp, s.tp_link);
+  }
+  if (s.attention_groups > 1 && s.costs.moe_layers > 0) {
+    // Attention data parallelism under expert parallelism: each MoE layer gathers every group's
+    // hidden states to all ranks (dispatch) and reduce-scatters the expert outputs back
+    // (combine): vLLM's default all2all backend, allgather_reducescatter
+    // (vllm/distributed/device_communicators/all2all.py, AgRsAll2AllManager: all_gatherv and
+    // reduce_scatterv over the data-parallel group), and TensorRT-LLM's attention-DP MoE path.
+    // A ring all-gather plus a reduce-scatter of the pass's tokens over the groups moves the
+    // bytes of one ring all-reduce of them (Patarasuk and Yuan 2009).
+    const double moe_layers = static_cast<double>(s.costs.moe_layers) / pp;
+    const double bytes = tokens * static_cast<double>(s.costs.hidden) * s.activation_bytes;
+    seconds += moe_layers * allreduce_s(bytes, s.attention_groups, s.ep_link);
+  }
+  return seconds;
+}
+
+}  // namespace
+
 PassTime stage_pass(const InferenceSetup& s, double tokens, double flops, double weight_bytes,
                     double other_bytes, double attention_flops, double score_elements) {
   PassTime t;
@@ -296,29 +332,10 @@ PassTime stage_pass(const InferenceSetup& s, double tokens, double flops, double
     if (tokens > s.bnb_gemv_max_tokens && s.bnb_dequant_bytes > 0)
       t.side_s += s.quantized_params * s.bnb_dequant_bytes / (tp * pp) / bw;
   }
-  // The floor leaves out the materialised scores and dequantized copies: another engine need
-  // not make them, and a floor that leaves work out is still a floor.
+  // The floor leaves out the scores and copies an engine chooses to make: still a floor.
   t.floor_s = std::max((gemm_flops + attention_flops / (tp * pp * groups)) * s.floor_s_per_flop,
                        (per_gpu_weights + cache_bytes) * s.floor_s_per_byte);
-  if (s.tp > 1) {
-    // Megatron-LM TP (Shoeybi et al. 2019, sec. 3): two all-reduces of the hidden states per
-    // layer in the forward pass (after attention and after the MLP).
-    const double layers = static_cast<double>(s.costs.num_layers) / pp;
-    const double bytes = tokens / groups * static_cast<double>(s.costs.hidden) * s.activation_bytes;
-    t.comm_s = 2.0 * layers * allreduce_s(bytes, s.tp, s.tp_link);
-  }
-  if (s.attention_groups > 1 && s.costs.moe_layers > 0) {
-    // Attention data parallelism under expert parallelism: each MoE layer gathers every group's
-    // hidden states to all ranks (dispatch) and reduce-scatters the expert outputs back
-    // (combine): vLLM's default all2all backend, allgather_reducescatter
-    // (vllm/distributed/device_communicators/all2all.py, AgRsAll2AllManager: all_gatherv and
-    // reduce_scatterv over the data-parallel group), and TensorRT-LLM's attention-DP MoE path.
-    // A ring all-gather plus a reduce-scatter of the pass's tokens over the groups moves the
-    // bytes of one ring all-reduce of them (Patarasuk and Yuan 2009).
-    const double moe_layers = static_cast<double>(s.costs.moe_layers) / pp;
-    const double bytes = tokens * static_cast<double>(s.costs.hidden) * s.activation_bytes;
-    t.comm_s += moe_layers * allreduce_s(bytes, s.attention_groups, s.ep_link);
-  }
+  t.comm_s = pass_collectives_s(s, tokens);
   t.overhead_s = s.engine.step_overhead_s / pp +
                  s.engine.layer_overhead_s * static_cast<double>(s.costs.num_layers) / pp +
                  (s.pp > 1 ? s.engine.hop_overhead_s : 0.0);
