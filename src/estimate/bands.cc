@@ -184,14 +184,19 @@ bool holds(double room, const SpeedBand& band) {
   return room > 0 && room * (1 + band.low_error) < 1;
 }
 
+// ceiling / mfu, at least 1: how many times faster the step's figures could be under an MFU
+// `ceiling`; 0 without a ceiling or an MFU.
+double mfu_headroom(const PerformanceEstimate& p, double ceiling) {
+  return ceiling > 0 && p.mfu && *p.mfu > 0 ? std::max(1.0, ceiling / *p.mfu) : 0;
+}
+
 // How far a training step's measured rate can exceed the predicted under an MFU `ceiling`:
 // ceiling / mfu (at least 1), however wide its class's measured errors (the mixture-of-experts
 // band reaches 2.5 x); 0 when the band reaches no further (nothing to hold). The training
 // figures share one band, whose rates reach 1 / (1 + low_error) x the predicted (band_of).
 double mfu_room(const PerformanceEstimate& p, double ceiling, const SpeedBand* band) {
-  if (!band || ceiling <= 0 || !p.mfu || !(*p.mfu > 0)) return 0;
-  const double room = std::max(1.0, ceiling / *p.mfu);
-  return holds(room, *band) ? room : 0;
+  const double room = mfu_headroom(p, ceiling);
+  return band && holds(room, *band) ? room : 0;
 }
 
 // The serving phase whose roofline holds each figure (PerformanceEstimate::peak_room): 0 decode,
@@ -220,32 +225,37 @@ double serving_room(const PerformanceEstimate& p, size_t i) {
   }
 }
 
-// Holds the banded figures to their rooms (the training figures to `mfu_room`, the serving ones
-// to their phase's): rates keep their highs under value x room, times their lows over value /
-// room.
+// The room of figure i: the training figures' `training_room`, the serving ones' phase's.
+double room_of(const PerformanceEstimate& p, size_t i, double training_room) {
+  return i >= kFirstTraining && i <= kLastTraining ? training_room : serving_room(p, i);
+}
+
+// Holds the banded figures to their rooms (held_to_room), the training figures to `mfu_room`.
 void hold_to_rooms(const PerformanceEstimate& p, double mfu_room, std::pair<double, double>* banded,
                    uint32_t has) {
   const BandedFigures& figures = banded_figures();
   for (uint32_t left = has; left != 0; left &= left - 1) {
     const auto i = static_cast<size_t>(std::countr_zero(left));
-    const double room = i >= kFirstTraining && i <= kLastTraining ? mfu_room : serving_room(p, i);
-    if (!(room > 0)) continue;
-    const double value = *(p.*figures.member[i]);
-    auto& [low, high] = banded[i];
-    if (figures.kind[i].is_time)
-      low = std::max(low, value / room);
-    else
-      high = std::min(high, value * room);
+    banded[i] =
+        held_to_room(banded[i], *(p.*figures.member[i]), figures.kind[i], room_of(p, i, mfu_room));
   }
 }
 
 }  // namespace
 
+std::pair<double, double> held_to_room(std::pair<double, double> band, double value,
+                                       const FigureKind& kind, double room) {
+  if (!(room > 0)) return band;
+  if (kind.is_time)
+    band.first = std::max(band.first, value / room);
+  else
+    band.second = std::min(band.second, value * room);
+  return band;
+}
+
 double hardware_room(const PerformanceEstimate& p, std::string_view figure, double mfu_ceiling) {
   const size_t i = figure_index(figure);
-  if (i >= kFirstTraining && i <= kLastTraining)
-    return mfu_ceiling > 0 && p.mfu && *p.mfu > 0 ? std::max(1.0, mfu_ceiling / *p.mfu) : 0;
-  return i < kCount ? serving_room(p, i) : 0;
+  return i < kCount ? room_of(p, i, mfu_headroom(p, mfu_ceiling)) : 0;
 }
 
 void add_speed_bands(const Scenario& s, const SpeedBands& bands, PerformanceEstimate& p,

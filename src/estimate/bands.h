@@ -6,6 +6,9 @@
 #include "gpusizer/scenario.h"
 #include "gpusizer/speed_bands.h"
 
+#include <string_view>
+#include <utility>
+
 namespace gpusizer {
 
 /// Sets the bands of the speed figures `p` and of the cost figures `cost` (from the band of the
@@ -15,6 +18,12 @@ namespace gpusizer {
 /// phase's where it would pass its roofline (p.peak_room), and the text says so.
 void add_speed_bands(const Scenario& s, const SpeedBands& bands, PerformanceEstimate& p,
                      CostEstimate& cost, Explanations* why, double mfu_ceiling = 0);
+
+/// `band` (low, high) around `value`, a figure of `kind`, held to `room`: a rate's high at most
+/// value x room, a time's low at least value / room (band_of's inverse for times); as it is when
+/// room is 0. The estimate's bands (add_speed_bands) and validate's coverage hold the same way.
+std::pair<double, double> held_to_room(std::pair<double, double> band, double value,
+                                       const FigureKind& kind, double room);
 
 /// How many times faster than predicted the hardware lets the figure named `figure` go: a rate
 /// at most room x, a time at least 1 / room x its predicted value. The MFU ceiling over the MFU

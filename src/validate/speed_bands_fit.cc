@@ -8,6 +8,7 @@
 #include <optional>
 #include <utility>
 
+#include "estimate/bands.h"
 #include "gpusizer/validation.h"
 
 namespace gpusizer {
@@ -165,14 +166,10 @@ std::vector<BandCoverage> band_coverage(const std::vector<PreparedCase>& cases,
     if (!band) continue;
     // The estimate's own band where it drew one (the load figures'), else the kind's around the
     // prediction, as the estimate draws it (estimate/bands.cc).
-    auto [low, high] = r.band ? *r.band : band_of(r.predicted, r.figure, *band);
     // Held where the hardware allows no more, as the estimate holds it (estimate/bands.cc).
-    if (!r.band && r.room > 0) {
-      if (r.figure.is_time)
-        low = std::max(low, r.predicted / r.room);
-      else
-        high = std::min(high, r.predicted * r.room);
-    }
+    const auto [low, high] =
+        r.band ? *r.band
+               : held_to_room(band_of(r.predicted, r.figure, *band), r.predicted, r.figure, r.room);
     // The calibration rows at the band's edges made it; a rounding of the estimate's sums in the
     // last bit must not count them outside.
     const double slack = 1e-9 * r.measured;
