@@ -162,7 +162,8 @@ char* write_json_figure(char* p, double v) {
     if (char* end = whole_number_text(p, magnitude)) return end;
     if (magnitude < 1e-4) return json_double_text(p, json_figure_value(magnitude));
     const Rounded r = round_to_digits(magnitude, magnitude_bits);
-    if (near_interval_end(r, value_of(r))) return json_double_text(p, value_of(r));
+    if (const double rounded = value_of(r); near_interval_end(r, rounded))
+      return json_double_text(p, rounded);
     char text[16];
     const int length = six_digits(text, r.digits);
     return laid_out(p, text, length, r.exponent + 1);

@@ -24,8 +24,6 @@ namespace gpusizer {
 
 namespace {
 
-// The option's fleet keys: replicas, nodes, instance (cloud), fleet_usd_per_hour, racks (with
-// an explicit rack budget, or whenever the estimate counted them), binding.
 // A figure of the recommendation as the estimates inside it are written (report/json_figure.h),
 // so that an option's price equals its estimate's.
 nlohmann::json figure(double v) {
@@ -34,6 +32,9 @@ nlohmann::json figure(double v) {
 nlohmann::json figure(const std::optional<double>& v) {
   return v ? figure(*v) : nlohmann::json(nullptr);
 }
+
+// The option's fleet keys: replicas, nodes, instance (cloud), fleet_usd_per_hour, racks (with
+// an explicit rack budget, or whenever the estimate counted them), binding.
 
 void add_fleet_keys(nlohmann::json& j, const Option& o, const Constraints& c) {
   const Scenario& s = o.scenario;
