@@ -7,6 +7,7 @@
 #include "gpusizer/estimate.h"
 #include "gpusizer/json/scenario.h"
 #include "memory/memory_estimate.h"
+#include "memory/memory_parts.h"
 #include "memory/model_counts.h"
 #include "memory/pool_fraction.h"
 #include "scenario/lookups.h"
@@ -36,6 +37,19 @@ bool split(const Scenario& s, bool tensors, int64_t width, Parallelism& p) {
   return s.model->is_cv() || s.model->num_layers <= 0 || p.pp <= s.model->num_layers;
 }
 
+// Whether a serving split cannot fit for its weights alone: a GPU's share of them is past its
+// usable memory. Every engine then fails the estimate's fit: a preallocating one's KV pool (its
+// budget f x capacity, f <= 1, less the weights and more) is negative, and the caching
+// allocator's total holds the weights (memory_estimate.cc pool_size, size_allocated). The weights
+// are the estimate's first part (compute_parts), so they throw where it would. Issue 18: the
+// memory estimate of a width too narrow for the weights, ~1.4k instructions (Mixtral 8x7B in
+// bf16 on one H100 of two).
+bool weights_alone_overflow(const Scenario& s, const Catalog& catalog, const ModelCounts& counts,
+                            const memory::EngineRules& rules) {
+  return s.task == Task::kInference && memory::weights(s, catalog, rules, counts, nullptr) >
+                                           memory::usable_capacity(*s.gpu, catalog);
+}
+
 // The splits per replica the rule may take, smallest first: their layouts, the widest one the
 // GPUs allow, and the memory of those that fit. Each is tried on `s` itself, its other fields as
 // they are (issue 18: a copy of the Scenario per width tried was ~7 allocations); the split it
@@ -50,6 +64,9 @@ Splits candidate_splits(Scenario& s, const Catalog& catalog, const ModelCounts& 
   const bool tensors = splits_tensors(s, catalog);
   const Parallelism given = s.parallel;
   Splits out{given, {}};
+  // The engine's rules, the same for every width (estimate_memory would look them up each).
+  const std::optional<memory::EngineRules> rules =
+      s.gpu ? std::optional(memory::engine_rules(s, catalog)) : std::nullopt;
   // One width of `w` GPUs per replica tried.
   auto try_width = [&](int64_t w) {
     Parallelism p = given;
@@ -63,7 +80,8 @@ Splits candidate_splits(Scenario& s, const Catalog& catalog, const ModelCounts& 
     out.widest = p;
     if (!s.gpu) return;  // no capacity to check: the model is spread over all GPUs
     s.parallel = p;
-    MemoryEstimate m = estimate_memory(s, catalog, counts, nullptr);
+    if (weights_alone_overflow(s, catalog, counts, *rules)) return;
+    MemoryEstimate m = estimate_memory(s, catalog, counts, *rules, nullptr);
     if (m.fits.value_or(false)) out.fitting.emplace_back(p, std::move(m));
   };
   try {

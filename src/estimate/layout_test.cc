@@ -112,6 +112,28 @@ TEST(ServingLayout, ASplitWithFullBatchesStaysTheSmallest) {
   EXPECT_EQ(s.parallel.dp, 2);
 }
 
+TEST(ServingLayout, AWidthTooNarrowForTheWeightsFitsOnNoEngine) {
+  // The layout rule passes over a width whose GPU share of the weights is past the GPU's usable
+  // memory without estimating it: it must fit on no engine. Mixtral-8x7B in bf16, 46.7e9 x 2 B
+  // = 93.4 GB, on one H100 (79.2 GiB = 85.0 GB visible).
+  for (const char* engine : {"vllm", "sglang", "trtllm", "hf", "llama.cpp"}) {
+    const Scenario one =
+        resolved({{"model", "mixtral-8x7b-v0.1"},
+                  {"gpu", "h100"},
+                  {"engine", engine},
+                  {"weights", engine == std::string("llama.cpp") ? "fp16" : "bf16"}});
+    const Estimate e = estimate(one, Catalog::builtin(), Detail::kFigures);
+    EXPECT_GT(e.memory.weights, 93e9) << engine;
+    EXPECT_LT(*e.memory.capacity, 86e9) << engine;
+    EXPECT_FALSE(e.memory.fits.value_or(true)) << engine;
+  }
+  // On two, vLLM's rule takes the one split that holds them, TP 2.
+  const Scenario two = resolved(
+      {{"model", "mixtral-8x7b-v0.1"}, {"gpu", "h100"}, {"engine", "vllm"}, {"gpu_count", 2}});
+  EXPECT_EQ(two.parallel.tp, 2);
+  EXPECT_EQ(two.parallel.dp, 1);
+}
+
 TEST(ServingLayout, LayerSplittingEnginesUsePipelineStages) {
   // HF device_map="auto" splits layers, never tensors: 70B on two A100-80GB is pp 2.
   const Scenario s = resolved(
