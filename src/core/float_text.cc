@@ -249,11 +249,9 @@ char* exponent_general(char* out, double v, double a, int x, int precision) {
   return nullptr;
 }
 
-}  // namespace
-
-namespace float_text_detail {
-
-char* fixed_text_rest(char* out, double v, int precision) {
+// printf's "%.*f" and "%.*g" of what the whole-number paths below leave. Kept out of line, so
+// that those paths are a leaf that saves no registers and tail-calls here.
+[[gnu::noinline]] char* fixed_text_rest(char* out, double v, int precision) {
   if (precision < 0 || precision > kMaxPrecision || !std::isfinite(v)) return nullptr;
   const double a = std::fabs(v);
   if (a != 0 && a < kSmallest) return nullptr;
@@ -272,7 +270,7 @@ char* fixed_text_rest(char* out, double v, int precision) {
   return write_scaled(write_sign(out, v), digits, precision);
 }
 
-char* general_text_rest(char* out, double v, int precision) {
+[[gnu::noinline]] char* general_text_rest(char* out, double v, int precision) {
   if (precision < 1 || precision > kMaxPrecision || !std::isfinite(v)) return nullptr;
   const double a = std::fabs(v);
   if (a == 0) {  // "%g" of zero: "0", "-0"
@@ -318,6 +316,49 @@ char* general_text_rest(char* out, double v, int precision) {
   return write_scaled(write_sign(out, v), digits, shown);
 }
 
-}  // namespace float_text_detail
+// Whether |v| (`a`) is a whole number below 10^8, then held in `whole`: half of the basis texts'
+// numbers (counts, watts, hours, prices, zeros), written from one word's digits
+// (core/decimal_word.h) before anything else is tested (issue 18: the checks, the product's
+// paths and the digits two at a time were ~100 instructions each).
+bool small_whole(double a, uint32_t& whole) {
+  if (!(a < 1e8)) return false;  // NaN fails too; the cast below is then defined
+  whole = static_cast<uint32_t>(a);
+  return static_cast<double>(whole) == a;
+}
+
+// `whole` (below 10^8), after a '-' when v is negative (negative zero too, as printf writes it);
+// stores nine bytes at `out`.
+char* signed_whole(char* out, double v, uint32_t whole) {
+  *out = '-';
+  out += std::signbit(v) ? 1 : 0;
+  if (whole == 0) {
+    *out = '0';
+    return out + 1;
+  }
+  return decimal_word::leading(out, whole);
+}
+
+}  // namespace
+
+char* fixed_text(char* out, double v, int precision) {
+  uint32_t whole = 0;
+  if (precision >= 0 && precision <= kMaxPrecision && small_whole(std::fabs(v), whole)) {
+    char* end = signed_whole(out, v, whole);
+    if (precision == 0) return end;
+    std::memcpy(end, ".000000000000000", 16);  // the point and `precision` zeros
+    return end + 1 + precision;
+  }
+  return fixed_text_rest(out, v, precision);
+}
+
+char* general_text(char* out, double v, int precision) {
+  // A whole number of at most `precision` digits is its digits: "%f" of it has only zeros after
+  // the point, which "%g" removes with the point.
+  uint32_t whole = 0;
+  if (precision >= 1 && precision <= kMaxPrecision && small_whole(std::fabs(v), whole) &&
+      whole < kPow10U64[precision])
+    return signed_whole(out, v, whole);
+  return general_text_rest(out, v, precision);
+}
 
 }  // namespace gpusizer

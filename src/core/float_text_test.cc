@@ -84,11 +84,11 @@ TEST(FloatText, General) {
   EXPECT_EQ(general(0.9999996, 6), "declined");
 }
 
-// Whole numbers below 10^8 take the inline path (the word's digits, or "0"); 10^8 and up and
+// Whole numbers below 10^8 take the whole-number path (the word's digits, or "0"); 10^8 and up and
 // values with a fraction take the rest. The texts by hand: "%f" writes the digits and
 // `precision` zeros after the point, "%g" the digits alone while they are at most `precision`;
 // both keep the sign of negative zero.
-TEST(FloatText, WholeNumbersInlineAndAround) {
+TEST(FloatText, WholeNumbersBelowTenToTheEightAndAround) {
   EXPECT_EQ(fixed(-0.0, 3), "-0.000");
   EXPECT_EQ(general(-0.0, 3), "-0");
   EXPECT_EQ(general(0.0, 1), "0");
@@ -96,7 +96,7 @@ TEST(FloatText, WholeNumbersInlineAndAround) {
   EXPECT_EQ(fixed(3.0, 2), "3.00");
   EXPECT_EQ(fixed(-8760.0, 15), "-8760.000000000000000");
   EXPECT_EQ(fixed(1.0, 0), "1");
-  EXPECT_EQ(fixed(99999999.0, 0), "99999999");      // the inline path's largest
+  EXPECT_EQ(fixed(99999999.0, 0), "99999999");      // the whole-number path's largest
   EXPECT_EQ(fixed(100000000.0, 1), "100000000.0");  // past it: the rest
   EXPECT_EQ(fixed(0.5, 0), "declined");             // a tie, to even in printf
   EXPECT_EQ(general(450.0, 3), "450");
@@ -105,7 +105,7 @@ TEST(FloatText, WholeNumbersInlineAndAround) {
   EXPECT_EQ(general(99999999.0, 8), "99999999");
   EXPECT_EQ(general(4500.0, 3), "4.5e+03");         // four digits past three: "%e"
   EXPECT_EQ(general(99999999.0, 7), "1e+08");       // rounded to seven digits it carries
-  EXPECT_EQ(general(100000000.0, 9), "100000000");  // past the inline path: the rest
+  EXPECT_EQ(general(100000000.0, 9), "100000000");  // past the whole-number path: the rest
 }
 
 // Digits below 10^8 with at most seven decimals are laid out from one word: the point among
