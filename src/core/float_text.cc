@@ -5,7 +5,9 @@
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 
+#include "core/decimal_word.h"
 #include "core/pow10.h"
 
 namespace gpusizer {
@@ -85,11 +87,34 @@ char* write_scaled_as(char* out, Word digits, int decimals, int count) {
   return end;
 }
 
+// `digits` (below 10^8) with `decimals` (<= 7) after the point, from the word of its eight
+// digits (core/decimal_word.h): the last max(count, decimals + 1) of them, the point stored among
+// them, in five stores and no loop (issue 18: the digits two at a time from the right, with a
+// branch per pair, were ~55 instructions of each of a basis text's numbers). Stores up to 17
+// bytes.
+char* write_scaled_word(char* out, uint32_t digits, int decimals) {
+  const uint64_t numbers = decimal_word::digits8(digits);
+  // The leading zero digits are the low zero bytes; 0 has eight.
+  const int count = numbers == 0 ? 0 : 8 - std::countr_zero(numbers) / 8;
+  const int shown = std::max(count, decimals + 1);  // "0.00128": the zeros before the digits
+  const uint64_t text = (numbers + decimal_word::kZeros) >> (8 * (8 - shown));
+  std::memcpy(out, &text, 8);
+  if (decimals == 0) return out + shown;
+  const int whole = shown - decimals;  // 1 to 7
+  out[whole] = '.';
+  const uint64_t fraction = text >> (8 * whole);
+  std::memcpy(out + whole + 1, &fraction, 8);
+  return out + shown + 1;
+}
+
 // `digits` (an integer below 2^53) written with `decimals` (<= 18) digits after the point, at
-// least one before it. Its length is known first, so the digits are written in place from the
-// right, two at a time (issue 18: a digit a division into a buffer, then a copy, was ~90
-// instructions of each of the ~40 numbers of a JSONL line's basis).
+// least one before it: below 10^8 with at most seven decimals from its word, else its length is
+// known first, so the digits are written in place from the right, two at a time (issue 18: a
+// digit a division into a buffer, then a copy, was ~90 instructions of each of the ~40 numbers
+// of a JSONL line's basis).
 char* write_scaled(char* out, uint64_t digits, int decimals) {
+  if (digits < 100000000 && decimals <= 7)
+    return write_scaled_word(out, static_cast<uint32_t>(digits), decimals);
   const int count = digit_count(digits);
   if (digits <= UINT32_MAX)
     return write_scaled_as(out, static_cast<uint32_t>(digits), decimals, count);
@@ -224,9 +249,9 @@ char* exponent_general(char* out, double v, double a, int x, int precision) {
   return nullptr;
 }
 
-}  // namespace
-
-char* fixed_text(char* out, double v, int precision) {
+// printf's "%.*f" and "%.*g" of what the whole-number paths below leave. Kept out of line, so
+// that those paths are a leaf that saves no registers and tail-calls here.
+[[gnu::noinline]] char* fixed_text_rest(char* out, double v, int precision) {
   if (precision < 0 || precision > kMaxPrecision || !std::isfinite(v)) return nullptr;
   const double a = std::fabs(v);
   if (a != 0 && a < kSmallest) return nullptr;
@@ -245,7 +270,7 @@ char* fixed_text(char* out, double v, int precision) {
   return write_scaled(write_sign(out, v), digits, precision);
 }
 
-char* general_text(char* out, double v, int precision) {
+[[gnu::noinline]] char* general_text_rest(char* out, double v, int precision) {
   if (precision < 1 || precision > kMaxPrecision || !std::isfinite(v)) return nullptr;
   const double a = std::fabs(v);
   if (a == 0) {  // "%g" of zero: "0", "-0"
@@ -289,6 +314,51 @@ char* general_text(char* out, double v, int precision) {
     --shown;
   }
   return write_scaled(write_sign(out, v), digits, shown);
+}
+
+// Whether |v| (`a`) is a whole number below 10^8, then held in `whole`: half of the basis texts'
+// numbers (counts, watts, hours, prices, zeros), written from one word's digits
+// (core/decimal_word.h) before anything else is tested (issue 18: the checks, the product's
+// paths and the digits two at a time were ~100 instructions each).
+bool small_whole(double a, uint32_t& whole) {
+  if (!(a < 1e8)) return false;  // NaN fails too; the cast below is then defined
+  whole = static_cast<uint32_t>(a);
+  return static_cast<double>(whole) == a;
+}
+
+// `whole` (below 10^8), after a '-' when v is negative (negative zero too, as printf writes it);
+// stores nine bytes at `out`.
+char* signed_whole(char* out, double v, uint32_t whole) {
+  *out = '-';
+  out += std::signbit(v) ? 1 : 0;
+  if (whole == 0) {
+    *out = '0';
+    return out + 1;
+  }
+  return decimal_word::leading(out, whole);
+}
+
+}  // namespace
+
+char* fixed_text(char* out, double v, int precision) {
+  uint32_t whole = 0;
+  if (precision >= 0 && precision <= kMaxPrecision && small_whole(std::fabs(v), whole)) {
+    char* end = signed_whole(out, v, whole);
+    if (precision == 0) return end;
+    std::memcpy(end, ".000000000000000", 16);  // the point and `precision` zeros
+    return end + 1 + precision;
+  }
+  return fixed_text_rest(out, v, precision);
+}
+
+char* general_text(char* out, double v, int precision) {
+  // A whole number of at most `precision` digits is its digits: "%f" of it has only zeros after
+  // the point, which "%g" removes with the point.
+  uint32_t whole = 0;
+  if (precision >= 1 && precision <= kMaxPrecision && small_whole(std::fabs(v), whole) &&
+      whole < kPow10U64[precision])
+    return signed_whole(out, v, whole);
+  return general_text_rest(out, v, precision);
 }
 
 }  // namespace gpusizer

@@ -14,8 +14,8 @@ namespace gpusizer {
 inline constexpr int kFloatTextChars = 32;
 
 /// printf("%.*f", precision, v) into `out`, the end returned; nullptr when the fast path cannot
-/// answer: v not finite, |v| x 10^precision >= 2^53, 0 < |v| < 1e-250, precision outside 0..15,
-/// or an exact tie.
+/// answer: v not finite, |v| x 10^precision >= 2^53 (but for a whole number below 10^8), 0 < |v|
+/// < 1e-250, precision outside 0..15, or an exact tie.
 char* fixed_text(char* out, double v, int precision);
 
 /// printf("%.*g", precision, v) into `out`, the end returned; nullptr when the fast path cannot

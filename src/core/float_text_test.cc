@@ -84,6 +84,43 @@ TEST(FloatText, General) {
   EXPECT_EQ(general(0.9999996, 6), "declined");
 }
 
+// Whole numbers below 10^8 take the whole-number path (the word's digits, or "0"); 10^8 and up and
+// values with a fraction take the rest. The texts by hand: "%f" writes the digits and
+// `precision` zeros after the point, "%g" the digits alone while they are at most `precision`;
+// both keep the sign of negative zero.
+TEST(FloatText, WholeNumbersBelowTenToTheEightAndAround) {
+  EXPECT_EQ(fixed(-0.0, 3), "-0.000");
+  EXPECT_EQ(general(-0.0, 3), "-0");
+  EXPECT_EQ(general(0.0, 1), "0");
+  EXPECT_EQ(fixed(1599.0, 0), "1599");
+  EXPECT_EQ(fixed(3.0, 2), "3.00");
+  EXPECT_EQ(fixed(-8760.0, 15), "-8760.000000000000000");
+  EXPECT_EQ(fixed(1.0, 0), "1");
+  EXPECT_EQ(fixed(99999999.0, 0), "99999999");      // the whole-number path's largest
+  EXPECT_EQ(fixed(100000000.0, 1), "100000000.0");  // past it: the rest
+  EXPECT_EQ(fixed(0.5, 0), "declined");             // a tie, to even in printf
+  EXPECT_EQ(general(450.0, 3), "450");
+  EXPECT_EQ(general(-12.0, 6), "-12");
+  EXPECT_EQ(general(7.0, 1), "7");
+  EXPECT_EQ(general(99999999.0, 8), "99999999");
+  EXPECT_EQ(general(4500.0, 3), "4.5e+03");         // four digits past three: "%e"
+  EXPECT_EQ(general(99999999.0, 7), "1e+08");       // rounded to seven digits it carries
+  EXPECT_EQ(general(100000000.0, 9), "100000000");  // past the whole-number path: the rest
+}
+
+// Digits below 10^8 with at most seven decimals are laid out from one word: the point among
+// them, zeros before them when the value is below one. The texts by hand.
+TEST(FloatText, ScaledDigitsFromTheWord) {
+  EXPECT_EQ(general(16.5234, 3), "16.5");     // 165, one decimal
+  EXPECT_EQ(general(0.00128, 3), "0.00128");  // 128 with five decimals: "0." and two zeros
+  EXPECT_EQ(general(-0.675, 3), "-0.675");
+  EXPECT_EQ(fixed(0.5, 7), "0.5000000");        // eight characters of the word
+  EXPECT_EQ(fixed(1234567.5, 1), "1234567.5");  // eight digits
+  EXPECT_EQ(fixed(0.1234567, 7), "0.1234567");
+  // Nine digits (12345678.3 is within 2^-30 of it): the pairs' path.
+  EXPECT_EQ(fixed(12345678.3, 1), "12345678.3");
+}
+
 TEST(FloatText, GeneralDeclinesTheSmallAndHugeExponentForms) {
   EXPECT_EQ(general(1e-30, 6), "declined");    // printf: "1e-30", 10^35 past the exact powers
   EXPECT_EQ(general(9.5e-20, 6), "declined");  // 10^24 past the exact powers

@@ -73,29 +73,76 @@ CloudCost cloud_cost(const Scenario& s, const InstancePlan& rent, const Use& use
   return c;
 }
 
+// What the cloud line is written from: the instances rented and the fleet (the instance's
+// fields by value: another catalog's row may come to sit at the same address).
+struct CloudProbe {
+  const InstancePlan& rent;
+  int64_t gpu_count, node_gpus;
+  const CostAssumptions& a;  // read for a price in CNY
+  bool cny() const { return rent.instance->currency == "CNY"; }
+};
+struct KeptCloud {
+  int64_t count = 0, gpus = 0, gpu_count = 0, node_gpus = 0;
+  std::array<double, 3> figures{};  // listed price, its USD, the exchange rate (CNY only)
+  std::string name, provider, currency, region, date, assumed_date;
+  std::array<double, 3> figures_of(const CloudProbe& p) const {
+    const CloudInstance& i = *p.rent.instance;
+    return {i.price_per_hour, p.rent.instance_usd_per_hour, p.cny() ? p.a.usd_to_cny : 0.0};
+  }
+  // Figures compared as bytes: -0.0 and 0.0 write different texts.
+  bool matches(const CloudProbe& p) const {
+    const CloudInstance& i = *p.rent.instance;
+    const std::array<double, 3> f = figures_of(p);
+    return count == p.rent.count && gpus == i.gpus && gpu_count == p.gpu_count &&
+           node_gpus == p.node_gpus && std::memcmp(f.data(), figures.data(), sizeof f) == 0 &&
+           name == i.name && provider == i.provider && currency == i.currency &&
+           region == i.region && date == i.date && (!p.cny() || assumed_date == p.a.date);
+  }
+  void keep(const CloudProbe& p) {
+    const CloudInstance& i = *p.rent.instance;
+    count = p.rent.count;
+    gpus = i.gpus;
+    gpu_count = p.gpu_count;
+    node_gpus = p.node_gpus;
+    figures = figures_of(p);
+    name = i.name;
+    provider = i.provider;
+    currency = i.currency;
+    region = i.region;
+    date = i.date;
+    assumed_date = p.cny() ? p.a.date : std::string();
+  }
+};
+
 // The cloud line of the basis, its pieces appended one by one to the line (core/text_append.h;
 // issue 18: the prices and the optional clauses were strings of their own, formatted and then
-// copied into the line).
+// copied into the line), and kept per thread with what it was written from (core/kept_texts.h;
+// issue 18: two runs of pieces and a price, ~600 instructions an estimate that rents, for the
+// few GPUs and counts a batch or a search prices over and over).
 std::string cloud_basis(const Scenario& s, const InstancePlan& rent, const CostAssumptions& a,
                         int64_t node_gpus) {
-  const CloudInstance& i = *rent.instance;
-  const int64_t billed = rent.count * i.gpus;
-  const bool cny = i.currency == "CNY";
+  thread_local KeptTexts<KeptCloud, 8> kept;
   std::string out;
   out.reserve(256);  // the line's usual length, one allocation
-  append_text(out, "cloud: ", rent.count, " x ", i.name, " (", i.provider, ", ", i.gpus,
-              i.gpus > 1 ? " GPUs each, " : " GPU each, ");
-  if (cny)
-    append_text(out, "CNY ", General{i.price_per_hour}, "/h = ", Money{rent.instance_usd_per_hour},
-                " at ", General{a.usd_to_cny}, " CNY/USD (costs.json, ", a.date, ')');
-  else
-    append_text(out, Money{i.price_per_hour}, "/h");
-  append_text(out, "; ", i.region, ", ", i.date, ") for ", s.gpu_count, " GPUs in nodes of ",
-              node_gpus);
-  if (billed > s.gpu_count) append_text(out, "; ", billed, " GPUs billed");
-  if (i.gpus < node_gpus)
-    append_text(out, "; no listed shape holds a node of ", node_gpus, ", so a node spans ",
-                (node_gpus + i.gpus - 1) / i.gpus, " instances");
+  const CloudProbe probe{rent, s.gpu_count, node_gpus, a};
+  kept.append(out, probe, [&](std::string& text) {
+    const CloudInstance& i = *rent.instance;
+    const int64_t billed = rent.count * i.gpus;
+    append_text(text, "cloud: ", rent.count, " x ", i.name, " (", i.provider, ", ", i.gpus,
+                i.gpus > 1 ? " GPUs each, " : " GPU each, ");
+    if (probe.cny())
+      append_text(text, "CNY ", General{i.price_per_hour},
+                  "/h = ", Money{rent.instance_usd_per_hour}, " at ", General{a.usd_to_cny},
+                  " CNY/USD (costs.json, ", a.date, ')');
+    else
+      append_text(text, Money{i.price_per_hour}, "/h");
+    append_text(text, "; ", i.region, ", ", i.date, ") for ", s.gpu_count, " GPUs in nodes of ",
+                node_gpus);
+    if (billed > s.gpu_count) append_text(text, "; ", billed, " GPUs billed");
+    if (i.gpus < node_gpus)
+      append_text(text, "; no listed shape holds a node of ", node_gpus, ", so a node spans ",
+                  (node_gpus + i.gpus - 1) / i.gpus, " instances");
+  });
   return out;
 }
 

@@ -140,6 +140,38 @@ TEST(Ownership, OnPremLineKeptPerFleet) {
   EXPECT_EQ(on_prem_line(4, nullptr), four);
 }
 
+// The cloud line, kept between estimates with what it is written from: each fleet's own line,
+// and the first again after the others. By hand from data/instances.csv (A100 SXM4 80GB, nodes
+// of up to 8): 8 GPUs rent one AWS p4de.24xlarge at $27.4471 (GCP's 8-GPU shape $40.5504,
+// Azure's $32.77); 4 GPUs one GCP a2-ultragpu-4g at $20.2752 (a p4de, half used, costs more); in
+// mainland-China regions 8 GPUs one Alibaba ecs.gn7e-c16g1.32xlarge at CNY 272, / 7.2 = $37.78.
+TEST(Ownership, CloudLineKeptPerFleet) {
+  const Catalog& catalog = Catalog::builtin();
+  auto cloud_line = [&](int64_t gpus, const std::string& region) {
+    const Scenario s = parse_scenario(
+        {{"model", "llama-2-7b"}, {"gpu", "a100-sxm4-80gb"}, {"gpu_count", gpus}}, catalog);
+    const Estimate e = estimate(s, catalog);
+    const Ownership o =
+        ownership_cost(s, e.performance, e.power, catalog.cost_defaults(), catalog, region);
+    return o.basis.empty() ? std::string() : o.basis[0];
+  };
+  const std::string eight =
+      "cloud: 1 x p4de.24xlarge (AWS, 8 GPUs each, $27.45/h; us-west-2, 2026-09-08) for 8 GPUs "
+      "in nodes of 8";
+  const std::string four =
+      "cloud: 1 x a2-ultragpu-4g (GCP, 4 GPUs each, $20.28/h; us-central1, 2025) for 4 GPUs in "
+      "nodes of 4";
+  const std::string china =
+      "cloud: 1 x ecs.gn7e-c16g1.32xlarge (Alibaba Cloud, 8 GPUs each, CNY 272/h = $37.78 at 7.2 "
+      "CNY/USD (costs.json, 2025); cn-hangzhou, 2025) for 8 GPUs in nodes of 8";
+  EXPECT_EQ(cloud_line(8, ""), eight);
+  EXPECT_EQ(cloud_line(4, ""), four);
+  EXPECT_EQ(cloud_line(8, "cn"), china);
+  EXPECT_EQ(cloud_line(8, ""), eight);
+  EXPECT_EQ(cloud_line(8, "cn"), china);
+  EXPECT_EQ(cloud_line(4, ""), four);
+}
+
 // The assumptions' JSON (their texts kept between answers of the same assumptions): the streamed
 // answer is the tree's text for the defaults, for a scenario's own costs after them and for the
 // defaults again; the figures are costs.json's (3, 0.13, 0.1, 1.5, 7.2, 0.6) and the scenario's.
