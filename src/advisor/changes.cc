@@ -651,8 +651,8 @@ SearchStorage& thread_storage() {
 // Fits first; then the least quality cost, the fewest GPUs, the most speed kept (or, not
 // fitting, the most memory saved). The best kMaxCombined combinations join the single levers.
 // The order is that of a stable sort of the combinations, cut to the best, then a stable sort of
-// the singles followed by those: each list is sorted with its index as the tiebreak (a stable
-// order without a stable sort's buffer), and the two are merged, a single first among equals.
+// the singles followed by those: each list is sorted stably in place (order(), without a stable
+// sort's buffer), and the two are merged, a single first among equals.
 std::vector<FoundChange> ranked(std::span<const Tried> singles, std::span<const Tried> combined) {
   auto better = [](const Tried& a, const Tried& b) {
     const FoundChange &x = a.change, &y = b.change;
@@ -666,15 +666,17 @@ std::vector<FoundChange> ranked(std::span<const Tried> singles, std::span<const 
   // singles) and kMaxCombined * 4 combinations. Not zeroed (2 x 256 pointers, ~520
   // instructions a search): order() writes the first n before any is read.
   std::array<const Tried*, UINT8_MAX + 1> one, many;
+  // A stable insertion sort: each change passes those before it it is strictly better than, so
+  // equals keep their index order (issue 18: std::sort with the index as the tiebreak tested
+  // each pair both ways; a search sorts ~7 singles and ~2 combinations).
   auto order = [&](std::span<const Tried> v, std::array<const Tried*, UINT8_MAX + 1>& out) {
     const size_t n = std::min(v.size(), out.size());
-    for (size_t i = 0; i < n; ++i) out[i] = &v[i];
-    // Pointers into one vector: their order is the index order.
-    std::sort(out.begin(), out.begin() + static_cast<std::ptrdiff_t>(n),
-              [&](const Tried* a, const Tried* b) {
-                if (better(*a, *b)) return true;
-                return !better(*b, *a) && a < b;
-              });
+    for (size_t i = 0; i < n; ++i) {
+      const Tried* next = &v[i];
+      size_t j = i;
+      for (; j > 0 && better(*next, *out[j - 1]); --j) out[j] = out[j - 1];
+      out[j] = next;
+    }
     return n;
   };
   const size_t n_one = order(singles, one);
