@@ -704,7 +704,8 @@ std::vector<FoundChange> ranked(std::span<const Tried> singles, std::span<const 
 // training peak moves only the gradients it frees, the activations and the optimizer's), no KV
 // cache is held and no trtllm-bench build made; not with a paged optimizer (its states join the
 // overhead). The activations only when the estimate kept them (not zero: the peak frees them
-// whole or not at all). A serving estimate's pool and runtime buffers are not the parts'.
+// whole or not at all); the base's optimizer states unless the step, which adds its temporaries
+// to them, is the peak. A serving estimate's pool and runtime buffers are not the parts'.
 void seed_base_parts(const Scenario& s, const Estimate& e, const Catalog& catalog, Search& search) {
   if (!is_training(s.task) || is_paged(s.training.optimizer)) return;
   const MemoryEstimate& m = e.memory;
@@ -713,7 +714,8 @@ void seed_base_parts(const Scenario& s, const Estimate& e, const Catalog& catalo
   // ~95 instructions a search).
   const memory::EngineRules rules = search.rules.of(s, catalog);
   search.parts.seed_states(s, search.counts_for(s), rules,
-                           {m.weights, m.gradients_full, m.master_weights, m.overhead});
+                           {m.weights, m.gradients_full, m.master_weights, m.overhead},
+                           m.peak_phase == kOptimizerStepPeak ? nullptr : &m.optimizer);
   if (m.activations > 0) search.parts.seed_batch(s, rules, {m.kv_cache, 0.0, m.activations, 0});
 }
 
