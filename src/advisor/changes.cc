@@ -417,7 +417,8 @@ struct Search {
   // Not an aggregate: its brace initialisation zeroed the whole object first (~8.5k bytes).
   Search(const Dimensions& d, const Catalog& c, double room, double needed,
          std::optional<double> tps, ScenarioEditor& e, std::vector<Tried>& kept_storage,
-         std::vector<Pick>& fitting_storage, Estimate& estimate_storage, ModuleSumsMemo& sums)
+         std::vector<Pick>& fitting_storage, std::vector<ScenarioEdit>& edit_storage,
+         Estimate& estimate_storage, ModuleSumsMemo& sums)
       : dims(d),
         catalog(c),
         headroom(room),
@@ -426,6 +427,7 @@ struct Search {
         kept(kept_storage),
         fitting(fitting_storage),
         editor(e),
+        combination_edits(edit_storage),
         estimated(estimate_storage),
         parts(),
         module_sums(sums),
@@ -454,9 +456,11 @@ struct Search {
   std::array<Pick, kMaxBeyond> beyond_optimizer;
   size_t beyond = 0;
   ScenarioEditor& editor;  // the candidate, one storage for the whole search
-  // A combination's edit, its levers' merged: one storage for the whole search (an optional
-  // made per candidate was zeroed each time, ~55 instructions).
-  ScenarioEdit combination;
+  // The combinations' edits, their levers' merged (FoundChanges::combination_edits): each is
+  // merged into the slot of the next combination kept, so that a kept one's stays for its patch
+  // and one not kept is written over by the next (an optional made per candidate was zeroed
+  // each time, ~55 instructions). Slots are made as the search first needs them.
+  std::vector<ScenarioEdit>& combination_edits;
   // The candidate's figures, one storage for the thread's searches (an Estimate made and
   // destroyed per candidate cost ~0.2k instructions, per search ~0.1k): each candidate's memory
   // stage assigns its counts and memory whole, its speed is read only after add_speed made it
@@ -586,8 +590,8 @@ struct Search {
 
   // One combination: its edit applied and checked, bytes only first (speed is estimated for the
   // changes that are kept). Throws InputError for an edit the model or GPU cannot take (try_one).
-  // A single lever's edit is its own; a combination's is merged here, and again only when its
-  // patch is written.
+  // A single lever's edit is its own; a combination's is merged here, into the slot its patch is
+  // written from if it is kept.
   void try_combination(Pick p, size_t count) {
     const bool single = count == 1;
     Tried t{};
@@ -598,13 +602,19 @@ struct Search {
       ch.levers[ch.count++] = index;
       ch.quality_class = std::max(ch.quality_class, dims.levers[index].quality_class);
     }
+    const ScenarioEdit* edit = &dims.levers[ch.levers[0]].edit;
     if (!single) {
-      combination = dims.levers[ch.levers[0]].edit;
+      // The slot of the next combination kept: at most kMaxCombined * 4 are, and one more tried.
+      ch.combination_edit = static_cast<uint8_t>(kept.size() - singles);
+      if (combination_edits.size() == ch.combination_edit) combination_edits.emplace_back();
+      ScenarioEdit& combination = combination_edits[ch.combination_edit];
+      combination = *edit;
       for (size_t i = 1; i < ch.count; ++i) merge_into(combination, dims.levers[ch.levers[i]].edit);
+      edit = &combination;
     }
     // candidate() (advisor/candidates.h) with the engine's rules found once for both: the
     // layout changes neither the engine nor its release.
-    Scenario& edited = editor.edit(single ? dims.levers[ch.levers[0]].edit : combination);
+    Scenario& edited = editor.edit(*edit);
     const memory::EngineRules engine = rules.of(edited, catalog);
     resolve_in_place(edited, catalog, engine.engine);
     const Scenario& sc = edited;
@@ -639,6 +649,7 @@ struct Search {
 struct SearchStorage {
   std::vector<ChangeLever> levers;
   std::vector<FoundChange> changes;
+  std::vector<ScenarioEdit> combination_edits;  // not emptied: its slots are written over
   std::vector<Tried> kept;
   std::vector<Pick> fitting;
   Estimate estimated;  // the candidates' (Search::estimated)
@@ -730,6 +741,7 @@ FoundChanges search_changes(const Scenario& s, ScenarioEditor& editor, const Sce
   FoundChanges found;
   found.levers = std::move(storage.levers);  // empty, with the room an earlier search had
   found.levers.clear();
+  found.combination_edits = std::move(storage.combination_edits);
   // Every candidate is a typed edit of the parsed scenario.
   Dimensions dims{found.levers};
   dimensions(s, given, e, catalog, dims);
@@ -737,7 +749,7 @@ FoundChanges search_changes(const Scenario& s, ScenarioEditor& editor, const Sce
   storage.kept.clear();
   storage.fitting.clear();
   Search search(dims, catalog, headroom, memory_needed(s, e), useful_tokens_per_s(s, e), editor,
-                storage.kept, storage.fitting, storage.estimated, sums);
+                storage.kept, storage.fitting, found.combination_edits, storage.estimated, sums);
   if (base_counts) search.counts.seed(s.task, *base_counts);
   // Each lever is tried alone once; combinations are kept up to kMaxCombined * 4: reserved once.
   search.kept.reserve(found.levers.size() + kMaxCombined * 4);
@@ -775,11 +787,16 @@ LeverName& LeverName::append(int64_t v) {
   return append_text(std::string_view(text.data(), static_cast<size_t>(end - text.data())));
 }
 
-ScenarioEdit FoundChanges::edit(const FoundChange& c) const {
-  if (c.count == 0) return {};
-  ScenarioEdit e = lever(c, 0).edit;
-  for (size_t i = 1; i < c.count; ++i) merge_into(e, lever(c, i).edit);
-  return e;
+const ScenarioEdit& FoundChanges::edit(const FoundChange& c) const {
+  if (c.count > 1 && c.combination_edit < combination_edits.size())
+    return combination_edits[c.combination_edit];
+  static const ScenarioEdit kNone;
+  if (c.count == 0) return kNone;
+  if (c.count == 1) return lever(c, 0).edit;
+  thread_local ScenarioEdit scratch;
+  scratch = lever(c, 0).edit;
+  for (size_t i = 1; i < c.count; ++i) merge_into(scratch, lever(c, i).edit);
+  return scratch;
 }
 
 std::vector<Change> FoundChanges::to_changes() const {
@@ -815,6 +832,8 @@ void recycle(FoundChanges&& found) {
   }
   if (found.changes.capacity() > storage.changes.capacity())
     storage.changes = std::move(found.changes);  // cleared when taken (trivially destroyed)
+  if (found.combination_edits.size() > storage.combination_edits.size())
+    storage.combination_edits = std::move(found.combination_edits);
 }
 
 FoundChanges find_changes(const Scenario& resolved, const LayoutFields& parsed_layout,
