@@ -299,6 +299,11 @@ void dimensions(const Scenario& s, const ScenarioGiven& given, const Estimate& e
 // The model counted per task, held in place: a task's counts keep their address (the memory
 // memo and the matrix sums key them by it); a search meets at most three tasks (the base's,
 // LoRA, QLoRA). A vector of them was an allocation a search (~300 instructions and a free).
+// LoRA and QLoRA share one set: their counts read the model, the targets, the rank and the
+// modules to save, not which of the two tasks it is (model_counts.h count_training), so they are
+// the same figures, and a memo keyed by the counts' address holds them for both (issue 18: the
+// second task's counts, ~200 instructions, and its matrix sums, FLOP costs and forward FLOPs,
+// ~500 more, a full fine-tune's search).
 class TaskCounts {
  public:
   // Not zeroed (five ModelCounts, ~4.8k bytes): only the slots counted are read. The slots are
@@ -318,19 +323,19 @@ class TaskCounts {
   [[gnu::always_inline]] const ModelCounts& of(const Scenario& sc) {
     if (seeded_ && sc.task == seeded_task_) return *seeded_;
     for (size_t i = 0; i < n_; ++i)
-      if (tasks_[i] == sc.task) return counts_[i];
+      if (tasks_[i] == sc.task) return *of_task_[i];
     return count(sc);
   }
 
  private:
-  // The counts of a task not held yet, in the next slot.
+  // The counts of a task not held yet: another LoRA task's, or counted into the next slot.
   [[gnu::noinline]] const ModelCounts& count(const Scenario& sc) {
-    const size_t i = n_;
-    if (i == tasks_.size()) throw std::logic_error("changes_to_fit: more tasks than kept");
+    if (n_ == tasks_.size()) throw std::logic_error("changes_to_fit: more tasks than kept");
+    if (const ModelCounts* adapted = lora_counts(sc.task)) return hold(sc.task, *adapted);
     // count_model's two halves: the model's own counts (its parameters and matrices, the same
     // for every task: the seeded counts' with their task's part cleared, else made once, ~450
     // instructions) and the task's (count_training).
-    ModelCounts* counted_at = &counts_[i];
+    ModelCounts* counted_at = &counts_[made_];
     if (seeded_) {
       std::construct_at(counted_at, *seeded_);
       clear_training(*counted_at);
@@ -339,33 +344,34 @@ class TaskCounts {
       std::construct_at(counted_at, *model_);
     }
     ModelCounts& counted = *counted_at;
-    // May throw: the slot is not counted.
-    if (const ModelCounts* adapted = lora_counts(sc.task))
-      count_training(sc, *adapted, counted);
-    else
-      count_training(sc, counted);
-    tasks_[i] = sc.task;
-    ++n_;
-    return counted;
+    count_training(sc, counted);  // may throw: the slot is not counted
+    ++made_;
+    return hold(sc.task, counted);
+  }
+
+  const ModelCounts& hold(Task task, const ModelCounts& counts) {
+    tasks_[n_] = task;
+    of_task_[n_++] = &counts;
+    return counts;
   }
 
   static bool lora_task(Task t) { return t == Task::kLora || t == Task::kQlora; }
-  // For a LoRA task, the counts of another LoRA task held (their adapters are the same); else
-  // nullptr.
+  // For a LoRA task, the counts of another LoRA task held (the same figures); else nullptr.
   const ModelCounts* lora_counts(Task task) const {
     if (!lora_task(task)) return nullptr;
     if (seeded_ && lora_task(seeded_task_)) return seeded_;
     for (size_t i = 0; i < n_; ++i)
-      if (lora_task(tasks_[i])) return &counts_[i];
+      if (lora_task(tasks_[i])) return of_task_[i];
     return nullptr;
   }
 
   static_assert(std::is_trivially_destructible_v<ModelCounts>);  // a slot is never destroyed
-  std::array<Task, 4> tasks_;
+  std::array<Task, 4> tasks_;                                    // the first n_ held
+  std::array<const ModelCounts*, 4> of_task_;  // their counts: a slot, or the seeded ones
   union {
-    std::array<ModelCounts, 4> counts_;  // the first n_ counted (made when counted)
+    std::array<ModelCounts, 4> counts_;  // the first made_ counted (made when counted)
   };
-  size_t n_ = 0;
+  size_t n_ = 0, made_ = 0;
   std::optional<ModelCounts> model_;  // ModelCounts(model), made where no counts were seeded
   const ModelCounts* seeded_ = nullptr;
   Task seeded_task_{};
