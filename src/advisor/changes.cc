@@ -299,6 +299,11 @@ void dimensions(const Scenario& s, const ScenarioGiven& given, const Estimate& e
 // The model counted per task, held in place: a task's counts keep their address (the memory
 // memo and the matrix sums key them by it); a search meets at most three tasks (the base's,
 // LoRA, QLoRA). A vector of them was an allocation a search (~300 instructions and a free).
+// LoRA and QLoRA share one set: their counts read the model, the targets, the rank and the
+// modules to save, not which of the two tasks it is (model_counts.h count_training), so they are
+// the same figures, and a memo keyed by the counts' address holds them for both (issue 18: the
+// second task's counts, ~200 instructions, and its matrix sums, FLOP costs and forward FLOPs,
+// ~500 more, a full fine-tune's search).
 class TaskCounts {
  public:
   // Not zeroed (five ModelCounts, ~4.8k bytes): only the slots counted are read. The slots are
@@ -318,19 +323,19 @@ class TaskCounts {
   [[gnu::always_inline]] const ModelCounts& of(const Scenario& sc) {
     if (seeded_ && sc.task == seeded_task_) return *seeded_;
     for (size_t i = 0; i < n_; ++i)
-      if (tasks_[i] == sc.task) return counts_[i];
+      if (tasks_[i] == sc.task) return *of_task_[i];
     return count(sc);
   }
 
  private:
-  // The counts of a task not held yet, in the next slot.
+  // The counts of a task not held yet: another LoRA task's, or counted into the next slot.
   [[gnu::noinline]] const ModelCounts& count(const Scenario& sc) {
-    const size_t i = n_;
-    if (i == tasks_.size()) throw std::logic_error("changes_to_fit: more tasks than kept");
+    if (n_ == tasks_.size()) throw std::logic_error("changes_to_fit: more tasks than kept");
+    if (const ModelCounts* adapted = lora_counts(sc.task)) return hold(sc.task, *adapted);
     // count_model's two halves: the model's own counts (its parameters and matrices, the same
     // for every task: the seeded counts' with their task's part cleared, else made once, ~450
     // instructions) and the task's (count_training).
-    ModelCounts* counted_at = &counts_[i];
+    ModelCounts* counted_at = &counts_[made_];
     if (seeded_) {
       std::construct_at(counted_at, *seeded_);
       clear_training(*counted_at);
@@ -339,33 +344,34 @@ class TaskCounts {
       std::construct_at(counted_at, *model_);
     }
     ModelCounts& counted = *counted_at;
-    // May throw: the slot is not counted.
-    if (const ModelCounts* adapted = lora_counts(sc.task))
-      count_training(sc, *adapted, counted);
-    else
-      count_training(sc, counted);
-    tasks_[i] = sc.task;
-    ++n_;
-    return counted;
+    count_training(sc, counted);  // may throw: the slot is not counted
+    ++made_;
+    return hold(sc.task, counted);
+  }
+
+  const ModelCounts& hold(Task task, const ModelCounts& counts) {
+    tasks_[n_] = task;
+    of_task_[n_++] = &counts;
+    return counts;
   }
 
   static bool lora_task(Task t) { return t == Task::kLora || t == Task::kQlora; }
-  // For a LoRA task, the counts of another LoRA task held (their adapters are the same); else
-  // nullptr.
+  // For a LoRA task, the counts of another LoRA task held (the same figures); else nullptr.
   const ModelCounts* lora_counts(Task task) const {
     if (!lora_task(task)) return nullptr;
     if (seeded_ && lora_task(seeded_task_)) return seeded_;
     for (size_t i = 0; i < n_; ++i)
-      if (lora_task(tasks_[i])) return &counts_[i];
+      if (lora_task(tasks_[i])) return of_task_[i];
     return nullptr;
   }
 
   static_assert(std::is_trivially_destructible_v<ModelCounts>);  // a slot is never destroyed
-  std::array<Task, 4> tasks_;
+  std::array<Task, 4> tasks_;                                    // the first n_ held
+  std::array<const ModelCounts*, 4> of_task_;  // their counts: a slot, or the seeded ones
   union {
-    std::array<ModelCounts, 4> counts_;  // the first n_ counted (made when counted)
+    std::array<ModelCounts, 4> counts_;  // the first made_ counted (made when counted)
   };
-  size_t n_ = 0;
+  size_t n_ = 0, made_ = 0;
   std::optional<ModelCounts> model_;  // ModelCounts(model), made where no counts were seeded
   const ModelCounts* seeded_ = nullptr;
   Task seeded_task_{};
@@ -417,7 +423,8 @@ struct Search {
   // Not an aggregate: its brace initialisation zeroed the whole object first (~8.5k bytes).
   Search(const Dimensions& d, const Catalog& c, double room, double needed,
          std::optional<double> tps, ScenarioEditor& e, std::vector<Tried>& kept_storage,
-         std::vector<Pick>& fitting_storage, Estimate& estimate_storage, ModuleSumsMemo& sums)
+         std::vector<Pick>& fitting_storage, std::vector<ScenarioEdit>& edit_storage,
+         Estimate& estimate_storage, ModuleSumsMemo& sums)
       : dims(d),
         catalog(c),
         headroom(room),
@@ -426,6 +433,7 @@ struct Search {
         kept(kept_storage),
         fitting(fitting_storage),
         editor(e),
+        combination_edits(edit_storage),
         estimated(estimate_storage),
         parts(),
         module_sums(sums),
@@ -454,9 +462,11 @@ struct Search {
   std::array<Pick, kMaxBeyond> beyond_optimizer;
   size_t beyond = 0;
   ScenarioEditor& editor;  // the candidate, one storage for the whole search
-  // A combination's edit, its levers' merged: one storage for the whole search (an optional
-  // made per candidate was zeroed each time, ~55 instructions).
-  ScenarioEdit combination;
+  // The combinations' edits, their levers' merged (FoundChanges::combination_edits): each is
+  // merged into the slot of the next combination kept, so that a kept one's stays for its patch
+  // and one not kept is written over by the next (an optional made per candidate was zeroed
+  // each time, ~55 instructions). Slots are made as the search first needs them.
+  std::vector<ScenarioEdit>& combination_edits;
   // The candidate's figures, one storage for the thread's searches (an Estimate made and
   // destroyed per candidate cost ~0.2k instructions, per search ~0.1k): each candidate's memory
   // stage assigns its counts and memory whole, its speed is read only after add_speed made it
@@ -586,8 +596,8 @@ struct Search {
 
   // One combination: its edit applied and checked, bytes only first (speed is estimated for the
   // changes that are kept). Throws InputError for an edit the model or GPU cannot take (try_one).
-  // A single lever's edit is its own; a combination's is merged here, and again only when its
-  // patch is written.
+  // A single lever's edit is its own; a combination's is merged here, into the slot its patch is
+  // written from if it is kept.
   void try_combination(Pick p, size_t count) {
     const bool single = count == 1;
     Tried t{};
@@ -598,13 +608,19 @@ struct Search {
       ch.levers[ch.count++] = index;
       ch.quality_class = std::max(ch.quality_class, dims.levers[index].quality_class);
     }
+    const ScenarioEdit* edit = &dims.levers[ch.levers[0]].edit;
     if (!single) {
-      combination = dims.levers[ch.levers[0]].edit;
+      // The slot of the next combination kept: at most kMaxCombined * 4 are, and one more tried.
+      ch.combination_edit = static_cast<uint8_t>(kept.size() - singles);
+      if (combination_edits.size() == ch.combination_edit) combination_edits.emplace_back();
+      ScenarioEdit& combination = combination_edits[ch.combination_edit];
+      combination = *edit;
       for (size_t i = 1; i < ch.count; ++i) merge_into(combination, dims.levers[ch.levers[i]].edit);
+      edit = &combination;
     }
     // candidate() (advisor/candidates.h) with the engine's rules found once for both: the
     // layout changes neither the engine nor its release.
-    Scenario& edited = editor.edit(single ? dims.levers[ch.levers[0]].edit : combination);
+    Scenario& edited = editor.edit(*edit);
     const memory::EngineRules engine = rules.of(edited, catalog);
     resolve_in_place(edited, catalog, engine.engine);
     const Scenario& sc = edited;
@@ -639,6 +655,7 @@ struct Search {
 struct SearchStorage {
   std::vector<ChangeLever> levers;
   std::vector<FoundChange> changes;
+  std::vector<ScenarioEdit> combination_edits;  // not emptied: its slots are written over
   std::vector<Tried> kept;
   std::vector<Pick> fitting;
   Estimate estimated;  // the candidates' (Search::estimated)
@@ -651,8 +668,8 @@ SearchStorage& thread_storage() {
 // Fits first; then the least quality cost, the fewest GPUs, the most speed kept (or, not
 // fitting, the most memory saved). The best kMaxCombined combinations join the single levers.
 // The order is that of a stable sort of the combinations, cut to the best, then a stable sort of
-// the singles followed by those: each list is sorted with its index as the tiebreak (a stable
-// order without a stable sort's buffer), and the two are merged, a single first among equals.
+// the singles followed by those: each list is sorted stably in place (order(), without a stable
+// sort's buffer), and the two are merged, a single first among equals.
 std::vector<FoundChange> ranked(std::span<const Tried> singles, std::span<const Tried> combined) {
   auto better = [](const Tried& a, const Tried& b) {
     const FoundChange &x = a.change, &y = b.change;
@@ -666,15 +683,17 @@ std::vector<FoundChange> ranked(std::span<const Tried> singles, std::span<const 
   // singles) and kMaxCombined * 4 combinations. Not zeroed (2 x 256 pointers, ~520
   // instructions a search): order() writes the first n before any is read.
   std::array<const Tried*, UINT8_MAX + 1> one, many;
+  // A stable insertion sort: each change passes those before it it is strictly better than, so
+  // equals keep their index order (issue 18: std::sort with the index as the tiebreak tested
+  // each pair both ways; a search sorts ~7 singles and ~2 combinations).
   auto order = [&](std::span<const Tried> v, std::array<const Tried*, UINT8_MAX + 1>& out) {
     const size_t n = std::min(v.size(), out.size());
-    for (size_t i = 0; i < n; ++i) out[i] = &v[i];
-    // Pointers into one vector: their order is the index order.
-    std::sort(out.begin(), out.begin() + static_cast<std::ptrdiff_t>(n),
-              [&](const Tried* a, const Tried* b) {
-                if (better(*a, *b)) return true;
-                return !better(*b, *a) && a < b;
-              });
+    for (size_t i = 0; i < n; ++i) {
+      const Tried* next = &v[i];
+      size_t j = i;
+      for (; j > 0 && better(*next, *out[j - 1]); --j) out[j] = out[j - 1];
+      out[j] = next;
+    }
     return n;
   };
   const size_t n_one = order(singles, one);
@@ -702,7 +721,8 @@ std::vector<FoundChange> ranked(std::span<const Tried> singles, std::span<const 
 // training peak moves only the gradients it frees, the activations and the optimizer's), no KV
 // cache is held and no trtllm-bench build made; not with a paged optimizer (its states join the
 // overhead). The activations only when the estimate kept them (not zero: the peak frees them
-// whole or not at all). A serving estimate's pool and runtime buffers are not the parts'.
+// whole or not at all); the base's optimizer states unless the step, which adds its temporaries
+// to them, is the peak. A serving estimate's pool and runtime buffers are not the parts'.
 void seed_base_parts(const Scenario& s, const Estimate& e, const Catalog& catalog, Search& search) {
   if (!is_training(s.task) || is_paged(s.training.optimizer)) return;
   const MemoryEstimate& m = e.memory;
@@ -711,7 +731,8 @@ void seed_base_parts(const Scenario& s, const Estimate& e, const Catalog& catalo
   // ~95 instructions a search).
   const memory::EngineRules rules = search.rules.of(s, catalog);
   search.parts.seed_states(s, search.counts_for(s), rules,
-                           {m.weights, m.gradients_full, m.master_weights, m.overhead});
+                           {m.weights, m.gradients_full, m.master_weights, m.overhead},
+                           m.peak_phase == kOptimizerStepPeak ? nullptr : &m.optimizer);
   if (m.activations > 0) search.parts.seed_batch(s, rules, {m.kv_cache, 0.0, m.activations, 0});
 }
 
@@ -726,6 +747,7 @@ FoundChanges search_changes(const Scenario& s, ScenarioEditor& editor, const Sce
   FoundChanges found;
   found.levers = std::move(storage.levers);  // empty, with the room an earlier search had
   found.levers.clear();
+  found.combination_edits = std::move(storage.combination_edits);
   // Every candidate is a typed edit of the parsed scenario.
   Dimensions dims{found.levers};
   dimensions(s, given, e, catalog, dims);
@@ -733,7 +755,7 @@ FoundChanges search_changes(const Scenario& s, ScenarioEditor& editor, const Sce
   storage.kept.clear();
   storage.fitting.clear();
   Search search(dims, catalog, headroom, memory_needed(s, e), useful_tokens_per_s(s, e), editor,
-                storage.kept, storage.fitting, storage.estimated, sums);
+                storage.kept, storage.fitting, found.combination_edits, storage.estimated, sums);
   if (base_counts) search.counts.seed(s.task, *base_counts);
   // Each lever is tried alone once; combinations are kept up to kMaxCombined * 4: reserved once.
   search.kept.reserve(found.levers.size() + kMaxCombined * 4);
@@ -771,11 +793,16 @@ LeverName& LeverName::append(int64_t v) {
   return append_text(std::string_view(text.data(), static_cast<size_t>(end - text.data())));
 }
 
-ScenarioEdit FoundChanges::edit(const FoundChange& c) const {
-  if (c.count == 0) return {};
-  ScenarioEdit e = lever(c, 0).edit;
-  for (size_t i = 1; i < c.count; ++i) merge_into(e, lever(c, i).edit);
-  return e;
+const ScenarioEdit& FoundChanges::edit(const FoundChange& c) const {
+  if (c.count > 1 && c.combination_edit < combination_edits.size())
+    return combination_edits[c.combination_edit];
+  static const ScenarioEdit kNone;
+  if (c.count == 0) return kNone;
+  if (c.count == 1) return lever(c, 0).edit;
+  thread_local ScenarioEdit scratch;
+  scratch = lever(c, 0).edit;
+  for (size_t i = 1; i < c.count; ++i) merge_into(scratch, lever(c, i).edit);
+  return scratch;
 }
 
 std::vector<Change> FoundChanges::to_changes() const {
@@ -811,6 +838,8 @@ void recycle(FoundChanges&& found) {
   }
   if (found.changes.capacity() > storage.changes.capacity())
     storage.changes = std::move(found.changes);  // cleared when taken (trivially destroyed)
+  if (found.combination_edits.size() > storage.combination_edits.size())
+    storage.combination_edits = std::move(found.combination_edits);
 }
 
 FoundChanges find_changes(const Scenario& resolved, const LayoutFields& parsed_layout,

@@ -90,18 +90,28 @@ struct ChangeFigures {
 /// A kept change: what it does, and the levers it combines (indices into FoundChanges::levers,
 /// in the order of the search's dimensions).
 struct FoundChange : ChangeFigures {
+  static constexpr uint8_t kNotMerged = UINT8_MAX;
   std::array<uint8_t, kMaxChangeLevers> levers{};
   uint8_t count = 0;  ///< levers combined
+  /// A combination's edit as the search merged it: its index in
+  /// FoundChanges::combination_edits, or kNotMerged (FoundChanges::edit merges the levers').
+  uint8_t combination_edit = kNotMerged;
 };
 
 /// A search's result: its levers and its changes, best first.
 struct FoundChanges {
   std::vector<ChangeLever> levers;
   std::vector<FoundChange> changes;
+  /// The combinations' edits the search merged to try them, kept for the changes it kept
+  /// (FoundChange::combination_edit; issue 18: merged again to write each one's patch, ~225
+  /// instructions). Past those, slots an earlier search used (their room kept for the next).
+  std::vector<ScenarioEdit> combination_edits;
 
   const ChangeLever& lever(const FoundChange& c, size_t i) const { return levers[c.levers[i]]; }
   /// The change's edit: its levers' edits merged, in order (merged(), gpusizer/scenario_edit.h).
-  ScenarioEdit edit(const FoundChange& c) const;
+  /// A combination the search merged is read where it kept it; one made otherwise (by hand) is
+  /// merged into the thread's one scratch edit, valid until the next such call.
+  const ScenarioEdit& edit(const FoundChange& c) const;
   /// The changes as the public struct: the name the levers' names joined by " + ", the cost
   /// their prices joined by "; ".
   std::vector<Change> to_changes() const;
@@ -126,10 +136,11 @@ FoundChanges find_changes_in_place(Scenario& resolved, const LayoutFields& parse
                                    const Catalog& catalog, const ModelCounts* base_counts,
                                    ModuleSumsMemo& sums);
 
-/// Gives a search's storage of levers (~7.8 KB for 16) and changes back to the thread for its
-/// next search, emptied, instead of freeing it (issue 18: the levers' is an allocation past
-/// malloc's small-size caches, ~500 instructions a search with its free). Optional: a result
-/// not given back is destroyed as any value is, and the next search allocates its own.
+/// Gives a search's storage of levers (~7.8 KB for 16), changes and merged edits back to the
+/// thread for its next search, emptied, instead of freeing it (issue 18: the levers' is an
+/// allocation past malloc's small-size caches, ~500 instructions a search with its free).
+/// Optional: a result not given back is destroyed as any value is, and the next search allocates
+/// its own.
 void recycle(FoundChanges&& found);
 
 }  // namespace gpusizer

@@ -38,6 +38,51 @@ TEST(FoundChanges, EditIsTheLeversMergedInOrder) {
   EXPECT_FALSE(single.weights);
 }
 
+// A kept combination's edit is the one the search merged to try it (FoundChange::combination_edit),
+// the same as its levers' merged again: QLoRA of Llama-3.1-70B on one A100 80GB (2,048 tokens)
+// keeps "ZeRO-3 over 2 GPUs + shorter context (1024 tokens)", whose patch sets 2 GPUs split
+// tp 1, pp 1, dp 2 under ZeRO-3 and seq_len 1,024. A second search on the thread, given the first
+// one's storage back, holds its own combinations' edits.
+TEST(FoundChanges, CombinationsKeepTheEditsTheSearchMerged) {
+  const auto search = [] {
+    ScenarioGiven given;
+    const Scenario parsed =
+        parse_scenario({{"model", "llama-3.1-70b"}, {"task", "qlora"}, {"gpu", "a100-80g"}},
+                       Catalog::builtin(), given);
+    const Scenario s = resolved(parsed, Catalog::builtin());
+    const Estimate e = estimate(s, Catalog::builtin(), Detail::kFigures);
+    return find_changes(s, layout_fields(parsed), given, e, Catalog::builtin());
+  };
+  for (int round = 0; round < 2; ++round) {
+    FoundChanges found = search();
+    size_t combinations = 0;
+    bool named = false;
+    for (const FoundChange& c : found.changes) {
+      if (c.count < 2) continue;
+      ++combinations;
+      ASSERT_LT(c.combination_edit, found.combination_edits.size());
+      FoundChange by_hand = c;  // merged again from the levers
+      by_hand.combination_edit = FoundChange::kNotMerged;
+      EXPECT_EQ(to_patch(found.edit(c)), to_patch(found.edit(by_hand)));
+      if (found.lever(c, 0).name.view() != "ZeRO-3 over 2 GPUs") continue;
+      ASSERT_EQ(c.count, 2);
+      named = true;
+      EXPECT_EQ(found.lever(c, 1).name.view(), "shorter context (1024 tokens)");
+      const ScenarioEdit& e = found.edit(c);
+      EXPECT_EQ(e.gpu_count, 2);
+      EXPECT_EQ(e.tp, 1);
+      EXPECT_EQ(e.pp, 1);
+      EXPECT_EQ(e.dp, 2);
+      EXPECT_EQ(e.zero_stage, 3);
+      EXPECT_EQ(e.seq_len, 1024);
+      EXPECT_FALSE(e.task);
+    }
+    EXPECT_EQ(combinations, 3u);  // ZeRO-3 over 2, 4 and 8 GPUs, each with the shorter context
+    EXPECT_TRUE(named);
+    recycle(std::move(found));
+  }
+}
+
 // A lever's name held in place: literal parts and integers as fmt's "{}" writes them.
 TEST(LeverName, PartsAndIntegers) {
   EXPECT_EQ(LeverName("fp8 weights"), "fp8 weights");

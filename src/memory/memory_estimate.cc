@@ -166,7 +166,7 @@ Parts compute_parts(const Scenario& s, const Catalog& catalog, const ModelCounts
 // The optimizer step as the peak: activations are freed, gradients and states are held and the
 // step's temporaries join them (counted with the optimizer states).
 void place_step_peak(Parts& p, MemoryEstimate& m, Explanations* why) {
-  m.peak_phase = "optimizer step (activations freed, gradients held)";
+  m.peak_phase = kOptimizerStepPeak;
   append_pieces(why, "activations_bytes",
                 "; freed at the peak, which comes at the optimizer step (",
                 Fixed{p.activations / kGiB, 2}, " GiB at the loss)");

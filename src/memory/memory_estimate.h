@@ -2,6 +2,8 @@
 // Assembles the per-GPU memory estimate from its parts: the three levels (allocated, reserved,
 // device total), the uncertainty band, fit, the largest batch and the KV pool of preallocating
 // engines.
+#include <string_view>
+
 #include "gpusizer/catalog.h"
 #include "gpusizer/explanations.h"
 #include "gpusizer/memory_estimate.h"
@@ -14,6 +16,12 @@ class PartsMemo;
 }  // namespace gpusizer::memory
 
 namespace gpusizer {
+
+/// A training estimate's peak phase when the optimizer step is the peak: only then do its
+/// optimizer bytes hold the step's temporaries beside the states (at any other peak, and without
+/// a paged optimizer, whose states count in the overhead, they are memory::optimizer_states').
+inline constexpr std::string_view kOptimizerStepPeak =
+    "optimizer step (activations freed, gradients held)";
 
 /// Estimates memory for a checked scenario, with the basis of every figure and the warnings in
 /// `why`; null builds no text (numbers only: searches, the largest batch).

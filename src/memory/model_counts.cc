@@ -70,13 +70,6 @@ void count_training(const Scenario& s, ModelCounts& c) {
   c.trainable = memory::trainable_split(s, c.params, c.adapters.all);
 }
 
-void count_training(const Scenario& s, const ModelCounts& adapted, ModelCounts& c) {
-  c.lora_modules = adapted.lora_modules;
-  c.lora_missing_inputs = adapted.lora_missing_inputs;
-  c.adapters = adapted.adapters;
-  c.trainable = memory::trainable_split(s, c.params, c.adapters.all);
-}
-
 void clear_training(ModelCounts& c) {
   c.trainable = {};
   c.lora_modules = 0;

@@ -59,12 +59,6 @@ ModelCounts count_model(const Scenario& s);
 /// count_model's second half, into counts of `s.model` made in place (ModelCounts(s.model)):
 /// the adapted modules and the trainable parameters.
 void count_training(const Scenario& s, ModelCounts& c);
-/// The same for a LoRA task (LoRA, QLoRA) from `adapted`, the counts of the same model and
-/// training options under a LoRA task: the adapted modules and the adapters read the model, the
-/// targets and the rank, not the task, so they are copied; the trainable parameters are counted
-/// (issue 18: a change search of full fine-tuning counts LoRA and QLoRA both, ~320 instructions
-/// of the second).
-void count_training(const Scenario& s, const ModelCounts& adapted, ModelCounts& c);
 /// count_training's fields of `c` back to what ModelCounts(model) leaves them: a copy of the
 /// counts of the model under one task, so made, is its counts before another task's part (issue
 /// 18: the model's parameters and matrices counted again, ~300 instructions).

@@ -117,6 +117,11 @@ bool BatchKey::matches(const Scenario& s, const EngineRules& rules) const {
 double PartsMemo::HeldStates::add_optimizer(const Scenario& s, const EngineRules& rules,
                                             const ModelCounts& counts) {
   const double bytes = memory::optimizer_states(s, rules, counts, nullptr);
+  hold(s.training.optimizer, bytes);
+  return bytes;
+}
+
+void PartsMemo::HeldStates::hold(Optimizer o, double bytes) {
   size_t i = optimizers;  // the next free entry, else the older of the two
   if (optimizers < optimizer.size()) {
     ++optimizers;
@@ -124,9 +129,8 @@ double PartsMemo::HeldStates::add_optimizer(const Scenario& s, const EngineRules
     i = next;
     next = next == 0 ? 1 : 0;
   }
-  optimizer[i] = s.training.optimizer;
+  optimizer[i] = o;
   optimizer_bytes[i] = bytes;
-  return bytes;
 }
 
 PartsMemo::Parts PartsMemo::parts(const Scenario& s, const Catalog& catalog,
@@ -158,8 +162,9 @@ StateTotals& PartsMemo::totals(const Scenario& s, const ModelCounts& counts,
 }
 
 void PartsMemo::seed_states(const Scenario& s, const ModelCounts& counts, const EngineRules& rules,
-                            const StateParts& parts) {
-  states_.take(StateKey(s, counts, rules), parts);
+                            const StateParts& parts, const double* optimizer) {
+  HeldStates& held = states_.take(StateKey(s, counts, rules), parts).second;
+  if (optimizer) held.hold(s.training.optimizer, *optimizer);
 }
 
 void PartsMemo::seed_batch(const Scenario& s, const EngineRules& rules, const BatchParts& parts) {

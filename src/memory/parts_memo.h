@@ -141,9 +141,11 @@ class PartsMemo {
   /// The model states `s` has, from an estimate of `s` made without the memo (a search's base,
   /// which the answer estimated before the search), as the group's next slot: the candidates
   /// that keep the base's states do not compute them again (issue 18: ~1k instructions a
-  /// search).
+  /// search). With `optimizer`, the optimizer states' bytes of `s`'s optimizer too
+  /// (optimizer_states' figure, which the estimate holds where the step is not its peak: issue
+  /// 18, ~120 instructions a search).
   void seed_states(const Scenario& s, const ModelCounts& counts, const EngineRules& rules,
-                   const StateParts& parts);
+                   const StateParts& parts, const double* optimizer = nullptr);
   /// The same for the parts that grow with the batch (~0.7k instructions a search).
   void seed_batch(const Scenario& s, const EngineRules& rules, const BatchParts& parts);
 
@@ -205,6 +207,7 @@ class PartsMemo {
     HeldStates(const StateParts& p) : parts(p) {}  // NOLINT: a slot's parts, no optimizer yet
     double optimizer_states(const Scenario& s, const EngineRules& rules, const ModelCounts& counts);
     double add_optimizer(const Scenario& s, const EngineRules& rules, const ModelCounts& counts);
+    void hold(Optimizer o, double bytes);  // `o`'s bytes in the next entry
   };
   // The states' totals a state miss shards (issue 18: a ZeRO lever's miss computed the weights'
   // format and ZeRO-3's gathered set anew, ~1.1k instructions; the levers over other counts

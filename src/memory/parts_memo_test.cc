@@ -259,9 +259,10 @@ TEST(PartsMemo, SearchCandidatesEstimateAsWithoutTheMemo) {
 // state_parts computes, double for double: the estimate's weights, master weights and overhead
 // are the parts' (not moved by the training peak), and gradients_full all the gradients (the
 // peak may count none: QLoRA of 70B on one A100 peaks at the loss). Where the estimate kept its
-// activations (not zero), they and its KV cache (none in training) are batch_parts'.
+// activations (not zero), they and its KV cache (none in training) are batch_parts'. Where the
+// optimizer step is not its peak, its optimizer bytes are optimizer_states'.
 TEST(PartsMemo, ATrainingEstimateHoldsItsParts) {
-  size_t seeded = 0, with_activations = 0;
+  size_t seeded = 0, with_activations = 0, with_states = 0;
   for (const auto& j : bases()) {
     const Scenario base = testing::resolved_scenario(j);
     if (!is_training(base.task) || is_paged(base.training.optimizer)) continue;
@@ -279,11 +280,16 @@ TEST(PartsMemo, ATrainingEstimateHoldsItsParts) {
         EXPECT_EQ(batch.bench_slots, 0) << j.dump();
         with_activations += detail == Detail::kFull;
       }
+      if (m.peak_phase != kOptimizerStepPeak) {
+        EXPECT_EQ(m.optimizer, optimizer_states(base, rules, counts, nullptr)) << j.dump();
+        with_states += detail == Detail::kFull;
+      }
     }
     ++seeded;
   }
   EXPECT_EQ(seeded, 4u);  // full under ZeRO-3, QLoRA, Megatron with accumulation, LoRA over DDP
   EXPECT_GE(with_activations, 2u);
+  EXPECT_GE(with_states, 2u);
   // The QLoRA base's peak frees its gradients: the estimate's own gradients would not do.
   const MemoryEstimate qlora =
       estimate(testing::resolved_scenario(bases()[1]), cat(), Detail::kFull).memory;
@@ -317,6 +323,33 @@ TEST(PartsMemo, SeededStatesServeTheBasesKey) {
   t.training.optimizer = Optimizer::kAdamw8bit;  // read by neither group
   EXPECT_EQ(other.parts(t, cat(), counts, rules).states.weights, 1.0);
   EXPECT_EQ(other.parts(t, cat(), counts, rules).batch.activations, 5.0);
+}
+
+// A state slot seeded with the base's optimizer bytes gives them for the base's optimizer (not
+// made again: a seeded 1 B reads 1 B) and makes another's: full fine-tuning of Qwen3-32B under
+// ZeRO-3 over 8 H100s with AdamW, then 8-bit AdamW's 2 x (1 + 4 / 256) B a trainable parameter
+// over the 8 ranks; the two held, AdamW's seeded figure is still read.
+TEST(PartsMemo, SeededOptimizerStatesServeTheBasesOptimizer) {
+  const Scenario base = testing::resolved_scenario(bases()[0]);
+  ASSERT_EQ(base.training.optimizer, Optimizer::kAdamw);
+  const ModelCounts counts = count_model(base);
+  const EngineRules rules = engine_rules(base, cat());
+  const double params = counts.trainable.total();
+  const double one = 1.0;
+  PartsMemo memo;
+  memo.seed_states(base, counts, rules, {1, 2, 3, 4}, &one);
+  Scenario s = base;
+  s.training.recompute = Recompute::kFull;  // a field the states do not read
+  EXPECT_EQ(memo.parts(s, cat(), counts, rules).optimizer, 1.0);
+  s.training.optimizer = Optimizer::kAdamw8bit;
+  EXPECT_DOUBLE_EQ(memo.parts(s, cat(), counts, rules).optimizer,
+                   params * 2.0 * (1.0 + 4.0 / 256.0) / 8.0);
+  s.training.optimizer = Optimizer::kAdamw;
+  EXPECT_EQ(memo.parts(s, cat(), counts, rules).optimizer, 1.0);
+  // Seeded without them, the base's optimizer states are made: AdamW's 2 x 4 B over 8 ranks.
+  PartsMemo made;
+  made.seed_states(base, counts, rules, {1, 2, 3, 4});
+  EXPECT_DOUBLE_EQ(made.parts(s, cat(), counts, rules).optimizer, params * 8.0 / 8.0);
 }
 
 // A state slot keeps the optimizer states of the last two optimizers asked for: full

@@ -289,6 +289,14 @@ void ScenarioEditor::restore(const Base& b) {
 
 namespace {
 
+// Whether `s`'s lookups were resolved in `catalog` for its engine: with the engine fields they
+// were resolved with (the base's, while derive_engine keeps them), resolve_lookups would find the
+// same profile and release again.
+bool engine_lookups(const Scenario& s, const Catalog& catalog) {
+  const ScenarioLookups& l = s.lookups;
+  return l.catalog == &catalog && l.engine && l.engine->name == s.engine;
+}
+
 // Whether rederive_engine gives `s`, an edit of `b`, the base's engine fields whatever its
 // weights and GPU: an engine defaulted with no release given is, for every training task, the
 // catalog's training default at its newest release (default_engine, set_release), so the
@@ -425,8 +433,13 @@ Scenario& ScenarioEditor::edit_from(const Base& b, const ScenarioEdit& e) {
   derive_batches(s, given);
   // The base's lookups stay while the edit keeps the engine, GPU and weights they are keyed by.
   // Other candidates get the engine profile only: most are sized bytes-only, which reads no
-  // speed entry, and looking those up would cost more than it saves.
-  if (!speed_lookups(s, catalog.speed())) {
+  // speed entry, and looking those up would cost more than it saves. A candidate that keeps the
+  // base's engine and release (another weights format or GPU) keeps the base's lookups too: their
+  // engine profile and release are the rows the lookup would find again, and their speed entries
+  // are keyed by the weights and GPU, so not read (issue 18: a lookup, ~260 instructions, for a
+  // full fine-tune's QLoRA lever).
+  if (!speed_lookups(s, catalog.speed()) &&
+      !(engine_ == Engine::kBase && !lookups_changed_ && engine_lookups(s, catalog))) {
     lookups_changed_ = true;  // first: a lookup that throws may have set some of them
     resolve_lookups(s, catalog, false);
   }
