@@ -15,6 +15,7 @@
 #include <array>
 #include <bit>
 #include <charconv>
+#include <limits>
 #include <memory>
 #include <optional>
 #include <span>
@@ -488,6 +489,66 @@ struct Search {
 
   const ModelCounts& counts_for(const Scenario& sc) { return counts.of(sc); }
 
+  // The quality cost and GPUs of each single lever that fits. A combination that costs at least
+  // as much quality and needs at least as many GPUs as one of them, and more of either, is a
+  // worse way to fit on both of the list's first counts (ranked: quality cost, then GPUs) and
+  // is not tried (issue 18: on a training line that gradient checkpointing makes fit, the ZeRO
+  // + shorter-context combinations, ~4k instructions a mixed JSONL line). One that trades them
+  // (fp8 weights + TP=4 against TP=8 alone) is. Its levers still show alone. Not zeroed: the
+  // first `fitting_points` are read.
+  struct Rank {
+    int quality;
+    int64_t gpus;
+    // Whether this is at least as good as `other` on both counts and better on one.
+    bool dominates(Rank other) const {
+      return quality <= other.quality && gpus <= other.gpus &&
+             (quality < other.quality || gpus < other.gpus);
+    }
+  };
+  std::array<Rank, kMaxSearchLevers> fitting_ranks;  // a search's singles are its levers
+  size_t fitting_points = 0;
+  // The levers a fitting single lever dominates: every combination holding one is dominated
+  // too (its quality cost and GPUs are its levers' largest), so the walk leaves them out as it
+  // does the single levers that fit.
+  Pick dominated_levers = 0;
+  int64_t gpus_of_base = 0;
+
+  // A lever's quality cost and the GPUs its edit asks for: only the GPU-count levers (tensor
+  // parallelism, ZeRO over more GPUs; never fewer than the base's) set them, alternatives of one
+  // dimension, so a combination's count is the largest of its levers', as its quality cost is.
+  Rank lever_rank(size_t index) const {
+    const ChangeLever& lever = dims.levers[index];
+    return {lever.quality_class, lever.edit.gpu_count.value_or(gpus_of_base)};
+  }
+
+  // After the single levers: the ranks of those that fit, and the levers they dominate.
+  void note_fitting_singles(int64_t base_gpus) {
+    gpus_of_base = base_gpus;
+    for (size_t i = 0; i < singles; ++i)
+      if (kept[i].change.fits)  // the count the ranking reads
+        fitting_ranks[fitting_points++] = {kept[i].change.quality_class, kept[i].gpus};
+    for (size_t i = 0; i < dims.levers.size(); ++i)
+      if (dominated(lever_rank(i))) dominated_levers |= Pick{1} << i;
+  }
+
+  bool dominated(Rank r) const {
+    for (size_t i = 0; i < fitting_points; ++i)
+      if (fitting_ranks[i].dominates(r)) return true;
+    return false;
+  }
+
+  // Whether a fitting single lever dominates combination `p` (note_fitting_singles).
+  bool dominated_combination(Pick p) const {
+    if (fitting_points == 0) return false;
+    Rank r{0, gpus_of_base};
+    for (Pick rest = p; rest != 0; rest &= rest - 1) {
+      const Rank lever = lever_rank(static_cast<size_t>(std::countr_zero(rest)));
+      r.quality = std::max(r.quality, lever.quality);
+      r.gpus = std::max(r.gpus, lever.gpus);
+    }
+    return dominated(r);
+  }
+
   // Whether a fitting combination of two or more levers lies inside `p` (the walk leaves the
   // single levers that fit out).
   bool covered_by_combination(Pick p) const {
@@ -509,7 +570,8 @@ struct Search {
     if (size <= 2) {
       live_count = 0;
       for (size_t d = 0; d < dims.size(); ++d)
-        if (const Pick m = dims.mask(d) & ~fitting_singles; m != 0) live[live_count++] = m;
+        if (const Pick m = dims.mask(d) & ~fitting_singles & ~dominated_levers; m != 0)
+          live[live_count++] = m;
     }
     try_from(0, size, 0);
   }
@@ -587,7 +649,7 @@ struct Search {
   // offered. A combination that cannot fit (beyond_any_optimizer) is not tried: it would not be
   // kept (a single lever is kept fitting or not).
   void try_one(Pick p, size_t count) {
-    if (count > 1 && beyond_any_optimizer(p)) return;
+    if (count > 1 && (beyond_any_optimizer(p) || dominated_combination(p))) return;
     try {
       try_combination(p, count);
     } catch (const InputError&) {
@@ -769,8 +831,10 @@ FoundChanges search_changes(const Scenario& s, ScenarioEditor& editor, const Sce
   // optimizer's (Search::beyond_optimizer).
   // Smallest first: every combination of one size is tried before the next size, so that a
   // fitting one is known before any combination that contains it.
+  const int64_t base_gpus = s.gpu_count;  // read before the first edit writes over `s`
   search.try_size(1);
   search.singles = search.kept.size();
+  search.note_fitting_singles(base_gpus);
   for (size_t size = 2; size <= kMaxLevers; ++size) search.try_size(size);
   const std::span<const Tried> kept(search.kept);
   found.changes = ranked(kept.first(search.singles), kept.subspan(search.singles));

@@ -158,6 +158,36 @@ TEST(ChangesCombined, Serving70BOnTwo4090s) {
   EXPECT_TRUE(int8_tp);
 }
 
+// A combination is offered only where no single lever that fits is as good on both of the list's
+// first counts, its quality cost and its GPUs, and better on one. QLoRA of Llama-3.1-70B on one
+// A100 80GB: gradient checkpointing fits alone at no quality cost on the one GPU, so no
+// combination of the other levers (ZeRO-3 over more GPUs, a shorter context, 8-bit AdamW: each
+// costs GPUs, quality or nothing, never less) is offered; the levers still show alone. On two
+// RTX 4090s, where only TP=8 fits alone (8 GPUs), fp8 weights with TP=4 trade a small quality
+// cost for half the GPUs: offered.
+TEST(ChangesCombined, NoCombinationWorseOnBothCountsThanALeverThatFits) {
+  const auto qlora =
+      changes_of({{"model", "llama-3.1-70b"}, {"task", "qlora"}, {"gpu", "a100-80g"}});
+  ASSERT_FALSE(qlora.empty());
+  EXPECT_EQ(qlora.front().levers, std::vector<std::string>{"gradient checkpointing"});
+  EXPECT_TRUE(qlora.front().fits);
+  EXPECT_EQ(qlora.front().quality_class, 0);
+  bool zero3_alone = false;
+  for (const auto& c : qlora) {
+    EXPECT_EQ(c.levers.size(), 1u) << c.change;
+    zero3_alone |= c.change == "ZeRO-3 over 2 GPUs";
+  }
+  EXPECT_TRUE(zero3_alone);
+  const auto serving =
+      changes_of({{"model", "llama-2-70b"}, {"gpu", "rtx-4090-24gb"}, {"parallel", {{"tp", 2}}}});
+  ASSERT_FALSE(serving.empty());
+  EXPECT_EQ(serving.front().change, "TP=8 (8 GPUs)");
+  bool traded = false;
+  for (const auto& c : serving)
+    traded |= c.change == "fp8 weights + TP=4 (4 GPUs)" && c.fits && c.quality_class == 1;
+  EXPECT_TRUE(traded);
+}
+
 // The JSONL path keeps no copy of the parsed scenario: it edits the resolved one with the layout
 // fields it had before (LayoutFields). Resolving changes only those: put back, the scenario's
 // JSON is the parsed one's. Llama-3.1-70B in bf16 (141 GB) on four L4s (4 x 24 GB) does not fit,

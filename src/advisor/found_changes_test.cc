@@ -39,16 +39,16 @@ TEST(FoundChanges, EditIsTheLeversMergedInOrder) {
 }
 
 // A kept combination's edit is the one the search merged to try it (FoundChange::combination_edit),
-// the same as its levers' merged again: QLoRA of Llama-3.1-70B on one A100 80GB (2,048 tokens)
-// keeps "ZeRO-3 over 2 GPUs + shorter context (1024 tokens)", whose patch sets 2 GPUs split
-// tp 1, pp 1, dp 2 under ZeRO-3 and seq_len 1,024. A second search on the thread, given the first
-// one's storage back, holds its own combinations' edits.
+// the same as its levers' merged again: Llama-2-70B served on two RTX 4090s at TP 2 keeps
+// "fp8 weights + TP=4 (4 GPUs)" (69 GB of fp8 weights over 4 x 24 GB, 17.2 GB a GPU), whose patch
+// sets 4 GPUs split tp 4, pp 1, dp 1 and fp8 weights, and the same with int8 weights. A second
+// search on the thread, given the first one's storage back, holds its own combinations' edits.
 TEST(FoundChanges, CombinationsKeepTheEditsTheSearchMerged) {
   const auto search = [] {
     ScenarioGiven given;
-    const Scenario parsed =
-        parse_scenario({{"model", "llama-3.1-70b"}, {"task", "qlora"}, {"gpu", "a100-80g"}},
-                       Catalog::builtin(), given);
+    const Scenario parsed = parse_scenario(
+        {{"model", "llama-2-70b"}, {"gpu", "rtx-4090-24gb"}, {"parallel", {{"tp", 2}}}},
+        Catalog::builtin(), given);
     const Scenario s = resolved(parsed, Catalog::builtin());
     const Estimate e = estimate(s, Catalog::builtin(), Detail::kFigures);
     return find_changes(s, layout_fields(parsed), given, e, Catalog::builtin());
@@ -64,20 +64,19 @@ TEST(FoundChanges, CombinationsKeepTheEditsTheSearchMerged) {
       FoundChange by_hand = c;  // merged again from the levers
       by_hand.combination_edit = FoundChange::kNotMerged;
       EXPECT_EQ(to_patch(found.edit(c)), to_patch(found.edit(by_hand)));
-      if (found.lever(c, 0).name.view() != "ZeRO-3 over 2 GPUs") continue;
+      if (found.lever(c, 0).name.view() != "fp8 weights") continue;
       ASSERT_EQ(c.count, 2);
       named = true;
-      EXPECT_EQ(found.lever(c, 1).name.view(), "shorter context (1024 tokens)");
+      EXPECT_EQ(found.lever(c, 1).name.view(), "TP=4 (4 GPUs)");
       const ScenarioEdit& e = found.edit(c);
-      EXPECT_EQ(e.gpu_count, 2);
-      EXPECT_EQ(e.tp, 1);
+      EXPECT_EQ(e.gpu_count, 4);
+      EXPECT_EQ(e.tp, 4);
       EXPECT_EQ(e.pp, 1);
-      EXPECT_EQ(e.dp, 2);
-      EXPECT_EQ(e.zero_stage, 3);
-      EXPECT_EQ(e.seq_len, 1024);
-      EXPECT_FALSE(e.task);
+      EXPECT_EQ(e.dp, 1);
+      EXPECT_EQ(e.weights, "fp8");
+      EXPECT_FALSE(e.seq_len);
     }
-    EXPECT_EQ(combinations, 3u);  // ZeRO-3 over 2, 4 and 8 GPUs, each with the shorter context
+    EXPECT_EQ(combinations, 2u);  // fp8 and int8 weights, each with TP=4
     EXPECT_TRUE(named);
     recycle(std::move(found));
   }
