@@ -25,18 +25,28 @@ RunCost price_training_run(const Scenario& s, const std::optional<PerformanceEst
     priced = format_text(FMT_COMPILE("on-prem ${:.2f}/hour amortized x {:.1f} h"),
                          ownership->on_prem->usd_per_hour, hours);
   }
-  if (power.node_peak_watts && power.nodes) {
-    // The nodes at their peak draw (GPUs at TDP and the host, no design margin) for the whole
-    // run, times the facility's PUE (data/costs.json): training keeps the GPUs saturated.
-    const double pue = ownership ? ownership->assumptions.pue : 1.0;
+  const double pue = ownership ? ownership->assumptions.pue : 1.0;
+  r.kwh = training_run_kwh(s, performance, power, pue);
+  if (r.kwh) {
     const double it_kw = *power.node_peak_watts * static_cast<double>(*power.nodes) / 1000.0;
-    r.kwh = it_kw * hours * pue;
     r.basis = format_text(FMT_COMPILE("{}{}{:.1f} kW x {:.1f} h x PUE {:g}"), priced,
                           priced.empty() ? "" : "; ", it_kw, hours, pue);
   } else {
     r.basis = priced;
   }
   return r;
+}
+
+std::optional<double> training_run_kwh(const Scenario& s,
+                                       const std::optional<PerformanceEstimate>& performance,
+                                       const PowerEstimate& power, double pue) {
+  if (!is_training(s.task) || !performance || !performance->time_to_train_s ||
+      !power.node_peak_watts || !power.nodes)
+    return std::nullopt;
+  // The nodes at their peak draw (GPUs at TDP and the host, no design margin) for the whole run,
+  // times the facility's PUE (data/costs.json): training keeps the GPUs saturated.
+  const double it_kw = *power.node_peak_watts * static_cast<double>(*power.nodes) / 1000.0;
+  return it_kw * (*performance->time_to_train_s / 3600.0) * pue;
 }
 
 }  // namespace gpusizer

@@ -33,4 +33,10 @@ RunCost price_training_run(const Scenario& s, const std::optional<PerformanceEst
                            const std::optional<Ownership>& ownership, const PowerEstimate& power,
                            RunPriceBasis basis = RunPriceBasis::kCloudFirst);
 
+/// The run's energy alone (price_training_run's kwh): the nodes at their peak draw for the run,
+/// times `pue`; none without a time to train (training.tokens) or a node count.
+std::optional<double> training_run_kwh(const Scenario& s,
+                                       const std::optional<PerformanceEstimate>& performance,
+                                       const PowerEstimate& power, double pue);
+
 }  // namespace gpusizer

@@ -305,13 +305,15 @@ void StagedEstimate::add_priced(ModuleSumsMemo* memo, bool extras) {
   }
   // A setup that does not fit: its answer writes no speed or cost figures (docs/contract.md), so
   // no basis text for them either; the change search still reads the step's speed (its changes'
-  // speed factors), without the split by part, and the stages' warnings stay.
+  // speed factors), without the split by part, and the stages' warnings stay. Of the cost stage
+  // the answer writes only the run's energy, in its power (issue 18: the ownership's rent and
+  // on-prem prices made for no figure, ~1.4k instructions a line that does not fit).
   Explanations warnings_only;
   warnings_only.basis.turn_off();
   Explanations* quiet = why_ ? &warnings_only : nullptr;
   estimate_speed_without_breakdown(s_, catalog_, rules_.engine, e_.memory, counts_, quiet,
                                    e_.performance.emplace(), memo);
-  estimate_cost(s_, catalog_, std::move(costs), plan, e_, quiet, extras);
+  e_.power.run_kwh = training_run_kwh(s_, e_.performance, e_.power, costs.pue);
   if (why_)
     for (std::string& w : warnings_only.warnings) why_->warnings.push_back(std::move(w));
 }
