@@ -20,12 +20,11 @@ Estimate estimate_priced(const Scenario& s, const Catalog& catalog);
 
 /// What an explained estimate makes for a setup whose memory does not fit (a GPU given): all of
 /// it (kMade), or not what an answer leaves out of it (kSkipped): an answer writes no cost and no
-/// performance for such a setup (gpusizer/fit_verdict.h), so the ownership's texts (its basis
-/// lines and break-even verdict, ~3,400 instructions of such an answer line), its on-prem figures
-/// (unless a training run's price falls back on them: OwnershipText::kRentOnly), the training
-/// step's split by part and the speed and cost figures' bands are not made (issue 18). The
-/// other figures and the estimate's own basis texts are made either way (the answer writes the
-/// texts, and the change search reads the figures).
+/// performance for such a setup (gpusizer/fit_verdict.h), so the ownership (its rent and on-prem
+/// figures and its texts) and the cost figures, the training step's split by part and the speed
+/// and cost figures' bands are not made (issue 18); of the cost stage only the run's energy is,
+/// which the answer writes in its power. The speed figures and the estimate's own basis texts
+/// are made either way (the answer writes the texts, and the change search reads the figures).
 enum class UnfitExtras { kMade, kSkipped };
 
 /// estimate(s, catalog, detail) for Detail::kFull or kNoBasis, with the model already counted
@@ -69,9 +68,9 @@ class StagedEstimate {
   /// (speed/training_speed.h), which must outlive its candidates' model and counts.
   void add_speed(ModuleSumsMemo* memo = nullptr);
   /// Adds power, and with a GPU speed (with `memo` as add_speed's), ownership and cost; with
-  /// explanations, the ownership's texts and the step's split by part only with `extras`
-  /// (UnfitExtras). The power is written into the estimate's own, which must be as a new
-  /// Estimate has it (issue 18: made in place, not moved in).
+  /// explanations, the ownership, the cost and the step's split by part only with `extras`
+  /// (UnfitExtras), else the run's energy alone. The power is written into the estimate's own,
+  /// which must be as a new Estimate has it (issue 18: made in place, not moved in).
   void add_priced(ModuleSumsMemo* memo = nullptr, bool extras = true);
 
  private:
