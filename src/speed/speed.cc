@@ -108,7 +108,11 @@ void inference(const Scenario& sc, const Catalog& catalog, const MemoryEstimate&
 
   // Serving throughput with the GPUs kept full: every request costs its prefill plus its share
   // of output_len decode steps of the full batch (continuous batching, Yu et al. 2022 "Orca").
-  double full = memory.max_batch ? static_cast<double>(*memory.max_batch) : batch;
+  // A setup whose memory holds no sequence (max_batch 0: it does not fit) runs at the batch it
+  // asks, as if memory sufficed: what its changes' speed factors are measured against, as a
+  // training step keeps its own batch (docs/advisor.md). Clamped to one, it read as one stream
+  // whatever batch was asked.
+  double full = memory.max_batch.value_or(0) > 0 ? static_cast<double>(*memory.max_batch) : batch;
   // Static batching (TensorRT-LLM's GptSession before in-flight batching was benchmarked): the
   // session is set up for one batch of batch_size sequences of input + output tokens and
   // generate() runs it to the end (benchmarks/cpp/gptSessionBenchmark.cpp, v0.5-0.6:
@@ -184,9 +188,9 @@ void explain_inference(const Scenario& sc, const InferenceSetup& s, const Memory
       "does");
   est.basis.set_with("max_output_tokens_per_s", [&](std::string& out) {
     append_text(out, "batch B = ", static_cast<int64_t>(full));
-    out.append(s.engine.static_batch ? " (the static batch the engine is set up with"
-               : memory.max_batch    ? " (memory.max_batch"
-                                     : " (scenario batch");
+    out.append(s.engine.static_batch              ? " (the static batch the engine is set up with"
+               : memory.max_batch.value_or(0) > 0 ? " (memory.max_batch"
+                                                  : " (scenario batch");
     out.append(
         ", capped by the engine's max_num_seqs): B x output_len / (prefill of B prompts + "
         "output_len decode steps of B)");
