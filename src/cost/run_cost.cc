@@ -7,6 +7,16 @@
 
 namespace gpusizer {
 
+namespace {
+
+// The nodes at their peak draw (GPUs at TDP and the host, no design margin), in kW: the run's IT
+// load; with a node count only.
+double peak_kw(const PowerEstimate& power) {
+  return *power.node_peak_watts * static_cast<double>(*power.nodes) / 1000.0;
+}
+
+}  // namespace
+
 RunCost price_training_run(const Scenario& s, const std::optional<PerformanceEstimate>& performance,
                            const std::optional<Ownership>& ownership, const PowerEstimate& power,
                            RunPriceBasis basis) {
@@ -28,9 +38,8 @@ RunCost price_training_run(const Scenario& s, const std::optional<PerformanceEst
   const double pue = ownership ? ownership->assumptions.pue : 1.0;
   r.kwh = training_run_kwh(s, performance, power, pue);
   if (r.kwh) {
-    const double it_kw = *power.node_peak_watts * static_cast<double>(*power.nodes) / 1000.0;
     r.basis = format_text(FMT_COMPILE("{}{}{:.1f} kW x {:.1f} h x PUE {:g}"), priced,
-                          priced.empty() ? "" : "; ", it_kw, hours, pue);
+                          priced.empty() ? "" : "; ", peak_kw(power), hours, pue);
   } else {
     r.basis = priced;
   }
@@ -43,10 +52,9 @@ std::optional<double> training_run_kwh(const Scenario& s,
   if (!is_training(s.task) || !performance || !performance->time_to_train_s ||
       !power.node_peak_watts || !power.nodes)
     return std::nullopt;
-  // The nodes at their peak draw (GPUs at TDP and the host, no design margin) for the whole run,
-  // times the facility's PUE (data/costs.json): training keeps the GPUs saturated.
-  const double it_kw = *power.node_peak_watts * static_cast<double>(*power.nodes) / 1000.0;
-  return it_kw * (*performance->time_to_train_s / 3600.0) * pue;
+  // The nodes at their peak draw for the whole run, times the facility's PUE (data/costs.json):
+  // training keeps the GPUs saturated.
+  return peak_kw(power) * (*performance->time_to_train_s / 3600.0) * pue;
 }
 
 }  // namespace gpusizer
