@@ -32,6 +32,9 @@ struct Model {
   std::string family;
   std::string kind = "llm";  ///< "llm" or "cv"
   std::string source;
+  /// The weights format the published checkpoint ships in, a formats.csv id ("fp8" for
+  /// DeepSeek-V3, "mxfp4" for gpt-oss; empty: 16-bit): what a server loads unless told otherwise.
+  std::string checkpoint_format;
 
   int64_t vocab_size = 0;
   int64_t hidden_size = 0;

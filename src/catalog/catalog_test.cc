@@ -302,5 +302,19 @@ TEST(CatalogFormats, Mxfp4KeepsTheMatricesOutsideTheExpertsInBf16) {
   EXPECT_DOUBLE_EQ(c.format("nf4", "weights", "weights").dense_bytes_per_value(true), 4.127 / 8);
 }
 
+// A model row's checkpoint_format is the default weights format of serving it (scenario.cc
+// default_weights), so it must name a weights format; six rows ship quantized checkpoints.
+TEST(CatalogModels, CheckpointFormatsAreWeightsFormats) {
+  const Catalog& c = Catalog::builtin();
+  int quantized = 0;
+  for (const Model& m : c.models()) {
+    if (m.checkpoint_format.empty()) continue;
+    ++quantized;
+    EXPECT_NO_THROW(c.format(m.checkpoint_format, "weights", "weights")) << m.name;
+  }
+  EXPECT_EQ(quantized, 6);
+  EXPECT_EQ(c.model("kimi-k2-instruct").checkpoint_format, "fp8");
+}
+
 }  // namespace
 }  // namespace gpusizer

@@ -124,6 +124,7 @@ Model model_from_record(const nlohmann::json& r, const std::string& where) {
   m.family = get_str(r, "family");
   m.kind = get_str(r, "kind").empty() ? "llm" : get_str(r, "kind");
   m.source = get_str(r, "source");
+  m.checkpoint_format = get_str(r, "checkpoint_format");
   if (m.is_cv()) {
     read_cv_record(r, where, m);
     return m;

@@ -140,7 +140,7 @@ std::optional<double> model_size_in(std::string_view name) {
 }
 
 void resolve_model(const ScenarioFields& input, const Catalog& catalog, Scenario& s,
-                   std::string& imported_format) {
+                   std::string& checkpoint_format) {
   const nlohmann::json* it = input.given(key::model);
   if (!it)
     throw InputError("model",
@@ -166,6 +166,7 @@ void resolve_model(const ScenarioFields& input, const Catalog& catalog, Scenario
     try {
       s.model = catalog.model_ref(name, kModelField);
       s.model_origin = "catalog";
+      checkpoint_format = s.model->checkpoint_format;  // as its config.json would give it
       return;
     } catch (const InputError&) {
       std::error_code ec;
@@ -174,7 +175,7 @@ void resolve_model(const ScenarioFields& input, const Catalog& catalog, Scenario
         throw;
     }
     ImportedModel imported = local ? import_local_model(*local) : import_model_path(name);
-    imported_format = imported_weights_format(imported, catalog);
+    checkpoint_format = imported_weights_format(imported, catalog);
     s.model = std::move(imported.model);
     s.weights_file = std::move(imported.weights);
     s.notes.insert(s.notes.end(), imported.warnings.begin(), imported.warnings.end());
@@ -190,7 +191,7 @@ void resolve_model(const ScenarioFields& input, const Catalog& catalog, Scenario
     const auto imported = import_hf_config_cached(*hf, "model.hf_config");
     s.model = std::shared_ptr<const Model>(imported, &imported->model);  // the entry's, shared
     s.notes.insert(s.notes.end(), imported->warnings.begin(), imported->warnings.end());
-    imported_format = imported_weights_format(*imported, catalog);
+    checkpoint_format = imported_weights_format(*imported, catalog);
     s.model_origin = "hf_config";
     return;
   }
@@ -471,12 +472,29 @@ void parse_task(const ScenarioFields& input, Scenario& s) {
   check_task_model(s);
 }
 
+// The weights format unless the scenario names one. The checkpoint's format (its config.json's
+// quantization_config, its files' dtypes or the catalog row's) is what loading it gives, so
+// serving defaults to it (vLLM reads the quantization_config,
+// vllm/model_executor/layers/quantization). QLoRA takes it when it is a quantized base (PEFT
+// trains adapters on GPTQ and AWQ layers) and otherwise quantizes to NF4 (bitsandbytes
+// load_in_4bit). Other training upcasts a quantized checkpoint to 16 bits first: the published
+// gpt-oss fine-tuning recipes convert its MXFP4 experts to bf16 (LMSYS/NVIDIA ModelOpt blog,
+// 2025-08-28), and a full fine-tune updates a 16-bit copy.
+FormatRef default_weights(Task task, const std::string& checkpoint_format, const Catalog& catalog) {
+  const bool as_shipped = task == Task::kInference || task == Task::kQlora;
+  if (as_shipped && !checkpoint_format.empty()) {
+    FormatRef f = catalog.format_ref(checkpoint_format, kWeightsRole, kWeightsField);
+    if (task != Task::kQlora || is_quantized_base(*f)) return f;
+  }
+  return catalog.format_ref(task == Task::kQlora ? "nf4" : "bf16", kWeightsRole, kWeightsField);
+}
+
 void parse_formats(const ScenarioFields& input, const Catalog& catalog,
-                   const std::string& imported_format, Scenario& s, ScenarioGiven& given) {
-  std::string_view weights_id = s.task == Task::kQlora ? "nf4" : "bf16";
-  if (!imported_format.empty()) weights_id = imported_format;
-  if (auto v = read_string_value(input.at[key::weights], "weights", "")) weights_id = *v;
-  s.weights = catalog.format_ref(weights_id, kWeightsRole, kWeightsField);
+                   const std::string& checkpoint_format, Scenario& s, ScenarioGiven& given) {
+  if (auto v = read_string_value(input.at[key::weights], "weights", ""))
+    s.weights = catalog.format_ref(*v, kWeightsRole, kWeightsField);
+  else
+    s.weights = default_weights(s.task, checkpoint_format, catalog);
   check_qlora_base(s);
   std::string_view kv_id = default_kv_id(*s.weights);
   if (auto v = read_string_value(input.at[key::kv_cache], "kv_cache", ""))
@@ -724,10 +742,10 @@ Scenario parse_scenario(const nlohmann::json& input, const Catalog& catalog, Sce
 Scenario parse_scenario(const ScenarioFields& input, const Catalog& catalog, ScenarioGiven& given) {
   given = ScenarioGiven{};
   Scenario s;
-  std::string imported_format;
-  resolve_model(input, catalog, s, imported_format);
+  std::string checkpoint_format;
+  resolve_model(input, catalog, s, checkpoint_format);
   parse_task(input, s);
-  parse_formats(input, catalog, imported_format, s, given);
+  parse_formats(input, catalog, checkpoint_format, s, given);
   parse_lengths(input, s, given);
   if (auto v = read_int_value(input.at[key::batch], "batch", "", 1, kMaxBatch)) s.batch = *v;
   parse_engine(input, catalog, s, given);

@@ -106,6 +106,46 @@ TEST(Scenario, QloraDefaultsToNf4) {
   EXPECT_EQ(parse({{"model", "llama-2-7b"}, {"task", "qlora"}}).weights->id, "nf4");
 }
 
+// Serving defaults to the format the checkpoint ships in. DeepSeek-V3's config.json holds
+// quantization_config {quant_method: fp8, weight_block_size [128, 128]}, which vLLM loads as FP8;
+// gpt-oss ships its routed experts in MXFP4. Training upcasts to 16 bits (LoRA and full
+// fine-tuning alike), and QLoRA quantizes an FP8 base to NF4 but keeps a GPTQ one.
+TEST(Scenario, WeightsDefaultToTheCheckpointsFormatWhereTheTaskLoadsItAsShipped) {
+  EXPECT_EQ(parse({{"model", "deepseek-v3"}}).weights->id, "fp8");
+  EXPECT_EQ(parse({{"model", "deepseek-ai/DeepSeek-R1"}}).weights->id, "fp8");
+  EXPECT_EQ(parse({{"model", "gpt-oss-120b"}}).weights->id, "mxfp4");
+  EXPECT_EQ(parse({{"model", "deepseek-v3"}, {"task", "lora"}}).weights->id, "bf16");
+  EXPECT_EQ(parse({{"model", "deepseek-v3"}, {"task", "full"}}).weights->id, "bf16");
+  EXPECT_EQ(parse({{"model", "deepseek-v3"}, {"task", "qlora"}}).weights->id, "nf4");
+  EXPECT_EQ(parse({{"model", "deepseek-v3"}, {"weights", "bf16"}}).weights->id, "bf16");
+  EXPECT_EQ(parse({{"model", "llama-3.1-8b"}}).weights->id, "bf16");
+  // The same rule for a config.json given inline: QLoRA of an FP8 checkpoint was refused with an
+  // error on "weights", a field the scenario did not set.
+  const nlohmann::json fp8_config = {
+      {"model_type", "llama"},      {"hidden_size", 4096},
+      {"intermediate_size", 14336}, {"num_hidden_layers", 32},
+      {"num_attention_heads", 32},  {"num_key_value_heads", 8},
+      {"vocab_size", 128256},       {"quantization_config", {{"quant_method", "fp8"}}}};
+  const nlohmann::json inline_model = {{"hf_config", fp8_config}};
+  EXPECT_EQ(parse({{"model", inline_model}}).weights->id, "fp8");
+  EXPECT_EQ(parse({{"model", inline_model}, {"task", "qlora"}}).weights->id, "nf4");
+  EXPECT_EQ(parse({{"model", inline_model}, {"task", "full"}}).weights->id, "bf16");
+  nlohmann::json gptq_config = fp8_config;
+  gptq_config["quantization_config"] = {{"quant_method", "gptq"}, {"bits", 4}};
+  const nlohmann::json gptq_model = {{"hf_config", gptq_config}};
+  EXPECT_EQ(parse({{"model", gptq_model}, {"task", "qlora"}}).weights->id, "gptq-int4");
+  EXPECT_EQ(parse({{"model", gptq_model}}).weights->id, "gptq-int4");
+}
+
+// gpt-oss-120b's model card gives its checkpoint as 60.8 GiB: the routed experts in MXFP4 (4 bits
+// and an 8-bit scale per 32 values, 4.25 bits) and attention, router, embeddings and head in bf16.
+TEST(Scenario, GptOssWeightsAsShippedMatchTheModelCardsCheckpointSize) {
+  const Estimate e = estimate(
+      resolve_scenario({{"model", "gpt-oss-120b"}, {"gpu", "h100-sxm5-80gb"}}, Catalog::builtin()),
+      Catalog::builtin(), Detail::kMemory);
+  EXPECT_NEAR(e.memory.weights / (1024.0 * 1024.0 * 1024.0), 60.8, 0.6);
+}
+
 TEST(Scenario, GpuCountLeavesTheServingSplitToTheLayoutRule) {
   // parse_scenario marks the split as the layout rule's to choose (estimate/layout.h); with no
   // GPU to check the fit against, the rule spreads the model over all GPUs as the engine splits.
