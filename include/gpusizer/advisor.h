@@ -57,10 +57,6 @@ struct RecommendRequest {
   LayoutPins pins;
 };
 
-/// Memory a configuration needs per GPU: the device total, or for engines that preallocate, what
-/// weights, activations, overhead and the requested batch's KV cache take.
-double memory_needed(const Scenario& s, const Estimate& e);
-
 /// Serving with traffic (advisor/serving_plan.cc): how the option's fleet carries the rate.
 struct TrafficPlan {
   int64_t replicas = 0;

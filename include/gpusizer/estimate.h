@@ -33,6 +33,11 @@ struct Estimate {
 /// (serving) or training tokens; none when speed was not estimated or is zero.
 std::optional<double> useful_tokens_per_s(const Scenario& scenario, const Estimate& estimate);
 
+/// Memory a configuration needs per GPU: the device total, or for engines that preallocate, that
+/// total with the requested batch's KV cache in place of the pool they reserve (the pool says
+/// nothing of the demand).
+double memory_needed(const Scenario& scenario, const Estimate& estimate);
+
 /// How much an estimate says. Searches (what to change, the largest batch) need only the memory
 /// and speed figures of each candidate; power, cost, warnings, the basis strings and the training
 /// step's split by part (step_breakdown_s, which explains step_time_s) are most of an estimate's

@@ -186,20 +186,6 @@ std::string lever_words(const Scenario& t, const Scenario& base, const Gpu& g) {
   return out;
 }
 
-}  // namespace
-
-double memory_needed(const Scenario& s, const Estimate& e) {
-  const MemoryEstimate& m = e.memory;
-  if (m.kv_cache_capacity_tokens && s.task == Task::kInference) {
-    const double requested =
-        m.kv_bytes_per_token * static_cast<double>(s.seq_len) * static_cast<double>(s.batch);
-    return m.allocated - m.kv_cache + requested + m.overhead;
-  }
-  return m.total;
-}
-
-namespace {
-
 // The ladder of levers at one count: the scenario's own, then ZeRO-3 and checkpointing for
 // training (each, then both), for each KV format.
 std::vector<Lever> ladder_at(const Scenario& base, const NumberFormat* wf,

@@ -108,6 +108,28 @@ std::optional<double> useful_tokens_per_s(const Scenario& s, const Estimate& e) 
 
 namespace {
 
+// Whether the engine sized a KV pool from its share of the GPU (vLLM, SGLang, TensorRT-LLM): its
+// device total is that share whatever the batch, so the batch's demand is counted apart.
+bool preallocated(const Scenario& s, const MemoryEstimate& m) {
+  return m.kv_cache_capacity_tokens && s.task == Task::kInference;
+}
+
+}  // namespace
+
+double memory_needed(const Scenario& s, const Estimate& e) {
+  const MemoryEstimate& m = e.memory;
+  if (preallocated(s, m)) {
+    const double requested =
+        m.kv_bytes_per_token * static_cast<double>(s.seq_len) * static_cast<double>(s.batch);
+    // The device total less the pool, plus the batch's KV: weights, activations, non-torch
+    // memory and CUDA graphs as the engine holds them whatever the batch.
+    return m.total - m.kv_cache + requested;
+  }
+  return m.total;
+}
+
+namespace {
+
 // What the rented fleet's basis line is written from: the instances and the GPUs asked for.
 struct RentProbe {
   const CloudCost& rent;
@@ -201,11 +223,22 @@ void explain_counts(const Scenario& s, const ModelCounts& counts, const Estimate
     why.basis.set_with("engine", [&s](std::string& out) {
       append_text(out, s.engine, ' ', s.engine_version, ": ", s.engine_basis);
     });
-  if (e.memory.fits && !*e.memory.fits && e.memory.capacity)
+  if (!e.memory.fits || *e.memory.fits || !e.memory.capacity) return;
+  // The demand, not the device total (the changes save from this figure). A preallocating
+  // engine's total is its share of the GPU, under the capacity even when its pool holds fewer
+  // sequences than asked: the demand is set against that share, which gpu_memory_utilization
+  // raises up to the usable memory.
+  const double needs = memory_needed(s, e) / kGiB, usable = *e.memory.capacity / kGiB;
+  if (preallocated(s, e.memory))
+    why.warnings.push_back(format_text(
+        FMT_COMPILE("does not fit: needs {:.1f} GiB per GPU, {} takes {:.1f} GiB of {}'s {:.1f} "
+                    "GiB usable (gpu_memory_utilization {:.2f})"),
+        needs, s.engine, e.memory.total / kGiB, s.gpu->name, usable, s.gpu_memory_utilization));
+  else
     why.warnings.push_back(
         format_text(FMT_COMPILE("does not fit: needs {:.1f} GiB per GPU, {} has {:.1f} GiB "
                                 "usable"),
-                    e.memory.total / kGiB, s.gpu->name, *e.memory.capacity / kGiB));
+                    needs, s.gpu->name, usable));
 }
 
 // An explained estimate's stages after the memory: the counts' basis, power, speed (with

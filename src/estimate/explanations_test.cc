@@ -2,6 +2,9 @@
 // null sink gives the same figures and builds no text (gpusizer/explanations.h).
 #include <gtest/gtest.h>
 
+#include <cstdio>
+#include <string>
+
 #include "estimate/power.h"
 #include "gpusizer/estimate.h"
 #include "gpusizer/explanations.h"
@@ -131,6 +134,39 @@ TEST(Explanations, FiguresDetailMatchesFull) {
   EXPECT_TRUE(figures.basis.empty());
   EXPECT_TRUE(figures.warnings.empty());
   EXPECT_FALSE(full.basis.empty());
+}
+
+// vLLM preallocates its KV pool, so a batch larger than the pool leaves the device total under the
+// capacity and still does not fit. The warning names the demand: Llama-3.1-8B's 8,030,261,248
+// bf16 weights (14.96 GiB) and the KV of 16 sequences of 8,192 tokens at 32 layers x 8 KV heads
+// x 128 x 2 (K, V) x 2 B = 131,072 B a token (16.00 GiB): 30.96 GiB before activations, non-torch
+// memory and CUDA graphs (about 1 GiB), over the RTX 4090's usable memory; beside it, what vLLM
+// takes at its default share. It gave the device total (22.2 GiB) as the need, which read as if
+// it fit.
+TEST(Explanations, DoesNotFitNamesTheBatchsDemandNotThePreallocatedPool) {
+  const Scenario s = resolve_scenario({{"model", "llama-3.1-8b"},
+                                       {"gpu", "4090"},
+                                       {"engine", "vllm"},
+                                       {"batch", 16},
+                                       {"seq_len", 8192}},
+                                      Catalog::builtin());
+  const Estimate e = estimate(s, Catalog::builtin());
+  ASSERT_TRUE(e.memory.fits.has_value());
+  EXPECT_FALSE(*e.memory.fits);
+  double needs_gib = 0, takes_gib = 0, usable_gib = 0, utilization = 0;
+  for (const std::string& w : e.warnings)
+    if (w.rfind("does not fit: needs ", 0) == 0)
+      std::sscanf(w.c_str(),
+                  "does not fit: needs %lf GiB per GPU, vllm takes %lf GiB of GeForce RTX 4090 "
+                  "24GB's %lf GiB usable (gpu_memory_utilization %lf)",
+                  &needs_gib, &takes_gib, &usable_gib, &utilization);
+  const double gib = 1024.0 * 1024.0 * 1024.0;
+  EXPECT_GT(needs_gib, (8030261248.0 * 2 + 16 * 8192 * 131072.0) / gib);
+  EXPECT_LT(needs_gib, 32.5);
+  EXPECT_GT(needs_gib, usable_gib);
+  EXPECT_GT(usable_gib, 23.0);
+  EXPECT_LT(takes_gib, usable_gib);
+  EXPECT_DOUBLE_EQ(utilization, s.gpu_memory_utilization);  // the release's default
 }
 
 }  // namespace

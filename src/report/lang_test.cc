@@ -44,6 +44,12 @@ TEST(Lang, TemplateKeepsNumbersAndNames) {
                            "usable",
                            Lang::kZh),
             "显存放不下：每块 GPU 需要 137.7 GiB，H100 SXM5 80GB 可用 79.2 GiB");
+  EXPECT_EQ(
+      translate_text("does not fit: needs 31.4 GiB per GPU, vllm takes 22.2 GiB of GeForce "
+                     "RTX 4090 24GB's 23.6 GiB usable (gpu_memory_utilization 0.90)",
+                     Lang::kZh),
+      "显存放不下：每块 GPU 需要 31.4 GiB，vllm 占用 GeForce RTX 4090 24GB 可用 23.6 GiB 中的 "
+      "22.2 GiB（gpu_memory_utilization 0.90）");
   // English stays English, byte for byte.
   const std::string en = "does not fit: needs 1 GiB per GPU, X has 2 GiB usable";
   EXPECT_EQ(translate_text(en, Lang::kEn), en);
