@@ -111,6 +111,22 @@ TEST(DecisionTree, RejectionNamesNoNvlinkOnlyWithoutAFastLink) {
   EXPECT_EQ(rejection(r, "gaudi3-128gb").find("NVLink"), std::string::npos);
 }
 
+// Full fine-tuning beyond 7B runs on A100/H100 clusters (mission, sec. on scenarios), so the
+// default search goes past one node. Llama-3.1-70B (70.55B parameters) under AdamW with fp32
+// master weights holds 16 bytes a parameter, 1.129 TB, in ZeRO-3 shards: 141 GB a GPU at 8 H100s
+// and 70.6 GB at 16, which with 80 layers x 4,096 tokens x 8,192 x 2 B = 5.4 GB of checkpointed
+// layer inputs passes the 76.5 GB kept usable (85.0 GB less 10% headroom). 32 is the smallest
+// count that fits; with the old default of 8 the H100 was rejected.
+TEST(DecisionTree, FullFineTuningOf70BFindsAnH100Cluster) {
+  const auto r = rec({{"model", "llama-3.1-70b"},
+                      {"task", "full"},
+                      {"seq_len", 4096},
+                      {"gpus", {"h100-sxm5-80gb"}}});
+  const Option* h100 = find_option(r, "h100-sxm5-80gb");
+  ASSERT_NE(h100, nullptr) << rejection(r, "h100-sxm5-80gb");
+  EXPECT_EQ(h100->scenario.gpu_count, 32);
+}
+
 // LoRA/QLoRA <= 13B: A10 / RTX 4090.
 TEST(DecisionTree, LoraAndQloraUpTo13BOnA10Or4090) {
   for (const nlohmann::json& req :

@@ -41,9 +41,20 @@ struct Attempt {
   bool estimated = false;  ///< false: `needed` is the weights-only lower bound
 };
 
+// How far past its smallest count that fits the speed objective looks (more GPUs, faster steps):
+// max_gpus, else one node for fine-tuning and 1,024 GPUs for pre-training.
+int64_t speed_reach(const Scenario& s, const Constraints& c) {
+  if (c.max_gpus > 0) return c.max_gpus;
+  return s.task == Task::kInference ? 16 : s.task == Task::kPretrain ? 1024 : 8;
+}
+
 std::vector<int64_t> counts_for(const Scenario& s, const Gpu& g, const Constraints& c) {
   int64_t cap = c.max_gpus;
-  if (cap == 0) cap = s.task == Task::kPretrain ? 1024 : s.task == Task::kInference ? 16 : 8;
+  // Fine-tuning a large model needs a cluster as pre-training does (mission: full fine-tuning
+  // beyond 7B "on A100/H100 clusters"; 70B's 16 bytes a parameter for weights, gradients and
+  // AdamW are 1.1 TB, 32 H100s with ZeRO-3), so every training task searches as far for a count
+  // that fits; the search stops at each GPU's smallest (the speed objective: speed_reach).
+  if (cap == 0) cap = s.task == Task::kInference ? 16 : 1024;
   if (g.segment == "apple-soc") cap = 1;  // one SoC per machine
   // Powers of two (1, 2, 4, 8 per node, then whole nodes), and the cap itself.
   std::vector<int64_t> out;
@@ -236,8 +247,8 @@ struct Search {
         fixed_count ? std::vector<int64_t>{*fixed_count} : counts_for(base, g, c);
     Scenario plan_base = base;  // a rack budget caps the GPUs per node here too
     if (rack.given) plan_base.gpus_per_node = std::min(base.gpus_per_node, rack.max_gpus_per_node);
-    TrainingPlan plan =
-        plan_training(plan_base, given, g, plan_counts, fixed_count.has_value(), pins, c, catalog);
+    TrainingPlan plan = plan_training(plan_base, given, g, plan_counts, fixed_count.has_value(),
+                                      pins, c, speed_reach(base, c), catalog);
     // Explained (and priced in the region) once ranked: finish_options.
     for (size_t i = 0; i < plan.options.size(); ++i) {
       r.options.push_back(std::move(plan.options[i]));

@@ -143,7 +143,8 @@ void explain_training_option(Option& o, const LayoutNote& note, const Scenario& 
 
 TrainingPlan plan_training(const Scenario& base, const ScenarioGiven& given, const Gpu& g,
                            const std::vector<int64_t>& counts, bool fixed_count,
-                           const LayoutPins& pins, const Constraints& c, const Catalog& catalog) {
+                           const LayoutPins& pins, const Constraints& c, int64_t speed_reach,
+                           const Catalog& catalog) {
   TrainingPlan plan;
   double closest_ratio = -1;
   for (const int64_t n : counts) {
@@ -189,8 +190,9 @@ TrainingPlan plan_training(const Scenario& base, const ScenarioGiven& given, con
       plan.notes.push_back({layout_words(ts), l.gpus, n});
     }
     // As for the other tasks, the smallest count that fits and meets the constraints is the
-    // system for this GPU; only the speed objective looks further (more GPUs, faster steps).
-    if (!plan.options.empty() && c.objective != Objective::kSpeed) break;
+    // system for this GPU; only the speed objective looks further (more GPUs, faster steps), up
+    // to its reach.
+    if (!plan.options.empty() && (c.objective != Objective::kSpeed || n >= speed_reach)) break;
   }
   return plan;
 }

@@ -32,10 +32,12 @@ struct TrainingPlan {
 
 /// Options for `gpu` over `counts` (a fixed gpu_count: one count, and layouts may leave some of
 /// its GPUs idle), each an edit of `base` (as parsed; `given` what its input fixed): the global
-/// batch is the input's, else batch x grad_accum x the count.
+/// batch is the input's, else batch x grad_accum x the count. The smallest count with options
+/// ends the search; under the speed objective, the counts up to `speed_reach` GPUs as well.
 TrainingPlan plan_training(const Scenario& base, const ScenarioGiven& given, const Gpu& gpu,
                            const std::vector<int64_t>& counts, bool fixed_count,
-                           const LayoutPins& pins, const Constraints& c, const Catalog& catalog);
+                           const LayoutPins& pins, const Constraints& c, int64_t speed_reach,
+                           const Catalog& catalog);
 
 /// One of plan_training's options estimated in full and explained: the run priced as its fleet
 /// is, the reasons, the step by part and the warning for idle GPUs.
