@@ -19,6 +19,7 @@
 #include "catalog/data_json.h"
 #include "catalog/exact_names.h"
 #include "catalog/fleet_data.h"
+#include "catalog/hub_names.h"
 #include "catalog/model_rows.h"
 #include "catalog/speed_index.h"
 #include "core/same_text.h"
@@ -515,6 +516,15 @@ const Model& Catalog::model(std::string_view name, const std::string& field) con
   const Model* row = nullptr;
   if (model_rows_)
     if (const auto exact = model_rows_->exact_id(name)) row = &model_rows_->at(*exact);
+  if (!row && model_rows_ && !model_index_.count(normalize_name(name))) {
+    // A re-upload's hub name (hub_names.h) is its base model's: only an exact id or alias of a
+    // shorter spelling counts, never a partial match of one.
+    for (const std::string& spelling : hub_spellings(name))
+      if (const auto it = model_index_.find(normalize_name(spelling)); it != model_index_.end()) {
+        row = &model_rows_->at(it->second);
+        break;
+      }
+  }
   if (!row) {
     const std::vector<ModelName>& names = model_rows_ ? model_rows_->names() : no_names;
     const ModelName& named = lookup(names, model_index_, name, field, "model");

@@ -10,6 +10,7 @@
 
 #include <fmt/format.h>
 
+#include "catalog/hub_names.h"
 #include "core/json_fields.h"
 #include "gpusizer/error.h"
 #include "gpusizer/importers.h"
@@ -139,8 +140,16 @@ std::optional<double> model_size_in(std::string_view name) {
   return std::stod(number) * scale;
 }
 
+// The weights format the model's checkpoint ships in (empty: 16-bit), and whether only its name
+// says so (a re-upload's suffix, hub_names.h).
+struct Checkpoint {
+  std::string_view format;  ///< a catalog row's, the suffix table's or `imported`
+  bool from_name = false;
+  std::string imported;  ///< an imported model's, which `format` views
+};
+
 void resolve_model(const ScenarioFields& input, const Catalog& catalog, Scenario& s,
-                   std::string& checkpoint_format) {
+                   Checkpoint& checkpoint) {
   const nlohmann::json* it = input.given(key::model);
   if (!it)
     throw InputError("model",
@@ -166,7 +175,10 @@ void resolve_model(const ScenarioFields& input, const Catalog& catalog, Scenario
     try {
       s.model = catalog.model_ref(name, kModelField);
       s.model_origin = "catalog";
-      checkpoint_format = s.model->checkpoint_format;  // as its config.json would give it
+      // As its config.json would give it: what a re-upload's name says it holds, else the row's.
+      checkpoint.format = hub_suffix_format(name);
+      checkpoint.from_name = !checkpoint.format.empty();
+      if (!checkpoint.from_name) checkpoint.format = s.model->checkpoint_format;
       return;
     } catch (const InputError&) {
       std::error_code ec;
@@ -175,7 +187,8 @@ void resolve_model(const ScenarioFields& input, const Catalog& catalog, Scenario
         throw;
     }
     ImportedModel imported = local ? import_local_model(*local) : import_model_path(name);
-    checkpoint_format = imported_weights_format(imported, catalog);
+    checkpoint.imported = imported_weights_format(imported, catalog);
+    checkpoint.format = checkpoint.imported;
     s.model = std::move(imported.model);
     s.weights_file = std::move(imported.weights);
     s.notes.insert(s.notes.end(), imported.warnings.begin(), imported.warnings.end());
@@ -191,7 +204,8 @@ void resolve_model(const ScenarioFields& input, const Catalog& catalog, Scenario
     const auto imported = import_hf_config_cached(*hf, "model.hf_config");
     s.model = std::shared_ptr<const Model>(imported, &imported->model);  // the entry's, shared
     s.notes.insert(s.notes.end(), imported->warnings.begin(), imported->warnings.end());
-    checkpoint_format = imported_weights_format(*imported, catalog);
+    checkpoint.imported = imported_weights_format(*imported, catalog);
+    checkpoint.format = checkpoint.imported;
     s.model_origin = "hf_config";
     return;
   }
@@ -480,7 +494,7 @@ void parse_task(const ScenarioFields& input, Scenario& s) {
 // load_in_4bit). Other training upcasts a quantized checkpoint to 16 bits first: the published
 // gpt-oss fine-tuning recipes convert its MXFP4 experts to bf16 (LMSYS/NVIDIA ModelOpt blog,
 // 2025-08-28), and a full fine-tune updates a 16-bit copy.
-FormatRef default_weights(Task task, const std::string& checkpoint_format, const Catalog& catalog) {
+FormatRef default_weights(Task task, std::string_view checkpoint_format, const Catalog& catalog) {
   const bool as_shipped = task == Task::kInference || task == Task::kQlora;
   if (as_shipped && !checkpoint_format.empty()) {
     FormatRef f = catalog.format_ref(checkpoint_format, kWeightsRole, kWeightsField);
@@ -490,11 +504,15 @@ FormatRef default_weights(Task task, const std::string& checkpoint_format, const
 }
 
 void parse_formats(const ScenarioFields& input, const Catalog& catalog,
-                   const std::string& checkpoint_format, Scenario& s, ScenarioGiven& given) {
-  if (auto v = read_string_value(input.at[key::weights], "weights", ""))
+                   const Checkpoint& checkpoint, Scenario& s, ScenarioGiven& given) {
+  if (auto v = read_string_value(input.at[key::weights], "weights", "")) {
     s.weights = catalog.format_ref(*v, kWeightsRole, kWeightsField);
-  else
-    s.weights = default_weights(s.task, checkpoint_format, catalog);
+  } else {
+    s.weights = default_weights(s.task, checkpoint.format, catalog);
+    if (checkpoint.from_name && s.weights->id == checkpoint.format)
+      s.notes.push_back(fmt::format(
+          "weights {}: the format the model name's suffix says it ships in", checkpoint.format));
+  }
   check_qlora_base(s);
   std::string_view kv_id = default_kv_id(*s.weights);
   if (auto v = read_string_value(input.at[key::kv_cache], "kv_cache", ""))
@@ -742,10 +760,10 @@ Scenario parse_scenario(const nlohmann::json& input, const Catalog& catalog, Sce
 Scenario parse_scenario(const ScenarioFields& input, const Catalog& catalog, ScenarioGiven& given) {
   given = ScenarioGiven{};
   Scenario s;
-  std::string checkpoint_format;
-  resolve_model(input, catalog, s, checkpoint_format);
+  Checkpoint checkpoint;
+  resolve_model(input, catalog, s, checkpoint);
   parse_task(input, s);
-  parse_formats(input, catalog, checkpoint_format, s, given);
+  parse_formats(input, catalog, checkpoint, s, given);
   parse_lengths(input, s, given);
   if (auto v = read_int_value(input.at[key::batch], "batch", "", 1, kMaxBatch)) s.batch = *v;
   parse_engine(input, catalog, s, given);

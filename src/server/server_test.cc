@@ -115,6 +115,15 @@ TEST(Server, EstimateTakesHuggingFaceIdsWhichHoldASlash) {
   EXPECT_EQ(res->status, 200) << res->body;
 }
 
+// A quantized re-upload's id is its base model's (catalog/hub_names.h), not a path to refuse.
+TEST(Server, EstimateTakesAReuploadsHubId) {
+  Served s;
+  auto res = s.post("/api/v1/estimate", R"({"model": "Qwen/Qwen2.5-7B-Instruct-AWQ"})");
+  ASSERT_TRUE(res);
+  ASSERT_EQ(res->status, 200) << res->body;
+  EXPECT_EQ(json::parse(res->body)["scenario"]["weights"], "awq-int4");
+}
+
 TEST(Server, CatalogsAreJson) {
   Served s;
   for (const char* path : {"/api/v1/gpus", "/api/v1/models"}) {
