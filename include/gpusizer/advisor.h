@@ -152,6 +152,9 @@ struct FitRequest {
 struct FitModel {
   std::string model;  ///< its id
   int64_t params = 0, max_seq_len = 0, max_batch = 0;
+  /// Its weights format: the request's, or where the request names none and the model ships
+  /// quantized for serving, its checkpoint's (gpt-oss mxfp4, DeepSeek-V3 fp8).
+  std::string weights;
 };
 
 struct FitResult {

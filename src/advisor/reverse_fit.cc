@@ -77,7 +77,8 @@ std::optional<FitModel> fit_model(const FitModelScenario& m, bool cv, bool lever
   const ScenarioEdit standard =
       levers ? standard_levers(parsed, given, cv, nullptr) : ScenarioEdit{};
   if (!fits(parsed, given, standard, catalog)) return std::nullopt;
-  FitModel r{parsed.model->id, count_params(*parsed.model).total, parsed.seq_len, parsed.batch};
+  FitModel r{parsed.model->id, count_params(*parsed.model).total, parsed.seq_len, parsed.batch,
+             parsed.weights->id};
   if (!cv) {
     const int64_t own = parsed.model->max_position_embeddings;
     const int64_t max_ctx = own > 0 ? own : 131072;

@@ -44,6 +44,26 @@ TEST(ReverseFitTyped, LargestFirstAndTheLimitKeepsThem) {
   EXPECT_TRUE(two.levers.empty());  // serving: no standard levers
 }
 
+// Serving sizes each model in the format its checkpoint ships in unless the request names one.
+// gpt-oss-120b's checkpoint is 60.8 GiB (model card: routed experts in MXFP4, the rest bf16), so
+// it fits one H100 80 GB; in bf16 its 116.83e9 parameters would be 233.7 GB, three H100s' worth.
+TEST(ReverseFitTyped, EachModelInTheFormatItShipsIn) {
+  const auto j = fit_json({{"gpu", "h100-sxm5-80gb"}}, cat(), 100);
+  bool gpt_oss = false;
+  for (const auto& m : j["models"]) {
+    if (m["model"] == "gpt-oss-120b") {
+      gpt_oss = true;
+      EXPECT_EQ(m["weights"], "mxfp4");
+    }
+    if (m["model"] == "llama-3.1-8b") {
+      EXPECT_EQ(m["weights"], "bf16");
+    }
+  }
+  EXPECT_TRUE(gpt_oss);
+  EXPECT_FALSE(lists(fit_json({{"gpu", "h100-sxm5-80gb"}, {"weights", "bf16"}}, cat(), 100),
+                     "gpt-oss-120b"));
+}
+
 // A model the request names is answered beside the catalog's largest. Llama-2-7B in bf16 on one
 // H100 80 GB: 13.5 GB of weights and 0.5 MB of KV cache a token (32 layers x 2 x 4096 x 2 B), so
 // its own context of 4,096 tokens takes 2 GB and fits: the context search stops at the model's

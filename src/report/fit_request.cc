@@ -94,7 +94,8 @@ nlohmann::json fit_json(const nlohmann::json& request, const Catalog& catalog, s
     return nlohmann::json{{"model", m.model},
                           {"params", m.params},
                           {"max_seq_len", m.max_seq_len},
-                          {"max_batch", m.max_batch}};
+                          {"max_batch", m.max_batch},
+                          {"weights", m.weights}};
   };
   for (const FitModel& m : found.models) out["models"].push_back(model_json(m));
   if (r.named) {

@@ -237,11 +237,10 @@ std::string render_recommendation(const nlohmann::json& rec, bool markdown, Lang
 
 std::string render_fit(const nlohmann::json& fit, bool markdown, Lang lang) {
   const Localizer L{lang};
-  std::string out =
-      (markdown ? "### " : "") +
-      L(fmt::format("Largest models for {} on {} x {} (weights {})", fit.value("task", ""),
-                    fit.value("gpu_count", 1), fit.value("gpu", ""), fit.value("weights", ""))) +
-      "\n\n";
+  std::string out = (markdown ? "### " : "") +
+                    L(fmt::format("Largest models for {} on {} x {}", fit.value("task", ""),
+                                  fit.value("gpu_count", 1), fit.value("gpu", ""))) +
+                    "\n\n";
   if (auto it = fit.find("levers"); it != fit.end() && it->is_array() && !it->empty()) {
     std::string names;
     for (const auto& l : *it) names += (names.empty() ? "" : ", ") + l.get<std::string>();
@@ -252,6 +251,7 @@ std::string render_fit(const nlohmann::json& fit, bool markdown, Lang lang) {
   std::vector<std::vector<std::string>> rows;
   for (const auto& m : fit["models"])
     rows.push_back({m.value("model", ""), fmt::format("{:.2f}B", num(m, "params") / 1e9),
+                    m.value("weights", fit.value("weights", "")),
                     std::to_string(m.value("max_seq_len", 0)),
                     std::to_string(m.value("max_batch", 0))});
   if (const auto named = fit.find("named"); named != fit.end()) {
@@ -263,7 +263,8 @@ std::string render_fit(const nlohmann::json& fit, bool markdown, Lang lang) {
     out += "\n\n";
   }
   if (rows.empty()) return out + L("No catalog model fits.") + "\n";
-  return out + table({L("model"), L("params"), L("max context"), L("max batch")}, rows, markdown);
+  return out + table({L("model"), L("params"), L("weights"), L("max context"), L("max batch")},
+                     rows, markdown);
 }
 
 namespace {
