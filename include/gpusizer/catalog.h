@@ -5,6 +5,7 @@
 // the one way data enters gpusizer and is passed by reference to everything that reads data.
 // Lookups are case-insensitive, take aliases, and answer an unknown name with the closest ones.
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -94,6 +95,11 @@ class Catalog {
   const Model& model(std::string_view name, const std::string& field = "model") const;
   /// The same model, shared: what a Scenario holds, without copying the row.
   ModelRef model_ref(std::string_view name, const std::string& field = "model") const;
+  /// The catalog model a re-upload's Hugging Face id was made from, shared, for a name model()
+  /// does not know whose shorter spelling is an id or alias exactly (catalog/hub_names.h:
+  /// without its organisation, quantization, date and post-training suffixes); else nullopt.
+  /// Asked after a model store or a file of that name, which describe the re-upload itself.
+  std::optional<ModelRef> reupload_base(std::string_view name) const;
   /// Whether `name` names `found` (what gpu() returned for it) as its id, name or an alias, or
   /// as its id or name without the memory size ("rtx-3090"), case and separators aside: gpu()
   /// also takes the one row a partial name matches ("4080" for the RTX 4080 SUPER), which a

@@ -516,15 +516,6 @@ const Model& Catalog::model(std::string_view name, const std::string& field) con
   const Model* row = nullptr;
   if (model_rows_)
     if (const auto exact = model_rows_->exact_id(name)) row = &model_rows_->at(*exact);
-  if (!row && model_rows_ && !model_index_.count(normalize_name(name))) {
-    // A re-upload's hub name (hub_names.h) is its base model's: only an exact id or alias of a
-    // shorter spelling counts, never a partial match of one.
-    for (const std::string& spelling : hub_spellings(name))
-      if (const auto it = model_index_.find(normalize_name(spelling)); it != model_index_.end()) {
-        row = &model_rows_->at(it->second);
-        break;
-      }
-  }
   if (!row) {
     const std::vector<ModelName>& names = model_rows_ ? model_rows_->names() : no_names;
     const ModelName& named = lookup(names, model_index_, name, field, "model");
@@ -537,6 +528,15 @@ const Model& Catalog::model(std::string_view name, const std::string& field) con
 ModelRef Catalog::model_ref(std::string_view name, const std::string& field) const {
   // The aliasing constructor: the row, owned through the catalog's shared rows.
   return std::shared_ptr<const Model>(model_rows_, &model(name, field));
+}
+
+std::optional<ModelRef> Catalog::reupload_base(std::string_view name) const {
+  if (!model_rows_ || model_index_.count(normalize_name(name))) return std::nullopt;
+  // Only an exact id or alias of a shorter spelling counts, never a partial match of one.
+  for (const std::string& spelling : hub_spellings(name))
+    if (const auto it = model_index_.find(normalize_name(spelling)); it != model_index_.end())
+      return ModelRef(std::shared_ptr<const Model>(model_rows_, &model_rows_->at(it->second)));
+  return std::nullopt;
 }
 
 bool Catalog::names_exactly(std::string_view name, const Gpu& found) const {

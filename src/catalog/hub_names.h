@@ -1,7 +1,7 @@
 #pragma once
 // Hugging Face repository names the catalog does not list as written: a fine-tuned or quantized
 // re-upload of a catalog model keeps its architecture ("Qwen/Qwen2.5-72B-Instruct-AWQ" is
-// Qwen2.5-72B with AWQ weights), so the catalog tries it under shorter spellings.
+// Qwen2.5-72B with AWQ weights), so Catalog::reupload_base tries it under shorter spellings.
 #include <string>
 #include <string_view>
 #include <vector>

@@ -39,16 +39,23 @@ TEST(HubNames, SuffixFormat) {
   EXPECT_EQ(hub_suffix_format(""), "");
 }
 
-// The catalog answers for these names with the model they were made from; the scenario serves
-// the format the name says, and a name the catalog cannot shorten to one of its own still fails.
+// The catalog names the model these were made from; the scenario serves the format the name
+// says, and a name the catalog cannot shorten to one of its own still fails.
 TEST(HubNames, CatalogAndScenarioReadAReuploadAsItsBaseModel) {
   const Catalog& c = Catalog::builtin();
-  EXPECT_EQ(c.model("Llama-3.1-8B-Instruct").id, "llama-3.1-8b");
-  EXPECT_EQ(c.model("unsloth/Llama-3.1-8B-Instruct").id, "llama-3.1-8b");
-  EXPECT_EQ(c.model("Qwen2.5-7B-Instruct").id, "qwen2.5-7b");
-  EXPECT_EQ(c.model("deepseek-ai/DeepSeek-R1-0528").id, "deepseek-r1");
-  EXPECT_EQ(c.model("llama-3.3-70b-instruct").id, "llama-3.3-70b-instruct");  // its own row
-  EXPECT_THROW(c.model("Qwen/Qwen9-8B-Instruct"), InputError);
+  auto base_id = [&c](const char* name) {
+    const std::optional<ModelRef> base = c.reupload_base(name);
+    return base ? (*base)->id : std::string("none");
+  };
+  EXPECT_EQ(base_id("Llama-3.1-8B-Instruct"), "llama-3.1-8b");
+  EXPECT_EQ(base_id("unsloth/Llama-3.1-8B-Instruct"), "llama-3.1-8b");
+  EXPECT_EQ(base_id("Qwen2.5-7B-Instruct"), "qwen2.5-7b");
+  EXPECT_EQ(base_id("Qwen/Qwen3-235B-A22B-Instruct-2507"), "qwen3-235b-a22b");
+  EXPECT_EQ(base_id("deepseek-ai/DeepSeek-R1-0528"), "none");  // an alias: model() answers it
+  EXPECT_EQ(base_id("llama-3.3-70b-instruct"), "none");  // a catalog name: model() answers it
+  EXPECT_EQ(base_id("Qwen/Qwen9-8B-Instruct"), "none");
+  EXPECT_THROW(c.model("Llama-3.1-8B-Instruct"), InputError);  // the catalog's own names only
+  EXPECT_EQ(parse_scenario({{"model", "Llama-3.1-8B-Instruct"}}, c).model->id, "llama-3.1-8b");
 
   const Scenario awq = parse_scenario({{"model", "Qwen/Qwen2.5-72B-Instruct-AWQ"}}, c);
   EXPECT_EQ(awq.model->id, "qwen2.5-72b");

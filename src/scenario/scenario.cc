@@ -175,16 +175,23 @@ void resolve_model(const ScenarioFields& input, const Catalog& catalog, Scenario
     try {
       s.model = catalog.model_ref(name, kModelField);
       s.model_origin = "catalog";
-      // As its config.json would give it: what a re-upload's name says it holds, else the row's.
-      checkpoint.format = hub_suffix_format(name);
-      checkpoint.from_name = !checkpoint.format.empty();
-      if (!checkpoint.from_name) checkpoint.format = s.model->checkpoint_format;
+      checkpoint.format = s.model->checkpoint_format;  // as its config.json would give it
       return;
     } catch (const InputError&) {
       std::error_code ec;
       if (!std::filesystem::exists(name, ec) &&
-          !(local = find_local_model(name, catalog.model_stores())))
-        throw;
+          !(local = find_local_model(name, catalog.model_stores()))) {
+        // A re-upload's id, after any store or file of that name (they hold its own
+        // config.json): its base model, in the format its name's suffix says it ships in.
+        std::optional<ModelRef> base = catalog.reupload_base(name);
+        if (!base) throw;
+        s.model = std::move(*base);
+        s.model_origin = "catalog";
+        checkpoint.format = hub_suffix_format(name);
+        checkpoint.from_name = !checkpoint.format.empty();
+        if (!checkpoint.from_name) checkpoint.format = s.model->checkpoint_format;
+        return;
+      }
     }
     ImportedModel imported = local ? import_local_model(*local) : import_model_path(name);
     checkpoint.imported = imported_weights_format(imported, catalog);

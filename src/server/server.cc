@@ -179,12 +179,14 @@ bool looks_like_path(std::string_view model) {
 
 namespace {
 
+// A catalog name, or a re-upload's id the estimator reads as its base model (after any local
+// store, parse_scenario).
 bool in_catalog(const Catalog& catalog, const std::string& name) {
   try {
     catalog.model(name);
     return true;
   } catch (const InputError&) {
-    return false;
+    return catalog.reupload_base(name).has_value();
   }
 }
 
