@@ -195,5 +195,23 @@ TEST_F(ModelStores, ScenarioNamesResolveWhenTheCatalogAllowsIt) {
   EXPECT_EQ(o.weights->id, "q4_k_m");
 }
 
+// A re-upload in a store is read from its own config.json there; only without one is its id read
+// as the catalog model it was made from (Catalog::reupload_base).
+TEST_F(ModelStores, AReuploadInAStoreIsReadFromItsOwnFiles) {
+  const fs::path repo = root_ / "hf" / "models--Qwen--Qwen2.5-7B-Instruct-AWQ";
+  testing::write_file(repo / "refs" / "main", "abc\n");
+  testing::write_file(repo / "snapshots" / "abc" / "config.json", testing::kStoreTinyConfig);
+  const nlohmann::json input = {{"model", "Qwen/Qwen2.5-7B-Instruct-AWQ"}};
+  Catalog hf = Catalog::builtin();
+  hf.allow_model_stores(access("hf"));
+  const Scenario stored = parse_scenario(input, hf);
+  EXPECT_EQ(stored.model_origin, "hf-cache");
+  EXPECT_EQ(stored.model->hidden_size, 8);
+  const Scenario base = parse_scenario(input, Catalog::builtin());
+  EXPECT_EQ(base.model_origin, "catalog");
+  EXPECT_EQ(base.model->id, "qwen2.5-7b");
+  EXPECT_EQ(base.weights->id, "awq-int4");
+}
+
 }  // namespace
 }  // namespace gpusizer
