@@ -148,6 +148,55 @@ struct Checkpoint {
   std::string imported;  ///< an imported model's, which `format` views
 };
 
+// A model named by a string: a size, a catalog name, a file or a local store's model, or a
+// re-upload's id read as its catalog base model.
+void resolve_model_name(const std::string& name, const Catalog& catalog, Scenario& s,
+                        Checkpoint& checkpoint) {
+  if (name.empty()) throw InputError("model", "must not be empty");
+  std::optional<LocalModel> local;  // a model in a local store (docs/model-stores.md)
+  // "24B": a model given by its parameter count.
+  if (const auto size = model_size_in(name)) {
+    if (*size < 1e6 || *size > 1e14)
+      throw InputError("model", "a size must be between 1M and 100T parameters, not " + name);
+    s.model = model_from_param_count(*size);
+    s.notes.push_back(fmt::format(
+        "model given as a size ({}): KV cache and activations assume a Llama-like shape of {} "
+        "layers x {} hidden (MHA); give hf_config for exact figures",
+        name, s.model->num_layers, s.model->hidden_size));
+    s.model_origin = "params";
+    return;
+  }
+  try {
+    s.model = catalog.model_ref(name, kModelField);
+    s.model_origin = "catalog";
+    checkpoint.format = s.model->checkpoint_format;  // as its config.json would give it
+    return;
+  } catch (const InputError&) {
+    std::error_code ec;
+    if (!std::filesystem::exists(name, ec) &&
+        !(local = find_local_model(name, catalog.model_stores()))) {
+      // A re-upload's id, after any store or file of that name (they hold its own
+      // config.json): its base model, in the format its name's suffix says it ships in.
+      std::optional<ModelRef> base = catalog.reupload_base(name);
+      if (!base) throw;
+      s.model = std::move(*base);
+      s.model_origin = "catalog";
+      checkpoint.format = hub_suffix_format(name);
+      checkpoint.from_name = !checkpoint.format.empty();
+      if (!checkpoint.from_name) checkpoint.format = s.model->checkpoint_format;
+      return;
+    }
+  }
+  ImportedModel imported = local ? import_local_model(*local) : import_model_path(name);
+  checkpoint.imported = imported_weights_format(imported, catalog);
+  checkpoint.format = checkpoint.imported;
+  s.model = std::move(imported.model);
+  s.weights_file = std::move(imported.weights);
+  s.notes.insert(s.notes.end(), imported.warnings.begin(), imported.warnings.end());
+  s.model_origin = local ? std::string(store_id(local->store)) : "path";
+  if (local) s.notes.emplace_back("model found in " + s.model_origin + ": " + local->path);
+}
+
 void resolve_model(const ScenarioFields& input, const Catalog& catalog, Scenario& s,
                    Checkpoint& checkpoint) {
   const nlohmann::json* it = input.given(key::model);
@@ -157,50 +206,7 @@ void resolve_model(const ScenarioFields& input, const Catalog& catalog, Scenario
                      "{\"params\": N}");
   const nlohmann::json& v = *it;
   if (v.is_string()) {
-    const std::string& name = v.get_ref<const std::string&>();
-    if (name.empty()) throw InputError("model", "must not be empty");
-    std::optional<LocalModel> local;  // a model in a local store (docs/model-stores.md)
-    // "24B": a model given by its parameter count.
-    if (const auto size = model_size_in(name)) {
-      if (*size < 1e6 || *size > 1e14)
-        throw InputError("model", "a size must be between 1M and 100T parameters, not " + name);
-      s.model = model_from_param_count(*size);
-      s.notes.push_back(fmt::format(
-          "model given as a size ({}): KV cache and activations assume a Llama-like shape of {} "
-          "layers x {} hidden (MHA); give hf_config for exact figures",
-          name, s.model->num_layers, s.model->hidden_size));
-      s.model_origin = "params";
-      return;
-    }
-    try {
-      s.model = catalog.model_ref(name, kModelField);
-      s.model_origin = "catalog";
-      checkpoint.format = s.model->checkpoint_format;  // as its config.json would give it
-      return;
-    } catch (const InputError&) {
-      std::error_code ec;
-      if (!std::filesystem::exists(name, ec) &&
-          !(local = find_local_model(name, catalog.model_stores()))) {
-        // A re-upload's id, after any store or file of that name (they hold its own
-        // config.json): its base model, in the format its name's suffix says it ships in.
-        std::optional<ModelRef> base = catalog.reupload_base(name);
-        if (!base) throw;
-        s.model = std::move(*base);
-        s.model_origin = "catalog";
-        checkpoint.format = hub_suffix_format(name);
-        checkpoint.from_name = !checkpoint.format.empty();
-        if (!checkpoint.from_name) checkpoint.format = s.model->checkpoint_format;
-        return;
-      }
-    }
-    ImportedModel imported = local ? import_local_model(*local) : import_model_path(name);
-    checkpoint.imported = imported_weights_format(imported, catalog);
-    checkpoint.format = checkpoint.imported;
-    s.model = std::move(imported.model);
-    s.weights_file = std::move(imported.weights);
-    s.notes.insert(s.notes.end(), imported.warnings.begin(), imported.warnings.end());
-    s.model_origin = local ? std::string(store_id(local->store)) : "path";
-    if (local) s.notes.emplace_back("model found in " + s.model_origin + ": " + local->path);
+    resolve_model_name(v.get_ref<const std::string&>(), catalog, s, checkpoint);
     return;
   }
   if (!v.is_object())
