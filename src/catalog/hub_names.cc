@@ -89,20 +89,15 @@ std::vector<std::string> hub_spellings(std::string_view name) {
   // "-Instruct-2507-FP8" holds three suffixes: each is taken off in turn.
   while (strip_one(s)) out.push_back(s);
   // Meta publishes "Meta-Llama-3.1-8B"; the catalog names it "Llama-3.1-8B".
-  constexpr std::string_view meta = "meta-llama-";
+  constexpr std::string_view prefix = "meta-llama-", dropped = "meta-";
   const size_t spelled = out.size();
   for (size_t i = 0; i < spelled; ++i)
-    if (out[i].size() > meta.size() && out[i].compare(0, meta.size(), meta) == 0)
-      out.push_back(out[i].substr(5));
+    if (out[i].size() > prefix.size() && out[i].starts_with(prefix))
+      out.push_back(out[i].substr(dropped.size()));
   return out;
 }
 
 std::string_view hub_suffix_format(std::string_view name) {
-  // Most names end in a size ("8b") or a version: one compare of the last byte sends them back
-  // (every estimate of a catalog name asks).
-  if (name.empty()) return {};
-  const char last = lower(name.back());
-  if (last != 'q' && last != '4' && last != '8' && last != 't' && last != 'c') return {};
   for (const QuantSuffix& q : kQuantSuffixes)
     if (ends_with_nocase(name, q.text)) return q.format;
   return {};
