@@ -10,6 +10,10 @@
 #   - system calls (COUNT=syscalls): the server under `strace -f -c` over REQUESTS requests after
 #     the warm-up; each call made at least once per 10 requests, per request (strace slows the
 #     server, so how often epoll_wait finds the next request already in differs from a plain run).
+# CPUS=LIST (a taskset list, e.g. CPUS=0) runs the server and the client on those CPUs only. With
+# one CPU the server never wakes a client sleeping on another CPU, nor is woken from one: on a
+# virtual machine each such wake-up is an inter-processor interrupt through the hypervisor, which
+# the kernel books to the process that sends it (docs/performance.md, "the server's CPU").
 #   bench/http_estimate_cpu.sh [BUILD_DIR] [REQUESTS] [BODY]
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -29,11 +33,13 @@ stop_server() {
   fi
 }
 trap 'stop_server; rm -rf "$work"' EXIT
+pin=()
+[ -n "${CPUS:-}" ] && pin=(taskset -c "$CPUS")
 
 # Starts the server (under the command prefix "$@", e.g. valgrind) and sets $server and $port.
 start_server() {
   : >"$work/log"
-  "$@" "$build/gpusizer" serve --port 0 --threads 2 >"$work/log" 2>&1 &
+  "${pin[@]}" "$@" "$build/gpusizer" serve --port 0 --threads 2 >"$work/log" 2>&1 &
   server=$!
   port=""
   for _ in $(seq 600); do
@@ -47,8 +53,8 @@ start_server() {
 }
 
 load() {  # load N: N requests; prints the client's table
-  "$build/gpusizer_load" --port "$port" --connections 2 --seconds 60 --max-requests "$1" \
-    --body "$body"
+  "${pin[@]}" "$build/gpusizer_load" --port "$port" --connections 2 --seconds 60 \
+    --max-requests "$1" --body "$body"
 }
 
 if [ "${COUNT:-time}" = syscalls ]; then
