@@ -39,30 +39,34 @@ NodePlan plan_nodes(const Gpu& gpu, int64_t gpu_count, int64_t gpus_per_node,
 }
 
 std::optional<InstancePlan> cheapest_instances(const Gpu& gpu, int64_t gpu_count, int64_t node_gpus,
-                                               const Catalog& catalog, double usd_to_cny,
-                                               bool china) {
+                                               int64_t linked_gpus, const Catalog& catalog,
+                                               double usd_to_cny, bool china) {
   const int64_t count = std::max<int64_t>(1, gpu_count);
   const int64_t node = std::clamp<int64_t>(node_gpus, 1, count);
+  const int64_t group = std::clamp<int64_t>(linked_gpus, 1, node);  // must share one instance
   std::optional<InstancePlan> best, best_small;  // holding a whole node / smaller shapes
-  for_each_instance(gpu, catalog, china, [&](const CloudInstance& i) {
-    InstancePlan p;
-    p.instance = &i;
-    p.instance_usd_per_hour = i.cny ? i.price_per_hour / usd_to_cny : i.price_per_hour;
-    if (i.gpus >= node) {
-      // Whole nodes, as many in one instance as it holds: ceil(nodes / nodes per instance).
-      const int64_t nodes = (count + node - 1) / node, per_instance = i.gpus / node;
-      p.count = (nodes + per_instance - 1) / per_instance;
-      p.usd_per_hour = p.instance_usd_per_hour * static_cast<double>(p.count);
-      if (!best || p.usd_per_hour < best->usd_per_hour) best = p;
-    } else {
-      p.count = (count + i.gpus - 1) / i.gpus;
-      p.usd_per_hour = p.instance_usd_per_hour * static_cast<double>(p.count);
-      // No shape holds a node: the largest shape, then the cheapest of those.
-      if (!best_small || i.gpus > best_small->instance->gpus ||
-          (i.gpus == best_small->instance->gpus && p.usd_per_hour < best_small->usd_per_hour))
-        best_small = p;
-    }
-  });
+  // Inlined by force: with the group test g++ 12 calls it once a listed shape, ~80 instructions
+  // an estimate that rents (issue 18, tools/mean_instructions.sh estimate_full_inference).
+  for_each_instance(
+      gpu, catalog, china, [&](const CloudInstance& i) __attribute__((always_inline)) {
+        InstancePlan p;
+        p.instance = &i;
+        p.instance_usd_per_hour = i.cny ? i.price_per_hour / usd_to_cny : i.price_per_hour;
+        if (i.gpus >= node) {
+          // Whole nodes, as many in one instance as it holds: ceil(nodes / nodes per instance).
+          const int64_t nodes = (count + node - 1) / node, per_instance = i.gpus / node;
+          p.count = (nodes + per_instance - 1) / per_instance;
+          p.usd_per_hour = p.instance_usd_per_hour * static_cast<double>(p.count);
+          if (!best || p.usd_per_hour < best->usd_per_hour) best = p;
+        } else if (i.gpus >= group && i.gpus % group == 0) {
+          p.count = (count + i.gpus - 1) / i.gpus;
+          p.usd_per_hour = p.instance_usd_per_hour * static_cast<double>(p.count);
+          // No shape holds a node: the largest shape, then the cheapest of those.
+          if (!best_small || i.gpus > best_small->instance->gpus ||
+              (i.gpus == best_small->instance->gpus && p.usd_per_hour < best_small->usd_per_hour))
+            best_small = p;
+        }
+      });
   return best ? best : best_small;
 }
 

@@ -52,11 +52,16 @@ void for_each_instance(const Gpu& gpu, const Catalog& catalog, bool china, Take&
 
 /// The cheapest way to rent `gpu_count` GPUs as whole instances of one shape, each holding a
 /// whole node of `node_gpus` GPUs (a node is one machine: 8 x A10G is one g5.48xlarge, not eight
-/// g5.xlarge). A shape smaller than the node is used only when no shape holds a node. CNY prices
-/// are converted at `usd_to_cny`. `china`: instances of mainland-China regions only, else only
-/// the others. Empty when no instance of the GPU is listed there.
+/// g5.xlarge). A shape smaller than the node is used only when no shape holds a node, and only
+/// when it holds whole groups of `linked_gpus`, a replica's GPUs less its pipeline stages
+/// (Scenario::replica_gpus / pp): tensor, expert and context parallelism exchange activations
+/// every layer over the node's link, which separate instances do not share (two 1-GPU instances
+/// cannot run TP 2 at NVLink speed); pipeline stages and data parallelism (serving replicas,
+/// gradient reduction) can cross instances. CNY prices are
+/// converted at `usd_to_cny`. `china`: instances of mainland-China regions only, else only the
+/// others. Empty when no instance of the GPU is listed there or none holds a group.
 std::optional<InstancePlan> cheapest_instances(const Gpu& gpu, int64_t gpu_count, int64_t node_gpus,
-                                               const Catalog& catalog, double usd_to_cny,
-                                               bool china);
+                                               int64_t linked_gpus, const Catalog& catalog,
+                                               double usd_to_cny, bool china);
 
 }  // namespace gpusizer

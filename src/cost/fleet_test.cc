@@ -49,7 +49,7 @@ TEST(FleetPrice, SmallestShapeHoldingTheNode) {
 // SXM at $23.92/h (AWS p5.48xlarge $55.04, GCP a3-highgpu-8g $88.49): 2 x 23.92 = $47.84/h.
 TEST(FleetPrice, TwoNodesOfEight) {
   const Catalog& cat = Catalog::builtin();
-  const auto p = cheapest_instances(cat.gpu("h100-sxm5-80gb"), 16, 8, cat, 7.2, false);
+  const auto p = cheapest_instances(cat.gpu("h100-sxm5-80gb"), 16, 8, 8, cat, 7.2, false);
   ASSERT_TRUE(p);
   EXPECT_EQ(p->instance->name, "8x H100 SXM");
   EXPECT_EQ(p->count, 2);
@@ -62,19 +62,19 @@ TEST(FleetPrice, TwoNodesOfEight) {
 TEST(FleetPrice, ChinaRegionAndCny) {
   const Catalog& cat = Catalog::builtin();
   const Gpu& g = cat.gpu("a100-sxm4-80gb");
-  const auto cn = cheapest_instances(g, 8, 8, cat, 7.2, true);
+  const auto cn = cheapest_instances(g, 8, 8, 8, cat, 7.2, true);
   ASSERT_TRUE(cn);
   EXPECT_EQ(cn->instance->currency, "CNY");
   EXPECT_NEAR(cn->usd_per_hour, 272.0 / 7.2, 1e-9);
-  const auto us = cheapest_instances(g, 8, 8, cat, 7.2, false);
+  const auto us = cheapest_instances(g, 8, 8, 8, cat, 7.2, false);
   ASSERT_TRUE(us);
   EXPECT_EQ(us->instance->name, "p4de.24xlarge");
   EXPECT_DOUBLE_EQ(us->usd_per_hour, 27.4471);
   // A copy of the row (a GPU that is not one of the catalog's rows) is matched by its id: the
   // same two prices.
   const Gpu copy = g;
-  const auto cn_copy = cheapest_instances(copy, 8, 8, cat, 7.2, true);
-  const auto us_copy = cheapest_instances(copy, 8, 8, cat, 7.2, false);
+  const auto cn_copy = cheapest_instances(copy, 8, 8, 8, cat, 7.2, true);
+  const auto us_copy = cheapest_instances(copy, 8, 8, 8, cat, 7.2, false);
   ASSERT_TRUE(cn_copy && us_copy);
   EXPECT_EQ(cn_copy->instance, cn->instance);
   EXPECT_EQ(us_copy->instance, us->instance);
@@ -90,6 +90,34 @@ TEST(FleetPrice, NoInstanceIsNotRented) {
   EXPECT_EQ(e.ownership->break_even.verdict.rfind("not rented", 0), 0u)
       << e.ownership->break_even.verdict;
   EXPECT_EQ(e.ownership->break_even.verdict.find("buy"), std::string::npos);
+}
+
+// GH200 nodes hold 4 superchips on NVLink (gpus.csv, quad-GH200 nodes), but the one listed cloud
+// shape holds 1 (Lambda 1x GH200, $1.49/h). Replicas of one GPU each rent one instance apiece:
+// 4 x 1.49 = $5.96/h. A TP 2 replica would split its tensor-parallel pair over two instances,
+// which share no NVLink: not rented, and the reason names the group and the largest shape.
+// (Before, eight 1x GH200 were priced for TP 2 replicas, a layout they cannot run.)
+TEST(FleetPrice, SmallShapesHoldWholeModelParallelGroups) {
+  const Estimate replicas = serve("gh200-96gb", 4, {{"parallel", {{"tp", 1}, {"dp", 4}}}});
+  ASSERT_TRUE(replicas.ownership && replicas.ownership->cloud);
+  EXPECT_EQ(replicas.ownership->cloud->count, 4);
+  EXPECT_DOUBLE_EQ(replicas.ownership->cloud->usd_per_hour, 4 * 1.49);
+  const Estimate tp2 = serve("gh200-96gb", 4, {{"parallel", {{"tp", 2}, {"dp", 2}}}});
+  ASSERT_TRUE(tp2.ownership);
+  EXPECT_FALSE(tp2.ownership->cloud);
+  EXPECT_EQ(tp2.ownership->not_rented,
+            "not rented: no cloud shape of GH200 Grace Hopper 96GB holds a tensor or expert "
+            "parallel group of 2 GPUs on one machine (largest listed: 1x GH200 with 1)");
+  // Pipeline stages may cross instances (one activation a micro-batch): PP 2 rents two.
+  const Estimate pp2 = serve("gh200-96gb", 2, {{"parallel", {{"pp", 2}}}});
+  ASSERT_TRUE(pp2.ownership && pp2.ownership->cloud);
+  EXPECT_DOUBLE_EQ(pp2.ownership->cloud->usd_per_hour, 2 * 1.49);
+  // GH200 has no list price (gpus.csv: system pricing only), so the fleet has no price at all,
+  // and the verdict says why rather than pricing it from instances it cannot run on.
+  EXPECT_FALSE(tp2.ownership->on_prem);
+  EXPECT_FALSE(tp2.cost.usd_per_hour);
+  EXPECT_EQ(tp2.ownership->break_even.verdict,
+            tp2.ownership->not_rented + ", and no purchase price in data/gpus.csv");
 }
 
 // On-prem, one A100 SXM buys the smallest server that holds it: the HGX 4-GPU server
