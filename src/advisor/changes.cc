@@ -38,7 +38,7 @@ namespace {
 constexpr size_t kMaxLevers = kMaxChangeLevers;  // levers in one combination
 constexpr size_t kMaxCombined = 8;       // fitting combinations of two or more levers returned
 constexpr size_t kMaxDims = 8;           // dimensions (training has at most 7)
-constexpr size_t kMaxSearchLevers = 64;  // levers of a search (at most 14): a Pick's bits
+constexpr size_t kMaxSearchLevers = 64;  // levers of a search (at most 16): a Pick's bits
 constexpr size_t kMaxBeyond = 32;        // combinations noted beyond any optimizer (Search)
 
 // A combination: a bit per lever picked (its flat index in Dimensions), at most one of each
@@ -189,8 +189,8 @@ void serving_dimensions(const Scenario& s, const Catalog& catalog, Dimensions& d
   d.end();
 }
 
-// The price of ZeRO-3 over more GPUs than the scenario has: 2, 4 or 8 (zero_levers: more than
-// gpu_count only when the step's count is).
+// The price of ZeRO-3 over more GPUs than the scenario has: a power of two from 2 to
+// kMaxZeroGpus (zero_levers: more than gpu_count only when the step's count is).
 PlainLiteral more_gpus_cost(int64_t gpus) {
   switch (gpus) {
     case 2:
@@ -199,17 +199,60 @@ PlainLiteral more_gpus_cost(int64_t gpus) {
       return "4 GPUs to buy or rent; all-gathers cost speed without NVLink";
     case 8:
       return "8 GPUs to buy or rent; all-gathers cost speed without NVLink";
+    case 16:
+      return "16 GPUs to buy or rent; all-gathers cross nodes";
+    case 32:
+      return "32 GPUs to buy or rent; all-gathers cross nodes";
+    case 64:
+      return "64 GPUs to buy or rent; all-gathers cross nodes";
+    case 128:
+      return "128 GPUs to buy or rent; all-gathers cross nodes";
+    case 256:
+      return "256 GPUs to buy or rent; all-gathers cross nodes";
+    case 512:
+      return "512 GPUs to buy or rent; all-gathers cross nodes";
+    case 1024:
+      return "1024 GPUs to buy or rent; all-gathers cross nodes";
     default:
-      throw std::logic_error("zero_levers: more GPUs than 2, 4 or 8");
+      throw std::logic_error("zero_levers: more GPUs than a power of two up to 1024");
   }
+}
+
+// The most GPUs a ZeRO-3 lever asks for: recommend's default reach for training (advisor.md).
+constexpr int64_t kMaxZeroGpus = 1024;
+
+// Where one node is not enough: the smallest power of two past 8 GPUs (and past the scenario's
+// own count) over which the model states alone fit a GPU, or 0. A 70B full fine-tune holds
+// ~1.1 TB of bf16 weights and gradients and fp32 master weights and AdamW moments (16 B a
+// parameter, Rajbhandari et al. 2020, sec. 3), 141 GB a GPU even sharded over 8. The states are
+// the base estimate's per GPU, unsharded by its own ZeRO stage and data-parallel count and
+// multiplied back over its tensor and pipeline split; activations and buffers come on top, so
+// this is a lower bound, and zero_levers tries it and twice it: each candidate's own estimate
+// decides whether it fits.
+int64_t zero_reach(const Scenario& s, const Estimate& e) {
+  const MemoryEstimate& m = e.memory;
+  if (!m.capacity || *m.capacity <= 0) return 0;
+  const int z = s.training.zero_stage;
+  const double dp = static_cast<double>(std::max<int64_t>(1, s.parallel.dp));
+  const double states = (m.weights * (z >= 3 ? dp : 1) + m.gradients * (z >= 2 ? dp : 1) +
+                         (m.optimizer + m.master_weights) * (z >= 1 ? dp : 1)) *
+                        static_cast<double>(s.parallel.tp * s.parallel.pp);
+  int64_t n = std::max<int64_t>(8, s.gpu_count);
+  if (states <= *m.capacity * static_cast<double>(n)) return 0;
+  n = 16;
+  while (n < kMaxZeroGpus && states > *m.capacity * static_cast<double>(n)) n *= 2;
+  return n > s.gpu_count ? n : 0;
 }
 
 // ZeRO-3 shards weights, gradients and optimizer states over the data-parallel ranks
 // (Rajbhandari et al. 2020, sec. 5); ZeRO-Offload keeps the optimizer on the host (Ren et
 // al. 2021). Over the GPUs there are, or more.
-void zero_levers(const Scenario& s, Dimensions& d) {
+void zero_levers(const Scenario& s, const Estimate& e, Dimensions& d) {
   int64_t last = 0;
-  for (int64_t n : {int64_t{1}, int64_t{2}, int64_t{4}, int64_t{8}}) {
+  const int64_t reach = zero_reach(s, e);
+  for (int64_t n :
+       {int64_t{1}, int64_t{2}, int64_t{4}, int64_t{8}, reach, std::min(2 * reach, kMaxZeroGpus)}) {
+    if (n == 0) continue;
     const int64_t gpus = std::max<int64_t>(n, s.gpu_count);
     if (gpus == last || gpus < 2) continue;
     last = gpus;
@@ -245,7 +288,7 @@ void zero_levers(const Scenario& s, Dimensions& d) {
 }
 
 // Training: checkpointing, 8-bit AdamW, a lighter method, FlashAttention, ZeRO layouts.
-void training_dimensions(const Scenario& s, Dimensions& d) {
+void training_dimensions(const Scenario& s, const Estimate& e, Dimensions& d) {
   if (s.training.recompute != Recompute::kFull) {
     d.add("gradient checkpointing",
           "about 30% slower steps (one more forward pass); no quality cost", 0)
@@ -280,17 +323,17 @@ void training_dimensions(const Scenario& s, Dimensions& d) {
     d.add("FlashAttention", "none; faster (needs Ampere or newer)", 0).flash_attention = true;
     d.end();
   }
-  zero_levers(s, d);
+  zero_levers(s, e, d);
 }
 
 // The levers of every dimension (training has at most 7 dimensions), into `d`.
 void dimensions(const Scenario& s, const ScenarioGiven& given, const Estimate& e,
                 const Catalog& catalog, Dimensions& d) {
-  // At most 14 levers (training: 1 + 1 + 2 + 1 + 4 ZeRO + 1 context + 4 batch; serving 13).
+  // At most 16 levers (training: 1 + 1 + 2 + 1 + 6 ZeRO + 1 context + 4 batch; serving 13).
   d.levers.reserve(16);
   const bool train = is_training(s.task);
   if (train)
-    training_dimensions(s, d);
+    training_dimensions(s, e, d);
   else
     serving_dimensions(s, catalog, d);
   context_levers(s, train, d);

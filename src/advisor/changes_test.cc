@@ -301,6 +301,31 @@ const Change* named(const std::vector<Change>& changes, const std::string& name)
   return nullptr;
 }
 
+// Past one node. Full fine-tuning of Llama-3.1-70B (70.55e9 parameters) on H100 SXM 80GB under
+// the default engine (transformers, AdamW, bf16 mixed precision) peaks at the optimizer step
+// with 2 B of weights, 2 B of gradients, 4 B of fp32 master weights and 12 B of optimizer
+// (8 B of moments + the foreach step's 4 B temporary) a parameter: 20 x 70.55e9 = 1,411 GB
+// (1,314 GiB). Sharded over 16 GPUs that is 82.1 GiB each, past the 79.15 GiB usable; over 32,
+// 41.1 GiB. So ZeRO-3 over 32 and 64 GPUs are tried: neither fits alone (the activations of a
+// 2,048-token sequence without checkpointing and ZeRO-3's buffers come on top), and with
+// gradient checkpointing 32 fits. Before session 38 the levers stopped at 8 GPUs (164 GiB of
+// states each) and only QLoRA was offered.
+TEST(ChangesCombined, FullFineTune70BOnH100sReachesPastOneNode) {
+  const auto changes =
+      changes_of({{"model", "llama-3.1-70b"}, {"task", "full"}, {"gpu", "h100-sxm5-80gb"}});
+  EXPECT_FALSE(named(changes, "ZeRO-3 over 16 GPUs"));
+  const Change* z32 = named(changes, "ZeRO-3 over 32 GPUs");
+  const Change* z64 = named(changes, "ZeRO-3 over 64 GPUs");
+  ASSERT_TRUE(z32 && z64);
+  EXPECT_FALSE(z32->fits);
+  EXPECT_EQ(z32->cost, "32 GPUs to buy or rent; all-gathers cross nodes");
+  EXPECT_EQ(z32->edit.gpu_count, 32);
+  EXPECT_EQ(z32->edit.zero_stage, 3);
+  const Change* with_checkpointing = named(changes, "gradient checkpointing + ZeRO-3 over 32 GPUs");
+  ASSERT_TRUE(with_checkpointing);
+  EXPECT_TRUE(with_checkpointing->fits);
+}
+
 // The prices in words of the levers that add GPUs, one literal per count. Llama-3.1-70B
 // (70.6e9 parameters, 141 GB in bf16) serving 64 sequences on one H100 80GB needs tensor
 // parallelism over 2, 4 or 8 GPUs; its QLoRA fine-tune on one A100 80GB takes ZeRO-3 over 2, 4
