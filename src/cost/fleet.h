@@ -56,9 +56,9 @@ void for_each_instance(const Gpu& gpu, const Catalog& catalog, bool china, Take&
 /// when it holds whole groups of `linked_gpus`, a replica's GPUs less its pipeline stages
 /// (Scenario::replica_gpus / pp): tensor, expert and context parallelism exchange activations
 /// every layer over the node's link, which separate instances do not share (two 1-GPU instances
-/// cannot run TP 2 at NVLink speed); pipeline stages and data parallelism (serving replicas,
-/// gradient reduction) can cross instances. CNY prices are
-/// converted at `usd_to_cny`. `china`: instances of mainland-China regions only, else only the
+/// cannot run TP 2 at NVLink speed); pipeline stages and serving replicas can cross instances.
+/// Training passes the whole node: its gradient reduction is timed on the node's link. CNY prices
+/// are converted at `usd_to_cny`. `china`: instances of mainland-China regions only, else only the
 /// others. Empty when no instance of the GPU is listed there or none holds a group.
 std::optional<InstancePlan> cheapest_instances(const Gpu& gpu, int64_t gpu_count, int64_t node_gpus,
                                                int64_t linked_gpus, const Catalog& catalog,

@@ -108,7 +108,16 @@ TEST(FleetPrice, SmallShapesHoldWholeModelParallelGroups) {
   EXPECT_EQ(tp2.ownership->not_rented,
             "not rented: no cloud shape of GH200 Grace Hopper 96GB holds a tensor or expert "
             "parallel group of 2 GPUs on one machine (largest listed: 1x GH200 with 1)");
-  // Pipeline stages may cross instances (one activation a micro-batch): PP 2 rents two.
+  // Training reduces gradients over every rank each step, timed on the node's NVLink: two 1x
+  // GH200 instances would exchange them over the network instead, so a node of 2 is not rented.
+  const Estimate ddp =
+      serve("gh200-96gb", 2, {{"task", "lora"}, {"engine", "hf"}, {"parallel", {{"dp", 2}}}});
+  ASSERT_TRUE(ddp.ownership);
+  EXPECT_FALSE(ddp.ownership->cloud);
+  EXPECT_EQ(ddp.ownership->not_rented,
+            "not rented: no cloud shape of GH200 Grace Hopper 96GB holds a node of 2 GPUs for "
+            "training's gradient exchange (largest listed: 1x GH200 with 1)");
+  // Pipeline stages may cross instances (one activation a step): PP 2 rents two.
   const Estimate pp2 = serve("gh200-96gb", 2, {{"parallel", {{"pp", 2}}}});
   ASSERT_TRUE(pp2.ownership && pp2.ownership->cloud);
   EXPECT_DOUBLE_EQ(pp2.ownership->cloud->usd_per_hour, 2 * 1.49);

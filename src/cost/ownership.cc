@@ -146,24 +146,29 @@ std::string cloud_basis(const Scenario& s, const InstancePlan& rent, const CostA
   return out;
 }
 
-// Why `g` is not rented: no listed instance, or none that holds a tensor or expert parallel
-// group of `linked` GPUs (cost/fleet.h). Out of line: most estimates rent (issue 18).
+// Why `g` is not rented: no listed instance, or none that holds the `linked` GPUs that must
+// share one machine (cost/fleet.h; `training`: a whole node). Out of line: most estimates rent
+// (issue 18).
 [[gnu::noinline]] void explain_not_rented(const Gpu& g, const Catalog& catalog, bool china,
-                                          int64_t linked, std::string& out) {
+                                          int64_t linked, bool training, std::string& out) {
   // Appended piece by piece (core/text_append.h, issue 18), not through fmt's compiled format.
   out.clear();
   const CloudInstance* largest = nullptr;
   for_each_instance(g, catalog, china, [&](const CloudInstance& i) {
     if (!largest || i.gpus > largest->gpus) largest = &i;
   });
-  if (largest)
+  if (!largest)
+    append_text(out, "not rented: no cloud instance of ", g.name, " in data/instances.csv",
+                std::string_view(china ? " in mainland-China regions" : ""));
+  else if (training)
+    append_text(out, "not rented: no cloud shape of ", g.name, " holds a node of ", linked,
+                " GPUs for training's gradient exchange (largest listed: ", largest->name, " with ",
+                largest->gpus, ')');
+  else
     append_text(out, "not rented: no cloud shape of ", g.name,
                 " holds a tensor or expert parallel group of ", linked,
                 " GPUs on one machine (largest listed: ", largest->name, " with ", largest->gpus,
                 ')');
-  else
-    append_text(out, "not rented: no cloud instance of ", g.name, " in data/instances.csv",
-                std::string_view(china ? " in mainland-China regions" : ""));
 }
 
 // Cloud: the fleet in whole instances, one node per instance (cost/fleet.h).
@@ -172,10 +177,15 @@ void add_cloud(const Scenario& s, const CostAssumptions& a, const Catalog& catal
   const Gpu& g = *s.gpu;
   const bool china = region == "cn";
   const int64_t node_gpus = std::min(s.gpu_count, s.gpus_per_node);
-  // Pipeline stages pass one activation a micro-batch, which crosses machines well (vLLM and
-  // Megatron put pipeline parallelism across nodes); the rest of a replica talks every layer.
+  // The GPUs that must share one instance. Serving: a replica's tensor or expert parallel
+  // group, which talks every layer; replicas exchange nothing, and pipeline stages pass one
+  // activation a step, which crosses machines well (vLLM puts pipeline parallelism across
+  // nodes). Training: the whole node, whose link the step's gradient reduction (and ZeRO's
+  // gathers) is timed over (speed/training_speed.cc); apart, they would cross a slower network.
+  const bool training = is_training(s.task);
   const int64_t linked =
-      std::min(s.replica_gpus() / std::max<int64_t>(1, s.parallel.pp), node_gpus);
+      training ? node_gpus
+               : std::min(s.replica_gpus() / std::max<int64_t>(1, s.parallel.pp), node_gpus);
   if (const auto rent =
           cheapest_instances(g, s.gpu_count, node_gpus, linked, catalog, a.usd_to_cny, china)) {
     o.cloud = cloud_cost(s, *rent, use);
@@ -183,7 +193,7 @@ void add_cloud(const Scenario& s, const CostAssumptions& a, const Catalog& catal
     return;
   }
   if (text == OwnershipText::kNone || text == OwnershipText::kRentOnly) return;
-  explain_not_rented(g, catalog, china, linked, o.not_rented);
+  explain_not_rented(g, catalog, china, linked, training, o.not_rented);
   if (text == OwnershipText::kBasis) o.basis.push_back(o.not_rented);
 }
 
