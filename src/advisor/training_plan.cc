@@ -141,54 +141,134 @@ void explain_training_option(Option& o, const LayoutNote& note, const Scenario& 
                     note.count - note.gpus));
 }
 
+namespace {
+
+// The job under each engine the planner may choose: the one the request names; else, for full
+// fine-tuning and pre-training, the default (HF transformers with accelerate: data parallelism,
+// ZeRO, a naive layer split) and each engine with tensor parallelism that trains the task on
+// the GPU's vendor (engines.json training_levers: FSDP2 as torchtitan composes it, and
+// Megatron-Core). Past one GPU's share of the model these are how such jobs are run: Llama 3
+// 405B was pre-trained with TP 8, PP 16 and CP (Dubey et al. 2024, sec. 3.3.2), which the
+// default's levers cannot express, so a 405B pre-training planned on them alone took ZeRO-3
+// over 1,024 GPUs or a 64-stage naive pipeline (one stage busy at a time). LoRA and QLoRA stay
+// on the default: their engines differ in little the model sees but the names.
+std::vector<std::pair<Scenario, ScenarioGiven>> engine_bases(const Scenario& base,
+                                                             const ScenarioGiven& given,
+                                                             const Gpu& g, const Catalog& catalog) {
+  std::vector<std::pair<Scenario, ScenarioGiven>> out{{base, given}};
+  if (given.engine || (base.task != Task::kFull && base.task != Task::kPretrain)) return out;
+  for (const EngineProfile& e : catalog.engines()) {
+    if (e.name == base.engine || !e.training_levers.tp || !e.runs(task_name(base.task)) ||
+        !e.runs_on(g.vendor) || (g.segment == "apple-soc" && !e.trains_on_apple))
+      continue;
+    Scenario b = base;
+    b.engine = e.name;
+    b.engine_version = e.releases.front().version;
+    b.engine_defaulted = false;
+    b.engine_basis = "chosen by recommend's layout search among the engines that train " +
+                     std::string(task_name(base.task)) + " with tensor parallelism (" + e.name +
+                     "), the request naming none";
+    ScenarioGiven named = given;
+    named.engine = named.engine_version = true;
+    out.emplace_back(std::move(b), named);
+  }
+  return out;
+}
+
+// The same layout: every split, the ZeRO stage, recomputation, offload and micro-batch.
+bool same_layout(const Scenario& a, const Scenario& b) {
+  const Parallelism &p = a.parallel, &q = b.parallel;
+  return p.tp == q.tp && p.pp == q.pp && p.pp_interleave == q.pp_interleave && p.dp == q.dp &&
+         p.cp == q.cp && p.ep == q.ep && p.sequence_parallel == q.sequence_parallel &&
+         a.training.zero_stage == b.training.zero_stage &&
+         a.training.recompute == b.training.recompute && a.training.offload == b.training.offload &&
+         a.batch == b.batch;
+}
+
+// Whether `opt` (under one of several engines) is worth listing beside the plan's options: not
+// a naive pipeline (HF's layer split runs one stage at a time, so the same stages under an
+// engine that pipelines micro-batches are faster at the same memory), and not a layout another
+// engine runs better by the objective (that one replaced here, note and all). The remaining
+// options differ in what the user would set, not only in the framework's name.
+bool keep_beside(const Option& opt, const Catalog& catalog, TrainingPlan& plan,
+                 const LayoutNote& note) {
+  const Scenario& s = opt.scenario;
+  if (s.parallel.pp > 1 && catalog.engine(s.engine).naive_pipeline) return false;
+  for (size_t i = 0; i < plan.options.size(); ++i) {
+    if (!same_layout(plan.options[i].scenario, s)) continue;
+    if (explain::ranks_before(opt, plan.options[i])) {
+      plan.options[i] = opt;
+      plan.notes[i] = note;
+    }
+    return false;
+  }
+  return true;
+}
+
+// The layouts of the job `base` (under one engine) on `n` GPUs of `g` into `plan`.
+void plan_count(const Scenario& base, const ScenarioGiven& given, const Gpu& g, int64_t n,
+                bool fixed_count, const LayoutPins& pins, const Constraints& c,
+                const Catalog& catalog, bool name_engine, TrainingPlan& plan,
+                double& closest_ratio) {
+  const ScenarioEdit at_count = count_edit(base, g, n);
+  LayoutSearchResult res;
+  Scenario t;
+  try {
+    t = candidate(base, given, at_count, catalog);
+    res = search_count(t, fixed_count, pins, c, catalog);
+  } catch (const InputError&) {
+    return;  // a pinned field this count (or engine) cannot hold
+  }
+  // A layout the search found, as an edit of the parsed scenario.
+  auto scenario_of = [&](const TrainingLayout& l) {
+    return candidate(base, given, merged(at_count, layout_edit(l, t.training.global_batch)),
+                     catalog);
+  };
+  note_closest_miss(plan, closest_ratio, res, t, c, scenario_of);
+  for (const TrainingLayout& l : res.top) {
+    Scenario ts;
+    try {
+      ts = scenario_of(l);
+    } catch (const InputError&) {
+      continue;  // not a layout the parser would take (none seen: the grid is the parser's)
+    }
+    // The figures only (estimate/priced.h): explain_training_option explains the options
+    // recommend returns.
+    Estimate e = estimate_priced(ts, catalog);
+    if (!e.memory.capacity) continue;
+    const double need = memory_needed(ts, e);
+    const double cap = *e.memory.capacity;
+    Option opt{ts, std::move(e), need, 1.0 - need / cap, 0, "", 0, {}, {}, "memory", {}};
+    const std::string unmet = explain::unmet_constraint(opt, c);
+    if (!unmet.empty()) {
+      if (plan.constraint.empty()) {
+        plan.constraint = unmet;
+        plan.count = n;
+      }
+      continue;
+    }
+    explain::set_objective(opt, c);
+    LayoutNote note{name_engine ? ts.engine + ", " + layout_words(ts) : layout_words(ts), l.gpus,
+                    n};
+    if (name_engine && !keep_beside(opt, catalog, plan, note)) continue;
+    plan.options.push_back(std::move(opt));
+    plan.notes.push_back(std::move(note));
+  }
+}
+
+}  // namespace
+
 TrainingPlan plan_training(const Scenario& base, const ScenarioGiven& given, const Gpu& g,
                            const std::vector<int64_t>& counts, bool fixed_count,
                            const LayoutPins& pins, const Constraints& c, int64_t speed_reach,
                            const Catalog& catalog) {
   TrainingPlan plan;
   double closest_ratio = -1;
+  const auto engines = engine_bases(base, given, g, catalog);
   for (const int64_t n : counts) {
-    const ScenarioEdit at_count = count_edit(base, g, n);
-    LayoutSearchResult res;
-    Scenario t;
-    try {
-      t = candidate(base, given, at_count, catalog);
-      res = search_count(t, fixed_count, pins, c, catalog);
-    } catch (const InputError&) {
-      continue;  // a pinned field this count cannot hold
-    }
-    // A layout the search found, as an edit of the parsed scenario.
-    auto scenario_of = [&](const TrainingLayout& l) {
-      return candidate(base, given, merged(at_count, layout_edit(l, t.training.global_batch)),
-                       catalog);
-    };
-    note_closest_miss(plan, closest_ratio, res, t, c, scenario_of);
-    for (const TrainingLayout& l : res.top) {
-      Scenario ts;
-      try {
-        ts = scenario_of(l);
-      } catch (const InputError&) {
-        continue;  // not a layout the parser would take (none seen: the grid is the parser's)
-      }
-      // The figures only (estimate/priced.h): explain_training_option explains the options
-      // recommend returns.
-      Estimate e = estimate_priced(ts, catalog);
-      if (!e.memory.capacity) continue;
-      const double need = memory_needed(ts, e);
-      const double cap = *e.memory.capacity;
-      Option opt{ts, std::move(e), need, 1.0 - need / cap, 0, "", 0, {}, {}, "memory", {}};
-      const std::string unmet = explain::unmet_constraint(opt, c);
-      if (!unmet.empty()) {
-        if (plan.constraint.empty()) {
-          plan.constraint = unmet;
-          plan.count = n;
-        }
-        continue;
-      }
-      explain::set_objective(opt, c);
-      plan.options.push_back(std::move(opt));
-      plan.notes.push_back({layout_words(ts), l.gpus, n});
-    }
+    for (const auto& [engine_base, engine_given] : engines)
+      plan_count(engine_base, engine_given, g, n, fixed_count, pins, c, catalog, engines.size() > 1,
+                 plan, closest_ratio);
     // As for the other tasks, the smallest count that fits and meets the constraints is the
     // system for this GPU; only the speed objective looks further (more GPUs, faster steps), up
     // to its reach.

@@ -1,10 +1,8 @@
 // A recommend request's JSON (docs/contract.md, recommend) parsed into the advisor's typed
 // RecommendRequest: the constraint keys checked with the bad field named, the scenario, the
 // training layout's fixed count and pins.
-#include <fmt/format.h>
 
 #include <algorithm>
-#include <cmath>
 
 #include "core/json_fields.h"
 #include "gpusizer/error.h"
@@ -158,57 +156,9 @@ RecommendRequest parse_recommend_request(const nlohmann::json& request, const Ca
   return r;
 }
 
-namespace {
-
-// How many times better Megatron's best option must score than the default engine's to be worth
-// a note: a gain a buyer acts on, not one within the estimates' bands.
-constexpr double kParallelEngineGain = 2.0;
-
-// Training without a named engine runs HF Trainer (docs/contract.md "Default engine"), which
-// runs a model split over GPUs (device_map's stages) one stage at a time, with no tensor or
-// expert parallelism. When its best option splits the model, the same request with Megatron-LM,
-// which runs tensor, pipeline, expert and data parallelism together, says what a parallel
-// framework would reach, where that is at least twice as good by the request's objective.
-void add_parallel_engine_note(const nlohmann::json& request, const RecommendRequest& parsed,
-                              const Catalog& catalog, Recommendation& r) {
-  const Scenario& s = parsed.scenario;
-  if (parsed.given.engine || s.traffic || !is_training(s.task) || s.task == Task::kCvTrain ||
-      r.options.empty())
-    return;
-  const Option& best = r.options.front();
-  if (best.scenario.parallel.tp * best.scenario.parallel.pp <= 1 || !best.estimate.performance)
-    return;
-  nlohmann::json with_megatron = request;
-  with_megatron["engine"] = "megatron";
-  Recommendation m;
-  try {
-    m = recommend(parse_recommend_request(with_megatron, catalog), catalog);
-  } catch (const InputError&) {
-    return;  // Megatron does not run this task or model
-  }
-  if (m.options.empty() || !m.options.front().estimate.performance) return;
-  const Option& alt = m.options.front();
-  if (!std::isfinite(alt.objective_value) || !std::isfinite(best.objective_value) ||
-      alt.objective_value * kParallelEngineGain > best.objective_value)
-    return;
-  const PerformanceEstimate& p = *best.estimate.performance;
-  const PerformanceEstimate& q = *alt.estimate.performance;
-  r.notes.push_back(fmt::format(
-      "the default training engine hf (HF Trainer) runs a model split over GPUs one stage at a "
-      "time: MFU {:.0f}% at best here; with \"engine\": \"megatron\", which runs tensor, pipeline "
-      "and expert parallelism together, the best option is {} x {} at {:.0f} training tokens/s "
-      "(MFU {:.0f}%)",
-      100 * p.mfu.value_or(0), alt.scenario.gpu_count, alt.scenario.gpu->name,
-      q.train_tokens_per_s.value_or(0), 100 * q.mfu.value_or(0)));
-}
-
-}  // namespace
-
 Recommendation recommend(const nlohmann::json& request, const Catalog& catalog) {
   const RecommendRequest parsed = parse_recommend_request(request, catalog);
-  Recommendation r = recommend(parsed, catalog);
-  add_parallel_engine_note(request, parsed, catalog, r);
-  return r;
+  return recommend(parsed, catalog);
 }
 
 }  // namespace gpusizer

@@ -71,37 +71,38 @@ TEST(RecommendRequest, BadInputNamesTheFirstBadFieldInOrder) {
 namespace gpusizer {
 namespace {
 
-// A training request with no engine runs the default, HF Trainer, whose split models run one
-// stage at a time. For a 235B MoE pre-train its best option splits the model, so the request is
-// searched again with Megatron-LM and the note gives that search's best option: the same GPU,
-// count and rate as asking for megatron directly, at a lower objective value (cost per token),
-// and an MFU above HF's. Naming an engine, or a model that needs no split, gets no note.
-TEST(RecommendRequest, SplitTrainingWithoutAnEngineNotesWhatMegatronReaches) {
+// A training request with no engine: the layout search tries the default, HF Trainer, and the
+// engines with tensor parallelism (FSDP2 as torchtitan composes it, Megatron-Core), and each
+// option names its engine. HF runs a model split over GPUs one stage at a time (a naive
+// pipeline): with p stages at most one computes, so its MFU is under 1/p of what one GPU
+// reaches (below 0.8 / p). A 235B MoE pre-train on HF alone splits the model; with the parallel
+// engines the best option runs on one of them, no worse by the objective than asking for
+// megatron directly (its options are among those ranked) and at least twice as good as HF's.
+// Naming an engine keeps it; LoRA stays on the default.
+TEST(RecommendRequest, TrainingWithoutAnEngineSearchesTheParallelEngines) {
   const nlohmann::json request = {{"model", "qwen3-235b-a22b"}, {"task", "pretrain"}};
+  nlohmann::json with_hf = request;
+  with_hf["engine"] = "hf";
+  const Recommendation hf = recommend(with_hf, cat());
+  ASSERT_FALSE(hf.options.empty());
+  const Option& naive = hf.options.front();
+  EXPECT_EQ(naive.scenario.engine, "hf");
+  ASSERT_GT(naive.scenario.parallel.pp, 1);
+  EXPECT_LT(*naive.estimate.performance->mfu * static_cast<double>(naive.scenario.parallel.pp),
+            0.8);
   const Recommendation r = recommend(request, cat());
   ASSERT_FALSE(r.options.empty());
-  const Scenario& hf = r.options.front().scenario;
-  EXPECT_EQ(hf.engine, "hf");
-  EXPECT_GT(hf.parallel.tp * hf.parallel.pp, 1);
-  ASSERT_EQ(r.notes.size(), 1u);
+  const Option& best = r.options.front();
+  EXPECT_NE(best.scenario.engine, "hf");
+  EXPECT_LE(2 * best.objective_value, naive.objective_value);
   nlohmann::json with_megatron = request;
   with_megatron["engine"] = "megatron";
   const Recommendation m = recommend(with_megatron, cat());
   ASSERT_FALSE(m.options.empty());
-  EXPECT_TRUE(m.notes.empty());
-  const Option& alt = m.options.front();
-  EXPECT_LE(2 * alt.objective_value, r.options.front().objective_value);
-  EXPECT_GT(*alt.estimate.performance->mfu, *r.options.front().estimate.performance->mfu);
-  const std::string& note = r.notes.front();
-  EXPECT_TRUE(note.starts_with("the default training engine hf (HF Trainer)")) << note;
-  EXPECT_NE(note.find(R"("engine": "megatron")"), std::string::npos) << note;
-  EXPECT_NE(note.find(std::to_string(alt.scenario.gpu_count) + " x " + alt.scenario.gpu->name),
-            std::string::npos)
-      << note;
-  nlohmann::json with_hf = request;
-  with_hf["engine"] = "hf";
-  EXPECT_TRUE(recommend(with_hf, cat()).notes.empty());
-  EXPECT_TRUE(recommend({{"model", "llama-3.1-8b"}, {"task", "lora"}}, cat()).notes.empty());
+  EXPECT_LE(best.objective_value, m.options.front().objective_value * (1 + 1e-9));
+  for (const Option& o : m.options) EXPECT_EQ(o.scenario.engine, "megatron");
+  for (const Option& o : recommend({{"model", "llama-3.1-8b"}, {"task", "lora"}}, cat()).options)
+    EXPECT_EQ(o.scenario.engine, "hf");
 }
 
 }  // namespace

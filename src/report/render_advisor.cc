@@ -134,6 +134,15 @@ std::string fleet_words(const nlohmann::json& o, const Localizer& L) {
   return out.empty() ? "-" : out;
 }
 
+// The engine of a training option's estimate, with a space; "" for serving. Training plans
+// choose among engines when the request names none (docs/advisor.md), so the cell says which.
+std::string training_engine(const nlohmann::json& option) {
+  const nlohmann::json& sc = member(member(option, "estimate"), "scenario");
+  if (!sc.is_object() || sc.value("task", "inference") == "inference") return "";
+  const std::string engine = sc.value("engine", std::string());
+  return engine.empty() ? engine : engine + " ";
+}
+
 std::string options_table(const nlohmann::json& rec, bool markdown, size_t limit,
                           const Localizer& L) {
   std::vector<std::vector<std::string>> rows;
@@ -146,7 +155,7 @@ std::string options_table(const nlohmann::json& rec, bool markdown, size_t limit
                             ? cell(perf, "max_output_tokens_per_s", "{:.0f} tok/s")
                             : cell(perf, "train_tokens_per_s", "{:.0f} tok/s");
     rows.push_back({std::to_string(i), o.value("gpu", ""), std::to_string(o.value("gpu_count", 1)),
-                    o.value("weights", ""), parallel_words(o),
+                    o.value("weights", ""), training_engine(o) + parallel_words(o),
                     fmt::format("{:.0f}%", num(o, "headroom") * 100), speed,
                     cell(o, "fleet_usd_per_hour", "${:.2f}"), fleet_words(o, L),
                     o["objective_value"].is_number()
