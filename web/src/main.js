@@ -1318,6 +1318,9 @@ function useOption(o) {
   if (o.parallel) for (const k of ['tp', 'pp', 'dp']) if (o.parallel[k]) patch[k] = String(o.parallel[k]);
   if (o.training && TRAIN_TASKS.has($('task').value)) {
     // The layout's training settings the form holds; the rest (cp, offload, ...) ride in 'extra'.
+    // Its engine too: a TP or interleaved layout is one only that engine runs.
+    const engine = o.estimate?.scenario?.engine;
+    if (engine && engine !== ($('engine').value || resolvedEngine)) patch.engine = engine;
     const tr = o.training;
     if (tr.batch) patch.batch = String(tr.batch);
     if (tr.grad_accum) patch.grad_accum = String(tr.grad_accum);

@@ -208,6 +208,8 @@ export function trainColumns() {
     { key: 'rank', label: 'rank', num: true, get: (o) => o.rank },
     { key: 'gpu', fold: true, label: 'gpu', get: (o) => o.gpu_name || o.gpu, cls: 'gpu-name' },
     { key: 'gpu_count', fold: true, label: 'gpu_count', num: true, get: (o) => o.gpu_count ?? 1 },
+    // A request that names no engine is planned under several (docs/advisor.md): each layout says which.
+    { key: 'engine', fold: true, label: 'engine', get: (o) => o.estimate?.scenario?.engine || '–' },
     { key: 'tp', label: 'tp_pp_dp', num: true, get: (o) => n((x) => P(x).tp)(o) * 1e6 + n((x) => P(x).pp)(o) * 1e3 + n((x) => P(x).dp)(o), show: (o) => [P(o).tp, P(o).pp, P(o).dp].map((v) => v ?? 1).join(' · ') },
     { key: 'more', fold: true, label: 'more_layout', get: moreLayout, cls: 'nowrap' },
     { key: 'zero', fold: true, label: 'zero', num: true, get: (o) => T(o).zero_stage ?? P(o).zero_stage ?? 0 },

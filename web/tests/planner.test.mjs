@@ -131,6 +131,9 @@ export async function run(report) {
         const r = shown[i];
         const p = o.parallel;
         check(r['TP · PP · DP'] === `${p.tp} · ${p.pp} · ${p.dp}`, `row ${i + 1} layout ${r['TP · PP · DP']} vs ${JSON.stringify(p)}`);
+        // No engine was named: the layouts are planned under several, and each row says which.
+        const engine = r.Engine ?? same;
+        check(engine.includes(o.estimate.scenario.engine), `row ${i + 1} engine ${engine} vs ${o.estimate.scenario.engine}`);
         const mb = r['Micro-batch × accum.'] ?? same;
         check(mb.includes(`${o.training.batch} × ${o.training.grad_accum}`), `row ${i + 1} micro-batch ${mb}`);
         check(r['Step (s)'] === rate(o.estimate.performance.step_time_s), `row ${i + 1} step ${r['Step (s)']} vs ${o.estimate.performance.step_time_s}`);

@@ -372,14 +372,16 @@ export async function run(report) {
       await phone.close();
     });
 
-    await test('a split pre-train on the default engine shows the note naming megatron', async () => {
+    await test('a split pre-train without an engine is planned under the parallel engines, each row naming its own', async () => {
       const page = await open('?model=qwen3-235b-a22b&task=pretrain&recommend=1');
-      await page.waitForSelector('#recommend-notes:not([hidden]) li', { timeout: 20000 });
-      const expected = await api(base, 'api/v1/recommend', { model: 'qwen3-235b-a22b', task: 'pretrain' });
-      const note = await page.textContent('#recommend-notes li');
-      check(expected.body.notes && note === expected.body.notes[0], `note "${note}" is not the API's`);
-      check(/"engine": "megatron"/.test(note) && /MFU \d+%/.test(note), `note: ${note}`);
-      await page.screenshot({ path: shotPath('recommend-engine-note-en-desktop.png'), fullPage: false });
+      await page.waitForSelector('#options-table tbody tr[data-rank="1"]', { timeout: 20000 });
+      const expected = (await api(base, 'api/v1/recommend', { model: 'qwen3-235b-a22b', task: 'pretrain' })).body;
+      const engine = expected.options[0].estimate.scenario.engine;
+      check(engine !== 'hf', `the best option runs on ${engine}: the naive pipeline won`);
+      const shown = await page.$$eval('#options-table tbody tr[data-rank="1"] td', (tds) => tds.map((td) => td.textContent.trim()));
+      const same = await page.textContent('#options-same');
+      check(shown.includes(engine) || same.includes(`Engine: ${engine}`), `row 1 does not name ${engine}: ${shown.join(' | ')} / ${same}`);
+      await page.screenshot({ path: shotPath('recommend-engine-en-desktop.png'), fullPage: false });
       await page.close();
     });
 
