@@ -382,6 +382,16 @@ export async function run(report) {
       const same = await page.textContent('#options-same');
       check(shown.includes(engine) || same.includes(`Engine: ${engine}`), `row 1 does not name ${engine}: ${shown.join(' | ')} / ${same}`);
       await page.screenshot({ path: shotPath('recommend-engine-en-desktop.png'), fullPage: false });
+      // Use: the form takes the layout with its engine (a TP or EP layout is one only it runs),
+      // and the estimate it asks for is the option's.
+      const sent = [];
+      page.on('request', (r) => { if (r.url().includes('api/v1/estimate')) sent.push(r.postDataJSON()); });
+      await page.click('#options-table tbody tr[data-rank="1"] button.use');
+      await settled(page);
+      check((await page.inputValue('#engine')) === engine, `Use left the engine at ${await page.inputValue('#engine')}`);
+      const last = sent[sent.length - 1];
+      check(last && last.engine === engine && last.parallel?.tp === expected.options[0].parallel.tp, `estimate sent: ${JSON.stringify(last)}`);
+      check((await page.getAttribute('#fit', 'data-value')) === 'true', 'the option does not fit once used');
       await page.close();
     });
 
