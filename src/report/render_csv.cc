@@ -131,6 +131,9 @@ std::string render_recommendation_csv(const json& r) {
       {"binding", "/binding"},
       {"score", "/score"},
       {"reasons", "/reasons"},
+      // Last, so that the columns before keep their places (session 38): training plans choose
+      // among engines when the request names none (docs/advisor.md).
+      {"engine", "/estimate/scenario/engine"},
   };
   std::vector<std::string> header = {"rank"};
   for (const auto& c : cols) header.emplace_back(c.header);
@@ -142,10 +145,11 @@ std::string render_recommendation_csv(const json& r) {
     out += line(f);
   }
   // The rejected GPUs follow as rows with an empty rank, so nothing is lost in the spreadsheet.
+  const auto reasons = std::find(header.begin(), header.end(), "reasons") - header.begin();
   for (const auto& x : r.value("rejected", json::array())) {
     std::vector<std::string> f(header.size());
     f[1] = at(x, "/gpu");
-    f.back() = "rejected: " + at(x, "/why");
+    f[static_cast<size_t>(reasons)] = "rejected: " + at(x, "/why");
     out += line(f);
   }
   return out;

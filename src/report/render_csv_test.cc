@@ -33,7 +33,8 @@ TEST(RenderCsv, RecommendationRowsThenRejected) {
     "options": [{"gpu": "h100-sxm5-80gb", "gpu_count": 2, "weights": "bf16",
                  "parallel": {"tp": 2, "pp": 1, "dp": 1, "ep": 1}, "fits": true,
                  "estimate": {"memory": {"total_bytes": 76000000000},
-                              "cost": {"usd_per_hour": 6.5}},
+                              "cost": {"usd_per_hour": 6.5},
+                              "scenario": {"engine": "vllm"}},
                  "score": 6.5, "reasons": ["cheapest, fits"]}],
     "rejected": [{"gpu": "rtx-4090-24gb", "why": "too small"}]})");
   const std::string csv = render_recommendation_csv(r);
@@ -41,10 +42,12 @@ TEST(RenderCsv, RecommendationRowsThenRejected) {
   EXPECT_EQ(first.substr(0, 30), "rank,gpu,gpu_count,weights,tp,");
   EXPECT_NE(csv.find("\r\n1,h100-sxm5-80gb,2,bf16,2,1,1,1,true,76000000000,"), std::string::npos);
   // usd_per_hour, then the empty usd_per_million_tokens, node_watts and the seven fleet columns
-  // (replicas, nodes, instance, instance_count, fleet_usd_per_hour, racks, binding), then score.
-  EXPECT_NE(csv.find(",6.5,,,,,,,,,,6.5,\"cheapest, fits\"\r\n"), std::string::npos);
+  // (replicas, nodes, instance, instance_count, fleet_usd_per_hour, racks, binding), then score,
+  // the reasons and the engine.
+  EXPECT_NE(csv.find(",6.5,,,,,,,,,,6.5,\"cheapest, fits\",vllm\r\n"), std::string::npos);
+  EXPECT_NE(first.find(",score,reasons,engine"), std::string::npos);
   EXPECT_NE(csv.find("\r\n,rtx-4090-24gb,"), std::string::npos);
-  EXPECT_NE(csv.find(",rejected: too small\r\n"), std::string::npos);
+  EXPECT_NE(csv.find(",rejected: too small,\r\n"), std::string::npos);
 }
 
 }  // namespace
