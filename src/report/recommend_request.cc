@@ -1,8 +1,10 @@
 // A recommend request's JSON (docs/contract.md, recommend) parsed into the advisor's typed
 // RecommendRequest: the constraint keys checked with the bad field named, the scenario, the
 // training layout's fixed count and pins.
+#include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
 
 #include "core/json_fields.h"
 #include "gpusizer/error.h"
@@ -156,9 +158,59 @@ RecommendRequest parse_recommend_request(const nlohmann::json& request, const Ca
   return r;
 }
 
+namespace {
+
+// How many times better the parallel engine's best option must score than the named engine's to
+// be worth a note: a gain a buyer acts on, not one within the estimates' bands.
+constexpr double kParallelEngineGain = 2.0;
+
+// A training request that names an engine whose layer split is a naive pipeline (HF Trainer:
+// device_map's stages run one at a time, engines.json naive_pipeline) is planned on it alone.
+// When its best option splits the model, the same request with an engine that pipelines
+// micro-batches and runs tensor parallelism (Megatron-Core where it runs the task, full and
+// pretrain; else FSDP2 as torchtitan composes it) says what that would reach, where it is at
+// least twice as good by the request's objective. Without a named engine the planner already
+// ranks those engines' layouts (advisor/training_plan.cc), so no note is needed.
+void add_parallel_engine_note(const nlohmann::json& request, const RecommendRequest& parsed,
+                              const Catalog& catalog, Recommendation& r) {
+  const Scenario& s = parsed.scenario;
+  if (!parsed.given.engine || !catalog.engine(s.engine).naive_pipeline || s.traffic ||
+      !is_training(s.task) || s.task == Task::kCvTrain || r.options.empty())
+    return;
+  const Option& best = r.options.front();
+  if (best.scenario.parallel.pp <= 1 || !best.estimate.performance) return;
+  const std::string alt_engine =
+      catalog.engine("megatron").runs(task_name(s.task)) ? "megatron" : "fsdp";
+  nlohmann::json with_alt = request;
+  with_alt["engine"] = alt_engine;
+  Recommendation m;
+  try {
+    m = recommend(parse_recommend_request(with_alt, catalog), catalog);
+  } catch (const InputError&) {
+    return;  // the engine does not run this task or model
+  }
+  if (m.options.empty() || !m.options.front().estimate.performance) return;
+  const Option& alt = m.options.front();
+  if (!std::isfinite(alt.objective_value) || !std::isfinite(best.objective_value) ||
+      alt.objective_value * kParallelEngineGain > best.objective_value)
+    return;
+  const PerformanceEstimate& p = *best.estimate.performance;
+  const PerformanceEstimate& q = *alt.estimate.performance;
+  r.notes.push_back(fmt::format(
+      "{} runs a model split over GPUs one stage at a time: MFU {:.0f}% at best here; with "
+      "\"engine\": \"{}\", which pipelines micro-batches and splits layers by tensor "
+      "parallelism, the best option is {} x {} at {:.0f} training tokens/s (MFU {:.0f}%)",
+      s.engine, 100 * p.mfu.value_or(0), alt_engine, alt.scenario.gpu_count, alt.scenario.gpu->name,
+      q.train_tokens_per_s.value_or(0), 100 * q.mfu.value_or(0)));
+}
+
+}  // namespace
+
 Recommendation recommend(const nlohmann::json& request, const Catalog& catalog) {
   const RecommendRequest parsed = parse_recommend_request(request, catalog);
-  return recommend(parsed, catalog);
+  Recommendation r = recommend(parsed, catalog);
+  add_parallel_engine_note(request, parsed, catalog, r);
+  return r;
 }
 
 }  // namespace gpusizer

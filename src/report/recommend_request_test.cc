@@ -103,6 +103,20 @@ TEST(RecommendRequest, TrainingWithoutAnEngineSearchesTheParallelEngines) {
   for (const Option& o : m.options) EXPECT_EQ(o.scenario.engine, "megatron");
   for (const Option& o : recommend({{"model", "llama-3.1-8b"}, {"task", "lora"}}, cat()).options)
     EXPECT_EQ(o.scenario.engine, "hf");
+  // The planner ranked the parallel engines itself: no note. Naming hf keeps its naive
+  // pipeline, and then the note says what megatron's best option reaches: the same count, GPU
+  // and rate as asking for megatron directly, at least twice as good by the objective.
+  EXPECT_TRUE(r.notes.empty());
+  ASSERT_EQ(hf.notes.size(), 1u);
+  const std::string& note = hf.notes.front();
+  EXPECT_TRUE(note.starts_with("hf runs a model split over GPUs one stage at a time")) << note;
+  EXPECT_NE(note.find(R"("engine": "megatron")"), std::string::npos) << note;
+  const Option& alt = m.options.front();
+  EXPECT_NE(note.find(std::to_string(alt.scenario.gpu_count) + " x " + alt.scenario.gpu->name),
+            std::string::npos)
+      << note;
+  EXPECT_LE(2 * alt.objective_value, naive.objective_value);
+  EXPECT_TRUE(m.notes.empty());
 }
 
 }  // namespace

@@ -395,6 +395,17 @@ export async function run(report) {
       await page.close();
     });
 
+    await test('a split pre-train on hf, named, shows the note naming megatron', async () => {
+      const page = await open('?model=qwen3-235b-a22b&task=pretrain&engine=hf&recommend=1');
+      await page.waitForSelector('#recommend-notes:not([hidden]) li', { timeout: 20000 });
+      const expected = await api(base, 'api/v1/recommend', { model: 'qwen3-235b-a22b', task: 'pretrain', engine: 'hf' });
+      const note = await page.textContent('#recommend-notes li');
+      check(expected.body.notes && note === expected.body.notes[0], `note "${note}" is not the API's`);
+      check(/"engine": "megatron"/.test(note) && /MFU \d+%/.test(note), `note: ${note}`);
+      await page.screenshot({ path: shotPath('recommend-engine-note-en-desktop.png'), fullPage: false });
+      await page.close();
+    });
+
     await test('no contradictions: fit and free memory, break-even past 100%, pays back and verdict', async () => {
       // vLLM takes 90% of the GPU; a 100,000-token sequence leaves its KV pool too small.
       let page = await open('?model=llama-2-7b&engine=vllm&gpu=rtx-4090-24gb&seq_len=100000');
